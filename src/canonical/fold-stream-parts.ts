@@ -1,0 +1,87 @@
+import type { StreamPart } from './stream-part.ts';
+import { assertNever } from './stream-part.ts';
+import type { CanonicalResponse } from './response.ts';
+import type { ReasoningPart, TextPart, ToolCallPart } from './request.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+
+/**
+ * Folds stream parts into a whole answer. A non-streamed answer is built by this same
+ * fold, so streamed and non-streamed results cannot disagree. Consecutive deltas of one
+ * kind merge into one block; a change of kind starts a new block.
+ */
+export class StreamFolder {
+  readonly response: CanonicalResponse = { content: [], finish: null, usage: null };
+  error: GatewayError | null = null;
+  private readonly toolCalls = new Map<number, ToolCallPart>();
+  private last: TextPart | ReasoningPart | null = null;
+
+  push(part: StreamPart): void {
+    const r = this.response;
+    switch (part.type) {
+      case 'stream-start':
+        if (part.id !== undefined) r.id = part.id;
+        if (part.model !== undefined) r.model = part.model;
+        return;
+      case 'text-delta': {
+        if (this.last?.type === 'text') this.last.text += part.text;
+        else {
+          const block: TextPart = { type: 'text', text: part.text };
+          r.content.push(block);
+          this.last = block;
+        }
+        return;
+      }
+      case 'reasoning-delta': {
+        if (this.last?.type === 'reasoning' && this.last.signature === undefined) this.last.text += part.text;
+        else {
+          const block: ReasoningPart = { type: 'reasoning', text: part.text };
+          r.content.push(block);
+          this.last = block;
+        }
+        return;
+      }
+      case 'reasoning-signature': {
+        if (this.last?.type === 'reasoning' && this.last.signature === undefined) this.last.signature = part.signature;
+        else r.content.push({ type: 'reasoning', text: '', signature: part.signature });
+        this.last = null;
+        return;
+      }
+      case 'reasoning-redacted':
+        r.content.push({ type: 'redacted-reasoning', data: part.data });
+        this.last = null;
+        return;
+      case 'tool-call-start': {
+        const call: ToolCallPart = { type: 'tool-call', id: part.id, name: part.name, arguments: '' };
+        if (part.signature !== undefined) call.signature = part.signature;
+        this.toolCalls.set(part.index, call);
+        r.content.push(call);
+        this.last = null;
+        return;
+      }
+      case 'tool-call-delta': {
+        const call = this.toolCalls.get(part.index);
+        if (call) call.arguments += part.argumentsDelta;
+        return;
+      }
+      case 'tool-call-end':
+        return;
+      case 'finish':
+        r.finish = part.reason;
+        return;
+      case 'usage':
+        r.usage = part.usage;
+        return;
+      case 'error':
+        this.error = part.error;
+        return;
+      default:
+        assertNever(part);
+    }
+  }
+}
+
+export function foldStreamParts(parts: Iterable<StreamPart>): { response: CanonicalResponse; error: GatewayError | null } {
+  const folder = new StreamFolder();
+  for (const p of parts) folder.push(p);
+  return { response: folder.response, error: folder.error };
+}

@@ -1,0 +1,12 @@
+import type { AssistantContentPart } from './request.ts';
+import type { FinishReason } from './finish-reason.ts';
+import type { Usage } from './usage.ts';
+
+/** A whole answer: the fold of its stream parts (see fold-stream-parts.ts). */
+export interface CanonicalResponse {
+  id?: string;
+  model?: string;
+  content: AssistantContentPart[];
+  finish: FinishReason | null;
+  usage: Usage | null;
+}

@@ -1,0 +1,35 @@
+import type { FinishReason } from './finish-reason.ts';
+import type { Usage } from './usage.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+
+// A flat union of everything an answer is made of, streamed or not. Named noun-then-action.
+// Tool calls are keyed by `index`, their order of appearance in this answer.
+
+export interface StreamStartPart { type: 'stream-start'; id?: string; model?: string }
+export interface TextDeltaPart { type: 'text-delta'; text: string }
+export interface ReasoningDeltaPart { type: 'reasoning-delta'; text: string }
+export interface ReasoningSignaturePart { type: 'reasoning-signature'; signature: string }
+export interface ReasoningRedactedPart { type: 'reasoning-redacted'; data: string }
+export interface ToolCallStartPart { type: 'tool-call-start'; index: number; id: string; name: string; signature?: string }
+export interface ToolCallDeltaPart { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+export interface ToolCallEndPart { type: 'tool-call-end'; index: number }
+export interface FinishPart { type: 'finish'; reason: FinishReason }
+export interface UsagePart { type: 'usage'; usage: Usage }
+export interface ErrorPart { type: 'error'; error: GatewayError }
+
+export type StreamPart =
+  | StreamStartPart
+  | TextDeltaPart
+  | ReasoningDeltaPart
+  | ReasoningSignaturePart
+  | ReasoningRedactedPart
+  | ToolCallStartPart
+  | ToolCallDeltaPart
+  | ToolCallEndPart
+  | FinishPart
+  | UsagePart
+  | ErrorPart;
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
+}

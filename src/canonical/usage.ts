@@ -1,0 +1,19 @@
+// Normalized token usage. `input` is the whole prompt, cache reads and writes included,
+// and `output` the whole completion, reasoning included, whatever the vendor's own
+// convention; adapters convert so that billing reads one meaning.
+export interface Usage {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  reasoning: number;
+  audioInput?: number;
+  audioOutput?: number;
+  images?: number;
+  /** The provider's own usage object, untouched. */
+  raw?: unknown;
+}
+
+export function emptyUsage(): Usage {
+  return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+}

@@ -1,0 +1,69 @@
+// The catalog: models (`<author>/<name>`) and the provider endpoints that serve them.
+// Built once at boot from the built-in catalog, the credentials present and the config.
+
+import type { CompiledPricing } from '../billing/pricing.ts';
+
+export type Capability =
+  | 'text' | 'tool_calling' | 'json_mode' | 'structured_outputs' | 'streaming'
+  | 'multimodal' | 'reasoning' | 'audio_input' | 'audio_output' | 'image_output' | 'pdf_input';
+
+/** Prices in USD per token (per request / per image for those), as decimal strings. */
+export interface PricingSpec {
+  prompt: string;
+  completion: string;
+  request?: string;
+  image?: string;
+  /** Per cached prompt token read; defaults from the provider's cache family. */
+  cache_read?: string;
+  /** Per prompt token written to the cache; defaults from the provider's cache family. */
+  cache_write?: string;
+}
+
+/** How a provider family prices prompt caching (spec: Limits, "Caching prices"). */
+export type CacheFamily = 'prompt_cache_key' | 'cache_control' | 'none';
+
+export interface ProviderConfig {
+  /** Slug used in routing (`openai`, `anthropic`, `local`, ...). */
+  id: string;
+  /** Adapter kind: `openai`, `anthropic`, `google`, `sim`, ... */
+  kind: string;
+  name: string;
+  baseUrl: string;
+  apiKey?: string;
+  /** Extra headers sent upstream with every request. */
+  headers?: Record<string, string>;
+  /** Per-attempt timeout in ms. */
+  timeoutMs: number;
+  cacheFamily: CacheFamily;
+}
+
+export interface Endpoint {
+  /** `<provider id>/<upstream model>`: unique in the catalog. */
+  id: string;
+  modelId: string;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  pricing: PricingSpec;
+  compiledPricing: CompiledPricing;
+  contextLength: number;
+  maxOutputTokens?: number;
+  quantization?: string;
+  dataCollection: 'allow' | 'deny';
+  zdr: boolean;
+  /** Request parameters this endpoint honours (chat-table names: `temperature`, `tools`, ...). */
+  supportedParameters: ReadonlySet<string>;
+}
+
+export interface ModelInfo {
+  id: string; // author/name
+  name: string;
+  author: string;
+  description: string;
+  contextLength: number;
+  capabilities: Capability[];
+  /** Other names that resolve to this model (dated vendor names, bare names). */
+  aliases: string[];
+  /** Unix seconds. */
+  created: number;
+  endpoints: Endpoint[];
+}

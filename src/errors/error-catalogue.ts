@@ -1,0 +1,49 @@
+// The one table of error codes. docs/errors.md lists the same codes; a test keeps them in step.
+// `type` and `status` follow the spec's error table: the status always matches the type.
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'insufficient_quota_error'
+  | 'permission_error'
+  | 'content_filter_error'
+  | 'not_found_error'
+  | 'timeout_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'provider_error'
+  | 'service_unavailable_error'
+  | 'internal_error';
+
+export interface ErrorCodeInfo {
+  status: number;
+  type: ErrorType;
+  /** When a client may retry the same request. */
+  retryable: boolean;
+  description: string;
+}
+
+export const ERROR_CODES = {
+  invalid_json: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The body is not valid JSON, or not a JSON object.' },
+  missing_parameter: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A required field is absent (the message names it).' },
+  invalid_parameter: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A field has the wrong type or a value outside its range (the message names it).' },
+  invalid_message: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A message has a bad role, content or content part.' },
+  unsupported_content: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A content type the gateway cannot carry to any provider.' },
+  too_many_cache_control_blocks: { status: 400, type: 'invalid_request_error', retryable: false, description: 'More than 4 blocks carry `cache_control`.' },
+  reasoning_conflict: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A parameter not allowed while reasoning is enabled (`top_k`, a forced `tool_choice`).' },
+  model_not_found: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The model id is unknown, not enabled, or not available to this key.' },
+  context_length_exceeded: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The prompt does not fit the context window of any candidate endpoint.' },
+  authentication_required: { status: 401, type: 'authentication_error', retryable: false, description: 'Missing, malformed, unknown, revoked or expired key, or an inactive account.' },
+  insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit) cannot pay for the request.' },
+  forbidden: { status: 403, type: 'permission_error', retryable: false, description: 'The key may not use this endpoint (e.g. a management key calling a model).' },
+  content_filtered: { status: 403, type: 'content_filter_error', retryable: false, description: 'The input was flagged by moderation.' },
+  not_found: { status: 404, type: 'not_found_error', retryable: false, description: 'No such route or resource.' },
+  timeout: { status: 408, type: 'timeout_error', retryable: true, description: 'The upstream did not answer in time.' },
+  request_too_large: { status: 413, type: 'request_too_large', retryable: false, description: 'The request body is larger than the gateway accepts.' },
+  rate_limited: { status: 429, type: 'rate_limit_error', retryable: true, description: 'A rate limit was exceeded; see `Retry-After`.' },
+  provider_error: { status: 502, type: 'provider_error', retryable: true, description: 'The provider failed or answered with something invalid; `metadata.provider_name` and `metadata.raw` say what.' },
+  no_provider_available: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'No provider endpoint meets the request\'s requirements.' },
+  internal_error: { status: 500, type: 'internal_error', retryable: false, description: 'A bug in the gateway. Nothing secret is in the message.' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

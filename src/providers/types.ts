@@ -1,0 +1,44 @@
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { Endpoint } from '../catalog/types.ts';
+import type { SseEvent } from './sse/parse-sse.ts';
+
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Receives the stream parts an upstream answer decodes into, in order. */
+export type PartSink = (part: StreamPart) => void;
+
+export interface StreamDecoder {
+  /** One SSE event from the upstream. Malformed data becomes an `error` part, never a throw. */
+  onEvent(event: SseEvent): void;
+  /** The upstream closed: close open blocks, emit what is still owed. */
+  end(): void;
+}
+
+/** An adapter for a provider reached over HTTP. Pure: no I/O of its own. */
+export interface HttpProviderAdapter {
+  readonly kind: string;
+  readonly transport: 'http';
+  /** Parameters (chat-table names) this adapter can carry upstream. */
+  readonly supportedParameters: ReadonlySet<string>;
+  encodeRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest;
+  decodeResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void;
+  createStreamDecoder(endpoint: Endpoint, emit: PartSink): StreamDecoder;
+  decodeError(status: number, body: string, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint): GatewayError;
+}
+
+/** An adapter that produces answers in-process (the `sim` provider). */
+export interface LocalProviderAdapter {
+  readonly kind: string;
+  readonly transport: 'local';
+  readonly supportedParameters: ReadonlySet<string>;
+  /** Streams the answer into `emit`; resolves when done. Stops early when `signal` aborts. */
+  generate(req: CanonicalRequest, endpoint: Endpoint, emit: PartSink, signal: AbortSignal): Promise<void>;
+}
+
+export type ProviderAdapter = HttpProviderAdapter | LocalProviderAdapter;
