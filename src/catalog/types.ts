@@ -35,6 +35,10 @@ export interface ProviderConfig {
   /** Per-attempt timeout in ms. */
   timeoutMs: number;
   cacheFamily: CacheFamily;
+  /** Vendor profile of the adapter (for `openai`: `openai`, `generic`, ...): quirks and accepted params. */
+  profile?: string;
+  /** Adapter-specific settings (e.g. the `sim` provider's pace). */
+  options?: Record<string, unknown>;
 }
 
 export interface Endpoint {
