@@ -1,0 +1,77 @@
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { AccountRecord, AccountStore, KeyRecord } from '../store/account-store.ts';
+import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
+
+export interface AuthContext {
+  key: KeyRecord;
+  account: AccountRecord;
+}
+
+interface CacheEntry {
+  ctx: AuthContext | null;
+  expires: number;
+}
+
+const AUTH_REQUIRED = 'Authentication required: pass a valid API key as "Authorization: Bearer <key>".';
+
+/**
+ * Resolves a presented key to its key and account records. Lookups are cached for a
+ * short time (also negative results, so a flood of bad keys does not reach SQLite);
+ * `invalidate` drops an entry at once when this process revokes or changes a key, and
+ * the TTL bounds how long a change made by another process (the CLI) takes to apply.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly store: AccountStore;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number } = {}) {
+    this.store = store;
+    this.ttlMs = opts.ttlMs ?? 2000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Takes the raw key (already stripped of "Bearer "). Throws 401 on any failure. */
+  authenticate(rawKey: string | undefined): AuthContext {
+    if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
+      throw new GatewayError('authentication_required', AUTH_REQUIRED);
+    }
+    const hash = hashApiKey(rawKey);
+    const now = this.now();
+    let entry = this.cache.get(hash);
+    if (entry === undefined || entry.expires <= now) {
+      entry = { ctx: this.load(hash), expires: now + this.ttlMs };
+      if (this.cache.size > 100_000) this.cache.clear();
+      this.cache.set(hash, entry);
+    }
+    const ctx = entry.ctx;
+    if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED);
+    if (!ctx.key.isActive) throw new GatewayError('authentication_required', 'Authentication required: this API key has been revoked.');
+    if (ctx.key.expiresAt !== null && Date.parse(ctx.key.expiresAt) <= now) {
+      throw new GatewayError('authentication_required', 'Authentication required: this API key has expired.');
+    }
+    if (!ctx.account.isActive) throw new GatewayError('authentication_required', 'Authentication required: the account of this API key is inactive.');
+    return ctx;
+  }
+
+  invalidate(hash?: string): void {
+    if (hash === undefined) this.cache.clear();
+    else this.cache.delete(hash);
+  }
+
+  private load(hash: string): AuthContext | null {
+    const key = this.store.getKey(hash);
+    if (key === undefined) return null;
+    const account = this.store.getAccount(key.accountId);
+    if (account === undefined) return null;
+    return { key, account };
+  }
+}
+
+/** The key from `Authorization: Bearer <key>` (or, where the dialect allows, `x-api-key`). */
+export function extractBearer(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.length > 7 && header.charCodeAt(6) === 32 && /^bearer$/i.test(header.slice(0, 6))) return header.slice(7).trim();
+  return undefined;
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
+import type { AccountRecord, AccountStore, AccountType, KeyRecord } from '../store/account-store.ts';
+import type { LedgerStore } from '../store/ledger-store.ts';
+import { usdToNanos } from './money.ts';
+import { KNOWN_TIERS } from './tiers.ts';
+
+/** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
+export class AccountService {
+  private readonly accounts: AccountStore;
+  private readonly ledger: LedgerStore;
+  private readonly now: () => Date;
+
+  constructor(accounts: AccountStore, ledger: LedgerStore, now: () => Date = () => new Date()) {
+    this.accounts = accounts;
+    this.ledger = ledger;
+    this.now = now;
+  }
+
+  createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): AccountRecord {
+    const tier = input.tier ?? 'free';
+    if (!KNOWN_TIERS.includes(tier)) throw new Error(`unknown tier "${tier}" (known: ${KNOWN_TIERS.join(', ')})`);
+    if (input.name.trim().length === 0) throw new Error('an account needs a name');
+    const account = this.accounts.createAccount({
+      id: `acct_${randomBytes(9).toString('base64url')}`,
+      name: input.name,
+      accountType: input.type ?? 'user',
+      tier,
+      defaultModel: input.defaultModel ?? null,
+      now: this.now().toISOString(),
+    });
+    if (input.creditsUsd !== undefined) this.addCredits(account.id, input.creditsUsd, 'initial credits');
+    return this.accounts.getAccount(account.id)!;
+  }
+
+  /** Returns the new key in clear: the only time it exists outside the client's hands. */
+  createKey(input: { accountId: string; name?: string; limitUsd?: string | null; expiresAt?: string | null; management?: boolean }): { key: string; record: KeyRecord } {
+    if (this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
+    const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : usdToNanos(input.limitUsd);
+    if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
+    if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
+    const key = generateApiKey();
+    const record = this.accounts.createKey({
+      hash: hashApiKey(key),
+      accountId: input.accountId,
+      name: input.name ?? 'default',
+      label: labelApiKey(key),
+      limitNanos,
+      isManagement: input.management ?? false,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      now: this.now().toISOString(),
+    });
+    return { key, record };
+  }
+
+  /** Adds credits (a negative amount removes them). Returns the new balance in nano-USD. */
+  addCredits(accountId: string, amountUsd: string, note: string | null = null): bigint {
+    return this.ledger.addCredits(accountId, usdToNanos(amountUsd), note, this.now().toISOString());
+  }
+
+  /** Accepts the key hash or its label. Returns the revoked key, or undefined when none matched. */
+  revokeKey(hashOrLabel: string): KeyRecord | undefined {
+    const key = this.findKey(hashOrLabel);
+    if (key === undefined) return undefined;
+    this.accounts.setKeyActive(key.hash, false);
+    return this.accounts.getKey(key.hash);
+  }
+
+  findKey(hashOrLabel: string): KeyRecord | undefined {
+    const byHash = this.accounts.getKey(hashOrLabel);
+    if (byHash !== undefined) return byHash;
+    const matches = this.accounts.listKeys().filter((k) => k.label === hashOrLabel);
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+}

@@ -1,0 +1,39 @@
+import type { Usage } from '../canonical/usage.ts';
+import type { CompiledPricing } from './pricing.ts';
+import { attosToNanos, formatAttos, type Nanos } from './money.ts';
+
+export interface Cost {
+  /** What the account is charged, nano-USD (rounded once, half up). */
+  totalNanos: Nanos;
+  /** Exact line items in USD decimal text. */
+  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string };
+}
+
+/**
+ * Exact cost of one answer. Prompt tokens are split into uncached, cache-read and
+ * cache-write (usage.input includes both); reasoning tokens are inside output and
+ * billed as completion. All arithmetic is bigint.
+ */
+export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
+  const cacheRead = BigInt(usage.cacheRead);
+  const cacheWrite = BigInt(usage.cacheWrite);
+  const uncached = BigInt(Math.max(0, usage.input - usage.cacheRead - usage.cacheWrite));
+  const prompt = uncached * pricing.prompt;
+  const read = cacheRead * pricing.cacheRead;
+  const write = cacheWrite * pricing.cacheWrite;
+  const completion = BigInt(usage.output) * pricing.completion;
+  const request = pricing.request;
+  const image = BigInt(usage.images ?? 0) * pricing.image;
+  const total = prompt + read + write + completion + request + image;
+  return {
+    totalNanos: attosToNanos(total),
+    breakdown: {
+      prompt: formatAttos(prompt),
+      completion: formatAttos(completion),
+      cache_read: formatAttos(read),
+      cache_write: formatAttos(write),
+      request: formatAttos(request),
+      image: formatAttos(image),
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import type { CanonicalRequest, Message, ToolResultPart, UserContentPart } from './request.ts';
+import { assertNever } from './stream-part.ts';
+
+// A tokenizer-free estimate of BPE token counts, used for billing reservations, context
+// checks, `count_tokens` and the sim's usage. It must be deterministic and cheap (one pass
+// over char codes, no regexes, no allocation), and close enough to cl100k/o200k-style
+// tokenizers on English and code that reservations are neither wildly high nor low.
+//
+// The method: split the text into runs of one character class and price each run.
+// - Letter runs (ASCII letters and `_`; other scripts count double, like their UTF-8
+//   bytes): up to 8 units is one token (most common words are), each further 4 units
+//   another, which is how BPE treats identifiers, rare words and base64-ish strings.
+// - Digit runs: one token per 3 digits (tokenizers split numbers into groups of three).
+// - A single space is free: it merges into the next word (` the` is one token). Other
+//   whitespace runs (newlines, indentation) cost one token per 8 characters, at least one.
+// - Punctuation and symbol runs: one token per 3 characters (`");`, `=>`, `":{"` merge).
+// - CJK, kana, hangul and each UTF-16 half of an astral character (emoji): one token
+//   per code unit.
+// Every run's price grows with its length, so the estimate never drops when text is
+// appended: truncating by estimated tokens can search over prefixes.
+
+const NONE = 0;
+const LETTER = 1;
+const DIGIT = 2;
+const SPACE = 3;
+const PUNCT = 4;
+const WIDE = 5;
+
+export function estimateTextTokens(text: string): number {
+  let tokens = 0;
+  let runClass = NONE;
+  let runUnits = 0;
+  let runFirst = 0;
+  const len = text.length;
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i);
+    const cls = classify(c);
+    if (cls === WIDE) {
+      tokens += priceRun(runClass, runUnits, runFirst) + 1;
+      runClass = NONE;
+      runUnits = 0;
+      continue;
+    }
+    if (cls !== runClass) {
+      tokens += priceRun(runClass, runUnits, runFirst);
+      runClass = cls;
+      runUnits = 0;
+      runFirst = c;
+    }
+    runUnits += cls === LETTER && c >= 128 ? 2 : 1;
+  }
+  return tokens + priceRun(runClass, runUnits, runFirst);
+}
+
+function classify(c: number): number {
+  if (c < 128) {
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) return LETTER;
+    if (c >= 48 && c <= 57) return DIGIT;
+    if (c === 32 || (c >= 9 && c <= 13)) return SPACE;
+    return PUNCT;
+  }
+  if (c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200b)) return SPACE;
+  if (c >= 0x2010 && c <= 0x206f) return PUNCT; // dashes, curly quotes, ellipsis
+  if (c >= 0xd800 && c <= 0xdfff) return WIDE; // surrogate halves: emoji and rare CJK
+  if ((c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)) return WIDE;
+  return LETTER;
+}
+
+function priceRun(cls: number, units: number, first: number): number {
+  if (units === 0) return 0;
+  switch (cls) {
+    case LETTER:
+      return units <= 8 ? 1 : 1 + Math.ceil((units - 8) / 4);
+    case DIGIT:
+      return Math.ceil(units / 3);
+    case SPACE:
+      return units === 1 && first === 32 ? 0 : Math.ceil(units / 8);
+    case PUNCT:
+      return Math.ceil(units / 3);
+    default:
+      return 0;
+  }
+}
+
+// Overheads follow OpenAI's published chat accounting: a few tokens of framing per
+// message and per tool, and a few to prime the reply.
+const REPLY_PRIMING_TOKENS = 3;
+const MESSAGE_OVERHEAD_TOKENS = 4;
+const TOOL_CALL_OVERHEAD_TOKENS = 3;
+const TOOLS_SECTION_TOKENS = 12;
+const TOOL_OVERHEAD_TOKENS = 8;
+
+/** A low-detail image is one 512px tile; anything else is priced like a 1024x1024 image at high detail. */
+export const IMAGE_TOKENS_LOW = 85;
+export const IMAGE_TOKENS_HIGH = 765;
+/** A file known only by URL: its size is unknown, so a page or two's worth. */
+const URL_FILE_TOKENS = 1_000;
+/** Speech models charge by duration; ~25 tokens a second sits between OpenAI (~10) and Gemini (32). */
+const AUDIO_TOKENS_PER_SECOND = 25;
+
+/** The whole prompt: messages with their framing, tool definitions, and the response schema. */
+export function estimateRequestTokens(req: CanonicalRequest): number {
+  let tokens = REPLY_PRIMING_TOKENS;
+  for (const message of req.messages) tokens += estimateMessageTokens(message);
+  if (req.tools !== undefined && req.tools.length > 0) {
+    tokens += TOOLS_SECTION_TOKENS;
+    for (const tool of req.tools) {
+      tokens += TOOL_OVERHEAD_TOKENS + estimateTextTokens(tool.name) + estimateTextTokens(JSON.stringify(tool.parameters));
+      if (tool.description !== undefined) tokens += estimateTextTokens(tool.description);
+    }
+  }
+  // Providers inject the response schema into the prompt, so it is paid as input.
+  if (req.responseFormat?.type === 'json_schema') tokens += estimateTextTokens(JSON.stringify(req.responseFormat.schema));
+  return tokens;
+}
+
+function estimateMessageTokens(message: Message): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  switch (message.role) {
+    case 'system':
+      for (const part of message.content) tokens += estimateTextTokens(part.text);
+      return tokens;
+    case 'user':
+      if (message.name !== undefined) tokens += estimateTextTokens(message.name);
+      for (const part of message.content) tokens += estimateUserPartTokens(part);
+      return tokens;
+    case 'assistant':
+      if (message.name !== undefined) tokens += estimateTextTokens(message.name);
+      if (message.refusal !== undefined) tokens += estimateTextTokens(message.refusal);
+      for (const part of message.content) {
+        switch (part.type) {
+          case 'text':
+          case 'reasoning':
+            tokens += estimateTextTokens(part.text);
+            break;
+          case 'tool-call':
+            tokens += TOOL_CALL_OVERHEAD_TOKENS + estimateTextTokens(part.name) + estimateTextTokens(part.arguments);
+            break;
+          case 'redacted-reasoning':
+            tokens += Math.ceil(part.data.length / 4);
+            break;
+          default:
+            assertNever(part);
+        }
+      }
+      return tokens;
+    case 'tool':
+      for (const part of message.content) tokens += estimateToolResultTokens(part);
+      return tokens;
+    default:
+      return assertNever(message);
+  }
+}
+
+function estimateUserPartTokens(part: UserContentPart): number {
+  switch (part.type) {
+    case 'text':
+      return estimateTextTokens(part.text);
+    case 'image':
+      return part.detail === 'low' ? IMAGE_TOKENS_LOW : IMAGE_TOKENS_HIGH;
+    case 'file': {
+      if (part.data === undefined) return URL_FILE_TOKENS;
+      const bytes = base64Bytes(part.data);
+      // Text-like files tokenize like text; PDFs and other binaries carry far fewer
+      // tokens per byte (compressed streams, fonts, embedded images).
+      return isTextLike(part.mediaType ?? mediaTypeOf(part.data)) ? Math.ceil(bytes / 4) : Math.ceil(bytes / 16);
+    }
+    case 'audio': {
+      const bytesPerSecond = part.format === 'wav' || part.format === 'pcm16' ? 32_000 : 16_000;
+      return Math.ceil((base64Bytes(part.data) / bytesPerSecond) * AUDIO_TOKENS_PER_SECOND);
+    }
+    default:
+      return assertNever(part);
+  }
+}
+
+function estimateToolResultTokens(part: ToolResultPart): number {
+  let tokens = TOOL_CALL_OVERHEAD_TOKENS + estimateTextTokens(part.toolCallId);
+  if (part.name !== undefined) tokens += estimateTextTokens(part.name);
+  if (typeof part.content === 'string') return tokens + estimateTextTokens(part.content);
+  for (const inner of part.content) tokens += estimateUserPartTokens(inner);
+  return tokens;
+}
+
+/** Decoded size of a base64 payload or data: URI, without decoding it. */
+function base64Bytes(data: string): number {
+  const comma = data.startsWith('data:') ? data.indexOf(',') : -1;
+  return Math.floor(((data.length - comma - 1) * 3) / 4);
+}
+
+function mediaTypeOf(data: string): string {
+  if (!data.startsWith('data:')) return '';
+  const end = data.indexOf(';');
+  return end === -1 ? '' : data.slice(5, end);
+}
+
+function isTextLike(mediaType: string): boolean {
+  return mediaType.startsWith('text/') || mediaType.endsWith('json') || mediaType.endsWith('xml') || mediaType.endsWith('yaml');
+}

@@ -1,0 +1,83 @@
+import { formatNanos } from '../billing/money.ts';
+import { openStores } from '../server/services.ts';
+import type { AccountRecord, KeyRecord } from '../store/account-store.ts';
+import { loadCliConfig } from './load-cli-config.ts';
+import type { CliValues } from './main.ts';
+import { emit, UsageError } from './output.ts';
+
+/** accounts / keys / credits: operator commands that work on the configured database directly. */
+export function runAccountCommand(command: string, rest: string[], v: CliValues): number {
+  const stores = openStores(loadCliConfig(v));
+  try {
+    const [sub, arg] = rest;
+    const svc = stores.accountService;
+    const json = v.json;
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'accounts create': {
+        const input: Parameters<typeof svc.createAccount>[0] = { name: required(v.name, '--name'), type: v.org ? 'organization' : 'user' };
+        if (v.tier !== undefined) input.tier = v.tier;
+        if (v.credits !== undefined) input.creditsUsd = v.credits;
+        if (v['default-model'] !== undefined) input.defaultModel = v['default-model'];
+        const a = svc.createAccount(input);
+        emit(json, accountJson(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
+        return 0;
+      }
+      case 'accounts list': {
+        const all = stores.accounts.listAccounts();
+        emit(json, all.map(accountJson), () => all.map((a) => `${a.id}\t${a.name}\t${a.accountType}\t${a.tier}\t$${formatNanos(a.balanceNanos)}`).join('\n') || 'no accounts');
+        return 0;
+      }
+      case 'keys create': {
+        const { key, record } = svc.createKey({
+          accountId: required(v.account, '--account'),
+          name: v.name ?? 'default',
+          limitUsd: v.limit ?? null,
+          expiresAt: v.expires ?? null,
+        });
+        emit(json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
+        return 0;
+      }
+      case 'keys list': {
+        const keys = stores.accounts.listKeys(v.account);
+        emit(json, keys.map(keyJson), () => keys.map((k) => `${k.hash}\t${k.label}\t${k.name}\t${k.accountId}\t${k.isActive ? 'active' : 'revoked'}\tused $${formatNanos(k.usageNanos)}`).join('\n') || 'no keys');
+        return 0;
+      }
+      case 'keys revoke': {
+        const key = svc.revokeKey(required(arg, 'the key hash or label'));
+        if (key === undefined) throw new Error(`no key matches "${arg}" (give its hash, or a label that only one key has)`);
+        emit(json, keyJson(key), () => `revoked key ${key.label} (hash ${key.hash})`);
+        return 0;
+      }
+      case 'credits add': {
+        const accountId = required(v.account, '--account');
+        const balance = svc.addCredits(accountId, required(v.amount, '--amount'), 'added by operator');
+        emit(json, { account_id: accountId, balance: formatNanos(balance) }, () => `account ${accountId} balance: $${formatNanos(balance)}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${[command, ...rest].join(' ')}"; see switchyard --help`);
+    }
+  } finally {
+    stores.db.close();
+  }
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+function accountJson(a: AccountRecord): Record<string, unknown> {
+  return {
+    id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
+    balance: formatNanos(a.balanceNanos), is_active: a.isActive, created_at: a.createdAt,
+  };
+}
+
+function keyJson(k: KeyRecord): Record<string, unknown> {
+  return {
+    hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
+    limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
+    is_active: k.isActive, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
+  };
+}

@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.ts';
+import { runAccountCommand } from './account-commands.ts';
+import { UsageError } from './output.ts';
+import { runServe } from './serve-command.ts';
+
+const HELP = `switchyard: a self-hosted model gateway
+
+Usage:
+  switchyard serve [--config PATH] [--host H] [--port P]
+  switchyard accounts create --name N [--org] [--credits USD] [--tier T] [--default-model M]
+  switchyard accounts list
+  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE]
+  switchyard keys list [--account ID]
+  switchyard keys revoke HASH|LABEL
+  switchyard credits add --account ID --amount USD
+
+Every command takes --config PATH (or SWITCHYARD_CONFIG) to find the database,
+and --json for output that scripts can read.`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  name: { type: 'string' },
+  org: { type: 'boolean', default: false },
+  credits: { type: 'string' },
+  tier: { type: 'string' },
+  'default-model': { type: 'string' },
+  account: { type: 'string' },
+  limit: { type: 'string' },
+  expires: { type: 'string' },
+  amount: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export type CliValues = ReturnType<typeof parse>['values'];
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${HELP}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  try {
+    if (command === 'serve') return await runServe(values);
+    return runAccountCommand(command, rest, values);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (code !== 0) process.exitCode = code;

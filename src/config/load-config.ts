@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { ConfigError } from './config-error.ts';
+import { parseModels } from './parse-models.ts';
+import { parseProviders } from './parse-providers.ts';
+import { at, checkKeys, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
+import { resolveDatabasePath } from './resolve-database-path.ts';
+import { resolveEnvReferences } from './resolve-env-references.ts';
+import type { GatewayConfig, SimSetting } from './types.ts';
+
+type Env = Record<string, string | undefined>;
+
+export interface LoadConfigOptions {
+  /** From `--config`; else env `SWITCHYARD_CONFIG`; else no file (all defaults). */
+  path?: string;
+  env: Env;
+  /** CLI flags, which win over env and file. */
+  overrides?: { host?: string; port?: number };
+}
+
+export const CONFIG_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  attemptMs: 60_000,
+  requestMs: 300_000,
+  credits: '10',
+  sim: 'auto',
+} as const;
+
+const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models'] as const;
+
+/** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
+export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
+  const env = opts.env;
+  const file = opts.path ?? (env.SWITCHYARD_CONFIG === '' ? undefined : env.SWITCHYARD_CONFIG);
+  const tree = file === undefined ? {} : readYamlFile(file);
+  return parseConfig(tree, env, opts.overrides);
+}
+
+/** The same as loadConfig for a tree already parsed (tests, `config check` tooling). */
+export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}): GatewayConfig {
+  const root = readMapping(resolveEnvReferences(tree ?? {}, env), '');
+  checkKeys(root, TOP_KEYS, '');
+
+  const server = section(root, 'server', ['host', 'port']);
+  const database = section(root, 'database', ['path']);
+  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms']);
+  const bootstrap = section(root, 'bootstrap', ['credits']);
+
+  const envHost = env.HOST === '' ? undefined : env.HOST;
+  const envPort = env.PORT === undefined || env.PORT === '' ? undefined : readInt(env.PORT, 'env PORT', 0, 65535);
+
+  return {
+    server: {
+      host: overrides.host ?? envHost ?? optString(server, 'host', 'server') ?? CONFIG_DEFAULTS.host,
+      port: overrides.port ?? envPort ?? optInt(server, 'port', 'server', 0, 65535) ?? CONFIG_DEFAULTS.port,
+    },
+    database: { path: resolveDatabasePath(env, optString(database, 'path', 'database')) },
+    timeouts: {
+      attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
+      requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
+    },
+    bootstrap: {
+      credits: bootstrap.credits === undefined || bootstrap.credits === null
+        ? CONFIG_DEFAULTS.credits
+        : readUsd(bootstrap.credits, 'bootstrap.credits'),
+    },
+    sim: readSim(root.sim),
+    providers: parseProviders(root.providers, 'providers'),
+    models: parseModels(root.models, 'models'),
+  };
+}
+
+function section(root: Fields, key: string, allowed: readonly string[]): Fields {
+  const value = root[key];
+  if (value === undefined || value === null) return {};
+  const fields = readMapping(value, key);
+  checkKeys(fields, allowed, key);
+  return fields;
+}
+
+function readSim(value: unknown): SimSetting {
+  if (value === undefined || value === null || value === '') return CONFIG_DEFAULTS.sim;
+  if (value === 'auto') return 'auto';
+  if (value === true || value === false || value === 'true' || value === 'false') return readBoolean(value, 'sim');
+  throw new ConfigError(at('', 'sim'), 'expected true, false or auto');
+}
+
+function readYamlFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError('', `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}`);
+  }
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  const first = doc.errors[0];
+  // First line only: the rest quotes the source, which may hold a secret.
+  if (first !== undefined) throw new ConfigError('', `${file} is not valid YAML: ${first.message.split('\n')[0]}`);
+  return doc.toJS() ?? {};
+}

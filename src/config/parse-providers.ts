@@ -1,0 +1,60 @@
+import type { CacheFamily } from '../catalog/types.ts';
+import { ConfigError } from './config-error.ts';
+import { PROVIDER_KINDS } from './provider-kinds.ts';
+import {
+  at, checkKeys, optBoolean, optEnum, optInt, optString, optStringMap, readList, readMapping, readString,
+} from './read-fields.ts';
+import type { ProviderInput } from './types.ts';
+
+const PROVIDER_KEYS = [
+  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled',
+] as const;
+
+const CACHE_FAMILIES: readonly CacheFamily[] = ['prompt_cache_key', 'cache_control', 'none'];
+
+// No slash: an endpoint id is `<provider id>/<upstream model>`.
+const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+export function parseProviders(value: unknown, path: string): ProviderInput[] {
+  if (value === undefined || value === null) return [];
+  const seen = new Set<string>();
+  return readList(value, path).map((item, i) => {
+    const provider = parseProvider(item, at(path, i));
+    if (seen.has(provider.id)) throw new ConfigError(at(at(path, i), 'id'), `duplicate provider id "${provider.id}"`);
+    seen.add(provider.id);
+    return provider;
+  });
+}
+
+function parseProvider(value: unknown, path: string): ProviderInput {
+  const fields = readMapping(value, path);
+  checkKeys(fields, PROVIDER_KEYS, path);
+  const id = readString(fields.id, at(path, 'id'));
+  if (!PROVIDER_ID.test(id)) {
+    throw new ConfigError(at(path, 'id'), `"${id}" is not a provider slug (letters, digits, '.', '_' and '-'; no '/')`);
+  }
+  const out: ProviderInput = { id };
+  const kind = optEnum(fields, 'kind', PROVIDER_KINDS, path);
+  if (kind !== undefined) out.kind = kind;
+  const name = optString(fields, 'name', path);
+  if (name !== undefined) out.name = name;
+  const baseUrl = optString(fields, 'base_url', path);
+  if (baseUrl !== undefined) {
+    if (!URL.canParse(baseUrl)) throw new ConfigError(at(path, 'base_url'), 'expected an absolute URL such as http://127.0.0.1:9100/v1');
+    out.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+  const apiKey = optString(fields, 'api_key', path);
+  if (apiKey !== undefined) out.apiKey = apiKey;
+  const headers = optStringMap(fields, 'headers', path);
+  if (headers !== undefined) out.headers = headers;
+  const timeoutMs = optInt(fields, 'timeout_ms', path, 1);
+  if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+  const cacheFamily = optEnum(fields, 'cache_family', CACHE_FAMILIES, path);
+  if (cacheFamily !== undefined) out.cacheFamily = cacheFamily;
+  const profile = optString(fields, 'profile', path);
+  if (profile !== undefined) out.profile = profile;
+  if (fields.options !== undefined && fields.options !== null) out.options = { ...readMapping(fields.options, at(path, 'options')) };
+  const enabled = optBoolean(fields, 'enabled', path);
+  if (enabled !== undefined) out.enabled = enabled;
+  return out;
+}

@@ -1,0 +1,72 @@
+// The gateway's configuration after loading: the YAML file, `${ENV}` references, env
+// overrides and defaults folded together. Provider and model entries stay as the operator
+// wrote them (validated, camelCase); the catalog merges them with the built-ins.
+
+import type { CacheFamily, Capability, PricingSpec } from '../catalog/types.ts';
+
+/** `auto`: the simulated provider is on only when no real provider is usable. */
+export type SimSetting = boolean | 'auto';
+
+export interface GatewayConfig {
+  server: { host: string; port: number };
+  /** SQLite file. */
+  database: { path: string };
+  /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
+  timeouts: { attemptMs: number; requestMs: number };
+  /** USD credited to the operator account created on first start, as decimal text. */
+  bootstrap: { credits: string };
+  sim: SimSetting;
+  providers: ProviderInput[];
+  models: ModelInput[];
+}
+
+/**
+ * A provider as written in the config. With the id of a built-in provider it overrides
+ * that provider field by field; otherwise it defines a new one (then `kind` and `baseUrl`
+ * are required, which the catalog checks).
+ */
+export interface ProviderInput {
+  id: string;
+  kind?: string;
+  name?: string;
+  baseUrl?: string;
+  /** Absent when the file gave none or an empty string (an unset `${VAR}`). */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  cacheFamily?: CacheFamily;
+  profile?: string;
+  options?: Record<string, unknown>;
+  enabled?: boolean;
+}
+
+/**
+ * A model as written in the config. With the id of a built-in model it overrides the
+ * fields given (`endpoints`, when given, replace the built-in ones).
+ */
+export interface ModelInput {
+  id: string;
+  name?: string;
+  description?: string;
+  contextLength?: number;
+  capabilities?: Capability[];
+  aliases?: string[];
+  /** Unix seconds. */
+  created?: number;
+  endpoints?: EndpointInput[];
+  enabled?: boolean;
+}
+
+export interface EndpointInput {
+  provider: string;
+  /** Upstream model id; defaults to the name part of the model id. */
+  model?: string;
+  /** Decimal strings (YAML numbers are converted exactly at load). */
+  pricing: PricingSpec;
+  contextLength?: number;
+  maxOutputTokens?: number;
+  quantization?: string;
+  dataCollection?: 'allow' | 'deny';
+  zdr?: boolean;
+  supportedParameters?: string[];
+}

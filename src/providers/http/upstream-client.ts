@@ -1,0 +1,43 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { UpstreamRequest } from '../types.ts';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * The one HTTP client to every upstream: a keep-alive undici pool per origin.
+ * Injected into the executor so tests can substitute it.
+ */
+export class UpstreamClient {
+  private readonly agent: Agent;
+
+  constructor(opts: { connectionsPerOrigin?: number } = {}) {
+    this.agent = new Agent({
+      connections: opts.connectionsPerOrigin ?? 512,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      // Idle time between body chunks: long, since models may think for minutes between tokens.
+      bodyTimeout: 600_000,
+    });
+  }
+
+  /** Sends the request; resolves when the status and headers have arrived. */
+  async send(req: UpstreamRequest, signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
+    const res = await request(req.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      signal,
+      dispatcher: this.agent,
+      headersTimeout: headersTimeoutMs,
+    });
+    return { status: res.statusCode, headers: res.headers, body: res.body };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

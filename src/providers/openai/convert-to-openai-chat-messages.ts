@@ -1,0 +1,131 @@
+import type {
+  AssistantMessage, FilePart, Message, ToolResultPart, UserContentPart, UserMessage,
+} from '../../canonical/request.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { assertNever } from '../../canonical/stream-part.ts';
+import type {
+  OpenAIChatAssistantMessage, OpenAIChatMessage, OpenAIChatToolCall, OpenAIChatUserMessage, OpenAIChatUserPart,
+} from './openai-chat-wire-types.ts';
+
+// cache_control hints are dropped throughout: OpenAI-style servers cache prompt prefixes on
+// their own, and `prompt_cache_key` travels at the top level.
+
+export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMessage[] {
+  const out: OpenAIChatMessage[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case 'system':
+        // A plain string: not every compatible server accepts part arrays for system.
+        out.push({ role: 'system', content: joinText(m.content, '\n') });
+        break;
+      case 'user':
+        out.push(convertUserMessage(m));
+        break;
+      case 'assistant':
+        out.push(convertAssistantMessage(m));
+        break;
+      case 'tool':
+        for (const part of m.content) out.push({ role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part) });
+        break;
+      default:
+        assertNever(m);
+    }
+  }
+  return out;
+}
+
+function convertUserMessage(m: UserMessage): OpenAIChatUserMessage {
+  const parts = m.content;
+  let content: OpenAIChatUserMessage['content'];
+  // A lone text part goes as a string, which every compatible server understands.
+  if (parts.length === 1 && parts[0]!.type === 'text') content = parts[0]!.text;
+  else {
+    content = new Array<OpenAIChatUserPart>(parts.length);
+    for (let i = 0; i < parts.length; i++) content[i] = convertUserPart(parts[i]!, i);
+  }
+  const msg: OpenAIChatUserMessage = { role: 'user', content };
+  if (m.name !== undefined) msg.name = m.name;
+  return msg;
+}
+
+function convertUserPart(part: UserContentPart, i: number): OpenAIChatUserPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image': {
+      const image_url: { url: string; detail?: 'low' | 'high' | 'auto' } = { url: part.url };
+      if (part.detail !== undefined) image_url.detail = part.detail;
+      return { type: 'image_url', image_url };
+    }
+    case 'audio':
+      return { type: 'input_audio', input_audio: { data: part.data, format: part.format } };
+    case 'file':
+      return convertFilePart(part, i);
+    default:
+      return assertNever(part);
+  }
+}
+
+function convertFilePart(part: FilePart, i: number): OpenAIChatUserPart {
+  if (part.data !== undefined) {
+    const mediaType = part.mediaType ?? 'application/octet-stream';
+    const fileData = part.data.startsWith('data:') ? part.data : `data:${mediaType};base64,${part.data}`;
+    // OpenAI rejects inline files without a name, so invent a stable one.
+    const filename = part.filename ?? `file-${i}${mediaType === 'application/pdf' ? '.pdf' : ''}`;
+    return { type: 'file', file: { file_data: fileData, filename } };
+  }
+  if (part.url !== undefined && part.mediaType?.startsWith('image/')) {
+    return { type: 'image_url', image_url: { url: part.url } };
+  }
+  // Chat completions take files inline only (or by an uploaded file id we never have).
+  throw new GatewayError('unsupported_content', 'Files must be sent inline (base64 data) for this provider');
+}
+
+function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessage {
+  let text = '';
+  let toolCalls: OpenAIChatToolCall[] | undefined;
+  for (const part of m.content) {
+    switch (part.type) {
+      case 'text':
+        text += part.text;
+        break;
+      case 'tool-call':
+        (toolCalls ??= []).push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+        break;
+      case 'reasoning':
+      case 'redacted-reasoning':
+        // Chat completions have no input slot for reasoning, and DeepSeek-style servers
+        // reject `reasoning_content` sent back to them.
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  // An empty string rather than null: some compatible servers reject null content even
+  // beside tool_calls, and OpenAI accepts both.
+  const msg: OpenAIChatAssistantMessage = { role: 'assistant', content: text };
+  if (toolCalls !== undefined) msg.tool_calls = toolCalls;
+  if (m.name !== undefined) msg.name = m.name;
+  return msg;
+}
+
+function toolResultText(part: ToolResultPart): string {
+  if (typeof part.content === 'string') return part.content;
+  // Tool messages carry text only on this wire; images in a tool result are dropped
+  // (OpenAI rejects image parts in `tool` messages).
+  let text = '';
+  let first = true;
+  for (const p of part.content) {
+    if (p.type !== 'text') continue;
+    text = first ? p.text : `${text}\n${p.text}`;
+    first = false;
+  }
+  return text;
+}
+
+function joinText(parts: ReadonlyArray<{ text: string }>, sep: string): string {
+  if (parts.length === 1) return parts[0]!.text;
+  let text = '';
+  for (let i = 0; i < parts.length; i++) text = i === 0 ? parts[i]!.text : text + sep + parts[i]!.text;
+  return text;
+}

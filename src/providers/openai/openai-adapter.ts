@@ -1,0 +1,19 @@
+import type { HttpProviderAdapter } from '../types.ts';
+import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
+import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
+import { decodeOpenAIError } from './decode-openai-error.ts';
+import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import { allOpenAIProfileParameters } from './openai-profiles.ts';
+
+/** OpenAI chat completions: OpenAI itself and any OpenAI-compatible base URL (see openai-profiles.ts). */
+export const openaiAdapter: HttpProviderAdapter = {
+  kind: 'openai',
+  transport: 'http',
+  supportedParameters: allOpenAIProfileParameters(),
+  encodeRequest: convertToOpenAIChatRequest,
+  decodeResponse: convertOpenAIChatResponse,
+  createStreamDecoder(endpoint, emit) {
+    return new OpenAIChatStreamDecoder(endpoint, emit);
+  },
+  decodeError: decodeOpenAIError,
+};

@@ -1,0 +1,182 @@
+import type { Endpoint } from '../../catalog/types.ts';
+import type { SseEvent } from '../sse/parse-sse.ts';
+import type { PartSink, StreamDecoder } from '../types.ts';
+import { convertOpenAIUsage } from './convert-openai-usage.ts';
+import { openAIProviderError, truncateRaw, upstreamErrorMessage } from './decode-openai-error.ts';
+import { finishReasonFor } from './map-openai-finish-reason.ts';
+import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire, OpenAIUsageWire } from './openai-chat-wire-types.ts';
+
+/** Upstream tool-call indexes at or above this go through the slow path (no sparse arrays). */
+const MAX_DIRECT_INDEX = 256;
+
+/**
+ * Decodes an OpenAI chat-completions SSE stream into stream parts. One instance per
+ * upstream response; all state lives in fields set in the constructor, and the per-chunk
+ * path allocates nothing but the parts it emits.
+ *
+ * Usage is held until the stream is over: servers that report it on every chunk (vLLM's
+ * continuous stats) then yield one usage part, not hundreds.
+ */
+export class OpenAIChatStreamDecoder implements StreamDecoder {
+  private readonly endpoint: Endpoint;
+  private readonly emit: PartSink;
+  private started = false;
+  private finished = false;
+  /** `[DONE]` seen, or an error emitted: nothing more is owed. */
+  private closed = false;
+  private usage: OpenAIUsageWire | null = null;
+  private toolCount = 0;
+  /** Canonical tool-call index by upstream index. */
+  private readonly toolIndexes: number[] = [];
+  /** Canonical indexes of tool calls started and not yet ended, in order. */
+  private readonly openTools: number[] = [];
+  private lastToolIndex = -1;
+  private lastToolId: string | null = null;
+
+  constructor(endpoint: Endpoint, emit: PartSink) {
+    this.endpoint = endpoint;
+    this.emit = emit;
+  }
+
+  onEvent(event: SseEvent): void {
+    if (this.closed) return;
+    const data = event.data;
+    if (data === '[DONE]') {
+      this.complete();
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      this.fail('upstream sent malformed JSON in the stream', truncateRaw(data));
+      return;
+    }
+    if (typeof chunk !== 'object' || chunk === null) {
+      this.fail('upstream sent an invalid stream chunk', truncateRaw(data));
+      return;
+    }
+    const c = chunk as OpenAIChatCompletionWire;
+    if ((c.error !== undefined && c.error !== null) || event.event === 'error') {
+      this.fail(upstreamErrorMessage(c) ?? 'upstream reported an error in the stream', c);
+      return;
+    }
+    if (!this.started) {
+      this.started = true;
+      this.emit({ type: 'stream-start', id: typeof c.id === 'string' ? c.id : undefined, model: typeof c.model === 'string' ? c.model : undefined });
+    }
+    if (typeof c.usage === 'object' && c.usage !== null) this.usage = c.usage;
+    const choices = c.choices;
+    if (!Array.isArray(choices) || this.finished) return;
+    for (let i = 0; i < choices.length; i++) {
+      const choice = choices[i];
+      // The gateway asks for one choice; anything under another index is not ours.
+      if (typeof choice !== 'object' || choice === null || (choice.index !== undefined && choice.index !== 0)) continue;
+      const delta = choice.delta;
+      if (typeof delta === 'object' && delta !== null) this.onDelta(delta);
+      const reason = choice.finish_reason;
+      if (typeof reason === 'string' && reason.length > 0) this.finish(reason);
+    }
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closeTools();
+    this.flushUsage();
+    // Some servers stop after the finish chunk without `[DONE]`: the answer is whole.
+    this.closed = true;
+    if (!this.finished) this.emit({ type: 'error', error: openAIProviderError(this.endpoint, 'upstream stream ended before completion', null) });
+  }
+
+  private onDelta(delta: OpenAIMessageWire): void {
+    const reasoning = delta.reasoning ?? delta.reasoning_content;
+    if (typeof reasoning === 'string' && reasoning.length > 0) this.emit({ type: 'reasoning-delta', text: reasoning });
+    const content = delta.content;
+    if (typeof content === 'string') {
+      if (content.length > 0) this.emit({ type: 'text-delta', text: content });
+    } else if (Array.isArray(content)) {
+      for (let i = 0; i < content.length; i++) {
+        const part = content[i];
+        if (part?.type === 'text' && typeof part.text === 'string' && part.text.length > 0) this.emit({ type: 'text-delta', text: part.text });
+      }
+    }
+    // See convert-openai-chat-response.ts: a refusal is shown as the answer's text.
+    const refusal = delta.refusal;
+    if (typeof refusal === 'string' && refusal.length > 0) this.emit({ type: 'text-delta', text: refusal });
+    const toolCalls = delta.tool_calls;
+    if (Array.isArray(toolCalls)) {
+      for (let i = 0; i < toolCalls.length; i++) {
+        const call = toolCalls[i];
+        if (typeof call === 'object' && call !== null) this.onToolCall(call);
+      }
+    }
+  }
+
+  private onToolCall(call: OpenAIToolCallWire): void {
+    const index = this.toolIndexFor(call);
+    const args = call.function?.arguments;
+    if (typeof args === 'string' && args.length > 0) this.emit({ type: 'tool-call-delta', index, argumentsDelta: args });
+  }
+
+  /** The canonical index of this fragment's call, starting the call on its first fragment. */
+  private toolIndexFor(call: OpenAIToolCallWire): number {
+    const upstream = call.index;
+    const id = typeof call.id === 'string' && call.id.length > 0 ? call.id : null;
+    if (typeof upstream === 'number' && upstream >= 0 && upstream < MAX_DIRECT_INDEX && Number.isInteger(upstream)) {
+      const known = this.toolIndexes[upstream];
+      if (known !== undefined) return known;
+      const index = this.startTool(call, id);
+      this.toolIndexes[upstream] = index;
+      return index;
+    }
+    // No usable index (some compatible servers omit it): a new id starts a new call, and a
+    // fragment without one continues the last.
+    if (this.lastToolIndex >= 0 && (id === null || id === this.lastToolId)) return this.lastToolIndex;
+    return this.startTool(call, id);
+  }
+
+  private startTool(call: OpenAIToolCallWire, id: string | null): number {
+    const index = this.toolCount++;
+    const name = call.function?.name;
+    this.emit({ type: 'tool-call-start', index, id: id ?? `call_${index}`, name: typeof name === 'string' ? name : '' });
+    this.openTools.push(index);
+    this.lastToolIndex = index;
+    this.lastToolId = id;
+    return index;
+  }
+
+  private finish(raw: string): void {
+    this.finished = true;
+    this.closeTools();
+    this.emit({ type: 'finish', reason: finishReasonFor(raw, this.toolCount > 0) });
+  }
+
+  /** `[DONE]`: the upstream says the answer is whole, even if it never gave a reason. */
+  private complete(): void {
+    this.closeTools();
+    if (!this.finished) {
+      this.finished = true;
+      this.emit({ type: 'finish', reason: finishReasonFor(null, this.toolCount > 0) });
+    }
+    this.flushUsage();
+    this.closed = true;
+  }
+
+  private closeTools(): void {
+    const open = this.openTools;
+    for (let i = 0; i < open.length; i++) this.emit({ type: 'tool-call-end', index: open[i]! });
+    open.length = 0;
+  }
+
+  private flushUsage(): void {
+    if (this.usage === null) return;
+    const usage = convertOpenAIUsage(this.usage);
+    this.usage = null;
+    this.emit({ type: 'usage', usage });
+  }
+
+  private fail(message: string, raw: unknown): void {
+    this.closed = true;
+    this.emit({ type: 'error', error: openAIProviderError(this.endpoint, message, raw) });
+  }
+}

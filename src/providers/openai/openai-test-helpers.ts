@@ -1,0 +1,106 @@
+// Shared by this folder's tests: an endpoint and a canonical request with test defaults, and
+// the two ways of running an upstream exchange over real HTTP (as the pipeline does).
+
+import { Agent, request } from 'undici';
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import type { StreamPart } from '../../canonical/stream-part.ts';
+import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
+import { compilePricing } from '../../billing/pricing.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { SseParser } from '../sse/parse-sse.ts';
+import type { HttpProviderAdapter } from '../types.ts';
+
+export function testEndpoint(provider: Partial<ProviderConfig> = {}, upstreamModel = 'gpt-test'): Endpoint {
+  const pricing = { prompt: '0.000001', completion: '0.000002' };
+  return {
+    id: `${provider.id ?? 'openai'}/${upstreamModel}`,
+    modelId: `openai/${upstreamModel}`,
+    provider: {
+      id: 'openai',
+      kind: 'openai',
+      name: 'OpenAI',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      timeoutMs: 30_000,
+      cacheFamily: 'prompt_cache_key',
+      ...provider,
+    },
+    upstreamModel,
+    pricing,
+    compiledPricing: compilePricing(pricing, 'prompt_cache_key'),
+    contextLength: 128_000,
+    dataCollection: 'deny',
+    zdr: false,
+    supportedParameters: new Set(['temperature', 'tools']),
+  };
+}
+
+export function testRequest(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
+  return {
+    models: [{ model: 'openai/gpt-test' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    sampling: {},
+    stream: false,
+    extra: {},
+    ...overrides,
+  };
+}
+
+export interface Exchange {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  parts: StreamPart[];
+  /** decodeError's answer, when the upstream said >= 400. */
+  error: GatewayError | null;
+  /** The connection failed while the body was being read. */
+  transportError: unknown;
+}
+
+/** Encode, send with undici, decode: a non-streamed or streamed exchange depending on `req.stream`. */
+export async function runExchange(adapter: HttpProviderAdapter, req: CanonicalRequest, endpoint: Endpoint, dispatcher: Agent): Promise<Exchange> {
+  const upstream = adapter.encodeRequest(req, endpoint);
+  const res = await request(upstream.url, { method: 'POST', headers: upstream.headers, body: upstream.body, dispatcher });
+  const out: Exchange = { status: res.statusCode, headers: res.headers, parts: [], error: null, transportError: null };
+  const emit = (p: StreamPart): void => {
+    out.parts.push(p);
+  };
+  if (res.statusCode >= 400) {
+    out.error = adapter.decodeError(res.statusCode, await res.body.text(), res.headers, endpoint);
+    return out;
+  }
+  if (!req.stream) {
+    let text = '';
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      out.transportError = err;
+      return out;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    adapter.decodeResponse(body, endpoint, emit);
+    return out;
+  }
+  const decoder = adapter.createStreamDecoder(endpoint, emit);
+  const parser = new SseParser((ev) => decoder.onEvent(ev));
+  res.body.setEncoding('utf8');
+  try {
+    for await (const chunk of res.body) parser.push(chunk as string);
+  } catch (err) {
+    out.transportError = err;
+  }
+  parser.end();
+  decoder.end();
+  return out;
+}
+
+export function partsOfType<T extends StreamPart['type']>(parts: StreamPart[], type: T): Array<Extract<StreamPart, { type: T }>> {
+  return parts.filter((p): p is Extract<StreamPart, { type: T }> => p.type === type);
+}
+
+export function textOf(parts: StreamPart[]): string {
+  return partsOfType(parts, 'text-delta').map((p) => p.text).join('');
+}

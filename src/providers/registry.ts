@@ -1,0 +1,9 @@
+import { openaiAdapter } from './openai/openai-adapter.ts';
+import { simAdapter } from './sim/sim-adapter.ts';
+import type { ProviderAdapter } from './types.ts';
+
+/** Every adapter kind the gateway ships, by kind. */
+export function builtinAdapters(): Map<string, ProviderAdapter> {
+  const adapters: ProviderAdapter[] = [openaiAdapter, simAdapter];
+  return new Map(adapters.map((a) => [a.kind, a]));
+}

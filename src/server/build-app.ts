@@ -1,0 +1,46 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { BODY_LIMIT, normalizeError } from './normalize-error.ts';
+import { chatErrorHandler, registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
+import { registerKeyRoute } from './routes/key-route.ts';
+import { registerModelsRoute } from './routes/models-route.ts';
+import type { Services } from './services.ts';
+
+/** Every endpoint is served under both prefixes. */
+export const API_PREFIXES = ['/v1', '/api/v1'] as const;
+
+export function buildApp(services: Services): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    keepAliveTimeout: 65_000,
+    // Request ids come from the pipeline (generation ids); Fastify's own are not needed.
+    genReqId: () => '',
+  });
+
+  // Every POST body is JSON whatever its content type (curl -d sends form-encoded):
+  // one parser, so a malformed body is our invalid_json error in the dialect's shape.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
+
+  app.setErrorHandler(chatErrorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    chatErrorHandler(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
+  });
+
+  registerChatCompletionsRoute(app, services, API_PREFIXES);
+  registerModelsRoute(app, services, API_PREFIXES);
+  registerKeyRoute(app, services, API_PREFIXES);
+  return app;
+}
+
+function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.length === 0) return done(null, undefined);
+  try {
+    done(null, JSON.parse(text));
+  } catch (err) {
+    done(new GatewayError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`));
+  }
+}

@@ -1,0 +1,27 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dialect, RequestInfo } from '../pipeline/generation-pipeline.ts';
+
+/** Aborts when the client goes away before the answer is complete; the upstream call is then cancelled. */
+export function clientAbortSignal(reply: FastifyReply): AbortSignal {
+  const ctrl = new AbortController();
+  const res = reply.raw;
+  res.once('close', () => {
+    if (!res.writableFinished) ctrl.abort();
+  });
+  return ctrl.signal;
+}
+
+export function requestInfo(request: FastifyRequest, dialect: Dialect): RequestInfo {
+  const h = request.headers;
+  return {
+    dialect,
+    httpReferer: headerText(h['http-referer'] ?? h.referer),
+    xTitle: headerText(h['x-title'] ?? h['x-openrouter-title']),
+  };
+}
+
+function headerText(v: string | string[] | undefined): string | null {
+  if (v === undefined) return null;
+  const s = Array.isArray(v) ? v[0] ?? '' : v;
+  return s.length === 0 ? null : s.slice(0, 512);
+}

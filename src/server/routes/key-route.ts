@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import { nanosToNumber } from '../../billing/money.ts';
+import { tierName } from '../../billing/tiers.ts';
+import type { Services } from '../services.ts';
+
+const DAY_MS = 86_400_000;
+
+/** GET /v1/key[?details=true]: the key status record of the spec. */
+export function registerKeyRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+  for (const prefix of prefixes) {
+    app.get(`${prefix}/key`, async (request) => {
+      const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+      const details = (request.query as Record<string, string | undefined>).details === 'true';
+      return { data: keyStatus(services, auth, details) };
+    });
+  }
+}
+
+function keyStatus(services: Services, auth: AuthContext, details: boolean): Record<string, unknown> {
+  // Fresh from the database: the cached auth records may lag behind the ledger.
+  const key = services.accounts.getKey(auth.key.hash) ?? auth.key;
+  const account = services.accounts.getAccount(auth.account.id) ?? auth.account;
+  const isOrg = account.accountType === 'organization';
+  const usage = nanosToNumber(key.usageNanos);
+  const limit = key.limitNanos === null ? null : nanosToNumber(key.limitNanos);
+  const data: Record<string, unknown> = {
+    label: key.label,
+    name: key.name,
+    usage,
+    limit,
+    limit_remaining: key.limitNanos === null ? null : nanosToNumber(key.limitNanos - key.usageNanos),
+    is_free_tier: account.tier === 'free',
+    tier: account.tier,
+    tier_name: tierName(account.tier),
+    is_active: key.isActive,
+    is_org_key: isOrg,
+    created_at: key.createdAt,
+    last_used: key.lastUsed,
+  };
+  if (isOrg) {
+    data.org_id = account.id;
+    data.org_name = account.name;
+  }
+  if (details) {
+    const now = Date.now();
+    const week = services.generations.keyUsageSince(key.hash, new Date(now - 7 * DAY_MS).toISOString());
+    const month = services.generations.keyUsageSince(key.hash, new Date(now - 30 * DAY_MS).toISOString());
+    data.balance = nanosToNumber(account.balanceNanos);
+    data.account_type = account.accountType;
+    data.usage_stats = {
+      last_7_days: { cost: nanosToNumber(week.costNanos), requests: week.requests },
+      last_30_days: { cost: nanosToNumber(month.costNanos), requests: month.requests },
+    };
+  }
+  return data;
+}

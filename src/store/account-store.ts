@@ -1,0 +1,153 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { transaction } from './open-database.ts';
+
+export type AccountType = 'user' | 'organization';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  accountType: AccountType;
+  tier: string;
+  defaultModel: string | null;
+  balanceNanos: bigint;
+  isActive: boolean;
+  createdAt: string;
+}
+
+export interface KeyRecord {
+  hash: string;
+  accountId: string;
+  name: string;
+  label: string;
+  limitNanos: bigint | null;
+  usageNanos: bigint;
+  isActive: boolean;
+  isManagement: boolean;
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsed: string | null;
+}
+
+interface AccountRow {
+  id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
+  balance_nanos: bigint; is_active: bigint; created_at: string;
+}
+interface KeyRow {
+  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
+  is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; last_used: string | null;
+}
+
+function toAccount(r: AccountRow): AccountRecord {
+  return {
+    id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
+    balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
+  };
+}
+function toKey(r: KeyRow): KeyRecord {
+  return {
+    hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
+    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
+    expiresAt: r.expires_at, createdAt: r.created_at, lastUsed: r.last_used,
+  };
+}
+
+function bigints(stmt: StatementSync): StatementSync {
+  stmt.setReadBigInts(true);
+  return stmt;
+}
+
+/** Accounts and API keys. Statements are prepared once; every call is one lookup or one transaction. */
+export class AccountStore {
+  private readonly db: DatabaseSync;
+  private readonly stmts;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+    this.stmts = {
+      insertAccount: db.prepare(`INSERT INTO accounts (id, name, account_type, tier, default_model, balance_nanos, is_active, created_at)
+        VALUES (?, ?, ?, ?, ?, 0, 1, ?)`),
+      getAccount: bigints(db.prepare('SELECT * FROM accounts WHERE id = ?')),
+      listAccounts: bigints(db.prepare('SELECT * FROM accounts ORDER BY created_at, id')),
+      countAccounts: db.prepare('SELECT count(*) AS n FROM accounts'),
+      balance: bigints(db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?')),
+      updateAccount: db.prepare(`UPDATE accounts SET
+        tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
+      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, expires_at, created_at)
+        VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`),
+      getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
+      listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
+      listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
+      setKeyActive: db.prepare('UPDATE api_keys SET is_active = ? WHERE hash = ?'),
+      spendState: bigints(db.prepare(`SELECT a.balance_nanos, k.usage_nanos, k.limit_nanos
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`)),
+      touchKey: db.prepare('UPDATE api_keys SET last_used = ? WHERE hash = ? AND (last_used IS NULL OR last_used < ?)'),
+    };
+  }
+
+  createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): AccountRecord {
+    this.stmts.insertAccount.run(input.id, input.name, input.accountType, input.tier, input.defaultModel, input.now);
+    return this.getAccount(input.id)!;
+  }
+
+  getAccount(id: string): AccountRecord | undefined {
+    const row = this.stmts.getAccount.get(id) as AccountRow | undefined;
+    return row && toAccount(row);
+  }
+
+  listAccounts(): AccountRecord[] {
+    return (this.stmts.listAccounts.all() as unknown as AccountRow[]).map(toAccount);
+  }
+
+  countAccounts(): number {
+    return Number((this.stmts.countAccounts.get() as { n: number }).n);
+  }
+
+  /** The balance as it stands in the database (the ledger's sum). */
+  balance(accountId: string): bigint | undefined {
+    const row = this.stmts.balance.get(accountId) as { balance_nanos: bigint } | undefined;
+    return row?.balance_nanos;
+  }
+
+  /** Balance and key spend straight from the database (never cached): the admission check. */
+  spendState(keyHash: string): { balanceNanos: bigint; usageNanos: bigint; limitNanos: bigint | null } | undefined {
+    const row = this.stmts.spendState.get(keyHash) as { balance_nanos: bigint; usage_nanos: bigint; limit_nanos: bigint | null } | undefined;
+    return row && { balanceNanos: row.balance_nanos, usageNanos: row.usage_nanos, limitNanos: row.limit_nanos };
+  }
+
+  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean }): AccountRecord | undefined {
+    this.stmts.updateAccount.run(patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, id);
+    return this.getAccount(id);
+  }
+
+  createKey(input: {
+    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null;
+    isManagement: boolean; expiresAt: string | null; now: string;
+  }): KeyRecord {
+    this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos,
+      input.isManagement ? 1 : 0, input.expiresAt, input.now);
+    return this.getKey(input.hash)!;
+  }
+
+  getKey(hash: string): KeyRecord | undefined {
+    const row = this.stmts.getKey.get(hash) as KeyRow | undefined;
+    return row && toKey(row);
+  }
+
+  listKeys(accountId?: string): KeyRecord[] {
+    const rows = accountId === undefined ? this.stmts.listKeys.all() : this.stmts.listKeysOf.all(accountId);
+    return (rows as unknown as KeyRow[]).map(toKey);
+  }
+
+  /** Returns false when no key has that hash. */
+  setKeyActive(hash: string, active: boolean): boolean {
+    return Number(this.stmts.setKeyActive.run(active ? 1 : 0, hash).changes) > 0;
+  }
+
+  /** Records last use for many keys at once (batched off the hot path). */
+  touchKeys(lastUsed: ReadonlyMap<string, string>): void {
+    if (lastUsed.size === 0) return;
+    transaction(this.db, () => {
+      for (const [hash, at] of lastUsed) this.stmts.touchKey.run(at, hash, at);
+    });
+  }
+}

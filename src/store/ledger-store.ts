@@ -1,0 +1,92 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { transaction } from './open-database.ts';
+
+/** One finished request: its charge and its generation record, written together. */
+export interface SettlementRecord {
+  generationId: string;
+  accountId: string;
+  keyHash: string;
+  costNanos: bigint;
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  upstreamId: string | null;
+  dialect: string;
+  streamed: boolean;
+  cancelled: boolean;
+  status: 'success' | 'error';
+  errorCode: string | null;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokensReasoning: number;
+  costBreakdown: Record<string, string> | null;
+  latencyMs: number | null;
+  firstTokenMs: number | null;
+  attempts: unknown[];
+  httpReferer: string | null;
+  xTitle: string | null;
+  endUser: string | null;
+  createdAt: string;
+}
+
+/**
+ * The ledger: every balance change is a row, and the account's balance column moves in
+ * the same transaction, so the two never disagree. Settlements arrive in batches and are
+ * written in one transaction each (group commit).
+ */
+export class LedgerStore {
+  private readonly db: DatabaseSync;
+  private readonly stmts;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+    this.stmts = {
+      insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      moveBalance: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ?'),
+      keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
+        last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
+      balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
+      insertGeneration: db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, upstream_id,
+        endpoint_dialect, streamed, cancelled, status, error_code, finish_reason, native_finish_reason,
+        tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
+        cost_nanos, cost_breakdown, latency_ms, first_token_ms, attempts, http_referer, x_title, end_user, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    };
+    this.stmts.balance.setReadBigInts(true);
+  }
+
+  /** Adds (or, negative, removes) credits. Returns the new balance. */
+  addCredits(accountId: string, amountNanos: bigint, note: string | null, now: string): bigint {
+    return transaction(this.db, () => {
+      const moved = this.stmts.moveBalance.run(amountNanos, accountId);
+      if (Number(moved.changes) === 0) throw new Error(`no account ${accountId}`);
+      this.stmts.insertEntry.run(accountId, null, amountNanos >= 0n ? 'credit' : 'adjustment', amountNanos, null, note, now);
+      return (this.stmts.balance.get(accountId) as { balance_nanos: bigint }).balance_nanos;
+    });
+  }
+
+  /** Writes a batch of settlements in one transaction. */
+  settle(batch: readonly SettlementRecord[]): void {
+    if (batch.length === 0) return;
+    const s = this.stmts;
+    transaction(this.db, () => {
+      for (const r of batch) {
+        if (r.costNanos !== 0n) {
+          s.moveBalance.run(-r.costNanos, r.accountId);
+          s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
+        }
+        s.keyUsage.run(r.costNanos, r.createdAt, r.createdAt, r.keyHash);
+        s.insertGeneration.run(r.generationId, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
+          r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
+          r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
+          r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
+          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt);
+      }
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { DatabaseSync } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS } from './migrations.ts';
+
+/**
+ * Opens (creating if needed) the SQLite database and brings its schema up to date.
+ * WAL with synchronous=NORMAL: a committed transaction survives a process crash
+ * (SIGKILL); only an OS crash or power loss could drop the last few.
+ */
+export function openDatabase(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA busy_timeout = 5000;
+    PRAGMA foreign_keys = ON;
+  `);
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: DatabaseSync): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
+  );
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Runs fn inside one IMMEDIATE transaction. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}
