@@ -1,0 +1,90 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+const body = { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] };
+
+describe('authentication and credits', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway();
+  });
+  after(() => gw.close());
+
+  const expect401 = async (headers: Record<string, string>, why: string) => {
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, body, headers);
+    assert.equal(res.status, 401, why);
+    assert.equal(res.json.error.type, 'authentication_error', why);
+    assert.match(res.json.error.message, /authentication required/i, why);
+  };
+
+  test('missing, malformed and unknown keys get 401 authentication_error', async () => {
+    await expect401({}, 'missing');
+    await expect401({ authorization: 'Basic abc' }, 'wrong scheme');
+    await expect401({ authorization: 'Bearer not-a-key' }, 'malformed');
+    await expect401({ authorization: `Bearer sk-sy-v1-${'A'.repeat(43)}` }, 'unknown');
+    const ok = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${gw.key}` });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
+  test('a revoked key, an expired key and a key of an inactive account get 401', async () => {
+    const svc = gw.services.accountService;
+    const revoked = svc.createKey({ accountId: gw.accountId, name: 'to revoke' });
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${revoked.key}` })).status, 200);
+    svc.revokeKey(revoked.record.hash);
+    gw.services.auth.invalidate(revoked.record.hash);
+    await expect401({ authorization: `Bearer ${revoked.key}` }, 'revoked');
+
+    const expired = svc.createKey({ accountId: gw.accountId, name: 'expired', expiresAt: new Date(Date.now() - 1000).toISOString() });
+    await expect401({ authorization: `Bearer ${expired.key}` }, 'expired');
+
+    const other = svc.createAccount({ name: 'dormant', creditsUsd: '5' });
+    const k = svc.createKey({ accountId: other.id });
+    gw.services.accounts.updateAccount(other.id, { isActive: false });
+    await expect401({ authorization: `Bearer ${k.key}` }, 'inactive account');
+  });
+
+  test('keys are stored only as hashes', () => {
+    const rows = gw.services.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    const dump = JSON.stringify(rows);
+    assert.equal(dump.includes(gw.key), false);
+    assert.equal(dump.includes(gw.key.slice(9, 30)), false);
+  });
+
+  test('a zero or negative balance gets 402 before any upstream call, free models included', async () => {
+    const svc = gw.services.accountService;
+    const broke = svc.createAccount({ name: 'broke', creditsUsd: '0' });
+    const { key } = svc.createKey({ accountId: broke.id });
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
+    assert.equal(res.status, 402);
+    assert.equal(res.json.error.type, 'insufficient_quota_error');
+    svc.addCredits(broke.id, '-1');
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
+    svc.addCredits(broke.id, '2');
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 200);
+  });
+
+  test('a key at its own credit limit gets 402', async () => {
+    const svc = gw.services.accountService;
+    const { key, record } = svc.createKey({ accountId: gw.accountId, limitUsd: '0.000001' });
+    const pro = { ...body, model: 'switchyard/sim-pro' };
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, pro, { authorization: `Bearer ${key}` })).status, 200);
+    gw.flush();
+    assert.ok(gw.services.accounts.getKey(record.hash)!.usageNanos >= 1000n);
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, pro, { authorization: `Bearer ${key}` });
+    assert.equal(res.status, 402);
+  });
+
+  test('when model is omitted the account default model is used, and without one it is a 400 naming model', async () => {
+    const noModel = { messages: body.messages };
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, noModel, { authorization: `Bearer ${gw.key}` });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.error.code, 'missing_parameter');
+    assert.match(res.json.error.message, /model/);
+    gw.services.accounts.updateAccount(gw.accountId, { defaultModel: 'switchyard/sim-fast' });
+    gw.services.auth.invalidate();
+    const ok = await postJson(`${gw.baseUrl}/chat/completions`, noModel, { authorization: `Bearer ${gw.key}` });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.model, 'switchyard/sim-fast');
+  });
+});

@@ -1,0 +1,82 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+describe('GET /v1/models and GET /v1/key', () => {
+  let gw: TestGateway;
+  let auth: Record<string, string>;
+  before(async () => {
+    gw = await startTestGateway({ credits: '25' });
+    auth = { authorization: `Bearer ${gw.key}` };
+  });
+  after(() => gw.close());
+
+  test('models: every field of the model record, prices as strings', async () => {
+    for (const prefix of ['/v1', '/api/v1']) {
+      const res = await fetch(`${gw.origin}${prefix}/models`, { headers: auth });
+      assert.equal(res.status, 200);
+      const { data } = (await res.json()) as { data: any[] };
+      assert.ok(data.length >= 2);
+      for (const m of data) {
+        assert.match(m.id, /^[^/]+\/[^/]+$/);
+        for (const f of ['name', 'provider', 'description']) assert.equal(typeof m[f], 'string', `${m.id}.${f}`);
+        assert.equal(typeof m.context_length, 'number');
+        assert.equal(typeof m.pricing.prompt, 'string');
+        assert.equal(typeof m.pricing.completion, 'string');
+        assert.ok(Array.isArray(m.capabilities) && m.capabilities.includes('text'));
+      }
+    }
+  });
+
+  test('models needs a valid key', async () => {
+    const res = await fetch(`${gw.baseUrl}/models`);
+    assert.equal(res.status, 401);
+  });
+
+  test('key: the status record, and with details=true balance, account type and usage stats', async () => {
+    const res = await fetch(`${gw.baseUrl}/key`, { headers: auth });
+    assert.equal(res.status, 200);
+    const { data } = (await res.json()) as { data: any };
+    assert.equal(data.usage, 0);
+    assert.equal(data.limit, null);
+    assert.equal(data.name, 'test key');
+    assert.match(data.label, /^sk-sy-v1-...\.\.\..{3}$/);
+    assert.equal(data.tier, 'tier2');
+    assert.equal(data.tier_name, 'Tier 2');
+    assert.equal(data.is_active, true);
+    assert.equal(data.is_org_key, false);
+    assert.equal(typeof data.created_at, 'string');
+    assert.equal('balance' in data, false);
+
+    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    assert.equal(chat.status, 200);
+    gw.flush();
+    const detailed = await fetch(`${gw.origin}/api/v1/key?details=true`, { headers: auth });
+    const d = ((await detailed.json()) as { data: any }).data;
+    assert.equal(d.account_type, 'user');
+    assert.ok(d.usage > 0);
+    assert.equal(d.usage, chat.json.usage.cost);
+    assert.equal(d.balance, Number((25 - d.usage).toFixed(9)));
+    assert.deepEqual(d.usage_stats.last_7_days, { cost: d.usage, requests: 1 });
+    assert.deepEqual(d.usage_stats.last_30_days, { cost: d.usage, requests: 1 });
+    assert.equal(typeof d.last_used, 'string');
+  });
+
+  test('org keys name their organization', async () => {
+    const svc = gw.services.accountService;
+    const org = svc.createAccount({ name: 'Acme Inc', type: 'organization', creditsUsd: '1' });
+    const { key } = svc.createKey({ accountId: org.id });
+    const { data } = (await (await fetch(`${gw.baseUrl}/key?details=true`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: any };
+    assert.equal(data.is_org_key, true);
+    assert.equal(data.org_id, org.id);
+    assert.equal(data.org_name, 'Acme Inc');
+    assert.equal(data.account_type, 'organization');
+  });
+
+  test('unknown routes are a 404 in the error record shape', async () => {
+    const res = await fetch(`${gw.baseUrl}/nope`, { headers: auth });
+    assert.equal(res.status, 404);
+    const b = (await res.json()) as any;
+    assert.equal(b.error.type, 'not_found_error');
+  });
+});

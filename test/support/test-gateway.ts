@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config/load-config.ts';
+import type { GatewayConfig } from '../../src/config/types.ts';
+import { buildApp } from '../../src/server/build-app.ts';
+import { createServices, type Services } from '../../src/server/services.ts';
+
+export interface TestGateway {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** origin + /v1: what an OpenAI client takes as baseURL. */
+  baseUrl: string;
+  key: string;
+  keyHash: string;
+  accountId: string;
+  services: Services;
+  app: FastifyInstance;
+  dir: string;
+  /** Flushes pending settlements so the ledger can be read. */
+  flush(): void;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  /** The YAML config file's text. */
+  yaml?: string;
+  /** Account credits in USD (decimal text). */
+  credits?: string;
+  env?: Record<string, string | undefined>;
+  tweak?: (config: GatewayConfig) => void;
+}
+
+/**
+ * A real gateway on a loopback port with its own temporary SQLite database and one
+ * account with a key: what every end-to-end and contract test talks to.
+ */
+export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
+  const configPath = join(dir, 'switchyard.yaml');
+  writeFileSync(configPath, opts.yaml ?? 'sim: true\n');
+  const env = { SWITCHYARD_DATA_DIR: dir, ...opts.env };
+  const config = loadConfig({ path: configPath, env });
+  config.server = { host: '127.0.0.1', port: 0 };
+  opts.tweak?.(config);
+  const services = createServices(config, { env, log: () => {} });
+  const account = services.accountService.createAccount({
+    name: 'test account',
+    type: 'user',
+    tier: 'tier2',
+    creditsUsd: opts.credits ?? '100',
+  });
+  const { key, record } = services.accountService.createKey({ accountId: account.id, name: 'test key' });
+  const app = buildApp(services);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/v1`,
+    key,
+    keyHash: record.hash,
+    accountId: account.id,
+    services,
+    app,
+    dir,
+    flush: () => services.settlements.flush(),
+    async close() {
+      await app.close();
+      await services.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A config whose only provider is an OpenAI-format emulator, serving `acme/mock-1` (the issue's example shape). */
+export function emulatorConfig(baseUrl: string, extra = ''): string {
+  return `sim: false
+providers:
+  - id: local
+    kind: openai
+    base_url: ${baseUrl}
+    api_key: \${LOCAL_KEY}
+models:
+  - id: acme/mock-1
+    name: Mock One
+    context_length: 32000
+    capabilities: [text, tool_calling, json_mode, streaming]
+    endpoints:
+      - provider: local
+        model: mock-model
+        pricing: { prompt: "0.000001", completion: "0.000002" }
+${extra}`;
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // left undefined: SSE or not JSON
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+/** Parses an SSE body into its data payloads (JSON-parsed, except [DONE]). */
+export function sseData(text: string): unknown[] {
+  const out: unknown[] = [];
+  for (const block of text.split('\n\n')) {
+    const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    if (data.length === 0) continue;
+    out.push(data === '[DONE]' ? '[DONE]' : JSON.parse(data));
+  }
+  return out;
+}
