@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
+import OpenAI from 'openai';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../../../test/emulators/openai-chat-emulator.ts';
 import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
 import type { CanonicalRequest } from '../../canonical/request.ts';
@@ -398,5 +399,38 @@ describe('openai adapter over HTTP: errors and faults', () => {
     const ex = await run(testRequest({ stream: true }));
     assert.ok(Date.now() - started >= 45);
     assert.equal(textOf(ex.parts), 'late');
+  });
+});
+
+describe('the emulator', () => {
+  it('hangs when told to, until the client gives up', async () => {
+    emu.enqueue({ fault: 'hang' });
+    const up = openaiAdapter.encodeRequest(testRequest(), endpoint());
+    await assert.rejects(
+      request(up.url, { method: 'POST', headers: up.headers, body: up.body, dispatcher: agent, signal: AbortSignal.timeout(100) }),
+      (err: Error) => err.name === 'TimeoutError' || err.name === 'AbortError',
+    );
+  });
+
+  it('speaks the wire the official openai client reads', async () => {
+    const client = new OpenAI({ apiKey: 'sk-x', baseURL: emu.baseUrl, maxRetries: 0 });
+    emu.enqueue({ text: 'Hi there', usage: { prompt_tokens: 4, completion_tokens: 2, cached_tokens: 1 } });
+    const completion = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(completion.choices[0]!.message.content, 'Hi there');
+    assert.equal(completion.usage?.prompt_tokens_details?.cached_tokens, 1);
+
+    emu.enqueue({ text: 'a b', toolCalls: [{ id: 'call_1', name: 'f', arguments: '{"k":"v"}' }] });
+    const stream = client.chat.completions.stream({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } });
+    const final = await stream.finalChatCompletion();
+    const message = final.choices[0]!.message;
+    assert.equal(message.content, 'a b');
+    assert.deepEqual(message.tool_calls?.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []), [['call_1', 'f', '{"k":"v"}']]);
+    assert.equal(final.choices[0]!.finish_reason, 'tool_calls');
+    assert.ok(final.usage !== undefined && final.usage !== null);
+
+    emu.enqueue({ fault: 'rate-limit', retryAfterSeconds: 1 });
+    await assert.rejects(client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] }), (err: InstanceType<typeof OpenAI.APIError>) => err.status === 429);
+    // Recorded as the SDK sent it.
+    assert.equal(emu.requests.at(-2)!.body.stream, true);
   });
 });
