@@ -2,6 +2,7 @@ import type {
   AssistantContentPart, AssistantMessage, ImagePart, Message, SystemMessage, TextPart,
   ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
 } from '../../canonical/request.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
 import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
 import {
   decodeImagePart, decodeTextPart, decodeUserPart, messageError, missingField, partType,
@@ -44,7 +45,7 @@ function optionalName(m: JsonObject, i: number): string | undefined {
   return name;
 }
 
-function contentTypeError(i: number, content: unknown, expected: string): Error {
+function contentTypeError(i: number, content: unknown, expected: string): GatewayError {
   return messageError(`messages[${i}].content`, `expected ${expected}, got ${describeType(content)}`);
 }
 
