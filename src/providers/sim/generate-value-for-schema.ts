@@ -11,8 +11,13 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 type Schema = Record<string, unknown>;
 
-/** Past this nesting, recursive schemas ($ref cycles) stop growing. */
-const MAX_DEPTH = 24;
+/**
+ * Past this nesting, objects get only their required properties and arrays only their
+ * minItems, so that recursive schemas ($ref cycles) end in a valid leaf; past MAX_DEPTH
+ * generation gives up with null.
+ */
+const SHALLOW_DEPTH = 12;
+const MAX_DEPTH = 32;
 
 export function generateValueForSchema(schema: unknown, root: unknown = schema): JsonValue {
   return generate(schema, root, '', 0, 0) ?? null;
@@ -68,17 +73,17 @@ function generate(schema: unknown, root: unknown, hint: string, variant: number,
 function generateObject(schema: Schema, root: unknown, depth: number): JsonValue {
   const out: { [key: string]: JsonValue } = {};
   const properties = isSchema(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required : [];
   for (const key of Object.keys(properties)) {
+    if (depth > SHALLOW_DEPTH && !required.includes(key)) continue;
     const value = generate(properties[key], root, key, 0, depth + 1);
     if (value !== undefined) out[key] = value;
   }
   const extra = schema.additionalProperties === undefined ? {} : schema.additionalProperties;
-  if (Array.isArray(schema.required)) {
-    for (const key of schema.required) {
-      if (typeof key !== 'string' || key in out) continue;
-      const value = generate(extra, root, key, 0, depth + 1);
-      if (value !== undefined) out[key] = value;
-    }
+  for (const key of required) {
+    if (typeof key !== 'string' || key in out) continue;
+    const value = generate(key in properties ? properties[key] : extra, root, key, 0, depth + 1);
+    if (value !== undefined) out[key] = value;
   }
   const minProperties = nonNegative(schema.minProperties) ?? 0;
   for (let i = 1; Object.keys(out).length < minProperties && extra !== false; i++) {
@@ -95,7 +100,7 @@ function generateArray(schema: Schema, root: unknown, hint: string, depth: numbe
   const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
   const min = nonNegative(schema.minItems) ?? 0;
   const max = nonNegative(schema.maxItems) ?? Infinity;
-  const count = Math.min(Math.max(min, tuple.length, 1), max);
+  const count = Math.min(depth > SHALLOW_DEPTH ? min : Math.max(min, tuple.length, 1), max);
   const itemHint = singular(hint);
   const out: JsonValue[] = [];
   for (let i = 0; i < count; i++) {

@@ -59,6 +59,7 @@ export function limitSimOutput(draft: SimDraft, stop: readonly string[] | undefi
   const keptReasoning = takeWithinBudget(reasoning, left);
   out.reasoningChunks = reasoning.slice(0, keptReasoning.count);
   out.reasoningTokens = keptReasoning.tokens;
+  out.outputTokens = keptReasoning.tokens;
   left -= keptReasoning.tokens;
   if (keptReasoning.count < reasoning.length) {
     out.reasoningComplete = false;
@@ -70,7 +71,7 @@ export function limitSimOutput(draft: SimDraft, stop: readonly string[] | undefi
   const keptText = takeWithinBudget(text, left);
   out.textChunks = text.slice(0, keptText.count);
   left -= keptText.tokens;
-  out.outputTokens = out.reasoningTokens + keptText.tokens;
+  out.outputTokens += keptText.tokens;
   if (keptText.count < text.length) return finishWithLength(out);
 
   for (const call of draft.toolCalls) {
@@ -96,7 +97,6 @@ export function limitSimOutput(draft: SimDraft, stop: readonly string[] | undefi
 }
 
 function finishWithLength(out: SimOutput): SimOutput {
-  out.outputTokens = Math.max(out.outputTokens, out.reasoningTokens);
   out.finish = { unified: 'length', raw: 'length' };
   return out;
 }
