@@ -69,8 +69,10 @@ export interface OpenAIChatEmulator {
   /** `http://127.0.0.1:<port>/v1` */
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
+  /** Responses the client walked away from before they were complete (deliberate resets excluded). */
+  readonly closedEarly: number;
   enqueue(...steps: EmulatorStep[]): void;
-  /** Forget recorded requests and scripted steps. */
+  /** Forget recorded requests, scripted steps and the closedEarly count. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export interface OpenAIChatEmulator {
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
 const JSON_TYPE = 'application/json';
 const DONE = 'data: [DONE]\n\n';
+const ID_SLOT = '@@EMULATOR_ID@@';
 const DEFAULT_ERROR = { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null };
 
 interface Exchange {
@@ -96,11 +99,16 @@ export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions
 class Emulator implements OpenAIChatEmulator {
   baseUrl = '';
   readonly requests: RecordedRequest[] = [];
+  closedEarly = 0;
   private readonly record: boolean;
   private readonly steps: EmulatorStep[] = [];
   private readonly server: Server;
   private readonly created = Math.floor(Date.now() / 1000);
   private counter = 0;
+  /** Responses this emulator cut on purpose, so they do not count as closed early. */
+  private readonly resets = new WeakSet<ServerResponse>();
+  /** Rendered default answers, split around the response id. */
+  private readonly defaults = new Map<string, string[]>();
 
   constructor(record: boolean) {
     this.record = record;
@@ -125,6 +133,7 @@ class Emulator implements OpenAIChatEmulator {
   reset(): void {
     this.requests.length = 0;
     this.steps.length = 0;
+    this.closedEarly = 0;
   }
 
   close(): Promise<void> {
@@ -136,6 +145,9 @@ class Emulator implements OpenAIChatEmulator {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    res.on('close', () => {
+      if (!res.writableFinished && !this.resets.has(res)) this.closedEarly++;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => this.answer(req, res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
@@ -168,8 +180,12 @@ class Emulator implements OpenAIChatEmulator {
   }
 
   private play(step: EmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
-    if (step === undefined || step.fault === undefined) {
-      this.respond(step ?? { text: `Hello from ${ex.model}` }, ex, res);
+    if (step === undefined) {
+      this.respondDefault(ex, res);
+      return;
+    }
+    if (step.fault === undefined) {
+      this.respond(step, ex, res);
       return;
     }
     switch (step.fault) {
@@ -234,16 +250,41 @@ class Emulator implements OpenAIChatEmulator {
     writePaced(res, events, delay);
   }
 
+  /**
+   * The unscripted answer, rendered once per kind of request and then only stamped with a
+   * fresh id: this is the benchmarks' path.
+   */
+  private respondDefault(ex: Exchange, res: ServerResponse): void {
+    const key = `${ex.stream ? (ex.includeUsage ? 'su' : 's') : 'j'}:${ex.promptTokens}:${ex.model}`;
+    let segments = this.defaults.get(key);
+    if (segments === undefined) {
+      const step: AnswerStep = { text: `Hello from ${ex.model}` };
+      const text = ex.stream ? this.streamEvents(step, ex, ID_SLOT).join('') + DONE : JSON.stringify(this.completion(step, ex, ID_SLOT));
+      segments = text.split(ID_SLOT);
+      if (this.defaults.size >= 1000) this.defaults.clear();
+      this.defaults.set(key, segments);
+    }
+    const body = segments.join(this.nextId());
+    if (ex.stream) res.writeHead(200, SSE_HEADERS);
+    else res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
   private resetMidStream(step: AnswerStep, afterChunks: number, ex: Exchange, res: ServerResponse): void {
     if (!ex.stream) {
       const body = JSON.stringify(this.completion(step, ex));
       res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-      res.write(body.slice(0, body.length >> 1), () => res.destroy());
+      res.write(body.slice(0, body.length >> 1), () => this.cut(res));
       return;
     }
     const events = this.streamEvents(step, ex).slice(0, afterChunks);
     res.writeHead(200, SSE_HEADERS);
-    res.write(events.join(''), () => res.destroy());
+    res.write(events.join(''), () => this.cut(res));
+  }
+
+  private cut(res: ServerResponse): void {
+    this.resets.add(res);
+    res.destroy();
   }
 
   private nextId(): string {
@@ -251,8 +292,7 @@ class Emulator implements OpenAIChatEmulator {
   }
 
   /** The non-streamed body, shaped like the reference's recorded example. */
-  private completion(step: AnswerStep, ex: Exchange): Record<string, unknown> {
-    const id = this.nextId();
+  private completion(step: AnswerStep, ex: Exchange, id = this.nextId()): Record<string, unknown> {
     const toolCalls = step.toolCalls?.map((call, i) => ({ id: call.id ?? `call_emu_${this.counter}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
     const message: Record<string, unknown> = {
       role: 'assistant',
@@ -275,8 +315,7 @@ class Emulator implements OpenAIChatEmulator {
   }
 
   /** Every SSE event of a streamed answer, `[DONE]` excluded. */
-  private streamEvents(step: AnswerStep, ex: Exchange): string[] {
-    const id = this.nextId();
+  private streamEvents(step: AnswerStep, ex: Exchange, id = this.nextId()): string[] {
     // Everything before `"choices"` is the same in every chunk of this answer.
     const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(ex.model)},"system_fingerprint":"fp_emulator","choices":`;
     const tail = ex.includeUsage ? ',"usage":null}\n\n' : '}\n\n';

@@ -25,6 +25,7 @@ export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenA
         out.push(convertAssistantMessage(m));
         break;
       case 'tool':
+        // `isError` has no field on this wire; the result's own text has to say so.
         for (const part of m.content) out.push({ role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part) });
         break;
       default:

@@ -1,7 +1,9 @@
-// Shared by this folder's tests: an endpoint and a canonical request with test defaults, and
-// the two ways of running an upstream exchange over real HTTP (as the pipeline does).
+// Shared by this folder's tests: an endpoint and a canonical request with test defaults, an
+// emulator per test file, and an upstream exchange run over real HTTP as the pipeline runs it.
 
+import { after, before, beforeEach } from 'node:test';
 import { Agent, request } from 'undici';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../../../test/emulators/openai-chat-emulator.ts';
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
@@ -9,6 +11,7 @@ import { compilePricing } from '../../billing/pricing.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter } from '../types.ts';
+import { openaiAdapter } from './openai-adapter.ts';
 
 export function testEndpoint(provider: Partial<ProviderConfig> = {}, upstreamModel = 'gpt-test'): Endpoint {
   const pricing = { prompt: '0.000001', completion: '0.000002' };
@@ -103,4 +106,50 @@ export function partsOfType<T extends StreamPart['type']>(parts: StreamPart[], t
 
 export function textOf(parts: StreamPart[]): string {
   return partsOfType(parts, 'text-delta').map((p) => p.text).join('');
+}
+
+export interface EmulatorHarness {
+  readonly emu: OpenAIChatEmulator;
+  readonly agent: Agent;
+  /** An endpoint pointing at the emulator, with an api key. */
+  endpoint(provider?: Partial<ProviderConfig>): Endpoint;
+  run(req: CanonicalRequest, endpoint?: Endpoint): Promise<Exchange>;
+}
+
+/** Starts an emulator and an undici agent for the calling test file; reset before each test. */
+export function useOpenAIEmulator(adapter: HttpProviderAdapter = openaiAdapter): EmulatorHarness {
+  let emu: OpenAIChatEmulator | undefined;
+  let agent: Agent | undefined;
+  before(async () => {
+    emu = await startOpenAIChatEmulator();
+    agent = new Agent();
+  });
+  after(async () => {
+    await agent?.close();
+    await emu?.close();
+  });
+  beforeEach(() => emu?.reset());
+  const harness: EmulatorHarness = {
+    get emu() {
+      return emu!;
+    },
+    get agent() {
+      return agent!;
+    },
+    endpoint(provider = {}) {
+      return testEndpoint({ baseUrl: emu!.baseUrl, apiKey: 'sk-test', ...provider });
+    },
+    run(req, endpoint = harness.endpoint()) {
+      return runExchange(adapter, req, endpoint, agent!);
+    },
+  };
+  return harness;
+}
+
+export async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
