@@ -1,0 +1,133 @@
+import { compilePricing, type CompiledPricing } from '../billing/pricing.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { BUILTIN_MODELS, BUILTIN_PROVIDERS } from './builtin-catalog.ts';
+import { Catalog } from './catalog.ts';
+import { mergeModels, type EndpointDraft, type ModelDraft } from './merge-models.ts';
+import { resolveProviders, type AdapterInfo, type ResolvedProvider } from './resolve-providers.ts';
+import type { Endpoint, ModelInfo, ProviderConfig } from './types.ts';
+
+export type { AdapterInfo } from './resolve-providers.ts';
+
+type Env = Record<string, string | undefined>;
+
+export interface BuiltCatalog {
+  catalog: Catalog;
+  /** Notes for the startup log (the same as `catalog.warnings`). Never secrets. */
+  warnings: string[];
+}
+
+/**
+ * Builds the catalog once at boot: built-in providers enabled by the credentials in `env`,
+ * merged with the config; endpoints compiled (prices, parameters, limits). Endpoints whose
+ * provider does not serve are dropped, and so are models left without one; what the
+ * operator wrote and lost is reported in `warnings`. Throws ConfigError for config
+ * it cannot make sense of.
+ */
+export function buildCatalog(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, AdapterInfo>): BuiltCatalog {
+  const warnings: string[] = [];
+  const serving = resolveProviders(config, env, adapters, warnings);
+  // Tells a disabled provider from a typo in the warnings.
+  const knownIds = new Set<string>([...BUILTIN_PROVIDERS.map((p) => p.id), ...config.providers.map((p) => p.id)]);
+  const parameterSets = new Map<string, ReadonlySet<string>>();
+  const endpointIds = new Set<string>();
+  const models: ModelInfo[] = [];
+
+  for (const draft of mergeModels(BUILTIN_MODELS, config.models)) {
+    if (!draft.enabled) continue;
+    const contextLength = modelContextLength(draft);
+    const endpoints: Endpoint[] = [];
+    for (const ep of draft.endpoints) {
+      const provider = serving.get(ep.provider);
+      if (provider === undefined) {
+        if (ep.path !== undefined) {
+          const why = knownIds.has(ep.provider) ? 'is not enabled' : 'is unknown';
+          warnings.push(`${ep.path} (${draft.id}): provider "${ep.provider}" ${why}; endpoint dropped`);
+        }
+        continue;
+      }
+      const id = `${provider.config.id}/${ep.model}`;
+      if (endpointIds.has(id)) {
+        warnings.push(`${ep.path ?? draft.id}: endpoint ${id} already serves another model; dropped`);
+        continue;
+      }
+      endpointIds.add(id);
+      endpoints.push(compileEndpoint(draft, ep, provider, id, contextLength, parameterSets));
+    }
+    if (endpoints.length === 0) {
+      if (draft.path !== undefined) warnings.push(`${draft.path} (${draft.id}): no usable endpoint; model dropped`);
+      continue;
+    }
+    models.push({
+      id: draft.id,
+      name: draft.name,
+      author: draft.id.slice(0, draft.id.indexOf('/')),
+      description: draft.description,
+      contextLength,
+      capabilities: draft.capabilities,
+      aliases: draft.aliases,
+      created: draft.created,
+      endpoints,
+    });
+  }
+
+  const providers = new Map<string, ProviderConfig>();
+  for (const [id, p] of serving) providers.set(id, p.config);
+  const catalog = new Catalog(models, providers, warnings);
+  return { catalog, warnings: [...catalog.warnings] };
+}
+
+function modelContextLength(draft: ModelDraft): number {
+  if (draft.contextLength !== undefined) return draft.contextLength;
+  let max = 0;
+  for (const ep of draft.endpoints) if (ep.contextLength !== undefined && ep.contextLength > max) max = ep.contextLength;
+  if (max > 0) return max;
+  throw new ConfigError(`${draft.path ?? draft.id}.context_length`, 'required for a model that is not built in (or give each endpoint a context_length)');
+}
+
+function compileEndpoint(
+  draft: ModelDraft,
+  ep: EndpointDraft,
+  provider: ResolvedProvider,
+  id: string,
+  contextLength: number,
+  parameterSets: Map<string, ReadonlySet<string>>,
+): Endpoint {
+  let compiledPricing: CompiledPricing;
+  try {
+    compiledPricing = compilePricing(ep.pricing, provider.config.cacheFamily);
+  } catch (err) {
+    throw new ConfigError(`${ep.path ?? draft.id}.pricing`, (err as Error).message);
+  }
+  const endpoint: Endpoint = {
+    id,
+    modelId: draft.id,
+    provider: provider.config,
+    upstreamModel: ep.model,
+    pricing: ep.pricing,
+    compiledPricing,
+    contextLength: ep.contextLength ?? contextLength,
+    dataCollection: ep.dataCollection,
+    zdr: ep.zdr,
+    supportedParameters: supportedParameters(ep, provider, parameterSets),
+  };
+  const maxOutputTokens = ep.maxOutputTokens ?? draft.maxOutputTokens;
+  if (maxOutputTokens !== undefined) endpoint.maxOutputTokens = maxOutputTokens;
+  if (ep.quantization !== undefined) endpoint.quantization = ep.quantization;
+  return endpoint;
+}
+
+/** Endpoints with the same exclusions share one set: dozens of endpoints, a handful of sets. */
+function supportedParameters(ep: EndpointDraft, provider: ResolvedProvider, cache: Map<string, ReadonlySet<string>>): ReadonlySet<string> {
+  if (ep.supportedParameters !== undefined) return new Set(ep.supportedParameters);
+  const excluded = [...provider.excludeParameters, ...(ep.excludeParameters ?? [])];
+  if (excluded.length === 0) return provider.adapter.supportedParameters;
+  const key = `${provider.config.id}\0${[...new Set(excluded)].sort().join(',')}`;
+  let set = cache.get(key);
+  if (set === undefined) {
+    const drop = new Set(excluded);
+    set = new Set([...provider.adapter.supportedParameters].filter((p) => !drop.has(p)));
+    cache.set(key, set);
+  }
+  return set;
+}

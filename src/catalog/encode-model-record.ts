@@ -1,0 +1,86 @@
+import { formatAttos } from '../billing/money.ts';
+import type { Capability, Endpoint, ModelInfo } from './types.ts';
+
+/** The spec's Model record, with the extra fields OpenRouter's /models clients read. */
+export interface ModelRecord {
+  id: string;
+  name: string;
+  /** The model's author (the part of the id before the slash). */
+  provider: string;
+  description: string;
+  context_length: number;
+  pricing: ModelRecordPricing;
+  capabilities: Capability[];
+  created: number;
+  architecture: { modality: string; input_modalities: string[]; output_modalities: string[] };
+  top_provider: { context_length: number; max_completion_tokens: number | null };
+  supported_parameters: string[];
+}
+
+/** USD per token (per request / per image) as decimal strings; optional ones only when they apply. */
+export interface ModelRecordPricing {
+  prompt: string;
+  completion: string;
+  request?: string;
+  image?: string;
+  input_cache_read?: string;
+  input_cache_write?: string;
+}
+
+/**
+ * Encodes a model for `GET /v1/models`. Prices and `top_provider` are those of the cheapest
+ * endpoint (the default routing preference); `supported_parameters` is the union over
+ * endpoints, since routing can reach any of them.
+ */
+export function toModelRecord(model: ModelInfo): ModelRecord {
+  const top = cheapestEndpoint(model.endpoints);
+  const supported = new Set<string>();
+  for (const ep of model.endpoints) for (const p of ep.supportedParameters) supported.add(p);
+  return {
+    id: model.id,
+    name: model.name,
+    provider: model.author,
+    description: model.description,
+    context_length: model.contextLength,
+    pricing: encodePricing(top),
+    capabilities: model.capabilities,
+    created: model.created,
+    architecture: encodeArchitecture(model.capabilities),
+    top_provider: { context_length: top.contextLength, max_completion_tokens: top.maxOutputTokens ?? null },
+    supported_parameters: [...supported].sort(),
+  };
+}
+
+function cheapestEndpoint(endpoints: readonly Endpoint[]): Endpoint {
+  let best = endpoints[0];
+  if (best === undefined) throw new Error('a catalog model always has an endpoint');
+  for (const ep of endpoints) if (listCost(ep) < listCost(best)) best = ep;
+  return best;
+}
+
+function listCost(ep: Endpoint): bigint {
+  return ep.compiledPricing.prompt + ep.compiledPricing.completion;
+}
+
+function encodePricing(ep: Endpoint): ModelRecordPricing {
+  const p = ep.compiledPricing;
+  const out: ModelRecordPricing = { prompt: formatAttos(p.prompt), completion: formatAttos(p.completion) };
+  if (p.request !== 0n) out.request = formatAttos(p.request);
+  if (p.image !== 0n) out.image = formatAttos(p.image);
+  // Cache prices are worth a field only where caching changes the price.
+  if (p.cacheRead !== p.prompt) out.input_cache_read = formatAttos(p.cacheRead);
+  if (p.cacheWrite !== p.prompt) out.input_cache_write = formatAttos(p.cacheWrite);
+  return out;
+}
+
+function encodeArchitecture(capabilities: readonly Capability[]): ModelRecord['architecture'] {
+  const has = (c: Capability): boolean => capabilities.includes(c);
+  const input = ['text'];
+  if (has('multimodal')) input.push('image');
+  if (has('pdf_input')) input.push('file');
+  if (has('audio_input')) input.push('audio');
+  const output = ['text'];
+  if (has('image_output')) output.push('image');
+  if (has('audio_output')) output.push('audio');
+  return { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output };
+}

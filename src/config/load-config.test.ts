@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError } from './config-error.ts';
+import { loadConfig, parseConfig } from './load-config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileCount = 0;
+function writeConfig(text: string): string {
+  const path = join(dir, `config-${++fileCount}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const EXAMPLE = `
+providers:
+  - id: local                 # provider slug used in routing
+    kind: openai
+    base_url: http://127.0.0.1:9100/v1
+    api_key: \${LOCAL_KEY}
+models:
+  - id: acme/mock-1
+    name: Mock One
+    context_length: 32000
+    capabilities: [text, tool_calling, json_mode, streaming]
+    endpoints:
+      - provider: local
+        model: mock-model
+        pricing: { prompt: "0.000001", completion: "0.000002" }
+`;
+
+function expectConfigError(fn: () => unknown, path: string, pattern: RegExp): void {
+  assert.throws(fn, (err: unknown) => {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    assert.equal(err.path, path);
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('loadConfig', () => {
+  it('loads the documented example', () => {
+    const config = loadConfig({ path: writeConfig(EXAMPLE), env: { LOCAL_KEY: 'sk-local' } });
+    assert.deepEqual(config.providers, [
+      { id: 'local', kind: 'openai', baseUrl: 'http://127.0.0.1:9100/v1', apiKey: 'sk-local' },
+    ]);
+    assert.deepEqual(config.models, [{
+      id: 'acme/mock-1',
+      name: 'Mock One',
+      contextLength: 32000,
+      capabilities: ['text', 'tool_calling', 'json_mode', 'streaming'],
+      endpoints: [{ provider: 'local', model: 'mock-model', pricing: { prompt: '0.000001', completion: '0.000002' } }],
+    }]);
+  });
+
+  it('gives defaults without any file', () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(config, {
+      server: { host: '127.0.0.1', port: 8080 },
+      database: { path: './data/switchyard.db' },
+      timeouts: { attemptMs: 60000, requestMs: 300000 },
+      bootstrap: { credits: '10' },
+      sim: 'auto',
+      providers: [],
+      models: [],
+    });
+  });
+
+  it('takes the file from SWITCHYARD_CONFIG, and --config over it', () => {
+    const fromEnv = writeConfig('server: { port: 9001 }');
+    const fromFlag = writeConfig('server: { port: 9002 }');
+    assert.equal(loadConfig({ env: { SWITCHYARD_CONFIG: fromEnv } }).server.port, 9001);
+    assert.equal(loadConfig({ path: fromFlag, env: { SWITCHYARD_CONFIG: fromEnv } }).server.port, 9002);
+  });
+
+  it('reads every section', () => {
+    const path = writeConfig(`
+server: { host: 0.0.0.0, port: 9000 }
+database: { path: /var/lib/switchyard/db.sqlite }
+timeouts: { attempt_ms: 1000, request_ms: 5000 }
+bootstrap: { credits: "25.5" }
+sim: true
+`);
+    const config = loadConfig({ path, env: {} });
+    assert.deepEqual(config.server, { host: '0.0.0.0', port: 9000 });
+    assert.deepEqual(config.database, { path: '/var/lib/switchyard/db.sqlite' });
+    assert.deepEqual(config.timeouts, { attemptMs: 1000, requestMs: 5000 });
+    assert.deepEqual(config.bootstrap, { credits: '25.5' });
+    assert.equal(config.sim, true);
+  });
+
+  it('resolves ${VAR} and ${VAR:-default} in values, never in structure', () => {
+    const path = writeConfig(`
+server: { host: "\${BIND:-0.0.0.0}", port: "\${GW_PORT:-8181}" }
+providers:
+  - id: local
+    kind: openai
+    base_url: "http://\${UP_HOST}:9100/v1"
+    api_key: \${MISSING_KEY}
+    headers: { X-Team: "\${TEAM:-core}", X-Literal: "$\${NOT_A_REF}" }
+sim: \${SIM_MODE:-auto}
+`);
+    const config = loadConfig({ path, env: { UP_HOST: 'inference.internal', GW_PORT: '9300', TEAM: '' } });
+    assert.deepEqual(config.server, { host: '0.0.0.0', port: 9300 });
+    const [local] = config.providers;
+    assert.equal(local?.baseUrl, 'http://inference.internal:9100/v1');
+    assert.equal(local?.apiKey, undefined, 'an unset ${VAR} makes the optional field absent');
+    assert.deepEqual(local?.headers, { 'X-Team': 'core', 'X-Literal': '${NOT_A_REF}' });
+    assert.equal(config.sim, 'auto');
+
+    const injected = parseConfig({ server: { host: '${EVIL}' } }, { EVIL: 'x\nport: 1' });
+    assert.equal(injected.server.host, 'x\nport: 1');
+    assert.equal(injected.server.port, 8080);
+  });
+
+  it('lets HOST and PORT override the file, and flags override both', () => {
+    const path = writeConfig('server: { host: 10.0.0.1, port: 9000 }');
+    assert.deepEqual(loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' } }).server, { host: '0.0.0.0', port: 7000 });
+    assert.deepEqual(
+      loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' }, overrides: { port: 6000 } }).server,
+      { host: '0.0.0.0', port: 6000 },
+    );
+    expectConfigError(() => loadConfig({ env: { PORT: 'eighty' } }), 'env PORT', /^env PORT: expected an integer from 0 to 65535/);
+  });
+
+  it('places the database by DATABASE_URL, then SWITCHYARD_DATA_DIR, then the file', () => {
+    const path = writeConfig('database: { path: ./file.db }');
+    assert.equal(loadConfig({ path, env: {} }).database.path, './file.db');
+    assert.equal(loadConfig({ path, env: { SWITCHYARD_DATA_DIR: '/srv/data' } }).database.path, '/srv/data/switchyard.db');
+    const env = { SWITCHYARD_DATA_DIR: '/srv/data', DATABASE_URL: 'sqlite:/tmp/x.db' };
+    assert.equal(loadConfig({ path, env }).database.path, '/tmp/x.db');
+    assert.equal(loadConfig({ env: { DATABASE_URL: 'sqlite://./rel.db' } }).database.path, './rel.db');
+    assert.equal(loadConfig({ env: { DATABASE_URL: 'sqlite:///abs/path.db' } }).database.path, '/abs/path.db');
+  });
+
+  it('refuses other database schemes without echoing the URL', () => {
+    assert.throws(
+      () => loadConfig({ env: { DATABASE_URL: 'postgres://admin:hunter2@db/switchyard' } }),
+      (err: unknown) => err instanceof ConfigError && /postgres scheme is not supported yet/.test(err.message) && !err.message.includes('hunter2'),
+    );
+  });
+
+  it('converts YAML-number prices through their exact decimal text', () => {
+    const config = parseConfig({
+      models: [{ id: 'acme/x', endpoints: [{ provider: 'p', pricing: { prompt: 0.0000025, completion: 1e-7, cache_read: '0.00000125000' } }] }],
+    }, {});
+    assert.deepEqual(config.models[0]?.endpoints?.[0]?.pricing, { prompt: '0.0000025', completion: '0.0000001', cache_read: '0.00000125' });
+  });
+
+  it('reads created as seconds or as a date', () => {
+    const config = parseConfig({ models: [{ id: 'a/b', created: '2025-04-14' }, { id: 'a/c', created: 1700000000 }] }, {});
+    assert.equal(config.models[0]?.created, 1744588800);
+    assert.equal(config.models[1]?.created, 1700000000);
+  });
+});
+
+describe('loadConfig errors name the field', () => {
+  it('an unknown provider kind', () => {
+    expectConfigError(
+      () => parseConfig({ providers: [{ id: 'x', kind: 'opneai', base_url: 'http://h' }] }, {}),
+      'providers[0].kind',
+      /^config providers\[0\]\.kind: expected one of openai, .*sim.*, got "opneai"$/,
+    );
+  });
+
+  it('a misspelt field', () => {
+    expectConfigError(
+      () => parseConfig({ providers: [{ id: 'x', kind: 'openai', bse_url: 'http://h' }] }, {}),
+      'providers[0].bse_url',
+      /unknown field; expected one of id, kind, name, base_url/,
+    );
+  });
+
+  it('a wrong shape', () => {
+    expectConfigError(() => parseConfig({ providers: { id: 'x' } }, {}), 'providers', /expected a list, got a mapping/);
+    expectConfigError(() => parseConfig({ server: { port: 70000 } }, {}), 'server.port', /expected an integer from 0 to 65535, got 70000/);
+    expectConfigError(() => parseConfig({ sim: 'maybe' }, {}), 'sim', /expected true, false or auto/);
+    expectConfigError(() => parseConfig({ timeouts: { attempt_ms: 0 } }, {}), 'timeouts.attempt_ms', /integer >= 1/);
+  });
+
+  it('missing or malformed prices', () => {
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p' }] }] }, {}),
+      'models[0].endpoints[0].pricing',
+      /required/,
+    );
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing: { prompt: '0.000001' } }] }] }, {}),
+      'models[0].endpoints[0].pricing.completion',
+      /required/,
+    );
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing: { prompt: '$1', completion: '0' } }] }] }, {}),
+      'models[0].endpoints[0].pricing.prompt',
+      /not a decimal number/,
+    );
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing: { prompt: '-1', completion: '0' } }] }] }, {}),
+      'models[0].endpoints[0].pricing.prompt',
+      /must not be negative/,
+    );
+  });
+
+  it('bad ids, capabilities and duplicates', () => {
+    expectConfigError(() => parseConfig({ models: [{ id: 'no-author' }] }, {}), 'models[0].id', /<author>\/<name>/);
+    expectConfigError(() => parseConfig({ models: [{ id: 'a/b', capabilities: ['text', 'telepathy'] }] }, {}), 'models[0].capabilities[1]', /expected one of text/);
+    expectConfigError(() => parseConfig({ providers: [{ id: 'a/b' }] }, {}), 'providers[0].id', /no '\/'/);
+    expectConfigError(() => parseConfig({ providers: [{ id: 'p' }, { id: 'p' }] }, {}), 'providers[1].id', /duplicate provider id "p"/);
+    expectConfigError(() => parseConfig({ models: [{ id: 'a/b' }, { id: 'a/b' }] }, {}), 'models[1].id', /duplicate model id/);
+  });
+
+  it('a bad ${} reference', () => {
+    expectConfigError(() => parseConfig({ providers: [{ id: 'p', api_key: '${not valid}' }] }, {}), 'providers[0].api_key', /not a valid environment reference/);
+  });
+
+  it('a missing file, and invalid YAML without quoting its source', () => {
+    expectConfigError(() => loadConfig({ path: join(dir, 'absent.yaml'), env: {} }), '', /cannot read .*absent\.yaml: no such file/);
+    const path = writeConfig('providers:\n  - id: x\n    api_key: sk-secret-value\n    api_key: again\n');
+    assert.throws(
+      () => loadConfig({ path, env: {} }),
+      (err: unknown) => err instanceof ConfigError && /is not valid YAML/.test(err.message) && !err.message.includes('sk-secret-value'),
+    );
+  });
+
+  it('never echoes a secret in a type error', () => {
+    assert.throws(
+      () => parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', timeout_ms: '${KEY}' }] }, { KEY: 'sk-very-secret' }),
+      (err: unknown) => err instanceof ConfigError && err.path === 'providers[0].timeout_ms' && !err.message.includes('sk-very-secret'),
+    );
+  });
+});
