@@ -120,13 +120,14 @@ function compileEndpoint(
 /** Endpoints with the same exclusions share one set: dozens of endpoints, a handful of sets. */
 function supportedParameters(ep: EndpointDraft, provider: ResolvedProvider, cache: Map<string, ReadonlySet<string>>): ReadonlySet<string> {
   if (ep.supportedParameters !== undefined) return new Set(ep.supportedParameters);
+  const base = provider.adapter.supportedParametersFor?.(provider.config) ?? provider.adapter.supportedParameters;
   const excluded = [...provider.excludeParameters, ...(ep.excludeParameters ?? [])];
-  if (excluded.length === 0) return provider.adapter.supportedParameters;
+  if (excluded.length === 0) return base;
   const key = `${provider.config.id}\0${[...new Set(excluded)].sort().join(',')}`;
   let set = cache.get(key);
   if (set === undefined) {
     const drop = new Set(excluded);
-    set = new Set([...provider.adapter.supportedParameters].filter((p) => !drop.has(p)));
+    set = new Set([...base].filter((p) => !drop.has(p)));
     cache.set(key, set);
   }
   return set;

@@ -9,6 +9,7 @@ type Env = Record<string, string | undefined>;
 /** What the catalog needs to know of an adapter. */
 export interface AdapterInfo {
   readonly supportedParameters: ReadonlySet<string>;
+  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<string>;
 }
 
 export interface ResolvedProvider {

@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { Endpoint } from '../catalog/types.ts';
+import type { Endpoint, ProviderConfig } from '../catalog/types.ts';
 import type { SseEvent } from './sse/parse-sse.ts';
 
 export interface UpstreamRequest {
@@ -24,8 +24,10 @@ export interface StreamDecoder {
 export interface HttpProviderAdapter {
   readonly kind: string;
   readonly transport: 'http';
-  /** Parameters (chat-table names) this adapter can carry upstream. */
+  /** Parameters (chat-table names) this adapter can carry upstream, for some vendor. */
   readonly supportedParameters: ReadonlySet<string>;
+  /** Those this provider (its vendor profile) takes; the catalog narrows each endpoint's set from it. */
+  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<string>;
   encodeRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest;
   decodeResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void;
   createStreamDecoder(endpoint: Endpoint, emit: PartSink): StreamDecoder;

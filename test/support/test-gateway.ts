@@ -8,6 +8,13 @@ import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
 
+/** The simulated provider alone, at full speed. */
+export const SIM_ONLY = `sim: true
+providers:
+  - id: sim
+    options: { chunk_delay_ms: 0 }
+`;
+
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
   origin: string;
@@ -40,7 +47,7 @@ export interface TestGatewayOptions {
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const configPath = join(dir, 'switchyard.yaml');
-  writeFileSync(configPath, opts.yaml ?? 'sim: true\n');
+  writeFileSync(configPath, opts.yaml ?? SIM_ONLY);
   const env = { SWITCHYARD_DATA_DIR: dir, ...opts.env };
   const config = loadConfig({ path: configPath, env });
   config.server = { host: '127.0.0.1', port: 0 };

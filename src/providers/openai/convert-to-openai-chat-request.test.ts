@@ -111,3 +111,12 @@ describe('convertToOpenAIChatRequest', () => {
     assert.equal(openaiAdapter.supportedParameters.has('top_a'), false);
   });
 });
+
+it('parameters the endpoint does not support are dropped even when the vendor profile carries them', () => {
+  const ep = testEndpoint({ profile: 'openai' });
+  const narrowed = { ...ep, supportedParameters: new Set(['max_tokens', 'tools']) };
+  const body = buildOpenAIChatBody(testRequest({ sampling: { temperature: 0.5, topP: 0.9 }, maxOutputTokens: 10 }), narrowed);
+  assert.equal('temperature' in body, false);
+  assert.equal('top_p' in body, false);
+  assert.equal(body.max_completion_tokens, 10);
+});

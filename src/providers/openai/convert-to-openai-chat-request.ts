@@ -25,7 +25,9 @@ export function convertToOpenAIChatRequest(req: CanonicalRequest, endpoint: Endp
 /** The body as an object; absent canonical fields stay absent, unsupported ones are dropped. */
 export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): OpenAIChatRequestBody {
   const profile = openAIProfileFor(endpoint.provider);
-  const accepts = profile.parameters;
+  // The endpoint's set is the catalog's word (it may drop more, e.g. temperature on
+  // reasoning models); the profile's bounds what this vendor's wire can carry at all.
+  const accepts = new ParameterGate(profile.parameters, endpoint.supportedParameters);
   const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages) };
   const s = req.sampling;
   if (s.temperature !== undefined && accepts.has('temperature')) body.temperature = s.temperature;
@@ -62,6 +64,18 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
     body.stream_options = STREAM_OPTIONS;
   }
   return body;
+}
+
+class ParameterGate {
+  private readonly profile: ReadonlySet<string>;
+  private readonly endpoint: ReadonlySet<string>;
+  constructor(profile: ReadonlySet<string>, endpoint: ReadonlySet<string>) {
+    this.profile = profile;
+    this.endpoint = endpoint;
+  }
+  has(name: string): boolean {
+    return this.profile.has(name) && this.endpoint.has(name);
+  }
 }
 
 function convertTool(tool: ToolDefinition): OpenAIChatTool {

@@ -3,13 +3,16 @@ import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
 import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
 import { decodeOpenAIError } from './decode-openai-error.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
-import { allOpenAIProfileParameters } from './openai-profiles.ts';
+import { allOpenAIProfileParameters, openAIProfileFor } from './openai-profiles.ts';
 
 /** OpenAI chat completions: OpenAI itself and any OpenAI-compatible base URL (see openai-profiles.ts). */
 export const openaiAdapter: HttpProviderAdapter = {
   kind: 'openai',
   transport: 'http',
   supportedParameters: allOpenAIProfileParameters(),
+  supportedParametersFor(provider) {
+    return openAIProfileFor(provider).parameters;
+  },
   encodeRequest: convertToOpenAIChatRequest,
   decodeResponse: convertOpenAIChatResponse,
   createStreamDecoder(endpoint, emit) {

@@ -1,6 +1,7 @@
 // Shared by this folder's tests: an endpoint and a canonical request with test defaults, an
 // emulator per test file, and an upstream exchange run over real HTTP as the pipeline runs it.
 
+import { allOpenAIProfileParameters } from './openai-profiles.ts';
 import { after, before, beforeEach } from 'node:test';
 import { Agent, request } from 'undici';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../../../test/emulators/openai-chat-emulator.ts';
@@ -33,7 +34,7 @@ export function testEndpoint(provider: Partial<ProviderConfig> = {}, upstreamMod
     contextLength: 128_000,
     dataCollection: 'deny',
     zdr: false,
-    supportedParameters: new Set(['temperature', 'tools']),
+    supportedParameters: allOpenAIProfileParameters(),
   };
 }
 
