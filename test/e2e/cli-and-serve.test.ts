@@ -1,0 +1,142 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// The `switchyard` command as an operator runs it: a separate process on a real database.
+
+const BIN = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
+
+function cli(dir: string, ...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '' },
+    encoding: 'utf8',
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function cliJson(dir: string, ...args: string[]): any {
+  const r = cli(dir, ...args, '--json');
+  assert.equal(r.code, 0, r.err);
+  return JSON.parse(r.out);
+}
+
+interface Served {
+  child: ChildProcess;
+  origin: string;
+  stderr: string;
+}
+
+/** Starts `switchyard serve` on a free port; resolves once it listens. */
+async function serve(dir: string): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 15_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(stderr);
+      // Wait for the whole banner (it ends with the curl example when a key was made).
+      if (m && (stderr.includes('models from providers') || stderr.includes('Try:'))) {
+        setTimeout(() => {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }, 100);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { child, origin, get stderr() { return stderr; } } as Served;
+}
+
+async function stop(s: Served): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
+  s.child.kill('SIGTERM');
+  return exited;
+}
+
+describe('switchyard serve and the operator CLI', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('first start creates the operator and prints a working key once; a restart keeps the data and prints none', async () => {
+    const first = await serve(dir);
+    const key = /^\s+(sk-sy-v1-\S+)$/m.exec(first.stderr)?.[1];
+    assert.ok(key, `no key in: ${first.stderr}`);
+    const models = await fetch(`${first.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(models.status, 200);
+    const ids = ((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+    assert.ok(ids.includes('switchyard/sim-fast'), 'the sim provider serves with no credentials');
+    const chat = await fetch(`${first.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    assert.equal(chat.status, 200, 'the operator default model is used when model is omitted');
+    assert.equal(await stop(first), 0);
+
+    const second = await serve(dir);
+    assert.equal(/sk-sy-v1-/.test(second.stderr), false, 'the key is printed only on the first start');
+    const again = await fetch(`${second.origin}/v1/key`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(again.status, 200);
+    await stop(second);
+  });
+
+  test('accounts, keys and credits commands, with --json', async () => {
+    const acct = cliJson(dir, 'accounts', 'create', '--name', 'Acme', '--org', '--credits', '12.5', '--tier', 'tier2');
+    assert.match(acct.id, /^acct_/);
+    assert.equal(acct.account_type, 'organization');
+    assert.equal(acct.tier, 'tier2');
+    assert.equal(acct.balance, '12.5');
+
+    const key = cliJson(dir, 'keys', 'create', '--account', acct.id, '--name', 'ci', '--limit', '3');
+    assert.match(key.key, /^sk-sy-v1-/);
+    assert.equal(key.limit, '3');
+    assert.equal(key.name, 'ci');
+
+    const listed = cliJson(dir, 'keys', 'list', '--account', acct.id);
+    assert.deepEqual(listed.map((k: any) => k.hash), [key.hash]);
+    assert.equal(JSON.stringify(listed).includes(key.key), false, 'listing never shows a key');
+
+    const credited = cliJson(dir, 'credits', 'add', '--account', acct.id, '--amount', '0.000000001');
+    assert.equal(credited.balance, '12.500000001');
+
+    const accounts = cliJson(dir, 'accounts', 'list');
+    assert.ok(accounts.some((a: any) => a.id === acct.id));
+
+    // The new key works against a running gateway until it is revoked.
+    const s = await serve(dir);
+    try {
+      const auth = { authorization: `Bearer ${key.key}` };
+      assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 200);
+      const revoked = cliJson(dir, 'keys', 'revoke', key.hash);
+      assert.equal(revoked.is_active, false);
+      await new Promise((r) => setTimeout(r, 2100)); // the auth cache's TTL
+      assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 401);
+    } finally {
+      await stop(s);
+    }
+  });
+
+  test('bad input gets a usage message and a non-zero exit, not a stack trace', () => {
+    const r = cli(dir, 'keys', 'create');
+    assert.equal(r.code, 2);
+    assert.match(r.err, /missing --account/);
+    const u = cli(dir, 'frobnicate');
+    assert.equal(u.code, 2);
+    const bad = cli(dir, 'credits', 'add', '--account', 'acct_nope', '--amount', '5');
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /no account/);
+    const money = cli(dir, 'credits', 'add', '--account', 'acct_nope', '--amount', 'lots');
+    assert.notEqual(money.code, 0);
+    assert.doesNotMatch(money.err, /at .*\.ts:\d+/);
+  });
+});
