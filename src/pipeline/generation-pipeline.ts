@@ -13,11 +13,11 @@ import { planAttempts } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
 
-export type Dialect = 'chat' | 'messages' | 'responses';
+import type { DialectName } from '../front/front-dialect.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */
 export interface RequestInfo {
-  dialect: Dialect;
+  dialect: DialectName;
   httpReferer: string | null;
   xTitle: string | null;
 }
@@ -37,9 +37,8 @@ export interface GenerationOutcome {
   execution: ExecutionResult;
   usage: Usage | null;
   cost: Cost | null;
-  /** The catalog id of the model that served, else the first planned. */
-  model: string;
-  provider: string | null;
+  /** The attempt that served the answer (also after a mid-stream failure), or null. */
+  served: PlannedAttempt | null;
 }
 
 export interface PipelineDeps {
@@ -109,8 +108,7 @@ export class GenerationPipeline {
       execution,
       usage,
       cost,
-      model: (served ?? admitted.plan[0]!).model.id,
-      provider: served?.endpoint.provider.id ?? null,
+      served,
     };
   }
 

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { BODY_LIMIT, normalizeError } from './normalize-error.ts';
-import { chatErrorHandler, registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
+import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
+import { dialectErrorHandler } from './generation-route.ts';
+import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
 import type { Services } from './services.ts';
@@ -24,9 +26,11 @@ export function buildApp(services: Services): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 
-  app.setErrorHandler(chatErrorHandler);
+  // Outside the dialect routes, errors take the spec's record shape (the chat dialect's).
+  const renderError = dialectErrorHandler(chatDialect);
+  app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => {
-    chatErrorHandler(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
+    renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
 
   registerChatCompletionsRoute(app, services, API_PREFIXES);

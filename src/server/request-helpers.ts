@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Dialect, RequestInfo } from '../pipeline/generation-pipeline.ts';
+import type { DialectName } from '../front/front-dialect.ts';
+import type { RequestInfo } from '../pipeline/generation-pipeline.ts';
 
 /** Aborts when the client goes away before the answer is complete; the upstream call is then cancelled. */
 export function clientAbortSignal(reply: FastifyReply): AbortSignal {
@@ -11,7 +12,7 @@ export function clientAbortSignal(reply: FastifyReply): AbortSignal {
   return ctrl.signal;
 }
 
-export function requestInfo(request: FastifyRequest, dialect: Dialect): RequestInfo {
+export function requestInfo(request: FastifyRequest, dialect: DialectName): RequestInfo {
   const h = request.headers;
   return {
     dialect,

@@ -1,24 +1,13 @@
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { encodeChatUsage, type ChatUsage } from './encode-chat-usage.ts';
+import type { ResponseMeta } from '../front-dialect.ts';
 
 // A whole answer → the chat completion body (spec "Chat completion response" in OpenAI's
 // wire shape, with OpenRouter's `provider`, `reasoning` and `native_finish_reason`).
 
-export interface ChatResponseMeta {
-  /** Completion id (`gen-...`), the same in every chunk of a stream. */
-  id: string;
-  /** Unix time in seconds. */
-  created: number;
-  /** The model that answered, as the client knows it. */
-  model: string;
-  /** The provider that served the answer. */
-  provider: string;
-  /** The client asked for `reasoning.exclude`: reasoning text is not returned. */
-  excludeReasoning: boolean;
-  /** The settled cost in USD (see billing/money.ts `nanosToNumber`). */
-  cost?: number;
-}
+/** The chat dialect needs nothing beyond the common response meta. */
+export type ChatResponseMeta = ResponseMeta;
 
 export interface ChatToolCall {
   id: string;

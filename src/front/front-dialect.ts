@@ -1,0 +1,53 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { CanonicalResponse } from '../canonical/response.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+
+export type DialectName = 'chat' | 'messages' | 'responses';
+
+/** What every encoder of an answer needs to know beyond the answer itself. */
+export interface ResponseMeta {
+  /** The generation id, used as the response id. */
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  /** Catalog id of the model that served. */
+  model: string;
+  provider: string;
+  /** The client asked to reason without seeing the reasoning. */
+  excludeReasoning: boolean;
+  /** USD, when known. */
+  cost?: number;
+}
+
+/** Turns stream parts into the SSE text of one dialect. Every method returns text to write ('' for none). */
+export interface DialectStreamEncoder {
+  /** Sent once, before the first part. */
+  start(): string;
+  push(part: StreamPart): string;
+  /** The answer is complete; cost in USD when known. */
+  end(cost?: number): string;
+  /** A failure after the stream started; the stream ends after it. */
+  error(err: GatewayError): string;
+}
+
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * A client dialect as the server sees it: how to read the key and the request, and how
+ * to write answers and errors. The generation route is one handler parameterized by this.
+ */
+export interface FrontDialect {
+  readonly name: DialectName;
+  /** The raw API key from the request headers, if any. */
+  readKey(headers: IncomingHttpHeaders): string | undefined;
+  decode(body: unknown): CanonicalRequest;
+  encodeResponse(resp: CanonicalResponse, meta: ResponseMeta): unknown;
+  createStreamEncoder(meta: ResponseMeta): DialectStreamEncoder;
+  renderError(err: GatewayError): RenderedError;
+}

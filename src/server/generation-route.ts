@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { nanosToNumber } from '../billing/money.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { DialectStreamEncoder, FrontDialect, ResponseMeta } from '../front/front-dialect.ts';
+import { FoldingSink } from '../pipeline/folding-sink.ts';
+import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
+import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { ExecutionSink } from '../routing/execute-attempts.ts';
+import { normalizeError } from './normalize-error.ts';
+import { clientAbortSignal, requestInfo } from './request-helpers.ts';
+import type { Services } from './services.ts';
+import { SseWriter } from './sse-writer.ts';
+
+/**
+ * Registers a model-calling endpoint: one handler for every dialect, parameterized by the
+ * dialect's codec. authenticate → decode → admit → run (fold or stream) → encode.
+ */
+export function registerGenerationRoute(app: FastifyInstance, services: Services, dialect: FrontDialect, paths: readonly string[]): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const auth = services.auth.authenticate(dialect.readKey(request.headers));
+    const req = dialect.decode(request.body);
+    const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
+    reply.header('x-generation-id', admitted.generationId);
+    const signal = clientAbortSignal(reply);
+
+    if (!req.stream) {
+      const sink = new FoldingSink();
+      const outcome = await services.pipeline.run(admitted, sink, signal);
+      if (outcome.execution.error !== null) throw outcome.execution.error;
+      return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome));
+    }
+
+    reply.hijack();
+    const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
+    const outcome = await services.pipeline.run(admitted, sink, signal);
+    sink.close(outcome);
+    return reply;
+  };
+  const errorHandler = dialectErrorHandler(dialect);
+  for (const path of paths) app.post(path, { errorHandler }, handler);
+}
+
+/** Renders any error reaching a route in its dialect's shape. */
+export function dialectErrorHandler(dialect: FrontDialect) {
+  return function renderDialectError(error: unknown, _request: FastifyRequest, reply: FastifyReply): void {
+    const out = dialect.renderError(normalizeError(error));
+    reply.code(out.status).headers(out.headers).send(out.body);
+  };
+}
+
+function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcome: GenerationOutcome | null): ResponseMeta {
+  const meta: ResponseMeta = {
+    id: admitted.generationId,
+    created: admitted.created,
+    model: attempt.model.id,
+    provider: attempt.endpoint.provider.id,
+    excludeReasoning: admitted.req.reasoning?.exclude === true,
+  };
+  if (outcome?.cost) meta.cost = nanosToNumber(outcome.cost.totalNanos);
+  return meta;
+}
+
+/**
+ * Streams an answer in a dialect. Nothing is written until the first part of an answer
+ * arrives, so a failure before that is still a plain HTTP error with its own status and
+ * routing may still fail over.
+ */
+class DialectSseSink implements ExecutionSink {
+  private readonly dialect: FrontDialect;
+  private readonly writer: SseWriter;
+  private readonly admitted: AdmittedRequest;
+  private encoder: DialectStreamEncoder | null = null;
+  private attempt: PlannedAttempt;
+  private readonly pending: StreamPart[] = [];
+
+  constructor(dialect: FrontDialect, writer: SseWriter, admitted: AdmittedRequest) {
+    this.dialect = dialect;
+    this.writer = writer;
+    this.admitted = admitted;
+    this.attempt = admitted.plan[0]!;
+  }
+
+  get committed(): boolean {
+    return this.encoder !== null;
+  }
+
+  beginAttempt(attempt: PlannedAttempt): void {
+    this.attempt = attempt;
+    this.pending.length = 0;
+  }
+
+  part(part: StreamPart): void {
+    const encoder = this.encoder;
+    if (encoder !== null) {
+      this.writer.write(encoder.push(part));
+      return;
+    }
+    // Metadata before the answer starts is held, not sent: it must not commit the stream.
+    if (part.type === 'stream-start' || part.type === 'usage') {
+      this.pending.push(part);
+      return;
+    }
+    const opened = this.open();
+    for (const held of this.pending) this.writer.write(opened.push(held));
+    this.pending.length = 0;
+    this.writer.write(opened.push(part));
+  }
+
+  waitForDrain(): Promise<void> | null {
+    return this.writer.waitForDrain();
+  }
+
+  close(outcome: GenerationOutcome): void {
+    const error = outcome.execution.error;
+    if (this.encoder === null) {
+      if (outcome.execution.cancelled) return this.writer.end();
+      if (error !== null) return this.sendPlainError(error);
+      this.part({ type: 'finish', reason: { unified: 'stop', raw: null } });
+    }
+    const encoder = this.encoder!;
+    if (outcome.execution.cancelled) return this.writer.end();
+    if (error !== null) return this.writer.end(encoder.error(error));
+    this.writer.end(encoder.end(outcome.cost ? nanosToNumber(outcome.cost.totalNanos) : undefined));
+  }
+
+  private open(): DialectStreamEncoder {
+    const encoder = this.dialect.createStreamEncoder(responseMeta(this.admitted, this.attempt, null));
+    this.encoder = encoder;
+    this.writer.start({ 'x-generation-id': this.admitted.generationId });
+    this.writer.write(encoder.start());
+    return encoder;
+  }
+
+  private sendPlainError(error: GatewayError): void {
+    const out = this.dialect.renderError(error);
+    this.writer.sendJson(out.status, { ...out.headers, 'x-generation-id': this.admitted.generationId }, out.body);
+  }
+}
