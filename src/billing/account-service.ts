@@ -3,23 +3,25 @@ import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
 import type { AccountRecord, AccountStore, AccountType, KeyRecord } from '../store/account-store.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import { usdToNanos } from './money.ts';
-import { KNOWN_TIERS } from './tiers.ts';
+import type { LimitsOverride, TierTable } from '../limits/tier-limits.ts';
 
 /** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
 export class AccountService {
   private readonly accounts: AccountStore;
   private readonly ledger: LedgerStore;
+  private readonly tiers: TierTable;
   private readonly now: () => Date;
 
-  constructor(accounts: AccountStore, ledger: LedgerStore, now: () => Date = () => new Date()) {
+  constructor(accounts: AccountStore, ledger: LedgerStore, tiers: TierTable, now: () => Date = () => new Date()) {
     this.accounts = accounts;
     this.ledger = ledger;
+    this.tiers = tiers;
     this.now = now;
   }
 
   createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): AccountRecord {
     const tier = input.tier ?? 'free';
-    if (!KNOWN_TIERS.includes(tier)) throw new Error(`unknown tier "${tier}" (known: ${KNOWN_TIERS.join(', ')})`);
+    this.checkTier(tier);
     if (input.name.trim().length === 0) throw new Error('an account needs a name');
     const account = this.accounts.createAccount({
       id: `acct_${randomBytes(9).toString('base64url')}`,
@@ -31,6 +33,18 @@ export class AccountService {
     });
     if (input.creditsUsd !== undefined) this.addCredits(account.id, input.creditsUsd, 'initial credits');
     return this.accounts.getAccount(account.id)!;
+  }
+
+  /** Operator changes to an account: tier, default model, active flag, rate-limit overrides. */
+  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): AccountRecord {
+    if (patch.tier !== undefined) this.checkTier(patch.tier);
+    const updated = this.accounts.updateAccount(id, patch);
+    if (updated === undefined) throw new Error(`no account ${id}`);
+    return updated;
+  }
+
+  private checkTier(tier: string): void {
+    if (!this.tiers.has(tier)) throw new Error(`unknown tier "${tier}" (known: ${[...this.tiers.keys()].join(', ')})`);
   }
 
   /** Returns the new key in clear: the only time it exists outside the client's hands. */

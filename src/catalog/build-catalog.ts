@@ -110,6 +110,7 @@ function compileEndpoint(
     dataCollection: ep.dataCollection,
     zdr: ep.zdr,
     supportedParameters: supportedParameters(ep, provider, parameterSets),
+    moderated: ep.moderated ?? provider.config.moderated ?? false,
   };
   const maxOutputTokens = ep.maxOutputTokens ?? draft.maxOutputTokens;
   if (maxOutputTokens !== undefined) endpoint.maxOutputTokens = maxOutputTokens;

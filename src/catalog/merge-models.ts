@@ -29,6 +29,7 @@ export interface EndpointDraft {
   zdr: boolean;
   supportedParameters?: readonly string[];
   excludeParameters?: readonly string[];
+  moderated?: boolean;
   /** `models[i].endpoints[j]` for endpoints written in the config. */
   path: string | undefined;
 }
@@ -108,5 +109,6 @@ function fromInput(e: EndpointInput, modelId: string, path: string): EndpointDra
   if (e.maxOutputTokens !== undefined) draft.maxOutputTokens = e.maxOutputTokens;
   if (e.quantization !== undefined) draft.quantization = e.quantization;
   if (e.supportedParameters !== undefined) draft.supportedParameters = e.supportedParameters;
+  if (e.moderated !== undefined) draft.moderated = e.moderated;
   return draft;
 }

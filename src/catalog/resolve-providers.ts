@@ -95,6 +95,7 @@ function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config
   if (profile !== undefined) provider.profile = profile;
   const options = merged(b.options, over?.options);
   if (options !== undefined) provider.options = options;
+  if (over?.moderated !== undefined) provider.moderated = over.moderated;
   const needsKey = b.credentialEnv.length > 0;
   const candidate: Candidate = {
     config: provider,
@@ -126,6 +127,7 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
   if (input.headers !== undefined) provider.headers = input.headers;
   if (input.profile !== undefined) provider.profile = input.profile;
   if (input.options !== undefined) provider.options = input.options;
+  if (input.moderated !== undefined) provider.moderated = input.moderated;
   return { config: provider, excludeParameters: [], enabled: input.enabled ?? true };
 }
 

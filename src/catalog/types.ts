@@ -39,6 +39,8 @@ export interface ProviderConfig {
   profile?: string;
   /** Adapter-specific settings (e.g. the `sim` provider's pace). */
   options?: Record<string, unknown>;
+  /** Every endpoint of this provider is moderated. */
+  moderated?: boolean;
 }
 
 export interface Endpoint {
@@ -56,6 +58,8 @@ export interface Endpoint {
   zdr: boolean;
   /** Request parameters this endpoint honours (chat-table names: `temperature`, `tools`, ...). */
   supportedParameters: ReadonlySet<string>;
+  /** Requests bound here pass moderation first (config: provider or endpoint `moderated: true`). */
+  moderated?: boolean;
 }
 
 export interface ModelInfo {

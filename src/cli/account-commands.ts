@@ -22,6 +22,23 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
         emit(json, accountJson(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
         return 0;
       }
+      case 'accounts update': {
+        const patch: Parameters<typeof svc.updateAccount>[1] = {};
+        if (v.tier !== undefined) patch.tier = v.tier;
+        if (v['default-model'] !== undefined) patch.defaultModel = v['default-model'];
+        if (v.active !== undefined) patch.isActive = parseBool(v.active, '--active');
+        if (v['clear-limits']) patch.limitsOverride = null;
+        else if (v.rpm !== undefined || v.rpd !== undefined) {
+          const current = stores.accounts.getAccount(required(v.account, '--account'))?.limitsOverride ?? {};
+          const next = { ...current };
+          if (v.rpm !== undefined) next.requests_per_minute = positiveInt(v.rpm, '--rpm');
+          if (v.rpd !== undefined) next.requests_per_day = v.rpd === 'none' ? null : positiveInt(v.rpd, '--rpd');
+          patch.limitsOverride = next;
+        }
+        const a = svc.updateAccount(required(v.account, '--account'), patch);
+        emit(json, accountJson(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
+        return 0;
+      }
       case 'accounts list': {
         const all = stores.accounts.listAccounts();
         emit(json, all.map(accountJson), () => all.map((a) => `${a.id}\t${a.name}\t${a.accountType}\t${a.tier}\t$${formatNanos(a.balanceNanos)}`).join('\n') || 'no accounts');
@@ -33,6 +50,7 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
           name: v.name ?? 'default',
           limitUsd: v.limit ?? null,
           expiresAt: v.expires ?? null,
+          management: v.management,
         });
         emit(json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
         return 0;
@@ -62,6 +80,18 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
   }
 }
 
+function parseBool(value: string, what: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`${what}: expected true or false`);
+}
+
+function positiveInt(value: string, what: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${what}: expected a positive integer`);
+  return n;
+}
+
 function required(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
   return value;
@@ -70,7 +100,8 @@ function required(value: string | undefined, what: string): string {
 function accountJson(a: AccountRecord): Record<string, unknown> {
   return {
     id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
-    balance: formatNanos(a.balanceNanos), is_active: a.isActive, created_at: a.createdAt,
+    balance: formatNanos(a.balanceNanos), reserved: formatNanos(a.reservedNanos), is_active: a.isActive,
+    limits_override: a.limitsOverride, created_at: a.createdAt,
   };
 }
 
@@ -78,6 +109,6 @@ function keyJson(k: KeyRecord): Record<string, unknown> {
   return {
     hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
     limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
-    is_active: k.isActive, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
+    is_active: k.isActive, is_management: k.isManagement, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
   };
 }

@@ -9,8 +9,10 @@ const HELP = `switchyard: a self-hosted model gateway
 Usage:
   switchyard serve [--config PATH] [--host H] [--port P]
   switchyard accounts create --name N [--org] [--credits USD] [--tier T] [--default-model M]
+  switchyard accounts update --account ID [--tier T] [--default-model M] [--active true|false]
+                              [--rpm N] [--rpd N|none] (per-account rate-limit overrides; --clear-limits drops them)
   switchyard accounts list
-  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE]
+  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management]
   switchyard keys list [--account ID]
   switchyard keys revoke HASH|LABEL
   switchyard credits add --account ID --amount USD
@@ -32,6 +34,11 @@ const OPTIONS = {
   limit: { type: 'string' },
   expires: { type: 'string' },
   amount: { type: 'string' },
+  management: { type: 'boolean', default: false },
+  active: { type: 'string' },
+  rpm: { type: 'string' },
+  rpd: { type: 'string' },
+  'clear-limits': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 

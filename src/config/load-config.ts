@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { parseModels } from './parse-models.ts';
+import { parseModeration } from './parse-moderation.ts';
+import { parseTiers } from './parse-tiers.ts';
 import { parseProviders } from './parse-providers.ts';
 import { at, checkKeys, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabasePath } from './resolve-database-path.ts';
@@ -27,7 +29,7 @@ export const CONFIG_DEFAULTS = {
   sim: 'auto',
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models'] as const;
+const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -68,6 +70,8 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
     sim: readSim(root.sim),
     providers: parseProviders(root.providers, 'providers'),
     models: parseModels(root.models, 'models'),
+    tiers: parseTiers(root.tiers, 'tiers'),
+    moderation: parseModeration(root.moderation, 'moderation'),
   };
 }
 

@@ -10,8 +10,7 @@ import type { EndpointInput, ModelInput } from './types.ts';
 const MODEL_KEYS = ['id', 'name', 'description', 'context_length', 'capabilities', 'aliases', 'created', 'endpoints', 'enabled'] as const;
 const ENDPOINT_KEYS = [
   'provider', 'model', 'pricing', 'context_length', 'max_output_tokens', 'quantization', 'data_collection', 'zdr',
-  'supported_parameters',
-] as const;
+  'supported_parameters', 'moderated'] as const;
 const PRICING_KEYS = ['prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write'] as const;
 
 /** `<author>/<name>`: one slash; the name may hold ':' (`ollama/llama3:8b`). */
@@ -93,6 +92,8 @@ function parseEndpoint(value: unknown, path: string): EndpointInput {
   if (zdr !== undefined) out.zdr = zdr;
   const supported = optStringList(fields, 'supported_parameters', path);
   if (supported !== undefined) out.supportedParameters = supported;
+  const moderated = optBoolean(fields, 'moderated', path);
+  if (moderated !== undefined) out.moderated = moderated;
   return out;
 }
 

@@ -7,7 +7,7 @@ import {
 import type { ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [
-  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled',
+  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated',
 ] as const;
 
 const CACHE_FAMILIES: readonly CacheFamily[] = ['prompt_cache_key', 'cache_control', 'none'];
@@ -56,5 +56,7 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   if (fields.options !== undefined && fields.options !== null) out.options = { ...readMapping(fields.options, at(path, 'options')) };
   const enabled = optBoolean(fields, 'enabled', path);
   if (enabled !== undefined) out.enabled = enabled;
+  const moderated = optBoolean(fields, 'moderated', path);
+  if (moderated !== undefined) out.moderated = moderated;
   return out;
 }

@@ -3,6 +3,7 @@
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
 
 import type { CacheFamily, Capability, PricingSpec } from '../catalog/types.ts';
+import type { TierLimits } from '../limits/tier-limits.ts';
 
 /** `auto`: the simulated provider is on only when no real provider is usable. */
 export type SimSetting = boolean | 'auto';
@@ -18,6 +19,14 @@ export interface GatewayConfig {
   sim: SimSetting;
   providers: ProviderInput[];
   models: ModelInput[];
+  /** Rate-limit tiers: the defaults merged with the file's `tiers:`. */
+  tiers: TierLimits[];
+  moderation: ModerationConfig;
+}
+
+export interface ModerationConfig {
+  rules: Array<{ name: string; patterns: string[] }>;
+  upstream: { baseUrl: string; apiKey?: string; model?: string; timeoutMs: number } | null;
 }
 
 /**
@@ -38,6 +47,8 @@ export interface ProviderInput {
   profile?: string;
   options?: Record<string, unknown>;
   enabled?: boolean;
+  /** Requests to this provider's endpoints pass moderation first. */
+  moderated?: boolean;
 }
 
 /**
@@ -69,4 +80,5 @@ export interface EndpointInput {
   dataCollection?: 'allow' | 'deny';
   zdr?: boolean;
   supportedParameters?: string[];
+  moderated?: boolean;
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
+import type { LimitsOverride } from '../limits/tier-limits.ts';
 
 export type AccountType = 'user' | 'organization';
 
@@ -10,8 +11,11 @@ export interface AccountRecord {
   tier: string;
   defaultModel: string | null;
   balanceNanos: bigint;
+  /** Held for requests in flight: balance minus this is what can be spent. */
+  reservedNanos: bigint;
   isActive: boolean;
   createdAt: string;
+  limitsOverride: LimitsOverride | null;
 }
 
 export interface KeyRecord {
@@ -21,33 +25,36 @@ export interface KeyRecord {
   label: string;
   limitNanos: bigint | null;
   usageNanos: bigint;
+  reservedNanos: bigint;
   isActive: boolean;
   isManagement: boolean;
   expiresAt: string | null;
   createdAt: string;
+  updatedAt: string | null;
   lastUsed: string | null;
 }
 
 interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; is_active: bigint; created_at: string;
+  balance_nanos: bigint; reserved_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
 }
 interface KeyRow {
-  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
-  is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; last_used: string | null;
+  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint; reserved_nanos: bigint;
+  is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
 }
 
 function toAccount(r: AccountRow): AccountRecord {
   return {
     id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
-    balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
+    balanceNanos: r.balance_nanos, reservedNanos: r.reserved_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
+    limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
   };
 }
 function toKey(r: KeyRow): KeyRecord {
   return {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
-    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
-    expiresAt: r.expires_at, createdAt: r.created_at, lastUsed: r.last_used,
+    usageNanos: r.usage_nanos, reservedNanos: r.reserved_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
+    expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
   };
 }
 
@@ -72,14 +79,16 @@ export class AccountStore {
       balance: bigints(db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?')),
       updateAccount: db.prepare(`UPDATE accounts SET
         tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
+      setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
+      updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), is_active = coalesce(?, is_active), updated_at = ? WHERE hash = ?`),
+      setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
+      deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
       insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, expires_at, created_at)
         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
       setKeyActive: db.prepare('UPDATE api_keys SET is_active = ? WHERE hash = ?'),
-      spendState: bigints(db.prepare(`SELECT a.balance_nanos, k.usage_nanos, k.limit_nanos
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`)),
       touchKey: db.prepare('UPDATE api_keys SET last_used = ? WHERE hash = ? AND (last_used IS NULL OR last_used < ?)'),
     };
   }
@@ -108,15 +117,27 @@ export class AccountStore {
     return row?.balance_nanos;
   }
 
-  /** Balance and key spend straight from the database (never cached): the admission check. */
-  spendState(keyHash: string): { balanceNanos: bigint; usageNanos: bigint; limitNanos: bigint | null } | undefined {
-    const row = this.stmts.spendState.get(keyHash) as { balance_nanos: bigint; usage_nanos: bigint; limit_nanos: bigint | null } | undefined;
-    return row && { balanceNanos: row.balance_nanos, usageNanos: row.usage_nanos, limitNanos: row.limit_nanos };
+  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): AccountRecord | undefined {
+    transaction(this.db, () => {
+      this.stmts.updateAccount.run(patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, id);
+      if (patch.limitsOverride !== undefined) {
+        this.stmts.setLimitsOverride.run(patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id);
+      }
+    });
+    return this.getAccount(id);
   }
 
-  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean }): AccountRecord | undefined {
-    this.stmts.updateAccount.run(patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, id);
-    return this.getAccount(id);
+  /** `limitNanos` null removes the key's own limit; undefined leaves it. */
+  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null }, now: string): KeyRecord | undefined {
+    transaction(this.db, () => {
+      this.stmts.updateKey.run(patch.name ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, now, hash);
+      if (patch.limitNanos !== undefined) this.stmts.setKeyLimit.run(patch.limitNanos, now, hash);
+    });
+    return this.getKey(hash);
+  }
+
+  deleteKey(hash: string): boolean {
+    return Number(this.stmts.deleteKey.run(hash).changes) > 0;
   }
 
   createKey(input: {

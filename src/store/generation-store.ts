@@ -5,6 +5,38 @@ export interface UsageWindow {
   requests: number;
 }
 
+/** A generation record as read back (see ledger-store.ts for how it is written). */
+export interface GenerationRecord {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  upstreamId: string | null;
+  dialect: string;
+  streamed: boolean;
+  cancelled: boolean;
+  status: string;
+  errorCode: string | null;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokensReasoning: number;
+  costNanos: bigint;
+  costBreakdown: Record<string, string> | null;
+  latencyMs: number | null;
+  firstTokenMs: number | null;
+  attempts: unknown[];
+  httpReferer: string | null;
+  xTitle: string | null;
+  endUser: string | null;
+  createdAt: string;
+}
+
 /** Reads over generation records (usage statistics, the generation lookup). */
 export class GenerationStore {
   private readonly stmts;
@@ -14,8 +46,10 @@ export class GenerationStore {
       keyWindow: db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS cost, count(*) AS n
         FROM generations WHERE key_hash = ? AND created_at >= ?`),
       get: db.prepare('SELECT * FROM generations WHERE id = ?'),
+      getTyped: db.prepare('SELECT * FROM generations WHERE id = ?'),
     };
     this.stmts.keyWindow.setReadBigInts(true);
+    this.stmts.getTyped.setReadBigInts(true);
   }
 
   keyUsageSince(keyHash: string, sinceIso: string): UsageWindow {
@@ -23,7 +57,29 @@ export class GenerationStore {
     return { costNanos: row.cost, requests: Number(row.n) };
   }
 
+  /** The raw row (tests and tooling). */
   get(id: string): Record<string, unknown> | undefined {
     return this.stmts.get.get(id) as Record<string, unknown> | undefined;
+  }
+
+  getRecord(id: string): GenerationRecord | undefined {
+    const r = this.stmts.getTyped.get(id) as Record<string, bigint | string | null> | undefined;
+    if (r === undefined) return undefined;
+    const n = (v: unknown): number => Number(v ?? 0);
+    const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+    const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+    return {
+      id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
+      model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
+      dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
+      status: String(r.status), errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
+      tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
+      tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+      costNanos: (r.cost_nanos as bigint | null) ?? 0n,
+      costBreakdown: r.cost_breakdown === null ? null : (JSON.parse(String(r.cost_breakdown)) as Record<string, string>),
+      latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
+      attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
+      httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+    };
   }
 }

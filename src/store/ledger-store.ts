@@ -7,6 +7,8 @@ export interface SettlementRecord {
   accountId: string;
   keyHash: string;
   costNanos: bigint;
+  /** The credit hold taken at admission (0 when none), released here. */
+  reservedNanos: bigint;
   model: string | null;
   provider: string | null;
   upstreamModel: string | null;
@@ -48,9 +50,13 @@ export class LedgerStore {
       insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       moveBalance: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ?'),
-      keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
+      settleAccount: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos - ?, reserved_nanos = reserved_nanos - ? WHERE id = ?'),
+      keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?, reserved_nanos = reserved_nanos - ?,
         last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
+      removeReservation: db.prepare('DELETE FROM reservations WHERE id = ?'),
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
+      totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind = 'credit' THEN amount_nanos ELSE 0 END), 0) AS credits,
+        coalesce(-sum(CASE WHEN kind = 'charge' THEN amount_nanos ELSE 0 END), 0) AS usage FROM ledger WHERE account_id = ?`),
       insertGeneration: db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, upstream_id,
         endpoint_dialect, streamed, cancelled, status, error_code, finish_reason, native_finish_reason,
         tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
@@ -58,6 +64,7 @@ export class LedgerStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     };
     this.stmts.balance.setReadBigInts(true);
+    this.stmts.totals.setReadBigInts(true);
   }
 
   /** Adds (or, negative, removes) credits. Returns the new balance. */
@@ -70,17 +77,23 @@ export class LedgerStore {
     });
   }
 
+  /** Credits ever added and charges ever made, for GET /credits. */
+  totals(accountId: string): { creditsNanos: bigint; usageNanos: bigint } {
+    const row = this.stmts.totals.get(accountId) as { credits: bigint; usage: bigint };
+    return { creditsNanos: row.credits, usageNanos: row.usage };
+  }
+
   /** Writes a batch of settlements in one transaction. */
   settle(batch: readonly SettlementRecord[]): void {
     if (batch.length === 0) return;
     const s = this.stmts;
     transaction(this.db, () => {
       for (const r of batch) {
-        if (r.costNanos !== 0n) {
-          s.moveBalance.run(-r.costNanos, r.accountId);
-          s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
-        }
-        s.keyUsage.run(r.costNanos, r.createdAt, r.createdAt, r.keyHash);
+        // The hold may already be gone (released as stale): then there is nothing to release.
+        const held = r.reservedNanos !== 0n && Number(s.removeReservation.run(r.generationId).changes) > 0 ? r.reservedNanos : 0n;
+        if (r.costNanos !== 0n || held !== 0n) s.settleAccount.run(r.costNanos, held, r.accountId);
+        if (r.costNanos !== 0n) s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
+        s.keyUsage.run(r.costNanos, held, r.createdAt, r.createdAt, r.keyHash);
         s.insertGeneration.run(r.generationId, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
           r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
 import { nanosToNumber } from '../../billing/money.ts';
-import { tierName } from '../../billing/tiers.ts';
+import { effectiveLimits } from '../../limits/tier-limits.ts';
 import type { Services } from '../services.ts';
 
 const DAY_MS = 86_400_000;
@@ -22,6 +22,8 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
   const key = services.accounts.getKey(auth.key.hash) ?? auth.key;
   const account = services.accounts.getAccount(auth.account.id) ?? auth.account;
   const isOrg = account.accountType === 'organization';
+  const tier = services.tiers.get(account.tier);
+  const limits = tier === undefined ? null : effectiveLimits(tier, account.limitsOverride);
   const usage = nanosToNumber(key.usageNanos);
   const limit = key.limitNanos === null ? null : nanosToNumber(key.limitNanos);
   const data: Record<string, unknown> = {
@@ -32,7 +34,9 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
     limit_remaining: key.limitNanos === null ? null : nanosToNumber(key.limitNanos - key.usageNanos),
     is_free_tier: account.tier === 'free',
     tier: account.tier,
-    tier_name: tierName(account.tier),
+    tier_name: tier?.name ?? account.tier,
+    rate_limit: limits === null ? null : { requests: limits.requestsPerMinute, interval: '1m' },
+    is_management_key: key.isManagement,
     is_active: key.isActive,
     is_org_key: isOrg,
     created_at: key.createdAt,
@@ -47,6 +51,7 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
     const week = services.generations.keyUsageSince(key.hash, new Date(now - 7 * DAY_MS).toISOString());
     const month = services.generations.keyUsageSince(key.hash, new Date(now - 30 * DAY_MS).toISOString());
     data.balance = nanosToNumber(account.balanceNanos);
+    data.reserved = nanosToNumber(account.reservedNanos);
     data.account_type = account.accountType;
     data.usage_stats = {
       last_7_days: { cost: nanosToNumber(week.costNanos), requests: week.requests },

@@ -1,0 +1,66 @@
+// Rate-limit tiers. The table comes from the config (`tiers:`), merged over these defaults;
+// an account may carry overrides of its own (enterprise contracts).
+
+export interface TierLimits {
+  id: string;
+  name: string;
+  /** Requests per minute per key and model (bursts up to this many at once). */
+  requestsPerMinute: number;
+  /** Requests per UTC day per key, across models; null for no daily cap. */
+  requestsPerDay: number | null;
+  /** Requests per minute per account, across its keys: more keys do not raise capacity. Null: no cap. */
+  accountRequestsPerMinute: number | null;
+  /** Models this tier may call (`*` wildcards); null for every model. */
+  models: string[] | null;
+  /** Per-model requests-per-minute, overriding `requestsPerMinute` for those models. */
+  modelRequestsPerMinute: Record<string, number>;
+}
+
+export type TierTable = ReadonlyMap<string, TierLimits>;
+
+/** Fields an account override may set. */
+export interface LimitsOverride {
+  requests_per_minute?: number;
+  requests_per_day?: number | null;
+  account_requests_per_minute?: number | null;
+}
+
+export const DEFAULT_TIERS: readonly TierLimits[] = [
+  { id: 'free', name: 'Free', requestsPerMinute: 20, requestsPerDay: 200, accountRequestsPerMinute: 40, models: null, modelRequestsPerMinute: {} },
+  { id: 'tier2', name: 'Tier 2', requestsPerMinute: 600, requestsPerDay: null, accountRequestsPerMinute: 3000, models: null, modelRequestsPerMinute: {} },
+  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 10_000, requestsPerDay: null, accountRequestsPerMinute: null, models: null, modelRequestsPerMinute: {} },
+];
+
+export function defaultTierTable(): TierTable {
+  return new Map(DEFAULT_TIERS.map((t) => [t.id, t]));
+}
+
+/** The limits that apply to one account: its tier with the account's own overrides on top. */
+export function effectiveLimits(tier: TierLimits, override: LimitsOverride | null): TierLimits {
+  if (override === null) return tier;
+  return {
+    ...tier,
+    requestsPerMinute: override.requests_per_minute ?? tier.requestsPerMinute,
+    requestsPerDay: override.requests_per_day === undefined ? tier.requestsPerDay : override.requests_per_day,
+    accountRequestsPerMinute: override.account_requests_per_minute === undefined ? tier.accountRequestsPerMinute : override.account_requests_per_minute,
+  };
+}
+
+/** Whether a tier may call a model (`*` matches any run of characters). */
+export function tierAllowsModel(tier: TierLimits, modelId: string): boolean {
+  if (tier.models === null) return true;
+  return tier.models.some((pattern) => globMatch(pattern, modelId));
+}
+
+function globMatch(pattern: string, text: string): boolean {
+  const parts = pattern.split('*');
+  if (parts.length === 1) return pattern === text;
+  if (!text.startsWith(parts[0]!) || !text.endsWith(parts.at(-1)!)) return false;
+  let pos = parts[0]!.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const at = text.indexOf(parts[i]!, pos);
+    if (at === -1) return false;
+    pos = at + parts[i]!.length;
+  }
+  return pos <= text.length - parts.at(-1)!.length;
+}

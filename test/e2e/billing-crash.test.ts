@@ -1,0 +1,99 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { emulatorConfig } from '../support/test-gateway.ts';
+
+// The gateway killed with SIGKILL in the middle of a burst: every answer a client received
+// whole has its charge on disk, and at restart the holds of interrupted requests are
+// released, leaving the ledger and the balance in agreement.
+
+const BIN = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
+
+describe('crash safety of the ledger', () => {
+  let emu: OpenAIChatEmulator;
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    emu = await startOpenAIChatEmulator();
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-crash-'));
+    writeFileSync(join(dir, 'config.yaml'), emulatorConfig(emu.baseUrl));
+    env = { ...process.env as Record<string, string>, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'config.yaml') };
+  });
+  after(async () => {
+    await emu.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function cli(...args: string[]): any {
+    const r = spawnSync(process.execPath, [BIN, ...args, '--json'], { env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  }
+
+  async function serve(): Promise<{ child: ChildProcess; origin: string }> {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    const origin = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    return { child, origin };
+  }
+
+  test('SIGKILL during a burst loses no charge; stale holds are reconciled at restart', async () => {
+    const account = cli('accounts', 'create', '--name', 'crash', '--credits', '10', '--tier', 'enterprise');
+    const { key } = cli('keys', 'create', '--account', account.id);
+    const { child, origin } = await serve();
+
+    // 30 requests whose answers arrive spread over 1.5 s; the gateway dies at ~0.7 s.
+    const N = 30;
+    for (let i = 0; i < N; i++) {
+      emu.enqueue({ fault: 'slow-first-byte', delayMs: 50 * i, then: { text: `answer ${i}`, usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i } } });
+    }
+    const outcomes = Array.from({ length: N }, () => fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
+    }).then(async (res) => ({ status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() }))
+      .catch(() => null));
+    await new Promise((r) => setTimeout(r, 700));
+    child.kill('SIGKILL');
+    const settled = await Promise.all(outcomes);
+    const completed = settled.filter((o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'));
+    assert.ok(completed.length > 0 && completed.length < N, `${completed.length} completed before the kill`);
+
+    // Restart: the holds of the interrupted requests are released.
+    const again = await serve();
+    try {
+      const db = new DatabaseSync(join(dir, 'switchyard.db'));
+      db.exec('PRAGMA busy_timeout = 2000');
+      const held = db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number };
+      assert.equal(Number(held.n), 0);
+      const acct = db.prepare('SELECT balance_nanos, reserved_nanos FROM accounts WHERE id = ?').get(account.id) as { balance_nanos: number; reserved_nanos: number };
+      assert.equal(acct.reserved_nanos, 0);
+      for (const c of completed) {
+        const charge = db.prepare("SELECT amount_nanos FROM ledger WHERE generation_id = ? AND kind = 'charge'").get(c.id) as { amount_nanos: number } | undefined;
+        const usage = JSON.parse(c.body).usage;
+        assert.ok(charge, `the answer ${c.id} the client received has its charge`);
+        assert.equal(-charge.amount_nanos, usage.prompt_tokens * 1000 + usage.completion_tokens * 2000);
+      }
+      const sum = db.prepare("SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?").get(account.id) as { s: number };
+      assert.equal(acct.balance_nanos, sum.s, 'the balance is the sum of its ledger');
+      const interrupted = db.prepare("SELECT count(*) AS n FROM generations WHERE error_code = 'interrupted'").get() as { n: number };
+      assert.ok(Number(interrupted.n) > 0, 'interrupted requests leave a record');
+      db.close();
+    } finally {
+      again.child.kill('SIGTERM');
+      await new Promise((r) => again.child.once('exit', r));
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+// acme/mock-1: prompt $0.000001, completion $0.000002 per token (emulatorConfig).
+const PROMPT_NANOS = 1000n;
+const COMPLETION_NANOS = 2000n;
+
+describe('credit reservations', () => {
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    emu = await startOpenAIChatEmulator();
+  });
+  after(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  test('an unaffordable request gets 402 before any upstream call, saying how many output tokens it could afford', async () => {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.001' });
+    try {
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, {
+        model: 'acme/mock-1', max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }],
+      }, { authorization: `Bearer ${gw.key}` });
+      assert.equal(res.status, 402);
+      assert.equal(res.json.error.type, 'insufficient_quota_error');
+      const affordable = res.json.error.metadata.affordable_output_tokens;
+      assert.ok(affordable > 0 && affordable < 500, `affordable ${affordable}`);
+      assert.match(res.json.error.message, new RegExp(`can only afford ${affordable}`));
+      assert.equal(emu.requests.length, 0, 'no upstream call');
+
+      // Asking for what it can afford goes through.
+      emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+      const ok = await postJson(`${gw.baseUrl}/chat/completions`, {
+        model: 'acme/mock-1', max_tokens: affordable, messages: [{ role: 'user', content: 'hi' }],
+      }, { authorization: `Bearer ${gw.key}` });
+      assert.equal(ok.status, 200, ok.text);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('the hold is released at settlement: only the actual cost leaves the balance', async () => {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '1' });
+    try {
+      emu.enqueue({ text: 'ok', usage: { prompt_tokens: 7, completion_tokens: 3 } });
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
+      assert.equal(res.status, 200);
+      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      assert.equal(account.reservedNanos, 0n);
+      assert.equal(account.balanceNanos, 1_000_000_000n - (7n * PROMPT_NANOS + 3n * COMPLETION_NANOS));
+      assert.equal(gw.services.accounts.getKey(gw.keyHash)!.reservedNanos, 0n);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('many parallel requests against a balance that affords only some: never more succeed, never below zero', async () => {
+    // Each answer really costs its worst case: 10 prompt tokens and all 1000 output tokens.
+    const perRequest = 10n * PROMPT_NANOS + 1000n * COMPLETION_NANOS; // $0.00201
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.01' }); // affords 4
+    try {
+      const N = 24;
+      for (let i = 0; i < N; i++) {
+        emu.enqueue({ fault: 'slow-first-byte', delayMs: 150, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
+      }
+      const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
+        model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'go' }],
+      }, { authorization: `Bearer ${gw.key}` })));
+      const ok = results.filter((r) => r.status === 200).length;
+      const refused = results.filter((r) => r.status === 402).length;
+      assert.equal(ok + refused, N, `statuses: ${results.map((r) => r.status).join(',')}`);
+      assert.ok(ok >= 1 && BigInt(ok) * perRequest <= 10_000_000n, `${ok} succeeded`);
+      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
+      assert.equal(account.balanceNanos, 10_000_000n - BigInt(ok) * perRequest, 'the ledger is exact');
+      assert.equal(account.reservedNanos, 0n);
+      const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
+      assert.equal(Number(charges.n), ok);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("a key's own credit limit is held against too", async () => {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '100' });
+    try {
+      const { key } = gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '0.001' });
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${key}` });
+      assert.equal(res.status, 402);
+      assert.equal(res.json.error.metadata.reason, 'key_limit');
+      assert.match(res.json.error.message, /key's credit limit/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a failed upstream call is not charged and its hold is released', async () => {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '1' });
+    try {
+      // Every attempt fails, retries included.
+      for (let i = 0; i < 10; i++) emu.enqueue({ fault: 'status', status: 500 });
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
+      assert.equal(res.status, 502);
+      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      assert.equal(account.balanceNanos, 1_000_000_000n);
+      assert.equal(account.reservedNanos, 0n);
+      const gen = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      assert.equal(gen.status, 'error');
+      assert.equal(gen.errorCode, 'provider_error');
+      assert.equal(gen.costNanos, 0n);
+    } finally {
+      await gw.close();
+    }
+  });
+});
