@@ -46,8 +46,9 @@ describe('buildCatalog: built-in providers', () => {
   });
 
   it('accepts either Google variable', () => {
-    assert.ok(build({ sim: false }, { GOOGLE_API_KEY: 'g' }).get('google/gemini-2.5-flash'));
-    assert.ok(build({ sim: false }, { GEMINI_API_KEY: 'g' }).get('google/gemini-2.5-flash'));
+    const adapters = new Map([...ADAPTERS, ['google', { supportedParameters: OPENAI_PARAMS }]]);
+    assert.ok(build({ sim: false }, { GOOGLE_API_KEY: 'g' }, adapters).get('google/gemini-2.5-flash'));
+    assert.ok(build({ sim: false }, { GEMINI_API_KEY: 'g' }, adapters).get('google/gemini-2.5-flash'));
   });
 
   it('offers several providers for one model when their keys are present', () => {
@@ -59,7 +60,7 @@ describe('buildCatalog: built-in providers', () => {
   });
 
   it('compiles prices with the provider family and the endpoint overrides', () => {
-    const catalog = build({ sim: false }, { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' });
+    const catalog = build({ sim: false }, { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' }, new Map([...ADAPTERS, ['anthropic', { supportedParameters: OPENAI_PARAMS }]]));
     const gpt41 = catalog.get('openai/gpt-4.1')!.endpoints[0]!;
     assert.equal(gpt41.compiledPricing.prompt, 2_000_000_000_000n); // $2 per M = 2e-6 USD = 2e12 atto
     assert.equal(gpt41.compiledPricing.cacheRead, 500_000_000_000n);

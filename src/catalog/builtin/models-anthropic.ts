@@ -4,15 +4,15 @@ import { utc, viaOpenRouter } from './shared.ts';
 
 // Anthropic list prices (USD per token); cache writes are the 5-minute rate (1.25x input)
 // and reads 0.1x input, stated so the OpenRouter endpoints (no cache family) price alike.
-// JSON mode and structured outputs are left out of the capabilities while the provider
-// goes through the OpenAI-compatible endpoint, which ignores `response_format`.
+// Structured outputs go to Anthropic as `output_config.format`; JSON mode, which Anthropic
+// lacks, is asked for in the system prompt (providers/anthropic/convert-to-anthropic-request.ts).
 
 const SONNET_4_5: PricingSpec = { prompt: '0.000003', completion: '0.000015', cache_write: '0.00000375', cache_read: '0.0000003' }; // $3 / $15 per M
 const HAIKU_4_5: PricingSpec = { prompt: '0.000001', completion: '0.000005', cache_write: '0.00000125', cache_read: '0.0000001' }; // $1 / $5
 const OPUS_4_5: PricingSpec = { prompt: '0.000005', completion: '0.000025', cache_write: '0.00000625', cache_read: '0.0000005' }; // $5 / $25
 const OPUS_4_1: PricingSpec = { prompt: '0.000015', completion: '0.000075', cache_write: '0.00001875', cache_read: '0.0000015' }; // $15 / $75
 
-const CLAUDE = ['text', 'tool_calling', 'streaming', 'multimodal', 'reasoning', 'pdf_input'] as const;
+const CLAUDE = ['text', 'tool_calling', 'json_mode', 'structured_outputs', 'streaming', 'multimodal', 'reasoning', 'pdf_input'] as const;
 
 export const ANTHROPIC_MODELS: readonly BuiltinModel[] = [
   {
