@@ -1,3 +1,4 @@
+import { DEFAULT_TIERS } from '../limits/tier-limits.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +68,35 @@ describe('loadConfig', () => {
       sim: 'auto',
       providers: [],
       models: [],
+      tiers: [...DEFAULT_TIERS],
+      moderation: { rules: [], upstream: null },
     });
+  });
+
+  it('reads tiers over the defaults, and moderation rules', () => {
+    const config = loadConfig({
+      path: writeConfig(`
+tiers:
+  free: { requests_per_minute: 5, requests_per_day: null, models: ["switchyard/*"] }
+  partner: { name: Partner, requests_per_minute: 50, model_limits: { "a/b": { requests_per_minute: 2 } } }
+moderation:
+  rules: [{ name: spam, patterns: ["buy now"] }]
+  upstream: { base_url: "http://127.0.0.1:1/v1", api_key: "\${MOD_KEY}" }
+`),
+      env: { MOD_KEY: 'secret' },
+    });
+    const free = config.tiers.find((t) => t.id === 'free')!;
+    assert.equal(free.requestsPerMinute, 5);
+    assert.equal(free.requestsPerDay, null);
+    assert.equal(free.accountRequestsPerMinute, 40, 'fields not given keep the default');
+    assert.deepEqual(free.models, ['switchyard/*']);
+    const partner = config.tiers.find((t) => t.id === 'partner')!;
+    assert.equal(partner.name, 'Partner');
+    assert.deepEqual(partner.modelRequestsPerMinute, { 'a/b': 2 });
+    assert.deepEqual(config.moderation.rules, [{ name: 'spam', patterns: ['buy now'] }]);
+    assert.equal(config.moderation.upstream?.apiKey, 'secret');
+    assert.throws(() => loadConfig({ path: writeConfig('tiers: { x: { name: X } }'), env: {} }), /tiers\.x\.requests_per_minute/);
+    assert.throws(() => loadConfig({ path: writeConfig('moderation: { rules: [{ name: a, patterns: ["("] }] }'), env: {} }), /moderation\.rules\[0\]\.patterns\[0\]/);
   });
 
   it('takes the file from SWITCHYARD_CONFIG, and --config over it', () => {
