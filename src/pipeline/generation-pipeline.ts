@@ -5,11 +5,14 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import { computeCost, type Cost } from '../billing/compute-cost.ts';
+import { countInputImages } from '../billing/worst-case-cost.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { AccountStore } from '../store/account-store.ts';
+import type { CreditReservations } from '../billing/credit-reservations.ts';
+import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
+import type { Moderator } from '../moderation/moderator.ts';
 import type { PlannedAttempt } from '../routing/attempt.ts';
-import { planAttempts } from '../routing/plan-attempts.ts';
+import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
 
@@ -31,6 +34,10 @@ export interface AdmittedRequest {
   plan: PlannedAttempt[];
   info: RequestInfo;
   startedAt: number;
+  /** The credit hold taken for it, released at settlement. */
+  reservedNanos: bigint;
+  /** Sent with the answer whatever it is: X-Generation-Id and the X-RateLimit-* headers. */
+  responseHeaders: Record<string, string>;
 }
 
 export interface GenerationOutcome {
@@ -43,9 +50,12 @@ export interface GenerationOutcome {
 
 export interface PipelineDeps {
   catalog: Catalog;
-  accounts: AccountStore;
+  planner: AttemptPlanner;
   executor: AttemptExecutor;
   settlements: SettlementQueue;
+  reservations: CreditReservations;
+  rateLimits: RateLimitGate;
+  moderator: Moderator;
   timeouts: { attemptMs: number; requestMs: number };
   now?: () => number;
 }
@@ -66,6 +76,9 @@ export class GenerationPipeline {
   }
 
   admit(auth: AuthContext, req: CanonicalRequest, info: RequestInfo): AdmittedRequest {
+    if (auth.key.isManagement) {
+      throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
+    }
     if (req.models.length === 0) {
       const fallback = auth.account.defaultModel;
       if (fallback === null) {
@@ -73,54 +86,72 @@ export class GenerationPipeline {
       }
       req.models.push({ model: fallback });
     }
-    const plan = planAttempts(req, this.deps.catalog);
-    this.checkCredits(auth);
+    const promptTokens = estimateRequestTokens(req);
+    const plan = this.deps.planner.plan(req, promptTokens);
     const startedAt = this.now();
-    return {
-      generationId: newGenerationId(startedAt),
-      created: Math.floor(startedAt / 1000),
-      auth,
-      req,
-      plan,
-      info,
+    const account = auth.account;
+    const responseHeaders = this.deps.rateLimits.check(
+      { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride },
+      plan[0]!.model.id,
       startedAt,
-    };
+    );
+    const generationId = newGenerationId(startedAt);
+    responseHeaders['x-generation-id'] = generationId;
+    const reservedNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
+    return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, reservedNanos, responseHeaders };
   }
 
-  /** Runs the plan into `sink`, then settles. Never throws for upstream failures: see outcome.execution.error. */
+  /**
+   * Moderates (when the plan reaches moderated endpoints), runs the plan into `sink`,
+   * then settles and waits until the charge is committed, so the caller writes the
+   * answer's last bytes only once its charge is on disk. Never throws for upstream
+   * failures: see outcome.execution.error.
+   */
   async run(admitted: AdmittedRequest, sink: ExecutionSink, clientSignal: AbortSignal): Promise<GenerationOutcome> {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new RequestDeadlineError()), this.deps.timeouts.requestMs);
     const signal = AbortSignal.any([clientSignal, deadline.signal]);
     const tracking = new TrackingSink(sink);
-    let execution: ExecutionResult;
+    let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     try {
-      execution = await this.deps.executor.execute(admitted.plan, admitted.req, tracking, signal, this.deps.timeouts.attemptMs);
+      const plan = await this.moderate(admitted, signal);
+      execution = await this.deps.executor.execute(plan, admitted.req, tracking, signal, this.deps.timeouts.attemptMs);
+    } catch (err) {
+      execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
+      if (!(err instanceof GatewayError)) process.stderr.write(`internal error: ${(err as Error)?.stack ?? String(err)}\n`);
     } finally {
       clearTimeout(timer);
     }
     const served = execution.served;
     let usage = tracking.usage;
     if (usage === null && served !== null && tracking.committed) usage = this.estimateUsage(admitted.req, tracking.outputChars);
+    if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
     const cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
-    this.settle(admitted, execution, tracking, usage, cost);
-    return {
-      execution,
-      usage,
-      cost,
-      served,
-    };
+    await this.settle(admitted, execution, tracking, usage, cost);
+    return { execution, usage, cost, served };
   }
 
-  private checkCredits(auth: AuthContext): void {
-    const state = this.deps.accounts.spendState(auth.key.hash);
-    if (state === undefined) throw new GatewayError('authentication_required', 'Authentication required.');
-    if (state.balanceNanos <= 0n) {
-      throw new GatewayError('insufficient_quota', 'Insufficient credits: the account balance is zero or negative. Add credits to continue.');
-    }
-    if (state.limitNanos !== null && state.usageNanos >= state.limitNanos) {
-      throw new GatewayError('insufficient_quota', 'Insufficient credits: this API key has reached its credit limit.');
-    }
+  /**
+   * Input bound for moderated endpoints is checked first. Flagged input may still go to
+   * the plan's unmoderated endpoints; when none is left, the request is refused (403).
+   */
+  private async moderate(admitted: AdmittedRequest, signal: AbortSignal): Promise<PlannedAttempt[]> {
+    const plan = admitted.plan;
+    const moderator = this.deps.moderator;
+    if (!moderator.enabled || !plan.some((a) => a.endpoint.moderated === true)) return plan;
+    const verdict = await moderator.check(admitted.req, signal);
+    if (!verdict.flagged) return plan;
+    const open = plan.filter((a) => a.endpoint.moderated !== true);
+    if (open.length > 0) return open;
+    const first = plan[0]!;
+    throw new GatewayError('content_filtered', `The input was flagged by moderation (${verdict.reasons.join(', ')}).`, {
+      metadata: {
+        reasons: verdict.reasons,
+        flagged_input: verdict.flaggedInput,
+        provider_name: first.endpoint.provider.id,
+        model_slug: first.model.id,
+      },
+    });
   }
 
   /** The upstream reported no usage (cancelled or cut short): charge our estimate of what was produced. */
@@ -134,14 +165,15 @@ export class GenerationPipeline {
     };
   }
 
-  private settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): void {
+  private settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<void> {
     const served = ex.served;
     const failed = ex.error !== null;
-    this.deps.settlements.push({
+    return this.deps.settlements.push({
       generationId: a.generationId,
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos: cost?.totalNanos ?? 0n,
+      reservedNanos: a.reservedNanos,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
       upstreamModel: served?.endpoint.upstreamModel ?? null,

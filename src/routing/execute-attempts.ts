@@ -5,6 +5,12 @@ import type { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { SseParser } from '../providers/sse/parse-sse.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
 import type { AttemptRecord, PlannedAttempt } from './attempt.ts';
+import { AttemptRun } from './attempt-run.ts';
+import { CircuitBreakers } from './circuit-breaker.ts';
+import type { HealthStore } from './health/health-store.ts';
+import { InProcessHealthStore } from './health/in-process-health-store.ts';
+import { observeAttempt } from './observe-attempt.ts';
+import { retriesSameEndpoint, RetryPolicy } from './retry-policy.ts';
 
 /** Where an answer's parts go: the dialect's encoder, streaming or folding. */
 export interface ExecutionSink {
@@ -29,6 +35,19 @@ export interface ExecutionResult {
   firstTokenMs: number | null;
 }
 
+export interface ExecutorDeps {
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  client: UpstreamClient;
+  now?: () => number;
+  health?: HealthStore;
+  breakers?: CircuitBreakers;
+  retry?: RetryPolicy;
+  /** The whole request's time limit (ms): a retry pause that would outlast it is not taken. */
+  requestTimeoutMs?: number;
+  /** Waits `ms`, or less when `signal` aborts; injected so retry tests need not wait. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** Why the request's signal aborted, as the caller tells it (client gone or deadline). */
@@ -36,18 +55,30 @@ export class RequestDeadlineError extends Error {}
 
 /**
  * Tries the planned attempts in order. An attempt that fails before anything reached the
- * client is recorded and, when retryable, the next one is tried; once the client has a
- * byte, a failure is sent as a mid-stream error instead.
+ * client is recorded and, when retryable, the next one is tried at once; the plan's last
+ * endpoint is tried again, with backoff, when its connection failed or it sent Retry-After
+ * (retry-policy.ts). Endpoints whose circuit is open are skipped. Once the client has a
+ * byte, a failure is sent as a mid-stream error instead. Every attempt feeds the endpoint's health and circuit.
  */
 export class AttemptExecutor {
   private readonly adapters: ReadonlyMap<string, ProviderAdapter>;
   private readonly client: UpstreamClient;
   private readonly now: () => number;
+  private readonly health: HealthStore;
+  private readonly breakers: CircuitBreakers;
+  private readonly retry: RetryPolicy;
+  private readonly requestTimeoutMs: number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 
-  constructor(deps: { adapters: ReadonlyMap<string, ProviderAdapter>; client: UpstreamClient; now?: () => number }) {
+  constructor(deps: ExecutorDeps) {
     this.adapters = deps.adapters;
     this.client = deps.client;
     this.now = deps.now ?? performance.now.bind(performance);
+    this.health = deps.health ?? new InProcessHealthStore();
+    this.breakers = deps.breakers ?? new CircuitBreakers();
+    this.retry = deps.retry ?? new RetryPolicy();
+    this.requestTimeoutMs = deps.requestTimeoutMs ?? Infinity;
+    this.sleep = deps.sleep ?? abortableSleep;
   }
 
   async execute(
@@ -58,44 +89,48 @@ export class AttemptExecutor {
     attemptTimeoutMs: number,
   ): Promise<ExecutionResult> {
     const started = this.now();
+    const deadlineAt = started + this.requestTimeoutMs;
     const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
-    for (const attempt of plan) {
+    let i = 0;
+    let retries = 0;
+    while (i < plan.length) {
+      const attempt = plan[i]!;
+      const endpointId = attempt.endpoint.id;
+      if (!this.breakers.tryAcquire(endpointId)) {
+        // Opened (or being probed) since the plan was made.
+        i++;
+        retries = 0;
+        continue;
+      }
       const t0 = this.now();
       if (!sink.committed) sink.beginAttempt(attempt);
-      const run = new AttemptRun(sink, () => {
-        if (result.firstTokenMs === null) result.firstTokenMs = Math.round(this.now() - started);
-      });
-      const adapter = this.adapters.get(attempt.endpoint.provider.kind);
-      if (adapter === undefined) {
-        run.fail(new GatewayError('provider_error', `No adapter for provider kind "${attempt.endpoint.provider.kind}".`, {
-          metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
-        }));
-      } else if (adapter.transport === 'local') {
-        await this.runLocal(adapter, attempt, req, run, signal);
-      } else {
-        await this.runHttp(adapter, attempt, req, run, signal, attemptTimeoutMs);
-      }
+      const run = new AttemptRun(sink, this.now);
+      await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs);
+      const t1 = this.now();
+      if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
       const error = run.error;
       result.attempts.push({
         model: attempt.model.id,
         provider: attempt.endpoint.provider.id,
-        endpoint: attempt.endpoint.id,
+        endpoint: endpointId,
         status: run.status,
-        errorCode: error?.code ?? null,
-        ms: Math.round(this.now() - t0),
+        errorCode: error?.code ?? (signal.aborted && isDeadline(signal) ? 'timeout' : null),
+        ms: Math.round(t1 - t0),
       });
-      if (signal.aborted) {
-        if (signal.reason instanceof RequestDeadlineError) {
-          result.error = new GatewayError('timeout', 'The request exceeded its time limit.');
-          if (sink.committed) sink.part({ type: 'error', error: result.error });
-        } else {
-          result.cancelled = true;
-        }
-        result.served = sink.committed ? attempt : null;
-        return result;
+      if (signal.aborted) return this.aborted(result, attempt, run, sink, signal, t0, t1, req.stream);
+      if (run.notSent) {
+        // Nothing reached the provider, so nothing is learned of its health; the next
+        // endpoint may be able to carry what this one cannot.
+        this.breakers.release(endpointId);
+        result.error = error;
+        i++;
+        retries = 0;
+        continue;
       }
+      observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
       if (error === null) {
         result.served = attempt;
+        result.error = null; // an earlier attempt's failure is history now
         return result;
       }
       if (sink.committed) {
@@ -106,18 +141,79 @@ export class AttemptExecutor {
         return result;
       }
       result.error = error;
-      if (!error.retryable) return result;
+      if (!error.retryable) {
+        // The request itself was refused: the model's other endpoints would refuse it too,
+        // but a fallback model may take it (a longer context, other limits).
+        const next = nextModel(plan, i);
+        if (next < 0) return withEarlierAttempts(result);
+        i = next;
+        retries = 0;
+        continue;
+      }
+      if (i === plan.length - 1 && retriesSameEndpoint(error, run.connectFailed)) {
+        const delay = this.retry.delayMs(retries, error, deadlineAt - this.now());
+        if (delay >= 0) {
+          if (delay > 0) await this.sleep(delay, signal);
+          if (signal.aborted) return this.abortedBetweenAttempts(result, signal);
+          retries++;
+          continue;
+        }
+      }
+      i++;
+      retries = 0;
     }
-    return result;
+    if (result.error === null) {
+      // Every endpoint of the plan had its circuit opened by other requests meanwhile.
+      result.error = new GatewayError('no_provider_available', 'Every endpoint that could serve this request is failing; try again shortly.', {
+        metadata: { excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })) },
+      });
+      return result;
+    }
+    return withEarlierAttempts(result);
   }
 
-  private async runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal): Promise<void> {
-    try {
-      await adapter.generate(req, attempt.endpoint, run.emit, signal);
-      run.status = 200;
-    } catch (err) {
-      run.fail(asProviderError(err, attempt));
+  private async runAttempt(attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal, attemptTimeoutMs: number): Promise<void> {
+    const adapter = this.adapters.get(attempt.endpoint.provider.kind);
+    if (adapter === undefined) {
+      run.fail(new GatewayError('provider_error', `No adapter for provider kind "${attempt.endpoint.provider.kind}".`, {
+        metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
+      }));
+    } else if (adapter.transport === 'local') {
+      await runLocal(adapter, attempt, req, run, signal);
+    } else {
+      await this.runHttp(adapter, attempt, req, run, signal, attemptTimeoutMs);
     }
+  }
+
+  /** The request's signal fired during an attempt: the deadline (408) or the client leaving. */
+  private aborted(
+    result: ExecutionResult,
+    attempt: PlannedAttempt,
+    run: AttemptRun,
+    sink: ExecutionSink,
+    signal: AbortSignal,
+    t0: number,
+    t1: number,
+    streamed: boolean,
+  ): ExecutionResult {
+    if (isDeadline(signal)) {
+      const error = new GatewayError('timeout', 'The request exceeded its time limit.');
+      // The endpoint did not finish in time: that counts against it.
+      observeAttempt(this.health, this.breakers, attempt.endpoint.id, run, error, t0, t1, streamed);
+      result.error = error;
+      if (sink.committed) sink.part({ type: 'error', error });
+    } else {
+      this.breakers.release(attempt.endpoint.id);
+      result.cancelled = true;
+    }
+    result.served = sink.committed ? attempt : null;
+    return sink.committed ? result : withEarlierAttempts(result);
+  }
+
+  private abortedBetweenAttempts(result: ExecutionResult, signal: AbortSignal): ExecutionResult {
+    if (isDeadline(signal)) result.error = new GatewayError('timeout', 'The request exceeded its time limit.');
+    else result.cancelled = true;
+    return withEarlierAttempts(result);
   }
 
   private async runHttp(
@@ -129,7 +225,16 @@ export class AttemptExecutor {
     attemptTimeoutMs: number,
   ): Promise<void> {
     const endpoint = attempt.endpoint;
-    const upstreamReq = adapter.encodeRequest(req, endpoint);
+    let upstreamReq;
+    try {
+      upstreamReq = adapter.encodeRequest(req, endpoint);
+    } catch (err) {
+      // This endpoint cannot carry the request (e.g. audio to a provider without audio):
+      // another endpoint of the plan may, so the failure moves on rather than ends routing.
+      run.notSent = true;
+      run.fail(asProviderError(err, attempt));
+      return;
+    }
     const attemptCtrl = new AbortController();
     const attemptSignal = AbortSignal.any([signal, attemptCtrl.signal]);
     let res;
@@ -137,6 +242,7 @@ export class AttemptExecutor {
       res = await this.client.send(upstreamReq, attemptSignal, Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs));
     } catch (err) {
       run.fail(connectError(err, attempt));
+      run.connectFailed = (err as { code?: unknown } | null)?.code !== 'UND_ERR_HEADERS_TIMEOUT';
       return;
     }
     run.status = res.status;
@@ -188,37 +294,61 @@ export class AttemptExecutor {
   }
 }
 
-const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
-  'text-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-redacted', 'tool-call-start',
-]);
+async function runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal): Promise<void> {
+  try {
+    await adapter.generate(req, attempt.endpoint, run.emit, signal);
+    run.status = 200;
+  } catch (err) {
+    run.fail(asProviderError(err, attempt));
+  }
+}
 
-/** State of one attempt: intercepts error parts so that routing can fail over. */
-class AttemptRun {
-  readonly sink: ExecutionSink;
-  error: GatewayError | null = null;
-  status = 0;
-  readonly emit: (part: StreamPart) => void;
+/** The index of the first attempt after `i` for another model, or -1. */
+function nextModel(plan: readonly PlannedAttempt[], i: number): number {
+  const model = plan[i]!.model;
+  for (let k = i + 1; k < plan.length; k++) if (plan[k]!.model !== model) return k;
+  return -1;
+}
 
-  constructor(sink: ExecutionSink, onFirstContent: () => void) {
-    this.sink = sink;
-    let seenContent = false;
-    this.emit = (part) => {
-      if (this.error !== null) return;
-      if (part.type === 'error') {
-        this.error = part.error;
-        return;
-      }
-      if (!seenContent && CONTENT_PARTS.has(part.type)) {
-        seenContent = true;
-        onFirstContent();
-      }
-      sink.part(part);
+function isDeadline(signal: AbortSignal): boolean {
+  return signal.reason instanceof RequestDeadlineError;
+}
+
+/**
+ * The request failed before any answer: its error is the last attempt's, and when there
+ * were others before it, `metadata.attempts` lists them (provider, endpoint, status, code)
+ * so the client can see what was tried.
+ */
+function withEarlierAttempts(result: ExecutionResult): ExecutionResult {
+  const error = result.error;
+  const n = result.attempts.length;
+  if (error === null || n < 2) return result;
+  const earlier = new Array<Record<string, unknown>>(n - 1);
+  for (let k = 0; k < n - 1; k++) {
+    const a = result.attempts[k]!;
+    earlier[k] = { model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, code: a.errorCode };
+  }
+  result.error = new GatewayError(error.code, error.message, {
+    metadata: { ...error.metadata, attempts: earlier },
+    ...(error.headers === undefined ? {} : { headers: error.headers }),
+    ...(error.param === undefined ? {} : { param: error.param }),
+    retryable: error.retryable,
+    status: error.status,
+  });
+  return result;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
     };
-  }
-
-  fail(error: GatewayError): void {
-    if (this.error === null) this.error = error;
-  }
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function readBounded(body: AsyncIterable<Buffer | string>, max: number): Promise<string> {

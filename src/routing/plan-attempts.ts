@@ -1,35 +1,104 @@
 import type { Catalog } from '../catalog/catalog.ts';
+import type { ModelInfo } from '../catalog/types.ts';
+import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from './attempt.ts';
+import type { CircuitBreakers } from './circuit-breaker.ts';
+import { compilePreferences } from './compile-preferences.ts';
+import { filterEndpoints, newTally, type Candidate, type Exclusion, type FilterTally, type RequestFacts } from './filter-endpoints.ts';
+import type { HealthStore } from './health/health-store.ts';
+import { orderCandidates } from './order-endpoints.ts';
+import { preferredParameters, requestParameters } from './request-parameters.ts';
+import { buildRouteEndpoints, type RouteEndpoint } from './route-endpoint.ts';
 
-/**
- * Turns the request's model list into an ordered list of attempts: for each model in
- * order, its endpoints from cheapest to dearest. (Preferences, health and the weighted
- * draw are the routing issue's; this is the minimal deterministic planner.)
- */
-export function planAttempts(req: CanonicalRequest, catalog: Catalog): PlannedAttempt[] {
-  const attempts: PlannedAttempt[] = [];
-  for (const choice of req.models) {
-    const resolved = catalog.resolve(choice.model);
-    if (resolved === undefined) {
-      throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, {
-        param: 'model',
-      });
-    }
-    const endpoints = [...resolved.model.endpoints].sort(
-      (a, b) => cmp(a.compiledPricing.prompt + a.compiledPricing.completion, b.compiledPricing.prompt + b.compiledPricing.completion),
-    );
-    for (const endpoint of endpoints) attempts.push({ model: resolved.model, endpoint });
-  }
-  if (attempts.length === 0) {
-    throw new GatewayError('no_provider_available', 'No provider endpoint is available for the requested model.', {
-      metadata: { models: req.models.map((m) => m.model) },
-    });
-  }
-  return attempts;
+export interface PlannerDeps {
+  catalog: Catalog;
+  health: HealthStore;
+  breakers: CircuitBreakers;
+  /** Uniform in [0, 1): the weighted draw's source, injected so tests are deterministic. */
+  random?: () => number;
 }
 
-function cmp(a: bigint, b: bigint): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Turns a request's model list into the ordered attempts the executor will try: for each
+ * model in order (the primary, then `models`, then `fallbacks`), its endpoints filtered by
+ * the preferences that apply to it and ordered (order-endpoints.ts). Throws 400
+ * `model_not_found` for an unknown model, 400 `context_length_exceeded` when the prompt
+ * fits no endpoint that meets the preferences, and 503 `no_provider_available` (saying what
+ * excluded each endpoint) when nothing else is left.
+ */
+export class AttemptPlanner {
+  private readonly catalog: Catalog;
+  private readonly health: HealthStore;
+  private readonly breakers: CircuitBreakers;
+  private readonly random: () => number;
+  private readonly routes: ReadonlyMap<ModelInfo, readonly RouteEndpoint[]>;
+
+  constructor(deps: PlannerDeps) {
+    this.catalog = deps.catalog;
+    this.health = deps.health;
+    this.breakers = deps.breakers;
+    this.random = deps.random ?? Math.random;
+    const routes = new Map<ModelInfo, readonly RouteEndpoint[]>();
+    for (const model of deps.catalog.models) routes.set(model, buildRouteEndpoints(model));
+    this.routes = routes;
+  }
+
+  /** `promptTokens`: the request's token estimate, when the caller has it already. */
+  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req)): PlannedAttempt[] {
+    const used = requestParameters(req);
+    const facts: RequestFacts = {
+      promptTokens,
+      maxOutputTokens: req.maxOutputTokens ?? -1,
+      used,
+      preferred: preferredParameters(used),
+    };
+    const attempts: PlannedAttempt[] = [];
+    const excluded: Exclusion[] = [];
+    const tally = newTally();
+    const cands: Candidate[] = [];
+    const seen: Set<string> | null = req.models.length > 1 ? new Set() : null;
+
+    for (const choice of req.models) {
+      const resolved = this.catalog.resolve(choice.model);
+      if (resolved === undefined) {
+        throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, { param: 'model' });
+      }
+      const model = resolved.model;
+      const prefs = compilePreferences(req.provider, choice.provider, resolved.variant);
+      cands.length = 0;
+      filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
+      orderCandidates(cands, prefs, this.health, this.random);
+      // allow_fallbacks: false without an order: the top endpoint alone (with an order, the
+      // filter already kept only the endpoints it names).
+      const take = !prefs.allowFallbacks && prefs.order === null ? Math.min(1, cands.length) : cands.length;
+      for (let i = 0; i < take; i++) {
+        const endpoint = cands[i]!.route.endpoint;
+        if (seen !== null) {
+          if (seen.has(endpoint.id)) continue;
+          seen.add(endpoint.id);
+        }
+        attempts.push({ model, endpoint });
+      }
+    }
+    if (attempts.length === 0) throw noPlan(req, facts, excluded, tally);
+    return attempts;
+  }
+}
+
+function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[], tally: FilterTally): GatewayError {
+  if (tally.preferred > 0 && tally.tooSmall === tally.preferred) {
+    return new GatewayError(
+      'context_length_exceeded',
+      `This request's prompt is about ${facts.promptTokens} tokens, more than the context window of any endpoint that could serve it ` +
+        `(the largest is ${tally.largestTooSmall} tokens). Shorten the messages or choose a model with a longer context.`,
+      { param: 'messages', metadata: { prompt_tokens: facts.promptTokens, context_length: tally.largestTooSmall, excluded } },
+    );
+  }
+  const headers = tally.circuitRetryMs >= 0 ? { 'retry-after': String(Math.max(1, Math.ceil(tally.circuitRetryMs / 1000))) } : undefined;
+  return new GatewayError('no_provider_available', 'No provider endpoint meets the requirements of this request; metadata.excluded says why each was left out.', {
+    metadata: { models: req.models.map((m) => m.model), excluded },
+    ...(headers === undefined ? {} : { headers }),
+  });
 }

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body (the raw text when it did not parse); `any` so tests can walk it. */
   body: any;
+  /** Arrival order across every emulator of this process: tells which of several upstreams was asked first. */
+  seq: number;
 }
 
 export interface EmulatorToolCall { id?: string; name: string; arguments: string }
@@ -81,6 +83,8 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 const JSON_TYPE = 'application/json';
 const DONE = 'data: [DONE]\n\n';
 const ID_SLOT = '@@EMULATOR_ID@@';
+/** Requests received by any emulator so far (`RecordedRequest.seq`). */
+let arrivals = 0;
 const DEFAULT_ERROR = { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null };
 
 interface Exchange {
@@ -160,7 +164,7 @@ class Emulator implements OpenAIChatEmulator {
     } catch {
       body = text;
     }
-    if (this.record) this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    if (this.record) this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, seq: ++arrivals });
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       sendJson(res, 404, { error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
       return;

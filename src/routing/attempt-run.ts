@@ -1,0 +1,44 @@
+import type { StreamPart } from '../canonical/stream-part.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import type { ExecutionSink } from './execute-attempts.ts';
+
+const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
+  'text-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-redacted', 'tool-call-start',
+]);
+
+/**
+ * State of one attempt: intercepts error parts so that routing can fail over, and notes
+ * what health needs (when the first content came, how many tokens the upstream reported).
+ */
+export class AttemptRun {
+  readonly sink: ExecutionSink;
+  error: GatewayError | null = null;
+  status = 0;
+  /** When the first content part arrived (the executor's clock), or -1. */
+  firstContentAt = -1;
+  /** Output tokens from the upstream's usage, or -1 when it sent none. */
+  outputTokens = -1;
+  /** The request never got an answer: refused, reset, or not connected in time. */
+  connectFailed = false;
+  /** The adapter could not encode the request for this endpoint: nothing was sent. */
+  notSent = false;
+  readonly emit: (part: StreamPart) => void;
+
+  constructor(sink: ExecutionSink, now: () => number) {
+    this.sink = sink;
+    this.emit = (part) => {
+      if (this.error !== null) return;
+      if (part.type === 'error') {
+        this.error = part.error;
+        return;
+      }
+      if (this.firstContentAt < 0 && CONTENT_PARTS.has(part.type)) this.firstContentAt = now();
+      else if (part.type === 'usage') this.outputTokens = part.usage.output;
+      sink.part(part);
+    };
+  }
+
+  fail(error: GatewayError): void {
+    if (this.error === null) this.error = error;
+  }
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import { extractBearer } from '../../auth/authenticate.ts';
+import { formatAttos } from '../../billing/money.ts';
+import { toModelRecord } from '../../catalog/encode-model-record.ts';
+import type { Endpoint, ModelInfo } from '../../catalog/types.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { CircuitBreakers } from '../../routing/circuit-breaker.ts';
+import type { HealthStore } from '../../routing/health/health-store.ts';
+import type { Services } from '../services.ts';
+
+/** `status` of an endpoint: 0 healthy, -1 demoted for an outage in the last 30 s, -2 circuit open (or probing). */
+const STATUS_OK = 0;
+const STATUS_RECENT_OUTAGE = -1;
+const STATUS_CIRCUIT_OPEN = -2;
+
+/**
+ * GET /v1/models/{author}/{slug}/endpoints: a model's endpoints with their live health, in
+ * OpenRouter's shape. What the catalog says is encoded once at boot; health per request.
+ */
+export function registerModelEndpointsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+  const listings = new Map<ModelInfo, ModelListing>();
+  for (const model of services.catalog.models) listings.set(model, buildListing(model));
+  for (const prefix of prefixes) {
+    app.get(`${prefix}/models/:author/:slug/endpoints`, async (request) => {
+      services.auth.authenticate(extractBearer(request.headers.authorization));
+      const { author, slug } = request.params as { author: string; slug: string };
+      const model = services.catalog.resolve(`${author}/${slug}`)?.model;
+      const listing = model === undefined ? undefined : listings.get(model);
+      if (listing === undefined) throw new GatewayError('not_found', `No model "${author}/${slug}".`);
+      return { data: { ...listing.head, endpoints: listing.endpoints.map((e) => withHealth(e, services.health, services.breakers)) } };
+    });
+  }
+}
+
+interface StaticEndpoint {
+  endpoint: Endpoint;
+  fields: Record<string, unknown>;
+}
+
+interface ModelListing {
+  head: Record<string, unknown>;
+  endpoints: StaticEndpoint[];
+}
+
+function buildListing(model: ModelInfo): ModelListing {
+  const record = toModelRecord(model);
+  return {
+    head: { id: model.id, name: model.name, created: model.created, description: model.description, architecture: record.architecture },
+    endpoints: model.endpoints.map((ep) => ({ endpoint: ep, fields: staticFields(model, ep) })),
+  };
+}
+
+function staticFields(model: ModelInfo, ep: Endpoint): Record<string, unknown> {
+  const p = ep.compiledPricing;
+  const pricing: Record<string, string> = { prompt: formatAttos(p.prompt), completion: formatAttos(p.completion) };
+  if (p.request !== 0n) pricing.request = formatAttos(p.request);
+  if (p.image !== 0n) pricing.image = formatAttos(p.image);
+  if (p.cacheRead !== p.prompt) pricing.input_cache_read = formatAttos(p.cacheRead);
+  if (p.cacheWrite !== p.prompt) pricing.input_cache_write = formatAttos(p.cacheWrite);
+  return {
+    name: `${ep.provider.name}: ${model.name}`,
+    model_id: model.id,
+    model_name: model.name,
+    // The slugs `provider.order`, `only` and `ignore` accept: `tag` names the provider (all
+    // its endpoints), `endpoint_id` this endpoint alone.
+    tag: ep.provider.id,
+    endpoint_id: ep.id,
+    provider_name: ep.provider.name,
+    context_length: ep.contextLength,
+    max_prompt_tokens: ep.contextLength,
+    max_completion_tokens: ep.maxOutputTokens ?? null,
+    quantization: ep.quantization ?? null,
+    pricing,
+    supported_parameters: [...ep.supportedParameters].sort(),
+    supports_implicit_caching: ep.provider.cacheFamily === 'prompt_cache_key',
+    data_collection: ep.dataCollection,
+    zdr: ep.zdr,
+  };
+}
+
+function withHealth(e: StaticEndpoint, health: HealthStore, breakers: CircuitBreakers): Record<string, unknown> {
+  const id = e.endpoint.id;
+  const h = health.health(id);
+  const status = breakers.state(id) !== 'closed' ? STATUS_CIRCUIT_OPEN : health.hasRecentOutage(id) ? STATUS_RECENT_OUTAGE : STATUS_OK;
+  return {
+    ...e.fields,
+    status,
+    uptime_last_5m: h.uptimeLast5m,
+    uptime_last_30m: h.uptimeLast30m,
+    uptime_last_1d: h.uptimeLast1d,
+    latency_last_30m: h.latencyLast30m,
+    throughput_last_30m: h.throughputLast30m,
+  };
+}
