@@ -1,0 +1,225 @@
+import type { CanonicalRequest, ReasoningConfig, SamplingParams } from '../../canonical/request.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { decodeModelList } from '../shared/decode-model-list.ts';
+import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
+import { decodeReasoning, isReasoningEnabled } from '../shared/decode-reasoning.ts';
+import {
+  invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject, readString,
+  readStringArray, readStringMap, type JsonObject, type NumberRange,
+} from '../shared/read-fields.ts';
+import { decodeResponsesInput } from './decode-responses-input.ts';
+import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools } from './decode-responses-tools.ts';
+import { rememberEcho } from './responses-echo.ts';
+
+// The body of POST /v1/responses → CanonicalRequest, validated per the spec's responses
+// request table and the vendor's request shape. Fields the client did not set stay
+// absent; unknown fields are ignored. The endpoint is stateless: whatever asks for stored
+// state (`previous_response_id`, `store: true`, `conversation`, `background`, stored
+// `prompt` templates) is a clear 400 rather than a silently different answer.
+
+const TEMPERATURE: NumberRange = { min: 0, max: 2 };
+const UNIT_INTERVAL: NumberRange = { min: 0, max: 1 };
+const PENALTY: NumberRange = { min: -2, max: 2 };
+const REPETITION_PENALTY: NumberRange = { min: 0, max: 2, minExclusive: true };
+const TOP_K: NumberRange = { min: 0, integer: true };
+const SEED: NumberRange = { integer: true };
+const MAX_TOKENS: NumberRange = { min: 1, integer: true };
+const MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
+const TRUNCATION: ReadonlySet<string> = new Set(['auto', 'disabled']);
+
+/** Provider-specific fields, passed through untouched to providers that accept them. */
+const EXTRA_FIELDS = ['mcp', 'service_tier', 'plugins'] as const;
+
+export function decodeResponsesRequest(body: unknown): CanonicalRequest {
+  if (!isObject(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
+  rejectStoredState(body);
+
+  const instructions = readString(body, 'instructions');
+  const input = body.input;
+  if (input === undefined || input === null) throw missingParameter('input', 'must be a string or an array of input items');
+  const decoded = decodeResponsesInput(input, instructions);
+  const req: CanonicalRequest = {
+    models: decodeModelList(body),
+    messages: decoded.messages,
+    sampling: decodeSampling(body),
+    stream: readBoolean(body, 'stream') ?? false,
+    extra: decodeExtra(body),
+  };
+
+  const maxOutputTokens = readNumber(body, 'max_output_tokens', MAX_TOKENS);
+  if (maxOutputTokens !== undefined) req.maxOutputTokens = maxOutputTokens;
+  const stop = decodeStop(body.stop);
+  if (stop !== undefined) req.stop = stop;
+
+  const choice = decodeResponsesToolChoice(body.tool_choice);
+  let tools = decodeResponsesTools(body.tools);
+  if (tools !== undefined && choice?.allowed !== undefined) {
+    const allowed = choice.allowed;
+    tools = tools.filter((t) => allowed.has(t.name));
+  }
+  const parallelToolCalls = readBoolean(body, 'parallel_tool_calls');
+  // Without tools a choice means nothing, and providers reject one sent alone.
+  if (tools !== undefined && tools.length > 0) {
+    req.tools = tools;
+    if (choice !== undefined) req.toolChoice = choice.choice;
+    if (parallelToolCalls !== undefined) req.parallelToolCalls = parallelToolCalls;
+  }
+
+  const text = readObject(body, 'text');
+  // A `configuration_update` in the input is later than the request's own settings; the
+  // vendor's `text.format` wins over the spec's `response_format` when both are sent.
+  const format = decoded.update.format ?? decodeResponsesFormat(text?.format, 'text.format') ?? decodeResponsesFormat(body.response_format, 'response_format');
+  if (format !== undefined) req.responseFormat = format;
+  const verbosity = text === undefined ? undefined : readString(text, 'verbosity', 'text');
+  if (verbosity !== undefined) req.extra.verbosity = verbosity;
+
+  let reasoning = decodeResponsesReasoning(body);
+  if (decoded.update.effort !== undefined) reasoning = { ...reasoning, effort: decoded.update.effort };
+  if (reasoning !== undefined) {
+    req.reasoning = reasoning;
+    if (isReasoningEnabled(reasoning)) checkReasoningConflicts(req);
+  }
+
+  const provider = decodeProviderPreferences(body, 'provider');
+  if (provider !== undefined) req.provider = provider;
+  const modalities = readStringArray(body, 'modalities');
+  if (modalities !== undefined) {
+    for (let i = 0; i < modalities.length; i++) {
+      if (!MODALITIES.has(modalities[i]!)) {
+        throw invalidValue(`modalities[${i}]`, `must be one of 'text', 'audio', 'image', got ${JSON.stringify(modalities[i])}`);
+      }
+    }
+    req.modalities = modalities;
+  }
+  const audio = readObject(body, 'audio');
+  if (audio !== undefined) req.audio = audio;
+  const promptCacheKey = readString(body, 'prompt_cache_key');
+  if (promptCacheKey !== undefined) req.promptCacheKey = promptCacheKey;
+  // `safety_identifier` is the newer name OpenAI gives the end-user id.
+  const user = readString(body, 'user') ?? readString(body, 'safety_identifier');
+  if (user !== undefined) req.user = user;
+  const metadata = readStringMap(body, 'metadata');
+  if (metadata !== undefined) req.metadata = metadata;
+  // Read only to refuse a wrong type; the values change nothing here.
+  readStringArray(body, 'include');
+  const truncation = readString(body, 'truncation');
+  if (truncation !== undefined && !TRUNCATION.has(truncation)) {
+    throw invalidValue('truncation', `must be 'auto' or 'disabled', got ${JSON.stringify(truncation)}`);
+  }
+
+  rememberEcho(req, {
+    instructions: instructions ?? null,
+    maxOutputTokens: maxOutputTokens ?? null,
+    metadata: metadata ?? {},
+    parallelToolCalls: parallelToolCalls ?? true,
+    reasoningEffort: reasoning?.effort ?? null,
+    reasoningSummary: reasoningSummary(body),
+    temperature: req.sampling.temperature ?? null,
+    format,
+    verbosity: verbosity ?? null,
+    toolChoice: req.toolChoice,
+    tools: req.tools,
+    topP: req.sampling.topP ?? null,
+    truncation: truncation ?? 'disabled',
+    user: user ?? null,
+  });
+  return req;
+}
+
+const STATELESS = 'this endpoint is stateless and keeps no responses or conversations; send the whole conversation in \'input\'';
+
+function rejectStoredState(body: JsonObject): void {
+  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
+    throw new GatewayError('invalid_parameter', `Unsupported parameter 'previous_response_id': ${STATELESS}.`, { param: 'previous_response_id' });
+  }
+  if (body.conversation !== undefined && body.conversation !== null) {
+    throw new GatewayError('invalid_parameter', `Unsupported parameter 'conversation': ${STATELESS}.`, { param: 'conversation' });
+  }
+  const store = readBoolean(body, 'store');
+  if (store === true) {
+    throw new GatewayError('invalid_parameter', `Unsupported value for 'store': ${STATELESS}; set 'store' to false or leave it out.`, { param: 'store' });
+  }
+  if (readBoolean(body, 'background') === true) {
+    throw new GatewayError('invalid_parameter', `Unsupported value for 'background': a background response is polled for later, and ${STATELESS}.`, { param: 'background' });
+  }
+  // A stored prompt template lives on OpenAI's servers; ignoring it would answer a different request.
+  if (isObject(body.prompt)) {
+    throw new GatewayError('invalid_parameter', "Unsupported parameter 'prompt': stored prompt templates are kept by OpenAI, not by this gateway; send the instructions in 'instructions' or 'input'.", { param: 'prompt' });
+  }
+}
+
+/**
+ * `reasoning` as in chat (`effort` incl. `minimal`, `max_tokens`, `enabled`, `exclude`).
+ * `summary` and `generate_summary` only say how to show reasoning, so a `reasoning` object
+ * that sets nothing else (Codex sends `{summary: 'auto'}`) asks for nothing.
+ */
+function decodeResponsesReasoning(body: JsonObject): ReasoningConfig | undefined {
+  const r = decodeReasoning(body, 'reasoning');
+  if (r === undefined) return undefined;
+  return r.effort === undefined && r.maxTokens === undefined && r.enabled === undefined && r.exclude === undefined ? undefined : r;
+}
+
+function reasoningSummary(body: JsonObject): string | null {
+  const r = body.reasoning;
+  if (!isObject(r)) return null;
+  const summary = r.summary ?? r.generate_summary;
+  return typeof summary === 'string' ? summary : null;
+}
+
+function decodeSampling(body: JsonObject): SamplingParams {
+  const s: SamplingParams = {};
+  const temperature = readNumber(body, 'temperature', TEMPERATURE);
+  if (temperature !== undefined) s.temperature = temperature;
+  const topP = readNumber(body, 'top_p', UNIT_INTERVAL);
+  if (topP !== undefined) s.topP = topP;
+  const topK = readNumber(body, 'top_k', TOP_K);
+  if (topK !== undefined) s.topK = topK;
+  const minP = readNumber(body, 'min_p', UNIT_INTERVAL);
+  if (minP !== undefined) s.minP = minP;
+  const topA = readNumber(body, 'top_a', UNIT_INTERVAL);
+  if (topA !== undefined) s.topA = topA;
+  const frequencyPenalty = readNumber(body, 'frequency_penalty', PENALTY);
+  if (frequencyPenalty !== undefined) s.frequencyPenalty = frequencyPenalty;
+  const presencePenalty = readNumber(body, 'presence_penalty', PENALTY);
+  if (presencePenalty !== undefined) s.presencePenalty = presencePenalty;
+  const repetitionPenalty = readNumber(body, 'repetition_penalty', REPETITION_PENALTY);
+  if (repetitionPenalty !== undefined) s.repetitionPenalty = repetitionPenalty;
+  const seed = readNumber(body, 'seed', SEED);
+  if (seed !== undefined) s.seed = seed;
+  return s;
+}
+
+function decodeStop(raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === 'string') return [raw];
+  if (!Array.isArray(raw)) throw invalidType('stop', 'a string or an array of strings', raw);
+  for (let i = 0; i < raw.length; i++) {
+    if (typeof raw[i] !== 'string') throw invalidType(`stop[${i}]`, 'a string', raw[i]);
+  }
+  // An empty list sets nothing; some providers reject `stop: []`.
+  return raw.length === 0 ? undefined : (raw as string[]);
+}
+
+function checkReasoningConflicts(req: CanonicalRequest): void {
+  if (req.sampling.topK !== undefined) {
+    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", { param: 'top_k' });
+  }
+  const choice = req.toolChoice;
+  if (choice !== undefined && choice.type !== 'auto' && choice.type !== 'none') {
+    throw new GatewayError(
+      'reasoning_conflict',
+      "'tool_choice' must be 'auto' or 'none' while reasoning is enabled; a forced tool choice needs reasoning disabled.",
+      { param: 'tool_choice' },
+    );
+  }
+}
+
+function decodeExtra(body: JsonObject): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  for (let i = 0; i < EXTRA_FIELDS.length; i++) {
+    const key = EXTRA_FIELDS[i]!;
+    const value = body[key];
+    if (value !== undefined && value !== null) extra[key] = value;
+  }
+  return extra;
+}

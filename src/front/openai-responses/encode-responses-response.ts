@@ -1,0 +1,102 @@
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import type { CanonicalResponse } from '../../canonical/response.ts';
+import { assertNever } from '../../canonical/stream-part.ts';
+import type { ResponseMeta } from '../front-dialect.ts';
+import { echoOf, type ResponsesEchoJson } from './responses-echo.ts';
+import { encodeResponsesUsage, type ResponsesUsage } from './encode-responses-usage.ts';
+import {
+  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, messageItem, reasoningItem,
+  redactedReasoningItem, responseIdTail, statusOf, type MessageItem, type OutputItem,
+  type ResponseStatus,
+} from './responses-output-items.ts';
+
+// A whole answer → the Response object: the vendor's shape (what openai-node, Codex and
+// the AI SDK parse) with the spec's additions — `created` beside `created_at`, and the
+// spec's usage fields beside the vendor's — plus `provider` as on the chat endpoint.
+
+export interface ResponsesResponseHead {
+  id: string;
+  object: 'response';
+  created_at: number;
+  created: number;
+  status: ResponseStatus | 'in_progress';
+  error: { code: string; message: string } | null;
+  incomplete_details: { reason: string } | null;
+  model: string;
+  provider: string;
+  output: OutputItem[];
+}
+
+export type ResponsesResponse = ResponsesResponseHead & ResponsesEchoJson & { usage: ResponsesUsage | null };
+
+/** `req` (the request answered) gives the echoed settings; without it they take their defaults. */
+export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseMeta, req?: CanonicalRequest): ResponsesResponse {
+  const tail = responseIdTail(meta.id);
+  const status = statusOf(resp.finish);
+  const output: OutputItem[] = [];
+  // Consecutive text parts are one message item, as the stream encoder writes them.
+  let message: MessageItem | null = null;
+  for (const part of resp.content) {
+    switch (part.type) {
+      case 'text':
+        if (part.text.length === 0) break;
+        if (message !== null) message.content[0]!.text += part.text;
+        else {
+          message = messageItem(itemId('msg', tail, output.length), 'completed', part.text);
+          output.push(message);
+        }
+        break;
+      case 'reasoning':
+        if (meta.excludeReasoning || (part.text.length === 0 && part.signature === undefined)) break;
+        output.push(reasoningItem(itemId('rs', tail, output.length), part));
+        message = null;
+        break;
+      case 'redacted-reasoning':
+        if (meta.excludeReasoning) break;
+        output.push(redactedReasoningItem(itemId('rs', tail, output.length), part.data));
+        message = null;
+        break;
+      case 'tool-call':
+        output.push(functionCallItem(itemId('fc', tail, output.length), 'completed', part));
+        message = null;
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  // The item being written when an answer was cut is the incomplete one.
+  const last = output[output.length - 1];
+  if (status !== 'completed' && last !== undefined && (last.type === 'message' || last.type === 'function_call')) last.status = 'incomplete';
+  let error: ResponsesResponseHead['error'] = null;
+  if (status === 'failed') {
+    error = { code: FINISHED_WITH_ERROR.code, message: FINISHED_WITH_ERROR.message };
+    output.push({ id: itemId('err', tail, output.length), type: 'error', code: error.code, message: error.message });
+  }
+  return responseObject(meta, echoOf(req), status, error, incompleteDetailsOf(resp.finish), output, encodeResponsesUsage(resp.usage, meta.cost));
+}
+
+/** The Response object in the vendor's field order; the stream's lifecycle events hold the same. */
+export function responseObject(
+  meta: ResponseMeta,
+  echo: ResponsesEchoJson,
+  status: ResponsesResponseHead['status'],
+  error: ResponsesResponseHead['error'],
+  incompleteDetails: ResponsesResponseHead['incomplete_details'],
+  output: OutputItem[],
+  usage: ResponsesUsage | null,
+): ResponsesResponse {
+  return {
+    id: `resp_${responseIdTail(meta.id)}`,
+    object: 'response',
+    created_at: meta.created,
+    created: meta.created,
+    status,
+    error,
+    incomplete_details: incompleteDetails,
+    model: meta.model,
+    provider: meta.provider,
+    output,
+    ...echo,
+    usage,
+  };
+}
