@@ -6,4 +6,9 @@ export interface FinishReason {
   raw: string | null;
   /** The stop sequence that ended the output, when the provider says which. */
   stopSequence?: string;
+  /**
+   * Sources the answer cites, as URLs, when the provider lists them once for the whole
+   * answer (xAI live search). Carried on the finish because that is where they arrive.
+   */
+  citations?: string[];
 }

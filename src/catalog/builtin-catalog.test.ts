@@ -76,6 +76,9 @@ describe('built-in catalog data', () => {
       together: ['TOGETHER_API_KEY'],
       fireworks: ['FIREWORKS_API_KEY'],
       openrouter: ['OPENROUTER_API_KEY'],
+      azure: ['AZURE_OPENAI_API_KEY'],
+      ollama: ['OLLAMA_API_KEY'],
+      vllm: ['VLLM_API_KEY'],
       sim: [],
     });
     for (const p of BUILTIN_PROVIDERS) {

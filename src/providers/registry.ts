@@ -1,9 +1,11 @@
+import { anthropicAdapter } from './anthropic/anthropic-adapter.ts';
+import { googleAdapter } from './google/google-adapter.ts';
 import { openaiAdapter } from './openai/openai-adapter.ts';
 import { simAdapter } from './sim/sim-adapter.ts';
 import type { ProviderAdapter } from './types.ts';
 
 /** Every adapter kind the gateway ships, by kind. */
 export function builtinAdapters(): Map<string, ProviderAdapter> {
-  const adapters: ProviderAdapter[] = [openaiAdapter, simAdapter];
+  const adapters: ProviderAdapter[] = [openaiAdapter, anthropicAdapter, googleAdapter, simAdapter];
   return new Map(adapters.map((a) => [a.kind, a]));
 }

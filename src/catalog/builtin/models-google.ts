@@ -10,8 +10,8 @@ const PRO_2_5: PricingSpec = { prompt: '0.00000125', completion: '0.00001', cach
 const FLASH_2_5: PricingSpec = { prompt: '0.0000003', completion: '0.0000025', cache_read: '0.00000003' }; // $0.30 / $2.50
 const FLASH_LITE_2_5: PricingSpec = { prompt: '0.0000001', completion: '0.0000004', cache_read: '0.00000001' }; // $0.10 / $0.40
 
-// PDF input waits for the native adapter; the OpenAI-compatible endpoint takes images and audio.
-const GEMINI = ['text', 'tool_calling', 'json_mode', 'structured_outputs', 'streaming', 'multimodal', 'audio_input', 'reasoning'] as const;
+// The native adapter sends images, PDFs and audio inline.
+const GEMINI = ['text', 'tool_calling', 'json_mode', 'structured_outputs', 'streaming', 'multimodal', 'audio_input', 'pdf_input', 'reasoning'] as const;
 
 export const GOOGLE_MODELS: readonly BuiltinModel[] = [
   {

@@ -10,6 +10,9 @@ const XAI_REASONING_UNSUPPORTED = ['presence_penalty', 'frequency_penalty', 'sto
 
 const TEXT_TOOLS_JSON = ['text', 'tool_calling', 'json_mode', 'streaming'] as const;
 
+/** Llama does not reason; the hosts refuse a reasoning effort for it. */
+const NO_REASONING = ['reasoning', 'include_reasoning'] as const;
+
 const MISTRAL_LARGE_3: PricingSpec = { prompt: '0.0000005', completion: '0.0000015' }; // $0.50 / $1.50 per M
 const MISTRAL_SMALL_3_2: PricingSpec = { prompt: '0.0000001', completion: '0.0000003' }; // $0.10 / $0.30
 const GROK_4: PricingSpec = { prompt: '0.000003', completion: '0.000015', cache_read: '0.00000075' }; // $3 / $15, cached $0.75
@@ -86,9 +89,9 @@ export const OTHER_VENDOR_MODELS: readonly BuiltinModel[] = [
     contextLength: 131_072, capabilities: [...TEXT_TOOLS_JSON],
     aliases: ['llama-3.3-70b', 'llama-3.3-70b-versatile'], created: utc('2024-12-06'),
     endpoints: [
-      { provider: 'groq', model: 'llama-3.3-70b-versatile', pricing: { prompt: '0.00000059', completion: '0.00000079' }, maxOutputTokens: 32_768, dataCollection: 'deny' }, // $0.59 / $0.79
-      { provider: 'together', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', pricing: { prompt: '0.00000088', completion: '0.00000088' }, quantization: 'fp8', dataCollection: 'deny' }, // $0.88 / $0.88
-      { provider: 'fireworks', model: 'accounts/fireworks/models/llama-v3p3-70b-instruct', pricing: { prompt: '0.0000009', completion: '0.0000009' }, dataCollection: 'deny' }, // $0.90 / $0.90
+      { provider: 'groq', model: 'llama-3.3-70b-versatile', pricing: { prompt: '0.00000059', completion: '0.00000079' }, maxOutputTokens: 32_768, dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.59 / $0.79
+      { provider: 'together', model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', pricing: { prompt: '0.00000088', completion: '0.00000088' }, quantization: 'fp8', dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.88 / $0.88
+      { provider: 'fireworks', model: 'accounts/fireworks/models/llama-v3p3-70b-instruct', pricing: { prompt: '0.0000009', completion: '0.0000009' }, dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.90 / $0.90
     ],
   },
   {
@@ -97,9 +100,9 @@ export const OTHER_VENDOR_MODELS: readonly BuiltinModel[] = [
     contextLength: 131_072, capabilities: [...TEXT_TOOLS_JSON],
     aliases: ['llama-3.1-8b', 'llama-3.1-8b-instant'], created: utc('2024-07-23'),
     endpoints: [
-      { provider: 'groq', model: 'llama-3.1-8b-instant', pricing: { prompt: '0.00000005', completion: '0.00000008' }, dataCollection: 'deny' }, // $0.05 / $0.08
-      { provider: 'together', model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', pricing: { prompt: '0.00000018', completion: '0.00000018' }, quantization: 'fp8', dataCollection: 'deny' }, // $0.18 / $0.18
-      { provider: 'fireworks', model: 'accounts/fireworks/models/llama-v3p1-8b-instruct', pricing: { prompt: '0.0000002', completion: '0.0000002' }, dataCollection: 'deny' }, // $0.20 / $0.20
+      { provider: 'groq', model: 'llama-3.1-8b-instant', pricing: { prompt: '0.00000005', completion: '0.00000008' }, dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.05 / $0.08
+      { provider: 'together', model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', pricing: { prompt: '0.00000018', completion: '0.00000018' }, quantization: 'fp8', dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.18 / $0.18
+      { provider: 'fireworks', model: 'accounts/fireworks/models/llama-v3p1-8b-instruct', pricing: { prompt: '0.0000002', completion: '0.0000002' }, dataCollection: 'deny', excludeParameters: NO_REASONING }, // $0.20 / $0.20
     ],
   },
 ];

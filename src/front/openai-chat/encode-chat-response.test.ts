@@ -100,3 +100,11 @@ describe('encodeChatResponse', () => {
     assert.equal(out.choices[0].message.content, null);
   });
 });
+
+it('encodes the cited URLs of an answer as message.citations', () => {
+  const citations = ['https://x.com/a/status/1'];
+  const resp: CanonicalResponse = { content: [{ type: 'text', text: 'News.' }], finish: { unified: 'stop', raw: 'stop', citations }, usage: USAGE };
+  assert.deepEqual(encodeChatResponse(resp, META).choices[0].message, { role: 'assistant', content: 'News.', refusal: null, citations });
+  const none: CanonicalResponse = { ...resp, finish: { unified: 'stop', raw: 'stop' } };
+  assert.equal('citations' in encodeChatResponse(none, META).choices[0].message, false);
+});

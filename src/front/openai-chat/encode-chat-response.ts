@@ -21,6 +21,8 @@ export interface ChatCompletionMessage {
   refusal: null;
   reasoning?: string;
   tool_calls?: ChatToolCall[];
+  /** URLs the answer cites (xAI live search), when the provider lists them. */
+  citations?: string[];
 }
 
 export interface ChatCompletion {
@@ -66,6 +68,8 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   const message: ChatCompletionMessage = { role: 'assistant', content, refusal: null };
   if (reasoning !== null && !meta.excludeReasoning) message.reasoning = reasoning;
   if (toolCalls !== null) message.tool_calls = toolCalls;
+  const citations = resp.finish?.citations;
+  if (citations !== undefined && citations.length > 0) message.citations = citations;
 
   return {
     id: meta.id,

@@ -76,6 +76,12 @@ describe('ChatStreamEncoder', () => {
     ]);
   });
 
+  it('carries the cited URLs in the finish chunk\'s delta', () => {
+    const citations = ['https://x.com/a/status/1', 'https://example.com/b'];
+    const events = parseSse(run(META, [{ type: 'text-delta', text: 'News.' }, { type: 'finish', reason: { unified: 'stop', raw: 'stop', citations } }]));
+    assert.deepEqual(events[2], choice({ citations }, 'stop', 'stop'));
+  });
+
   it('drops reasoning when excluded', () => {
     const text = run({ ...META, excludeReasoning: true }, [
       { type: 'reasoning-delta', text: 'secret' },

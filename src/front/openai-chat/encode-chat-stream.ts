@@ -59,9 +59,13 @@ export class ChatStreamEncoder {
         return this.head + DELTA_OPEN + '"tool_calls":[{"index":' + index + ',"function":{"arguments":' +
           JSON.stringify(part.argumentsDelta) + '}}]' + DELTA_CLOSE;
       }
-      case 'finish':
-        return this.head + '[{"index":0,"delta":{},"logprobs":null,"finish_reason":' + JSON.stringify(part.reason.unified) +
+      case 'finish': {
+        // Citations arrive with the finish (xAI sends them last), so they ride in its delta.
+        const citations = part.reason.citations;
+        const delta = citations === undefined || citations.length === 0 ? '{}' : '{"citations":' + JSON.stringify(citations) + '}';
+        return this.head + '[{"index":0,"delta":' + delta + ',"logprobs":null,"finish_reason":' + JSON.stringify(part.reason.unified) +
           ',"native_finish_reason":' + JSON.stringify(part.reason.raw) + '}]}\n\n';
+      }
       case 'usage':
         this.usage = part.usage;
         return '';

@@ -2,7 +2,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import type { PartSink } from '../types.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { openAIProviderError, parseRaw, upstreamErrorMessage } from './decode-openai-error.ts';
-import { finishReasonFor } from './map-openai-finish-reason.ts';
+import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
 import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire } from './openai-chat-wire-types.ts';
 
 /**
@@ -35,7 +35,10 @@ export function convertOpenAIChatResponse(body: unknown, endpoint: Endpoint, emi
   emitContent(message, emit);
   const sawToolCalls = emitToolCalls(message, emit);
   const raw = typeof choice!.finish_reason === 'string' ? choice!.finish_reason : null;
-  emit({ type: 'finish', reason: finishReasonFor(raw, sawToolCalls) });
+  const reason = finishReasonFor(raw, sawToolCalls);
+  const citations = citationsOf(c.citations);
+  if (citations !== undefined) reason.citations = citations;
+  emit({ type: 'finish', reason });
   if (typeof c.usage === 'object' && c.usage !== null) emit({ type: 'usage', usage: convertOpenAIUsage(c.usage) });
 }
 
@@ -44,9 +47,10 @@ function emitContent(message: OpenAIMessageWire, emit: PartSink): void {
   if (typeof content === 'string') {
     if (content.length > 0) emit({ type: 'text-delta', text: content });
   } else if (Array.isArray(content)) {
-    // Mistral-style servers answer with text parts; other part kinds have no canonical home.
+    // Mistral-style servers answer with parts: text, and Magistral's thinking; other kinds have no canonical home.
     for (const part of content) {
       if (part?.type === 'text' && typeof part.text === 'string' && part.text.length > 0) emit({ type: 'text-delta', text: part.text });
+      else if (part?.type === 'thinking') emitThinking(part.thinking, emit);
     }
   }
   // A refusal is what the model said instead of the answer; dropping it would leave the
@@ -79,4 +83,13 @@ function emitToolCall(index: number, call: OpenAIToolCallWire, emit: PartSink): 
   const args = fn?.arguments;
   if (typeof args === 'string' && args.length > 0) emit({ type: 'tool-call-delta', index, argumentsDelta: args });
   emit({ type: 'tool-call-end', index });
+}
+
+/** Mistral's `thinking` part: an array of text parts. */
+export function emitThinking(thinking: unknown, emit: PartSink): void {
+  if (!Array.isArray(thinking)) return;
+  for (const piece of thinking) {
+    const text = (piece as { type?: unknown; text?: unknown } | null)?.text;
+    if (typeof text === 'string' && text.length > 0) emit({ type: 'reasoning-delta', text });
+  }
 }

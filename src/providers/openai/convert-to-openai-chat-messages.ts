@@ -1,6 +1,7 @@
 import type {
   AssistantMessage, FilePart, Message, ToolResultPart, UserContentPart, UserMessage,
 } from '../../canonical/request.ts';
+import { createHash } from 'node:crypto';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type {
@@ -26,7 +27,7 @@ export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenA
         break;
       case 'tool':
         // `isError` has no field on this wire; the result's own text has to say so.
-        for (const part of m.content) out.push({ role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part) });
+        for (const part of m.content) out.push({ role: 'tool', tool_call_id: upstreamToolCallId(part.toolCallId), content: toolResultText(part) });
         break;
       default:
         assertNever(m);
@@ -91,7 +92,7 @@ function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessag
         text += part.text;
         break;
       case 'tool-call':
-        (toolCalls ??= []).push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+        (toolCalls ??= []).push({ id: upstreamToolCallId(part.id), type: 'function', function: { name: part.name, arguments: part.arguments } });
         break;
       case 'reasoning':
       case 'redacted-reasoning':
@@ -129,4 +130,17 @@ function joinText(parts: ReadonlyArray<{ text: string }>, sep: string): string {
   let text = '';
   for (let i = 0; i < parts.length; i++) text = i === 0 ? parts[i]!.text : text + sep + parts[i]!.text;
   return text;
+}
+
+/** OpenAI refuses tool-call ids longer than this. */
+const MAX_TOOL_CALL_ID = 40;
+
+/**
+ * The id a tool call travels under. Ids other providers handed out can be long (the google
+ * adapter carries Gemini's thought signature inside its ids), so those are replaced by a
+ * digest: the same on the call and on its result, so the two still match.
+ */
+export function upstreamToolCallId(id: string): string {
+  if (id.length <= MAX_TOOL_CALL_ID) return id;
+  return `call_${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
 }

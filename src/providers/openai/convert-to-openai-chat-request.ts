@@ -1,8 +1,10 @@
-import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
-import { openAIProfileFor } from './openai-profiles.ts';
+import { openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
+import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
+import { bounded, type ParameterRule } from './profiles/parameter-rule.ts';
 import type {
   OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice,
 } from './openai-chat-wire-types.ts';
@@ -11,45 +13,65 @@ const STREAM_OPTIONS = { include_usage: true } as const;
 
 export function convertToOpenAIChatRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest {
   const provider = endpoint.provider;
+  const profile = openAIProfileFor(provider);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (typeof provider.apiKey === 'string' && provider.apiKey.length > 0) headers.authorization = `Bearer ${provider.apiKey}`;
-  // Operator headers last, so a vendor needing another auth header (Azure's `api-key`) can set it.
+  if (typeof provider.apiKey === 'string' && provider.apiKey.length > 0) {
+    if (profile.auth === 'api-key') headers['api-key'] = provider.apiKey;
+    else headers.authorization = `Bearer ${provider.apiKey}`;
+  }
+  // Operator headers last, so a server needing yet another auth header can set it.
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
   return {
-    url: `${stripTrailingSlash(provider.baseUrl)}/chat/completions`,
+    url: upstreamUrl(profile, endpoint),
     headers,
     body: JSON.stringify(buildOpenAIChatBody(req, endpoint)),
   };
 }
 
-/** The body as an object; absent canonical fields stay absent, unsupported ones are dropped. */
+function upstreamUrl(profile: OpenAIProfile, endpoint: Endpoint): string {
+  const base = stripTrailingSlash(endpoint.provider.baseUrl);
+  if (profile.route === 'chat') return `${base}/chat/completions`;
+  const version = endpoint.provider.options?.api_version;
+  const apiVersion = typeof version === 'string' && version.length > 0 ? version : AZURE_DEFAULT_API_VERSION;
+  return `${base}/openai/deployments/${encodeURIComponent(endpoint.upstreamModel)}/chat/completions?api-version=${encodeURIComponent(apiVersion)}`;
+}
+
+/**
+ * The body as an object; absent canonical fields stay absent, and each present one travels
+ * as the vendor profile's rule says (passed, renamed, clamped, or dropped).
+ */
 export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): OpenAIChatRequestBody {
   const profile = openAIProfileFor(endpoint.provider);
+  const rules = profile.rules;
   // The endpoint's set is the catalog's word (it may drop more, e.g. temperature on
   // reasoning models); the profile's bounds what this vendor's wire can carry at all.
-  const accepts = new ParameterGate(profile.parameters, endpoint.supportedParameters);
+  const accepts = new ParameterGate(profile.supported, endpoint.supportedParameters);
   const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages) };
   const s = req.sampling;
-  if (s.temperature !== undefined && accepts.has('temperature')) body.temperature = s.temperature;
-  if (s.topP !== undefined && accepts.has('top_p')) body.top_p = s.topP;
-  if (s.topK !== undefined && accepts.has('top_k')) body.top_k = s.topK;
-  if (s.minP !== undefined && accepts.has('min_p')) body.min_p = s.minP;
-  if (s.topA !== undefined && accepts.has('top_a')) body.top_a = s.topA;
-  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) body.frequency_penalty = s.frequencyPenalty;
-  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) body.presence_penalty = s.presencePenalty;
-  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty')) body.repetition_penalty = s.repetitionPenalty;
-  if (s.seed !== undefined && accepts.has('seed')) body.seed = s.seed;
-  if (s.logitBias !== undefined && accepts.has('logit_bias')) body.logit_bias = s.logitBias;
-  if (req.maxOutputTokens !== undefined && accepts.has('max_tokens')) body[profile.maxTokensField] = req.maxOutputTokens;
-  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) body.stop = req.stop;
+  if (s.temperature !== undefined && accepts.has('temperature')) setNumber(body, 'temperature', rules.temperature, s.temperature);
+  if (s.topP !== undefined && accepts.has('top_p')) setNumber(body, 'top_p', rules.top_p, s.topP);
+  if (s.topK !== undefined && accepts.has('top_k')) setNumber(body, 'top_k', rules.top_k, s.topK);
+  if (s.minP !== undefined && accepts.has('min_p')) setNumber(body, 'min_p', rules.min_p, s.minP);
+  if (s.topA !== undefined && accepts.has('top_a')) setNumber(body, 'top_a', rules.top_a, s.topA);
+  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) setNumber(body, 'frequency_penalty', rules.frequency_penalty, s.frequencyPenalty);
+  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) setNumber(body, 'presence_penalty', rules.presence_penalty, s.presencePenalty);
+  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty')) setNumber(body, 'repetition_penalty', rules.repetition_penalty, s.repetitionPenalty);
+  if (s.seed !== undefined && accepts.has('seed')) setNumber(body, 'seed', rules.seed, s.seed);
+  if (s.logitBias !== undefined && accepts.has('logit_bias')) body[rules.logit_bias.field ?? 'logit_bias'] = s.logitBias;
+  if (req.maxOutputTokens !== undefined && accepts.has('max_tokens')) {
+    const limit = endpoint.maxOutputTokens;
+    setNumber(body, 'max_tokens', rules.max_tokens, limit !== undefined && req.maxOutputTokens > limit ? limit : req.maxOutputTokens);
+  }
+  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) body[rules.stop.field ?? 'stop'] = req.stop;
   if (req.tools !== undefined && req.tools.length > 0 && accepts.has('tools')) body.tools = req.tools.map(convertTool);
   if (req.toolChoice !== undefined && accepts.has('tool_choice')) body.tool_choice = convertToolChoice(req.toolChoice);
   if (req.parallelToolCalls !== undefined && accepts.has('parallel_tool_calls')) body.parallel_tool_calls = req.parallelToolCalls;
-  if (req.responseFormat !== undefined && accepts.has('response_format')) body.response_format = convertResponseFormat(req.responseFormat);
-  // Only the effort has a chat-completions field; a token budget has none and is dropped.
-  if (req.reasoning?.effort !== undefined && accepts.has('reasoning')) body.reasoning_effort = req.reasoning.effort;
-  if (req.user !== undefined && accepts.has('user')) body.user = req.user;
-  if (req.promptCacheKey !== undefined && accepts.has('prompt_cache_key')) body.prompt_cache_key = req.promptCacheKey;
+  if (req.responseFormat !== undefined && accepts.has('response_format')) {
+    body.response_format = convertResponseFormat(req.responseFormat, accepts.has('structured_outputs'));
+  }
+  if (req.reasoning !== undefined && accepts.has('reasoning')) setReasoning(body, profile, req.reasoning);
+  if (req.user !== undefined && accepts.has('user')) body[rules.user.field ?? 'user'] = req.user;
+  if (req.promptCacheKey !== undefined && accepts.has('prompt_cache_key')) body[rules.prompt_cache_key.field ?? 'prompt_cache_key'] = req.promptCacheKey;
   if (req.modalities !== undefined && accepts.has('modalities')) body.modalities = req.modalities;
   if (req.audio !== undefined && accepts.has('audio')) body.audio = req.audio;
   if (profile.passThrough.size > 0) {
@@ -61,9 +83,36 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   if (req.stream) {
     body.stream = true;
     // Without this most servers never report usage for a stream, and billing needs it.
-    body.stream_options = STREAM_OPTIONS;
+    if (profile.streamOptions) body.stream_options = STREAM_OPTIONS;
   }
   return body;
+}
+
+function setNumber(body: OpenAIChatRequestBody, name: string, rule: ParameterRule, value: number): void {
+  body[rule.field ?? name] = rule.action === 'clamp' ? bounded(rule, value) : value;
+}
+
+/**
+ * `reasoning_effort` (a string) for most vendors; OpenRouter's `reasoning` object, which
+ * also carries a token budget and `exclude`. A budget alone has no `reasoning_effort`.
+ */
+function setReasoning(body: OpenAIChatRequestBody, profile: OpenAIProfile, reasoning: ReasoningConfig): void {
+  const field = profile.rules.reasoning.field ?? 'reasoning';
+  if (field === 'reasoning') {
+    const object: { effort?: string; max_tokens?: number; exclude?: boolean; enabled?: boolean } = {};
+    // OpenRouter takes an effort or a budget, not both: the budget is the more precise.
+    if (reasoning.maxTokens !== undefined) object.max_tokens = reasoning.maxTokens;
+    else if (reasoning.effort !== undefined) object.effort = reasoning.effort;
+    if (reasoning.exclude !== undefined) object.exclude = reasoning.exclude;
+    if (reasoning.enabled !== undefined) object.enabled = reasoning.enabled;
+    body.reasoning = object;
+    return;
+  }
+  if (reasoning.effort !== undefined) {
+    const mapped = profile.effortValues === undefined ? reasoning.effort : profile.effortValues[reasoning.effort];
+    if (mapped !== undefined && mapped !== null) body[field] = mapped;
+  }
+  if (profile.includeReasoningField !== undefined) body[profile.includeReasoningField] = reasoning.exclude !== true;
 }
 
 class ParameterGate {
@@ -89,8 +138,10 @@ function convertToolChoice(choice: ToolChoice): OpenAIChatToolChoice {
   return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
 }
 
-function convertResponseFormat(format: ResponseFormat): OpenAIChatResponseFormat {
+/** A JSON schema goes as JSON mode where the vendor has no schemas: still JSON, and routing prefers endpoints that have them. */
+function convertResponseFormat(format: ResponseFormat, schemas: boolean): OpenAIChatResponseFormat {
   if (format.type !== 'json_schema') return { type: format.type };
+  if (!schemas) return { type: 'json_object' };
   const jsonSchema: { name: string; schema: Record<string, unknown>; strict?: boolean; description?: string } = {
     name: format.name,
     schema: format.schema,

@@ -42,3 +42,10 @@ export function finishReasonFor(raw: string | null, sawToolCalls: boolean): Fini
   if (sawToolCalls && reason.unified === 'stop') reason.unified = 'tool_calls';
   return reason;
 }
+
+/** A `citations` field as a list of URLs, or undefined when it is absent, empty or not strings. */
+export function citationsOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return undefined;
+  return value as string[];
+}

@@ -11,7 +11,7 @@ export const openaiAdapter: HttpProviderAdapter = {
   transport: 'http',
   supportedParameters: allOpenAIProfileParameters(),
   supportedParametersFor(provider) {
-    return openAIProfileFor(provider).parameters;
+    return openAIProfileFor(provider).supported;
   },
   encodeRequest: convertToOpenAIChatRequest,
   decodeResponse: convertOpenAIChatResponse,

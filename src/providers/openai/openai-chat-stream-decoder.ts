@@ -3,7 +3,9 @@ import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { openAIProviderError, truncateRaw, upstreamErrorMessage } from './decode-openai-error.ts';
-import { finishReasonFor } from './map-openai-finish-reason.ts';
+import type { FinishReason } from '../../canonical/finish-reason.ts';
+import { emitThinking } from './convert-openai-chat-response.ts';
+import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
 import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire, OpenAIUsageWire } from './openai-chat-wire-types.ts';
 
 /** Upstream tool-call indexes at or above this go through the slow path (no sparse arrays). */
@@ -15,7 +17,8 @@ const MAX_DIRECT_INDEX = 256;
  * path allocates nothing but the parts it emits.
  *
  * Usage is held until the stream is over: servers that report it on every chunk (vLLM's
- * continuous stats) then yield one usage part, not hundreds.
+ * continuous stats) then yield one usage part, not hundreds. So is the finish, because
+ * what belongs on it may come later: xAI sends `citations` on the very last chunk.
  */
 export class OpenAIChatStreamDecoder implements StreamDecoder {
   private readonly endpoint: Endpoint;
@@ -25,6 +28,9 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   /** `[DONE]` seen, or an error emitted: nothing more is owed. */
   private closed = false;
   private usage: OpenAIUsageWire | null = null;
+  /** The finish, once the upstream gave its reason; emitted when the stream completes. */
+  private pendingFinish: FinishReason | null = null;
+  private citations: string[] | undefined = undefined;
   private toolCount = 0;
   /** Canonical tool-call index by upstream index. */
   private readonly toolIndexes: number[] = [];
@@ -66,6 +72,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
       this.emit({ type: 'stream-start', id: typeof c.id === 'string' ? c.id : undefined, model: typeof c.model === 'string' ? c.model : undefined });
     }
     if (typeof c.usage === 'object' && c.usage !== null) this.usage = c.usage;
+    if (c.citations !== undefined) this.citations = citationsOf(c.citations) ?? this.citations;
     const choices = c.choices;
     if (!Array.isArray(choices) || this.finished) return;
     for (let i = 0; i < choices.length; i++) {
@@ -82,8 +89,9 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   end(): void {
     if (this.closed) return;
     this.closeTools();
-    this.flushUsage();
     // Some servers stop after the finish chunk without `[DONE]`: the answer is whole.
+    this.flushFinish();
+    this.flushUsage();
     this.closed = true;
     if (!this.finished) this.emit({ type: 'error', error: openAIProviderError(this.endpoint, 'upstream stream ended before completion', null) });
   }
@@ -98,6 +106,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
       for (let i = 0; i < content.length; i++) {
         const part = content[i];
         if (part?.type === 'text' && typeof part.text === 'string' && part.text.length > 0) this.emit({ type: 'text-delta', text: part.text });
+        else if (part?.type === 'thinking') emitThinking(part.thinking, this.emit);
       }
     }
     // See convert-openai-chat-response.ts: a refusal is shown as the answer's text.
@@ -148,7 +157,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   private finish(raw: string): void {
     this.finished = true;
     this.closeTools();
-    this.emit({ type: 'finish', reason: finishReasonFor(raw, this.toolCount > 0) });
+    this.pendingFinish = finishReasonFor(raw, this.toolCount > 0);
   }
 
   /** `[DONE]`: the upstream says the answer is whole, even if it never gave a reason. */
@@ -156,10 +165,19 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     this.closeTools();
     if (!this.finished) {
       this.finished = true;
-      this.emit({ type: 'finish', reason: finishReasonFor(null, this.toolCount > 0) });
+      this.pendingFinish = finishReasonFor(null, this.toolCount > 0);
     }
+    this.flushFinish();
     this.flushUsage();
     this.closed = true;
+  }
+
+  private flushFinish(): void {
+    const reason = this.pendingFinish;
+    if (reason === null) return;
+    this.pendingFinish = null;
+    if (this.citations !== undefined) reason.citations = this.citations;
+    this.emit({ type: 'finish', reason });
   }
 
   private closeTools(): void {

@@ -83,7 +83,8 @@ export interface OpenAIToolCallWire {
 /** A message (non-streamed) or a delta (streamed): the same fields, all optional. */
 export interface OpenAIMessageWire {
   role?: string;
-  content?: string | Array<{ type?: string; text?: string }> | null;
+  /** A string, or parts: `text`, and Mistral's `thinking` (Magistral's reasoning, as text parts). */
+  content?: string | Array<{ type?: string; text?: string; thinking?: Array<{ type?: string; text?: string }> }> | null;
   refusal?: string | null;
   reasoning?: string | null;
   reasoning_content?: string | null;
@@ -104,5 +105,7 @@ export interface OpenAIChatCompletionWire {
   model?: string;
   choices?: OpenAIChoiceWire[];
   usage?: OpenAIUsageWire | null;
+  /** xAI live search: the URLs the answer cites (streams: on the last chunk). */
+  citations?: unknown;
   error?: unknown;
 }

@@ -1,55 +1,41 @@
 import type { ProviderConfig } from '../../catalog/types.ts';
+import { AZURE_PROFILE } from './profiles/azure-profile.ts';
+import { DEEPSEEK_PROFILE } from './profiles/deepseek-profile.ts';
+import { FIREWORKS_PROFILE } from './profiles/fireworks-profile.ts';
+import { GENERIC_PROFILE } from './profiles/generic-profile.ts';
+import { GROQ_PROFILE } from './profiles/groq-profile.ts';
+import { MISTRAL_PROFILE } from './profiles/mistral-profile.ts';
+import { OLLAMA_PROFILE } from './profiles/ollama-profile.ts';
+import type { OpenAIProfile } from './profiles/openai-profile.ts';
+import { OPENAI_PROFILE } from './profiles/openai-vendor-profile.ts';
+import { OPENROUTER_PROFILE } from './profiles/openrouter-profile.ts';
+import { TOGETHER_PROFILE } from './profiles/together-profile.ts';
+import { VLLM_PROFILE } from './profiles/vllm-profile.ts';
+import { XAI_PROFILE } from './profiles/xai-profile.ts';
 
-// One adapter serves OpenAI and every OpenAI-compatible server; a profile holds what differs
-// between vendors. `provider.profile` picks one; absent or unknown means `generic`
-// (config validation can check names against OPENAI_PROFILE_NAMES at boot).
+export type { OpenAIProfile } from './profiles/openai-profile.ts';
 
-export interface OpenAIProfile {
-  readonly name: string;
-  /** `max_tokens` is deprecated at OpenAI (and rejected by its reasoning models); most others only know it. */
-  readonly maxTokensField: 'max_completion_tokens' | 'max_tokens';
-  /** Request parameters (chat-table names) the vendor accepts; the rest are dropped before sending. */
-  readonly parameters: ReadonlySet<string>;
-  /** `req.extra` keys copied into the body untouched. */
-  readonly passThrough: ReadonlySet<string>;
-}
+// One adapter serves OpenAI and every OpenAI-compatible server; a profile (profiles/) holds
+// what differs between vendors. `provider.profile` picks one; absent or unknown means
+// `generic` (config validation can check names against OPENAI_PROFILE_NAMES at boot).
 
-const OPENAI_PARAMETERS = [
-  'temperature', 'top_p', 'frequency_penalty', 'presence_penalty', 'seed', 'logit_bias',
-  'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format',
-  'structured_outputs', 'reasoning', 'include_reasoning', 'modalities', 'audio',
-  'prompt_cache_key', 'user',
-] as const;
-
-export const OPENAI_PROFILES: ReadonlyMap<string, OpenAIProfile> = new Map<string, OpenAIProfile>([
-  ['openai', {
-    name: 'openai',
-    maxTokensField: 'max_completion_tokens',
-    parameters: new Set<string>(OPENAI_PARAMETERS),
-    // `store` stays out on purpose: storing completions at OpenAI would break the data policy.
-    passThrough: new Set(['verbosity', 'service_tier', 'prediction', 'web_search_options', 'safety_identifier', 'prompt_cache_retention']),
-  }],
-  ['generic', {
-    name: 'generic',
-    maxTokensField: 'max_tokens',
-    // vLLM, Ollama, llama.cpp and friends accept these sampling extensions.
-    parameters: new Set<string>([...OPENAI_PARAMETERS, 'top_k', 'min_p', 'repetition_penalty']),
-    passThrough: new Set(),
-  }],
-]);
+export const OPENAI_PROFILES: ReadonlyMap<string, OpenAIProfile> = new Map<string, OpenAIProfile>(
+  [
+    OPENAI_PROFILE, AZURE_PROFILE, GENERIC_PROFILE, XAI_PROFILE, MISTRAL_PROFILE, GROQ_PROFILE,
+    DEEPSEEK_PROFILE, TOGETHER_PROFILE, FIREWORKS_PROFILE, OPENROUTER_PROFILE, OLLAMA_PROFILE, VLLM_PROFILE,
+  ].map((p) => [p.name, p]),
+);
 
 export const OPENAI_PROFILE_NAMES: readonly string[] = [...OPENAI_PROFILES.keys()];
 
-const GENERIC = OPENAI_PROFILES.get('generic')!;
-
 export function openAIProfileFor(provider: ProviderConfig): OpenAIProfile {
-  if (provider.profile === undefined) return GENERIC;
-  return OPENAI_PROFILES.get(provider.profile) ?? GENERIC;
+  if (provider.profile === undefined) return GENERIC_PROFILE;
+  return OPENAI_PROFILES.get(provider.profile) ?? GENERIC_PROFILE;
 }
 
 /** Every parameter some profile can carry: what the adapter as a whole supports. */
 export function allOpenAIProfileParameters(): ReadonlySet<string> {
   const all = new Set<string>();
-  for (const p of OPENAI_PROFILES.values()) for (const name of p.parameters) all.add(name);
+  for (const p of OPENAI_PROFILES.values()) for (const name of p.supported) all.add(name);
   return all;
 }

@@ -1,0 +1,122 @@
+import type { FinishReason } from '../../canonical/finish-reason.ts';
+import type { Endpoint } from '../../catalog/types.ts';
+import type { PartSink } from '../types.ts';
+import { convertGeminiUsage } from './convert-gemini-usage.ts';
+import { geminiErrorMessage, geminiProviderError } from './decode-gemini-error.ts';
+import { geminiToolCallId, toolCallIdBase } from './gemini-tool-call-id.ts';
+import type { GeminiCandidateWire, GeminiPartWire, GeminiResponseWire, GeminiUsageWire } from './gemini-wire-types.ts';
+import { blockedFinishReason, mapGeminiFinishReason } from './map-gemini-finish-reason.ts';
+
+/**
+ * Turns Gemini responses into stream parts. A non-streamed answer is one response; a stream
+ * is a run of them, each with the parts added since the last (function calls arrive whole),
+ * running usage totals, and the finish reason on the last. Both go through this one class,
+ * so a streamed and a non-streamed answer fold alike.
+ *
+ * Thoughts (`thought: true` text) are reasoning. A function call's thought signature goes on
+ * its `tool-call-start` and into its id (gemini-tool-call-id.ts). Signatures on text parts
+ * are not kept: Gemini does not require them back, and no dialect has a place for them.
+ * Usage and the finish are held until the end: usage repeats on every chunk.
+ */
+export class GeminiAnswerDecoder {
+  private readonly endpoint: Endpoint;
+  private readonly emit: PartSink;
+  private started = false;
+  /** An error was emitted: nothing more is owed. */
+  private closed = false;
+  private toolCount = 0;
+  private idBase = '';
+  private finishRaw: string | null = null;
+  private blockReason: string | null = null;
+  private usage: GeminiUsageWire | null = null;
+
+  constructor(endpoint: Endpoint, emit: PartSink) {
+    this.endpoint = endpoint;
+    this.emit = emit;
+  }
+
+  get failed(): boolean {
+    return this.closed;
+  }
+
+  /** One response (or stream chunk), already parsed. */
+  response(value: unknown): void {
+    if (this.closed) return;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.fail('upstream sent an invalid response', value);
+      return;
+    }
+    const r = value as GeminiResponseWire;
+    if (r.error !== undefined && r.error !== null) {
+      this.fail(geminiErrorMessage(r) ?? 'upstream reported an error', r);
+      return;
+    }
+    if (!this.started) {
+      this.started = true;
+      this.idBase = toolCallIdBase(r.responseId);
+      this.emit({
+        type: 'stream-start',
+        id: typeof r.responseId === 'string' ? r.responseId : undefined,
+        model: typeof r.modelVersion === 'string' ? r.modelVersion : undefined,
+      });
+    }
+    if (typeof r.usageMetadata === 'object' && r.usageMetadata !== null) this.usage = r.usageMetadata;
+    const block = r.promptFeedback?.blockReason;
+    if (typeof block === 'string' && block.length > 0) this.blockReason = block;
+    const candidates = r.candidates;
+    // The gateway asks for one candidate; others are not ours.
+    const candidate = Array.isArray(candidates) ? (candidates[0] as GeminiCandidateWire | undefined) : undefined;
+    if (typeof candidate !== 'object' || candidate === null) return;
+    const parts = candidate.content?.parts;
+    if (Array.isArray(parts)) {
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i];
+        if (typeof part === 'object' && part !== null) this.part(part as GeminiPartWire);
+      }
+    }
+    if (typeof candidate.finishReason === 'string' && candidate.finishReason.length > 0) this.finishRaw = candidate.finishReason;
+  }
+
+  /**
+   * The answer is over: emit the finish and the usage. `complete` says whether the upstream
+   * ended cleanly; a stream that closed with no finish reason (nor a block) was cut short.
+   */
+  end(complete: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    let reason: FinishReason | null = null;
+    if (this.finishRaw !== null) reason = mapGeminiFinishReason(this.finishRaw, this.toolCount > 0);
+    else if (this.blockReason !== null) reason = blockedFinishReason(this.blockReason);
+    else if (complete) reason = { unified: this.toolCount > 0 ? 'tool_calls' : 'stop', raw: null };
+    if (reason !== null) this.emit({ type: 'finish', reason });
+    if (this.usage !== null) this.emit({ type: 'usage', usage: convertGeminiUsage(this.usage) });
+    if (reason === null) this.emit({ type: 'error', error: geminiProviderError(this.endpoint, 'upstream stream ended before completion', null) });
+  }
+
+  private part(part: GeminiPartWire): void {
+    const call = part.functionCall;
+    if (typeof call === 'object' && call !== null) {
+      this.functionCall(call, part.thoughtSignature);
+      return;
+    }
+    const text = part.text;
+    if (typeof text !== 'string' || text.length === 0) return;
+    this.emit(part.thought === true ? { type: 'reasoning-delta', text } : { type: 'text-delta', text });
+  }
+
+  private functionCall(call: NonNullable<GeminiPartWire['functionCall']>, rawSignature: unknown): void {
+    const index = this.toolCount++;
+    const signature = typeof rawSignature === 'string' && rawSignature.length > 0 ? rawSignature : undefined;
+    const name = typeof call.name === 'string' ? call.name : '';
+    const id = geminiToolCallId(this.idBase, index, signature);
+    this.emit(signature === undefined ? { type: 'tool-call-start', index, id, name } : { type: 'tool-call-start', index, id, name, signature });
+    const args = typeof call.args === 'object' && call.args !== null ? call.args : {};
+    this.emit({ type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(args) });
+    this.emit({ type: 'tool-call-end', index });
+  }
+
+  private fail(message: string, raw: unknown): void {
+    this.closed = true;
+    this.emit({ type: 'error', error: geminiProviderError(this.endpoint, message, raw) });
+  }
+}

@@ -1,0 +1,44 @@
+import type { Endpoint } from '../../catalog/types.ts';
+import type { SseEvent } from '../sse/parse-sse.ts';
+import type { PartSink, StreamDecoder } from '../types.ts';
+import { geminiProviderError } from './decode-gemini-error.ts';
+import { GeminiAnswerDecoder } from './gemini-answer-decoder.ts';
+
+const RAW_TEXT_LIMIT = 2000;
+
+/**
+ * `streamGenerateContent?alt=sse`: each `data:` line is a whole GenerateContentResponse
+ * with the new parts. No terminator: the connection closing ends the answer, and the last
+ * chunk's finish reason says whether it was whole.
+ */
+export class GeminiStreamDecoder implements StreamDecoder {
+  private readonly answer: GeminiAnswerDecoder;
+  private readonly endpoint: Endpoint;
+  private readonly emit: PartSink;
+  private failed = false;
+
+  constructor(endpoint: Endpoint, emit: PartSink) {
+    this.endpoint = endpoint;
+    this.emit = emit;
+    this.answer = new GeminiAnswerDecoder(endpoint, emit);
+  }
+
+  onEvent(event: SseEvent): void {
+    if (this.failed || this.answer.failed) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(event.data);
+    } catch {
+      this.failed = true;
+      const data = event.data;
+      this.emit({ type: 'error', error: geminiProviderError(this.endpoint, 'upstream sent malformed JSON in the stream', data.length > RAW_TEXT_LIMIT ? data.slice(0, RAW_TEXT_LIMIT) : data) });
+      return;
+    }
+    this.answer.response(value);
+  }
+
+  end(): void {
+    if (this.failed) return;
+    this.answer.end(false);
+  }
+}

@@ -1,0 +1,23 @@
+import { CHAT_RULES } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+import { drop, rename } from './parameter-rule.ts';
+
+/**
+ * Azure OpenAI: one deployment per model (the endpoint's upstream model is the deployment
+ * name), an `api-key` header, and an `api-version` query parameter from the provider's
+ * `options.api_version` (default below). Reasoning efforts need a preview api-version.
+ */
+export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+
+export const AZURE_PROFILE = defineProfile({
+  name: 'azure',
+  vendor: 'Azure OpenAI',
+  auth: 'api-key',
+  route: 'azure-deployment',
+  streamOptions: true,
+  rules: {
+    ...CHAT_RULES,
+    max_tokens: rename('max_completion_tokens'),
+    prompt_cache_key: drop('not accepted by Azure OpenAI api-versions; Azure caches prompt prefixes on its own'),
+  },
+});

@@ -1,0 +1,12 @@
+import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+
+/** Any OpenAI-compatible server the gateway knows nothing else about (llama.cpp, TGI, proxies). */
+export const GENERIC_PROFILE = defineProfile({
+  name: 'generic',
+  vendor: 'OpenAI-compatible server',
+  auth: 'bearer',
+  route: 'chat',
+  streamOptions: true,
+  rules: { ...CHAT_RULES, ...SELF_HOSTED_SAMPLING },
+});

@@ -1,0 +1,36 @@
+import type { ReasoningEffort } from '../../../canonical/request.ts';
+import { supportedParameters, type ParameterTable } from './parameter-rule.ts';
+
+// What differs between OpenAI-compatible vendors: where the request goes, how it
+// authenticates, how each parameter travels (see parameter-rule.ts), which extra fields
+// pass through, and a few wire quirks. One adapter reads these; no vendor has code of its own.
+
+export interface OpenAIProfile {
+  readonly name: string;
+  /** Shown in docs/providers.md. */
+  readonly vendor: string;
+  readonly rules: ParameterTable;
+  /** Derived from `rules`: what this vendor carries or the gateway honours. */
+  readonly supported: ReadonlySet<string>;
+  /** `req.extra` keys copied into the body untouched (the spec's provider-specific parameters). */
+  readonly passThrough: ReadonlySet<string>;
+  /** `bearer`: `Authorization: Bearer <key>`; `api-key`: Azure's `api-key: <key>` header. */
+  readonly auth: 'bearer' | 'api-key';
+  /**
+   * `chat`: `{base}/chat/completions`. `azure-deployment`:
+   * `{base}/openai/deployments/{upstream model}/chat/completions?api-version={options.api_version}`.
+   */
+  readonly route: 'chat' | 'azure-deployment';
+  /** Ask for `stream_options.include_usage`; false for servers that report usage unasked and refuse unknown fields. */
+  readonly streamOptions: boolean;
+  /** The vendor's value for each reasoning effort, when it differs; `null` sends no effort. */
+  readonly effortValues?: Readonly<Partial<Record<ReasoningEffort, string | null>>>;
+  /** A boolean body field that asks for the reasoning text (`!reasoning.exclude`), sent with any reasoning config. */
+  readonly includeReasoningField?: string;
+}
+
+export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough'> & { readonly passThrough?: readonly string[] };
+
+export function defineProfile(input: OpenAIProfileInput): OpenAIProfile {
+  return { ...input, supported: supportedParameters(input.rules), passThrough: new Set(input.passThrough ?? []) };
+}

@@ -1,0 +1,19 @@
+import { CHAT_RULES } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+import { rename } from './parameter-rule.ts';
+
+/** OpenAI itself. */
+export const OPENAI_PROFILE = defineProfile({
+  name: 'openai',
+  vendor: 'OpenAI',
+  auth: 'bearer',
+  route: 'chat',
+  streamOptions: true,
+  rules: {
+    ...CHAT_RULES,
+    // `max_tokens` is deprecated at OpenAI and refused by its reasoning models.
+    max_tokens: rename('max_completion_tokens'),
+  },
+  // `store` stays out on purpose: storing completions at OpenAI would break the data policy.
+  passThrough: ['verbosity', 'service_tier', 'prediction', 'web_search_options', 'safety_identifier', 'prompt_cache_retention'],
+});

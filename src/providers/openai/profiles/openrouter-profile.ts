@@ -1,0 +1,27 @@
+import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+import { PASS, drop, rename } from './parameter-rule.ts';
+
+/**
+ * OpenRouter as an upstream. Reasoning goes as its `reasoning` object (effort or a token
+ * budget, and `exclude`), and comes back in `delta.reasoning`. The request's own
+ * `provider` preferences are not forwarded: they name this gateway's providers and were
+ * spent choosing OpenRouter; OpenRouter routes on its own defaults.
+ */
+export const OPENROUTER_PROFILE = defineProfile({
+  name: 'openrouter',
+  vendor: 'OpenRouter',
+  auth: 'bearer',
+  route: 'chat',
+  streamOptions: true,
+  rules: {
+    ...CHAT_RULES,
+    ...SELF_HOSTED_SAMPLING,
+    top_a: PASS,
+    reasoning: rename('reasoning'),
+    prompt_cache_key: drop('not an OpenRouter parameter'),
+    modalities: drop('the gateway does not decode image or audio output from OpenRouter'),
+    audio: drop('the gateway does not decode audio output from OpenRouter'),
+  },
+  passThrough: ['plugins', 'transforms', 'verbosity', 'web_search_options', 'prediction'],
+});

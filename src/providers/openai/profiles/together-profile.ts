@@ -1,0 +1,21 @@
+import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+import { drop } from './parameter-rule.ts';
+
+/** Together AI: the chat API plus the open-model sampling extensions. */
+export const TOGETHER_PROFILE = defineProfile({
+  name: 'together',
+  vendor: 'Together AI',
+  auth: 'bearer',
+  route: 'chat',
+  streamOptions: true,
+  rules: {
+    ...CHAT_RULES,
+    ...SELF_HOSTED_SAMPLING,
+    parallel_tool_calls: drop('not a Together parameter'),
+    user: drop('not a Together parameter'),
+    prompt_cache_key: drop('not a Together parameter'),
+    modalities: drop('Together chat generates text only'),
+    audio: drop('Together chat generates text only'),
+  },
+});

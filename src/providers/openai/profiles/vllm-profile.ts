@@ -1,0 +1,19 @@
+import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
+import { defineProfile } from './openai-profile.ts';
+import { drop } from './parameter-rule.ts';
+
+/** vLLM's OpenAI-compatible server: the key is the one it was started with (`--api-key`), if any. */
+export const VLLM_PROFILE = defineProfile({
+  name: 'vllm',
+  vendor: 'vLLM',
+  auth: 'bearer',
+  route: 'chat',
+  streamOptions: true,
+  rules: {
+    ...CHAT_RULES,
+    ...SELF_HOSTED_SAMPLING,
+    prompt_cache_key: drop('vLLM caches prompt prefixes automatically and has no such field'),
+    modalities: drop('vLLM generates text only'),
+    audio: drop('vLLM generates text only'),
+  },
+});

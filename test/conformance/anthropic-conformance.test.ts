@@ -1,0 +1,4 @@
+import { runConformance } from './run-conformance.ts';
+import { ANTHROPIC_SUBJECT } from './subjects/anthropic-subject.ts';
+
+runConformance(ANTHROPIC_SUBJECT);

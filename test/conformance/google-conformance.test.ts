@@ -1,0 +1,4 @@
+import { runConformance } from './run-conformance.ts';
+import { GOOGLE_SUBJECT } from './subjects/google-subject.ts';
+
+runConformance(GOOGLE_SUBJECT);
