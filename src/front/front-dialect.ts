@@ -28,7 +28,7 @@ export interface DialectStreamEncoder {
   push(part: StreamPart): string;
   /** The answer is complete; cost in USD when known. */
   end(cost?: number): string;
-  /** A failure after the stream started; the stream ends after it. */
+  /** A failure after the stream started (or after a keep-alive opened it: `start()` may not have run); the stream ends after it. */
   error(err: GatewayError): string;
 }
 
@@ -47,7 +47,22 @@ export interface FrontDialect {
   /** The raw API key from the request headers, if any. */
   readKey(headers: IncomingHttpHeaders): string | undefined;
   decode(body: unknown): CanonicalRequest;
-  encodeResponse(resp: CanonicalResponse, meta: ResponseMeta): unknown;
-  createStreamEncoder(meta: ResponseMeta): DialectStreamEncoder;
+  /** `req` is the decoded request, for answers that echo its settings (a Response object repeats `metadata`, `tools`, ...). */
+  encodeResponse(resp: CanonicalResponse, meta: ResponseMeta, req: CanonicalRequest): unknown;
+  /** `req` is the decoded request, for encoders that announce something of it up front (an input estimate). */
+  createStreamEncoder(meta: ResponseMeta, req: CanonicalRequest): DialectStreamEncoder;
   renderError(err: GatewayError): RenderedError;
+  /**
+   * Keep-alive for streams: when nothing was written for `intervalMs`, write `text` (a
+   * whole SSE event or comment). Before the answer starts this sends the response headers
+   * early; it does not commit the stream, so routing may still fail over, and a failure
+   * then is written in-stream with the encoder's `error()`. Absent: nothing is written
+   * until the answer starts.
+   */
+  readonly keepAlive?: KeepAlive;
+}
+
+export interface KeepAlive {
+  intervalMs: number;
+  text: string;
 }

@@ -5,7 +5,12 @@ import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
 import { registerKeyRoute } from './routes/key-route.ts';
+import { registerKeysRoutes } from './routes/keys-route.ts';
+import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
+import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
+import { registerResponsesRoute } from './routes/responses-route.ts';
+import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -35,7 +40,12 @@ export function buildApp(services: Services): FastifyInstance {
 
   registerChatCompletionsRoute(app, services, API_PREFIXES);
   registerModelsRoute(app, services, API_PREFIXES);
+  registerModelEndpointsRoute(app, services, API_PREFIXES);
   registerKeyRoute(app, services, API_PREFIXES);
+  registerKeysRoutes(app, services, API_PREFIXES);
+  registerGenerationLookupRoute(app, services, API_PREFIXES);
+  registerMessagesRoute(app, services, API_PREFIXES);
+  registerResponsesRoute(app, services, API_PREFIXES);
   return app;
 }
 

@@ -21,19 +21,24 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const auth = services.auth.authenticate(dialect.readKey(request.headers));
     const req = dialect.decode(request.body);
     const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
-    reply.header('x-generation-id', admitted.generationId);
+    reply.headers(admitted.responseHeaders);
     const signal = clientAbortSignal(reply);
 
     if (!req.stream) {
       const sink = new FoldingSink();
       const outcome = await services.pipeline.run(admitted, sink, signal);
       if (outcome.execution.error !== null) throw outcome.execution.error;
-      return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome));
+      return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
     }
 
     reply.hijack();
     const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
-    const outcome = await services.pipeline.run(admitted, sink, signal);
+    let outcome: GenerationOutcome;
+    try {
+      outcome = await services.pipeline.run(admitted, sink, signal);
+    } finally {
+      sink.stopKeepAlive();
+    }
     sink.close(outcome);
     return reply;
   };
@@ -62,9 +67,11 @@ function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcom
 }
 
 /**
- * Streams an answer in a dialect. Nothing is written until the first part of an answer
- * arrives, so a failure before that is still a plain HTTP error with its own status and
- * routing may still fail over.
+ * Streams an answer in a dialect. No answer bytes are written until the first part of an
+ * answer arrives, so a failure before that is still a plain HTTP error with its own status
+ * and routing may still fail over. A dialect with a keep-alive may open the response
+ * earlier with keep-alive events only: that still leaves failover open (nothing of an
+ * answer was sent), but a failure is then written in-stream, the status being gone.
  */
 class DialectSseSink implements ExecutionSink {
   private readonly dialect: FrontDialect;
@@ -73,12 +80,30 @@ class DialectSseSink implements ExecutionSink {
   private encoder: DialectStreamEncoder | null = null;
   private attempt: PlannedAttempt;
   private readonly pending: StreamPart[] = [];
+  private keepAliveTimer: NodeJS.Timeout | null = null;
+  /** Something was written since the last keep-alive tick (one flag store per chunk, no timer reset). */
+  private wrote = false;
 
   constructor(dialect: FrontDialect, writer: SseWriter, admitted: AdmittedRequest) {
     this.dialect = dialect;
     this.writer = writer;
     this.admitted = admitted;
     this.attempt = admitted.plan[0]!;
+    const keepAlive = dialect.keepAlive;
+    if (keepAlive !== undefined) {
+      this.keepAliveTimer = setInterval(keepAliveTick, keepAlive.intervalMs, this, keepAlive.text);
+      this.keepAliveTimer.unref();
+    }
+  }
+
+  /** Called by the keep-alive interval: a keep-alive event when the last interval wrote nothing. */
+  tick(text: string): void {
+    if (this.wrote) {
+      this.wrote = false;
+      return;
+    }
+    if (!this.writer.started) this.writer.start(this.admitted.responseHeaders);
+    this.writer.write(text);
   }
 
   get committed(): boolean {
@@ -91,6 +116,7 @@ class DialectSseSink implements ExecutionSink {
   }
 
   part(part: StreamPart): void {
+    this.wrote = true;
     const encoder = this.encoder;
     if (encoder !== null) {
       this.writer.write(encoder.push(part));
@@ -111,11 +137,22 @@ class DialectSseSink implements ExecutionSink {
     return this.writer.waitForDrain();
   }
 
+  stopKeepAlive(): void {
+    if (this.keepAliveTimer !== null) {
+      clearInterval(this.keepAliveTimer);
+      this.keepAliveTimer = null;
+    }
+  }
+
   close(outcome: GenerationOutcome): void {
     const error = outcome.execution.error;
     if (this.encoder === null) {
       if (outcome.execution.cancelled) return this.writer.end();
-      if (error !== null) return this.sendPlainError(error);
+      if (error !== null) {
+        // Keep-alives already sent the headers: the error can only go in-stream.
+        if (this.writer.started) return this.writer.end(this.createEncoder().error(error));
+        return this.sendPlainError(error);
+      }
       this.part({ type: 'finish', reason: { unified: 'stop', raw: null } });
     }
     const encoder = this.encoder!;
@@ -125,15 +162,23 @@ class DialectSseSink implements ExecutionSink {
   }
 
   private open(): DialectStreamEncoder {
-    const encoder = this.dialect.createStreamEncoder(responseMeta(this.admitted, this.attempt, null));
+    const encoder = this.createEncoder();
     this.encoder = encoder;
-    this.writer.start({ 'x-generation-id': this.admitted.generationId });
+    if (!this.writer.started) this.writer.start(this.admitted.responseHeaders);
     this.writer.write(encoder.start());
     return encoder;
   }
 
+  private createEncoder(): DialectStreamEncoder {
+    return this.dialect.createStreamEncoder(responseMeta(this.admitted, this.attempt, null), this.admitted.req);
+  }
+
   private sendPlainError(error: GatewayError): void {
     const out = this.dialect.renderError(error);
-    this.writer.sendJson(out.status, { ...out.headers, 'x-generation-id': this.admitted.generationId }, out.body);
+    this.writer.sendJson(out.status, { ...this.admitted.responseHeaders, ...out.headers }, out.body);
   }
+}
+
+function keepAliveTick(sink: DialectSseSink, text: string): void {
+  sink.tick(text);
 }

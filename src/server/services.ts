@@ -10,10 +10,20 @@ import { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { builtinAdapters } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import { AttemptExecutor } from '../routing/execute-attempts.ts';
+import { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import type { HealthStore } from '../routing/health/health-store.ts';
+import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
+import { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { GenerationStore } from '../store/generation-store.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
 import { openDatabase } from '../store/open-database.ts';
+import { ReservationStore } from '../store/reservation-store.ts';
+import { CreditReservations } from '../billing/credit-reservations.ts';
+import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
+import { RateLimitGate } from '../limits/rate-limit-gate.ts';
+import type { TierTable } from '../limits/tier-limits.ts';
+import { compileModerationRule, Moderator } from '../moderation/moderator.ts';
 
 /** The composition root: every long-lived service, built once at boot. */
 export interface Services {
@@ -23,12 +33,17 @@ export interface Services {
   ledger: LedgerStore;
   generations: GenerationStore;
   accountService: AccountService;
+  tiers: TierTable;
   auth: Authenticator;
   catalog: Catalog;
   catalogWarnings: string[];
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
+  /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
+  health: HealthStore;
+  breakers: CircuitBreakers;
+  planner: AttemptPlanner;
   pipeline: GenerationPipeline;
   close(): Promise<void>;
 }
@@ -39,12 +54,16 @@ export interface ServiceOptions {
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
-export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accounts' | 'ledger' | 'generations' | 'accountService'> {
+export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'> {
   const db = openDatabase(config.database.path);
   const accounts = new AccountStore(db);
   const ledger = new LedgerStore(db);
-  return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger) };
+  const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
+  return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger, tiers), tiers };
 }
+
+/** How long a credit hold may outlive its request's deadline before it counts as stale. */
+const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
@@ -53,12 +72,29 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
   const upstream = new UpstreamClient();
   const settlements = new SettlementQueue(stores.ledger, (err) => log(`settlement failed: ${(err as Error).message}`));
-  const executor = new AttemptExecutor({ adapters, client: upstream });
+  const health = new InProcessHealthStore();
+  const breakers = new CircuitBreakers();
+  const planner = new AttemptPlanner({ catalog, health, breakers });
+  const executor = new AttemptExecutor({ adapters, client: upstream, health, breakers, requestTimeoutMs: config.timeouts.requestMs });
+  const reservations = new CreditReservations(new ReservationStore(stores.db), { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
+  const released = reservations.releaseStale(true);
+  if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
+  const sweep = setInterval(() => reservations.releaseStale(false), HOLD_GRACE_MS);
+  sweep.unref();
+  const moderator = new Moderator(
+    config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
+    config.moderation.upstream,
+    upstream,
+  );
   const pipeline = new GenerationPipeline({
     catalog,
-    accounts: stores.accounts,
+    planner,
     executor,
     settlements,
+    reservations,
+    rateLimits: new RateLimitGate(new InProcessRateLimiter(), stores.tiers),
+    moderator,
     timeouts: config.timeouts,
   });
   return {
@@ -70,8 +106,12 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     adapters,
     upstream,
     settlements,
+    health,
+    breakers,
+    planner,
     pipeline,
     async close() {
+      clearInterval(sweep);
       settlements.flush();
       await upstream.close();
       stores.db.close();

@@ -1,0 +1,80 @@
+import type { CanonicalResponse } from '../../canonical/response.ts';
+import { assertNever } from '../../canonical/stream-part.ts';
+import type { ResponseMeta } from '../front-dialect.ts';
+import { encodeMessagesUsage, type MessagesUsage } from './encode-messages-usage.ts';
+import { mapMessagesStopReason, stopSequenceOf } from './map-messages-stop-reason.ts';
+
+// A whole answer → Anthropic's `Message` (reference §2). The id is the generation id, the
+// same as the `x-generation-id` header, so a client can find the generation record; the
+// model is the catalog id of the model that served.
+
+export type MessagesContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: MessagesContentBlock[];
+  stop_reason: string;
+  stop_sequence: string | null;
+  usage: MessagesUsage;
+}
+
+export function encodeMessagesResponse(resp: CanonicalResponse, meta: ResponseMeta): MessagesResponse {
+  const content: MessagesContentBlock[] = [];
+  let hasToolCalls = false;
+  for (const part of resp.content) {
+    switch (part.type) {
+      case 'text':
+        if (part.text.length > 0) content.push({ type: 'text', text: part.text });
+        break;
+      case 'reasoning':
+        // With `display: 'omitted'` the text goes, the signature stays: the client must
+        // be able to replay the block. Without a signature there is nothing left to send.
+        if (!meta.excludeReasoning) content.push({ type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
+        else if (part.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: part.signature });
+        break;
+      case 'redacted-reasoning':
+        content.push({ type: 'redacted_thinking', data: part.data });
+        break;
+      case 'tool-call':
+        hasToolCalls = true;
+        content.push({ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) });
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  const stopReason = mapMessagesStopReason(resp.finish, hasToolCalls);
+  return {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: stopSequenceOf(resp.finish, stopReason),
+    usage: encodeMessagesUsage(resp.usage, 0),
+  };
+}
+
+/**
+ * Tool arguments arrive as JSON text; Anthropic's `input` is the object. Empty arguments
+ * mean no arguments (as Anthropic's own streams say). Text that is not a JSON object (a
+ * model that broke the format) cannot be an `input`: the tool gets `{}` rather than the
+ * request failing after the answer was paid for.
+ */
+export function parseToolInput(args: string): unknown {
+  if (args.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(args);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { countMessageTokens, decodeCountTokensRequest } from '../../front/anthropic-messages/count-message-tokens.ts';
+import { messagesDialect } from '../../front/anthropic-messages/messages-dialect.ts';
+import { dialectErrorHandler, registerGenerationRoute } from '../generation-route.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * POST /v1/messages and /v1/messages/count_tokens under every prefix, and again under
+ * `<prefix>/v1`: the spec lets clients configure the base address with or without `/v1`,
+ * and Anthropic SDKs append `/v1/messages` to whatever they are given.
+ */
+export function registerMessagesRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+  const bases = prefixes.flatMap((p) => [p, `${p}/v1`]);
+  registerGenerationRoute(app, services, messagesDialect, bases.map((b) => `${b}/messages`));
+
+  const countTokens = async (request: FastifyRequest, _reply: FastifyReply): Promise<unknown> => {
+    services.auth.authenticate(messagesDialect.readKey(request.headers));
+    const req = decodeCountTokensRequest(request.body);
+    // The model must exist, as for a message; an absent one means the account default.
+    const model = req.models[0]?.model;
+    if (model !== undefined && services.catalog.resolve(model) === undefined) {
+      throw new GatewayError('model_not_found', `Model "${model}" is not a valid model ID or is not available.`, { param: 'model' });
+    }
+    return countMessageTokens(req);
+  };
+  const errorHandler = dialectErrorHandler(messagesDialect);
+  for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler }, countTokens);
+}
