@@ -2,51 +2,126 @@ import type { AuthContext } from '../auth/authenticate.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { ReservationStore } from '../store/reservation-store.ts';
 import { formatNanos, type Nanos } from './money.ts';
+import type { SettlementQueue } from './settlement-queue.ts';
 import { affordableOutputTokens, maxOutputTokens, paddedPrompt, worstCaseCost } from './worst-case-cost.ts';
 
+/** Money an account or a key has committed but the database does not show yet. */
+interface InFlight {
+  /** Worst cases held for requests still running. */
+  held: bigint;
+  /** Charges of finished requests whose settlement has not committed yet. */
+  settling: bigint;
+}
+
 /**
- * Reserve, then settle: before the upstream call the worst case is held against the
- * account balance and the key's limit, atomically; settlement (ledger-store) charges the
- * actual cost and releases the hold. Holds that outlive their request (a crash) are
- * released by `releaseStale`, at start-up and periodically.
+ * Reserve, then settle. Before the upstream call, the request's worst case is held against
+ * the account balance and the key's limit; settlement charges the actual cost and releases
+ * the hold. The check reads the balance, the key's usage and both active flags fresh from
+ * the database (one indexed read: revocations and credits added from the CLI count at once)
+ * and subtracts what is in flight in this process, which is the database's only writer in
+ * the embedded setup; JavaScript runs the check and the hold without interleaving, so
+ * parallel requests can never together hold more than is there. Hold rows are written in
+ * the settlement batches, so a hold left by a process that died is found and released at
+ * the next start (`releaseStale`).
  */
 export class CreditReservations {
   private readonly store: ReservationStore;
+  private readonly queue: SettlementQueue;
   private readonly holdMs: number;
   private readonly now: () => number;
+  private readonly accounts = new Map<string, InFlight>();
+  private readonly keys = new Map<string, InFlight>();
 
-  constructor(store: ReservationStore, opts: { holdMs: number; now?: () => number }) {
+  constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
+    this.queue = queue;
     this.holdMs = opts.holdMs;
     this.now = opts.now ?? Date.now;
+    queue.onCommitted((batch) => {
+      for (const r of batch) this.committed(r);
+    });
   }
 
   /** Holds the request's worst-case cost; returns the amount held, or throws 402 (or 401). */
   reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], promptTokens: number): Nanos {
     const amount = worstCaseCost(req, plan, promptTokens);
     const now = this.now();
-    const outcome = this.store.reserve({
+    const state = this.store.spendState(auth.key.hash);
+    if (state === undefined || !state.keyActive || !state.accountActive || (state.expiresAt !== null && Date.parse(state.expiresAt) <= now)) {
+      throw new GatewayError('authentication_required', 'Authentication required: this API key or its account is no longer active.');
+    }
+    const account = inFlight(this.accounts, auth.account.id);
+    const key = inFlight(this.keys, auth.key.hash);
+    const balance = state.balanceNanos - account.settling;
+    const accountAvailable = balance - account.held;
+    // A zero or negative balance refuses every request, free models included (spec).
+    if (balance <= 0n || accountAvailable < amount) {
+      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, promptTokens);
+    }
+    if (state.limitNanos !== null) {
+      const keyAvailable = state.limitNanos - state.usageNanos - key.settling - key.held;
+      if (keyAvailable <= 0n || keyAvailable < amount) {
+        throw insufficient('key_limit', clampZero(keyAvailable < accountAvailable ? keyAvailable : accountAvailable), amount, req, plan, promptTokens);
+      }
+    }
+    if (amount === 0n) return 0n; // a free model: checked, nothing to hold
+    account.held += amount;
+    key.held += amount;
+    this.queue.pushHold({
       id,
       accountId: auth.account.id,
       keyHash: auth.key.hash,
       amountNanos: amount,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.holdMs).toISOString(),
-    }, now);
-    if (outcome.ok) return amount;
-    if (outcome.reason === 'inactive') {
-      throw new GatewayError('authentication_required', 'Authentication required: this API key or its account is no longer active.');
-    }
-    throw insufficient(outcome.reason, outcome.availableNanos, amount, req, plan, promptTokens);
+    });
+    return amount;
   }
 
-  /** Releases holds whose requests can no longer settle. `all` at the start of the only process. */
+  /** The request finished: its hold becomes its actual charge until the charge commits. */
+  settling(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): void {
+    for (const f of [inFlight(this.accounts, accountId), inFlight(this.keys, keyHash)]) {
+      f.held -= heldNanos;
+      f.settling += costNanos;
+    }
+  }
+
+  /** Releases hold rows whose requests can no longer settle. `all` at the start of the only process. */
   releaseStale(all: boolean): number {
     const nowIso = new Date(this.now()).toISOString();
     return this.store.releaseStale(all ? null : nowIso, nowIso).length;
   }
+
+  /** What this process holds for an account right now (for the key status record). */
+  heldFor(accountId: string): bigint {
+    const f = this.accounts.get(accountId);
+    return f === undefined ? 0n : f.held + f.settling;
+  }
+
+  private committed(r: SettlementRecord): void {
+    drop(this.accounts, r.accountId, r.costNanos);
+    drop(this.keys, r.keyHash, r.costNanos);
+  }
+}
+
+function inFlight(map: Map<string, InFlight>, id: string): InFlight {
+  let f = map.get(id);
+  if (f === undefined) {
+    f = { held: 0n, settling: 0n };
+    map.set(id, f);
+  }
+  return f;
+}
+
+/** The charge is in the database now; forget entries that carry nothing. */
+function drop(map: Map<string, InFlight>, id: string, cost: bigint): void {
+  const f = map.get(id);
+  if (f === undefined) return;
+  f.settling -= cost;
+  if (f.held === 0n && f.settling === 0n) map.delete(id);
 }
 
 function insufficient(
@@ -74,4 +149,8 @@ function insufficient(
       affordable_output_tokens: affordable,
     },
   });
+}
+
+function clampZero(n: bigint): bigint {
+  return n < 0n ? 0n : n;
 }

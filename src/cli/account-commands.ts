@@ -100,7 +100,7 @@ function required(value: string | undefined, what: string): string {
 function accountJson(a: AccountRecord): Record<string, unknown> {
   return {
     id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
-    balance: formatNanos(a.balanceNanos), reserved: formatNanos(a.reservedNanos), is_active: a.isActive,
+    balance: formatNanos(a.balanceNanos), is_active: a.isActive,
     limits_override: a.limitsOverride, created_at: a.createdAt,
   };
 }

@@ -35,7 +35,7 @@ export interface AdmittedRequest {
   info: RequestInfo;
   startedAt: number;
   /** The credit hold taken for it, released at settlement. */
-  reservedNanos: bigint;
+  heldNanos: bigint;
   /** Sent with the answer whatever it is: X-Generation-Id and the X-RateLimit-* headers. */
   responseHeaders: Record<string, string>;
 }
@@ -97,8 +97,8 @@ export class GenerationPipeline {
     );
     const generationId = newGenerationId(startedAt);
     responseHeaders['x-generation-id'] = generationId;
-    const reservedNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
-    return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, reservedNanos, responseHeaders };
+    const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
+    return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
   }
 
   /**
@@ -168,12 +168,14 @@ export class GenerationPipeline {
   private settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<void> {
     const served = ex.served;
     const failed = ex.error !== null;
+    const costNanos = cost?.totalNanos ?? 0n;
+    this.deps.reservations.settling(a.auth.account.id, a.auth.key.hash, a.heldNanos, costNanos);
     return this.deps.settlements.push({
       generationId: a.generationId,
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
-      costNanos: cost?.totalNanos ?? 0n,
-      reservedNanos: a.reservedNanos,
+      costNanos,
+      heldNanos: a.heldNanos,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
       upstreamModel: served?.endpoint.upstreamModel ?? null,

@@ -40,6 +40,7 @@ export interface Services {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
+  reservations: CreditReservations;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
@@ -76,7 +77,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const breakers = new CircuitBreakers();
   const planner = new AttemptPlanner({ catalog, health, breakers });
   const executor = new AttemptExecutor({ adapters, client: upstream, health, breakers, requestTimeoutMs: config.timeouts.requestMs });
-  const reservations = new CreditReservations(new ReservationStore(stores.db), { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
   // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
   const released = reservations.releaseStale(true);
   if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
@@ -106,6 +107,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     adapters,
     upstream,
     settlements,
+    reservations,
     health,
     breakers,
     planner,

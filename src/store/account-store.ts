@@ -11,8 +11,6 @@ export interface AccountRecord {
   tier: string;
   defaultModel: string | null;
   balanceNanos: bigint;
-  /** Held for requests in flight: balance minus this is what can be spent. */
-  reservedNanos: bigint;
   isActive: boolean;
   createdAt: string;
   limitsOverride: LimitsOverride | null;
@@ -25,7 +23,6 @@ export interface KeyRecord {
   label: string;
   limitNanos: bigint | null;
   usageNanos: bigint;
-  reservedNanos: bigint;
   isActive: boolean;
   isManagement: boolean;
   expiresAt: string | null;
@@ -36,24 +33,24 @@ export interface KeyRecord {
 
 interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; reserved_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
+  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
 }
 interface KeyRow {
-  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint; reserved_nanos: bigint;
+  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
 }
 
 function toAccount(r: AccountRow): AccountRecord {
   return {
     id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
-    balanceNanos: r.balance_nanos, reservedNanos: r.reserved_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
+    balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
   };
 }
 function toKey(r: KeyRow): KeyRecord {
   return {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
-    usageNanos: r.usage_nanos, reservedNanos: r.reserved_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
+    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
   };
 }

@@ -7,8 +7,8 @@ export interface SettlementRecord {
   accountId: string;
   keyHash: string;
   costNanos: bigint;
-  /** The credit hold taken at admission (0 when none), released here. */
-  reservedNanos: bigint;
+  /** The credit hold taken at admission (0 when none): its row, if written, is removed here. */
+  heldNanos: bigint;
   model: string | null;
   provider: string | null;
   upstreamModel: string | null;
@@ -35,6 +35,16 @@ export interface SettlementRecord {
   createdAt: string;
 }
 
+/** A credit hold's durable row: written so a hold left by a dead process can be found. */
+export interface HoldRecord {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  amountNanos: bigint;
+  createdAt: string;
+  expiresAt: string;
+}
+
 /**
  * The ledger: every balance change is a row, and the account's balance column moves in
  * the same transaction, so the two never disagree. Settlements arrive in batches and are
@@ -50,10 +60,10 @@ export class LedgerStore {
       insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       moveBalance: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ?'),
-      settleAccount: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos - ?, reserved_nanos = reserved_nanos - ? WHERE id = ?'),
-      keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?, reserved_nanos = reserved_nanos - ?,
+      keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
         last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
-      removeReservation: db.prepare('DELETE FROM reservations WHERE id = ?'),
+      insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      removeHold: db.prepare('DELETE FROM reservations WHERE id = ?'),
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
       totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind = 'credit' THEN amount_nanos ELSE 0 END), 0) AS credits,
         coalesce(-sum(CASE WHEN kind = 'charge' THEN amount_nanos ELSE 0 END), 0) AS usage FROM ledger WHERE account_id = ?`),
@@ -83,23 +93,38 @@ export class LedgerStore {
     return { creditsNanos: row.credits, usageNanos: row.usage };
   }
 
-  /** Writes a batch of settlements in one transaction. */
-  settle(batch: readonly SettlementRecord[]): void {
-    if (batch.length === 0) return;
+  /**
+   * Writes a batch in one transaction: new hold rows, then settlements (hold row removed,
+   * charge, generation record). Balances and key usage move once per account and key per
+   * batch, which keeps the cost per request low under load.
+   */
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
+    if (holds.length === 0 && batch.length === 0) return;
     const s = this.stmts;
     transaction(this.db, () => {
+      for (const h of holds) s.insertHold.run(h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt);
+      const byAccount = new Map<string, bigint>();
+      const byKey = new Map<string, { cost: bigint; at: string }>();
       for (const r of batch) {
-        // The hold may already be gone (released as stale): then there is nothing to release.
-        const held = r.reservedNanos !== 0n && Number(s.removeReservation.run(r.generationId).changes) > 0 ? r.reservedNanos : 0n;
-        if (r.costNanos !== 0n || held !== 0n) s.settleAccount.run(r.costNanos, held, r.accountId);
-        if (r.costNanos !== 0n) s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
-        s.keyUsage.run(r.costNanos, held, r.createdAt, r.createdAt, r.keyHash);
+        if (r.heldNanos !== 0n) s.removeHold.run(r.generationId);
+        if (r.costNanos !== 0n) {
+          s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
+          byAccount.set(r.accountId, (byAccount.get(r.accountId) ?? 0n) + r.costNanos);
+        }
+        const k = byKey.get(r.keyHash);
+        if (k === undefined) byKey.set(r.keyHash, { cost: r.costNanos, at: r.createdAt });
+        else {
+          k.cost += r.costNanos;
+          if (r.createdAt > k.at) k.at = r.createdAt;
+        }
         s.insertGeneration.run(r.generationId, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
           r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
           r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
           JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt);
       }
+      for (const [accountId, cost] of byAccount) s.moveBalance.run(-cost, accountId);
+      for (const [keyHash, k] of byKey) s.keyUsage.run(k.cost, k.at, k.at, keyHash);
     });
   }
 }

@@ -84,20 +84,18 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at           TEXT NOT NULL
       );
       CREATE INDEX generations_key_created ON generations(key_hash, created_at);
-      CREATE INDEX generations_account_created ON generations(account_id, created_at);
     `,
   },
   {
     version: 2,
-    name: 'credit reservations, key management, tier overrides',
+    name: 'credit holds, key management, tier overrides',
     sql: `
-      -- Held before each upstream call, released at settlement: balance - reserved is what can be spent.
-      ALTER TABLE accounts ADD COLUMN reserved_nanos INTEGER NOT NULL DEFAULT 0;
       -- Per-account rate-limit overrides (JSON, same fields as a tier), for enterprise contracts.
       ALTER TABLE accounts ADD COLUMN limits_override TEXT;
-      ALTER TABLE api_keys ADD COLUMN reserved_nanos INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE api_keys ADD COLUMN updated_at TEXT;
 
+      -- Credit holds of requests in flight, written lazily (group commit) so that holds left by
+      -- a process that died can be found and released at the next start.
       CREATE TABLE reservations (
         id            TEXT PRIMARY KEY,          -- the generation id
         account_id    TEXT NOT NULL REFERENCES accounts(id),

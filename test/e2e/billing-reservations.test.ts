@@ -46,9 +46,10 @@ describe('credit reservations', () => {
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 200);
       const account = gw.services.accounts.getAccount(gw.accountId)!;
-      assert.equal(account.reservedNanos, 0n);
+      assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n, 'nothing held any more');
       assert.equal(account.balanceNanos, 1_000_000_000n - (7n * PROMPT_NANOS + 3n * COMPLETION_NANOS));
-      assert.equal(gw.services.accounts.getKey(gw.keyHash)!.reservedNanos, 0n);
+      gw.flush();
+      assert.equal(countHolds(gw), 0, 'no hold row left behind');
     } finally {
       await gw.close();
     }
@@ -73,7 +74,9 @@ describe('credit reservations', () => {
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       assert.equal(account.balanceNanos, 10_000_000n - BigInt(ok) * perRequest, 'the ledger is exact');
-      assert.equal(account.reservedNanos, 0n);
+      assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
+      gw.flush();
+      assert.equal(countHolds(gw), 0);
       const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
       assert.equal(Number(charges.n), ok);
     } finally {
@@ -103,7 +106,9 @@ describe('credit reservations', () => {
       assert.equal(res.status, 502);
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.equal(account.balanceNanos, 1_000_000_000n);
-      assert.equal(account.reservedNanos, 0n);
+      assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
+      gw.flush();
+      assert.equal(countHolds(gw), 0);
       const gen = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
       assert.equal(gen.status, 'error');
       assert.equal(gen.errorCode, 'provider_error');
@@ -113,3 +118,7 @@ describe('credit reservations', () => {
     }
   });
 });
+
+function countHolds(gw: TestGateway): number {
+  return Number((gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
+}

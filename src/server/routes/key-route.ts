@@ -51,7 +51,6 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
     const week = services.generations.keyUsageSince(key.hash, new Date(now - 7 * DAY_MS).toISOString());
     const month = services.generations.keyUsageSince(key.hash, new Date(now - 30 * DAY_MS).toISOString());
     data.balance = nanosToNumber(account.balanceNanos);
-    data.reserved = nanosToNumber(account.reservedNanos);
     data.account_type = account.accountType;
     data.usage_stats = {
       last_7_days: { cost: nanosToNumber(week.costNanos), requests: week.requests },
