@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 // Keys look like `sk-sy-v1-<43 base64url chars>` (256 random bits). Only their SHA-256
 // is stored: with that much entropy a plain hash cannot be reversed or guessed, and it
@@ -16,7 +16,7 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** A recognizable, non-secret label: prefix, 3 characters, an ellipsis and the last 3. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
@@ -107,10 +107,9 @@ export class GenerationPipeline {
    * answer's last bytes only once its charge is on disk. Never throws for upstream
    * failures: see outcome.execution.error.
    */
-  async run(admitted: AdmittedRequest, sink: ExecutionSink, clientSignal: AbortSignal): Promise<GenerationOutcome> {
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new RequestDeadlineError()), this.deps.timeouts.requestMs);
-    const signal = AbortSignal.any([clientSignal, deadline.signal]);
+  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController): Promise<GenerationOutcome> {
+    const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
+    const signal = abort.signal;
     const tracking = new TrackingSink(sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     try {
@@ -204,6 +203,21 @@ export class GenerationPipeline {
   }
 }
 
+function abortAtDeadline(abort: AbortController): void {
+  abort.abort(new RequestDeadlineError());
+}
+
+// Ids draw 10 random bytes from a pool refilled 4 KiB at a time: one system call per
+// ~400 requests instead of one each.
+const ID_POOL = Buffer.alloc(4096);
+let idPoolOffset = ID_POOL.length;
+
 function newGenerationId(now: number): string {
-  return `gen-${Math.floor(now / 1000)}-${randomBytes(10).toString('base64url')}`;
+  if (idPoolOffset + 10 > ID_POOL.length) {
+    randomFillSync(ID_POOL);
+    idPoolOffset = 0;
+  }
+  const id = ID_POOL.toString('base64url', idPoolOffset, idPoolOffset + 10);
+  idPoolOffset += 10;
+  return `gen-${Math.floor(now / 1000)}-${id}`;
 }

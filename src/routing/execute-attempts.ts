@@ -235,11 +235,9 @@ export class AttemptExecutor {
       run.fail(asProviderError(err, attempt));
       return;
     }
-    const attemptCtrl = new AbortController();
-    const attemptSignal = AbortSignal.any([signal, attemptCtrl.signal]);
     let res;
     try {
-      res = await this.client.send(upstreamReq, attemptSignal, Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs));
+      res = await this.client.send(upstreamReq, signal, Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs));
     } catch (err) {
       run.fail(connectError(err, attempt));
       run.connectFailed = (err as { code?: unknown } | null)?.code !== 'UND_ERR_HEADERS_TIMEOUT';
@@ -287,8 +285,7 @@ export class AttemptExecutor {
       }
     } finally {
       if (!res.body.destroyed && (run.error !== null || signal.aborted)) {
-        attemptCtrl.abort();
-        res.body.destroy();
+        res.body.destroy(); // ends the upstream request too
       }
     }
   }

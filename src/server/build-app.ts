@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { BODY_LIMIT, normalizeError } from './normalize-error.ts';
+import { BODY_LIMIT } from './normalize-error.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';

@@ -8,7 +8,7 @@ import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-
 import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
 import { normalizeError } from './normalize-error.ts';
-import { clientAbortSignal, requestInfo } from './request-helpers.ts';
+import { clientAbortController, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
 
@@ -22,11 +22,11 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const req = dialect.decode(request.body);
     const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
-    const signal = clientAbortSignal(reply);
+    const abort = clientAbortController(reply);
 
     if (!req.stream) {
       const sink = new FoldingSink();
-      const outcome = await services.pipeline.run(admitted, sink, signal);
+      const outcome = await services.pipeline.run(admitted, sink, abort);
       if (outcome.execution.error !== null) throw outcome.execution.error;
       return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
     }
@@ -35,7 +35,7 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
     let outcome: GenerationOutcome;
     try {
-      outcome = await services.pipeline.run(admitted, sink, signal);
+      outcome = await services.pipeline.run(admitted, sink, abort);
     } finally {
       sink.stopKeepAlive();
     }

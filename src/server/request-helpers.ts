@@ -2,14 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DialectName } from '../front/front-dialect.ts';
 import type { RequestInfo } from '../pipeline/generation-pipeline.ts';
 
-/** Aborts when the client goes away before the answer is complete; the upstream call is then cancelled. */
-export function clientAbortSignal(reply: FastifyReply): AbortSignal {
+/**
+ * The request's one abort controller: aborted when the client goes away before the answer
+ * is complete (the upstream call is then cancelled), and by the pipeline at the deadline.
+ */
+export function clientAbortController(reply: FastifyReply): AbortController {
   const ctrl = new AbortController();
   const res = reply.raw;
   res.once('close', () => {
     if (!res.writableFinished) ctrl.abort();
   });
-  return ctrl.signal;
+  return ctrl;
 }
 
 export function requestInfo(request: FastifyRequest, dialect: DialectName): RequestInfo {

@@ -17,7 +17,7 @@ import { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { GenerationStore } from '../store/generation-store.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
-import { openDatabase } from '../store/open-database.ts';
+import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
@@ -83,6 +83,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
   const sweep = setInterval(() => reservations.releaseStale(false), HOLD_GRACE_MS);
   sweep.unref();
+  const stopCheckpoints = startWalCheckpoints(stores.db);
   const moderator = new Moderator(
     config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
     config.moderation.upstream,
@@ -114,6 +115,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     pipeline,
     async close() {
       clearInterval(sweep);
+      stopCheckpoints();
       settlements.flush();
       await upstream.close();
       stores.db.close();

@@ -14,9 +14,11 @@ export interface UpstreamResponse {
 export class UpstreamClient {
   private readonly agent: Agent;
 
-  constructor(opts: { connectionsPerOrigin?: number } = {}) {
+  constructor(opts: { connectionsPerOrigin?: number | null } = {}) {
     this.agent = new Agent({
-      connections: opts.connectionsPerOrigin ?? 512,
+      // No cap by default: every open stream holds a connection, and a cap would queue
+      // streams behind each other with the client seeing nothing.
+      connections: opts.connectionsPerOrigin ?? null,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
       // Idle time between body chunks: long, since models may think for minutes between tokens.
