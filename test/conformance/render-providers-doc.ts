@@ -7,7 +7,7 @@ import type { RequestParameter } from '../../src/canonical/request.ts';
 import { assertNever } from '../../src/canonical/stream-part.ts';
 import { GEMINI_RULES } from '../../src/providers/google/gemini-parameters.ts';
 import { OPENAI_PROFILES } from '../../src/providers/openai/openai-profiles.ts';
-import { ALL_PARAMETERS, type ParameterRule, type ParameterTable } from '../../src/providers/openai/profiles/parameter-rule.ts';
+import { ALL_PARAMETERS, type ParameterRule, type ParameterTable } from '../../src/providers/parameter-rules.ts';
 import type { CaseId, ConformanceSubject } from './conformance-types.ts';
 import { CONFORMANCE_CASES } from './conformance-cases.ts';
 import { ALL_SUBJECTS } from './subjects/all-subjects.ts';

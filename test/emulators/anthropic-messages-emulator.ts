@@ -1,19 +1,15 @@
 // An upstream that speaks the Anthropic Messages wire format (reference/wire-formats.md §0,
 // §2) over real HTTP on loopback, beside openai-chat-emulator.ts and with the same API. It
-// records what it received, rejects what the real API rejects (see `rejection` below), and
-// plays scripted answers and faults in order; with nothing scripted it answers
+// records what it received, rejects what the real API rejects (anthropic-emulator-rejection.ts),
+// and plays scripted answers and faults in order; with nothing scripted it answers
 // deterministically from the request.
 
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rejection } from './anthropic-emulator-rejection.ts';
+import { EmulatorHttp, type EmulatorFault, type UpstreamEmulator } from './emulator-http.ts';
+import { splitText } from './split-text.ts';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body (the raw text when it did not parse); `any` so tests can walk it. */
-  body: any;
-}
+export type { RecordedRequest } from './emulator-http.ts';
 
 /** A tool call; `arguments` is the JSON text, streamed as `input_json_delta` fragments. */
 export interface EmulatorToolCall { id?: string; name: string; arguments: string }
@@ -58,19 +54,13 @@ export interface AnswerStep {
 
 export interface EmulatorError { type: string; message: string }
 
-export type FaultStep =
-  /** An error answer; the body defaults to Anthropic's envelope for the status (529 → overloaded_error). */
-  | { fault: 'status'; status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> }
-  | { fault: 'rate-limit'; retryAfterSeconds: number }
-  | { fault: 'slow-first-byte'; delayMs: number; then?: AnswerStep }
-  /** Destroys the socket after `afterChunks` SSE events (non-stream: after part of the body). */
-  | { fault: 'reset-mid-stream'; afterChunks: number; then?: AnswerStep }
-  /** Non-stream: a 200 whose body is not JSON. Stream: a broken data line after `message_start`. */
-  | { fault: 'malformed-json' }
-  /** Stream: `event: error` after `afterChunks` events (default 1). Non-stream: a 200 holding the error envelope. */
-  | { fault: 'stream-error'; afterChunks?: number; error?: EmulatorError }
-  /** Never answers (for timeouts). */
-  | { fault: 'hang' };
+/**
+ * The emulators' faults; here a `status` answer's body defaults to Anthropic's envelope for
+ * the status (529 → overloaded_error), `malformed-json` streams a broken data line after
+ * `message_start`, and `stream-error` is an `event: error` (a 200 holding the envelope when
+ * not streaming).
+ */
+export type FaultStep = EmulatorFault<AnswerStep, EmulatorError>;
 
 export type EmulatorStep = AnswerStep | FaultStep;
 
@@ -81,20 +71,9 @@ export interface AnthropicEmulatorOptions {
   validate?: boolean;
 }
 
-export interface AnthropicEmulator {
-  /** `http://127.0.0.1:<port>`: the adapter and the SDK append `/v1/messages`. */
-  readonly baseUrl: string;
-  readonly requests: RecordedRequest[];
-  /** Responses the client walked away from before they were complete (deliberate resets excluded). */
-  readonly closedEarly: number;
-  enqueue(...steps: EmulatorStep[]): void;
-  /** Forget recorded requests, scripted steps and the closedEarly count. */
-  reset(): void;
-  close(): Promise<void>;
-}
+/** `baseUrl` is `http://127.0.0.1:<port>`: the adapter and the SDK append `/v1/messages`. */
+export type AnthropicEmulator = UpstreamEmulator<EmulatorStep>;
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
-const JSON_TYPE = 'application/json';
 const ERROR_TYPES: Readonly<Record<number, EmulatorError>> = {
   400: { type: 'invalid_request_error', message: 'Invalid request.' },
   401: { type: 'authentication_error', message: 'invalid x-api-key' },
@@ -121,67 +100,21 @@ export async function startAnthropicEmulator(options: AnthropicEmulatorOptions =
   return emulator;
 }
 
-class Emulator implements AnthropicEmulator {
-  baseUrl = '';
-  readonly requests: RecordedRequest[] = [];
-  closedEarly = 0;
-  private readonly record: boolean;
+class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
   private readonly validate: boolean;
-  private readonly steps: EmulatorStep[] = [];
-  private readonly server: Server;
   private counter = 0;
-  private readonly resets = new WeakSet<ServerResponse>();
 
   constructor(record: boolean, validate: boolean) {
-    this.record = record;
+    super({ record });
     this.validate = validate;
-    this.server = createServer((req, res) => this.onRequest(req, res));
-    this.server.keepAliveTimeout = 60_000;
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.listen(0, '127.0.0.1', () => {
-        this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-        resolve();
-      });
-    });
+  get baseUrl(): string {
+    return this.origin;
   }
 
-  enqueue(...steps: EmulatorStep[]): void {
-    this.steps.push(...steps);
-  }
-
-  reset(): void {
-    this.requests.length = 0;
-    this.steps.length = 0;
-    this.closedEarly = 0;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
-  }
-
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    res.on('close', () => {
-      if (!res.writableFinished && !this.resets.has(res)) this.closedEarly++;
-    });
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => this.answer(req, res, Buffer.concat(chunks).toString('utf8')));
-  }
-
-  private answer(req: IncomingMessage, res: ServerResponse, text: string): void {
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-    if (this.record) this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+  protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
+    this.record({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'POST' || path !== '/v1/messages') {
       this.sendError(res, 404, { type: 'not_found_error', message: `Not found: ${req.method} ${req.url}` });
@@ -199,7 +132,7 @@ class Emulator implements AnthropicEmulator {
       stream: body?.stream === true,
       inputTokens: Math.max(1, Math.ceil(text.length / 4)),
     };
-    this.play(this.steps.shift(), exchange, res);
+    this.play(this.nextStep(), exchange, res);
   }
 
   private play(step: EmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -212,40 +145,34 @@ class Emulator implements AnthropicEmulator {
       return;
     }
     switch (step.fault) {
-      case 'status': {
-        if (step.body === undefined) {
-          this.sendError(res, step.status, ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!, step.headers);
-          return;
-        }
-        res.writeHead(step.status, { 'content-type': JSON_TYPE, ...step.headers });
-        res.end(typeof step.body === 'string' ? step.body : JSON.stringify(step.body));
+      case 'status':
+        if (step.body === undefined) this.sendError(res, step.status, ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!, step.headers);
+        else this.sendBody(res, step.status, step.body, step.headers);
         return;
-      }
       case 'rate-limit':
         this.sendError(res, 429, ERROR_TYPES[429]!, { 'retry-after': String(step.retryAfterSeconds), 'anthropic-ratelimit-requests-remaining': '0' });
         return;
-      case 'slow-first-byte': {
-        const timer = setTimeout(() => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res), step.delayMs);
-        res.on('close', () => clearTimeout(timer));
+      case 'slow-first-byte':
+        this.later(res, step.delayMs, () => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res));
+        return;
+      case 'reset-mid-stream': {
+        const answer = step.then ?? { text: `Hello from ${ex.model}`, chunks: step.afterChunks + 3 };
+        if (ex.stream) this.cutEvents(res, this.streamEvents(answer, ex).slice(0, step.afterChunks));
+        else this.cutBody(res, JSON.stringify(this.message(answer, ex)));
         return;
       }
-      case 'reset-mid-stream':
-        this.resetMidStream(step.then ?? { text: `Hello from ${ex.model}`, chunks: step.afterChunks + 3 }, step.afterChunks, ex, res);
-        return;
       case 'malformed-json':
-        res.writeHead(200, ex.stream ? SSE_HEADERS : { 'content-type': JSON_TYPE });
-        if (ex.stream) res.end(this.streamEvents({ text: '' }, ex)[0]! + 'event: content_block_start\ndata: {not json\n\n');
-        else res.end('{"id":"msg_broken","type":"message","role":"assistant","content":[');
+        if (ex.stream) this.sendEvents(res, 200, [this.streamEvents({ text: '' }, ex)[0]!, 'event: content_block_start\ndata: {not json\n\n']);
+        else this.sendBody(res, 200, '{"id":"msg_broken","type":"message","role":"assistant","content":[');
         return;
       case 'stream-error': {
         const envelope = { type: 'error', error: step.error ?? OVERLOADED };
         if (!ex.stream) {
-          sendJson(res, 200, envelope);
+          this.sendJson(res, 200, envelope);
           return;
         }
         const events = this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 1);
-        res.writeHead(200, SSE_HEADERS);
-        res.end(events.join('') + sse('error', envelope));
+        this.sendEvents(res, 200, [...events, sse('error', envelope)]);
         return;
       }
       case 'hang':
@@ -257,36 +184,17 @@ class Emulator implements AnthropicEmulator {
 
   private respond(step: AnswerStep, ex: Exchange, res: ServerResponse): void {
     if (!ex.stream) {
-      sendJson(res, 200, this.message(step, ex));
+      this.sendJson(res, 200, this.message(step, ex));
       return;
     }
     const events = this.streamEvents(step, ex);
     if (step.omitMessageStop === true) events.pop();
-    res.writeHead(200, SSE_HEADERS);
-    const delay = step.chunkDelayMs ?? 0;
-    if (delay <= 0) res.end(events.join(''));
-    else writePaced(res, events, delay);
+    this.sendEvents(res, 200, events, step.chunkDelayMs);
   }
 
-  private resetMidStream(step: AnswerStep, afterChunks: number, ex: Exchange, res: ServerResponse): void {
-    const cut = (): void => {
-      this.resets.add(res);
-      res.destroy();
-    };
-    if (!ex.stream) {
-      const body = JSON.stringify(this.message(step, ex));
-      res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-      res.write(body.slice(0, body.length >> 1), cut);
-      return;
-    }
-    res.writeHead(200, SSE_HEADERS);
-    res.write(this.streamEvents(step, ex).slice(0, afterChunks).join(''), cut);
-  }
-
-  private sendError(res: ServerResponse, status: number, error: EmulatorError, headers: Record<string, string> = {}): void {
-    const body = JSON.stringify({ type: 'error', error, request_id: `req_emu_${++this.counter}` });
-    res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'request-id': `req_emu_${this.counter}`, ...headers });
-    res.end(body);
+  private sendError(res: ServerResponse, status: number, error: EmulatorError, headers?: Record<string, string>): void {
+    const id = `req_emu_${++this.counter}`;
+    this.sendJson(res, status, { type: 'error', error, request_id: id }, { 'request-id': id, ...headers });
   }
 
   /** The non-streamed `Message`, shaped like the reference's recorded example. */
@@ -390,25 +298,6 @@ function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function writePaced(res: ServerResponse, events: string[], delayMs: number): void {
-  let i = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const next = (): void => {
-    if (res.destroyed) return;
-    res.write(events[i++]!);
-    if (i === events.length) res.end();
-    else timer = setTimeout(next, delayMs);
-  };
-  res.on('close', () => clearTimeout(timer));
-  next();
-}
-
 /** The step's content blocks, tool ids filled in. */
 function blocksOf(step: AnswerStep, counter: number): Array<Exclude<EmulatorBlock, { type: 'tool_use' }> | { type: 'tool_use'; id: string; name: string; arguments: string }> {
   const blocks: EmulatorBlock[] = step.blocks !== undefined ? [...step.blocks] : [];
@@ -448,95 +337,4 @@ function estimateOutputTokens(step: AnswerStep): number {
   let chars = (step.text?.length ?? 0) + (step.thinking?.length ?? 0);
   for (const call of step.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   return Math.max(1, Math.ceil(chars / 4));
-}
-
-/** `pieces` near-equal slices, or by default one per word (trailing space kept). */
-function splitText(text: string, pieces: number | undefined): string[] {
-  if (text.length === 0) return [];
-  if (pieces === undefined) return text.split(/(?<= )/);
-  const n = Math.max(1, Math.min(pieces, text.length));
-  const out: string[] = [];
-  let start = 0;
-  for (let k = 1; k <= n; k++) {
-    let end = Math.round((text.length * k) / n);
-    const code = text.charCodeAt(end);
-    if (end < text.length && code >= 0xdc00 && code <= 0xdfff) end++;
-    if (end > start) out.push(text.slice(start, end));
-    start = end;
-  }
-  return out;
-}
-
-// ---- what the real API rejects (its messages, abridged) ----
-
-const MAX_CACHE_CONTROL_BLOCKS = 4;
-
-/** The 400/401 the real API would answer this request with, or null. */
-function rejection(headers: IncomingHttpHeaders, body: any): { status: number; message: string } | null {
-  if (headers['x-api-key'] === undefined && headers.authorization === undefined) return { status: 401, message: 'x-api-key header is required' };
-  const bad = (message: string) => ({ status: 400, message });
-  if (headers['anthropic-version'] === undefined) return bad('anthropic-version: header is required');
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('There was an error parsing the body of your request.');
-  if (typeof body.model !== 'string') return bad('model: Field required');
-  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return bad('max_tokens: Field required');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
-  if (typeof body.temperature === 'number' && (body.temperature < 0 || body.temperature > 1)) return bad('temperature: Input should be less than or equal to 1');
-  if (body.tool_choice !== undefined && !Array.isArray(body.tools)) return bad('tool_choice: tool_choice may only be specified while providing tools');
-
-  let cacheBlocks = 0;
-  const countCache = (block: any): void => {
-    if (block?.cache_control !== undefined) cacheBlocks++;
-  };
-  if (Array.isArray(body.system)) body.system.forEach(countCache);
-  if (Array.isArray(body.tools)) body.tools.forEach(countCache);
-
-  let previousToolUses: string[] = [];
-  for (let i = 0; i < body.messages.length; i++) {
-    const m = body.messages[i];
-    if (m?.role !== 'user' && m?.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    if (!Array.isArray(content) || (content.length === 0 && i < body.messages.length - 1)) {
-      return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
-    }
-    const results = content.filter((b: any) => b?.type === 'tool_result').map((b: any) => b.tool_use_id);
-    for (const id of results) {
-      if (!previousToolUses.includes(id)) return bad(`messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
-    }
-    for (const id of previousToolUses) {
-      if (!results.includes(id)) return bad(`messages.${i - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${id}`);
-    }
-    previousToolUses = [];
-    let sawOther = false;
-    for (let j = 0; j < content.length; j++) {
-      const b = content[j];
-      countCache(b);
-      if (b?.type === 'text' && (typeof b.text !== 'string' || b.text.length === 0)) return bad('messages: text content blocks must be non-empty');
-      if (b?.type === 'thinking' && typeof b.signature !== 'string') return bad(`messages.${i}.content.${j}.thinking.signature: Field required`);
-      if (b?.type === 'tool_use') {
-        if (!Array.isArray(body.tools)) return bad('Requests which include `tool_use` or `tool_result` blocks must define tools.');
-        if (m.role !== 'assistant') return bad(`messages.${i}.content.${j}: tool_use blocks are only allowed in assistant messages`);
-        if (!/^[a-zA-Z0-9_-]+$/.test(String(b.id))) return bad(`messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
-        previousToolUses.push(b.id);
-      }
-      if (b?.type !== 'tool_result') sawOther = true;
-      else if (sawOther) return bad(`messages.${i}.content.${j}: tool_result blocks must come before any other content`);
-    }
-  }
-  if (cacheBlocks > MAX_CACHE_CONTROL_BLOCKS) return bad(`A maximum of ${MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found ${cacheBlocks}.`);
-
-  const thinking = body.thinking;
-  if (thinking?.type === 'enabled') {
-    if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return bad('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-    const interleaved = String(headers['anthropic-beta'] ?? '').split(',').includes('interleaved-thinking-2025-05-14');
-    if (!interleaved && thinking.budget_tokens >= body.max_tokens) return bad('`max_tokens` must be greater than `thinking.budget_tokens`.');
-    if (body.temperature !== undefined && body.temperature !== 1) return bad('`temperature` may only be set to 1 when thinking is enabled.');
-    if (body.top_k !== undefined) return bad('`top_k` is not supported when thinking is enabled.');
-    if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return bad('Thinking may not be enabled when tool_choice forces tool use.');
-    const lastAssistant = [...body.messages].reverse().find((m: any) => m.role === 'assistant');
-    const blocks = Array.isArray(lastAssistant?.content) ? lastAssistant.content : [];
-    if (blocks.some((b: any) => b?.type === 'tool_use') && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
-      return bad(`Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`);
-    }
-  }
-  return null;
 }

@@ -2,6 +2,7 @@
 // GenerateContentResponse chunks (a non-streamed answer is the chunks merged into one).
 
 import type { GeminiAnswerStep } from './gemini-emulator.ts';
+import { splitText } from './split-text.ts';
 
 const SIGNATURE_MISSING = 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance.';
 
@@ -117,18 +118,4 @@ export function frame(value: unknown): string {
 
 function estimate(text: string): number {
   return Math.ceil(text.length / 4);
-}
-
-/** `pieces` near-equal slices, or by default one per word (trailing space kept). */
-function splitText(text: string, pieces: number | undefined): string[] {
-  if (pieces === undefined) return text.split(/(?<= )/);
-  const n = Math.max(1, Math.min(pieces, text.length));
-  const out: string[] = [];
-  let start = 0;
-  for (let k = 1; k <= n; k++) {
-    const end = Math.round((text.length * k) / n);
-    if (end > start) out.push(text.slice(start, end));
-    start = end;
-  }
-  return out;
 }

@@ -10,20 +10,15 @@
 // refuses a history whose first function call of a model turn lacks its thought signature.
 
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 import { answerChunks, frame, mergeChunks, validateGeminiRequest } from './gemini-emulator-wire.ts';
 
-export interface RecordedGeminiRequest {
-  method: string;
-  /** Path with query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
-  path: string;
+/** `path` is with its query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
+export interface RecordedGeminiRequest extends RecordedRequest {
   /** The model named in the path. */
   model: string;
   stream: boolean;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body (the raw text when it did not parse). */
-  body: any;
 }
 
 export interface GeminiEmulatorCall {
@@ -71,18 +66,11 @@ export interface GeminiReplayStep {
   replay: GeminiFixture;
 }
 
-export type GeminiFaultStep =
-  | { fault: 'status'; status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> }
-  /** 429 RESOURCE_EXHAUSTED with a google.rpc.RetryInfo detail. */
-  | { fault: 'rate-limit'; retryAfterSeconds: number }
-  | { fault: 'slow-first-byte'; delayMs: number; then?: GeminiAnswerStep }
-  /** Destroys the socket after `afterChunks` SSE events (non-stream: after part of the body). */
-  | { fault: 'reset-mid-stream'; afterChunks: number; then?: GeminiAnswerStep }
-  /** Non-stream: a 200 whose body is not JSON. Stream: a broken `data:` line after the first chunk. */
-  | { fault: 'malformed-json' }
-  /** Stream: an `{error: {...}}` chunk after `afterChunks` events. Non-stream: a 200 holding it. */
-  | { fault: 'stream-error'; afterChunks?: number; error?: Record<string, unknown> }
-  | { fault: 'hang' };
+/**
+ * The emulators' faults; here `rate-limit` is a 429 RESOURCE_EXHAUSTED with a
+ * google.rpc.RetryInfo detail, and `stream-error` an `{error: {...}}` chunk.
+ */
+export type GeminiFaultStep = EmulatorFault<GeminiAnswerStep, Record<string, unknown>>;
 
 export type GeminiEmulatorStep = GeminiAnswerStep | GeminiReplayStep | GeminiFaultStep;
 
@@ -91,20 +79,12 @@ export interface GeminiEmulatorOptions {
   apiKey?: string;
 }
 
-export interface GeminiEmulator {
-  /** `http://127.0.0.1:<port>/v1beta` */
-  readonly baseUrl: string;
+/** `baseUrl` is `http://127.0.0.1:<port>/v1beta`. */
+export interface GeminiEmulator extends UpstreamEmulator<GeminiEmulatorStep, RecordedGeminiRequest> {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
-  readonly requests: RecordedGeminiRequest[];
-  /** Responses the client walked away from before they were complete (deliberate resets excluded). */
-  readonly closedEarly: number;
-  enqueue(...steps: GeminiEmulatorStep[]): void;
-  reset(): void;
-  close(): Promise<void>;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
 const JSON_TYPE = 'application/json; charset=UTF-8';
 const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?.*)?$/;
 const DEFAULT_ERROR = { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' };
@@ -126,90 +106,44 @@ interface Exchange {
   promptTokens: number;
 }
 
-class Emulator implements GeminiEmulator {
-  baseUrl = '';
-  origin = '';
-  readonly requests: RecordedGeminiRequest[] = [];
-  closedEarly = 0;
-  private readonly options: GeminiEmulatorOptions;
-  private readonly steps: GeminiEmulatorStep[] = [];
-  private readonly server: Server;
-  private readonly resets = new WeakSet<ServerResponse>();
+class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> implements GeminiEmulator {
+  private readonly apiKey: string | undefined;
   private counter = 0;
 
   constructor(options: GeminiEmulatorOptions) {
-    this.options = options;
-    this.server = createServer((req, res) => this.onRequest(req, res));
-    this.server.keepAliveTimeout = 60_000;
+    super({ jsonType: JSON_TYPE });
+    this.apiKey = options.apiKey;
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.listen(0, '127.0.0.1', () => {
-        this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-        this.baseUrl = `${this.origin}/v1beta`;
-        resolve();
-      });
-    });
+  get baseUrl(): string {
+    return `${this.origin}/v1beta`;
   }
 
-  enqueue(...steps: GeminiEmulatorStep[]): void {
-    this.steps.push(...steps);
-  }
-
-  reset(): void {
-    this.requests.length = 0;
-    this.steps.length = 0;
-    this.closedEarly = 0;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
-  }
-
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    res.on('close', () => {
-      if (!res.writableFinished && !this.resets.has(res)) this.closedEarly++;
-    });
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => this.answer(req, res, Buffer.concat(chunks).toString('utf8')));
-  }
-
-  private answer(req: IncomingMessage, res: ServerResponse, text: string): void {
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
+  protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     const path = req.url ?? '';
     const route = ROUTE.exec(path);
     const model = route?.[2] ?? '';
     const stream = route?.[3] === 'streamGenerateContent';
-    this.requests.push({ method: req.method ?? '', path, model, stream, headers: req.headers, body });
+    this.record({ method: req.method ?? '', path, model, stream, headers: req.headers, body });
     if (req.method !== 'POST' || route === null) {
-      sendError(res, 404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
+      this.sendError(res, 404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
       return;
     }
     if (stream && !/[?&]alt=sse(&|$)/.test(route[4] ?? '')) {
       // Without alt=sse Gemini streams one JSON array; the gateway never asks for that.
-      sendError(res, 400, 'INVALID_ARGUMENT', 'This emulator streams only with alt=sse.');
+      this.sendError(res, 400, 'INVALID_ARGUMENT', 'This emulator streams only with alt=sse.');
       return;
     }
-    if (this.options.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.options.apiKey) {
-      sendJson(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }] } });
+    if (this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) {
+      this.sendJson(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }] } });
       return;
     }
     const invalid = validateGeminiRequest(body, model);
     if (invalid !== null) {
-      sendError(res, 400, 'INVALID_ARGUMENT', invalid);
+      this.sendError(res, 400, 'INVALID_ARGUMENT', invalid);
       return;
     }
-    this.play(this.steps.shift(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)) }, res);
+    this.play(this.nextStep(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)) }, res);
   }
 
   private play(step: GeminiEmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -223,14 +157,11 @@ class Emulator implements GeminiEmulator {
       return;
     }
     switch (step.fault) {
-      case 'status': {
-        const payload = step.body === undefined ? JSON.stringify({ error: DEFAULT_ERROR }) : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);
-        res.writeHead(step.status, { 'content-type': JSON_TYPE, ...step.headers });
-        res.end(payload);
+      case 'status':
+        this.sendBody(res, step.status, step.body ?? { error: DEFAULT_ERROR }, step.headers);
         return;
-      }
       case 'rate-limit':
-        sendJson(res, 429, {
+        this.sendJson(res, 429, {
           error: {
             code: 429,
             message: 'You exceeded your current quota, please check your plan and billing details.',
@@ -242,42 +173,27 @@ class Emulator implements GeminiEmulator {
           },
         });
         return;
-      case 'slow-first-byte': {
-        const timer = setTimeout(() => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res), step.delayMs);
-        res.on('close', () => clearTimeout(timer));
+      case 'slow-first-byte':
+        this.later(res, step.delayMs, () => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res));
         return;
-      }
       case 'reset-mid-stream': {
-        const answer = step.then ?? { text: `Hello from ${ex.model}`, chunks: step.afterChunks + 3 };
-        const chunks = this.chunksOf(answer, ex);
-        if (!ex.stream) {
-          const body = JSON.stringify(mergeChunks(chunks));
-          res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-          res.write(body.slice(0, body.length >> 1), () => this.cut(res));
-          return;
-        }
-        res.writeHead(200, SSE_HEADERS);
-        res.write(chunks.slice(0, step.afterChunks).map(frame).join(''), () => this.cut(res));
+        const chunks = this.chunksOf(step.then ?? { text: `Hello from ${ex.model}`, chunks: step.afterChunks + 3 }, ex);
+        if (ex.stream) this.cutEvents(res, chunks.slice(0, step.afterChunks).map(frame));
+        else this.cutBody(res, JSON.stringify(mergeChunks(chunks)));
         return;
       }
       case 'malformed-json':
-        if (!ex.stream) {
-          res.writeHead(200, { 'content-type': JSON_TYPE });
-          res.end('{"candidates":[{"content":{"parts":[{"text":');
-          return;
-        }
-        res.writeHead(200, SSE_HEADERS);
-        res.end(frame(this.chunksOf({ text: 'Hello' }, ex)[0]!) + 'data: {not json\r\n\r\n');
+        if (ex.stream) this.sendEvents(res, 200, [frame(this.chunksOf({ text: 'Hello' }, ex)[0]!), 'data: {not json\r\n\r\n']);
+        else this.sendBody(res, 200, '{"candidates":[{"content":{"parts":[{"text":');
         return;
       case 'stream-error': {
         const error = { error: step.error ?? DEFAULT_ERROR };
         if (!ex.stream) {
-          sendJson(res, 200, error);
+          this.sendJson(res, 200, error);
           return;
         }
         const before = this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex).slice(0, step.afterChunks ?? 1);
-        res.writeHead(200, SSE_HEADERS);
-        res.end(before.map(frame).join('') + frame(error));
+        this.sendEvents(res, 200, [...before.map(frame), frame(error)]);
         return;
       }
       case 'hang':
@@ -289,55 +205,20 @@ class Emulator implements GeminiEmulator {
 
   private respond(step: GeminiAnswerStep, ex: Exchange, res: ServerResponse): void {
     const chunks = this.chunksOf(step, ex);
-    if (!ex.stream) {
-      sendJson(res, step.status ?? 200, mergeChunks(chunks));
-      return;
-    }
-    res.writeHead(step.status ?? 200, SSE_HEADERS);
-    const events = chunks.map(frame);
-    const delay = step.chunkDelayMs ?? 0;
-    if (delay <= 0) res.end(events.join(''));
-    else writePaced(res, events, delay);
+    if (ex.stream) this.sendEvents(res, step.status ?? 200, chunks.map(frame), step.chunkDelayMs);
+    else this.sendJson(res, step.status ?? 200, mergeChunks(chunks));
   }
 
   private replay(fixture: GeminiFixture, ex: Exchange, res: ServerResponse): void {
-    if (!ex.stream) {
-      sendJson(res, 200, mergeChunks(fixture.chunks));
-      return;
-    }
-    res.writeHead(200, SSE_HEADERS);
-    res.end(fixture.chunks.map(frame).join(''));
+    if (ex.stream) this.sendEvents(res, 200, fixture.chunks.map(frame));
+    else this.sendJson(res, 200, mergeChunks(fixture.chunks));
   }
 
-  private cut(res: ServerResponse): void {
-    this.resets.add(res);
-    res.destroy();
+  private sendError(res: ServerResponse, code: number, status: string, message: string): void {
+    this.sendJson(res, code, { error: { code, message, status } });
   }
 
   private chunksOf(step: GeminiAnswerStep, ex: Exchange): Array<Record<string, unknown>> {
     return answerChunks(step, ex.model, ex.promptTokens, `emu${(++this.counter).toString(36)}GeminiResp`);
   }
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function sendError(res: ServerResponse, code: number, status: string, message: string): void {
-  sendJson(res, code, { error: { code, message, status } });
-}
-
-function writePaced(res: ServerResponse, events: string[], delayMs: number): void {
-  let i = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const next = (): void => {
-    if (res.destroyed) return;
-    res.write(events[i++]!);
-    if (i === events.length) res.end();
-    else timer = setTimeout(next, delayMs);
-  };
-  res.on('close', () => clearTimeout(timer));
-  next();
 }

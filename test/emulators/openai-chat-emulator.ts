@@ -4,16 +4,14 @@
 // Benchmarks use it too, so the default path stays cheap: one JSON.parse of the request, a
 // few small JSON.stringify calls, one write.
 
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
+} from './emulator-http.ts';
+import { splitText } from './split-text.ts';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body (the raw text when it did not parse); `any` so tests can walk it. */
-  body: any;
-  /** Arrival order across every emulator of this process: tells which of several upstreams was asked first. */
+export interface RecordedRequest extends EmulatorRequest {
+  /** Arrival order across every OpenAI emulator of this process: tells which of several upstreams was asked first. */
   seq: number;
 }
 
@@ -47,18 +45,11 @@ export interface AnswerStep {
   omitDone?: boolean;
 }
 
-export type FaultStep =
-  | { fault: 'status'; status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> }
-  | { fault: 'rate-limit'; retryAfterSeconds: number }
-  | { fault: 'slow-first-byte'; delayMs: number; then?: AnswerStep }
-  /** Destroys the socket after `afterChunks` SSE events (non-stream: after part of the body). */
-  | { fault: 'reset-mid-stream'; afterChunks: number; then?: AnswerStep }
-  /** Non-stream: a 200 whose body is not JSON. Stream: a `data: {not json` line after the role chunk. */
-  | { fault: 'malformed-json' }
-  /** Stream: `data: {"error":{...}}` after `afterChunks` events. Non-stream: a 200 holding the error object. */
-  | { fault: 'stream-error'; afterChunks?: number; error?: Record<string, unknown> }
-  /** Never answers (for timeouts). */
-  | { fault: 'hang' };
+/**
+ * The emulators' faults; here `malformed-json` streams a `data: {not json` line after the
+ * role chunk, and `stream-error` is a `data: {"error":{...}}` line.
+ */
+export type FaultStep = EmulatorFault<AnswerStep, Record<string, unknown>>;
 
 export type EmulatorStep = AnswerStep | FaultStep;
 
@@ -67,23 +58,12 @@ export interface OpenAIChatEmulatorOptions {
   record?: boolean;
 }
 
-export interface OpenAIChatEmulator {
-  /** `http://127.0.0.1:<port>/v1` */
-  readonly baseUrl: string;
-  readonly requests: RecordedRequest[];
-  /** Responses the client walked away from before they were complete (deliberate resets excluded). */
-  readonly closedEarly: number;
-  enqueue(...steps: EmulatorStep[]): void;
-  /** Forget recorded requests, scripted steps and the closedEarly count. */
-  reset(): void;
-  close(): Promise<void>;
-}
+/** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
+export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest>;
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
-const JSON_TYPE = 'application/json';
 const DONE = 'data: [DONE]\n\n';
 const ID_SLOT = '@@EMULATOR_ID@@';
-/** Requests received by any emulator so far (`RecordedRequest.seq`). */
+/** Requests received by any OpenAI emulator so far (`RecordedRequest.seq`). */
 let arrivals = 0;
 const DEFAULT_ERROR = { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null };
 
@@ -100,77 +80,28 @@ export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions
   return emulator;
 }
 
-class Emulator implements OpenAIChatEmulator {
-  baseUrl = '';
-  readonly requests: RecordedRequest[] = [];
-  closedEarly = 0;
-  private readonly record: boolean;
-  private readonly steps: EmulatorStep[] = [];
-  private readonly server: Server;
+class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements OpenAIChatEmulator {
   private readonly created = Math.floor(Date.now() / 1000);
   private counter = 0;
-  /** Responses this emulator cut on purpose, so they do not count as closed early. */
-  private readonly resets = new WeakSet<ServerResponse>();
   /** Rendered default answers, split around the response id. */
   private readonly defaults = new Map<string, string[]>();
 
   constructor(record: boolean) {
-    this.record = record;
-    this.server = createServer((req, res) => this.onRequest(req, res));
-    // Clients (and benchmarks) reuse connections; do not close them under their feet.
-    this.server.keepAliveTimeout = 60_000;
+    super({ record });
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.listen(0, '127.0.0.1', () => {
-        this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-        resolve();
-      });
-    });
+  get baseUrl(): string {
+    return `${this.origin}/v1`;
   }
 
-  enqueue(...steps: EmulatorStep[]): void {
-    this.steps.push(...steps);
-  }
-
-  reset(): void {
-    this.requests.length = 0;
-    this.steps.length = 0;
-    this.closedEarly = 0;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      // Hung and kept-alive connections would hold close() open forever.
-      this.server.closeAllConnections();
-    });
-  }
-
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    res.on('close', () => {
-      if (!res.writableFinished && !this.resets.has(res)) this.closedEarly++;
-    });
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => this.answer(req, res, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-  }
-
-  private answer(req: IncomingMessage, res: ServerResponse, text: string): void {
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-    if (this.record) this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, seq: ++arrivals });
+  protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
+    this.record({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, seq: ++arrivals });
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      sendJson(res, 404, { error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      this.sendJson(res, 404, { error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
       return;
     }
     if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
-      sendJson(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+      this.sendJson(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
       return;
     }
     const exchange: Exchange = {
@@ -180,7 +111,7 @@ class Emulator implements OpenAIChatEmulator {
       // Cheap and deterministic: about four characters per token.
       promptTokens: Math.max(1, Math.ceil(text.length / 4)),
     };
-    this.play(this.steps.shift(), exchange, res);
+    this.play(this.nextStep(), exchange, res);
   }
 
   private play(step: EmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -193,42 +124,33 @@ class Emulator implements OpenAIChatEmulator {
       return;
     }
     switch (step.fault) {
-      case 'status': {
-        const payload = step.body === undefined ? JSON.stringify({ error: DEFAULT_ERROR }) : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);
-        res.writeHead(step.status, { 'content-type': JSON_TYPE, ...step.headers });
-        res.end(payload);
+      case 'status':
+        this.sendBody(res, step.status, step.body ?? { error: DEFAULT_ERROR }, step.headers);
         return;
-      }
       case 'rate-limit':
-        res.writeHead(429, { 'content-type': JSON_TYPE, 'retry-after': String(step.retryAfterSeconds) });
-        res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+        this.sendBody(res, 429, { error: { message: 'Rate limit reached for requests.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(step.retryAfterSeconds) });
         return;
-      case 'slow-first-byte': {
-        const timer = setTimeout(() => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res), step.delayMs);
-        res.on('close', () => clearTimeout(timer));
+      case 'slow-first-byte':
+        this.later(res, step.delayMs, () => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res));
+        return;
+      case 'reset-mid-stream': {
+        const answer = step.then ?? defaultLongAnswer(ex.model, step.afterChunks);
+        if (ex.stream) this.cutEvents(res, this.streamEvents(answer, ex).slice(0, step.afterChunks));
+        else this.cutBody(res, JSON.stringify(this.completion(answer, ex)));
         return;
       }
-      case 'reset-mid-stream':
-        this.resetMidStream(step.then ?? defaultLongAnswer(ex.model, step.afterChunks), step.afterChunks, ex, res);
-        return;
       case 'malformed-json':
-        if (!ex.stream) {
-          res.writeHead(200, { 'content-type': JSON_TYPE });
-          res.end('{"id":"chatcmpl-broken","choices":[{"index":0,"message":');
-          return;
-        }
-        res.writeHead(200, SSE_HEADERS);
-        res.end(this.streamEvents({ text: '' }, ex).slice(0, 1).join('') + 'data: {not json\n\n' + DONE);
+        if (ex.stream) this.sendEvents(res, 200, [this.streamEvents({ text: '' }, ex)[0]!, 'data: {not json\n\n', DONE]);
+        else this.sendBody(res, 200, '{"id":"chatcmpl-broken","choices":[{"index":0,"message":');
         return;
       case 'stream-error': {
         const error = step.error ?? DEFAULT_ERROR;
         if (!ex.stream) {
-          sendJson(res, 200, { error });
+          this.sendJson(res, 200, { error });
           return;
         }
         const events = this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 1);
-        res.writeHead(200, SSE_HEADERS);
-        res.end(events.join('') + `data: ${JSON.stringify({ error })}\n\n`);
+        this.sendEvents(res, 200, [...events, `data: ${JSON.stringify({ error })}\n\n`]);
         return;
       }
       case 'hang':
@@ -240,18 +162,12 @@ class Emulator implements OpenAIChatEmulator {
 
   private respond(step: AnswerStep, ex: Exchange, res: ServerResponse): void {
     if (!ex.stream) {
-      sendJson(res, step.status ?? 200, this.completion(step, ex));
+      this.sendJson(res, step.status ?? 200, this.completion(step, ex));
       return;
     }
     const events = this.streamEvents(step, ex);
     if (step.omitDone !== true) events.push(DONE);
-    res.writeHead(step.status ?? 200, SSE_HEADERS);
-    const delay = step.chunkDelayMs ?? 0;
-    if (delay <= 0) {
-      res.end(events.join(''));
-      return;
-    }
-    writePaced(res, events, delay);
+    this.sendEvents(res, step.status ?? 200, events, step.chunkDelayMs);
   }
 
   /**
@@ -270,25 +186,8 @@ class Emulator implements OpenAIChatEmulator {
     }
     const body = segments.join(this.nextId());
     if (ex.stream) res.writeHead(200, SSE_HEADERS);
-    else res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+    else res.writeHead(200, { 'content-type': this.jsonType, 'content-length': Buffer.byteLength(body) });
     res.end(body);
-  }
-
-  private resetMidStream(step: AnswerStep, afterChunks: number, ex: Exchange, res: ServerResponse): void {
-    if (!ex.stream) {
-      const body = JSON.stringify(this.completion(step, ex));
-      res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-      res.write(body.slice(0, body.length >> 1), () => this.cut(res));
-      return;
-    }
-    const events = this.streamEvents(step, ex).slice(0, afterChunks);
-    res.writeHead(200, SSE_HEADERS);
-    res.write(events.join(''), () => this.cut(res));
-  }
-
-  private cut(res: ServerResponse): void {
-    this.resets.add(res);
-    res.destroy();
   }
 
   private nextId(): string {
@@ -350,25 +249,6 @@ class Emulator implements OpenAIChatEmulator {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function writePaced(res: ServerResponse, events: string[], delayMs: number): void {
-  let i = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const next = (): void => {
-    if (res.destroyed) return;
-    res.write(events[i++]!);
-    if (i === events.length) res.end();
-    else timer = setTimeout(next, delayMs);
-  };
-  res.on('close', () => clearTimeout(timer));
-  next();
-}
-
 function finishReasonOf(step: AnswerStep): string | null {
   if (step.finishReason !== undefined) return step.finishReason;
   return step.toolCalls !== undefined && step.toolCalls.length > 0 ? 'tool_calls' : 'stop';
@@ -393,32 +273,6 @@ function estimateCompletionTokens(step: AnswerStep): number {
   let chars = (step.text?.length ?? 0) + (step.reasoning?.length ?? 0);
   for (const call of step.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   return Math.max(1, Math.ceil(chars / 4));
-}
-
-const wordCache = new Map<string, string[]>();
-
-/** `pieces` near-equal slices, or by default one per word (trailing space kept). */
-function splitText(text: string, pieces: number | undefined): string[] {
-  if (pieces === undefined) {
-    let words = wordCache.get(text);
-    if (words === undefined) {
-      words = text.split(/(?<= )/);
-      if (wordCache.size < 1000) wordCache.set(text, words);
-    }
-    return words;
-  }
-  const n = Math.max(1, Math.min(pieces, text.length));
-  const out: string[] = [];
-  let start = 0;
-  for (let k = 1; k <= n; k++) {
-    let end = Math.round((text.length * k) / n);
-    // Never cut a surrogate pair in two.
-    const code = text.charCodeAt(end);
-    if (end < text.length && code >= 0xdc00 && code <= 0xdfff) end++;
-    if (end > start) out.push(text.slice(start, end));
-    start = end;
-  }
-  return out;
 }
 
 /** Arguments arrive in a few fragments, as real streams send them. */

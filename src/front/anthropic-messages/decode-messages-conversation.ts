@@ -3,7 +3,7 @@ import type {
 } from '../../canonical/request.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
+import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
   decodeImageBlock, decodeRedactedThinkingBlock, decodeTextBlock, decodeThinkingBlock,
   decodeToolResultBlock, decodeToolUseBlock,
@@ -138,12 +138,4 @@ function decodeAssistantBlocks(blocks: readonly unknown[], i: number, state: Dec
     }
   }
   return parts;
-}
-
-function messageError(param: string, rule: string): GatewayError {
-  return new GatewayError('invalid_message', `Invalid '${param}': ${rule}.`, { param });
-}
-
-function missingField(param: string): GatewayError {
-  return new GatewayError('invalid_message', `Missing required field '${param}'.`, { param });
 }

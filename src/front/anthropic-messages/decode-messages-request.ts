@@ -1,7 +1,8 @@
-import type { CanonicalRequest, SamplingParams } from '../../canonical/request.ts';
+import type { CanonicalRequest } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
+import { decodeCoreSampling } from '../shared/decode-sampling.ts';
 import {
   invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject,
   readString, readStringArray, type JsonObject, type NumberRange,
@@ -18,8 +19,6 @@ import { newDecodeState } from './messages-decode-state.ts';
 // ignored. The gateway's own routing fields (`models`, `fallbacks`, `provider`) are read
 // as on every endpoint.
 
-const TEMPERATURE: NumberRange = { min: 0, max: 2 };
-const UNIT_INTERVAL: NumberRange = { min: 0, max: 1 };
 const TOP_K: NumberRange = { min: 0, integer: true };
 const MAX_TOKENS: NumberRange = { min: 1, integer: true };
 
@@ -49,7 +48,7 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
   const req: CanonicalRequest = {
     models: decodeModelList(body),
     messages,
-    sampling: decodeSampling(body),
+    sampling: decodeCoreSampling(body),
     stream: readBoolean(body, 'stream') ?? false,
     extra: {},
   };
@@ -75,15 +74,6 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
   const provider = decodeProviderPreferences(body, 'provider');
   if (provider !== undefined) req.provider = provider;
   return req;
-}
-
-function decodeSampling(body: JsonObject): SamplingParams {
-  const s: SamplingParams = {};
-  const temperature = readNumber(body, 'temperature', TEMPERATURE);
-  if (temperature !== undefined) s.temperature = temperature;
-  const topP = readNumber(body, 'top_p', UNIT_INTERVAL);
-  if (topP !== undefined) s.topP = topP;
-  return s;
 }
 
 /** `metadata.user_id` is the one metadata field carried (the spec); Claude Code puts a JSON string there. */

@@ -1,6 +1,6 @@
 import type { CacheControl } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
+import { describeType, invalidValue, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 
 // What decoding a messages request shares across `system`, `tools` and `messages`: the
 // cache_control count (Anthropic's limit of 4 breakpoints counts all three together), the
@@ -33,13 +33,12 @@ export function blockPath(i: number, j: number, k = -1): string {
 
 /** A problem inside `messages` (or `system`) is invalid_message; inside `tools`, invalid_parameter. */
 export function blockError(i: number, param: string, rule: string): GatewayError {
-  if (i === TOOLS) return new GatewayError('invalid_parameter', `Invalid value for '${param}': ${rule}.`, { param });
-  return new GatewayError('invalid_message', `Invalid '${param}': ${rule}.`, { param });
+  return i === TOOLS ? invalidValue(param, rule) : messageError(param, rule);
 }
 
 export function missingBlockField(i: number, param: string): GatewayError {
   if (i === TOOLS) return new GatewayError('missing_parameter', `Missing required parameter '${param}'.`, { param });
-  return new GatewayError('invalid_message', `Missing required field '${param}'.`, { param });
+  return missingField(param);
 }
 
 /** A string field of block (i, j, k); absent → missing, wrong type → invalid. */

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { RenderedError } from '../front-dialect.ts';
+import { renderError } from '../shared/render-error.ts';
 
 // A GatewayError → Anthropic's error envelope `{type: "error", error: {type, message}}`,
 // whose inner object is still the spec's error record: the spec's `type` (which matches
@@ -19,5 +20,5 @@ export function messagesErrorBody(err: GatewayError): MessagesErrorBody {
 }
 
 export function renderMessagesError(err: GatewayError): RenderedError {
-  return { status: err.status, headers: err.headers === undefined ? {} : { ...err.headers }, body: messagesErrorBody(err) };
+  return renderError(err, messagesErrorBody(err));
 }

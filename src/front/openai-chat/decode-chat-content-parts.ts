@@ -2,7 +2,8 @@ import type {
   AudioPart, CacheControl, FilePart, ImagePart, TextPart, UserContentPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
+import { dataUriMediaType, isHttpOrDataUrl } from '../shared/data-uri.ts';
+import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 
 // Content parts of chat messages. Every problem inside `messages` is an `invalid_message`
 // whose `param` is the exact path of the field; paths are only built on the error path.
@@ -13,14 +14,6 @@ export const MAX_CACHE_CONTROL_BLOCKS = 4;
 /** Per-request decoding state shared by all messages. */
 export interface ContentState {
   cacheControlBlocks: number;
-}
-
-export function messageError(param: string, rule: string): GatewayError {
-  return new GatewayError('invalid_message', `Invalid '${param}': ${rule}.`, { param });
-}
-
-export function missingField(param: string): GatewayError {
-  return new GatewayError('invalid_message', `Missing required field '${param}'.`, { param });
 }
 
 /** `messages[i].content[j]` plus `sub` (a constant such as `.image_url`), built only for errors. */
@@ -41,10 +34,6 @@ function optionalPartString(obj: JsonObject, key: string, i: number, j: number, 
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw messageError(`${partPath(i, j, sub)}.${key}`, `expected a string, got ${describeType(value)}`);
   return value;
-}
-
-export function isHttpOrDataUrl(url: string): boolean {
-  return url.startsWith('https://') || url.startsWith('http://') || (url.startsWith('data:') && url.indexOf(',') > 5);
 }
 
 const USER_PART_TYPES = "'text', 'image_url', 'file', 'input_audio'";
@@ -136,15 +125,6 @@ export function decodeFilePart(part: JsonObject, i: number, j: number): FilePart
   const filename = optionalPartString(raw, 'filename', i, j, '.file');
   if (filename !== undefined) out.filename = filename;
   return out;
-}
-
-/** `data:application/pdf;base64,...` → `application/pdf`; undefined for bare base64. */
-function dataUriMediaType(data: string): string | undefined {
-  if (!data.startsWith('data:')) return undefined;
-  let end = data.indexOf(';');
-  const comma = data.indexOf(',');
-  if (end === -1 || (comma !== -1 && comma < end)) end = comma;
-  return end > 5 ? data.slice(5, end) : undefined;
 }
 
 export function decodeAudioPart(part: JsonObject, i: number, j: number): AudioPart {

@@ -3,10 +3,10 @@ import type {
   ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
 } from '../../canonical/request.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
-import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
+import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeImagePart, decodeTextPart, decodeUserPart, messageError, missingField, partType,
-  readCacheControl, requirePartString, unknownPartType, type ContentState,
+  decodeImagePart, decodeTextPart, decodeUserPart, partType, readCacheControl, requirePartString,
+  unknownPartType, type ContentState,
 } from './decode-chat-content-parts.ts';
 
 // The `messages` array of a chat request → canonical messages. The caller has checked

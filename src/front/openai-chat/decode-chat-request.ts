@@ -2,10 +2,12 @@ import type { CanonicalRequest, Message, SamplingParams } from '../../canonical/
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
-import { isReasoningEnabled } from '../shared/decode-reasoning.ts';
+import { checkReasoningConflicts, isReasoningEnabled } from '../shared/decode-reasoning.ts';
+import { decodeSampling } from '../shared/decode-sampling.ts';
+import { decodeStop } from '../shared/decode-stop.ts';
 import {
-  invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject,
-  readString, readStringArray, readStringMap, type JsonObject, type NumberRange,
+  invalidType, invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber,
+  readObject, readString, readStringMap, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatReasoning } from './decode-chat-reasoning.ts';
@@ -14,12 +16,6 @@ import { decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from 
 // The body of POST /v1/chat/completions → CanonicalRequest, validated per the spec's chat
 // request table. Fields the client did not set stay absent; unknown fields are ignored.
 
-const TEMPERATURE: NumberRange = { min: 0, max: 2 };
-const UNIT_INTERVAL: NumberRange = { min: 0, max: 1 };
-const PENALTY: NumberRange = { min: -2, max: 2 };
-const REPETITION_PENALTY: NumberRange = { min: 0, max: 2, minExclusive: true };
-const TOP_K: NumberRange = { min: 0, integer: true };
-const SEED: NumberRange = { integer: true };
 const MAX_TOKENS: NumberRange = { min: 1, integer: true };
 const MAX_SEARCH_RESULTS: NumberRange = { min: 1, max: 30, integer: true };
 const ANY_NUMBER: NumberRange = {};
@@ -35,7 +31,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
   if (!isObject(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
 
   const messages = decodeMessagesOrPrompt(body);
-  const sampling = decodeSampling(body);
+  const sampling = decodeChatSampling(body);
   const req: CanonicalRequest = {
     models: decodeModelList(body),
     messages,
@@ -74,15 +70,8 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     throw invalidValue('route', `must be 'fallback', got ${JSON.stringify(route)}`);
   }
 
-  const modalities = readStringArray(body, 'modalities');
-  if (modalities !== undefined) {
-    for (let i = 0; i < modalities.length; i++) {
-      if (!MODALITIES.has(modalities[i]!)) {
-        throw invalidValue(`modalities[${i}]`, `must be one of 'text', 'audio', 'image', got ${JSON.stringify(modalities[i])}`);
-      }
-    }
-    req.modalities = modalities;
-  }
+  const modalities = readEnumArray(body, 'modalities', MODALITIES);
+  if (modalities !== undefined) req.modalities = modalities;
   const audio = readObject(body, 'audio');
   if (audio !== undefined) req.audio = audio;
 
@@ -108,26 +97,9 @@ function decodeMessagesOrPrompt(body: JsonObject): Message[] {
   return decodeChatMessages(raw);
 }
 
-function decodeSampling(body: JsonObject): SamplingParams {
-  const s: SamplingParams = {};
-  const temperature = readNumber(body, 'temperature', TEMPERATURE);
-  if (temperature !== undefined) s.temperature = temperature;
-  const topP = readNumber(body, 'top_p', UNIT_INTERVAL);
-  if (topP !== undefined) s.topP = topP;
-  const topK = readNumber(body, 'top_k', TOP_K);
-  if (topK !== undefined) s.topK = topK;
-  const minP = readNumber(body, 'min_p', UNIT_INTERVAL);
-  if (minP !== undefined) s.minP = minP;
-  const topA = readNumber(body, 'top_a', UNIT_INTERVAL);
-  if (topA !== undefined) s.topA = topA;
-  const frequencyPenalty = readNumber(body, 'frequency_penalty', PENALTY);
-  if (frequencyPenalty !== undefined) s.frequencyPenalty = frequencyPenalty;
-  const presencePenalty = readNumber(body, 'presence_penalty', PENALTY);
-  if (presencePenalty !== undefined) s.presencePenalty = presencePenalty;
-  const repetitionPenalty = readNumber(body, 'repetition_penalty', REPETITION_PENALTY);
-  if (repetitionPenalty !== undefined) s.repetitionPenalty = repetitionPenalty;
-  const seed = readNumber(body, 'seed', SEED);
-  if (seed !== undefined) s.seed = seed;
+/** The shared sampling fields, then `logit_bias`, which only chat has. */
+function decodeChatSampling(body: JsonObject): SamplingParams {
+  const s = decodeSampling(body);
   const logitBias = decodeLogitBias(body);
   if (logitBias !== undefined) s.logitBias = logitBias;
   return s;
@@ -146,38 +118,8 @@ function decodeLogitBias(body: JsonObject): Record<string, number> | undefined {
   return raw as Record<string, number>;
 }
 
-function decodeStop(raw: unknown): string[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === 'string') return [raw];
-  if (!Array.isArray(raw)) throw invalidType('stop', 'a string or an array of strings', raw);
-  for (let i = 0; i < raw.length; i++) {
-    if (typeof raw[i] !== 'string') throw invalidType(`stop[${i}]`, 'a string', raw[i]);
-  }
-  // An empty list sets nothing; some providers reject `stop: []`.
-  return raw.length === 0 ? undefined : (raw as string[]);
-}
-
-function checkReasoningConflicts(req: CanonicalRequest): void {
-  if (req.sampling.topK !== undefined) {
-    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", { param: 'top_k' });
-  }
-  const choice = req.toolChoice;
-  if (choice !== undefined && choice.type !== 'auto' && choice.type !== 'none') {
-    throw new GatewayError(
-      'reasoning_conflict',
-      "'tool_choice' must be 'auto' or 'none' while reasoning is enabled; a forced tool choice needs reasoning disabled.",
-      { param: 'tool_choice' },
-    );
-  }
-}
-
 function decodeExtra(body: JsonObject): Record<string, unknown> {
-  const extra: Record<string, unknown> = {};
-  for (let i = 0; i < EXTRA_FIELDS.length; i++) {
-    const key = EXTRA_FIELDS[i]!;
-    const value = body[key];
-    if (value !== undefined && value !== null) extra[key] = value;
-  }
+  const extra = pickFields(body, EXTRA_FIELDS);
   const search = extra.search_parameters;
   if (search !== undefined) {
     if (!isObject(search)) throw invalidType('search_parameters', 'an object', search);

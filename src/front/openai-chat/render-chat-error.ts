@@ -1,22 +1,10 @@
 import type { GatewayError } from '../../errors/gateway-error.ts';
+import type { RenderedError } from '../front-dialect.ts';
+import { openAIErrorBody, renderError, type OpenAIErrorBody } from '../shared/render-error.ts';
 
-// A GatewayError → the chat dialect's HTTP error: the spec's error record plus OpenAI's
-// `param`, which the official openai client exposes as `APIError.param`.
+// A GatewayError → the chat dialect's HTTP error: OpenAI's error object, which is the
+// spec's error record plus `param` (shared with the responses dialect).
 
-export interface ChatErrorBody {
-  error: {
-    message: string;
-    type: string;
-    code: string;
-    param: string | null;
-    metadata?: Record<string, unknown>;
-  };
-}
-
-export function renderChatError(err: GatewayError): { status: number; headers: Record<string, string>; body: ChatErrorBody } {
-  const body: ChatErrorBody = {
-    error: { message: err.message, type: err.type, code: err.code, param: err.param ?? null },
-  };
-  if (err.metadata !== undefined) body.error.metadata = err.metadata;
-  return { status: err.status, headers: err.headers === undefined ? {} : { ...err.headers }, body };
+export function renderChatError(err: GatewayError): RenderedError & { body: OpenAIErrorBody } {
+  return renderError(err, openAIErrorBody(err));
 }

@@ -2,19 +2,12 @@ import type {
   AudioPart, FilePart, ImagePart, TextPart, UserContentPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
+import { dataUriMediaType, isHttpOrDataUrl } from '../shared/data-uri.ts';
+import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 
 // Content parts of `input` items (`input_text`, `input_image`, `input_file`, `input_audio`)
 // → canonical parts. Every problem is an `invalid_message` whose `param` is the exact path
 // (`input[2].content[0].image_url`); paths are only built on the error path.
-
-export function messageError(param: string, rule: string): GatewayError {
-  return new GatewayError('invalid_message', `Invalid '${param}': ${rule}.`, { param });
-}
-
-export function missingField(param: string): GatewayError {
-  return new GatewayError('invalid_message', `Missing required field '${param}'.`, { param });
-}
 
 /** `input[i]` plus `sub` (a constant such as `.call_id`). */
 export function itemPath(i: number, sub = ''): string {
@@ -140,17 +133,4 @@ function uploadedFile(param: string): GatewayError {
     `Unsupported '${param}': uploaded file ids cannot be carried to providers; send the content inline (a data: URI) or by URL.`,
     { param },
   );
-}
-
-function isHttpOrDataUrl(url: string): boolean {
-  return url.startsWith('https://') || url.startsWith('http://') || (url.startsWith('data:') && url.indexOf(',') > 5);
-}
-
-/** `data:application/pdf;base64,...` → `application/pdf`; undefined for bare base64. */
-function dataUriMediaType(data: string): string | undefined {
-  if (!data.startsWith('data:')) return undefined;
-  let end = data.indexOf(';');
-  const comma = data.indexOf(',');
-  if (end === -1 || (comma !== -1 && comma < end)) end = comma;
-  return end > 5 ? data.slice(5, end) : undefined;
 }

@@ -4,10 +4,10 @@ import type {
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { REASONING_EFFORTS } from '../shared/decode-reasoning.ts';
-import { describeType, isObject, readEnum, readObject, type JsonObject } from '../shared/read-fields.ts';
+import { describeType, isObject, messageError, missingField, readEnum, readObject, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeImagePart, decodeTextPart, decodeUserPart, itemPath, messageError, missingField, partPath,
-  partType, requireItemText, requirePartText, unknownPartType,
+  decodeImagePart, decodeTextPart, decodeUserPart, itemPath, partPath, partType, requireItemText,
+  requirePartText, unknownPartType,
 } from './decode-responses-content.ts';
 import { decodeResponsesFormat } from './decode-responses-tools.ts';
 import { reasoningFromItem } from './reasoning-encrypted-content.ts';

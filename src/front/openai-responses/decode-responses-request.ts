@@ -1,11 +1,13 @@
-import type { CanonicalRequest, ReasoningConfig, SamplingParams } from '../../canonical/request.ts';
+import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
-import { decodeReasoning, isReasoningEnabled } from '../shared/decode-reasoning.ts';
+import { checkReasoningConflicts, decodeReasoning, isReasoningEnabled } from '../shared/decode-reasoning.ts';
+import { decodeSampling } from '../shared/decode-sampling.ts';
+import { decodeStop } from '../shared/decode-stop.ts';
 import {
-  invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject, readString,
-  readStringArray, readStringMap, type JsonObject, type NumberRange,
+  invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber, readObject,
+  readString, readStringArray, readStringMap, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools } from './decode-responses-tools.ts';
@@ -17,12 +19,6 @@ import { rememberEcho } from './responses-echo.ts';
 // state (`previous_response_id`, `store: true`, `conversation`, `background`, stored
 // `prompt` templates) is a clear 400 rather than a silently different answer.
 
-const TEMPERATURE: NumberRange = { min: 0, max: 2 };
-const UNIT_INTERVAL: NumberRange = { min: 0, max: 1 };
-const PENALTY: NumberRange = { min: -2, max: 2 };
-const REPETITION_PENALTY: NumberRange = { min: 0, max: 2, minExclusive: true };
-const TOP_K: NumberRange = { min: 0, integer: true };
-const SEED: NumberRange = { integer: true };
 const MAX_TOKENS: NumberRange = { min: 1, integer: true };
 const MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
 const TRUNCATION: ReadonlySet<string> = new Set(['auto', 'disabled']);
@@ -43,7 +39,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
     messages: decoded.messages,
     sampling: decodeSampling(body),
     stream: readBoolean(body, 'stream') ?? false,
-    extra: decodeExtra(body),
+    extra: pickFields(body, EXTRA_FIELDS),
   };
 
   const maxOutputTokens = readNumber(body, 'max_output_tokens', MAX_TOKENS);
@@ -82,15 +78,8 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
 
   const provider = decodeProviderPreferences(body, 'provider');
   if (provider !== undefined) req.provider = provider;
-  const modalities = readStringArray(body, 'modalities');
-  if (modalities !== undefined) {
-    for (let i = 0; i < modalities.length; i++) {
-      if (!MODALITIES.has(modalities[i]!)) {
-        throw invalidValue(`modalities[${i}]`, `must be one of 'text', 'audio', 'image', got ${JSON.stringify(modalities[i])}`);
-      }
-    }
-    req.modalities = modalities;
-  }
+  const modalities = readEnumArray(body, 'modalities', MODALITIES);
+  if (modalities !== undefined) req.modalities = modalities;
   const audio = readObject(body, 'audio');
   if (audio !== undefined) req.audio = audio;
   const promptCacheKey = readString(body, 'prompt_cache_key');
@@ -164,62 +153,4 @@ function reasoningSummary(body: JsonObject): string | null {
   if (!isObject(r)) return null;
   const summary = r.summary ?? r.generate_summary;
   return typeof summary === 'string' ? summary : null;
-}
-
-function decodeSampling(body: JsonObject): SamplingParams {
-  const s: SamplingParams = {};
-  const temperature = readNumber(body, 'temperature', TEMPERATURE);
-  if (temperature !== undefined) s.temperature = temperature;
-  const topP = readNumber(body, 'top_p', UNIT_INTERVAL);
-  if (topP !== undefined) s.topP = topP;
-  const topK = readNumber(body, 'top_k', TOP_K);
-  if (topK !== undefined) s.topK = topK;
-  const minP = readNumber(body, 'min_p', UNIT_INTERVAL);
-  if (minP !== undefined) s.minP = minP;
-  const topA = readNumber(body, 'top_a', UNIT_INTERVAL);
-  if (topA !== undefined) s.topA = topA;
-  const frequencyPenalty = readNumber(body, 'frequency_penalty', PENALTY);
-  if (frequencyPenalty !== undefined) s.frequencyPenalty = frequencyPenalty;
-  const presencePenalty = readNumber(body, 'presence_penalty', PENALTY);
-  if (presencePenalty !== undefined) s.presencePenalty = presencePenalty;
-  const repetitionPenalty = readNumber(body, 'repetition_penalty', REPETITION_PENALTY);
-  if (repetitionPenalty !== undefined) s.repetitionPenalty = repetitionPenalty;
-  const seed = readNumber(body, 'seed', SEED);
-  if (seed !== undefined) s.seed = seed;
-  return s;
-}
-
-function decodeStop(raw: unknown): string[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === 'string') return [raw];
-  if (!Array.isArray(raw)) throw invalidType('stop', 'a string or an array of strings', raw);
-  for (let i = 0; i < raw.length; i++) {
-    if (typeof raw[i] !== 'string') throw invalidType(`stop[${i}]`, 'a string', raw[i]);
-  }
-  // An empty list sets nothing; some providers reject `stop: []`.
-  return raw.length === 0 ? undefined : (raw as string[]);
-}
-
-function checkReasoningConflicts(req: CanonicalRequest): void {
-  if (req.sampling.topK !== undefined) {
-    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", { param: 'top_k' });
-  }
-  const choice = req.toolChoice;
-  if (choice !== undefined && choice.type !== 'auto' && choice.type !== 'none') {
-    throw new GatewayError(
-      'reasoning_conflict',
-      "'tool_choice' must be 'auto' or 'none' while reasoning is enabled; a forced tool choice needs reasoning disabled.",
-      { param: 'tool_choice' },
-    );
-  }
-}
-
-function decodeExtra(body: JsonObject): Record<string, unknown> {
-  const extra: Record<string, unknown> = {};
-  for (let i = 0; i < EXTRA_FIELDS.length; i++) {
-    const key = EXTRA_FIELDS[i]!;
-    const value = body[key];
-    if (value !== undefined && value !== null) extra[key] = value;
-  }
-  return extra;
 }

@@ -1,4 +1,5 @@
-import type { ReasoningConfig, ReasoningEffort } from '../../canonical/request.ts';
+import type { CanonicalRequest, ReasoningConfig, ReasoningEffort } from '../../canonical/request.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { invalidType, readBoolean, readEnum, readNumber, type JsonObject, type NumberRange } from './read-fields.ts';
 
 // The `reasoning` object of the chat and responses dialects:
@@ -34,4 +35,19 @@ export function decodeReasoning(obj: JsonObject, key: string): ReasoningConfig |
  */
 export function isReasoningEnabled(r: ReasoningConfig | undefined): boolean {
   return r !== undefined && r.enabled !== false && r.effort !== 'none';
+}
+
+/** Refuses what reasoning models reject, for a request whose reasoning is enabled. */
+export function checkReasoningConflicts(req: CanonicalRequest): void {
+  if (req.sampling.topK !== undefined) {
+    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", { param: 'top_k' });
+  }
+  const choice = req.toolChoice;
+  if (choice !== undefined && choice.type !== 'auto' && choice.type !== 'none') {
+    throw new GatewayError(
+      'reasoning_conflict',
+      "'tool_choice' must be 'auto' or 'none' while reasoning is enabled; a forced tool choice needs reasoning disabled.",
+      { param: 'tool_choice' },
+    );
+  }
 }

@@ -49,6 +49,15 @@ export function invalidValue(param: string, rule: string): GatewayError {
   return new GatewayError('invalid_parameter', `Invalid value for '${param}': ${rule}.`, { param });
 }
 
+/** A problem inside the conversation (`messages`, `input`, `system`) is an `invalid_message`. */
+export function messageError(param: string, rule: string): GatewayError {
+  return new GatewayError('invalid_message', `Invalid '${param}': ${rule}.`, { param });
+}
+
+export function missingField(param: string): GatewayError {
+  return new GatewayError('invalid_message', `Missing required field '${param}'.`, { param });
+}
+
 function describeRange(range: NumberRange): string {
   const kind = range.integer ? 'an integer' : 'a number';
   const { min, max } = range;
@@ -128,6 +137,18 @@ export function readEnum<T extends string>(obj: JsonObject, key: string, allowed
   return value as T;
 }
 
+/** An array of strings, each restricted to `allowed` (a module-level set, built once). */
+export function readEnumArray<T extends string>(obj: JsonObject, key: string, allowed: ReadonlySet<T>, prefix?: string): T[] | undefined {
+  const value = readStringArray(obj, key, prefix);
+  if (value === undefined) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    if (!allowed.has(value[i] as T)) {
+      throw invalidValue(`${fieldPath(prefix, key)}[${i}]`, `must be one of ${listValues(allowed)}, got ${JSON.stringify(value[i])}`);
+    }
+  }
+  return value as T[];
+}
+
 export function listValues(allowed: Iterable<string>): string {
   return Array.from(allowed, (v) => `'${v}'`).join(', ');
 }
@@ -140,4 +161,15 @@ export function readStringMap(obj: JsonObject, key: string, prefix?: string): Re
     if (typeof value[k] !== 'string') throw invalidType(`${fieldPath(prefix, key)}.${k}`, 'a string', value[k]);
   }
   return value as Record<string, string>;
+}
+
+/** The fields of `keys` that are set, untouched: passed through to providers that accept them. */
+export function pickFields(obj: JsonObject, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = obj[key];
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return out;
 }

@@ -1,9 +1,10 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { truncateRaw, unusableAnswerError } from '../http/upstream-error.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
 import type { AnthropicContentBlockWire, AnthropicDeltaWire, AnthropicStreamEventWire, AnthropicUsageWire } from './anthropic-wire-types.ts';
 import { convertAnthropicUsage, mergeAnthropicUsage } from './convert-anthropic-usage.ts';
-import { anthropicEventError, anthropicProviderError, truncateAnthropicRaw } from './decode-anthropic-error.ts';
+import { anthropicEventError } from './decode-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 
 const TEXT = 0;
@@ -55,11 +56,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     try {
       parsed = JSON.parse(event.data);
     } catch {
-      this.fail('upstream sent malformed JSON in the stream', truncateAnthropicRaw(event.data));
+      this.fail('upstream sent malformed JSON in the stream', truncateRaw(event.data));
       return;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.fail('upstream sent an invalid stream event', truncateAnthropicRaw(event.data));
+      this.fail('upstream sent an invalid stream event', truncateRaw(event.data));
       return;
     }
     const e = parsed as AnthropicStreamEventWire;
@@ -218,6 +219,6 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private fail(message: string, raw: unknown): void {
     this.closeTools();
     this.closed = true;
-    this.emit({ type: 'error', error: anthropicProviderError(this.endpoint, message, raw) });
+    this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, message, raw) });
   }
 }

@@ -1,8 +1,9 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { parseRawBody, unusableAnswerError } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
 import type { AnthropicContentBlockWire, AnthropicMessageWire, AnthropicUsageWire } from './anthropic-wire-types.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
-import { anthropicEventError, anthropicProviderError, parseAnthropicRaw } from './decode-anthropic-error.ts';
+import { anthropicEventError } from './decode-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 
 /**
@@ -11,9 +12,9 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
  * JSON, or the text when it did not parse.
  */
 export function convertAnthropicResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void {
-  const message = typeof body === 'string' ? parseAnthropicRaw(body) : body;
+  const message = typeof body === 'string' ? parseRawBody(body) : body;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    emit({ type: 'error', error: anthropicProviderError(endpoint, 'upstream returned an invalid message', message) });
+    emit({ type: 'error', error: unusableAnswerError(endpoint, 'upstream returned an invalid message', message) });
     return;
   }
   const m = message as AnthropicMessageWire;
@@ -22,7 +23,7 @@ export function convertAnthropicResponse(body: unknown, endpoint: Endpoint, emit
     return;
   }
   if (!Array.isArray(m.content)) {
-    emit({ type: 'error', error: anthropicProviderError(endpoint, 'upstream returned an invalid message', m) });
+    emit({ type: 'error', error: unusableAnswerError(endpoint, 'upstream returned an invalid message', m) });
     return;
   }
 

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { parseRawBody } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
-import { parseRaw } from './decode-gemini-error.ts';
 import { GeminiAnswerDecoder } from './gemini-answer-decoder.ts';
 
 /**
@@ -9,6 +9,6 @@ import { GeminiAnswerDecoder } from './gemini-answer-decoder.ts';
  */
 export function convertGeminiResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void {
   const decoder = new GeminiAnswerDecoder(endpoint, emit);
-  decoder.response(typeof body === 'string' ? parseRaw(body) : body);
+  decoder.response(typeof body === 'string' ? parseRawBody(body) : body);
   decoder.end(true);
 }

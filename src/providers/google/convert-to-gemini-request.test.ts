@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReasoningConfig, RequestParameter } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { ALL_PARAMETERS } from '../openai/profiles/parameter-rule.ts';
+import { ALL_PARAMETERS } from '../parameter-rules.ts';
 import { buildGeminiBody, convertToGeminiRequest } from './convert-to-gemini-request.ts';
 import { GEMINI_RULES } from './gemini-parameters.ts';
 import { geminiEndpoint, testRequest } from './google-test-helpers.ts';

@@ -1,13 +1,13 @@
 import type { Endpoint } from '../../catalog/types.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import type { GatewayError } from '../../errors/gateway-error.ts';
+import { parseRetryAfter } from '../http/parse-retry-after.ts';
+import { httpErrorMetadata, parseRawBody, upstreamStatusError } from '../http/upstream-error.ts';
 
 // Gemini's errors: `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT",
 // "details": [...]}}`. A request Gemini judges invalid is the client's (another endpoint
 // would judge it alike); everything else is this provider's failure, and routing may try
 // another. Two 400s are the gateway's, not the client's: a bad API key (Gemini says 400
 // API_KEY_INVALID, not 401) and an unsupported location (FAILED_PRECONDITION).
-
-const RAW_TEXT_LIMIT = 2000;
 
 interface GeminiErrorWire {
   code?: unknown;
@@ -22,41 +22,19 @@ export function decodeGeminiError(
   headers: Record<string, string | string[] | undefined>,
   endpoint: Endpoint,
 ): GatewayError {
-  const raw = parseRaw(body);
+  const raw = parseRawBody(body);
   const error = errorObject(raw);
   const upstreamMessage = typeof error?.message === 'string' && error.message.length > 0 ? error.message : undefined;
-  const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id, raw, upstream_status: status };
-  const retryAfter = retryDelaySeconds(error?.details) ?? retryAfterHeader(headers['retry-after']);
-  if (retryAfter !== undefined) metadata.retry_after_seconds = retryAfter;
-
-  if (isRejection(status) && !isGatewaysOwn(error)) {
-    return new GatewayError('upstream_rejected_request', upstreamMessage ?? `${endpoint.provider.name} rejected the request (HTTP ${status})`, { metadata });
-  }
-  // About the gateway's credentials or location: not for the caller's eyes.
-  const hide = status === 401 || status === 403 || isGatewaysOwn(error) || upstreamMessage === undefined;
-  const message = hide ? `${endpoint.provider.name} returned HTTP ${status}` : `${endpoint.provider.name} returned HTTP ${status}: ${upstreamMessage}`;
-  return new GatewayError('provider_error', message, { metadata, retryable: isRetryable(status) || isGatewaysOwn(error) });
-}
-
-/** An answer that arrived but is unusable: a bad body, or an error inside the stream. */
-export function geminiProviderError(endpoint: Endpoint, message: string, raw: unknown): GatewayError {
-  return new GatewayError('provider_error', `${endpoint.provider.name}: ${message}`, {
-    metadata: { provider_name: endpoint.provider.id, raw },
-  });
+  const retryAfter = retryDelaySeconds(error?.details) ?? parseRetryAfter(headers['retry-after']);
+  const metadata = httpErrorMetadata(endpoint, status, raw, retryAfter);
+  // A bad key or location is the gateway's own: hidden from the caller, and another endpoint may do.
+  return upstreamStatusError(status, upstreamMessage, metadata, endpoint, isGatewaysOwn(error));
 }
 
 /** The message of an `{error: {...}}` object, for errors that arrive in a 200 body or a stream. */
 export function geminiErrorMessage(raw: unknown): string | undefined {
   const m = errorObject(raw)?.message;
   return typeof m === 'string' && m.length > 0 ? m : undefined;
-}
-
-function isRejection(status: number): boolean {
-  return status === 400 || status === 404 || status === 413 || status === 422;
-}
-
-function isRetryable(status: number): boolean {
-  return status >= 500 || status === 401 || status === 402 || status === 403 || status === 408 || status === 409 || status === 429;
 }
 
 function isGatewaysOwn(error: GeminiErrorWire | undefined): boolean {
@@ -88,25 +66,4 @@ function retryDelaySeconds(details: unknown): number | undefined {
     }
   }
   return undefined;
-}
-
-function retryAfterHeader(value: string | string[] | undefined): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined || v.trim() === '') return undefined;
-  const seconds = Number(v);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
-}
-
-export function parseRaw(text: string): unknown {
-  if (text.length > 0) {
-    const c = text.charCodeAt(0);
-    if (c === 123 /* { */ || c === 91 /* [ */) {
-      try {
-        return JSON.parse(text);
-      } catch {
-        // not JSON after all
-      }
-    }
-  }
-  return text.length > RAW_TEXT_LIMIT ? text.slice(0, RAW_TEXT_LIMIT) : text;
 }

@@ -1,8 +1,9 @@
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { Endpoint } from '../../catalog/types.ts';
+import { unusableAnswerError } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
 import { convertGeminiUsage } from './convert-gemini-usage.ts';
-import { geminiErrorMessage, geminiProviderError } from './decode-gemini-error.ts';
+import { geminiErrorMessage } from './decode-gemini-error.ts';
 import { geminiToolCallId, toolCallIdBase } from './gemini-tool-call-id.ts';
 import type { GeminiCandidateWire, GeminiPartWire, GeminiResponseWire, GeminiUsageWire } from './gemini-wire-types.ts';
 import { blockedFinishReason, mapGeminiFinishReason } from './map-gemini-finish-reason.ts';
@@ -90,7 +91,7 @@ export class GeminiAnswerDecoder {
     else if (complete) reason = { unified: this.toolCount > 0 ? 'tool_calls' : 'stop', raw: null };
     if (reason !== null) this.emit({ type: 'finish', reason });
     if (this.usage !== null) this.emit({ type: 'usage', usage: convertGeminiUsage(this.usage) });
-    if (reason === null) this.emit({ type: 'error', error: geminiProviderError(this.endpoint, 'upstream stream ended before completion', null) });
+    if (reason === null) this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
   }
 
   private part(part: GeminiPartWire): void {
@@ -117,6 +118,6 @@ export class GeminiAnswerDecoder {
 
   private fail(message: string, raw: unknown): void {
     this.closed = true;
-    this.emit({ type: 'error', error: geminiProviderError(this.endpoint, message, raw) });
+    this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, message, raw) });
   }
 }

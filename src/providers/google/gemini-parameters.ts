@@ -1,4 +1,4 @@
-import { drop, rename, supportedParameters, type ParameterTable } from '../openai/profiles/parameter-rule.ts';
+import { drop, rename, supportedParameters, type ParameterTable } from '../parameter-rules.ts';
 
 // How each request parameter travels to the Gemini API (the same data model as the
 // OpenAI-compatible profiles, so the catalog and docs/providers.md read it alike). The

@@ -1,10 +1,8 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { truncateRaw, unusableAnswerError } from '../http/upstream-error.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
-import { geminiProviderError } from './decode-gemini-error.ts';
 import { GeminiAnswerDecoder } from './gemini-answer-decoder.ts';
-
-const RAW_TEXT_LIMIT = 2000;
 
 /**
  * `streamGenerateContent?alt=sse`: each `data:` line is a whole GenerateContentResponse
@@ -30,8 +28,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
       value = JSON.parse(event.data);
     } catch {
       this.failed = true;
-      const data = event.data;
-      this.emit({ type: 'error', error: geminiProviderError(this.endpoint, 'upstream sent malformed JSON in the stream', data.length > RAW_TEXT_LIMIT ? data.slice(0, RAW_TEXT_LIMIT) : data) });
+      this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream sent malformed JSON in the stream', truncateRaw(event.data)) });
       return;
     }
     this.answer.response(value);

@@ -1,7 +1,8 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { parseRawBody, unusableAnswerError } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
-import { openAIProviderError, parseRaw, upstreamErrorMessage } from './decode-openai-error.ts';
+import { upstreamErrorMessage } from './decode-openai-error.ts';
 import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
 import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire } from './openai-chat-wire-types.ts';
 
@@ -11,21 +12,21 @@ import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire } 
  * or the text when it did not parse.
  */
 export function convertOpenAIChatResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void {
-  const completion = typeof body === 'string' ? parseRaw(body) : body;
+  const completion = typeof body === 'string' ? parseRawBody(body) : body;
   if (typeof completion !== 'object' || completion === null || Array.isArray(completion)) {
-    emit({ type: 'error', error: openAIProviderError(endpoint, 'upstream returned an invalid chat completion', completion) });
+    emit({ type: 'error', error: unusableAnswerError(endpoint, 'upstream returned an invalid chat completion', completion) });
     return;
   }
   const c = completion as OpenAIChatCompletionWire;
   if (c.error !== undefined && c.error !== null) {
     const message = upstreamErrorMessage(c) ?? 'upstream returned an error';
-    emit({ type: 'error', error: openAIProviderError(endpoint, message, c) });
+    emit({ type: 'error', error: unusableAnswerError(endpoint, message, c) });
     return;
   }
   const choice = Array.isArray(c.choices) ? c.choices[0] : undefined;
   const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
   if (typeof message !== 'object' || message === null) {
-    emit({ type: 'error', error: openAIProviderError(endpoint, 'upstream returned an invalid chat completion', c) });
+    emit({ type: 'error', error: unusableAnswerError(endpoint, 'upstream returned an invalid chat completion', c) });
     return;
   }
 

@@ -1,10 +1,10 @@
 import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
+import { bounded, type ParameterRule } from '../parameter-rules.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
-import { bounded, type ParameterRule } from './profiles/parameter-rule.ts';
 import type {
   OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice,
 } from './openai-chat-wire-types.ts';

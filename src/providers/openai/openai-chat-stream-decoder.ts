@@ -1,8 +1,9 @@
 import type { Endpoint } from '../../catalog/types.ts';
+import { truncateRaw, unusableAnswerError } from '../http/upstream-error.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
-import { openAIProviderError, truncateRaw, upstreamErrorMessage } from './decode-openai-error.ts';
+import { upstreamErrorMessage } from './decode-openai-error.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import { emitThinking } from './convert-openai-chat-response.ts';
 import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
@@ -93,7 +94,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     this.flushFinish();
     this.flushUsage();
     this.closed = true;
-    if (!this.finished) this.emit({ type: 'error', error: openAIProviderError(this.endpoint, 'upstream stream ended before completion', null) });
+    if (!this.finished) this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
   }
 
   private onDelta(delta: OpenAIMessageWire): void {
@@ -195,6 +196,6 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
 
   private fail(message: string, raw: unknown): void {
     this.closed = true;
-    this.emit({ type: 'error', error: openAIProviderError(this.endpoint, message, raw) });
+    this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, message, raw) });
   }
 }

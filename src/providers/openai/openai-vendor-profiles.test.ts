@@ -2,12 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
+import { ALL_PARAMETERS } from '../parameter-rules.ts';
 import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
 import { buildOpenAIChatBody, convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { openaiAdapter } from './openai-adapter.ts';
 import { OPENAI_PROFILES, openAIProfileFor } from './openai-profiles.ts';
-import { ALL_PARAMETERS } from './profiles/parameter-rule.ts';
 import { testEndpoint, testRequest } from './openai-test-helpers.ts';
 
 // The per-vendor parameter mapping and wire quirks, unit by unit. The same profiles run

@@ -1,5 +1,6 @@
-import { startAnthropicEmulator, type AnswerStep, type AnthropicEmulator, type EmulatorStep } from '../../emulators/anthropic-messages-emulator.ts';
-import type { RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
+import { startAnthropicEmulator, type AnswerStep, type EmulatorStep } from '../../emulators/anthropic-messages-emulator.ts';
+import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
+import { emulatorUpstream } from './emulator-upstream.ts';
 
 // The Anthropic Messages emulator, scripted in canonical terms: thinking blocks with a
 // signature for reasoning, tool_use blocks, stop reasons, and usage whose input excludes
@@ -10,36 +11,7 @@ const STOP: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = {
 };
 
 export async function startAnthropicUpstream(): Promise<Upstream> {
-  return new AnthropicUpstream(await startAnthropicEmulator());
-}
-
-class AnthropicUpstream implements Upstream {
-  readonly scriptable = true;
-  private readonly emulator: AnthropicEmulator;
-
-  constructor(emulator: AnthropicEmulator) {
-    this.emulator = emulator;
-  }
-
-  get baseUrl(): string {
-    return this.emulator.baseUrl;
-  }
-
-  script(step: ScriptedAnswer | ScriptedFault): void {
-    this.emulator.enqueue('fault' in step ? faultStep(step) : answerStep(step));
-  }
-
-  requests(): RecordedUpstreamRequest[] {
-    return this.emulator.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body }));
-  }
-
-  reset(): void {
-    this.emulator.reset();
-  }
-
-  close(): Promise<void> {
-    return this.emulator.close();
-  }
+  return emulatorUpstream(await startAnthropicEmulator(), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
 }
 
 function answerStep(answer: ScriptedAnswer): AnswerStep {

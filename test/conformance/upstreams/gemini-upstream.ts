@@ -1,5 +1,6 @@
-import { startGeminiEmulator, type GeminiAnswerStep, type GeminiEmulator, type GeminiEmulatorStep } from '../../emulators/gemini-emulator.ts';
-import type { RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
+import { startGeminiEmulator, type GeminiAnswerStep, type GeminiEmulatorStep } from '../../emulators/gemini-emulator.ts';
+import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
+import { emulatorUpstream } from './emulator-upstream.ts';
 
 // The Gemini emulator, scripted in canonical terms: thoughts for reasoning, whole function
 // calls (the first one signed), Gemini's finish reasons and usage arithmetic.
@@ -9,37 +10,7 @@ const FINISH: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = 
 };
 
 export async function startGeminiUpstream(apiKey: string): Promise<Upstream> {
-  const emulator = await startGeminiEmulator({ apiKey });
-  return new GeminiUpstream(emulator);
-}
-
-class GeminiUpstream implements Upstream {
-  readonly scriptable = true;
-  private readonly emulator: GeminiEmulator;
-
-  constructor(emulator: GeminiEmulator) {
-    this.emulator = emulator;
-  }
-
-  get baseUrl(): string {
-    return this.emulator.baseUrl;
-  }
-
-  script(step: ScriptedAnswer | ScriptedFault): void {
-    this.emulator.enqueue('fault' in step ? faultStep(step) : answerStep(step));
-  }
-
-  requests(): RecordedUpstreamRequest[] {
-    return this.emulator.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body }));
-  }
-
-  reset(): void {
-    this.emulator.reset();
-  }
-
-  close(): Promise<void> {
-    return this.emulator.close();
-  }
+  return emulatorUpstream(await startGeminiEmulator({ apiKey }), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
 }
 
 function answerStep(answer: ScriptedAnswer): GeminiAnswerStep {

@@ -10,8 +10,8 @@
 // Every vendor's credential is checked, so a wrong auth header fails the case.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { closeServer, listenOnLoopback, parseBody, readBody, sendJson } from '../../emulators/emulator-http.ts';
 import { startOpenAIChatEmulator, type AnswerStep, type EmulatorStep, type OpenAIChatEmulator } from '../../emulators/openai-chat-emulator.ts';
 import type { RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 
@@ -51,23 +51,16 @@ class VendorProxy implements Upstream {
     this.apiKey = apiKey;
     this.emulator = emulator;
     this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        this.handle(req, res, Buffer.concat(chunks).toString('utf8')).catch(() => res.destroy());
+      readBody(req, (text) => {
+        this.handle(req, res, text).catch(() => res.destroy());
       });
     });
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.listen(0, '127.0.0.1', () => {
-        const origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-        // Azure's base is the resource origin; the others' includes /v1.
-        this.baseUrl = this.vendor === 'azure' ? origin : `${origin}/v1`;
-        resolve();
-      });
-    });
+  async listen(): Promise<void> {
+    const origin = await listenOnLoopback(this.server);
+    // Azure's base is the resource origin; the others' includes /v1.
+    this.baseUrl = this.vendor === 'azure' ? origin : `${origin}/v1`;
   }
 
   script(step: ScriptedAnswer | ScriptedFault): void {
@@ -91,10 +84,7 @@ class VendorProxy implements Upstream {
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await closeServer(this.server);
     await this.emulator.close();
   }
 
@@ -120,18 +110,13 @@ class VendorProxy implements Upstream {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
+    const body = parseBody(text);
     const path = req.url ?? '';
     this.received.push({ path, headers: req.headers, body });
     const quirks = this.quirks.shift() ?? {};
     const refusal = this.refusal(req, path, body);
     if (refusal !== null) {
-      send(res, refusal.status, refusal.body);
+      sendJson(res, refusal.status, refusal.body);
       return;
     }
     // Mistral reports streaming usage unasked; the emulator needs asking.
@@ -239,10 +224,4 @@ function pickHeaders(headers: Record<string, string | string[] | undefined>): Re
     if (typeof v === 'string') out[name] = v;
   }
   return out;
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

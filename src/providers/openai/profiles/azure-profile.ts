@@ -1,6 +1,6 @@
+import { drop, rename } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop, rename } from './parameter-rule.ts';
 
 /**
  * Azure OpenAI: one deployment per model (the endpoint's upstream model is the deployment

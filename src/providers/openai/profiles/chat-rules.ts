@@ -1,4 +1,4 @@
-import { PASS, drop, gateway, rename, type ParameterTable } from './parameter-rule.ts';
+import { PASS, drop, gateway, rename, type ParameterTable } from '../../parameter-rules.ts';
 
 // The OpenAI chat-completions API's own parameters: the table every vendor profile starts
 // from and overrides.

@@ -1,6 +1,6 @@
+import { drop } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop } from './parameter-rule.ts';
 
 /**
  * DeepSeek. `deepseek-reasoner` always thinks and returns it as `reasoning_content`; cache

@@ -1,6 +1,6 @@
+import { drop } from '../../parameter-rules.ts';
 import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop } from './parameter-rule.ts';
 
 /** Fireworks AI: the chat API plus the open-model sampling extensions. */
 export const FIREWORKS_PROFILE = defineProfile({

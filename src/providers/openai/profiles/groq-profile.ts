@@ -1,6 +1,6 @@
+import { PASS, drop } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { PASS, drop } from './parameter-rule.ts';
 
 /**
  * Groq. Reasoning models take `reasoning_effort`, and `include_reasoning` says whether the

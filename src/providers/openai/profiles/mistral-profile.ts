@@ -1,6 +1,6 @@
+import { drop, rename } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop, rename } from './parameter-rule.ts';
 
 // Mistral refuses fields it does not know (422), so everything outside its documented
 // request is dropped, and it reports streaming usage on the last chunk unasked, so no

@@ -1,6 +1,6 @@
+import { drop } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop } from './parameter-rule.ts';
 
 // Ollama's OpenAI-compatible API (`http://127.0.0.1:11434/v1`) lists the fields it reads;
 // the rest it ignores, so they are dropped here rather than claimed.

@@ -1,9 +1,10 @@
 import type { ReasoningEffort } from '../../../canonical/request.ts';
-import { supportedParameters, type ParameterTable } from './parameter-rule.ts';
+import { supportedParameters, type ParameterTable } from '../../parameter-rules.ts';
 
 // What differs between OpenAI-compatible vendors: where the request goes, how it
-// authenticates, how each parameter travels (see parameter-rule.ts), which extra fields
-// pass through, and a few wire quirks. One adapter reads these; no vendor has code of its own.
+// authenticates, how each parameter travels (see providers/parameter-rules.ts), which extra
+// fields pass through, and a few wire quirks. One adapter reads these; no vendor has code of
+// its own.
 
 export interface OpenAIProfile {
   readonly name: string;

@@ -1,6 +1,6 @@
+import { rename } from '../../parameter-rules.ts';
 import { CHAT_RULES } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { rename } from './parameter-rule.ts';
 
 /** OpenAI itself. */
 export const OPENAI_PROFILE = defineProfile({

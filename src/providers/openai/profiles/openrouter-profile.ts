@@ -1,6 +1,6 @@
+import { PASS, drop, rename } from '../../parameter-rules.ts';
 import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { PASS, drop, rename } from './parameter-rule.ts';
 
 /**
  * OpenRouter as an upstream. Reasoning goes as its `reasoning` object (effort or a token

@@ -1,6 +1,6 @@
+import { drop } from '../../parameter-rules.ts';
 import { CHAT_RULES, SELF_HOSTED_SAMPLING } from './chat-rules.ts';
 import { defineProfile } from './openai-profile.ts';
-import { drop } from './parameter-rule.ts';
 
 /** vLLM's OpenAI-compatible server: the key is the one it was started with (`--api-key`), if any. */
 export const VLLM_PROFILE = defineProfile({

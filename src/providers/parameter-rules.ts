@@ -1,4 +1,4 @@
-import type { RequestParameter } from '../../../canonical/request.ts';
+import type { RequestParameter } from '../canonical/request.ts';
 
 // How one request parameter travels to one vendor, stated as data so that the catalog's
 // `supported_parameters`, `require_parameters` routing and docs/providers.md all read the

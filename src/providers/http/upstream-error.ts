@@ -1,0 +1,77 @@
+import type { Endpoint } from '../../catalog/types.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+
+// What every adapter does alike with an upstream's error: keep the body (JSON, or bounded
+// text) for the record, and classify the status. A status where the provider judged the
+// request itself is the client's error, since another endpoint would judge it alike;
+// anything else is this provider's failure, and routing may try another.
+
+const RAW_TEXT_LIMIT = 2000;
+
+/** A body as JSON when it is JSON, else its text, bounded: the `raw` of an error's metadata. */
+export function parseRawBody(text: string): unknown {
+  const c = text.charCodeAt(0);
+  if (c === 123 /* { */ || c === 91 /* [ */) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // not JSON after all: keep the text
+    }
+  }
+  return truncateRaw(text);
+}
+
+/** Text bounded for an error's metadata. */
+export function truncateRaw(text: string): string {
+  return text.length > RAW_TEXT_LIMIT ? text.slice(0, RAW_TEXT_LIMIT) : text;
+}
+
+/** The metadata of an HTTP error answer: who answered, with what, and how long it asked to wait. */
+export function httpErrorMetadata(endpoint: Endpoint, status: number, raw: unknown, retryAfterSeconds: number | undefined): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id, raw, upstream_status: status };
+  if (retryAfterSeconds !== undefined) metadata.retry_after_seconds = retryAfterSeconds;
+  return metadata;
+}
+
+/**
+ * An upstream's error with this status → the gateway's error. `gatewaysOwn`: whatever the
+ * status, the fault is the gateway's own setup (a bad API key that Gemini answers with 400),
+ * so the upstream's words are hidden and another endpoint may succeed.
+ */
+export function upstreamStatusError(
+  status: number,
+  upstreamMessage: string | undefined,
+  metadata: Record<string, unknown>,
+  endpoint: Endpoint,
+  gatewaysOwn = false,
+): GatewayError {
+  const name = endpoint.provider.name;
+  if (isRejection(status) && !gatewaysOwn) {
+    return new GatewayError('upstream_rejected_request', upstreamMessage ?? `${name} rejected the request (HTTP ${status})`, { metadata });
+  }
+  // The upstream's words on 401/403 are about the gateway's credentials, not the caller's.
+  const hide = status === 401 || status === 403 || gatewaysOwn || upstreamMessage === undefined;
+  const message = hide ? `${name} returned HTTP ${status}` : `${name} returned HTTP ${status}: ${upstreamMessage}`;
+  return new GatewayError('provider_error', message, { metadata, retryable: isRetryable(status) || gatewaysOwn });
+}
+
+/** A provider_error for an answer that arrived but is unusable (a bad body, an error in the stream). */
+export function unusableAnswerError(endpoint: Endpoint, message: string, raw: unknown): GatewayError {
+  return new GatewayError('provider_error', `${endpoint.provider.name}: ${message}`, {
+    metadata: { provider_name: endpoint.provider.id, raw },
+  });
+}
+
+/** Statuses where the provider judged the request itself: another endpoint would too. */
+function isRejection(status: number): boolean {
+  return status === 400 || status === 404 || status === 413 || status === 422;
+}
+
+/**
+ * Failures of this provider rather than of the request, so another endpoint may succeed:
+ * the gateway's own credentials or upstream balance (401, 402, 403; an operator's exhausted
+ * balance says nothing about other providers), rate limits, overload and server trouble.
+ */
+function isRetryable(status: number): boolean {
+  return status >= 500 || status === 401 || status === 402 || status === 403 || status === 408 || status === 409 || status === 429;
+}
