@@ -174,7 +174,7 @@ export class GenerationPipeline {
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos,
-      heldNanos: a.heldNanos,
+      holdRowWritten: a.heldNanos !== 0n,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
       upstreamModel: served?.endpoint.upstreamModel ?? null,

@@ -7,8 +7,8 @@ export interface SettlementRecord {
   accountId: string;
   keyHash: string;
   costNanos: bigint;
-  /** The credit hold taken at admission (0 when none): its row, if written, is removed here. */
-  heldNanos: bigint;
+  /** The request's credit hold has a row in `reservations` to remove (holds settled before their row was written have none). */
+  holdRowWritten: boolean;
   model: string | null;
   provider: string | null;
   upstreamModel: string | null;
@@ -106,7 +106,7 @@ export class LedgerStore {
       const byAccount = new Map<string, bigint>();
       const byKey = new Map<string, { cost: bigint; at: string }>();
       for (const r of batch) {
-        if (r.heldNanos !== 0n) s.removeHold.run(r.generationId);
+        if (r.holdRowWritten) s.removeHold.run(r.generationId);
         if (r.costNanos !== 0n) {
           s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
           byAccount.set(r.accountId, (byAccount.get(r.accountId) ?? 0n) + r.costNanos);

@@ -104,7 +104,6 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at    TEXT NOT NULL,
         expires_at    TEXT NOT NULL
       );
-      CREATE INDEX reservations_expires ON reservations(expires_at);
     `,
   },
 ];
