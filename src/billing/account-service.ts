@@ -11,12 +11,22 @@ export class AccountService {
   private readonly ledger: LedgerStore;
   private readonly tiers: TierTable;
   private readonly now: () => Date;
+  private readonly changeListeners: Array<() => void> = [];
 
   constructor(accounts: AccountStore, ledger: LedgerStore, tiers: TierTable, now: () => Date = () => new Date()) {
     this.accounts = accounts;
     this.ledger = ledger;
     this.tiers = tiers;
     this.now = now;
+  }
+
+  /** Called after every change, so caches of account and key state in this process drop it. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.changeListeners) l();
   }
 
   createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): AccountRecord {
@@ -32,6 +42,7 @@ export class AccountService {
       now: this.now().toISOString(),
     });
     if (input.creditsUsd !== undefined) this.addCredits(account.id, input.creditsUsd, 'initial credits');
+    this.changed();
     return this.accounts.getAccount(account.id)!;
   }
 
@@ -40,6 +51,7 @@ export class AccountService {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
     const updated = this.accounts.updateAccount(id, patch);
     if (updated === undefined) throw new Error(`no account ${id}`);
+    this.changed();
     return updated;
   }
 
@@ -69,7 +81,9 @@ export class AccountService {
 
   /** Adds credits (a negative amount removes them). Returns the new balance in nano-USD. */
   addCredits(accountId: string, amountUsd: string, note: string | null = null): bigint {
-    return this.ledger.addCredits(accountId, usdToNanos(amountUsd), note, this.now().toISOString());
+    const balance = this.ledger.addCredits(accountId, usdToNanos(amountUsd), note, this.now().toISOString());
+    this.changed();
+    return balance;
   }
 
   /** Accepts the key hash or its label. Returns the revoked key, or undefined when none matched. */
@@ -77,6 +91,7 @@ export class AccountService {
     const key = this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     this.accounts.setKeyActive(key.hash, false);
+    this.changed();
     return this.accounts.getKey(key.hash);
   }
 

@@ -8,6 +8,20 @@ import { formatNanos, type Nanos } from './money.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import { affordableOutputTokens, maxOutputTokens, paddedPrompt, worstCaseCost } from './worst-case-cost.ts';
 
+interface AccountSnapshot {
+  balanceNanos: bigint;
+  active: boolean;
+}
+
+interface KeySnapshot {
+  accountId: string;
+  usageNanos: bigint;
+  limitNanos: bigint | null;
+  active: boolean;
+  /** Epoch ms; +Infinity when the key does not expire. */
+  expiresAt: number;
+}
+
 /** Money an account or a key has committed but the database does not show yet. */
 interface InFlight {
   /** Worst cases held for requests still running. */
@@ -19,13 +33,14 @@ interface InFlight {
 /**
  * Reserve, then settle. Before the upstream call, the request's worst case is held against
  * the account balance and the key's limit; settlement charges the actual cost and releases
- * the hold. The check reads the balance, the key's usage and both active flags fresh from
- * the database (one indexed read: revocations and credits added from the CLI count at once)
- * and subtracts what is in flight in this process, which is the database's only writer in
- * the embedded setup; JavaScript runs the check and the hold without interleaving, so
- * parallel requests can never together hold more than is there. Hold rows are written in
- * the settlement batches, so a hold left by a process that died is found and released at
- * the next start (`releaseStale`).
+ * the hold. The check uses the database's balance, key usage and active flags, kept in
+ * memory and moved in step with this process's own commits, minus what is in flight here;
+ * JavaScript runs the check and the hold without interleaving, so parallel requests can
+ * never together hold more than is there. Changes made elsewhere (the operator CLI, another
+ * process) are noticed through SQLite's data_version and drop the snapshot (`refresh`);
+ * changes made in this process call `forget`. Hold rows are written in the settlement
+ * batches, so a hold left by a process that died is found and released at the next start
+ * (`releaseStale`).
  */
 export class CreditReservations {
   private readonly store: ReservationStore;
@@ -34,6 +49,10 @@ export class CreditReservations {
   private readonly now: () => number;
   private readonly accounts = new Map<string, InFlight>();
   private readonly keys = new Map<string, InFlight>();
+  /** The database's state as of the last read plus this process's commits since. */
+  private readonly accountSnapshots = new Map<string, AccountSnapshot>();
+  private readonly keySnapshots = new Map<string, KeySnapshot>();
+  private dataVersion = -1;
 
   constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
@@ -49,20 +68,20 @@ export class CreditReservations {
   reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], promptTokens: number): Nanos {
     const amount = worstCaseCost(req, plan, promptTokens);
     const now = this.now();
-    const state = this.store.spendState(auth.key.hash);
-    if (state === undefined || !state.keyActive || !state.accountActive || (state.expiresAt !== null && Date.parse(state.expiresAt) <= now)) {
+    const snap = this.snapshot(auth.key.hash, auth.account.id);
+    if (snap === undefined || !snap.key.active || !snap.account.active || snap.key.expiresAt <= now) {
       throw new GatewayError('authentication_required', 'Authentication required: this API key or its account is no longer active.');
     }
     const account = inFlight(this.accounts, auth.account.id);
     const key = inFlight(this.keys, auth.key.hash);
-    const balance = state.balanceNanos - account.settling;
+    const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
       throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, promptTokens);
     }
-    if (state.limitNanos !== null) {
-      const keyAvailable = state.limitNanos - state.usageNanos - key.settling - key.held;
+    if (snap.key.limitNanos !== null) {
+      const keyAvailable = snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
       if (keyAvailable <= 0n || keyAvailable < amount) {
         throw insufficient('key_limit', clampZero(keyAvailable < accountAvailable ? keyAvailable : accountAvailable), amount, req, plan, promptTokens);
       }
@@ -89,6 +108,27 @@ export class CreditReservations {
     }
   }
 
+  /** Something about this key or its account changed in this process: read it afresh next time. */
+  forget(keyHash?: string): void {
+    if (keyHash === undefined) {
+      this.accountSnapshots.clear();
+      this.keySnapshots.clear();
+    } else {
+      const key = this.keySnapshots.get(keyHash);
+      this.keySnapshots.delete(keyHash);
+      if (key !== undefined) this.accountSnapshots.delete(key.accountId);
+    }
+  }
+
+  /** Drops the snapshots when another connection (the CLI, another process) wrote to the database. */
+  refresh(): void {
+    const version = this.store.dataVersion();
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.forget();
+    }
+  }
+
   /** Releases hold rows whose requests can no longer settle. `all` at the start of the only process. */
   releaseStale(all: boolean): number {
     const nowIso = new Date(this.now()).toISOString();
@@ -101,9 +141,34 @@ export class CreditReservations {
     return f === undefined ? 0n : f.held + f.settling;
   }
 
+  private snapshot(keyHash: string, accountId: string): { key: KeySnapshot; account: AccountSnapshot } | undefined {
+    let key = this.keySnapshots.get(keyHash);
+    let account = this.accountSnapshots.get(accountId);
+    if (key === undefined || account === undefined) {
+      const state = this.store.spendState(keyHash);
+      if (state === undefined) return undefined;
+      key = {
+        accountId,
+        usageNanos: state.usageNanos,
+        limitNanos: state.limitNanos,
+        active: state.keyActive,
+        expiresAt: state.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(state.expiresAt),
+      };
+      account = { balanceNanos: state.balanceNanos, active: state.accountActive };
+      this.keySnapshots.set(keyHash, key);
+      this.accountSnapshots.set(accountId, account);
+    }
+    return { key, account };
+  }
+
   private committed(r: SettlementRecord): void {
     drop(this.accounts, r.accountId, r.costNanos);
     drop(this.keys, r.keyHash, r.costNanos);
+    if (r.costNanos === 0n) return;
+    const key = this.keySnapshots.get(r.keyHash);
+    if (key !== undefined) key.usageNanos += r.costNanos;
+    const account = this.accountSnapshots.get(r.accountId);
+    if (account !== undefined) account.balanceNanos -= r.costNanos;
   }
 }
 

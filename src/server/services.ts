@@ -63,6 +63,9 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
   return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger, tiers), tiers };
 }
 
+/** How often to look for changes another process made to accounts and keys. */
+const REFRESH_MS = 200;
+
 /** How long a credit hold may outlive its request's deadline before it counts as stale. */
 const HOLD_GRACE_MS = 60_000;
 
@@ -84,6 +87,15 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const sweep = setInterval(() => reservations.releaseStale(false), HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
+  // Account and key changes: made here they drop the caches at once; made by another
+  // process (the operator CLI) they are noticed within REFRESH_MS.
+  const auth = new Authenticator(stores.accounts);
+  stores.accountService.onChange(() => {
+    reservations.forget();
+    auth.invalidate();
+  });
+  const refresh = setInterval(() => reservations.refresh(), REFRESH_MS);
+  refresh.unref();
   const moderator = new Moderator(
     config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
     config.moderation.upstream,
@@ -102,7 +114,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   return {
     config,
     ...stores,
-    auth: new Authenticator(stores.accounts),
+    auth,
     catalog,
     catalogWarnings: warnings,
     adapters,
@@ -115,6 +127,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     pipeline,
     async close() {
       clearInterval(sweep);
+      clearInterval(refresh);
       stopCheckpoints();
       settlements.flush();
       await upstream.close();

@@ -40,7 +40,7 @@ describe('authentication and credits', () => {
 
     const other = svc.createAccount({ name: 'dormant', creditsUsd: '5' });
     const k = svc.createKey({ accountId: other.id });
-    gw.services.accounts.updateAccount(other.id, { isActive: false });
+    gw.services.accountService.updateAccount(other.id, { isActive: false });
     await expect401({ authorization: `Bearer ${k.key}` }, 'inactive account');
   });
 
@@ -83,8 +83,7 @@ describe('authentication and credits', () => {
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'missing_parameter');
     assert.match(res.json.error.message, /model/);
-    gw.services.accounts.updateAccount(gw.accountId, { defaultModel: 'switchyard/sim-fast' });
-    gw.services.auth.invalidate();
+    gw.services.accountService.updateAccount(gw.accountId, { defaultModel: 'switchyard/sim-fast' });
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, noModel, { authorization: `Bearer ${gw.key}` });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.model, 'switchyard/sim-fast');

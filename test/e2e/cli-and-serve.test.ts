@@ -117,9 +117,25 @@ describe('switchyard serve and the operator CLI', () => {
     try {
       const auth = { authorization: `Bearer ${key.key}` };
       assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 200);
+      // Another process's changes reach the running gateway within a moment: credits...
+      const broke = cliJson(dir, 'accounts', 'create', '--name', 'Broke');
+      const brokeKey = cliJson(dir, 'keys', 'create', '--account', broke.id).key;
+      const ask = (k: string) => fetch(`${s.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal((await ask(brokeKey)).status, 402);
+      cliJson(dir, 'credits', 'add', '--account', broke.id, '--amount', '1');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal((await ask(brokeKey)).status, 200);
+      // ...and revocation, for model calls at once too.
+      assert.equal((await ask(key.key)).status, 200);
       const revoked = cliJson(dir, 'keys', 'revoke', key.hash);
       assert.equal(revoked.is_active, false);
-      await new Promise((r) => setTimeout(r, 2100)); // the auth cache's TTL
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal((await ask(key.key)).status, 401);
+      await new Promise((r) => setTimeout(r, 1600)); // the authentication cache's TTL, for the other endpoints
       assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 401);
     } finally {
       await stop(s);

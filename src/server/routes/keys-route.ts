@@ -72,6 +72,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       }
       const updated = services.accounts.updateKey(key.hash, patch, new Date().toISOString())!;
       services.auth.invalidate(key.hash); // disabling takes effect at once
+      services.reservations.forget(key.hash);
       return { data: keyView(services, updated) };
     });
 
@@ -80,6 +81,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const key = ownKey(auth, (request.params as { hash: string }).hash);
       services.accounts.deleteKey(key.hash);
       services.auth.invalidate(key.hash);
+      services.reservations.forget(key.hash);
       return { deleted: true };
     });
 
