@@ -35,7 +35,7 @@ export class SettlementQueue {
 
   push(record: SettlementRecord): Promise<void> {
     // Settled before its hold row was written: the row is never written, nor removed.
-    if (this.holds.delete(record.generationId)) record.holdRowWritten = false;
+    if (this.holds.delete(record.id)) record.holdRowWritten = false;
     this.pending.push(record);
     this.schedule();
     return new Promise((resolve) => this.waiters.push(resolve));

@@ -170,7 +170,7 @@ export class GenerationPipeline {
     const costNanos = cost?.totalNanos ?? 0n;
     this.deps.reservations.settling(a.auth.account.id, a.auth.key.hash, a.heldNanos, costNanos);
     return this.deps.settlements.push({
-      generationId: a.generationId,
+      id: a.generationId,
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos,

@@ -5,7 +5,7 @@ export interface UsageWindow {
   requests: number;
 }
 
-/** A generation record as read back (see ledger-store.ts for how it is written). */
+/** A generation record: what one request did and cost (written by ledger-store.ts with its charge). */
 export interface GenerationRecord {
   id: string;
   accountId: string;
@@ -17,7 +17,7 @@ export interface GenerationRecord {
   dialect: string;
   streamed: boolean;
   cancelled: boolean;
-  status: string;
+  status: 'success' | 'error';
   errorCode: string | null;
   finishReason: string | null;
   nativeFinishReason: string | null;
@@ -72,7 +72,7 @@ export class GenerationStore {
       id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
       model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
       dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
-      status: String(r.status), errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
+      status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
       tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
       tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
       costNanos: (r.cost_nanos as bigint | null) ?? 0n,

@@ -1,38 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
+import type { GenerationRecord } from './generation-store.ts';
 
 /** One finished request: its charge and its generation record, written together. */
-export interface SettlementRecord {
-  generationId: string;
-  accountId: string;
-  keyHash: string;
-  costNanos: bigint;
+export interface SettlementRecord extends GenerationRecord {
   /** The request's credit hold has a row in `reservations` to remove (holds settled before their row was written have none). */
   holdRowWritten: boolean;
-  model: string | null;
-  provider: string | null;
-  upstreamModel: string | null;
-  upstreamId: string | null;
-  dialect: string;
-  streamed: boolean;
-  cancelled: boolean;
-  status: 'success' | 'error';
-  errorCode: string | null;
-  finishReason: string | null;
-  nativeFinishReason: string | null;
-  tokensPrompt: number;
-  tokensCompletion: number;
-  tokensCacheRead: number;
-  tokensCacheWrite: number;
-  tokensReasoning: number;
-  costBreakdown: Record<string, string> | null;
-  latencyMs: number | null;
-  firstTokenMs: number | null;
-  attempts: unknown[];
-  httpReferer: string | null;
-  xTitle: string | null;
-  endUser: string | null;
-  createdAt: string;
 }
 
 /** A credit hold's durable row: written so a hold left by a dead process can be found. */
@@ -106,9 +79,9 @@ export class LedgerStore {
       const byAccount = new Map<string, bigint>();
       const byKey = new Map<string, { cost: bigint; at: string }>();
       for (const r of batch) {
-        if (r.holdRowWritten) s.removeHold.run(r.generationId);
+        if (r.holdRowWritten) s.removeHold.run(r.id);
         if (r.costNanos !== 0n) {
-          s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.generationId, null, r.createdAt);
+          s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.id, null, r.createdAt);
           byAccount.set(r.accountId, (byAccount.get(r.accountId) ?? 0n) + r.costNanos);
         }
         const k = byKey.get(r.keyHash);
@@ -117,7 +90,7 @@ export class LedgerStore {
           k.cost += r.costNanos;
           if (r.createdAt > k.at) k.at = r.createdAt;
         }
-        s.insertGeneration.run(r.generationId, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
+        s.insertGeneration.run(r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
           r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
           r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
