@@ -15,10 +15,10 @@ interface CacheEntry {
 const AUTH_REQUIRED = 'Authentication required: pass a valid API key as "Authorization: Bearer <key>".';
 
 /**
- * Resolves a presented key to its key and account records. Lookups are cached for a
- * short time (also negative results, so a flood of bad keys does not reach SQLite);
- * `invalidate` drops an entry at once when this process revokes or changes a key, and
- * the TTL bounds how long a change made by another process (the CLI) takes to apply.
+ * Resolves a presented key to its key and account records. Lookups are cached (also
+ * negative results, so a flood of bad keys does not reach SQLite); `invalidate` drops
+ * entries at once when this process changes a key or account, and the external-change
+ * watcher when another process (the CLI) wrote to the database. The TTL is a backstop.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
@@ -26,10 +26,13 @@ export class Authenticator {
   private readonly ttlMs: number;
   private readonly now: () => number;
 
-  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number } = {}) {
+  private readonly watcher: { check(): void } | undefined;
+
+  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void } } = {}) {
     this.store = store;
     this.ttlMs = opts.ttlMs ?? 2000;
     this.now = opts.now ?? Date.now;
+    this.watcher = opts.watcher;
   }
 
   /** Takes the raw key (already stripped of "Bearer "). Throws 401 on any failure. */
@@ -37,6 +40,8 @@ export class Authenticator {
     if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
       throw new GatewayError('authentication_required', AUTH_REQUIRED);
     }
+    // Another process (the CLI) may have changed keys or accounts: caches drop at once.
+    this.watcher?.check();
     const hash = hashApiKey(rawKey);
     const now = this.now();
     let entry = this.cache.get(hash);

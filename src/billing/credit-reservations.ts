@@ -36,9 +36,9 @@ interface InFlight {
  * the hold. The check uses the database's balance, key usage and active flags, kept in
  * memory and moved in step with this process's own commits, minus what is in flight here;
  * JavaScript runs the check and the hold without interleaving, so parallel requests can
- * never together hold more than is there. Changes made elsewhere (the operator CLI, another
- * process) are noticed through SQLite's data_version and drop the snapshot (`refresh`);
- * changes made in this process call `forget`. Hold rows are written in the settlement
+ * never together hold more than is there. Changes made in this process, and those another
+ * connection makes (the operator CLI, noticed through SQLite's data_version), call
+ * `forget`. Only one gateway process serves a database (serve-lock.ts). Hold rows are written in the settlement
  * batches, so a hold left by a process that died is found and released at the next start
  * (`releaseStale`).
  */
@@ -52,7 +52,6 @@ export class CreditReservations {
   /** The database's state as of the last read plus this process's commits since. */
   private readonly accountSnapshots = new Map<string, AccountSnapshot>();
   private readonly keySnapshots = new Map<string, KeySnapshot>();
-  private dataVersion = -1;
 
   constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
@@ -117,15 +116,6 @@ export class CreditReservations {
       const key = this.keySnapshots.get(keyHash);
       this.keySnapshots.delete(keyHash);
       if (key !== undefined) this.accountSnapshots.delete(key.accountId);
-    }
-  }
-
-  /** Drops the snapshots when another connection (the CLI, another process) wrote to the database. */
-  refresh(): void {
-    const version = this.store.dataVersion();
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
-      this.forget();
     }
   }
 

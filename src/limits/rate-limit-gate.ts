@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { RateDecision, RateLimiter, RateRule } from './rate-limiter.ts';
 import { effectiveLimits, tierAllowsModel, type LimitsOverride, type TierLimits, type TierTable } from './tier-limits.ts';
 
@@ -32,11 +33,20 @@ export class RateLimitGate {
     return this.tiers.get(tierId) ?? this.fallbackTier;
   }
 
+  /** The plan without the models the subject's tier may not call (fallbacks included); 400 when none is left. */
+  allowedAttempts(subject: RateLimitSubject, plan: PlannedAttempt[]): PlannedAttempt[] {
+    const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
+    if (tier.models === null) return plan;
+    const allowed = plan.filter((a) => tierAllowsModel(tier, a.model.id));
+    if (allowed.length === 0) {
+      throw new GatewayError('model_not_found', `Model "${plan[0]!.model.id}" is not available on the ${tier.name} tier.`, { param: 'model' });
+    }
+    return allowed;
+  }
+
+  /** Counts the request against the primary model's limits; returns the X-RateLimit-* headers or throws 429. */
   check(subject: RateLimitSubject, modelId: string, nowMs: number): Record<string, string> {
     const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
-    if (!tierAllowsModel(tier, modelId)) {
-      throw new GatewayError('model_not_found', `Model "${modelId}" is not available on the ${tier.name} tier.`, { param: 'model' });
-    }
     const rules: RateRule[] = [{
       bucket: `k:${subject.keyHash}:${modelId}`,
       kind: 'rolling',

@@ -75,30 +75,72 @@ export class GenerationPipeline {
     this.now = deps.now ?? Date.now;
   }
 
+  /**
+   * Admission: default model, plan, tier model access, rate limits, credit hold. Every
+   * answer from here on names its generation (X-Generation-Id), refusals included, and a
+   * refusal leaves an error generation record.
+   */
   admit(auth: AuthContext, req: CanonicalRequest, info: RequestInfo): AdmittedRequest {
-    if (auth.key.isManagement) {
-      throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
-    }
-    if (req.models.length === 0) {
-      const fallback = auth.account.defaultModel;
-      if (fallback === null) {
-        throw new GatewayError('missing_parameter', 'Missing required parameter: "model" (this account has no default model).', { param: 'model' });
-      }
-      req.models.push({ model: fallback });
-    }
-    const promptTokens = estimateRequestTokens(req);
-    const plan = this.deps.planner.plan(req, promptTokens);
     const startedAt = this.now();
-    const account = auth.account;
-    const responseHeaders = this.deps.rateLimits.check(
-      { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride },
-      plan[0]!.model.id,
-      startedAt,
-    );
     const generationId = newGenerationId(startedAt);
-    responseHeaders['x-generation-id'] = generationId;
-    const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
-    return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
+    const responseHeaders: Record<string, string> = { 'x-generation-id': generationId };
+    try {
+      if (auth.key.isManagement) {
+        throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
+      }
+      if (req.models.length === 0) {
+        const fallback = auth.account.defaultModel;
+        if (fallback === null) {
+          throw new GatewayError('missing_parameter', 'Missing required parameter: "model" (this account has no default model).', { param: 'model' });
+        }
+        req.models.push({ model: fallback });
+      }
+      const promptTokens = estimateRequestTokens(req);
+      const account = auth.account;
+      const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
+      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
+      Object.assign(responseHeaders, this.deps.rateLimits.check(subject, plan[0]!.model.id, startedAt));
+      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      void this.recordRefusal(generationId, auth, req, info, err, startedAt);
+      throw withHeaders(err, responseHeaders);
+    }
+  }
+
+  private recordRefusal(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): Promise<void> {
+    return this.deps.settlements.push({
+      id,
+      accountId: auth.account.id,
+      keyHash: auth.key.hash,
+      costNanos: 0n,
+      holdRowWritten: false,
+      model: req.models[0]?.model ?? null,
+      provider: null,
+      upstreamModel: null,
+      upstreamId: null,
+      dialect: info.dialect,
+      streamed: req.stream,
+      cancelled: false,
+      status: 'error',
+      errorCode: err.code,
+      finishReason: null,
+      nativeFinishReason: null,
+      tokensPrompt: 0,
+      tokensCompletion: 0,
+      tokensCacheRead: 0,
+      tokensCacheWrite: 0,
+      tokensReasoning: 0,
+      costBreakdown: null,
+      latencyMs: this.now() - startedAt,
+      firstTokenMs: null,
+      attempts: [],
+      httpReferer: info.httpReferer,
+      xTitle: info.xTitle,
+      endUser: req.user ?? null,
+      createdAt: new Date(startedAt).toISOString(),
+    });
   }
 
   /**
@@ -201,6 +243,14 @@ export class GenerationPipeline {
       createdAt: new Date(a.startedAt).toISOString(),
     });
   }
+}
+
+/** The refusal, carrying the answer's headers (its generation id, the rate-limit state) as well as its own. */
+function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {
+  const opts: ConstructorParameters<typeof GatewayError>[2] = { headers: { ...headers, ...err.headers }, retryable: err.retryable, status: err.status };
+  if (err.metadata !== undefined) opts.metadata = err.metadata;
+  if (err.param !== undefined) opts.param = err.param;
+  return new GatewayError(err.code, err.message, opts);
 }
 
 function abortAtDeadline(abort: AbortController): void {

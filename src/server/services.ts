@@ -18,6 +18,8 @@ import { AccountStore } from '../store/account-store.ts';
 import { GenerationStore } from '../store/generation-store.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
 import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
+import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
+import { ServeLock } from '../store/serve-lock.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
@@ -63,14 +65,12 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
   return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger, tiers), tiers };
 }
 
-/** How often to look for changes another process made to accounts and keys. */
-const REFRESH_MS = 200;
-
 /** How long a credit hold may outlive its request's deadline before it counts as stale. */
 const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const lock = ServeLock.acquire(config.database.path);
   const stores = openStores(config);
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
@@ -87,15 +87,16 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const sweep = setInterval(() => reservations.releaseStale(false), HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
-  // Account and key changes: made here they drop the caches at once; made by another
-  // process (the operator CLI) they are noticed within REFRESH_MS.
-  const auth = new Authenticator(stores.accounts);
-  stores.accountService.onChange(() => {
+  // Account and key changes drop the caches at once, whether made here or by another
+  // process on the same database (the operator CLI).
+  const watcher = new ExternalChangeWatcher(stores.db);
+  const auth = new Authenticator(stores.accounts, { watcher });
+  const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
-  });
-  const refresh = setInterval(() => reservations.refresh(), REFRESH_MS);
-  refresh.unref();
+  };
+  stores.accountService.onChange(dropCaches);
+  watcher.onChange(dropCaches);
   const moderator = new Moderator(
     config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
     config.moderation.upstream,
@@ -127,11 +128,11 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     pipeline,
     async close() {
       clearInterval(sweep);
-      clearInterval(refresh);
       stopCheckpoints();
       settlements.flush();
       await upstream.close();
       stores.db.close();
+      lock.release();
     },
   };
 }

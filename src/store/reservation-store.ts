@@ -48,7 +48,6 @@ export class ReservationStore {
       recordInterrupted: db.prepare(`INSERT OR IGNORE INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, cancelled, status, error_code, created_at)
         VALUES (?, ?, ?, '', 0, 1, 'error', 'interrupted', ?)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
-      dataVersion: db.prepare('PRAGMA data_version'),
     };
     this.stmts.spend.setReadBigInts(true);
     this.stmts.staleBefore.setReadBigInts(true);
@@ -85,11 +84,6 @@ export class ReservationStore {
       }
       return rows.map((r) => ({ id: r.id, accountId: r.account_id, keyHash: r.key_hash, amountNanos: r.amount_nanos }));
     });
-  }
-
-  /** Changes when another connection commits to the database (SQLite's data_version). */
-  dataVersion(): number {
-    return Number((this.stmts.dataVersion.get() as { data_version: number }).data_version);
   }
 
   count(): number {

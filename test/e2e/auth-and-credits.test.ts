@@ -32,7 +32,6 @@ describe('authentication and credits', () => {
     const revoked = svc.createKey({ accountId: gw.accountId, name: 'to revoke' });
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${revoked.key}` })).status, 200);
     svc.revokeKey(revoked.record.hash);
-    gw.services.auth.invalidate(revoked.record.hash);
     await expect401({ authorization: `Bearer ${revoked.key}` }, 'revoked');
 
     const expired = svc.createKey({ accountId: gw.accountId, name: 'expired', expiresAt: new Date(Date.now() - 1000).toISOString() });

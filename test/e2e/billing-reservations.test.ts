@@ -27,6 +27,12 @@ describe('credit reservations', () => {
       assert.ok(affordable > 0 && affordable < 500, `affordable ${affordable}`);
       assert.match(res.json.error.message, new RegExp(`can only afford ${affordable}`));
       assert.equal(emu.requests.length, 0, 'no upstream call');
+      assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
+      gw.flush();
+      const record = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      assert.equal(record.status, 'error');
+      assert.equal(record.errorCode, 'insufficient_quota');
+      assert.equal(record.costNanos, 0n);
 
       // Asking for what it can afford goes through.
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });

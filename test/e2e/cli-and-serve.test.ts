@@ -117,7 +117,7 @@ describe('switchyard serve and the operator CLI', () => {
     try {
       const auth = { authorization: `Bearer ${key.key}` };
       assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 200);
-      // Another process's changes reach the running gateway within a moment: credits...
+      // Another process's changes count at once in the running gateway: credits...
       const broke = cliJson(dir, 'accounts', 'create', '--name', 'Broke');
       const brokeKey = cliJson(dir, 'keys', 'create', '--account', broke.id).key;
       const ask = (k: string) => fetch(`${s.origin}/v1/chat/completions`, {
@@ -127,15 +127,12 @@ describe('switchyard serve and the operator CLI', () => {
       });
       assert.equal((await ask(brokeKey)).status, 402);
       cliJson(dir, 'credits', 'add', '--account', broke.id, '--amount', '1');
-      await new Promise((r) => setTimeout(r, 500));
       assert.equal((await ask(brokeKey)).status, 200);
-      // ...and revocation, for model calls at once too.
+      // ...and revocation, on every endpoint, from the very next request.
       assert.equal((await ask(key.key)).status, 200);
       const revoked = cliJson(dir, 'keys', 'revoke', key.hash);
       assert.equal(revoked.is_active, false);
-      await new Promise((r) => setTimeout(r, 500));
       assert.equal((await ask(key.key)).status, 401);
-      await new Promise((r) => setTimeout(r, 1600)); // the authentication cache's TTL, for the other endpoints
       assert.equal((await fetch(`${s.origin}/v1/key`, { headers: auth })).status, 401);
     } finally {
       await stop(s);

@@ -39,6 +39,9 @@ describe('tier rate limits', () => {
     assert.deepEqual(remaining, ['2', '1', '0']);
     const limited = await postJson(`${gw.baseUrl}/chat/completions`, ask(), auth);
     assert.equal(limited.status, 429);
+    gw.flush();
+    const refusal = gw.services.generations.getRecord(limited.headers.get('x-generation-id')!);
+    assert.equal(refusal?.errorCode, 'rate_limited', 'a refused request leaves a generation record');
     assert.equal(limited.json.error.type, 'rate_limit_error');
     assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -84,6 +87,22 @@ describe('tier rate limits', () => {
     assert.match(capped.json.error.message, /per day/);
     const tomorrow = Math.ceil(Date.now() / 86_400_000) * 86_400;
     assert.equal(Number(capped.headers.get('x-ratelimit-reset')), tomorrow);
+  });
+
+  test("a tier's model restriction also holds for fallback models", async () => {
+    const a = gw.services.accountService.createAccount({ name: 'free two', tier: 'free', creditsUsd: '1' });
+    const { key } = gw.services.accountService.createKey({ accountId: a.id });
+    const auth = { authorization: `Bearer ${key}` };
+    // A restricted primary is skipped for an allowed fallback...
+    const skipped = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', models: ['switchyard/sim-fast'], messages: [{ role: 'user', content: 'hi' }] }, auth);
+    assert.equal(skipped.status, 200, skipped.text);
+    assert.equal(skipped.json.model, 'switchyard/sim-fast');
+    // ...and a restricted fallback is never reached when the allowed primary fails.
+    const failed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', models: ['switchyard/sim-pro'], messages: [{ role: 'user', content: 'fail please [sim:error]' }] }, auth);
+    assert.equal(failed.status, 502, failed.text);
+    const record = gw.services.generations.getRecord(failed.headers.get('x-generation-id')!)!;
+    assert.ok(record.attempts.length >= 1);
+    assert.ok(record.attempts.every((x: any) => x.model === 'switchyard/sim-fast'), JSON.stringify(record.attempts));
   });
 
   test('an enterprise-style per-account override raises the limit for that account only', async () => {

@@ -1,0 +1,33 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+/**
+ * Notices writes made to the database by other connections — the operator CLI, another
+ * tool — through SQLite's data_version, which changes only when another connection
+ * commits. Checked at the start of every authenticated request (one cheap pragma), so a
+ * key revoked or credits added from the CLI count from the very next request.
+ */
+export class ExternalChangeWatcher {
+  private readonly stmt: StatementSync;
+  private version: number;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(db: DatabaseSync) {
+    this.stmt = db.prepare('PRAGMA data_version');
+    this.version = this.read();
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  check(): void {
+    const v = this.read();
+    if (v === this.version) return;
+    this.version = v;
+    for (const l of this.listeners) l();
+  }
+
+  private read(): number {
+    return Number((this.stmt.get() as { data_version: number }).data_version);
+  }
+}
