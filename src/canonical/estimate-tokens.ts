@@ -139,6 +139,15 @@ function estimateMessageTokens(message: Message): number {
           case 'redacted-reasoning':
             tokens += Math.ceil(part.data.length / 4);
             break;
+          case 'audio-output':
+            // OpenAI replays the audio itself (by id), other providers read the transcript:
+            // both are counted, as an estimate should not come out short.
+            tokens += estimateTextTokens(part.transcript);
+            if (part.data.length > 0) tokens += estimateAudioTokens(part.data, part.format);
+            break;
+          case 'image-output':
+            tokens += IMAGE_TOKENS_HIGH;
+            break;
           default:
             assertNever(part);
         }
@@ -165,13 +174,16 @@ function estimateUserPartTokens(part: UserContentPart): number {
       // tokens per byte (compressed streams, fonts, embedded images).
       return isTextLike(part.mediaType ?? mediaTypeOf(part.data)) ? Math.ceil(bytes / 4) : Math.ceil(bytes / 16);
     }
-    case 'audio': {
-      const bytesPerSecond = part.format === 'wav' || part.format === 'pcm16' ? 32_000 : 16_000;
-      return Math.ceil((base64Bytes(part.data) / bytesPerSecond) * AUDIO_TOKENS_PER_SECOND);
-    }
+    case 'audio':
+      return estimateAudioTokens(part.data, part.format);
     default:
       return assertNever(part);
   }
+}
+
+function estimateAudioTokens(data: string, format: string | undefined): number {
+  const bytesPerSecond = format === 'wav' || format === 'pcm16' ? 32_000 : 16_000;
+  return Math.ceil((base64Bytes(data) / bytesPerSecond) * AUDIO_TOKENS_PER_SECOND);
 }
 
 function estimateToolResultTokens(part: ToolResultPart): number {

@@ -1,19 +1,23 @@
 import type { StreamPart } from './stream-part.ts';
 import { assertNever } from './stream-part.ts';
 import type { CanonicalResponse } from './response.ts';
-import type { ReasoningPart, TextPart, ToolCallPart } from './request.ts';
+import type { AssistantAudioPart, ReasoningPart, TextPart, ToolCallPart } from './request.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { appendBase64 } from './join-base64-pieces.ts';
 
 /**
  * Folds stream parts into a whole answer. A non-streamed answer is built by this same
  * fold, so streamed and non-streamed results cannot disagree. Consecutive deltas of one
- * kind merge into one block; a change of kind starts a new block.
+ * kind merge into one block; a change of kind starts a new block. Audio pieces are the
+ * exception: all the pieces of one audio (one id, or none given after the first) make one
+ * `audio-output` part, where the first piece came, whatever came between.
  */
 export class StreamFolder {
   readonly response: CanonicalResponse = { content: [], finish: null, usage: null };
   error: GatewayError | null = null;
   private readonly toolCalls = new Map<number, ToolCallPart>();
   private last: TextPart | ReasoningPart | null = null;
+  private audio: AssistantAudioPart | null = null;
 
   push(part: StreamPart): void {
     const r = this.response;
@@ -64,6 +68,25 @@ export class StreamFolder {
         return;
       }
       case 'tool-call-end':
+        return;
+      case 'audio-delta': {
+        let audio = this.audio;
+        if (audio === null || (part.id !== undefined && audio.id !== undefined && part.id !== audio.id)) {
+          audio = { type: 'audio-output', data: '', transcript: '' };
+          r.content.push(audio);
+          this.audio = audio;
+          this.last = null;
+        }
+        if (part.id !== undefined && audio.id === undefined) audio.id = part.id;
+        if (part.data !== undefined && part.data.length > 0) audio.data = appendBase64(audio.data, part.data);
+        if (part.transcript !== undefined) audio.transcript += part.transcript;
+        if (part.format !== undefined && audio.format === undefined) audio.format = part.format;
+        if (part.expiresAt !== undefined) audio.expiresAt = part.expiresAt;
+        return;
+      }
+      case 'image-output':
+        r.content.push({ type: 'image-output', url: part.url });
+        this.last = null;
         return;
       case 'finish':
         r.finish = part.reason;

@@ -69,8 +69,31 @@ export interface RedactedReasoningPart {
   data: string;
 }
 
+/**
+ * Audio the assistant spoke (OpenAI's `audio` modality), the fold of its `audio-delta`
+ * parts. `id` (when the vendor gave one) is what OpenAI takes back, as `audio: {id}`, to
+ * replay the turn; `transcript` is what was said, the turn's text for anyone else.
+ */
+export interface AssistantAudioPart {
+  type: 'audio-output';
+  id?: string;
+  /** Base64 audio bytes, in `format`. */
+  data: string;
+  transcript: string;
+  format?: string;
+  /** Unix seconds after which the vendor no longer knows `id`. */
+  expiresAt?: number;
+}
+
+/** An image the assistant generated: a `data:<media type>;base64,...` URI or an https URL. */
+export interface AssistantImagePart {
+  type: 'image-output';
+  url: string;
+}
+
 export type UserContentPart = TextPart | ImagePart | FilePart | AudioPart;
-export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart | RedactedReasoningPart;
+export type AssistantContentPart =
+  | TextPart | ToolCallPart | ReasoningPart | RedactedReasoningPart | AssistantAudioPart | AssistantImagePart;
 
 export interface SystemMessage {
   role: 'system';

@@ -13,6 +13,16 @@ export interface ReasoningRedactedPart { type: 'reasoning-redacted'; data: strin
 export interface ToolCallStartPart { type: 'tool-call-start'; index: number; id: string; name: string; signature?: string }
 export interface ToolCallDeltaPart { type: 'tool-call-delta'; index: number; argumentsDelta: string }
 export interface ToolCallEndPart { type: 'tool-call-end'; index: number }
+/**
+ * A piece of spoken output (OpenAI's `audio` modality): a chunk of the base64 audio, of its
+ * transcript, or both. The pieces of one answer share an `id` (when the vendor gives one; it
+ * may come on the first piece only) and fold into one `audio-output` content part.
+ * `expiresAt` (Unix seconds) is when the vendor forgets the audio, after which its `id` can
+ * no longer be replayed.
+ */
+export interface AudioDeltaPart { type: 'audio-delta'; id?: string; data?: string; transcript?: string; format?: string; expiresAt?: number }
+/** A generated image, whole: a `data:` URI or an https URL. */
+export interface ImageOutputPart { type: 'image-output'; url: string }
 export interface FinishPart { type: 'finish'; reason: FinishReason }
 export interface UsagePart { type: 'usage'; usage: Usage }
 export interface ErrorPart { type: 'error'; error: GatewayError }
@@ -26,6 +36,8 @@ export type StreamPart =
   | ToolCallStartPart
   | ToolCallDeltaPart
   | ToolCallEndPart
+  | AudioDeltaPart
+  | ImageOutputPart
   | FinishPart
   | UsagePart
   | ErrorPart;

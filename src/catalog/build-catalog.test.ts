@@ -152,6 +152,29 @@ describe('buildCatalog: config', () => {
     assert.equal(catalog.get('openai/gpt-4o'), undefined);
   });
 
+  it('config aliases on a built-in model map another name onto it (Claude Code\'s default model id); given aliases replace the built-in ones', () => {
+    const adapters: ReadonlyMap<string, AdapterInfo> = new Map([...ADAPTERS, ['anthropic', { supportedParameters: new Set(['max_tokens', 'tools', 'reasoning']) }]]);
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test' };
+    const aliased = build({
+      sim: false,
+      models: [{ id: 'anthropic/claude-opus-4.5', aliases: ['claude-opus-5-5', 'claude-opus-4-5', 'claude-opus-4-5-20251101'] }],
+    }, env, adapters);
+    const opus = aliased.get('anthropic/claude-opus-4.5')!;
+    assert.deepEqual(opus.aliases, ['claude-opus-5-5', 'claude-opus-4-5', 'claude-opus-4-5-20251101']);
+    assert.deepEqual(opus.endpoints.map((e) => e.id), ['anthropic/claude-opus-4-5-20251101'], 'the built-in endpoints stay');
+    for (const name of ['claude-opus-5-5', 'anthropic/claude-opus-5-5', 'claude-opus-4-5', 'claude-opus-4-5-20251101']) {
+      assert.equal(aliased.resolve(name)?.model, opus, name);
+    }
+    assert.deepEqual(aliased.resolve('claude-opus-5-5:thinking'), { model: opus, variant: 'thinking' });
+    assert.equal(aliased.resolve('claude-sonnet-4-5')?.model.id, 'anthropic/claude-sonnet-4.5', 'other models keep theirs');
+
+    // Only the new name given: the built-in aliases are gone (the field is replaced, as every field is).
+    const replaced = build({ sim: false, models: [{ id: 'anthropic/claude-opus-4.5', aliases: ['claude-opus-5-5'] }] }, env, adapters);
+    assert.equal(replaced.resolve('claude-opus-5-5')?.model.id, 'anthropic/claude-opus-4.5');
+    assert.equal(replaced.resolve('claude-opus-4-5-20251101'), undefined);
+    assert.deepEqual(replaced.warnings, []);
+  });
+
   it('drops endpoints of unknown or disabled providers, and models left without any', () => {
     const catalog = build({
       sim: false,

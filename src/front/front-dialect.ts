@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
+import type { Usage } from '../canonical/usage.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
 export type DialectName = 'chat' | 'messages' | 'responses';
@@ -23,6 +24,13 @@ export interface ResponseMeta {
 
 /** Turns stream parts into the SSE text of one dialect. Every method returns text to write ('' for none). */
 export interface DialectStreamEncoder {
+  /**
+   * The upstream's usage, when it arrived before the answer started (the route holds it
+   * until then): given before `start()`, so that a dialect announcing usage up front (the
+   * messages `message_start`) can say the upstream's figures instead of an estimate. The
+   * held part is still pushed after `start()`. Optional: other dialects ignore it.
+   */
+  primeUsage?(usage: Usage): void;
   /** Sent once, before the first part. */
   start(): string;
   push(part: StreamPart): string;

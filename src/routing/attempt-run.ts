@@ -3,7 +3,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import type { ExecutionSink } from './execute-attempts.ts';
 
 const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
-  'text-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-redacted', 'tool-call-start',
+  'text-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-redacted', 'tool-call-start', 'audio-delta', 'image-output',
 ]);
 
 /**
@@ -18,8 +18,6 @@ export class AttemptRun {
   firstContentAt = -1;
   /** Output tokens from the upstream's usage, or -1 when it sent none. */
   outputTokens = -1;
-  /** The request never got an answer: refused, reset, or not connected in time. */
-  connectFailed = false;
   /** The adapter could not encode the request for this endpoint: nothing was sent. */
   notSent = false;
   readonly emit: (part: StreamPart) => void;

@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { UpstreamClient } from '../providers/http/upstream-client.ts';
+import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstream-client.ts';
 import { SseParser } from '../providers/sse/parse-sse.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
 import type { AttemptRecord, PlannedAttempt } from './attempt.ts';
@@ -56,9 +56,12 @@ export class RequestDeadlineError extends Error {}
 /**
  * Tries the planned attempts in order. An attempt that fails before anything reached the
  * client is recorded and, when retryable, the next one is tried at once; the plan's last
- * endpoint is tried again, with backoff, when its connection failed or it sent Retry-After
- * (retry-policy.ts). Endpoints whose circuit is open are skipped. Once the client has a
- * byte, a failure is sent as a mid-stream error instead. Every attempt feeds the endpoint's health and circuit.
+ * endpoint is tried again, with backoff, after a transient failure (retry-policy.ts). An
+ * attempt has until its timeout to begin its answer (the first content part of a stream,
+ * the first byte of a non-streamed body), headers included. Endpoints whose circuit is
+ * open are skipped. Once the client has a byte, a failure is sent as a mid-stream error
+ * instead. Every attempt is recorded and feeds its endpoint's health and circuit, except a
+ * retry that failed again (a request's retries count once).
  */
 export class AttemptExecutor {
   private readonly adapters: ReadonlyMap<string, ProviderAdapter>;
@@ -117,7 +120,11 @@ export class AttemptExecutor {
         errorCode: error?.code ?? (signal.aborted && isDeadline(signal) ? 'timeout' : null),
         ms: Math.round(t1 - t0),
       });
-      if (signal.aborted) return this.aborted(result, attempt, run, sink, signal, t0, t1, req.stream);
+      // A retry that failed again tells nothing new of its endpoint: this request's first
+      // failure there already counted. Counting each would let one request demote an
+      // endpoint (3 failures in 30 s) and two open its circuit.
+      const observed = retries === 0 || error === null;
+      if (signal.aborted) return this.aborted(result, attempt, run, sink, signal, t0, t1, req.stream, observed);
       if (run.notSent) {
         // Nothing reached the provider, so nothing is learned of its health; the next
         // endpoint may be able to carry what this one cannot.
@@ -127,7 +134,8 @@ export class AttemptExecutor {
         retries = 0;
         continue;
       }
-      observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
+      if (observed) observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
+      else this.breakers.release(endpointId);
       if (error === null) {
         result.served = attempt;
         result.error = null; // an earlier attempt's failure is history now
@@ -150,7 +158,7 @@ export class AttemptExecutor {
         retries = 0;
         continue;
       }
-      if (i === plan.length - 1 && retriesSameEndpoint(error, run.connectFailed)) {
+      if (i === plan.length - 1 && retriesSameEndpoint(error)) {
         const delay = this.retry.delayMs(retries, error, deadlineAt - this.now());
         if (delay >= 0) {
           if (delay > 0) await this.sleep(delay, signal);
@@ -195,11 +203,13 @@ export class AttemptExecutor {
     t0: number,
     t1: number,
     streamed: boolean,
+    observed: boolean,
   ): ExecutionResult {
     if (isDeadline(signal)) {
       const error = new GatewayError('timeout', 'The request exceeded its time limit.');
-      // The endpoint did not finish in time: that counts against it.
-      observeAttempt(this.health, this.breakers, attempt.endpoint.id, run, error, t0, t1, streamed);
+      // The endpoint did not finish in time: that counts against it (once per request).
+      if (observed) observeAttempt(this.health, this.breakers, attempt.endpoint.id, run, error, t0, t1, streamed);
+      else this.breakers.release(attempt.endpoint.id);
       result.error = error;
       if (sink.committed) sink.part({ type: 'error', error });
     } else {
@@ -235,26 +245,40 @@ export class AttemptExecutor {
       run.fail(asProviderError(err, attempt));
       return;
     }
-    let res;
+    const timeoutMs = Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs);
+    // The attempt's deadline: its answer must begin within timeoutMs of sending, headers
+    // included (undici's headersTimeout covers the headers alone; its bodyTimeout is long).
+    // A stream begins with its first content part (or whatever reached the client first);
+    // a non-streamed answer with the first byte of its body. Past the deadline the attempt
+    // fails as a timeout, which moves on like any other, and its body is destroyed.
+    let res: UpstreamResponse | null = null;
+    let bodyStarted = false;
+    const deadline = setTimeout(() => {
+      if (bodyStarted || run.firstContentAt >= 0 || run.sink.committed || run.error !== null) return;
+      run.fail(attemptTimeout(attempt, timeoutMs));
+      if (res !== null && !res.body.destroyed) res.body.destroy();
+    }, timeoutMs);
     try {
-      res = await this.client.send(upstreamReq, signal, Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs));
+      res = await this.client.send(upstreamReq, signal, timeoutMs);
     } catch (err) {
+      clearTimeout(deadline);
       run.fail(connectError(err, attempt));
-      run.connectFailed = (err as { code?: unknown } | null)?.code !== 'UND_ERR_HEADERS_TIMEOUT';
       return;
     }
     run.status = res.status;
+    const body = res.body;
     try {
+      if (run.error !== null) return; // the deadline passed as the headers arrived
       if (res.status >= 400) {
-        const text = await readBounded(res.body, MAX_ERROR_BODY);
+        const text = await readBounded(body, MAX_ERROR_BODY);
         run.fail(adapter.decodeError(res.status, text, res.headers, endpoint));
         return;
       }
       if (req.stream) {
         const decoder = adapter.createStreamDecoder(endpoint, run.emit);
         const parser = new SseParser((ev) => decoder.onEvent(ev));
-        res.body.setEncoding('utf8');
-        for await (const chunk of res.body) {
+        body.setEncoding('utf8');
+        for await (const chunk of body) {
           parser.push(chunk as string);
           if (run.error !== null) break;
           const drain = run.sink.waitForDrain();
@@ -265,7 +289,13 @@ export class AttemptExecutor {
           decoder.end();
         }
       } else {
-        const text = await res.body.text();
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) {
+          bodyStarted = true;
+          chunks.push(chunk as Buffer);
+        }
+        if (run.error !== null) return;
+        const text = Buffer.concat(chunks).toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
@@ -284,8 +314,9 @@ export class AttemptExecutor {
         }));
       }
     } finally {
-      if (!res.body.destroyed && (run.error !== null || signal.aborted)) {
-        res.body.destroy(); // ends the upstream request too
+      clearTimeout(deadline);
+      if (!body.destroyed && (run.error !== null || signal.aborted)) {
+        body.destroy(); // ends the upstream request too
       }
     }
   }
@@ -374,6 +405,12 @@ function connectError(err: unknown, attempt: PlannedAttempt): GatewayError {
   }
   return new GatewayError('provider_error', `Could not reach the provider ${attempt.endpoint.provider.id}.`, {
     metadata: { provider_name: attempt.endpoint.provider.id, raw: errorText(err) },
+  });
+}
+
+function attemptTimeout(attempt: PlannedAttempt, ms: number): GatewayError {
+  return new GatewayError('timeout', `The provider ${attempt.endpoint.provider.id} did not begin its answer within ${ms} ms.`, {
+    metadata: { provider_name: attempt.endpoint.provider.id },
   });
 }
 

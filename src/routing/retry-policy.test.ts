@@ -45,17 +45,19 @@ describe('isTransient', () => {
 });
 
 describe('retriesSameEndpoint', () => {
-  it('when the connection failed, or the upstream sent Retry-After on a 429 or 5xx', () => {
+  it('after every transient failure: connection errors, timeouts, 408, 429 and 5xx, with or without Retry-After', () => {
     const refused = new GatewayError('provider_error', 'no route', { metadata: { provider_name: 'p', raw: 'ECONNREFUSED' } });
-    assert.equal(retriesSameEndpoint(refused, true), true);
-    assert.equal(retriesSameEndpoint(upstream(429, { retry_after_seconds: 1 }), false), true);
-    assert.equal(retriesSameEndpoint(upstream(503, { retry_after_seconds: 2 }), false), true);
+    assert.equal(retriesSameEndpoint(refused), true);
+    assert.equal(retriesSameEndpoint(new GatewayError('timeout', 'slow')), true);
+    for (const s of [408, 429, 500, 502, 503, 504, 529]) {
+      assert.equal(retriesSameEndpoint(upstream(s)), true, String(s));
+      assert.equal(retriesSameEndpoint(upstream(s, { retry_after_seconds: 1 })), true, `${s} with Retry-After`);
+    }
   });
 
-  it('not a 5xx or a timeout without that hint (client SDKs retry those themselves), nor a refusal', () => {
-    assert.equal(retriesSameEndpoint(upstream(500), false), false);
-    assert.equal(retriesSameEndpoint(upstream(429), false), false);
-    assert.equal(retriesSameEndpoint(new GatewayError('timeout', 'slow'), false), false);
-    assert.equal(retriesSameEndpoint(new GatewayError('upstream_rejected_request', 'bad', { metadata: { retry_after_seconds: 1 } }), false), false);
+  it('not our credentials or balance with the provider, nor a refused request, nor a stream error marked final', () => {
+    for (const s of [401, 402, 403]) assert.equal(retriesSameEndpoint(new GatewayError('provider_error', 'x', { metadata: { upstream_status: s }, retryable: true })), false, String(s));
+    assert.equal(retriesSameEndpoint(new GatewayError('upstream_rejected_request', 'bad', { metadata: { retry_after_seconds: 1 } })), false);
+    assert.equal(retriesSameEndpoint(new GatewayError('provider_error', 'stream said stop', { retryable: false })), false);
   });
 });

@@ -72,14 +72,12 @@ export function isTransient(error: GatewayError): boolean {
 }
 
 /**
- * Whether the same endpoint is worth asking again once no other is left: when the request
- * never got an answer (connection refused, reset or not established in time), or when the
- * upstream said when to come back (Retry-After on a 429 or 5xx). A 5xx or a slow answer
- * without that hint is not retried here: the official OpenAI and Anthropic clients already
- * retry those twice with backoff, and a gateway retrying underneath them would multiply
- * the load on an upstream that is struggling. Other endpoints are the gateway's remedy.
+ * Whether the plan's last endpoint is worth asking again once no other is left: after any
+ * transient failure (a connection that failed or timed out, an answer that did not begin
+ * in time, 408, 429, 5xx, a broken answer or a stream's error before any content), with
+ * or without Retry-After. While another endpoint is left the executor moves on to it
+ * instead, at once: another provider owes us no pause.
  */
-export function retriesSameEndpoint(error: GatewayError, connectFailed: boolean): boolean {
-  if (!isTransient(error)) return false;
-  return connectFailed || retryAfterMs(error) > 0;
+export function retriesSameEndpoint(error: GatewayError): boolean {
+  return isTransient(error);
 }

@@ -164,6 +164,10 @@ class DialectSseSink implements ExecutionSink {
   private open(): DialectStreamEncoder {
     const encoder = this.createEncoder();
     this.encoder = encoder;
+    // Usage that came before the answer can be announced at its start (messages' message_start).
+    if (encoder.primeUsage !== undefined) {
+      for (const held of this.pending) if (held.type === 'usage') encoder.primeUsage(held.usage);
+    }
     if (!this.writer.started) this.writer.start(this.admitted.responseHeaders);
     this.writer.write(encoder.start());
     return encoder;

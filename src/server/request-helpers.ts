@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DialectName } from '../front/front-dialect.ts';
+import { readMessagesKey } from '../front/anthropic-messages/messages-dialect.ts';
 import type { RequestInfo } from '../pipeline/generation-pipeline.ts';
 
 /**
@@ -13,6 +15,15 @@ export function clientAbortController(reply: FastifyReply): AbortController {
     if (!res.writableFinished) ctrl.abort();
   });
   return ctrl;
+}
+
+/**
+ * The API key of a route every kind of client reaches (the model list, the key status):
+ * `Authorization: Bearer` wins, else `x-api-key`, which Anthropic SDK 0.x (`models.list()`)
+ * and Claude Code with ANTHROPIC_API_KEY send. The messages dialect's rule.
+ */
+export function readAnyApiKey(headers: IncomingHttpHeaders): string | undefined {
+  return readMessagesKey(headers);
 }
 
 export function requestInfo(request: FastifyRequest, dialect: DialectName): RequestInfo {

@@ -7,15 +7,16 @@ import { startOpenAIVendorUpstream } from './upstreams/openai-vendor-upstream.ts
 import type { Upstream } from './conformance-types.ts';
 
 // The two provider quirks a client can only see whole, through a running gateway and the
-// official openai client: a Gemini 3 tool round trip in the chat dialect (the thought
-// signature has to survive in the tool-call id), and xAI's citations on the chat message.
+// official openai client: a Gemini 3 tool round trip in the chat and responses dialects
+// (the thought signature has to survive in the tool-call id, the responses `call_id`),
+// and xAI's citations on the chat message.
 
 const WEATHER = {
   type: 'function' as const,
   function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-describe('through the gateway: a chat client with Gemini 3 tool calls', () => {
+describe('through the gateway: Gemini 3 tool calls from chat and responses clients', () => {
   let emu: GeminiEmulator;
   let gw: TestGateway;
   let client: OpenAI;
@@ -92,6 +93,46 @@ models:
         ],
       });
       assert.equal(second.choices[0]!.message.content, 'It is sunny in Paris.');
+      const replayed = emu.requests[1]!.body.contents[1];
+      assert.deepEqual(replayed, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`keeps the call's thought signature through the responses dialect too, in the call_id (stream=${stream})`, async () => {
+      const fixture = loadGeminiFixture('gemini-3-tool-call');
+      const signature = (fixture.chunks[0] as any).candidates[0].content.parts[0].thoughtSignature as string;
+      emu.enqueue({ replay: fixture }, { text: 'It is sunny in Paris.' });
+      const tools = [{ type: 'function' as const, name: 'get_weather', description: WEATHER.function.description, parameters: WEATHER.function.parameters, strict: false }];
+      const ask = { role: 'user' as const, content: 'Weather in Paris?' };
+
+      let call: { call_id: string; name: string; arguments: string };
+      if (stream) {
+        const events = await client.responses.create({ model: 'google/gemini-3-pro-preview', input: [ask], tools, stream: true });
+        let done: any = null;
+        for await (const event of events) if (event.type === 'response.output_item.done' && event.item.type === 'function_call') done = event.item;
+        assert.ok(done !== null, 'a function_call item');
+        call = { call_id: done.call_id, name: done.name, arguments: done.arguments };
+      } else {
+        const first = await client.responses.create({ model: 'google/gemini-3-pro-preview', input: [ask], tools });
+        const made = first.output.find((item) => item.type === 'function_call');
+        assert.ok(made !== undefined && made.type === 'function_call');
+        call = { call_id: made.call_id, name: made.name, arguments: made.arguments };
+      }
+      assert.match(call.call_id, /^gsig_/, 'the signature rides in the call id');
+      assert.deepEqual({ name: call.name, arguments: JSON.parse(call.arguments) }, { name: 'get_weather', arguments: { city: 'Paris' } });
+
+      // The client replays the call item as it got it (call_id, name, arguments) and its output.
+      const second = await client.responses.create({
+        model: 'google/gemini-3-pro-preview',
+        tools,
+        input: [
+          ask,
+          { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+          { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' },
+        ],
+      });
+      assert.equal(second.output_text, 'It is sunny in Paris.');
       const replayed = emu.requests[1]!.body.contents[1];
       assert.deepEqual(replayed, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
     });

@@ -142,7 +142,8 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
     });
 
     test('errors: upstream failure, bad request, bad key — the SDK\'s error classes by status, the envelope kept', async () => {
-      emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
+      // The plan's only endpoint: tried, then retried twice, failing each time.
+      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
       await assert.rejects(
         client.messages.create({ model: 'acme/mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
         (err: any) => err.status === 502 && err.error?.type === 'error' && err.error.error.type === 'provider_error',

@@ -97,6 +97,33 @@ export function defineAnthropicUpstreamCases(sdk: SdkUnderTest): void {
       assert.equal(replay[2].content[0].tool_use_id, 'toolu_01');
     });
 
+    test('thinking display omitted: asked of the upstream, the empty thinking and its signature passed through and replayed unchanged', async () => {
+      const thinking = { type: 'enabled', budget_tokens: 2048, display: 'omitted' };
+      const params = { model: 'acme/claude-mock', max_tokens: 4096, thinking, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Oslo?' }] };
+      // What Anthropic answers to display: 'omitted': thinking blocks with empty text and whole signatures.
+      const answer = { blocks: [
+        { type: 'thinking' as const, thinking: '', signature: 'EsEC-omitted/sig+==' },
+        { type: 'tool_use' as const, id: 'toolu_01', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      ] };
+      emu.enqueue(answer);
+      const streamed = await client.messages.stream(params).finalMessage();
+      emu.enqueue(answer);
+      const plain = await client.messages.create(params);
+      for (const request of emu.requests) assert.deepEqual(request.body.thinking, { type: 'enabled', budget_tokens: 2048, display: 'omitted' });
+      for (const msg of [streamed, plain]) {
+        assert.deepEqual(msg.content[0], { type: 'thinking', thinking: '', signature: 'EsEC-omitted/sig+==' });
+        assert.equal(msg.content[1].type, 'tool_use');
+      }
+
+      emu.enqueue({ text: 'Rain.' });
+      await client.messages.create({
+        ...params,
+        messages: [...params.messages, { role: 'assistant', content: plain.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'Rain, 4°C' }] }],
+      });
+      const replay = emu.requests[2]!.body.messages[1];
+      assert.equal(JSON.stringify(replay.content[0]), JSON.stringify({ type: 'thinking', thinking: '', signature: 'EsEC-omitted/sig+==' }));
+    });
+
     test('stop reasons the upstream gives are kept: stop_sequence with its sequence, pause_turn', async () => {
       emu.enqueue({ text: 'one two', stopReason: 'stop_sequence', stopSequence: 'three' });
       const stopped = await client.messages.create({ model: 'acme/claude-mock', max_tokens: 64, stop_sequences: ['three'], messages: [{ role: 'user', content: 'count' }] });
@@ -110,14 +137,16 @@ export function defineAnthropicUpstreamCases(sdk: SdkUnderTest): void {
     });
 
     test('an overloaded upstream is a 502 with the upstream\'s answer, also when its stream fails before any content', async () => {
-      emu.enqueue({ fault: 'status', status: 529 });
+      // The plan's only endpoint: tried, then retried twice, failing each time.
+      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 529 });
       await assert.rejects(
         client.messages.create({ model: 'acme/claude-mock', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
         (err: any) => err.status === 502 && err.error.error.type === 'provider_error' && JSON.stringify(err.error.error.metadata).includes('overloaded_error'),
       );
       // message_start and the block start carry no content: nothing was committed, so the
       // client still gets a status it can retry on.
-      emu.enqueue({ fault: 'stream-error', afterChunks: 2 });
+      // The plan's only endpoint: tried, then retried twice, failing each time.
+      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'stream-error', afterChunks: 2 });
       await assert.rejects(
         client.messages.stream({ model: 'acme/claude-mock', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(),
         (err: any) => err.status === 502 && err.error.error.type === 'provider_error',

@@ -136,7 +136,8 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
     const bad = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-wrong', maxRetries: 0 });
     await assert.rejects(bad.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError);
 
-    emu.enqueue({ fault: 'status', status: 500 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500 });
     await assert.rejects(
       client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }),
       (err: unknown) => err instanceof OpenAI.InternalServerError && err.status === 502,

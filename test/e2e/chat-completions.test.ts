@@ -110,7 +110,8 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('an upstream 5xx is a 502 provider_error naming the provider, with the raw answer', async () => {
-    emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi') }, auth);
     assert.equal(res.status, 502);
     assert.equal(res.json.error.type, 'provider_error');
@@ -120,7 +121,8 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('a malformed upstream body is a 502', async () => {
-    emu.enqueue({ fault: 'malformed-json' });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'malformed-json' });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi') }, auth);
     assert.equal(res.status, 502);
     assert.equal(res.json.error.type, 'provider_error');
@@ -138,7 +140,8 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('a failure before the first byte of a stream is a plain HTTP error with its status', async () => {
-    emu.enqueue({ fault: 'status', status: 503 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 503 });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi'), stream: true }, auth);
     assert.equal(res.status, 502);
     assert.equal(res.json.error.type, 'provider_error');
@@ -179,7 +182,8 @@ describe('upstream timeouts', () => {
     const emu = await startOpenAIChatEmulator();
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), tweak: (c) => (c.timeouts.attemptMs = 200) });
     try {
-      emu.enqueue({ fault: 'slow-first-byte', delayMs: 1500 });
+      // The plan's only endpoint: tried, then retried twice, failing each time.
+      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 1500 });
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi') }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 408);
       assert.equal(res.json.error.type, 'timeout_error');

@@ -2,6 +2,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { StreamPart } from '../../src/canonical/stream-part.ts';
+import type { HttpProviderAdapter, ProviderAdapter } from '../../src/providers/types.ts';
 
 // POST /v1/messages over HTTP against an OpenAI-format upstream: what an Anthropic-format
 // client sends must reach a non-Anthropic provider intact, and come back in Anthropic's shape.
@@ -29,6 +31,26 @@ models:${model('acme/mock-1', '[mock-1-20250101]')}${model('acme/dup')}${model('
 }
 
 const user = (content: unknown) => [{ role: 'user', content }];
+
+/** An adapter whose streamed answers report their usage first, right after the stream starts. */
+function usageFirst(adapter: HttpProviderAdapter): HttpProviderAdapter {
+  return {
+    ...adapter,
+    createStreamDecoder(endpoint, emit) {
+      const held: StreamPart[] = [];
+      const decoder = adapter.createStreamDecoder(endpoint, (part) => held.push(part));
+      return {
+        onEvent: (event) => decoder.onEvent(event),
+        end() {
+          decoder.end();
+          const usage = held.filter((p) => p.type === 'usage');
+          const start = held.filter((p) => p.type === 'stream-start');
+          for (const part of [...start, ...usage, ...held.filter((p) => p.type !== 'usage' && p.type !== 'stream-start')]) emit(part);
+        },
+      };
+    },
+  };
+}
 
 interface SseEvent { event: string; data: any }
 
@@ -86,17 +108,20 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
       type: 'message',
       role: 'assistant',
       model: 'acme/mock-1',
+      provider: 'local',
       content: [{ type: 'text', text: 'Hi there' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 },
+      // 12 × $0.000001 + 3 × $0.000002, as on the chat endpoint.
+      usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3, cost: 0.000018 },
     });
   });
 
   test('cached prompt tokens are reported apart from input_tokens, as Anthropic does', async () => {
     emu.enqueue({ text: 'x', usage: { prompt_tokens: 1000, completion_tokens: 5, cached_tokens: 800 } });
     const res = await postJson(url, { model: 'acme/mock-1', max_tokens: 16, messages: user('hi') }, auth);
-    assert.deepEqual(res.json.usage, { input_tokens: 200, cache_creation_input_tokens: 0, cache_read_input_tokens: 800, output_tokens: 5 });
+    const { cost: _cost, ...tokens } = res.json.usage;
+    assert.deepEqual(tokens, { input_tokens: 200, cache_creation_input_tokens: 0, cache_read_input_tokens: 800, output_tokens: 5 });
   });
 
   test('streaming: event lines, message_start first, one text block, message_delta with usage, message_stop last', async () => {
@@ -113,12 +138,48 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     const start = evs[0]!.data.message;
     assert.equal(start.id, res.headers.get('x-generation-id'));
     assert.equal(start.model, 'acme/mock-1');
+    assert.equal(start.provider, 'local');
     assert.equal(start.stop_reason, null);
     assert.ok(start.usage.input_tokens > 0);
     assert.equal(evs.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join(''), 'one two three');
     assert.deepEqual(evs[6]!.data.delta, { stop_reason: 'end_turn', stop_sequence: null });
     assert.equal(evs[6]!.data.usage.output_tokens, 3);
     assert.equal(evs[6]!.data.usage.input_tokens, 5);
+    // 5 × $0.000001 + 3 × $0.000002: the settled cost, in the final usage.
+    assert.equal(evs[6]!.data.usage.cost, 0.000011);
+  });
+
+  test('an upstream whose usage comes before the answer: message_start reports its input and cache tokens, not an estimate', async () => {
+    // The OpenAI-format adapter, rewired to report usage first (as some upstreams do).
+    const adapters = gw.services.adapters as Map<string, ProviderAdapter>;
+    const original = adapters.get('openai') as HttpProviderAdapter;
+    adapters.set('openai', usageFirst(original));
+    try {
+      for (const chatUpstream of [false, true]) {
+        emu.enqueue({ text: 'one two', chunks: 2, usage: { prompt_tokens: 1234, completion_tokens: 2, cached_tokens: 1000 } });
+        const path = chatUpstream ? `${gw.baseUrl}/chat/completions` : url;
+        const body = chatUpstream
+          ? { model: 'acme/mock-1', stream: true, stream_options: { include_usage: true }, messages: user('count') }
+          : { model: 'acme/mock-1', max_tokens: 64, stream: true, messages: user('count') };
+        const res = await postJson(path, body, chatUpstream ? { authorization: `Bearer ${gw.key}` } : auth);
+        assert.equal(res.status, 200, res.text);
+        if (chatUpstream) {
+          // The chat dialect's output is as before: usage in the last chunk only.
+          const chunks = res.text.split('\n\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+          assert.equal(chunks.filter((c) => c.usage !== undefined).length, 1);
+          assert.equal(chunks.at(-1).usage.prompt_tokens, 1234);
+          continue;
+        }
+        const evs = events(res.text);
+        assert.deepEqual(evs[0]!.data.message.usage, { input_tokens: 234, cache_creation_input_tokens: 0, cache_read_input_tokens: 1000, output_tokens: 1 });
+        const delta = evs.find((e) => e.event === 'message_delta')!.data.usage;
+        assert.equal(delta.input_tokens, 234);
+        assert.equal(delta.cache_read_input_tokens, 1000);
+        assert.equal(delta.output_tokens, 2);
+      }
+    } finally {
+      adapters.set('openai', original);
+    }
   });
 
   test('a tool round trip: tool_use out, tool_result back in, translated both ways', async () => {
@@ -200,7 +261,8 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
   });
 
   test('an upstream 5xx is a 502 in the Anthropic envelope with the spec\'s record', async () => {
-    emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
     const res = await postJson(url, { model: 'acme/mock-1', max_tokens: 16, messages: user('hi') }, auth);
     assert.equal(res.status, 502);
     assert.equal(res.json.type, 'error');
@@ -211,7 +273,8 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
   });
 
   test('a streamed request that fails before the answer is still a plain HTTP error', async () => {
-    emu.enqueue({ fault: 'status', status: 503 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 503 });
     const res = await postJson(url, { model: 'acme/mock-1', max_tokens: 16, stream: true, messages: user('hi') }, auth);
     assert.equal(res.status, 502);
     assert.equal(res.json.type, 'error');

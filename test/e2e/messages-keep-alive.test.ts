@@ -119,7 +119,8 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
   });
 
   test('when every attempt fails after pings, the error is an error event in the open stream', async () => {
-    emu.enqueue({ fault: 'slow-first-byte', delayMs: 300, then: { status: 500, text: 'broken' } });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 300, then: { status: 500, text: 'broken' } });
     const res = await postJson(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
     assert.equal(res.status, 200);
     const names = eventNames(res.text);
@@ -135,7 +136,9 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     emu.enqueue({ text: 'quick' });
     const ok = await postJson(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
     assert.equal(eventNames(ok.text).includes('ping'), false);
-    emu.enqueue({ fault: 'status', status: 500 });
+    // A failure the gateway does not retry (the provider refusing our credentials), so it
+    // stays fast: a 5xx would be retried after pauses longer than the 100 ms ping interval.
+    emu.enqueue({ fault: 'status', status: 403 });
     const failed = await postJson(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
     assert.equal(failed.status, 502);
     assert.equal(failed.json.type, 'error');

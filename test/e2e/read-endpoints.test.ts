@@ -33,6 +33,37 @@ describe('GET /v1/models and GET /v1/key', () => {
     assert.equal(res.status, 401);
   });
 
+  test('models and key take the key as x-api-key too (Anthropic SDK 0.x, Claude Code with ANTHROPIC_API_KEY)', async () => {
+    for (const prefix of ['/v1', '/api/v1']) {
+      for (const path of ['models', 'key']) {
+        const res = await fetch(`${gw.origin}${prefix}/${path}`, { headers: { 'x-api-key': gw.key } });
+        assert.equal(res.status, 200, `${prefix}/${path}`);
+      }
+    }
+    const models = (await (await fetch(`${gw.baseUrl}/models`, { headers: { 'x-api-key': gw.key } })).json()) as { data: any[] };
+    assert.ok(models.data.length >= 2);
+    const key = (await (await fetch(`${gw.baseUrl}/key`, { headers: { 'x-api-key': gw.key } })).json()) as { data: any };
+    assert.equal(key.data.name, 'test key');
+  });
+
+  test('models and key: Authorization wins over x-api-key; a wrong x-api-key alone is a 401', async () => {
+    for (const path of ['models', 'key']) {
+      const both = await fetch(`${gw.baseUrl}/${path}`, { headers: { authorization: 'Bearer sk-sy-v1-wrong', 'x-api-key': gw.key } });
+      assert.equal(both.status, 401, `${path}: the bearer token is the key checked`);
+      const bearerGood = await fetch(`${gw.baseUrl}/${path}`, { headers: { ...auth, 'x-api-key': 'sk-sy-v1-wrong' } });
+      assert.equal(bearerGood.status, 200, path);
+      const wrong = await fetch(`${gw.baseUrl}/${path}`, { headers: { 'x-api-key': 'sk-sy-v1-wrong' } });
+      assert.equal(wrong.status, 401, path);
+    }
+  });
+
+  test('models through the Anthropic SDK 0.x, which sends x-api-key', async () => {
+    const { default: Anthropic } = await import('anthropic-sdk-0x');
+    const client = new Anthropic({ baseURL: gw.origin, apiKey: gw.key, maxRetries: 0 });
+    const page = await client.models.list();
+    assert.ok(page.data.length >= 2);
+  });
+
   test('key: the status record, and with details=true balance, account type and usage stats', async () => {
     const res = await fetch(`${gw.baseUrl}/key`, { headers: auth });
     assert.equal(res.status, 200);

@@ -57,6 +57,36 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.equal(b.usage.cost, 0.000018);
   });
 
+  test('the spec\'s own path, /api/v1/responses, serves plain and streamed answers', async () => {
+    const url = `${gw.origin}/api/v1/responses`;
+    emu.enqueue({ text: 'Paris.', usage: { prompt_tokens: 12, completion_tokens: 3 } });
+    const plain = await postJson(url, { model: 'acme/mock-1', input: 'Capital of France?' }, auth);
+    assert.equal(plain.status, 200, plain.text);
+    assert.equal(emu.requests[0]!.body.model, 'mock-model');
+    assert.equal(plain.json.object, 'response');
+    assert.equal(plain.json.id, `resp_${plain.headers.get('x-generation-id')!.slice('gen-'.length)}`);
+    assert.equal(plain.json.status, 'completed');
+    assert.equal(plain.json.provider, 'local');
+    assert.deepEqual(plain.json.output[0].content, [{ type: 'output_text', text: 'Paris.', annotations: [] }]);
+    assert.equal(plain.json.usage.cost, 0.000018);
+
+    emu.enqueue({ text: 'The quick brown fox', chunks: 4, usage: { prompt_tokens: 5, completion_tokens: 4 } });
+    const streamed = await postJson(url, { model: 'acme/mock-1', input: 'go', stream: true }, auth);
+    assert.equal(streamed.status, 200, streamed.text);
+    assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
+    assert.equal(emu.requests[1]!.body.stream, true);
+    const events = sseData(streamed.text) as Event[];
+    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+    assert.equal(events[0]!.type, 'response.created');
+    assert.equal(events.at(-1)!.type, 'response.completed');
+    assert.equal(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join(''), 'The quick brown fox');
+    const final = events.at(-1)!.response;
+    assert.equal(final.id, `resp_${streamed.headers.get('x-generation-id')!.slice('gen-'.length)}`);
+    assert.equal(final.output[0].content[0].text, 'The quick brown fox');
+    assert.equal(final.usage.input_tokens, 5);
+    assert.equal(typeof final.usage.cost, 'number');
+  });
+
   test('a replayed conversation: developer messages, assistant turns, function calls and outputs reach the upstream in order', async () => {
     emu.enqueue({ text: 'Oslo is at 3°C.' });
     const res = await post({
@@ -164,7 +194,8 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
   });
 
   test('a failure before anything was streamed is a plain HTTP error with its status', async () => {
-    emu.enqueue({ fault: 'status', status: 500 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500 });
     const res = await post({ input: 'x', stream: true });
     assert.equal(res.status, 502);
     assert.match(res.headers.get('content-type') ?? '', /application\/json/);

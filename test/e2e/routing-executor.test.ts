@@ -12,6 +12,7 @@ import { AttemptExecutor } from '../../src/routing/execute-attempts.ts';
 import { InProcessHealthStore } from '../../src/routing/health/in-process-health-store.ts';
 import { AttemptPlanner } from '../../src/routing/plan-attempts.ts';
 import { RetryPolicy } from '../../src/routing/retry-policy.ts';
+import type { EmulatorStep } from '../emulators/openai-chat-emulator.ts';
 import { startRoutingRig, type RoutingRig } from './routing-fixture.ts';
 
 // The executor over real HTTP against the emulated providers, with the clock, the pauses
@@ -62,8 +63,8 @@ describe('routing: the executor', () => {
     });
   });
 
-  async function run(req: CanonicalRequest, plan: PlannedAttempt[] = planner.plan(req)) {
-    return executor.execute(plan, req, new FoldingSink(), new AbortController().signal, 5_000);
+  async function run(req: CanonicalRequest, plan: PlannedAttempt[] = planner.plan(req), attemptMs = 5_000) {
+    return executor.execute(plan, req, new FoldingSink(), new AbortController().signal, attemptMs);
   }
 
   test('a 429 with Retry-After on the last endpoint is retried after that long', async () => {
@@ -97,11 +98,98 @@ describe('routing: the executor', () => {
     assert.equal((result.error?.metadata?.attempts as unknown[]).length, 2);
   });
 
-  test('a 500 without Retry-After is not sent again to the same endpoint', async () => {
+  test('a 500 without Retry-After on the last endpoint is retried after a backoff', async () => {
     rig.emus.dear.enqueue({ fault: 'status', status: 500 });
     const result = await run(request('acme/backup'));
+    assert.equal(result.error, null);
+    assert.equal(result.served?.endpoint.id, 'dear/backup-dear');
+    assert.deepEqual(sleeps, [125], 'the first ceiling (250 ms), drawn at half');
+    assert.deepEqual(result.attempts.map((a) => a.status), [500, 200]);
+    assert.equal(rig.emus.dear.requests.length, 2);
+  });
+
+  test('every transient failure is retried on the last endpoint: 408, 429, 5xx, a broken answer, the attempt timeout', async () => {
+    const faults: Array<[string, EmulatorStep, number]> = [
+      ['408', { fault: 'status', status: 408 }, 408],
+      ['429 without Retry-After', { fault: 'status', status: 429 }, 429],
+      ['502', { fault: 'status', status: 502 }, 502],
+      ['503', { fault: 'status', status: 503 }, 503],
+      ['504', { fault: 'status', status: 504 }, 504],
+      ['a body that is not JSON', { fault: 'malformed-json' }, 200],
+      ['no answer within the attempt timeout', { fault: 'hang' }, 0],
+      ['headers, then nothing', { fault: 'stall-after-headers' }, 200],
+    ];
+    for (const [what, fault, status] of faults) {
+      rig.reset();
+      sleeps = [];
+      rig.emus.dear.enqueue(fault);
+      const result = await run(request('acme/backup'), undefined, 300);
+      assert.equal(result.error, null, what);
+      assert.equal(result.served?.endpoint.id, 'dear/backup-dear', what);
+      assert.deepEqual(result.attempts.map((a) => a.status), [status, 200], what);
+      assert.deepEqual(sleeps, [125], what);
+    }
+  });
+
+  test('retries are bounded: after two, the last failure is returned with the earlier attempts', async () => {
+    rig.emus.dear.enqueue({ fault: 'status', status: 503 }, { fault: 'status', status: 503 }, { fault: 'status', status: 503 });
+    const result = await run(request('acme/backup'));
     assert.equal(result.error?.code, 'provider_error');
+    assert.equal(result.error?.metadata?.upstream_status, 503);
+    assert.deepEqual(sleeps, [125, 250], 'exponential: ceilings 250 then 500 ms');
+    assert.equal(rig.emus.dear.requests.length, 3);
+    assert.deepEqual((result.error?.metadata?.attempts as Array<{ status: number }>).map((a) => a.status), [503, 503]);
+  });
+
+  test('a request\'s retries count once toward its endpoint\'s health and circuit', async () => {
+    // The breaker here opens after 3 consecutive failures, and 3 failures in 30 s demote.
+    rig.emus.dear.enqueue({ fault: 'status', status: 503 }, { fault: 'status', status: 503 }, { fault: 'status', status: 503 });
+    const result = await run(request('acme/backup'));
+    assert.equal(result.attempts.length, 3, 'every attempt is recorded');
+    assert.equal(breakers.state('dear/backup-dear'), 'closed', 'one failed request, not three failures');
+    assert.equal(health.hasRecentOutage('dear/backup-dear'), false);
+    assert.equal(health.health('dear/backup-dear').uptimeLast30m, 0);
+    // A retry that succeeds is observed, and closes the books on the failure before it.
+    rig.emus.dear.enqueue({ fault: 'status', status: 503 });
+    assert.equal((await run(request('acme/backup'))).error, null);
+    clock.now += 60_000; // past the health summary's cache
+    assert.equal(health.health('dear/backup-dear').uptimeLast30m, 33.33, 'two failures (one per request), one success');
+    assert.equal(breakers.state('dear/backup-dear'), 'closed');
+  });
+
+  test('with another endpoint left, a failure moves on to it at once, without a retry or a pause', async () => {
+    rig.emus.cheap.enqueue({ fault: 'status', status: 500 });
+    const result = await run(request('acme/multi', { order: ['cheap', 'mid'], allowFallbacks: false }));
+    assert.equal(result.served?.endpoint.id, 'mid/multi-mid');
     assert.deepEqual(sleeps, []);
+    assert.equal(rig.emus.cheap.requests.length, 1);
+  });
+
+  test('our credentials or balance with the provider (401, 402, 403) are not retried', async () => {
+    for (const status of [401, 402, 403]) {
+      rig.reset();
+      rig.emus.dear.enqueue({ fault: 'status', status });
+      const result = await run(request('acme/backup'));
+      assert.equal(result.error?.metadata?.upstream_status, status);
+      assert.equal(rig.emus.dear.requests.length, 1, String(status));
+    }
+    assert.deepEqual(sleeps, []);
+  });
+
+  test('a pause that would outlast the request deadline is not taken', async () => {
+    const short = new AttemptExecutor({
+      adapters: rig.gw.services.adapters, client, health, breakers,
+      retry: new RetryPolicy({ random: () => 0.5 }),
+      requestTimeoutMs: 100,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    rig.emus.dear.enqueue({ fault: 'status', status: 500 });
+    const req = request('acme/backup');
+    const result = await short.execute(planner.plan(req), req, new FoldingSink(), new AbortController().signal, 5_000);
+    assert.equal(result.error?.metadata?.upstream_status, 500);
+    assert.deepEqual(sleeps, [], '125 ms would pass the 100 ms deadline');
     assert.equal(rig.emus.dear.requests.length, 1);
   });
 

@@ -82,7 +82,8 @@ describe('routing: fallbacks', () => {
 
   test('every attempt failed: the last provider error, with the earlier attempts', async () => {
     rig.emus.mid.enqueue({ fault: 'status', status: 500, body: { error: { message: 'mid down' } } });
-    rig.emus.dear.enqueue({ fault: 'status', status: 502, body: { error: { message: 'dear down' } } });
+    // dear is the plan's last endpoint: tried, then retried twice.
+    for (let i = 0; i < 3; i++) rig.emus.dear.enqueue({ fault: 'status', status: 502, body: { error: { message: 'dear down' } } });
     const res = await rig.chat({ model: 'acme/other', fallbacks: ['acme/backup'], messages: user('hi') });
     assert.equal(res.status, 502);
     const error = res.json.error;
@@ -92,7 +93,10 @@ describe('routing: fallbacks', () => {
     assert.deepEqual(error.metadata.raw, { error: { message: 'dear down' } });
     assert.deepEqual(error.metadata.attempts, [
       { model: 'acme/other', provider: 'mid', endpoint: 'mid/other-mid', status: 500, code: 'provider_error' },
+      { model: 'acme/backup', provider: 'dear', endpoint: 'dear/backup-dear', status: 502, code: 'provider_error' },
+      { model: 'acme/backup', provider: 'dear', endpoint: 'dear/backup-dear', status: 502, code: 'provider_error' },
     ]);
+    assert.deepEqual(rig.received(), ['other-mid', 'backup-dear', 'backup-dear', 'backup-dear']);
   });
 
   test('a request the provider refuses as invalid is not sent to another', async () => {
@@ -158,6 +162,61 @@ describe('routing: time limits', () => {
     }
   });
 
+  // An upstream that answers 200 and then sends nothing: only the first-content deadline
+  // catches it (undici's header timeout has passed, its body timeout is ten minutes). The
+  // request limit is 5 s, so without that deadline these would end in a 408 after 5 s.
+  async function stalled(opts: { stream: boolean; afterChunks?: number }): Promise<void> {
+    const rig = await startRoutingRig({ attemptMs: 300, requestMs: 5_000 });
+    try {
+      rig.emus.cheap.enqueue({ fault: 'stall-after-headers', ...(opts.afterChunks === undefined ? {} : { afterChunks: opts.afterChunks }) });
+      rig.emus.mid.enqueue({ text: 'from mid', chunks: 2 });
+      const t0 = performance.now();
+      const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' }, stream: opts.stream });
+      const ms = performance.now() - t0;
+      assert.equal(res.status, 200, res.text);
+      if (opts.stream) {
+        const chunks = (sseData(res.text) as any[]).filter((c) => c !== '[DONE]');
+        assert.equal(chunks[0].provider, 'mid');
+        assert.equal(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), 'from mid');
+      } else {
+        assert.equal(res.json.provider, 'mid');
+        assert.equal(res.json.choices[0].message.content, 'from mid');
+      }
+      assert.ok(ms < 2_000, `served in ${Math.round(ms)} ms: the stalled attempt was given up after its 300 ms`);
+      assert.deepEqual(rig.received(), ['multi-cheap', 'multi-mid']);
+      rig.gw.flush();
+      const id = opts.stream ? (sseData(res.text) as any[])[0].id : res.json.id;
+      const attempts = JSON.parse(String(rig.gw.services.generations.get(id)!.attempts)) as Array<{ provider: string; status: number; errorCode: string | null }>;
+      assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 200, 'timeout'], ['mid', 200, null]]);
+      await waitFor(() => rig.emus.cheap.closedEarly === 1, 'the stalled upstream request was closed');
+    } finally {
+      await rig.close();
+    }
+  }
+
+  test('a stream that stalls after its headers is given up at the attempt timeout and the next endpoint serves', () => stalled({ stream: true }));
+
+  test('a stream that sends its role chunk and then stalls (no content) is given up too', () => stalled({ stream: true, afterChunks: 1 }));
+
+  test('a non-streamed answer whose body does not start within the attempt timeout hands over too', () => stalled({ stream: false }));
+
+  test('once content flows, the attempt timeout no longer applies: a slow stream is not cut', async () => {
+    const rig = await startRoutingRig({ attemptMs: 400, requestMs: 5_000 });
+    try {
+      // The first content after 250 ms, the whole answer after ~1.25 s: well past 400 ms.
+      rig.emus.cheap.enqueue({ text: 'slow but steady', chunks: 3, chunkDelayMs: 250 });
+      const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' }, stream: true });
+      assert.equal(res.status, 200);
+      const chunks = (sseData(res.text) as any[]).filter((c) => c !== '[DONE]');
+      assert.equal(chunks[0].provider, 'cheap');
+      assert.equal(chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join(''), 'slow but steady');
+      assert.ok(chunks.every((c) => c.error === undefined), 'no in-stream error');
+      assert.deepEqual(rig.received(), ['multi-cheap']);
+    } finally {
+      await rig.close();
+    }
+  });
+
   test('the whole request past its limit is a 408, whatever is left of the plan', async () => {
     const rig = await startRoutingRig({ requestMs: 300 });
     try {
@@ -171,3 +230,11 @@ describe('routing: time limits', () => {
     }
   });
 });
+
+async function waitFor(cond: () => boolean, what: string, ms = 1_000): Promise<void> {
+  const until = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > until) assert.fail(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -41,18 +41,20 @@ describe('routing: provider preferences', () => {
   });
 
   test('allow_fallbacks: false stops at the providers named in order', async () => {
-    rig.emus.dear.enqueue({ fault: 'status', status: 500 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) rig.emus.dear.enqueue({ fault: 'status', status: 500 });
     const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { order: ['dear'], allow_fallbacks: false } });
     assert.equal(res.status, 502);
     assert.equal(res.json.error.metadata.provider_name, 'dear');
-    assert.deepEqual(rig.received(), ['multi-dear']);
+    assert.deepEqual(rig.received(), ['multi-dear', 'multi-dear', 'multi-dear'], 'the one endpoint only');
   });
 
   test('allow_fallbacks: false without order tries the top endpoint only', async () => {
-    rig.emus.cheap.enqueue({ fault: 'status', status: 500 });
+    // The plan's only endpoint: tried, then retried twice, failing each time.
+    for (let i = 0; i < 3; i++) rig.emus.cheap.enqueue({ fault: 'status', status: 500 });
     const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price', allow_fallbacks: false } });
     assert.equal(res.status, 502);
-    assert.deepEqual(rig.received(), ['multi-cheap']);
+    assert.deepEqual(rig.received(), ['multi-cheap', 'multi-cheap', 'multi-cheap'], 'the top endpoint only');
   });
 
   test('only and ignore', async () => {
@@ -77,6 +79,16 @@ describe('routing: provider preferences', () => {
 
   test('max_price in USD per million tokens (prompt, completion) and per request', async () => {
     assert.deepEqual(await servedBy({ max_price: { prompt: 2, completion: 2 }, ignore: ['cheap'] }), ['multi-mid'], '$2 is within a $2 limit');
+    rig.reset();
+    // Deterministic: order puts dear first, so only the filter keeps it from serving (a
+    // draw between mid and dear would pick mid 80 % of the time even with no filter).
+    for (const limit of [{ prompt: 2, completion: 2 }, { prompt: 2 }, { completion: 2 }]) {
+      assert.deepEqual(await servedBy({ max_price: limit, order: ['dear'], ignore: ['cheap'] }), ['multi-mid'], `dear ($4 + $4) is over ${JSON.stringify(limit)}`);
+      rig.reset();
+    }
+    const none = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['dear'], max_price: { prompt: 3, completion: 3 } } });
+    assert.equal(none.status, 503);
+    assert.deepEqual(none.json.error.metadata.excluded.find((e: any) => e.provider === 'dear')?.reason, 'max_price');
     rig.reset();
     const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['dear'], max_price: { request: 0.0005 } } });
     assert.equal(res.status, 503);

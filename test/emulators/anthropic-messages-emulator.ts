@@ -177,6 +177,9 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
       }
       case 'hang':
         return;
+      case 'stall-after-headers':
+        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);
     }

@@ -1,8 +1,8 @@
 // What the upstream emulators share beneath their wire formats: an HTTP server on loopback
 // that records what it received and plays scripted steps in order, the faults every vendor
 // can show alike (an answer that starts late, a connection cut on purpose, one that never
-// comes), and a count of the answers the client walked away from. Each emulator keeps only
-// its wire: routes, answer shapes, error bodies.
+// comes, one that stalls after its headers), and a count of the answers the client walked
+// away from. Each emulator keeps only its wire: routes, answer shapes, error bodies.
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,7 +45,14 @@ export type EmulatorFault<Answer, ErrorBody> =
   /** Stream: the vendor's in-stream error after `afterChunks` events (default 1). Non-stream: a 200 holding the error. */
   | { fault: 'stream-error'; afterChunks?: number; error?: ErrorBody }
   /** Never answers (for timeouts). */
-  | { fault: 'hang' };
+  | { fault: 'hang' }
+  /**
+   * A 200's status line and headers (SSE when streaming), then nothing, the connection held
+   * open: an upstream that stalls after answering, which only a first-content deadline catches.
+   * Streamed, the first `afterChunks` events of the default answer go out before the stall
+   * (default 0).
+   */
+  | { fault: 'stall-after-headers'; afterChunks?: number };
 
 export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
 const JSON_TYPE = 'application/json';
@@ -132,6 +139,13 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   protected later(res: ServerResponse, delayMs: number, respond: () => void): void {
     const timer = setTimeout(respond, delayMs);
     res.on('close', () => clearTimeout(timer));
+  }
+
+  /** The `stall-after-headers` fault: the headers (and `events`) go out at once, the rest never comes. */
+  protected stallAfterHeaders(res: ServerResponse, stream: boolean, events: string[] = []): void {
+    res.writeHead(200, stream ? SSE_HEADERS : { 'content-type': this.jsonType });
+    res.flushHeaders();
+    if (events.length > 0) res.write(events.join(''));
   }
 
   /** The `reset-mid-stream` fault, not streamed: half of the JSON body, then the connection cut. */

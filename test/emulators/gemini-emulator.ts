@@ -198,6 +198,9 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       }
       case 'hang':
         return;
+      case 'stall-after-headers':
+        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.chunksOf({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0).map(frame) : []);
+        return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);
     }

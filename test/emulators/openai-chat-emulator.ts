@@ -17,12 +17,27 @@ export interface RecordedRequest extends EmulatorRequest {
 
 export interface EmulatorToolCall { id?: string; name: string; arguments: string }
 
+/** Spoken output, as OpenAI's `audio` modality answers it. */
+export interface EmulatorAudio {
+  /** Default `audio_emu_<n>`. */
+  id?: string;
+  /** Base64 audio bytes. */
+  data: string;
+  transcript: string;
+  /** Default an hour after the answer. */
+  expiresAt?: number;
+  /** How many pieces the data and the transcript are each streamed in (default 2). */
+  chunks?: number;
+}
+
 export interface EmulatorUsage {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens?: number;
   cache_write_tokens?: number;
   reasoning_tokens?: number;
+  /** `completion_tokens_details.audio_tokens` (part of `completion_tokens`). */
+  audio_tokens?: number;
 }
 
 export interface AnswerStep {
@@ -32,6 +47,10 @@ export interface AnswerStep {
   /** Where reasoning goes: `reasoning_content` (DeepSeek, vLLM) by default, or `reasoning` (OpenRouter). */
   reasoningField?: 'reasoning' | 'reasoning_content';
   toolCalls?: EmulatorToolCall[];
+  /** Spoken output: `message.audio`, or `delta.audio` pieces (the id first, `expires_at` last). */
+  audio?: EmulatorAudio;
+  /** Generated images, OpenRouter's way: `message.images`, or one `delta.images` chunk each. */
+  images?: string[];
   /** Defaults to `tool_calls` when there are tool calls, else `stop`; null sends no finish reason. */
   finishReason?: string | null;
   usage?: EmulatorUsage;
@@ -155,6 +174,9 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       }
       case 'hang':
         return;
+      case 'stall-after-headers':
+        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);
     }
@@ -199,12 +221,17 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     const toolCalls = step.toolCalls?.map((call, i) => ({ id: call.id ?? `call_emu_${this.counter}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
     const message: Record<string, unknown> = {
       role: 'assistant',
-      content: step.text ?? (toolCalls !== undefined ? null : ''),
+      content: step.text ?? (toolCalls !== undefined || step.audio !== undefined ? null : ''),
       refusal: null,
       annotations: [],
     };
     if (step.reasoning !== undefined) message[step.reasoningField ?? 'reasoning_content'] = step.reasoning;
     if (toolCalls !== undefined) message.tool_calls = toolCalls;
+    if (step.audio !== undefined) {
+      const a = step.audio;
+      message.audio = { id: a.id ?? `audio_emu_${this.counter}`, data: a.data, expires_at: a.expiresAt ?? this.created + 3600, transcript: a.transcript };
+    }
+    if (step.images !== undefined) message.images = step.images.map((url) => ({ type: 'image_url', image_url: { url } }));
     return {
       id,
       object: 'chat.completion',
@@ -233,6 +260,19 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     if (step.text !== undefined && step.text.length > 0) {
       for (const piece of splitText(step.text, step.chunks)) events.push(choice({ content: piece }, null));
     }
+    if (step.audio !== undefined) {
+      // As OpenAI streams it: the id with the first piece of the transcript, then the rest of
+      // it, then the data (cut on whole base64 groups), then `expires_at`.
+      const a = step.audio;
+      const pieces = a.chunks ?? 2;
+      const transcript = a.transcript.length > 0 ? splitText(a.transcript, Math.min(pieces, a.transcript.length)) : [''];
+      events.push(choice({ audio: { id: a.id ?? `audio_emu_${this.counter}`, transcript: transcript[0] } }, null));
+      for (const piece of transcript.slice(1)) events.push(choice({ audio: { transcript: piece } }, null));
+      for (const piece of splitBase64(a.data, pieces)) events.push(choice({ audio: { data: piece } }, null));
+      events.push(choice({ audio: { expires_at: a.expiresAt ?? this.created + 3600 } }, null));
+    }
+    const images = step.images ?? [];
+    for (let i = 0; i < images.length; i++) events.push(choice({ images: [{ type: 'image_url', image_url: { url: images[i] }, index: i }] }, null));
     const calls = step.toolCalls ?? [];
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!;
@@ -260,19 +300,30 @@ function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
   const completion = u?.completion_tokens ?? estimateCompletionTokens(step);
   const promptDetails: Record<string, number> = { cached_tokens: u?.cached_tokens ?? 0, audio_tokens: 0 };
   if (u?.cache_write_tokens !== undefined) promptDetails.cache_write_tokens = u.cache_write_tokens;
+  const audioTokens = u?.audio_tokens ?? 0;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: promptDetails,
-    completion_tokens_details: { reasoning_tokens: u?.reasoning_tokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: u?.reasoning_tokens ?? 0, audio_tokens: audioTokens, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
 function estimateCompletionTokens(step: AnswerStep): number {
-  let chars = (step.text?.length ?? 0) + (step.reasoning?.length ?? 0);
+  let chars = (step.text?.length ?? 0) + (step.reasoning?.length ?? 0) + (step.audio?.transcript.length ?? 0);
   for (const call of step.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   return Math.max(1, Math.ceil(chars / 4));
+}
+
+/** Base64 in `pieces` parts cut on whole 4-character groups, so each part decodes on its own. */
+function splitBase64(data: string, pieces: number): string[] {
+  if (data.length === 0) return [];
+  const groups = Math.ceil(data.length / 4);
+  const per = Math.max(1, Math.ceil(groups / pieces)) * 4;
+  const out: string[] = [];
+  for (let i = 0; i < data.length; i += per) out.push(data.slice(i, i + per));
+  return out;
 }
 
 /** Arguments arrive in a few fragments, as real streams send them. */

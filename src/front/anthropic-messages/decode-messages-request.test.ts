@@ -330,6 +330,21 @@ describe('decodeMessagesRequest: tools and tool_choice', () => {
     assertRequestError(() => choice({ type: 'required' }), 'invalid_parameter', 'tool_choice.type');
     assertRequestError(() => choice({ type: 'tool' }), 'missing_parameter', 'tool_choice.name');
   });
+
+  it('a forced tool_choice needs the tool it forces: tool must name one of tools, any needs tools', () => {
+    const decode = (extra: Record<string, unknown>) => decodeMessagesRequest({ ...base, ...extra });
+    assertRequestError(() => decode({ tools: [tool], tool_choice: { type: 'tool', name: 'get_time' } }), 'invalid_parameter', 'tool_choice');
+    assert.throws(() => decode({ tools: [tool], tool_choice: { type: 'tool', name: 'get_time' } }), /"get_time", which is not in 'tools'/);
+    assertRequestError(() => decode({ tool_choice: { type: 'tool', name: 'get_weather' } }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(() => decode({ tool_choice: { type: 'any' } }), 'invalid_parameter', 'tool_choice');
+    assert.throws(() => decode({ tools: [], tool_choice: { type: 'any' } }), /\{type: 'any'\} forces a tool call, but the request has no 'tools'/);
+    // Not forcing needs no tools; forcing a server tool the gateway dropped falls back to auto.
+    assert.deepEqual(decode({ tool_choice: { type: 'auto' } }).toolChoice, { type: 'auto' });
+    assert.deepEqual(decode({ tool_choice: { type: 'none' } }).toolChoice, { type: 'none' });
+    const server = { type: 'web_search_20250305', name: 'web_search' };
+    assert.deepEqual(decode({ tools: [tool, server], tool_choice: { type: 'tool', name: 'web_search' } }).toolChoice, { type: 'auto' });
+    assert.deepEqual(decode({ tools: [server], tool_choice: { type: 'any' } }).toolChoice, { type: 'auto' });
+  });
 });
 
 describe('decodeMessagesRequest: thinking', () => {

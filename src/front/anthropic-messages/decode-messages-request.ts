@@ -1,5 +1,6 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
 import { decodeCoreSampling } from '../shared/decode-sampling.ts';
@@ -9,7 +10,7 @@ import {
 } from '../shared/read-fields.ts';
 import { decodeMessagesConversation } from './decode-messages-conversation.ts';
 import { decodeMessagesOutputFormat, decodeMessagesThinking } from './decode-messages-thinking.ts';
-import { decodeMessagesToolChoice, decodeMessagesTools } from './decode-messages-tools.ts';
+import { decodeMessagesToolChoice, decodeMessagesTools, messagesToolChoiceRule } from './decode-messages-tools.ts';
 import { newDecodeState } from './messages-decode-state.ts';
 
 // The body of POST /v1/messages → CanonicalRequest, validated per the spec's messages
@@ -42,7 +43,8 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
 
   // One state for system, tools and messages: the cache_control limit counts them together.
   const state = newDecodeState();
-  const tools = decodeMessagesTools(body.tools, state);
+  const dropped = new Set<string>();
+  const tools = decodeMessagesTools(body.tools, state, dropped);
   const messages = decodeMessagesConversation(body.system, raw, state);
 
   const req: CanonicalRequest = {
@@ -56,7 +58,7 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
   const stop = readStringArray(body, 'stop_sequences');
   if (stop !== undefined && stop.length > 0) req.stop = stop;
   if (tools !== undefined) req.tools = tools;
-  const toolChoice = decodeMessagesToolChoice(body.tool_choice);
+  const toolChoice = checkToolChoice(decodeMessagesToolChoice(body.tool_choice), tools, messagesToolChoiceRule(dropped));
   if (toolChoice !== undefined) req.toolChoice = toolChoice;
 
   const outputConfig = readObject(body, 'output_config');

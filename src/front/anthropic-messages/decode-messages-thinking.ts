@@ -14,6 +14,8 @@ import {
 // - `{type: 'disabled'}` → reasoning off.
 // - `display: 'omitted'` → reasoning still happens but its text is not returned
 //   (`exclude`); the thinking blocks keep their signatures so the turn can be replayed.
+//   An Anthropic upstream is asked for `display: 'omitted'` in turn, so the signatures it
+//   returns are valid for the empty blocks the client replays.
 // `output_config.effort` without thinking enabled is not carried: on other vendors an
 // effort switches reasoning on, which the client did not ask for.
 

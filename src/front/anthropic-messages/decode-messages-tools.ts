@@ -1,5 +1,6 @@
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
-import { describeType, invalidType, invalidValue, isObject, missingParameter } from '../shared/read-fields.ts';
+import type { ToolChoiceRule } from '../shared/check-tool-choice.ts';
+import { describeType, invalidType, invalidValue, isObject, missingParameter, type JsonObject } from '../shared/read-fields.ts';
 import { readCacheControl, TOOLS, type DecodeState } from './messages-decode-state.ts';
 
 // `tools` and `tool_choice` of a messages request.
@@ -15,13 +16,18 @@ function emptySchema(): Record<string, unknown> {
   return { type: 'object', properties: {} };
 }
 
-export function decodeMessagesTools(raw: unknown, state: DecodeState): ToolDefinition[] | undefined {
+/** `dropped` collects the names of the server tools dropped (their `name`, else their `type`). */
+export function decodeMessagesTools(raw: unknown, state: DecodeState, dropped?: Set<string>): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw invalidType('tools', 'an array of tools', raw);
   const out: ToolDefinition[] = [];
   for (let i = 0; i < raw.length; i++) {
     const tool = decodeTool(raw[i], i, state);
     if (tool !== null) out.push(tool);
+    else if (dropped !== undefined) {
+      const server = raw[i] as JsonObject;
+      dropped.add(typeof server.name === 'string' ? server.name : String(server.type));
+    }
   }
   return out.length === 0 ? undefined : out;
 }
@@ -56,6 +62,11 @@ function decodeTool(tool: unknown, i: number, state: DecodeState): ToolDefinitio
 }
 
 const TOOL_CHOICE_RULE = "must be one of 'auto', 'any', 'tool', 'none'";
+
+/** `{type: 'any'}` or `{type: 'tool', name}` needs `tools` holding it (check-tool-choice.ts); `dropped` from decodeMessagesTools. */
+export function messagesToolChoiceRule(dropped: ReadonlySet<string>): ToolChoiceRule {
+  return dropped.size === 0 ? { required: "{type: 'any'}" } : { required: "{type: 'any'}", dropped };
+}
 
 /** `disable_parallel_tool_use` is ignored (the spec), for every choice. */
 export function decodeMessagesToolChoice(raw: unknown): ToolChoice | undefined {

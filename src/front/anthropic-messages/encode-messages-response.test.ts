@@ -23,11 +23,21 @@ describe('encodeMessagesResponse', () => {
       type: 'message',
       role: 'assistant',
       model: 'acme/mock-1',
+      provider: 'local',
       content: [{ type: 'text', text: 'Hello!' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
     });
+  });
+
+  it('reports the provider that served and, when known, the cost in USD as usage.cost', () => {
+    const usage = { input: 10, cacheRead: 0, cacheWrite: 0, output: 5, reasoning: 0 };
+    const body = encodeMessagesResponse(answer({ content: [{ type: 'text', text: 'Hi' }], usage }), { ...meta, provider: 'anthropic', cost: 0.000125 });
+    assert.equal(body.provider, 'anthropic');
+    assert.deepEqual(body.usage, { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5, cost: 0.000125 });
+    assert.equal('cost' in encodeMessagesResponse(answer({ usage }), meta).usage, false, 'no cost when billing did not settle one');
+    assert.equal(encodeMessagesResponse(answer({}), { ...meta, cost: 0 }).usage.cost, 0);
   });
 
   it('input_tokens excludes cache reads and writes, which are reported apart; thinking tokens are broken out', () => {

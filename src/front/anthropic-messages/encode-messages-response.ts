@@ -6,7 +6,9 @@ import { mapMessagesStopReason, stopSequenceOf } from './map-messages-stop-reaso
 
 // A whole answer → Anthropic's `Message` (reference §2). The id is the generation id, the
 // same as the `x-generation-id` header, so a client can find the generation record; the
-// model is the catalog id of the model that served.
+// model is the catalog id of the model that served. As on the chat and responses
+// endpoints, `provider` names the provider that served and `usage.cost` is the charge in
+// USD (when known): fields Anthropic's Message does not have, which its SDKs keep as they are.
 
 export type MessagesContentBlock =
   | { type: 'text'; text: string }
@@ -19,6 +21,8 @@ export interface MessagesResponse {
   type: 'message';
   role: 'assistant';
   model: string;
+  /** The provider that served (not in Anthropic's Message). */
+  provider: string;
   content: MessagesContentBlock[];
   stop_reason: string;
   stop_sequence: string | null;
@@ -35,7 +39,10 @@ export function encodeMessagesResponse(resp: CanonicalResponse, meta: ResponseMe
         break;
       case 'reasoning':
         // With `display: 'omitted'` the text goes, the signature stays: the client must
-        // be able to replay the block. Without a signature there is nothing left to send.
+        // be able to replay the block. An Anthropic upstream was asked for `display:
+        // 'omitted'` as well, so its text is already empty and its signature made for that:
+        // the block goes out as Anthropic sent it. Other upstreams' text is hidden here.
+        // Without a signature there is nothing left to send.
         if (!meta.excludeReasoning) content.push({ type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
         else if (part.signature !== undefined) content.push({ type: 'thinking', thinking: '', signature: part.signature });
         break;
@@ -45,6 +52,11 @@ export function encodeMessagesResponse(resp: CanonicalResponse, meta: ResponseMe
       case 'tool-call':
         hasToolCalls = true;
         content.push({ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) });
+        break;
+      case 'audio-output':
+      case 'image-output':
+        // Anthropic's Message has no block for generated audio or images (and this dialect
+        // cannot ask for them: it has no `modalities`), so an image model's pictures are left out.
         break;
       default:
         assertNever(part);
@@ -56,10 +68,11 @@ export function encodeMessagesResponse(resp: CanonicalResponse, meta: ResponseMe
     type: 'message',
     role: 'assistant',
     model: meta.model,
+    provider: meta.provider,
     content,
     stop_reason: stopReason,
     stop_sequence: stopSequenceOf(resp.finish, stopReason),
-    usage: encodeMessagesUsage(resp.usage, 0),
+    usage: encodeMessagesUsage(resp.usage, 0, meta.cost),
   };
 }
 

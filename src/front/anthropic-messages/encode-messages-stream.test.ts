@@ -61,7 +61,7 @@ describe('MessagesStreamEncoder', () => {
     ]);
     assert.deepEqual(shape(events), ['message_start', 'start:text@0', 'delta:text_delta@0', 'delta:text_delta@0', 'stop@0', 'message_delta', 'message_stop']);
     assert.deepEqual(events[0]!.data.message, {
-      id: 'gen-1-abc', type: 'message', role: 'assistant', content: [], model: 'acme/mock-1', stop_reason: null, stop_sequence: null,
+      id: 'gen-1-abc', type: 'message', role: 'assistant', content: [], model: 'acme/mock-1', provider: 'local', stop_reason: null, stop_sequence: null,
       usage: { input_tokens: estimateRequestTokens(req), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
     });
     assert.deepEqual(events[1]!.data.content_block, { type: 'text', text: '' });
@@ -141,6 +141,34 @@ describe('MessagesStreamEncoder', () => {
     const events = encode([{ type: 'text-delta', text: 'x' }]);
     assert.equal(events.at(-2)!.data.usage.input_tokens, estimateRequestTokens(req));
     assert.equal(events.at(-2)!.data.usage.output_tokens, 0);
+  });
+
+  it('the final message_delta has the cost in USD when known, and no cost field otherwise', () => {
+    const enc = new MessagesStreamEncoder(meta, req);
+    let text = enc.start() + enc.push({ type: 'text-delta', text: 'x' });
+    text += enc.push({ type: 'usage', usage: { input: 25, cacheRead: 0, cacheWrite: 0, output: 15, reasoning: 0 } });
+    text += enc.end(0.00042);
+    const delta = parseEvents(text).at(-2)!.data;
+    assert.deepEqual(delta.usage, { input_tokens: 25, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 15, cost: 0.00042 });
+    assert.equal('cost' in encode([{ type: 'text-delta', text: 'x' }]).at(-2)!.data.usage, false);
+  });
+
+  it('usage known before start (primeUsage): message_start reports the upstream\'s input and cache tokens, not the estimate', () => {
+    const upstream = { input: 1200, cacheRead: 900, cacheWrite: 250, output: 30, reasoning: 0 };
+    const enc = new MessagesStreamEncoder(meta, req);
+    enc.primeUsage(upstream);
+    let text = enc.start();
+    text += enc.push({ type: 'usage', usage: upstream });
+    text += enc.push({ type: 'text-delta', text: 'Hi' });
+    text += enc.end();
+    const events = parseEvents(text);
+    assert.deepEqual(events[0]!.data.message.usage, { input_tokens: 50, cache_creation_input_tokens: 250, cache_read_input_tokens: 900, output_tokens: 1 });
+    assert.deepEqual(events.at(-2)!.data.usage, { input_tokens: 50, cache_creation_input_tokens: 250, cache_read_input_tokens: 900, output_tokens: 30 });
+    // Primed alone (the held part not pushed again), the final usage is still the upstream's.
+    const alone = new MessagesStreamEncoder(meta, req);
+    alone.primeUsage(upstream);
+    const aloneEvents = parseEvents(alone.start() + alone.push({ type: 'text-delta', text: 'Hi' }) + alone.end());
+    assert.equal(aloneEvents.at(-2)!.data.usage.output_tokens, 30);
   });
 
   it('an error is an error event in the Anthropic envelope, sent once, and works before start()', () => {

@@ -13,7 +13,12 @@ import { messagesErrorBody } from './render-messages-error.ts';
 // Stream parts → Anthropic's SSE events (reference §2): every event has an `event:` line
 // and a `data:` payload with the same `type`. `message_start` first; then content blocks
 // in index order, each start → deltas → stop; then `message_delta` (stop reason and
-// cumulative usage) and `message_stop`.
+// cumulative usage) and `message_stop`. As in the whole answer, the message names its
+// `provider` and the final usage has the `cost` in USD when known.
+//
+// `message_start` announces the input: the upstream's figures (cache reads and writes
+// apart) when its usage arrived before the answer started (`primeUsage`), else the
+// gateway's estimate; the final `message_delta` has the upstream's.
 //
 // Canonical parts are deltas without block boundaries, so this encoder opens a block when
 // the kind of content changes and closes the open one before the next starts:
@@ -54,6 +59,8 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
   private readonly toolBlocks = new Map<number, number>();
   private finish: FinishReason | null = null;
   private usage: Usage | null = null;
+  /** The upstream's usage known before `start()`. */
+  private primed: Usage | null = null;
   private failed = false;
 
   constructor(meta: ResponseMeta, req?: CanonicalRequest) {
@@ -61,18 +68,33 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
     this.req = req;
   }
 
-  /** `message_start`, with the estimated input and Anthropic's small output placeholder. */
+  /** The upstream's usage arrived before the answer: `message_start` reports its input side. */
+  primeUsage(usage: Usage): void {
+    this.primed = usage;
+    this.usage = usage;
+  }
+
+  /** `message_start`, with the input (the upstream's when primed, else estimated) and Anthropic's small output placeholder. */
   start(): string {
-    this.inputEstimate = this.req === undefined ? 0 : estimateRequestTokens(this.req);
+    const primed = this.primed;
+    let usage: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number; output_tokens: number };
+    if (primed !== null) {
+      const known = encodeMessagesUsage(primed, 0);
+      usage = { input_tokens: known.input_tokens, cache_creation_input_tokens: known.cache_creation_input_tokens, cache_read_input_tokens: known.cache_read_input_tokens, output_tokens: OUTPUT_PLACEHOLDER };
+    } else {
+      this.inputEstimate = this.req === undefined ? 0 : estimateRequestTokens(this.req);
+      usage = { input_tokens: this.inputEstimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: OUTPUT_PLACEHOLDER };
+    }
     const message = {
       id: this.meta.id,
       type: 'message',
       role: 'assistant',
       content: [],
       model: this.meta.model,
+      provider: this.meta.provider,
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: this.inputEstimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: OUTPUT_PLACEHOLDER },
+      usage,
     };
     return 'event: message_start\ndata: {"type":"message_start","message":' + JSON.stringify(message) + END;
   }
@@ -86,7 +108,8 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
         return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"text_delta","text":' + JSON.stringify(part.text) + '}' + END;
       }
       case 'reasoning-delta': {
-        // Omitted thinking keeps only its signature, which opens the block when it comes.
+        // Omitted thinking keeps only its signature, which opens the block when it comes
+        // (an Anthropic upstream, asked for `display: 'omitted'` too, sends no text at all).
         if (part.text.length === 0 || this.meta.excludeReasoning) return '';
         const head = this.open === THINKING ? '' : this.openBlock(THINKING, '{"type":"thinking","thinking":"","signature":""}');
         return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"thinking_delta","thinking":' + JSON.stringify(part.text) + '}' + END;
@@ -121,19 +144,23 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
         return this.error(part.error);
       case 'stream-start':
         return '';
+      // No block for generated audio or images: see encode-messages-response.ts.
+      case 'audio-delta':
+      case 'image-output':
+        return '';
       default:
         return assertNever(part);
     }
   }
 
-  /** Closes the open block, then `message_delta` (stop reason, cumulative usage) and `message_stop`. */
-  end(): string {
+  /** Closes the open block, then `message_delta` (stop reason, cumulative usage with the cost in USD when known) and `message_stop`. */
+  end(cost?: number): string {
     if (this.failed) return '';
     const stopReason = mapMessagesStopReason(this.finish, this.toolBlocks.size > 0);
     const delta = {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: stopSequenceOf(this.finish, stopReason) },
-      usage: encodeMessagesUsage(this.usage, this.inputEstimate),
+      usage: encodeMessagesUsage(this.usage, this.inputEstimate, cost),
     };
     return this.closeBlock() + 'event: message_delta\ndata: ' + JSON.stringify(delta) + '\n\n' + MESSAGE_STOP;
   }

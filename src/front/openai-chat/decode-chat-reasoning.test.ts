@@ -83,6 +83,7 @@ describe('decodeChatRequest: parameters refused while reasoning is enabled', () 
     { thinking_config: { thinking_budget: 0 } },
   ];
   const forced = [{ type: 'function', function: { name: 'f' } }, 'required'];
+  const TOOLS = [{ type: 'function', function: { name: 'f' } }];
 
   it('top_k with reasoning enabled → reasoning_conflict', () => {
     for (const r of enabled) rejects({ ...r, top_k: 40 }, 'reasoning_conflict', 'top_k');
@@ -91,10 +92,10 @@ describe('decodeChatRequest: parameters refused while reasoning is enabled', () 
 
   it('a forced tool_choice with reasoning enabled → reasoning_conflict', () => {
     for (const r of enabled) {
-      for (const tool_choice of forced) rejects({ ...r, tool_choice }, 'reasoning_conflict', 'tool_choice');
+      for (const tool_choice of forced) rejects({ ...r, tools: TOOLS, tool_choice }, 'reasoning_conflict', 'tool_choice');
       decode({ ...r, tool_choice: 'auto' });
       decode({ ...r, tool_choice: 'none' });
     }
-    for (const r of disabled) for (const tool_choice of forced) decode({ ...r, tool_choice });
+    for (const r of disabled) for (const tool_choice of forced) decode({ ...r, tools: TOOLS, tool_choice });
   });
 });

@@ -1,5 +1,6 @@
 import type { CanonicalRequest, Message, SamplingParams } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
 import { checkReasoningConflicts, isReasoningEnabled } from '../shared/decode-reasoning.ts';
@@ -11,7 +12,7 @@ import {
 } from '../shared/read-fields.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatReasoning } from './decode-chat-reasoning.ts';
-import { decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
+import { CHAT_TOOL_CHOICE, decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
 
 // The body of POST /v1/chat/completions → CanonicalRequest, validated per the spec's chat
 // request table. Fields the client did not set stay absent; unknown fields are ignored.
@@ -50,7 +51,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
 
   const tools = decodeChatTools(body.tools);
   if (tools !== undefined) req.tools = tools;
-  const toolChoice = decodeChatToolChoice(body.tool_choice);
+  const toolChoice = checkToolChoice(decodeChatToolChoice(body.tool_choice), tools, CHAT_TOOL_CHOICE);
   if (toolChoice !== undefined) req.toolChoice = toolChoice;
   const parallelToolCalls = readBoolean(body, 'parallel_tool_calls');
   if (parallelToolCalls !== undefined) req.parallelToolCalls = parallelToolCalls;

@@ -55,7 +55,7 @@ describe('decodeChatRequest: tool_choice', () => {
   it('maps every form', () => {
     assert.deepEqual(decode({ tool_choice: 'auto' }).toolChoice, { type: 'auto' });
     assert.deepEqual(decode({ tool_choice: 'none' }).toolChoice, { type: 'none' });
-    assert.deepEqual(decode({ tool_choice: 'required' }).toolChoice, { type: 'required' });
+    assert.deepEqual(decode({ tools: [WEATHER], tool_choice: 'required' }).toolChoice, { type: 'required' });
     assert.deepEqual(
       decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_weather' } } }).toolChoice,
       { type: 'tool', name: 'get_weather' },
@@ -70,6 +70,19 @@ describe('decodeChatRequest: tool_choice', () => {
     rejects({ tool_choice: { type: 'function' } }, 'missing_parameter', 'tool_choice.function');
     rejects({ tool_choice: { type: 'function', function: {} } }, 'missing_parameter', 'tool_choice.function.name');
     rejects({ tool_choice: { type: 'function', function: { name: 5 } } }, 'invalid_parameter', 'tool_choice.function.name');
+  });
+
+  it('a forced choice needs the tool it forces: a named function must be in tools, required needs tools', () => {
+    rejects({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } }, 'invalid_parameter', 'tool_choice');
+    rejects({ tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'invalid_parameter', 'tool_choice');
+    rejects({ tools: [], tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'invalid_parameter', 'tool_choice');
+    rejects({ tool_choice: 'required' }, 'invalid_parameter', 'tool_choice');
+    rejects({ tools: [], tool_choice: 'required' }, 'invalid_parameter', 'tool_choice');
+    assert.throws(() => decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } }), /'tool_choice'.*"get_time", which is not in 'tools'/);
+    assert.throws(() => decode({ tool_choice: 'required' }), /'tool_choice'.*'required' forces a tool call, but the request has no 'tools'/);
+    // Choosing not to force a tool needs no tools.
+    assert.deepEqual(decode({ tool_choice: 'auto' }).toolChoice, { type: 'auto' });
+    assert.deepEqual(decode({ tool_choice: 'none' }).toolChoice, { type: 'none' });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type { ToolChoiceRule } from '../shared/check-tool-choice.ts';
 import {
   describeType, invalidType, invalidValue, isObject, missingParameter, readBoolean, readString,
   type JsonObject,
@@ -52,6 +53,9 @@ function decodeTool(tool: unknown, i: number): ToolDefinition {
 }
 
 const TOOL_CHOICE_RULE = "must be 'none', 'auto', 'required' or {type: 'function', function: {name}}";
+
+/** `'required'` or a named function needs `tools` holding it (check-tool-choice.ts). */
+export const CHAT_TOOL_CHOICE: ToolChoiceRule = { required: "'required'" };
 
 export function decodeChatToolChoice(raw: unknown): ToolChoice | undefined {
   switch (raw) {

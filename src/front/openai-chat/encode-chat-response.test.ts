@@ -108,3 +108,45 @@ it('encodes the cited URLs of an answer as message.citations', () => {
   const none: CanonicalResponse = { ...resp, finish: { unified: 'stop', raw: 'stop' } };
   assert.equal('citations' in encodeChatResponse(none, META).choices[0].message, false);
 });
+
+describe('encodeChatResponse: generated audio and images', () => {
+  it('encodes audio as message.audio and images as message.images', () => {
+    const resp: CanonicalResponse = {
+      content: [
+        { type: 'audio-output', id: 'audio_1', data: 'UklGRg==', transcript: 'Hi there.', format: 'wav', expiresAt: 1770003600 },
+        { type: 'image-output', url: 'data:image/png;base64,iVBORw0KGgo=' },
+        { type: 'image-output', url: 'https://example.com/cat.png' },
+      ],
+      finish: { unified: 'stop', raw: 'stop' },
+      usage: { ...USAGE, audioOutput: 33 },
+    };
+    const out = encodeChatResponse(resp, META);
+    assert.deepEqual(out.choices[0].message, {
+      role: 'assistant',
+      content: null,
+      refusal: null,
+      audio: { id: 'audio_1', data: 'UklGRg==', transcript: 'Hi there.', format: 'wav', expires_at: 1770003600 },
+      images: [
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+      ],
+    });
+    assert.equal(out.usage.completion_tokens_details.audio_tokens, 33);
+  });
+
+  it('gives audio without an id or expiry (not OpenAI\'s) as it is, and only the first of several', () => {
+    const resp: CanonicalResponse = {
+      content: [
+        { type: 'text', text: 'Listen:' },
+        { type: 'audio-output', data: 'AAAA', transcript: '', format: 'pcm16' },
+        { type: 'audio-output', id: 'audio_2', data: 'BBBB', transcript: 'later' },
+      ],
+      finish: null,
+      usage: null,
+    };
+    const message = encodeChatResponse(resp, META).choices[0].message;
+    assert.equal(message.content, 'Listen:');
+    assert.deepEqual(message.audio, { data: 'AAAA', transcript: '', format: 'pcm16' });
+    assert.equal('images' in message, false);
+  });
+});

@@ -1,3 +1,4 @@
+import type { AssistantAudioPart } from '../../canonical/request.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { encodeChatUsage, type ChatUsage } from './encode-chat-usage.ts';
@@ -15,12 +16,33 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/**
+ * Spoken output (OpenAI's `audio` modality). `id` is what OpenAI takes back on a later
+ * assistant message (`audio: {id}`) until `expires_at`; both are present when the upstream
+ * gave them. `format` (the gateway's addition) is the audio's format when known.
+ */
+export interface ChatAudio {
+  id?: string;
+  data: string;
+  transcript: string;
+  format?: string;
+  expires_at?: number;
+}
+
+/** A generated image, OpenRouter's shape: `url` is a `data:` URI or an https URL. */
+export interface ChatImage {
+  type: 'image_url';
+  image_url: { url: string };
+}
+
 export interface ChatCompletionMessage {
   role: 'assistant';
   content: string | null;
   refusal: null;
   reasoning?: string;
   tool_calls?: ChatToolCall[];
+  audio?: ChatAudio;
+  images?: ChatImage[];
   /** URLs the answer cites (xAI live search), when the provider lists them. */
   citations?: string[];
 }
@@ -46,6 +68,8 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   let content: string | null = null;
   let reasoning: string | null = null;
   let toolCalls: ChatToolCall[] | null = null;
+  let audio: ChatAudio | null = null;
+  let images: ChatImage[] | null = null;
   for (const part of resp.content) {
     switch (part.type) {
       case 'text':
@@ -60,6 +84,14 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
       case 'redacted-reasoning':
         // Encrypted reasoning has no chat-format field; a client could not replay it anyway.
         break;
+      case 'audio-output':
+        // A chat message holds one audio, as OpenAI answers with; were an upstream to give
+        // several, the first is the one a client can replay by id, and the others are left out.
+        audio ??= chatAudioOf(part);
+        break;
+      case 'image-output':
+        (images ??= []).push({ type: 'image_url', image_url: { url: part.url } });
+        break;
       default:
         assertNever(part);
     }
@@ -68,6 +100,8 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   const message: ChatCompletionMessage = { role: 'assistant', content, refusal: null };
   if (reasoning !== null && !meta.excludeReasoning) message.reasoning = reasoning;
   if (toolCalls !== null) message.tool_calls = toolCalls;
+  if (audio !== null) message.audio = audio;
+  if (images !== null) message.images = images;
   const citations = resp.finish?.citations;
   if (citations !== undefined && citations.length > 0) message.citations = citations;
 
@@ -87,4 +121,13 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
     }],
     usage: encodeChatUsage(resp.usage, meta.cost),
   };
+}
+
+function chatAudioOf(part: AssistantAudioPart): ChatAudio {
+  const audio: ChatAudio = part.id === undefined
+    ? { data: part.data, transcript: part.transcript }
+    : { id: part.id, data: part.data, transcript: part.transcript };
+  if (part.format !== undefined) audio.format = part.format;
+  if (part.expiresAt !== undefined) audio.expires_at = part.expiresAt;
+  return audio;
 }

@@ -133,3 +133,29 @@ describe('ChatStreamEncoder', () => {
     assert.equal(events[1]!.model, 'x\ny');
   });
 });
+
+describe('ChatStreamEncoder: generated audio and images', () => {
+  it('sends audio pieces as delta.audio and each image as delta.images', () => {
+    const events = parseSse(run(META, [
+      { type: 'audio-delta', id: 'audio_1', transcript: 'Hi ' },
+      { type: 'audio-delta', transcript: 'there.' },
+      { type: 'audio-delta', data: 'UklGRg==' },
+      { type: 'audio-delta', expiresAt: 1770003600 },
+      { type: 'audio-delta', data: '', transcript: '' },
+      { type: 'audio-delta', data: 'AAAA', format: 'pcm16' },
+      { type: 'image-output', url: 'data:image/png;base64,iVBORw0KGgo=' },
+      { type: 'finish', reason: { unified: 'stop', raw: 'stop' } },
+      { type: 'usage', usage: { ...USAGE, audioOutput: 20 } },
+    ]));
+    assert.deepEqual(events.slice(1, 7), [
+      choice({ audio: { id: 'audio_1', transcript: 'Hi ' } }),
+      choice({ audio: { transcript: 'there.' } }),
+      choice({ audio: { data: 'UklGRg==' } }),
+      choice({ audio: { expires_at: 1770003600 } }),
+      choice({ audio: { data: 'AAAA', format: 'pcm16' } }),
+      choice({ images: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }),
+    ]);
+    const usage = (events.at(-2) as { usage: { completion_tokens_details: { audio_tokens?: number } } }).usage;
+    assert.equal(usage.completion_tokens_details.audio_tokens, 20);
+  });
+});

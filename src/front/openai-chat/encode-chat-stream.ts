@@ -59,6 +59,20 @@ export class ChatStreamEncoder {
         return this.head + DELTA_OPEN + '"tool_calls":[{"index":' + index + ',"function":{"arguments":' +
           JSON.stringify(part.argumentsDelta) + '}}]' + DELTA_CLOSE;
       }
+      case 'audio-delta': {
+        // OpenAI's `delta.audio`: each chunk holds what this piece has (the id on the first).
+        const audio: Record<string, string | number> = {};
+        if (part.id !== undefined) audio.id = part.id;
+        if (part.data !== undefined && part.data.length > 0) audio.data = part.data;
+        if (part.transcript !== undefined && part.transcript.length > 0) audio.transcript = part.transcript;
+        if (part.format !== undefined) audio.format = part.format;
+        if (part.expiresAt !== undefined) audio.expires_at = part.expiresAt;
+        if (Object.keys(audio).length === 0) return '';
+        return this.head + DELTA_OPEN + '"audio":' + JSON.stringify(audio) + DELTA_CLOSE;
+      }
+      case 'image-output':
+        // OpenRouter's `delta.images`: each image whole, in a chunk of its own.
+        return this.head + DELTA_OPEN + '"images":[{"type":"image_url","image_url":{"url":' + JSON.stringify(part.url) + '}}]' + DELTA_CLOSE;
       case 'finish': {
         // Citations arrive with the finish (xAI sends them last), so they ride in its delta.
         const citations = part.reason.citations;

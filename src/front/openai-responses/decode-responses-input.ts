@@ -74,7 +74,8 @@ class InputReader {
       case 'item_reference':
         throw new GatewayError(
           'invalid_parameter',
-          `Unsupported '${itemPath(i)}': item references point at stored responses, and this endpoint is stateless; send the item itself.`,
+          `Unsupported '${itemPath(i)}': item references point at stored responses, and this endpoint is stateless; `
+          + 'send the whole items instead (the AI SDK does with providerOptions.openai.store = false; replaying response.output items as they came works too).',
           { param: itemPath(i) },
         );
     }

@@ -182,6 +182,12 @@ describe('decodeResponsesRequest: stateless', () => {
     }
   });
 
+  it('an item reference says how to avoid it: send whole items (the AI SDK: providerOptions.openai.store = false)', () => {
+    const err = assertRequestError(() => decode({ input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'rs_1' }] }), 'invalid_parameter', 'input[1]');
+    assert.match(err.message, /send the whole items/);
+    assert.match(err.message, /providerOptions\.openai\.store = false/);
+  });
+
   it('store: false and a null previous_response_id are fine', () => {
     assert.equal(decode({ store: false, previous_response_id: null }).messages.length, 1);
   });
@@ -215,6 +221,20 @@ describe('decodeResponsesRequest: tools and formats', () => {
     assert.equal(req.tools, undefined);
     assert.equal(req.toolChoice, undefined);
     assert.equal(req.parallelToolCalls, undefined);
+  });
+
+  it('a forced tool_choice needs the tool it forces: a named function in tools, required with tools', () => {
+    assertRequestError(() => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }), 'invalid_parameter', 'tool_choice');
+    assert.throws(() => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }), /"get_time", which is not in 'tools'/);
+    assertRequestError(() => decode({ tool_choice: { type: 'function', name: 'get_weather' } }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(() => decode({ tool_choice: 'required' }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(() => decode({ tools: [], tool_choice: 'required' }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(() => decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }), 'invalid_parameter', 'tool_choice');
+    // Not forcing needs no tools; a tool the gateway dropped (a namespace's function, a custom tool) falls back to auto.
+    assert.equal(decode({ tool_choice: 'auto' }).toolChoice, undefined);
+    const namespace = { type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }] };
+    assert.deepEqual(decode({ tools: [FN, namespace], tool_choice: { type: 'function', name: 'spawn' } }).toolChoice, { type: 'auto' });
+    assert.deepEqual(decode({ tools: [FN, { type: 'custom', name: 'apply_patch' }], tool_choice: { type: 'function', name: 'apply_patch' } }).toolChoice, { type: 'auto' });
   });
 
   it('tool_choice: modes, a named function, allowed_tools, and a hosted tool falling back to auto', () => {

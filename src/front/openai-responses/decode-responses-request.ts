@@ -1,5 +1,6 @@
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
 import { checkReasoningConflicts, decodeReasoning, isReasoningEnabled } from '../shared/decode-reasoning.ts';
@@ -10,7 +11,7 @@ import {
   readString, readStringArray, readStringMap, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
-import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools } from './decode-responses-tools.ts';
+import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools, responsesToolChoiceRule } from './decode-responses-tools.ts';
 import { rememberEcho } from './responses-echo.ts';
 
 // The body of POST /v1/responses → CanonicalRequest, validated per the spec's responses
@@ -48,7 +49,10 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   if (stop !== undefined) req.stop = stop;
 
   const choice = decodeResponsesToolChoice(body.tool_choice);
-  let tools = decodeResponsesTools(body.tools);
+  const dropped = new Set<string>();
+  let tools = decodeResponsesTools(body.tools, dropped);
+  // A forced choice needs the tool it forces (before allowed_tools narrows the list).
+  const toolChoice = checkToolChoice(choice?.choice, tools, responsesToolChoiceRule(dropped));
   if (tools !== undefined && choice?.allowed !== undefined) {
     const allowed = choice.allowed;
     tools = tools.filter((t) => allowed.has(t.name));
@@ -57,7 +61,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   // Without tools a choice means nothing, and providers reject one sent alone.
   if (tools !== undefined && tools.length > 0) {
     req.tools = tools;
-    if (choice !== undefined) req.toolChoice = choice.choice;
+    if (toolChoice !== undefined) req.toolChoice = toolChoice;
     if (parallelToolCalls !== undefined) req.parallelToolCalls = parallelToolCalls;
   }
 

@@ -1,4 +1,5 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type { ToolChoiceRule } from '../shared/check-tool-choice.ts';
 import {
   describeType, invalidType, invalidValue, isObject, missingParameter, readBoolean, readString,
   type JsonObject,
@@ -17,7 +18,8 @@ import {
 // `namespace` tools are dropped with their functions: a call to one must come back with
 // its `namespace` for the client to route it, and a provider knows nothing of namespaces.
 
-export function decodeResponsesTools(raw: unknown): ToolDefinition[] | undefined {
+/** `dropped` collects the names of the tools dropped (a namespace's functions, a custom tool's name, else the type). */
+export function decodeResponsesTools(raw: unknown, dropped?: Set<string>): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw invalidType('tools', 'an array of tools', raw);
   const out: ToolDefinition[] = [];
@@ -28,8 +30,17 @@ export function decodeResponsesTools(raw: unknown): ToolDefinition[] | undefined
     if (type === 'function') out.push(decodeFunctionTool(tool, i));
     else if (type === undefined || type === null) throw missingParameter(`tools[${i}].type`);
     else if (typeof type !== 'string') throw invalidType(`tools[${i}].type`, 'a string', type);
+    else if (dropped !== undefined) addDroppedNames(tool, type, dropped);
   }
   return out.length === 0 ? undefined : out;
+}
+
+function addDroppedNames(tool: JsonObject, type: string, dropped: Set<string>): void {
+  dropped.add(typeof tool.name === 'string' ? tool.name : type);
+  if (!Array.isArray(tool.tools)) return;
+  for (const inner of tool.tools) {
+    if (isObject(inner) && typeof inner.name === 'string') dropped.add(inner.name);
+  }
 }
 
 function decodeFunctionTool(tool: JsonObject, i: number): ToolDefinition {
@@ -63,6 +74,12 @@ export interface DecodedToolChoice {
 }
 
 const TOOL_CHOICE_RULE = "must be 'none', 'auto', 'required' or {type: 'function', name}";
+
+/** `'required'` or a named function needs `tools` holding it (check-tool-choice.ts); `dropped` from decodeResponsesTools. */
+export function responsesToolChoiceRule(dropped: ReadonlySet<string>): ToolChoiceRule {
+  return dropped.size === 0 ? { required: "'required'" } : { required: "'required'", dropped };
+}
+
 const AUTO: DecodedToolChoice = { choice: { type: 'auto' } };
 
 /**

@@ -60,6 +60,12 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
         output.push(functionCallItem(itemId('fc', tail, output.length), 'completed', part));
         message = null;
         break;
+      case 'audio-output':
+      case 'image-output':
+        // Generated audio and images are left out: the output items this dialect writes are
+        // messages, function calls, reasoning and errors (spec "Responses-format request"),
+        // none of which holds them. Chat completions carry both (`message.audio`, `images`).
+        break;
       default:
         assertNever(part);
     }

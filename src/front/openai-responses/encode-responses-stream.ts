@@ -124,6 +124,10 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
         return this.error(part.error);
       case 'stream-start':
         return '';
+      // No output item holds generated audio or images: see encode-responses-response.ts.
+      case 'audio-delta':
+      case 'image-output':
+        return '';
       default:
         return assertNever(part);
     }

@@ -324,6 +324,17 @@ describe('anthropic adapter over HTTP: thinking', () => {
     assert.deepEqual([squeezed.max_tokens, squeezed.thinking.budget_tokens], [64_000, 63_999]);
   });
 
+  it('hidden reasoning (exclude) asks Anthropic for display: omitted; shown reasoning sends no display', async () => {
+    const hidden = await sent(anthropicRequest({ reasoning: { maxTokens: 2000, exclude: true } }));
+    assert.deepEqual(hidden.thinking, { type: 'enabled', budget_tokens: 2000, display: 'omitted' });
+    const byEffort = await sent(anthropicRequest({ reasoning: { effort: 'low', exclude: true } }));
+    assert.deepEqual(byEffort.thinking, { type: 'enabled', budget_tokens: 1024, display: 'omitted' });
+    const shown = await sent(anthropicRequest({ reasoning: { maxTokens: 2000, exclude: false } }));
+    assert.deepEqual(shown.thinking, { type: 'enabled', budget_tokens: 2000 });
+    // Nothing to omit when there is no thinking.
+    assert.equal('thinking' in (await sent(anthropicRequest({ reasoning: { enabled: false, exclude: true } }))), false);
+  });
+
   it('sends no thinking when reasoning is off, disabled or absent', async () => {
     for (const reasoning of [undefined, { enabled: false }, { effort: 'none' as const }, { maxTokens: 0 }, { enabled: false, effort: 'high' as const }]) {
       assert.equal('thinking' in (await sent(anthropicRequest({ reasoning }))), false, JSON.stringify(reasoning));

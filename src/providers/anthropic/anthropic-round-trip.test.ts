@@ -59,5 +59,33 @@ describe('anthropic round trip: decode → fold → encode', () => {
       assert.deepEqual(body.tools[0].cache_control, { type: 'ephemeral', ttl: '1h' });
       assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048 });
     });
+
+    it(`hidden reasoning: display omitted upstream, the empty thinking and its signature replayed byte for byte (stream=${stream})`, async () => {
+      const first: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Look up café.' }] }];
+      const hidden = { maxTokens: 2048, exclude: true };
+      // What Anthropic answers with display: 'omitted': the thinking text empty, the signature whole.
+      h.emu.enqueue({ blocks: [
+        { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
+        { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', arguments: '{"q":"café"}' },
+      ] });
+      const answer = await h.run(anthropicRequest({ stream, messages: first, tools: [TOOL], reasoning: hidden }));
+      assert.deepEqual(h.emu.requests[0]!.body.thinking, { type: 'enabled', budget_tokens: 2048, display: 'omitted' });
+      const { response, error } = foldStreamParts(answer.parts);
+      assert.equal(error, null);
+      assert.deepEqual(response.content[0], { type: 'reasoning', text: '', signature: 'EqQBomitted/sig+==' });
+
+      const next: Message[] = [
+        ...first,
+        { role: 'assistant', content: response.content },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_01XyZ', content: 'found' }] },
+      ];
+      await h.run(anthropicRequest({ stream, messages: next, tools: [TOOL], reasoning: hidden }));
+      const body = h.emu.requests[1]!.body;
+      assert.equal(JSON.stringify(body.messages[1]), JSON.stringify({ role: 'assistant', content: [
+        { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
+        { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', input: { q: 'café' } },
+      ] }));
+      assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048, display: 'omitted' });
+    });
   }
 });

@@ -88,6 +88,8 @@ export type AnthropicToolChoice =
 export interface AnthropicThinkingConfig {
   type: 'enabled';
   budget_tokens: number;
+  /** `omitted`: the thinking blocks come back with empty text, their signatures valid for replaying them so. */
+  display?: 'summarized' | 'omitted';
 }
 
 export interface AnthropicRequestBody {

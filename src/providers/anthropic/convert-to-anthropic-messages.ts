@@ -120,6 +120,16 @@ function addAssistant(b: TurnBuilder, m: AssistantMessage): void {
       case 'redacted-reasoning':
         b.add('assistant', { type: 'redacted_thinking', data: part.data });
         break;
+      case 'audio-output':
+        // What the assistant said aloud: its transcript is the turn's text here.
+        if (part.transcript.length > 0) {
+          b.add('assistant', { type: 'text', text: part.transcript });
+          sawText = true;
+        }
+        break;
+      case 'image-output':
+        // Assistant turns take no image blocks at Anthropic: a generated image is left out.
+        break;
       default:
         assertNever(part);
     }

@@ -46,7 +46,12 @@ export function buildAnthropicBody(req: CanonicalRequest, endpoint: Endpoint): A
   const format = accepts.has('response_format') ? req.responseFormat : undefined;
   if (format?.type === 'json_object') system.push({ type: 'text', text: JSON_OBJECT_INSTRUCTION });
   if (system.length > 0) body.system = system;
-  if (plan.budget !== null) body.thinking = { type: 'enabled', budget_tokens: plan.budget };
+  if (plan.budget !== null) {
+    body.thinking = { type: 'enabled', budget_tokens: plan.budget };
+    // The client asked not to see the reasoning: Anthropic then returns the blocks with empty
+    // text and signatures made for that, so the client can replay them as it got them.
+    if (reasoning?.exclude === true) body.thinking.display = 'omitted';
+  }
 
   // Thinking rejects temperature and top_k, and top_p below 0.95. Newer Claude models take
   // temperature or top_p but not both; temperature is the one clients mean.

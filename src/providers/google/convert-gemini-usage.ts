@@ -18,6 +18,8 @@ export function convertGeminiUsage(usage: GeminiUsageWire): Usage {
   };
   const audio = modalityCount(usage.promptTokensDetails, 'AUDIO');
   if (audio > 0) result.audioInput = audio;
+  const audioOut = modalityCount(usage.candidatesTokensDetails, 'AUDIO');
+  if (audioOut > 0) result.audioOutput = audioOut;
   return result;
 }
 

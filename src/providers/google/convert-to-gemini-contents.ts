@@ -17,6 +17,8 @@ import type { GeminiContent, GeminiPart } from './gemini-wire-types.ts';
 //   none; later calls carry theirs only if they had one (Gemini signs only the first).
 // - Reasoning in the history is not sent back: Gemini's own lives in the signatures, and
 //   another model's would be read as instructions. cache_control hints have no field.
+// - Generated images in the history go back as model parts (inline, or by URL); generated
+//   audio as its transcript.
 
 export interface GeminiPrompt {
   contents: GeminiContent[];
@@ -120,6 +122,15 @@ function convertAssistantParts(m: AssistantMessage, callNames: Map<string, strin
       }
       case 'reasoning':
       case 'redacted-reasoning':
+        break;
+      case 'audio-output':
+        // Spoken output goes back as its transcript: what the model said, in words.
+        if (part.transcript.length > 0) parts.push({ text: part.transcript });
+        break;
+      case 'image-output':
+        // An image the model made goes back inline (the next turn may edit it), or as a
+        // file reference when it is a URL.
+        parts.push(convertImage({ type: 'image', url: part.url }));
         break;
       default:
         assertNever(part);

@@ -41,6 +41,7 @@ describe('convertToGeminiRequest', () => {
       maxOutputTokens: 100, stop: ['END'], tools: [WEATHER], toolChoice: { type: 'auto' },
       responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object', properties: { a: { type: 'string' } } } },
       reasoning: { effort: 'low' }, user: 'u', promptCacheKey: 'k', parallelToolCalls: false,
+      modalities: ['text', 'image'], audio: { voice: 'alloy', format: 'wav' },
     });
     const sent = buildGeminiBody(req, geminiEndpoint());
     for (const name of ALL_PARAMETERS) {

@@ -58,6 +58,11 @@ export function buildGeminiBody(req: CanonicalRequest, endpoint: Endpoint): Gemi
     if (format.type === 'json_schema' && accepts.has('structured_outputs')) config.responseSchema = convertToGeminiSchema(format.schema);
     used = true;
   }
+  // The chat names (`text`, `image`, `audio`) are Gemini's, upper-cased.
+  if (req.modalities !== undefined && req.modalities.length > 0 && accepts.has('modalities')) {
+    config.responseModalities = req.modalities.map((m) => m.toUpperCase());
+    used = true;
+  }
   if (req.reasoning !== undefined && accepts.has('reasoning')) {
     const thinking = convertToGeminiThinkingConfig(req.reasoning, endpoint.upstreamModel);
     if (thinking !== undefined) {

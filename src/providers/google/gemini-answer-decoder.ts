@@ -1,5 +1,6 @@
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { Endpoint } from '../../catalog/types.ts';
+import { Base64PieceJoiner } from '../../canonical/join-base64-pieces.ts';
 import { unusableAnswerError } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
 import { convertGeminiUsage } from './convert-gemini-usage.ts';
@@ -14,7 +15,8 @@ import { blockedFinishReason, mapGeminiFinishReason } from './map-gemini-finish-
  * running usage totals, and the finish reason on the last. Both go through this one class,
  * so a streamed and a non-streamed answer fold alike.
  *
- * Thoughts (`thought: true` text) are reasoning. A function call's thought signature goes on
+ * Thoughts (`thought: true` text) are reasoning. Generated images and audio (`inlineData`)
+ * are `image-output` and `audio-delta` parts. A function call's thought signature goes on
  * its `tool-call-start` and into its id (gemini-tool-call-id.ts). Signatures on text parts
  * are not kept: Gemini does not require them back, and no dialect has a place for them.
  * Usage and the finish are held until the end: usage repeats on every chunk.
@@ -30,6 +32,9 @@ export class GeminiAnswerDecoder {
   private finishRaw: string | null = null;
   private blockReason: string | null = null;
   private usage: GeminiUsageWire | null = null;
+  /** Gemini encodes each audio piece on its own; clients join them as text. */
+  private readonly audio = new Base64PieceJoiner();
+  private audioFormat = '';
 
   constructor(endpoint: Endpoint, emit: PartSink) {
     this.endpoint = endpoint;
@@ -85,6 +90,8 @@ export class GeminiAnswerDecoder {
   end(complete: boolean): void {
     if (this.closed) return;
     this.closed = true;
+    const audioRest = this.audio.flush();
+    if (audioRest.length > 0) this.emit({ type: 'audio-delta', data: audioRest, format: this.audioFormat });
     let reason: FinishReason | null = null;
     if (this.finishRaw !== null) reason = mapGeminiFinishReason(this.finishRaw, this.toolCount > 0);
     else if (this.blockReason !== null) reason = blockedFinishReason(this.blockReason);
@@ -100,9 +107,34 @@ export class GeminiAnswerDecoder {
       this.functionCall(call, part.thoughtSignature);
       return;
     }
+    const inline = part.inlineData;
+    if (typeof inline === 'object' && inline !== null) {
+      this.inlineData(inline, part.thought === true);
+      return;
+    }
     const text = part.text;
     if (typeof text !== 'string' || text.length === 0) return;
     this.emit(part.thought === true ? { type: 'reasoning-delta', text } : { type: 'text-delta', text });
+  }
+
+  /**
+   * Media the model made: an image becomes an `image-output` (a `data:` URI), audio an
+   * `audio-delta` (a stream's pieces fold into one audio; re-cut so that they join as text,
+   * the bytes of a piece's last partial group waiting for the next). Images drawn while
+   * thinking (`thought: true`, Gemini 3 image models' drafts) are not the answer and are
+   * left out.
+   */
+  private inlineData(inline: NonNullable<GeminiPartWire['inlineData']>, thought: boolean): void {
+    const mimeType = typeof inline.mimeType === 'string' ? inline.mimeType.toLowerCase() : '';
+    const data = inline.data;
+    if (thought || typeof data !== 'string' || data.length === 0) return;
+    if (mimeType.startsWith('image/')) {
+      this.emit({ type: 'image-output', url: `data:${mimeType};base64,${data}` });
+    } else if (mimeType.startsWith('audio/')) {
+      this.audioFormat = audioFormatOf(mimeType);
+      const piece = this.audio.push(data);
+      if (piece.length > 0) this.emit({ type: 'audio-delta', data: piece, format: this.audioFormat });
+    }
   }
 
   private functionCall(call: NonNullable<GeminiPartWire['functionCall']>, rawSignature: unknown): void {
@@ -119,5 +151,28 @@ export class GeminiAnswerDecoder {
   private fail(message: string, raw: unknown): void {
     this.closed = true;
     this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, message, raw) });
+  }
+}
+
+/**
+ * The OpenAI-style format name of a Gemini audio media type. Speech models answer with raw
+ * 16-bit PCM (`audio/L16;codec=pcm;rate=24000`, little-endian in practice), which is what
+ * OpenAI calls `pcm16`.
+ */
+export function audioFormatOf(mimeType: string): string {
+  const base = mimeType.split(';', 1)[0]!.trim();
+  switch (base) {
+    case 'audio/l16':
+    case 'audio/pcm':
+      return 'pcm16';
+    case 'audio/mpeg':
+    case 'audio/mp3':
+      return 'mp3';
+    case 'audio/wav':
+    case 'audio/x-wav':
+    case 'audio/wave':
+      return 'wav';
+    default:
+      return base.slice('audio/'.length);
   }
 }

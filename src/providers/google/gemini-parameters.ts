@@ -4,8 +4,6 @@ import { drop, rename, supportedParameters, type ParameterTable } from '../param
 // OpenAI-compatible profiles, so the catalog and docs/providers.md read it alike). The
 // encoder (convert-to-gemini-request.ts) follows this table; a test holds them together.
 
-const TEXT_ONLY = 'the gateway reads text answers only from Gemini';
-
 export const GEMINI_RULES: ParameterTable = {
   temperature: rename('generationConfig.temperature'),
   top_p: rename('generationConfig.topP'),
@@ -26,8 +24,8 @@ export const GEMINI_RULES: ParameterTable = {
   structured_outputs: rename('generationConfig.responseSchema'),
   reasoning: rename('generationConfig.thinkingConfig'),
   include_reasoning: rename('generationConfig.thinkingConfig.includeThoughts'),
-  modalities: drop(TEXT_ONLY),
-  audio: drop(TEXT_ONLY),
+  modalities: rename('generationConfig.responseModalities'),
+  audio: drop('OpenAI\'s voices and formats have no Gemini equivalent (Gemini speech models have voices of their own and answer in PCM)'),
   prompt_cache_key: drop('Gemini caches implicitly; explicit caches are named resources, not keys'),
   user: drop('no Gemini field'),
 };

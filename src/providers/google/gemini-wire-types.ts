@@ -65,6 +65,8 @@ export interface GeminiGenerationConfig {
   seed?: number;
   responseMimeType?: string;
   responseSchema?: GeminiSchema;
+  /** `TEXT`, `IMAGE`, `AUDIO`: what the answer may hold (image and speech models). */
+  responseModalities?: string[];
   thinkingConfig?: GeminiThinkingConfig;
 }
 
@@ -83,6 +85,8 @@ export interface GeminiPartWire {
   thought?: unknown;
   thoughtSignature?: unknown;
   functionCall?: { name?: unknown; args?: unknown; id?: unknown } | null;
+  /** Generated media: an image (image models) or audio (speech models), base64. */
+  inlineData?: { mimeType?: unknown; data?: unknown } | null;
   [other: string]: unknown;
 }
 
@@ -100,6 +104,7 @@ export interface GeminiUsageWire {
   thoughtsTokenCount?: unknown;
   totalTokenCount?: unknown;
   promptTokensDetails?: unknown;
+  candidatesTokensDetails?: unknown;
 }
 
 /** A whole response, or one chunk of a stream: the same shape. */

@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../catalog/types.ts';
 import { parseRawBody, unusableAnswerError } from '../http/upstream-error.ts';
 import type { PartSink } from '../types.ts';
+import { emitOpenAIAudio, emitOpenAIImages } from './convert-openai-media-output.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { upstreamErrorMessage } from './decode-openai-error.ts';
 import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
@@ -34,6 +35,8 @@ export function convertOpenAIChatResponse(body: unknown, endpoint: Endpoint, emi
   const reasoning = message.reasoning ?? message.reasoning_content;
   if (typeof reasoning === 'string' && reasoning.length > 0) emit({ type: 'reasoning-delta', text: reasoning });
   emitContent(message, emit);
+  emitOpenAIAudio(message.audio, emit);
+  emitOpenAIImages(message.images, emit);
   const sawToolCalls = emitToolCalls(message, emit);
   const raw = typeof choice!.finish_reason === 'string' ? choice!.finish_reason : null;
   const reason = finishReasonFor(raw, sawToolCalls);

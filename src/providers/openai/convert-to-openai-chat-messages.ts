@@ -86,6 +86,7 @@ function convertFilePart(part: FilePart, i: number): OpenAIChatUserPart {
 function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessage {
   let text = '';
   let toolCalls: OpenAIChatToolCall[] | undefined;
+  let audioId: string | undefined;
   for (const part of m.content) {
     switch (part.type) {
       case 'text':
@@ -99,6 +100,15 @@ function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessag
         // Chat completions have no input slot for reasoning, and DeepSeek-style servers
         // reject `reasoning_content` sent back to them.
         break;
+      case 'audio-output':
+        // OpenAI takes its own audio back by id (`audio: {id}`, one per message), and knows
+        // what was said from it; audio without an id (another vendor's) goes as its transcript.
+        if (part.id !== undefined && audioId === undefined) audioId = part.id;
+        else text += part.transcript;
+        break;
+      case 'image-output':
+        // Assistant messages take text only on this wire: a generated image is left out.
+        break;
       default:
         assertNever(part);
     }
@@ -107,6 +117,7 @@ function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessag
   // beside tool_calls, and OpenAI accepts both.
   const msg: OpenAIChatAssistantMessage = { role: 'assistant', content: text };
   if (toolCalls !== undefined) msg.tool_calls = toolCalls;
+  if (audioId !== undefined) msg.audio = { id: audioId };
   if (m.name !== undefined) msg.name = m.name;
   return msg;
 }

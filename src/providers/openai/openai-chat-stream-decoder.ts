@@ -2,6 +2,8 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { truncateRaw, unusableAnswerError } from '../http/upstream-error.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
+import { Base64PieceJoiner } from '../../canonical/join-base64-pieces.ts';
+import { emitOpenAIAudio, emitOpenAIImages } from './convert-openai-media-output.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { upstreamErrorMessage } from './decode-openai-error.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
@@ -39,6 +41,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   private readonly openTools: number[] = [];
   private lastToolIndex = -1;
   private lastToolId: string | null = null;
+  private readonly audioData = new Base64PieceJoiner();
 
   constructor(endpoint: Endpoint, emit: PartSink) {
     this.endpoint = endpoint;
@@ -90,6 +93,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   end(): void {
     if (this.closed) return;
     this.closeTools();
+    this.flushAudio();
     // Some servers stop after the finish chunk without `[DONE]`: the answer is whole.
     this.flushFinish();
     this.flushUsage();
@@ -113,6 +117,8 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     // See convert-openai-chat-response.ts: a refusal is shown as the answer's text.
     const refusal = delta.refusal;
     if (typeof refusal === 'string' && refusal.length > 0) this.emit({ type: 'text-delta', text: refusal });
+    emitOpenAIAudio(delta.audio, this.emit, this.audioData);
+    emitOpenAIImages(delta.images, this.emit);
     const toolCalls = delta.tool_calls;
     if (Array.isArray(toolCalls)) {
       for (let i = 0; i < toolCalls.length; i++) {
@@ -164,6 +170,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   /** `[DONE]`: the upstream says the answer is whole, even if it never gave a reason. */
   private complete(): void {
     this.closeTools();
+    this.flushAudio();
     if (!this.finished) {
       this.finished = true;
       this.pendingFinish = finishReasonFor(null, this.toolCount > 0);
@@ -171,6 +178,12 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     this.flushFinish();
     this.flushUsage();
     this.closed = true;
+  }
+
+  /** Audio bytes a padded piece left over (join-base64-pieces.ts), before the finish. */
+  private flushAudio(): void {
+    const rest = this.audioData.flush();
+    if (rest.length > 0) this.emit({ type: 'audio-delta', data: rest });
   }
 
   private flushFinish(): void {

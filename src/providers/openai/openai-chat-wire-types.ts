@@ -16,7 +16,14 @@ export interface OpenAIChatToolCall {
 
 export interface OpenAIChatSystemMessage { role: 'system'; content: string }
 export interface OpenAIChatUserMessage { role: 'user'; content: string | OpenAIChatUserPart[]; name?: string }
-export interface OpenAIChatAssistantMessage { role: 'assistant'; content: string; tool_calls?: OpenAIChatToolCall[]; name?: string }
+export interface OpenAIChatAssistantMessage {
+  role: 'assistant';
+  content: string;
+  tool_calls?: OpenAIChatToolCall[];
+  /** A previous audio answer, by the id OpenAI gave it. */
+  audio?: { id: string };
+  name?: string;
+}
 export interface OpenAIChatToolMessage { role: 'tool'; tool_call_id: string; content: string }
 export type OpenAIChatMessage = OpenAIChatSystemMessage | OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage;
 
@@ -90,6 +97,26 @@ export interface OpenAIMessageWire {
   reasoning_content?: string | null;
   tool_calls?: OpenAIToolCallWire[] | null;
   function_call?: { name?: string; arguments?: string } | null;
+  /** Spoken output: whole in a message; in a stream, pieces (the id first, `expires_at` last). */
+  audio?: OpenAIAudioWire | null;
+  /** Generated images (OpenRouter): each whole, in a message or a delta. */
+  images?: OpenAIImageWire[] | null;
+}
+
+export interface OpenAIAudioWire {
+  id?: unknown;
+  data?: unknown;
+  transcript?: unknown;
+  expires_at?: unknown;
+  /** Not OpenAI's: some compatible servers say which format the data is in. */
+  format?: unknown;
+}
+
+export interface OpenAIImageWire {
+  type?: unknown;
+  image_url?: { url?: unknown } | null;
+  /** OpenRouter numbers the images of a delta. */
+  index?: unknown;
 }
 
 export interface OpenAIChoiceWire {

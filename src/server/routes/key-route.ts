@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import type { AuthContext } from '../../auth/authenticate.ts';
 import { nanosToNumber } from '../../billing/money.ts';
 import { effectiveLimits } from '../../limits/tier-limits.ts';
+import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
 
 const DAY_MS = 86_400_000;
 
-/** GET /v1/key[?details=true]: the key status record of the spec. */
+/** GET /v1/key[?details=true]: the key status record of the spec; the key as a bearer token or `x-api-key`. */
 export function registerKeyRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   for (const prefix of prefixes) {
     app.get(`${prefix}/key`, async (request) => {
-      const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+      const auth = services.auth.authenticate(readAnyApiKey(request.headers));
       const details = (request.query as Record<string, string | undefined>).details === 'true';
       return { data: keyStatus(services, auth, details) };
     });

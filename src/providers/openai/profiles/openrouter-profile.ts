@@ -4,7 +4,9 @@ import { defineProfile } from './openai-profile.ts';
 
 /**
  * OpenRouter as an upstream. Reasoning goes as its `reasoning` object (effort or a token
- * budget, and `exclude`), and comes back in `delta.reasoning`. The request's own
+ * budget, and `exclude`), and comes back in `delta.reasoning`. `modalities` and `audio`
+ * pass: generated images come back in `message.images` / `delta.images`, audio (streams
+ * only, at OpenRouter) in `delta.audio`, as OpenAI's. The request's own
  * `provider` preferences are not forwarded: they name this gateway's providers and were
  * spent choosing OpenRouter; OpenRouter routes on its own defaults.
  */
@@ -20,8 +22,6 @@ export const OPENROUTER_PROFILE = defineProfile({
     top_a: PASS,
     reasoning: rename('reasoning'),
     prompt_cache_key: drop('not an OpenRouter parameter'),
-    modalities: drop('the gateway does not decode image or audio output from OpenRouter'),
-    audio: drop('the gateway does not decode audio output from OpenRouter'),
   },
   passThrough: ['plugins', 'transforms', 'verbosity', 'web_search_options', 'prediction'],
 });
