@@ -1,26 +1,91 @@
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { HoldRecord, LedgerStore, SettlementRecord } from '../store/ledger-store.ts';
+
+/** What `push` resolves with: whether the record reached the database. */
+export type SettlementResult = { committed: true } | { committed: false; error: unknown };
+
+export interface SettlementQueueOptions {
+  /** Operator log: write failures (once per outage), recovery, dropped records. */
+  log: (message: string) => void;
+  /** First retry delay after a failed write; doubles up to `maxRetryMs`. */
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+interface Queued {
+  record: SettlementRecord;
+  /** The request's waiter; null once it has been told (a record retried after a failure). */
+  notify: ((result: SettlementResult) => void) | null;
+}
+
+// SQLite primary result codes that say the database cannot be written right now, whatever
+// the record: busy, locked, out of memory, read-only, I/O error, corrupt, full, cannot open.
+const STORAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
+
+/** The database refused the write for a reason of its own (not this record's): retry later. */
+export function isStorageFailure(err: unknown): boolean {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && STORAGE_CODES.has(code & 0xff);
+}
+
+/** The refusal while charges cannot be written: the gateway fails closed. */
+export function storageUnavailable(): GatewayError {
+  return new GatewayError(
+    'storage_unavailable',
+    'The gateway cannot record charges right now (its database refuses writes), so it is not serving model calls. Retry later.',
+    { headers: { 'retry-after': '1' } },
+  );
+}
 
 /**
  * Group commit for the ledger: hold rows and settlements queued in the same turn of the
  * event loop share one transaction (a transaction costs about as much as three records),
  * so the database's cost per request falls as load rises. The flush is not delayed to
- * make batches larger: the answer's last bytes wait for it. `push` resolves once the settlement is committed; the route writes the answer's
- * last bytes only then, so an answer a client received whole always has its charge on disk.
+ * make batches larger: the answer's last bytes wait for it. `push` resolves with
+ * `{committed: true}` once the settlement is committed; the route writes the answer's last
+ * bytes only then, so an answer a client received whole always has its charge on disk.
  * A hold settled before its row was written is never written at all.
+ *
+ * When the database refuses writes (read-only, disk full, I/O error), nothing is lost:
+ * the records stay queued in memory and are retried (on a timer with backoff, and at
+ * every flush), their waiters learn `{committed: false}` (so the answer is not
+ * delivered), and committed listeners — the in-memory balances — hear only of records
+ * actually written. `failing` is true until every queued record has been written.
  */
 export class SettlementQueue {
   private holds = new Map<string, HoldRecord>();
-  private pending: SettlementRecord[] = [];
-  private waiters: Array<() => void> = [];
+  private pending: Queued[] = [];
   private scheduled = false;
-  private readonly ledger: LedgerStore;
-  private readonly onError: (err: unknown) => void;
+  private failure: unknown = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelayMs: number;
+  private readonly firstRetryMs: number;
+  private readonly maxRetryMs: number;
+  private readonly ledger: Pick<LedgerStore, 'settle'>;
+  private readonly log: (message: string) => void;
   private readonly committedListeners: Array<(batch: readonly SettlementRecord[]) => void> = [];
   private readonly flushBound = () => this.flush();
+  private readonly retryBound = () => {
+    this.retryTimer = null;
+    this.flush();
+  };
 
-  constructor(ledger: LedgerStore, onError: (err: unknown) => void) {
+  constructor(ledger: Pick<LedgerStore, 'settle'>, opts: SettlementQueueOptions) {
     this.ledger = ledger;
-    this.onError = onError;
+    this.log = opts.log;
+    this.firstRetryMs = opts.firstRetryMs ?? 100;
+    this.maxRetryMs = opts.maxRetryMs ?? 5000;
+    this.retryDelayMs = this.firstRetryMs;
+  }
+
+  /** True while records wait because the database refused to write them. */
+  get failing(): boolean {
+    return this.failure !== null;
+  }
+
+  /** Records (settlements) waiting to be written. */
+  get queued(): number {
+    return this.pending.length;
   }
 
   /** Called with every committed batch (in-memory spend counters follow the database). */
@@ -33,39 +98,123 @@ export class SettlementQueue {
     this.schedule();
   }
 
-  push(record: SettlementRecord): Promise<void> {
+  push(record: SettlementRecord): Promise<SettlementResult> {
     // Settled before its hold row was written: the row is never written, nor removed.
     if (this.holds.delete(record.id)) record.holdRowWritten = false;
-    this.pending.push(record);
-    this.schedule();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => {
+      this.pending.push({ record, notify: resolve });
+      this.schedule();
+    });
+  }
+
+  /** Tries the queued records now (a request arriving while failing). True when nothing failed. */
+  retry(): boolean {
+    this.flush();
+    return !this.failing;
+  }
+
+  /** Writes what is queued, and stops retrying. */
+  close(): void {
+    this.flush();
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.pending.length > 0) this.log(`${this.pending.length} settlement(s) could not be written before shutdown: their charges are lost`);
   }
 
   flush(): void {
     this.scheduled = false;
     if (this.pending.length === 0 && this.holds.size === 0) return;
     const holds = [...this.holds.values()];
-    const batch = this.pending;
-    const waiters = this.waiters;
+    const queued = this.pending;
     this.holds = new Map();
     this.pending = [];
-    this.waiters = [];
+    const written: Queued[] = [];
+    const retained: Queued[] = [];
+    const retainedHolds: HoldRecord[] = [];
+    let storageError: unknown = null;
     try {
-      this.ledger.settle(holds, batch);
-    } catch {
-      // One bad record must not take the others with it: retry one by one, report failures.
-      for (const h of holds) this.trySettle([h], []);
-      for (const r of batch) this.trySettle([], [r]);
+      this.ledger.settle(holds, queued.map((q) => q.record));
+      written.push(...queued);
+    } catch (err) {
+      if (isStorageFailure(err)) {
+        storageError = err;
+        retainedHolds.push(...holds);
+        retained.push(...queued);
+      } else {
+        // One bad record must not take the others with it: write them one by one.
+        for (const h of holds) {
+          const e = this.tryWrite([h], []);
+          if (e !== null && isStorageFailure(e)) {
+            storageError = e;
+            retainedHolds.push(h);
+          }
+        }
+        for (const q of queued) {
+          const e = this.tryWrite([], [q.record]);
+          if (e === null) written.push(q);
+          else if (isStorageFailure(e)) {
+            storageError = e;
+            retained.push(q);
+          } else {
+            this.log(`settlement ${q.record.id} dropped, it cannot be written: ${(e as Error).message}`);
+            q.notify?.({ committed: false, error: e });
+            q.notify = null;
+          }
+        }
+      }
     }
-    for (const listener of this.committedListeners) listener(batch);
-    for (const w of waiters) w();
+    this.requeue(retainedHolds, retained, written);
+    if (written.length > 0) {
+      const records = written.map((q) => q.record);
+      for (const listener of this.committedListeners) listener(records);
+    }
+    for (const q of written) q.notify?.({ committed: true });
+    for (const q of retained) {
+      q.notify?.({ committed: false, error: storageError });
+      q.notify = null;
+    }
+    this.afterFlush(storageError);
   }
 
-  private trySettle(holds: HoldRecord[], batch: SettlementRecord[]): void {
+  /** Failed records go back in front of any queued meanwhile; a hold whose settlement committed is not rewritten. */
+  private requeue(holds: HoldRecord[], records: Queued[], written: Queued[]): void {
+    if (records.length > 0) this.pending = [...records, ...this.pending];
+    if (holds.length === 0) return;
+    const settled = new Set(written.map((q) => q.record.id));
+    const next = new Map<string, HoldRecord>();
+    for (const h of holds) if (!settled.has(h.id)) next.set(h.id, h);
+    for (const [id, h] of this.holds) next.set(id, h);
+    this.holds = next;
+  }
+
+  private afterFlush(storageError: unknown): void {
+    if (storageError !== null) {
+      if (this.failure === null) {
+        this.log(`settlement failed: ${(storageError as Error).message}; refusing model calls until the database accepts writes again`);
+      }
+      this.failure = storageError;
+      if (this.retryTimer === null) {
+        this.retryTimer = setTimeout(this.retryBound, this.retryDelayMs);
+        this.retryTimer.unref();
+        this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.maxRetryMs);
+      }
+      return;
+    }
+    if (this.failure !== null && this.pending.length === 0 && this.holds.size === 0) {
+      this.failure = null;
+      this.retryDelayMs = this.firstRetryMs;
+      if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      this.log('settlements are written again: serving model calls');
+    }
+  }
+
+  private tryWrite(holds: HoldRecord[], batch: SettlementRecord[]): unknown {
     try {
       this.ledger.settle(holds, batch);
+      return null;
     } catch (e) {
-      this.onError(e);
+      return e;
     }
   }
 

@@ -6,7 +6,7 @@ import type { Usage } from '../canonical/usage.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import { computeCost, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
-import type { SettlementQueue } from '../billing/settlement-queue.ts';
+import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CreditReservations } from '../billing/credit-reservations.ts';
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
@@ -17,6 +17,7 @@ import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type Execu
 import { TrackingSink } from './tracking-sink.ts';
 
 import type { DialectName } from '../front/front-dialect.ts';
+import type { SettlementRecord } from '../store/ledger-store.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */
 export interface RequestInfo {
@@ -109,7 +110,7 @@ export class GenerationPipeline {
     }
   }
 
-  private recordRefusal(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): Promise<void> {
+  private recordRefusal(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): Promise<SettlementResult> {
     return this.deps.settlements.push({
       id,
       accountId: auth.account.id,
@@ -147,7 +148,8 @@ export class GenerationPipeline {
    * Moderates (when the plan reaches moderated endpoints), runs the plan into `sink`,
    * then settles and waits until the charge is committed, so the caller writes the
    * answer's last bytes only once its charge is on disk. Never throws for upstream
-   * failures: see outcome.execution.error.
+   * failures: see outcome.execution.error. When the charge cannot be written, the answer
+   * is not delivered: the error becomes `storage_unavailable` (the charge stays queued).
    */
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
@@ -168,7 +170,8 @@ export class GenerationPipeline {
     if (usage === null && served !== null && tracking.committed) usage = this.estimateUsage(admitted.req, tracking.outputChars);
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
     const cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
-    await this.settle(admitted, execution, tracking, usage, cost);
+    const settled = await this.settle(admitted, execution, tracking, usage, cost);
+    if (!settled.committed && execution.error === null && !execution.cancelled) execution.error = storageUnavailable();
     return { execution, usage, cost, served };
   }
 
@@ -206,12 +209,12 @@ export class GenerationPipeline {
     };
   }
 
-  private settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<void> {
+  private async settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<SettlementResult> {
     const served = ex.served;
     const failed = ex.error !== null;
     const costNanos = cost?.totalNanos ?? 0n;
     this.deps.reservations.settling(a.auth.account.id, a.auth.key.hash, a.heldNanos, costNanos);
-    return this.deps.settlements.push({
+    const record: SettlementRecord = {
       id: a.generationId,
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
@@ -241,7 +244,14 @@ export class GenerationPipeline {
       xTitle: a.info.xTitle,
       endUser: a.req.user ?? null,
       createdAt: new Date(a.startedAt).toISOString(),
-    });
+    };
+    const result = await this.deps.settlements.push(record);
+    if (!result.committed && record.status === 'success') {
+      // Written later, when the database accepts writes again: the client got no answer.
+      record.status = 'error';
+      record.errorCode = 'storage_unavailable';
+    }
+    return result;
   }
 }
 

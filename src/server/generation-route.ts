@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nanosToNumber } from '../billing/money.ts';
+import { storageUnavailable } from '../billing/settlement-queue.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { DialectStreamEncoder, FrontDialect, ResponseMeta } from '../front/front-dialect.ts';
@@ -20,6 +21,8 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const auth = services.auth.authenticate(dialect.readKey(request.headers));
     const req = dialect.decode(request.body);
+    // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
+    if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
     const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
     const abort = clientAbortController(reply);

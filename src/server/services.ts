@@ -54,6 +54,8 @@ export interface Services {
 export interface ServiceOptions {
   env: Record<string, string | undefined>;
   log?: (message: string) => void;
+  /** How often stale credit holds are swept (default: the hold grace period). */
+  holdSweepMs?: number;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -75,7 +77,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
   const upstream = new UpstreamClient();
-  const settlements = new SettlementQueue(stores.ledger, (err) => log(`settlement failed: ${(err as Error).message}`));
+  const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
   const planner = new AttemptPlanner({ catalog, health, breakers });
@@ -84,7 +86,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
   const released = reservations.releaseStale(true);
   if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
-  const sweep = setInterval(() => reservations.releaseStale(false), HOLD_GRACE_MS);
+  const sweep = setInterval(() => sweepStaleHolds(reservations, log), opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
   // Account and key changes drop the caches at once, whether made here or by another
@@ -129,10 +131,20 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     async close() {
       clearInterval(sweep);
       stopCheckpoints();
-      settlements.flush();
+      settlements.close();
       await upstream.close();
       stores.db.close();
       lock.release();
     },
   };
+}
+
+/** The periodic sweep: holds of requests that outlived their deadline (a write failure must not crash the process). */
+function sweepStaleHolds(reservations: CreditReservations, log: (message: string) => void): void {
+  try {
+    const released = reservations.releaseStale(false);
+    if (released > 0) log(`released ${released} stale credit hold(s)`);
+  } catch (err) {
+    log(`stale-hold sweep failed: ${(err as Error).message}`);
+  }
 }

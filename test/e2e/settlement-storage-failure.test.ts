@@ -1,0 +1,139 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+// A gateway whose database stops accepting writes while it serves (read-only file, disk
+// full): it must not deliver answers whose charges it cannot record, must refuse new model
+// calls before any upstream call, and must recover by itself, losing no charge.
+
+interface Upstream {
+  baseUrl: string;
+  calls: number;
+  /** Runs when the next request arrives, before the upstream answers it. */
+  onNextRequest: (() => void) | null;
+  close(): Promise<void>;
+}
+
+/** An OpenAI-format upstream (usage 100 prompt + 20 completion tokens) with a hook on arrival. */
+async function startUpstream(): Promise<Upstream> {
+  const state: Upstream = { baseUrl: '', calls: 0, onNextRequest: null, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => (text += d.toString()));
+    req.on('end', () => {
+      state.calls++;
+      const hook = state.onNextRequest;
+      state.onNextRequest = null;
+      hook?.();
+      const body = JSON.parse(text) as { stream?: boolean; model: string };
+      const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
+      const base = { id: `chatcmpl-${state.calls}`, created: 1_700_000_000, model: body.model };
+      if (body.stream !== true) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          ...base, object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'the paid answer' }, finish_reason: 'stop' }],
+          usage,
+        }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (o: unknown): string => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...(o as object) })}\n\n`;
+      res.end(
+        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'the paid ' }, finish_reason: null }] }) +
+        chunk({ choices: [{ index: 0, delta: { content: 'answer' }, finish_reason: null }] }) +
+        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+        chunk({ choices: [], usage }) +
+        'data: [DONE]\n\n',
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  state.close = () => new Promise<void>((r) => server.close(() => r()));
+  return state;
+}
+
+// acme/mock-1 prices: 0.000001 prompt, 0.000002 completion → 100 × 1000 + 20 × 2000 nano-USD.
+const COST_NANOS = 140_000n;
+const chat = { model: 'acme/mock-1', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] };
+
+describe('settlement when the database refuses writes', () => {
+  let up: Upstream;
+  let gw: TestGateway;
+  let auth: Record<string, string>;
+  const writes = (on: boolean) => gw.services.db.exec(`PRAGMA query_only = ${on ? 'OFF' : 'ON'}`);
+  before(async () => {
+    up = await startUpstream();
+    gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'k' }, credits: '10' });
+    auth = { authorization: `Bearer ${gw.key}` };
+  });
+  after(async () => {
+    writes(true);
+    await gw.close();
+    await up.close();
+  });
+
+  test('no answer is delivered whose charge is not written; model calls get 503 until writes recover; no charge is lost', async () => {
+    // A non-streamed request whose own settlement fails: 503 instead of the answer.
+    up.onNextRequest = () => writes(false);
+    const failed = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
+    assert.equal(failed.status, 503, failed.text);
+    assert.equal(failed.json.error.code, 'storage_unavailable');
+    assert.equal(failed.json.error.type, 'service_unavailable_error');
+    assert.doesNotMatch(failed.text, /the paid answer/);
+    const failedId = failed.headers.get('x-generation-id');
+    assert.ok(failedId);
+
+    // While writes fail, every dialect refuses before any upstream call, in its own error shape.
+    const callsBefore = up.calls;
+    const refusedChat = await postJson(`${gw.baseUrl}/chat/completions`, { ...chat, stream: true }, auth);
+    assert.equal(refusedChat.status, 503);
+    assert.equal(refusedChat.json.error.code, 'storage_unavailable');
+    assert.ok(refusedChat.headers.get('retry-after'));
+    const refusedMessages = await postJson(`${gw.baseUrl}/messages`, chat, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    assert.equal(refusedMessages.status, 503);
+    assert.equal(refusedMessages.json.type, 'error');
+    assert.equal(refusedMessages.json.error.code, 'storage_unavailable');
+    const refusedResponses = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello' }, auth);
+    assert.equal(refusedResponses.status, 503);
+    assert.equal(refusedResponses.json.error.code, 'storage_unavailable');
+    assert.equal(up.calls, callsBefore, 'no upstream call while charges cannot be written');
+
+    // Writes work again: the next request retries the queued charge, is admitted, and its
+    // own settlement fails once more (writes switched off on arrival): the stream ends with
+    // an in-stream error instead of its usage chunk and [DONE].
+    writes(true);
+    up.onNextRequest = () => writes(false);
+    const streamed = await postJson(`${gw.baseUrl}/chat/completions`, { ...chat, stream: true }, auth);
+    assert.equal(streamed.status, 200);
+    const events = sseData(streamed.text);
+    assert.equal(events.includes('[DONE]'), false, streamed.text);
+    assert.equal(events.some((e: any) => e?.usage !== undefined && e.usage !== null), false, 'no usage chunk delivered');
+    const last = events.at(-1) as { error?: { code: string } };
+    assert.equal(last.error?.code, 'storage_unavailable', streamed.text);
+    const streamedId = streamed.headers.get('x-generation-id');
+    assert.ok(streamedId);
+
+    // Recovery, with no restart: the queued charges are written and answers flow again.
+    writes(true);
+    const ok = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.choices[0].message.content, 'the paid answer');
+    assert.equal(gw.services.settlements.failing, false);
+
+    // Every answer the upstream gave was charged once: 3 × the cost, through the public API.
+    const credits = await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_credits: number; total_usage: number } };
+    assert.equal(credits.data.total_usage, Number(3n * COST_NANOS) / 1e9);
+    const key = await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json() as { data: { balance: number } };
+    assert.equal(key.data.balance, 10 - Number(3n * COST_NANOS) / 1e9);
+    for (const id of [failedId, streamedId]) {
+      const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; status: string; error_code: string } };
+      assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9, `${id} was charged once writes recovered`);
+      assert.equal(rec.data.status, 'error');
+      assert.equal(rec.data.error_code, 'storage_unavailable', 'the record says the answer was not delivered');
+    }
+  });
+});
