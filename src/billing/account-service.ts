@@ -29,21 +29,21 @@ export class AccountService {
     for (const l of this.changeListeners) l();
   }
 
+  /** Validates everything first, then writes the account and its initial credits in one transaction. */
   createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): AccountRecord {
     const tier = input.tier ?? 'free';
     this.checkTier(tier);
     if (input.name.trim().length === 0) throw new Error('an account needs a name');
-    const account = this.accounts.createAccount({
-      id: `acct_${randomBytes(9).toString('base64url')}`,
-      name: input.name,
-      accountType: input.type ?? 'user',
-      tier,
-      defaultModel: input.defaultModel ?? null,
-      now: this.now().toISOString(),
+    const credits = input.creditsUsd === undefined ? 0n : parseUsd(input.creditsUsd, 'credits');
+    if (credits < 0n) throw new Error('initial credits cannot be negative');
+    const id = `acct_${randomBytes(9).toString('base64url')}`;
+    const now = this.now().toISOString();
+    this.accounts.inTransaction(() => {
+      this.accounts.createAccount({ id, name: input.name, accountType: input.type ?? 'user', tier, defaultModel: input.defaultModel ?? null, now });
+      if (credits > 0n) this.ledger.addEntry(id, 'credit', credits, 'initial credits', now);
     });
-    if (input.creditsUsd !== undefined) this.addCredits(account.id, input.creditsUsd, 'initial credits');
     this.changed();
-    return this.accounts.getAccount(account.id)!;
+    return this.accounts.getAccount(id)!;
   }
 
   /** Operator changes to an account: tier, default model, active flag, rate-limit overrides. */
@@ -79,9 +79,21 @@ export class AccountService {
     return { key, record };
   }
 
-  /** Adds credits (a negative amount removes them). Returns the new balance in nano-USD. */
+  /** Adds credits: a positive amount only (taking credits away is an adjustment). Returns the new balance in nano-USD. */
   addCredits(accountId: string, amountUsd: string, note: string | null = null): bigint {
-    const balance = this.ledger.addCredits(accountId, usdToNanos(amountUsd), note, this.now().toISOString());
+    const amount = parseUsd(amountUsd, 'amount');
+    if (amount <= 0n) throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
+    const balance = this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString());
+    this.changed();
+    return balance;
+  }
+
+  /** An operator's correction of a balance, either way, with its reason on the ledger row. Returns the new balance. */
+  adjustCredits(accountId: string, amountUsd: string, reason: string): bigint {
+    const amount = parseUsd(amountUsd, 'amount');
+    if (amount === 0n) throw new Error('an adjustment needs a non-zero amount');
+    if (reason.trim().length === 0) throw new Error('an adjustment needs a reason');
+    const balance = this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString());
     this.changed();
     return balance;
   }
@@ -100,5 +112,14 @@ export class AccountService {
     if (byHash !== undefined) return byHash;
     const matches = this.accounts.listKeys().filter((k) => k.label === hashOrLabel);
     return matches.length === 1 ? matches[0] : undefined;
+  }
+}
+
+/** USD decimal text → nano-USD, with an error that names the field. */
+function parseUsd(value: string, what: string): bigint {
+  try {
+    return usdToNanos(value);
+  } catch {
+    throw new Error(`${what}: "${value}" is not a USD amount (digits, with a "." for decimals: e.g. 12.50)`);
   }
 }

@@ -68,8 +68,18 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
       }
       case 'credits add': {
         const accountId = required(v.account, '--account');
-        const balance = svc.addCredits(accountId, required(v.amount, '--amount'), 'added by operator');
+        const amount = required(v.amount, '--amount');
+        if (amount.trim().startsWith('-')) {
+          throw new UsageError(`credits add: --amount must be positive (got ${amount}); to take credits away: switchyard credits adjust --account ID --amount=-USD --reason TEXT`);
+        }
+        const balance = svc.addCredits(accountId, amount, 'added by operator');
         emit(json, { account_id: accountId, balance: formatNanos(balance) }, () => `account ${accountId} balance: $${formatNanos(balance)}`);
+        return 0;
+      }
+      case 'credits adjust': {
+        const accountId = required(v.account, '--account');
+        const balance = svc.adjustCredits(accountId, required(v.amount, '--amount'), required(v.reason?.trim(), '--reason'));
+        emit(json, { account_id: accountId, balance: formatNanos(balance) }, () => `account ${accountId} adjusted; balance: $${formatNanos(balance)}`);
         return 0;
       }
       default:

@@ -15,7 +15,9 @@ Usage:
   switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management]
   switchyard keys list [--account ID]
   switchyard keys revoke HASH|LABEL
-  switchyard credits add --account ID --amount USD
+  switchyard credits add --account ID --amount USD      (a positive amount)
+  switchyard credits adjust --account ID --amount=USD --reason TEXT
+                              (an operator correction either way, e.g. --amount=-5 --reason "refund reversal")
 
 Every command takes --config PATH (or SWITCHYARD_CONFIG) to find the database,
 and --json for output that scripts can read.`;
@@ -34,6 +36,7 @@ const OPTIONS = {
   limit: { type: 'string' },
   expires: { type: 'string' },
   amount: { type: 'string' },
+  reason: { type: 'string' },
   management: { type: 'boolean', default: false },
   active: { type: 'string' },
   rpm: { type: 'string' },

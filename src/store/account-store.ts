@@ -90,6 +90,11 @@ export class AccountStore {
     };
   }
 
+  /** Runs fn in one transaction (joined with the ledger's writes on the same database). */
+  inTransaction<T>(fn: () => T): T {
+    return transaction(this.db, fn);
+  }
+
   createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): AccountRecord {
     this.stmts.insertAccount.run(input.id, input.name, input.accountType, input.tier, input.defaultModel, input.now);
     return this.getAccount(input.id)!;

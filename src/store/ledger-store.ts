@@ -38,7 +38,7 @@ export class LedgerStore {
       insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
       removeHold: db.prepare('DELETE FROM reservations WHERE id = ?'),
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
-      totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind = 'credit' THEN amount_nanos ELSE 0 END), 0) AS credits,
+      totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind IN ('credit', 'adjustment') THEN amount_nanos ELSE 0 END), 0) AS credits,
         coalesce(-sum(CASE WHEN kind = 'charge' THEN amount_nanos ELSE 0 END), 0) AS usage FROM ledger WHERE account_id = ?`),
       insertGeneration: db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, upstream_id,
         endpoint_dialect, streamed, cancelled, status, error_code, finish_reason, native_finish_reason,
@@ -50,17 +50,24 @@ export class LedgerStore {
     this.stmts.totals.setReadBigInts(true);
   }
 
-  /** Adds (or, negative, removes) credits. Returns the new balance. */
-  addCredits(accountId: string, amountNanos: bigint, note: string | null, now: string): bigint {
+  /**
+   * An operator's entry: `credit` (credits added, positive) or `adjustment` (a correction
+   * either way, e.g. a refund reversal). Returns the new balance.
+   */
+  addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): bigint {
+    if (kind === 'credit' && amountNanos <= 0n) throw new Error('credits added must be a positive amount');
     return transaction(this.db, () => {
       const moved = this.stmts.moveBalance.run(amountNanos, accountId);
       if (Number(moved.changes) === 0) throw new Error(`no account ${accountId}`);
-      this.stmts.insertEntry.run(accountId, null, amountNanos >= 0n ? 'credit' : 'adjustment', amountNanos, null, note, now);
+      this.stmts.insertEntry.run(accountId, null, kind, amountNanos, null, note, now);
       return (this.stmts.balance.get(accountId) as { balance_nanos: bigint }).balance_nanos;
     });
   }
 
-  /** Credits ever added and charges ever made, for GET /credits. */
+  /**
+   * For GET /credits: credits granted (credits added plus operator adjustments, either
+   * way) and charges made, so that credits − usage is always the balance.
+   */
   totals(accountId: string): { creditsNanos: bigint; usageNanos: bigint } {
     const row = this.stmts.totals.get(accountId) as { credits: bigint; usage: bigint };
     return { creditsNanos: row.credits, usageNanos: row.usage };

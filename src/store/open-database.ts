@@ -54,8 +54,20 @@ export function startWalCheckpoints(db: DatabaseSync, everyMs = 1000): () => voi
   return () => clearInterval(timer);
 }
 
-/** Runs fn inside one IMMEDIATE transaction. */
+/** Runs fn inside one IMMEDIATE transaction; inside another one, as a savepoint of it. */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  if (db.isTransaction) {
+    db.exec('SAVEPOINT nested');
+    try {
+      const out = fn();
+      db.exec('RELEASE nested');
+      return out;
+    } catch (err) {
+      db.exec('ROLLBACK TO nested');
+      db.exec('RELEASE nested');
+      throw err;
+    }
+  }
   db.exec('BEGIN IMMEDIATE');
   try {
     const out = fn();

@@ -57,7 +57,7 @@ describe('authentication and credits', () => {
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
-    svc.addCredits(broke.id, '-1');
+    svc.adjustCredits(broke.id, '-1', 'test: below zero');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
     svc.addCredits(broke.id, '2');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 200);
