@@ -98,11 +98,14 @@ export class AccountService {
     return balance;
   }
 
-  /** Accepts the key hash or its label. Returns the revoked key, or undefined when none matched. */
+  /**
+   * The operator's revocation (final: the account cannot enable the key again). Accepts
+   * the key hash or its label. Returns the revoked key, or undefined when none matched.
+   */
   revokeKey(hashOrLabel: string): KeyRecord | undefined {
     const key = this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
-    this.accounts.setKeyActive(key.hash, false);
+    this.accounts.setKeyActive(key.hash, false, 'operator');
     this.changed();
     return this.accounts.getKey(key.hash);
   }

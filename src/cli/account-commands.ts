@@ -119,6 +119,6 @@ function keyJson(k: KeyRecord): Record<string, unknown> {
   return {
     hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
     limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
-    is_active: k.isActive, is_management: k.isManagement, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
+    is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
   };
 }

@@ -29,7 +29,11 @@ export interface KeyRecord {
   createdAt: string;
   updatedAt: string | null;
   lastUsed: string | null;
+  /** Who disabled it: the operator's revocation is final for the account. Null while active. */
+  disabledBy: KeyDisabler | null;
 }
+
+export type KeyDisabler = 'operator' | 'account';
 
 interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
@@ -38,6 +42,7 @@ interface AccountRow {
 interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
+  disabled_by: KeyDisabler | null;
 }
 
 function toAccount(r: AccountRow): AccountRecord {
@@ -52,6 +57,7 @@ function toKey(r: KeyRow): KeyRecord {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
     usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
+    disabledBy: r.disabled_by,
   };
 }
 
@@ -77,7 +83,7 @@ export class AccountStore {
       updateAccount: db.prepare(`UPDATE accounts SET
         tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
-      updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), is_active = coalesce(?, is_active), updated_at = ? WHERE hash = ?`),
+      updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
       insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, expires_at, created_at)
@@ -85,7 +91,9 @@ export class AccountStore {
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
-      setKeyActive: db.prepare('UPDATE api_keys SET is_active = ? WHERE hash = ?'),
+      // Enabling clears who disabled it; disabling keeps an operator's mark over an account's.
+      setKeyActive: db.prepare(`UPDATE api_keys SET is_active = ?1,
+        disabled_by = CASE WHEN ?1 = 1 THEN NULL WHEN ?2 = 'operator' THEN 'operator' ELSE coalesce(disabled_by, ?2) END WHERE hash = ?3`),
       touchKey: db.prepare('UPDATE api_keys SET last_used = ? WHERE hash = ? AND (last_used IS NULL OR last_used < ?)'),
     };
   }
@@ -129,10 +137,11 @@ export class AccountStore {
     return this.getAccount(id);
   }
 
-  /** `limitNanos` null removes the key's own limit; undefined leaves it. */
+  /** The account's change (key-management API). `limitNanos` null removes the key's own limit; undefined leaves it. */
   updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null }, now: string): KeyRecord | undefined {
     transaction(this.db, () => {
-      this.stmts.updateKey.run(patch.name ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, now, hash);
+      this.stmts.updateKey.run(patch.name ?? null, now, hash);
+      if (patch.isActive !== undefined) this.setKeyActive(hash, patch.isActive, 'account');
       if (patch.limitNanos !== undefined) this.stmts.setKeyLimit.run(patch.limitNanos, now, hash);
     });
     return this.getKey(hash);
@@ -161,9 +170,9 @@ export class AccountStore {
     return (rows as unknown as KeyRow[]).map(toKey);
   }
 
-  /** Returns false when no key has that hash. */
-  setKeyActive(hash: string, active: boolean): boolean {
-    return Number(this.stmts.setKeyActive.run(active ? 1 : 0, hash).changes) > 0;
+  /** Returns false when no key has that hash. `by` is recorded when disabling. */
+  setKeyActive(hash: string, active: boolean, by: KeyDisabler): boolean {
+    return Number(this.stmts.setKeyActive.run(active ? 1 : 0, by, hash).changes) > 0;
   }
 
   /** Records last use for many keys at once (batched off the hot path). */

@@ -106,4 +106,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'who disabled a key',
+    sql: `
+      -- 'operator' (revoked from the CLI: final for the account) or 'account' (disabled through
+      -- the key-management API: the account may enable it again); NULL while the key is active.
+      ALTER TABLE api_keys ADD COLUMN disabled_by TEXT CHECK (disabled_by IN ('operator', 'account'));
+      -- Who disabled the keys already disabled is unknown: count them as the operator's (fail safe).
+      UPDATE api_keys SET disabled_by = 'operator' WHERE is_active = 0;
+    `,
+  },
 ];

@@ -65,6 +65,9 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       if (body.disabled !== undefined) {
         if (typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
         patch.isActive = !body.disabled;
+        if (patch.isActive && key.disabledBy === 'operator') {
+          throw new GatewayError('forbidden', 'This key was revoked by the gateway operator; it cannot be enabled again through the API. Ask the operator, or create a new key.');
+        }
       }
       if ('limit' in body) {
         const limit = readLimit(body.limit);
