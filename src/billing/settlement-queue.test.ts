@@ -1,0 +1,167 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { HoldRecord, SettlementRecord } from '../store/ledger-store.ts';
+import { NOW, ledgered, setWritable, settlement } from './billing-fixtures.test-util.ts';
+import { isStorageFailure, SettlementQueue, storageUnavailable } from './settlement-queue.ts';
+
+/** A ledger that records what it was asked to write, and fails on demand. */
+class FakeLedger {
+  calls: Array<{ holds: string[]; records: string[] }> = [];
+  /** Thrown by every write while set. */
+  failWith: unknown = null;
+  /** Thrown only by writes that include this record id. */
+  poison: { id: string; error: unknown } | null = null;
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
+    if (this.failWith !== null) throw this.failWith;
+    if (this.poison !== null && batch.some((r) => r.id === this.poison!.id)) throw this.poison.error;
+    this.calls.push({ holds: holds.map((h) => h.id), records: batch.map((r) => r.id) });
+  }
+}
+
+const readonlyError = (): Error => Object.assign(new Error('attempt to write a readonly database'), { errcode: 8 });
+const hold = (id: string): HoldRecord => ({ id, accountId: 'acct_1', keyHash: 'hash_1', amountNanos: 5n, createdAt: NOW, expiresAt: NOW });
+
+function queueOn(ledger: FakeLedger, logs: string[] = []): SettlementQueue {
+  return new SettlementQueue(ledger, { log: (m) => logs.push(m), firstRetryMs: 1, maxRetryMs: 4 });
+}
+
+/** Resolves with the next committed batch's record ids. */
+function nextCommit(queue: SettlementQueue): Promise<string[]> {
+  return new Promise((resolve) => {
+    let done = false;
+    queue.onCommitted((batch) => {
+      if (done) return;
+      done = true;
+      resolve(batch.map((r) => r.id));
+    });
+  });
+}
+
+test('records pushed in the same turn share one write; each waiter learns it committed', async () => {
+  const ledger = new FakeLedger();
+  const queue = queueOn(ledger);
+  const committed = nextCommit(queue);
+  queue.pushHold(hold('h1'));
+  const results = await Promise.all([queue.push(settlement('a', 1n)), queue.push(settlement('b', 2n))]);
+  assert.deepEqual(results, [{ committed: true }, { committed: true }]);
+  assert.deepEqual(ledger.calls, [{ holds: ['h1'], records: ['a', 'b'] }]);
+  assert.deepEqual(await committed, ['a', 'b']);
+  assert.equal(queue.failing, false);
+});
+
+test('a hold settled before its row was written is never written, nor removed', async () => {
+  const ledger = new FakeLedger();
+  const queue = queueOn(ledger);
+  queue.pushHold(hold('a'));
+  const record = settlement('a', 1n, true);
+  await queue.push(record);
+  assert.equal(record.holdRowWritten, false);
+  assert.deepEqual(ledger.calls, [{ holds: [], records: ['a'] }]);
+});
+
+test('when the database refuses writes: waiters learn it, balances hear nothing, records stay queued and are retried on a timer', async () => {
+  const ledger = new FakeLedger();
+  const logs: string[] = [];
+  const queue = queueOn(ledger, logs);
+  const heard: string[][] = [];
+  queue.onCommitted((batch) => heard.push(batch.map((r) => r.id)));
+  ledger.failWith = readonlyError();
+  queue.pushHold(hold('h1'));
+  const result = await queue.push(settlement('a', 7n));
+  assert.equal(result.committed, false);
+  assert.match(String((result as { error: Error }).error.message), /readonly/);
+  assert.deepEqual(heard, [], 'a charge never written must not move in-memory balances');
+  assert.equal(queue.failing, true);
+  assert.equal(queue.queued, 1);
+  assert.equal(queue.retry(), false, 'still failing');
+  assert.equal(logs.filter((l) => l.startsWith('settlement failed')).length, 1, 'the outage is logged once, not at every retry');
+
+  const recovered = nextCommit(queue);
+  ledger.failWith = null;
+  assert.deepEqual(await recovered, ['a'], 'the retry timer writes the queued record');
+  assert.deepEqual(ledger.calls, [{ holds: ['h1'], records: ['a'] }]);
+  assert.equal(queue.failing, false);
+  assert.equal(queue.queued, 0);
+  assert.ok(logs.some((l) => /written again/.test(l)));
+});
+
+test('records that failed are written before those queued after them, and their waiters are told only once', async () => {
+  const ledger = new FakeLedger();
+  const queue = queueOn(ledger);
+  ledger.failWith = readonlyError();
+  const first = queue.push(settlement('a', 1n));
+  assert.equal((await first).committed, false);
+  ledger.failWith = null;
+  const second = queue.push(settlement('b', 1n));
+  assert.equal(queue.retry(), true, 'a request arriving retries at once');
+  assert.deepEqual(await second, { committed: true });
+  assert.deepEqual(ledger.calls, [{ holds: [], records: ['a', 'b'] }]);
+});
+
+test('a hold row that failed is written again, unless its settlement committed meanwhile', async () => {
+  const ledger = new FakeLedger();
+  const queue = queueOn(ledger);
+  ledger.failWith = readonlyError();
+  queue.pushHold(hold('h1'));
+  queue.pushHold(hold('h2'));
+  queue.flush();
+  assert.equal(queue.failing, true);
+  ledger.failWith = null;
+  // h1's request finishes: its row was never written, so it is not written now.
+  const r = settlement('h1', 3n, true);
+  const done = queue.push(r);
+  queue.flush();
+  assert.deepEqual(await done, { committed: true });
+  assert.equal(r.holdRowWritten, false);
+  assert.deepEqual(ledger.calls, [{ holds: ['h2'], records: ['h1'] }]);
+  assert.equal(queue.failing, false);
+});
+
+test('one record the database rejects for its own sake does not take the others with it, nor close the gateway', async () => {
+  const ledger = new FakeLedger();
+  const logs: string[] = [];
+  const queue = queueOn(ledger, logs);
+  ledger.poison = { id: 'bad', error: Object.assign(new Error('UNIQUE constraint failed: generations.id'), { errcode: 1555 }) };
+  const [good, bad, other] = await Promise.all([
+    queue.push(settlement('good', 1n)), queue.push(settlement('bad', 1n)), queue.push(settlement('other', 1n)),
+  ]);
+  assert.deepEqual(good, { committed: true });
+  assert.deepEqual(other, { committed: true });
+  assert.equal(bad.committed, false);
+  assert.deepEqual(ledger.calls.map((c) => c.records), [['good'], ['other']]);
+  assert.equal(queue.failing, false);
+  assert.equal(queue.queued, 0, 'a record that can never be written is dropped');
+  assert.ok(logs.some((l) => /settlement bad dropped/.test(l)));
+});
+
+test('close writes what it can and says what it could not', () => {
+  const ledger = new FakeLedger();
+  const logs: string[] = [];
+  const queue = queueOn(ledger, logs);
+  ledger.failWith = readonlyError();
+  void queue.push(settlement('a', 1n));
+  queue.close();
+  assert.ok(logs.some((l) => /1 settlement\(s\) could not be written before shutdown/.test(l)));
+});
+
+test('storage failures are told from record failures by the SQLite result code of real errors', () => {
+  const { db, ledger } = ledgered(10n);
+  setWritable(db, false);
+  assert.throws(() => ledger.settle([], [settlement('x', 1n)]), (e) => isStorageFailure(e));
+  setWritable(db, true);
+  // Disk full: the database may not grow.
+  db.exec('CREATE TABLE filler (x BLOB)');
+  const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+  db.exec(`PRAGMA max_page_count = ${pages}`);
+  assert.throws(() => {
+    for (;;) db.exec('INSERT INTO filler VALUES (randomblob(2000))');
+  }, (e) => isStorageFailure(e) && /full/.test((e as Error).message));
+  db.exec('PRAGMA max_page_count = 1000000');
+  ledger.settle([], [settlement('y', 1n)]);
+  assert.throws(() => ledger.settle([], [settlement('y', 1n)]), (e) => !isStorageFailure(e), 'a duplicate record is the record\'s fault');
+  assert.equal(isStorageFailure(new Error('plain')), false);
+  const refusal = storageUnavailable();
+  assert.equal(refusal.status, 503);
+  assert.equal(refusal.code, 'storage_unavailable');
+  assert.ok(refusal.headers?.['retry-after']);
+});
