@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { ReservationStore } from '../store/reservation-store.ts';
+import { ledgered, plan, request, setWritable, settlement, type Ledgered } from './billing-fixtures.test-util.ts';
+import { CreditReservations } from './credit-reservations.ts';
+import { SettlementQueue } from './settlement-queue.ts';
+import { worstCaseCost } from './worst-case-cost.ts';
+
+const PROMPT_TOKENS = 10;
+/** What one request of the fixtures holds (the worst-case math is worst-case-cost.ts's). */
+const HOLD = worstCaseCost(request(), plan(), PROMPT_TOKENS);
+
+interface Setup extends Ledgered {
+  queue: SettlementQueue;
+  reservations: CreditReservations;
+  store: ReservationStore;
+  clock: { now: number };
+}
+
+function setup(balanceNanos: bigint, limitNanos: bigint | null = null): Setup {
+  const base = ledgered(balanceNanos, limitNanos);
+  const queue = new SettlementQueue(base.ledger, { log: () => {}, firstRetryMs: 60_000 });
+  const store = new ReservationStore(base.db);
+  const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
+  const reservations = new CreditReservations(store, queue, { holdMs: 1000, now: () => clock.now });
+  return { ...base, queue, reservations, store, clock };
+}
+
+const reserve = (s: Setup, id: string) => s.reservations.reserve(id, s.auth, request(), plan(), PROMPT_TOKENS);
+
+function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof GatewayError);
+    return e;
+  }
+  assert.fail('expected a refusal');
+}
+
+/** Settles request `id` (held HOLD) at `cost`, as the pipeline does, and waits for the write. */
+async function settle(s: Setup, id: string, cost: bigint): Promise<boolean> {
+  s.reservations.settling('acct_1', 'hash_1', HOLD, cost);
+  const done = s.queue.push(settlement(id, cost));
+  s.queue.flush();
+  return (await done).committed;
+}
+
+test('holds are taken against the balance: parallel requests never together hold more than is there', () => {
+  const s = setup(2n * HOLD + HOLD / 2n);
+  assert.equal(reserve(s, 'g1'), HOLD);
+  assert.equal(reserve(s, 'g2'), HOLD);
+  const third = refusal(() => reserve(s, 'g3'));
+  assert.equal(third.code, 'insufficient_quota');
+  assert.equal(third.metadata?.reason, 'balance');
+  assert.equal(s.reservations.heldFor('acct_1'), 2n * HOLD);
+});
+
+test('settlement charges the actual cost and frees the rest of the hold', async () => {
+  const s = setup(2n * HOLD + HOLD / 2n);
+  reserve(s, 'g1');
+  reserve(s, 'g2');
+  assert.equal(refusal(() => reserve(s, 'g3')).code, 'insufficient_quota');
+  assert.equal(await settle(s, 'g1', HOLD / 4n), true);
+  assert.equal(s.accounts.balance('acct_1'), 2n * HOLD + HOLD / 2n - HOLD / 4n);
+  assert.equal(s.reservations.heldFor('acct_1'), HOLD, 'only g2 is held now');
+  assert.equal(reserve(s, 'g3'), HOLD, 'what g1 did not spend is available again');
+});
+
+test('a charge the database refused stays counted until it is written: the balance stays protected', async () => {
+  const s = setup(2n * HOLD);
+  reserve(s, 'g1');
+  setWritable(s.db, false);
+  assert.equal(await settle(s, 'g1', HOLD), false);
+  assert.equal(s.accounts.balance('acct_1'), 2n * HOLD, 'nothing written');
+  assert.equal(s.reservations.heldFor('acct_1'), HOLD, 'the unwritten charge still counts');
+  reserve(s, 'g2');
+  assert.equal(refusal(() => reserve(s, 'g3')).code, 'insufficient_quota', 'the unwritten charge is not spent twice');
+
+  setWritable(s.db, true);
+  assert.equal(s.queue.retry(), true);
+  assert.equal(s.accounts.balance('acct_1'), HOLD, 'the charge is on disk once writes work again');
+  assert.equal(s.reservations.heldFor('acct_1'), HOLD, 'only g2 is held; the charge counted once');
+  assert.equal(refusal(() => reserve(s, 'g3')).code, 'insufficient_quota');
+});
+
+test("a key's own limit refuses with reason key_limit; usage counts against it after settlement", async () => {
+  const s = setup(100n * HOLD, HOLD + HOLD / 2n);
+  reserve(s, 'g1');
+  const refused = refusal(() => reserve(s, 'g2'));
+  assert.equal(refused.code, 'insufficient_quota');
+  assert.equal(refused.metadata?.reason, 'key_limit');
+  await settle(s, 'g1', HOLD);
+  assert.equal(refusal(() => reserve(s, 'g2')).metadata?.reason, 'key_limit', 'the limit left is half a hold');
+});
+
+test('a zero or negative balance refuses even a free request', () => {
+  const s = setup(0n);
+  const free = refusal(() => s.reservations.reserve('g1', s.auth, request(), plan('0', '0'), PROMPT_TOKENS));
+  assert.equal(free.code, 'insufficient_quota');
+  s.ledger.addEntry('acct_1', 'credit', 1n, null, '2026-01-01T00:00:00Z');
+  s.reservations.forget();
+  assert.equal(s.reservations.reserve('g2', s.auth, request(), plan('0', '0'), PROMPT_TOKENS), 0n, 'a free model holds nothing');
+});
+
+test('changes made elsewhere count once forgotten; a revoked key or inactive account is refused with 401', () => {
+  const s = setup(HOLD);
+  reserve(s, 'g1');
+  assert.equal(refusal(() => reserve(s, 'g2')).code, 'insufficient_quota');
+  s.ledger.addEntry('acct_1', 'credit', HOLD, null, '2026-01-01T00:00:00Z');
+  assert.equal(refusal(() => reserve(s, 'g2')).code, 'insufficient_quota', 'the snapshot is kept until forgotten');
+  s.reservations.forget('hash_1');
+  assert.equal(reserve(s, 'g2'), HOLD);
+
+  s.accounts.setKeyActive('hash_1', false, 'operator');
+  s.reservations.forget('hash_1');
+  assert.equal(refusal(() => reserve(s, 'g3')).code, 'authentication_required');
+  s.accounts.setKeyActive('hash_1', true, 'operator');
+  s.accounts.updateAccount('acct_1', { isActive: false });
+  s.reservations.forget();
+  assert.equal(refusal(() => reserve(s, 'g3')).code, 'authentication_required');
+});
+
+test('stale hold rows: the sweep releases only expired ones, start-up releases all, each leaving an interrupted record', () => {
+  const s = setup(10n * HOLD);
+  reserve(s, 'old');
+  s.queue.flush();
+  s.clock.now += 500;
+  reserve(s, 'young');
+  s.queue.flush();
+  assert.equal(s.store.count(), 2);
+  s.clock.now += 600; // 'old' is past its expiry (1000 ms), 'young' is not
+  assert.equal(s.reservations.releaseStale(false), 1);
+  assert.equal(s.store.count(), 1);
+  assert.equal(s.reservations.releaseStale(true), 1);
+  assert.equal(s.store.count(), 0);
+  const interrupted = s.db.prepare("SELECT id FROM generations WHERE error_code = 'interrupted' ORDER BY id").all() as Array<{ id: string }>;
+  assert.deepEqual(interrupted.map((r) => r.id), ['old', 'young']);
+  assert.equal(s.accounts.balance('acct_1'), 10n * HOLD, 'nothing is charged for them');
+});
