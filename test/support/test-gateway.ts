@@ -38,6 +38,10 @@ export interface TestGatewayOptions {
   credits?: string;
   env?: Record<string, string | undefined>;
   tweak?: (config: GatewayConfig) => void;
+  /** The gateway's operator log (default: dropped). */
+  log?: (message: string) => void;
+  /** How often stale credit holds are swept. */
+  holdSweepMs?: number;
 }
 
 /**
@@ -52,7 +56,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
-  const services = createServices(config, { env, log: () => {} });
+  const services = createServices(config, { env, log: opts.log ?? (() => {}), ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }) });
   const account = services.accountService.createAccount({
     name: 'test account',
     type: 'user',
