@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { AccountStore } from '../store/account-store.ts';
+import { openDatabase } from '../store/open-database.ts';
+import { hashApiKey, labelApiKey } from './api-key.ts';
+import { Authenticator, extractBearer } from './authenticate.ts';
+
+const KEY = `sk-sy-v1-${'A'.repeat(43)}`;
+const UNKNOWN = `sk-sy-v1-${'B'.repeat(43)}`;
+const NOW = '2026-01-01T00:00:00.000Z';
+
+/** A store with one account and KEY; counts key lookups (what the cache saves). */
+function setup(expiresAt: string | null = null) {
+  const store = new AccountStore(openDatabase(':memory:'));
+  store.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'free', defaultModel: null, now: NOW });
+  store.createKey({ hash: hashApiKey(KEY), accountId: 'acct_1', name: 'k', label: labelApiKey(KEY), limitNanos: null, isManagement: false, expiresAt, now: NOW });
+  let lookups = 0;
+  const getKey = store.getKey.bind(store);
+  store.getKey = (hash: string) => {
+    lookups++;
+    return getKey(hash);
+  };
+  const clock = { now: Date.parse(NOW) };
+  return { store, clock, lookups: () => lookups };
+}
+
+function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof GatewayError);
+    assert.equal(e.status, 401);
+    assert.equal(e.type, 'authentication_error');
+    return e;
+  }
+  assert.fail('expected a 401');
+}
+
+test('a valid key resolves to its key and account records', () => {
+  const { store } = setup();
+  const ctx = new Authenticator(store).authenticate(KEY);
+  assert.equal(ctx.key.hash, hashApiKey(KEY));
+  assert.equal(ctx.account.id, 'acct_1');
+});
+
+test('missing, empty, malformed and unknown keys get 401; malformed ones never reach the database', () => {
+  const s = setup();
+  const auth = new Authenticator(s.store);
+  for (const raw of [undefined, '', 'not-a-key', `${KEY}x`, `sk-sy-v2-${'A'.repeat(43)}`]) {
+    assert.match(refusal(() => auth.authenticate(raw)).message, /Authentication required/);
+  }
+  assert.equal(s.lookups(), 0);
+  refusal(() => auth.authenticate(UNKNOWN));
+  refusal(() => auth.authenticate(UNKNOWN));
+  assert.equal(s.lookups(), 1, 'an unknown key is cached too (a flood of bad keys does not reach SQLite)');
+});
+
+test('lookups are cached for the TTL, then read again', () => {
+  const s = setup();
+  const auth = new Authenticator(s.store, { ttlMs: 1000, now: () => s.clock.now });
+  auth.authenticate(KEY);
+  auth.authenticate(KEY);
+  assert.equal(s.lookups(), 1);
+  s.clock.now += 1000;
+  auth.authenticate(KEY);
+  assert.equal(s.lookups(), 2);
+});
+
+test('a revoked key is refused as soon as the cache entry is dropped', () => {
+  const s = setup();
+  const auth = new Authenticator(s.store, { ttlMs: 60_000, now: () => s.clock.now });
+  auth.authenticate(KEY);
+  s.store.setKeyActive(hashApiKey(KEY), false, 'operator');
+  auth.invalidate(hashApiKey(KEY));
+  assert.match(refusal(() => auth.authenticate(KEY)).message, /revoked/);
+  s.store.setKeyActive(hashApiKey(KEY), true, 'operator');
+  auth.invalidate();
+  auth.authenticate(KEY);
+});
+
+test('the external-change watcher is checked on every request (the CLI writes from another process)', () => {
+  const s = setup();
+  let checks = 0;
+  const auth = new Authenticator(s.store, { ttlMs: 60_000, watcher: { check: () => { checks++; auth.invalidate(); } } });
+  auth.authenticate(KEY);
+  s.store.updateAccount('acct_1', { isActive: false });
+  assert.match(refusal(() => auth.authenticate(KEY)).message, /account of this API key is inactive/);
+  assert.equal(checks, 2);
+});
+
+test('an expired key is refused from its expiry on', () => {
+  const s = setup('2026-01-01T00:00:10.000Z');
+  const auth = new Authenticator(s.store, { now: () => s.clock.now });
+  auth.authenticate(KEY);
+  s.clock.now += 10_000;
+  assert.match(refusal(() => auth.authenticate(KEY)).message, /expired/);
+});
+
+test('extractBearer takes the key from "Bearer <key>", any case, and nothing else', () => {
+  assert.equal(extractBearer(`Bearer ${KEY}`), KEY);
+  assert.equal(extractBearer(`bearer  ${KEY} `), KEY);
+  assert.equal(extractBearer(`Basic ${KEY}`), undefined);
+  assert.equal(extractBearer('Bearer'), undefined);
+  assert.equal(extractBearer(undefined), undefined);
+});
