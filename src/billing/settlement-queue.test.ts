@@ -156,7 +156,13 @@ test('storage failures are told from record failures by the SQLite result code o
   assert.throws(() => {
     for (;;) db.exec('INSERT INTO filler VALUES (randomblob(2000))');
   }, (e) => isStorageFailure(e) && /full/.test((e as Error).message));
+  // Through the ledger's transaction: SQLite rolls back by itself on a full disk, and the
+  // error that reaches the queue must still be the disk-full one, not the rollback's.
+  const big = { ...settlement('z', 1n), endUser: 'u'.repeat(12_000) };
+  assert.throws(() => ledger.settle([], [big]), (e) => isStorageFailure(e) && /full/.test((e as Error).message));
+  assert.equal(db.isTransaction, false);
   db.exec('PRAGMA max_page_count = 1000000');
+  ledger.settle([], [big]);
   ledger.settle([], [settlement('y', 1n)]);
   assert.throws(() => ledger.settle([], [settlement('y', 1n)]), (e) => !isStorageFailure(e), 'a duplicate record is the record\'s fault');
   assert.equal(isStorageFailure(new Error('plain')), false);

@@ -32,7 +32,7 @@ export function isStorageFailure(err: unknown): boolean {
 export function storageUnavailable(): GatewayError {
   return new GatewayError(
     'storage_unavailable',
-    'The gateway cannot record charges right now (its database refuses writes), so it is not serving model calls. Retry later.',
+    'The gateway cannot write to its database right now, so it cannot record charges and is not serving model calls. Retry later.',
     { headers: { 'retry-after': '1' } },
   );
 }

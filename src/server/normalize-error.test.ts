@@ -59,3 +59,14 @@ test('anything else is a 500 that tells the client nothing and the operator ever
     assert.equal(n!.code, 'internal_error', String(odd));
   }
 });
+
+test('a write the database refused (read-only, disk full) is a retryable 503, not a 500', (t) => {
+  let e: GatewayError | undefined;
+  const log = stderrOf(t, () => {
+    e = normalizeError(Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 }));
+  });
+  assert.equal(e!.code, 'storage_unavailable');
+  assert.equal(e!.status, 503);
+  assert.equal(e!.retryable, true);
+  assert.match(log, /database write failed: database or disk is full/);
+});

@@ -1,3 +1,4 @@
+import { isStorageFailure, storageUnavailable } from '../billing/settlement-queue.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 
 export const BODY_LIMIT = 32 * 1024 * 1024; // base64 images and PDFs are large
@@ -13,6 +14,11 @@ export function normalizeError(error: unknown): GatewayError {
   const status = (error as { statusCode?: number } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new GatewayError('invalid_parameter', (error as Error).message);
+  }
+  // The database refused a write (read-only, disk full): the client may retry later.
+  if (isStorageFailure(error)) {
+    process.stderr.write(`database write failed: ${(error as Error).message}\n`);
+    return storageUnavailable();
   }
   // A bug: say nothing of it to the client, everything to the operator.
   process.stderr.write(`internal error: ${(error as Error)?.stack ?? String(error)}\n`);

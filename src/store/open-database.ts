@@ -63,8 +63,7 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
       db.exec('RELEASE nested');
       return out;
     } catch (err) {
-      db.exec('ROLLBACK TO nested');
-      db.exec('RELEASE nested');
+      rollBack(db, 'ROLLBACK TO nested; RELEASE nested');
       throw err;
     }
   }
@@ -74,7 +73,21 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
     db.exec('COMMIT');
     return out;
   } catch (err) {
-    db.exec('ROLLBACK');
+    rollBack(db, 'ROLLBACK');
     throw err;
+  }
+}
+
+/**
+ * Undoes a failed transaction, keeping the error that failed it: SQLite has already rolled
+ * back by itself after some failures (disk full, I/O error), and a second rollback's own
+ * error ("no transaction is active") must not hide the first.
+ */
+function rollBack(db: DatabaseSync, sql: string): void {
+  if (!db.isTransaction) return;
+  try {
+    db.exec(sql);
+  } catch {
+    // The original error is what the caller needs; the transaction is gone either way.
   }
 }

@@ -77,6 +77,8 @@ describe('settlement when the database refuses writes', () => {
   });
 
   test('no answer is delivered whose charge is not written; model calls get 503 until writes recover; no charge is lost', async () => {
+    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
+    const { record: worker } = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'worker' });
     // A non-streamed request whose own settlement fails: 503 instead of the answer.
     up.onNextRequest = () => writes(false);
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
@@ -101,6 +103,12 @@ describe('settlement when the database refuses writes', () => {
     assert.equal(refusedResponses.status, 503);
     assert.equal(refusedResponses.json.error.code, 'storage_unavailable');
     assert.equal(up.calls, callsBefore, 'no upstream call while charges cannot be written');
+    // Other writes refused by the database are a retryable 503 too, not a 500.
+    const patch = await fetch(`${gw.origin}/api/v1/keys/${worker.hash}`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${mgmt}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'renamed' }),
+    });
+    assert.equal(patch.status, 503);
+    assert.equal(((await patch.json()) as { error: { code: string } }).error.code, 'storage_unavailable');
 
     // Writes work again: the next request retries the queued charge, is admitted, and its
     // own settlement fails once more (writes switched off on arrival): the stream ends with
@@ -135,5 +143,40 @@ describe('settlement when the database refuses writes', () => {
       assert.equal(rec.data.status, 'error');
       assert.equal(rec.data.error_code, 'storage_unavailable', 'the record says the answer was not delivered');
     }
+  });
+
+  test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
+    const usageBefore = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
+    const db = gw.services.db;
+    db.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)');
+    // On arrival at the upstream the database may not grow, and every free page is taken:
+    // the generation record (a long metadata.user_id makes it span pages) cannot be written.
+    up.onNextRequest = () => {
+      const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+      db.exec(`PRAGMA max_page_count = ${pages}`);
+      try {
+        for (;;) db.exec('INSERT INTO filler VALUES (randomblob(3000))');
+      } catch (e) {
+        assert.match((e as Error).message, /full/);
+      }
+    };
+    const headers = { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' };
+    const refused = await postJson(`${gw.baseUrl}/messages`, { ...chat, metadata: { user_id: 'u'.repeat(12_000) } }, headers);
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.json.type, 'error');
+    assert.equal(refused.json.error.code, 'storage_unavailable');
+    const id = refused.headers.get('x-generation-id');
+
+    // Space again: the next request writes the queued charge first, then is served.
+    db.exec('DROP TABLE filler');
+    db.exec('PRAGMA max_page_count = 1073741823');
+    const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);
+    assert.equal(ok.status, 200, ok.text);
+    const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string; user: string } };
+    assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
+    assert.equal(rec.data.error_code, 'storage_unavailable');
+    assert.equal(rec.data.user.length, 12_000);
+    const usageAfter = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
+    assert.equal(Math.round((usageAfter - usageBefore) * 1e9), Number(2n * COST_NANOS), 'both answers charged, once each');
   });
 });
