@@ -110,6 +110,15 @@ export class AccountService {
     return this.accounts.getKey(key.hash);
   }
 
+  /** The operator lifts a revocation (theirs or the account's). Returns the key, or undefined when none matched. */
+  enableKey(hashOrLabel: string): KeyRecord | undefined {
+    const key = this.findKey(hashOrLabel);
+    if (key === undefined) return undefined;
+    this.accounts.setKeyActive(key.hash, true, 'operator');
+    this.changed();
+    return this.accounts.getKey(key.hash);
+  }
+
   findKey(hashOrLabel: string): KeyRecord | undefined {
     const byHash = this.accounts.getKey(hashOrLabel);
     if (byHash !== undefined) return byHash;

@@ -66,6 +66,12 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
         emit(json, keyJson(key), () => `revoked key ${key.label} (hash ${key.hash})`);
         return 0;
       }
+      case 'keys enable': {
+        const key = svc.enableKey(required(arg, 'the key hash or label'));
+        if (key === undefined) throw new Error(`no key matches "${arg}" (give its hash, or a label that only one key has)`);
+        emit(json, keyJson(key), () => `enabled key ${key.label} (hash ${key.hash})`);
+        return 0;
+      }
       case 'credits add': {
         const accountId = required(v.account, '--account');
         const amount = required(v.amount, '--amount');

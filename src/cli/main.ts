@@ -14,7 +14,8 @@ Usage:
   switchyard accounts list
   switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management]
   switchyard keys list [--account ID]
-  switchyard keys revoke HASH|LABEL
+  switchyard keys revoke HASH|LABEL    (final for the account: its management key cannot enable it again)
+  switchyard keys enable HASH|LABEL    (lifts a revocation)
   switchyard credits add --account ID --amount USD      (a positive amount)
   switchyard credits adjust --account ID --amount=USD --reason TEXT
                               (an operator correction either way, e.g. --amount=-5 --reason "refund reversal")

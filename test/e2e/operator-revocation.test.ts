@@ -69,4 +69,19 @@ describe("an operator's revocation is final", () => {
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: false })).status, 403);
     assert.equal(await ask(key), 401);
   });
+
+  test('the operator can lift a revocation; the key is then the account\'s to manage again', async () => {
+    const created = await api('POST', '/keys', { name: 'pardoned' });
+    const hash: string = created.json.data.hash;
+    const { key } = created.json;
+    runCliJson(gw.dir, 'keys', 'revoke', hash);
+    assert.equal(await ask(key), 401);
+    const enabled = runCliJson(gw.dir, 'keys', 'enable', hash);
+    assert.equal(enabled.is_active, true);
+    assert.equal(enabled.disabled_by, null);
+    assert.equal(await ask(key), 200);
+    assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: true })).status, 200);
+    assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: false })).status, 200);
+    assert.equal(await ask(key), 200);
+  });
 });
