@@ -139,3 +139,18 @@ test('stale hold rows: the sweep releases only expired ones, start-up releases a
   assert.deepEqual(interrupted.map((r) => r.id), ['old', 'young']);
   assert.equal(s.accounts.balance('acct_1'), 10n * HOLD, 'nothing is charged for them');
 });
+
+test('a charge written after the sweep released its hold still counts, and its record replaces the interrupted one', async () => {
+  const s = setup(10n * HOLD);
+  reserve(s, 'late');
+  s.queue.flush();
+  setWritable(s.db, false);
+  assert.equal(await settle(s, 'late', HOLD / 2n), false);
+  setWritable(s.db, true);
+  assert.equal(s.reservations.releaseStale(true), 1, 'the hold row looked stale');
+  assert.equal(s.queue.retry(), true);
+  assert.equal(s.accounts.balance('acct_1'), 10n * HOLD - HOLD / 2n, 'the charge is on disk');
+  const row = s.db.prepare('SELECT status, error_code, cost_nanos FROM generations WHERE id = ?').get('late') as Record<string, unknown>;
+  assert.deepEqual({ ...row }, { status: 'success', error_code: null, cost_nanos: Number(HOLD / 2n) });
+  assert.equal(s.reservations.heldFor('acct_1'), 0n);
+});

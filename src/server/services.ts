@@ -86,7 +86,10 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
   const released = reservations.releaseStale(true);
   if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
-  const sweep = setInterval(() => sweepStaleHolds(reservations, log), opts.holdSweepMs ?? HOLD_GRACE_MS);
+  const sweep = setInterval(() => {
+    // Holds of requests whose settlements wait in memory (writes refused) are not stale.
+    if (!settlements.failing) sweepStaleHolds(reservations, log);
+  }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
   // Account and key changes drop the caches at once, whether made here or by another

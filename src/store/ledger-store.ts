@@ -18,6 +18,11 @@ export interface HoldRecord {
   expiresAt: string;
 }
 
+const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
+  'endpoint_dialect', 'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason',
+  'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning',
+  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at'];
+
 /**
  * The ledger: every balance change is a row, and the account's balance column moves in
  * the same transaction, so the two never disagree. Settlements arrive in batches and are
@@ -40,11 +45,12 @@ export class LedgerStore {
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
       totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind IN ('credit', 'adjustment') THEN amount_nanos ELSE 0 END), 0) AS credits,
         coalesce(-sum(CASE WHEN kind = 'charge' THEN amount_nanos ELSE 0 END), 0) AS usage FROM ledger WHERE account_id = ?`),
-      insertGeneration: db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, upstream_id,
-        endpoint_dialect, streamed, cancelled, status, error_code, finish_reason, native_finish_reason,
-        tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
-        cost_nanos, cost_breakdown, latency_ms, first_token_ms, attempts, http_referer, x_title, end_user, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // A settlement written late (the database refused it for a while) may find the
+      // 'interrupted' record the stale-hold sweep left for its request: it takes its place.
+      insertGeneration: db.prepare(`INSERT INTO generations (${GENERATION_COLUMNS.join(', ')})
+        VALUES (${GENERATION_COLUMNS.map(() => '?').join(', ')})
+        ON CONFLICT (id) DO UPDATE SET ${GENERATION_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
+        WHERE generations.error_code = 'interrupted'`),
     };
     this.stmts.balance.setReadBigInts(true);
     this.stmts.totals.setReadBigInts(true);
