@@ -154,3 +154,18 @@ test('a charge written after the sweep released its hold still counts, and its r
   assert.deepEqual({ ...row }, { status: 'success', error_code: null, cost_nanos: Number(HOLD / 2n) });
   assert.equal(s.reservations.heldFor('acct_1'), 0n);
 });
+
+test('a charge the database rejects for its own sake stops counting as in flight', async () => {
+  const s = setup(10n * HOLD);
+  reserve(s, 'dup');
+  assert.equal(await settle(s, 'dup', HOLD / 2n), true);
+  // A second settlement under the same generation id: the ledger's unique index refuses it.
+  reserve(s, 'dup2');
+  s.reservations.settling('acct_1', 'hash_1', HOLD, HOLD / 2n);
+  const done = s.queue.push(settlement('dup', HOLD / 2n, false));
+  s.queue.flush();
+  assert.equal((await done).committed, false);
+  assert.equal(s.queue.failing, false, 'not a storage failure: the gateway keeps serving');
+  assert.equal(s.reservations.heldFor('acct_1'), 0n, 'nothing left in flight');
+  assert.equal(s.accounts.balance('acct_1'), 10n * HOLD - HOLD / 2n);
+});

@@ -61,6 +61,11 @@ export class CreditReservations {
     queue.onCommitted((batch) => {
       for (const r of batch) this.committed(r);
     });
+    // A charge that can never be written stops counting as in flight (the database never saw it).
+    queue.onDropped((r) => {
+      drop(this.accounts, r.accountId, r.costNanos);
+      drop(this.keys, r.keyHash, r.costNanos);
+    });
   }
 
   /** Holds the request's worst-case cost; returns the amount held, or throws 402 (or 401). */
@@ -171,7 +176,7 @@ function inFlight(map: Map<string, InFlight>, id: string): InFlight {
   return f;
 }
 
-/** The charge is in the database now; forget entries that carry nothing. */
+/** The charge is in the database now (or never will be); forget entries that carry nothing. */
 function drop(map: Map<string, InFlight>, id: string, cost: bigint): void {
   const f = map.get(id);
   if (f === undefined) return;

@@ -121,6 +121,8 @@ test('one record the database rejects for its own sake does not take the others 
   const ledger = new FakeLedger();
   const logs: string[] = [];
   const queue = queueOn(ledger, logs);
+  const dropped: string[] = [];
+  queue.onDropped((r) => dropped.push(r.id));
   ledger.poison = { id: 'bad', error: Object.assign(new Error('UNIQUE constraint failed: generations.id'), { errcode: 1555 }) };
   const [good, bad, other] = await Promise.all([
     queue.push(settlement('good', 1n)), queue.push(settlement('bad', 1n)), queue.push(settlement('other', 1n)),
@@ -132,6 +134,7 @@ test('one record the database rejects for its own sake does not take the others 
   assert.equal(queue.failing, false);
   assert.equal(queue.queued, 0, 'a record that can never be written is dropped');
   assert.ok(logs.some((l) => /settlement bad dropped/.test(l)));
+  assert.deepEqual(dropped, ['bad'], 'listeners hear of the dropped record');
 });
 
 test('close writes what it can and says what it could not', () => {

@@ -64,6 +64,7 @@ export class SettlementQueue {
   private readonly ledger: Pick<LedgerStore, 'settle'>;
   private readonly log: (message: string) => void;
   private readonly committedListeners: Array<(batch: readonly SettlementRecord[]) => void> = [];
+  private readonly droppedListeners: Array<(record: SettlementRecord) => void> = [];
   private readonly flushBound = () => this.flush();
   private readonly retryBound = () => {
     this.retryTimer = null;
@@ -91,6 +92,11 @@ export class SettlementQueue {
   /** Called with every committed batch (in-memory spend counters follow the database). */
   onCommitted(listener: (batch: readonly SettlementRecord[]) => void): void {
     this.committedListeners.push(listener);
+  }
+
+  /** Called for a record the database rejects for its own sake (never written, never retried). */
+  onDropped(listener: (record: SettlementRecord) => void): void {
+    this.droppedListeners.push(listener);
   }
 
   pushHold(hold: HoldRecord): void {
@@ -157,6 +163,7 @@ export class SettlementQueue {
             retained.push(q);
           } else {
             this.log(`settlement ${q.record.id} dropped, it cannot be written: ${(e as Error).message}`);
+            for (const listener of this.droppedListeners) listener(q.record);
             q.notify?.({ committed: false, error: e });
             q.notify = null;
           }
