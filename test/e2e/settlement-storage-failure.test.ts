@@ -145,6 +145,20 @@ describe('settlement when the database refuses writes', () => {
     }
   });
 
+  test('a responses stream whose charge cannot be written ends in response.failed, not response.completed', async () => {
+    up.onNextRequest = () => writes(false);
+    const res = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello', stream: true }, auth);
+    assert.equal(res.status, 200);
+    const types = sseData(res.text).map((e: any) => e.type);
+    assert.ok(types.includes('response.output_text.delta'), res.text);
+    assert.equal(types.includes('response.completed'), false);
+    assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
+    const error = sseData(res.text).find((e: any) => e.type === 'error') as { code: string };
+    assert.equal(error.code, 'storage_unavailable');
+    writes(true);
+    assert.equal(gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
+  });
+
   test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
     const usageBefore = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
     const db = gw.services.db;
