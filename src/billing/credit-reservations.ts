@@ -6,7 +6,8 @@ import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { ReservationStore } from '../store/reservation-store.ts';
 import { formatNanos, type Nanos } from './money.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
-import { affordableOutputTokens, maxOutputTokens, paddedPrompt, worstCaseCost } from './worst-case-cost.ts';
+import type { PromptBound } from '../canonical/prompt-token-bound.ts';
+import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn, worstCaseCost } from './worst-case-cost.ts';
 
 interface AccountSnapshot {
   balanceNanos: bigint;
@@ -64,8 +65,8 @@ export class CreditReservations {
   }
 
   /** Holds the request's worst-case cost; returns the amount held, or throws 402 (or 401). */
-  reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], promptTokens: number): Nanos {
-    const amount = worstCaseCost(req, plan, promptTokens);
+  reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], prompt: PromptBound): Nanos {
+    let amount = worstCaseCost(req, plan, prompt.cheap);
     const now = this.now();
     const snap = this.snapshot(auth.key.hash, auth.account.id);
     if (snap === undefined || !snap.key.active || !snap.account.active || snap.key.expiresAt <= now) {
@@ -75,15 +76,15 @@ export class CreditReservations {
     const key = inFlight(this.keys, auth.key.hash);
     const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
+    const keyRoom = snap.key.limitNanos === null ? null : snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
+    // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters.
+    if (amount > accountAvailable || (keyRoom !== null && amount > keyRoom)) amount = worstCaseCost(req, plan, prompt.tight());
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
-      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, promptTokens);
+      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, prompt.tight());
     }
-    if (snap.key.limitNanos !== null) {
-      const keyAvailable = snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
-      if (keyAvailable <= 0n || keyAvailable < amount) {
-        throw insufficient('key_limit', clampZero(keyAvailable < accountAvailable ? keyAvailable : accountAvailable), amount, req, plan, promptTokens);
-      }
+    if (keyRoom !== null && (keyRoom <= 0n || keyRoom < amount)) {
+      throw insufficient('key_limit', clampZero(keyRoom < accountAvailable ? keyRoom : accountAvailable), amount, req, plan, prompt.tight());
     }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
@@ -188,9 +189,10 @@ function insufficient(
   promptTokens: number,
 ): GatewayError {
   const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
-  const first = plan[0]!.endpoint;
-  const requested = maxOutputTokens(req, first, paddedPrompt(promptTokens));
-  const affordable = Math.min(requested, affordableOutputTokens(req, first, promptTokens, available));
+  // Priced on the endpoint the hold was priced on: the plan's dearest.
+  const dearest = dearestEndpoint(req, plan, promptTokens);
+  const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
+  const affordable = Math.min(requested, affordableOutputTokens(req, dearest, promptTokens, available));
   const message = available <= 0n
     ? `Insufficient credits: ${whose} is used up. Add credits to continue.`
     : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +

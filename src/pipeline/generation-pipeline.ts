@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
+import { PromptBound } from '../canonical/prompt-token-bound.ts';
 import { computeCost, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
@@ -100,7 +101,7 @@ export class GenerationPipeline {
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
       Object.assign(responseHeaders, this.deps.rateLimits.check(subject, plan[0]!.model.id, startedAt));
-      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
+      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;

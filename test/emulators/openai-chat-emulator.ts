@@ -54,6 +54,8 @@ export interface AnswerStep {
   /** Defaults to `tool_calls` when there are tool calls, else `stop`; null sends no finish reason. */
   finishReason?: string | null;
   usage?: EmulatorUsage;
+  /** Send no usage at all (no `usage` field; streamed, no usage chunk), as some upstreams do. */
+  omitUsage?: boolean;
   /** How many pieces the text is split into when streaming (default: one per word). */
   chunks?: number;
   /** Pause between streamed events. */
@@ -75,7 +77,15 @@ export type EmulatorStep = AnswerStep | FaultStep;
 export interface OpenAIChatEmulatorOptions {
   /** Keep every request in `requests` (default true; benchmarks turn it off). */
   record?: boolean;
+  /**
+   * Count usage as OpenAI does, with a real encoding: prompt = 3 + Σ(4 + tokens of each
+   * message's text), completion = tokens of the text and reasoning produced. Default: about
+   * four characters per token. A step's own `usage` still wins.
+   */
+  countWith?: 'o200k_base' | 'cl100k_base';
 }
+
+type Counter = (text: string) => number;
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
 export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest>;
@@ -91,10 +101,17 @@ interface Exchange {
   stream: boolean;
   includeUsage: boolean;
   promptTokens: number;
+  count: Counter | null;
 }
 
 export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions = {}): Promise<OpenAIChatEmulator> {
-  const emulator = new Emulator(options.record ?? true);
+  let counter: Counter | null = null;
+  if (options.countWith !== undefined) {
+    const encoding = await import(`gpt-tokenizer/encoding/${options.countWith}`) as { countTokens: (text: string, o: object) => number };
+    const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
+    counter = (text) => encoding.countTokens(text, plain);
+  }
+  const emulator = new Emulator(options.record ?? true, counter);
   await emulator.listen();
   return emulator;
 }
@@ -105,8 +122,11 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   /** Rendered default answers, split around the response id. */
   private readonly defaults = new Map<string, string[]>();
 
-  constructor(record: boolean) {
+  private readonly count: Counter | null;
+
+  constructor(record: boolean, count: Counter | null) {
     super({ record });
+    this.count = count;
   }
 
   get baseUrl(): string {
@@ -128,7 +148,8 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
       // Cheap and deterministic: about four characters per token.
-      promptTokens: Math.max(1, Math.ceil(text.length / 4)),
+      promptTokens: this.count === null ? Math.max(1, Math.ceil(text.length / 4)) : countPrompt(body.messages, this.count),
+      count: this.count,
     };
     this.play(this.nextStep(), exchange, res);
   }
@@ -238,7 +259,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       created: this.created,
       model: ex.model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(step) }],
-      usage: usageOf(step, ex),
+      ...(step.omitUsage === true ? {} : { usage: usageOf(step, ex) }),
       service_tier: 'default',
       system_fingerprint: 'fp_emulator',
     };
@@ -282,7 +303,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     }
     const finish = finishReasonOf(step);
     if (finish !== null) events.push(choice({}, finish));
-    if (ex.includeUsage) {
+    if (ex.includeUsage && step.omitUsage !== true) {
       events.push(`${head}[],"usage":${JSON.stringify(usageOf(step, ex))}}\n\n`);
     }
     return events;
@@ -297,7 +318,7 @@ function finishReasonOf(step: AnswerStep): string | null {
 function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
   const u = step.usage;
   const prompt = u?.prompt_tokens ?? ex.promptTokens;
-  const completion = u?.completion_tokens ?? estimateCompletionTokens(step);
+  const completion = u?.completion_tokens ?? (ex.count === null ? estimateCompletionTokens(step) : ex.count((step.reasoning ?? '') + (step.text ?? '')));
   const promptDetails: Record<string, number> = { cached_tokens: u?.cached_tokens ?? 0, audio_tokens: 0 };
   if (u?.cache_write_tokens !== undefined) promptDetails.cache_write_tokens = u.cache_write_tokens;
   const audioTokens = u?.audio_tokens ?? 0;
@@ -308,6 +329,17 @@ function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
     prompt_tokens_details: promptDetails,
     completion_tokens_details: { reasoning_tokens: u?.reasoning_tokens ?? 0, audio_tokens: audioTokens, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+}
+
+/** OpenAI's chat accounting: 3 tokens to prime the reply, 4 per message, plus its text. */
+function countPrompt(messages: any[], count: Counter): number {
+  let tokens = 3;
+  for (const m of messages) {
+    tokens += 4;
+    if (typeof m?.content === 'string') tokens += count(m.content);
+    else if (Array.isArray(m?.content)) for (const part of m.content) if (typeof part?.text === 'string') tokens += count(part.text);
+  }
+  return tokens;
 }
 
 function estimateCompletionTokens(step: AnswerStep): number {
