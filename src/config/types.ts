@@ -13,7 +13,8 @@ export interface GatewayConfig {
   /** SQLite file. */
   database: { path: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
-  timeouts: { attemptMs: number; requestMs: number };
+  /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
+  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
   sim: SimSetting;

@@ -16,6 +16,7 @@ import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
+import { estimateUsage } from './estimate-usage.ts';
 
 import type { DialectName } from '../front/front-dialect.ts';
 
@@ -41,6 +42,11 @@ export interface AdmittedRequest {
   responseHeaders: Record<string, string>;
 }
 
+/** Whether the client went away before its answer was complete (the route knows). */
+export interface ClientPresence {
+  readonly left: boolean;
+}
+
 export interface GenerationOutcome {
   execution: ExecutionResult;
   usage: Usage | null;
@@ -57,11 +63,9 @@ export interface PipelineDeps {
   reservations: CreditReservations;
   rateLimits: RateLimitGate;
   moderator: Moderator;
-  timeouts: { attemptMs: number; requestMs: number };
+  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs?: number };
   now?: () => number;
 }
-
-const CHARS_PER_TOKEN = 4;
 
 /**
  * The spine of a model call after decoding: admit (default model, credits), plan,
@@ -150,7 +154,7 @@ export class GenerationPipeline {
    * answer's last bytes only once its charge is on disk. Never throws for upstream
    * failures: see outcome.execution.error.
    */
-  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController): Promise<GenerationOutcome> {
+  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
     const tracking = new TrackingSink(sink);
@@ -165,8 +169,14 @@ export class GenerationPipeline {
       clearTimeout(timer);
     }
     const served = execution.served;
+    // The client left a stream it had begun: the upstream was read on for its usage.
+    if (client?.left === true) execution.cancelled = true;
     let usage = tracking.usage;
-    if (usage === null && served !== null && tracking.committed) usage = this.estimateUsage(admitted.req, tracking.outputChars);
+    if (usage === null && served !== null) {
+      usage = estimateUsage(admitted.req, served, tracking);
+      // The answer reports the tokens it is charged for, like any upstream usage.
+      if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
+    }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
     const cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
     await this.settle(admitted, execution, tracking, usage, cost);
@@ -194,17 +204,6 @@ export class GenerationPipeline {
         model_slug: first.model.id,
       },
     });
-  }
-
-  /** The upstream reported no usage (cancelled or cut short): charge our estimate of what was produced. */
-  private estimateUsage(req: CanonicalRequest, outputChars: number): Usage {
-    return {
-      input: estimateRequestTokens(req),
-      cacheRead: 0,
-      cacheWrite: 0,
-      output: Math.ceil(outputChars / CHARS_PER_TOKEN),
-      reasoning: 0,
-    };
   }
 
   private settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<void> {
