@@ -100,6 +100,30 @@ export class CreditReservations {
     return amount;
   }
 
+  /**
+   * The overshoot rule: what to charge an answer that cost `costNanos` against its hold of
+   * `heldNanos`. Within the hold, the cost. Beyond it, the cost when the account balance
+   * and the key's limit have room for it beside what other requests hold and are settling;
+   * otherwise its hold plus what is left, never below zero (the rest is written off, the gateway's
+   * loss). So no number of concurrent answers can take a balance or a key's limit below
+   * zero. Call right before `settling`, in the same tick.
+   */
+  chargeable(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): bigint {
+    if (costNanos <= heldNanos) return costNanos;
+    const snap = this.snapshot(keyHash, accountId);
+    if (snap === undefined) return heldNanos;
+    const account = inFlight(this.accounts, accountId);
+    const key = inFlight(this.keys, keyHash);
+    let room = snap.account.balanceNanos - account.settling - (account.held - heldNanos);
+    if (snap.key.limitNanos !== null) {
+      const keyRoom = snap.key.limitNanos - snap.key.usageNanos - key.settling - (key.held - heldNanos);
+      if (keyRoom < room) room = keyRoom;
+    }
+    // What was held was reserved for this answer: it is always chargeable.
+    if (room < heldNanos) room = heldNanos;
+    return costNanos < room ? costNanos : room;
+  }
+
   /** The request finished: its hold becomes its actual charge until the charge commits. */
   settling(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): void {
     for (const f of [inFlight(this.accounts, accountId), inFlight(this.keys, keyHash)]) {

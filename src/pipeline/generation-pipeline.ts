@@ -5,7 +5,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import { PromptBound } from '../canonical/prompt-token-bound.ts';
-import { computeCost, type Cost } from '../billing/compute-cost.ts';
+import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -178,7 +178,12 @@ export class GenerationPipeline {
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
-    const cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
+    let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
+    if (cost !== null) {
+      // Beyond its hold, an answer is charged only what the account and key have room for.
+      const { auth, heldNanos } = admitted;
+      cost = writeOff(cost, this.deps.reservations.chargeable(auth.account.id, auth.key.hash, heldNanos, cost.totalNanos));
+    }
     await this.settle(admitted, execution, tracking, usage, cost);
     return { execution, usage, cost, served };
   }

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { usdToNanos } from '../../src/billing/money.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { emulatorConfig, postJson, startTestGateway } from '../support/test-gateway.ts';
 
@@ -34,6 +35,66 @@ describe('holds are upper bounds', () => {
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       assert.equal(account.balanceNanos, 50_000_000n - (36_007n * 1000n + 1n * 2000n));
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('an answer that costs more than its hold (the overshoot rule)', () => {
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    emu = await startOpenAIChatEmulator();
+  });
+  after(() => emu.close());
+
+  // Each upstream bills 20,000 prompt tokens ($0.02) for a two-letter prompt held at well under a cent.
+  const OVER = { text: 'ok', usage: { prompt_tokens: 20_000, completion_tokens: 1 } };
+  const COST = 20_000n * 1000n + 2000n;
+
+  async function overshoot(credits: string, limitUsd: string | null): Promise<{ gw: Awaited<ReturnType<typeof startTestGateway>>; statuses: number[]; records: any[] }> {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits });
+    emu.reset();
+    const key = limitUsd === null ? gw.key : gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd }).key;
+    const N = 5;
+    for (let i = 0; i < N; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 100, then: OVER });
+    const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
+    }, { authorization: `Bearer ${key}` })));
+    gw.flush();
+    const records = results.map((r) => gw.services.generations.getRecord(r.headers.get('x-generation-id')!)!);
+    return { gw, statuses: results.map((r) => r.status), records };
+  }
+
+  test('concurrent overshoots never take the balance below zero: what does not fit is written off on the record', async () => {
+    const { gw, statuses, records } = await overshoot('0.05', null);
+    try {
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200], 'all were admitted on their (small) holds');
+      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
+      const charged = records.reduce((n, r) => n + r.costNanos, 0n);
+      assert.equal(account.balanceNanos, 50_000_000n - charged);
+      assert.equal(records.filter((r) => r.costNanos === COST).length, 2, 'two fit in full');
+      const cut = records.filter((r) => r.costNanos < COST);
+      assert.equal(cut.length, 3);
+      for (const r of cut) {
+        const writtenOff = usdToNanos(r.costBreakdown.written_off);
+        assert.equal(r.costNanos + writtenOff, COST, 'charged + written off = the full cost');
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("concurrent overshoots never take a key past its own limit", async () => {
+    const { gw, statuses, records } = await overshoot('100', '0.03');
+    try {
+      assert.ok(statuses.every((s) => s === 200), statuses.join(','));
+      const charged = records.reduce((n, r) => n + r.costNanos, 0n);
+      assert.ok(charged <= 30_000_000n, `charged ${charged}`);
+      const keyRow = gw.services.db.prepare('SELECT usage_nanos AS u FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number };
+      assert.equal(BigInt(keyRow.u), charged);
+      assert.equal(charged, 30_000_000n, 'the key is charged up to its limit, not beyond');
     } finally {
       await gw.close();
     }
