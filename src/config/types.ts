@@ -50,6 +50,8 @@ export interface ProviderInput {
   enabled?: boolean;
   /** Requests to this provider's endpoints pass moderation first. */
   moderated?: boolean;
+  /** Options that cost extra upstream, forwarded unpriced (`service_tier`, `web_search_options`, `plugins`). */
+  unpricedOptions?: string[];
 }
 
 /**
