@@ -26,8 +26,11 @@ test('worst case = prompt bound × prompt price + max output × completion price
 test('without max_tokens the endpoint maximum (or the context left) is held', () => {
   const ep = endpoint('0', '0.000001', { maxOutputTokens: 4096 });
   assert.equal(worstCaseCost(req(), [{ model, endpoint: ep }], 10), 4096n * 1000n);
+  // The prompt may be shorter than its bound and leave the whole context to the output.
   const noMax = endpoint('0', '0.000001');
-  assert.equal(worstCaseCost(req(), [{ model, endpoint: noMax }], 10), BigInt(10_000 - 10) * 1000n);
+  assert.equal(worstCaseCost(req(), [{ model, endpoint: noMax }], 10), 10_000n * 1000n);
+  const dearPrompt = endpoint('0.00001', '0.000001');
+  assert.equal(worstCaseCost(req(), [{ model, endpoint: dearPrompt }], 100), 100n * 10_000n + 9_900n * 1000n);
 });
 
 test('over a plan, the dearest attempt counts (routing may fall back to it)', () => {

@@ -56,9 +56,15 @@ export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint
 
 function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: number): Attos {
   const p = endpoint.compiledPricing;
+  const promptPrice = maxBig(p.prompt, p.cacheWrite);
+  const fixed = p.request + BigInt(countInputImages(req)) * p.image;
   const prompt = promptOn(endpoint, promptBound);
-  const output = maxOutputTokens(req, endpoint, prompt);
-  return BigInt(prompt) * maxBig(p.prompt, p.cacheWrite) + BigInt(output) * p.completion + p.request + BigInt(countInputImages(req)) * p.image;
+  const atBound = BigInt(prompt) * promptPrice + BigInt(maxOutputTokens(req, endpoint, prompt)) * p.completion;
+  if (req.maxOutputTokens !== undefined || endpoint.maxOutputTokens !== undefined) return atBound + fixed;
+  // The output may fill the context the prompt leaves: a prompt shorter than its bound
+  // leaves more of it, which costs more when output is dearer than prompt.
+  const atEmpty = BigInt(maxOutputTokens(req, endpoint, 0)) * p.completion;
+  return maxBig(atBound, atEmpty) + fixed;
 }
 
 /** Images in the request's input, for endpoints that price them per image. */
