@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { computeCost } from '../billing/compute-cost.ts';
+import { compilePricing } from '../billing/pricing.ts';
+import { worstCaseCost } from '../billing/worst-case-cost.ts';
+import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import { countTokens, type EncodingName } from './bpe-tokenizers.ts';
 import { PromptBound, chargedPromptTokens } from './prompt-token-bound.ts';
 import { promptTexts, tokenBoundCorpus } from './token-bound-corpus.test-util.ts';
@@ -14,13 +18,27 @@ function charged(texts: string[], images: number, encoding: EncodingName): numbe
   return tokens;
 }
 
+/** An endpoint at $3 / $15 per million tokens with a 1M context, as a large vendor model. */
+const PRICING = { prompt: '0.000003', completion: '0.000015' };
+const ENDPOINT = {
+  id: 'v/m', modelId: 'v/m', upstreamModel: 'm', pricing: PRICING, compiledPricing: compilePricing(PRICING, 'none'),
+  contextLength: 1_000_000, dataCollection: 'allow', zdr: false, supportedParameters: new Set(),
+  provider: { id: 'v', kind: 'openai', name: 'v', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'none' },
+} as Endpoint;
+const PLAN = [{ model: { id: 'v/m' } as ModelInfo, endpoint: ENDPOINT }];
+
 for (const entry of tokenBoundCorpus()) {
-  test(`hold bound ≥ what o200k_base and cl100k_base upstreams count: ${entry.name}`, () => {
+  test(`hold ≥ charge when the upstream counts with o200k_base and with cl100k_base: ${entry.name}`, () => {
     const bound = new PromptBound(entry.req);
     for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
-      const charge = charged(promptTexts(entry.req), entry.images, encoding);
-      assert.ok(bound.tight() >= charge, `${encoding}: tight bound ${bound.tight()} < charge ${charge}`);
-      assert.ok(bound.cheap >= charge, `${encoding}: byte bound ${bound.cheap} < charge ${charge}`);
+      const input = charged(promptTexts(entry.req), entry.images, encoding);
+      assert.ok(bound.tight() >= input, `${encoding}: tight bound ${bound.tight()} < charged prompt ${input}`);
+      assert.ok(bound.cheap >= input, `${encoding}: byte bound ${bound.cheap} < charged prompt ${input}`);
+      // In money: the request allows one output token, and the upstream writes it.
+      const charge = computeCost({ input, cacheRead: 0, cacheWrite: 0, output: 1, reasoning: 0 }, ENDPOINT.compiledPricing).totalNanos;
+      for (const held of [worstCaseCost(entry.req, PLAN, bound.tight()), worstCaseCost(entry.req, PLAN, bound.cheap)]) {
+        assert.ok(held >= charge, `${encoding}: hold ${held} < charge ${charge}`);
+      }
     }
   });
 }
