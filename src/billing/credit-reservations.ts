@@ -77,14 +77,16 @@ export class CreditReservations {
     const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
     const keyRoom = snap.key.limitNanos === null ? null : snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
-    // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters.
-    if (amount > accountAvailable || (keyRoom !== null && amount > keyRoom)) amount = worstCaseCost(req, plan, prompt.tight());
+    // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters
+    // (not when nothing is left: a used-up balance is refused without tokenizing).
+    const room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
+    if (amount > room && room > 0n) amount = worstCaseCost(req, plan, prompt.tight());
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
-      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, prompt.tight());
+      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, prompt);
     }
     if (keyRoom !== null && (keyRoom <= 0n || keyRoom < amount)) {
-      throw insufficient('key_limit', clampZero(keyRoom < accountAvailable ? keyRoom : accountAvailable), amount, req, plan, prompt.tight());
+      throw insufficient('key_limit', clampZero(keyRoom < accountAvailable ? keyRoom : accountAvailable), amount, req, plan, prompt);
     }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
@@ -210,9 +212,11 @@ function insufficient(
   needed: Nanos,
   req: CanonicalRequest,
   plan: readonly PlannedAttempt[],
-  promptTokens: number,
+  prompt: PromptBound,
 ): GatewayError {
   const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
+  // With nothing left the cheap bound says as much as the tokenizer's would.
+  const promptTokens = available > 0n ? prompt.tight() : prompt.cheap;
   // Priced on the endpoint the hold was priced on: the plan's dearest.
   const dearest = dearestEndpoint(req, plan, promptTokens);
   const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
