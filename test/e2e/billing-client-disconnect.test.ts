@@ -26,6 +26,13 @@ models:
 `;
 }
 
+/** Resolves when the gateway's side of the next connection it accepts has closed. */
+function gatewaySocketClosed(gw: TestGateway): Promise<void> {
+  return new Promise((resolve) => {
+    gw.app.server.once('connection', (socket) => socket.once('close', () => resolve()));
+  });
+}
+
 /**
  * Streams a chat completion over a raw socket, destroys the socket as soon as the first
  * answer text arrives, and resolves with the generation id once its settlement commits.
@@ -69,8 +76,13 @@ describe('a client that leaves a stream', () => {
     const gw = await startTestGateway({ yaml: yaml(emu.baseUrl), credits: '10' });
     try {
       emu.reset();
-      // 5,000 output tokens, nearly all hidden reasoning; the usage comes after the text.
-      emu.enqueue({ text: 'The answer is forty-two, as computed.', chunks: 6, chunkDelayMs: 20, usage: { prompt_tokens: 40, completion_tokens: 5_000, reasoning_tokens: 4_900 } });
+      // 5,000 output tokens, nearly all hidden reasoning. The role and the first piece of text
+      // go out; the rest and the usage only once the gateway has seen the client leave.
+      emu.enqueue({
+        text: 'The answer is forty-two, as computed.', chunks: 6,
+        usage: { prompt_tokens: 40, completion_tokens: 5_000, reasoning_tokens: 4_900 },
+        pauseAfter: { events: 2, until: gatewaySocketClosed(gw) },
+      });
       const id = await readThenLeave(gw, { model: 'acme/thinker', messages: [{ role: 'user', content: 'Think hard.' }] });
       const record = gw.services.generations.getRecord(id)!;
       assert.equal(record.cancelled, true);

@@ -57,7 +57,8 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
     emu.reset();
     const key = limitUsd === null ? gw.key : gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd }).key;
     const N = 5;
-    for (let i = 0; i < N; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 100, then: OVER });
+    // No answer until all five are in flight (admitted on their holds).
+    for (let i = 0; i < N; i++) emu.enqueue({ ...OVER, holdUntilRequests: N });
     const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
       model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
     }, { authorization: `Bearer ${key}` })));

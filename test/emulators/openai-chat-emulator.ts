@@ -60,6 +60,13 @@ export interface AnswerStep {
   chunks?: number;
   /** Pause between streamed events. */
   chunkDelayMs?: number;
+  /** Stream: send the first `events` SSE events, the rest (usage included) once `until` settles. */
+  pauseAfter?: { events: number; until: Promise<unknown> };
+  /**
+   * Hold this answer until this emulator has received that many requests since its last
+   * reset: makes requests overlap for sure, without timing (concurrency tests).
+   */
+  holdUntilRequests?: number;
   /** HTTP status of the answer (default 200). */
   status?: number;
   /** End the stream without `data: [DONE]`. */
@@ -123,6 +130,9 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   private readonly defaults = new Map<string, string[]>();
 
   private readonly count: Counter | null;
+  /** Requests received since the last reset (`holdUntilRequests`). */
+  private arrived = 0;
+  private readonly held: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
 
   constructor(record: boolean, count: Counter | null) {
     super({ record });
@@ -151,7 +161,29 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       promptTokens: this.count === null ? Math.max(1, Math.ceil(text.length / 4)) : countPrompt(body.messages, this.count),
       count: this.count,
     };
-    this.play(this.nextStep(), exchange, res);
+    this.arrived++;
+    const step = this.nextStep();
+    if (step !== undefined && step.fault === undefined && step.holdUntilRequests !== undefined && this.arrived < step.holdUntilRequests) {
+      this.held.push({ step, ex: exchange, res, until: step.holdUntilRequests });
+    } else {
+      this.play(step, exchange, res);
+    }
+    this.releaseHeld();
+  }
+
+  override reset(): void {
+    super.reset();
+    this.arrived = 0;
+    this.held.length = 0;
+  }
+
+  private releaseHeld(): void {
+    for (let i = 0; i < this.held.length; i++) {
+      const h = this.held[i]!;
+      if (this.arrived < h.until) continue;
+      this.held.splice(i--, 1);
+      this.play(h.step, h.ex, h.res);
+    }
   }
 
   private play(step: EmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -210,6 +242,15 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     }
     const events = this.streamEvents(step, ex);
     if (step.omitDone !== true) events.push(DONE);
+    const pause = step.pauseAfter;
+    if (pause !== undefined) {
+      res.writeHead(step.status ?? 200, SSE_HEADERS);
+      res.write(events.slice(0, pause.events).join(''));
+      void pause.until.then(() => {
+        if (!res.destroyed) res.end(events.slice(pause.events).join(''));
+      });
+      return;
+    }
     this.sendEvents(res, step.status ?? 200, events, step.chunkDelayMs);
   }
 
