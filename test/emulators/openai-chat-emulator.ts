@@ -9,6 +9,7 @@ import {
   EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
 } from './emulator-http.ts';
 import { splitText } from './split-text.ts';
+import { countPrompt, loadCounter, type Counter } from './token-counter.ts';
 
 export interface RecordedRequest extends EmulatorRequest {
   /** Arrival order across every OpenAI emulator of this process: tells which of several upstreams was asked first. */
@@ -92,7 +93,6 @@ export interface OpenAIChatEmulatorOptions {
   countWith?: 'o200k_base' | 'cl100k_base';
 }
 
-type Counter = (text: string) => number;
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
 export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest>;
@@ -112,12 +112,7 @@ interface Exchange {
 }
 
 export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions = {}): Promise<OpenAIChatEmulator> {
-  let counter: Counter | null = null;
-  if (options.countWith !== undefined) {
-    const encoding = await import(`gpt-tokenizer/encoding/${options.countWith}`) as { countTokens: (text: string, o: object) => number };
-    const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
-    counter = (text) => encoding.countTokens(text, plain);
-  }
+  const counter = options.countWith === undefined ? null : await loadCounter(options.countWith);
   const emulator = new Emulator(options.record ?? true, counter);
   await emulator.listen();
   return emulator;
@@ -370,17 +365,6 @@ function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
     prompt_tokens_details: promptDetails,
     completion_tokens_details: { reasoning_tokens: u?.reasoning_tokens ?? 0, audio_tokens: audioTokens, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
-}
-
-/** OpenAI's chat accounting: 3 tokens to prime the reply, 4 per message, plus its text. */
-function countPrompt(messages: any[], count: Counter): number {
-  let tokens = 3;
-  for (const m of messages) {
-    tokens += 4;
-    if (typeof m?.content === 'string') tokens += count(m.content);
-    else if (Array.isArray(m?.content)) for (const part of m.content) if (typeof part?.text === 'string') tokens += count(part.text);
-  }
-  return tokens;
 }
 
 function estimateCompletionTokens(step: AnswerStep): number {
