@@ -106,9 +106,9 @@ export class CreditReservations {
    * The overshoot rule: what to charge an answer that cost `costNanos` against its hold of
    * `heldNanos`. Within the hold, the cost. Beyond it, the cost when the account balance
    * and the key's limit have room for it beside what other requests hold and are settling;
-   * otherwise its hold plus what is left, never below zero (the rest is written off, the gateway's
-   * loss). So no number of concurrent answers can take a balance or a key's limit below
-   * zero. Call right before `settling`, in the same tick.
+   * otherwise its hold plus what is left, never below zero (the rest is written off, the
+   * gateway's loss). So no number of concurrent answers can take a balance or a key's
+   * limit below zero. Call right before `settling`, in the same tick.
    */
   chargeable(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): bigint {
     if (costNanos <= heldNanos) return costNanos;

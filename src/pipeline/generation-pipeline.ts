@@ -63,7 +63,7 @@ export interface PipelineDeps {
   reservations: CreditReservations;
   rateLimits: RateLimitGate;
   moderator: Moderator;
-  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs?: number };
+  timeouts: { attemptMs: number; requestMs: number };
   now?: () => number;
 }
 
