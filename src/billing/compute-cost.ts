@@ -1,12 +1,12 @@
 import type { Usage } from '../canonical/usage.ts';
 import type { CompiledPricing } from './pricing.ts';
-import { attosToNanos, formatAttos, type Nanos } from './money.ts';
+import { attosToNanos, formatAttos, formatNanos, type Nanos } from './money.ts';
 
 export interface Cost {
   /** What the account is charged, nano-USD (rounded once, half up). */
   totalNanos: Nanos;
   /** Exact line items in USD decimal text. */
-  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string };
+  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string; written_off?: string };
 }
 
 /**
@@ -36,4 +36,14 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
       image: formatAttos(image),
     },
   };
+}
+
+/**
+ * The cost as charged when the overshoot rule (CreditReservations.chargeable) charges less
+ * than it: the total becomes the charge, and the breakdown's `written_off` says what was
+ * not charged (the line items still add up to the full cost).
+ */
+export function writeOff(cost: Cost, chargedNanos: Nanos): Cost {
+  if (chargedNanos >= cost.totalNanos) return cost;
+  return { totalNanos: chargedNanos, breakdown: { ...cost.breakdown, written_off: formatNanos(cost.totalNanos - chargedNanos) } };
 }

@@ -8,6 +8,8 @@ import { SettlementQueue } from './settlement-queue.ts';
 import { worstCaseCost } from './worst-case-cost.ts';
 
 const PROMPT_TOKENS = 10;
+/** A prompt bound of exactly PROMPT_TOKENS, cheap or tight. */
+const BOUND = { cheap: PROMPT_TOKENS, tight: () => PROMPT_TOKENS };
 /** What one request of the fixtures holds (the worst-case math is worst-case-cost.ts's). */
 const HOLD = worstCaseCost(request(), plan(), PROMPT_TOKENS);
 
@@ -27,7 +29,7 @@ function setup(balanceNanos: bigint, limitNanos: bigint | null = null): Setup {
   return { ...base, queue, reservations, store, clock };
 }
 
-const reserve = (s: Setup, id: string) => s.reservations.reserve(id, s.auth, request(), plan(), PROMPT_TOKENS);
+const reserve = (s: Setup, id: string) => s.reservations.reserve(id, s.auth, request(), plan(), BOUND);
 
 function refusal(fn: () => unknown): GatewayError {
   try {
@@ -97,11 +99,11 @@ test("a key's own limit refuses with reason key_limit; usage counts against it a
 
 test('a zero or negative balance refuses even a free request', () => {
   const s = setup(0n);
-  const free = refusal(() => s.reservations.reserve('g1', s.auth, request(), plan('0', '0'), PROMPT_TOKENS));
+  const free = refusal(() => s.reservations.reserve('g1', s.auth, request(), plan('0', '0'), BOUND));
   assert.equal(free.code, 'insufficient_quota');
   s.ledger.addEntry('acct_1', 'credit', 1n, null, '2026-01-01T00:00:00Z');
   s.reservations.forget();
-  assert.equal(s.reservations.reserve('g2', s.auth, request(), plan('0', '0'), PROMPT_TOKENS), 0n, 'a free model holds nothing');
+  assert.equal(s.reservations.reserve('g2', s.auth, request(), plan('0', '0'), BOUND), 0n, 'a free model holds nothing');
 });
 
 test('changes made elsewhere count once forgotten; a revoked key or inactive account is refused with 401', () => {

@@ -6,7 +6,8 @@ import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { ReservationStore } from '../store/reservation-store.ts';
 import { formatNanos, type Nanos } from './money.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
-import { affordableOutputTokens, maxOutputTokens, paddedPrompt, worstCaseCost } from './worst-case-cost.ts';
+import type { PromptTokenBound } from '../canonical/prompt-token-bound.ts';
+import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn, worstCaseCost } from './worst-case-cost.ts';
 
 interface AccountSnapshot {
   balanceNanos: bigint;
@@ -69,8 +70,8 @@ export class CreditReservations {
   }
 
   /** Holds the request's worst-case cost; returns the amount held, or throws 402 (or 401). */
-  reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], promptTokens: number): Nanos {
-    const amount = worstCaseCost(req, plan, promptTokens);
+  reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], prompt: PromptTokenBound): Nanos {
+    let amount = worstCaseCost(req, plan, prompt.cheap);
     const now = this.now();
     const snap = this.snapshot(auth.key.hash, auth.account.id);
     if (snap === undefined || !snap.key.active || !snap.account.active || snap.key.expiresAt <= now) {
@@ -80,15 +81,17 @@ export class CreditReservations {
     const key = inFlight(this.keys, auth.key.hash);
     const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
+    const keyRoom = snap.key.limitNanos === null ? null : snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
+    // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters
+    // (not when nothing is left: a used-up balance is refused without tokenizing).
+    const room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
+    if (amount > room && room > 0n) amount = worstCaseCost(req, plan, prompt.tight());
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
-      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, promptTokens);
+      throw insufficient('balance', clampZero(accountAvailable), amount, req, plan, prompt);
     }
-    if (snap.key.limitNanos !== null) {
-      const keyAvailable = snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
-      if (keyAvailable <= 0n || keyAvailable < amount) {
-        throw insufficient('key_limit', clampZero(keyAvailable < accountAvailable ? keyAvailable : accountAvailable), amount, req, plan, promptTokens);
-      }
+    if (keyRoom !== null && (keyRoom <= 0n || keyRoom < amount)) {
+      throw insufficient('key_limit', clampZero(keyRoom < accountAvailable ? keyRoom : accountAvailable), amount, req, plan, prompt);
     }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
@@ -102,6 +105,30 @@ export class CreditReservations {
       expiresAt: new Date(now + this.holdMs).toISOString(),
     });
     return amount;
+  }
+
+  /**
+   * The overshoot rule: what to charge an answer that cost `costNanos` against its hold of
+   * `heldNanos`. Within the hold, the cost. Beyond it, the cost when the account balance
+   * and the key's limit have room for it beside what other requests hold and are settling;
+   * otherwise its hold plus what is left, never below zero (the rest is written off, the
+   * gateway's loss). So no number of concurrent answers can take a balance or a key's
+   * limit below zero. Call right before `settling`, in the same tick.
+   */
+  chargeable(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): bigint {
+    if (costNanos <= heldNanos) return costNanos;
+    const snap = this.snapshot(keyHash, accountId);
+    if (snap === undefined) return heldNanos;
+    const account = inFlight(this.accounts, accountId);
+    const key = inFlight(this.keys, keyHash);
+    let room = snap.account.balanceNanos - account.settling - (account.held - heldNanos);
+    if (snap.key.limitNanos !== null) {
+      const keyRoom = snap.key.limitNanos - snap.key.usageNanos - key.settling - (key.held - heldNanos);
+      if (keyRoom < room) room = keyRoom;
+    }
+    // What was held was reserved for this answer: it is always chargeable.
+    if (room < heldNanos) room = heldNanos;
+    return costNanos < room ? costNanos : room;
   }
 
   /** The request finished: its hold becomes its actual charge until the charge commits. */
@@ -190,12 +217,15 @@ function insufficient(
   needed: Nanos,
   req: CanonicalRequest,
   plan: readonly PlannedAttempt[],
-  promptTokens: number,
+  prompt: PromptTokenBound,
 ): GatewayError {
   const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
-  const first = plan[0]!.endpoint;
-  const requested = maxOutputTokens(req, first, paddedPrompt(promptTokens));
-  const affordable = Math.min(requested, affordableOutputTokens(req, first, promptTokens, available));
+  // With nothing left the cheap bound says as much as the tokenizer's would.
+  const promptTokens = available > 0n ? prompt.tight() : prompt.cheap;
+  // Priced on the endpoint the hold was priced on: the plan's dearest.
+  const dearest = dearestEndpoint(req, plan, promptTokens);
+  const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
+  const affordable = Math.min(requested, affordableOutputTokens(req, dearest, promptTokens, available));
   const message = available <= 0n
     ? `Insufficient credits: ${whose} is used up. Add credits to continue.`
     : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +

@@ -4,21 +4,34 @@ import type { PlannedAttempt } from '../routing/attempt.ts';
 import { ATTOS_PER_NANO, type Attos, type Nanos } from './money.ts';
 
 /**
- * The most a request can cost, to hold before calling upstream. The prompt estimate is
- * padded (our tokenizer is approximate, and a provider's count may be higher), priced at
- * the dearer of the prompt and cache-write prices; the output is the requested maximum,
- * or what the endpoint can emit. Over a plan, the dearest attempt counts, since routing
- * may fall back to it.
+ * The most a request can cost, to hold before calling upstream. `promptBound` is an upper
+ * bound of the prompt tokens (canonical/prompt-token-bound.ts), capped on each endpoint at
+ * its context length (a provider does not take, so does not charge, a longer prompt),
+ * priced at the dearer of the prompt and cache-write prices; the output is the requested
+ * maximum, or what the endpoint can emit. Over a plan, the dearest attempt counts, since
+ * routing may fall back to it.
  */
-export function worstCaseCost(req: CanonicalRequest, plan: readonly PlannedAttempt[], promptTokens: number): Nanos {
-  let worst = 0n;
-  const padded = paddedPrompt(promptTokens);
-  const images = BigInt(countInputImages(req));
+export function worstCaseCost(req: CanonicalRequest, plan: readonly PlannedAttempt[], promptBound: number): Nanos {
+  return ceilToNanos(attemptCost(req, dearestEndpoint(req, plan, promptBound), promptBound));
+}
+
+/** The plan's endpoint with the highest worst case: the one a hold (and a 402) is priced on. */
+export function dearestEndpoint(req: CanonicalRequest, plan: readonly PlannedAttempt[], promptBound: number): Endpoint {
+  let worst = -1n;
+  let dearest = plan[0]!.endpoint;
   for (const { endpoint } of plan) {
-    const cost = attemptCost(endpoint, padded, maxOutputTokens(req, endpoint, padded), images);
-    if (cost > worst) worst = cost;
+    const cost = attemptCost(req, endpoint, promptBound);
+    if (cost > worst) {
+      worst = cost;
+      dearest = endpoint;
+    }
   }
-  return ceilToNanos(worst);
+  return dearest;
+}
+
+/** The prompt tokens an endpoint can charge at most. */
+export function promptOn(endpoint: Endpoint, promptBound: number): number {
+  return Math.min(promptBound, endpoint.contextLength);
 }
 
 /** Output tokens the request may produce on this endpoint (reasoning included). */
@@ -32,23 +45,26 @@ export function maxOutputTokens(req: CanonicalRequest, endpoint: Endpoint, promp
  * How many output tokens `availableNanos` can pay for on this endpoint, once the prompt,
  * request and image prices are covered: what a 402 tells the client.
  */
-export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint, promptTokens: number, availableNanos: Nanos): number {
+export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint, promptBound: number, availableNanos: Nanos): number {
   const p = endpoint.compiledPricing;
-  const padded = BigInt(paddedPrompt(promptTokens));
-  const fixed = padded * maxBig(p.prompt, p.cacheWrite) + p.request + BigInt(countInputImages(req)) * p.image;
+  const fixed = BigInt(promptOn(endpoint, promptBound)) * maxBig(p.prompt, p.cacheWrite) + p.request + BigInt(countInputImages(req)) * p.image;
   const left = availableNanos * ATTOS_PER_NANO - fixed;
   if (left <= 0n) return 0;
   if (p.completion === 0n) return Number.MAX_SAFE_INTEGER;
   return Number(left / p.completion);
 }
 
-export function paddedPrompt(tokens: number): number {
-  return Math.ceil(tokens * 1.25) + 32;
-}
-
-function attemptCost(endpoint: Endpoint, promptTokens: number, outputTokens: number, images: bigint): Attos {
+function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: number): Attos {
   const p = endpoint.compiledPricing;
-  return BigInt(promptTokens) * maxBig(p.prompt, p.cacheWrite) + BigInt(outputTokens) * p.completion + p.request + images * p.image;
+  const promptPrice = maxBig(p.prompt, p.cacheWrite);
+  const fixed = p.request + BigInt(countInputImages(req)) * p.image;
+  const prompt = promptOn(endpoint, promptBound);
+  const atBound = BigInt(prompt) * promptPrice + BigInt(maxOutputTokens(req, endpoint, prompt)) * p.completion;
+  if (req.maxOutputTokens !== undefined || endpoint.maxOutputTokens !== undefined) return atBound + fixed;
+  // The output may fill the context the prompt leaves: a prompt shorter than its bound
+  // leaves more of it, which costs more when output is dearer than prompt.
+  const atEmpty = BigInt(maxOutputTokens(req, endpoint, 0)) * p.completion;
+  return maxBig(atBound, atEmpty) + fixed;
 }
 
 /** Images in the request's input, for endpoints that price them per image. */

@@ -1,4 +1,4 @@
-import type { CanonicalRequest, Message, ToolResultPart, UserContentPart } from './request.ts';
+import type { CanonicalRequest, FilePart, ImagePart, Message, ToolResultPart, UserContentPart } from './request.ts';
 import { assertNever } from './stream-part.ts';
 
 // A tokenizer-free estimate of BPE token counts, used for billing reservations, context
@@ -98,55 +98,89 @@ const URL_FILE_TOKENS = 1_000;
 /** Speech models charge by duration; ~25 tokens a second sits between OpenAI (~10) and Gemini (32). */
 const AUDIO_TOKENS_PER_SECOND = 25;
 
+/**
+ * How one measure prices the parts of a prompt: the heuristic estimate below, or the
+ * upper bounds of prompt-token-bound.ts. The walk over the request is shared.
+ */
+export interface PromptMeasure {
+  text(text: string): number;
+  image(part: ImagePart): number;
+  /** A file sent inline (`data`) or by URL. */
+  file(part: FilePart): number;
+  audio(data: string, format: string | undefined): number;
+  /** Encrypted reasoning replayed to its vendor. */
+  redacted(data: string): number;
+}
+
+/** The heuristic measure: a best guess of what vendors count, not a bound. */
+export const HEURISTIC: PromptMeasure = {
+  text: estimateTextTokens,
+  image: (part) => (part.detail === 'low' ? IMAGE_TOKENS_LOW : IMAGE_TOKENS_HIGH),
+  file: (part) => {
+    if (part.data === undefined) return URL_FILE_TOKENS;
+    const bytes = base64Bytes(part.data);
+    // Text-like files tokenize like text; PDFs and other binaries carry far fewer
+    // tokens per byte (compressed streams, fonts, embedded images).
+    return isTextLike(part.mediaType ?? mediaTypeOf(part.data)) ? Math.ceil(bytes / 4) : Math.ceil(bytes / 16);
+  },
+  audio: estimateAudioTokens,
+  redacted: (data) => Math.ceil(data.length / 4),
+};
+
 /** The whole prompt: messages with their framing, tool definitions, and the response schema. */
 export function estimateRequestTokens(req: CanonicalRequest): number {
+  return measureRequest(req, HEURISTIC);
+}
+
+/** The prompt measured with `m`: framing overheads plus each part's measure. */
+export function measureRequest(req: CanonicalRequest, m: PromptMeasure): number {
   let tokens = REPLY_PRIMING_TOKENS;
-  for (const message of req.messages) tokens += estimateMessageTokens(message);
+  for (const message of req.messages) tokens += measureMessage(message, m);
   if (req.tools !== undefined && req.tools.length > 0) {
     tokens += TOOLS_SECTION_TOKENS;
     for (const tool of req.tools) {
-      tokens += TOOL_OVERHEAD_TOKENS + estimateTextTokens(tool.name) + estimateTextTokens(JSON.stringify(tool.parameters));
-      if (tool.description !== undefined) tokens += estimateTextTokens(tool.description);
+      tokens += TOOL_OVERHEAD_TOKENS + m.text(tool.name) + m.text(JSON.stringify(tool.parameters));
+      if (tool.description !== undefined) tokens += m.text(tool.description);
     }
   }
   // Providers inject the response schema into the prompt, so it is paid as input.
-  if (req.responseFormat?.type === 'json_schema') tokens += estimateTextTokens(JSON.stringify(req.responseFormat.schema));
+  if (req.responseFormat?.type === 'json_schema') tokens += m.text(JSON.stringify(req.responseFormat.schema));
   return tokens;
 }
 
-function estimateMessageTokens(message: Message): number {
+function measureMessage(message: Message, m: PromptMeasure): number {
   let tokens = MESSAGE_OVERHEAD_TOKENS;
   switch (message.role) {
     case 'system':
-      for (const part of message.content) tokens += estimateTextTokens(part.text);
+      for (const part of message.content) tokens += m.text(part.text);
       return tokens;
     case 'user':
-      if (message.name !== undefined) tokens += estimateTextTokens(message.name);
-      for (const part of message.content) tokens += estimateUserPartTokens(part);
+      if (message.name !== undefined) tokens += m.text(message.name);
+      for (const part of message.content) tokens += measureUserPart(part, m);
       return tokens;
     case 'assistant':
-      if (message.name !== undefined) tokens += estimateTextTokens(message.name);
-      if (message.refusal !== undefined) tokens += estimateTextTokens(message.refusal);
+      if (message.name !== undefined) tokens += m.text(message.name);
+      if (message.refusal !== undefined) tokens += m.text(message.refusal);
       for (const part of message.content) {
         switch (part.type) {
           case 'text':
           case 'reasoning':
-            tokens += estimateTextTokens(part.text);
+            tokens += m.text(part.text);
             break;
           case 'tool-call':
-            tokens += TOOL_CALL_OVERHEAD_TOKENS + estimateTextTokens(part.name) + estimateTextTokens(part.arguments);
+            tokens += TOOL_CALL_OVERHEAD_TOKENS + m.text(part.name) + m.text(part.arguments);
             break;
           case 'redacted-reasoning':
-            tokens += Math.ceil(part.data.length / 4);
+            tokens += m.redacted(part.data);
             break;
           case 'audio-output':
             // OpenAI replays the audio itself (by id), other providers read the transcript:
             // both are counted, as an estimate should not come out short.
-            tokens += estimateTextTokens(part.transcript);
-            if (part.data.length > 0) tokens += estimateAudioTokens(part.data, part.format);
+            tokens += m.text(part.transcript);
+            if (part.data.length > 0) tokens += m.audio(part.data, part.format);
             break;
           case 'image-output':
-            tokens += IMAGE_TOKENS_HIGH;
+            tokens += m.image({ type: 'image', url: part.url });
             break;
           default:
             assertNever(part);
@@ -154,28 +188,23 @@ function estimateMessageTokens(message: Message): number {
       }
       return tokens;
     case 'tool':
-      for (const part of message.content) tokens += estimateToolResultTokens(part);
+      for (const part of message.content) tokens += measureToolResult(part, m);
       return tokens;
     default:
       return assertNever(message);
   }
 }
 
-function estimateUserPartTokens(part: UserContentPart): number {
+function measureUserPart(part: UserContentPart, m: PromptMeasure): number {
   switch (part.type) {
     case 'text':
-      return estimateTextTokens(part.text);
+      return m.text(part.text);
     case 'image':
-      return part.detail === 'low' ? IMAGE_TOKENS_LOW : IMAGE_TOKENS_HIGH;
-    case 'file': {
-      if (part.data === undefined) return URL_FILE_TOKENS;
-      const bytes = base64Bytes(part.data);
-      // Text-like files tokenize like text; PDFs and other binaries carry far fewer
-      // tokens per byte (compressed streams, fonts, embedded images).
-      return isTextLike(part.mediaType ?? mediaTypeOf(part.data)) ? Math.ceil(bytes / 4) : Math.ceil(bytes / 16);
-    }
+      return m.image(part);
+    case 'file':
+      return m.file(part);
     case 'audio':
-      return estimateAudioTokens(part.data, part.format);
+      return m.audio(part.data, part.format);
     default:
       return assertNever(part);
   }
@@ -186,26 +215,26 @@ function estimateAudioTokens(data: string, format: string | undefined): number {
   return Math.ceil((base64Bytes(data) / bytesPerSecond) * AUDIO_TOKENS_PER_SECOND);
 }
 
-function estimateToolResultTokens(part: ToolResultPart): number {
-  let tokens = TOOL_CALL_OVERHEAD_TOKENS + estimateTextTokens(part.toolCallId);
-  if (part.name !== undefined) tokens += estimateTextTokens(part.name);
-  if (typeof part.content === 'string') return tokens + estimateTextTokens(part.content);
-  for (const inner of part.content) tokens += estimateUserPartTokens(inner);
+function measureToolResult(part: ToolResultPart, m: PromptMeasure): number {
+  let tokens = TOOL_CALL_OVERHEAD_TOKENS + m.text(part.toolCallId);
+  if (part.name !== undefined) tokens += m.text(part.name);
+  if (typeof part.content === 'string') return tokens + m.text(part.content);
+  for (const inner of part.content) tokens += measureUserPart(inner, m);
   return tokens;
 }
 
 /** Decoded size of a base64 payload or data: URI, without decoding it. */
-function base64Bytes(data: string): number {
+export function base64Bytes(data: string): number {
   const comma = data.startsWith('data:') ? data.indexOf(',') : -1;
   return Math.floor(((data.length - comma - 1) * 3) / 4);
 }
 
-function mediaTypeOf(data: string): string {
+export function mediaTypeOf(data: string): string {
   if (!data.startsWith('data:')) return '';
   const end = data.indexOf(';');
   return end === -1 ? '' : data.slice(5, end);
 }
 
-function isTextLike(mediaType: string): boolean {
+export function isTextLike(mediaType: string): boolean {
   return mediaType.startsWith('text/') || mediaType.endsWith('json') || mediaType.endsWith('xml') || mediaType.endsWith('yaml');
 }

@@ -96,6 +96,7 @@ function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config
   const options = merged(b.options, over?.options);
   if (options !== undefined) provider.options = options;
   if (over?.moderated !== undefined) provider.moderated = over.moderated;
+  if (over?.unpricedOptions !== undefined) provider.unpricedOptions = new Set(over.unpricedOptions);
   const needsKey = b.credentialEnv.length > 0;
   const candidate: Candidate = {
     config: provider,
@@ -128,6 +129,7 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
   if (input.profile !== undefined) provider.profile = input.profile;
   if (input.options !== undefined) provider.options = input.options;
   if (input.moderated !== undefined) provider.moderated = input.moderated;
+  if (input.unpricedOptions !== undefined) provider.unpricedOptions = new Set(input.unpricedOptions);
   return { config: provider, excludeParameters: [], enabled: input.enabled ?? true };
 }
 

@@ -41,6 +41,8 @@ export interface ProviderConfig {
   options?: Record<string, unknown>;
   /** Every endpoint of this provider is moderated. */
   moderated?: boolean;
+  /** Options that cost extra upstream which the operator lets through unpriced (providers/unpriced-options.ts). */
+  unpricedOptions?: ReadonlySet<string>;
 }
 
 export interface Endpoint {

@@ -25,6 +25,7 @@ export const CONFIG_DEFAULTS = {
   port: 8080,
   attemptMs: 60_000,
   requestMs: 300_000,
+  disconnectGraceMs: 10_000,
   credits: '10',
   sim: 'auto',
 } as const;
@@ -46,7 +47,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
 
   const server = section(root, 'server', ['host', 'port']);
   const database = section(root, 'database', ['path']);
-  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms']);
+  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
@@ -61,6 +62,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
+      disconnectGraceMs: optInt(timeouts, 'disconnect_grace_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.disconnectGraceMs,
     },
     bootstrap: {
       credits: bootstrap.credits === undefined || bootstrap.credits === null

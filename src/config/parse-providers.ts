@@ -2,12 +2,13 @@ import type { CacheFamily } from '../catalog/types.ts';
 import { ConfigError } from './config-error.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import {
-  at, checkKeys, optBoolean, optEnum, optInt, optString, optStringMap, readList, readMapping, readString,
+  at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString,
 } from './read-fields.ts';
+import { UNPRICED_OPTIONS } from '../providers/unpriced-options.ts';
 import type { ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [
-  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated',
+  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated', 'unpriced_options',
 ] as const;
 
 const CACHE_FAMILIES: readonly CacheFamily[] = ['prompt_cache_key', 'cache_control', 'none'];
@@ -58,5 +59,12 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   if (enabled !== undefined) out.enabled = enabled;
   const moderated = optBoolean(fields, 'moderated', path);
   if (moderated !== undefined) out.moderated = moderated;
+  const unpriced = optStringList(fields, 'unpriced_options', path);
+  if (unpriced !== undefined) {
+    for (const o of unpriced) {
+      if (!(UNPRICED_OPTIONS as readonly string[]).includes(o)) throw new ConfigError(`${path}.unpriced_options`, `unknown option "${o}" (known: ${UNPRICED_OPTIONS.join(', ')})`);
+    }
+    out.unpricedOptions = unpriced;
+  }
   return out;
 }

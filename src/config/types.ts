@@ -13,7 +13,8 @@ export interface GatewayConfig {
   /** SQLite file. */
   database: { path: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
-  timeouts: { attemptMs: number; requestMs: number };
+  /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
+  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
   sim: SimSetting;
@@ -49,6 +50,8 @@ export interface ProviderInput {
   enabled?: boolean;
   /** Requests to this provider's endpoints pass moderation first. */
   moderated?: boolean;
+  /** Options that cost extra upstream, forwarded unpriced (`service_tier`, `web_search_options`, `plugins`). */
+  unpricedOptions?: string[];
 }
 
 /**

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   unsupported_content: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A content type the gateway cannot carry to any provider.' },
   too_many_cache_control_blocks: { status: 400, type: 'invalid_request_error', retryable: false, description: 'More than 4 blocks carry `cache_control`.' },
   reasoning_conflict: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A parameter not allowed while reasoning is enabled (`top_k`, a forced `tool_choice`).' },
+  option_not_enabled: { status: 400, type: 'invalid_request_error', retryable: false, description: 'An option that costs extra upstream (`service_tier` other than auto/default, `web_search_options`, the `web` plugin) that the operator has not enabled for the provider (`unpriced_options`).' },
   model_not_found: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The model id is unknown, not enabled, or not available to this key.' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The prompt does not fit the context window of any candidate endpoint.' },
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The provider refused the request as invalid (its 400/404/413/422); `metadata.raw` has its answer.' },

@@ -4,7 +4,8 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
-import { computeCost, type Cost } from '../billing/compute-cost.ts';
+import { PromptBound } from '../canonical/prompt-token-bound.ts';
+import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
 import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -15,6 +16,7 @@ import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
+import { estimateUsage } from './estimate-usage.ts';
 
 import type { DialectName } from '../front/front-dialect.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
@@ -41,6 +43,11 @@ export interface AdmittedRequest {
   responseHeaders: Record<string, string>;
 }
 
+/** Whether the client went away before its answer was complete (the route knows). */
+export interface ClientPresence {
+  readonly left: boolean;
+}
+
 export interface GenerationOutcome {
   execution: ExecutionResult;
   usage: Usage | null;
@@ -60,8 +67,6 @@ export interface PipelineDeps {
   timeouts: { attemptMs: number; requestMs: number };
   now?: () => number;
 }
-
-const CHARS_PER_TOKEN = 4;
 
 /**
  * The spine of a model call after decoding: admit (default model, credits), plan,
@@ -101,7 +106,7 @@ export class GenerationPipeline {
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
       Object.assign(responseHeaders, this.deps.rateLimits.check(subject, plan[0]!.model.id, startedAt));
-      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, promptTokens);
+      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
@@ -151,7 +156,7 @@ export class GenerationPipeline {
    * failures: see outcome.execution.error. When the charge cannot be written, the answer
    * is not delivered: the error becomes `storage_unavailable` (the charge stays queued).
    */
-  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController): Promise<GenerationOutcome> {
+  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
     const tracking = new TrackingSink(sink);
@@ -166,10 +171,21 @@ export class GenerationPipeline {
       clearTimeout(timer);
     }
     const served = execution.served;
+    // The client left a stream it had begun: the upstream was read on for its usage.
+    if (client?.left === true) execution.cancelled = true;
     let usage = tracking.usage;
-    if (usage === null && served !== null && tracking.committed) usage = this.estimateUsage(admitted.req, tracking.outputChars);
+    if (usage === null && served !== null) {
+      usage = estimateUsage(admitted.req, served, tracking);
+      // The answer reports the tokens it is charged for, like any upstream usage.
+      if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
+    }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
-    const cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
+    let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
+    if (cost !== null) {
+      // Beyond its hold, an answer is charged only what the account and key have room for.
+      const { auth, heldNanos } = admitted;
+      cost = writeOff(cost, this.deps.reservations.chargeable(auth.account.id, auth.key.hash, heldNanos, cost.totalNanos));
+    }
     const settled = await this.settle(admitted, execution, tracking, usage, cost);
     if (!settled.committed && execution.error === null && !execution.cancelled) execution.error = storageUnavailable();
     return { execution, usage, cost, served };
@@ -196,17 +212,6 @@ export class GenerationPipeline {
         model_slug: first.model.id,
       },
     });
-  }
-
-  /** The upstream reported no usage (cancelled or cut short): charge our estimate of what was produced. */
-  private estimateUsage(req: CanonicalRequest, outputChars: number): Usage {
-    return {
-      input: estimateRequestTokens(req),
-      cacheRead: 0,
-      cacheWrite: 0,
-      output: Math.ceil(outputChars / CHARS_PER_TOKEN),
-      reasoning: 0,
-    };
   }
 
   private async settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<SettlementResult> {

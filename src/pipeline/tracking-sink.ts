@@ -6,15 +6,18 @@ import type { PlannedAttempt } from '../routing/attempt.ts';
 
 /**
  * Sits between the executor and a dialect's sink and remembers what billing and the
- * generation record need: usage, finish reason, upstream id, and how much text went
- * out (to estimate usage when the upstream never reported it, e.g. a cancelled stream).
+ * generation record need: usage, finish reason, upstream id, and what the upstream
+ * produced (to estimate usage when the upstream never reported it, e.g. a cancelled stream).
  */
 export class TrackingSink implements ExecutionSink {
   readonly inner: ExecutionSink;
   usage: Usage | null = null;
   finish: FinishReason | null = null;
   upstreamId: string | null = null;
-  outputChars = 0;
+  /** Answer text, tool names and arguments, as produced (the client may not have seen all of it). */
+  readonly output: string[] = [];
+  /** Reasoning text the upstream showed. */
+  readonly reasoning: string[] = [];
 
   constructor(inner: ExecutionSink) {
     this.inner = inner;
@@ -28,18 +31,24 @@ export class TrackingSink implements ExecutionSink {
     this.usage = null;
     this.finish = null;
     this.upstreamId = null;
-    this.outputChars = 0;
+    this.output.length = 0;
+    this.reasoning.length = 0;
     this.inner.beginAttempt(attempt);
   }
 
   part(part: StreamPart): void {
     switch (part.type) {
       case 'text-delta':
+        this.output.push(part.text);
+        break;
       case 'reasoning-delta':
-        this.outputChars += part.text.length;
+        this.reasoning.push(part.text);
+        break;
+      case 'tool-call-start':
+        this.output.push(part.name);
         break;
       case 'tool-call-delta':
-        this.outputChars += part.argumentsDelta.length;
+        this.output.push(part.argumentsDelta);
         break;
       case 'usage':
         this.usage = part.usage;

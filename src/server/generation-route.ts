@@ -9,7 +9,7 @@ import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-
 import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
 import { normalizeError } from './normalize-error.ts';
-import { clientAbortController, requestInfo } from './request-helpers.ts';
+import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
 
@@ -25,21 +25,24 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
     const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
-    const abort = clientAbortController(reply);
 
     if (!req.stream) {
       const sink = new FoldingSink();
-      const outcome = await services.pipeline.run(admitted, sink, abort);
+      const client = new ClientAbort(reply, 0, () => false);
+      const outcome = await services.pipeline.run(admitted, sink, client.controller, client);
       if (outcome.execution.error !== null) throw outcome.execution.error;
       return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
     }
 
     reply.hijack();
     const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
+    // A client that leaves a stream it has begun to read: the upstream is read on for its usage.
+    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs, () => sink.committed);
     let outcome: GenerationOutcome;
     try {
-      outcome = await services.pipeline.run(admitted, sink, abort);
+      outcome = await services.pipeline.run(admitted, sink, client.controller, client);
     } finally {
+      client.release();
       sink.stopKeepAlive();
     }
     sink.close(outcome);

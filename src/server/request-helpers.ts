@@ -2,19 +2,40 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DialectName } from '../front/front-dialect.ts';
 import { readMessagesKey } from '../front/anthropic-messages/messages-dialect.ts';
-import type { RequestInfo } from '../pipeline/generation-pipeline.ts';
+import type { ClientPresence, RequestInfo } from '../pipeline/generation-pipeline.ts';
 
 /**
- * The request's one abort controller: aborted when the client goes away before the answer
- * is complete (the upstream call is then cancelled), and by the pipeline at the deadline.
+ * The request's one abort controller: aborted by the pipeline at the deadline, and when
+ * the client goes away before the answer is complete. A client that leaves a stream it has
+ * started to read (`keepReading()` true) does not cancel the upstream at once: the
+ * upstream is read on, unseen, for up to `graceMs`, so its usage (what the provider bills,
+ * client or no client) can be charged; then it is cancelled. Otherwise (nothing of the
+ * answer sent yet, a non-streamed answer, `graceMs` 0) the upstream call is cancelled at once.
+ * `release()` clears the grace timer once the request has run.
  */
-export function clientAbortController(reply: FastifyReply): AbortController {
-  const ctrl = new AbortController();
-  const res = reply.raw;
-  res.once('close', () => {
-    if (!res.writableFinished) ctrl.abort();
-  });
-  return ctrl;
+export class ClientAbort implements ClientPresence {
+  readonly controller = new AbortController();
+  left = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(reply: FastifyReply, graceMs: number, keepReading: () => boolean) {
+    const res = reply.raw;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.left = true;
+      if (graceMs > 0 && keepReading()) this.timer = setTimeout(cancel, graceMs, this.controller);
+      else this.controller.abort();
+    });
+  }
+
+  release(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+function cancel(controller: AbortController): void {
+  controller.abort();
 }
 
 /**

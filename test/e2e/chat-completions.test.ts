@@ -155,25 +155,29 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
     assert.equal(res.json.error.metadata.provider_name, 'local');
   });
 
-  test('a client that disconnects mid-stream cancels the upstream request', async () => {
-    emu.enqueue({ text: 'a b c d e f g h i j k l m n o p', chunks: 16, chunkDelayMs: 100 });
-    const ctrl = new AbortController();
-    const res = await fetch(`${gw.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'acme/mock-1', messages: user('long'), stream: true }),
-      signal: ctrl.signal,
-    });
-    const reader = res.body!.getReader();
-    await reader.read();
-    ctrl.abort();
-    await waitFor(() => emu.closedEarly > 0, 3000);
-    gw.flush();
-    await waitFor(() => {
-      gw.flush();
-      const row = gw.services.db.prepare('SELECT cancelled FROM generations ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { cancelled: number };
-      return row.cancelled === 1;
-    }, 3000);
+  test('with timeouts.disconnect_grace_ms 0, a client that disconnects mid-stream cancels the upstream request at once', async () => {
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), env: { LOCAL_KEY: 'upstream-secret' }, tweak: (c) => (c.timeouts.disconnectGraceMs = 0) });
+    try {
+      emu.enqueue({ text: 'a b c d e f g h i j k l m n o p', chunks: 16, chunkDelayMs: 100 });
+      const ctrl = new AbortController();
+      const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'acme/mock-1', messages: user('long'), stream: true }),
+        signal: ctrl.signal,
+      });
+      const reader = res.body!.getReader();
+      await reader.read();
+      ctrl.abort();
+      await waitFor(() => emu.closedEarly > 0, 3000);
+      await waitFor(() => {
+        gw.flush();
+        const row = gw.services.db.prepare('SELECT cancelled FROM generations ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { cancelled: number };
+        return row?.cancelled === 1;
+      }, 3000);
+    } finally {
+      await gw.close();
+    }
   });
 });
 

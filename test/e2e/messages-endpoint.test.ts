@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { countTokens } from '../../src/canonical/bpe-tokenizers.ts';
 import type { StreamPart } from '../../src/canonical/stream-part.ts';
 import type { HttpProviderAdapter, ProviderAdapter } from '../../src/providers/types.ts';
 
@@ -375,6 +376,13 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
       }, auth);
       assert.ok(long.json.input_tokens > short.json.input_tokens + 150, `${long.json.input_tokens} vs ${short.json.input_tokens}`);
       assert.equal(emu.requests.length, 0);
+    });
+
+    test('counts with a real tokenizer (o200k_base, with the chat framing), not a character ratio', async () => {
+      const text = '안녕하세요, 세계! 오늘은 날씨가 정말 좋네요. こんにちは世界';
+      const res = await postJson(countUrl(), { model: 'acme/mock-1', messages: user(text) }, auth);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.input_tokens, 7 + countTokens(text, 'o200k_base'));
     });
 
     test('is reachable under /v1/v1 too, validates like a message request, and needs a key', async () => {

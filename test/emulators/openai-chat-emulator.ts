@@ -9,6 +9,7 @@ import {
   EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
 } from './emulator-http.ts';
 import { splitText } from './split-text.ts';
+import { countPrompt, loadCounter, type Counter } from './token-counter.ts';
 
 export interface RecordedRequest extends EmulatorRequest {
   /** Arrival order across every OpenAI emulator of this process: tells which of several upstreams was asked first. */
@@ -54,10 +55,19 @@ export interface AnswerStep {
   /** Defaults to `tool_calls` when there are tool calls, else `stop`; null sends no finish reason. */
   finishReason?: string | null;
   usage?: EmulatorUsage;
+  /** Send no usage at all (no `usage` field; streamed, no usage chunk), as some upstreams do. */
+  omitUsage?: boolean;
   /** How many pieces the text is split into when streaming (default: one per word). */
   chunks?: number;
   /** Pause between streamed events. */
   chunkDelayMs?: number;
+  /** Stream: send the first `events` SSE events, the rest (usage included) once `until` settles. */
+  pauseAfter?: { events: number; until: Promise<unknown> };
+  /**
+   * Hold this answer until this emulator has received that many requests since its last
+   * reset: makes requests overlap for sure, without timing (concurrency tests).
+   */
+  holdUntilRequests?: number;
   /** HTTP status of the answer (default 200). */
   status?: number;
   /** End the stream without `data: [DONE]`. */
@@ -75,7 +85,14 @@ export type EmulatorStep = AnswerStep | FaultStep;
 export interface OpenAIChatEmulatorOptions {
   /** Keep every request in `requests` (default true; benchmarks turn it off). */
   record?: boolean;
+  /**
+   * Count usage as OpenAI does, with a real encoding: prompt = 3 + Σ(4 + tokens of each
+   * message's text), completion = tokens of the text and reasoning produced. Default: about
+   * four characters per token. A step's own `usage` still wins.
+   */
+  countWith?: 'o200k_base' | 'cl100k_base';
 }
+
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
 export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest>;
@@ -91,10 +108,12 @@ interface Exchange {
   stream: boolean;
   includeUsage: boolean;
   promptTokens: number;
+  count: Counter | null;
 }
 
 export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions = {}): Promise<OpenAIChatEmulator> {
-  const emulator = new Emulator(options.record ?? true);
+  const counter = options.countWith === undefined ? null : await loadCounter(options.countWith);
+  const emulator = new Emulator(options.record ?? true, counter);
   await emulator.listen();
   return emulator;
 }
@@ -105,8 +124,14 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   /** Rendered default answers, split around the response id. */
   private readonly defaults = new Map<string, string[]>();
 
-  constructor(record: boolean) {
+  private readonly count: Counter | null;
+  /** Requests received since the last reset (`holdUntilRequests`). */
+  private arrived = 0;
+  private readonly held: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
+
+  constructor(record: boolean, count: Counter | null) {
     super({ record });
+    this.count = count;
   }
 
   get baseUrl(): string {
@@ -128,9 +153,32 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
       // Cheap and deterministic: about four characters per token.
-      promptTokens: Math.max(1, Math.ceil(text.length / 4)),
+      promptTokens: this.count === null ? Math.max(1, Math.ceil(text.length / 4)) : countPrompt(body.messages, this.count),
+      count: this.count,
     };
-    this.play(this.nextStep(), exchange, res);
+    this.arrived++;
+    const step = this.nextStep();
+    if (step !== undefined && step.fault === undefined && step.holdUntilRequests !== undefined && this.arrived < step.holdUntilRequests) {
+      this.held.push({ step, ex: exchange, res, until: step.holdUntilRequests });
+    } else {
+      this.play(step, exchange, res);
+    }
+    this.releaseHeld();
+  }
+
+  override reset(): void {
+    super.reset();
+    this.arrived = 0;
+    this.held.length = 0;
+  }
+
+  private releaseHeld(): void {
+    for (let i = 0; i < this.held.length; i++) {
+      const h = this.held[i]!;
+      if (this.arrived < h.until) continue;
+      this.held.splice(i--, 1);
+      this.play(h.step, h.ex, h.res);
+    }
   }
 
   private play(step: EmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -189,6 +237,15 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     }
     const events = this.streamEvents(step, ex);
     if (step.omitDone !== true) events.push(DONE);
+    const pause = step.pauseAfter;
+    if (pause !== undefined) {
+      res.writeHead(step.status ?? 200, SSE_HEADERS);
+      res.write(events.slice(0, pause.events).join(''));
+      void pause.until.then(() => {
+        if (!res.destroyed) res.end(events.slice(pause.events).join(''));
+      });
+      return;
+    }
     this.sendEvents(res, step.status ?? 200, events, step.chunkDelayMs);
   }
 
@@ -238,7 +295,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       created: this.created,
       model: ex.model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: finishReasonOf(step) }],
-      usage: usageOf(step, ex),
+      ...(step.omitUsage === true ? {} : { usage: usageOf(step, ex) }),
       service_tier: 'default',
       system_fingerprint: 'fp_emulator',
     };
@@ -282,7 +339,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     }
     const finish = finishReasonOf(step);
     if (finish !== null) events.push(choice({}, finish));
-    if (ex.includeUsage) {
+    if (ex.includeUsage && step.omitUsage !== true) {
       events.push(`${head}[],"usage":${JSON.stringify(usageOf(step, ex))}}\n\n`);
     }
     return events;
@@ -297,7 +354,7 @@ function finishReasonOf(step: AnswerStep): string | null {
 function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
   const u = step.usage;
   const prompt = u?.prompt_tokens ?? ex.promptTokens;
-  const completion = u?.completion_tokens ?? estimateCompletionTokens(step);
+  const completion = u?.completion_tokens ?? (ex.count === null ? estimateCompletionTokens(step) : ex.count((step.reasoning ?? '') + (step.text ?? '')));
   const promptDetails: Record<string, number> = { cached_tokens: u?.cached_tokens ?? 0, audio_tokens: 0 };
   if (u?.cache_write_tokens !== undefined) promptDetails.cache_write_tokens = u.cache_write_tokens;
   const audioTokens = u?.audio_tokens ?? 0;

@@ -76,7 +76,8 @@ describe('convertToOpenAIChatRequest', () => {
 
   it('passes through only the extras the profile lists, never store', () => {
     const extra = { verbosity: 'high', service_tier: 'flex', prediction: { type: 'content', content: 'x' }, web_search_options: {}, store: true, reasoning: { effort: 'x' } };
-    const openai = buildOpenAIChatBody(testRequest({ extra }), testEndpoint({ profile: 'openai' }));
+    // service_tier flex and web search cost extra: forwarded because the operator enabled them.
+    const openai = buildOpenAIChatBody(testRequest({ extra }), testEndpoint({ profile: 'openai', unpricedOptions: new Set(['service_tier', 'web_search_options']) }));
     assert.equal(openai.verbosity, 'high');
     assert.equal(openai.service_tier, 'flex');
     assert.deepEqual(openai.prediction, { type: 'content', content: 'x' });

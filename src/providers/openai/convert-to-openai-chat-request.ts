@@ -2,6 +2,7 @@ import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, Too
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { bounded, type ParameterRule } from '../parameter-rules.ts';
+import { checkUnpricedOption } from '../unpriced-options.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
@@ -77,7 +78,9 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   if (profile.passThrough.size > 0) {
     for (const key of profile.passThrough) {
       const value = req.extra[key];
-      if (value !== undefined) body[key] = value;
+      if (value === undefined) continue;
+      checkUnpricedOption(key, value, endpoint.provider);
+      body[key] = value;
     }
   }
   if (req.stream) {

@@ -94,7 +94,7 @@ describe('vendor profiles: each vendor', () => {
       sampling: { topA: 0.3 },
       provider: { order: ['openai'] },
       extra: { plugins: [{ id: 'web' }], transforms: ['middle-out'], provider: { order: ['x'] } },
-    });
+    }, { unpricedOptions: new Set(['plugins']) });
     assert.deepEqual(sent.reasoning, { max_tokens: 2000, exclude: true });
     assert.equal('reasoning_effort' in sent, false);
     assert.equal(sent.top_a, 0.3);

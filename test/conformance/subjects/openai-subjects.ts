@@ -28,6 +28,8 @@ function openaiSubject(spec: OpenAISubjectSpec): ConformanceSubject {
   const config = {
     id: spec.provider, kind: 'openai', name: profile.vendor, timeoutMs: 10_000,
     cacheFamily: 'prompt_cache_key' as const, profile: spec.profile,
+    // The wire mapping is under test here: the operator lets the options that cost extra through.
+    unpricedOptions: new Set(['service_tier', 'web_search_options', 'plugins']),
     ...(spec.apiKey === null ? {} : { apiKey: spec.apiKey }),
   };
   const subject: ConformanceSubject = {
