@@ -54,22 +54,30 @@ describe('crash safety of the ledger', () => {
     const { key } = cli('keys', 'create', '--account', account.id);
     const { child, origin } = await serve();
 
-    // 30 requests whose answers arrive spread over 1.5 s; the gateway dies at ~0.7 s.
+    // 30 requests: the first 10 the upstream receives are answered at once, the other 20
+    // never are. The gateway dies once the 10 answers are with their clients and all 30
+    // requests are at the upstream: 10 charges must be on disk, 20 holds left stale.
     const N = 30;
-    for (let i = 0; i < N; i++) {
-      emu.enqueue({ fault: 'slow-first-byte', delayMs: 50 * i, then: { text: `answer ${i}`, usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i } } });
+    const ANSWERED = 10;
+    for (let i = 0; i < ANSWERED; i++) {
+      emu.enqueue({ text: `answer ${i}`, usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i } });
     }
+    for (let i = ANSWERED; i < N; i++) emu.enqueue({ fault: 'hang' });
+    let received = 0;
     const outcomes = Array.from({ length: N }, () => fetch(`${origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
-    }).then(async (res) => ({ status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() }))
-      .catch(() => null));
-    await new Promise((r) => setTimeout(r, 700));
+    }).then(async (res) => {
+      const outcome = { status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() };
+      received++;
+      return outcome;
+    }).catch(() => null));
+    await until(() => received === ANSWERED && emu.requests.length === N);
     child.kill('SIGKILL');
     const settled = await Promise.all(outcomes);
     const completed = settled.filter((o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'));
-    assert.ok(completed.length > 0 && completed.length < N, `${completed.length} completed before the kill`);
+    assert.equal(completed.length, ANSWERED, 'the answered requests completed, the hung ones did not');
 
     // Restart: the holds of the interrupted requests are released.
     const again = await serve();
@@ -88,7 +96,7 @@ describe('crash safety of the ledger', () => {
       const sum = db.prepare("SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?").get(account.id) as { s: number };
       assert.equal(acct.balance_nanos, sum.s, 'the balance is the sum of its ledger');
       const interrupted = db.prepare("SELECT count(*) AS n FROM generations WHERE error_code = 'interrupted'").get() as { n: number };
-      assert.ok(Number(interrupted.n) > 0, 'interrupted requests leave a record');
+      assert.equal(Number(interrupted.n), N - ANSWERED, 'each interrupted request leaves a record');
       db.close();
     } finally {
       again.child.kill('SIGTERM');
@@ -96,3 +104,8 @@ describe('crash safety of the ledger', () => {
     }
   });
 });
+
+/** Resolves once `cond` holds, checking after each turn of the event loop's timers. */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+}

@@ -167,13 +167,13 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
     const reader = res.body!.getReader();
     await reader.read();
     ctrl.abort();
-    await waitFor(() => emu.closedEarly > 0, 3000);
+    await waitFor(() => emu.closedEarly > 0, 10_000);
     gw.flush();
     await waitFor(() => {
       gw.flush();
       const row = gw.services.db.prepare('SELECT cancelled FROM generations ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { cancelled: number };
       return row.cancelled === 1;
-    }, 3000);
+    }, 10_000);
   });
 });
 
@@ -183,7 +183,8 @@ describe('upstream timeouts', () => {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), tweak: (c) => (c.timeouts.attemptMs = 200) });
     try {
       // The plan's only endpoint: tried, then retried twice, failing each time.
-      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 1500 });
+      // An upstream that never answers: slower than the attempt timeout however busy the machine.
+      for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'hang' });
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi') }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 408);
       assert.equal(res.json.error.type, 'timeout_error');

@@ -38,6 +38,8 @@ export interface TestGatewayOptions {
   credits?: string;
   env?: Record<string, string | undefined>;
   tweak?: (config: GatewayConfig) => void;
+  /** Seeds routing's weighted draw (src/routing/seeded-random.test-util.ts); default Math.random. */
+  random?: () => number;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
-  const services = createServices(config, { env, log: () => {} });
+  const services = createServices(config, { env, log: () => {}, ...(opts.random === undefined ? {} : { random: opts.random }) });
   const account = services.accountService.createAccount({
     name: 'test account',
     type: 'user',
