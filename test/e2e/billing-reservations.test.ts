@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // acme/mock-1: prompt $0.000001, completion $0.000002 per token (emulatorConfig).
@@ -61,30 +61,42 @@ describe('credit reservations', () => {
     }
   });
 
-  test('many parallel requests against a balance that affords only some: never more succeed, never below zero', async () => {
+  test('many parallel requests against a balance that affords 4: exactly 4 succeed, the rest get 402, never below zero', async () => {
     // Each answer really costs its worst case: 10 prompt tokens and all 1000 output tokens.
     const perRequest = 10n * PROMPT_NANOS + 1000n * COMPLETION_NANOS; // $0.00201
-    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.01' }); // affords 4
+    // $0.01 holds four worst cases ($0.002 of output each, plus the prompt), not five.
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.01' });
     try {
       const N = 24;
+      // Every answer waits until each request is either refused or upstream, so all 24
+      // compete for the balance at once, whatever the machine's speed.
+      const upstream = gate();
       for (let i = 0; i < N; i++) {
-        emu.enqueue({ fault: 'slow-first-byte', delayMs: 150, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
+        emu.enqueue({ fault: 'held', until: upstream.until, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
       }
-      const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
+      let refusedSoFar = 0;
+      const pending = Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
         model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'go' }],
-      }, { authorization: `Bearer ${gw.key}` })));
-      const ok = results.filter((r) => r.status === 200).length;
-      const refused = results.filter((r) => r.status === 402).length;
-      assert.equal(ok + refused, N, `statuses: ${results.map((r) => r.status).join(',')}`);
-      assert.ok(ok >= 1 && BigInt(ok) * perRequest <= 10_000_000n, `${ok} succeeded`);
+      }, { authorization: `Bearer ${gw.key}` }).then((r) => {
+        if (r.status === 402) refusedSoFar++;
+        return r;
+      }));
+      while (refusedSoFar + emu.requests.length < N) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(emu.requests.length, 4, 'four requests were admitted and sent upstream');
+      upstream.open();
+      const results = await Promise.all(pending);
+      const ok = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 402);
+      assert.equal(ok.length, 4, `statuses: ${results.map((r) => r.status).join(',')}`);
+      assert.equal(refused.length, N - 4);
+      for (const r of refused) assert.equal(r.json.error.type, 'insufficient_quota_error');
       const account = gw.services.accounts.getAccount(gw.accountId)!;
-      assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
-      assert.equal(account.balanceNanos, 10_000_000n - BigInt(ok) * perRequest, 'the ledger is exact');
+      assert.equal(account.balanceNanos, 10_000_000n - 4n * perRequest, 'the ledger is exact, and above zero');
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       gw.flush();
       assert.equal(countHolds(gw), 0);
       const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
-      assert.equal(Number(charges.n), ok);
+      assert.equal(Number(charges.n), 4);
     } finally {
       await gw.close();
     }
