@@ -122,7 +122,8 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
       assert.equal(types[0], 'stream-start');
       assert.equal(types.filter((t) => t === 'finish').length, 1);
       assert.equal(types.filter((t) => t === 'usage').length, 1, 'usage once, not per chunk');
-      assert.ok(types.lastIndexOf('text-delta') < types.indexOf('finish'));
+      assert.ok(types.lastIndexOf('text-delta') < types.indexOf('finish'), 'the finish comes after the text');
+      assert.ok(types.indexOf('finish') < types.indexOf('usage'), 'then the usage');
       check(ctx, 'streaming', request, ctx.upstream.requests()[before]);
     },
   },

@@ -54,9 +54,17 @@ describe('authentication and credits', () => {
     const svc = gw.services.accountService;
     const broke = svc.createAccount({ name: 'broke', creditsUsd: '0' });
     const { key } = svc.createKey({ accountId: broke.id });
+    // switchyard/sim-fast is free ($0 a token): the balance is checked all the same.
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
+    // Refused before any provider was asked: the record names none and holds no attempt.
+    gw.flush();
+    const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
+    const record = (await lookup.json() as { data: { provider_name: string | null; attempts: unknown; error_code: string } }).data;
+    assert.equal(record.error_code, 'insufficient_quota');
+    assert.equal(record.provider_name, null);
+    assert.deepEqual(record.attempts, []);
     svc.addCredits(broke.id, '-1');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
     svc.addCredits(broke.id, '2');
