@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
+import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
 
 /** The simulated provider alone, at full speed. */
@@ -38,7 +39,7 @@ export interface TestGatewayOptions {
   credits?: string;
   env?: Record<string, string | undefined>;
   tweak?: (config: GatewayConfig) => void;
-  /** Seeds routing's weighted draw (src/routing/seeded-random.test-util.ts); default Math.random. */
+  /** Routing's weighted draw; default seeded (src/routing/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
 }
 
@@ -54,7 +55,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
-  const services = createServices(config, { env, log: () => {}, ...(opts.random === undefined ? {} : { random: opts.random }) });
+  const services = createServices(config, { env, log: () => {}, random: opts.random ?? seededRandom(1) });
   const account = services.accountService.createAccount({
     name: 'test account',
     type: 'user',
