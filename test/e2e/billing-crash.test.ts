@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { nanosToNumber } from '../../src/billing/money.ts';
+import { generationRecord } from '../support/public-api.ts';
 import { emulatorConfig } from '../support/test-gateway.ts';
 
 // The gateway killed with SIGKILL in the middle of a burst: every answer a client received
@@ -87,12 +89,18 @@ describe('crash safety of the ledger', () => {
       const held = db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number };
       assert.equal(Number(held.n), 0);
       const acct = db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?').get(account.id) as { balance_nanos: number };
+      // Each answer a client received has its cost on record, as the public API shows it.
+      let charged = 0n;
       for (const c of completed) {
-        const charge = db.prepare("SELECT amount_nanos FROM ledger WHERE generation_id = ? AND kind = 'charge'").get(c.id) as { amount_nanos: number } | undefined;
         const usage = JSON.parse(c.body).usage;
-        assert.ok(charge, `the answer ${c.id} the client received has its charge`);
-        assert.equal(-charge.amount_nanos, usage.prompt_tokens * 1000 + usage.completion_tokens * 2000);
+        const cost = BigInt(usage.prompt_tokens) * 1000n + BigInt(usage.completion_tokens) * 2000n;
+        charged += cost;
+        const record = await generationRecord(again.origin, key, c.id);
+        assert.equal(record.status, 'success', `the answer ${c.id} the client received is recorded`);
+        assert.equal(record.total_cost, nanosToNumber(cost), `the answer ${c.id} has its charge`);
       }
+      const credits = await (await fetch(`${again.origin}/api/v1/credits`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { total_usage: number } };
+      assert.equal(credits.data.total_usage, nanosToNumber(charged), 'usage is the delivered answers and nothing else');
       const sum = db.prepare("SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?").get(account.id) as { s: number };
       assert.equal(acct.balance_nanos, sum.s, 'the balance is the sum of its ledger');
       const interrupted = db.prepare("SELECT count(*) AS n FROM generations WHERE error_code = 'interrupted'").get() as { n: number };

@@ -1,6 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { nanosToNumber } from '../../src/billing/money.ts';
+import { generationRecord } from '../support/public-api.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // acme/mock-1: prompt $0.000001, completion $0.000002 per token (emulatorConfig).
@@ -29,10 +31,10 @@ describe('credit reservations', () => {
       assert.equal(emu.requests.length, 0, 'no upstream call');
       assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
       gw.flush();
-      const record = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      const record = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(record.status, 'error');
-      assert.equal(record.errorCode, 'insufficient_quota');
-      assert.equal(record.costNanos, 0n);
+      assert.equal(record.error_code, 'insufficient_quota');
+      assert.equal(record.total_cost, 0);
 
       // Asking for what it can afford goes through.
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });
@@ -95,8 +97,9 @@ describe('credit reservations', () => {
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       gw.flush();
       assert.equal(countHolds(gw), 0);
-      const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
-      assert.equal(Number(charges.n), 4);
+      for (const r of ok) assert.equal((await generationRecord(gw.origin, gw.key, r.json.id)).total_cost, nanosToNumber(perRequest), 'each success charged once');
+      const credits = await (await fetch(`${gw.baseUrl}/credits`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: { total_usage: number } };
+      assert.equal(credits.data.total_usage, nanosToNumber(4n * perRequest), 'and nothing else charged');
     } finally {
       await gw.close();
     }
@@ -127,16 +130,17 @@ describe('credit reservations', () => {
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       gw.flush();
       assert.equal(countHolds(gw), 0);
-      const gen = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      const gen = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(gen.status, 'error');
-      assert.equal(gen.errorCode, 'provider_error');
-      assert.equal(gen.costNanos, 0n);
+      assert.equal(gen.error_code, 'provider_error');
+      assert.equal(gen.total_cost, 0);
     } finally {
       await gw.close();
     }
   });
 });
 
+/** Holds left in the database: no public API shows them. */
 function countHolds(gw: TestGateway): number {
   return Number((gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
 }

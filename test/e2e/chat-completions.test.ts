@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { generationRecord } from '../support/public-api.ts';
 
 const user = (content: string) => [{ role: 'user', content }];
 
@@ -168,12 +169,14 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
     await reader.read();
     ctrl.abort();
     await waitFor(() => emu.closedEarly > 0, 10_000);
-    gw.flush();
-    await waitFor(() => {
+    const id = res.headers.get('x-generation-id')!;
+    let record: any = null;
+    for (let tries = 0; tries < 1_000 && record?.cancelled !== true; tries++) {
       gw.flush();
-      const row = gw.services.db.prepare('SELECT cancelled FROM generations ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { cancelled: number };
-      return row.cancelled === 1;
-    }, 10_000);
+      record = await generationRecord(gw.origin, gw.key, id).catch(() => null);
+      if (record?.cancelled !== true) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(record.cancelled, true, 'the record says the client cancelled');
   });
 });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { gate } from '../emulators/openai-chat-emulator.ts';
 import { sseData } from '../support/test-gateway.ts';
 import { startRoutingRig, user, type RoutingRig } from './routing-fixture.ts';
+import { generationRecord } from '../support/public-api.ts';
 
 // Failover between endpoints and between models, and the rule that ends it: once a byte
 // of the answer has reached the client, a failure is a mid-stream error, never a replay.
@@ -28,10 +29,10 @@ describe('routing: fallbacks', () => {
     // mid's price: 110 tokens × $0.000002
     assert.equal(res.json.usage.cost, 0.00022);
     rig.gw.flush();
-    const gen = rig.gw.services.generations.get(res.json.id)!;
-    assert.equal(gen.provider, 'mid');
-    assert.equal(Number(gen.cost_nanos), 220_000);
-    const attempts = JSON.parse(String(gen.attempts)) as Array<{ provider: string; status: number; errorCode: string | null }>;
+    const gen = await generationRecord(rig.gw.origin, rig.gw.key, res.json.id);
+    assert.equal(gen.provider_name, 'mid');
+    assert.equal(gen.total_cost, 0.00022);
+    const attempts = gen.attempts as Array<{ provider: string; status: number; errorCode: string | null }>;
     assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 503, 'provider_error'], ['mid', 200, null]]);
   });
 
@@ -157,7 +158,7 @@ describe('routing: time limits', () => {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.provider, 'mid');
       rig.gw.flush();
-      const attempts = JSON.parse(String(rig.gw.services.generations.get(res.json.id)!.attempts)) as Array<{ errorCode: string | null }>;
+      const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, res.json.id)).attempts as Array<{ errorCode: string | null }>;
       assert.deepEqual(attempts.map((a) => a.errorCode), ['timeout', null]);
     } finally {
       await rig.close();
@@ -187,7 +188,7 @@ describe('routing: time limits', () => {
       assert.deepEqual(rig.received(), ['multi-cheap', 'multi-mid']);
       rig.gw.flush();
       const id = opts.stream ? (sseData(res.text) as any[])[0].id : res.json.id;
-      const attempts = JSON.parse(String(rig.gw.services.generations.get(id)!.attempts)) as Array<{ provider: string; status: number; errorCode: string | null }>;
+      const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, id)).attempts as Array<{ provider: string; status: number; errorCode: string | null }>;
       assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 200, 'timeout'], ['mid', 200, null]]);
       await waitFor(() => rig.emus.cheap.closedEarly === 1, 'the stalled upstream request was closed');
     } finally {
