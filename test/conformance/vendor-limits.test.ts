@@ -1,6 +1,10 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { inputKindsFor, OPENAI_PROFILES } from '../../src/providers/openai/openai-profiles.ts';
+import { CONFORMANCE_CASES } from './conformance-cases.ts';
+import type { ConformanceSubject, Upstream } from './conformance-types.ts';
+import { ExecutorHarness } from './run-through-executor.ts';
+import { OPENAI_SUBJECTS } from './subjects/openai-subjects.ts';
 import { AZURE_PREVIEW_INPUT, contentRefusal, inputKinds, VENDOR_INPUT, type InputKind } from './upstreams/vendor-limits.ts';
 
 // The gateway's vendor profiles claim the input kinds each vendor's chat API takes; the
@@ -43,4 +47,28 @@ describe('vendor input limits', () => {
       }
     }
   });
+});
+
+describe('azure under a preview api_version, over HTTP', () => {
+  const azure = OPENAI_SUBJECTS.find((s) => s.provider === 'azure')!;
+  const preview: ConformanceSubject = { ...azure, config: { ...azure.config, options: { api_version: '2025-04-01-preview' } } };
+  let upstream: Upstream;
+  let harness: ExecutorHarness;
+  before(async () => {
+    upstream = await preview.startUpstream();
+    harness = new ExecutorHarness(preview, upstream.baseUrl);
+  });
+  after(async () => {
+    await harness.close();
+    await upstream.close();
+  });
+
+  for (const c of CONFORMANCE_CASES.filter((x) => x.id === 'pdf-input' || x.id === 'audio-input')) {
+    it(`${c.id} passes, though the GA api-version skips it`, async () => {
+      assert.ok(azure.skips[c.id] !== undefined);
+      upstream.reset();
+      await c.run({ subject: preview, upstream, harness });
+      assert.match(upstream.requests()[0]!.path, /api-version=2025-04-01-preview$/);
+    });
+  }
 });
