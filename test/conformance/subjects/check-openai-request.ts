@@ -71,6 +71,7 @@ export function checkOpenAIRequest(profile: OpenAIProfile, upstreamModel: string
       else assert.equal(body[rules.prompt_cache_key.field ?? 'prompt_cache_key'], 'conversation-42');
       return;
     default:
-      return;
+      // A case that checks its request must have its check here, not pass unchecked.
+      assert.fail(`no request check for ${caseId}`);
   }
 }
