@@ -157,7 +157,8 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('a client that disconnects mid-stream cancels the upstream request', async () => {
-    emu.enqueue({ text: 'a b c d e f g h i j k l m n o p', chunks: 16, chunkDelayMs: 100 });
+    // The role chunk and the first word, then the rest never comes: the client leaves first.
+    emu.enqueue({ fault: 'held', until: new Promise(() => {}), afterChunks: 2, then: { text: 'a b c d e f g h i j k l m n o p', chunks: 16 } });
     const ctrl = new AbortController();
     const res = await fetch(`${gw.baseUrl}/chat/completions`, {
       method: 'POST',
