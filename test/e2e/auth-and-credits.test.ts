@@ -80,8 +80,10 @@ describe('authentication and credits', () => {
       status = (await postJson(`${gw.baseUrl}/chat/completions`, pro, { authorization: `Bearer ${key}` })).status;
     }
     assert.equal(status, 402);
-    const used = gw.services.accounts.getKey(record.hash)!;
-    assert.ok(used.usageNanos > 0n && used.usageNanos <= 10_000_000n, `usage ${used.usageNanos} stays within the limit`);
+    // The key's own view of itself (GET /api/v1/key): usage stays within the limit.
+    const own = await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { usage: number; limit: number } };
+    assert.equal(own.data.limit, 0.01);
+    assert.ok(own.data.usage > 0 && own.data.usage <= own.data.limit, `usage ${own.data.usage} stays within the limit`);
   });
 
   test('when model is omitted the account default model is used, and without one it is a 400 naming model', async () => {
