@@ -194,7 +194,7 @@ describe('AttemptPlanner: provider preferences', () => {
       flat: { prompt: 1, completion: 1, request: '0.001' },
       pics: { prompt: 2, completion: 2, image: '0.01' },
     });
-    const planner = new AttemptPlanner({ catalog: new Catalog([fees], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers() });
+    const planner = new AttemptPlanner({ catalog: new Catalog([fees], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers(), random: seededRandom(2) });
     assert.deepEqual(ids(planner, ['acme/fees'], { provider: { maxPrice: { request: 0.0005 } } }), ['pics/fees']);
     assert.deepEqual(ids(planner, ['acme/fees'], { provider: { maxPrice: { image: 0.005 } } }), ['flat/fees']);
   });

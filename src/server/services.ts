@@ -56,6 +56,8 @@ export interface ServiceOptions {
   log?: (message: string) => void;
   /** How often stale credit holds are swept (default: the hold grace period). */
   holdSweepMs?: number;
+  /** The uniform source of routing's weighted draw (default Math.random); tests seed it. */
+  random?: () => number;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -80,7 +82,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
-  const planner = new AttemptPlanner({ catalog, health, breakers });
+  const planner = new AttemptPlanner({ catalog, health, breakers, ...(opts.random === undefined ? {} : { random: opts.random }) });
   const executor = new AttemptExecutor({ adapters, client: upstream, health, breakers, requestTimeoutMs: config.timeouts.requestMs });
   const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
   // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.

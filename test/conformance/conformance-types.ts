@@ -96,14 +96,16 @@ export interface ConformanceSubject {
   readonly upstreamModel: string;
   /** Starts this subject's upstream, once per test file. */
   startUpstream(): Promise<Upstream>;
-  /** Asserts, in the vendor's wire terms, what the upstream received for a case. Absent for local adapters. */
-  checkRequest?(check: RequestCheck): void;
+  /** Asserts, in the vendor's wire terms, what the upstream received for a case (for a local adapter: the request it was handed). */
+  checkRequest(check: RequestCheck): void;
   /** Whether answers carry the reasoning text (OpenAI's chat API returns only its token count). */
   readonly reasoningText: boolean;
   /** The effort the reasoning case asks for. */
   readonly reasoningEffort?: ReasoningEffort;
   /** Provider-specific request fields (`req.extra`) it passes through; shown in the docs. */
   readonly providerParameters: readonly string[];
+  /** False for a vendor whose usage reports no cached prompt tokens (they count as plain input). */
+  readonly reportsCacheReads?: false;
   /** Answers can cite sources (xAI live search): the provider-parameters case scripts some. */
   readonly citations?: boolean;
   /** For local adapters, which cannot be scripted: ask for a fault through the request itself. */

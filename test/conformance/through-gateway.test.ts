@@ -177,6 +177,6 @@ providers:
       if (delta?.citations !== undefined) streamed = delta.citations;
     }
     assert.deepEqual(streamed, citations);
-    assert.deepEqual(upstream.requests()[0]!.body.search_parameters, search);
+    assert.deepEqual(upstream.requests().map((r) => r.body.search_parameters), [search, search], 'streamed and not');
   });
 });

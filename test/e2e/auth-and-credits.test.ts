@@ -54,9 +54,17 @@ describe('authentication and credits', () => {
     const svc = gw.services.accountService;
     const broke = svc.createAccount({ name: 'broke', creditsUsd: '0' });
     const { key } = svc.createKey({ accountId: broke.id });
+    // switchyard/sim-fast is free ($0 a token): the balance is checked all the same.
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
+    // Refused before any provider was asked: the record names none and holds no attempt.
+    gw.flush();
+    const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
+    const record = (await lookup.json() as { data: { provider_name: string | null; attempts: unknown; error_code: string } }).data;
+    assert.equal(record.error_code, 'insufficient_quota');
+    assert.equal(record.provider_name, null);
+    assert.deepEqual(record.attempts, []);
     svc.adjustCredits(broke.id, '-1', 'test: below zero');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
     svc.addCredits(broke.id, '2');
@@ -72,8 +80,10 @@ describe('authentication and credits', () => {
       status = (await postJson(`${gw.baseUrl}/chat/completions`, pro, { authorization: `Bearer ${key}` })).status;
     }
     assert.equal(status, 402);
-    const used = gw.services.accounts.getKey(record.hash)!;
-    assert.ok(used.usageNanos > 0n && used.usageNanos <= 10_000_000n, `usage ${used.usageNanos} stays within the limit`);
+    // The key's own view of itself (GET /api/v1/key): usage stays within the limit.
+    const own = await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { usage: number; limit: number } };
+    assert.equal(own.data.limit, 0.01);
+    assert.ok(own.data.usage > 0 && own.data.usage <= own.data.limit, `usage ${own.data.usage} stays within the limit`);
   });
 
   test('when model is omitted the account default model is used, and without one it is a 400 naming model', async () => {

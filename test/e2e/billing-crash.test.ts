@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { nanosToNumber } from '../../src/billing/money.ts';
+import { generationRecord } from '../support/public-api.ts';
 import { emulatorConfig } from '../support/test-gateway.ts';
 
 // The gateway killed with SIGKILL in the middle of a burst: every answer a client received
@@ -54,22 +56,30 @@ describe('crash safety of the ledger', () => {
     const { key } = cli('keys', 'create', '--account', account.id);
     const { child, origin } = await serve();
 
-    // 30 requests whose answers arrive spread over 1.5 s; the gateway dies at ~0.7 s.
+    // 30 requests: the first 10 the upstream receives are answered at once, the other 20
+    // never are. The gateway dies once the 10 answers are with their clients and all 30
+    // requests are at the upstream: 10 charges must be on disk, 20 holds left stale.
     const N = 30;
-    for (let i = 0; i < N; i++) {
-      emu.enqueue({ fault: 'slow-first-byte', delayMs: 50 * i, then: { text: `answer ${i}`, usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i } } });
+    const ANSWERED = 10;
+    for (let i = 0; i < ANSWERED; i++) {
+      emu.enqueue({ text: `answer ${i}`, usage: { prompt_tokens: 100 + i, completion_tokens: 10 + i } });
     }
+    for (let i = ANSWERED; i < N; i++) emu.enqueue({ fault: 'hang' });
+    let received = 0;
     const outcomes = Array.from({ length: N }, () => fetch(`${origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
-    }).then(async (res) => ({ status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() }))
-      .catch(() => null));
-    await new Promise((r) => setTimeout(r, 700));
+    }).then(async (res) => {
+      const outcome = { status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() };
+      received++;
+      return outcome;
+    }).catch(() => null));
+    await until(() => received === ANSWERED && emu.requests.length === N);
     child.kill('SIGKILL');
     const settled = await Promise.all(outcomes);
     const completed = settled.filter((o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'));
-    assert.ok(completed.length > 0 && completed.length < N, `${completed.length} completed before the kill`);
+    assert.equal(completed.length, ANSWERED, 'the answered requests completed, the hung ones did not');
 
     // Restart: the holds of the interrupted requests are released.
     const again = await serve();
@@ -79,16 +89,22 @@ describe('crash safety of the ledger', () => {
       const held = db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number };
       assert.equal(Number(held.n), 0);
       const acct = db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?').get(account.id) as { balance_nanos: number };
+      // Each answer a client received has its cost on record, as the public API shows it.
+      let charged = 0n;
       for (const c of completed) {
-        const charge = db.prepare("SELECT amount_nanos FROM ledger WHERE generation_id = ? AND kind = 'charge'").get(c.id) as { amount_nanos: number } | undefined;
         const usage = JSON.parse(c.body).usage;
-        assert.ok(charge, `the answer ${c.id} the client received has its charge`);
-        assert.equal(-charge.amount_nanos, usage.prompt_tokens * 1000 + usage.completion_tokens * 2000);
+        const cost = BigInt(usage.prompt_tokens) * 1000n + BigInt(usage.completion_tokens) * 2000n;
+        charged += cost;
+        const record = await generationRecord(again.origin, key, c.id);
+        assert.equal(record.status, 'success', `the answer ${c.id} the client received is recorded`);
+        assert.equal(record.total_cost, nanosToNumber(cost), `the answer ${c.id} has its charge`);
       }
+      const credits = await (await fetch(`${again.origin}/api/v1/credits`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { total_usage: number } };
+      assert.equal(credits.data.total_usage, nanosToNumber(charged), 'usage is the delivered answers and nothing else');
       const sum = db.prepare("SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?").get(account.id) as { s: number };
       assert.equal(acct.balance_nanos, sum.s, 'the balance is the sum of its ledger');
       const interrupted = db.prepare("SELECT count(*) AS n FROM generations WHERE error_code = 'interrupted'").get() as { n: number };
-      assert.ok(Number(interrupted.n) > 0, 'interrupted requests leave a record');
+      assert.equal(Number(interrupted.n), N - ANSWERED, 'each interrupted request leaves a record');
       db.close();
     } finally {
       again.child.kill('SIGTERM');
@@ -96,3 +112,8 @@ describe('crash safety of the ledger', () => {
     }
   });
 });
+
+/** Resolves once `cond` holds, checking after each turn of the event loop's timers. */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+}

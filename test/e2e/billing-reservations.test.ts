@@ -1,6 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { nanosToNumber } from '../../src/billing/money.ts';
+import { generationRecord } from '../support/public-api.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // acme/mock-1: prompt $0.000001, completion $0.000002 per token (emulatorConfig).
@@ -29,10 +31,10 @@ describe('credit reservations', () => {
       assert.equal(emu.requests.length, 0, 'no upstream call');
       assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
       gw.flush();
-      const record = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      const record = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(record.status, 'error');
-      assert.equal(record.errorCode, 'insufficient_quota');
-      assert.equal(record.costNanos, 0n);
+      assert.equal(record.error_code, 'insufficient_quota');
+      assert.equal(record.total_cost, 0);
 
       // Asking for what it can afford goes through.
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });
@@ -61,30 +63,43 @@ describe('credit reservations', () => {
     }
   });
 
-  test('many parallel requests against a balance that affords only some: never more succeed, never below zero', async () => {
+  test('many parallel requests against a balance that affords 4: exactly 4 succeed, the rest get 402, never below zero', async () => {
     // Each answer really costs its worst case: 10 prompt tokens and all 1000 output tokens.
     const perRequest = 10n * PROMPT_NANOS + 1000n * COMPLETION_NANOS; // $0.00201
-    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.01' }); // affords 4
+    // $0.01 holds four worst cases ($0.002 of output each, plus the prompt), not five.
+    const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.01' });
     try {
       const N = 24;
+      // Every answer waits until each request is either refused or upstream, so all 24
+      // compete for the balance at once, whatever the machine's speed.
+      const upstream = gate();
       for (let i = 0; i < N; i++) {
-        emu.enqueue({ fault: 'slow-first-byte', delayMs: 150, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
+        emu.enqueue({ fault: 'held', until: upstream.until, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
       }
-      const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
+      let refusedSoFar = 0;
+      const pending = Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
         model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'go' }],
-      }, { authorization: `Bearer ${gw.key}` })));
-      const ok = results.filter((r) => r.status === 200).length;
-      const refused = results.filter((r) => r.status === 402).length;
-      assert.equal(ok + refused, N, `statuses: ${results.map((r) => r.status).join(',')}`);
-      assert.ok(ok >= 1 && BigInt(ok) * perRequest <= 10_000_000n, `${ok} succeeded`);
+      }, { authorization: `Bearer ${gw.key}` }).then((r) => {
+        if (r.status === 402) refusedSoFar++;
+        return r;
+      }));
+      while (refusedSoFar + emu.requests.length < N) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(emu.requests.length, 4, 'four requests were admitted and sent upstream');
+      upstream.open();
+      const results = await Promise.all(pending);
+      const ok = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 402);
+      assert.equal(ok.length, 4, `statuses: ${results.map((r) => r.status).join(',')}`);
+      assert.equal(refused.length, N - 4);
+      for (const r of refused) assert.equal(r.json.error.type, 'insufficient_quota_error');
       const account = gw.services.accounts.getAccount(gw.accountId)!;
-      assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
-      assert.equal(account.balanceNanos, 10_000_000n - BigInt(ok) * perRequest, 'the ledger is exact');
+      assert.equal(account.balanceNanos, 10_000_000n - 4n * perRequest, 'the ledger is exact, and above zero');
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       gw.flush();
       assert.equal(countHolds(gw), 0);
-      const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
-      assert.equal(Number(charges.n), ok);
+      for (const r of ok) assert.equal((await generationRecord(gw.origin, gw.key, r.json.id)).total_cost, nanosToNumber(perRequest), 'each success charged once');
+      const credits = await (await fetch(`${gw.baseUrl}/credits`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: { total_usage: number } };
+      assert.equal(credits.data.total_usage, nanosToNumber(4n * perRequest), 'and nothing else charged');
     } finally {
       await gw.close();
     }
@@ -115,16 +130,17 @@ describe('credit reservations', () => {
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       gw.flush();
       assert.equal(countHolds(gw), 0);
-      const gen = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
+      const gen = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(gen.status, 'error');
-      assert.equal(gen.errorCode, 'provider_error');
-      assert.equal(gen.costNanos, 0n);
+      assert.equal(gen.error_code, 'provider_error');
+      assert.equal(gen.total_cost, 0);
     } finally {
       await gw.close();
     }
   });
 });
 
+/** Holds left in the database: no public API shows them. */
 function countHolds(gw: TestGateway): number {
   return Number((gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
 }

@@ -69,8 +69,32 @@ describe('chat request validation over HTTP', () => {
   });
 
   test('every endpoint is also served under /api/v1', async () => {
+    // Every route the app has under /v1, read from its route table, has its twin under /api/v1.
+    const routes = routeTable(gw.app.printRoutes({ commonPrefix: false }));
+    const v1 = routes.filter((r) => r.url.startsWith('/v1/'));
+    assert.ok(v1.length >= 8, `routes found: ${JSON.stringify(routes)}`);
+    for (const { method, url } of v1) {
+      assert.ok(gw.app.hasRoute({ method: method as 'GET', url: `/api${url}` }), `${method} /api${url}`);
+    }
+    assert.equal(routes.length, 2 * v1.length, 'and nothing else');
+    // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });
     assert.equal(res.status, 200);
     assert.equal(res.json.object, 'chat.completion');
   });
 });
+
+/** Method and full path of each route in Fastify's printed route tree. */
+function routeTable(tree: string): Array<{ method: string; url: string }> {
+  const out: Array<{ method: string; url: string }> = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^([│ ]*)[├└]── (.+?)(?: \(([^)]+)\))?$/.exec(line);
+    if (m === null) continue;
+    const depth = m[1]!.length / 4;
+    const url = (depth === 0 ? '' : stack[depth - 1]!) + m[2]!;
+    stack[depth] = url;
+    for (const method of m[3]?.split(', ') ?? []) out.push({ method, url });
+  }
+  return out;
+}

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { generationRecord } from '../support/public-api.ts';
 
 describe('generation records', () => {
   let gw: TestGateway;
@@ -46,10 +47,11 @@ describe('generation records', () => {
     }, { authorization: `Bearer ${gw.key}` });
     const id = res.headers.get('x-generation-id')!;
     const usage = (sseData(res.text).at(-2) as any).usage;
-    const g = gw.services.generations.getRecord(id)!;
+    gw.flush();
+    const g = await generationRecord(gw.origin, gw.key, id);
     assert.equal(g.streamed, true);
-    assert.ok(g.tokensReasoning > 0);
-    assert.equal(g.tokensReasoning, usage.completion_tokens_details.reasoning_tokens);
+    assert.ok(g.native_tokens_reasoning > 0);
+    assert.equal(g.native_tokens_reasoning, usage.completion_tokens_details.reasoning_tokens);
   });
 
   test('a record is visible only to keys of its account', async () => {

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { generationRecord } from '../support/public-api.ts';
 
 const TIERS = `
 tiers:
@@ -40,8 +41,8 @@ describe('tier rate limits', () => {
     const limited = await postJson(`${gw.baseUrl}/chat/completions`, ask(), auth);
     assert.equal(limited.status, 429);
     gw.flush();
-    const refusal = gw.services.generations.getRecord(limited.headers.get('x-generation-id')!);
-    assert.equal(refusal?.errorCode, 'rate_limited', 'a refused request leaves a generation record');
+    const refusal = await generationRecord(gw.origin, gw.key, limited.headers.get('x-generation-id')!);
+    assert.equal(refusal.error_code, 'rate_limited', 'a refused request leaves a generation record');
     assert.equal(limited.json.error.type, 'rate_limit_error');
     assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -100,7 +101,8 @@ describe('tier rate limits', () => {
     // ...and a restricted fallback is never reached when the allowed primary fails.
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', models: ['switchyard/sim-pro'], messages: [{ role: 'user', content: 'fail please [sim:error]' }] }, auth);
     assert.equal(failed.status, 502, failed.text);
-    const record = gw.services.generations.getRecord(failed.headers.get('x-generation-id')!)!;
+    gw.flush();
+    const record = await generationRecord(gw.origin, key, failed.headers.get('x-generation-id')!);
     assert.ok(record.attempts.length >= 1);
     assert.ok(record.attempts.every((x: any) => x.model === 'switchyard/sim-fast'), JSON.stringify(record.attempts));
   });

@@ -11,6 +11,8 @@ describe('GET /v1/models and GET /v1/key', () => {
   });
   after(() => gw.close());
 
+  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'name', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
+
   test('models: every field of the model record, prices as strings', async () => {
     for (const prefix of ['/v1', '/api/v1']) {
       const res = await fetch(`${gw.origin}${prefix}/models`, { headers: auth });
@@ -24,6 +26,14 @@ describe('GET /v1/models and GET /v1/key', () => {
         assert.equal(typeof m.pricing.prompt, 'string');
         assert.equal(typeof m.pricing.completion, 'string');
         assert.ok(Array.isArray(m.capabilities) && m.capabilities.includes('text'));
+        for (const price of Object.values(m.pricing)) assert.match(String(price), /^\d+(\.\d+)?$/, `${m.id} prices as decimal strings`);
+        assert.ok(Number.isInteger(m.created), `${m.id}.created`);
+        assert.equal(typeof m.architecture.modality, 'string');
+        assert.ok(Array.isArray(m.architecture.input_modalities) && Array.isArray(m.architecture.output_modalities));
+        assert.equal(m.top_provider.context_length, m.context_length);
+        assert.ok(m.top_provider.max_completion_tokens === null || Number.isInteger(m.top_provider.max_completion_tokens));
+        assert.ok(Array.isArray(m.supported_parameters) && m.supported_parameters.every((x: unknown) => typeof x === 'string'));
+        assert.deepEqual(Object.keys(m).sort(), MODEL_FIELDS, `${m.id} has every field and no other`);
       }
     }
   });

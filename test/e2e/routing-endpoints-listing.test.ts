@@ -75,8 +75,10 @@ describe('routing: the endpoints listing', () => {
     // Streamed at 10 ms a chunk: the first token comes after the role chunk, the six come over ~50 ms.
     assert.ok(mid.latency_last_30m.p50 >= 5, JSON.stringify(mid.latency_last_30m));
     assert.ok(mid.latency_last_30m.p99 >= mid.latency_last_30m.p50);
-    assert.ok(mid.throughput_last_30m.p50 > 20 && mid.throughput_last_30m.p50 < 1000, JSON.stringify(mid.throughput_last_30m));
-    assert.ok(mid.throughput_last_30m.p99 <= mid.throughput_last_30m.p50, 'p99 is the slowest');
+    // Six tokens 10 ms apart can stream no faster than about 120 a second; a busy machine
+    // only makes them slower, so there is no lower bound but zero.
+    assert.ok(mid.throughput_last_30m.p50 > 0 && mid.throughput_last_30m.p50 < 1000, JSON.stringify(mid.throughput_last_30m));
+    assert.ok(mid.throughput_last_30m.p99 <= mid.throughput_last_30m.p50, 'p99 is toward the slowest');
     assert.equal(cheap.uptime_last_30m, 0);
     assert.equal(cheap.status, -1, 'three failures in 30 seconds: demoted');
   });

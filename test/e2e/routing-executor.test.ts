@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { gate } from '../emulators/openai-chat-emulator.ts';
 import type { AddressInfo } from 'node:net';
 import type { CanonicalRequest, ProviderPreferences } from '../../src/canonical/request.ts';
 import type { Endpoint } from '../../src/catalog/types.ts';
@@ -212,10 +213,13 @@ describe('routing: the executor', () => {
     // Half-open after the cool-down: one probe at a time; others skip cheap meanwhile.
     clock.now += 10_000;
     assert.equal(breakers.state('cheap/multi-cheap'), 'half-open');
-    rig.emus.cheap.enqueue({ fault: 'slow-first-byte', delayMs: 200, then: { text: 'probe ok' } });
+    const probeAnswer = gate();
+    rig.emus.cheap.enqueue({ fault: 'held', until: probeAnswer.until, then: { text: 'probe ok' } });
     const probe = run(req);
-    await new Promise((r) => setTimeout(r, 50));
+    // The probe is out once cheap has it; its answer waits until the other request is served.
+    while (rig.emus.cheap.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     const meanwhile = await run(req);
+    probeAnswer.open();
     assert.equal(meanwhile.served?.endpoint.id, 'mid/multi-mid', 'the probe is out: cheap is skipped');
     result = await probe;
     assert.equal(result.served?.endpoint.id, 'cheap/multi-cheap');

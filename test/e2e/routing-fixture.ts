@@ -1,4 +1,5 @@
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Three OpenAI-format emulators, each a provider of its own, serving the same models at
@@ -76,11 +77,13 @@ export interface RoutingRig {
   close(): Promise<void>;
 }
 
-export async function startRoutingRig(timeouts: { attemptMs?: number; requestMs?: number } = {}): Promise<RoutingRig> {
+/** The rig's gateway draws from a seeded source, so every run routes alike. */
+export async function startRoutingRig(timeouts: { attemptMs?: number; requestMs?: number } = {}, seed = 20_26): Promise<RoutingRig> {
   const list = await Promise.all(PROVIDERS.map(() => startOpenAIChatEmulator()));
   const emus = { cheap: list[0]!, mid: list[1]!, dear: list[2]! };
   const gw = await startTestGateway({
     yaml: yaml({ cheap: emus.cheap.baseUrl, mid: emus.mid.baseUrl, dear: emus.dear.baseUrl }),
+    random: seededRandom(seed),
     tweak: (config) => {
       if (timeouts.attemptMs !== undefined) config.timeouts.attemptMs = timeouts.attemptMs;
       if (timeouts.requestMs !== undefined) config.timeouts.requestMs = timeouts.requestMs;

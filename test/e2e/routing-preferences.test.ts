@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRoutingRig, user, type RoutingRig } from './routing-fixture.ts';
+import { generationRecord } from '../support/public-api.ts';
 
 // Provider preferences end to end: three emulated providers serve acme/multi at $2, $4 and
 // $8 per million tokens (cheap: fp8, keeps data, no tools; mid: fp16, deny, zdr; dear:
@@ -152,9 +153,9 @@ describe('routing: provider preferences', () => {
     assert.equal(res.json.usage.cost, 0.007);
     rig.gw.flush();
     assert.equal(before - rig.gw.services.accounts.balance(rig.gw.accountId)!, 7_000_000n);
-    const gen = rig.gw.services.generations.get(res.json.id)!;
-    assert.equal(gen.provider, 'dear');
-    assert.equal(Number(gen.cost_nanos), 7_000_000);
+    const gen = await generationRecord(rig.gw.origin, rig.gw.key, res.json.id);
+    assert.equal(gen.provider_name, 'dear');
+    assert.equal(gen.total_cost, 0.007);
   });
 });
 

@@ -78,7 +78,25 @@ export interface AnswerStep {
  * The emulators' faults; here `malformed-json` streams a `data: {not json` line after the
  * role chunk, and `stream-error` is a `data: {"error":{...}}` line.
  */
-export type FaultStep = EmulatorFault<AnswerStep, Record<string, unknown>>;
+export type FaultStep = EmulatorFault<AnswerStep, Record<string, unknown>> | HeldStep;
+
+/**
+ * The answer (`then`, else the default one) once `until` settles: an upstream that answers
+ * when the test says so, so tests wait for events rather than for time.
+ */
+export interface HeldStep {
+  fault: 'held';
+  until: Promise<unknown>;
+  then?: AnswerStep;
+  /** Streamed: the first `afterChunks` events of `then` go out at once, the rest once `until` settles. */
+  afterChunks?: number;
+}
+
+/** A gate for `held` steps: `open()` lets every answer held on it go. */
+export function gate(): { until: Promise<void>; open(): void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return { until: promise, open: () => resolve() };
+}
 
 export type EmulatorStep = AnswerStep | FaultStep;
 
@@ -127,7 +145,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   private readonly count: Counter | null;
   /** Requests received since the last reset (`holdUntilRequests`). */
   private arrived = 0;
-  private readonly held: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
+  private readonly waitingForArrivals: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
 
   constructor(record: boolean, count: Counter | null) {
     super({ record });
@@ -159,7 +177,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     this.arrived++;
     const step = this.nextStep();
     if (step !== undefined && step.fault === undefined && step.holdUntilRequests !== undefined && this.arrived < step.holdUntilRequests) {
-      this.held.push({ step, ex: exchange, res, until: step.holdUntilRequests });
+      this.waitingForArrivals.push({ step, ex: exchange, res, until: step.holdUntilRequests });
     } else {
       this.play(step, exchange, res);
     }
@@ -169,14 +187,14 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   override reset(): void {
     super.reset();
     this.arrived = 0;
-    this.held.length = 0;
+    this.waitingForArrivals.length = 0;
   }
 
   private releaseHeld(): void {
-    for (let i = 0; i < this.held.length; i++) {
-      const h = this.held[i]!;
+    for (let i = 0; i < this.waitingForArrivals.length; i++) {
+      const h = this.waitingForArrivals[i]!;
       if (this.arrived < h.until) continue;
-      this.held.splice(i--, 1);
+      this.waitingForArrivals.splice(i--, 1);
       this.play(h.step, h.ex, h.res);
     }
   }
@@ -222,12 +240,37 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       }
       case 'hang':
         return;
+      case 'held':
+        this.held(step, ex, res);
+        return;
       case 'stall-after-headers':
         this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
         return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);
     }
+  }
+
+  private held(step: HeldStep, ex: Exchange, res: ServerResponse): void {
+    const answer = step.then ?? { text: `Hello from ${ex.model}` };
+    let open = true;
+    res.on('close', () => {
+      open = false;
+    });
+    const early = ex.stream ? step.afterChunks ?? 0 : 0;
+    if (early === 0) {
+      void step.until.then(() => {
+        if (open) this.respond(answer, ex, res);
+      });
+      return;
+    }
+    const events = this.streamEvents(answer, ex);
+    if (answer.omitDone !== true) events.push(DONE);
+    res.writeHead(answer.status ?? 200, SSE_HEADERS);
+    res.write(events.slice(0, early).join(''));
+    void step.until.then(() => {
+      if (open) res.end(events.slice(early).join(''));
+    });
   }
 
   private respond(step: AnswerStep, ex: Exchange, res: ServerResponse): void {

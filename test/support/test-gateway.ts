@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
+import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
 
 /** The simulated provider alone, at full speed. */
@@ -42,6 +43,8 @@ export interface TestGatewayOptions {
   log?: (message: string) => void;
   /** How often stale credit holds are swept. */
   holdSweepMs?: number;
+  /** Routing's weighted draw; default seeded (src/routing/seeded-random.test-util.ts), so every run routes alike. */
+  random?: () => number;
 }
 
 /**
@@ -56,7 +59,12 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
-  const services = createServices(config, { env, log: opts.log ?? (() => {}), ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }) });
+  const services = createServices(config, {
+    env,
+    log: opts.log ?? (() => {}),
+    random: opts.random ?? seededRandom(1),
+    ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
+  });
   const account = services.accountService.createAccount({
     name: 'test account',
     type: 'user',

@@ -108,7 +108,8 @@ describe('the anthropic emulator', () => {
     await h.run(anthropicRequest({ stream: true }));
     assert.equal(h.emu.closedEarly, 0);
 
-    h.emu.enqueue({ text: 'a b c d e f', chunkDelayMs: 50 });
+    // Paced far slower than the client leaves, however busy the machine (the test ends at the abort).
+    h.emu.enqueue({ text: 'a b c d e f', chunkDelayMs: 5_000 });
     const up = anthropicAdapter.encodeRequest(anthropicRequest({ stream: true }), h.endpoint());
     const ctrl = new AbortController();
     const res = await request(up.url, { method: 'POST', headers: up.headers, body: up.body, dispatcher: h.agent, signal: ctrl.signal });

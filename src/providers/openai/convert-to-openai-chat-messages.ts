@@ -4,6 +4,7 @@ import type {
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
+import type { InputKind } from './profiles/openai-profile.ts';
 import type {
   OpenAIChatAssistantMessage, OpenAIChatMessage, OpenAIChatToolCall, OpenAIChatUserMessage, OpenAIChatUserPart,
 } from './openai-chat-wire-types.ts';
@@ -11,7 +12,19 @@ import type {
 // cache_control hints are dropped throughout: OpenAI-style servers cache prompt prefixes on
 // their own, and `prompt_cache_key` travels at the top level.
 
-export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenAIChatMessage[] {
+/** The vendor's name and the input kinds its chat API takes (from its profile). */
+export interface InputSupport {
+  readonly vendor: string;
+  readonly kinds: ReadonlySet<InputKind>;
+}
+
+const KIND_NAMES: Readonly<Record<InputKind, string>> = { image: 'image', file: 'file (PDF or other document)', audio: 'audio' };
+
+/**
+ * Content the vendor cannot take is refused here, before anything is sent: the executor
+ * then moves on to another endpoint, and with none left the client gets `unsupported_content`.
+ */
+export function convertToOpenAIChatMessages(messages: readonly Message[], input: InputSupport): OpenAIChatMessage[] {
   const out: OpenAIChatMessage[] = [];
   for (const m of messages) {
     switch (m.role) {
@@ -20,7 +33,7 @@ export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenA
         out.push({ role: 'system', content: joinText(m.content, '\n') });
         break;
       case 'user':
-        out.push(convertUserMessage(m));
+        out.push(convertUserMessage(m, input));
         break;
       case 'assistant':
         out.push(convertAssistantMessage(m));
@@ -36,14 +49,14 @@ export function convertToOpenAIChatMessages(messages: readonly Message[]): OpenA
   return out;
 }
 
-function convertUserMessage(m: UserMessage): OpenAIChatUserMessage {
+function convertUserMessage(m: UserMessage, input: InputSupport): OpenAIChatUserMessage {
   const parts = m.content;
   let content: OpenAIChatUserMessage['content'];
   // A lone text part goes as a string, which every compatible server understands.
   if (parts.length === 1 && parts[0]!.type === 'text') content = parts[0]!.text;
   else {
     content = new Array<OpenAIChatUserPart>(parts.length);
-    for (let i = 0; i < parts.length; i++) content[i] = convertUserPart(parts[i]!, i);
+    for (let i = 0; i < parts.length; i++) content[i] = accept(convertUserPart(parts[i]!, i), input);
   }
   const msg: OpenAIChatUserMessage = { role: 'user', content };
   if (m.name !== undefined) msg.name = m.name;
@@ -66,6 +79,12 @@ function convertUserPart(part: UserContentPart, i: number): OpenAIChatUserPart {
     default:
       return assertNever(part);
   }
+}
+
+function accept(part: OpenAIChatUserPart, input: InputSupport): OpenAIChatUserPart {
+  const kind: InputKind | null = part.type === 'image_url' ? 'image' : part.type === 'file' ? 'file' : part.type === 'input_audio' ? 'audio' : null;
+  if (kind === null || input.kinds.has(kind)) return part;
+  throw new GatewayError('unsupported_content', `${input.vendor}'s chat API takes no ${KIND_NAMES[kind]} input; send it to a model whose provider takes it.`);
 }
 
 function convertFilePart(part: FilePart, i: number): OpenAIChatUserPart {

@@ -4,7 +4,7 @@ import type { UpstreamRequest } from '../types.ts';
 import { bounded, type ParameterRule } from '../parameter-rules.ts';
 import { checkUnpricedOption } from '../unpriced-options.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
-import { openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
+import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
 import type {
   OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice,
@@ -47,7 +47,8 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   // The endpoint's set is the catalog's word (it may drop more, e.g. temperature on
   // reasoning models); the profile's bounds what this vendor's wire can carry at all.
   const accepts = new ParameterGate(profile.supported, endpoint.supportedParameters);
-  const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages) };
+  const input = { vendor: profile.vendor, kinds: inputKindsFor(profile, endpoint.provider) };
+  const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages, input) };
   const s = req.sampling;
   if (s.temperature !== undefined && accepts.has('temperature')) setNumber(body, 'temperature', rules.temperature, s.temperature);
   if (s.topP !== undefined && accepts.has('top_p')) setNumber(body, 'top_p', rules.top_p, s.topP);

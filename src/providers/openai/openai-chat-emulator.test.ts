@@ -27,7 +27,8 @@ describe('the emulator', () => {
     await h.run(testRequest({ stream: true }));
     assert.equal(h.emu.closedEarly, 0);
 
-    h.emu.enqueue({ text: 'a b c d e f', chunks: 6, chunkDelayMs: 50 });
+    // Two events, then the rest never comes: the client always leaves before the end.
+    h.emu.enqueue({ fault: 'held', until: new Promise(() => {}), afterChunks: 2, then: { text: 'a b c d e f', chunks: 6 } });
     const up = openaiAdapter.encodeRequest(testRequest({ stream: true }), h.endpoint());
     const ctrl = new AbortController();
     const res = await request(up.url, { method: 'POST', headers: up.headers, body: up.body, dispatcher: h.agent, signal: ctrl.signal });

@@ -6,14 +6,14 @@ import { GENERIC_PROFILE } from './profiles/generic-profile.ts';
 import { GROQ_PROFILE } from './profiles/groq-profile.ts';
 import { MISTRAL_PROFILE } from './profiles/mistral-profile.ts';
 import { OLLAMA_PROFILE } from './profiles/ollama-profile.ts';
-import type { OpenAIProfile } from './profiles/openai-profile.ts';
+import type { InputKind, OpenAIProfile } from './profiles/openai-profile.ts';
 import { OPENAI_PROFILE } from './profiles/openai-vendor-profile.ts';
 import { OPENROUTER_PROFILE } from './profiles/openrouter-profile.ts';
 import { TOGETHER_PROFILE } from './profiles/together-profile.ts';
 import { VLLM_PROFILE } from './profiles/vllm-profile.ts';
 import { XAI_PROFILE } from './profiles/xai-profile.ts';
 
-export type { OpenAIProfile } from './profiles/openai-profile.ts';
+export type { InputKind, OpenAIProfile } from './profiles/openai-profile.ts';
 
 // One adapter serves OpenAI and every OpenAI-compatible server; a profile (profiles/) holds
 // what differs between vendors. `provider.profile` picks one; absent or unknown means
@@ -38,4 +38,12 @@ export function allOpenAIProfileParameters(): ReadonlySet<string> {
   const all = new Set<string>();
   for (const p of OPENAI_PROFILES.values()) for (const name of p.supported) all.add(name);
   return all;
+}
+
+/** The input kinds a provider of this profile takes: the profile's, plus its preview ones under a preview api-version. */
+export function inputKindsFor(profile: OpenAIProfile, provider: ProviderConfig): ReadonlySet<InputKind> {
+  if (profile.previewInput === undefined) return profile.input;
+  const version = provider.options?.api_version;
+  if (typeof version !== 'string' || !version.endsWith('-preview')) return profile.input;
+  return new Set([...profile.input, ...profile.previewInput]);
 }

@@ -20,47 +20,82 @@ test('with no delay every part is emitted synchronously, before generate returns
   return done;
 });
 
-test('chunk_delay_ms spaces the deltas out', async () => {
+// The paced tests run on mocked timers: time moves only when the test ticks it, so each
+// assertion says exactly when a part may appear, whatever the machine's load.
+
+/** Lets the promise chains a tick woke run to their next wait. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function paced(options: Record<string, unknown>, signal = new AbortController().signal) {
+  const parts: StreamPart[] = [];
+  const done = simAdapter.generate(req, simEndpoint(options), (p) => parts.push(p), signal);
+  return { parts, done };
+}
+
+test('chunk_delay_ms spaces the deltas out: each later delta waits the delay, and no longer', async (t) => {
   const fast = await runSim(req);
   const deltas = fast.parts.filter((p) => p.type === 'text-delta').length;
+  assert.ok(deltas >= 3, `enough deltas to see the pace (${deltas})`);
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const delay = 3;
-  const started = performance.now();
-  const paced = await runSim(req, simEndpoint({ chunk_delay_ms: delay }));
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed >= (deltas - 1) * delay * 0.9, `took ${elapsed} ms for ${deltas} deltas`);
-  assert.deepEqual(paced.parts, fast.parts);
+  const run = paced({ chunk_delay_ms: delay });
+  const count = () => run.parts.filter((p) => p.type === 'text-delta').length;
+  await settle();
+  assert.equal(count(), 1, 'the first delta waits for nothing');
+  for (let n = 2; n <= deltas; n++) {
+    t.mock.timers.tick(delay - 1);
+    await settle();
+    assert.equal(count(), n - 1, `delta ${n} waits the whole delay`);
+    t.mock.timers.tick(1);
+    await settle();
+    assert.equal(count(), n, `delta ${n} comes when the delay is up`);
+  }
+  await run.done;
+  assert.deepEqual(run.parts, fast.parts);
 });
 
-test('first_chunk_delay_ms delays the first part after stream-start', async () => {
-  const times: Array<{ type: string; at: number }> = [];
-  const started = performance.now();
-  await simAdapter.generate(req, simEndpoint({ first_chunk_delay_ms: 40 }), (p) => times.push({ type: p.type, at: performance.now() - started }), new AbortController().signal);
-  assert.equal(times[0]?.type, 'stream-start');
-  assert.ok(times[1]!.at - times[0]!.at >= 35, `stream-start at ${times[0]!.at} ms, first delta at ${times[1]!.at} ms`);
-  assert.ok(times.at(-1)!.at - times[1]!.at < 30, 'the rest follows without delay');
+test('first_chunk_delay_ms delays the first part after stream-start; the rest follows without delay', async (t) => {
+  const fast = await runSim(req);
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const run = paced({ first_chunk_delay_ms: 40 });
+  await settle();
+  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
+  t.mock.timers.tick(39);
+  await settle();
+  assert.equal(run.parts.length, 1, 'nothing before the delay is up');
+  t.mock.timers.tick(1);
+  await run.done;
+  assert.deepEqual(run.parts, fast.parts, 'then every part, with no further timer');
 });
 
-test('abort stops the stream: nothing more is emitted and generate resolves', async () => {
+test('abort stops the stream: nothing more is emitted and generate resolves', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const controller = new AbortController();
   const parts: StreamPart[] = [];
-  await simAdapter.generate(req, simEndpoint({ chunk_delay_ms: 5 }), (p) => {
+  const done = simAdapter.generate(req, simEndpoint({ chunk_delay_ms: 5 }), (p) => {
     parts.push(p);
     if (parts.length === 4) controller.abort();
   }, controller.signal);
+  while (parts.length < 4) {
+    t.mock.timers.tick(5);
+    await settle();
+  }
+  await done;
   assert.equal(parts.length, 4);
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  t.mock.timers.tick(10_000);
+  await settle();
   assert.equal(parts.length, 4, 'no emits after abort');
 });
 
-test('abort during a long wait resolves at once', async () => {
+test('abort during a long wait resolves at once, with no time passing', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const controller = new AbortController();
-  const parts: StreamPart[] = [];
-  const started = performance.now();
-  const done = simAdapter.generate(req, simEndpoint({ first_chunk_delay_ms: 10_000 }), (p) => parts.push(p), controller.signal);
-  setTimeout(() => controller.abort(), 10);
-  await done;
-  assert.ok(performance.now() - started < 1_000);
-  assert.deepEqual(parts.map((p) => p.type), ['stream-start']);
+  const run = paced({ first_chunk_delay_ms: 10_000 }, controller.signal);
+  await settle();
+  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
+  controller.abort();
+  await run.done;
+  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
 });
 
 test('abort also stops an unpaced stream, and an aborted signal emits nothing', async () => {

@@ -7,7 +7,7 @@
 /** How one attempt on an endpoint ended, as far as the endpoint's health goes. */
 export type HealthOutcome = 'success' | 'failure' | 'rate-limited';
 
-/** Percentiles over the rolling window (nearest rank). */
+/** Percentiles over the rolling window (nearest rank, from the good end: pN is as good as N % of the samples or better). */
 export interface PercentileStats {
   p50: number;
   p75: number;
@@ -22,9 +22,9 @@ export interface EndpointHealth {
   uptimeLast5m: number | null;
   uptimeLast30m: number | null;
   uptimeLast1d: number | null;
-  /** Milliseconds to the first token. Low is good: p99 is the slowest. */
+  /** Milliseconds to the first token. Low is good: 99 % of samples are at or below p99. */
   latencyLast30m: PercentileStats | null;
-  /** Output tokens per second after the first token. High is good: p99 is the slowest, as OpenRouter reports it. */
+  /** Output tokens per second after the first token. High is good: 99 % of samples are at or above p99 (toward the slowest, as OpenRouter reports it). */
   throughputLast30m: PercentileStats | null;
 }
 

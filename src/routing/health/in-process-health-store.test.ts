@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '../seeded-random.test-util.ts';
 import { InProcessHealthStore } from './in-process-health-store.ts';
 
 function store(start = 10_000_000) {
@@ -57,12 +58,40 @@ describe('InProcessHealthStore', () => {
     assert.equal(health.health('e').uptimeLast1d, 75);
   });
 
-  it('latency and throughput percentiles: p99 is always the worst', () => {
+  it('latency and throughput percentiles count from the good end: p99 is as good as 99 % of samples, toward the worst', () => {
     const { health } = store();
     for (let i = 1; i <= 100; i++) health.record('e', 'success', i * 10, i);
     const h = health.health('e');
+    // Latency 10..1000 ms: 99 of the 100 samples are at or below 990 ms (the worst is 1000).
     assert.deepEqual(h.latencyLast30m, { p50: 500, p75: 750, p90: 900, p99: 990 });
-    assert.deepEqual(h.throughputLast30m, { p50: 50, p75: 25, p90: 10, p99: 1 });
+    // Throughput 1..100 tok/s, high is good: 99 of the 100 are at or above 2 (the worst is 1).
+    assert.deepEqual(h.throughputLast30m, { p50: 51, p75: 26, p90: 11, p99: 2 });
+  });
+
+  it('each percentile is the best value that N % of the samples match or beat, in both directions', () => {
+    const { health } = store();
+    const random = seededRandom(7);
+    const latencies: number[] = [];
+    const speeds: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const latency = Math.round(random() * 5_000);
+      const speed = Math.round(random() * 20_000) / 100;
+      latencies.push(latency);
+      speeds.push(speed);
+      health.record('e', 'success', latency, speed);
+    }
+    const h = health.health('e');
+    // 200 samples: all within the 256 the window keeps.
+    const window = latencies;
+    const tps = speeds;
+    for (const [name, p] of [['p50', 50], ['p75', 75], ['p90', 90], ['p99', 99]] as const) {
+      const lat = h.latencyLast30m![name];
+      assert.ok(window.filter((v) => v <= lat).length >= (p / 100) * window.length, `${name} latency: ${p} % at or below`);
+      assert.ok(window.filter((v) => v < lat).length < (p / 100) * window.length, `${name} latency: the smallest such value`);
+      const speed = h.throughputLast30m![name];
+      assert.ok(tps.filter((v) => v >= speed).length >= (p / 100) * tps.length, `${name} throughput: ${p} % at or above`);
+      assert.ok(tps.filter((v) => v > speed).length < (p / 100) * tps.length, `${name} throughput: the largest such value`);
+    }
   });
 
   it('samples older than 30 minutes leave the percentiles', () => {

@@ -25,8 +25,9 @@ export class SampleWindow {
 
   /**
    * Nearest-rank percentiles of the samples newer than `now - spanMs`, or null when there
-   * are none. `highIsGood` flips the ranks so that p99 is always the worst case (the slowest
-   * throughput, like the highest latency).
+   * are none, counted from the good end: pN is the value at least N % of the samples are as
+   * good as (latency at or below it; with `highIsGood`, throughput at or above it). So p99 is
+   * toward the bad end, the worst but for the worst 1 %, and the same rule either way.
    */
   percentiles(now: number, spanMs: number, highIsGood: boolean, scratch: Float32Array): PercentileStats | null {
     const since = now - spanMs;
@@ -37,9 +38,8 @@ export class SampleWindow {
     if (n === 0) return null;
     const sorted = scratch.subarray(0, n).sort();
     const rank = (p: number): number => {
-      const q = highIsGood ? 100 - p : p;
-      const index = Math.max(0, Math.ceil((q / 100) * n) - 1);
-      return round2(sorted[Math.min(index, n - 1)]!);
+      const k = Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1));
+      return round2(sorted[highIsGood ? n - 1 - k : k]!);
     };
     return { p50: rank(50), p75: rank(75), p90: rank(90), p99: rank(99) };
   }

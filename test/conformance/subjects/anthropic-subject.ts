@@ -55,7 +55,8 @@ function checkAnthropicRequest({ caseId, received }: RequestCheck): void {
       assert.deepEqual(body.system[0].cache_control, { type: 'ephemeral' });
       return;
     default:
-      return;
+      // A case that checks its request must have its check here, not pass unchecked.
+      assert.fail(`no request check for ${caseId}`);
   }
 }
 

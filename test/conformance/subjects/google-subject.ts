@@ -58,7 +58,8 @@ function checkGeminiRequest({ caseId, request, received, signature }: RequestChe
       assert.equal(JSON.stringify(body).includes('conversation-42'), false);
       return;
     default:
-      return;
+      // A case that checks its request must have its check here, not pass unchecked.
+      assert.fail(`no request check for ${caseId}`);
   }
 }
 

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { simAdapter } from '../../../src/providers/sim/sim-adapter.ts';
 import type { CanonicalRequest } from '../../../src/canonical/request.ts';
-import type { ConformanceSubject, ScriptedFault } from '../conformance-types.ts';
+import type { LocalProviderAdapter } from '../../../src/providers/types.ts';
+import type { ConformanceSubject, RecordedUpstreamRequest, RequestCheck, ScriptedFault } from '../conformance-types.ts';
 import { localUpstream } from '../upstreams/local-upstream.ts';
 
 // The simulated provider answers on its own, so its cases check properties (a tool call
@@ -18,15 +20,34 @@ function injectFault(fault: ScriptedFault, request: CanonicalRequest): Canonical
   return { ...request, messages: [{ role: 'user', content: [{ type: 'text', text: `Tell me a story. ${hook}` }] }] };
 }
 
+/** The canonical requests the simulator was handed, in order (the local upstream's record). */
+const received: RecordedUpstreamRequest[] = [];
+
+const recordingSimAdapter: LocalProviderAdapter = {
+  ...simAdapter,
+  generate(req, endpoint, emit, signal) {
+    received.push({ path: 'sim', headers: {}, body: req });
+    return simAdapter.generate(req, endpoint, emit, signal);
+  },
+};
+
+/** The simulator has no wire: it must be handed the case's canonical request as it was sent (streaming aside). */
+function checkSimRequest({ request, received: got }: RequestCheck): void {
+  const { stream: _sent, ...sent } = request;
+  const { stream: _got, ...handed } = got.body as CanonicalRequest;
+  assert.deepEqual(handed, sent, 'the simulator was handed the request as the case sent it');
+}
+
 const ATTACHMENTS = 'the simulator acknowledges attachments without reading them';
 
 export const SIM_SUBJECT: ConformanceSubject = {
   name: 'sim',
   provider: 'sim',
-  adapter: simAdapter,
+  adapter: recordingSimAdapter,
   config: { id: 'sim', kind: 'sim', name: 'Switchyard simulator', timeoutMs: 10_000, cacheFamily: 'prompt_cache_key', options: { chunk_delay_ms: 0 } },
   upstreamModel: 'sim-reasoner',
-  startUpstream: () => Promise.resolve(localUpstream()),
+  startUpstream: () => Promise.resolve(localUpstream(received)),
+  checkRequest: checkSimRequest,
   reasoningText: true,
   providerParameters: [],
   injectFault,

@@ -7,13 +7,16 @@
 // - deepseek: cache hits as `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`;
 // - groq, openrouter, ollama: reasoning in `reasoning`; deepseek, vllm, together, fireworks, xai:
 //   in `reasoning_content`; openai, azure: no reasoning text at all.
-// Every vendor's credential is checked, so a wrong auth header fails the case.
+// Every vendor's credential is checked, so a wrong auth header fails the case. What each
+// vendor refuses (content kinds, JSON schemas) or leaves out (cached-token counts) is in
+// vendor-limits.ts.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { closeServer, listenOnLoopback, parseBody, readBody, sendJson } from '../../emulators/emulator-http.ts';
 import { startOpenAIChatEmulator, type AnswerStep, type EmulatorStep, type OpenAIChatEmulator } from '../../emulators/openai-chat-emulator.ts';
 import type { RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
+import { contentRefusal, NO_CACHED_TOKENS, withoutCachedTokens } from './vendor-limits.ts';
 
 /** Mistral's documented chat request fields; anything else is refused. */
 const MISTRAL_FIELDS = new Set([
@@ -157,7 +160,7 @@ class VendorProxy implements Upstream {
         }
       }
     }
-    return null;
+    return contentRefusal(this.vendor, path, body);
   }
 
   private rewriteBody(text: string, quirks: Quirks): string {
@@ -191,6 +194,7 @@ class VendorProxy implements Upstream {
   }
 
   private rewriteUsage(usage: any): any {
+    if (NO_CACHED_TOKENS.has(this.vendor)) return withoutCachedTokens(usage);
     if (this.vendor !== 'deepseek') return usage;
     const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
     const { prompt_tokens_details: _details, ...rest } = usage;

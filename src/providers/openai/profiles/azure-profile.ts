@@ -15,6 +15,9 @@ export const AZURE_PROFILE = defineProfile({
   auth: 'api-key',
   route: 'azure-deployment',
   streamOptions: true,
+  // GA api-versions take text and images; files and audio input need a preview one.
+  previewInput: ['file', 'audio'],
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     max_tokens: rename('max_completion_tokens'),

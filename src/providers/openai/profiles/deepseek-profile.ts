@@ -13,6 +13,8 @@ export const DEEPSEEK_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // DeepSeek's chat API takes text only.
+  input: [],
   rules: {
     ...CHAT_RULES,
     seed: drop('not a DeepSeek parameter'),

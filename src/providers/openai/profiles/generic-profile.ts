@@ -8,5 +8,7 @@ export const GENERIC_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // OpenAI's wire format: whether the server takes each kind is the server's to say.
+  input: ['image', 'file', 'audio'],
   rules: { ...CHAT_RULES, ...SELF_HOSTED_SAMPLING },
 });

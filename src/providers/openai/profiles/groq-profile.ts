@@ -13,6 +13,8 @@ export const GROQ_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // Vision models take images; audio is transcribed on its own endpoint, not in chat.
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     logit_bias: drop('refused by Groq (400)'),

@@ -13,6 +13,8 @@ export const MISTRAL_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: false,
+  // Documents go as `document_url` and audio as a bare base64 string at Mistral: not mapped.
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     seed: rename('random_seed'),

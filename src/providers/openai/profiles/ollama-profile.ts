@@ -12,6 +12,8 @@ export const OLLAMA_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // Vision models take images; no file or audio parts.
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     logit_bias: drop(IGNORED),

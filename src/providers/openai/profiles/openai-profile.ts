@@ -3,8 +3,11 @@ import { supportedParameters, type ParameterTable } from '../../parameter-rules.
 
 // What differs between OpenAI-compatible vendors: where the request goes, how it
 // authenticates, how each parameter travels (see providers/parameter-rules.ts), which extra
-// fields pass through, and a few wire quirks. One adapter reads these; no vendor has code of
-// its own.
+// fields pass through, which input content its chat API takes, and a few wire quirks. One
+// adapter reads these; no vendor has code of its own.
+
+/** User content besides text: images (`image_url`), files (`file`), audio (`input_audio`). */
+export type InputKind = 'image' | 'file' | 'audio';
 
 export interface OpenAIProfile {
   readonly name: string;
@@ -15,6 +18,14 @@ export interface OpenAIProfile {
   readonly supported: ReadonlySet<string>;
   /** `req.extra` keys copied into the body untouched (the spec's provider-specific parameters). */
   readonly passThrough: ReadonlySet<string>;
+  /**
+   * The input kinds this vendor's chat API takes. A request carrying another kind is refused
+   * before anything is sent (`unsupported_content`), so routing moves on to an endpoint
+   * that can carry it.
+   */
+  readonly input: ReadonlySet<InputKind>;
+  /** Kinds taken too when the provider's `options.api_version` is a preview one (Azure). */
+  readonly previewInput?: ReadonlySet<InputKind>;
   /** `bearer`: `Authorization: Bearer <key>`; `api-key`: Azure's `api-key: <key>` header. */
   readonly auth: 'bearer' | 'api-key';
   /**
@@ -30,8 +41,16 @@ export interface OpenAIProfile {
   readonly includeReasoningField?: string;
 }
 
-export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough'> & { readonly passThrough?: readonly string[] };
+export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough' | 'input' | 'previewInput'> & {
+  readonly passThrough?: readonly string[];
+  readonly input: readonly InputKind[];
+  readonly previewInput?: readonly InputKind[];
+};
 
 export function defineProfile(input: OpenAIProfileInput): OpenAIProfile {
-  return { ...input, supported: supportedParameters(input.rules), passThrough: new Set(input.passThrough ?? []) };
+  const { previewInput, ...rest } = input;
+  const profile: OpenAIProfile = {
+    ...rest, supported: supportedParameters(input.rules), passThrough: new Set(input.passThrough ?? []), input: new Set(input.input),
+  };
+  return previewInput === undefined ? profile : { ...profile, previewInput: new Set(previewInput) };
 }

@@ -9,6 +9,7 @@ export const OPENAI_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  input: ['image', 'file', 'audio'],
   rules: {
     ...CHAT_RULES,
     // `max_tokens` is deprecated at OpenAI and refused by its reasoning models.

@@ -16,6 +16,7 @@ export const OPENROUTER_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  input: ['image', 'file', 'audio'],
   rules: {
     ...CHAT_RULES,
     ...SELF_HOSTED_SAMPLING,

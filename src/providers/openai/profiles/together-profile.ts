@@ -9,6 +9,8 @@ export const TOGETHER_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // Vision models take images; no file or audio parts in chat.
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     ...SELF_HOSTED_SAMPLING,

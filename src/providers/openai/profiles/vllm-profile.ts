@@ -9,6 +9,8 @@ export const VLLM_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // Multimodal models take image_url and input_audio parts; no `file` parts.
+  input: ['image', 'audio'],
   rules: {
     ...CHAT_RULES,
     ...SELF_HOSTED_SAMPLING,

@@ -13,6 +13,8 @@ export const XAI_PROFILE = defineProfile({
   auth: 'bearer',
   route: 'chat',
   streamOptions: true,
+  // Grok vision models take images; no file or audio parts in chat.
+  input: ['image'],
   rules: {
     ...CHAT_RULES,
     prompt_cache_key: drop('xAI keys its cache on the x-grok-conv-id header, not a body field'),
