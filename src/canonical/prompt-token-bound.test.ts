@@ -57,3 +57,12 @@ test('a prompt the upstream did not count is charged its o200k_base count with t
   const req = tokenBoundCorpus().find((e) => e.name === 'Hangul jamo')!.req;
   assert.equal(chargedPromptTokens(req), 36_007);
 });
+
+test('a hostile PDF of endless /Count entries is bounded in linear time (the page scan cannot go quadratic)', { timeout: 30_000 }, () => {
+  // 3.6 MB of "/Count 1 " with no dictionary end: an unbounded lazy scan took minutes.
+  const data = Buffer.from('/Count 1 '.repeat(400_000)).toString('base64');
+  const req = { models: [], messages: [{ role: 'user', content: [{ type: 'file', data, mediaType: 'application/pdf' }] }], stream: false } as never;
+  const bound = new PromptBound(req);
+  assert.ok(bound.tight() > 0);
+  assert.ok(bound.tight() <= bound.cheap);
+});

@@ -60,13 +60,17 @@ function fileBound(part: FilePart, countPages: boolean): number {
   return bytes + (pages > 0 ? pages : Math.ceil(bytes / MIN_PDF_PAGE_BYTES)) * PDF_PAGE_TOKENS;
 }
 
-/** Page objects of a PDF (0 when they hide in compressed object streams), or its largest page count. */
+/**
+ * Page objects of a PDF (0 when they hide in compressed object streams), or its largest page
+ * count. The dictionary scans are bounded (256 characters) so a hostile file cannot make
+ * them quadratic.
+ */
 function pdfPages(data: string): number {
   const comma = data.startsWith('data:') ? data.indexOf(',') + 1 : 0;
   const text = Buffer.from(data.slice(comma), 'base64').toString('latin1');
   let pages = 0;
   for (const _ of text.matchAll(/\/Type\s*\/Page(?![a-zA-Z])/g)) pages++;
-  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) {
+  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]{0,256}?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]{0,256}?\/Type\s*\/Pages\b/g)) {
     pages = Math.max(pages, Number(m[1] ?? m[2]));
   }
   return pages;
