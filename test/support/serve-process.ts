@@ -149,3 +149,14 @@ export async function untilGone(pids: number[], port: number, tries = 100, every
   }
   return left;
 }
+
+/** After a failed check: SIGKILL whatever of `pids` is left, so no test leaves an orphan behind. */
+export function killLeft(pids: number[]): void {
+  for (const pid of pids.filter(isAlive)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
