@@ -93,19 +93,26 @@ function listenFailure(err: unknown, config: GatewayConfig): string {
   return `cannot listen on ${where}: ${(err as Error).message}`;
 }
 
+/** One write, so that whoever reads the output gets the banner whole. */
 function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
-  log(`switchyard listening on ${address}`);
-  log(`database: ${config.database.path}`);
-  log(`${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`);
-  if (starter === null) return;
-  log('');
-  log(`First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`);
-  log('Its API key is shown this once; keep it:');
-  log('');
-  log(`    ${starter.key}`);
-  log('');
-  log(`Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
-  log(`       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`);
-  log('');
+  const lines = [
+    `switchyard listening on ${address}`,
+    `database: ${config.database.path}`,
+    `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
+  ];
+  if (starter !== null) {
+    lines.push(
+      '',
+      `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`,
+      'Its API key is shown this once; keep it:',
+      '',
+      `    ${starter.key}`,
+      '',
+      `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`,
+      `       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`,
+      '',
+    );
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -19,6 +19,8 @@ export interface ServeRun {
   /** Everything written to stderr so far. */
   readonly stderr: string;
   exited: Promise<Exit>;
+  /** Resolves once its output streams closed too: `stderr` is then complete. */
+  closed: Promise<void>;
   /** Resolves with the first match of `pattern` in stderr; rejects if the process exits first. */
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
 }
@@ -38,8 +40,10 @@ export function run(command: string, args: string[], opts: SpawnOptions): ServeR
   });
   child.stdout!.resume();
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
     child,
+    closed,
     get stderr() {
       return stderr;
     },
@@ -85,7 +89,9 @@ export async function starterKey(s: ServeRun): Promise<string> {
 
 export async function stop(s: ServeRun, signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
   s.child.kill(signal);
-  return s.exited;
+  const exit = await s.exited;
+  await s.closed;
+  return exit;
 }
 
 /** Pids of every descendant of `pid` (Linux /proc). */
