@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, symlinkSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listening, serve, serveEnv, starterKey, stop, type ServeRun } from '../support/serve-process.ts';
@@ -78,4 +79,15 @@ test('after a clean stop, the next gateway starts without waiting for the lease 
   await listening(next);
   assert.doesNotMatch(next.stderr, /another switchyard gateway/);
   await stop(next);
+});
+
+test('a gateway whose lease another process took over stops serving', async () => {
+  const first = await firstGateway();
+  const db = new DatabaseSync(join(first.dir, 'switchyard.db'));
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.prepare("UPDATE serve_lease SET holder = 'another gateway'").run();
+  db.close();
+  const exit = await first.s.exited;
+  assert.equal(exit.code, 1, first.s.stderr);
+  assert.match(first.s.stderr, /another process took over the serve lease of this database; stopping, so that two gateways never serve one database: shutting down/);
 });
