@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,18 @@ describe('the first start', () => {
       assert.equal(mode(join(dataDir, file)), 0o600, file);
     }
     assert.deepEqual(await stop(s), { code: 0, signal: null });
+  });
+
+  test('with database.path in the config file pointing into a missing folder: serves and prints a working key', async () => {
+    const base = fresh();
+    const config = join(base, 'switchyard.yaml');
+    const db = join(base, 'missing', 'gateway.db');
+    writeFileSync(config, `database:\n  path: ${db}\n`);
+    const s = serve(serveEnv({}), ['--port', '0', '--config', config]);
+    const origin = await listening(s);
+    assert.equal(await keyWorks(origin, await starterKey(s)), 200);
+    assert.equal(mode(db), 0o600);
+    await stop(s);
   });
 
   test('on a port in use: exits non-zero with a clear message and creates nothing; the next start prints a working key', async () => {
