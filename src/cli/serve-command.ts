@@ -19,10 +19,14 @@ function log(message: string): void {
 export async function runServe(values: { config?: string; host?: string; port?: string }): Promise<number> {
   const config = loadCliConfig(values);
   let stopping: ((reason: string, code: number) => Promise<void>) | null = null;
+  let leaseLost: string | null = null;
   const services = await createServicesWhenFree(config, {
     env: process.env,
     log,
-    onLeaseLost: (reason) => void stopping?.(`${reason}; stopping, so that two gateways never serve one database`, 1),
+    onLeaseLost: (reason) => {
+      leaseLost = `${reason}; stopping, so that two gateways never serve one database`;
+      void stopping?.(leaseLost, 1);
+    },
   });
   for (const w of services.catalogWarnings) log(`catalog: ${w}`);
 
@@ -45,12 +49,12 @@ export async function runServe(values: { config?: string; host?: string; port?: 
     await services.close();
     process.exit(code);
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      // A second signal while draining: stop at once.
-      if (closing) process.exit(1);
-      void stopping?.(signal, 0);
-    });
+  // Repeated signals are expected (Ctrl-C reaches npm and the gateway, and npm passes it
+  // on too): the first one starts the shutdown, the others change nothing.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopping?.(signal, 0));
+  if (leaseLost !== null) {
+    await stopping(leaseLost, 1);
+    return 1;
   }
 
   let starter;
