@@ -1,17 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listening, serve, serveEnv, starterKey, stop, type ServeRun } from '../support/serve-process.ts';
+import { listening, serve, serveEnv, starterKey, stop, type ServeRun, tempDir } from '../support/serve-process.ts';
 
 // One gateway process per database, however the second one reaches the file.
 
 const HELD = /another switchyard gateway \(pid \d+ on .+, since .+\) is serving .+; one gateway process per database/;
 
 async function firstGateway(): Promise<{ dir: string; s: ServeRun; origin: string; key: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-lease-'));
+  const dir = tempDir('switchyard-lease');
   const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir }), ['--port', '0']);
   const origin = await listening(s);
   const key = await starterKey(s);
@@ -51,7 +50,7 @@ test('a second serve on the same database path is refused while the first serves
 test('a second serve through a symlink to the same database file is refused', async () => {
   const first = await firstGateway();
   try {
-    const link = join(mkdtempSync(join(tmpdir(), 'switchyard-lease-link-')), 'another-name.db');
+    const link = join(tempDir('switchyard-lease-link'), 'another-name.db');
     symlinkSync(join(first.dir, 'switchyard.db'), link);
     const second = serve(serveEnv({ DATABASE_URL: `sqlite:${link}` }), ['--port', '0']);
     await refused(second);

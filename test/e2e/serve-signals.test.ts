@@ -1,17 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { BIN, descendants, killLeft, listening, REPO, run, serveEnv, starterKey, untilGone, type ServeRun } from '../support/serve-process.ts';
+import { BIN, descendants, killLeft, listening, REPO, run, serveEnv, starterKey, untilGone, type ServeRun, tempDir } from '../support/serve-process.ts';
 
 // Stopping the gateway the way operators start it: `npm start` (npm, its shell, the
 // gateway) and the launcher re-running itself under the bundled Node 24. A signal to the
 // outermost process must stop every process of the tree and free the port, and a launcher
 // that dies must not leave its gateway behind.
 
-const missingDataDir = () => join(mkdtempSync(join(tmpdir(), 'switchyard-signals-')), 'data', 'nested');
+const missingDataDir = () => join(tempDir('switchyard-signals'), 'data', 'nested');
 
 /** An npm to run `npm start` with: the one running this test, or one on PATH. */
 function npm(): string[] | null {
