@@ -4,7 +4,8 @@
 // Node (the system one on some machines), re-run under the Node 24 binary that
 // `npm ci` installs from the `node` package.
 //
-// Signals: the launcher passes SIGINT, SIGTERM and SIGHUP on to the gateway and exits as
+// Signals: `npm start` runs this file with `exec` (npm's shell would not pass signals
+// on); the launcher passes SIGINT, SIGTERM and SIGHUP on to the gateway and exits as
 // the gateway did. The gateway is spawned with an IPC channel to the launcher; when the
 // channel closes (the launcher died, even by SIGKILL) the gateway stops as on SIGTERM, so
 // no orphan is left holding the port and the database.
@@ -22,6 +23,17 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     // Started by the launcher below: the channel must not keep a finished command alive.
     process.channel.unref();
     process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  } else if (process.env.npm_lifecycle_event !== undefined) {
+    // Started by an npm script (`npm start`): npm passes signals on, but npm itself killed
+    // (SIGKILL) cannot; when it is gone (this process was re-parented) stop as on SIGTERM.
+    // Only under npm: a gateway started by hand may outlive its shell (nohup) on purpose.
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      process.kill(process.pid, 'SIGTERM');
+    }, 500);
+    watch.unref();
   }
   await import(join(root, 'src', 'cli', 'main.ts'));
 } else {

@@ -56,6 +56,19 @@ test('SIGTERM to `npm start` stops the whole process tree and frees the port', {
   }
 });
 
+test('an `npm start` killed with SIGKILL takes its gateway with it', { skip: npmCommand === null && 'no npm' }, async () => {
+  const [command, ...pre] = npmCommand!;
+  const s = run(command!, [...pre, 'start'], { cwd: REPO, env: serveEnv({ SWITCHYARD_DATA_DIR: missingDataDir(), PORT: '0' }) });
+  const { port, tree } = await started(s);
+  try {
+    s.child.kill('SIGKILL');
+    await s.exited;
+    assert.deepEqual(await untilGone(tree, port), []);
+  } finally {
+    killLeft(tree);
+  }
+});
+
 const old = oldNode();
 test('SIGTERM to the launcher under an old Node reaches the gateway it re-spawned', { skip: old === null && 'no Node < 22.18 on PATH' }, async () => {
   const s = run(old!, [BIN, 'serve', '--port', '0'], { env: serveEnv({ SWITCHYARD_DATA_DIR: missingDataDir() }) });
