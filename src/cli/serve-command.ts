@@ -1,53 +1,125 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { bootstrapOperator } from '../billing/bootstrap-operator.ts';
 import { preloadTokenizers } from '../canonical/bpe-tokenizers.ts';
+import type { GatewayConfig } from '../config/types.ts';
 import { buildApp } from '../server/build-app.ts';
-import { createServices } from '../server/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
+import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+/**
+ * `switchyard serve`. Order matters: the database is checked and its serve lease taken,
+ * the port is listened on, and only then is the operator account created on a fresh
+ * database, so a start that cannot serve (port taken, database read-only, another
+ * gateway) leaves no account whose key nobody saw.
+ */
 export async function runServe(values: { config?: string; host?: string; port?: string }): Promise<number> {
   const config = loadCliConfig(values);
-  const services = createServices(config, { env: process.env, log });
-  for (const w of services.catalogWarnings) log(`catalog: ${w}`);
-
-  const starter = bootstrapOperator(services.accounts, services.accountService, {
-    creditsUsd: config.bootstrap.credits,
-    defaultModel: services.catalog.models[0]?.id ?? null,
+  let stopping: ((reason: string, code: number) => Promise<void>) | null = null;
+  let leaseLost: string | null = null;
+  const services = await createServicesWhenFree(config, {
+    env: process.env,
+    log,
+    onLeaseLost: (reason) => {
+      leaseLost = `${reason}; stopping, so that two gateways never serve one database`;
+      void stopping?.(leaseLost, 1);
+    },
   });
+  for (const w of services.catalogWarnings) log(`catalog: ${w}`);
 
   // ~190 ms and ~45 MB once, here rather than inside the first request that needs them.
   preloadTokenizers();
   const app = buildApp(services);
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
-  const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
-  log(`switchyard listening on ${address}`);
-  log(`database: ${config.database.path}`);
-  log(`${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`);
-  if (starter !== null) {
-    log('');
-    log(`First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`);
-    log('Its API key is shown this once; keep it:');
-    log('');
-    log(`    ${starter.key}`);
-    log('');
-    log(`Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
-    log(`       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`);
-    log('');
+  let address: string;
+  try {
+    address = await app.listen({ host: config.server.host, port: config.server.port });
+  } catch (err) {
+    await app.close();
+    await services.close();
+    throw new Error(listenFailure(err, config));
   }
 
   let closing = false;
-  const shutdown = async (signal: string): Promise<void> => {
+  stopping = async (reason: string, code: number): Promise<void> => {
     if (closing) return;
     closing = true;
-    log(`${signal}: shutting down`);
+    log(`${reason}: shutting down`);
     await app.close();
     await services.close();
-    process.exit(0);
+    process.exit(code);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Repeated signals are expected (Ctrl-C reaches npm and the gateway, and npm passes it
+  // on too): the first one starts the shutdown, the others change nothing.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopping?.(signal, 0));
+  if (leaseLost !== null) {
+    await stopping(leaseLost, 1);
+    return 1;
+  }
+
+  let starter;
+  try {
+    starter = bootstrapOperator(services.accounts, services.accountService, {
+      creditsUsd: config.bootstrap.credits,
+      defaultModel: services.catalog.models[0]?.id ?? null,
+    });
+  } catch (err) {
+    await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
+    return 1;
+  }
+  printBanner(services, config, address, starter);
   return await new Promise<number>(() => {});
+}
+
+/**
+ * Takes the database's serve lease. A lease held by another gateway is either renewed
+ * (that gateway is alive: refused) or left to expire (it died, e.g. SIGKILL): wait once
+ * until its expiry, at most one TTL, then try again, so a restart right after a crash
+ * starts rather than fails.
+ */
+async function createServicesWhenFree(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
+  try {
+    return createServices(config, opts);
+  } catch (err) {
+    if (!(err instanceof ServeLeaseHeld)) throw err;
+    const waitMs = Math.min(Math.max(0, err.holder.expiresAt - Date.now()), LEASE_TTL_MS) + 50;
+    log(`${err.message}; waiting ${(waitMs / 1000).toFixed(1)} s in case it has stopped`);
+    await delay(waitMs);
+    return createServices(config, opts);
+  }
+}
+
+function listenFailure(err: unknown, config: GatewayConfig): string {
+  const where = `${config.server.host}:${config.server.port}`;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the address is already in use (EADDRINUSE); stop what holds it or set PORT (or --port)`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (EACCES); use a port above 1023 or set PORT (or --port)`;
+  return `cannot listen on ${where}: ${(err as Error).message}`;
+}
+
+/** One write, so that whoever reads the output gets the banner whole. */
+function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
+  const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
+  const lines = [
+    `switchyard listening on ${address}`,
+    `database: ${config.database.path}`,
+    `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
+  ];
+  if (starter !== null) {
+    lines.push(
+      '',
+      `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`,
+      'Its API key is shown this once; keep it:',
+      '',
+      `    ${starter.key}`,
+      '',
+      `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`,
+      `       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`,
+      '',
+    );
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

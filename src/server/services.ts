@@ -58,6 +58,8 @@ export interface ServiceOptions {
   holdSweepMs?: number;
   /** The uniform source of routing's weighted draw (default Math.random); tests seed it. */
   random?: () => number;
+  /** The serve lease of the database was lost (store/serve-lock.ts): this process must stop serving. */
+  onLeaseLost?: (reason: string) => void;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -74,8 +76,14 @@ const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const lock = ServeLock.acquire(config.database.path);
   const stores = openStores(config);
+  let lock: ServeLock;
+  try {
+    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? log });
+  } catch (err) {
+    stores.db.close();
+    throw err;
+  }
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
   const upstream = new UpstreamClient();
@@ -138,8 +146,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       stopCheckpoints();
       settlements.close();
       await upstream.close();
-      stores.db.close();
       lock.release();
+      stores.db.close();
     },
   };
 }

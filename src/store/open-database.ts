@@ -1,15 +1,16 @@
 import { DatabaseSync } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { MIGRATIONS } from './migrations.ts';
+import { prepareDatabaseFiles } from './prepare-database-files.ts';
 
 /**
  * Opens (creating if needed) the SQLite database and brings its schema up to date.
+ * The folder and files are created private to this user (see prepare-database-files.ts),
+ * and a database this process cannot write is refused here, naming the path and cause.
  * WAL with synchronous=NORMAL: a committed transaction survives a process crash
  * (SIGKILL); only an OS crash or power loss could drop the last few.
  */
 export function openDatabase(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') prepareDatabaseFiles(path);
   const db = new DatabaseSync(path);
   db.exec(`
     PRAGMA journal_mode = WAL;

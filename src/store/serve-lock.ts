@@ -1,66 +1,172 @@
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DatabaseSync } from 'node:sqlite';
 
 /**
  * One gateway process per database. Credit holds are kept in the serving process's
  * memory (billing/credit-reservations.ts), so two gateways on one SQLite file could
- * together hold more than a balance; this lock refuses the second. The lock file holds the
- * owner's pid: a lock left by a process that died (SIGKILL) is taken over. Operator CLI
- * commands do not take it: they may run beside the gateway.
+ * together hold more than a balance; this lock refuses the second.
+ *
+ * The lock is a lease row inside the database itself, so every path to the file (a
+ * symlink, a bind mount, another PID namespace where both gateways are pid 1) meets the
+ * same row; a lock beside the file keyed on its path and a pid could not see through
+ * those. The holder is a random token, not a pid. The lease is taken in a BEGIN IMMEDIATE
+ * transaction (SQLite's own write lock serialises two starters), renewed by a heartbeat
+ * well within its TTL, and deleted on clean shutdown. A lease nobody renewed past its
+ * expiry was left by a process that died (SIGKILL, power loss) and is taken over.
+ * Operator CLI commands do not take it: they may run beside the gateway.
  */
+
+export const LEASE_TTL_MS = 5_000;
+export const LEASE_RENEW_MS = 1_000;
+
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  acquiredAt: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** Another process holds a live lease on this database. */
+export class ServeLeaseHeld extends Error {
+  readonly holder: LeaseHolder;
+
+  constructor(databasePath: string, holder: LeaseHolder) {
+    super(
+      `another switchyard gateway (pid ${holder.pid} on ${holder.host}, since ${holder.acquiredAt}) is serving ` +
+        `${databasePath}; one gateway process per database`,
+    );
+    this.holder = holder;
+  }
+}
+
+export interface LeaseOptions {
+  ttlMs?: number;
+  renewMs?: number;
+  now?: () => number;
+  /** Called once if the lease is lost (another process took it over): stop serving. */
+  onLost?: (reason: string) => void;
+}
+
+const CREATE = `CREATE TABLE IF NOT EXISTS serve_lease (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  holder      TEXT NOT NULL,
+  pid         INTEGER NOT NULL,
+  host        TEXT NOT NULL,
+  acquired_at TEXT NOT NULL,
+  expires_at  INTEGER NOT NULL
+)`;
+
+interface LeaseRow {
+  holder: string;
+  pid: number;
+  host: string;
+  acquired_at: string;
+  expires_at: number;
+}
+
 export class ServeLock {
-  private readonly path: string | null;
+  private readonly db: DatabaseSync | null;
+  private readonly token: string;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  private readonly onLost: (reason: string) => void;
+  private timer: NodeJS.Timeout | null = null;
+  private expiresAt = 0;
+  private lost = false;
 
-  private constructor(path: string | null) {
-    this.path = path;
+  private constructor(db: DatabaseSync | null, token: string, opts: LeaseOptions) {
+    this.db = db;
+    this.token = token;
+    this.ttlMs = opts.ttlMs ?? LEASE_TTL_MS;
+    this.now = opts.now ?? Date.now;
+    this.onLost = opts.onLost ?? (() => {});
   }
 
-  static acquire(databasePath: string): ServeLock {
-    if (databasePath === ':memory:') return new ServeLock(null);
-    const path = `${databasePath}.serve-lock`;
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        writeFileSync(path, String(process.pid), { flag: 'wx' });
-        return new ServeLock(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const owner = Number.parseInt(readOwner(path), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
-        throw new Error(`another switchyard gateway (pid ${owner}) is serving ${databasePath}; one gateway process per database`);
-      }
-      // Left by a process that is gone: take it over.
-      try {
-        unlinkSync(path);
-      } catch {
-        // raced with another starter: the next try decides
-      }
-    }
-    throw new Error(`could not take the serve lock ${path}`);
-  }
-
-  release(): void {
-    if (this.path === null) return;
+  /**
+   * Takes the lease on the database `db` is open on, or throws ServeLeaseHeld when
+   * another holder's lease has not expired. Any other error (a database this process
+   * cannot write, say) propagates.
+   */
+  static acquire(db: DatabaseSync, databasePath: string, opts: LeaseOptions = {}): ServeLock {
+    if (databasePath === ':memory:') return new ServeLock(null, '', opts);
+    const lock = new ServeLock(db, randomUUID(), opts);
+    const now = lock.now();
+    db.exec('BEGIN IMMEDIATE');
     try {
-      if (readOwner(this.path) === String(process.pid)) unlinkSync(this.path);
+      db.exec(CREATE);
+      const row = db.prepare('SELECT holder, pid, host, acquired_at, expires_at FROM serve_lease WHERE id = 1').get() as LeaseRow | undefined;
+      if (row !== undefined && row.expires_at > now) {
+        throw new ServeLeaseHeld(databasePath, { pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at });
+      }
+      lock.expiresAt = now + lock.ttlMs;
+      db.prepare(
+        `INSERT INTO serve_lease (id, holder, pid, host, acquired_at, expires_at) VALUES (1, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
+           acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
+      ).run(lock.token, process.pid, hostname(), new Date(now).toISOString(), lock.expiresAt);
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      if (err instanceof ServeLeaseHeld) throw err;
+      // Taking the lease is the gateway's first write: a database it cannot write ends here.
+      throw new Error(`cannot write the database ${databasePath}: ${(err as Error).message}`, { cause: err });
+    }
+    lock.timer = setInterval(() => lock.renew(), opts.renewMs ?? LEASE_RENEW_MS);
+    lock.timer.unref();
+    return lock;
+  }
+
+  /**
+   * Pushes the expiry forward. One statement, no explicit transaction, so that it also
+   * works while the settlement queue has one open on the same connection. Lost when the
+   * row names another holder.
+   */
+  renew(): void {
+    if (this.db === null || this.lost) return;
+    const now = this.now();
+    try {
+      const next = now + this.ttlMs;
+      const r = this.db.prepare('UPDATE serve_lease SET expires_at = ? WHERE id = 1 AND holder = ?').run(next, this.token);
+      if (Number(r.changes) === 1) {
+        this.expiresAt = next;
+        return;
+      }
+      this.loseLease('another process took over the serve lease of this database');
     } catch {
-      // already gone
+      // The database refuses writes (read-only, full, I/O error). The gateway keeps running,
+      // failing closed: its settlements fail the same way, so it delivers no paid answer
+      // (settlement-queue.ts), and it recovers by itself once writes succeed. If another
+      // gateway took the lease meanwhile, the next successful renewal finds its row and stops.
     }
   }
-}
 
-function readOwner(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return '';
+  /** True while this process holds the lease (as far as it knows). */
+  get held(): boolean {
+    return !this.lost;
   }
-}
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  private loseLease(reason: string): void {
+    this.lost = true;
+    this.stopTimer();
+    this.onLost(reason);
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Clean shutdown: the next gateway may start at once. Call before closing the database. */
+  release(): void {
+    this.stopTimer();
+    if (this.db === null || this.lost) return;
+    this.lost = true;
+    try {
+      this.db.prepare('DELETE FROM serve_lease WHERE id = 1 AND holder = ?').run(this.token);
+    } catch {
+      // The database went away first: the lease expires by itself.
+    }
   }
 }

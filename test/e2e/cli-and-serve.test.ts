@@ -1,9 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listening, serve as serveProcess, serveEnv, starterKey, stop as stopProcess, type ServeRun } from '../support/serve-process.ts';
 
 // The `switchyard` command as an operator runs it: a separate process on a real database.
 
@@ -24,40 +25,21 @@ function cliJson(dir: string, ...args: string[]): any {
 }
 
 interface Served {
-  child: ChildProcess;
+  run: ServeRun;
   origin: string;
-  stderr: string;
+  /** The starter key, on a first start. */
+  key: string | undefined;
 }
 
-/** Starts `switchyard serve` on a free port; resolves once it listens. */
-async function serve(dir: string): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 15_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(stderr);
-      // Wait for the whole banner (it ends with the curl example when a key was made).
-      if (m && (stderr.includes('models from providers') || stderr.includes('Try:'))) {
-        setTimeout(() => {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }, 100);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-  return { child, origin, get stderr() { return stderr; } } as Served;
+/** Starts `switchyard serve` on a free port; resolves once it listens and has printed its banner. */
+async function serve(dir: string, firstStart = false): Promise<Served> {
+  const run = serveProcess(serveEnv({ SWITCHYARD_DATA_DIR: dir }), ['--port', '0']);
+  const origin = await listening(run);
+  return { run, origin, key: firstStart ? await starterKey(run) : undefined };
 }
 
 async function stop(s: Served): Promise<number | null> {
-  const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
-  s.child.kill('SIGTERM');
-  return exited;
+  return (await stopProcess(s.run)).code;
 }
 
 describe('switchyard serve and the operator CLI', () => {
@@ -68,9 +50,9 @@ describe('switchyard serve and the operator CLI', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('first start creates the operator and prints a working key once; a restart keeps the data and prints none', async () => {
-    const first = await serve(dir);
-    const key = /^\s+(sk-sy-v1-\S+)$/m.exec(first.stderr)?.[1];
-    assert.ok(key, `no key in: ${first.stderr}`);
+    const first = await serve(dir, true);
+    const key = first.key;
+    assert.ok(key, `no key in: ${first.run.stderr}`);
     const models = await fetch(`${first.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(models.status, 200);
     const ids = ((await models.json()) as { data: { id: string }[] }).data.map((m) => m.id);
@@ -84,10 +66,10 @@ describe('switchyard serve and the operator CLI', () => {
     assert.equal(await stop(first), 0);
 
     const second = await serve(dir);
-    assert.equal(/sk-sy-v1-/.test(second.stderr), false, 'the key is printed only on the first start');
     const again = await fetch(`${second.origin}/v1/key`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(again.status, 200);
     await stop(second);
+    assert.equal(/sk-sy-v1-/.test(second.run.stderr), false, 'the key is printed only on the first start');
   });
 
   test('accounts, keys and credits commands, with --json', async () => {

@@ -1,0 +1,120 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { BIN, listening, run, serve, serveEnv, starterKey, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
+
+// The first start of `switchyard serve` on a fresh machine: a data folder that does not
+// exist yet, a port someone else holds, a database it cannot write.
+
+const fresh = () => tempDir('switchyard-first');
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+function accounts(env: NodeJS.ProcessEnv): unknown[] {
+  const r = spawnSync(process.execPath, [BIN, 'accounts', 'list', '--json'], { env, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+async function keyWorks(origin: string, key: string): Promise<number> {
+  return (await fetch(`${origin}/v1/key`, { headers: { authorization: `Bearer ${key}` } })).status;
+}
+
+describe('the first start', () => {
+  test('into a missing nested data folder: serves, prints a working key, and keeps folder and files private', async () => {
+    const base = fresh();
+    const dataDir = join(base, 'not', 'there', 'yet');
+    const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir }), ['--port', '0']);
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    assert.equal(await keyWorks(origin, key), 200);
+    for (const dir of [join(base, 'not'), join(base, 'not', 'there'), dataDir]) assert.equal(mode(dir), 0o700, dir);
+    for (const file of ['switchyard.db', 'switchyard.db-wal', 'switchyard.db-shm']) {
+      assert.equal(mode(join(dataDir, file)), 0o600, file);
+    }
+    assert.deepEqual(await stop(s), { code: 0, signal: null });
+  });
+
+  test('with database.path in the config file pointing into a missing folder: serves and prints a working key', async () => {
+    const base = fresh();
+    const config = join(base, 'switchyard.yaml');
+    const db = join(base, 'missing', 'gateway.db');
+    writeFileSync(config, `database:\n  path: ${db}\n`);
+    const s = serve(serveEnv({}), ['--port', '0', '--config', config]);
+    const origin = await listening(s);
+    assert.equal(await keyWorks(origin, await starterKey(s)), 200);
+    assert.equal(mode(db), 0o600);
+    await stop(s);
+  });
+
+  test('on a port in use: exits non-zero with a clear message and creates nothing; the next start prints a working key', async () => {
+    const dir = fresh();
+    const env = serveEnv({ SWITCHYARD_DATA_DIR: dir });
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const taken = serve(env, ['--port', String(port)]);
+      const exit = await taken.exited;
+      assert.equal(exit.code, 1, taken.stderr);
+      assert.match(taken.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
+      assert.doesNotMatch(taken.stderr, /sk-sy-v1-|First start/);
+      assert.deepEqual(accounts(env), [], 'no operator account whose key nobody saw');
+    } finally {
+      holder.close();
+    }
+    const s = serve(env, ['--port', '0']);
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    assert.equal(await keyWorks(origin, key), 200);
+    await stop(s);
+  });
+});
+
+// Root writes whatever the modes say (CAP_DAC_OVERRIDE): as root, run the gateway with
+// that capability dropped from its bounding set (util-linux's setpriv), so the file modes
+// bind it as they bind any other user, while it still reads the checkout.
+const asRoot = process.getuid?.() === 0;
+const setpriv = asRoot ? spawnSync('setpriv', ['--version']).status === 0 : false;
+const noWayToDropRoot = asRoot && !setpriv && 'running as root without setpriv (util-linux) to drop CAP_DAC_OVERRIDE, root would write a read-only file';
+
+function serveWithoutDacOverride(env: NodeJS.ProcessEnv, args: string[]): ServeRun {
+  if (!asRoot) return serve(env, args);
+  return run('setpriv', ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-all', process.execPath, BIN, 'serve', ...args], { env });
+}
+
+describe('a database the gateway cannot write is refused before anything is served', { skip: noWayToDropRoot }, () => {
+
+  function prepared(): { dir: string; env: NodeJS.ProcessEnv } {
+    const dir = fresh();
+    const env = serveEnv({ SWITCHYARD_DATA_DIR: dir });
+    const made = spawnSync(process.execPath, [BIN, 'accounts', 'list'], { env, encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    return { dir, env };
+  }
+
+  async function refused(env: NodeJS.ProcessEnv): Promise<string> {
+    const s = serveWithoutDacOverride(env, ['--port', '0']);
+    const exit = await s.exited;
+    assert.equal(exit.code, 1, s.stderr);
+    assert.doesNotMatch(s.stderr, /listening on|sk-sy-v1-/);
+    return s.stderr;
+  }
+
+  test('a read-only database file', async () => {
+    const { dir, env } = prepared();
+    const db = join(dir, 'switchyard.db');
+    chmodSync(db, 0o400);
+    const err = await refused(env);
+    assert.match(err, new RegExp(`error: cannot write the database ${db}: ${db} is not writable \\(permission denied, EACCES\\)`));
+  });
+
+  test('a read-only data folder', async () => {
+    const { dir, env } = prepared();
+    chmodSync(dir, 0o500);
+    const err = await refused(env);
+    assert.match(err, new RegExp(`error: cannot write the database ${join(dir, 'switchyard.db')}: its folder ${dir} is not writable \\(permission denied, EACCES\\)`));
+  });
+});
