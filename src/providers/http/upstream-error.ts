@@ -62,6 +62,17 @@ export function unusableAnswerError(endpoint: Endpoint, message: string, raw: un
   });
 }
 
+/**
+ * The upstream's stream held an event over the parser's cap: the answer is dropped (with its
+ * connection). Another endpoint may serve; this one is not asked again (`upstream_status`
+ * is the 200 it answered with, which the retry policy does not take for a transient failure).
+ */
+export function oversizedEventError(endpoint: Endpoint, limit: number, status: number): GatewayError {
+  return new GatewayError('provider_error', `${endpoint.provider.name} sent a stream event larger than ${limit} characters; the answer was dropped.`, {
+    metadata: { provider_name: endpoint.provider.id, raw: null, upstream_status: status },
+  });
+}
+
 /** Statuses where the provider judged the request itself: another endpoint would too. */
 function isRejection(status: number): boolean {
   return status === 400 || status === 404 || status === 413 || status === 422;
