@@ -173,17 +173,20 @@ export class GenerationPipeline {
   }
 
   /**
-   * Input bound for moderated endpoints is checked first. Flagged input may still go to
-   * the plan's unmoderated endpoints; when none is left, the request is refused (403).
+   * Input bound for moderated endpoints is checked first. Flagged input, and input that
+   * could not be checked (over the moderation cap, or the moderation upstream failed), may
+   * still go to the plan's unmoderated endpoints; when none is left, the request is refused:
+   * 403 when flagged, else the reason it could not be checked (413, 502).
    */
   private async moderate(admitted: AdmittedRequest, signal: AbortSignal): Promise<PlannedAttempt[]> {
     const plan = admitted.plan;
     const moderator = this.deps.moderator;
     if (!moderator.enabled || !plan.some((a) => a.endpoint.moderated === true)) return plan;
     const verdict = await moderator.check(admitted.req, signal);
-    if (!verdict.flagged) return plan;
+    if (verdict.kind === 'clear') return plan;
     const open = plan.filter((a) => a.endpoint.moderated !== true);
     if (open.length > 0) return open;
+    if (verdict.kind === 'unchecked') throw verdict.error;
     const first = plan[0]!;
     throw new GatewayError('content_filtered', `The input was flagged by moderation (${verdict.reasons.join(', ')}).`, {
       metadata: {

@@ -25,7 +25,7 @@ import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { TierTable } from '../limits/tier-limits.ts';
-import { compileModerationRule, Moderator } from '../moderation/moderator.ts';
+import { Moderator } from '../moderation/moderator.ts';
 
 /** The composition root: every long-lived service, built once at boot. */
 export interface Services {
@@ -97,11 +97,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   };
   stores.accountService.onChange(dropCaches);
   watcher.onChange(dropCaches);
-  const moderator = new Moderator(
-    config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
-    config.moderation.upstream,
-    upstream,
-  );
+  const moderator = new Moderator(config.moderation.rules, config.moderation.upstream, upstream, config.moderation.maxInputChars);
   const pipeline = new GenerationPipeline({
     catalog,
     planner,
