@@ -15,6 +15,8 @@ import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
+import { ScrubbingSink } from './scrubbing-sink.ts';
+import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../front/front-dialect.ts';
 
@@ -56,6 +58,8 @@ export interface PipelineDeps {
   reservations: CreditReservations;
   rateLimits: RateLimitGate;
   moderator: Moderator;
+  /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
+  scrubber?: SecretScrubber;
   timeouts: { attemptMs: number; requestMs: number };
   now?: () => number;
 }
@@ -70,9 +74,12 @@ export class GenerationPipeline {
   private readonly deps: PipelineDeps;
   private readonly now: () => number;
 
+  private readonly scrubber: SecretScrubber;
+
   constructor(deps: PipelineDeps) {
     this.deps = deps;
     this.now = deps.now ?? Date.now;
+    this.scrubber = deps.scrubber ?? new SecretScrubber([]);
   }
 
   /**
@@ -154,15 +161,18 @@ export class GenerationPipeline {
     const signal = abort.signal;
     const tracking = new TrackingSink(sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
+    const scrubber = this.scrubber;
     try {
       const plan = await this.moderate(admitted, signal);
-      execution = await this.deps.executor.execute(plan, admitted.req, tracking, signal, this.deps.timeouts.attemptMs);
+      execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs);
     } catch (err) {
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
-      if (!(err instanceof GatewayError)) process.stderr.write(`internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+      if (!(err instanceof GatewayError)) logSafely(`internal error: ${(err as Error)?.stack ?? String(err)}`);
     } finally {
       clearTimeout(timer);
     }
+    // Whatever an upstream said goes to the client without our credentials.
+    if (execution.error !== null) execution.error = scrubber.error(execution.error);
     const served = execution.served;
     let usage = tracking.usage;
     if (usage === null && served !== null && tracking.committed) usage = this.estimateUsage(admitted.req, tracking.outputChars);

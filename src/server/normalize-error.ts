@@ -1,4 +1,5 @@
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { logSafely } from '../providers/http/scrub-secrets.ts';
 
 export const BODY_LIMIT = 32 * 1024 * 1024; // base64 images and PDFs are large
 
@@ -14,7 +15,7 @@ export function normalizeError(error: unknown): GatewayError {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new GatewayError('invalid_parameter', (error as Error).message);
   }
-  // A bug: say nothing of it to the client, everything to the operator.
-  process.stderr.write(`internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+  // A bug: say nothing of it to the client, everything but credentials to the operator.
+  logSafely(`internal error: ${(error as Error)?.stack ?? String(error)}`);
   return toGatewayError(error);
 }

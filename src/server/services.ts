@@ -26,6 +26,8 @@ import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { TierTable } from '../limits/tier-limits.ts';
 import { Moderator } from '../moderation/moderator.ts';
+import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
+import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 /** The composition root: every long-lived service, built once at boot. */
 export interface Services {
@@ -48,6 +50,8 @@ export interface Services {
   breakers: CircuitBreakers;
   planner: AttemptPlanner;
   pipeline: GenerationPipeline;
+  /** Scrubs upstream credentials from what goes to clients and logs. */
+  scrubber: SecretScrubber;
   close(): Promise<void>;
 }
 
@@ -69,11 +73,14 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
 const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
-  const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const lock = ServeLock.acquire(config.database.path);
   const stores = openStores(config);
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
+  // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
+  const scrubber = scrubberForConfig(config, catalog);
+  scrubInProcessLogs(scrubber);
+  const log = opts.log === undefined ? logSafely : (m: string) => opts.log!(scrubber.text(m));
   const upstream = new UpstreamClient();
   const settlements = new SettlementQueue(stores.ledger, (err) => log(`settlement failed: ${(err as Error).message}`));
   const health = new InProcessHealthStore();
@@ -106,6 +113,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations,
     rateLimits: new RateLimitGate(new InProcessRateLimiter(), stores.tiers),
     moderator,
+    scrubber,
     timeouts: config.timeouts,
   });
   return {
@@ -122,6 +130,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     breakers,
     planner,
     pipeline,
+    scrubber,
     async close() {
       clearInterval(sweep);
       stopCheckpoints();
