@@ -101,7 +101,6 @@ export class Moderator {
       json = JSON.parse(text);
       if (!Array.isArray(json.results)) return unchecked('answered without results');
     } catch (err) {
-      if (signal.aborted) throw err;
       // Only the kind of failure: neither the upstream's words nor our request go to the client.
       const code = (err as { code?: unknown } | null)?.code;
       return unchecked(err instanceof SyntaxError ? 'answered with a body that is not JSON' : `could not be reached${typeof code === 'string' ? ` (${code})` : ''}`);
