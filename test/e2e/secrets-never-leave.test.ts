@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ProviderAdapter } from '../../src/providers/types.ts';
 import { startAnthropicEmulator, type AnthropicEmulator } from '../emulators/anthropic-messages-emulator.ts';
 import { startGeminiEmulator, type GeminiEmulator } from '../emulators/gemini-emulator.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
@@ -104,6 +105,23 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
       assert.match(logged, /internal error: Error: bug while planning with Bearer \[REDACTED\] and \[REDACTED\]/);
     } finally {
       planner.plan = plan;
+    }
+  });
+
+  test('an adapter that throws a plain Error holding a key: the client does not see the key', async () => {
+    const adapters = gw.services.adapters as Map<string, ProviderAdapter>;
+    const real = adapters.get('openai')!;
+    adapters.set('openai', { ...real, decodeResponse: () => { throw new Error(`decoder bug near ${KEYS.openai}`); } } as ProviderAdapter);
+    try {
+      oa.reset();
+      for (const dialect of ['chat', 'messages', 'responses']) {
+        const res = await ask(dialect, 'acme/openai', false);
+        assert.equal(res.status, 502, res.text);
+        assertNoKey(res.text, dialect);
+        gw.services.breakers.onSuccess(gw.services.catalog.get('acme/openai')!.endpoints[0]!.id);
+      }
+    } finally {
+      adapters.set('openai', real);
     }
   });
 
