@@ -69,7 +69,7 @@ describe('loadConfig', () => {
       providers: [],
       models: [],
       tiers: [...DEFAULT_TIERS],
-      moderation: { rules: [], upstream: null },
+      moderation: { rules: [], upstream: null, maxInputChars: 1_000_000 },
     });
   });
 
@@ -93,10 +93,19 @@ moderation:
     const partner = config.tiers.find((t) => t.id === 'partner')!;
     assert.equal(partner.name, 'Partner');
     assert.deepEqual(partner.modelRequestsPerMinute, { 'a/b': 2 });
-    assert.deepEqual(config.moderation.rules, [{ name: 'spam', patterns: ['buy now'] }]);
+    assert.deepEqual(config.moderation.rules.map((r) => ({ name: r.name, patterns: r.patterns.map((x) => x.source) })), [{ name: 'spam', patterns: ['buy now'] }]);
     assert.equal(config.moderation.upstream?.apiKey, 'secret');
     assert.throws(() => loadConfig({ path: writeConfig('tiers: { x: { name: X } }'), env: {} }), /tiers\.x\.requests_per_minute/);
     assert.throws(() => loadConfig({ path: writeConfig('moderation: { rules: [{ name: a, patterns: ["("] }] }'), env: {} }), /moderation\.rules\[0\]\.patterns\[0\]/);
+  });
+
+  it('refuses, at load, a moderation pattern the linear-time engine cannot run, naming the rule and why', () => {
+    const load = (pattern: string) => () => loadConfig({ path: writeConfig(`moderation: { rules: [{ name: echo, patterns: ["ok", '${pattern}'] }] }`), env: {} });
+    assert.throws(load('(a)\\1'), /moderation\.rules\[0\]\.patterns\[1\].*rule "echo".*invalid escape sequence.*backreferences and lookaround are not supported/);
+    assert.throws(load('a(?=b)'), /rule "echo".*unsupported Perl syntax/);
+    assert.throws(load('(?<!x)y'), /rule "echo"/);
+    const config = loadConfig({ path: writeConfig('moderation: { rules: [{ name: slow, patterns: ["^(a+)+$"] }], max_input_chars: 5000 }'), env: {} });
+    assert.equal(config.moderation.maxInputChars, 5000);
   });
 
   it('takes the file from SWITCHYARD_CONFIG, and --config over it', () => {

@@ -4,6 +4,7 @@
 
 import type { CacheFamily, Capability, PricingSpec } from '../catalog/types.ts';
 import type { TierLimits } from '../limits/tier-limits.ts';
+import type { ModerationPattern } from '../moderation/moderation-pattern.ts';
 
 /** `auto`: the simulated provider is on only when no real provider is usable. */
 export type SimSetting = boolean | 'auto';
@@ -26,8 +27,11 @@ export interface GatewayConfig {
 }
 
 export interface ModerationConfig {
-  rules: Array<{ name: string; patterns: string[] }>;
+  /** Patterns compiled (RE2) when the config is loaded. */
+  rules: Array<{ name: string; patterns: ModerationPattern[] }>;
   upstream: { baseUrl: string; apiKey?: string; model?: string; timeoutMs: number } | null;
+  /** The most input characters moderation reads; longer input is not sent to moderated endpoints. */
+  maxInputChars: number;
 }
 
 /**

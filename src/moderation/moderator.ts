@@ -1,12 +1,14 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient } from '../providers/http/upstream-client.ts';
+import { moderatedTexts } from './moderated-texts.ts';
+import { findPattern, type ModerationPattern } from './moderation-pattern.ts';
 
 export interface ModerationRule {
   /** The reason reported when it matches (e.g. `violence`). */
   name: string;
-  /** Regular expressions, matched case-insensitively. */
-  patterns: RegExp[];
+  /** Compiled at config load (RE2: linear time), matched case-insensitively. */
+  patterns: readonly ModerationPattern[];
 }
 
 export interface ModerationUpstream {
@@ -17,29 +19,36 @@ export interface ModerationUpstream {
   timeoutMs: number;
 }
 
-export interface ModerationVerdict {
-  flagged: boolean;
-  reasons: string[];
-  /** The flagged text (or its start), at most 100 characters. */
-  flaggedInput: string;
-}
+/**
+ * `clear`: nothing flagged. `flagged`: the rules or the upstream flagged the input.
+ * `unchecked`: the input could not be checked (longer than the cap, or the moderation
+ * upstream failed): moderated endpoints must not see it; `error` is the answer when no
+ * unmoderated endpoint is left.
+ */
+export type ModerationVerdict =
+  | { kind: 'clear' }
+  | { kind: 'flagged'; reasons: string[]; /** The flagged text (or its start), at most 100 characters. */ flaggedInput: string }
+  | { kind: 'unchecked'; error: GatewayError };
 
-const NOT_FLAGGED: ModerationVerdict = { flagged: false, reasons: [], flaggedInput: '' };
+const CLEAR: ModerationVerdict = { kind: 'clear' };
 const MAX_FLAGGED_INPUT = 100;
 
 /**
- * Checks the input of requests bound for moderated endpoints: the config's rules first
- * (in-process, cheap), then, when configured, an OpenAI-compatible moderation upstream.
+ * Checks the input of requests bound for moderated endpoints: every text the model will
+ * read (moderated-texts.ts), up to `maxInputChars` in all, against the config's rules first
+ * (in-process, linear time), then, when configured, an OpenAI-compatible moderation upstream.
  */
 export class Moderator {
   private readonly rules: readonly ModerationRule[];
   private readonly upstream: ModerationUpstream | null;
   private readonly client: UpstreamClient;
+  private readonly maxInputChars: number;
 
-  constructor(rules: readonly ModerationRule[], upstream: ModerationUpstream | null, client: UpstreamClient) {
+  constructor(rules: readonly ModerationRule[], upstream: ModerationUpstream | null, client: UpstreamClient, maxInputChars: number) {
     this.rules = rules;
     this.upstream = upstream;
     this.client = client;
+    this.maxInputChars = maxInputChars;
   }
 
   get enabled(): boolean {
@@ -47,9 +56,17 @@ export class Moderator {
   }
 
   async check(req: CanonicalRequest, signal: AbortSignal): Promise<ModerationVerdict> {
-    const texts = inputTexts(req);
+    const texts = moderatedTexts(req);
+    let total = 0;
+    for (const t of texts) total += t.length;
+    if (total > this.maxInputChars) {
+      return {
+        kind: 'unchecked',
+        error: new GatewayError('request_too_large', `The input (${total} characters) is longer than moderation reads (${this.maxInputChars}), and every endpoint that could serve this request is moderated.`),
+      };
+    }
     const byRules = this.checkRules(texts);
-    if (byRules.flagged || this.upstream === null) return byRules;
+    if (byRules.kind === 'flagged' || this.upstream === null) return byRules;
     return this.checkUpstream(this.upstream, texts, signal);
   }
 
@@ -57,19 +74,21 @@ export class Moderator {
     const reasons: string[] = [];
     let flaggedInput = '';
     for (const rule of this.rules) {
-      for (const text of texts) {
-        const m = rule.patterns.map((p) => p.exec(text)).find((x) => x !== null);
-        if (m) {
+      search: for (const text of texts) {
+        for (const pattern of rule.patterns) {
+          const at = findPattern(pattern, text);
+          if (at < 0) continue;
           reasons.push(rule.name);
-          if (flaggedInput === '') flaggedInput = excerpt(text, m.index);
-          break;
+          if (flaggedInput === '') flaggedInput = excerpt(text, at);
+          break search;
         }
       }
     }
-    return reasons.length === 0 ? NOT_FLAGGED : { flagged: true, reasons, flaggedInput };
+    return reasons.length === 0 ? CLEAR : { kind: 'flagged', reasons, flaggedInput };
   }
 
   private async checkUpstream(up: ModerationUpstream, texts: readonly string[], signal: AbortSignal): Promise<ModerationVerdict> {
+    if (texts.length === 0) return CLEAR;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (up.apiKey) headers.authorization = `Bearer ${up.apiKey}`;
     const body: Record<string, unknown> = { input: texts };
@@ -78,45 +97,37 @@ export class Moderator {
     try {
       const res = await this.client.send({ url: `${up.baseUrl.replace(/\/+$/, '')}/moderations`, headers, body: JSON.stringify(body) }, signal, up.timeoutMs);
       const text = await res.body.text();
-      if (res.status !== 200) throw new Error(`status ${res.status}`);
+      if (res.status !== 200) return unchecked(`answered HTTP ${res.status}`);
       json = JSON.parse(text);
+      if (!Array.isArray(json.results)) return unchecked('answered without results');
     } catch (err) {
-      // Failing closed: a moderated endpoint is not called with unchecked input.
-      throw new GatewayError('provider_error', 'The moderation service could not check the input.', {
-        metadata: { provider_name: 'moderation', raw: (err as Error).message },
-      });
+      // Only the kind of failure: neither the upstream's words nor our request go to the client.
+      const code = (err as { code?: unknown } | null)?.code;
+      return unchecked(err instanceof SyntaxError ? 'answered with a body that is not JSON' : `could not be reached${typeof code === 'string' ? ` (${code})` : ''}`);
     }
-    const results = json.results ?? [];
     const reasons = new Set<string>();
     let flaggedInput = '';
-    results.forEach((r, i) => {
+    json.results!.forEach((r, i) => {
       if (!r.flagged) return;
       for (const [category, hit] of Object.entries(r.categories ?? {})) if (hit) reasons.add(category);
       if (flaggedInput === '') flaggedInput = excerpt(texts[i] ?? '', 0);
     });
-    if (flaggedInput === '' && reasons.size === 0) return NOT_FLAGGED;
-    return { flagged: true, reasons: reasons.size > 0 ? [...reasons] : ['flagged'], flaggedInput };
+    if (flaggedInput === '' && reasons.size === 0) return CLEAR;
+    return { kind: 'flagged', reasons: reasons.size > 0 ? [...reasons] : ['flagged'], flaggedInput };
   }
 }
 
-/** The text a client sent (system and user messages, tool results): what moderation reads. */
-function inputTexts(req: CanonicalRequest): string[] {
-  const out: string[] = [];
-  for (const m of req.messages) {
-    if (m.role === 'assistant') continue;
-    for (const part of m.content) {
-      if (part.type === 'text') out.push(part.text);
-      else if (part.type === 'tool-result') out.push(typeof part.content === 'string' ? part.content : part.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
-    }
-  }
-  return out;
+/** The moderation upstream failed: moderated endpoints are not called with unchecked input (fail closed). */
+function unchecked(what: string): ModerationVerdict {
+  return {
+    kind: 'unchecked',
+    error: new GatewayError('provider_error', `The moderation service ${what}, so the input could not be checked, and every endpoint that could serve this request is moderated.`, {
+      metadata: { provider_name: 'moderation', raw: null },
+    }),
+  };
 }
 
 function excerpt(text: string, at: number): string {
   const start = Math.max(0, Math.min(at, text.length - MAX_FLAGGED_INPUT));
   return text.slice(start, start + MAX_FLAGGED_INPUT);
-}
-
-export function compileModerationRule(name: string, patterns: readonly string[]): ModerationRule {
-  return { name, patterns: patterns.map((p) => new RegExp(p, 'i')) };
 }

@@ -17,6 +17,8 @@ import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
 import { estimateUsage } from './estimate-usage.ts';
+import { ScrubbingSink } from './scrubbing-sink.ts';
+import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../front/front-dialect.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
@@ -64,6 +66,8 @@ export interface PipelineDeps {
   reservations: CreditReservations;
   rateLimits: RateLimitGate;
   moderator: Moderator;
+  /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
+  scrubber?: SecretScrubber;
   timeouts: { attemptMs: number; requestMs: number };
   now?: () => number;
 }
@@ -76,9 +80,12 @@ export class GenerationPipeline {
   private readonly deps: PipelineDeps;
   private readonly now: () => number;
 
+  private readonly scrubber: SecretScrubber;
+
   constructor(deps: PipelineDeps) {
     this.deps = deps;
     this.now = deps.now ?? Date.now;
+    this.scrubber = deps.scrubber ?? new SecretScrubber([]);
   }
 
   /**
@@ -161,15 +168,18 @@ export class GenerationPipeline {
     const signal = abort.signal;
     const tracking = new TrackingSink(sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
+    const scrubber = this.scrubber;
     try {
       const plan = await this.moderate(admitted, signal);
-      execution = await this.deps.executor.execute(plan, admitted.req, tracking, signal, this.deps.timeouts.attemptMs);
+      execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs);
     } catch (err) {
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
-      if (!(err instanceof GatewayError)) process.stderr.write(`internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+      if (!(err instanceof GatewayError)) logSafely(`internal error: ${(err as Error)?.stack ?? String(err)}`);
     } finally {
       clearTimeout(timer);
     }
+    // Whatever an upstream said goes to the client without our credentials.
+    if (execution.error !== null) execution.error = scrubber.error(execution.error);
     const served = execution.served;
     // The client left a stream it had begun: the upstream was read on for its usage.
     if (client?.left === true) execution.cancelled = true;
@@ -192,17 +202,20 @@ export class GenerationPipeline {
   }
 
   /**
-   * Input bound for moderated endpoints is checked first. Flagged input may still go to
-   * the plan's unmoderated endpoints; when none is left, the request is refused (403).
+   * Input bound for moderated endpoints is checked first. Flagged input, and input that
+   * could not be checked (over the moderation cap, or the moderation upstream failed), may
+   * still go to the plan's unmoderated endpoints; when none is left, the request is refused:
+   * 403 when flagged, else the reason it could not be checked (413, 502).
    */
   private async moderate(admitted: AdmittedRequest, signal: AbortSignal): Promise<PlannedAttempt[]> {
     const plan = admitted.plan;
     const moderator = this.deps.moderator;
     if (!moderator.enabled || !plan.some((a) => a.endpoint.moderated === true)) return plan;
     const verdict = await moderator.check(admitted.req, signal);
-    if (!verdict.flagged) return plan;
+    if (verdict.kind === 'clear') return plan;
     const open = plan.filter((a) => a.endpoint.moderated !== true);
     if (open.length > 0) return open;
+    if (verdict.kind === 'unchecked') throw verdict.error;
     const first = plan[0]!;
     throw new GatewayError('content_filtered', `The input was flagged by moderation (${verdict.reasons.join(', ')}).`, {
       metadata: {

@@ -2,7 +2,8 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstream-client.ts';
-import { SseParser } from '../providers/sse/parse-sse.ts';
+import { SseEventTooLargeError, SseParser } from '../providers/sse/parse-sse.ts';
+import { oversizedEventError } from '../providers/http/upstream-error.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
 import type { AttemptRecord, PlannedAttempt } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';
@@ -308,7 +309,9 @@ export class AttemptExecutor {
         adapter.decodeResponse(json, endpoint, run.emit);
       }
     } catch (err) {
-      if (!signal.aborted) {
+      if (err instanceof SseEventTooLargeError) {
+        run.fail(oversizedEventError(endpoint, err.limit, run.status));
+      } else if (!signal.aborted) {
         run.fail(new GatewayError('provider_error', 'The connection to the provider failed while reading its answer.', {
           metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
         }));

@@ -1,5 +1,6 @@
 import { isStorageFailure, storageUnavailable } from '../billing/settlement-queue.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { logSafely } from '../providers/http/scrub-secrets.ts';
 
 export const BODY_LIMIT = 32 * 1024 * 1024; // base64 images and PDFs are large
 
@@ -17,10 +18,10 @@ export function normalizeError(error: unknown): GatewayError {
   }
   // The database refused a write (read-only, disk full): the client may retry later.
   if (isStorageFailure(error)) {
-    process.stderr.write(`database write failed: ${(error as Error).message}\n`);
+    logSafely(`database write failed: ${(error as Error).message}`);
     return storageUnavailable();
   }
-  // A bug: say nothing of it to the client, everything to the operator.
-  process.stderr.write(`internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+  // A bug: say nothing of it to the client, everything but credentials to the operator.
+  logSafely(`internal error: ${(error as Error)?.stack ?? String(error)}`);
   return toGatewayError(error);
 }

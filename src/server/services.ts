@@ -25,7 +25,9 @@ import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { TierTable } from '../limits/tier-limits.ts';
-import { compileModerationRule, Moderator } from '../moderation/moderator.ts';
+import { Moderator } from '../moderation/moderator.ts';
+import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
+import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 /** The composition root: every long-lived service, built once at boot. */
 export interface Services {
@@ -48,6 +50,8 @@ export interface Services {
   breakers: CircuitBreakers;
   planner: AttemptPlanner;
   pipeline: GenerationPipeline;
+  /** Scrubs upstream credentials from what goes to clients and logs. */
+  scrubber: SecretScrubber;
   close(): Promise<void>;
 }
 
@@ -75,17 +79,20 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
 const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
-  const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const stores = openStores(config);
   let lock: ServeLock;
   try {
-    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? log });
+    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
   } catch (err) {
     stores.db.close();
     throw err;
   }
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
+  // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
+  const scrubber = scrubberForConfig(config, catalog);
+  scrubInProcessLogs(scrubber);
+  const log = opts.log === undefined ? logSafely : (m: string) => opts.log!(scrubber.text(m));
   const upstream = new UpstreamClient();
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
@@ -112,11 +119,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   };
   stores.accountService.onChange(dropCaches);
   watcher.onChange(dropCaches);
-  const moderator = new Moderator(
-    config.moderation.rules.map((r) => compileModerationRule(r.name, r.patterns)),
-    config.moderation.upstream,
-    upstream,
-  );
+  const moderator = new Moderator(config.moderation.rules, config.moderation.upstream, upstream, config.moderation.maxInputChars);
   const pipeline = new GenerationPipeline({
     catalog,
     planner,
@@ -125,6 +128,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations,
     rateLimits: new RateLimitGate(new InProcessRateLimiter(), stores.tiers),
     moderator,
+    scrubber,
     timeouts: config.timeouts,
   });
   return {
@@ -141,6 +145,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     breakers,
     planner,
     pipeline,
+    scrubber,
     async close() {
       clearInterval(sweep);
       stopCheckpoints();

@@ -4,9 +4,9 @@
 // and plays scripted answers and faults in order; with nothing scripted it answers
 // deterministically from the request.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { rejection } from './anthropic-emulator-rejection.ts';
-import { EmulatorHttp, type EmulatorFault, type UpstreamEmulator } from './emulator-http.ts';
+import { echoedHeaders, EmulatorHttp, type EmulatorFault, type UpstreamEmulator } from './emulator-http.ts';
 import { splitText } from './split-text.ts';
 
 export type { RecordedRequest } from './emulator-http.ts';
@@ -92,6 +92,7 @@ interface Exchange {
   model: string;
   stream: boolean;
   inputTokens: number;
+  headers: IncomingHttpHeaders;
 }
 
 export async function startAnthropicEmulator(options: AnthropicEmulatorOptions = {}): Promise<AnthropicEmulator> {
@@ -131,6 +132,7 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
       model: typeof body?.model === 'string' ? body.model : 'unknown',
       stream: body?.stream === true,
       inputTokens: Math.max(1, Math.ceil(text.length / 4)),
+      headers: req.headers,
     };
     this.play(this.nextStep(), exchange, res);
   }
@@ -179,6 +181,17 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
         return;
       case 'stall-after-headers':
         this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        return;
+      case 'echo-headers': {
+        const type = (ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!).type;
+        const envelope = { type: 'error', error: { type, message: echoedHeaders(ex.headers), received_headers: ex.headers } };
+        if (step.status !== 200) this.sendBody(res, step.status, envelope);
+        else if (!ex.stream) this.sendJson(res, 200, envelope);
+        else this.sendEvents(res, 200, [...this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, 3), sse('error', envelope)]);
+        return;
+      }
+      case 'oversized-event':
+        this.sendOversizedEvent(res, this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0), step.chars);
         return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);

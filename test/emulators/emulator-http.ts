@@ -21,6 +21,8 @@ export interface UpstreamEmulator<Step, Recorded extends RecordedRequest = Recor
   readonly requests: Recorded[];
   /** Responses the client walked away from before they were complete (deliberate resets excluded). */
   readonly closedEarly: number;
+  /** Resolves once `count` responses were walked away from. */
+  whenClosedEarly(count: number): Promise<void>;
   enqueue(...steps: Step[]): void;
   /** Forget recorded requests, scripted steps and the closedEarly count. */
   reset(): void;
@@ -52,7 +54,24 @@ export type EmulatorFault<Answer, ErrorBody> =
    * Streamed, the first `afterChunks` events of the default answer go out before the stall
    * (default 0).
    */
-  | { fault: 'stall-after-headers'; afterChunks?: number };
+  | { fault: 'stall-after-headers'; afterChunks?: number }
+  /**
+   * An upstream that repeats the request's headers (the gateway's credentials among them) in
+   * its error: the vendor's error for `status`, its message and a `received_headers` field
+   * holding them. With status 200: streamed, the vendor's in-stream error after the first
+   * event; not streamed, a 200 holding the error.
+   */
+  | { fault: 'echo-headers'; status: number }
+  /**
+   * Stream: the first `afterChunks` events of the default answer (default 0), then one `data:`
+   * line of `chars` characters that never ends, written as fast as the client takes it.
+   */
+  | { fault: 'oversized-event'; chars: number; afterChunks?: number };
+
+/** The text an `echo-headers` error carries: every request header, credentials included. */
+export function echoedHeaders(headers: IncomingHttpHeaders): string {
+  return `Request rejected; received headers: ${JSON.stringify(headers)}`;
+}
 
 export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
 const JSON_TYPE = 'application/json';
@@ -69,6 +88,7 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   origin = '';
   readonly requests: Recorded[] = [];
   closedEarly = 0;
+  private closedEarlyWaiters: Array<{ count: number; resolve: () => void }> = [];
   protected readonly jsonType: string;
   private readonly recording: boolean;
   private readonly steps: Step[] = [];
@@ -81,7 +101,10 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
     this.jsonType = options.jsonType ?? JSON_TYPE;
     this.server = createServer((req, res) => {
       res.on('close', () => {
-        if (!res.writableFinished && !this.resets.has(res)) this.closedEarly++;
+        if (!res.writableFinished && !this.resets.has(res)) {
+          this.closedEarly++;
+          this.closedEarlyWaiters = this.closedEarlyWaiters.filter((w) => (this.closedEarly >= w.count ? (w.resolve(), false) : true));
+        }
       });
       readBody(req, (text) => this.answer(req, res, text, parseBody(text)));
     });
@@ -95,6 +118,12 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
 
   enqueue(...steps: Step[]): void {
     this.steps.push(...steps);
+  }
+
+  /** Resolves once `count` responses were walked away from (see closedEarly). */
+  whenClosedEarly(count: number): Promise<void> {
+    if (this.closedEarly >= count) return Promise.resolve();
+    return new Promise((resolve) => this.closedEarlyWaiters.push({ count, resolve }));
   }
 
   reset(): void {
@@ -158,6 +187,26 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   protected cutEvents(res: ServerResponse, events: string[]): void {
     res.writeHead(200, SSE_HEADERS);
     res.write(events.join(''), () => this.cut(res));
+  }
+
+  /** The `oversized-event` fault: `events`, then a `data:` line of `chars` characters (1 MiB writes that wait for the client), left open. */
+  protected sendOversizedEvent(res: ServerResponse, events: string[], chars: number): void {
+    res.writeHead(200, SSE_HEADERS);
+    res.write(events.join('') + 'data: "');
+    const piece = 'x'.repeat(1024 * 1024);
+    let left = chars;
+    const next = (): void => {
+      while (left > 0 && !res.destroyed) {
+        const n = Math.min(left, piece.length);
+        left -= n;
+        if (!res.write(n === piece.length ? piece : piece.slice(0, n))) {
+          res.once('drain', next);
+          return;
+        }
+      }
+      // Never ended: the line stays open until the client drops the connection.
+    };
+    next();
   }
 
   private cut(res: ServerResponse): void {

@@ -10,8 +10,8 @@
 // refuses a history whose first function call of a model turn lacks its thought signature.
 
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 import { answerChunks, frame, mergeChunks, validateGeminiRequest } from './gemini-emulator-wire.ts';
 
 /** `path` is with its query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
@@ -104,6 +104,7 @@ interface Exchange {
   model: string;
   stream: boolean;
   promptTokens: number;
+  headers: IncomingHttpHeaders;
 }
 
 class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> implements GeminiEmulator {
@@ -143,7 +144,7 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       this.sendError(res, 400, 'INVALID_ARGUMENT', invalid);
       return;
     }
-    this.play(this.nextStep(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)) }, res);
+    this.play(this.nextStep(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)), headers: req.headers }, res);
   }
 
   private play(step: GeminiEmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -200,6 +201,17 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
         return;
       case 'stall-after-headers':
         this.stallAfterHeaders(res, ex.stream, ex.stream ? this.chunksOf({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0).map(frame) : []);
+        return;
+      case 'echo-headers': {
+        const code = step.status === 200 ? 500 : step.status;
+        const error = { error: { code, message: echoedHeaders(ex.headers), status: code === 401 ? 'UNAUTHENTICATED' : code === 403 ? 'PERMISSION_DENIED' : 'INTERNAL', details: [{ received_headers: ex.headers }] } };
+        if (step.status !== 200) this.sendBody(res, step.status, error);
+        else if (!ex.stream) this.sendJson(res, 200, error);
+        else this.sendEvents(res, 200, [...this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex).slice(0, 1).map(frame), frame(error)]);
+        return;
+      }
+      case 'oversized-event':
+        this.sendOversizedEvent(res, this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex).slice(0, step.afterChunks ?? 0).map(frame), step.chars);
         return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);

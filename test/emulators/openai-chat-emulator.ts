@@ -4,9 +4,9 @@
 // Benchmarks use it too, so the default path stays cheap: one JSON.parse of the request, a
 // few small JSON.stringify calls, one write.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
+  echoedHeaders, EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
 } from './emulator-http.ts';
 import { splitText } from './split-text.ts';
 import { countPrompt, loadCounter, type Counter } from './token-counter.ts';
@@ -127,6 +127,7 @@ interface Exchange {
   includeUsage: boolean;
   promptTokens: number;
   count: Counter | null;
+  headers: IncomingHttpHeaders;
 }
 
 export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions = {}): Promise<OpenAIChatEmulator> {
@@ -173,6 +174,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       // Cheap and deterministic: about four characters per token.
       promptTokens: this.count === null ? Math.max(1, Math.ceil(text.length / 4)) : countPrompt(body.messages, this.count),
       count: this.count,
+      headers: req.headers,
     };
     this.arrived++;
     const step = this.nextStep();
@@ -245,6 +247,16 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
         return;
       case 'stall-after-headers':
         this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        return;
+      case 'echo-headers': {
+        const error = { message: echoedHeaders(ex.headers), type: 'invalid_request_error', param: null, code: 'echo', received_headers: ex.headers };
+        if (step.status !== 200) this.sendBody(res, step.status, { error });
+        else if (!ex.stream) this.sendJson(res, 200, { error });
+        else this.sendEvents(res, 200, [...this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, 2), `data: ${JSON.stringify({ error })}\n\n`]);
+        return;
+      }
+      case 'oversized-event':
+        this.sendOversizedEvent(res, this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0), step.chars);
         return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);

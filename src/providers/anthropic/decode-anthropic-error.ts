@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../catalog/types.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { parseRetryAfter } from '../http/parse-retry-after.ts';
-import { httpErrorMetadata, parseRawBody, upstreamStatusError } from '../http/upstream-error.ts';
+import { httpErrorMetadata, isAboutCredentials, parseRawBody, upstreamStatusError } from '../http/upstream-error.ts';
 
 // Anthropic's error envelope is `{type:"error", error:{type, message}, request_id}`, with the
 // HTTP status following the error type (reference §2, Errors).
@@ -35,7 +35,9 @@ export function decodeAnthropicError(
 export function anthropicEventError(endpoint: Endpoint, raw: unknown): GatewayError {
   const type = errorTypeOf(raw);
   const status = (type !== undefined ? STATUS_BY_ERROR_TYPE[type] : undefined) ?? 500;
-  return upstreamStatusError(status, anthropicErrorMessage(raw), { provider_name: endpoint.provider.id, raw }, endpoint);
+  const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id };
+  if (!isAboutCredentials(status)) metadata.raw = raw; // about our credentials: not repeated
+  return upstreamStatusError(status, anthropicErrorMessage(raw), metadata, endpoint);
 }
 
 function errorObject(raw: unknown): Record<string, unknown> | undefined {

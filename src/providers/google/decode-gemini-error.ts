@@ -26,9 +26,10 @@ export function decodeGeminiError(
   const error = errorObject(raw);
   const upstreamMessage = typeof error?.message === 'string' && error.message.length > 0 ? error.message : undefined;
   const retryAfter = retryDelaySeconds(error?.details) ?? parseRetryAfter(headers['retry-after']);
-  const metadata = httpErrorMetadata(endpoint, status, raw, retryAfter);
   // A bad key or location is the gateway's own: hidden from the caller, and another endpoint may do.
-  return upstreamStatusError(status, upstreamMessage, metadata, endpoint, isGatewaysOwn(error));
+  const gatewaysOwn = isGatewaysOwn(error);
+  const metadata = httpErrorMetadata(endpoint, status, raw, retryAfter, gatewaysOwn);
+  return upstreamStatusError(status, upstreamMessage, metadata, endpoint, gatewaysOwn);
 }
 
 /** The message of an `{error: {...}}` object, for errors that arrive in a 200 body or a stream. */

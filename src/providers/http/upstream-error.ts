@@ -26,9 +26,15 @@ export function truncateRaw(text: string): string {
   return text.length > RAW_TEXT_LIMIT ? text.slice(0, RAW_TEXT_LIMIT) : text;
 }
 
-/** The metadata of an HTTP error answer: who answered, with what, and how long it asked to wait. */
-export function httpErrorMetadata(endpoint: Endpoint, status: number, raw: unknown, retryAfterSeconds: number | undefined): Record<string, unknown> {
-  const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id, raw, upstream_status: status };
+/**
+ * The metadata of an HTTP error answer: who answered, with what, and how long it asked to
+ * wait. A 401 or 403 is about the gateway's own credentials: its body (which may repeat
+ * them) is not kept; nor is the body of any answer `gatewaysOwn` (a bad key answered with
+ * another status).
+ */
+export function httpErrorMetadata(endpoint: Endpoint, status: number, raw: unknown, retryAfterSeconds: number | undefined, gatewaysOwn = false): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id, upstream_status: status };
+  if (!isAboutCredentials(status) && !gatewaysOwn) metadata.raw = raw;
   if (retryAfterSeconds !== undefined) metadata.retry_after_seconds = retryAfterSeconds;
   return metadata;
 }
@@ -50,7 +56,7 @@ export function upstreamStatusError(
     return new GatewayError('upstream_rejected_request', upstreamMessage ?? `${name} rejected the request (HTTP ${status})`, { metadata });
   }
   // The upstream's words on 401/403 are about the gateway's credentials, not the caller's.
-  const hide = status === 401 || status === 403 || gatewaysOwn || upstreamMessage === undefined;
+  const hide = isAboutCredentials(status) || gatewaysOwn || upstreamMessage === undefined;
   const message = hide ? `${name} returned HTTP ${status}` : `${name} returned HTTP ${status}: ${upstreamMessage}`;
   return new GatewayError('provider_error', message, { metadata, retryable: isRetryable(status) || gatewaysOwn });
 }
@@ -60,6 +66,22 @@ export function unusableAnswerError(endpoint: Endpoint, message: string, raw: un
   return new GatewayError('provider_error', `${endpoint.provider.name}: ${message}`, {
     metadata: { provider_name: endpoint.provider.id, raw },
   });
+}
+
+/**
+ * The upstream's stream held an event over the parser's cap: the answer is dropped (with its
+ * connection). Another endpoint may serve; this one is not asked again (`upstream_status`
+ * is the 200 it answered with, which the retry policy does not take for a transient failure).
+ */
+export function oversizedEventError(endpoint: Endpoint, limit: number, status: number): GatewayError {
+  return new GatewayError('provider_error', `${endpoint.provider.name} sent a stream event larger than ${limit} characters; the answer was dropped.`, {
+    metadata: { provider_name: endpoint.provider.id, raw: null, upstream_status: status },
+  });
+}
+
+/** 401 and 403: the upstream judged the gateway's credentials. */
+export function isAboutCredentials(status: number): boolean {
+  return status === 401 || status === 403;
 }
 
 /** Statuses where the provider judged the request itself: another endpoint would too. */

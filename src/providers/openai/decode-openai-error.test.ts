@@ -28,7 +28,9 @@ describe('decodeOpenAIError', () => {
       assert.equal(err.code, code, String(status));
       assert.equal(err.retryable, retryable, String(status));
       assert.equal(err.status, code === 'provider_error' ? 502 : 400);
-      assert.deepEqual(err.metadata, { provider_name: 'openai', raw: JSON.parse(body('m')), upstream_status: status });
+      // A 401/403 body is about the gateway's credentials (and may repeat them): not kept.
+      const raw = status === 401 || status === 403 ? {} : { raw: JSON.parse(body('m')) };
+      assert.deepEqual(err.metadata, { provider_name: 'openai', ...raw, upstream_status: status });
     }
   });
 

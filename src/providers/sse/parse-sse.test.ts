@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser, type SseEvent } from './parse-sse.ts';
+import { MAX_SSE_EVENT_CHARS, SseEventTooLargeError, SseParser, type SseEvent } from './parse-sse.ts';
 
 function parse(chunks: string[]): SseEvent[] {
   const out: SseEvent[] = [];
@@ -43,4 +43,50 @@ test('a last event without its blank line is still delivered at the end', () => 
 
 test('unknown fields are ignored; a field name that merely starts like data is not data', () => {
   assert.deepEqual(parse(['id: 7\nretry: 100\ndatum: x\ndata: y\n\n']), [{ event: null, data: 'y' }]);
+});
+
+function chunked(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+test('a long line arriving in many small chunks is delivered whole, and so are the events after it', () => {
+  const big = 'x'.repeat(200_000);
+  const stream = `data: ${big}\n\ndata: after\n\n`;
+  const out: SseEvent[] = [];
+  const p = new SseParser((ev) => out.push(ev), { maxEventChars: 300_000 });
+  for (const c of chunked(stream, 1000)) p.push(c);
+  p.end();
+  assert.deepEqual(out, [{ event: null, data: big }, { event: null, data: 'after' }]);
+});
+
+test('an event longer than the cap throws SseEventTooLargeError while its line is still arriving', () => {
+  const events: SseEvent[] = [];
+  const p = new SseParser((ev) => events.push(ev), { maxEventChars: 1000 });
+  p.push('data: small\n\n');
+  p.push(`data: ${'y'.repeat(600)}`);
+  assert.throws(() => p.push('y'.repeat(600)), (err: unknown) => err instanceof SseEventTooLargeError && err.limit === 1000);
+  assert.deepEqual(events, [{ event: null, data: 'small' }], 'the events before it were delivered');
+});
+
+test('the cap counts every data line of one event, and starts again with the next event', () => {
+  const ok = new SseParser(() => {}, { maxEventChars: 100 });
+  for (let i = 0; i < 50; i++) ok.push(`data: ${'z'.repeat(60)}\n\n`); // many events, each under the cap
+  const p = new SseParser(() => {}, { maxEventChars: 100 });
+  p.push(`data: ${'z'.repeat(60)}\n`);
+  assert.throws(() => p.push(`data: ${'z'.repeat(60)}\n`), SseEventTooLargeError);
+});
+
+test('comment lines do not count toward the event, but one over-long line does', () => {
+  const out: SseEvent[] = [];
+  const p = new SseParser((ev) => out.push(ev), { maxEventChars: 100 });
+  for (let i = 0; i < 10; i++) p.push(`: ${'k'.repeat(50)}\n`);
+  p.push('data: fine\n\n');
+  assert.deepEqual(out, [{ event: null, data: 'fine' }]);
+  assert.throws(() => p.push(`: ${'k'.repeat(150)}`), SseEventTooLargeError);
+});
+
+test('the default cap is 16 MiB of characters', () => {
+  assert.equal(MAX_SSE_EVENT_CHARS, 16 * 1024 * 1024);
 });

@@ -1,0 +1,98 @@
+import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
+import { dataUriMediaType } from '../front/shared/data-uri.ts';
+
+// Everything of a request the model will read as text, for moderation: every turn's text
+// whatever its role (system, user, assistant, tool), reasoning the client sends back,
+// tool-call arguments, tool results, spoken-turn transcripts and refusals, tool definitions
+// (name, description, parameter schema), a JSON schema for the answer, and files whose bytes
+// are text (decoded from base64 or a data: URI). Not read: images, audio and PDFs (no text
+// to match without a model of their own), and files given by URL (not fetched).
+
+const TEXT_MEDIA_TYPES = new Set([
+  'application/json', 'application/xml', 'application/yaml', 'application/x-yaml', 'application/javascript',
+  'application/x-javascript', 'application/ecmascript', 'application/typescript', 'application/x-sh',
+  'application/sql', 'application/csv', 'application/x-ndjson', 'application/jsonl', 'application/toml',
+  'application/x-httpd-php', 'application/x-python', 'application/rtf', 'application/xhtml+xml',
+]);
+
+/** The texts, in request order. */
+export function moderatedTexts(req: CanonicalRequest): string[] {
+  const out: string[] = [];
+  const add = (text: string | undefined): void => {
+    if (text !== undefined && text.length > 0) out.push(text);
+  };
+  for (const m of req.messages) {
+    switch (m.role) {
+      case 'system':
+        for (const p of m.content) add(p.text);
+        break;
+      case 'user':
+        for (const p of m.content) {
+          if (p.type === 'text') add(p.text);
+          else if (p.type === 'file') add(fileText(p));
+        }
+        break;
+      case 'assistant':
+        add(m.refusal);
+        for (const p of m.content) {
+          if (p.type === 'text' || p.type === 'reasoning') add(p.text);
+          else if (p.type === 'tool-call') add(p.arguments);
+          else if (p.type === 'audio-output') add(p.transcript);
+        }
+        break;
+      case 'tool':
+        for (const p of m.content) {
+          if (typeof p.content === 'string') add(p.content);
+          else for (const c of p.content) if (c.type === 'text') add(c.text);
+        }
+        break;
+    }
+  }
+  for (const tool of req.tools ?? []) {
+    add(tool.name);
+    add(tool.description);
+    add(JSON.stringify(tool.parameters));
+  }
+  const format = req.responseFormat;
+  if (format?.type === 'json_schema') {
+    add(format.description);
+    add(JSON.stringify(format.schema));
+  }
+  return out;
+}
+
+/** An inline file's text when its media type (or, lacking one, its bytes) says it is text. */
+function fileText(part: FilePart): string | undefined {
+  if (part.data === undefined) return undefined;
+  const mediaType = (dataUriMediaType(part.data) ?? part.mediaType)?.toLowerCase();
+  const comma = part.data.startsWith('data:') ? part.data.indexOf(',') : -1;
+  const payload = comma >= 0 ? part.data.slice(comma + 1) : part.data;
+  const base64 = comma < 0 || part.data.slice(0, comma).endsWith(';base64');
+  const bytes = base64 ? Buffer.from(payload, 'base64') : Buffer.from(percentDecoded(payload), 'utf8');
+  if (mediaType !== undefined && isTextMediaType(mediaType)) return bytes.toString('utf8');
+  if (mediaType !== undefined && mediaType !== 'application/octet-stream') return undefined; // PDFs, images, audio
+  return asUtf8Text(bytes);
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // malformed escapes: moderate the text as it stands
+  }
+}
+
+function isTextMediaType(mediaType: string): boolean {
+  const base = mediaType.split(';')[0]!.trim();
+  return base.startsWith('text/') || base.endsWith('+json') || base.endsWith('+xml') || TEXT_MEDIA_TYPES.has(base);
+}
+
+/** Bytes of no stated type: text when they are valid UTF-8 without NUL. */
+function asUtf8Text(bytes: Buffer): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

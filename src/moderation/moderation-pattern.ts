@@ -1,0 +1,29 @@
+import { RE2JS } from 're2js';
+
+// Moderation rules' patterns run on RE2 (re2js, a pure-JS port): matching takes time linear
+// in the input whatever the pattern, so a rule like `^(a+)+$` cannot stall the event loop.
+// What RE2 cannot express in linear time (backreferences, lookahead, lookbehind) is refused
+// when the config is loaded.
+
+export interface ModerationPattern {
+  /** The pattern as the config wrote it. */
+  source: string;
+  /** Compiled once, case-insensitive. */
+  regex: RE2JS;
+}
+
+/** Compiles a rule's pattern; throws an Error saying why RE2 refuses it. */
+export function compileModerationPattern(source: string): ModerationPattern {
+  try {
+    return { source, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
+  } catch (err) {
+    const why = (err as Error).message.replace(/^error parsing regexp: /, '');
+    throw new Error(`not a pattern the linear-time (RE2) engine accepts: ${why} (backreferences and lookaround are not supported)`);
+  }
+}
+
+/** Where `pattern` first matches in `text`, or -1. */
+export function findPattern(pattern: ModerationPattern, text: string): number {
+  const m = pattern.regex.matcher(text);
+  return m.find() ? m.start() : -1;
+}
