@@ -22,7 +22,7 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
   for (const m of services.catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
   const isPublic = services.config.server.publicModels !== false;
   const guard = (request: FastifyRequest): void => {
-    if (!isPublic) services.auth.authenticate(readAnyApiKey(request.headers));
+    if (!isPublic) services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
   };
 
   for (const prefix of prefixes) {
