@@ -1,4 +1,5 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
+import type { ModelInfo } from '../catalog/types.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstream-client.ts';
@@ -21,6 +22,15 @@ export interface ExecutionSink {
   part(part: StreamPart): void;
   /** A promise while the client is not taking data (backpressure), else null. */
   waitForDrain(): Promise<void> | null;
+}
+
+/**
+ * Whether a model of the plan may be tried now (the request's per-model rate limits):
+ * asked as each attempt starts; null for yes, else the refusal, and the executor moves on
+ * to the next model.
+ */
+export interface AttemptGate {
+  enter(model: ModelInfo): GatewayError | null;
 }
 
 export interface ExecutionResult {
@@ -90,6 +100,7 @@ export class AttemptExecutor {
     sink: ExecutionSink,
     signal: AbortSignal,
     attemptTimeoutMs: number,
+    gate?: AttemptGate,
   ): Promise<ExecutionResult> {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
@@ -102,6 +113,18 @@ export class AttemptExecutor {
       if (!this.breakers.tryAcquire(endpointId)) {
         // Opened (or being probed) since the plan was made.
         i++;
+        retries = 0;
+        continue;
+      }
+      const refused = gate?.enter(attempt.model) ?? null;
+      if (refused !== null) {
+        // This model's own limit is spent: nothing is sent, its other endpoints are skipped.
+        this.breakers.release(endpointId);
+        result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: endpointId, status: 0, errorCode: refused.code, ms: 0 });
+        result.error = refused;
+        const next = nextModel(plan, i);
+        if (next < 0) break;
+        i = next;
         retries = 0;
         continue;
       }
