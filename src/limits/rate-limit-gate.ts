@@ -71,10 +71,11 @@ export class RateLimitGate {
     const refusal = rateLimited(decision);
     if (decision.rule !== modelRule || !plan.some((a) => a.model.id !== primary)) throw refusal;
     // Only the primary's own limit is spent: the fallbacks may serve.
+    models.settle(primary, refusal);
+    if (requestRules.length === 0) return { headers: rateLimitHeaders(decision), models };
     const rest = this.limiter.admit(requestRules, nowMs);
     if (!rest.allowed) throw rateLimited(rest);
-    models.settle(primary, refusal);
-    return { headers: requestRules.length === 0 ? refusal.headers ?? {} : rateLimitHeaders(rest), models };
+    return { headers: rateLimitHeaders(rest), models };
   }
 }
 

@@ -1,11 +1,12 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
-import type { ModelInfo } from '../catalog/types.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstream-client.ts';
 import { SseParser } from '../providers/sse/parse-sse.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
-import type { AttemptRecord, PlannedAttempt } from './attempt.ts';
+import type { AttemptGate, AttemptRecord, PlannedAttempt } from './attempt.ts';
+
+export type { AttemptGate } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';
 import { CircuitBreakers } from './circuit-breaker.ts';
 import type { HealthStore } from './health/health-store.ts';
@@ -22,15 +23,6 @@ export interface ExecutionSink {
   part(part: StreamPart): void;
   /** A promise while the client is not taking data (backpressure), else null. */
   waitForDrain(): Promise<void> | null;
-}
-
-/**
- * Whether a model of the plan may be tried now (the request's per-model rate limits):
- * asked as each attempt starts; null for yes, else the refusal, and the executor moves on
- * to the next model.
- */
-export interface AttemptGate {
-  enter(model: ModelInfo): GatewayError | null;
 }
 
 export interface ExecutionResult {
