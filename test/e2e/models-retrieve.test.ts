@@ -69,3 +69,12 @@ describe('server.public_models: false', () => {
     }
   });
 });
+
+describe('server.public_models in the config file', () => {
+  test('takes true or false, and names the field otherwise', async () => {
+    const { parseConfig } = await import('../../src/config/load-config.ts');
+    assert.equal(parseConfig({ server: { public_models: false } }, {}).server.publicModels, false);
+    assert.equal(parseConfig({}, {}).server.publicModels, undefined, 'absent: public');
+    assert.throws(() => parseConfig({ server: { public_models: 'maybe' } }, {}), /server\.public_models/);
+  });
+});
