@@ -21,6 +21,13 @@ describe('GET /v1/models/{id}', () => {
     assert.deepEqual(model, listed, 'the same record as in the list');
   });
 
+  test("the Anthropic SDK's models.retrieve reaches it too", async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const client = new Anthropic({ baseURL: gw.origin, apiKey: gw.key, maxRetries: 0 });
+    const model = await client.models.retrieve('openai/gpt-4.1');
+    assert.equal(model.id, 'openai/gpt-4.1');
+  });
+
   test('the id is accepted with its slash as is and encoded, under both prefixes, variants included', async () => {
     for (const prefix of ['/v1', '/api/v1']) {
       for (const path of ['openai/gpt-4.1', 'openai%2Fgpt-4.1', 'openai/gpt-4.1:nitro', 'openai%2Fgpt-4.1%3Anitro', 'gpt-4.1']) {
