@@ -12,7 +12,13 @@ interface CacheEntry {
   expires: number;
 }
 
-const AUTH_REQUIRED = 'Authentication required: pass a valid API key as "Authorization: Bearer <key>".';
+/** The headers a route reads the key from: named in the 401 that says a key is missing or unknown. */
+export type KeyHeaders = 'bearer' | 'bearer-or-x-api-key';
+
+const AUTH_REQUIRED: Record<KeyHeaders, string> = {
+  bearer: 'Authentication required: pass a valid API key as "Authorization: Bearer <key>".',
+  'bearer-or-x-api-key': 'Authentication required: pass a valid API key as "x-api-key: <key>" or "Authorization: Bearer <key>".',
+};
 
 /**
  * Resolves a presented key to its key and account records. Lookups are cached (also
@@ -35,10 +41,13 @@ export class Authenticator {
     this.watcher = opts.watcher;
   }
 
-  /** Takes the raw key (already stripped of "Bearer "). Throws 401 on any failure. */
-  authenticate(rawKey: string | undefined): AuthContext {
+  /**
+   * Takes the raw key (already stripped of "Bearer "). Throws 401 on any failure; a missing
+   * or unknown key's message names the headers the route reads (`headers`).
+   */
+  authenticate(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): AuthContext {
     if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
-      throw new GatewayError('authentication_required', AUTH_REQUIRED);
+      throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
     }
     // Another process (the CLI) may have changed keys or accounts: caches drop at once.
     this.watcher?.check();
@@ -51,7 +60,7 @@ export class Authenticator {
       this.cache.set(hash, entry);
     }
     const ctx = entry.ctx;
-    if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED);
+    if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
     if (!ctx.key.isActive) throw new GatewayError('authentication_required', 'Authentication required: this API key has been revoked.');
     if (ctx.key.expiresAt !== null && Date.parse(ctx.key.expiresAt) <= now) {
       throw new GatewayError('authentication_required', 'Authentication required: this API key has expired.');

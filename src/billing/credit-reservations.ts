@@ -220,6 +220,10 @@ function insufficient(
   prompt: PromptTokenBound,
 ): GatewayError {
   const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
+  // A key's limit is not the account's money: adding credits would not help, raising the limit would.
+  const remedy = reason === 'balance'
+    ? 'add credits'
+    : "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account";
   // With nothing left the cheap bound says as much as the tokenizer's would.
   const promptTokens = available > 0n ? prompt.tight() : prompt.cheap;
   // Priced on the endpoint the hold was priced on: the plan's dearest.
@@ -227,9 +231,9 @@ function insufficient(
   const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
   const affordable = Math.min(requested, affordableOutputTokens(req, dearest, promptTokens, available));
   const message = available <= 0n
-    ? `Insufficient credits: ${whose} is used up. Add credits to continue.`
+    ? `Insufficient credits: ${whose} is used up. To continue, ${remedy}.`
     : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +
-      `You requested up to ${requested} output tokens, but can only afford ${affordable}; lower max_tokens or add credits.`;
+      `You requested up to ${requested} output tokens, but can only afford ${affordable}; lower max_tokens or ${remedy}.`;
   return new GatewayError('insufficient_quota', message, {
     metadata: {
       reason,

@@ -289,3 +289,21 @@ describe('buildCatalog: the sim provider', () => {
     assert.deepEqual(catalog.warnings, ['provider "sim" is disabled: no adapter for kind "sim" yet; its endpoints are dropped']);
   });
 });
+
+describe('buildCatalog: models sharing an upstream model', () => {
+  const ep = (prompt: string) => ({ provider: 'local', model: 'mock-model', pricing: { prompt, completion: prompt } });
+  it('keeps each model its own endpoint, with the same id; an endpoint listed twice for one model is dropped', () => {
+    const catalog = build({
+      ...LOCAL,
+      models: [
+        ...LOCAL.models,
+        { id: 'house/mock', context_length: 32000, endpoints: [ep('0.00001'), ep('0.00002')] },
+      ],
+    });
+    const [mock, house] = [catalog.get('acme/mock-1')!, catalog.get('house/mock')!];
+    assert.deepEqual([mock.endpoints.map((e) => e.id), house.endpoints.map((e) => e.id)], [['local/mock-model'], ['local/mock-model']]);
+    assert.equal(house.endpoints[0]!.pricing.prompt, '0.00001');
+    assert.equal(mock.endpoints[0]!.pricing.prompt, '0.000001');
+    assert.deepEqual(catalog.warnings, ['models[1].endpoints[1]: endpoint local/mock-model is listed twice for house/mock; dropped']);
+  });
+});

@@ -30,13 +30,16 @@ export function buildCatalog(config: GatewayConfig, env: Env, adapters: Readonly
   // Tells a disabled provider from a typo in the warnings.
   const knownIds = new Set<string>([...BUILTIN_PROVIDERS.map((p) => p.id), ...config.providers.map((p) => p.id)]);
   const parameterSets = new Map<string, ReadonlySet<string>>();
-  const endpointIds = new Set<string>();
   const models: ModelInfo[] = [];
 
   for (const draft of mergeModels(BUILTIN_MODELS, config.models)) {
     if (!draft.enabled) continue;
     const contextLength = modelContextLength(draft);
     const endpoints: Endpoint[] = [];
+    // Several models may share one upstream model (aliases re-priced by the operator): each
+    // has its own endpoint with its own price, under the same id, so health and circuit
+    // (keyed by the id) are shared. Within a model, an endpoint listed twice is one too many.
+    const endpointIds = new Set<string>();
     for (const ep of draft.endpoints) {
       const provider = serving.get(ep.provider);
       if (provider === undefined) {
@@ -48,7 +51,7 @@ export function buildCatalog(config: GatewayConfig, env: Env, adapters: Readonly
       }
       const id = `${provider.config.id}/${ep.model}`;
       if (endpointIds.has(id)) {
-        warnings.push(`${ep.path ?? draft.id}: endpoint ${id} already serves another model; dropped`);
+        warnings.push(`${ep.path ?? draft.id}: endpoint ${id} is listed twice for ${draft.id}; dropped`);
         continue;
       }
       endpointIds.add(id);

@@ -46,7 +46,10 @@ export interface ProviderConfig {
 }
 
 export interface Endpoint {
-  /** `<provider id>/<upstream model>`: unique in the catalog. */
+  /**
+   * `<provider id>/<upstream model>`: unique within a model. Models that share an upstream
+   * model have endpoints with the same id, and so one health record and one circuit.
+   */
   id: string;
   modelId: string;
   provider: ProviderConfig;

@@ -5,7 +5,7 @@ import { parseModels } from './parse-models.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseProviders } from './parse-providers.ts';
-import { at, checkKeys, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
+import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabasePath } from './resolve-database-path.ts';
 import { resolveEnvReferences } from './resolve-env-references.ts';
 import type { GatewayConfig, SimSetting } from './types.ts';
@@ -45,7 +45,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
   const root = readMapping(resolveEnvReferences(tree ?? {}, env), '');
   checkKeys(root, TOP_KEYS, '');
 
-  const server = section(root, 'server', ['host', 'port']);
+  const server = section(root, 'server', ['host', 'port', 'public_models']);
   const database = section(root, 'database', ['path']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
@@ -57,6 +57,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
     server: {
       host: overrides.host ?? envHost ?? optString(server, 'host', 'server') ?? CONFIG_DEFAULTS.host,
       port: overrides.port ?? envPort ?? optInt(server, 'port', 'server', 0, 65535) ?? CONFIG_DEFAULTS.port,
+      ...publicModels(server),
     },
     database: { path: resolveDatabasePath(env, optString(database, 'path', 'database')) },
     timeouts: {
@@ -75,6 +76,12 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
     tiers: parseTiers(root.tiers, 'tiers'),
     moderation: parseModeration(root.moderation, 'moderation'),
   };
+}
+
+/** Only when the file says: absent means public (the default). */
+function publicModels(server: Fields): { publicModels?: boolean } {
+  const value = optBoolean(server, 'public_models', 'server');
+  return value === undefined ? {} : { publicModels: value };
 }
 
 function section(root: Fields, key: string, allowed: readonly string[]): Fields {

@@ -10,7 +10,8 @@ import type { ModerationPattern } from '../moderation/moderation-pattern.ts';
 export type SimSetting = boolean | 'auto';
 
 export interface GatewayConfig {
-  server: { host: string; port: number };
+  /** `publicModels`: GET /v1/models needs no key (absent: true; `false` asks for a valid key). */
+  server: { host: string; port: number; publicModels?: boolean };
   /** SQLite file. */
   database: { path: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */

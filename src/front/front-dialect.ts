@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { KeyHeaders } from '../auth/authenticate.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
@@ -54,6 +55,8 @@ export interface FrontDialect {
   readonly name: DialectName;
   /** The raw API key from the request headers, if any. */
   readKey(headers: IncomingHttpHeaders): string | undefined;
+  /** The headers `readKey` reads, named in a 401 for a missing or unknown key. Default `bearer`. */
+  readonly keyHeaders?: KeyHeaders;
   decode(body: unknown): CanonicalRequest;
   /** `req` is the decoded request, for answers that echo its settings (a Response object repeats `metadata`, `tools`, ...). */
   encodeResponse(resp: CanonicalResponse, meta: ResponseMeta, req: CanonicalRequest): unknown;

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { ModelInfo } from '../catalog/types.ts';
 import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { RateDecision, RateLimiter, RateRule } from './rate-limiter.ts';
 import { effectiveLimits, tierAllowsModel, type LimitsOverride, type TierLimits, type TierTable } from './tier-limits.ts';
@@ -44,31 +45,94 @@ export class RateLimitGate {
     return allowed;
   }
 
-  /** Counts the request against the primary model's limits; returns the X-RateLimit-* headers or throws 429. */
-  check(subject: RateLimitSubject, modelId: string, nowMs: number): Record<string, string> {
+  /**
+   * Admission: counts the request against the per-day and per-account limits and the
+   * primary model's per-key limit, as one. Returns the X-RateLimit-* headers and the
+   * request's per-model limits, which the executor consults as each further model's first
+   * attempt starts. When the primary model's own limit is what is exhausted and the plan
+   * has other models, the request is admitted on the others (the primary is then skipped);
+   * otherwise the refusal is a 429.
+   */
+  admit(subject: RateLimitSubject, plan: readonly PlannedAttempt[], nowMs: number, clock: () => number = Date.now): { headers: Record<string, string>; models: ModelRateLimits } {
     const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
-    const rules: RateRule[] = [{
-      bucket: `k:${subject.keyHash}:${modelId}`,
-      kind: 'rolling',
-      limit: tier.modelRequestsPerMinute[modelId] ?? tier.requestsPerMinute,
-      periodMs: MINUTE,
-    }];
-    if (tier.requestsPerDay !== null) rules.push({ bucket: `d:${subject.keyHash}`, kind: 'calendar', limit: tier.requestsPerDay, periodMs: DAY });
+    const requestRules: RateRule[] = [];
+    if (tier.requestsPerDay !== null) requestRules.push({ bucket: `d:${subject.keyHash}`, kind: 'calendar', limit: tier.requestsPerDay, periodMs: DAY });
     if (tier.accountRequestsPerMinute !== null) {
-      rules.push({ bucket: `a:${subject.accountId}`, kind: 'rolling', limit: tier.accountRequestsPerMinute, periodMs: MINUTE });
+      requestRules.push({ bucket: `a:${subject.accountId}`, kind: 'rolling', limit: tier.accountRequestsPerMinute, periodMs: MINUTE });
     }
-    const decision = this.limiter.admit(rules, nowMs);
-    const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      headers['retry-after'] = String(retryAfter);
-      throw new GatewayError('rate_limited', `Rate limit exceeded: ${decision.limit} requests per ${decision.rule?.kind === 'calendar' ? 'day' : 'minute'}. Retry after ${retryAfter} s.`, {
-        headers,
-        metadata: { limit: decision.limit, reset: Number(headers['x-ratelimit-reset']) },
-      });
+    const models = new ModelRateLimits(this.limiter, subject, tier, nowMs, clock);
+    const primary = plan[0]!.model.id;
+    const modelRule = models.rule(primary);
+    const decision = this.limiter.admit([modelRule, ...requestRules], nowMs);
+    if (decision.allowed) {
+      models.settle(primary, null);
+      return { headers: rateLimitHeaders(decision), models };
     }
-    return headers;
+    const refusal = rateLimited(decision);
+    if (decision.rule !== modelRule || !plan.some((a) => a.model.id !== primary)) throw refusal;
+    // Only the primary's own limit is spent: the fallbacks may serve.
+    models.settle(primary, refusal);
+    if (requestRules.length === 0) return { headers: rateLimitHeaders(decision), models };
+    const rest = this.limiter.admit(requestRules, nowMs);
+    if (!rest.allowed) throw rateLimited(rest);
+    return { headers: rateLimitHeaders(rest), models };
   }
+}
+
+/**
+ * One request's per-key, per-model limits. The primary model is counted at admission; any
+ * other model of the plan when its first attempt starts (`enter`), once per request, so a
+ * request served by a fallback counts against that model's own limit. A model whose limit
+ * is exhausted is refused (429), and the executor moves on to the next model.
+ */
+export class ModelRateLimits {
+  private readonly limiter: RateLimiter;
+  private readonly subject: RateLimitSubject;
+  private readonly tier: TierLimits;
+  private readonly now: () => number;
+  private readonly results = new Map<string, GatewayError | null>();
+
+  constructor(limiter: RateLimiter, subject: RateLimitSubject, tier: TierLimits, admittedAtMs: number, now: () => number) {
+    this.limiter = limiter;
+    this.subject = subject;
+    this.tier = tier;
+    this.now = () => Math.max(admittedAtMs, now());
+  }
+
+  rule(modelId: string): RateRule {
+    return {
+      bucket: `k:${this.subject.keyHash}:${modelId}`,
+      kind: 'rolling',
+      limit: this.tier.modelRequestsPerMinute[modelId] ?? this.tier.requestsPerMinute,
+      periodMs: MINUTE,
+    };
+  }
+
+  settle(modelId: string, refusal: GatewayError | null): void {
+    this.results.set(modelId, refusal);
+  }
+
+  /** Null when the model may be tried (counting it the first time); its 429 when its limit is spent. */
+  enter(model: ModelInfo): GatewayError | null {
+    const known = this.results.get(model.id);
+    if (known !== undefined) return known;
+    const decision = this.limiter.admit([this.rule(model.id)], this.now());
+    const result = decision.allowed ? null : rateLimited(decision, model.id);
+    this.results.set(model.id, result);
+    return result;
+  }
+}
+
+function rateLimited(decision: RateDecision, modelId?: string): GatewayError {
+  const headers = rateLimitHeaders(decision);
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  headers['retry-after'] = String(retryAfter);
+  const per = decision.rule?.kind === 'calendar' ? 'day' : 'minute';
+  const what = modelId === undefined ? '' : ` for ${modelId}`;
+  return new GatewayError('rate_limited', `Rate limit exceeded${what}: ${decision.limit} requests per ${per}. Retry after ${retryAfter} s.`, {
+    headers,
+    metadata: { limit: decision.limit, reset: Number(headers['x-ratelimit-reset']), ...(modelId === undefined ? {} : { model: modelId }) },
+  });
 }
 
 function rateLimitHeaders(d: RateDecision): Record<string, string> {

@@ -14,7 +14,7 @@ import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { Moderator } from '../moderation/moderator.ts';
 import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
-import { AttemptExecutor, RequestDeadlineError, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
+import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
@@ -43,6 +43,8 @@ export interface AdmittedRequest {
   heldNanos: bigint;
   /** Sent with the answer whatever it is: X-Generation-Id and the X-RateLimit-* headers. */
   responseHeaders: Record<string, string>;
+  /** Per-model rate limits: a fallback model is counted (or refused) as its first attempt starts. */
+  modelLimits: AttemptGate;
 }
 
 /** Whether the client went away before its answer was complete (the route knows). */
@@ -112,9 +114,10 @@ export class GenerationPipeline {
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
-      Object.assign(responseHeaders, this.deps.rateLimits.check(subject, plan[0]!.model.id, startedAt));
+      const limits = this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
+      Object.assign(responseHeaders, limits.headers);
       const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders };
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models };
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       void this.recordRefusal(generationId, auth, req, info, err, startedAt);
@@ -171,7 +174,7 @@ export class GenerationPipeline {
     const scrubber = this.scrubber;
     try {
       const plan = await this.moderate(admitted, signal);
-      execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs);
+      execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
     } catch (err) {
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
       if (!(err instanceof GatewayError)) logSafely(`internal error: ${(err as Error)?.stack ?? String(err)}`);

@@ -1,4 +1,5 @@
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 
 /** One (model, endpoint) pair the executor may try, in plan order. */
 export interface PlannedAttempt {
@@ -15,4 +16,13 @@ export interface AttemptRecord {
   status: number;
   errorCode: string | null;
   ms: number;
+}
+
+/**
+ * Whether a model of the plan may be tried now (the request's per-model rate limits):
+ * asked as each attempt starts; null for yes, else the refusal, and the executor moves on
+ * to the next model.
+ */
+export interface AttemptGate {
+  enter(model: ModelInfo): GatewayError | null;
 }

@@ -5,7 +5,9 @@ import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstrea
 import { SseEventTooLargeError, SseParser } from '../providers/sse/parse-sse.ts';
 import { oversizedEventError } from '../providers/http/upstream-error.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
-import type { AttemptRecord, PlannedAttempt } from './attempt.ts';
+import type { AttemptGate, AttemptRecord, PlannedAttempt } from './attempt.ts';
+
+export type { AttemptGate } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';
 import { CircuitBreakers } from './circuit-breaker.ts';
 import type { HealthStore } from './health/health-store.ts';
@@ -91,6 +93,7 @@ export class AttemptExecutor {
     sink: ExecutionSink,
     signal: AbortSignal,
     attemptTimeoutMs: number,
+    gate?: AttemptGate,
   ): Promise<ExecutionResult> {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
@@ -103,6 +106,18 @@ export class AttemptExecutor {
       if (!this.breakers.tryAcquire(endpointId)) {
         // Opened (or being probed) since the plan was made.
         i++;
+        retries = 0;
+        continue;
+      }
+      const refused = gate?.enter(attempt.model) ?? null;
+      if (refused !== null) {
+        // This model's own limit is spent: nothing is sent, its other endpoints are skipped.
+        this.breakers.release(endpointId);
+        result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: endpointId, status: 0, errorCode: refused.code, ms: 0 });
+        result.error = refused;
+        const next = nextModel(plan, i);
+        if (next < 0) break;
+        i = next;
         retries = 0;
         continue;
       }

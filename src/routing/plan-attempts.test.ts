@@ -275,6 +275,18 @@ describe('AttemptPlanner: fallback models', () => {
     assert.deepEqual(ids(setup().planner, ['acme/multi:floor', 'acme/multi']), ['cheap/multi', 'mid/multi', 'dear/multi']);
   });
 
+  it('two models on the same upstream model are both planned, each with its own endpoint', () => {
+    const cheapAlias = model('house/cheap', { cheap: { upstream: 'multi', prompt: 0.1, completion: 0.1 } });
+    const planner = new AttemptPlanner({
+      catalog: new Catalog([multi, cheapAlias], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers(), random: seededRandom(1),
+    });
+    const plan = planner.plan(request(['house/cheap', 'acme/multi:floor']));
+    assert.deepEqual(plan.map((a) => [a.model.id, a.endpoint.id]), [
+      ['house/cheap', 'cheap/multi'], ['acme/multi', 'cheap/multi'], ['acme/multi', 'mid/multi'], ['acme/multi', 'dear/multi'],
+    ]);
+    assert.notEqual(plan[0]!.endpoint, plan[1]!.endpoint, 'each at its own price');
+  });
+
   it('an unknown model is a 400 model_not_found', () => {
     const err = planError(setup().planner, request(['acme/multi', 'acme/nope']));
     assert.equal(err.code, 'model_not_found');

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/catalog.ts';
-import type { ModelInfo } from '../catalog/types.ts';
+import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -58,7 +58,9 @@ export class AttemptPlanner {
     const excluded: Exclusion[] = [];
     const tally = newTally();
     const cands: Candidate[] = [];
-    const seen: Set<string> | null = req.models.length > 1 ? new Set() : null;
+    // A model named twice is tried once. Another model on the same upstream model has
+    // endpoints of its own (its price, its tier and rate limits), so they are kept.
+    const seen: Set<Endpoint> | null = req.models.length > 1 ? new Set() : null;
 
     for (const choice of req.models) {
       const resolved = this.catalog.resolve(choice.model);
@@ -76,8 +78,8 @@ export class AttemptPlanner {
       for (let i = 0; i < take; i++) {
         const endpoint = cands[i]!.route.endpoint;
         if (seen !== null) {
-          if (seen.has(endpoint.id)) continue;
-          seen.add(endpoint.id);
+          if (seen.has(endpoint)) continue;
+          seen.add(endpoint);
         }
         attempts.push({ model, endpoint });
       }

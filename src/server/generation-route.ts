@@ -19,7 +19,7 @@ import { SseWriter } from './sse-writer.ts';
  */
 export function registerGenerationRoute(app: FastifyInstance, services: Services, dialect: FrontDialect, paths: readonly string[]): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const auth = services.auth.authenticate(dialect.readKey(request.headers));
+    const auth = services.auth.authenticate(dialect.readKey(request.headers), dialect.keyHeaders);
     const req = dialect.decode(request.body);
     // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
     if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();

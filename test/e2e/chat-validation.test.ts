@@ -92,7 +92,9 @@ function routeTable(tree: string): Array<{ method: string; url: string }> {
     const m = /^([│ ]*)[├└]── (.+?)(?: \(([^)]+)\))?$/.exec(line);
     if (m === null) continue;
     const depth = m[1]!.length / 4;
-    const url = (depth === 0 ? '' : stack[depth - 1]!) + m[2]!;
+    const parent = depth === 0 ? '' : stack[depth - 1]!;
+    // The tree prints a wildcard child (`/v1/models/*`) as a bare `*` under its parent.
+    const url = parent + (m[2] === '*' && !parent.endsWith('/') ? '/*' : m[2]!);
     stack[depth] = url;
     for (const method of m[3]?.split(', ') ?? []) out.push({ method, url });
   }

@@ -38,9 +38,13 @@ describe('GET /v1/models and GET /v1/key', () => {
     }
   });
 
-  test('models needs a valid key', async () => {
-    const res = await fetch(`${gw.baseUrl}/models`);
-    assert.equal(res.status, 401);
+  test('models is public by default: no key, or a wrong one, still lists (as OpenRouter); the key route still needs a valid key', async () => {
+    for (const headers of [{}, { authorization: 'Bearer sk-sy-v1-wrong' }, { 'x-api-key': 'sk-sy-v1-wrong' }]) {
+      const res = await fetch(`${gw.baseUrl}/models`, { headers });
+      assert.equal(res.status, 200);
+      assert.ok(((await res.json()) as { data: unknown[] }).data.length >= 2);
+      assert.equal((await fetch(`${gw.baseUrl}/key`, { headers })).status, 401);
+    }
   });
 
   test('models and key take the key as x-api-key too (Anthropic SDK 0.x, Claude Code with ANTHROPIC_API_KEY)', async () => {
@@ -56,8 +60,8 @@ describe('GET /v1/models and GET /v1/key', () => {
     assert.equal(key.data.name, 'test key');
   });
 
-  test('models and key: Authorization wins over x-api-key; a wrong x-api-key alone is a 401', async () => {
-    for (const path of ['models', 'key']) {
+  test('key: Authorization wins over x-api-key; a wrong x-api-key alone is a 401', async () => {
+    for (const path of ['key']) {
       const both = await fetch(`${gw.baseUrl}/${path}`, { headers: { authorization: 'Bearer sk-sy-v1-wrong', 'x-api-key': gw.key } });
       assert.equal(both.status, 401, `${path}: the bearer token is the key checked`);
       const bearerGood = await fetch(`${gw.baseUrl}/${path}`, { headers: { ...auth, 'x-api-key': 'sk-sy-v1-wrong' } });

@@ -19,7 +19,7 @@ describe('routing: the endpoints listing', () => {
     return { status: res.status, json: (await res.json()) as any };
   }
 
-  test('needs a key, like /v1/models', async () => {
+  test('needs a key (unlike /v1/models, public by default)', async () => {
     const res = await listing(undefined, {});
     assert.equal(res.status, 401);
   });

@@ -27,6 +27,7 @@ export function readMessagesKey(headers: IncomingHttpHeaders): string | undefine
 export const messagesDialect: FrontDialect = {
   name: 'messages',
   readKey: readMessagesKey,
+  keyHeaders: 'bearer-or-x-api-key',
   decode: (body) => decodeMessagesRequest(body),
   encodeResponse: encodeMessagesResponse,
   createStreamEncoder: (meta, req) => new MessagesStreamEncoder(meta, req),

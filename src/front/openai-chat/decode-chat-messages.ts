@@ -1,5 +1,5 @@
 import type {
-  AssistantContentPart, AssistantMessage, ImagePart, Message, SystemMessage, TextPart,
+  AssistantAudioPart, AssistantContentPart, AssistantMessage, ImagePart, Message, SystemMessage, TextPart,
   ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
 } from '../../canonical/request.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
@@ -120,6 +120,9 @@ function decodeAssistant(m: JsonObject, i: number, state: ContentState): Assista
     throw contentTypeError(i, content, 'a string, an array of text parts, or null');
   }
 
+  const audio = decodeAssistantAudio(m.audio, i);
+  if (audio !== undefined) parts.push(audio);
+
   const toolCalls = m.tool_calls;
   if (toolCalls !== undefined && toolCalls !== null) {
     if (!Array.isArray(toolCalls)) throw messageError(`messages[${i}].tool_calls`, `expected an array, got ${describeType(toolCalls)}`);
@@ -136,6 +139,25 @@ function decodeAssistant(m: JsonObject, i: number, state: ContentState): Assista
   const name = optionalName(m, i);
   if (name !== undefined) msg.name = name;
   return msg;
+}
+
+/**
+ * `audio: {id}`: a client replaying an answer OpenAI spoke (the `audio` modality) names the
+ * audio by the id OpenAI gave it; OpenAI takes it back that way and knows what was said.
+ * It becomes an `audio-output` part with that id and no data or transcript: the OpenAI
+ * adapter sends it back as `audio: {id}` to vendors that generate audio; every other
+ * upstream leaves it out, since the id means nothing to it and there is no transcript to
+ * send in its place (see convert-to-openai-chat-messages.ts and the other adapters).
+ */
+function decodeAssistantAudio(audio: unknown, i: number): AssistantAudioPart | undefined {
+  if (audio === undefined || audio === null) return undefined;
+  if (!isObject(audio)) throw messageError(`messages[${i}].audio`, `expected an object {id}, got ${describeType(audio)}`);
+  const id = audio.id;
+  if (typeof id !== 'string' || id.length === 0) {
+    if (id === undefined || id === null) throw missingField(`messages[${i}].audio.id`);
+    throw messageError(`messages[${i}].audio.id`, `expected a non-empty string, got ${describeType(id)}`);
+  }
+  return { type: 'audio-output', id, data: '', transcript: '' };
 }
 
 function decodeToolCall(call: unknown, i: number, k: number): ToolCallPart {

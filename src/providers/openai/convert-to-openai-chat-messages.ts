@@ -16,6 +16,11 @@ import type {
 export interface InputSupport {
   readonly vendor: string;
   readonly kinds: ReadonlySet<InputKind>;
+  /**
+   * The endpoint generates spoken output (it takes the `audio` parameter), so it takes its
+   * own audio back by id on an assistant turn. Absent: false.
+   */
+  readonly audioReplay?: boolean;
 }
 
 const KIND_NAMES: Readonly<Record<InputKind, string>> = { image: 'image', file: 'file (PDF or other document)', audio: 'audio' };
@@ -36,7 +41,7 @@ export function convertToOpenAIChatMessages(messages: readonly Message[], input:
         out.push(convertUserMessage(m, input));
         break;
       case 'assistant':
-        out.push(convertAssistantMessage(m));
+        out.push(convertAssistantMessage(m, input.audioReplay === true));
         break;
       case 'tool':
         // `isError` has no field on this wire; the result's own text has to say so.
@@ -102,7 +107,7 @@ function convertFilePart(part: FilePart, i: number): OpenAIChatUserPart {
   throw new GatewayError('unsupported_content', 'Files must be sent inline (base64 data) for this provider');
 }
 
-function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessage {
+function convertAssistantMessage(m: AssistantMessage, audioReplay: boolean): OpenAIChatAssistantMessage {
   let text = '';
   let toolCalls: OpenAIChatToolCall[] | undefined;
   let audioId: string | undefined;
@@ -121,8 +126,11 @@ function convertAssistantMessage(m: AssistantMessage): OpenAIChatAssistantMessag
         break;
       case 'audio-output':
         // OpenAI takes its own audio back by id (`audio: {id}`, one per message), and knows
-        // what was said from it; audio without an id (another vendor's) goes as its transcript.
-        if (part.id !== undefined && audioId === undefined) audioId = part.id;
+        // what was said from it. A vendor that generates no audio cannot resolve the id
+        // (it is OpenAI's): there the audio goes as its transcript, which is nothing when
+        // the client replayed the id alone — the turn is then sent without it. Audio
+        // without an id (another vendor's) goes as its transcript everywhere.
+        if (audioReplay && part.id !== undefined && audioId === undefined) audioId = part.id;
         else text += part.transcript;
         break;
       case 'image-output':

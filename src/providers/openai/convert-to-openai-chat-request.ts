@@ -47,7 +47,7 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   // The endpoint's set is the catalog's word (it may drop more, e.g. temperature on
   // reasoning models); the profile's bounds what this vendor's wire can carry at all.
   const accepts = new ParameterGate(profile.supported, endpoint.supportedParameters);
-  const input = { vendor: profile.vendor, kinds: inputKindsFor(profile, endpoint.provider) };
+  const input = { vendor: profile.vendor, kinds: inputKindsFor(profile, endpoint.provider), audioReplay: accepts.has('audio') };
   const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages, input) };
   const s = req.sampling;
   if (s.temperature !== undefined && accepts.has('temperature')) setNumber(body, 'temperature', rules.temperature, s.temperature);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
+import { limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { nanosToNumber } from '../../billing/money.ts';
 import { effectiveLimits } from '../../limits/tier-limits.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
@@ -11,7 +12,7 @@ const DAY_MS = 86_400_000;
 export function registerKeyRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   for (const prefix of prefixes) {
     app.get(`${prefix}/key`, async (request) => {
-      const auth = services.auth.authenticate(readAnyApiKey(request.headers));
+      const auth = services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
       const details = (request.query as Record<string, string | undefined>).details === 'true';
       return { data: keyStatus(services, auth, details) };
     });
@@ -32,7 +33,7 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
     name: key.name,
     usage,
     limit,
-    limit_remaining: key.limitNanos === null ? null : nanosToNumber(key.limitNanos - key.usageNanos),
+    limit_remaining: limitRemaining(key),
     is_free_tier: account.tier === 'free',
     tier: account.tier,
     tier_name: tier?.name ?? account.tier,

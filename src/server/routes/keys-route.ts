@@ -3,12 +3,17 @@ import type { AuthContext } from '../../auth/authenticate.ts';
 import { nanosToNumber, usdToNanos } from '../../billing/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
+import { limitRemaining } from '../../billing/key-limit-remaining.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
 // manages the keys of its own account. Management keys cannot call models.
 
 const DAY_MS = 86_400_000;
+
+/** The fields each call takes; any other is a 400 naming it, not silently ignored. */
+const CREATE_FIELDS = ['name', 'limit', 'expires_at', 'management'] as const;
+const UPDATE_FIELDS = ['name', 'disabled', 'limit'] as const;
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   const manager = (request: FastifyRequest): AuthContext => {
@@ -36,6 +41,12 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     app.post(`${prefix}/keys`, async (request, reply) => {
       const auth = manager(request);
       const body = objectBody(request.body);
+      onlyFields(body, CREATE_FIELDS);
+      // As OpenRouter's provisioning keys, management keys are made outside this API: a
+      // management key that could mint more would outlive its own revocation.
+      if (body.management !== undefined && body.management !== false) {
+        throw new GatewayError('invalid_parameter', '"management": management keys are created by the gateway operator (`switchyard keys create --management`), not through this API, which creates API keys only.', { param: 'management' });
+      }
       const name = body.name;
       if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'Missing required parameter: "name".', { param: 'name' });
       const created = services.accountService.createKey({
@@ -57,6 +68,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const auth = manager(request);
       const key = ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
+      onlyFields(body, UPDATE_FIELDS);
       const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null } = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
@@ -101,6 +113,14 @@ function bearer(request: FastifyRequest): string | undefined {
   return h !== undefined && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
 }
 
+function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const field of Object.keys(body)) {
+    if (!allowed.includes(field)) {
+      throw new GatewayError('invalid_parameter', `Unknown field "${field}": this call takes ${allowed.map((f) => `"${f}"`).join(', ')}.`, { param: field });
+    }
+  }
+}
+
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
@@ -133,7 +153,7 @@ function keyView(services: Services, k: KeyRecord): Record<string, unknown> {
     label: k.label,
     disabled: !k.isActive,
     limit: k.limitNanos === null ? null : nanosToNumber(k.limitNanos),
-    limit_remaining: k.limitNanos === null ? null : nanosToNumber(k.limitNanos - k.usageNanos),
+    limit_remaining: limitRemaining(k),
     usage: nanosToNumber(k.usageNanos),
     usage_daily: since(1),
     usage_weekly: since(7),
