@@ -50,7 +50,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   writeFileSync(configPath, opts.yaml ?? SIM_ONLY);
   const env = { SWITCHYARD_DATA_DIR: dir, ...opts.env };
   const config = loadConfig({ path: configPath, env });
-  config.server = { host: '127.0.0.1', port: 0 };
+  config.server = { ...config.server, host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
   const services = createServices(config, { env, log: () => {} });
   const account = services.accountService.createAccount({
