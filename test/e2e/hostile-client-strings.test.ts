@@ -72,7 +72,8 @@ describe('client strings and lists are bounded', () => {
     assert400(await post('chat', { user: 'u'.repeat(257) }), 'chat', '256');
     const ok = await post('chat', { user: 'u'.repeat(256) });
     assert.equal(ok.status, 200);
-    assert.equal(gw.services.generations.getRecord(ok.headers.get('x-generation-id')!)?.endUser, 'u'.repeat(256));
+    const rec = await fetch(`${gw.origin}/api/v1/generation?id=${ok.headers.get('x-generation-id')}`, { headers: auth });
+    assert.equal(((await rec.json()) as any).data.user, 'u'.repeat(256));
   });
 
   test('responses: user and safety_identifier over 256 characters → 400', async () => {
