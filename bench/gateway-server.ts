@@ -39,7 +39,7 @@ const BENCH_TIER = `tiers:
 writeFileSync(configPath, emulatorConfig(upstreamBaseUrl, BENCH_TIER));
 const env = { SWITCHYARD_DATA_DIR: dir, LOCAL_KEY: 'upstream-secret' };
 const config = loadConfig({ path: configPath, env });
-config.server = { host: '127.0.0.1', port: 0 };
+config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 
 const services = createServices(config, { env, log: (m) => process.stderr.write(`gateway: ${m}\n`) });
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);

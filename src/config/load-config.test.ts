@@ -61,7 +61,10 @@ describe('loadConfig', () => {
   it('gives defaults without any file', () => {
     const config = loadConfig({ env: {} });
     assert.deepEqual(config, {
-      server: { host: '127.0.0.1', port: 8080 },
+      server: {
+        host: '127.0.0.1', port: 8080, bodyLimitBytes: 33554432,
+        requestTimeoutMs: 120000, headersTimeoutMs: 30000, keepAliveTimeoutMs: 65000, idleTimeoutMs: 60000,
+      },
       database: { path: './data/switchyard.db' },
       timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000 },
       bootstrap: { credits: '10' },
@@ -124,11 +127,27 @@ bootstrap: { credits: "25.5" }
 sim: true
 `);
     const config = loadConfig({ path, env: {} });
-    assert.deepEqual(config.server, { host: '0.0.0.0', port: 9000 });
+    assert.deepEqual([config.server.host, config.server.port], ['0.0.0.0', 9000]);
     assert.deepEqual(config.database, { path: '/var/lib/switchyard/db.sqlite' });
     assert.deepEqual(config.timeouts, { attemptMs: 1000, requestMs: 5000, disconnectGraceMs: 250 });
     assert.deepEqual(config.bootstrap, { credits: '25.5' });
     assert.equal(config.sim, true);
+  });
+
+  it('reads the server limits and timeouts', () => {
+    const config = parseConfig({
+      server: { body_limit_bytes: 4096, request_timeout_ms: 9000, headers_timeout_ms: '${HT}', keep_alive_timeout_ms: 7000, idle_timeout_ms: 6000 },
+    }, { HT: '8000' });
+    assert.deepEqual(config.server, {
+      host: '127.0.0.1', port: 8080, bodyLimitBytes: 4096,
+      requestTimeoutMs: 9000, headersTimeoutMs: 8000, keepAliveTimeoutMs: 7000, idleTimeoutMs: 6000,
+    });
+    expectConfigError(
+      () => parseConfig({ server: { request_timeout_ms: 1000, headers_timeout_ms: 2000 } }, {}),
+      'server.headers_timeout_ms',
+      /must not exceed server.request_timeout_ms/,
+    );
+    expectConfigError(() => parseConfig({ server: { idle_timeout_ms: 0 } }, {}), 'server.idle_timeout_ms', /integer >= 1/);
   });
 
   it('resolves ${VAR} and ${VAR:-default} in values, never in structure', () => {
@@ -143,7 +162,7 @@ providers:
 sim: \${SIM_MODE:-auto}
 `);
     const config = loadConfig({ path, env: { UP_HOST: 'inference.internal', GW_PORT: '9300', TEAM: '' } });
-    assert.deepEqual(config.server, { host: '0.0.0.0', port: 9300 });
+    assert.deepEqual([config.server.host, config.server.port], ['0.0.0.0', 9300]);
     const [local] = config.providers;
     assert.equal(local?.baseUrl, 'http://inference.internal:9100/v1');
     assert.equal(local?.apiKey, undefined, 'an unset ${VAR} makes the optional field absent');
@@ -157,11 +176,10 @@ sim: \${SIM_MODE:-auto}
 
   it('lets HOST and PORT override the file, and flags override both', () => {
     const path = writeConfig('server: { host: 10.0.0.1, port: 9000 }');
-    assert.deepEqual(loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' } }).server, { host: '0.0.0.0', port: 7000 });
-    assert.deepEqual(
-      loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' }, overrides: { port: 6000 } }).server,
-      { host: '0.0.0.0', port: 6000 },
-    );
+    const fromEnv = loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' } }).server;
+    assert.deepEqual([fromEnv.host, fromEnv.port], ['0.0.0.0', 7000]);
+    const fromFlag = loadConfig({ path, env: { HOST: '0.0.0.0', PORT: '7000' }, overrides: { port: 6000 } }).server;
+    assert.deepEqual([fromFlag.host, fromFlag.port], ['0.0.0.0', 6000]);
     expectConfigError(() => loadConfig({ env: { PORT: 'eighty' } }), 'env PORT', /^env PORT: expected an integer from 0 to 65535/);
   });
 

@@ -5,6 +5,7 @@ import { parseModels } from './parse-models.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseProviders } from './parse-providers.ts';
+import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabasePath } from './resolve-database-path.ts';
 import { resolveEnvReferences } from './resolve-env-references.ts';
@@ -21,8 +22,8 @@ export interface LoadConfigOptions {
 }
 
 export const CONFIG_DEFAULTS = {
-  host: '127.0.0.1',
-  port: 8080,
+  host: SERVER_DEFAULTS.host,
+  port: SERVER_DEFAULTS.port,
   attemptMs: 60_000,
   requestMs: 300_000,
   disconnectGraceMs: 10_000,
@@ -45,7 +46,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
   const root = readMapping(resolveEnvReferences(tree ?? {}, env), '');
   checkKeys(root, TOP_KEYS, '');
 
-  const server = section(root, 'server', ['host', 'port', 'public_models']);
+  const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
   const database = section(root, 'database', ['path']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
@@ -54,11 +55,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
   const envPort = env.PORT === undefined || env.PORT === '' ? undefined : readInt(env.PORT, 'env PORT', 0, 65535);
 
   return {
-    server: {
-      host: overrides.host ?? envHost ?? optString(server, 'host', 'server') ?? CONFIG_DEFAULTS.host,
-      port: overrides.port ?? envPort ?? optInt(server, 'port', 'server', 0, 65535) ?? CONFIG_DEFAULTS.port,
-      ...publicModels(server),
-    },
+    server: { ...parseServer(server, { host: overrides.host ?? envHost, port: overrides.port ?? envPort }), ...publicModels(server) },
     database: { path: resolveDatabasePath(env, optString(database, 'path', 'database')) },
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,

@@ -10,8 +10,7 @@ import type { ModerationPattern } from '../moderation/moderation-pattern.ts';
 export type SimSetting = boolean | 'auto';
 
 export interface GatewayConfig {
-  /** `publicModels`: GET /v1/models needs no key (absent: true; `false` asks for a valid key). */
-  server: { host: string; port: number; publicModels?: boolean };
+  server: ServerConfig;
   /** SQLite file. */
   database: { path: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
@@ -25,6 +24,24 @@ export interface GatewayConfig {
   /** Rate-limit tiers: the defaults merged with the file's `tiers:`. */
   tiers: TierLimits[];
   moderation: ModerationConfig;
+}
+
+/** Where to listen, and the limits and timeouts of the HTTP server (docs/security.md). */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** GET /v1/models needs no key (absent: true; `false` asks for a valid key). */
+  publicModels?: boolean;
+  /** Larger request bodies are refused with 413 `request_too_large`. */
+  bodyLimitBytes: number;
+  /** A request (headers and body) must arrive whole within this. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this; at most `requestTimeoutMs`. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection that sends nothing for this long while its request is received is closed. */
+  idleTimeoutMs: number;
 }
 
 export interface ModerationConfig {

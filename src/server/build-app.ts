@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { BODY_LIMIT } from './normalize-error.ts';
+import { installConnectionGuards, serverOptions } from './connection-guards.ts';
+import { checkJsonDepth } from '../front/shared/check-json-depth.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
@@ -18,16 +19,17 @@ export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
 export function buildApp(services: Services): FastifyInstance {
   const app = Fastify({
+    ...serverOptions(services.config.server),
     logger: false,
-    bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
-    keepAliveTimeout: 65_000,
     // Request ids come from the pipeline (generation ids); Fastify's own are not needed.
     genReqId: () => '',
   });
+  installConnectionGuards(app, services.config.server);
 
   // Every POST body is JSON whatever its content type (curl -d sends form-encoded):
-  // one parser, so a malformed body is our invalid_json error in the dialect's shape.
+  // one parser, so a malformed body is our invalid_json error in the dialect's shape, and
+  // one place bounds how deep a body nests (nothing recursive downstream can overflow).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 
@@ -52,9 +54,16 @@ export function buildApp(services: Services): FastifyInstance {
 function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.length === 0) return done(null, undefined);
+  let value: unknown;
   try {
-    done(null, JSON.parse(text));
+    value = JSON.parse(text);
   } catch (err) {
-    done(new GatewayError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`));
+    return done(new GatewayError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`));
   }
+  try {
+    checkJsonDepth(value);
+  } catch (err) {
+    return done(err as Error);
+  }
+  done(null, value);
 }

@@ -8,6 +8,8 @@ import { FoldingSink } from '../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
 import type { PlannedAttempt } from '../routing/attempt.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
+import { authenticateFirst, requestAuth } from './authenticate-first.ts';
+import { closeIfBodyPending, resumeIdleTimeout } from './connection-guards.ts';
 import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
@@ -15,11 +17,12 @@ import { SseWriter } from './sse-writer.ts';
 
 /**
  * Registers a model-calling endpoint: one handler for every dialect, parameterized by the
- * dialect's codec. authenticate → decode → admit → run (fold or stream) → encode.
+ * dialect's codec. authenticate (from the headers, before the body is read) → decode →
+ * admit → run (fold or stream) → encode.
  */
 export function registerGenerationRoute(app: FastifyInstance, services: Services, dialect: FrontDialect, paths: readonly string[]): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const auth = services.auth.authenticate(dialect.readKey(request.headers), dialect.keyHeaders);
+    const auth = requestAuth(request);
     const req = dialect.decode(request.body);
     // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
     if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
@@ -46,16 +49,19 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
       sink.stopKeepAlive();
     }
     sink.close(outcome);
+    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
     return reply;
   };
   const errorHandler = dialectErrorHandler(dialect);
-  for (const path of paths) app.post(path, { errorHandler }, handler);
+  const onRequest = authenticateFirst(services.auth, dialect.readKey, dialect.keyHeaders);
+  for (const path of paths) app.post(path, { errorHandler, onRequest }, handler);
 }
 
 /** Renders any error reaching a route in its dialect's shape. */
 export function dialectErrorHandler(dialect: FrontDialect) {
-  return function renderDialectError(error: unknown, _request: FastifyRequest, reply: FastifyReply): void {
-    const out = dialect.renderError(normalizeError(error));
+  return function renderDialectError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const out = dialect.renderError(normalizeError(error, request.routeOptions.bodyLimit));
+    closeIfBodyPending(request, reply);
     reply.code(out.status).headers(out.headers).send(out.body);
   };
 }

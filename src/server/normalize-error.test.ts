@@ -1,7 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { BODY_LIMIT, normalizeError } from './normalize-error.ts';
+import { SERVER_DEFAULTS } from '../config/parse-server.ts';
+import { normalizeError } from './normalize-error.ts';
 
 /** Captures what is written to stderr (the operator's log) during fn. */
 function stderrOf(t: TestContext, fn: () => void): string {
@@ -24,10 +25,10 @@ test('a GatewayError passes through unchanged', () => {
 });
 
 test("Fastify's body errors become the catalogue's request errors", () => {
-  const tooLarge = normalizeError(Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }));
+  const tooLarge = normalizeError(Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), SERVER_DEFAULTS.bodyLimitBytes);
   assert.equal(tooLarge.code, 'request_too_large');
   assert.equal(tooLarge.status, 413);
-  assert.match(tooLarge.message, new RegExp(String(BODY_LIMIT)));
+  assert.match(tooLarge.message, new RegExp(String(SERVER_DEFAULTS.bodyLimitBytes)));
   for (const code of ['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']) {
     const e = normalizeError(Object.assign(new Error('bad'), { code, statusCode: 400 }));
     assert.equal(e.code, 'invalid_json');

@@ -2,13 +2,14 @@ import { isStorageFailure, storageUnavailable } from '../billing/settlement-queu
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
 import { logSafely } from '../providers/http/scrub-secrets.ts';
 
-export const BODY_LIMIT = 32 * 1024 * 1024; // base64 images and PDFs are large
-
-/** Any error reaching a route's handler (ours, Fastify's, a bug) as a catalogue error. */
-export function normalizeError(error: unknown): GatewayError {
+/** Any error reaching a route's handler (ours, Fastify's, a bug) as a catalogue error; `bodyLimit` is the route's, in bytes. */
+export function normalizeError(error: unknown, bodyLimit?: number): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: string } | null)?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError('request_too_large', `The request body exceeds ${BODY_LIMIT} bytes.`);
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const limit = bodyLimit === undefined ? 'the limit of this gateway' : `${bodyLimit} bytes`;
+    return new GatewayError('request_too_large', `The request body exceeds ${limit}.`);
+  }
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
     return new GatewayError('invalid_json', 'The request body is not valid JSON.');
   }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DialectName } from '../front/front-dialect.ts';
 import { readMessagesKey } from '../front/anthropic-messages/messages-dialect.ts';
 import type { ClientPresence, RequestInfo } from '../pipeline/generation-pipeline.ts';
+import { MAX_STORED_HEADER_CHARS } from '../front/shared/input-limits.ts';
 
 /**
  * The request's one abort controller: aborted by the pipeline at the deadline, and when
@@ -47,6 +48,7 @@ export function readAnyApiKey(headers: IncomingHttpHeaders): string | undefined 
   return readMessagesKey(headers);
 }
 
+/** What the generation record keeps of the request's headers: the app's referer and title, truncated (never refused). */
 export function requestInfo(request: FastifyRequest, dialect: DialectName): RequestInfo {
   const h = request.headers;
   return {
@@ -59,5 +61,6 @@ export function requestInfo(request: FastifyRequest, dialect: DialectName): Requ
 function headerText(v: string | string[] | undefined): string | null {
   if (v === undefined) return null;
   const s = Array.isArray(v) ? v[0] ?? '' : v;
-  return s.length === 0 ? null : s.slice(0, 512);
+  if (s.length === 0) return null;
+  return s.length > MAX_STORED_HEADER_CHARS ? s.slice(0, MAX_STORED_HEADER_CHARS) : s;
 }

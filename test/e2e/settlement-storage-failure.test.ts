@@ -163,19 +163,26 @@ describe('settlement when the database refuses writes', () => {
     const usageBefore = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
     const db = gw.services.db;
     db.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)');
-    // On arrival at the upstream the database may not grow, and every free page is taken:
-    // the generation record (a long metadata.user_id makes it span pages) cannot be written.
+    // On arrival at the upstream the database may not grow, every free page is taken, and
+    // the generations table's own pages are packed full: the record cannot be written.
     up.onNextRequest = () => {
       const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
       db.exec(`PRAGMA max_page_count = ${pages}`);
-      try {
-        for (;;) db.exec('INSERT INTO filler VALUES (randomblob(3000))');
-      } catch (e) {
-        assert.match((e as Error).message, /full/);
-      }
+      const full = (fill: () => void): void => {
+        try {
+          for (;;) fill();
+        } catch (e) {
+          assert.match((e as Error).message, /full/);
+        }
+      };
+      full(() => db.exec('INSERT INTO filler VALUES (randomblob(3000))'));
+      const filler = db.prepare(`INSERT INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, status, created_at)
+        VALUES (?, 'filler', 'filler', 'chat', 0, 'success', '2000-01-01T00:00:00Z')`);
+      let n = 0;
+      full(() => filler.run(`filler-${n++}`));
     };
     const headers = { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' };
-    const refused = await postJson(`${gw.baseUrl}/messages`, { ...chat, metadata: { user_id: 'u'.repeat(12_000) } }, headers);
+    const refused = await postJson(`${gw.baseUrl}/messages`, { ...chat, metadata: { user_id: 'user-7' } }, headers);
     assert.equal(refused.status, 503, refused.text);
     assert.equal(refused.json.type, 'error');
     assert.equal(refused.json.error.code, 'storage_unavailable');
@@ -183,13 +190,14 @@ describe('settlement when the database refuses writes', () => {
 
     // Space again: the next request writes the queued charge first, then is served.
     db.exec('DROP TABLE filler');
+    db.exec("DELETE FROM generations WHERE account_id = 'filler'");
     db.exec('PRAGMA max_page_count = 1073741823');
     const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);
     assert.equal(ok.status, 200, ok.text);
     const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string; user: string } };
     assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
     assert.equal(rec.data.error_code, 'storage_unavailable');
-    assert.equal(rec.data.user.length, 12_000);
+    assert.equal(rec.data.user, 'user-7', 'the record written late is the request\'s own');
     const usageAfter = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
     assert.equal(Math.round((usageAfter - usageBefore) * 1e9), Number(2n * COST_NANOS), 'both answers charged, once each');
   });

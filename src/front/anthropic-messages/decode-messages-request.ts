@@ -8,6 +8,7 @@ import {
   invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject,
   readString, readStringArray, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
+import { readEndUser } from '../shared/decode-client-strings.ts';
 import { decodeMessagesConversation } from './decode-messages-conversation.ts';
 import { decodeMessagesOutputFormat, decodeMessagesThinking } from './decode-messages-thinking.ts';
 import { decodeMessagesToolChoice, decodeMessagesTools, messagesToolChoiceRule } from './decode-messages-tools.ts';
@@ -82,7 +83,7 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
 function decodeUserId(body: JsonObject): string | undefined {
   const metadata = readObject(body, 'metadata');
   if (metadata === undefined) return undefined;
-  const user = readString(metadata, 'user_id', 'metadata');
+  const user = readEndUser(metadata, 'user_id', 'metadata');
   return user === undefined || user.length === 0 ? undefined : user;
 }
 

@@ -8,8 +8,9 @@ import { decodeSampling } from '../shared/decode-sampling.ts';
 import { decodeStop } from '../shared/decode-stop.ts';
 import {
   invalidType, invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber,
-  readObject, readString, readStringMap, type JsonObject, type NumberRange,
+  readObject, readString, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
+import { readEndUser, readMetadata } from '../shared/decode-client-strings.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatReasoning } from './decode-chat-reasoning.ts';
 import { CHAT_TOOL_CHOICE, decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
@@ -78,9 +79,9 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
 
   const promptCacheKey = readString(body, 'prompt_cache_key');
   if (promptCacheKey !== undefined) req.promptCacheKey = promptCacheKey;
-  const user = readString(body, 'user');
+  const user = readEndUser(body, 'user');
   if (user !== undefined) req.user = user;
-  const metadata = readStringMap(body, 'metadata');
+  const metadata = readMetadata(body, 'metadata');
   if (metadata !== undefined) req.metadata = metadata;
   return req;
 }

@@ -8,8 +8,9 @@ import { decodeSampling } from '../shared/decode-sampling.ts';
 import { decodeStop } from '../shared/decode-stop.ts';
 import {
   invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber, readObject,
-  readString, readStringArray, readStringMap, type JsonObject, type NumberRange,
+  readString, readStringArray, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
+import { readEndUser, readMetadata } from '../shared/decode-client-strings.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools, responsesToolChoiceRule } from './decode-responses-tools.ts';
 import { rememberEcho } from './responses-echo.ts';
@@ -89,9 +90,9 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   const promptCacheKey = readString(body, 'prompt_cache_key');
   if (promptCacheKey !== undefined) req.promptCacheKey = promptCacheKey;
   // `safety_identifier` is the newer name OpenAI gives the end-user id.
-  const user = readString(body, 'user') ?? readString(body, 'safety_identifier');
+  const user = readEndUser(body, 'user') ?? readEndUser(body, 'safety_identifier');
   if (user !== undefined) req.user = user;
-  const metadata = readStringMap(body, 'metadata');
+  const metadata = readMetadata(body, 'metadata');
   if (metadata !== undefined) req.metadata = metadata;
   // Read only to refuse a wrong type; the values change nothing here.
   readStringArray(body, 'include');

@@ -21,8 +21,18 @@ const FORMATS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 /** Deep enough for real schemas; a recursive `$ref` stops here instead of looping. */
 const MAX_REF_DEPTH = 8;
+/**
+ * Schema nodes one conversion may produce before `$ref`s stop being inlined (they become
+ * `{}`, any value). Several references to a recursive definition multiply at every level
+ * (10 of them, 8 levels deep: 10^8 nodes): without a budget one small request would hold
+ * the event loop for minutes. Far above any real schema.
+ */
+const MAX_CONVERTED_NODES = 20_000;
+/** Nodes left in the running conversion (conversions are synchronous: one at a time). */
+let nodesLeft = 0;
 
 export function convertToGeminiSchema(schema: Json): GeminiSchema {
+  nodesLeft = MAX_CONVERTED_NODES;
   return convert(schema, schema, 0);
 }
 
@@ -33,8 +43,9 @@ export function isEmptyObjectSchema(schema: Json): boolean {
 }
 
 function convert(node: Json, root: Json, refDepth: number): GeminiSchema {
+  nodesLeft--;
   if (typeof node.$ref === 'string') {
-    const target = refDepth < MAX_REF_DEPTH ? resolveRef(root, node.$ref) : undefined;
+    const target = refDepth < MAX_REF_DEPTH && nodesLeft > 0 ? resolveRef(root, node.$ref) : undefined;
     return target === undefined ? {} : convert({ ...target, ...withoutRef(node) }, root, refDepth + 1);
   }
   const out: GeminiSchema = {};

@@ -18,8 +18,17 @@ type Schema = Record<string, unknown>;
  */
 const SHALLOW_DEPTH = 12;
 const MAX_DEPTH = 32;
+/**
+ * Schema nodes one value may expand into; past it every node is null. Several required
+ * references to a recursive definition multiply at every level (10 of them, 32 levels
+ * deep, is 10^32 nodes): without a budget one small request would hold the event loop.
+ */
+const MAX_GENERATED_NODES = 20_000;
+/** Nodes left in the running generation (generation is synchronous: one at a time). */
+let nodesLeft = 0;
 
 export function generateValueForSchema(schema: unknown, root: unknown = schema): JsonValue {
+  nodesLeft = MAX_GENERATED_NODES;
   return generate(schema, root, '', 0, 0) ?? null;
 }
 
@@ -27,7 +36,7 @@ export function generateValueForSchema(schema: unknown, root: unknown = schema):
 function generate(schema: unknown, root: unknown, hint: string, variant: number, depth: number): JsonValue | undefined {
   if (schema === false) return undefined;
   if (!isSchema(schema)) return sampleString(hint, variant);
-  if (depth > MAX_DEPTH) return null;
+  if (depth > MAX_DEPTH || --nodesLeft < 0) return null;
   if (typeof schema.$ref === 'string') {
     const { $ref, ...siblings } = schema;
     const target = resolveRef(root, $ref);

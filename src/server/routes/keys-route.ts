@@ -1,15 +1,22 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { nanosToNumber, usdToNanos } from '../../billing/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
 import { limitRemaining } from '../../billing/key-limit-remaining.ts';
+import { authenticateFirst } from '../authenticate-first.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
 // manages the keys of its own account. Management keys cannot call models.
 
 const DAY_MS = 86_400_000;
+/** A key's own USD limit is at most this (1e18 nano-USD: it and any usage fit SQLite's 64-bit integers). */
+export const MAX_KEY_LIMIT_USD = 1_000_000_000;
+const MAX_KEY_LIMIT_NANOS = BigInt(MAX_KEY_LIMIT_USD) * 1_000_000_000n;
+/** Characters of a key's name. */
+export const MAX_KEY_NAME_CHARS = 256;
 
 /** The fields each call takes; any other is a 400 naming it, not silently ignored. */
 const CREATE_FIELDS = ['name', 'limit', 'expires_at', 'management'] as const;
@@ -17,7 +24,7 @@ const UPDATE_FIELDS = ['name', 'disabled', 'limit'] as const;
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   const manager = (request: FastifyRequest): AuthContext => {
-    const auth = services.auth.authenticate(bearer(request));
+    const auth = services.auth.authenticate(bearer(request.headers));
     if (!auth.key.isManagement) throw new GatewayError('forbidden', 'The key-management API needs a management key.');
     return auth;
   };
@@ -26,6 +33,10 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
+
+  // Routes with a body authenticate from the headers before reading it (the handler's
+  // `manager` check then hits the authenticator's cache).
+  const first = { onRequest: authenticateFirst(services.auth, bearer) };
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/keys`, async (request) => {
@@ -38,7 +49,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: keys.map((k) => keyView(services, k)) };
     });
 
-    app.post(`${prefix}/keys`, async (request, reply) => {
+    app.post(`${prefix}/keys`, first, async (request, reply) => {
       const auth = manager(request);
       const body = objectBody(request.body);
       onlyFields(body, CREATE_FIELDS);
@@ -49,6 +60,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       }
       const name = body.name;
       if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'Missing required parameter: "name".', { param: 'name' });
+      checkName(name);
       const created = services.accountService.createKey({
         accountId: auth.account.id,
         name,
@@ -64,7 +76,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: keyView(services, ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
-    app.patch(`${prefix}/keys/:hash`, async (request) => {
+    app.patch(`${prefix}/keys/:hash`, first, async (request) => {
       const auth = manager(request);
       const key = ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
@@ -72,6 +84,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null } = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
+        checkName(body.name);
         patch.name = body.name;
       }
       if (body.disabled !== undefined) {
@@ -91,7 +104,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: keyView(services, updated) };
     });
 
-    app.delete(`${prefix}/keys/:hash`, async (request) => {
+    app.delete(`${prefix}/keys/:hash`, first, async (request) => {
       const auth = manager(request);
       const key = ownKey(auth, (request.params as { hash: string }).hash);
       services.accounts.deleteKey(key.hash);
@@ -101,15 +114,15 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     });
 
     app.get(`${prefix}/credits`, async (request) => {
-      const auth = services.auth.authenticate(bearer(request));
+      const auth = services.auth.authenticate(bearer(request.headers));
       const totals = services.ledger.totals(auth.account.id);
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
 }
 
-function bearer(request: FastifyRequest): string | undefined {
-  const h = request.headers.authorization;
+function bearer(headers: IncomingHttpHeaders): string | undefined {
+  const h = headers.authorization;
   return h !== undefined && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
 }
 
@@ -121,23 +134,30 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
   }
 }
 
+function checkName(name: string): void {
+  if (name.length > MAX_KEY_NAME_CHARS) {
+    throw new GatewayError('invalid_parameter', `"name" must be at most ${MAX_KEY_NAME_CHARS} characters.`, { param: 'name' });
+  }
+}
+
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
 }
 
-/** A USD limit as decimal text; null (or absent) means no limit of the key's own. */
+/** A USD limit as decimal text, at most MAX_KEY_LIMIT_USD; null (or absent) means no limit of the key's own. */
 function readLimit(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if ((typeof value !== 'number' && typeof value !== 'string') || !/^\d+(\.\d{1,9})?$/.test(String(value))) {
-    throw new GatewayError('invalid_parameter', '"limit" must be a non-negative USD amount with at most 9 decimals, or null.', { param: 'limit' });
+  const text = String(value);
+  if ((typeof value !== 'number' && typeof value !== 'string') || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
+    throw new GatewayError('invalid_parameter', `"limit" must be a USD amount from 0 to ${MAX_KEY_LIMIT_USD} with at most 9 decimals, or null.`, { param: 'limit' });
   }
-  return String(value);
+  return text;
 }
 
 function readExpiry(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || value.length > 64 || Number.isNaN(Date.parse(value))) {
     throw new GatewayError('invalid_parameter', '"expires_at" must be an ISO 8601 date-time.', { param: 'expires_at' });
   }
   if (Date.parse(value) <= Date.now()) throw new GatewayError('invalid_parameter', '"expires_at" must be in the future.', { param: 'expires_at' });

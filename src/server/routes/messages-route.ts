@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { countMessageTokens, decodeCountTokensRequest } from '../../front/anthropic-messages/count-message-tokens.ts';
 import { messagesDialect } from '../../front/anthropic-messages/messages-dialect.ts';
+import { authenticateFirst } from '../authenticate-first.ts';
 import { dialectErrorHandler, registerGenerationRoute } from '../generation-route.ts';
 import type { Services } from '../services.ts';
 
@@ -14,8 +15,8 @@ export function registerMessagesRoute(app: FastifyInstance, services: Services, 
   const bases = prefixes.flatMap((p) => [p, `${p}/v1`]);
   registerGenerationRoute(app, services, messagesDialect, bases.map((b) => `${b}/messages`));
 
+  // Authenticated by the onRequest hook, from the headers, before the body is read.
   const countTokens = async (request: FastifyRequest, _reply: FastifyReply): Promise<unknown> => {
-    services.auth.authenticate(messagesDialect.readKey(request.headers));
     const req = decodeCountTokensRequest(request.body);
     // The model must exist, as for a message; an absent one means the account default.
     const model = req.models[0]?.model;
@@ -25,5 +26,6 @@ export function registerMessagesRoute(app: FastifyInstance, services: Services, 
     return countMessageTokens(req);
   };
   const errorHandler = dialectErrorHandler(messagesDialect);
-  for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler }, countTokens);
+  const onRequest = authenticateFirst(services.auth, messagesDialect.readKey, messagesDialect.keyHeaders);
+  for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler, onRequest }, countTokens);
 }

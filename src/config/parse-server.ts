@@ -1,0 +1,48 @@
+import { ConfigError } from './config-error.ts';
+import { at, optInt, optString, type Fields } from './read-fields.ts';
+import type { ServerConfig } from './types.ts';
+
+/**
+ * The defaults of `server:`. The limits and timeouts bound what a client can make the
+ * gateway hold before anything is known of it (docs/security.md): a body is refused past
+ * `bodyLimitBytes`, a request must arrive whole within `requestTimeoutMs` (its headers
+ * within `headersTimeoutMs`), a connection that sends nothing for `idleTimeoutMs` while a
+ * request is being received is closed, and an idle keep-alive connection after
+ * `keepAliveTimeoutMs`. None of them applies while an answer is produced or streamed:
+ * `timeouts.request_ms` bounds that.
+ */
+export const SERVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  /** Base64 images and PDFs are large. */
+  bodyLimitBytes: 32 * 1024 * 1024,
+  /** A 32 MiB body at ~2.3 Mbit/s still arrives in time. */
+  requestTimeoutMs: 120_000,
+  headersTimeoutMs: 30_000,
+  /** Longer than the 60 s idle timeout of common load balancers, so they close first. */
+  keepAliveTimeoutMs: 65_000,
+  idleTimeoutMs: 60_000,
+} as const;
+
+export const SERVER_KEYS = [
+  'host', 'port', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
+] as const;
+
+/** `server:` after env and flag overrides of host and port. */
+export function parseServer(fields: Fields, overrides: { host?: string | undefined; port?: number | undefined }): ServerConfig {
+  const path = 'server';
+  const server: ServerConfig = {
+    host: overrides.host ?? optString(fields, 'host', path) ?? SERVER_DEFAULTS.host,
+    port: overrides.port ?? optInt(fields, 'port', path, 0, 65535) ?? SERVER_DEFAULTS.port,
+    bodyLimitBytes: optInt(fields, 'body_limit_bytes', path, 1024) ?? SERVER_DEFAULTS.bodyLimitBytes,
+    requestTimeoutMs: optInt(fields, 'request_timeout_ms', path, 1) ?? SERVER_DEFAULTS.requestTimeoutMs,
+    headersTimeoutMs: optInt(fields, 'headers_timeout_ms', path, 1) ?? SERVER_DEFAULTS.headersTimeoutMs,
+    keepAliveTimeoutMs: optInt(fields, 'keep_alive_timeout_ms', path, 1) ?? SERVER_DEFAULTS.keepAliveTimeoutMs,
+    idleTimeoutMs: optInt(fields, 'idle_timeout_ms', path, 1) ?? SERVER_DEFAULTS.idleTimeoutMs,
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (server.headersTimeoutMs > server.requestTimeoutMs) {
+    throw new ConfigError(at(path, 'headers_timeout_ms'), `must not exceed server.request_timeout_ms (${server.requestTimeoutMs})`);
+  }
+  return server;
+}
