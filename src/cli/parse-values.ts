@@ -53,7 +53,10 @@ export function isoDate(value: string): string {
     throw new InvalidArgumentError('expected an ISO 8601 date such as 2026-12-31 or 2026-12-31T18:00:00Z.');
   }
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError('not a valid date.');
+  // Date.parse rolls 2026-02-30 over to March: a day that does not exist is refused instead.
+  const [y, m, d] = value.trim().slice(0, 10).split('-').map(Number) as [number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (Number.isNaN(ms) || m < 1 || m > 12 || d < 1 || d > daysInMonth) throw new InvalidArgumentError('not a valid date.');
   return new Date(ms).toISOString();
 }
 
