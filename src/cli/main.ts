@@ -23,6 +23,13 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', `
+Examples:
+  $ switchyard serve
+  $ switchyard accounts create --name "Acme" --credits 50
+  $ switchyard keys create --account acct_123 --name ci
+  $ switchyard usage --account acct_123 --by model
+  $ switchyard keys create --help
+
 Every command takes --help, and --config PATH to pick the configuration (and with it the
 database); commands that print take --json for scripts.
 Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) or failure.`);

@@ -46,6 +46,11 @@ describe('the CLI surface', () => {
     const create = run(cwd, {}, 'keys', 'create', '--help');
     assert.match(create.out, /--expires <date>/);
     assert.doesNotMatch(create.out, /accounts/, 'not the global help');
+    for (const group of [[], ['accounts'], ['keys'], ['credits'], ['generations'], ['config']]) {
+      const r = run(cwd, {}, ...group, '--help');
+      assert.equal(r.code, 0);
+      assert.match(r.out, /\nExamples:\n {2}\$ switchyard /, `${group.join(' ') || 'switchyard'} has examples`);
+    }
     const top = run(cwd, {}, '--help');
     assert.match(top.out, /Exit codes: 0 success; 1 wrong input/);
   });

@@ -106,6 +106,15 @@ describe('keys and accounts from the CLI', () => {
     assert.equal(chat.json.model, 'switchyard/sim-pro');
   });
 
+  test('a negative amount after a space is a value, not a flag: credits adjust --amount -5', () => {
+    const acct = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Negative', '--credits', '10');
+    const adjusted = runCliJson(gw.dir, 'credits', 'adjust', '--account', acct.id, '--amount', '-5', '--reason', 'refund reversal');
+    assert.equal(adjusted.balance, '5');
+    const zero = runCli(gw.dir, 'credits', 'adjust', '--account', acct.id, '--amount', '0', '--reason', 'nothing');
+    assert.equal(zero.code, 1);
+    assert.match(zero.err, /non-zero amount/);
+  });
+
   test('accounts list is a table with a header', () => {
     const r = runCli(gw.dir, 'accounts', 'list');
     assert.equal(r.code, 0, r.err);

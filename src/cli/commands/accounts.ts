@@ -13,7 +13,11 @@ interface UpdateOptions extends CommonOptions {
 }
 
 export function accountsCommand(program: Command): void {
-  const accounts = program.command('accounts').description('create, change and list accounts (who holds credits and keys)');
+  const accounts = examples(program.command('accounts').description('create, change and list accounts (who holds credits and keys)'), [
+    'switchyard accounts create --name "Acme" --org --credits 50',
+    'switchyard accounts list',
+    'switchyard accounts update --help',
+  ]);
 
   examples(withCommonOptions(accounts.command('create').description('create an account')
     .requiredOption('--name <name>', 'its display name')

@@ -8,7 +8,9 @@ import { loadCliConfig } from '../load-cli-config.ts';
 import { emit, renderTable } from '../output.ts';
 
 export function configCommand(program: Command): void {
-  const config = program.command('config').description('check the configuration');
+  const config = examples(program.command('config').description('check the configuration'), [
+    'switchyard config check --config switchyard.yaml',
+  ]);
 
   examples(withCommonOptions(config.command('check')
     .description('validate the config and print the catalog it gives, without starting (no database, no port)')), [

@@ -10,7 +10,10 @@ interface AddOptions extends CommonOptions { account: string; amount: string }
 interface AdjustOptions extends AddOptions { reason: string }
 
 export function creditsCommand(program: Command): void {
-  const credits = program.command('credits').description('add credits to an account, or correct its balance');
+  const credits = examples(program.command('credits').description('add credits to an account, or correct its balance'), [
+    'switchyard credits add --account acct_123 --amount 20',
+    'switchyard credits adjust --account acct_123 --amount -5 --reason "refund reversal"',
+  ]);
 
   examples(withCommonOptions(credits.command('add').description('add credits (a positive amount; to take credits away, use adjust)')
     .requiredOption('--account <id>', 'the account id (acct_...)')

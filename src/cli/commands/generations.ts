@@ -13,7 +13,10 @@ interface ListOptions extends CommonOptions {
 }
 
 export function generationsCommand(program: Command): void {
-  const generations = program.command('generations').description('the record of each request: model, provider, tokens, cost, attempts');
+  const generations = examples(program.command('generations').description('the record of each request: model, provider, tokens, cost, attempts'), [
+    'switchyard generations list --account acct_123',
+    'switchyard generations show gen-1732456789-abc',
+  ]);
 
   examples(withCommonOptions(generations.command('list').description('list generation records, newest first')
     .option('--account <id>', 'only this account\'s')

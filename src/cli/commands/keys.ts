@@ -11,7 +11,11 @@ interface CreateOptions extends CommonOptions { account: string; name?: string; 
 interface ListOptions extends CommonOptions { account?: string }
 
 export function keysCommand(program: Command): void {
-  const keys = program.command('keys').description('create, list, revoke and enable API keys');
+  const keys = examples(program.command('keys').description('create, list, revoke and enable API keys'), [
+    'switchyard keys create --account acct_123 --name ci --limit 5',
+    'switchyard keys list --account acct_123',
+    'switchyard keys revoke sk-sy-v1-3f9...c1a',
+  ]);
 
   // TODO(admin keys): another branch adds an admin key kind (`keys create --admin`). When
   // AccountService.createKey takes `admin`, add `.option('--admin', ...)` here and pass
