@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { formatNanos, usdToNanos } from '../billing/money.ts';
+import { UsageError } from './output.ts';
 
 // Option-value parsers: each refuses a wrong value with a message that says what is expected
 // (commander prints it as `error: option '--x <v>' argument 'y' is invalid. <message>`, exit 1).
@@ -65,4 +66,11 @@ export function futureDate(value: string): string {
   const iso = isoDate(value);
   if (Date.parse(iso) <= Date.now()) throw new InvalidArgumentError(`${iso} is in the past; an expiry must be a future date.`);
   return iso;
+}
+
+/** --since before --until, when both are given. */
+export function checkRange(since: string | undefined, until: string | undefined): void {
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw new UsageError(`--since (${since}) must be before --until (${until})`);
+  }
 }

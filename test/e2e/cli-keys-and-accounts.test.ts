@@ -93,6 +93,9 @@ describe('keys and accounts from the CLI', () => {
     assert.match(bogus.err, /"totally\/bogus" is not a model this gateway serves/);
     const typo = runCli(gw.dir, 'accounts', 'update', '--account', acct.id, '--default-model', 'sim-fas');
     assert.match(typo.err, /Did you mean "switchyard\/sim-fast"\?/);
+    const nothing = runCli(gw.dir, 'accounts', 'update', '--account', acct.id);
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.err, /nothing to update/);
     const create = runCli(gw.dir, 'accounts', 'create', '--name', 'Bogus Default', '--default-model', 'totally/bogus');
     assert.equal(create.code, 1);
     assert.equal(runCliJson(gw.dir, 'accounts', 'list').some((a: any) => a.name === 'Bogus Default'), false);

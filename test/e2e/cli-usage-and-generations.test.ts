@@ -90,6 +90,9 @@ describe('usage and generations from the CLI', () => {
 
     const r = runCli(gw.dir, 'generations', 'list', '--account', accountId);
     assert.match(r.out, /^ID +CREATED +ACCOUNT +MODEL +PROVIDER +STATUS +TOKENS IN +TOKENS OUT +COST +LATENCY\n/);
+    const backwards = runCli(gw.dir, 'generations', 'list', '--since', '2026-02-01', '--until', '2026-01-01');
+    assert.equal(backwards.code, 1);
+    assert.match(backwards.err, /--since .* must be before --until/);
     const bad = runCli(gw.dir, 'generations', 'list', '--status', 'failed');
     assert.equal(bad.code, 1);
     assert.match(bad.err, /Allowed choices are success, error/);

@@ -59,6 +59,9 @@ export function accountsCommand(program: Command): void {
       if (o.rpd !== undefined) next.requests_per_day = o.rpd === 'none' ? null : o.rpd;
       patch.limitsOverride = next;
     }
+    if (Object.keys(patch).length === 0) {
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd or --clear-limits');
+    }
     const a = s.accountService.updateAccount(o.account, patch);
     emit(o.json, accountJson(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
   }));

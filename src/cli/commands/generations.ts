@@ -5,7 +5,7 @@ import type { GenerationRecord } from '../../store/generation-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
-import { isoDate, positiveInt } from '../parse-values.ts';
+import { checkRange, isoDate, positiveInt } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
 
 interface ListOptions extends CommonOptions {
@@ -31,6 +31,7 @@ export function generationsCommand(program: Command): void {
     'switchyard generations list --key sk-sy-v1-3f9...c1a --model openai/gpt-4.1 --json',
   ]).action((o: ListOptions) => withStores(o, (s) => {
     if (o.account !== undefined) requireAccount(s, o.account);
+    checkRange(o.since, o.until);
     const filter: GenerationFilter = { limit: o.limit };
     if (o.account !== undefined) filter.accountId = o.account;
     if (o.key !== undefined) filter.keyHash = keyHash(s, o.key);

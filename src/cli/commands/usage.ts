@@ -4,7 +4,7 @@ import { UsageQuery, type UsageGrouping } from '../../store/usage-query.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores } from '../open-cli-stores.ts';
 import { emit, renderTable } from '../output.ts';
-import { isoDate } from '../parse-values.ts';
+import { checkRange, isoDate } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
 
 interface UsageOptions extends CommonOptions { account: string; by: UsageGrouping; since?: string; until?: string }
@@ -20,6 +20,7 @@ export function usageCommand(program: Command): void {
     'switchyard usage --account acct_123 --by key --json',
   ]).action((o: UsageOptions) => withStores(o, (s) => {
     requireAccount(s, o.account);
+    checkRange(o.since, o.until);
     const range: { since?: string; until?: string } = {};
     if (o.since !== undefined) range.since = o.since;
     if (o.until !== undefined) range.until = o.until;
