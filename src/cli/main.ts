@@ -19,6 +19,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .helpCommand('help [command]', 'show help for a command')
+    .option('--config <path>', 'the config file, for any command (also accepted after the command)')
     // Settings below are inherited by every command added after them.
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
@@ -33,6 +34,12 @@ Examples:
 Every command takes --help, and --config PATH to pick the configuration (and with it the
 database); commands that print take --json for scripts.
 Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) or failure.`);
+  // `switchyard --config X keys list` and `switchyard keys list --config X` alike: the top
+  // level takes --config wherever it stands and hands it to the command that runs.
+  program.hook('preAction', (_top, action) => {
+    const config = program.getOptionValue('config') as string | undefined;
+    if (config !== undefined && action.getOptionValue('config') === undefined) action.setOptionValue('config', config);
+  });
   serveCommand(program);
   initCommand(program);
   configCommand(program);

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -125,6 +125,25 @@ describe('the CLI surface', () => {
       assert.equal(JSON.parse(again.out).created, false);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('--config works before the command as well as after it', () => {
+    const dbDir = mkdtempSync(join(tmpdir(), 'switchyard-cli-config-'));
+    try {
+      const file = join(dbDir, 'switchyard.yaml');
+      writeFileSync(file, `database:\n  path: ${join(dbDir, 'gw.db')}\n`);
+      const missing = run(cwd, {}, '--config', file, 'accounts', 'list');
+      assert.equal(missing.code, 1);
+      assert.match(missing.err, /gw\.db \(from database\.path in .*switchyard\.yaml\)/);
+      assert.equal(run(cwd, {}, '--config', file, 'init').code, 0);
+      const before = run(cwd, {}, '--config', file, 'accounts', 'create', '--name', 'Early', '--json');
+      assert.equal(before.code, 0, before.err);
+      const after = run(cwd, {}, 'accounts', 'list', '--config', file, '--json');
+      assert.deepEqual(JSON.parse(after.out).map((a: any) => a.name), ['Early']);
+      assert.equal(existsSync(join(cwd, 'data')), false);
+    } finally {
+      rmSync(dbDir, { recursive: true, force: true });
     }
   });
 });
