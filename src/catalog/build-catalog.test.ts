@@ -175,13 +175,13 @@ describe('buildCatalog: config', () => {
     assert.deepEqual(replaced.warnings, []);
   });
 
-  it('drops endpoints of unknown or disabled providers, and models left without any', () => {
+  it('drops endpoints of disabled providers, and models left without any', () => {
     const catalog = build({
       sim: false,
       ...LOCAL,
       models: [
         { id: 'acme/a', context_length: 1000, endpoints: [
-          { provider: 'nowhere', pricing: { prompt: '0', completion: '0' } },
+          { provider: 'openai', pricing: { prompt: '0', completion: '0' } },
           { provider: 'local', model: 'a', pricing: { prompt: '0', completion: '0' } },
         ] },
         { id: 'acme/b', context_length: 1000, endpoints: [{ provider: 'openai', pricing: { prompt: '0', completion: '0' } }] },
@@ -189,10 +189,18 @@ describe('buildCatalog: config', () => {
     });
     assert.deepEqual(catalog.models.map((m) => m.id), ['acme/a']);
     assert.deepEqual(catalog.warnings, [
-      'models[0].endpoints[0] (acme/a): provider "nowhere" is unknown; endpoint dropped',
+      'models[0].endpoints[0] (acme/a): provider "openai" is not enabled; endpoint dropped',
       'models[1].endpoints[0] (acme/b): provider "openai" is not enabled; endpoint dropped',
       'models[1] (acme/b): no usable endpoint; model dropped',
     ]);
+  });
+
+  it('refuses an endpoint naming an unknown provider, with the nearest id as a suggestion', () => {
+    const tree = { sim: false, ...LOCAL, models: [{ id: 'acme/a', context_length: 1000, endpoints: [{ provider: 'opnai', pricing: { prompt: '0', completion: '0' } }] }] };
+    assert.throws(() => build(tree), (err: unknown) => err instanceof ConfigError && err.path === 'models[0].endpoints[0].provider'
+      && /unknown provider "opnai"\. Did you mean "openai"\?/.test(err.message));
+    assert.throws(() => build({ ...tree, models: [{ ...tree.models[0], endpoints: [{ provider: 'nowhere', pricing: { prompt: '0', completion: '0' } }] }] }),
+      (err: unknown) => err instanceof ConfigError && /unknown provider "nowhere"\. Use a built-in/.test(err.message));
   });
 
   it('drops the endpoints of a kind that has no adapter, with warnings free of secrets', () => {

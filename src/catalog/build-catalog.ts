@@ -1,5 +1,6 @@
 import { compilePricing, type CompiledPricing } from '../billing/pricing.ts';
-import { ConfigError } from '../config/config-error.ts';
+import { ConfigError, explainConfigError } from '../config/config-error.ts';
+import { didYouMean } from '../config/did-you-mean.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { BUILTIN_MODELS, BUILTIN_PROVIDERS } from './builtin-catalog.ts';
 import { Catalog } from './catalog.ts';
@@ -25,6 +26,15 @@ export interface BuiltCatalog {
  * it cannot make sense of.
  */
 export function buildCatalog(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, AdapterInfo>): BuiltCatalog {
+  try {
+    return build(config, env, adapters);
+  } catch (err) {
+    // Names the config file, and the unset variable a faulty field came from.
+    throw explainConfigError(err, config.source);
+  }
+}
+
+function build(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, AdapterInfo>): BuiltCatalog {
   const warnings: string[] = [];
   const serving = resolveProviders(config, env, adapters, warnings);
   // Tells a disabled provider from a typo in the warnings.
@@ -43,10 +53,13 @@ export function buildCatalog(config: GatewayConfig, env: Env, adapters: Readonly
     for (const ep of draft.endpoints) {
       const provider = serving.get(ep.provider);
       if (provider === undefined) {
-        if (ep.path !== undefined) {
-          const why = knownIds.has(ep.provider) ? 'is not enabled' : 'is unknown';
-          warnings.push(`${ep.path} (${draft.id}): provider "${ep.provider}" ${why}; endpoint dropped`);
+        if (ep.path === undefined) continue;
+        // A typo is an error; a known provider that is off (no credential) only drops the endpoint.
+        if (!knownIds.has(ep.provider)) {
+          throw new ConfigError(`${ep.path}.provider`,
+            `unknown provider "${ep.provider}".${didYouMean(ep.provider, knownIds)} Use a built-in provider id or one defined under providers: (known: ${[...knownIds].join(', ')})`);
         }
+        warnings.push(`${ep.path} (${draft.id}): provider "${ep.provider}" is not enabled; endpoint dropped`);
         continue;
       }
       const id = `${provider.config.id}/${ep.model}`;

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error.ts';
+import { closestMatch } from '../config/did-you-mean.ts';
 import type { GatewayConfig, ProviderInput } from '../config/types.ts';
 import { BUILTIN_PROVIDERS, SIM_PROVIDER_ID } from './builtin-catalog.ts';
 import type { BuiltinProvider } from './builtin/builtin-types.ts';
@@ -111,6 +112,11 @@ function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config
 }
 
 function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): Candidate {
+  const builtinIds = BUILTIN_PROVIDERS.map((b) => b.id);
+  const near = closestMatch(input.id, builtinIds);
+  if (input.kind === undefined && near !== undefined) {
+    throw new ConfigError(`${path}.id`, `unknown provider "${input.id}". Did you mean "${near}"? (a provider that is not built in needs kind and base_url; built-in ids: ${builtinIds.join(', ')})`);
+  }
   if (input.kind === undefined) {
     throw new ConfigError(`${path}.kind`, `required for a provider that is not built in (built-in ids: ${BUILTIN_PROVIDERS.map((b) => b.id).join(', ')})`);
   }

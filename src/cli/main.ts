@@ -1,80 +1,66 @@
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
-import { runAccountCommand } from './account-commands.ts';
-import { UsageError } from './output.ts';
-import { runServe } from './serve-command.ts';
+import { accountsCommand } from './commands/accounts.ts';
+import { configCommand } from './commands/config.ts';
+import { creditsCommand } from './commands/credits.ts';
+import { generationsCommand } from './commands/generations.ts';
+import { initCommand } from './commands/init.ts';
+import { keysCommand } from './commands/keys.ts';
+import { serveCommand } from './commands/serve.ts';
+import { usageCommand } from './commands/usage.ts';
 
-const HELP = `switchyard: a self-hosted model gateway
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-Usage:
-  switchyard serve [--config PATH] [--host H] [--port P]
-  switchyard accounts create --name N [--org] [--credits USD] [--tier T] [--default-model M]
-  switchyard accounts update --account ID [--tier T] [--default-model M] [--active true|false]
-                              [--rpm N] [--rpd N|none] (per-account rate-limit overrides; --clear-limits drops them)
-  switchyard accounts list
-  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management]
-  switchyard keys list [--account ID]
-  switchyard keys revoke HASH|LABEL    (final for the account: its management key cannot enable it again)
-  switchyard keys enable HASH|LABEL    (lifts a revocation)
-  switchyard credits add --account ID --amount USD      (a positive amount)
-  switchyard credits adjust --account ID --amount=USD --reason TEXT
-                              (an operator correction either way, e.g. --amount=-5 --reason "refund reversal")
+/** The `switchyard` command: one module per command group under ./commands. */
+export function buildProgram(): Command {
+  const program = new Command('switchyard')
+    .description('switchyard: a self-hosted model gateway, and the commands that operate it')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .helpCommand('help [command]', 'show help for a command')
+    .option('--config <path>', 'the config file, for any command (also accepted after the command)')
+    // Settings below are inherited by every command added after them.
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', `
+Examples:
+  $ switchyard serve
+  $ switchyard accounts create --name "Acme" --credits 50
+  $ switchyard keys create --account acct_123 --name ci
+  $ switchyard usage --account acct_123 --by model
+  $ switchyard keys create --help
 
-Every command takes --config PATH (or SWITCHYARD_CONFIG) to find the database,
-and --json for output that scripts can read.`;
-
-const OPTIONS = {
-  config: { type: 'string' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  name: { type: 'string' },
-  org: { type: 'boolean', default: false },
-  credits: { type: 'string' },
-  tier: { type: 'string' },
-  'default-model': { type: 'string' },
-  account: { type: 'string' },
-  limit: { type: 'string' },
-  expires: { type: 'string' },
-  amount: { type: 'string' },
-  reason: { type: 'string' },
-  management: { type: 'boolean', default: false },
-  active: { type: 'string' },
-  rpm: { type: 'string' },
-  rpd: { type: 'string' },
-  'clear-limits': { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-export type CliValues = ReturnType<typeof parse>['values'];
-
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+Every command takes --help, and --config PATH to pick the configuration (and with it the
+database); commands that print take --json for scripts.
+Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) or failure.`);
+  // `switchyard --config X keys list` and `switchyard keys list --config X` alike: the top
+  // level takes --config wherever it stands and hands it to the command that runs.
+  program.hook('preAction', (_top, action) => {
+    const config = program.getOptionValue('config') as string | undefined;
+    if (config !== undefined && action.getOptionValue('config') === undefined) action.setOptionValue('config', config);
+  });
+  serveCommand(program);
+  initCommand(program);
+  configCommand(program);
+  accountsCommand(program);
+  keysCommand(program);
+  creditsCommand(program);
+  usageCommand(program);
+  generationsCommand(program);
+  return program;
 }
 
-async function main(argv: string[]): Promise<number> {
-  let parsed;
+export async function main(argv: string[]): Promise<number> {
   try {
-    parsed = parse(argv);
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return 0;
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${HELP}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.help || command === undefined || command === 'help') {
-    process.stdout.write(`${HELP}\n`);
-    return command === undefined && !values.help ? 2 : 0;
-  }
-  try {
-    if (command === 'serve') return await runServe(values);
-    return runAccountCommand(command, rest, values);
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`error: ${(err as Error).message}\n`);
+    // The parser's own errors were printed already; help and --version end here too, with 0.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    // ConfigError and UsageError messages say what to fix; anything else is a failure. Never a stack trace.
+    const message = (err as Error).message ?? String(err);
+    process.stderr.write(err instanceof ConfigError ? `${message}\n` : `error: ${message}\n`);
     return 1;
   }
 }

@@ -219,7 +219,7 @@ describe('loadConfig errors name the field', () => {
     expectConfigError(
       () => parseConfig({ providers: [{ id: 'x', kind: 'opneai', base_url: 'http://h' }] }, {}),
       'providers[0].kind',
-      /^config providers\[0\]\.kind: expected one of openai, .*sim.*, got "opneai"$/,
+      /^config providers\[0\]\.kind: expected one of openai, .*sim.*, got "opneai"\. Did you mean "openai"\?$/,
     );
   });
 
@@ -227,7 +227,7 @@ describe('loadConfig errors name the field', () => {
     expectConfigError(
       () => parseConfig({ providers: [{ id: 'x', kind: 'openai', bse_url: 'http://h' }] }, {}),
       'providers[0].bse_url',
-      /unknown field; expected one of id, kind, name, base_url/,
+      /unknown field "bse_url"\. Did you mean "base_url"\? Known fields of providers\[0\]: id, kind, name, base_url/,
     );
   });
 

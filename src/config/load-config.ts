@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { ConfigError } from './config-error.ts';
+import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
 import { parseModels } from './parse-models.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
@@ -38,12 +38,28 @@ export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
   const env = opts.env;
   const file = opts.path ?? (env.SWITCHYARD_CONFIG === '' ? undefined : env.SWITCHYARD_CONFIG);
   const tree = file === undefined ? {} : readYamlFile(file);
-  return parseConfig(tree, env, opts.overrides);
+  return parseConfig(tree, env, opts.overrides, file);
 }
 
-/** The same as loadConfig for a tree already parsed (tests, `config check` tooling). */
-export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}): GatewayConfig {
-  const root = readMapping(resolveEnvReferences(tree ?? {}, env), '');
+/**
+ * The same as loadConfig for a tree already parsed (tests, `config check` tooling).
+ * Errors name `file` when given, and the unset variable a faulty field came from.
+ */
+export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}, file?: string): GatewayConfig {
+  const unsetReferences = new Map<string, string[]>();
+  const source: ConfigSource = { file, unsetReferences };
+  try {
+    const config = parseTree(resolveEnvReferences(tree ?? {}, env, '', unsetReferences), env, overrides);
+    // Not enumerable: a record of where the config came from, not a setting (deep-equal comparisons ignore it).
+    Object.defineProperty(config, 'source', { value: source, enumerable: false });
+    return config;
+  } catch (err) {
+    throw explainConfigError(err, source);
+  }
+}
+
+function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfigOptions['overrides']>): GatewayConfig {
+  const root = readMapping(resolved, '');
   checkKeys(root, TOP_KEYS, '');
 
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
@@ -102,7 +118,8 @@ function readYamlFile(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError('', `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code ?? (err as Error).message}`);
+    const why = code === 'ENOENT' ? 'no such file (check the --config path or SWITCHYARD_CONFIG)' : code ?? (err as Error).message;
+    throw new ConfigError('', `cannot read ${file}: ${why}`);
   }
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const first = doc.errors[0];

@@ -4,6 +4,7 @@
 
 import { formatAttos, priceToAttos, usdToNanos, formatNanos } from '../billing/money.ts';
 import { ConfigError } from './config-error.ts';
+import { didYouMean } from './did-you-mean.ts';
 
 export type Fields = Record<string, unknown>;
 
@@ -30,7 +31,9 @@ export function readMapping(value: unknown, path: string): Fields {
 /** Unknown keys are errors: a misspelt optional field would otherwise be silently ignored. */
 export function checkKeys(fields: Fields, allowed: readonly string[], path: string): void {
   for (const key of Object.keys(fields)) {
-    if (!allowed.includes(key)) throw new ConfigError(at(path, key), `unknown field; expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key)) {
+      throw new ConfigError(at(path, key), `unknown field "${key}".${didYouMean(key, allowed)} Known fields${path === '' ? '' : ` of ${path}`}: ${allowed.join(', ')}`);
+    }
   }
 }
 
@@ -84,7 +87,8 @@ export function optBoolean(fields: Fields, key: string, path: string): boolean |
 export function readEnum<T extends string>(value: unknown, allowed: readonly T[], path: string): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
     const got = typeof value === 'string' ? `"${value}"` : describe(value);
-    throw new ConfigError(path, `expected one of ${allowed.join(', ')}, got ${got}`);
+    const hint = typeof value === 'string' ? didYouMean(value, allowed) : '';
+    throw new ConfigError(path, `expected one of ${allowed.join(', ')}, got ${got}${hint === '' ? '' : `.${hint}`}`);
   }
   return value as T;
 }

@@ -5,6 +5,7 @@
 import type { CacheFamily, Capability, PricingSpec } from '../catalog/types.ts';
 import type { TierLimits } from '../limits/tier-limits.ts';
 import type { ModerationPattern } from '../moderation/moderation-pattern.ts';
+import type { ConfigSource } from './config-error.ts';
 
 /** `auto`: the simulated provider is on only when no real provider is usable. */
 export type SimSetting = boolean | 'auto';
@@ -24,6 +25,8 @@ export interface GatewayConfig {
   /** Rate-limit tiers: the defaults merged with the file's `tiers:`. */
   tiers: TierLimits[];
   moderation: ModerationConfig;
+  /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
+  source?: ConfigSource;
 }
 
 /** Where to listen, and the limits and timeouts of the HTTP server (docs/security.md). */

@@ -79,20 +79,21 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
 const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
-  const stores = openStores(config);
-  let lock: ServeLock;
-  try {
-    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
-  } catch (err) {
-    stores.db.close();
-    throw err;
-  }
+  // The catalog first: a config mistake stops the start before any file is created.
   const adapters = builtinAdapters();
   const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
   // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
   const scrubber = scrubberForConfig(config, catalog);
   scrubInProcessLogs(scrubber);
   const log = opts.log === undefined ? logSafely : (m: string) => opts.log!(scrubber.text(m));
+  const stores = openStores(config);
+  let lock: ServeLock;
+  try {
+    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? log });
+  } catch (err) {
+    stores.db.close();
+    throw err;
+  }
   const upstream = new UpstreamClient();
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();

@@ -52,6 +52,7 @@ describe('crash safety of the ledger', () => {
   }
 
   test('SIGKILL during a burst loses no charge; stale holds are reconciled at restart', async () => {
+    cli('init'); // the CLI creates a database only in serve or init
     const account = cli('accounts', 'create', '--name', 'crash', '--credits', '10', '--tier', 'enterprise');
     const { key } = cli('keys', 'create', '--account', account.id);
     const { child, origin } = await serve();

@@ -26,12 +26,13 @@ describe('credits and accounts from the CLI', () => {
     const before = await creditsAndBalance(gw.key);
     for (const amount of ['--amount=-100', '--amount=-0.5']) {
       const r = runCli(gw.dir, 'credits', 'add', '--account', gw.accountId, amount);
-      assert.equal(r.code, 2, r.err);
+      assert.equal(r.code, 1, r.err);
       assert.match(r.err, /must be positive/);
       assert.match(r.err, /credits adjust/, 'the message names the command that takes credits away');
     }
     const spaced = runCli(gw.dir, 'credits', 'add', '--account', gw.accountId, '--amount', '-100');
-    assert.notEqual(spaced.code, 0);
+    assert.equal(spaced.code, 1, spaced.err);
+    assert.match(spaced.err, /must be positive/, 'a negative amount after a space is a value, not a flag');
     const zero = runCli(gw.dir, 'credits', 'add', '--account', gw.accountId, '--amount', '0');
     assert.equal(zero.code, 1);
     assert.match(zero.err, /positive/);
@@ -47,10 +48,11 @@ describe('credits and accounts from the CLI', () => {
     assert.ok(start.usage > 0);
 
     const noReason = runCli(gw.dir, 'credits', 'adjust', '--account', gw.accountId, '--amount=-5');
-    assert.equal(noReason.code, 2);
-    assert.match(noReason.err, /missing --reason/);
+    assert.equal(noReason.code, 1);
+    assert.match(noReason.err, /required option '--reason <text>' not specified/);
     const blankReason = runCli(gw.dir, 'credits', 'adjust', '--account', gw.accountId, '--amount=-5', '--reason', '  ');
-    assert.equal(blankReason.code, 2);
+    assert.equal(blankReason.code, 1);
+    assert.match(blankReason.err, /needs a reason/);
 
     const adjusted = runCliJson(gw.dir, 'credits', 'adjust', '--account', gw.accountId, '--amount=-5', '--reason', 'refund reversal');
     const after = await creditsAndBalance(gw.key);

@@ -90,7 +90,7 @@ describe('a database the gateway cannot write is refused before anything is serv
   function prepared(): { dir: string; env: NodeJS.ProcessEnv } {
     const dir = fresh();
     const env = serveEnv({ SWITCHYARD_DATA_DIR: dir });
-    const made = spawnSync(process.execPath, [BIN, 'accounts', 'list'], { env, encoding: 'utf8' });
+    const made = spawnSync(process.execPath, [BIN, 'init'], { env, encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     return { dir, env };
   }

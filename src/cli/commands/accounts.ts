@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { formatNanos } from '../../billing/money.ts';
+import type { AccountRecord } from '../../store/account-store.ts';
+import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
+import { checkModelName } from '../gateway-catalog.ts';
+import { withStores, type CliStores } from '../open-cli-stores.ts';
+import { emit, renderTable, UsageError } from '../output.ts';
+import { bool, nonNegativeUsd, positiveInt } from '../parse-values.ts';
+
+interface CreateOptions extends CommonOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
+interface UpdateOptions extends CommonOptions {
+  account: string; tier?: string; defaultModel?: string; active?: boolean; rpm?: number; rpd?: number | 'none'; clearLimits?: boolean;
+}
+
+export function accountsCommand(program: Command): void {
+  const accounts = examples(program.command('accounts').description('create, change and list accounts (who holds credits and keys)'), [
+    'switchyard accounts create --name "Acme" --org --credits 50',
+    'switchyard accounts list',
+    'switchyard accounts update --help',
+  ]);
+
+  examples(withCommonOptions(accounts.command('create').description('create an account')
+    .requiredOption('--name <name>', 'its display name')
+    .option('--org', 'an organization rather than a user')
+    .option('--credits <usd>', 'initial credits in USD', nonNegativeUsd)
+    .option('--tier <tier>', 'rate-limit tier (default: free)')
+    .option('--default-model <model>', 'model used when a request names none (checked against the catalog)')), [
+    'switchyard accounts create --name "Acme" --org --credits 50 --tier tier2',
+  ]).action((o: CreateOptions) => withStores(o, (s) => {
+    const input: Parameters<typeof s.accountService.createAccount>[0] = { name: o.name, type: o.org === true ? 'organization' : 'user' };
+    if (o.tier !== undefined) input.tier = o.tier;
+    if (o.credits !== undefined) input.creditsUsd = o.credits;
+    if (o.defaultModel !== undefined) input.defaultModel = checkModelName(s.config, o.defaultModel);
+    const a = s.accountService.createAccount(input);
+    emit(o.json, accountJson(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
+  }));
+
+  examples(withCommonOptions(accounts.command('update').description('change an account\'s tier, default model, status or rate limits')
+    .requiredOption('--account <id>', 'the account id (acct_...)')
+    .option('--tier <tier>', 'rate-limit tier')
+    .option('--default-model <model>', 'model used when a request names none (checked against the catalog)')
+    .option('--active <true|false>', 'false refuses every request of the account', bool)
+    .option('--rpm <n>', 'override: requests per minute per key', positiveInt)
+    .option('--rpd <n|none>', 'override: requests per day per key (none: no daily cap)', (v: string) => (v === 'none' ? 'none' : positiveInt(v)))
+    .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')), [
+    'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
+    'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
+    'switchyard accounts update --account acct_123 --active false',
+  ]).action((o: UpdateOptions) => withStores(o, (s) => {
+    const current = requireAccount(s, o.account);
+    const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
+    if (o.tier !== undefined) patch.tier = o.tier;
+    if (o.defaultModel !== undefined) patch.defaultModel = checkModelName(s.config, o.defaultModel);
+    if (o.active !== undefined) patch.isActive = o.active;
+    if (o.clearLimits === true) patch.limitsOverride = null;
+    else if (o.rpm !== undefined || o.rpd !== undefined) {
+      const next = { ...(current.limitsOverride ?? {}) };
+      if (o.rpm !== undefined) next.requests_per_minute = o.rpm;
+      if (o.rpd !== undefined) next.requests_per_day = o.rpd === 'none' ? null : o.rpd;
+      patch.limitsOverride = next;
+    }
+    if (Object.keys(patch).length === 0) {
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd or --clear-limits');
+    }
+    const a = s.accountService.updateAccount(o.account, patch);
+    emit(o.json, accountJson(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
+  }));
+
+  examples(withCommonOptions(accounts.command('list').description('list every account with its balance')), [
+    'switchyard accounts list',
+    'switchyard accounts list --json',
+  ]).action((o: CommonOptions) => withStores(o, (s) => {
+    const all = s.accounts.listAccounts();
+    emit(o.json, all.map(accountJson), () => (all.length === 0 ? 'no accounts' : renderTable(
+      ['ID', 'NAME', 'TYPE', 'TIER', 'BALANCE', 'DEFAULT MODEL', 'STATUS'],
+      all.map((a) => [a.id, a.name, a.accountType, a.tier, `$${formatNanos(a.balanceNanos)}`, a.defaultModel ?? '-', a.isActive ? 'active' : 'inactive']),
+      [4],
+    )));
+  }));
+}
+
+/** The account, or a clear error naming the id (exit 1). */
+export function requireAccount(s: CliStores, id: string): AccountRecord {
+  const a = s.accounts.getAccount(id);
+  if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
+  return a;
+}
+
+export function accountJson(a: AccountRecord): Record<string, unknown> {
+  return {
+    id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
+    balance: formatNanos(a.balanceNanos), is_active: a.isActive,
+    limits_override: a.limitsOverride, created_at: a.createdAt,
+  };
+}

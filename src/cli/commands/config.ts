@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { formatAttos, priceToAttos } from '../../billing/money.ts';
+import type { Endpoint } from '../../catalog/types.ts';
+import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
+import { describeProviders } from '../describe-providers.ts';
+import { gatewayCatalog } from '../gateway-catalog.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
+import { emit, renderTable } from '../output.ts';
+
+export function configCommand(program: Command): void {
+  const config = examples(program.command('config').description('check the configuration'), [
+    'switchyard config check --config switchyard.yaml',
+  ]);
+
+  examples(withCommonOptions(config.command('check')
+    .description('validate the config and print the catalog it gives, without starting (no database, no port)')), [
+    'switchyard config check --config switchyard.yaml',
+    'OPENAI_API_KEY=sk-... switchyard config check --json',
+  ]).action((o: CommonOptions) => {
+    const cfg = loadCliConfig(o);
+    const { catalog, warnings } = gatewayCatalog(cfg);
+    const providers = describeProviders(cfg, catalog, process.env);
+    const models = catalog.models.map((m) => ({
+      id: m.id, context_length: m.contextLength, aliases: m.aliases,
+      endpoints: m.endpoints.map((e) => ({ id: e.id, provider: e.provider.id, upstream_model: e.upstreamModel, ...perMillion(e) })),
+    }));
+    emit(o.json, {
+      ok: true, config_file: cfg.source?.file ?? null, database: cfg.database.path, providers, models, warnings,
+    }, () => [
+      `config ok: ${cfg.source?.file ?? 'no config file (defaults and environment only)'}`,
+      `database: ${cfg.database.path} (not opened)`,
+      '',
+      'Providers:',
+      indent(renderTable(['PROVIDER', 'KIND', 'STATUS', 'WHY'], providers.map((p) => [p.id, p.kind, p.enabled ? 'enabled' : 'disabled', p.why]))),
+      '',
+      `Models (${models.length}; prices in USD per million tokens):`,
+      models.length === 0 ? '  none: no enabled provider serves a model' : indent(renderTable(
+        ['MODEL', 'ENDPOINT', 'CONTEXT', 'PROMPT', 'COMPLETION'],
+        models.flatMap((m) => m.endpoints.map((e, i) => [i === 0 ? m.id : '', e.id, i === 0 ? String(m.context_length) : '', e.prompt_per_million, e.completion_per_million])),
+        [2, 3, 4],
+      )),
+      ...(warnings.length === 0 ? [] : ['', 'Warnings:', ...warnings.map((w) => `  ${w}`)]),
+    ].join('\n'));
+  });
+}
+
+function perMillion(e: Endpoint): { prompt_per_million: string; completion_per_million: string } {
+  const m = (price: string): string => formatAttos(priceToAttos(price) * 1_000_000n);
+  return { prompt_per_million: m(e.pricing.prompt), completion_per_million: m(e.pricing.completion) };
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `  ${l}`).join('\n');
+}

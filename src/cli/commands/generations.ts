@@ -1,0 +1,80 @@
+import { Option, type Command } from 'commander';
+import { formatNanos } from '../../billing/money.ts';
+import { GenerationQuery, type GenerationFilter } from '../../store/generation-query.ts';
+import type { GenerationRecord } from '../../store/generation-store.ts';
+import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
+import { withStores, type CliStores } from '../open-cli-stores.ts';
+import { emit, renderTable, UsageError } from '../output.ts';
+import { checkRange, isoDate, positiveInt } from '../parse-values.ts';
+import { requireAccount } from './accounts.ts';
+
+interface ListOptions extends CommonOptions {
+  account?: string; key?: string; model?: string; status?: 'success' | 'error'; since?: string; until?: string; limit: number;
+}
+
+export function generationsCommand(program: Command): void {
+  const generations = examples(program.command('generations').description('the record of each request: model, provider, tokens, cost, attempts'), [
+    'switchyard generations list --account acct_123',
+    'switchyard generations show gen-1732456789-abc',
+  ]);
+
+  examples(withCommonOptions(generations.command('list').description('list generation records, newest first')
+    .option('--account <id>', 'only this account\'s')
+    .option('--key <key>', 'only this key\'s (its hash or label)')
+    .option('--model <model>', 'only this model id')
+    .addOption(new Option('--status <status>', 'only successes or errors').choices(['success', 'error']))
+    .option('--since <date>', 'from this ISO 8601 date or time (inclusive, UTC)', isoDate)
+    .option('--until <date>', 'up to this ISO 8601 date or time (exclusive, UTC)', isoDate)
+    .option('--limit <n>', 'at most this many (at most 1000)', (v: string) => Math.min(positiveInt(v), 1000), 20)), [
+    'switchyard generations list --account acct_123 --limit 50',
+    'switchyard generations list --status error --since 2026-11-24',
+    'switchyard generations list --key sk-sy-v1-3f9...c1a --model openai/gpt-4.1 --json',
+  ]).action((o: ListOptions) => withStores(o, (s) => {
+    if (o.account !== undefined) requireAccount(s, o.account);
+    checkRange(o.since, o.until);
+    const filter: GenerationFilter = { limit: o.limit };
+    if (o.account !== undefined) filter.accountId = o.account;
+    if (o.key !== undefined) filter.keyHash = keyHash(s, o.key);
+    if (o.model !== undefined) filter.model = o.model;
+    if (o.status !== undefined) filter.status = o.status;
+    if (o.since !== undefined) filter.since = o.since;
+    if (o.until !== undefined) filter.until = o.until;
+    const records = new GenerationQuery(s.db).ids(filter).map((id) => s.generations.getRecord(id)!);
+    emit(o.json, records.map(generationJson), () => (records.length === 0 ? 'no generations' : renderTable(
+      ['ID', 'CREATED', 'ACCOUNT', 'MODEL', 'PROVIDER', 'STATUS', 'TOKENS IN', 'TOKENS OUT', 'COST', 'LATENCY'],
+      records.map((g) => [g.id, g.createdAt, g.accountId, g.model ?? '-', g.provider ?? '-', g.status === 'success' ? 'success' : `error (${g.errorCode ?? '?'})`,
+        String(g.tokensPrompt), String(g.tokensCompletion), `$${formatNanos(g.costNanos)}`, g.latencyMs === null ? '-' : `${g.latencyMs} ms`]),
+      [6, 7, 8, 9],
+    )));
+  }));
+
+  examples(withCommonOptions(generations.command('show').description('every field of one generation record')
+    .argument('<id>', 'the generation id (the x-generation-id response header, or from generations list)')), [
+    'switchyard generations show gen-1732456789-abc',
+  ]).action((id: string, o: CommonOptions) => withStores(o, (s) => {
+    const g = s.generations.getRecord(id);
+    if (g === undefined) throw new UsageError(`no generation ${id} (switchyard generations list shows recent ones)`);
+    const json = generationJson(g);
+    emit(o.json, json, () => Object.entries(json)
+      .map(([k, v]) => `${`${k}:`.padEnd(22)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n'));
+  }));
+}
+
+function keyHash(s: CliStores, ref: string): string {
+  const key = s.accountService.findKey(ref);
+  if (key === undefined) throw new UsageError(`--key: no key matches "${ref}" (give its hash, or a label that only one key has)`);
+  return key.hash;
+}
+
+function generationJson(g: GenerationRecord): Record<string, unknown> {
+  return {
+    id: g.id, created_at: g.createdAt, account_id: g.accountId, key_hash: g.keyHash,
+    model: g.model, provider: g.provider, upstream_model: g.upstreamModel, upstream_id: g.upstreamId,
+    dialect: g.dialect, streamed: g.streamed, cancelled: g.cancelled, status: g.status, error_code: g.errorCode,
+    finish_reason: g.finishReason, native_finish_reason: g.nativeFinishReason,
+    tokens_prompt: g.tokensPrompt, tokens_completion: g.tokensCompletion, tokens_cache_read: g.tokensCacheRead,
+    tokens_cache_write: g.tokensCacheWrite, tokens_reasoning: g.tokensReasoning,
+    cost: formatNanos(g.costNanos), cost_breakdown: g.costBreakdown, latency_ms: g.latencyMs, first_token_ms: g.firstTokenMs,
+    attempts: g.attempts, http_referer: g.httpReferer, x_title: g.xTitle, end_user: g.endUser,
+  };
+}

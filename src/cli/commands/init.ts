@@ -1,0 +1,22 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { openStores } from '../../server/services.ts';
+import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
+import { emit } from '../output.ts';
+
+export function initCommand(program: Command): void {
+  examples(withCommonOptions(program.command('init')
+    .description('create the database where the config points (serve also creates it on its first start)')), [
+    'switchyard init',
+    'SWITCHYARD_DATA_DIR=/var/lib/switchyard switchyard init',
+  ]).action((o: CommonOptions) => {
+    const config = loadCliConfig(o);
+    const path = resolve(config.database.path);
+    const existed = existsSync(config.database.path);
+    // Opening creates the file and brings its schema up to date.
+    openStores(config).db.close();
+    emit(o.json, { database: path, created: !existed }, () => (existed ? `database already at ${path}; schema up to date` : `created database at ${path}`));
+  });
+}

@@ -1,0 +1,106 @@
+import type { Command } from 'commander';
+import { formatNanos } from '../../billing/money.ts';
+import type { KeyRecord } from '../../store/account-store.ts';
+import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
+import { withStores, type CliStores } from '../open-cli-stores.ts';
+import { emit, renderTable, UsageError } from '../output.ts';
+import { futureDate, nonNegativeUsd } from '../parse-values.ts';
+import { requireAccount } from './accounts.ts';
+
+interface CreateOptions extends CommonOptions { account: string; name?: string; limit?: string; expires?: string; management?: boolean }
+interface ListOptions extends CommonOptions { account?: string }
+
+export function keysCommand(program: Command): void {
+  const keys = examples(program.command('keys').description('create, list, revoke and enable API keys'), [
+    'switchyard keys create --account acct_123 --name ci --limit 5',
+    'switchyard keys list --account acct_123',
+    'switchyard keys revoke sk-sy-v1-3f9...c1a',
+  ]);
+
+  // TODO(admin keys): another branch adds an admin key kind (`keys create --admin`). When
+  // AccountService.createKey takes `admin`, add `.option('--admin', ...)` here and pass
+  // `admin: true` through; it does not exist in this tree yet.
+  examples(withCommonOptions(keys.command('create').description('create a key for an account (the key is shown this once)')
+    .requiredOption('--account <id>', 'the account id (acct_...)')
+    .option('--name <name>', 'a name to recognise it by', 'default')
+    .option('--limit <usd>', 'a spending limit of its own, in USD', nonNegativeUsd)
+    .option('--expires <date>', 'expiry, a future ISO 8601 date (2026-12-31 or 2026-12-31T18:00:00Z)', futureDate)
+    .option('--management', 'a management key: manages the account\'s keys over HTTP, cannot call models')), [
+    'switchyard keys create --account acct_123 --name ci --limit 5',
+    'switchyard keys create --account acct_123 --name admin --management',
+    'switchyard keys create --account acct_123 --name trial --expires 2026-12-31 --json',
+  ]).action((o: CreateOptions) => withStores(o, (s) => {
+    requireAccount(s, o.account);
+    const { key, record } = s.accountService.createKey({
+      accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, expiresAt: o.expires ?? null, management: o.management === true,
+    });
+    emit(o.json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
+  }));
+
+  examples(withCommonOptions(keys.command('list').description('list keys (never the keys themselves: their labels and hashes)')
+    .option('--account <id>', 'only this account\'s keys')), [
+    'switchyard keys list',
+    'switchyard keys list --account acct_123 --json',
+  ]).action((o: ListOptions) => withStores(o, (s) => {
+    if (o.account !== undefined) requireAccount(s, o.account);
+    const all = s.accounts.listKeys(o.account);
+    const now = Date.now();
+    emit(o.json, all.map((k) => keyJson(k, now)), () => (all.length === 0 ? 'no keys' : renderTable(
+      ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],
+      all.map((k) => [
+        k.label, k.name, k.accountId, keyStatus(k, now), k.isManagement ? 'management' : 'api',
+        k.limitNanos === null ? '-' : `$${formatNanos(k.limitNanos)}`, `$${formatNanos(k.usageNanos)}`,
+        k.expiresAt ?? '-', k.hash,
+      ]),
+      [5, 6],
+    )));
+  }));
+
+  examples(withCommonOptions(keys.command('revoke').description('revoke a key (final for the account: its management key cannot enable it again)')
+    .argument('<key>', 'the key\'s hash, or its label when only one key has it')), [
+    'switchyard keys revoke sk-sy-v1-3f9...c1a',
+  ]).action((ref: string, o: CommonOptions) => withStores(o, (s) => {
+    const before = findKey(s, ref);
+    if (!before.isActive && before.disabledBy === 'operator') {
+      emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) was already revoked; nothing changed`);
+      return;
+    }
+    const key = s.accountService.revokeKey(before.hash)!;
+    emit(o.json, { ...keyJson(key), changed: true }, () => `revoked key ${key.label} (hash ${key.hash})`);
+  }));
+
+  examples(withCommonOptions(keys.command('enable').description('lift a revocation (the operator\'s or the account\'s)')
+    .argument('<key>', 'the key\'s hash, or its label when only one key has it')), [
+    'switchyard keys enable sk-sy-v1-3f9...c1a',
+  ]).action((ref: string, o: CommonOptions) => withStores(o, (s) => {
+    const before = findKey(s, ref);
+    if (before.isActive) {
+      emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) is already active; nothing changed`);
+      return;
+    }
+    const key = s.accountService.enableKey(before.hash)!;
+    emit(o.json, { ...keyJson(key), changed: true }, () => `enabled key ${key.label} (hash ${key.hash})`);
+  }));
+}
+
+function findKey(s: CliStores, ref: string): KeyRecord {
+  const key = s.accountService.findKey(ref);
+  if (key === undefined) throw new UsageError(`no key matches "${ref}" (give its hash, or a label that only one key has; switchyard keys list shows them)`);
+  return key;
+}
+
+/** active, revoked (by the operator), disabled (by the account) or expired. */
+export function keyStatus(k: KeyRecord, now = Date.now()): string {
+  if (!k.isActive) return k.disabledBy === 'account' ? 'disabled' : 'revoked';
+  if (k.expiresAt !== null && Date.parse(k.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+export function keyJson(k: KeyRecord, now = Date.now()): Record<string, unknown> {
+  return {
+    hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
+    limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
+    status: keyStatus(k, now), is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement,
+    expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
+  };
+}

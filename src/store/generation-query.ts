@@ -1,0 +1,30 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface GenerationFilter {
+  accountId?: string;
+  keyHash?: string;
+  model?: string;
+  status?: 'success' | 'error';
+  /** ISO 8601, inclusive. */
+  since?: string;
+  /** ISO 8601, exclusive. */
+  until?: string;
+  limit: number;
+}
+
+/** Ids of generation records matching a filter, newest first (read each with GenerationStore.getRecord). */
+export class GenerationQuery {
+  private readonly stmt;
+
+  constructor(db: DatabaseSync) {
+    this.stmt = db.prepare(`SELECT id FROM generations
+      WHERE (?1 IS NULL OR account_id = ?1) AND (?2 IS NULL OR key_hash = ?2) AND (?3 IS NULL OR model = ?3)
+        AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR created_at >= ?5) AND (?6 IS NULL OR created_at < ?6)
+      ORDER BY created_at DESC, id DESC LIMIT ?7`);
+  }
+
+  ids(f: GenerationFilter): string[] {
+    const rows = this.stmt.all(f.accountId ?? null, f.keyHash ?? null, f.model ?? null, f.status ?? null, f.since ?? null, f.until ?? null, f.limit);
+    return (rows as Array<{ id: string }>).map((r) => r.id);
+  }
+}
