@@ -51,6 +51,7 @@ export function runAccountCommand(command: string, rest: string[], v: CliValues)
           limitUsd: v.limit ?? null,
           expiresAt: v.expires ?? null,
           management: v.management,
+          admin: v.admin,
         });
         emit(json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
         return 0;
@@ -125,6 +126,6 @@ function keyJson(k: KeyRecord): Record<string, unknown> {
   return {
     hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
     limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
-    is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
+    is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, is_admin: k.isAdmin, expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
   };
 }

@@ -12,7 +12,7 @@ Usage:
   switchyard accounts update --account ID [--tier T] [--default-model M] [--active true|false]
                               [--rpm N] [--rpd N|none] (per-account rate-limit overrides; --clear-limits drops them)
   switchyard accounts list
-  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management]
+  switchyard keys create --account ID [--name N] [--limit USD] [--expires ISO-DATE] [--management | --admin]
   switchyard keys list [--account ID]
   switchyard keys revoke HASH|LABEL    (final for the account: its management key cannot enable it again)
   switchyard keys enable HASH|LABEL    (lifts a revocation)
@@ -39,6 +39,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   management: { type: 'boolean', default: false },
+  admin: { type: 'boolean', default: false },
   active: { type: 'string' },
   rpm: { type: 'string' },
   rpd: { type: 'string' },

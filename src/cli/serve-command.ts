@@ -36,6 +36,9 @@ export async function runServe(values: { config?: string; host?: string; port?: 
     log(`Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
     log(`       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`);
     log('');
+    log('For the admin API (/api/v1/admin, docs/admin-api.md), create an admin key:');
+    log(`    switchyard keys create --account ${starter.accountId} --name ops --admin`);
+    log('');
   }
 
   let closing = false;
