@@ -21,7 +21,10 @@ import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
 import type { GenerationRecord } from '../src/store/generation-store.ts';
-import { addToRollup, ROLLUP_UPSERT_SQL, rollupParams, type RollupRow } from '../src/store/usage-rollup.ts';
+import {
+  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
+  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
+} from '../src/store/usage-rollup.ts';
 import { seededRandom } from '../src/routing/seeded-random.test-util.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';
 
@@ -96,6 +99,11 @@ for (let b = 0; b < RECORDS; b += BATCH) {
 }
 services.db.exec('BEGIN');
 for (const row of rollups.values()) upsert.run(...rollupParams(row));
+const coarse = coarseRollups(rollups.values());
+const upsertGlobal = services.db.prepare(GLOBAL_ROLLUP_UPSERT_SQL);
+const upsertKeys = services.db.prepare(KEYS_ROLLUP_UPSERT_SQL);
+for (const row of coarse.global) upsertGlobal.run(...globalRollupParams(row));
+for (const row of coarse.keys) upsertKeys.run(...keysRollupParams(row));
 services.db.exec('COMMIT');
 services.db.exec('ANALYZE');
 const fillS = (performance.now() - t0) / 1000;
@@ -155,7 +163,8 @@ for (const q of queries) {
 
 const count = (sql: string): number => Number((services.db.prepare(sql).get() as { n: number }).n);
 process.stdout.write(`admin aggregates: ${count('SELECT count(*) AS n FROM generations').toLocaleString('en')} generation records over ${DAYS} days, `
-  + `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows; filled in ${fillS.toFixed(1)} s\n`);
+  + `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows (`
+  + `${count('SELECT count(*) AS n FROM usage_daily_global').toLocaleString('en')} all-accounts, ${count('SELECT count(*) AS n FROM usage_daily_keys').toLocaleString('en')} per key); filled in ${fillS.toFixed(1)} s\n`);
 process.stdout.write(`${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`);
 await app.close();
 await services.close();

@@ -1,7 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
-import { addToRollup, ROLLUP_UPSERT_SQL, rollupParams, type RollupRow } from './usage-rollup.ts';
+import {
+  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
+  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
+} from './usage-rollup.ts';
 
 /** One finished request: its charge and its generation record, written together. */
 export interface SettlementRecord extends GenerationRecord {
@@ -53,6 +56,8 @@ export class LedgerStore {
         ON CONFLICT (id) DO UPDATE SET ${GENERATION_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
         WHERE generations.error_code = 'interrupted'`),
       upsertRollup: db.prepare(ROLLUP_UPSERT_SQL),
+      upsertGlobalRollup: db.prepare(GLOBAL_ROLLUP_UPSERT_SQL),
+      upsertKeysRollup: db.prepare(KEYS_ROLLUP_UPSERT_SQL),
     };
     this.stmts.balance.setReadBigInts(true);
     this.stmts.totals.setReadBigInts(true);
@@ -115,6 +120,9 @@ export class LedgerStore {
         if (Number(written.changes) > 0) addToRollup(rollups, r);
       }
       for (const row of rollups.values()) s.upsertRollup.run(...rollupParams(row));
+      const coarse = coarseRollups(rollups.values());
+      for (const row of coarse.global) s.upsertGlobalRollup.run(...globalRollupParams(row));
+      for (const row of coarse.keys) s.upsertKeysRollup.run(...keysRollupParams(row));
       for (const [accountId, cost] of byAccount) s.moveBalance.run(-cost, accountId);
       for (const [keyHash, k] of byKey) s.keyUsage.run(k.cost, k.at, k.at, keyHash);
     });

@@ -1,8 +1,9 @@
 import type { GenerationRecord } from './generation-store.ts';
 
-// The daily usage rollups (table usage_daily): one row per UTC day × account × key × model
-// × provider × app title, moved in the settlement transaction (ledger-store.ts), one
-// upsert per distinct row per batch. Absent model, provider or title are ''.
+// The daily usage rollups: usage_daily, one row per UTC day × account × key × model ×
+// provider × app title, and two coarser tables for the all-accounts views, moved in the
+// settlement transaction (ledger-store.ts), one upsert per distinct row per batch.
+// Absent model, provider or title are ''.
 
 export interface RollupRow {
   day: string;
@@ -23,15 +24,21 @@ export interface RollupRow {
   latencyCount: number;
 }
 
-export const ROLLUP_UPSERT_SQL = `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, app_title, requests, errors,
-    tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos, latency_ms_sum, latency_count)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (day, account_id, key_hash, model, provider, app_title) DO UPDATE SET
-    requests = requests + excluded.requests, errors = errors + excluded.errors,
-    tokens_prompt = tokens_prompt + excluded.tokens_prompt, tokens_completion = tokens_completion + excluded.tokens_completion,
-    tokens_cache_read = tokens_cache_read + excluded.tokens_cache_read, tokens_cache_write = tokens_cache_write + excluded.tokens_cache_write,
-    tokens_reasoning = tokens_reasoning + excluded.tokens_reasoning, cost_nanos = cost_nanos + excluded.cost_nanos,
-    latency_ms_sum = latency_ms_sum + excluded.latency_ms_sum, latency_count = latency_count + excluded.latency_count`;
+const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
+  'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];
+
+function upsertSql(table: string, keys: readonly string[]): string {
+  const cols = [...keys, ...FIGURES];
+  return `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+    ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${FIGURES.map((f) => `${f} = ${f} + excluded.${f}`).join(', ')}`;
+}
+
+/** The fine rollups: day × account × key × model × provider × app title (one account's views). */
+export const ROLLUP_UPSERT_SQL = upsertSql('usage_daily', ['day', 'account_id', 'key_hash', 'model', 'provider', 'app_title']);
+/** day × model × provider × app title: the all-accounts views. */
+export const GLOBAL_ROLLUP_UPSERT_SQL = upsertSql('usage_daily_global', ['day', 'model', 'provider', 'app_title']);
+/** day × account × key: the all-accounts views per account or per key. */
+export const KEYS_ROLLUP_UPSERT_SQL = upsertSql('usage_daily_keys', ['day', 'account_id', 'key_hash']);
 
 /** Adds one settled record to the batch's in-memory rollup rows. */
 export function addToRollup(rows: Map<string, RollupRow>, r: GenerationRecord): void {
@@ -61,7 +68,48 @@ export function addToRollup(rows: Map<string, RollupRow>, r: GenerationRecord): 
   }
 }
 
+function figureParams(r: RollupRow): Array<number | bigint> {
+  return [r.requests, r.errors, r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
+    r.costNanos, r.latencyMsSum, r.latencyCount];
+}
+
 export function rollupParams(r: RollupRow): Array<string | number | bigint> {
-  return [r.day, r.accountId, r.keyHash, r.model, r.provider, r.appTitle, r.requests, r.errors, r.tokensPrompt, r.tokensCompletion,
-    r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning, r.costNanos, r.latencyMsSum, r.latencyCount];
+  return [r.day, r.accountId, r.keyHash, r.model, r.provider, r.appTitle, ...figureParams(r)];
+}
+
+export function globalRollupParams(r: RollupRow): Array<string | number | bigint> {
+  return [r.day, r.model, r.provider, r.appTitle, ...figureParams(r)];
+}
+
+export function keysRollupParams(r: RollupRow): Array<string | number | bigint> {
+  return [r.day, r.accountId, r.keyHash, ...figureParams(r)];
+}
+
+/** The batch's fine rows folded into the coarser tables' rows (blank dimensions ''). */
+export function coarseRollups(rows: Iterable<RollupRow>): { global: RollupRow[]; keys: RollupRow[] } {
+  const global = new Map<string, RollupRow>();
+  const keys = new Map<string, RollupRow>();
+  for (const r of rows) {
+    fold(global, JSON.stringify([r.day, r.model, r.provider, r.appTitle]), { ...r, accountId: '', keyHash: '' });
+    fold(keys, JSON.stringify([r.day, r.accountId, r.keyHash]), { ...r, model: '', provider: '', appTitle: '' });
+  }
+  return { global: [...global.values()], keys: [...keys.values()] };
+}
+
+function fold(into: Map<string, RollupRow>, id: string, r: RollupRow): void {
+  const row = into.get(id);
+  if (row === undefined) {
+    into.set(id, r);
+    return;
+  }
+  row.requests += r.requests;
+  row.errors += r.errors;
+  row.tokensPrompt += r.tokensPrompt;
+  row.tokensCompletion += r.tokensCompletion;
+  row.tokensCacheRead += r.tokensCacheRead;
+  row.tokensCacheWrite += r.tokensCacheWrite;
+  row.tokensReasoning += r.tokensReasoning;
+  row.costNanos += r.costNanos;
+  row.latencyMsSum += r.latencyMsSum;
+  row.latencyCount += r.latencyCount;
 }

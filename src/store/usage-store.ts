@@ -1,7 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
-// Usage aggregates, read from the daily rollups only (usage_daily), never from the raw
-// generation rows. Scope: one account, or all (null).
+// Usage aggregates, read from the daily rollups only, never from the raw generation rows.
+// Scope: one account (usage_daily through its account index), or all (null): the coarser
+// usage_daily_global (per day, model, provider, app) or usage_daily_keys (per account, key).
 
 export type UsageGroup = 'day' | 'model' | 'provider' | 'key' | 'app' | 'account';
 export const USAGE_GROUPS: readonly UsageGroup[] = ['day', 'model', 'provider', 'key', 'app', 'account'];
@@ -67,7 +68,9 @@ export class UsageStore {
     const key = `totals:${accountId !== null}`;
     let stmt = this.grouped.get(key);
     if (stmt === undefined) {
-      stmt = this.db.prepare(`SELECT ${SUMS} FROM usage_daily WHERE ${accountId !== null ? 'account_id = ? AND ' : ''}day BETWEEN ? AND ?`);
+      stmt = this.db.prepare(accountId !== null
+        ? `SELECT ${SUMS} FROM usage_daily WHERE account_id = ? AND day BETWEEN ? AND ?`
+        : `SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN ? AND ?`);
       stmt.setReadBigInts(true);
       this.grouped.set(key, stmt);
     }
@@ -81,7 +84,8 @@ export class UsageStore {
     if (stmt === undefined) {
       const col = GROUP_COLUMN[group];
       const order = group === 'day' ? 'grp' : 'cost_nanos DESC, grp';
-      stmt = this.db.prepare(`SELECT ${col} AS grp, ${SUMS} FROM usage_daily
+      const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
+      stmt = this.db.prepare(`SELECT ${col} AS grp, ${SUMS} FROM ${table}
         WHERE ${scoped ? 'account_id = ? AND ' : ''}day BETWEEN ? AND ? GROUP BY ${col} ORDER BY ${order}`);
       stmt.setReadBigInts(true);
       this.grouped.set(key, stmt);

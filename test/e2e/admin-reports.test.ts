@@ -50,6 +50,15 @@ describe('usage rollups, activity and ledger reports', () => {
     const rolled = db.prepare('SELECT * FROM usage_daily ORDER BY day, account_id, key_hash, model, provider, app_title').all();
     assert.ok(raw.length >= 5);
     assert.deepEqual(rolled, raw);
+    // The coarser all-accounts tables hold the same sums.
+    const figures = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt, sum(tokens_completion) AS tokens_completion,
+      sum(tokens_cache_read) AS cr, sum(tokens_cache_write) AS cw, sum(tokens_reasoning) AS tr, sum(cost_nanos) AS cost,
+      sum(latency_ms_sum) AS lat, sum(latency_count) AS latn`;
+    for (const [table, dims] of [['usage_daily_global', 'day, model, provider, app_title'], ['usage_daily_keys', 'day, account_id, key_hash']]) {
+      const fine = db.prepare(`SELECT ${dims}, ${figures} FROM usage_daily GROUP BY ${dims} ORDER BY ${dims}`).all();
+      const coarse = db.prepare(`SELECT ${dims}, ${figures} FROM ${table} GROUP BY ${dims} ORDER BY ${dims}`).all();
+      assert.deepEqual(coarse, fine, table);
+    }
     assert.ok(raw.some((r) => Number(r.errors) > 0) && raw.some((r) => Number(r.cost_nanos) > 0));
 
     // The API's totals are those sums, exactly.
