@@ -141,8 +141,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Absent model/provider/title are stored as '' (primary key columns cannot be NULL).
       -- Records of the stale-hold sweep ('interrupted', nothing charged) are not counted.
       CREATE TABLE usage_daily (
-        day                TEXT NOT NULL,
         account_id         TEXT NOT NULL,
+        day                TEXT NOT NULL,
         key_hash           TEXT NOT NULL,
         model              TEXT NOT NULL,
         provider           TEXT NOT NULL,
@@ -157,9 +157,8 @@ export const MIGRATIONS: readonly Migration[] = [
         cost_nanos         INTEGER NOT NULL,
         latency_ms_sum     INTEGER NOT NULL,
         latency_count      INTEGER NOT NULL,
-        PRIMARY KEY (day, account_id, key_hash, model, provider, app_title)
+        PRIMARY KEY (account_id, day, key_hash, model, provider, app_title)   -- one account's days: a range of the table
       ) WITHOUT ROWID;
-      CREATE INDEX usage_daily_account ON usage_daily(account_id, day);
       -- Coarser rollups for the all-accounts views, so that a 30-day chart over every
       -- account reads a few thousand rows: per day × model × provider × app title, and per
       -- day × account × key. Same columns of figures, moved in the same transactions.
@@ -177,7 +176,8 @@ export const MIGRATIONS: readonly Migration[] = [
         cost_nanos INTEGER NOT NULL, latency_ms_sum INTEGER NOT NULL, latency_count INTEGER NOT NULL,
         PRIMARY KEY (day, account_id, key_hash)
       ) WITHOUT ROWID;
-      INSERT INTO usage_daily
+      INSERT INTO usage_daily (day, account_id, key_hash, model, provider, app_title, requests, errors, tokens_prompt,
+          tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos, latency_ms_sum, latency_count)
         SELECT substr(created_at, 1, 10), account_id, key_hash, coalesce(model, ''), coalesce(provider, ''), coalesce(x_title, ''),
           count(*), sum(status = 'error'), sum(tokens_prompt), sum(tokens_completion), sum(tokens_cache_read),
           sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos), coalesce(sum(latency_ms), 0), count(latency_ms)

@@ -46,7 +46,7 @@ export function addToRollup(rows: Map<string, RollupRow>, r: GenerationRecord): 
   const model = r.model ?? '';
   const provider = r.provider ?? '';
   const appTitle = r.xTitle ?? '';
-  const id = JSON.stringify([day, r.accountId, r.keyHash, model, provider, appTitle]);
+  const id = `${day}\u0000${r.accountId}\u0000${r.keyHash}\u0000${model}\u0000${provider}\u0000${appTitle}`;
   let row = rows.get(id);
   if (row === undefined) {
     row = { day, accountId: r.accountId, keyHash: r.keyHash, model, provider, appTitle, requests: 0, errors: 0,
@@ -90,8 +90,8 @@ export function coarseRollups(rows: Iterable<RollupRow>): { global: RollupRow[];
   const global = new Map<string, RollupRow>();
   const keys = new Map<string, RollupRow>();
   for (const r of rows) {
-    fold(global, JSON.stringify([r.day, r.model, r.provider, r.appTitle]), { ...r, accountId: '', keyHash: '' });
-    fold(keys, JSON.stringify([r.day, r.accountId, r.keyHash]), { ...r, model: '', provider: '', appTitle: '' });
+    fold(global, `${r.day}\u0000${r.model}\u0000${r.provider}\u0000${r.appTitle}`, { ...r, accountId: '', keyHash: '' });
+    fold(keys, `${r.day}\u0000${r.accountId}\u0000${r.keyHash}`, { ...r, model: '', provider: '', appTitle: '' });
   }
   return { global: [...global.values()], keys: [...keys.values()] };
 }

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 // Usage aggregates, read from the daily rollups only, never from the raw generation rows.
-// Scope: one account (usage_daily through its account index), or all (null): the coarser
+// Scope: one account (usage_daily, keyed by account first), or all (null): the coarser
 // usage_daily_global (per day, model, provider, app) or usage_daily_keys (per account, key).
 
 export type UsageGroup = 'day' | 'model' | 'provider' | 'key' | 'app' | 'account';
