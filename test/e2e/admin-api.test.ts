@@ -76,6 +76,9 @@ describe('admin API', () => {
     assert.equal(patched.json.data.tier, 'tier2');
     assert.equal(patched.json.data.default_model, 'switchyard/sim-fast');
     assert.deepEqual(patched.json.data.limits_override, { requests_per_minute: 7, requests_per_day: null });
+    const lockout = await call('PATCH', `${api}/accounts/${gw.accountId}`, admin.key, { is_active: false });
+    assert.equal(lockout.status, 400, 'an admin key does not deactivate its own account');
+    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.isActive, true);
     const badTier = await call('PATCH', `${api}/accounts/${id}`, admin.key, { tier: 'nope' });
     assert.equal(badTier.status, 400);
     assert.equal(badTier.json.error.code, 'invalid_parameter');

@@ -86,6 +86,9 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     if (body.is_active !== undefined) {
       if (typeof body.is_active !== 'boolean') throw new GatewayError('invalid_parameter', '"is_active" must be a boolean.', { param: 'is_active' });
       patch.isActive = body.is_active;
+      if (!body.is_active && account.id === auth.account.id) {
+        throw new GatewayError('invalid_parameter', "An admin key cannot deactivate its own account (it would lock itself out); use the CLI.", { param: 'is_active' });
+      }
     }
     if ('limits' in body) patch.limitsOverride = readLimits(body.limits);
     const updated = services.accounts.inTransaction(() => {
