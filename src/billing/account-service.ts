@@ -60,10 +60,11 @@ export class AccountService {
   }
 
   /** Returns the new key in clear: the only time it exists outside the client's hands. */
-  createKey(input: { accountId: string; name?: string; limitUsd?: string | null; expiresAt?: string | null; management?: boolean }): { key: string; record: KeyRecord } {
+  createKey(input: { accountId: string; name?: string; limitUsd?: string | null; expiresAt?: string | null; management?: boolean; admin?: boolean }): { key: string; record: KeyRecord } {
     if (this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : usdToNanos(input.limitUsd);
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
+    if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
     if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
     const key = generateApiKey();
     const record = this.accounts.createKey({
@@ -73,6 +74,7 @@ export class AccountService {
       label: labelApiKey(key),
       limitNanos,
       isManagement: input.management ?? false,
+      isAdmin: input.admin ?? false,
       expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       now: this.now().toISOString(),
     });

@@ -119,6 +119,9 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
       `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`,
       `       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`,
       '',
+      'For the admin API (/api/v1/admin, docs/admin-api.md), create an admin key:',
+      `    switchyard keys create --account ${starter.accountId} --name ops --admin`,
+      '',
     );
   }
   process.stderr.write(`${lines.join('\n')}\n`);

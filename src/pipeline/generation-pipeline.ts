@@ -103,6 +103,7 @@ export class GenerationPipeline {
       if (auth.key.isManagement) {
         throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
       }
+      if (auth.key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
       if (req.models.length === 0) {
         const fallback = auth.account.defaultModel;
         if (fallback === null) {

@@ -12,6 +12,8 @@ import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
 import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
+import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
+import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -40,14 +42,20 @@ export function buildApp(services: Services): FastifyInstance {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
 
-  registerChatCompletionsRoute(app, services, API_PREFIXES);
-  registerModelsRoute(app, services, API_PREFIXES);
-  registerModelEndpointsRoute(app, services, API_PREFIXES);
-  registerKeyRoute(app, services, API_PREFIXES);
-  registerKeysRoutes(app, services, API_PREFIXES);
-  registerGenerationLookupRoute(app, services, API_PREFIXES);
-  registerMessagesRoute(app, services, API_PREFIXES);
-  registerResponsesRoute(app, services, API_PREFIXES);
+  // The OpenAPI document sees the routes registered in the plugin after it.
+  registerOpenApi(app);
+  app.register(async (api) => {
+    registerChatCompletionsRoute(api, services, API_PREFIXES);
+    registerModelsRoute(api, services, API_PREFIXES);
+    registerModelEndpointsRoute(api, services, API_PREFIXES);
+    registerKeyRoute(api, services, API_PREFIXES);
+    registerKeysRoutes(api, services, API_PREFIXES);
+    registerGenerationLookupRoute(api, services, API_PREFIXES);
+    registerMessagesRoute(api, services, API_PREFIXES);
+    registerResponsesRoute(api, services, API_PREFIXES);
+    registerAdminRoutes(api, services, API_PREFIXES);
+    registerOpenApiRoute(api, API_PREFIXES);
+  });
   return app;
 }
 

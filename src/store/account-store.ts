@@ -25,6 +25,8 @@ export interface KeyRecord {
   usageNanos: bigint;
   isActive: boolean;
   isManagement: boolean;
+  /** A global operator key for the admin API (/api/v1/admin); like a management key, it cannot call models. */
+  isAdmin: boolean;
   expiresAt: string | null;
   createdAt: string;
   updatedAt: string | null;
@@ -41,7 +43,7 @@ interface AccountRow {
 }
 interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
-  is_active: bigint; is_management: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
+  is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
   disabled_by: KeyDisabler | null;
 }
 
@@ -55,7 +57,7 @@ function toAccount(r: AccountRow): AccountRecord {
 function toKey(r: KeyRow): KeyRecord {
   return {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
-    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n,
+    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
     disabledBy: r.disabled_by,
   };
@@ -86,8 +88,8 @@ export class AccountStore {
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
-      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, expires_at, created_at)
-        VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`),
+      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, is_admin, expires_at, created_at)
+        VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
@@ -153,10 +155,10 @@ export class AccountStore {
 
   createKey(input: {
     hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null;
-    isManagement: boolean; expiresAt: string | null; now: string;
+    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
   }): KeyRecord {
     this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos,
-      input.isManagement ? 1 : 0, input.expiresAt, input.now);
+      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.expiresAt, input.now);
     return this.getKey(input.hash)!;
   }
 

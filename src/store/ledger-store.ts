@@ -1,6 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
+import {
+  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
+  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
+} from './usage-rollup.ts';
 
 /** One finished request: its charge and its generation record, written together. */
 export interface SettlementRecord extends GenerationRecord {
@@ -51,6 +55,9 @@ export class LedgerStore {
         VALUES (${GENERATION_COLUMNS.map(() => '?').join(', ')})
         ON CONFLICT (id) DO UPDATE SET ${GENERATION_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
         WHERE generations.error_code = 'interrupted'`),
+      upsertRollup: db.prepare(ROLLUP_UPSERT_SQL),
+      upsertGlobalRollup: db.prepare(GLOBAL_ROLLUP_UPSERT_SQL),
+      upsertKeysRollup: db.prepare(KEYS_ROLLUP_UPSERT_SQL),
     };
     this.stmts.balance.setReadBigInts(true);
     this.stmts.totals.setReadBigInts(true);
@@ -81,8 +88,8 @@ export class LedgerStore {
 
   /**
    * Writes a batch in one transaction: new hold rows, then settlements (hold row removed,
-   * charge, generation record). Balances and key usage move once per account and key per
-   * batch, which keeps the cost per request low under load.
+   * charge, generation record). Balances, key usage and the daily usage rollups move once
+   * per account, key and rollup row per batch, which keeps the cost per request low under load.
    */
   settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
     if (holds.length === 0 && batch.length === 0) return;
@@ -91,6 +98,7 @@ export class LedgerStore {
       for (const h of holds) s.insertHold.run(h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt);
       const byAccount = new Map<string, bigint>();
       const byKey = new Map<string, { cost: bigint; at: string }>();
+      const rollups = new Map<string, RollupRow>();
       for (const r of batch) {
         if (r.holdRowWritten) s.removeHold.run(r.id);
         if (r.costNanos !== 0n) {
@@ -103,12 +111,18 @@ export class LedgerStore {
           k.cost += r.costNanos;
           if (r.createdAt > k.at) k.at = r.createdAt;
         }
-        s.insertGeneration.run(r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
+        const written = s.insertGeneration.run(r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
           r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
           r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
           JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt);
+        // A record already settled (changes 0) is not counted twice.
+        if (Number(written.changes) > 0) addToRollup(rollups, r);
       }
+      for (const row of rollups.values()) s.upsertRollup.run(...rollupParams(row));
+      const coarse = coarseRollups(rollups.values());
+      for (const row of coarse.global) s.upsertGlobalRollup.run(...globalRollupParams(row));
+      for (const row of coarse.keys) s.upsertKeysRollup.run(...keysRollupParams(row));
       for (const [accountId, cost] of byAccount) s.moveBalance.run(-cost, accountId);
       for (const [keyHash, k] of byKey) s.keyUsage.run(k.cost, k.at, k.at, keyHash);
     });

@@ -117,4 +117,88 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE api_keys SET disabled_by = 'operator' WHERE is_active = 0;
     `,
   },
+  {
+    version: 4,
+    name: 'admin keys, admin audit log, daily usage rollups, generation list indexes',
+    sql: `
+      -- Admin keys: global operator keys for /api/v1/admin (they cannot call models).
+      ALTER TABLE api_keys ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0;
+
+      -- Every admin action: who (key hash, label, account), what, on what, when. Never a secret.
+      CREATE TABLE admin_actions (
+        id               INTEGER PRIMARY KEY,
+        at               TEXT NOT NULL,
+        actor_key_hash   TEXT NOT NULL,
+        actor_label      TEXT NOT NULL,
+        actor_account_id TEXT NOT NULL,
+        action           TEXT NOT NULL,
+        target           TEXT,
+        details          TEXT            -- JSON
+      );
+
+      -- Usage per UTC day × account × key × model × provider × app title, moved in the
+      -- settlement transaction: charts read these, never the raw generation rows.
+      -- Absent model/provider/title are stored as '' (primary key columns cannot be NULL).
+      -- Records of the stale-hold sweep ('interrupted', nothing charged) are not counted.
+      CREATE TABLE usage_daily (
+        account_id         TEXT NOT NULL,
+        day                TEXT NOT NULL,
+        key_hash           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        app_title          TEXT NOT NULL,
+        requests           INTEGER NOT NULL,
+        errors             INTEGER NOT NULL,
+        tokens_prompt      INTEGER NOT NULL,
+        tokens_completion  INTEGER NOT NULL,
+        tokens_cache_read  INTEGER NOT NULL,
+        tokens_cache_write INTEGER NOT NULL,
+        tokens_reasoning   INTEGER NOT NULL,
+        cost_nanos         INTEGER NOT NULL,
+        latency_ms_sum     INTEGER NOT NULL,
+        latency_count      INTEGER NOT NULL,
+        PRIMARY KEY (account_id, day, key_hash, model, provider, app_title)   -- one account's days: a range of the table
+      ) WITHOUT ROWID;
+      -- Coarser rollups for the all-accounts views, so that a 30-day chart over every
+      -- account reads a few thousand rows: per day × model × provider × app title, and per
+      -- day × account × key. Same columns of figures, moved in the same transactions.
+      CREATE TABLE usage_daily_global (
+        day TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, app_title TEXT NOT NULL,
+        requests INTEGER NOT NULL, errors INTEGER NOT NULL, tokens_prompt INTEGER NOT NULL, tokens_completion INTEGER NOT NULL,
+        tokens_cache_read INTEGER NOT NULL, tokens_cache_write INTEGER NOT NULL, tokens_reasoning INTEGER NOT NULL,
+        cost_nanos INTEGER NOT NULL, latency_ms_sum INTEGER NOT NULL, latency_count INTEGER NOT NULL,
+        PRIMARY KEY (day, model, provider, app_title)
+      ) WITHOUT ROWID;
+      CREATE TABLE usage_daily_keys (
+        day TEXT NOT NULL, account_id TEXT NOT NULL, key_hash TEXT NOT NULL,
+        requests INTEGER NOT NULL, errors INTEGER NOT NULL, tokens_prompt INTEGER NOT NULL, tokens_completion INTEGER NOT NULL,
+        tokens_cache_read INTEGER NOT NULL, tokens_cache_write INTEGER NOT NULL, tokens_reasoning INTEGER NOT NULL,
+        cost_nanos INTEGER NOT NULL, latency_ms_sum INTEGER NOT NULL, latency_count INTEGER NOT NULL,
+        PRIMARY KEY (day, account_id, key_hash)
+      ) WITHOUT ROWID;
+      INSERT INTO usage_daily (day, account_id, key_hash, model, provider, app_title, requests, errors, tokens_prompt,
+          tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos, latency_ms_sum, latency_count)
+        SELECT substr(created_at, 1, 10), account_id, key_hash, coalesce(model, ''), coalesce(provider, ''), coalesce(x_title, ''),
+          count(*), sum(status = 'error'), sum(tokens_prompt), sum(tokens_completion), sum(tokens_cache_read),
+          sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos), coalesce(sum(latency_ms), 0), count(latency_ms)
+        FROM generations WHERE error_code IS NOT 'interrupted'
+        GROUP BY 1, 2, 3, 4, 5, 6;
+      INSERT INTO usage_daily_global SELECT day, model, provider, app_title, sum(requests), sum(errors), sum(tokens_prompt),
+          sum(tokens_completion), sum(tokens_cache_read), sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos),
+          sum(latency_ms_sum), sum(latency_count)
+        FROM usage_daily GROUP BY 1, 2, 3, 4;
+      INSERT INTO usage_daily_keys SELECT day, account_id, key_hash, sum(requests), sum(errors), sum(tokens_prompt),
+          sum(tokens_completion), sum(tokens_cache_read), sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos),
+          sum(latency_ms_sum), sum(latency_count)
+        FROM usage_daily GROUP BY 1, 2, 3;
+
+      -- The generation list, newest first, keyset on (created_at, id): all accounts, or one
+      -- account (key filters use generations_key_created), or one model (a rarely used model
+      -- would otherwise mean walking every record). Provider and status filter the rows these
+      -- indexes walk (no index of their own: each index costs insert time on settlement).
+      CREATE INDEX generations_created ON generations(created_at, id);
+      CREATE INDEX generations_account_created ON generations(account_id, created_at, id);
+      CREATE INDEX generations_model_created ON generations(model, created_at, id);
+    `,
+  },
 ];

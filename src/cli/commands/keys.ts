@@ -7,7 +7,7 @@ import { emit, renderTable, UsageError } from '../output.ts';
 import { futureDate, nonNegativeUsd } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
 
-interface CreateOptions extends CommonOptions { account: string; name?: string; limit?: string; expires?: string; management?: boolean }
+interface CreateOptions extends CommonOptions { account: string; name?: string; limit?: string; expires?: string; management?: boolean; admin?: boolean }
 interface ListOptions extends CommonOptions { account?: string }
 
 export function keysCommand(program: Command): void {
@@ -17,22 +17,21 @@ export function keysCommand(program: Command): void {
     'switchyard keys revoke sk-sy-v1-3f9...c1a',
   ]);
 
-  // TODO(admin keys): another branch adds an admin key kind (`keys create --admin`). When
-  // AccountService.createKey takes `admin`, add `.option('--admin', ...)` here and pass
-  // `admin: true` through; it does not exist in this tree yet.
   examples(withCommonOptions(keys.command('create').description('create a key for an account (the key is shown this once)')
     .requiredOption('--account <id>', 'the account id (acct_...)')
     .option('--name <name>', 'a name to recognise it by', 'default')
     .option('--limit <usd>', 'a spending limit of its own, in USD', nonNegativeUsd)
     .option('--expires <date>', 'expiry, a future ISO 8601 date (2026-12-31 or 2026-12-31T18:00:00Z)', futureDate)
-    .option('--management', 'a management key: manages the account\'s keys over HTTP, cannot call models')), [
+    .option('--management', 'a management key: manages the account\'s keys over HTTP, cannot call models')
+    .option('--admin', 'an admin key: the operator\'s key for the admin API (/api/v1/admin), global, cannot call models')), [
     'switchyard keys create --account acct_123 --name ci --limit 5',
     'switchyard keys create --account acct_123 --name admin --management',
+    'switchyard keys create --account acct_123 --name ops --admin',
     'switchyard keys create --account acct_123 --name trial --expires 2026-12-31 --json',
   ]).action((o: CreateOptions) => withStores(o, (s) => {
     requireAccount(s, o.account);
     const { key, record } = s.accountService.createKey({
-      accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, expiresAt: o.expires ?? null, management: o.management === true,
+      accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
     });
     emit(o.json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
   }));
@@ -48,7 +47,7 @@ export function keysCommand(program: Command): void {
     emit(o.json, all.map((k) => keyJson(k, now)), () => (all.length === 0 ? 'no keys' : renderTable(
       ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],
       all.map((k) => [
-        k.label, k.name, k.accountId, keyStatus(k, now), k.isManagement ? 'management' : 'api',
+        k.label, k.name, k.accountId, keyStatus(k, now), k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api',
         k.limitNanos === null ? '-' : `$${formatNanos(k.limitNanos)}`, `$${formatNanos(k.usageNanos)}`,
         k.expiresAt ?? '-', k.hash,
       ]),
@@ -100,7 +99,7 @@ export function keyJson(k: KeyRecord, now = Date.now()): Record<string, unknown>
   return {
     hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
     limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
-    status: keyStatus(k, now), is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement,
+    status: keyStatus(k, now), is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, is_admin: k.isAdmin,
     expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
   };
 }

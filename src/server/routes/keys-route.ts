@@ -30,7 +30,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
   };
   const ownKey = (auth: AuthContext, hash: string): KeyRecord => {
     const key = services.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
 
@@ -44,7 +44,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const q = request.query as { offset?: string; include_disabled?: string };
       const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
       const keys = services.accounts.listKeys(auth.account.id)
-        .filter((k) => !k.isManagement && (q.include_disabled !== 'false' || k.isActive))
+        .filter((k) => !k.isManagement && !k.isAdmin && (q.include_disabled !== 'false' || k.isActive))
         .slice(offset, offset + 100);
       return { data: keys.map((k) => keyView(services, k)) };
     });

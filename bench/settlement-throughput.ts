@@ -1,0 +1,60 @@
+// node bench/settlement-throughput.ts [--src DIR] [--records N] [--batch N]
+//
+// Settlement writes per second: LedgerStore.settle in batches (what the settlement queue's
+// group commit does), on a temporary database on disk. --src points at another checkout's
+// src/ (e.g. the commit before the rollups and the generation-list indexes), so the cost
+// of what this branch adds to the hot path can be measured before and after.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { seededRandom } from '../src/routing/seeded-random.test-util.ts';
+
+const { values: flags } = parseArgs({ options: { src: { type: 'string' }, records: { type: 'string' }, batch: { type: 'string' } } });
+const SRC = resolve(flags.src ?? join(import.meta.dirname, '..', 'src'));
+const RECORDS = Number(flags.records ?? 200_000);
+const BATCH = Number(flags.batch ?? 64);
+
+const { openDatabase } = await import(join(SRC, 'store/open-database.ts'));
+const { LedgerStore } = await import(join(SRC, 'store/ledger-store.ts'));
+
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-settle-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const db = openDatabase(join(dir, 'switchyard.db'));
+const ledger = new LedgerStore(db);
+const random = seededRandom(7);
+const now = new Date().toISOString();
+const keys: Array<{ account: string; hash: string }> = [];
+for (let a = 0; a < 50; a++) {
+  db.prepare(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES (?, ?, 'user', 'free', ?, ?)`)
+    .run(`acct_${a}`, `a${a}`, 10n ** 15n, now);
+  for (let k = 0; k < 4; k++) {
+    const hash = `${a}-${k}`.padEnd(64, '0');
+    db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(hash, `acct_${a}`, now);
+    keys.push({ account: `acct_${a}`, hash });
+  }
+}
+const models = ['openai/gpt-x', 'anthropic/claude-y', 'google/gemini-z', 'switchyard/sim-pro'];
+let n = 0;
+const record = () => {
+  const k = keys[Math.floor(random() * keys.length)]!;
+  const model = models[Math.floor(random() * models.length)]!;
+  const i = n++;
+  return {
+    id: `gen-${i.toString(36).padStart(8, '0')}`, accountId: k.account, keyHash: k.hash, model, provider: model.split('/')[0],
+    upstreamModel: model, upstreamId: `up-${i}`, dialect: 'chat', streamed: i % 2 === 0, cancelled: false, status: 'success',
+    errorCode: null, finishReason: 'stop', nativeFinishReason: 'stop', tokensPrompt: 500, tokensCompletion: 200, tokensCacheRead: 0,
+    tokensCacheWrite: 0, tokensReasoning: 0, costNanos: 1234n, costBreakdown: { prompt: '0.0000005' }, latencyMs: 800, firstTokenMs: 200,
+    attempts: [{ provider: 'p', endpoint: 'e', status: 200, ms: 800 }], httpReferer: null, xTitle: i % 3 === 0 ? 'App' : null,
+    endUser: null, createdAt: new Date().toISOString(), holdRowWritten: false,
+  };
+};
+const t0 = performance.now();
+for (let done = 0; done < RECORDS; done += BATCH) {
+  const batch = Array.from({ length: Math.min(BATCH, RECORDS - done) }, record);
+  ledger.settle([], batch);
+}
+const s = (performance.now() - t0) / 1000;
+process.stdout.write(`settlement: ${RECORDS.toLocaleString('en')} records in batches of ${BATCH}: ${s.toFixed(2)} s, ${Math.round(RECORDS / s).toLocaleString('en')} records/s (src: ${SRC})\n`);
+db.close();

@@ -1,0 +1,58 @@
+import type { FastifySchema } from 'fastify';
+import { routeSchema, type RouteDoc } from '../routes/admin/route-schema.ts';
+
+// The OpenAPI descriptions of the public routes registered in server/routes/ (keyed by
+// method and path after the prefix). Bodies are documentation only: the dialects validate
+// their own bodies and render errors in their own shapes (build-app's validator compiler
+// accepts every value, so these schemas change no behaviour).
+
+const open = (description: string): Record<string, unknown> => ({ type: 'object', additionalProperties: true, description });
+
+const chatBody = {
+  ...open('An OpenAI chat completions request (docs/configuration.md, the spec): model or models, messages, tools, stream, provider preferences, ...'),
+  properties: { model: { type: 'string' }, models: { type: 'array', items: { type: 'string' } }, messages: { type: 'array', items: open('A message') }, stream: { type: 'boolean' } },
+};
+const messagesBody = {
+  ...open('An Anthropic messages request: model, max_tokens, messages, system, tools, stream, thinking, ...'),
+  properties: { model: { type: 'string' }, max_tokens: { type: 'integer' }, messages: { type: 'array', items: open('A message') }, stream: { type: 'boolean' } },
+};
+const responsesBody = {
+  ...open('An OpenAI responses request: model, input, instructions, tools, stream, ...'),
+  properties: { model: { type: 'string' }, input: { description: 'Text or a list of input items' }, stream: { type: 'boolean' } },
+};
+
+const docs: Record<string, RouteDoc> = {
+  'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
+  'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
+  'POST /v1/messages': { summary: 'Messages (Anthropic dialect), for clients whose base address lacks /v1', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
+  'POST /messages/count_tokens': { summary: 'Count the input tokens of a messages request', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
+  'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
+  'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events' },
+  'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
+  'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
+  'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },
+  'GET /key': { summary: 'The status of the calling key', tags: ['keys'], query: { details: 'true adds balance and usage statistics.' }, response: '{data: key status}' },
+  'GET /keys': { summary: "The account's keys (management key)", tags: ['keys'], query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.' }, response: '{data: [key]}' },
+  'POST /keys': { summary: 'Create a key (management key); the key is in the answer, this once', tags: ['keys'], status: 201, body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, limit: { type: ['number', 'string', 'null'] }, expires_at: { type: ['string', 'null'] } } }, response: '{data: key, key}' },
+  'GET /keys/:hash': { summary: 'One key of the account (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, response: '{data: key}' },
+  'PATCH /keys/:hash': { summary: 'Rename, disable/enable or limit a key (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, body: { type: 'object', properties: { name: { type: 'string' }, disabled: { type: 'boolean' }, limit: { type: ['number', 'string', 'null'] } } }, response: '{data: key}' },
+  'DELETE /keys/:hash': { summary: 'Delete a key (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, response: '{deleted: true}' },
+  'GET /credits': { summary: "The account's credits granted and used", tags: ['credits'], response: '{data: {total_credits, total_usage}}' },
+  'GET /generation': { summary: 'One generation record of the account', tags: ['generations'], query: { id: 'The generation id (X-Generation-Id).' }, response: '{data: generation}' },
+  'GET /openapi.json': { summary: 'This OpenAPI 3.1 document', tags: ['meta'], response: 'The OpenAPI document' },
+};
+
+const PREFIXES = ['/api/v1', '/v1'];
+
+/** The schema of a public route, by its method and full path; undefined for a route not in the table. */
+export function publicRouteSchema(method: string, url: string): FastifySchema | undefined {
+  for (const prefix of PREFIXES) {
+    if (!url.startsWith(`${prefix}/`)) continue;
+    const doc = docs[`${method} ${url.slice(prefix.length)}`];
+    if (doc === undefined) continue;
+    const schema = routeSchema(doc);
+    if (url.endsWith('/openapi.json')) delete (schema as Record<string, unknown>).security;
+    return schema;
+  }
+  return undefined;
+}

@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { LimitsOverride } from '../../../limits/tier-limits.ts';
+import type { AccountRecord } from '../../../store/account-store.ts';
+import type { Services } from '../../services.ts';
+import {
+  actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf,
+  requireAdmin, requiredString,
+} from './admin-common.ts';
+import type { AdminStores } from './admin-stores.ts';
+import { accountView } from './admin-views.ts';
+import { asBadRequest } from './service-errors.ts';
+import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+
+const tags = ['admin: accounts'];
+const accountParams = { id: 'The account id (acct_...).' };
+
+/** /admin/accounts: list (search, keyset pages), create, show, update (name, tier, default model, limits, active). */
+export function registerAdminAccountRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+  const base = `${prefix}/admin/accounts`;
+
+  app.get(base, {
+    schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    const q = queryOf(request);
+    const limit = pageSize(q);
+    const after = decodeCursor(q, isTimeIdCursor);
+    const search = q.search === undefined || q.search === '' ? null : q.search;
+    const ids = await stores.admin.accountIds(search, after === null ? null : { createdAt: after[0], id: after[1] }, limit + 1);
+    const accounts = ids.map((r) => services.accounts.getAccount(r.id)).filter((a): a is AccountRecord => a !== undefined);
+    const out = page(accounts, limit, (a) => [a.createdAt, a.id]);
+    return { data: out.data.map(accountView), next_cursor: out.next_cursor };
+  });
+
+  app.post(base, {
+    schema: routeSchema({
+      summary: 'Create an account', tags, status: 201, response: '{data: account}',
+      body: { type: 'object', required: ['name'], properties: {
+        name: { type: 'string' }, type: { enum: ['user', 'organization'] }, tier: { type: 'string' },
+        default_model: { type: ['string', 'null'] }, credits: { type: 'string', description: 'Initial credits, USD decimal text.' } } },
+    }),
+  }, async (request, reply) => {
+    const auth = requireAdmin(services, request);
+    const body = objectBody(request.body);
+    const type = body.type ?? 'user';
+    if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
+    const credits = body.credits === undefined ? undefined : String(body.credits);
+    const account = services.accounts.inTransaction(() => {
+      const created = asBadRequest(() => services.accountService.createAccount({
+        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: optionalString(body, 'default_model') ?? null,
+        ...(credits === undefined ? {} : { creditsUsd: credits }),
+      }));
+      stores.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
+      return created;
+    });
+    reply.code(201);
+    return { data: accountView(account) };
+  });
+
+  app.get(`${base}/:id`, {
+    schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    return { data: accountView(await findAccount(services, paramsOf(request).id!)) };
+  });
+
+  app.patch(`${base}/:id`, {
+    schema: routeSchema({
+      summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
+      response: '{data: account}',
+      body: { type: 'object', properties: {
+        name: { type: 'string' }, tier: { type: 'string' }, default_model: { type: 'string' }, is_active: { type: 'boolean' },
+        limits: { type: ['object', 'null'], description: 'Rate-limit override: {requests_per_minute, requests_per_day, account_requests_per_minute}; null clears it.' } } },
+    }),
+  }, async (request) => {
+    const auth = requireAdmin(services, request);
+    const account = await findAccount(services, paramsOf(request).id!);
+    const body = objectBody(request.body);
+    const name = optionalString(body, 'name');
+    const patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null } = {};
+    const tier = optionalString(body, 'tier');
+    if (tier !== undefined) patch.tier = tier;
+    const defaultModel = optionalString(body, 'default_model');
+    if (defaultModel !== undefined) patch.defaultModel = defaultModel;
+    if (body.is_active !== undefined) {
+      if (typeof body.is_active !== 'boolean') throw new GatewayError('invalid_parameter', '"is_active" must be a boolean.', { param: 'is_active' });
+      patch.isActive = body.is_active;
+      if (!body.is_active && account.id === auth.account.id) {
+        throw new GatewayError('invalid_parameter', "An admin key cannot deactivate its own account (it would lock itself out); use the CLI.", { param: 'is_active' });
+      }
+    }
+    if ('limits' in body) patch.limitsOverride = readLimits(body.limits);
+    const updated = services.accounts.inTransaction(() => {
+      if (name !== undefined) stores.admin.rename(account.id, name);
+      const out = asBadRequest(() => services.accountService.updateAccount(account.id, patch));
+      const action = patch.isActive === false ? 'account.deactivate' : patch.isActive === true && !account.isActive ? 'account.reactivate' : 'account.update';
+      stores.audit.record(actorOf(auth), action, account.id, { ...(name === undefined ? {} : { name }), ...changes(body) }, new Date().toISOString());
+      return out;
+    });
+    return { data: accountView(updated) };
+  });
+}
+
+export async function findAccount(services: Services, id: string): Promise<AccountRecord> {
+  const account = services.accounts.getAccount(id);
+  if (account === undefined) throw new GatewayError('not_found', `No account "${id}".`);
+  return account;
+}
+
+function changes(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['tier', 'default_model', 'is_active', 'limits']) if (k in body) out[k] = body[k];
+  return out;
+}
+
+const LIMIT_FIELDS = ['requests_per_minute', 'requests_per_day', 'account_requests_per_minute'] as const;
+
+function readLimits(v: unknown): LimitsOverride | null {
+  if (v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new GatewayError('invalid_parameter', '"limits" must be an object or null.', { param: 'limits' });
+  const out: Record<string, number | null> = {};
+  for (const [k, value] of Object.entries(v as Record<string, unknown>)) {
+    if (!(LIMIT_FIELDS as readonly string[]).includes(k)) throw new GatewayError('invalid_parameter', `"limits.${k}" is not a limit (known: ${LIMIT_FIELDS.join(', ')}).`, { param: `limits.${k}` });
+    const nullable = k !== 'requests_per_minute';
+    if ((value === null && nullable) || (typeof value === 'number' && Number.isInteger(value) && value > 0)) out[k] = value as number | null;
+    else throw new GatewayError('invalid_parameter', `"limits.${k}" must be a positive integer${nullable ? ' or null' : ''}.`, { param: `limits.${k}` });
+  }
+  return out as LimitsOverride;
+}

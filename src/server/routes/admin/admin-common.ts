@@ -1,0 +1,150 @@
+import type { FastifyRequest } from 'fastify';
+import { extractBearer, type AuthContext } from '../../../auth/authenticate.ts';
+import { formatNanos, nanosToNumber } from '../../../billing/money.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { AuditActor } from '../../../store/audit-store.ts';
+import type { UsageFigures } from '../../../store/usage-store.ts';
+import type { Services } from '../../services.ts';
+
+// What the admin routes and the account-scoped reporting routes share: who may call them,
+// paging, date ranges, and the money fields (a JSON number as the rest of the API has it,
+// and the exact decimal text).
+
+/** An admin key (global): 401 without a valid key, 403 with any other kind of key. */
+export function requireAdmin(services: Services, request: FastifyRequest): AuthContext {
+  const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+  if (!auth.key.isAdmin) throw new GatewayError('forbidden', 'The admin API needs an admin key (switchyard keys create --admin).');
+  return auth;
+}
+
+/** A management key: its own account's reports (usage, activity, ledger). */
+export function requireManager(services: Services, request: FastifyRequest): AuthContext {
+  const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+  if (!auth.key.isManagement) throw new GatewayError('forbidden', 'This endpoint needs a management key of the account.');
+  return auth;
+}
+
+export function actorOf(auth: AuthContext): AuditActor {
+  return { keyHash: auth.key.hash, label: auth.key.label, accountId: auth.account.id };
+}
+
+export type Query = Record<string, string | undefined>;
+
+export function queryOf(request: FastifyRequest): Query {
+  return (request.query ?? {}) as Query;
+}
+
+export function paramsOf(request: FastifyRequest): Record<string, string> {
+  return request.params as Record<string, string>;
+}
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+/** `limit`: 1..200, default 50. */
+export function pageSize(q: Query): number {
+  if (q.limit === undefined) return DEFAULT_PAGE;
+  const n = Number(q.limit);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
+    throw new GatewayError('invalid_parameter', `"limit" must be an integer from 1 to ${MAX_PAGE}.`, { param: 'limit' });
+  }
+  return n;
+}
+
+/** Cursors are opaque to clients: base64url JSON of the last record's sort key. */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor<T>(q: Query, check: (v: unknown) => v is T): T | null {
+  if (q.cursor === undefined || q.cursor === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (!check(value)) throw new GatewayError('invalid_parameter', '"cursor" is not a cursor this endpoint returned.', { param: 'cursor' });
+  return value;
+}
+
+export function isTimeIdCursor(v: unknown): v is [string, string] {
+  return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+}
+
+export function isIdCursor(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0;
+}
+
+/** A page: the records, and the cursor of the next page (null on the last). */
+export function page<T>(data: T[], limit: number, cursorOf: (last: T) => unknown): { data: T[]; next_cursor: string | null } {
+  const more = data.length > limit;
+  const rows = more ? data.slice(0, limit) : data;
+  return { data: rows, next_cursor: more ? encodeCursor(cursorOf(rows[rows.length - 1]!)) : null };
+}
+
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+
+/** `from`/`to`: UTC days (YYYY-MM-DD), inclusive; default the last 30 days, today included. At most 366 days. */
+export function dayRange(q: Query, now = Date.now()): { from: string; to: string } {
+  const today = new Date(now).toISOString().slice(0, 10);
+  const to = readDay(q.to, 'to') ?? today;
+  const from = readDay(q.from, 'from') ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10);
+  if (from > to) throw new GatewayError('invalid_parameter', '"from" must not be after "to".', { param: 'from' });
+  if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw new GatewayError('invalid_parameter', 'A range spans at most 366 days.', { param: 'from' });
+  return { from, to };
+}
+
+function readDay(v: string | undefined, name: string): string | null {
+  if (v === undefined || v === '') return null;
+  if (!DAY_RE.test(v) || Number.isNaN(Date.parse(v)) || new Date(v).toISOString().slice(0, 10) !== v) {
+    throw new GatewayError('invalid_parameter', `"${name}" must be a day, YYYY-MM-DD (UTC).`, { param: name });
+  }
+  return v;
+}
+
+/** An ISO 8601 date-time filter bound, normalized to the stored form. */
+export function readInstant(v: string | undefined, name: string): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw new GatewayError('invalid_parameter', `"${name}" must be an ISO 8601 date-time.`, { param: name });
+  return new Date(t).toISOString();
+}
+
+/** Money as the API shows it: a USD number (`<name>`) and the exact decimal text (`<name>_usd`). */
+export function money(name: string, nanos: bigint): Record<string, number | string> {
+  return { [name]: nanosToNumber(nanos), [`${name}_usd`]: formatNanos(nanos) };
+}
+
+export function figuresView(f: UsageFigures): Record<string, unknown> {
+  return {
+    requests: f.requests,
+    errors: f.errors,
+    tokens_prompt: f.tokensPrompt,
+    tokens_completion: f.tokensCompletion,
+    tokens_cache_read: f.tokensCacheRead,
+    tokens_cache_write: f.tokensCacheWrite,
+    tokens_reasoning: f.tokensReasoning,
+    ...money('cost', f.costNanos),
+    avg_latency_ms: f.latencyCount === 0 ? null : Math.round(f.latencyMsSum / f.latencyCount),
+  };
+}
+
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+export function optionalString(body: Record<string, unknown>, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.trim() === '') throw new GatewayError('invalid_parameter', `"${name}" must be a non-empty string.`, { param: name });
+  return v.trim();
+}
+
+export function requiredString(body: Record<string, unknown>, name: string): string {
+  const v = optionalString(body, name);
+  if (v === undefined) throw new GatewayError('missing_parameter', `Missing required parameter: "${name}".`, { param: name });
+  return v;
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Services } from '../../services.ts';
+import { actorOf, objectBody, optionalString, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
+import { findAccount } from './accounts-routes.ts';
+import type { AdminStores } from './admin-stores.ts';
+import { adminKeyView } from './admin-views.ts';
+import { routeSchema } from './route-schema.ts';
+import { asBadRequest } from './service-errors.ts';
+
+const tags = ['admin: keys'];
+
+/** Keys of any account: list, create (API or management keys; admin keys only from the CLI), disable/enable as the operator. */
+export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+  app.get(`${prefix}/admin/keys`, {
+    schema: routeSchema({ summary: 'List keys (of one account, or all)', tags, query: { account: 'An account id.' }, response: '{data: [key]}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    const account = queryOf(request).account;
+    if (account !== undefined && account !== '') await findAccount(services, account);
+    return { data: services.accounts.listKeys(account === '' ? undefined : account).map(adminKeyView) };
+  });
+
+  app.post(`${prefix}/admin/accounts/:id/keys`, {
+    schema: routeSchema({
+      summary: 'Create a key for an account (the key is in the answer, this once)', tags, params: { id: 'The account id.' }, status: 201,
+      response: '{data: key, key}',
+      body: { type: 'object', properties: {
+        name: { type: 'string' }, kind: { enum: ['api', 'management'] }, limit: { type: ['string', 'null'], description: 'USD decimal text' },
+        expires_at: { type: ['string', 'null'], format: 'date-time' } } },
+    }),
+  }, async (request, reply) => {
+    const auth = requireAdmin(services, request);
+    const account = await findAccount(services, paramsOf(request).id!);
+    const body = objectBody(request.body);
+    const kind = body.kind ?? 'api';
+    if (kind !== 'api' && kind !== 'management') {
+      throw new GatewayError('invalid_parameter', '"kind" must be "api" or "management" (admin keys are created with the CLI).', { param: 'kind' });
+    }
+    const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
+    const expiresAt = optionalString(body, 'expires_at') ?? null;
+    const created = services.accounts.inTransaction(() => {
+      const out = asBadRequest(() => services.accountService.createKey({
+        accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, expiresAt, management: kind === 'management',
+      }));
+      stores.audit.record(actorOf(auth), 'key.create', out.record.hash, { account_id: account.id, label: out.record.label, kind, limit, expires_at: expiresAt }, new Date().toISOString());
+      return out;
+    });
+    reply.code(201);
+    return { data: adminKeyView(created.record), key: created.key };
+  });
+
+  app.patch(`${prefix}/admin/keys/:hash`, {
+    schema: routeSchema({
+      summary: "Disable a key (the operator's revocation, final for its account) or enable it again", tags, params: { hash: 'The key hash.' },
+      response: '{data: key}', body: { type: 'object', required: ['disabled'], properties: { disabled: { type: 'boolean' } } },
+    }),
+  }, async (request) => {
+    const auth = requireAdmin(services, request);
+    const hash = paramsOf(request).hash!;
+    const key = services.accounts.getKey(hash);
+    if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    const body = objectBody(request.body);
+    if (typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
+    if (body.disabled && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
+    const disabled = body.disabled;
+    const updated = services.accounts.inTransaction(() => {
+      const out = disabled ? services.accountService.revokeKey(key.hash) : services.accountService.enableKey(key.hash);
+      stores.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, new Date().toISOString());
+      return out!;
+    });
+    services.reservations.forget(key.hash);
+    return { data: adminKeyView(updated) };
+  });
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Services } from '../../services.ts';
+import {
+  actorOf, decodeCursor, isIdCursor, money, objectBody, page, pageSize, paramsOf, queryOf, requireAdmin, requireManager, requiredString,
+} from './admin-common.ts';
+import { findAccount } from './accounts-routes.ts';
+import type { AdminStores } from './admin-stores.ts';
+import { ledgerView } from './admin-views.ts';
+import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { asBadRequest } from './service-errors.ts';
+
+const tags = ['admin: credits'];
+
+/**
+ * POST /admin/accounts/:id/credits (a grant or an adjustment, with a reason), GET
+ * /admin/accounts/:id/ledger, and GET /ledger: the caller's own account (management key).
+ */
+export function registerCreditsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+  app.post(`${prefix}/admin/accounts/:id/credits`, {
+    schema: routeSchema({
+      summary: 'Grant credits (kind "grant", positive) or adjust a balance either way (kind "adjustment"), with a reason', tags,
+      params: { id: 'The account id.' }, status: 201, response: '{data: {account_id, balance, balance_usd, entry}}',
+      body: { type: 'object', required: ['kind', 'amount', 'reason'], properties: {
+        kind: { enum: ['grant', 'adjustment'] }, amount: { type: 'string', description: 'USD decimal text, e.g. "12.50" or "-3"' }, reason: { type: 'string' } } },
+    }),
+  }, async (request, reply) => {
+    const auth = requireAdmin(services, request);
+    const account = await findAccount(services, paramsOf(request).id!);
+    const body = objectBody(request.body);
+    const kind = body.kind;
+    if (kind !== 'grant' && kind !== 'adjustment') throw new GatewayError('invalid_parameter', '"kind" must be "grant" or "adjustment".', { param: 'kind' });
+    if (typeof body.amount !== 'string' && typeof body.amount !== 'number') throw new GatewayError('missing_parameter', 'Missing required parameter: "amount" (USD decimal text).', { param: 'amount' });
+    const amount = String(body.amount);
+    const reason = requiredString(body, 'reason');
+    const { balance, entry } = services.accounts.inTransaction(() => {
+      const out = asBadRequest(() => kind === 'grant'
+        ? services.accountService.addCredits(account.id, amount, reason)
+        : services.accountService.adjustCredits(account.id, amount, reason));
+      stores.audit.record(actorOf(auth), kind === 'grant' ? 'credits.grant' : 'credits.adjust', account.id, { amount, reason }, new Date().toISOString());
+      // The entry just written: read in the transaction, so no settlement can come between.
+      return { balance: out, entry: stores.admin.ledger(account.id, null, 1)[0]! };
+    });
+    reply.code(201);
+    return { data: { account_id: account.id, ...money('balance', balance), entry: ledgerView(entry) } };
+  });
+
+  app.get(`${prefix}/admin/accounts/:id/ledger`, {
+    schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    const account = await findAccount(services, paramsOf(request).id!);
+    return ledgerPage(stores, account.id, queryOf(request));
+  });
+
+  app.get(`${prefix}/ledger`, {
+    schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+  }, async (request) => {
+    const auth = requireManager(services, request);
+    return ledgerPage(stores, auth.account.id, queryOf(request));
+  });
+}
+
+async function ledgerPage(stores: AdminStores, accountId: string, q: Record<string, string | undefined>): Promise<unknown> {
+  const limit = pageSize(q);
+  const before = decodeCursor(q, isIdCursor);
+  const entries = await stores.admin.ledger(accountId, before, limit + 1);
+  const out = page(entries, limit, (e) => e.id);
+  return { data: out.data.map(ledgerView), next_cursor: out.next_cursor };
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { ActivityFilter } from '../../../store/activity-store.ts';
+import type { Services } from '../../services.ts';
+import { decodeCursor, isTimeIdCursor, page, pageSize, paramsOf, queryOf, readInstant, requireAdmin, requireManager, type Query } from './admin-common.ts';
+import type { AdminStores } from './admin-stores.ts';
+import { activityView } from './admin-views.ts';
+import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+
+const FILTER_QUERY = {
+  key: 'A key hash.',
+  model: 'A model id.',
+  provider: 'A provider id.',
+  status: 'success or error.',
+  from: 'From this instant (ISO 8601), inclusive.',
+  to: 'Up to this instant (ISO 8601), exclusive.',
+};
+
+/**
+ * Generation records, newest first, with filters and keyset pages: GET /admin/generations
+ * (all accounts, or `account=`), GET /admin/generations/:id, and GET /activity (the
+ * caller's account, management key).
+ */
+export function registerGenerationsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+  app.get(`${prefix}/admin/generations`, {
+    schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    const q = queryOf(request);
+    return list(stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q);
+  });
+
+  app.get(`${prefix}/admin/generations/:id`, {
+    schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}' }),
+  }, async (request) => {
+    requireAdmin(services, request);
+    const id = paramsOf(request).id!;
+    const row = await stores.activity.get(id);
+    const record = services.generations.get(id);
+    if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);
+    return { data: { ...activityView(row), ...detailOf(record) } };
+  });
+
+  app.get(`${prefix}/activity`, {
+    schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
+  }, async (request) => {
+    const auth = requireManager(services, request);
+    const q = queryOf(request);
+    if (q.key !== undefined && q.key !== '') {
+      const key = services.accounts.getKey(q.key);
+      if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${q.key}".`);
+    }
+    return list(stores, { ...filterOf(q), accountId: auth.account.id }, q);
+  });
+}
+
+function filterOf(q: Query): ActivityFilter {
+  const f: ActivityFilter = {};
+  if (q.key) f.keyHash = q.key;
+  if (q.model) f.model = q.model;
+  if (q.provider) f.provider = q.provider;
+  if (q.status) {
+    if (q.status !== 'success' && q.status !== 'error') throw new GatewayError('invalid_parameter', '"status" must be success or error.', { param: 'status' });
+    f.status = q.status;
+  }
+  const from = readInstant(q.from, 'from');
+  if (from !== undefined) f.from = from;
+  const to = readInstant(q.to, 'to');
+  if (to !== undefined) f.to = to;
+  return f;
+}
+
+async function list(stores: AdminStores, filter: ActivityFilter, q: Query): Promise<unknown> {
+  const limit = pageSize(q);
+  const after = decodeCursor(q, isTimeIdCursor);
+  const rows = await stores.activity.list(filter, limit + 1, after === null ? null : { createdAt: after[0], id: after[1] });
+  const out = page(rows, limit, (r) => [r.created_at, r.id]);
+  return { data: out.data.map(activityView), next_cursor: out.next_cursor };
+}
+
+/** The fields of a whole record the list leaves out. */
+function detailOf(r: Record<string, unknown>): Record<string, unknown> {
+  const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : null);
+  return {
+    upstream_id: r.upstream_id ?? null, native_finish_reason: r.native_finish_reason ?? null,
+    cost_breakdown: json(r.cost_breakdown), attempts: json(r.attempts) ?? [], http_referer: r.http_referer ?? null, user: r.end_user ?? null,
+  };
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services.ts';
+import { registerAdminAccountRoutes } from './accounts-routes.ts';
+import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
+import { openAdminStores } from './admin-stores.ts';
+import { registerAuditRoute } from './audit-routes.ts';
+import { registerCreditsRoutes } from './credits-routes.ts';
+import { registerGenerationsRoutes } from './generations-routes.ts';
+import { registerAdminHealthRoute } from './health-routes.ts';
+import { registerUsageRoutes } from './usage-routes.ts';
+
+/** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
+export function registerAdminRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+  const stores = openAdminStores(services.db);
+  for (const prefix of prefixes) {
+    registerAdminAccountRoutes(app, services, stores, prefix);
+    registerCreditsRoutes(app, services, stores, prefix);
+    registerAdminKeyRoutes(app, services, stores, prefix);
+    registerUsageRoutes(app, services, stores, prefix);
+    registerGenerationsRoutes(app, services, stores, prefix);
+    registerAdminHealthRoute(app, services, prefix);
+    registerAuditRoute(app, services, stores, prefix);
+  }
+}

@@ -1,0 +1,89 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+// The generation list (the admin API's generations, an account's activity): filters and
+// keyset pagination, newest first, on (created_at, id). The indexes it walks are
+// generations_created, generations_account_created and generations_key_created.
+
+export interface ActivityFilter {
+  accountId?: string;
+  keyHash?: string;
+  model?: string;
+  provider?: string;
+  status?: 'success' | 'error';
+  /** created_at >= from (ISO 8601). */
+  from?: string;
+  /** created_at < to (ISO 8601). */
+  to?: string;
+}
+
+/** The last record of a page: the next page starts after it. */
+export interface ActivityCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface ActivityRow {
+  id: string; account_id: string; key_hash: string; model: string | null; provider: string | null;
+  upstream_model: string | null; endpoint_dialect: string; streamed: bigint; cancelled: bigint; status: string;
+  error_code: string | null; finish_reason: string | null; tokens_prompt: bigint; tokens_completion: bigint;
+  tokens_cache_read: bigint; tokens_cache_write: bigint; tokens_reasoning: bigint; cost_nanos: bigint;
+  latency_ms: bigint | null; first_token_ms: bigint | null; x_title: string | null; created_at: string;
+}
+
+const LIST_COLUMNS = `id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect, streamed, cancelled, status,
+  error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
+  cost_nanos, latency_ms, first_token_ms, x_title, created_at`;
+
+const FILTER_COLUMNS: Array<[keyof ActivityFilter, string]> = [
+  ['accountId', 'account_id = ?'], ['keyHash', 'key_hash = ?'], ['model', 'model = ?'], ['provider', 'provider = ?'],
+  ['status', 'status = ?'], ['from', 'created_at >= ?'], ['to', 'created_at < ?'],
+];
+
+export class ActivityStore {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  /** One record, in the list's shape. */
+  get(id: string): ActivityRow | undefined {
+    let stmt = this.statements.get('id');
+    if (stmt === undefined) {
+      stmt = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM generations WHERE id = ?`);
+      stmt.setReadBigInts(true);
+      this.statements.set('id', stmt);
+    }
+    return stmt.get(id) as unknown as ActivityRow | undefined;
+  }
+
+  /** Up to `limit` records matching the filter, newest first, after the cursor. */
+  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): ActivityRow[] {
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    const shape: string[] = [];
+    for (const [field, clause] of FILTER_COLUMNS) {
+      const v = filter[field];
+      if (v === undefined) continue;
+      where.push(clause);
+      params.push(v);
+      shape.push(field);
+    }
+    if (after !== null) {
+      where.push('(created_at, id) < (?, ?)');
+      params.push(after.createdAt, after.id);
+      shape.push('after');
+    }
+    params.push(limit);
+    const key = shape.join(',');
+    let stmt = this.statements.get(key);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM generations
+        ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY created_at DESC, id DESC LIMIT ?`);
+      stmt.setReadBigInts(true);
+      this.statements.set(key, stmt);
+    }
+    return stmt.all(...params) as unknown as ActivityRow[];
+  }
+}

@@ -1,0 +1,95 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+// Usage aggregates, read from the daily rollups only, never from the raw generation rows.
+// Scope: one account (usage_daily, keyed by account first), or all (null): the coarser
+// usage_daily_global (per day, model, provider, app) or usage_daily_keys (per account, key).
+
+export type UsageGroup = 'day' | 'model' | 'provider' | 'key' | 'app' | 'account';
+export const USAGE_GROUPS: readonly UsageGroup[] = ['day', 'model', 'provider', 'key', 'app', 'account'];
+
+const GROUP_COLUMN: Record<UsageGroup, string> = {
+  day: 'day', model: 'model', provider: 'provider', key: 'key_hash', app: 'app_title', account: 'account_id',
+};
+
+export interface UsageFigures {
+  requests: number;
+  errors: number;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokensReasoning: number;
+  costNanos: bigint;
+  latencyMsSum: number;
+  latencyCount: number;
+}
+
+export interface UsageGroupRow extends UsageFigures {
+  /** The day (YYYY-MM-DD), model, provider, key hash, app title or account id; null where absent. */
+  group: string | null;
+}
+
+const SUMS = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt,
+  sum(tokens_completion) AS tokens_completion, sum(tokens_cache_read) AS tokens_cache_read,
+  sum(tokens_cache_write) AS tokens_cache_write, sum(tokens_reasoning) AS tokens_reasoning,
+  sum(cost_nanos) AS cost_nanos, sum(latency_ms_sum) AS latency_ms_sum, sum(latency_count) AS latency_count`;
+
+type Row = Record<string, string | bigint | null>;
+
+function figures(r: Row): UsageFigures {
+  const n = (v: unknown): number => Number(v ?? 0);
+  return {
+    requests: n(r.requests), errors: n(r.errors), tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion),
+    tokensCacheRead: n(r.tokens_cache_read), tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+    costNanos: (r.cost_nanos as bigint | null) ?? 0n, latencyMsSum: n(r.latency_ms_sum), latencyCount: n(r.latency_count),
+  };
+}
+
+export class UsageStore {
+  private readonly grouped = new Map<string, StatementSync>();
+  private readonly db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  /**
+   * Sums over the days [fromDay, toDay] (inclusive, UTC, YYYY-MM-DD), grouped; ordered by
+   * day for `day`, else by cost, highest first. `accountId` null: every account.
+   */
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): UsageGroupRow[] {
+    const stmt = this.statement(accountId !== null, group);
+    const rows = (accountId === null ? stmt.all(fromDay, toDay) : stmt.all(accountId, fromDay, toDay)) as Row[];
+    return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
+  }
+
+  /** The totals over the days [fromDay, toDay]. */
+  totals(accountId: string | null, fromDay: string, toDay: string): UsageFigures {
+    const key = `totals:${accountId !== null}`;
+    let stmt = this.grouped.get(key);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(accountId !== null
+        ? `SELECT ${SUMS} FROM usage_daily WHERE account_id = ? AND day BETWEEN ? AND ?`
+        : `SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN ? AND ?`);
+      stmt.setReadBigInts(true);
+      this.grouped.set(key, stmt);
+    }
+    const row = (accountId === null ? stmt.get(fromDay, toDay) : stmt.get(accountId, fromDay, toDay)) as Row;
+    return figures(row);
+  }
+
+  private statement(scoped: boolean, group: UsageGroup): StatementSync {
+    const key = `${scoped}:${group}`;
+    let stmt = this.grouped.get(key);
+    if (stmt === undefined) {
+      const col = GROUP_COLUMN[group];
+      const order = group === 'day' ? 'grp' : 'cost_nanos DESC, grp';
+      const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
+      stmt = this.db.prepare(`SELECT ${col} AS grp, ${SUMS} FROM ${table}
+        WHERE ${scoped ? 'account_id = ? AND ' : ''}day BETWEEN ? AND ? GROUP BY ${col} ORDER BY ${order}`);
+      stmt.setReadBigInts(true);
+      this.grouped.set(key, stmt);
+    }
+    return stmt;
+  }
+}

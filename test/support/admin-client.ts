@@ -1,0 +1,36 @@
+import type { TestGateway } from './test-gateway.ts';
+
+/** A JSON call with a bearer key: what the admin and report tests make. */
+export async function call(method: string, url: string, key: string | null, body?: unknown): Promise<{ status: number; json: any }> {
+  const headers: Record<string, string> = {};
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const init: RequestInit = { method, headers };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(url, init);
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** An admin key on the gateway's own account (as `switchyard keys create --admin` makes). */
+export function createAdminKey(gw: TestGateway, name = 'ops'): { key: string; hash: string; label: string } {
+  const { key, record } = gw.services.accountService.createKey({ accountId: gw.accountId, name, admin: true });
+  return { key, hash: record.hash, label: record.label };
+}
+
+/** Follows next_cursor from the first page to the last; `between` runs before each next page. */
+export async function allPages(url: string, key: string, between: () => Promise<void> = async () => {}): Promise<any[]> {
+  const out: any[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const sep = url.includes('?') ? '&' : '?';
+    const res = await call('GET', cursor === null ? url : `${url}${sep}cursor=${encodeURIComponent(cursor)}`, key);
+    if (res.status !== 200) throw new Error(`page ${res.status}: ${JSON.stringify(res.json)}`);
+    out.push(...res.json.data);
+    cursor = res.json.next_cursor;
+    if (cursor === null) return out;
+    await between();
+  }
+}
