@@ -3,11 +3,15 @@ import { ConfigError } from '../config/config-error.ts';
 import { runAccountCommand } from './account-commands.ts';
 import { UsageError } from './output.ts';
 import { runServe } from './serve-command.ts';
+import { runReload } from './reload-command.ts';
+import { versionLine } from '../server/build-info.ts';
 
 const HELP = `switchyard: a self-hosted model gateway
 
 Usage:
   switchyard serve [--config PATH] [--host H] [--port P]
+  switchyard reload [--config PATH]    (the serving gateway loads its config file again; says if it was accepted)
+  switchyard --version
   switchyard accounts create --name N [--org] [--credits USD] [--tier T] [--default-model M]
   switchyard accounts update --account ID [--tier T] [--default-model M] [--active true|false]
                               [--rpm N] [--rpd N|none] (per-account rate-limit overrides; --clear-limits drops them)
@@ -44,6 +48,7 @@ const OPTIONS = {
   rpd: { type: 'string' },
   'clear-limits': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
 } as const;
 
 export type CliValues = ReturnType<typeof parse>['values'];
@@ -62,12 +67,17 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
+  if (values.version) {
+    process.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
   if (values.help || command === undefined || command === 'help') {
     process.stdout.write(`${HELP}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
   try {
     if (command === 'serve') return await runServe(values);
+    if (command === 'reload') return await runReload(values);
     return runAccountCommand(command, rest, values);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError) {

@@ -63,7 +63,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config, {
       server: { host: '127.0.0.1', port: 8080 },
       database: { path: './data/switchyard.db' },
-      timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000 },
+      timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000, drainMs: 30000 },
       bootstrap: { credits: '10' },
       sim: 'auto',
       providers: [],
@@ -119,14 +119,14 @@ moderation:
     const path = writeConfig(`
 server: { host: 0.0.0.0, port: 9000 }
 database: { path: /var/lib/switchyard/db.sqlite }
-timeouts: { attempt_ms: 1000, request_ms: 5000, disconnect_grace_ms: 250 }
+timeouts: { attempt_ms: 1000, request_ms: 5000, disconnect_grace_ms: 250, drain_ms: 1500 }
 bootstrap: { credits: "25.5" }
 sim: true
 `);
     const config = loadConfig({ path, env: {} });
     assert.deepEqual(config.server, { host: '0.0.0.0', port: 9000 });
     assert.deepEqual(config.database, { path: '/var/lib/switchyard/db.sqlite' });
-    assert.deepEqual(config.timeouts, { attemptMs: 1000, requestMs: 5000, disconnectGraceMs: 250 });
+    assert.deepEqual(config.timeouts, { attemptMs: 1000, requestMs: 5000, disconnectGraceMs: 250, drainMs: 1500 });
     assert.deepEqual(config.bootstrap, { credits: '25.5' });
     assert.equal(config.sim, true);
   });

@@ -26,6 +26,7 @@ export const CONFIG_DEFAULTS = {
   attemptMs: 60_000,
   requestMs: 300_000,
   disconnectGraceMs: 10_000,
+  drainMs: 30_000,
   credits: '10',
   sim: 'auto',
 } as const;
@@ -47,7 +48,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
 
   const server = section(root, 'server', ['host', 'port', 'public_models']);
   const database = section(root, 'database', ['path']);
-  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms']);
+  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
@@ -64,6 +65,7 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
       disconnectGraceMs: optInt(timeouts, 'disconnect_grace_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.disconnectGraceMs,
+      drainMs: optInt(timeouts, 'drain_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.drainMs,
     },
     bootstrap: {
       credits: bootstrap.credits === undefined || bootstrap.credits === null

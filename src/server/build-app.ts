@@ -11,6 +11,7 @@ import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
 import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
+import { registerHealthRoutes } from './routes/health-routes.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -38,6 +39,7 @@ export function buildApp(services: Services): FastifyInstance {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
 
+  registerHealthRoutes(app, services);
   registerChatCompletionsRoute(app, services, API_PREFIXES);
   registerModelsRoute(app, services, API_PREFIXES);
   registerModelEndpointsRoute(app, services, API_PREFIXES);
