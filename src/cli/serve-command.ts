@@ -79,8 +79,9 @@ export async function runServe(values: { config?: string; host?: string; port?: 
 }
 
 /**
- * The graceful stop: new requests are refused (the listener closes; a request on a kept-alive
- * connection gets 503 with `Connection: close`), requests and streams in flight run to their
+ * The graceful stop: new requests are refused (the listener closes, idle kept-alive connections
+ * too; a request still arriving on an open one gets 503 with `Connection: close`, Fastify's
+ * return503OnClosing), and `/ready` says draining. Requests and streams in flight run to their
  * end for up to `drainMs`, then what still runs is cancelled (and charged what it used) and
  * its connections closed. The caller then flushes the settlements and releases the lease.
  */
