@@ -53,8 +53,8 @@ async function start(yaml: string): Promise<Gateway> {
 }
 
 /** `switchyard reload` as an operator runs it, beside the gateway (asynchronously: the test reads a stream meanwhile). */
-function reloadCli(gw: Gateway): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, 'reload'], {
+function reloadCli(gw: Gateway, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, 'reload', ...args], {
     env: { ...process.env, SWITCHYARD_DATA_DIR: gw.dir, SWITCHYARD_CONFIG: gw.config, DATABASE_URL: '' },
   });
   let out = '';
@@ -122,13 +122,20 @@ test('`switchyard reload` reports a config the gateway refuses, with its error; 
   }
 });
 
-test('a reload that changes a restart-only field (server.host) is refused, naming it', { timeout: 60_000 }, async () => {
+test('a reload that changes a restart-only field (server.host) is refused, naming it, also in --json', { timeout: 60_000 }, async () => {
   const gw = await start(BASE(0, '0.000001'));
   try {
     writeFileSync(gw.config, BASE(0, '0.000001', { top: 'server: { host: 0.0.0.0 }\n' }));
     const r = await reloadCli(gw);
     assert.equal(r.code, 1, r.out + r.err);
     assert.match(r.err, /server\.host changed \(127\.0\.0\.1 → 0\.0\.0\.0\); it takes a restart to apply/);
+    // --json: the same outcome for scripts.
+    const json = await reloadCli(gw, '--json');
+    assert.equal(json.code, 1);
+    const body = JSON.parse(json.out);
+    assert.equal(body.ok, false);
+    assert.equal(body.generation, 1);
+    assert.match(body.error, /server\.host changed/);
   } finally {
     await stop(gw.s);
   }
