@@ -5,7 +5,8 @@ import type { Services } from '../services.ts';
 /**
  * Probes, unauthenticated and cheap (no upstream call, no database query):
  *
- * - `GET /health`, liveness: 200 while the process serves HTTP, also while it drains.
+ * - `GET /health`, liveness: 200 while the process serves HTTP; it checks nothing else
+ *   (the draining flag included: a stopping gateway closes its listener instead).
  * - `GET /ready`, readiness: 200 when every check passes, else 503 with `failing` naming
  *   the checks that did not. Checks: `database` (writable: the serve lease is held, its
  *   last renewal — a write every second — succeeded, and settlements are being written), `redis` (reachable, when configured: not yet
