@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
 import { accountsCommand } from './commands/accounts.ts';
@@ -9,14 +8,15 @@ import { initCommand } from './commands/init.ts';
 import { keysCommand } from './commands/keys.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
-
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { reloadCommand } from './commands/reload.ts';
+import { ReportedFailure } from './output.ts';
+import { versionLine } from '../server/build-info.ts';
 
 /** The `switchyard` command: one module per command group under ./commands. */
 export function buildProgram(): Command {
   const program = new Command('switchyard')
     .description('switchyard: a self-hosted model gateway, and the commands that operate it')
-    .version(version, '-V, --version', 'print the version')
+    .version(versionLine(), '-V, --version', 'print the version, the build and the Node version')
     .helpOption('-h, --help', 'show help for a command')
     .helpCommand('help [command]', 'show help for a command')
     .option('--config <path>', 'the config file, for any command (also accepted after the command)')
@@ -48,6 +48,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   creditsCommand(program);
   usageCommand(program);
   generationsCommand(program);
+  reloadCommand(program);
   return program;
 }
 
@@ -58,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // The parser's own errors were printed already; help and --version end here too, with 0.
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    if (err instanceof ReportedFailure) return 1;
     // ConfigError and UsageError messages say what to fix; anything else is a failure. Never a stack trace.
     const message = (err as Error).message ?? String(err);
     process.stderr.write(err instanceof ConfigError ? `${message}\n` : `error: ${message}\n`);

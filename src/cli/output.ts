@@ -10,6 +10,9 @@ function bigintReplacer(_key: string, value: unknown): unknown {
 /** Wrong input from the operator: printed as `error: <message>`, exit code 1, no stack trace. */
 export class UsageError extends Error {}
 
+/** A failure the command has already reported in full: the CLI only exits 1. */
+export class ReportedFailure extends Error {}
+
 /**
  * A table for people: a header row, then the rows, columns padded to line up. `right`
  * lists columns aligned right (amounts, counts). Wide cells are kept whole, never cut.

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { bootstrapOperator } from '../billing/bootstrap-operator.ts';
 import { preloadTokenizers } from '../canonical/bpe-tokenizers.ts';
 import type { GatewayConfig } from '../config/types.ts';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
 import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
@@ -48,13 +49,16 @@ export async function runServe(values: { config?: string; host?: string; port?: 
     if (closing) return;
     closing = true;
     log(`${reason}: shutting down`);
-    await app.close();
+    await drain(app, services, services.config.timeouts.drainMs);
     await services.close();
     process.exit(code);
   };
   // Repeated signals are expected (Ctrl-C reaches npm and the gateway, and npm passes it
   // on too): the first one starts the shutdown, the others change nothing.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopping?.(signal, 0));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stopping?.(signal, 0));
+  process.on('SIGHUP', () => {
+    if (!closing) reloadConfig(services, values);
+  });
   if (leaseLost !== null) {
     await stopping(leaseLost, 1);
     return 1;
@@ -72,6 +76,48 @@ export async function runServe(values: { config?: string; host?: string; port?: 
   }
   printBanner(services, config, address, starter);
   return await new Promise<number>(() => {});
+}
+
+/**
+ * The graceful stop: new requests are refused (the listener closes, idle kept-alive connections
+ * too; a request still arriving on an open one gets 503 with `Connection: close`, Fastify's
+ * return503OnClosing), and `/ready` says draining. Requests and streams in flight run to their
+ * end for up to `drainMs`, then what still runs is cancelled (and charged what it used) and
+ * its connections closed. The caller then flushes the settlements and releases the lease.
+ */
+async function drain(app: FastifyInstance, services: Services, drainMs: number): Promise<void> {
+  const inFlight = services.inFlight;
+  inFlight.startDraining();
+  const closed = app.close();
+  if (inFlight.count > 0) log(`waiting up to ${drainMs} ms for ${inFlight.count} request(s) in flight`);
+  if (!(await inFlight.idle(drainMs))) {
+    log(`drain timeout (${drainMs} ms): cancelling ${inFlight.count} request(s) still in flight`);
+    inFlight.cancelAll();
+    // Cancelled calls settle what they used; the connections go.
+    await inFlight.idle(CANCEL_SETTLE_MS);
+    app.server.closeAllConnections();
+  }
+  // Fastify's close waits for the connections; keep-alive ones left idle are closed here.
+  app.server.closeIdleConnections();
+  await Promise.race([closed, delay(CANCEL_SETTLE_MS)]);
+  app.server.closeAllConnections();
+}
+
+/** How long cancelled calls get to settle, and connections to close, after the drain timeout. */
+const CANCEL_SETTLE_MS = 5_000;
+
+/**
+ * SIGHUP (`switchyard reload` sends it): the config file again, with the same flags and
+ * environment. Accepted, it serves new requests at once; refused, the old one stays.
+ */
+function reloadConfig(services: Services, values: { config?: string; host?: string; port?: string }): void {
+  const result = services.reload(() => loadCliConfig(values));
+  if (!result.ok) {
+    log(`config reload refused: ${result.error}; the previous config (generation ${result.generation}) stays in force`);
+    return;
+  }
+  for (const w of result.warnings) log(`catalog: ${w}`);
+  log(`config reloaded: generation ${result.generation}, ${result.models} models`);
 }
 
 /**

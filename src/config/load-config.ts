@@ -27,6 +27,7 @@ export const CONFIG_DEFAULTS = {
   attemptMs: 60_000,
   requestMs: 300_000,
   disconnectGraceMs: 10_000,
+  drainMs: 30_000,
   credits: '10',
   sim: 'auto',
 } as const;
@@ -64,7 +65,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
 
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
   const database = section(root, 'database', ['path']);
-  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms']);
+  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
@@ -77,6 +78,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
       disconnectGraceMs: optInt(timeouts, 'disconnect_grace_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.disconnectGraceMs,
+      drainMs: optInt(timeouts, 'drain_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.drainMs,
     },
     bootstrap: {
       credits: bootstrap.credits === undefined || bootstrap.credits === null

@@ -16,7 +16,8 @@ export interface GatewayConfig {
   database: { path: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
   /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
-  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number };
+  /** drainMs: on SIGTERM/SIGINT, how long in-flight requests and streams may run on before they are cut. */
+  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number; drainMs: number };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
   sim: SimSetting;

@@ -14,6 +14,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
+import { registerHealthRoutes } from './routes/health-routes.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -45,6 +46,7 @@ export function buildApp(services: Services): FastifyInstance {
   // The OpenAPI document sees the routes registered in the plugin after it.
   registerOpenApi(app);
   app.register(async (api) => {
+    registerHealthRoutes(api, services);
     registerChatCompletionsRoute(api, services, API_PREFIXES);
     registerModelsRoute(api, services, API_PREFIXES);
     registerModelEndpointsRoute(api, services, API_PREFIXES);

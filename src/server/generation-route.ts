@@ -26,13 +26,21 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const req = dialect.decode(request.body);
     // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
     if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
-    const admitted = services.pipeline.admit(auth, req, requestInfo(request, dialect.name));
+    // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
+    const pipeline = services.pipeline;
+    const admitted = pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
 
     if (!req.stream) {
       const sink = new FoldingSink();
       const client = new ClientAbort(reply, 0, () => false);
-      const outcome = await services.pipeline.run(admitted, sink, client.controller, client);
+      const leave = services.inFlight.enter(client.controller);
+      let outcome: GenerationOutcome;
+      try {
+        outcome = await pipeline.run(admitted, sink, client.controller, client);
+      } finally {
+        leave();
+      }
       if (outcome.execution.error !== null) throw outcome.execution.error;
       return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
     }
@@ -41,20 +49,34 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
     // A client that leaves a stream it has begun to read: the upstream is read on for its usage.
     const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs, () => sink.committed);
-    let outcome: GenerationOutcome;
+    // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
+    const leave = services.inFlight.enter(client.controller);
     try {
-      outcome = await services.pipeline.run(admitted, sink, client.controller, client);
+      let outcome: GenerationOutcome;
+      try {
+        outcome = await pipeline.run(admitted, sink, client.controller, client);
+      } finally {
+        client.release();
+        sink.stopKeepAlive();
+      }
+      sink.close(outcome);
+      resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
     } finally {
-      client.release();
-      sink.stopKeepAlive();
+      afterResponse(reply, leave);
     }
-    sink.close(outcome);
-    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
     return reply;
   };
   const errorHandler = dialectErrorHandler(dialect);
   const onRequest = authenticateFirst(services.auth, dialect.readKey, dialect.keyHeaders);
   for (const path of paths) app.post(path, { errorHandler, onRequest }, handler);
+}
+
+/** Calls `done` once the response's last bytes left the process (or the connection closed). */
+function afterResponse(reply: FastifyReply, done: () => void): void {
+  const res = reply.raw;
+  if (res.writableFinished || res.destroyed) return done();
+  res.once('finish', done);
+  res.once('close', done);
 }
 
 /** Renders any error reaching a route in its dialect's shape. */

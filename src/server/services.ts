@@ -2,18 +2,17 @@ import type { DatabaseSync } from 'node:sqlite';
 import { Authenticator } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
 import { SettlementQueue } from '../billing/settlement-queue.ts';
-import { buildCatalog } from '../catalog/build-catalog.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { buildCatalog } from '../catalog/build-catalog.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import { GenerationPipeline } from '../pipeline/generation-pipeline.ts';
+import type { GenerationPipeline } from '../pipeline/generation-pipeline.ts';
 import { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { builtinAdapters } from '../providers/registry.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
-import { AttemptExecutor } from '../routing/execute-attempts.ts';
 import { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
-import { AttemptPlanner } from '../routing/plan-attempts.ts';
+import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { GenerationStore } from '../store/generation-store.ts';
 import { LedgerStore } from '../store/ledger-store.ts';
@@ -23,24 +22,30 @@ import { ServeLock } from '../store/serve-lock.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
-import { RateLimitGate } from '../limits/rate-limit-gate.ts';
-import type { TierTable } from '../limits/tier-limits.ts';
-import { Moderator } from '../moderation/moderator.ts';
-import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
+import type { TierLimits, TierTable } from '../limits/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
+import { writeReloadStatus } from '../store/reload-status.ts';
+import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
+import { InFlight } from './in-flight.ts';
 
-/** The composition root: every long-lived service, built once at boot. */
+/**
+ * The composition root: every long-lived service, built once at boot. The fields built
+ * from the reloadable part of the config (`config`, `catalog`, `planner`, `pipeline`,
+ * `scrubber`, `catalogWarnings`) read the generation in force (config-generation.ts):
+ * read them once per request.
+ */
 export interface Services {
-  config: GatewayConfig;
+  readonly config: GatewayConfig;
   db: DatabaseSync;
   accounts: AccountStore;
   ledger: LedgerStore;
   generations: GenerationStore;
   accountService: AccountService;
+  /** The tiers in force: one map, updated in place by a reload. */
   tiers: TierTable;
   auth: Authenticator;
-  catalog: Catalog;
-  catalogWarnings: string[];
+  readonly catalog: Catalog;
+  readonly catalogWarnings: string[];
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
@@ -48,12 +53,32 @@ export interface Services {
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
-  planner: AttemptPlanner;
-  pipeline: GenerationPipeline;
+  readonly planner: AttemptPlanner;
+  readonly pipeline: GenerationPipeline;
   /** Scrubs upstream credentials from what goes to clients and logs. */
-  scrubber: SecretScrubber;
+  readonly scrubber: SecretScrubber;
+  /** The configuration generation in force. */
+  readonly current: ConfigGeneration;
+  /** The last reload attempt (null before any). */
+  readonly lastReload: ReloadResult | null;
+  /** Model calls running; draining once a graceful stop began. */
+  inFlight: InFlight;
+  /** False once the database's serve lease is lost. */
+  readonly leaseHeld: boolean;
+  /** Why the database refused the last lease renewal (a write, every second), or null. */
+  readonly databaseWriteError: string | null;
+  /**
+   * Loads the configuration again (`load` throws on a bad file) and swaps it in for new
+   * requests; a config that cannot serve, or changes a restart-only field, is refused and
+   * the one in force stays. The outcome is also written to the database (reload-status.ts).
+   */
+  reload(load: () => GatewayConfig): ReloadResult;
   close(): Promise<void>;
 }
+
+export type ReloadResult =
+  | { ok: true; attempt: number; generation: number; at: string; models: number; warnings: string[] }
+  | { ok: false; attempt: number; generation: number; at: string; error: string };
 
 export interface ServiceOptions {
   env: Record<string, string | undefined>;
@@ -79,28 +104,45 @@ export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accoun
 const HOLD_GRACE_MS = 60_000;
 
 export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
-  // The catalog first: a config mistake stops the start before any file is created.
   const adapters = builtinAdapters();
-  const { catalog, warnings } = buildCatalog(config, opts.env, adapters);
-  // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
-  const scrubber = scrubberForConfig(config, catalog);
-  scrubInProcessLogs(scrubber);
-  const log = opts.log === undefined ? logSafely : (m: string) => opts.log!(scrubber.text(m));
+  // The catalog first: a config mistake stops the start before any file is created.
+  const firstCatalog = buildCatalog(config, opts.env, adapters);
   const stores = openStores(config);
   let lock: ServeLock;
   try {
-    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? log });
+    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
   } catch (err) {
     stores.db.close();
     throw err;
   }
   const upstream = new UpstreamClient();
+  // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
+  const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
-  const planner = new AttemptPlanner({ catalog, health, breakers, ...(opts.random === undefined ? {} : { random: opts.random }) });
-  const executor = new AttemptExecutor({ adapters, client: upstream, health, breakers, requestTimeoutMs: config.timeouts.requestMs });
   const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  const shared: SharedState = {
+    env: opts.env,
+    adapters,
+    upstream,
+    health,
+    breakers,
+    limiter: new InProcessRateLimiter(),
+    settlements,
+    reservations,
+    ...(opts.random === undefined ? {} : { random: opts.random }),
+  };
+  let current: ConfigGeneration;
+  try {
+    current = buildGeneration(config, shared, 1, firstCatalog);
+  } catch (err) {
+    lock.release();
+    stores.db.close();
+    throw err;
+  }
+  // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
+  scrubInProcessLogs(current.scrubber);
   // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
   const released = reservations.releaseStale(true);
   if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
@@ -120,33 +162,84 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   };
   stores.accountService.onChange(dropCaches);
   watcher.onChange(dropCaches);
-  const moderator = new Moderator(config.moderation.rules, config.moderation.upstream, upstream, config.moderation.maxInputChars);
-  const pipeline = new GenerationPipeline({
-    catalog,
-    planner,
-    executor,
-    settlements,
-    reservations,
-    rateLimits: new RateLimitGate(new InProcessRateLimiter(), stores.tiers),
-    moderator,
-    scrubber,
-    timeouts: config.timeouts,
-  });
+
+  let attempts = 0;
+  let lastReload: ReloadResult | null = null;
+  writeReloadStatus(stores.db, { pid: process.pid, attempt: 0, generation: 1, ok: true, error: null, at: current.loadedAt });
+  const reload = (load: () => GatewayConfig): ReloadResult => {
+    attempts += 1;
+    const at = new Date().toISOString();
+    let result: ReloadResult;
+    try {
+      const next = load();
+      const refused = restartOnlyChange(current.config, next);
+      if (refused !== null) throw new Error(refused);
+      const built = buildGeneration(next, shared, current.generation + 1);
+      // The swap: one synchronous step, so every new request sees the whole new config.
+      current = built;
+      // The one tier map (account service, key status, rate limits) is refilled in the same step.
+      const tiers = stores.tiers as Map<string, TierLimits>;
+      tiers.clear();
+      for (const t of built.tierList) tiers.set(t.id, t);
+      scrubInProcessLogs(built.scrubber);
+      result = { ok: true, attempt: attempts, generation: built.generation, at, models: built.catalog.models.length, warnings: built.catalogWarnings };
+    } catch (err) {
+      // A config error may quote the file: scrubbed with what is known of its secrets.
+      result = { ok: false, attempt: attempts, generation: current.generation, at, error: current.scrubber.text((err as Error).message) };
+    }
+    lastReload = result;
+    writeReloadStatus(stores.db, {
+      pid: process.pid,
+      attempt: result.attempt,
+      generation: result.generation,
+      ok: result.ok,
+      error: result.ok ? null : result.error,
+      at,
+    });
+    return result;
+  };
+
   return {
-    config,
+    get config() {
+      return current.config;
+    },
     ...stores,
     auth,
-    catalog,
-    catalogWarnings: warnings,
+    get catalog() {
+      return current.catalog;
+    },
+    get catalogWarnings() {
+      return current.catalogWarnings;
+    },
     adapters,
     upstream,
     settlements,
     reservations,
     health,
     breakers,
-    planner,
-    pipeline,
-    scrubber,
+    get planner() {
+      return current.planner;
+    },
+    get pipeline() {
+      return current.pipeline;
+    },
+    get scrubber() {
+      return current.scrubber;
+    },
+    get current() {
+      return current;
+    },
+    get lastReload() {
+      return lastReload;
+    },
+    inFlight: new InFlight(),
+    get leaseHeld() {
+      return lock.held;
+    },
+    get databaseWriteError() {
+      return lock.lastWriteError;
+    },
+    reload,
     async close() {
       clearInterval(sweep);
       stopCheckpoints();

@@ -75,6 +75,7 @@ export class ServeLock {
   private timer: NodeJS.Timeout | null = null;
   private expiresAt = 0;
   private lost = false;
+  private writeError: string | null = null;
 
   private constructor(db: DatabaseSync | null, token: string, opts: LeaseOptions) {
     this.db = db;
@@ -129,17 +130,24 @@ export class ServeLock {
     try {
       const next = now + this.ttlMs;
       const r = this.db.prepare('UPDATE serve_lease SET expires_at = ? WHERE id = 1 AND holder = ?').run(next, this.token);
+      this.writeError = null;
       if (Number(r.changes) === 1) {
         this.expiresAt = next;
         return;
       }
       this.loseLease('another process took over the serve lease of this database');
-    } catch {
+    } catch (err) {
+      this.writeError = (err as Error).message;
       // The database refuses writes (read-only, full, I/O error). The gateway keeps running,
       // failing closed: its settlements fail the same way, so it delivers no paid answer
       // (settlement-queue.ts), and it recovers by itself once writes succeed. If another
       // gateway took the lease meanwhile, the next successful renewal finds its row and stops.
     }
+  }
+
+  /** Why the last renewal could not write the database (renewed every second), or null when it could. */
+  get lastWriteError(): string | null {
+    return this.writeError;
   }
 
   /** True while this process holds the lease (as far as it knows). */
@@ -169,4 +177,15 @@ export class ServeLock {
       // The database went away first: the lease expires by itself.
     }
   }
+}
+
+/** The lease row as it stands (expired or not), or null: what `switchyard reload` finds the gateway by. */
+export function readLeaseHolder(db: DatabaseSync): LeaseHolder | null {
+  let row: LeaseRow | undefined;
+  try {
+    row = db.prepare('SELECT holder, pid, host, acquired_at, expires_at FROM serve_lease WHERE id = 1').get() as LeaseRow | undefined;
+  } catch {
+    return null; // no table: no gateway ever served this database
+  }
+  return row === undefined ? null : { pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at };
 }

@@ -76,7 +76,10 @@ describe('chat request validation over HTTP', () => {
     for (const { method, url } of v1) {
       assert.ok(gw.app.hasRoute({ method: method as 'GET', url: `/api${url}` }), `${method} /api${url}`);
     }
-    assert.equal(routes.length, 2 * v1.length, 'and nothing else');
+    // Besides the twins, only the unprefixed probes (/health, /ready: docs/operations.md).
+    const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
+    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/health', '/ready']);
+    assert.equal(routes.length, 2 * v1.length + others.length, 'and nothing else');
     // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });
     assert.equal(res.status, 200);

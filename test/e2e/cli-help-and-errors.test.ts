@@ -64,11 +64,11 @@ describe('the CLI surface', () => {
     assert.doesNotMatch(r.err, /unknown command/);
   });
 
-  test('--version prints the package version alone', () => {
+  test('--version prints the package version, the build and the Node version', () => {
     for (const flag of ['--version', '-V']) {
       const r = run(cwd, {}, flag);
       assert.equal(r.code, 0);
-      assert.equal(r.out, `${VERSION}\n`);
+      assert.match(r.out, new RegExp(`^switchyard ${VERSION.replaceAll('.', '\\.')} \\(build [^,]+, node \\d+\\.\\d+\\.\\d+\\)\n$`));
     }
   });
 

@@ -44,8 +44,20 @@ const docs: Record<string, RouteDoc> = {
 
 const PREFIXES = ['/api/v1', '/v1'];
 
+/** Routes outside the API prefixes: the probes (docs/operations.md), unauthenticated. */
+const unprefixed: Record<string, RouteDoc> = {
+  'GET /health': { summary: 'Liveness: the process serves (no key, never touches an upstream)', tags: ['operations'], response: '{status: "ok"}' },
+  'GET /ready': { summary: 'Readiness: database writable, catalog loaded, not draining; 503 names the failing part (no key)', tags: ['operations'], response: '{status, checks, failing, version, build, ...}' },
+};
+
 /** The schema of a public route, by its method and full path; undefined for a route not in the table. */
 export function publicRouteSchema(method: string, url: string): FastifySchema | undefined {
+  const probe = unprefixed[`${method} ${url}`];
+  if (probe !== undefined) {
+    const schema = routeSchema(probe);
+    delete (schema as Record<string, unknown>).security;
+    return schema;
+  }
   for (const prefix of PREFIXES) {
     if (!url.startsWith(`${prefix}/`)) continue;
     const doc = docs[`${method} ${url.slice(prefix.length)}`];

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { extractBearer } from '../../auth/authenticate.ts';
 import { formatAttos } from '../../billing/money.ts';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
 import type { Endpoint, ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CircuitBreakers } from '../../routing/circuit-breaker.ts';
@@ -18,14 +19,24 @@ const STATUS_CIRCUIT_OPEN = -2;
  * OpenRouter's shape. What the catalog says is encoded once at boot; health per request.
  */
 export function registerModelEndpointsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const listings = new Map<ModelInfo, ModelListing>();
-  for (const model of services.catalog.models) listings.set(model, buildListing(model));
+  // Built once per catalog (a config reload brings a new one).
+  const byCatalog = new WeakMap<Catalog, Map<ModelInfo, ModelListing>>();
+  const listingsOf = (catalog: Catalog): Map<ModelInfo, ModelListing> => {
+    let listings = byCatalog.get(catalog);
+    if (listings === undefined) {
+      listings = new Map();
+      for (const model of catalog.models) listings.set(model, buildListing(model));
+      byCatalog.set(catalog, listings);
+    }
+    return listings;
+  };
   for (const prefix of prefixes) {
     app.get(`${prefix}/models/:author/:slug/endpoints`, async (request) => {
       services.auth.authenticate(extractBearer(request.headers.authorization));
       const { author, slug } = request.params as { author: string; slug: string };
-      const model = services.catalog.resolve(`${author}/${slug}`)?.model;
-      const listing = model === undefined ? undefined : listings.get(model);
+      const catalog = services.catalog;
+      const model = catalog.resolve(`${author}/${slug}`)?.model;
+      const listing = model === undefined ? undefined : listingsOf(catalog).get(model);
       if (listing === undefined) throw new GatewayError('not_found', `No model "${author}/${slug}".`);
       return { data: { ...listing.head, endpoints: listing.endpoints.map((e) => withHealth(e, services.health, services.breakers)) } };
     });

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
 import type { ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
 
 /**
- * GET /v1/models: the catalog, serialized once at boot; GET /v1/models/{id}: one model's
+ * GET /v1/models: the catalog, serialized once (per config generation); GET /v1/models/{id}: one model's
  * record. The id keeps its slash, sent as is (`/v1/models/openai/gpt-4.1`) or encoded
  * (`/v1/models/openai%2Fgpt-4.1`, what the `openai` client sends); any name a request's
  * `model` may be (aliases, `:variants`) finds its model, whose record is returned.
@@ -17,27 +18,37 @@ import type { Services } from '../services.ts';
  * check again; `GET /v1/key` is one either way.
  */
 export function registerModelsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const body = JSON.stringify({ data: services.catalog.models.map(toModelRecord) });
-  const records = new Map<ModelInfo, string>();
-  for (const m of services.catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
-  const isPublic = services.config.server.publicModels !== false;
+  // Serialized once per catalog: a config reload brings a new catalog, serialized at its first request.
+  const serialized = new WeakMap<Catalog, { body: string; records: Map<ModelInfo, string> }>();
+  const forCatalog = (catalog: Catalog): { body: string; records: Map<ModelInfo, string> } => {
+    let s = serialized.get(catalog);
+    if (s === undefined) {
+      const records = new Map<ModelInfo, string>();
+      for (const m of catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
+      s = { body: JSON.stringify({ data: catalog.models.map(toModelRecord) }), records };
+      serialized.set(catalog, s);
+    }
+    return s;
+  };
   const guard = (request: FastifyRequest): void => {
-    if (!isPublic) services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
+    if (services.config.server.publicModels === false) services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
   };
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/models`, async (request, reply) => {
       guard(request);
       reply.header('content-type', 'application/json; charset=utf-8');
-      return body;
+      return forCatalog(services.catalog).body;
     });
     // After the static and `/:author/:slug/endpoints` routes: the router tries those first.
     app.get(`${prefix}/models/*`, async (request, reply) => {
       guard(request);
       const name = (request.params as { '*': string })['*'];
       reply.header('content-type', 'application/json; charset=utf-8');
+      const catalog = services.catalog;
+      const { body, records } = forCatalog(catalog);
       if (name === '') return body; // `/v1/models/`: the list
-      const model = services.catalog.resolve(name)?.model;
+      const model = catalog.resolve(name)?.model;
       const record = model === undefined ? undefined : records.get(model);
       if (record === undefined) throw new GatewayError('not_found', `No model "${name}" in this gateway's catalog; GET /v1/models lists them.`, { param: 'model' });
       return record;

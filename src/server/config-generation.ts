@@ -1,0 +1,117 @@
+import type { CreditReservations } from '../billing/credit-reservations.ts';
+import type { SettlementQueue } from '../billing/settlement-queue.ts';
+import { buildCatalog } from '../catalog/build-catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { RateLimitGate } from '../limits/rate-limit-gate.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { TierLimits } from '../limits/tier-limits.ts';
+import { Moderator } from '../moderation/moderator.ts';
+import { GenerationPipeline } from '../pipeline/generation-pipeline.ts';
+import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
+import type { SecretScrubber } from '../providers/http/scrub-secrets.ts';
+import type { UpstreamClient } from '../providers/http/upstream-client.ts';
+import type { ProviderAdapter } from '../providers/types.ts';
+import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import { AttemptExecutor } from '../routing/execute-attempts.ts';
+import type { HealthStore } from '../routing/health/health-store.ts';
+import { AttemptPlanner } from '../routing/plan-attempts.ts';
+
+/**
+ * Everything built from the reloadable part of the configuration (providers, models,
+ * prices, tiers, moderation, timeouts): one immutable object per load. A reload builds a
+ * new one beside the one in force and swaps it in whole (services.ts); a request keeps
+ * the pipeline it was admitted by, so it finishes on the config it started with.
+ */
+export interface ConfigGeneration {
+  /** 1 at start, +1 per accepted reload. */
+  generation: number;
+  /** ISO time it was built. */
+  loadedAt: string;
+  config: GatewayConfig;
+  catalog: Catalog;
+  catalogWarnings: string[];
+  tierList: readonly TierLimits[];
+  planner: AttemptPlanner;
+  pipeline: GenerationPipeline;
+  scrubber: SecretScrubber;
+}
+
+/**
+ * What outlives reloads: the upstream connection pool, routing health and circuits (kept
+ * for the endpoints that remain: they are keyed by endpoint id), rate-limit counters,
+ * credit holds and the settlement queue.
+ */
+export interface SharedState {
+  env: Record<string, string | undefined>;
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  upstream: UpstreamClient;
+  health: HealthStore;
+  breakers: CircuitBreakers;
+  limiter: RateLimiter;
+  settlements: SettlementQueue;
+  reservations: CreditReservations;
+  random?: () => number;
+}
+
+/** Builds a generation; throws (ConfigError, mostly) without side effects when the config cannot serve. */
+export function buildGeneration(
+  config: GatewayConfig,
+  shared: SharedState,
+  generation: number,
+  built: { catalog: Catalog; warnings: string[] } = buildCatalog(config, shared.env, shared.adapters),
+): ConfigGeneration {
+  const { catalog, warnings } = built;
+  const scrubber = scrubberForConfig(config, catalog);
+  const tiers = new Map(config.tiers.map((t) => [t.id, t]));
+  const planner = new AttemptPlanner({
+    catalog,
+    health: shared.health,
+    breakers: shared.breakers,
+    ...(shared.random === undefined ? {} : { random: shared.random }),
+  });
+  const executor = new AttemptExecutor({
+    adapters: shared.adapters,
+    client: shared.upstream,
+    health: shared.health,
+    breakers: shared.breakers,
+    requestTimeoutMs: config.timeouts.requestMs,
+  });
+  const moderation = config.moderation;
+  const moderator = new Moderator(moderation.rules, moderation.upstream, shared.upstream, moderation.maxInputChars);
+  const pipeline = new GenerationPipeline({
+    catalog,
+    planner,
+    executor,
+    settlements: shared.settlements,
+    reservations: shared.reservations,
+    rateLimits: new RateLimitGate(shared.limiter, tiers),
+    moderator,
+    scrubber,
+    timeouts: config.timeouts,
+  });
+  return {
+    generation,
+    loadedAt: new Date().toISOString(),
+    config,
+    catalog,
+    catalogWarnings: warnings,
+    tierList: config.tiers,
+    planner,
+    pipeline,
+    scrubber,
+  };
+}
+
+/** Fields a running gateway cannot change: a reload that changes one is refused, naming it. */
+export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): string | null {
+  const fields: Array<[string, unknown, unknown]> = [
+    ['server.host', current.server.host, next.server.host],
+    ['server.port', current.server.port, next.server.port],
+    ['database.path', current.database.path, next.database.path],
+  ];
+  for (const [name, was, now] of fields) {
+    if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;
+  }
+  return null;
+}
