@@ -5,7 +5,8 @@ import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstrea
 import { SseEventTooLargeError, SseParser } from '../providers/sse/parse-sse.ts';
 import { oversizedEventError } from '../providers/http/upstream-error.ts';
 import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
-import type { AttemptGate, AttemptRecord, PlannedAttempt } from './attempt.ts';
+import type { AttemptGate, AttemptRecord } from './attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 
 export type { AttemptGate } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';

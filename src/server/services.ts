@@ -24,7 +24,7 @@ import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
-import type { TierTable } from '../limits/tier-limits.ts';
+import type { TierTable } from '../config/tier-limits.ts';
 import { Moderator } from '../moderation/moderator.ts';
 import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';

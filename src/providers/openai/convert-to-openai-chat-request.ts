@@ -2,7 +2,7 @@ import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, Too
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { bounded, type ParameterRule } from '../parameter-rules.ts';
-import { checkUnpricedOption } from '../unpriced-options.ts';
+import { checkUnpricedOption } from '../../config/unpriced-options.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
-import { nanosToNumber, usdToNanos } from '../../billing/money.ts';
+import { nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
 import { limitRemaining } from '../../billing/key-limit-remaining.ts';
