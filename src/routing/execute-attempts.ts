@@ -98,15 +98,12 @@ export class AttemptExecutor {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
     const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
-    let i = 0;
-    let retries = 0;
-    while (i < plan.length) {
-      const attempt = plan[i]!;
+    const at = new PlanCursor(plan);
+    while (!at.done) {
+      const attempt = at.current;
       const endpointId = attempt.endpoint.id;
       if (!this.breakers.tryAcquire(endpointId)) {
-        // Opened (or being probed) since the plan was made.
-        i++;
-        retries = 0;
+        at.nextEndpoint(); // opened (or being probed) since the plan was made
         continue;
       }
       const refused = gate?.enter(attempt.model) ?? null;
@@ -114,9 +111,7 @@ export class AttemptExecutor {
         // This model's own limit is spent: nothing is sent, its other endpoints are skipped.
         this.breakers.release(endpointId);
         recordRefusal(result, attempt, refused);
-        i = nextModel(plan, i);
-        if (i < 0) break;
-        retries = 0;
+        at.nextModel();
         continue;
       }
       const t0 = this.now();
@@ -129,15 +124,14 @@ export class AttemptExecutor {
       // A retry that failed again tells nothing new of its endpoint: this request's first
       // failure there already counted. Counting each would let one request demote an
       // endpoint (3 failures in 30 s) and two open its circuit.
-      const observed = retries === 0 || error === null;
+      const observed = at.retries === 0 || error === null;
       if (signal.aborted) return this.aborted(result, attempt, run, sink, signal, t0, t1, req.stream, observed);
       if (run.notSent) {
         // Nothing reached the provider, so nothing is learned of its health; the next
         // endpoint may be able to carry what this one cannot.
         this.breakers.release(endpointId);
         result.error = error;
-        i++;
-        retries = 0;
+        at.nextEndpoint();
         continue;
       }
       if (observed) observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
@@ -148,18 +142,13 @@ export class AttemptExecutor {
       if (!error.retryable) {
         // The request itself was refused: the model's other endpoints would refuse it too,
         // but a fallback model may take it (a longer context, other limits).
-        i = nextModel(plan, i);
-        if (i < 0) return withEarlierAttempts(result);
-        retries = 0;
-        continue;
-      }
-      if (i === plan.length - 1 && (await this.pausedForRetry(retries, error, deadlineAt, signal))) {
+        at.nextModel();
+      } else if (at.isLast && (await this.pausedForRetry(at.retries, error, deadlineAt, signal))) {
         if (signal.aborted) return this.abortedBetweenAttempts(result, signal);
-        retries++;
-        continue;
+        at.retries++;
+      } else {
+        at.nextEndpoint();
       }
-      i++;
-      retries = 0;
     }
     // No attempt failed: every endpoint of the plan had its circuit opened by other requests meanwhile.
     if (result.error === null) result.error = allCircuitsOpen(plan);
@@ -235,6 +224,44 @@ async function runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, 
   }
 }
 
+/** Where the executor is in the plan, and how often it has retried the current endpoint. */
+class PlanCursor {
+  private readonly plan: readonly PlannedAttempt[];
+  private i = 0;
+  retries = 0;
+
+  constructor(plan: readonly PlannedAttempt[]) {
+    this.plan = plan;
+  }
+
+  get done(): boolean {
+    return this.i < 0 || this.i >= this.plan.length;
+  }
+
+  get current(): PlannedAttempt {
+    return this.plan[this.i]!;
+  }
+
+  /** The plan's last endpoint: the one a transient failure retries (retry-policy.ts). */
+  get isLast(): boolean {
+    return this.i === this.plan.length - 1;
+  }
+
+  nextEndpoint(): void {
+    this.i++;
+    this.retries = 0;
+  }
+
+  /** On to the first attempt for another model; done when there is none. */
+  nextModel(): void {
+    const model = this.plan[this.i]!.model;
+    let k = this.i + 1;
+    while (k < this.plan.length && this.plan[k]!.model === model) k++;
+    this.i = k;
+    this.retries = 0;
+  }
+}
+
 /** A model's own rate limit refused the attempt before anything was sent. */
 function recordRefusal(result: ExecutionResult, attempt: PlannedAttempt, refused: GatewayError): void {
   result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: attempt.endpoint.id, status: 0, errorCode: refused.code, ms: 0 });
@@ -272,13 +299,6 @@ function allCircuitsOpen(plan: readonly PlannedAttempt[]): GatewayError {
   return new GatewayError('no_provider_available', 'Every endpoint that could serve this request is failing; try again shortly.', {
     metadata: { excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })) },
   });
-}
-
-/** The index of the first attempt after `i` for another model, or -1. */
-function nextModel(plan: readonly PlannedAttempt[], i: number): number {
-  const model = plan[i]!.model;
-  for (let k = i + 1; k < plan.length; k++) if (plan[k]!.model !== model) return k;
-  return -1;
 }
 
 function isDeadline(signal: AbortSignal): boolean {
