@@ -64,7 +64,8 @@ export class RequestDeadlineError extends Error {}
  * the first byte of a non-streamed body), headers included. Endpoints whose circuit is
  * open are skipped. Once the client has a byte, a failure is sent as a mid-stream error
  * instead. Every attempt is recorded and feeds its endpoint's health and circuit, except a
- * retry that failed again (a request's retries count once).
+ * retry that failed again (a request's retries count once). Carrying an attempt to its
+ * upstream is the transport's (providers/http/call-upstream.ts); this only orchestrates.
  */
 export class AttemptExecutor {
   private readonly adapters: ReadonlyMap<string, ProviderAdapter>;
