@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
 import type { AccountRecord, AccountStore, AccountType, KeyRecord } from '../store/account-store.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
-import { usdToNanos } from './money.ts';
-import type { LimitsOverride, TierTable } from '../limits/tier-limits.ts';
+import { usdToNanos } from '../money/money.ts';
+import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
 
 /** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
 export class AccountService {

@@ -2,11 +2,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { LedgerStore, type SettlementRecord } from '../store/ledger-store.ts';
 import { openDatabase } from '../store/open-database.ts';
-import { compilePricing } from './pricing.ts';
+import { compilePricing } from '../money/pricing.ts';
 
 // Fixtures for the money code's unit tests: a real in-memory database with one account and
 // one key, an endpoint with simple prices, and settlement records.

@@ -1,6 +1,6 @@
 import type { Usage } from '../canonical/usage.ts';
-import type { CompiledPricing } from './pricing.ts';
-import { attosToNanos, formatAttos, formatNanos, type Nanos } from './money.ts';
+import type { CompiledPricing } from '../money/pricing.ts';
+import { attosToNanos, formatAttos, formatNanos, type Nanos } from '../money/money.ts';
 
 export interface Cost {
   /** What the account is charged, nano-USD (rounded once, half up). */

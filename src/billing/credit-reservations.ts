@@ -1,10 +1,10 @@
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { ReservationStore } from '../store/reservation-store.ts';
-import { formatNanos, type Nanos } from './money.ts';
+import { formatNanos, type Nanos } from '../money/money.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { PromptTokenBound } from '../canonical/prompt-token-bound.ts';
 import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn, worstCaseCost } from './worst-case-cost.ts';

@@ -1,5 +1,5 @@
 import type { KeyRecord } from '../store/account-store.ts';
-import { nanosToNumber } from './money.ts';
+import { nanosToNumber } from '../money/money.ts';
 
 /**
  * What a key may still spend under its own limit, in USD, as GET /v1/key and the

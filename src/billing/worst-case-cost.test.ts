@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
-import { compilePricing } from './pricing.ts';
+import { compilePricing } from '../money/pricing.ts';
 import { affordableOutputTokens, dearestEndpoint, worstCaseCost } from './worst-case-cost.ts';
 
 function endpoint(prompt: string, completion: string, extra: Partial<Endpoint> = {}): Endpoint {

@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint } from '../catalog/types.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
-import { ATTOS_PER_NANO, type Attos, type Nanos } from './money.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
+import { ATTOS_PER_NANO, type Attos, type Nanos } from '../money/money.ts';
 
 /**
  * The most a request can cost, to hold before calling upstream. `promptBound` is an upper

@@ -3,8 +3,10 @@ import { assertNever } from './stream-part.ts';
 
 // A tokenizer-free estimate of BPE token counts, used for billing reservations, context
 // checks, `count_tokens` and the sim's usage. It must be deterministic and cheap (one pass
-// over char codes, no regexes, no allocation), and close enough to cl100k/o200k-style
-// tokenizers on English and code that reservations are neither wildly high nor low.
+// over each text's char codes, no regexes; the texts are read in place, and the one
+// allocation is the JSON text of tool parameter schemas and a `json_schema` response
+// format, serialized to be measured), and close enough to cl100k/o200k-style tokenizers on
+// English and code that reservations are neither wildly high nor low.
 //
 // The method: split the text into runs of one character class and price each run.
 // - Letter runs (ASCII letters and `_`; other scripts count double, like their UTF-8

@@ -116,7 +116,6 @@ export interface ToolMessage {
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
-export type Role = Message['role'];
 
 export interface ToolDefinition {
   name: string;

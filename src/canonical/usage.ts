@@ -13,7 +13,3 @@ export interface Usage {
   /** The provider's own usage object, untouched. */
   raw?: unknown;
 }
-
-export function emptyUsage(): Usage {
-  return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
-}

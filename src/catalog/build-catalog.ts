@@ -1,4 +1,4 @@
-import { compilePricing, type CompiledPricing } from '../billing/pricing.ts';
+import { compilePricing, type CompiledPricing } from '../money/pricing.ts';
 import { ConfigError, explainConfigError } from '../config/config-error.ts';
 import { didYouMean } from '../config/did-you-mean.ts';
 import type { GatewayConfig } from '../config/types.ts';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { compilePricing } from '../billing/pricing.ts';
+import { compilePricing } from '../money/pricing.ts';
 import { MODEL_ID } from '../config/parse-models.ts';
 import { PROVIDER_KINDS } from '../config/provider-kinds.ts';
 import { BUILTIN_MODELS, BUILTIN_PROVIDERS } from './builtin-catalog.ts';
-import { isCapability } from './capabilities.ts';
+import { isCapability } from '../canonical/capabilities.ts';
 
 const providers = new Map(BUILTIN_PROVIDERS.map((p) => [p.id, p]));
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePricing } from '../billing/pricing.ts';
+import { compilePricing } from '../money/pricing.ts';
 import { Catalog } from './catalog.ts';
 import type { ModelInfo, ProviderConfig } from './types.ts';
 

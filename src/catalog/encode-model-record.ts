@@ -1,4 +1,4 @@
-import { formatAttos } from '../billing/money.ts';
+import { formatAttos } from '../money/money.ts';
 import type { Capability, Endpoint, ModelInfo } from './types.ts';
 
 /** The spec's Model record, with the extra fields OpenRouter's /models clients read. */

@@ -1,26 +1,11 @@
 // The catalog: models (`<author>/<name>`) and the provider endpoints that serve them.
 // Built once at boot from the built-in catalog, the credentials present and the config.
 
-import type { CompiledPricing } from '../billing/pricing.ts';
+import type { Capability } from '../canonical/capabilities.ts';
+import type { CacheFamily, CompiledPricing, PricingSpec } from '../money/pricing.ts';
 
-export type Capability =
-  | 'text' | 'tool_calling' | 'json_mode' | 'structured_outputs' | 'streaming'
-  | 'multimodal' | 'reasoning' | 'audio_input' | 'audio_output' | 'image_output' | 'pdf_input';
-
-/** Prices in USD per token (per request / per image for those), as decimal strings. */
-export interface PricingSpec {
-  prompt: string;
-  completion: string;
-  request?: string;
-  image?: string;
-  /** Per cached prompt token read; defaults from the provider's cache family. */
-  cache_read?: string;
-  /** Per prompt token written to the cache; defaults from the provider's cache family. */
-  cache_write?: string;
-}
-
-/** How a provider family prices prompt caching (spec: Limits, "Caching prices"). */
-export type CacheFamily = 'prompt_cache_key' | 'cache_control' | 'none';
+export type { Capability } from '../canonical/capabilities.ts';
+export type { CacheFamily, PricingSpec } from '../money/pricing.ts';
 
 export interface ProviderConfig {
   /** Slug used in routing (`openai`, `anthropic`, `local`, ...). */
@@ -41,7 +26,7 @@ export interface ProviderConfig {
   options?: Record<string, unknown>;
   /** Every endpoint of this provider is moderated. */
   moderated?: boolean;
-  /** Options that cost extra upstream which the operator lets through unpriced (providers/unpriced-options.ts). */
+  /** Options that cost extra upstream which the operator lets through unpriced (config/unpriced-options.ts). */
   unpricedOptions?: ReadonlySet<string>;
 }
 
@@ -79,4 +64,10 @@ export interface ModelInfo {
   /** Unix seconds. */
   created: number;
   endpoints: Endpoint[];
+}
+
+/** One (model, endpoint) pair of a plan: what the executor may try, in plan order, and what limits and holds are counted against. */
+export interface PlannedAttempt {
+  model: ModelInfo;
+  endpoint: Endpoint;
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { formatNanos, usdToNanos } from '../billing/money.ts';
+import { formatNanos, usdToNanos } from '../money/money.ts';
 import { UsageError } from './output.ts';
 
 // Option-value parsers: each refuses a wrong value with a message that says what is expected

@@ -1,4 +1,4 @@
-import { DEFAULT_TIERS } from '../limits/tier-limits.ts';
+import { DEFAULT_TIERS } from './tier-limits.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
-import { isCapability, CAPABILITIES } from '../catalog/capabilities.ts';
-import type { Capability, PricingSpec } from '../catalog/types.ts';
+import { isCapability, CAPABILITIES, type Capability } from '../canonical/capabilities.ts';
+import type { PricingSpec } from '../money/pricing.ts';
 import { ConfigError } from './config-error.ts';
 import {
   at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, readList, readMapping, readPrice, readString,

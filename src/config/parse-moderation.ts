@@ -1,4 +1,4 @@
-import { compileModerationPattern } from '../moderation/moderation-pattern.ts';
+import { compileModerationPattern } from './moderation-pattern.ts';
 import { ConfigError } from './config-error.ts';
 import { at, checkKeys, optInt, optString, readList, readMapping, readString } from './read-fields.ts';
 import type { ModerationConfig } from './types.ts';

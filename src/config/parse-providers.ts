@@ -1,10 +1,10 @@
-import type { CacheFamily } from '../catalog/types.ts';
+import type { CacheFamily } from '../money/pricing.ts';
 import { ConfigError } from './config-error.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import {
   at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString,
 } from './read-fields.ts';
-import { UNPRICED_OPTIONS } from '../providers/unpriced-options.ts';
+import { UNPRICED_OPTIONS } from './unpriced-options.ts';
 import type { ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [

@@ -1,4 +1,4 @@
-import { DEFAULT_TIERS, type TierLimits } from '../limits/tier-limits.ts';
+import { DEFAULT_TIERS, type TierLimits } from './tier-limits.ts';
 import { ConfigError } from './config-error.ts';
 import { at, checkKeys, optInt, optString, optStringList, readInt, readMapping, type Fields } from './read-fields.ts';
 

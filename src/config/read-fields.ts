@@ -2,7 +2,7 @@
 // error names the field to fix. Messages describe what was found by type only: a value
 // may be a secret.
 
-import { formatAttos, priceToAttos, usdToNanos, formatNanos } from '../billing/money.ts';
+import { formatAttos, priceToAttos, usdToNanos, formatNanos } from '../money/money.ts';
 import { ConfigError } from './config-error.ts';
 import { didYouMean } from './did-you-mean.ts';
 

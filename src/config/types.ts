@@ -2,9 +2,10 @@
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
 
-import type { CacheFamily, Capability, PricingSpec } from '../catalog/types.ts';
-import type { TierLimits } from '../limits/tier-limits.ts';
-import type { ModerationPattern } from '../moderation/moderation-pattern.ts';
+import type { Capability } from '../canonical/capabilities.ts';
+import type { CacheFamily, PricingSpec } from '../money/pricing.ts';
+import type { TierLimits } from './tier-limits.ts';
+import type { ModerationPattern } from './moderation-pattern.ts';
 import type { ConfigSource } from './config-error.ts';
 
 /** `auto`: the simulated provider is on only when no real provider is usable. */

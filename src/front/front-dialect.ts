@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyHeaders } from '../auth/authenticate.ts';
+import type { DialectName } from '../canonical/dialect-name.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
-export type DialectName = 'chat' | 'messages' | 'responses';
+export type { DialectName } from '../canonical/dialect-name.ts';
 
 /** What every encoder of an answer needs to know beyond the answer itself. */
 export interface ResponseMeta {

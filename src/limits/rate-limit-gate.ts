@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ModelInfo } from '../catalog/types.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { RateDecision, RateLimiter, RateRule } from './rate-limiter.ts';
-import { effectiveLimits, tierAllowsModel, type LimitsOverride, type TierLimits, type TierTable } from './tier-limits.ts';
+import { effectiveLimits, tierAllowsModel, type LimitsOverride, type TierLimits, type TierTable } from '../config/tier-limits.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

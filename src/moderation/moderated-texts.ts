@@ -1,5 +1,5 @@
 import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
-import { dataUriMediaType } from '../front/shared/data-uri.ts';
+import { dataUriMediaType } from '../canonical/data-uri.ts';
 
 // Everything of a request the model will read as text, for moderation: every turn's text
 // whatever its role (system, user, assistant, tool), reasoning the client sends back,

@@ -2,7 +2,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { moderatedTexts } from './moderated-texts.ts';
-import { findPattern, type ModerationPattern } from './moderation-pattern.ts';
+import { findPattern, type ModerationPattern } from '../config/moderation-pattern.ts';
 
 export interface ModerationRule {
   /** The reason reported when it matches (e.g. `violence`). */

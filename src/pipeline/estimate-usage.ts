@@ -2,7 +2,7 @@ import { chargedPromptTokens, chargedTextTokens } from '../canonical/prompt-toke
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { maxOutputTokens, promptOn } from '../billing/worst-case-cost.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { TrackingSink } from './tracking-sink.ts';
 
 /**

@@ -12,7 +12,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { CreditReservations } from '../billing/credit-reservations.ts';
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { Moderator } from '../moderation/moderator.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { TrackingSink } from './tracking-sink.ts';
@@ -20,7 +20,7 @@ import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
-import type { DialectName } from '../front/front-dialect.ts';
+import type { DialectName } from '../canonical/dialect-name.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */

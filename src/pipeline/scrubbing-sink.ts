@@ -1,6 +1,6 @@
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { SecretScrubber } from '../providers/http/scrub-secrets.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
 
 /** Passes every part on, an error part's error scrubbed of upstream credentials first (mid-stream errors). */

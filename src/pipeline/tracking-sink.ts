@@ -2,7 +2,7 @@ import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 
 /**
  * Sits between the executor and a dialect's sink and remembers what billing and the

@@ -1,5 +1,6 @@
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import type { UpstreamAttempt } from '../providers/http/call-upstream.ts';
 import type { ExecutionSink } from './execute-attempts.ts';
 
 const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
@@ -9,8 +10,9 @@ const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
 /**
  * State of one attempt: intercepts error parts so that routing can fail over, and notes
  * what health needs (when the first content came, how many tokens the upstream reported).
+ * The transport (providers/http/call-upstream.ts) reports into it.
  */
-export class AttemptRun {
+export class AttemptRun implements UpstreamAttempt {
   readonly sink: ExecutionSink;
   error: GatewayError | null = null;
   status = 0;
@@ -34,6 +36,15 @@ export class AttemptRun {
       else if (part.type === 'usage') this.outputTokens = part.usage.output;
       sink.part(part);
     };
+  }
+
+  /** True once the answer has begun for the client: its first content part, or any byte sent. */
+  get answerBegun(): boolean {
+    return this.firstContentAt >= 0 || this.sink.committed;
+  }
+
+  waitForDrain(): Promise<void> | null {
+    return this.sink.waitForDrain();
   }
 
   fail(error: GatewayError): void {

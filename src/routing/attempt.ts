@@ -1,11 +1,5 @@
-import type { Endpoint, ModelInfo } from '../catalog/types.ts';
+import type { ModelInfo } from '../catalog/types.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-
-/** One (model, endpoint) pair the executor may try, in plan order. */
-export interface PlannedAttempt {
-  model: ModelInfo;
-  endpoint: Endpoint;
-}
 
 /** What happened to one attempt, for the generation record. */
 export interface AttemptRecord {

@@ -1,4 +1,4 @@
-import { priceToAttos } from '../billing/money.ts';
+import { priceToAttos } from '../money/money.ts';
 import type { ProviderPreferences } from '../canonical/request.ts';
 
 export type RoutingSort = 'price' | 'throughput' | 'latency';

@@ -1,11 +1,13 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { UpstreamClient, UpstreamResponse } from '../providers/http/upstream-client.ts';
-import { SseEventTooLargeError, SseParser } from '../providers/sse/parse-sse.ts';
-import { oversizedEventError } from '../providers/http/upstream-error.ts';
-import type { HttpProviderAdapter, LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
-import type { AttemptGate, AttemptRecord, PlannedAttempt } from './attempt.ts';
+import { abortableSleep } from '../providers/abortable-sleep.ts';
+import { callUpstream } from '../providers/http/call-upstream.ts';
+import type { UpstreamClient } from '../providers/http/upstream-client.ts';
+import { providerFailure } from '../providers/http/upstream-error.ts';
+import type { LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
+import type { AttemptGate, AttemptRecord } from './attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 
 export type { AttemptGate } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';
@@ -51,8 +53,6 @@ export interface ExecutorDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const MAX_ERROR_BODY = 64 * 1024;
-
 /** Why the request's signal aborted, as the caller tells it (client gone or deadline). */
 export class RequestDeadlineError extends Error {}
 
@@ -64,7 +64,8 @@ export class RequestDeadlineError extends Error {}
  * the first byte of a non-streamed body), headers included. Endpoints whose circuit is
  * open are skipped. Once the client has a byte, a failure is sent as a mid-stream error
  * instead. Every attempt is recorded and feeds its endpoint's health and circuit, except a
- * retry that failed again (a request's retries count once).
+ * retry that failed again (a request's retries count once). Carrying an attempt to its
+ * upstream is the transport's (providers/http/call-upstream.ts); this only orchestrates.
  */
 export class AttemptExecutor {
   private readonly adapters: ReadonlyMap<string, ProviderAdapter>;
@@ -98,27 +99,20 @@ export class AttemptExecutor {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
     const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
-    let i = 0;
-    let retries = 0;
-    while (i < plan.length) {
-      const attempt = plan[i]!;
+    const at = new PlanCursor(plan);
+    while (!at.done) {
+      const attempt = at.current;
       const endpointId = attempt.endpoint.id;
       if (!this.breakers.tryAcquire(endpointId)) {
-        // Opened (or being probed) since the plan was made.
-        i++;
-        retries = 0;
+        at.nextEndpoint(); // opened (or being probed) since the plan was made
         continue;
       }
       const refused = gate?.enter(attempt.model) ?? null;
       if (refused !== null) {
         // This model's own limit is spent: nothing is sent, its other endpoints are skipped.
         this.breakers.release(endpointId);
-        result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: endpointId, status: 0, errorCode: refused.code, ms: 0 });
-        result.error = refused;
-        const next = nextModel(plan, i);
-        if (next < 0) break;
-        i = next;
-        retries = 0;
+        recordRefusal(result, attempt, refused);
+        at.nextModel();
         continue;
       }
       const t0 = this.now();
@@ -126,74 +120,52 @@ export class AttemptExecutor {
       const run = new AttemptRun(sink, this.now);
       await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs);
       const t1 = this.now();
-      if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
+      recordAttempt(result, attempt, run, signal, started, t0, t1);
       const error = run.error;
-      result.attempts.push({
-        model: attempt.model.id,
-        provider: attempt.endpoint.provider.id,
-        endpoint: endpointId,
-        status: run.status,
-        errorCode: error?.code ?? (signal.aborted && isDeadline(signal) ? 'timeout' : null),
-        ms: Math.round(t1 - t0),
-      });
       // A retry that failed again tells nothing new of its endpoint: this request's first
       // failure there already counted. Counting each would let one request demote an
       // endpoint (3 failures in 30 s) and two open its circuit.
-      const observed = retries === 0 || error === null;
+      const observed = at.retries === 0 || error === null;
       if (signal.aborted) return this.aborted(result, attempt, run, sink, signal, t0, t1, req.stream, observed);
       if (run.notSent) {
         // Nothing reached the provider, so nothing is learned of its health; the next
         // endpoint may be able to carry what this one cannot.
         this.breakers.release(endpointId);
         result.error = error;
-        i++;
-        retries = 0;
+        at.nextEndpoint();
         continue;
       }
       if (observed) observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
       else this.breakers.release(endpointId);
-      if (error === null) {
-        result.served = attempt;
-        result.error = null; // an earlier attempt's failure is history now
-        return result;
-      }
-      if (sink.committed) {
-        // Bytes are with the client: tell it in-stream, never replay on another endpoint.
-        result.served = attempt;
-        result.error = error;
-        sink.part({ type: 'error', error });
-        return result;
-      }
+      if (error === null) return served(result, attempt);
+      if (sink.committed) return failedInStream(result, attempt, sink, error);
       result.error = error;
       if (!error.retryable) {
         // The request itself was refused: the model's other endpoints would refuse it too,
         // but a fallback model may take it (a longer context, other limits).
-        const next = nextModel(plan, i);
-        if (next < 0) return withEarlierAttempts(result);
-        i = next;
-        retries = 0;
-        continue;
+        at.nextModel();
+      } else if (at.isLast && (await this.pausedForRetry(at.retries, error, deadlineAt, signal))) {
+        if (signal.aborted) return this.abortedBetweenAttempts(result, signal);
+        at.retries++;
+      } else {
+        at.nextEndpoint();
       }
-      if (i === plan.length - 1 && retriesSameEndpoint(error)) {
-        const delay = this.retry.delayMs(retries, error, deadlineAt - this.now());
-        if (delay >= 0) {
-          if (delay > 0) await this.sleep(delay, signal);
-          if (signal.aborted) return this.abortedBetweenAttempts(result, signal);
-          retries++;
-          continue;
-        }
-      }
-      i++;
-      retries = 0;
     }
-    if (result.error === null) {
-      // Every endpoint of the plan had its circuit opened by other requests meanwhile.
-      result.error = new GatewayError('no_provider_available', 'Every endpoint that could serve this request is failing; try again shortly.', {
-        metadata: { excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })) },
-      });
-      return result;
-    }
+    // No attempt failed: every endpoint of the plan had its circuit opened by other requests meanwhile.
+    if (result.error === null) result.error = allCircuitsOpen(plan);
     return withEarlierAttempts(result);
+  }
+
+  /**
+   * Whether the plan's last endpoint is asked again after this failure (retry-policy.ts):
+   * true after waiting the backoff (cut short when the request's signal aborts).
+   */
+  private async pausedForRetry(retries: number, error: GatewayError, deadlineAt: number, signal: AbortSignal): Promise<boolean> {
+    if (!retriesSameEndpoint(error)) return false;
+    const delay = this.retry.delayMs(retries, error, deadlineAt - this.now());
+    if (delay < 0) return false;
+    if (delay > 0) await this.sleep(delay, signal);
+    return true;
   }
 
   private async runAttempt(attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal, attemptTimeoutMs: number): Promise<void> {
@@ -205,7 +177,8 @@ export class AttemptExecutor {
     } else if (adapter.transport === 'local') {
       await runLocal(adapter, attempt, req, run, signal);
     } else {
-      await this.runHttp(adapter, attempt, req, run, signal, attemptTimeoutMs);
+      const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
+      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs);
     }
   }
 
@@ -241,103 +214,6 @@ export class AttemptExecutor {
     else result.cancelled = true;
     return withEarlierAttempts(result);
   }
-
-  private async runHttp(
-    adapter: HttpProviderAdapter,
-    attempt: PlannedAttempt,
-    req: CanonicalRequest,
-    run: AttemptRun,
-    signal: AbortSignal,
-    attemptTimeoutMs: number,
-  ): Promise<void> {
-    const endpoint = attempt.endpoint;
-    let upstreamReq;
-    try {
-      upstreamReq = adapter.encodeRequest(req, endpoint);
-    } catch (err) {
-      // This endpoint cannot carry the request (e.g. audio to a provider without audio):
-      // another endpoint of the plan may, so the failure moves on rather than ends routing.
-      run.notSent = true;
-      run.fail(asProviderError(err, attempt));
-      return;
-    }
-    const timeoutMs = Math.min(attemptTimeoutMs, endpoint.provider.timeoutMs);
-    // The attempt's deadline: its answer must begin within timeoutMs of sending, headers
-    // included (undici's headersTimeout covers the headers alone; its bodyTimeout is long).
-    // A stream begins with its first content part (or whatever reached the client first);
-    // a non-streamed answer with the first byte of its body. Past the deadline the attempt
-    // fails as a timeout, which moves on like any other, and its body is destroyed.
-    let res: UpstreamResponse | null = null;
-    let bodyStarted = false;
-    const deadline = setTimeout(() => {
-      if (bodyStarted || run.firstContentAt >= 0 || run.sink.committed || run.error !== null) return;
-      run.fail(attemptTimeout(attempt, timeoutMs));
-      if (res !== null && !res.body.destroyed) res.body.destroy();
-    }, timeoutMs);
-    try {
-      res = await this.client.send(upstreamReq, signal, timeoutMs);
-    } catch (err) {
-      clearTimeout(deadline);
-      run.fail(connectError(err, attempt));
-      return;
-    }
-    run.status = res.status;
-    const body = res.body;
-    try {
-      if (run.error !== null) return; // the deadline passed as the headers arrived
-      if (res.status >= 400) {
-        const text = await readBounded(body, MAX_ERROR_BODY);
-        run.fail(adapter.decodeError(res.status, text, res.headers, endpoint));
-        return;
-      }
-      if (req.stream) {
-        const decoder = adapter.createStreamDecoder(endpoint, run.emit);
-        const parser = new SseParser((ev) => decoder.onEvent(ev));
-        body.setEncoding('utf8');
-        for await (const chunk of body) {
-          parser.push(chunk as string);
-          if (run.error !== null) break;
-          const drain = run.sink.waitForDrain();
-          if (drain !== null) await drain;
-        }
-        if (run.error === null) {
-          parser.end();
-          decoder.end();
-        }
-      } else {
-        const chunks: Buffer[] = [];
-        for await (const chunk of body) {
-          bodyStarted = true;
-          chunks.push(chunk as Buffer);
-        }
-        if (run.error !== null) return;
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          run.fail(new GatewayError('provider_error', 'The provider returned a body that is not valid JSON.', {
-            metadata: { provider_name: endpoint.provider.id, raw: text.slice(0, 2000) },
-          }));
-          return;
-        }
-        adapter.decodeResponse(json, endpoint, run.emit);
-      }
-    } catch (err) {
-      if (err instanceof SseEventTooLargeError) {
-        run.fail(oversizedEventError(endpoint, err.limit, run.status));
-      } else if (!signal.aborted) {
-        run.fail(new GatewayError('provider_error', 'The connection to the provider failed while reading its answer.', {
-          metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
-        }));
-      }
-    } finally {
-      clearTimeout(deadline);
-      if (!body.destroyed && (run.error !== null || signal.aborted)) {
-        body.destroy(); // ends the upstream request too
-      }
-    }
-  }
 }
 
 async function runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal): Promise<void> {
@@ -345,15 +221,85 @@ async function runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, 
     await adapter.generate(req, attempt.endpoint, run.emit, signal);
     run.status = 200;
   } catch (err) {
-    run.fail(asProviderError(err, attempt));
+    run.fail(providerFailure(err, attempt.endpoint));
   }
 }
 
-/** The index of the first attempt after `i` for another model, or -1. */
-function nextModel(plan: readonly PlannedAttempt[], i: number): number {
-  const model = plan[i]!.model;
-  for (let k = i + 1; k < plan.length; k++) if (plan[k]!.model !== model) return k;
-  return -1;
+/** Where the executor is in the plan, and how often it has retried the current endpoint. */
+class PlanCursor {
+  private readonly plan: readonly PlannedAttempt[];
+  private i = 0;
+  retries = 0;
+
+  constructor(plan: readonly PlannedAttempt[]) {
+    this.plan = plan;
+  }
+
+  get done(): boolean {
+    return this.i < 0 || this.i >= this.plan.length;
+  }
+
+  get current(): PlannedAttempt {
+    return this.plan[this.i]!;
+  }
+
+  /** The plan's last endpoint: the one a transient failure retries (retry-policy.ts). */
+  get isLast(): boolean {
+    return this.i === this.plan.length - 1;
+  }
+
+  nextEndpoint(): void {
+    this.i++;
+    this.retries = 0;
+  }
+
+  /** On to the first attempt for another model; done when there is none. */
+  nextModel(): void {
+    const model = this.plan[this.i]!.model;
+    let k = this.i + 1;
+    while (k < this.plan.length && this.plan[k]!.model === model) k++;
+    this.i = k;
+    this.retries = 0;
+  }
+}
+
+/** A model's own rate limit refused the attempt before anything was sent. */
+function recordRefusal(result: ExecutionResult, attempt: PlannedAttempt, refused: GatewayError): void {
+  result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: attempt.endpoint.id, status: 0, errorCode: refused.code, ms: 0 });
+  result.error = refused;
+}
+
+/** Adds the attempt to the record, and the request's time to first content when it brought the first. */
+function recordAttempt(result: ExecutionResult, attempt: PlannedAttempt, run: AttemptRun, signal: AbortSignal, started: number, t0: number, t1: number): void {
+  if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
+  result.attempts.push({
+    model: attempt.model.id,
+    provider: attempt.endpoint.provider.id,
+    endpoint: attempt.endpoint.id,
+    status: run.status,
+    errorCode: run.error?.code ?? (signal.aborted && isDeadline(signal) ? 'timeout' : null),
+    ms: Math.round(t1 - t0),
+  });
+}
+
+function served(result: ExecutionResult, attempt: PlannedAttempt): ExecutionResult {
+  result.served = attempt;
+  result.error = null; // an earlier attempt's failure is history now
+  return result;
+}
+
+/** Bytes are with the client: it is told in-stream, never replayed on another endpoint. */
+function failedInStream(result: ExecutionResult, attempt: PlannedAttempt, sink: ExecutionSink, error: GatewayError): ExecutionResult {
+  result.served = attempt;
+  result.error = error;
+  sink.part({ type: 'error', error });
+  return result;
+}
+
+function allCircuitsOpen(plan: readonly PlannedAttempt[]): GatewayError {
+  return new GatewayError('no_provider_available', 'Every endpoint that could serve this request is failing; try again shortly.', {
+    metadata: { excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })) },
+  });
 }
 
 function isDeadline(signal: AbortSignal): boolean {
@@ -384,57 +330,3 @@ function withEarlierAttempts(result: ExecutionResult): ExecutionResult {
   return result;
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-async function readBounded(body: AsyncIterable<Buffer | string>, max: number): Promise<string> {
-  let out = '';
-  for await (const chunk of body) {
-    out += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    if (out.length >= max) break;
-  }
-  return out.slice(0, max);
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
-  }
-  return String(err);
-}
-
-function connectError(err: unknown, attempt: PlannedAttempt): GatewayError {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new GatewayError('timeout', `The provider ${attempt.endpoint.provider.id} did not answer in time.`, {
-      metadata: { provider_name: attempt.endpoint.provider.id },
-    });
-  }
-  return new GatewayError('provider_error', `Could not reach the provider ${attempt.endpoint.provider.id}.`, {
-    metadata: { provider_name: attempt.endpoint.provider.id, raw: errorText(err) },
-  });
-}
-
-function attemptTimeout(attempt: PlannedAttempt, ms: number): GatewayError {
-  return new GatewayError('timeout', `The provider ${attempt.endpoint.provider.id} did not begin its answer within ${ms} ms.`, {
-    metadata: { provider_name: attempt.endpoint.provider.id },
-  });
-}
-
-function asProviderError(err: unknown, attempt: PlannedAttempt): GatewayError {
-  if (err instanceof GatewayError) return err;
-  return new GatewayError('provider_error', `The provider ${attempt.endpoint.provider.id} failed.`, {
-    metadata: { provider_name: attempt.endpoint.provider.id, raw: errorText(err) },
-  });
-}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePricing } from '../billing/pricing.ts';
+import { compilePricing } from '../money/pricing.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import type { Endpoint, ModelInfo, PricingSpec, ProviderConfig } from '../catalog/types.ts';
 import type { CanonicalRequest, ModelChoice, ProviderPreferences } from '../canonical/request.ts';

@@ -3,7 +3,7 @@ import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { PlannedAttempt } from './attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { compilePreferences } from './compile-preferences.ts';
 import { filterEndpoints, newTally, type Candidate, type Exclusion, type FilterTally, type RequestFacts } from './filter-endpoints.ts';

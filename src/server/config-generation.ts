@@ -5,7 +5,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
-import type { TierLimits } from '../limits/tier-limits.ts';
+import type { TierLimits } from '../config/tier-limits.ts';
 import { Moderator } from '../moderation/moderator.ts';
 import { GenerationPipeline } from '../pipeline/generation-pipeline.ts';
 import { scrubberForConfig } from '../providers/http/configured-secrets.ts';

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { nanosToNumber } from '../billing/money.ts';
+import { nanosToNumber } from '../money/money.ts';
 import { storageUnavailable } from '../billing/settlement-queue.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { DialectStreamEncoder, FrontDialect, ResponseMeta } from '../front/front-dialect.ts';
 import { FoldingSink } from '../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
-import type { PlannedAttempt } from '../routing/attempt.ts';
+import type { PlannedAttempt } from '../catalog/types.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
 import { authenticateFirst, requestAuth } from './authenticate-first.ts';
 import { closeIfBodyPending, resumeIdleTimeout } from './connection-guards.ts';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DialectName } from '../front/front-dialect.ts';
+import type { DialectName } from '../canonical/dialect-name.ts';
 import { readMessagesKey } from '../front/anthropic-messages/messages-dialect.ts';
 import type { ClientPresence, RequestInfo } from '../pipeline/generation-pipeline.ts';
 import { MAX_STORED_HEADER_CHARS } from '../front/shared/input-limits.ts';

@@ -22,7 +22,7 @@ import { ServeLock } from '../store/serve-lock.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
-import type { TierLimits, TierTable } from '../limits/tier-limits.ts';
+import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { writeReloadStatus } from '../store/reload-status.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
-import type { LimitsOverride } from '../limits/tier-limits.ts';
+import type { LimitsOverride } from '../config/tier-limits.ts';
 
 export type AccountType = 'user' | 'organization';
 

@@ -45,11 +45,10 @@ export class GenerationStore {
     this.stmts = {
       keyWindow: db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS cost, count(*) AS n
         FROM generations WHERE key_hash = ? AND created_at >= ?`),
-      get: db.prepare('SELECT * FROM generations WHERE id = ?'),
-      getTyped: db.prepare('SELECT * FROM generations WHERE id = ?'),
+      byId: db.prepare('SELECT * FROM generations WHERE id = ?'),
     };
     this.stmts.keyWindow.setReadBigInts(true);
-    this.stmts.getTyped.setReadBigInts(true);
+    this.stmts.byId.setReadBigInts(true);
   }
 
   keyUsageSince(keyHash: string, sinceIso: string): UsageWindow {
@@ -57,13 +56,8 @@ export class GenerationStore {
     return { costNanos: row.cost, requests: Number(row.n) };
   }
 
-  /** The raw row (tests and tooling). */
-  get(id: string): Record<string, unknown> | undefined {
-    return this.stmts.get.get(id) as Record<string, unknown> | undefined;
-  }
-
   getRecord(id: string): GenerationRecord | undefined {
-    const r = this.stmts.getTyped.get(id) as Record<string, bigint | string | null> | undefined;
+    const r = this.stmts.byId.get(id) as Record<string, bigint | string | null> | undefined;
     if (r === undefined) return undefined;
     const n = (v: unknown): number => Number(v ?? 0);
     const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

@@ -1,6 +1,6 @@
 // Schema migrations, applied in order at start-up; each runs once, inside a transaction.
 // Append only: never edit a migration that has shipped.
-// Money columns are INTEGER nano-USD (see billing/money.ts); times are ISO 8601 UTC text.
+// Money columns are INTEGER nano-USD (see money/money.ts); times are ISO 8601 UTC text.
 
 export interface Migration {
   version: number;

@@ -5,7 +5,7 @@ import { StreamFolder } from '../../src/canonical/fold-stream-parts.ts';
 import type { CanonicalRequest } from '../../src/canonical/request.ts';
 import type { CanonicalResponse } from '../../src/canonical/response.ts';
 import type { StreamPart } from '../../src/canonical/stream-part.ts';
-import { compilePricing } from '../../src/billing/pricing.ts';
+import { compilePricing } from '../../src/money/pricing.ts';
 import type { Endpoint, ModelInfo } from '../../src/catalog/types.ts';
 import type { GatewayError } from '../../src/errors/gateway-error.ts';
 import { UpstreamClient } from '../../src/providers/http/upstream-client.ts';

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatNanos } from '../../src/billing/money.ts';
+import { formatNanos } from '../../src/money/money.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allPages, call, createAdminKey } from '../support/admin-client.ts';
 

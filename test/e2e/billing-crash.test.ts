@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
-import { nanosToNumber } from '../../src/billing/money.ts';
+import { nanosToNumber } from '../../src/money/money.ts';
 import { generationRecord } from '../support/public-api.ts';
 import { emulatorConfig } from '../support/test-gateway.ts';
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usdToNanos } from '../../src/billing/money.ts';
+import { usdToNanos } from '../../src/money/money.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { emulatorConfig, postJson, startTestGateway } from '../support/test-gateway.ts';
 

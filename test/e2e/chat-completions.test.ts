@@ -58,9 +58,9 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
     const afterBalance = gw.services.accounts.balance(gw.accountId)!;
     // 1234 × 1000 + 567 × 2000 nano-USD
     assert.equal(before - afterBalance, 1234n * 1000n + 567n * 2000n);
-    const gen = gw.services.generations.get(res.json.id)!;
-    assert.equal(gen.tokens_prompt, 1234);
-    assert.equal(gen.tokens_completion, 567);
+    const gen = gw.services.generations.getRecord(res.json.id)!;
+    assert.equal(gen.tokensPrompt, 1234);
+    assert.equal(gen.tokensCompletion, 567);
     assert.equal(gen.provider, 'local');
     assert.equal(gen.status, 'success');
   });

@@ -7,7 +7,7 @@ import type { CanonicalRequest, ProviderPreferences } from '../../src/canonical/
 import type { Endpoint } from '../../src/catalog/types.ts';
 import { FoldingSink } from '../../src/pipeline/folding-sink.ts';
 import { UpstreamClient } from '../../src/providers/http/upstream-client.ts';
-import type { PlannedAttempt } from '../../src/routing/attempt.ts';
+import type { PlannedAttempt } from '../../src/catalog/types.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { AttemptExecutor } from '../../src/routing/execute-attempts.ts';
 import { InProcessHealthStore } from '../../src/routing/health/in-process-health-store.ts';

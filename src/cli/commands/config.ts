@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatAttos, priceToAttos } from '../../billing/money.ts';
+import { formatAttos, priceToAttos } from '../../money/money.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { describeProviders } from '../describe-providers.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatNanos } from '../../billing/money.ts';
+import { formatNanos } from '../../money/money.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores } from '../open-cli-stores.ts';
 import { emit, UsageError } from '../output.ts';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { formatNanos } from '../../billing/money.ts';
+import { formatNanos } from '../../money/money.ts';
 import { GenerationQuery, type GenerationFilter } from '../../store/generation-query.ts';
 import type { GenerationRecord } from '../../store/generation-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';

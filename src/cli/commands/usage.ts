@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { formatNanos } from '../../billing/money.ts';
+import { formatNanos } from '../../money/money.ts';
 import { UsageQuery, type UsageGrouping } from '../../store/usage-query.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores } from '../open-cli-stores.ts';

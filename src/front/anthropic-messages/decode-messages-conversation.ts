@@ -2,7 +2,7 @@ import type {
   AssistantContentPart, Message, SystemMessage, TextPart, ToolResultPart, UserContentPart,
 } from '../../canonical/request.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { invalidParameter } from '../../errors/gateway-error.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
   decodeImageBlock, decodeRedactedThinkingBlock, decodeTextBlock, decodeThinkingBlock,
@@ -36,7 +36,7 @@ function decodeTopLevelSystem(raw: unknown, state: DecodeState): SystemMessage |
   if (raw === undefined || raw === null) return null;
   if (typeof raw === 'string') return raw.length === 0 ? null : { role: 'system', content: [{ type: 'text', text: raw }] };
   if (!Array.isArray(raw)) {
-    throw new GatewayError('invalid_parameter', `Invalid type for 'system': expected a string or an array of text blocks, got ${describeType(raw)}.`, { param: 'system' });
+    throw invalidParameter('system', `Invalid type for 'system': expected a string or an array of text blocks, got ${describeType(raw)}.`);
   }
   if (raw.length === 0) return null;
   return { role: 'system', content: decodeSystemBlocks(raw, SYSTEM, state) };

@@ -2,7 +2,7 @@ import type {
   AudioPart, CacheControl, FilePart, ImagePart, TextPart, UserContentPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { dataUriMediaType, isHttpOrDataUrl } from '../shared/data-uri.ts';
+import { dataUriMediaType, isHttpOrDataUrl } from '../../canonical/data-uri.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 
 // Content parts of chat messages. Every problem inside `messages` is an `invalid_message`

@@ -2,7 +2,7 @@ import type {
   AssistantContentPart, AssistantMessage, ImagePart, Message, ReasoningEffort, ResponseFormat, SystemMessage,
   TextPart, ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
 } from '../../canonical/request.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError, invalidParameter } from '../../errors/gateway-error.ts';
 import { REASONING_EFFORTS } from '../shared/decode-reasoning.ts';
 import { describeType, isObject, messageError, missingField, readEnum, readObject, type JsonObject } from '../shared/read-fields.ts';
 import {
@@ -72,11 +72,10 @@ class InputReader {
       case 'configuration_update':
         return this.readConfigurationUpdate(item, i);
       case 'item_reference':
-        throw new GatewayError(
-          'invalid_parameter',
+        throw invalidParameter(
+          itemPath(i),
           `Unsupported '${itemPath(i)}': item references point at stored responses, and this endpoint is stateless; `
           + 'send the whole items instead (the AI SDK does with providerOptions.openai.store = false; replaying response.output items as they came works too).',
-          { param: itemPath(i) },
         );
     }
     if (typeof type !== 'string') throw messageError(itemPath(i, '.type'), `expected a string, got ${describeType(type)}`);
@@ -192,13 +191,13 @@ export function decodeResponsesInput(raw: unknown, instructions: string | undefi
     return { messages: reader.messages, update: reader.update };
   }
   if (!Array.isArray(raw)) {
-    throw new GatewayError('invalid_parameter', `Invalid type for 'input': expected a string or an array of input items, got ${describeType(raw)}.`, { param: 'input' });
+    throw invalidParameter('input', `Invalid type for 'input': expected a string or an array of input items, got ${describeType(raw)}.`);
   }
-  if (raw.length === 0) throw new GatewayError('invalid_parameter', "Invalid value for 'input': must contain at least 1 item.", { param: 'input' });
+  if (raw.length === 0) throw invalidParameter('input', "Invalid value for 'input': must contain at least 1 item.");
   for (let i = 0; i < raw.length; i++) reader.read(raw[i], i);
   const messages = reader.finish();
   if (messages.length === 0) {
-    throw new GatewayError('invalid_parameter', "Invalid value for 'input': none of its items is a message a model can read.", { param: 'input' });
+    throw invalidParameter('input', "Invalid value for 'input': none of its items is a message a model can read.");
   }
   return { messages, update: reader.update };
 }

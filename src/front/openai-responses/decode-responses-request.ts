@@ -1,5 +1,5 @@
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError, invalidParameter } from '../../errors/gateway-error.ts';
 import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
@@ -124,21 +124,21 @@ const STATELESS = 'this endpoint is stateless and keeps no responses or conversa
 
 function rejectStoredState(body: JsonObject): void {
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    throw new GatewayError('invalid_parameter', `Unsupported parameter 'previous_response_id': ${STATELESS}.`, { param: 'previous_response_id' });
+    throw invalidParameter('previous_response_id', `Unsupported parameter 'previous_response_id': ${STATELESS}.`);
   }
   if (body.conversation !== undefined && body.conversation !== null) {
-    throw new GatewayError('invalid_parameter', `Unsupported parameter 'conversation': ${STATELESS}.`, { param: 'conversation' });
+    throw invalidParameter('conversation', `Unsupported parameter 'conversation': ${STATELESS}.`);
   }
   const store = readBoolean(body, 'store');
   if (store === true) {
-    throw new GatewayError('invalid_parameter', `Unsupported value for 'store': ${STATELESS}; set 'store' to false or leave it out.`, { param: 'store' });
+    throw invalidParameter('store', `Unsupported value for 'store': ${STATELESS}; set 'store' to false or leave it out.`);
   }
   if (readBoolean(body, 'background') === true) {
-    throw new GatewayError('invalid_parameter', `Unsupported value for 'background': a background response is polled for later, and ${STATELESS}.`, { param: 'background' });
+    throw invalidParameter('background', `Unsupported value for 'background': a background response is polled for later, and ${STATELESS}.`);
   }
   // A stored prompt template lives on OpenAI's servers; ignoring it would answer a different request.
   if (isObject(body.prompt)) {
-    throw new GatewayError('invalid_parameter', "Unsupported parameter 'prompt': stored prompt templates are kept by OpenAI, not by this gateway; send the instructions in 'instructions' or 'input'.", { param: 'prompt' });
+    throw invalidParameter('prompt', "Unsupported parameter 'prompt': stored prompt templates are kept by OpenAI, not by this gateway; send the instructions in 'instructions' or 'input'.");
   }
 }
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError, invalidParameter } from '../../errors/gateway-error.ts';
 
 // Typed readers for request bodies, shared by every dialect. Each returns undefined when
 // the field is absent or null (clients send `null` for "not set"), the value when it is
@@ -42,11 +42,11 @@ export function missingParameter(param: string, what = 'is required'): GatewayEr
 }
 
 export function invalidType(param: string, expected: string, value: unknown): GatewayError {
-  return new GatewayError('invalid_parameter', `Invalid type for '${param}': expected ${expected}, got ${describeType(value)}.`, { param });
+  return invalidParameter(param, `Invalid type for '${param}': expected ${expected}, got ${describeType(value)}.`);
 }
 
 export function invalidValue(param: string, rule: string): GatewayError {
-  return new GatewayError('invalid_parameter', `Invalid value for '${param}': ${rule}.`, { param });
+  return invalidParameter(param, `Invalid value for '${param}': ${rule}.`);
 }
 
 /** A problem inside the conversation (`messages`, `input`, `system`) is an `invalid_message`. */

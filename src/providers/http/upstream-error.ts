@@ -97,3 +97,40 @@ function isRejection(status: number): boolean {
 function isRetryable(status: number): boolean {
   return status >= 500 || status === 401 || status === 402 || status === 403 || status === 408 || status === 409 || status === 429;
 }
+
+/** An error's text for the record, with its system code (`ECONNREFUSED: ...`) when it has one. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** The request could not be sent, or its headers did not come in time. */
+export function connectError(err: unknown, endpoint: Endpoint): GatewayError {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new GatewayError('timeout', `The provider ${endpoint.provider.id} did not answer in time.`, {
+      metadata: { provider_name: endpoint.provider.id },
+    });
+  }
+  return new GatewayError('provider_error', `Could not reach the provider ${endpoint.provider.id}.`, {
+    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+  });
+}
+
+/** The answer did not begin within the attempt's time limit. */
+export function attemptTimeoutError(endpoint: Endpoint, ms: number): GatewayError {
+  return new GatewayError('timeout', `The provider ${endpoint.provider.id} did not begin its answer within ${ms} ms.`, {
+    metadata: { provider_name: endpoint.provider.id },
+  });
+}
+
+/** What an adapter threw, as a GatewayError: its own when it threw one, else a provider_error. */
+export function providerFailure(err: unknown, endpoint: Endpoint): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('provider_error', `The provider ${endpoint.provider.id} failed.`, {
+    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+  });
+}

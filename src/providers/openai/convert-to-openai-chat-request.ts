@@ -1,8 +1,8 @@
-import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type { CanonicalRequest, ReasoningConfig, RequestParameter, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
-import { bounded, type ParameterRule } from '../parameter-rules.ts';
-import { checkUnpricedOption } from '../unpriced-options.ts';
+import { bounded, fieldOf, type ParameterTable } from '../parameter-rules.ts';
+import { checkUnpricedOption } from '../../config/unpriced-options.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
@@ -50,21 +50,21 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   const input = { vendor: profile.vendor, kinds: inputKindsFor(profile, endpoint.provider), audioReplay: accepts.has('audio') };
   const body: OpenAIChatRequestBody = { model: endpoint.upstreamModel, messages: convertToOpenAIChatMessages(req.messages, input) };
   const s = req.sampling;
-  if (s.temperature !== undefined && accepts.has('temperature')) setNumber(body, 'temperature', rules.temperature, s.temperature);
-  if (s.topP !== undefined && accepts.has('top_p')) setNumber(body, 'top_p', rules.top_p, s.topP);
-  if (s.topK !== undefined && accepts.has('top_k')) setNumber(body, 'top_k', rules.top_k, s.topK);
-  if (s.minP !== undefined && accepts.has('min_p')) setNumber(body, 'min_p', rules.min_p, s.minP);
-  if (s.topA !== undefined && accepts.has('top_a')) setNumber(body, 'top_a', rules.top_a, s.topA);
-  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) setNumber(body, 'frequency_penalty', rules.frequency_penalty, s.frequencyPenalty);
-  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) setNumber(body, 'presence_penalty', rules.presence_penalty, s.presencePenalty);
-  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty')) setNumber(body, 'repetition_penalty', rules.repetition_penalty, s.repetitionPenalty);
-  if (s.seed !== undefined && accepts.has('seed')) setNumber(body, 'seed', rules.seed, s.seed);
-  if (s.logitBias !== undefined && accepts.has('logit_bias')) body[rules.logit_bias.field ?? 'logit_bias'] = s.logitBias;
+  if (s.temperature !== undefined && accepts.has('temperature')) setNumber(body, rules, 'temperature', s.temperature);
+  if (s.topP !== undefined && accepts.has('top_p')) setNumber(body, rules, 'top_p', s.topP);
+  if (s.topK !== undefined && accepts.has('top_k')) setNumber(body, rules, 'top_k', s.topK);
+  if (s.minP !== undefined && accepts.has('min_p')) setNumber(body, rules, 'min_p', s.minP);
+  if (s.topA !== undefined && accepts.has('top_a')) setNumber(body, rules, 'top_a', s.topA);
+  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) setNumber(body, rules, 'frequency_penalty', s.frequencyPenalty);
+  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) setNumber(body, rules, 'presence_penalty', s.presencePenalty);
+  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty')) setNumber(body, rules, 'repetition_penalty', s.repetitionPenalty);
+  if (s.seed !== undefined && accepts.has('seed')) setNumber(body, rules, 'seed', s.seed);
+  if (s.logitBias !== undefined && accepts.has('logit_bias')) body[fieldOf(rules, 'logit_bias')] = s.logitBias;
   if (req.maxOutputTokens !== undefined && accepts.has('max_tokens')) {
     const limit = endpoint.maxOutputTokens;
-    setNumber(body, 'max_tokens', rules.max_tokens, limit !== undefined && req.maxOutputTokens > limit ? limit : req.maxOutputTokens);
+    setNumber(body, rules, 'max_tokens', limit !== undefined && req.maxOutputTokens > limit ? limit : req.maxOutputTokens);
   }
-  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) body[rules.stop.field ?? 'stop'] = req.stop;
+  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) body[fieldOf(rules, 'stop')] = req.stop;
   if (req.tools !== undefined && req.tools.length > 0 && accepts.has('tools')) body.tools = req.tools.map(convertTool);
   if (req.toolChoice !== undefined && accepts.has('tool_choice')) body.tool_choice = convertToolChoice(req.toolChoice);
   if (req.parallelToolCalls !== undefined && accepts.has('parallel_tool_calls')) body.parallel_tool_calls = req.parallelToolCalls;
@@ -72,8 +72,8 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
     body.response_format = convertResponseFormat(req.responseFormat, accepts.has('structured_outputs'));
   }
   if (req.reasoning !== undefined && accepts.has('reasoning')) setReasoning(body, profile, req.reasoning);
-  if (req.user !== undefined && accepts.has('user')) body[rules.user.field ?? 'user'] = req.user;
-  if (req.promptCacheKey !== undefined && accepts.has('prompt_cache_key')) body[rules.prompt_cache_key.field ?? 'prompt_cache_key'] = req.promptCacheKey;
+  if (req.user !== undefined && accepts.has('user')) body[fieldOf(rules, 'user')] = req.user;
+  if (req.promptCacheKey !== undefined && accepts.has('prompt_cache_key')) body[fieldOf(rules, 'prompt_cache_key')] = req.promptCacheKey;
   if (req.modalities !== undefined && accepts.has('modalities')) body.modalities = req.modalities;
   if (req.audio !== undefined && accepts.has('audio')) body.audio = req.audio;
   if (profile.passThrough.size > 0) {
@@ -92,8 +92,9 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   return body;
 }
 
-function setNumber(body: OpenAIChatRequestBody, name: string, rule: ParameterRule, value: number): void {
-  body[rule.field ?? name] = rule.action === 'clamp' ? bounded(rule, value) : value;
+function setNumber(body: OpenAIChatRequestBody, rules: ParameterTable, name: RequestParameter, value: number): void {
+  const rule = rules[name];
+  body[fieldOf(rules, name)] = rule.action === 'clamp' ? bounded(rule, value) : value;
 }
 
 /**
@@ -101,7 +102,7 @@ function setNumber(body: OpenAIChatRequestBody, name: string, rule: ParameterRul
  * also carries a token budget and `exclude`. A budget alone has no `reasoning_effort`.
  */
 function setReasoning(body: OpenAIChatRequestBody, profile: OpenAIProfile, reasoning: ReasoningConfig): void {
-  const field = profile.rules.reasoning.field ?? 'reasoning';
+  const field = fieldOf(profile.rules, 'reasoning');
   if (field === 'reasoning') {
     const object: { effort?: string; max_tokens?: number; exclude?: boolean; enabled?: boolean } = {};
     // OpenRouter takes an effort or a budget, not both: the budget is the more precise.

@@ -1,5 +1,6 @@
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { PartSink } from '../types.ts';
+import { abortableSleep } from '../abortable-sleep.ts';
 
 export interface SimPace {
   /** Wait before the first part after `stream-start` (time to first token). */
@@ -39,7 +40,7 @@ async function emitPaced(parts: readonly StreamPart[], emit: PartSink, signal: A
     if (part.type !== 'stream-start') {
       const wait = first ? pace.firstChunkDelayMs : isDelta(part) ? pace.chunkDelayMs : 0;
       first = false;
-      if (wait > 0) await sleep(wait, signal);
+      if (wait > 0) await abortableSleep(wait, signal);
     }
     if (signal.aborted) return;
     emit(part);
@@ -48,18 +49,4 @@ async function emitPaced(parts: readonly StreamPart[], emit: PartSink, signal: A
 
 function isDelta(part: StreamPart): boolean {
   return part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-call-delta';
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,7 +1,7 @@
 // Shared fixtures for the sim's tests: an endpoint, request builders and a runner that
 // collects the emitted parts and folds them into a whole answer.
 
-import { compilePricing } from '../../billing/pricing.ts';
+import { compilePricing } from '../../money/pricing.ts';
 import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
 import type { CanonicalRequest, Message } from '../../canonical/request.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { extractBearer } from '../../auth/authenticate.ts';
-import { nanosToNumber } from '../../billing/money.ts';
+import { nanosToNumber } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
 

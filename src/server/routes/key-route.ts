@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { limitRemaining } from '../../billing/key-limit-remaining.ts';
-import { nanosToNumber } from '../../billing/money.ts';
-import { effectiveLimits } from '../../limits/tier-limits.ts';
+import { nanosToNumber } from '../../money/money.ts';
+import { effectiveLimits } from '../../config/tier-limits.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
 

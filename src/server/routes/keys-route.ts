@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/authenticate.ts';
-import { nanosToNumber, usdToNanos } from '../../billing/money.ts';
+import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import { nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
 import { limitRemaining } from '../../billing/key-limit-remaining.ts';
@@ -122,8 +122,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
 }
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {
-  const h = headers.authorization;
-  return h !== undefined && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
+  return extractBearer(headers.authorization);
 }
 
 function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {

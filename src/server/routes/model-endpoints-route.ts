@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { extractBearer } from '../../auth/authenticate.ts';
-import { formatAttos } from '../../billing/money.ts';
+import { formatAttos } from '../../money/money.ts';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Endpoint, ModelInfo } from '../../catalog/types.ts';

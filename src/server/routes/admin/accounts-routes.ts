@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { LimitsOverride } from '../../../limits/tier-limits.ts';
+import type { LimitsOverride } from '../../../config/tier-limits.ts';
 import type { AccountRecord } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { extractBearer, type AuthContext } from '../../../auth/authenticate.ts';
-import { formatNanos, nanosToNumber } from '../../../billing/money.ts';
+import { formatNanos, nanosToNumber } from '../../../money/money.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AuditActor } from '../../../store/audit-store.ts';
 import type { UsageFigures } from '../../../store/usage-store.ts';

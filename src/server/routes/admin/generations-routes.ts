@@ -1,3 +1,4 @@
+import type { GenerationRecord } from '../../../store/generation-store.ts';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ActivityFilter } from '../../../store/activity-store.ts';
@@ -36,7 +37,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     requireAdmin(services, request);
     const id = paramsOf(request).id!;
     const row = await stores.activity.get(id);
-    const record = services.generations.get(id);
+    const record = services.generations.getRecord(id);
     if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);
     return { data: { ...activityView(row), ...detailOf(record) } };
   });
@@ -79,10 +80,9 @@ async function list(stores: AdminStores, filter: ActivityFilter, q: Query): Prom
 }
 
 /** The fields of a whole record the list leaves out. */
-function detailOf(r: Record<string, unknown>): Record<string, unknown> {
-  const json = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : null);
+function detailOf(r: GenerationRecord): Record<string, unknown> {
   return {
-    upstream_id: r.upstream_id ?? null, native_finish_reason: r.native_finish_reason ?? null,
-    cost_breakdown: json(r.cost_breakdown), attempts: json(r.attempts) ?? [], http_referer: r.http_referer ?? null, user: r.end_user ?? null,
+    upstream_id: r.upstreamId, native_finish_reason: r.nativeFinishReason,
+    cost_breakdown: r.costBreakdown, attempts: r.attempts, http_referer: r.httpReferer, user: r.endUser,
   };
 }

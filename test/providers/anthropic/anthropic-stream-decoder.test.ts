@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import type { StreamPart } from '../../canonical/stream-part.ts';
-import { SseParser } from '../sse/parse-sse.ts';
-import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import type { StreamPart } from '../../../src/canonical/stream-part.ts';
+import { SseParser } from '../../../src/providers/sse/parse-sse.ts';
+import { AnthropicStreamDecoder } from '../../../src/providers/anthropic/anthropic-stream-decoder.ts';
 import { anthropicEndpoint } from './anthropic-test-helpers.ts';
 
 // Edge cases of Anthropic streams (and proxies in front of Anthropic) that the emulator does

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
 import { anthropicRequest, partsOfType, textOf, useAnthropicEmulator } from './anthropic-test-helpers.ts';
 
 // The adapter against the emulator over real HTTP: what comes back, and how failures surface.

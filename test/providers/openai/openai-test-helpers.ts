@@ -1,18 +1,18 @@
 // Shared by this folder's tests: an endpoint and a canonical request with test defaults, an
 // emulator per test file, and an upstream exchange run over real HTTP as the pipeline runs it.
 
-import { allOpenAIProfileParameters } from './openai-profiles.ts';
+import { allOpenAIProfileParameters } from '../../../src/providers/openai/openai-profiles.ts';
 import { after, before, beforeEach } from 'node:test';
 import { Agent, request } from 'undici';
-import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../../../test/emulators/openai-chat-emulator.ts';
-import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { StreamPart } from '../../canonical/stream-part.ts';
-import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
-import { compilePricing } from '../../billing/pricing.ts';
-import type { GatewayError } from '../../errors/gateway-error.ts';
-import { SseParser } from '../sse/parse-sse.ts';
-import type { HttpProviderAdapter } from '../types.ts';
-import { openaiAdapter } from './openai-adapter.ts';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../../emulators/openai-chat-emulator.ts';
+import type { CanonicalRequest } from '../../../src/canonical/request.ts';
+import type { StreamPart } from '../../../src/canonical/stream-part.ts';
+import type { Endpoint, ProviderConfig } from '../../../src/catalog/types.ts';
+import { compilePricing } from '../../../src/money/pricing.ts';
+import type { GatewayError } from '../../../src/errors/gateway-error.ts';
+import { SseParser } from '../../../src/providers/sse/parse-sse.ts';
+import type { HttpProviderAdapter } from '../../../src/providers/types.ts';
+import { openaiAdapter } from '../../../src/providers/openai/openai-adapter.ts';
 
 export function testEndpoint(provider: Partial<ProviderConfig> = {}, upstreamModel = 'gpt-test'): Endpoint {
   const pricing = { prompt: '0.000001', completion: '0.000002' };

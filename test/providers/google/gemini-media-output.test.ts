@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { GeminiFixture } from '../../../test/emulators/gemini-emulator.ts';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import type { CanonicalResponse } from '../../canonical/response.ts';
-import { convertToGeminiContents } from './convert-to-gemini-contents.ts';
-import { audioFormatOf } from './gemini-answer-decoder.ts';
+import type { GeminiFixture } from '../../emulators/gemini-emulator.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import type { CanonicalResponse } from '../../../src/canonical/response.ts';
+import { convertToGeminiContents } from '../../../src/providers/google/convert-to-gemini-contents.ts';
+import { audioFormatOf } from '../../../src/providers/google/gemini-answer-decoder.ts';
 import { partsOfType, testRequest, useGeminiEmulator } from './google-test-helpers.ts';
 
 // Gemini's generated media (`inlineData` parts in the answer) against the Gemini emulator

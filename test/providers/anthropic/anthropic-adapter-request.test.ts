@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Message } from '../../canonical/request.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import { anthropicAdapter } from './anthropic-adapter.ts';
+import type { Message } from '../../../src/canonical/request.ts';
+import { GatewayError } from '../../../src/errors/gateway-error.ts';
+import { anthropicAdapter } from '../../../src/providers/anthropic/anthropic-adapter.ts';
 import { anthropicEndpoint, anthropicRequest, useAnthropicEmulator } from './anthropic-test-helpers.ts';
-import { JSON_OBJECT_INSTRUCTION } from './convert-to-anthropic-request.ts';
+import { JSON_OBJECT_INSTRUCTION } from '../../../src/providers/anthropic/convert-to-anthropic-request.ts';
 
 // What the upstream receives, as recorded by the emulator on the other end of real HTTP. The
 // emulator rejects what the real API rejects, so every request here is also one Anthropic takes.

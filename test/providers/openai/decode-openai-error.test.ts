@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeOpenAIError } from './decode-openai-error.ts';
+import { decodeOpenAIError } from '../../../src/providers/openai/decode-openai-error.ts';
 import { testEndpoint } from './openai-test-helpers.ts';
 
 const ep = testEndpoint();

@@ -1,13 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { StreamPart } from '../../canonical/stream-part.ts';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import { ALL_PARAMETERS } from '../parameter-rules.ts';
-import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
-import { buildOpenAIChatBody, convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
-import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
-import { openaiAdapter } from './openai-adapter.ts';
-import { OPENAI_PROFILES, openAIProfileFor } from './openai-profiles.ts';
+import type { StreamPart } from '../../../src/canonical/stream-part.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import { ALL_PARAMETERS } from '../../../src/providers/parameter-rules.ts';
+import { convertOpenAIChatResponse } from '../../../src/providers/openai/convert-openai-chat-response.ts';
+import { buildOpenAIChatBody, convertToOpenAIChatRequest } from '../../../src/providers/openai/convert-to-openai-chat-request.ts';
+import { OpenAIChatStreamDecoder } from '../../../src/providers/openai/openai-chat-stream-decoder.ts';
+import { openaiAdapter } from '../../../src/providers/openai/openai-adapter.ts';
+import { OPENAI_PROFILES, openAIProfileFor } from '../../../src/providers/openai/openai-profiles.ts';
 import { testEndpoint, testRequest } from './openai-test-helpers.ts';
 
 // The per-vendor parameter mapping and wire quirks, unit by unit. The same profiles run

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import type { CanonicalResponse } from '../../canonical/response.ts';
-import { buildOpenAIChatBody } from './convert-to-openai-chat-request.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import type { CanonicalResponse } from '../../../src/canonical/response.ts';
+import { buildOpenAIChatBody } from '../../../src/providers/openai/convert-to-openai-chat-request.ts';
 import { partsOfType, testEndpoint, testRequest, useOpenAIEmulator } from './openai-test-helpers.ts';
 
 // Generated audio (OpenAI's `audio` modality) and images (OpenRouter's `images`) against the

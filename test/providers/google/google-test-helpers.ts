@@ -3,13 +3,13 @@
 
 import { after, before, beforeEach } from 'node:test';
 import { Agent } from 'undici';
-import { startGeminiEmulator, type GeminiEmulator } from '../../../test/emulators/gemini-emulator.ts';
-import { compilePricing } from '../../billing/pricing.ts';
-import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
+import { startGeminiEmulator, type GeminiEmulator } from '../../emulators/gemini-emulator.ts';
+import { compilePricing } from '../../../src/money/pricing.ts';
+import type { CanonicalRequest } from '../../../src/canonical/request.ts';
+import type { Endpoint, ProviderConfig } from '../../../src/catalog/types.ts';
 import { runExchange, type Exchange } from '../openai/openai-test-helpers.ts';
-import { googleAdapter } from './google-adapter.ts';
-import { GEMINI_SUPPORTED_PARAMETERS } from './gemini-parameters.ts';
+import { googleAdapter } from '../../../src/providers/google/google-adapter.ts';
+import { GEMINI_SUPPORTED_PARAMETERS } from '../../../src/providers/google/gemini-parameters.ts';
 
 export { partsOfType, testRequest, textOf } from '../openai/openai-test-helpers.ts';
 

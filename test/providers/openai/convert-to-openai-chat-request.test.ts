@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import { buildOpenAIChatBody, convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
-import { OPENAI_PROFILE_NAMES } from './openai-profiles.ts';
-import { openaiAdapter } from './openai-adapter.ts';
+import { GatewayError } from '../../../src/errors/gateway-error.ts';
+import { buildOpenAIChatBody, convertToOpenAIChatRequest } from '../../../src/providers/openai/convert-to-openai-chat-request.ts';
+import { OPENAI_PROFILE_NAMES } from '../../../src/providers/openai/openai-profiles.ts';
+import { openaiAdapter } from '../../../src/providers/openai/openai-adapter.ts';
 import { testEndpoint, testRequest } from './openai-test-helpers.ts';
 
 describe('convertToOpenAIChatRequest', () => {

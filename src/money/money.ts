@@ -7,7 +7,6 @@
 export type Nanos = bigint;
 export type Attos = bigint;
 
-export const NANOS_PER_USD = 1_000_000_000n;
 export const ATTOS_PER_NANO = 1_000_000_000n;
 const ATTO_DIGITS = 18;
 const NANO_DIGITS = 9;

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ReasoningConfig, RequestParameter } from '../../canonical/request.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
-import { ALL_PARAMETERS } from '../parameter-rules.ts';
-import { buildGeminiBody, convertToGeminiRequest } from './convert-to-gemini-request.ts';
-import { GEMINI_RULES } from './gemini-parameters.ts';
+import type { ReasoningConfig, RequestParameter } from '../../../src/canonical/request.ts';
+import { GatewayError } from '../../../src/errors/gateway-error.ts';
+import { ALL_PARAMETERS } from '../../../src/providers/parameter-rules.ts';
+import { buildGeminiBody, convertToGeminiRequest } from '../../../src/providers/google/convert-to-gemini-request.ts';
+import { GEMINI_RULES } from '../../../src/providers/google/gemini-parameters.ts';
 import { geminiEndpoint, testRequest } from './google-test-helpers.ts';
 
 const WEATHER = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };

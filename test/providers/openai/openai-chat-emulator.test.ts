@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { openaiAdapter } from './openai-adapter.ts';
+import { openaiAdapter } from '../../../src/providers/openai/openai-adapter.ts';
 import { testRequest, useOpenAIEmulator, waitFor } from './openai-test-helpers.ts';
 
 // The emulator itself (test/emulators/openai-chat-emulator.ts): the faults the adapter tests do

@@ -1,5 +1,19 @@
 import { priceToAttos, type Attos } from './money.ts';
-import type { CacheFamily, PricingSpec } from '../catalog/types.ts';
+
+/** Prices in USD per token (per request / per image for those), as decimal strings. */
+export interface PricingSpec {
+  prompt: string;
+  completion: string;
+  request?: string;
+  image?: string;
+  /** Per cached prompt token read; defaults from the provider's cache family. */
+  cache_read?: string;
+  /** Per prompt token written to the cache; defaults from the provider's cache family. */
+  cache_write?: string;
+}
+
+/** How a provider family prices prompt caching (spec: Limits, "Caching prices"). */
+export type CacheFamily = 'prompt_cache_key' | 'cache_control' | 'none';
 
 /** An endpoint's prices in atto-USD per unit, compiled once at boot. */
 export interface CompiledPricing {

@@ -31,10 +31,6 @@ export const DEFAULT_TIERS: readonly TierLimits[] = [
   { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 10_000, requestsPerDay: null, accountRequestsPerMinute: null, models: null, modelRequestsPerMinute: {} },
 ];
 
-export function defaultTierTable(): TierTable {
-  return new Map(DEFAULT_TIERS.map((t) => [t.id, t]));
-}
-
 /** The limits that apply to one account: its tier with the account's own overrides on top. */
 export function effectiveLimits(tier: TierLimits, override: LimitsOverride | null): TierLimits {
   if (override === null) return tier;

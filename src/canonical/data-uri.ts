@@ -1,4 +1,4 @@
-// URLs of attachments as the OpenAI dialects take them: http(s), or a base64 `data:` URI.
+// URLs of attachments as canonical parts carry them: http(s), or a base64 `data:` URI.
 
 export function isHttpOrDataUrl(url: string): boolean {
   return url.startsWith('https://') || url.startsWith('http://') || (url.startsWith('data:') && url.indexOf(',') > 5);

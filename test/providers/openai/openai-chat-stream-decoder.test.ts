@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { StreamPart } from '../../canonical/stream-part.ts';
-import { SseParser } from '../sse/parse-sse.ts';
-import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import type { StreamPart } from '../../../src/canonical/stream-part.ts';
+import { SseParser } from '../../../src/providers/sse/parse-sse.ts';
+import { OpenAIChatStreamDecoder } from '../../../src/providers/openai/openai-chat-stream-decoder.ts';
 import { testEndpoint } from './openai-test-helpers.ts';
 
 // Edge cases of OpenAI-compatible servers that the emulator does not play; the common

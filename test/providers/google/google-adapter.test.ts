@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { loadGeminiFixture } from '../../../test/emulators/gemini-emulator.ts';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import type { CanonicalResponse } from '../../canonical/response.ts';
-import type { Message } from '../../canonical/request.ts';
-import { SKIP_SIGNATURE } from './gemini-tool-call-id.ts';
+import { loadGeminiFixture } from '../../emulators/gemini-emulator.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import type { CanonicalResponse } from '../../../src/canonical/response.ts';
+import type { Message } from '../../../src/canonical/request.ts';
+import { SKIP_SIGNATURE } from '../../../src/providers/google/gemini-tool-call-id.ts';
 import { partsOfType, testRequest, textOf, useGeminiEmulator } from './google-test-helpers.ts';
 
 // The google adapter against the Gemini emulator over real HTTP: requests, answers

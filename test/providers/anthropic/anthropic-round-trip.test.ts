@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { foldStreamParts } from '../../canonical/fold-stream-parts.ts';
-import type { Message } from '../../canonical/request.ts';
-import type { EmulatorBlock } from '../../../test/emulators/anthropic-messages-emulator.ts';
+import { foldStreamParts } from '../../../src/canonical/fold-stream-parts.ts';
+import type { Message } from '../../../src/canonical/request.ts';
+import type { EmulatorBlock } from '../../emulators/anthropic-messages-emulator.ts';
 import { anthropicRequest, useAnthropicEmulator } from './anthropic-test-helpers.ts';
 
 // Anthropic in, Anthropic out: an answer decoded into canonical parts and folded, then sent

@@ -4,12 +4,12 @@
 
 import { after, before, beforeEach } from 'node:test';
 import { Agent } from 'undici';
-import { startAnthropicEmulator, type AnthropicEmulator } from '../../../test/emulators/anthropic-messages-emulator.ts';
-import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
-import { compilePricing } from '../../billing/pricing.ts';
+import { startAnthropicEmulator, type AnthropicEmulator } from '../../emulators/anthropic-messages-emulator.ts';
+import type { CanonicalRequest } from '../../../src/canonical/request.ts';
+import type { Endpoint, ProviderConfig } from '../../../src/catalog/types.ts';
+import { compilePricing } from '../../../src/money/pricing.ts';
 import { runExchange, type Exchange } from '../openai/openai-test-helpers.ts';
-import { anthropicAdapter } from './anthropic-adapter.ts';
+import { anthropicAdapter } from '../../../src/providers/anthropic/anthropic-adapter.ts';
 
 export { partsOfType, textOf, waitFor, type Exchange } from '../openai/openai-test-helpers.ts';
 

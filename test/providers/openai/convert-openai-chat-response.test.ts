@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { StreamPart } from '../../canonical/stream-part.ts';
-import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
+import type { StreamPart } from '../../../src/canonical/stream-part.ts';
+import { convertOpenAIChatResponse } from '../../../src/providers/openai/convert-openai-chat-response.ts';
 import { testEndpoint } from './openai-test-helpers.ts';
 
 function decode(body: unknown): StreamPart[] {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { computeCost } from '../billing/compute-cost.ts';
-import { compilePricing } from '../billing/pricing.ts';
-import { worstCaseCost } from '../billing/worst-case-cost.ts';
+import { computeCost } from './compute-cost.ts';
+import { compilePricing } from '../money/pricing.ts';
+import { worstCaseCost } from './worst-case-cost.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
-import { countTokens, type EncodingName } from './bpe-tokenizers.ts';
-import { PromptBound, chargedPromptTokens } from './prompt-token-bound.ts';
-import { promptTexts, tokenBoundCorpus } from './token-bound-corpus.test-util.ts';
+import { countTokens, type EncodingName } from '../canonical/bpe-tokenizers.ts';
+import { PromptBound, chargedPromptTokens } from '../canonical/prompt-token-bound.ts';
+import { promptTexts, tokenBoundCorpus } from '../canonical/token-bound-corpus.test-util.ts';
 
 /** The largest a vendor counts one image (or a PDF page read as one): Anthropic at its highest resolution. */
 const VENDOR_IMAGE_TOKENS = 4_800;

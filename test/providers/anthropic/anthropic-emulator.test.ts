@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import Anthropic0x from 'anthropic-sdk-0x';
 import { request } from 'undici';
-import { anthropicAdapter } from './anthropic-adapter.ts';
+import { anthropicAdapter } from '../../../src/providers/anthropic/anthropic-adapter.ts';
 import { anthropicRequest, useAnthropicEmulator, waitFor } from './anthropic-test-helpers.ts';
 
 // The emulator itself (test/emulators/anthropic-messages-emulator.ts): the official SDKs read

@@ -1,0 +1,182 @@
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import type { Endpoint } from '../../catalog/types.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
+import type { HttpProviderAdapter, PartSink } from '../types.ts';
+import type { UpstreamClient, UpstreamResponse } from './upstream-client.ts';
+import { attemptTimeoutError, connectError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
+
+// Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
+// body is read (SSE framed, or JSON parsed whole, or an error body captured up to a cap),
+// and the adapter decodes it into parts. Routing decides what to try and what a failure
+// means; this only carries one request and says how it ended.
+
+/** An error body is read up to this many characters. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** The attempt the transport serves: where parts go and where the outcome is kept. */
+export interface UpstreamAttempt {
+  /** Receives the decoded parts; an `error` part fails the attempt. */
+  readonly emit: PartSink;
+  /** The attempt's failure, once it has one (the first wins). */
+  readonly error: GatewayError | null;
+  /** The upstream's HTTP status, 0 until the headers arrive. */
+  status: number;
+  /** Set when the adapter could not encode the request for this endpoint: nothing was sent. */
+  notSent: boolean;
+  fail(error: GatewayError): void;
+  /** True once the answer has begun for the client (its first content part, or any byte sent). */
+  readonly answerBegun: boolean;
+  /** A promise while the client is not taking data (backpressure), else null. */
+  waitForDrain(): Promise<void> | null;
+}
+
+/**
+ * Sends `req` to `endpoint` through `adapter` and feeds the answer into `attempt`, which
+ * holds how it ended. The answer must begin within `timeoutMs` of sending, headers
+ * included (undici's headersTimeout covers the headers alone; its bodyTimeout is long): a
+ * stream begins with its first content part (or whatever reached the client first), a
+ * non-streamed answer with the first byte of its body. Past that the attempt fails as a
+ * timeout and its body is destroyed. Never throws.
+ */
+export async function callUpstream(
+  client: UpstreamClient,
+  adapter: HttpProviderAdapter,
+  endpoint: Endpoint,
+  req: CanonicalRequest,
+  attempt: UpstreamAttempt,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<void> {
+  let upstreamReq;
+  try {
+    upstreamReq = adapter.encodeRequest(req, endpoint);
+  } catch (err) {
+    // This endpoint cannot carry the request (e.g. audio to a provider without audio):
+    // another endpoint of the plan may, so the failure moves on rather than ends routing.
+    attempt.notSent = true;
+    attempt.fail(providerFailure(err, endpoint));
+    return;
+  }
+  const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
+  try {
+    exchange.res = await client.send(upstreamReq, signal, timeoutMs);
+  } catch (err) {
+    exchange.disarm();
+    attempt.fail(connectError(err, endpoint));
+    return;
+  }
+  await exchange.read(req.stream);
+}
+
+/** One request in flight: its answer deadline and the reading of its body. */
+class Exchange {
+  res: UpstreamResponse | null = null;
+  /** A non-streamed body's first byte arrived: the answer has begun. */
+  private bodyStarted = false;
+  private readonly deadline: NodeJS.Timeout;
+  private readonly adapter: HttpProviderAdapter;
+  private readonly endpoint: Endpoint;
+  private readonly attempt: UpstreamAttempt;
+  private readonly signal: AbortSignal;
+
+  constructor(adapter: HttpProviderAdapter, endpoint: Endpoint, attempt: UpstreamAttempt, signal: AbortSignal, timeoutMs: number) {
+    this.adapter = adapter;
+    this.endpoint = endpoint;
+    this.attempt = attempt;
+    this.signal = signal;
+    this.deadline = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+  }
+
+  disarm(): void {
+    clearTimeout(this.deadline);
+  }
+
+  private onDeadline(timeoutMs: number): void {
+    const attempt = this.attempt;
+    if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
+    attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
+    if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
+  }
+
+  /** Reads the answer whose headers arrived; destroys the body (ending the request) when it failed. */
+  async read(streamed: boolean): Promise<void> {
+    const res = this.res!;
+    const attempt = this.attempt;
+    attempt.status = res.status;
+    try {
+      if (attempt.error !== null) return; // the deadline passed as the headers arrived
+      if (res.status >= 400) await this.readError(res);
+      else if (streamed) await this.readStream(res);
+      else await this.readWhole(res);
+    } catch (err) {
+      this.failRead(err);
+    } finally {
+      this.disarm();
+      if (!res.body.destroyed && (attempt.error !== null || this.signal.aborted)) res.body.destroy();
+    }
+  }
+
+  private async readError(res: UpstreamResponse): Promise<void> {
+    const text = await readBounded(res.body, MAX_ERROR_BODY);
+    this.attempt.fail(this.adapter.decodeError(res.status, text, res.headers, this.endpoint));
+  }
+
+  private async readStream(res: UpstreamResponse): Promise<void> {
+    const attempt = this.attempt;
+    const decoder = this.adapter.createStreamDecoder(this.endpoint, attempt.emit);
+    const parser = new SseParser((ev) => decoder.onEvent(ev));
+    const body = res.body;
+    body.setEncoding('utf8');
+    for await (const chunk of body) {
+      parser.push(chunk as string);
+      if (attempt.error !== null) break;
+      const drain = attempt.waitForDrain();
+      if (drain !== null) await drain;
+    }
+    if (attempt.error === null) {
+      parser.end();
+      decoder.end();
+    }
+  }
+
+  private async readWhole(res: UpstreamResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of res.body) {
+      this.bodyStarted = true;
+      chunks.push(chunk as Buffer);
+    }
+    if (this.attempt.error !== null) return;
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      this.attempt.fail(new GatewayError('provider_error', 'The provider returned a body that is not valid JSON.', {
+        metadata: { provider_name: this.endpoint.provider.id, raw: text.slice(0, 2000) },
+      }));
+      return;
+    }
+    this.adapter.decodeResponse(json, this.endpoint, this.attempt.emit);
+  }
+
+  /** Reading the body threw: an oversized SSE event, or the connection broke (not by our abort). */
+  private failRead(err: unknown): void {
+    if (err instanceof SseEventTooLargeError) {
+      this.attempt.fail(oversizedEventError(this.endpoint, err.limit, this.attempt.status));
+    } else if (!this.signal.aborted) {
+      this.attempt.fail(new GatewayError('provider_error', 'The connection to the provider failed while reading its answer.', {
+        metadata: { provider_name: this.endpoint.provider.id, raw: errorText(err) },
+      }));
+    }
+  }
+}
+
+async function readBounded(body: AsyncIterable<Buffer | string>, max: number): Promise<string> {
+  let out = '';
+  for await (const chunk of body) {
+    out += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (out.length >= max) break;
+  }
+  return out.slice(0, max);
+}
