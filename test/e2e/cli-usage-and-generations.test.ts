@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Agent, fetch as fetchWith } from 'undici';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { runCli, runCliJson } from '../support/run-cli.ts';
 
@@ -109,7 +110,11 @@ describe('usage and generations from the CLI', () => {
     ]);
     assert.equal(g.key_hash, keyA.hash);
     assert.equal(g.model, 'switchyard/sim-pro');
-    const http = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keyA.key}` } })).json() as { data: any };
+    // A fresh connection: the CLI runs (spawnSync) block this process's event loop, gateway
+    // included, so a kept-alive connection's timers fire late and race the next request.
+    const fresh = new Agent({ pipelining: 0 });
+    const http = await (await fetchWith(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keyA.key}` }, dispatcher: fresh })).json() as { data: any };
+    await fresh.close();
     assert.equal(http.data.id, id);
     assert.equal(http.data.tokens_prompt, g.tokens_prompt);
     assert.equal(http.data.tokens_completion, g.tokens_completion);

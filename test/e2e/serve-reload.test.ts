@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, listening, serve, serveEnv, starterKey, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
 import { readSse, ssePayloads } from '../support/sse-reader.ts';
+import { gate, startOpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 
 // Config reload without a restart: SIGHUP, or `switchyard reload`, which finds the gateway
 // through the database and says whether its config was accepted. A config that cannot
@@ -142,33 +143,50 @@ test('a reload that changes a restart-only field (server.host) is refused, namin
 });
 
 test('a stream begun before a reload finishes on the price it started with; the next request pays the new one', { timeout: 60_000 }, async () => {
-  // ~80 chunks 100 ms apart: the stream still runs when the reload is done.
-  const gw = await start(BASE(100, '0.000001'));
+  // The upstream holds the stream after its first chunks until the reload is done: the
+  // stream is still running when the new price comes in force, however slow the machine.
+  const emu = await startOpenAIChatEmulator();
+  const priced = (promptUsd: string): string => `sim: false
+providers:
+  - { id: local, kind: openai, base_url: "${emu.baseUrl}" }
+models:
+  - id: acme/paid-emu
+    context_length: 32000
+    endpoints:
+      - provider: local
+        model: mock-1
+        pricing: { prompt: "${promptUsd}", completion: "0.000002" }
+`;
+  const gw = await start(priced('0.000001'));
   try {
-    const request = (stream: boolean, maxTokens: number) =>
+    const held = gate();
+    emu.enqueue({ fault: 'held', until: held.until, afterChunks: 2, then: { text: 'once upon a time there was a gateway', chunks: 8 } });
+    const request = (stream: boolean) =>
       fetch(`${gw.origin}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${gw.key}` },
-        body: JSON.stringify({ model: 'acme/paid-sim', stream, max_tokens: maxTokens, messages: [{ role: 'user', content: 'Tell me a story.' }] }),
+        body: JSON.stringify({ model: 'acme/paid-emu', stream, max_tokens: 64, messages: [{ role: 'user', content: 'Tell me a story.' }] }),
       });
-    const res = await request(true, 80);
+    const res = await request(true);
     const stream = readSse(res.body!);
     await stream.waitFor(/"content":"[^"]+"/);
 
-    // Ten times the prompt price, reloaded while the stream runs.
-    writeFileSync(gw.config, BASE(100, '0.00001'));
+    // Ten times the prompt price, reloaded while the stream is held mid-answer.
+    writeFileSync(gw.config, priced('0.00001'));
     const r = await reloadCli(gw);
     assert.equal(r.code, 0, r.err);
     assert.ok(!stream.text.includes('[DONE]'), 'the reload came while the stream ran');
+    held.open();
 
     const chunks = ssePayloads(await stream.done).filter((p): p is any => p !== '[DONE]');
     const oldUsage = chunks.at(-1).usage;
     assert.equal(nanos(oldUsage.cost), BigInt(oldUsage.prompt_tokens) * 1000n + BigInt(oldUsage.completion_tokens) * 2000n);
 
-    const after = (await (await request(false, 3)).json()) as any;
+    const after = (await (await request(false)).json()) as any;
     assert.equal(nanos(after.usage.cost), BigInt(after.usage.prompt_tokens) * 10_000n + BigInt(after.usage.completion_tokens) * 2000n);
   } finally {
     await stop(gw.s);
+    await emu.close();
   }
 });
 
