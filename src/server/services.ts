@@ -20,6 +20,7 @@ import { LedgerStore } from '../store/ledger-store.ts';
 import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
 import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
 import { ServeLock } from '../store/serve-lock.ts';
+import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
@@ -39,6 +40,8 @@ export interface Services {
   accountService: AccountService;
   tiers: TierTable;
   auth: Authenticator;
+  /** Dashboard sessions (a management or admin key exchanged for a cookie). */
+  sessions: SessionStore;
   catalog: Catalog;
   catalogWarnings: string[];
   adapters: ReadonlyMap<string, ProviderAdapter>;
@@ -113,7 +116,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // Account and key changes drop the caches at once, whether made here or by another
   // process on the same database (the operator CLI).
   const watcher = new ExternalChangeWatcher(stores.db);
-  const auth = new Authenticator(stores.accounts, { watcher });
+  const sessions = new SessionStore(stores.db);
+  const auth = new Authenticator(stores.accounts, { watcher, sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
@@ -136,6 +140,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     config,
     ...stores,
     auth,
+    sessions,
     catalog,
     catalogWarnings: warnings,
     adapters,

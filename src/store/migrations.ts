@@ -201,4 +201,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX generations_model_created ON generations(model, created_at, id);
     `,
   },
+  {
+    version: 5,
+    name: 'dashboard sessions',
+    sql: `
+      -- A dashboard session: a management or admin key exchanged for a cookie. Only the
+      -- SHA-256 of the 256-bit session id is stored. The session acts as its key: the key's
+      -- state (disabled, deleted, expired) is checked on every use.
+      CREATE TABLE dashboard_sessions (
+        id_hash     TEXT PRIMARY KEY,
+        key_hash    TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+      CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_hash);
+    `,
+  },
 ];
