@@ -39,8 +39,9 @@ export function parseServer(fields: Fields, overrides: { host?: string | undefin
     headersTimeoutMs: optInt(fields, 'headers_timeout_ms', path, 1) ?? SERVER_DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: optInt(fields, 'keep_alive_timeout_ms', path, 1) ?? SERVER_DEFAULTS.keepAliveTimeoutMs,
     idleTimeoutMs: optInt(fields, 'idle_timeout_ms', path, 1) ?? SERVER_DEFAULTS.idleTimeoutMs,
-    basePath: readBasePath(optString(fields, 'base_path', path)),
   };
+  const basePath = readBasePath(optString(fields, 'base_path', path));
+  if (basePath !== '') server.basePath = basePath;
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new ConfigError(at(path, 'headers_timeout_ms'), `must not exceed server.request_timeout_ms (${server.requestTimeoutMs})`);

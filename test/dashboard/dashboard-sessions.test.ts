@@ -90,6 +90,8 @@ describe('dashboard sessions', () => {
     assert.equal(out.status, 200);
     assert.match(out.headers.get('set-cookie')!, /Expires=Thu, 01 Jan 1970/);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
+    const after = await (await call(gw, 'GET', '/api/v1/dashboard/session', s.cookie!)).json() as { signed_in: boolean };
+    assert.equal(after.signed_in, false);
   });
 
   test('disabling the key it was made from ends the session', async () => {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { api, ApiError, setCsrfToken, whenUnauthorized } from './api.ts';
+import { api, setCsrfToken, whenUnauthorized } from './api.ts';
 import { href, navigate, useRoute } from './router.ts';
 import { SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
@@ -51,12 +51,13 @@ export function App() {
 
   useEffect(() => {
     whenUnauthorized(() => setSession(null));
-    api<Session>('GET', '/dashboard/session')
-      .then((s) => { setCsrfToken(s.csrf_token); setSession(s); })
-      .catch((err: unknown) => {
-        if (err instanceof ApiError && err.status === 401) setSession(null);
-        else setSession(null);
-      });
+    api<Session & { signed_in: boolean }>('GET', '/dashboard/session')
+      .then((s) => {
+        if (!s.signed_in) return setSession(null);
+        setCsrfToken(s.csrf_token);
+        setSession(s);
+      })
+      .catch(() => setSession(null));
   }, []);
 
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;

@@ -33,9 +33,11 @@ function groupThousands(s: string): string {
   return f === undefined ? grouped : `${grouped}.${f}`;
 }
 
-/** A per-request cost: 6 decimals. */
+/** A per-request cost: exact (the API's decimal text), at least 2 decimals. */
 export function cost(text: string | null | undefined): string {
-  return usd(text, 6);
+  if (text === null || text === undefined || text === '') return '—';
+  const frac = text.split('.')[1] ?? '';
+  return usd(text, Math.max(2, frac.replace(/0+$/, '').length));
 }
 
 /** A time in the browser's time zone. */

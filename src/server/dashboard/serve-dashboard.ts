@@ -32,8 +32,9 @@ export function registerDashboard(app: FastifyInstance, basePath: string): void 
     return html;
   };
 
-  app.get('/', async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
-  app.get('/dashboard', async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
+  const hidden = { schema: { hide: true } };
+  app.get('/', hidden, async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
+  app.get('/dashboard', hidden, async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
 
   const sendIndex = async (_request: unknown, reply: FastifyReply): Promise<unknown> => {
     securityHeaders(reply);
@@ -45,8 +46,8 @@ export function registerDashboard(app: FastifyInstance, basePath: string): void 
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
     return page;
   };
-  app.get('/dashboard/', sendIndex);
-  app.get('/dashboard/*', sendIndex);
+  app.get('/dashboard/', hidden, sendIndex);
+  app.get('/dashboard/*', hidden, sendIndex);
 
   app.register(async (assets) => {
     assets.addHook('onSend', async (_request, reply) => {

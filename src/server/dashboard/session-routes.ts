@@ -3,6 +3,7 @@ import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
 import { isWellFormedApiKey } from '../../auth/api-key.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
+import { routeSchema } from '../routes/admin/route-schema.ts';
 import { csrfTokenOf, isSessionToken } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 
@@ -30,7 +31,11 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     secure: request.protocol === 'https',
   });
 
-  app.post(SESSION_PATH, async (request, reply) => {
+  const tags = ['dashboard sessions'];
+  app.post(SESSION_PATH, {
+    schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
+      body: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } }, response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
+  }, async (request, reply) => {
     checkOrigin(request);
     limiter.take(request.ip);
     const body = request.body as { key?: unknown } | undefined;
@@ -50,14 +55,26 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   });
 
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
-  app.get(SESSION_PATH, async (request, reply) => {
-    const token = sessionTokenOf(request);
-    const auth = services.auth.authenticate(token);
+  // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
+  app.get(SESSION_PATH, {
+    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}' }),
+  }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
+    const token = extractBearer(request.headers.authorization);
+    if (token === undefined || !isSessionToken(token)) return { signed_in: false };
+    let auth: AuthContext;
+    try {
+      auth = services.auth.authenticate(token);
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'authentication_required') return { signed_in: false };
+      throw err;
+    }
     return sessionView(auth, token, null);
   });
 
-  app.delete(SESSION_PATH, async (request, reply) => {
+  app.delete(SESSION_PATH, {
+    schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}' }),
+  }, async (request, reply) => {
     const token = sessionTokenOf(request);
     services.sessions.revoke(token);
     reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, '', { ...cookieOptions(request), expires: new Date(0) }));
@@ -73,6 +90,7 @@ function sessionTokenOf(request: FastifyRequest): string {
 
 function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
   return {
+    signed_in: true,
     kind: auth.key.isAdmin ? 'admin' : 'management',
     key_label: auth.key.label,
     account: { id: auth.account.id, name: auth.account.name },
