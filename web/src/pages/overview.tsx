@@ -14,11 +14,15 @@ export function Overview() {
   const models = useApi<Usage>(`/usage${qs({ group_by: 'model' })}`);
   const apps = useApi<Usage>(`/usage${qs({ group_by: 'app' })}`);
   const days = month.data?.data ?? [];
-  const series = useMemo(() => [
-    { label: 'Requests', values: days.map((d) => d.requests), color: '#2563eb' },
-    { label: 'Spend (USD)', values: days.map((d) => d.cost), color: '#16a34a' },
-  ], [days]);
-  const dayLabels = useMemo(() => days.map((d) => d.group ?? ''), [days]);
+  // Every day of the 30, days without requests as zero (the API lists days with some).
+  const dayLabels = useMemo(() => Array.from({ length: 30 }, (_, i) => dayAgo(29 - i)), [month.data]);
+  const series = useMemo(() => {
+    const byDay = new Map(days.map((d) => [d.group ?? '', d]));
+    return [
+      { label: 'Requests', values: dayLabels.map((d) => byDay.get(d)?.requests ?? 0), color: '#2563eb' },
+      { label: 'Spend (USD)', values: dayLabels.map((d) => byDay.get(d)?.cost ?? 0), color: '#16a34a' },
+    ];
+  }, [days, dayLabels]);
   return (
     <>
       <section class="stats" aria-label="Balance and spend">
