@@ -101,8 +101,14 @@ describe('dashboard in a browser', { skip }, () => {
       ['Overview', 'overview', '.chart, .empty'],
       ['Credits', 'credits', 'table[aria-label="Ledger"]'],
       ['Models', 'models', 'table[aria-label="Models"]'],
-      ['Settings', 'settings', '.facts'],
+      ['Settings', 'settings', 'form[aria-label="Account settings"]'],
     ] as const) await visit(page, problems, title, shot, ready);
+
+    // Settings: a default model from the catalog, saved through the API.
+    await page.getByLabel('Default model (used when a request names none)').selectOption(model);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.defaultModel, model);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Key').waitFor();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { registerAdminAccountRoutes } from './accounts-routes.ts';
+import { registerAccountSettingsRoutes } from './account-settings-routes.ts';
 import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
 import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
@@ -20,5 +21,6 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerGenerationsRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
+    registerAccountSettingsRoutes(app, services, stores, prefix);
   }
 }
