@@ -101,10 +101,25 @@ describe('dashboard in a browser', { skip }, () => {
       ['Overview', 'overview', '.chart, .empty'],
       ['Credits', 'credits', 'table[aria-label="Ledger"]'],
       ['Models', 'models', 'table[aria-label="Models"]'],
-      ['Settings', 'settings', 'form[aria-label="Account settings"]'],
     ] as const) await visit(page, problems, title, shot, ready);
 
+    // Playground: a streamed answer through the gateway's own /v1/chat/completions.
+    await visit(page, problems, 'Playground', 'playground-empty', 'form[aria-label="Message"]');
+    await page.getByLabel('Model').selectOption(model);
+    await page.locator('#pg-input').fill('Say hello');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    const answer = (await page.getByTestId('msg-assistant').textContent())!;
+    assert.ok(answer.length > model.length, `an answer streamed: ${answer}`);
+    await screenshots(page, 'playground');
+    problems.assertNone('the Playground page');
+    gw.flush();
+    const playgroundKeys = gw.services.accounts.listKeys(gw.accountId).filter((k) => k.name === 'dashboard playground');
+    assert.equal(playgroundKeys.length, 1);
+    assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');
+
     // Settings: a default model from the catalog, saved through the API.
+    await visit(page, problems, 'Settings', 'settings', 'form[aria-label="Account settings"]');
     await page.getByLabel('Default model (used when a request names none)').selectOption(model);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();

@@ -9,6 +9,7 @@ import { Activity } from './pages/activity.tsx';
 import { Credits } from './pages/credits.tsx';
 import { Models } from './pages/models.tsx';
 import { Settings } from './pages/settings.tsx';
+import { Playground } from './pages/playground.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
 import { AdminHealth } from './pages/admin-health.tsx';
@@ -33,6 +34,7 @@ const ACCOUNT_PAGES: Page[] = [
   { route: 'activity', title: 'Activity', view: () => <Activity scope="account" /> },
   { route: 'credits', title: 'Credits', view: () => <Credits /> },
   { route: 'models', title: 'Models', view: () => <Models /> },
+  { route: 'playground', title: 'Playground', view: () => <Playground /> },
   { route: 'settings', title: 'Settings', view: (s) => <Settings session={s} /> },
 ];
 
