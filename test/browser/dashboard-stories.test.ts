@@ -153,6 +153,7 @@ describe('dashboard in a browser', { skip }, () => {
       ['Activity', 'admin-activity', 'table[aria-label="Generations"], .empty'],
       ['Health', 'admin-health', 'table[aria-label="Endpoint health"]'],
       ['Audit log', 'admin-audit', 'table[aria-label="Audit log"]'],
+      ['Configuration', 'admin-config', 'section[aria-label="Configuration: server"]'],
       ['Models', 'admin-models', 'table[aria-label="Models"]'],
     ] as const) await visit(page, problems, title, shot, ready);
     await page.context().close();

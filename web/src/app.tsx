@@ -14,6 +14,7 @@ import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
 import { AdminHealth } from './pages/admin-health.tsx';
 import { AdminAudit } from './pages/admin-audit.tsx';
+import { AdminConfig } from './pages/admin-config.tsx';
 
 export interface Session {
   kind: 'management' | 'admin';
@@ -44,6 +45,7 @@ const ADMIN_PAGES: Page[] = [
   { route: 'activity', title: 'Activity', view: () => <Activity scope="admin" /> },
   { route: 'health', title: 'Health', view: () => <AdminHealth /> },
   { route: 'audit', title: 'Audit log', view: () => <AdminAudit /> },
+  { route: 'config', title: 'Configuration', view: () => <AdminConfig /> },
   { route: 'models', title: 'Models', view: () => <Models /> },
 ];
 
