@@ -40,3 +40,23 @@ describe('account settings API', () => {
     assert.equal((await patch({ name: 'x' }, { authorization: `Bearer ${gw.key}` })).status, 403);
   });
 });
+
+describe('activity rows for the dashboard', () => {
+  test('each row counts the provider attempts of its request', async () => {
+    const gw = await startTestGateway();
+    try {
+      const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
+      const call = await fetch(`${gw.baseUrl}/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(call.status, 200);
+      gw.flush();
+      const list = await (await fetch(`${gw.origin}/api/v1/activity`, { headers: { authorization: `Bearer ${mgmt}` } })).json() as { data: { attempt_count: number }[] };
+      assert.equal(list.data.length, 1);
+      assert.equal(list.data[0]!.attempt_count, 1);
+    } finally {
+      await gw.close();
+    }
+  });
+});

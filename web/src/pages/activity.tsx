@@ -7,7 +7,7 @@ import { Generation } from './generation.tsx';
 export interface Row {
   id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
   tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
-  total_cost_usd: string; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
+  total_cost_usd: string; attempt_count: number; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
 }
 
 interface Filters { key: string; model: string; provider: string; status: string; from: string; to: string }
@@ -67,9 +67,12 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
           { key: 'model', label: 'Model', render: (r) => r.model ?? '—', sort: (r) => r.model ?? '' },
           { key: 'provider', label: 'Provider', render: (r) => r.provider_name ?? '—' },
           { key: 'tokens', label: 'Tokens in / out', render: (r) => `${int(r.tokens_prompt)} / ${int(r.tokens_completion)}`, numeric: true },
+          { key: 'cache', label: 'Cache read / write', render: (r) => `${int(r.native_tokens_cached)} / ${int(r.native_tokens_cache_write)}`, numeric: true },
+          { key: 'reasoning', label: 'Reasoning', render: (r) => int(r.native_tokens_reasoning), numeric: true },
           { key: 'cost', label: 'Cost', render: (r) => <span data-testid="row-cost">{cost(r.total_cost_usd)}</span>, sort: (r) => Number(r.total_cost_usd), numeric: true },
           { key: 'latency', label: 'Latency', render: (r) => ms(r.latency), sort: (r) => r.latency ?? 0, numeric: true },
           { key: 'ttft', label: 'TTFT', render: (r) => ms(r.time_to_first_token), numeric: true },
+          { key: 'attempts', label: 'Attempts', render: (r) => String(r.attempt_count), sort: (r) => r.attempt_count, numeric: true },
           { key: 'status', label: 'Status', render: (r) => <span class={r.status === 'success' ? 'badge on' : 'badge off'}>{r.error_code ?? r.status}</span> },
         ]} />
       </Loadable>
@@ -83,7 +86,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
 }
 
 const CSV_FIELDS: (keyof Row)[] = ['created_at', 'id', 'account_id', 'key_hash', 'app_title', 'model', 'provider_name', 'status', 'error_code',
-  'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost_usd', 'latency', 'time_to_first_token'];
+  'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost_usd', 'latency', 'time_to_first_token', 'attempt_count'];
 
 function downloadCsv(rows: Row[]): void {
   const cell = (v: unknown): string => {
