@@ -216,6 +216,17 @@ export const MIGRATIONS: readonly Migration[] = [
         revoked_at  TEXT
       );
       CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_hash);
+      -- Disabling or deleting a key ends its sessions for good, whoever does it (the API, the
+      -- admin API, the CLI in another process): enabling the key again does not revive them.
+      CREATE TRIGGER dashboard_sessions_end_on_key_disable AFTER UPDATE OF is_active ON api_keys
+        WHEN NEW.is_active = 0 AND OLD.is_active = 1
+        BEGIN
+          UPDATE dashboard_sessions SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key_hash = NEW.hash AND revoked_at IS NULL;
+        END;
+      CREATE TRIGGER dashboard_sessions_end_on_key_delete AFTER DELETE ON api_keys
+        BEGIN
+          UPDATE dashboard_sessions SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key_hash = OLD.hash AND revoked_at IS NULL;
+        END;
     `,
   },
 ];

@@ -94,7 +94,7 @@ describe('dashboard sessions', () => {
     assert.equal(after.signed_in, false);
   });
 
-  test('disabling the key it was made from ends the session', async () => {
+  test('disabling the key it was made from ends the session, for good', async () => {
     const other = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 2', management: true });
     const s = await signIn(gw, other.key);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 200);
@@ -103,6 +103,21 @@ describe('dashboard sessions', () => {
     assert.equal(off.status, 200);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
     assert.notEqual(managementHash, other.record.hash);
+    // Enabling the key again does not revive the session: a new sign-in is needed.
+    const on = await call(gw, 'PATCH', `/api/v1/admin/keys/${other.record.hash}`, adminSession.cookie!, { 'x-csrf-token': adminSession.json.csrf_token }, { disabled: false });
+    assert.equal(on.status, 200);
+    assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
+    const again = await signIn(gw, other.key);
+    assert.equal((await call(gw, 'GET', '/api/v1/keys', again.cookie!)).status, 200);
+  });
+
+  test('deleting the key ends its sessions', async () => {
+    const other = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 3', management: true });
+    const s = await signIn(gw, other.key);
+    gw.services.accounts.deleteKey(other.record.hash);
+    gw.services.auth.invalidate(other.record.hash);
+    assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
+    assert.equal(gw.services.sessions.keyHashOf(s.cookie!.slice('sy_session='.length)), undefined);
   });
 });
 
