@@ -85,6 +85,15 @@ describe('dashboard in a browser', { skip }, () => {
     await visit(page, problems, 'Activity', 'activity', 'table[aria-label="Generations"] tbody tr');
     const costText = (await page.getByTestId('row-cost').first().textContent())!;
     assert.equal(costText.replaceAll(',', ''), `$${asShown(exact)}`);
+    // Filter by the key (chosen by name): the row stays; by status=error: no rows.
+    await page.getByLabel('Key', { exact: true }).selectOption({ label: 'story key' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('table[aria-label="Generations"] tbody tr', { hasText: 'story key' }).waitFor();
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('.empty').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await page.getByRole('button', { name: 'Apply' }).click();
     await page.locator('table[aria-label="Generations"] tbody tr').first().click();
     await page.locator('dialog.record pre.json').waitFor();
     assert.match((await page.locator('dialog.record pre.json').textContent())!, new RegExp(record.id));

@@ -3,6 +3,7 @@ import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { cost, int, ms, time } from '../format.ts';
 import { Generation } from './generation.tsx';
+import { useApi } from '../use-api.ts';
 
 export interface Row {
   id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
@@ -22,6 +23,9 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
   const [open, setOpen] = useState<Row | null>(null);
   const cursor = cursors[cursors.length - 1] ?? null;
   const path = scope === 'admin' ? '/admin/generations' : '/activity';
+  // An account's keys by name (the filter's choices and the Key column); the operator filters by hash.
+  const keys = useApi<{ data: { hash: string; name: string }[] }>(scope === 'account' ? '/keys' : null);
+  const keyName = new Map((keys.data?.data ?? []).map((k) => [k.hash, k.name]));
 
   useEffect(() => {
     let live = true;
@@ -44,7 +48,15 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
   return (
     <>
       <form class="card filters" onSubmit={apply} aria-label="Filters">
-        <div><label for="f-key">Key hash</label><input id="f-key" value={draft.key} onInput={set('key')} /></div>
+        {scope === 'account' ? (
+          <div>
+            <label for="f-key">Key</label>
+            <select id="f-key" value={draft.key} onChange={set('key')}>
+              <option value="">any</option>
+              {(keys.data?.data ?? []).map((k) => <option value={k.hash}>{k.name}</option>)}
+            </select>
+          </div>
+        ) : <div><label for="f-key">Key hash</label><input id="f-key" value={draft.key} onInput={set('key')} /></div>}
         <div><label for="f-model">Model</label><input id="f-model" value={draft.model} onInput={set('model')} /></div>
         <div><label for="f-provider">Provider</label><input id="f-provider" value={draft.provider} onInput={set('provider')} /></div>
         <div>
@@ -62,7 +74,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
           { key: 'time', label: 'Time', render: (r) => time(r.created_at), sort: (r) => r.created_at },
           ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
-          { key: 'key', label: 'Key', render: (r) => <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
+          { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
           { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },
           { key: 'model', label: 'Model', render: (r) => r.model ?? '—', sort: (r) => r.model ?? '' },
           { key: 'provider', label: 'Provider', render: (r) => r.provider_name ?? '—' },
