@@ -167,4 +167,16 @@ describe('dashboard in a browser', { skip }, () => {
     ] as const) await visit(page, problems, title, shot, ready);
     await page.context().close();
   });
+
+  test('a session that ends (its key disabled) returns the page to sign-in on the next call', async () => {
+    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'short-lived', management: true });
+    const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
+    await signIn(page, mgmt.key);
+    problems.assertNone('signing in');
+    gw.services.accountService.revokeKey(mgmt.record.hash);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByLabel('Key').waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.context().close();
+  });
 });
