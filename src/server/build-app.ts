@@ -27,6 +27,8 @@ export function buildApp(services: Services): FastifyInstance {
   const rewriteUrl = baseStripper(basePath);
   const app = Fastify({
     ...(rewriteUrl === undefined ? {} : { rewriteUrl }),
+    // Only a configured proxy's X-Forwarded-Proto makes a request https (the session cookie's Secure flag) and its X-Forwarded-For the client address.
+    ...(services.config.server.trustProxy === undefined ? {} : { trustProxy: services.config.server.trustProxy }),
     ...serverOptions(services.config.server),
     logger: false,
     return503OnClosing: true,

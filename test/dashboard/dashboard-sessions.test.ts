@@ -121,6 +121,23 @@ describe('dashboard sessions', () => {
   });
 });
 
+describe('the session cookie behind a TLS-terminating proxy', () => {
+  test('is Secure when a trusted proxy says https; an untrusted X-Forwarded-Proto is ignored', async () => {
+    const trusted = await startTestGateway({ tweak: (c) => { c.server.trustProxy = '127.0.0.1'; } });
+    const untrusted = await startTestGateway();
+    try {
+      const key = (gw: TestGateway) => gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
+      const viaProxy = await signIn(trusted, key(trusted), { 'x-forwarded-proto': 'https' });
+      assert.match(viaProxy.setCookie!, /; Secure/);
+      const spoofed = await signIn(untrusted, key(untrusted), { 'x-forwarded-proto': 'https' });
+      assert.doesNotMatch(spoofed.setCookie!, /Secure/);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+    }
+  });
+});
+
 describe('dashboard sign-in rate limit', () => {
   test('the eleventh attempt in a minute from one address is refused with 429 and Retry-After', async () => {
     const gw = await startTestGateway();
