@@ -34,7 +34,7 @@ async function visit(page: Page, problems: PageProblems, title: string, shot: st
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: title }).waitFor();
   await page.locator(ready).first().waitFor();
-  await page.locator('.loading').waitFor({ state: 'detached' });
+  await page.waitForFunction(`document.querySelectorAll('.loading').length === 0`);
   await screenshots(page, shot);
   problems.assertNone(`the ${title} page`);
 }
@@ -172,6 +172,9 @@ describe('dashboard in a browser', { skip }, () => {
     const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'short-lived', management: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
+    // The overview's calls have all answered (so the next call is the Keys page's).
+    await page.waitForFunction(`document.querySelectorAll('.loading').length === 0
+      && [...document.querySelectorAll('.stat-value')].every((e) => (e.textContent ?? '').includes('$'))`);
     problems.assertNone('signing in');
     gw.services.accountService.revokeKey(mgmt.record.hash);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys', exact: true }).click();

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, qs } from '../api.ts';
 import { CopyButton, Loadable, Table } from '../components.tsx';
-import { time, usd } from '../format.ts';
+import { cost, time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
 interface Key { hash: string; name: string; label: string; disabled: boolean; limit: number | null; usage: number; usage_daily: number; usage_monthly: number; expires_at: string | null; created_at: string; last_used: string | null }
@@ -43,7 +43,7 @@ export function Keys() {
           { key: 'name', label: 'Name', render: (k) => k.name, sort: (k) => k.name },
           { key: 'label', label: 'Key', render: (k) => <code>{k.label}</code> },
           { key: 'status', label: 'Status', render: (k) => <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>, sort: (k) => (k.disabled ? 1 : 0) },
-          { key: 'usage', label: 'Usage, 30 days', render: (k) => usd(byKey.get(k.hash)?.cost_usd ?? '0', 4), sort: (k) => k.usage_monthly, numeric: true },
+          { key: 'usage', label: 'Usage, 30 days', render: (k) => cost(byKey.get(k.hash)?.cost_usd ?? '0'), sort: (k) => k.usage_monthly, numeric: true },
           { key: 'requests', label: 'Requests, 30 days', render: (k) => String(byKey.get(k.hash)?.requests ?? 0), numeric: true },
           { key: 'limit', label: 'Limit', render: (k) => dollars(k.limit), sort: (k) => k.limit ?? Infinity, numeric: true },
           { key: 'expires', label: 'Expires', render: (k) => (k.expires_at === null ? 'never' : time(k.expires_at)) },
