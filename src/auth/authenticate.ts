@@ -33,9 +33,11 @@ export class Authenticator {
   private readonly now: () => number;
 
   private readonly watcher: { check(): void } | undefined;
+  private readonly sessions: SessionResolver | undefined;
 
-  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void } } = {}) {
+  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver } = {}) {
     this.store = store;
+    this.sessions = opts.sessions;
     this.ttlMs = opts.ttlMs ?? 2000;
     this.now = opts.now ?? Date.now;
     this.watcher = opts.watcher;
@@ -46,12 +48,22 @@ export class Authenticator {
    * or unknown key's message names the headers the route reads (`headers`).
    */
   authenticate(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): AuthContext {
+    // A dashboard session acts as the key it was made from (src/server/dashboard/).
+    if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) {
+      const keyHash = this.sessions.keyHashOf(rawKey);
+      if (keyHash === undefined) throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
+      return this.authenticateHash(keyHash, headers);
+    }
     if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
       throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
     }
+    return this.authenticateHash(hashApiKey(rawKey), headers);
+  }
+
+  /** The key and account of a key hash, with the same checks as a presented key. */
+  private authenticateHash(hash: string, headers: KeyHeaders): AuthContext {
     // Another process (the CLI) may have changed keys or accounts: caches drop at once.
     this.watcher?.check();
-    const hash = hashApiKey(rawKey);
     const now = this.now();
     let entry = this.cache.get(hash);
     if (entry === undefined || entry.expires <= now) {
@@ -81,6 +93,13 @@ export class Authenticator {
     if (account === undefined) return null;
     return { key, account };
   }
+}
+
+/** Dashboard sessions, as the authenticator sees them. */
+export interface SessionResolver {
+  isSessionToken(token: string): boolean;
+  /** The key hash of a live session, or undefined (unknown, expired, signed out). */
+  keyHashOf(token: string): string | undefined;
 }
 
 /** The key from `Authorization: Bearer <key>` (or, where the dialect allows, `x-api-key`). */

@@ -25,7 +25,7 @@ export const SERVER_DEFAULTS = {
 } as const;
 
 export const SERVER_KEYS = [
-  'host', 'port', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
+  'host', 'port', 'base_path', 'trust_proxy', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
 ] as const;
 
 /** `server:` after env and flag overrides of host and port. */
@@ -40,9 +40,21 @@ export function parseServer(fields: Fields, overrides: { host?: string | undefin
     keepAliveTimeoutMs: optInt(fields, 'keep_alive_timeout_ms', path, 1) ?? SERVER_DEFAULTS.keepAliveTimeoutMs,
     idleTimeoutMs: optInt(fields, 'idle_timeout_ms', path, 1) ?? SERVER_DEFAULTS.idleTimeoutMs,
   };
+  const basePath = readBasePath(optString(fields, 'base_path', path));
+  if (basePath !== '') server.basePath = basePath;
+  const trustProxy = optString(fields, 'trust_proxy', path);
+  if (trustProxy !== undefined && trustProxy.trim() !== '') server.trustProxy = trustProxy.trim();
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new ConfigError(at(path, 'headers_timeout_ms'), `must not exceed server.request_timeout_ms (${server.requestTimeoutMs})`);
   }
   return server;
+}
+
+/** `base_path`: '' (none) or '/segment[/segment...]' without a trailing slash. */
+function readBasePath(v: string | undefined): string {
+  if (v === undefined || v === '' || v === '/') return '';
+  const trimmed = v.endsWith('/') ? v.slice(0, -1) : v;
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) throw new ConfigError(at('server', 'base_path'), 'must be a path such as /gw (letters, digits, . _ ~ - between slashes)');
+  return trimmed;
 }

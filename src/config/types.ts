@@ -35,6 +35,10 @@ export interface GatewayConfig {
 export interface ServerConfig {
   host: string;
   port: number;
+  /** Every route under this path ('' or e.g. '/gw'), for a reverse proxy that forwards a sub-path unchanged. */
+  basePath?: string;
+  /** Addresses of reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or CIDRs); absent: none. */
+  trustProxy?: string;
   /** GET /v1/models needs no key (absent: true; `false` asks for a valid key). */
   publicModels?: boolean;
   /** Larger request bodies are refused with 413 `request_too_large`. */

@@ -16,12 +16,20 @@ import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import type { Services } from './services.ts';
+import { baseStripper, registerDashboard } from './dashboard/serve-dashboard.ts';
+import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
+import { registerSessionRoutes } from './dashboard/session-routes.ts';
 
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
 export function buildApp(services: Services): FastifyInstance {
+  const basePath = services.config.server.basePath ?? '';
+  const rewriteUrl = baseStripper(basePath);
   const app = Fastify({
+    ...(rewriteUrl === undefined ? {} : { rewriteUrl }),
+    // Only a configured proxy's X-Forwarded-Proto makes a request https (the session cookie's Secure flag) and its X-Forwarded-For the client address.
+    ...(services.config.server.trustProxy === undefined ? {} : { trustProxy: services.config.server.trustProxy }),
     ...serverOptions(services.config.server),
     logger: false,
     return503OnClosing: true,
@@ -43,6 +51,10 @@ export function buildApp(services: Services): FastifyInstance {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
 
+  // The dashboard's session cookie stands for a key on /api/v1 (before the routes' own auth hooks).
+  installSessionCookieAuth(app);
+  registerDashboard(app, basePath);
+
   // The OpenAPI document sees the routes registered in the plugin after it.
   registerOpenApi(app);
   app.register(async (api) => {
@@ -56,6 +68,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
+    registerSessionRoutes(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
   });
   return app;

@@ -19,6 +19,7 @@ import { LedgerStore } from '../store/ledger-store.ts';
 import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
 import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
 import { ServeLock } from '../store/serve-lock.ts';
+import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
@@ -46,6 +47,8 @@ export interface Services {
   auth: Authenticator;
   readonly catalog: Catalog;
   readonly catalogWarnings: string[];
+  /** Dashboard sessions (a management or admin key exchanged for a cookie). */
+  sessions: SessionStore;
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
@@ -155,7 +158,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // Account and key changes drop the caches at once, whether made here or by another
   // process on the same database (the operator CLI).
   const watcher = new ExternalChangeWatcher(stores.db);
-  const auth = new Authenticator(stores.accounts, { watcher });
+  const sessions = new SessionStore(stores.db);
+  const auth = new Authenticator(stores.accounts, { watcher, sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
@@ -211,6 +215,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     get catalogWarnings() {
       return current.catalogWarnings;
     },
+    sessions,
     adapters,
     upstream,
     settlements,

@@ -28,11 +28,13 @@ export interface ActivityRow {
   error_code: string | null; finish_reason: string | null; tokens_prompt: bigint; tokens_completion: bigint;
   tokens_cache_read: bigint; tokens_cache_write: bigint; tokens_reasoning: bigint; cost_nanos: bigint;
   latency_ms: bigint | null; first_token_ms: bigint | null; x_title: string | null; created_at: string;
+  /** Provider attempts the request made (fallbacks and retries included). */
+  attempt_count: bigint;
 }
 
 const LIST_COLUMNS = `id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect, streamed, cancelled, status,
   error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
-  cost_nanos, latency_ms, first_token_ms, x_title, created_at`;
+  cost_nanos, latency_ms, first_token_ms, x_title, created_at, coalesce(json_array_length(attempts), 0) AS attempt_count`;
 
 const FILTER_COLUMNS: Array<[keyof ActivityFilter, string]> = [
   ['accountId', 'account_id = ?'], ['keyHash', 'key_hash = ?'], ['model', 'model = ?'], ['provider', 'provider = ?'],

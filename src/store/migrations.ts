@@ -201,4 +201,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX generations_model_created ON generations(model, created_at, id);
     `,
   },
+  {
+    version: 5,
+    name: 'dashboard sessions',
+    sql: `
+      -- A dashboard session: a management or admin key exchanged for a cookie. Only the
+      -- SHA-256 of the 256-bit session id is stored. The session acts as its key: the key's
+      -- state (disabled, deleted, expired) is checked on every use.
+      CREATE TABLE dashboard_sessions (
+        id_hash     TEXT PRIMARY KEY,
+        key_hash    TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+      CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_hash);
+      -- Disabling or deleting a key ends its sessions for good, whoever does it (the API, the
+      -- admin API, the CLI in another process): enabling the key again does not revive them.
+      CREATE TRIGGER dashboard_sessions_end_on_key_disable AFTER UPDATE OF is_active ON api_keys
+        WHEN NEW.is_active = 0 AND OLD.is_active = 1
+        BEGIN
+          UPDATE dashboard_sessions SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key_hash = NEW.hash AND revoked_at IS NULL;
+        END;
+      CREATE TRIGGER dashboard_sessions_end_on_key_delete AFTER DELETE ON api_keys
+        BEGIN
+          UPDATE dashboard_sessions SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key_hash = OLD.hash AND revoked_at IS NULL;
+        END;
+    `,
+  },
 ];

@@ -76,10 +76,14 @@ describe('chat request validation over HTTP', () => {
     for (const { method, url } of v1) {
       assert.ok(gw.app.hasRoute({ method: method as 'GET', url: `/api${url}` }), `${method} /api${url}`);
     }
-    // Besides the twins, only the unprefixed probes (/health, /ready: docs/operations.md).
+    // Besides the twins, only the unprefixed probes (/health, /ready: docs/operations.md)
+    // and the dashboard with its root redirect (docs/dashboard.md).
     const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
-    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/health', '/ready']);
-    assert.equal(routes.length, 2 * v1.length + others.length, 'and nothing else');
+    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/ready']);
+    // Under /api/v1 only: the dashboard's session (sign-in) routes, which no API client calls.
+    const apiOnly = routes.filter((r) => r.url.startsWith('/api/v1/') && !gw.app.hasRoute({ method: r.method as 'GET', url: r.url.slice(4) }));
+    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))], ['/api/v1/dashboard/session']);
+    assert.equal(routes.length, 2 * v1.length + others.length + apiOnly.length, 'and nothing else');
     // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });
     assert.equal(res.status, 200);

@@ -29,6 +29,8 @@ export function registerOpenApi(app: FastifyInstance): void {
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook('onRoute', (route: RouteOptions) => {
+    // Routes outside the API (the dashboard's pages and files) are hidden from the document.
+    if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
     if (route.schema === undefined) {
       const method = [route.method].flat()[0]!;

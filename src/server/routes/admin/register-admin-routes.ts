@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { registerAdminAccountRoutes } from './accounts-routes.ts';
+import { registerAccountSettingsRoutes } from './account-settings-routes.ts';
+import { registerAdminConfigRoute } from './config-routes.ts';
 import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
 import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
@@ -20,5 +22,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerGenerationsRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
+    registerAccountSettingsRoutes(app, services, stores, prefix);
+    registerAdminConfigRoute(app, services, prefix);
   }
 }

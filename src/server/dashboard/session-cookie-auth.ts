@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { csrfTokenOf } from './session-store.ts';
+import { checkOrigin, SESSION_COOKIE, SESSION_PATH } from './session-routes.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const CSRF_HEADER = 'x-csrf-token';
+
+/**
+ * The dashboard's session cookie on the management, admin and report API (/api/v1/...):
+ * a request with the cookie and no key of its own is authenticated as the session, whose
+ * token goes where the routes read a key. A state-changing request must also carry the
+ * session's CSRF token in `X-CSRF-Token` (the page reads it from GET /dashboard/session;
+ * another site can neither read it nor, with SameSite=Strict, send the cookie) and, if it
+ * names an Origin, this gateway's. The /v1 model routes never take the cookie.
+ */
+export function installSessionCookieAuth(app: FastifyInstance): void {
+  // Parses and serializes cookies (its own hook is not relied on: ours parses the header).
+  app.register(fastifyCookie);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const url = request.url;
+    if (!url.startsWith('/api/v1/')) return;
+    if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) return;
+    const header = request.headers.cookie;
+    if (header === undefined) return;
+    const token = app.parseCookie(header)[SESSION_COOKIE];
+    if (token === undefined || token === '') return;
+    // Signing in again with an old cookie still present takes the key in the body.
+    if (request.method === 'POST' && url.split('?')[0] === SESSION_PATH) return;
+    if (!SAFE_METHODS.has(request.method)) {
+      checkOrigin(request);
+      if (request.headers[CSRF_HEADER] !== csrfTokenOf(token)) {
+        throw new GatewayError('forbidden', 'Missing or wrong X-CSRF-Token header for this dashboard session.');
+      }
+    }
+    request.headers.authorization = `Bearer ${token}`;
+  });
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import { isWellFormedApiKey } from '../../auth/api-key.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { Services } from '../services.ts';
+import { routeSchema } from '../routes/admin/route-schema.ts';
+import { csrfTokenOf, isSessionToken } from './session-store.ts';
+import { SignInLimiter } from './sign-in-limiter.ts';
+
+// Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
+// key (the operator's) is exchanged for a session cookie (httpOnly, SameSite=Strict, Secure
+// over https, expiring). From then on the dashboard's API calls carry the cookie and a CSRF
+// header; the cookie hook (session-cookie-auth.ts) turns them into the session token the
+// authenticator resolves to the key, so the session acts as its key on the existing routes.
+
+export const SESSION_COOKIE = 'sy_session';
+export const SESSION_TTL_MS = 12 * 3_600_000;
+export const SESSION_PATH = '/api/v1/dashboard/session';
+
+export function sessionCookiePath(basePath: string): string {
+  return basePath === '' ? '/' : `${basePath}/`;
+}
+
+export function registerSessionRoutes(app: FastifyInstance, services: Services): void {
+  const basePath = services.config.server.basePath ?? '';
+  const limiter = new SignInLimiter();
+  const cookieOptions = (request: FastifyRequest) => ({
+    path: sessionCookiePath(basePath),
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: request.protocol === 'https',
+  });
+
+  const tags = ['dashboard sessions'];
+  app.post(SESSION_PATH, {
+    schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
+      body: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } }, response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
+  }, async (request, reply) => {
+    checkOrigin(request);
+    limiter.take(request.ip);
+    const body = request.body as { key?: unknown } | undefined;
+    const key = body !== null && typeof body === 'object' ? body.key : undefined;
+    if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
+      throw new GatewayError('authentication_required', 'Sign in with a management key or an admin key (sk-sy-v1-...).');
+    }
+    const auth = services.auth.authenticate(key.trim());
+    if (!auth.key.isManagement && !auth.key.isAdmin) {
+      throw new GatewayError('forbidden', 'The dashboard needs a management key (an account) or an admin key (the operator); this is an API key for calling models.');
+    }
+    limiter.forget(request.ip);
+    const session = services.sessions.create(auth.key.hash, SESSION_TTL_MS);
+    reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, session.token, { ...cookieOptions(request), expires: session.expiresAt }));
+    reply.header('cache-control', 'no-store');
+    return sessionView(auth, session.token, session.expiresAt.toISOString());
+  });
+
+  // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
+  // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
+  app.get(SESSION_PATH, {
+    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}' }),
+  }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const token = extractBearer(request.headers.authorization);
+    if (token === undefined || !isSessionToken(token)) return { signed_in: false };
+    let auth: AuthContext;
+    try {
+      auth = services.auth.authenticate(token);
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'authentication_required') return { signed_in: false };
+      throw err;
+    }
+    return sessionView(auth, token, null);
+  });
+
+  app.delete(SESSION_PATH, {
+    schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}' }),
+  }, async (request, reply) => {
+    const token = sessionTokenOf(request);
+    services.sessions.revoke(token);
+    reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, '', { ...cookieOptions(request), expires: new Date(0) }));
+    return { signed_out: true };
+  });
+}
+
+function sessionTokenOf(request: FastifyRequest): string {
+  const token = extractBearer(request.headers.authorization);
+  if (token === undefined || !isSessionToken(token)) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
+  return token;
+}
+
+function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
+  return {
+    signed_in: true,
+    kind: auth.key.isAdmin ? 'admin' : 'management',
+    key_label: auth.key.label,
+    account: { id: auth.account.id, name: auth.account.name },
+    csrf_token: csrfTokenOf(token),
+    ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+  };
+}
+
+/** A browser's cross-site request names another origin: refused (login CSRF). Non-browser clients send no Origin. */
+export function checkOrigin(request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const host = request.headers.host;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    originHost = '';
+  }
+  if (host === undefined || originHost !== host) throw new GatewayError('forbidden', 'Cross-origin request refused: the Origin does not match this gateway.');
+}
+
+export type { FastifyReply };

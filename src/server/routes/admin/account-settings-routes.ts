@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Services } from '../../services.ts';
+import type { AdminStores } from './admin-stores.ts';
+import { objectBody, optionalString, requireManager } from './admin-common.ts';
+import { accountView } from './admin-views.ts';
+import { routeSchema } from './route-schema.ts';
+
+const MAX_NAME_CHARS = 200;
+
+/**
+ * GET/PATCH /account: the caller's own account (management key) — its name and default
+ * model (a model of the catalog; the dashboard's Settings page). Tier, credits and the
+ * active flag stay the operator's (/admin/accounts).
+ */
+export function registerAccountSettingsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+  const tags = ['account reports'];
+  app.get(`${prefix}/account`, {
+    schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}' }),
+  }, async (request) => {
+    const auth = requireManager(services, request);
+    return { data: accountView(services.accounts.getAccount(auth.account.id)!) };
+  });
+
+  app.patch(`${prefix}/account`, {
+    schema: routeSchema({
+      summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}',
+      body: { type: 'object', properties: { name: { type: 'string' }, default_model: { type: 'string', description: 'A model id of the catalog.' } } },
+    }),
+  }, async (request) => {
+    const auth = requireManager(services, request);
+    const body = objectBody(request.body);
+    for (const k of Object.keys(body)) {
+      if (k !== 'name' && k !== 'default_model') throw new GatewayError('invalid_parameter', `Unknown field "${k}": an account sets its "name" and "default_model" here.`, { param: k });
+    }
+    const name = optionalString(body, 'name');
+    if (name !== undefined && name.length > MAX_NAME_CHARS) throw new GatewayError('invalid_parameter', `"name" is at most ${MAX_NAME_CHARS} characters.`, { param: 'name' });
+    const defaultModel = optionalString(body, 'default_model');
+    if (defaultModel !== undefined && services.catalog.get(defaultModel) === undefined) {
+      throw new GatewayError('invalid_parameter', `"default_model": no model "${defaultModel}" in the catalog (GET /models lists them).`, { param: 'default_model' });
+    }
+    const updated = services.accounts.inTransaction(() => {
+      if (name !== undefined) stores.admin.rename(auth.account.id, name);
+      return services.accountService.updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+    });
+    return { data: accountView(updated) };
+  });
+}

@@ -1,0 +1,185 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import type { Browser, Page } from 'playwright-core';
+import { formatNanos } from '../../src/money/money.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage, type PageProblems } from './browser-support.ts';
+
+// The dashboard in a real headless Chromium against a real gateway with the sim provider.
+
+const skip = chromiumUnavailable();
+
+/** Exact decimal text as the dashboard shows a cost: trailing zeros dropped, at least 2 decimals. */
+function asShown(exact: string): string {
+  const [whole, frac = ''] = exact.split('.');
+  return `${whole}.${frac.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+
+async function openPage(browser: Browser, url: string): Promise<{ page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  await page.goto(url);
+  return { page, problems };
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByLabel('Key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+async function visit(page: Page, problems: PageProblems, title: string, shot: string, ready: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: title }).waitFor();
+  await page.locator(ready).first().waitFor();
+  await page.waitForFunction(`document.querySelectorAll('.loading').length === 0`);
+  await screenshots(page, shot);
+  problems.assertNone(`the ${title} page`);
+}
+
+describe('dashboard in a browser', { skip }, () => {
+  let gw: TestGateway;
+  let browser: Browser;
+  before(async () => {
+    gw = await startTestGateway();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
+
+  test('an account: sign in, create a key, use it with the openai client, its generation in Activity at its exact cost, disable it (401), sign out', async () => {
+    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard', management: true });
+    const { page, problems } = await openPage(browser, `${gw.origin}/`);
+    await page.getByLabel('Key').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/dashboard/');
+    await screenshots(page, 'sign-in');
+    problems.assertNone('the sign-in page');
+    await signIn(page, mgmt.key);
+    await page.getByTestId('balance').filter({ hasText: '$100.00' }).waitFor();
+    problems.assertNone('signing in');
+
+    // Create a key; it is shown once.
+    await visit(page, problems, 'Keys', 'keys', 'table[aria-label="API keys"]');
+    await page.getByLabel('Name').fill('story key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const newKey = (await page.getByTestId('new-key-value').textContent())!;
+    assert.match(newKey, /^sk-sy-v1-/);
+    await screenshots(page, 'keys-created');
+
+    // Use it with the official openai client.
+    const client = new OpenAI({ apiKey: newKey, baseURL: gw.baseUrl, maxRetries: 0 });
+    const models = await client.models.list();
+    const model = models.data.find((m) => Number((m as unknown as { pricing: { prompt: string } }).pricing.prompt) > 0)!.id;
+    const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
+    gw.flush();
+    const record = gw.services.generations.getRecord(completion.id) ?? gw.services.generations.getRecord((completion as unknown as { id: string }).id);
+    assert.ok(record !== undefined, `generation ${completion.id} recorded`);
+    assert.ok(record.costNanos > 0n, 'the request cost something');
+    const exact = formatNanos(record.costNanos);
+
+    // The generation in Activity, at its exact cost.
+    await visit(page, problems, 'Activity', 'activity', 'table[aria-label="Generations"] tbody tr');
+    const costText = (await page.getByTestId('row-cost').first().textContent())!;
+    assert.equal(costText.replaceAll(',', ''), `$${asShown(exact)}`);
+    // Filter by the key (chosen by name): the row stays; by status=error: no rows.
+    await page.getByLabel('Key', { exact: true }).selectOption({ label: 'story key' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('table[aria-label="Generations"] tbody tr', { hasText: 'story key' }).waitFor();
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('.empty').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('table[aria-label="Generations"] tbody tr').first().click();
+    await page.locator('dialog.record pre.json').waitFor();
+    assert.match((await page.locator('dialog.record pre.json').textContent())!, new RegExp(record.id));
+    await screenshots(page, 'activity-record');
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    // Disable the key: the client gets 401.
+    await visit(page, problems, 'Keys', 'keys-list', 'table[aria-label="API keys"]');
+    await page.getByRole('button', { name: 'Disable story key' }).click();
+    await page.getByRole('button', { name: 'Enable story key' }).waitFor();
+    await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] }), (err: { status?: number }) => err.status === 401);
+
+    for (const [title, shot, ready] of [
+      ['Overview', 'overview', '.chart, .empty'],
+      ['Credits', 'credits', 'table[aria-label="Ledger"]'],
+      ['Models', 'models', 'table[aria-label="Models"]'],
+    ] as const) await visit(page, problems, title, shot, ready);
+
+    // Playground: a streamed answer through the gateway's own /v1/chat/completions.
+    await visit(page, problems, 'Playground', 'playground-empty', 'form[aria-label="Message"]');
+    await page.getByLabel('Model').selectOption(model);
+    await page.locator('#pg-input').fill('Say hello');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    const answer = (await page.getByTestId('msg-assistant').textContent())!;
+    assert.ok(answer.length > model.length, `an answer streamed: ${answer}`);
+    await screenshots(page, 'playground');
+    problems.assertNone('the Playground page');
+    gw.flush();
+    const playgroundKeys = gw.services.accounts.listKeys(gw.accountId).filter((k) => k.name === 'dashboard playground');
+    assert.equal(playgroundKeys.length, 1);
+    assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');
+
+    // Settings: a default model from the catalog, saved through the API.
+    await visit(page, problems, 'Settings', 'settings', 'form[aria-label="Account settings"]');
+    await page.getByLabel('Default model (used when a request names none)').selectOption(model);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.defaultModel, model);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Key').waitFor();
+    problems.assertNone('signing out');
+    await page.context().close();
+  });
+
+  test('the operator: sign in with the admin key, create an account, grant credits, see them in its ledger', async () => {
+    const admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
+    const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
+    await signIn(page, admin.key);
+    await page.locator('table[aria-label="Accounts"]').waitFor();
+    await page.getByLabel('New account name').fill('Acme Robotics');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const row = page.locator('table[aria-label="Accounts"] tbody tr', { hasText: 'Acme Robotics' });
+    await row.click();
+    await page.getByLabel('Credits (USD, negative to adjust down)').fill('25');
+    await page.getByLabel('Reason').fill('welcome credits');
+    await page.getByRole('button', { name: 'Grant' }).click();
+    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Ledger"] tbody tr', { hasText: 'welcome credits' }).waitFor();
+    const amount = await page.locator('section[aria-label="Account Acme Robotics"] [data-testid="ledger-amount"]').first().textContent();
+    assert.equal(amount, '$25.00');
+    await screenshots(page, 'admin-accounts');
+    problems.assertNone('the Accounts page');
+    for (const [title, shot, ready] of [
+      ['All keys', 'admin-keys', 'table[aria-label="All keys"]'],
+      ['Activity', 'admin-activity', 'table[aria-label="Generations"], .empty'],
+      ['Health', 'admin-health', 'table[aria-label="Endpoint health"]'],
+      ['Audit log', 'admin-audit', 'table[aria-label="Audit log"]'],
+      ['Configuration', 'admin-config', 'section[aria-label="Configuration: server"]'],
+      ['Models', 'admin-models', 'table[aria-label="Models"]'],
+    ] as const) await visit(page, problems, title, shot, ready);
+    await page.context().close();
+  });
+
+  test('a session that ends (its key disabled) returns the page to sign-in on the next call', async () => {
+    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'short-lived', management: true });
+    const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
+    await signIn(page, mgmt.key);
+    // The overview's calls have all answered (so the next call is the Keys page's).
+    await page.waitForFunction(`document.querySelectorAll('.loading').length === 0
+      && [...document.querySelectorAll('.stat-value')].every((e) => (e.textContent ?? '').includes('$'))`);
+    problems.assertNone('signing in');
+    gw.services.accountService.revokeKey(mgmt.record.hash);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByLabel('Key').waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.context().close();
+  });
+});

@@ -1,0 +1,61 @@
+// The dashboard's HTTP client: every call goes to the gateway's own API with the session
+// cookie (sent by the browser) and, for a state-changing call, the session's CSRF token.
+// A 401 means the session ended: the app returns to sign-in.
+
+/** The gateway's base path: what precedes /dashboard in this page's URL. */
+export const BASE = location.pathname.slice(0, Math.max(0, location.pathname.indexOf('/dashboard')));
+export const API = `${BASE}/api/v1`;
+
+let csrfToken = '';
+let onUnauthorized: () => void = () => {};
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+export function whenUnauthorized(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`${API}${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text === '' ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const err = json?.error ?? {};
+    const apiError = new ApiError(res.status, String(err.code ?? res.status), String(err.message ?? `HTTP ${res.status}`));
+    if (res.status === 401 && path !== '/dashboard/session') onUnauthorized();
+    throw apiError;
+  }
+  return json as T;
+}
+
+/** A query string from the defined, non-empty values. */
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s === '' ? '' : `?${s}`;
+}

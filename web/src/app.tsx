@@ -1,0 +1,95 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { api, setCsrfToken, whenUnauthorized } from './api.ts';
+import { href, navigate, useRoute } from './router.ts';
+import { SignIn } from './pages/sign-in.tsx';
+import { Overview } from './pages/overview.tsx';
+import { Keys } from './pages/keys.tsx';
+import { Activity } from './pages/activity.tsx';
+import { Credits } from './pages/credits.tsx';
+import { Models } from './pages/models.tsx';
+import { Settings } from './pages/settings.tsx';
+import { Playground } from './pages/playground.tsx';
+import { AdminAccounts } from './pages/admin-accounts.tsx';
+import { AdminKeys } from './pages/admin-keys.tsx';
+import { AdminHealth } from './pages/admin-health.tsx';
+import { AdminAudit } from './pages/admin-audit.tsx';
+import { AdminConfig } from './pages/admin-config.tsx';
+
+export interface Session {
+  kind: 'management' | 'admin';
+  key_label: string;
+  account: { id: string; name: string };
+  csrf_token: string;
+}
+
+interface Page {
+  route: string;
+  title: string;
+  view: (s: Session) => ComponentChildren;
+}
+
+const ACCOUNT_PAGES: Page[] = [
+  { route: '', title: 'Overview', view: () => <Overview /> },
+  { route: 'keys', title: 'Keys', view: () => <Keys /> },
+  { route: 'activity', title: 'Activity', view: () => <Activity scope="account" /> },
+  { route: 'credits', title: 'Credits', view: () => <Credits /> },
+  { route: 'models', title: 'Models', view: () => <Models /> },
+  { route: 'playground', title: 'Playground', view: () => <Playground /> },
+  { route: 'settings', title: 'Settings', view: (s) => <Settings session={s} /> },
+];
+
+const ADMIN_PAGES: Page[] = [
+  { route: '', title: 'Accounts', view: () => <AdminAccounts /> },
+  { route: 'keys', title: 'All keys', view: () => <AdminKeys /> },
+  { route: 'activity', title: 'Activity', view: () => <Activity scope="admin" /> },
+  { route: 'health', title: 'Health', view: () => <AdminHealth /> },
+  { route: 'audit', title: 'Audit log', view: () => <AdminAudit /> },
+  { route: 'config', title: 'Configuration', view: () => <AdminConfig /> },
+  { route: 'models', title: 'Models', view: () => <Models /> },
+];
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const route = useRoute();
+
+  useEffect(() => {
+    whenUnauthorized(() => setSession(null));
+    api<Session & { signed_in: boolean }>('GET', '/dashboard/session')
+      .then((s) => {
+        if (!s.signed_in) return setSession(null);
+        setCsrfToken(s.csrf_token);
+        setSession(s);
+      })
+      .catch(() => setSession(null));
+  }, []);
+
+  if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session === null) {
+    return <SignIn onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
+  }
+  const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
+  const page = pages.find((p) => p.route === route) ?? pages[0]!;
+  const signOut = async (): Promise<void> => {
+    try { await api('DELETE', '/dashboard/session'); } finally { setSession(null); navigate(''); }
+  };
+  return (
+    <div class="shell">
+      <header class="top">
+        <span class="brand">Switchyard</span>
+        <span class="who" data-testid="who">{session.kind === 'admin' ? 'Operator' : session.account.name}</span>
+        <button type="button" class="link" onClick={signOut}>Sign out</button>
+      </header>
+      <nav class="nav" aria-label="Pages">
+        {pages.map((p) => (
+          <a href={href(p.route)} aria-current={p === page ? 'page' : undefined}
+            onClick={(e) => { e.preventDefault(); navigate(p.route); }}>{p.title}</a>
+        ))}
+      </nav>
+      <main class="main">
+        <h1>{page.title}</h1>
+        {page.view(session)}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,115 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, qs } from '../api.ts';
+import { Loadable, Table } from '../components.tsx';
+import { cost, int, ms, time } from '../format.ts';
+import { Generation } from './generation.tsx';
+import { useApi } from '../use-api.ts';
+
+export interface Row {
+  id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
+  tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
+  total_cost_usd: string; attempt_count: number; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
+}
+
+interface Filters { key: string; model: string; provider: string; status: string; from: string; to: string }
+const NO_FILTERS: Filters = { key: '', model: '', provider: '', status: '', from: '', to: '' };
+
+/** Generation records, newest first, one server page (keyset cursor) at a time. */
+export function Activity({ scope }: { scope: 'account' | 'admin' }) {
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [state, setState] = useState<{ rows: Row[]; next: string | null; loading: boolean; error: string | undefined }>({ rows: [], next: null, loading: true, error: undefined });
+  const [open, setOpen] = useState<Row | null>(null);
+  const cursor = cursors[cursors.length - 1] ?? null;
+  const path = scope === 'admin' ? '/admin/generations' : '/activity';
+  // An account's keys by name (the filter's choices and the Key column); the operator filters by hash.
+  const keys = useApi<{ data: { hash: string; name: string }[] }>(scope === 'account' ? '/keys' : null);
+  const keyName = new Map((keys.data?.data ?? []).map((k) => [k.hash, k.name]));
+
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    const q = qs({
+      ...filters,
+      from: filters.from === '' ? '' : new Date(`${filters.from}T00:00:00`).toISOString(),
+      to: filters.to === '' ? '' : new Date(`${filters.to}T00:00:00`).toISOString(),
+      limit: 50, cursor,
+    });
+    api<{ data: Row[]; next_cursor: string | null }>('GET', `${path}${q}`)
+      .then((r) => { if (live) setState({ rows: r.data, next: r.next_cursor, loading: false, error: undefined }); })
+      .catch((err: Error) => { if (live) setState({ rows: [], next: null, loading: false, error: err.message }); });
+    return () => { live = false; };
+  }, [filters, cursor, path]);
+
+  const set = (name: keyof Filters) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
+  const apply = (e: Event): void => { e.preventDefault(); setFilters(draft); setCursors([null]); };
+
+  return (
+    <>
+      <form class="card filters" onSubmit={apply} aria-label="Filters">
+        {scope === 'account' ? (
+          <div>
+            <label for="f-key">Key</label>
+            <select id="f-key" value={draft.key} onChange={set('key')}>
+              <option value="">any</option>
+              {(keys.data?.data ?? []).map((k) => <option value={k.hash}>{k.name}</option>)}
+            </select>
+          </div>
+        ) : <div><label for="f-key">Key hash</label><input id="f-key" value={draft.key} onInput={set('key')} /></div>}
+        <div><label for="f-model">Model</label><input id="f-model" value={draft.model} onInput={set('model')} /></div>
+        <div><label for="f-provider">Provider</label><input id="f-provider" value={draft.provider} onInput={set('provider')} /></div>
+        <div>
+          <label for="f-status">Status</label>
+          <select id="f-status" value={draft.status} onChange={set('status')}>
+            <option value="">any</option><option value="success">success</option><option value="error">error</option>
+          </select>
+        </div>
+        <div><label for="f-from">From</label><input id="f-from" type="date" value={draft.from} onInput={set('from')} /></div>
+        <div><label for="f-to">Before</label><input id="f-to" type="date" value={draft.to} onInput={set('to')} /></div>
+        <button type="submit">Apply</button>
+        <button type="button" onClick={() => downloadCsv(state.rows)} disabled={state.rows.length === 0}>Export CSV</button>
+      </form>
+      <Loadable loading={state.loading} error={state.error} empty={state.rows.length === 0}>
+        <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
+          { key: 'time', label: 'Time', render: (r) => time(r.created_at), sort: (r) => r.created_at },
+          ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
+          { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
+          { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },
+          { key: 'model', label: 'Model', render: (r) => r.model ?? '—', sort: (r) => r.model ?? '' },
+          { key: 'provider', label: 'Provider', render: (r) => r.provider_name ?? '—' },
+          { key: 'tokens', label: 'Tokens in / out', render: (r) => `${int(r.tokens_prompt)} / ${int(r.tokens_completion)}`, numeric: true },
+          { key: 'cache', label: 'Cache read / write', render: (r) => `${int(r.native_tokens_cached)} / ${int(r.native_tokens_cache_write)}`, numeric: true },
+          { key: 'reasoning', label: 'Reasoning', render: (r) => int(r.native_tokens_reasoning), numeric: true },
+          { key: 'cost', label: 'Cost', render: (r) => <span data-testid="row-cost">{cost(r.total_cost_usd)}</span>, sort: (r) => Number(r.total_cost_usd), numeric: true },
+          { key: 'latency', label: 'Latency', render: (r) => ms(r.latency), sort: (r) => r.latency ?? 0, numeric: true },
+          { key: 'ttft', label: 'TTFT', render: (r) => ms(r.time_to_first_token), numeric: true },
+          { key: 'attempts', label: 'Attempts', render: (r) => String(r.attempt_count), sort: (r) => r.attempt_count, numeric: true },
+          { key: 'status', label: 'Status', render: (r) => <span class={r.status === 'success' ? 'badge on' : 'badge off'}>{r.error_code ?? r.status}</span> },
+        ]} />
+      </Loadable>
+      <div class="pager">
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
+        <button type="button" disabled={state.next === null} onClick={() => setCursors([...cursors, state.next])}>Older</button>
+      </div>
+      {open !== null && <Generation row={open} scope={scope} onClose={() => setOpen(null)} />}
+    </>
+  );
+}
+
+const CSV_FIELDS: (keyof Row)[] = ['created_at', 'id', 'account_id', 'key_hash', 'app_title', 'model', 'provider_name', 'status', 'error_code',
+  'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost_usd', 'latency', 'time_to_first_token', 'attempt_count'];
+
+function downloadCsv(rows: Row[]): void {
+  const cell = (v: unknown): string => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  const text = [CSV_FIELDS.join(','), ...rows.map((r) => CSV_FIELDS.map((f) => cell(r[f])).join(','))].join('\n');
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'activity.csv';
+  a.click();
+  URL.revokeObjectURL(url);
+}
