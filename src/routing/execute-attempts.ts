@@ -275,7 +275,7 @@ export class AttemptExecutor {
       if (res !== null && !res.body.destroyed) res.body.destroy();
     }, timeoutMs);
     try {
-      res = await this.client.send(upstreamReq, signal, timeoutMs);
+      res = await this.client.send(upstreamReq, signal, timeoutMs, attempt);
     } catch (err) {
       clearTimeout(deadline);
       run.fail(connectError(err, attempt));

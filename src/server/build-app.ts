@@ -14,6 +14,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
+import { registerMetricsRoute } from './routes/metrics-route.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -55,6 +56,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerResponsesRoute(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerOpenApiRoute(api, API_PREFIXES);
+    registerMetricsRoute(api, services);
   });
   return app;
 }

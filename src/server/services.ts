@@ -28,6 +28,12 @@ import type { TierTable } from '../limits/tier-limits.ts';
 import { Moderator } from '../moderation/moderator.ts';
 import { scrubberForConfig } from '../providers/http/configured-secrets.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
+import type { DestinationStream } from 'pino';
+import { Telemetry } from '../observability/telemetry.ts';
+import { GatewayMetrics } from '../observability/gateway-metrics.ts';
+import { createRequestLogger, logLevelFromEnv } from '../observability/request-log.ts';
+import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
+import { buildInfo } from './build-info.ts';
 
 /** The composition root: every long-lived service, built once at boot. */
 export interface Services {
@@ -52,6 +58,8 @@ export interface Services {
   pipeline: GenerationPipeline;
   /** Scrubs upstream credentials from what goes to clients and logs. */
   scrubber: SecretScrubber;
+  /** Metrics (GET /metrics), the request log (JSON lines on stdout) and traces (OTLP, when configured). */
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export interface ServiceOptions {
   random?: () => number;
   /** The serve lease of the database was lost (store/serve-lock.ts): this process must stop serving. */
   onLeaseLost?: (reason: string) => void;
+  /** Where the request log's JSON lines go (default stdout; tests capture them). */
+  logDestination?: DestinationStream;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -94,10 +104,11 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     stores.db.close();
     throw err;
   }
-  const upstream = new UpstreamClient();
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
+  const telemetry = buildTelemetry(config, opts, catalog, scrubber, breakers, settlements);
+  const upstream = new UpstreamClient({ telemetry });
   const planner = new AttemptPlanner({ catalog, health, breakers, ...(opts.random === undefined ? {} : { random: opts.random }) });
   const executor = new AttemptExecutor({ adapters, client: upstream, health, breakers, requestTimeoutMs: config.timeouts.requestMs });
   const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
@@ -131,6 +142,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     moderator,
     scrubber,
     timeouts: config.timeouts,
+    telemetry,
   });
   return {
     config,
@@ -147,15 +159,48 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     planner,
     pipeline,
     scrubber,
+    telemetry,
     async close() {
       clearInterval(sweep);
       stopCheckpoints();
       settlements.close();
       await upstream.close();
+      await telemetry.tracing?.shutdown();
       lock.release();
       stores.db.close();
     },
   };
+}
+
+/** Metrics (unless `metrics.enabled: false`), the request log at `LOG_LEVEL`, traces when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
+function buildTelemetry(
+  config: GatewayConfig,
+  opts: ServiceOptions,
+  catalog: Catalog,
+  scrubber: SecretScrubber,
+  breakers: CircuitBreakers,
+  settlements: SettlementQueue,
+): Telemetry {
+  const metrics = config.metrics.enabled
+    ? new GatewayMetrics({
+      endpoints: () => catalog.models.flatMap((m) => m.endpoints.map((e) => e.id)),
+      circuitState: (id) => breakers.state(id),
+      settlementQueueDepth: () => settlements.queued,
+      settlementFailing: () => settlements.failing,
+    })
+    : null;
+  const logOpts = { level: logLevelFromEnv(opts.env), ...(opts.logDestination === undefined ? {} : { destination: opts.logDestination }) };
+  const url = tracesEndpoint(opts.env);
+  const telemetry = new Telemetry({
+    metrics,
+    log: createRequestLogger(logOpts),
+    tracing: url === null ? null : new GatewayTracing(url, buildInfo.version, opts.env),
+    scrubber,
+    knownModel: (id) => catalog.get(id) !== undefined,
+  });
+  breakers.onOpen((id, failures) => telemetry.circuitOpened(id, failures));
+  settlements.onDropped((record) => telemetry.settlementDropped(record));
+  return telemetry;
 }
 
 /** The periodic sweep: holds of requests that outlived their deadline (a write failure must not crash the process). */
