@@ -17,7 +17,6 @@ export const REDACT_PATHS = [
   'req.headers.cookie',
   'apiKey',
   'api_key',
-  'key',
 ];
 
 export interface RequestLogOptions {

@@ -140,7 +140,8 @@ export class Telemetry {
     const line = {
       generation_id: r.id,
       account: r.accountId,
-      key: end.party.keyLabel,
+      key_label: end.party.keyLabel,
+      referer: r.httpReferer === null ? null : s.text(r.httpReferer),
       app: r.xTitle === null ? null : s.text(r.xTitle),
       route: r.dialect,
       model: r.model === null ? null : s.text(r.model),
