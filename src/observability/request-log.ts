@@ -42,7 +42,7 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   if (options.level === 'silent') return pino(options, { write: () => {} });
   if (opts.destination !== undefined) return pino(options, opts.destination);
   if (process.stdout.isTTY === true) return pino(options, pinoPretty({ colorize: true, sync: true, destination: 1 }));
-  return pino(options, pino.destination({ dest: 1, sync: false }));
+  return pino(options, pino.destination({ dest: 1, sync: true }));
 }
 
 /** `LOG_LEVEL` read from the environment, refused when it names no level. */
