@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { ConfigError } from '../config/config-error.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -50,5 +51,5 @@ export function logLevelFromEnv(env: Record<string, string | undefined>): LogLev
   const value = env.LOG_LEVEL?.trim().toLowerCase();
   if (value === undefined || value === '') return 'info';
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
-  throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  throw new ConfigError('env LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 }
