@@ -1,4 +1,4 @@
-import { defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -46,12 +46,14 @@ export class GatewayTracing {
   }
 
   /** The server span of a model request, from `startedAt` (epoch ms); attempts under `signal` become its children. */
-  startRequest(requestModel: string, startedAt: number, signal: AbortSignal | null): Span {
+  startRequest(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null): Span {
+    // A caller's `traceparent` makes this span part of its trace; a malformed one is ignored.
+    const parent = traceparent === null ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
     const span = this.tracer.startSpan(`chat ${requestModel}`, {
       kind: SpanKind.SERVER,
       startTime: startedAt,
       attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': requestModel },
-    });
+    }, parent);
     if (signal !== null) this.requests.set(signal, span);
     return span;
   }

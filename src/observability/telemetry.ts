@@ -47,14 +47,14 @@ export class Telemetry {
   }
 
   /** A request enters execution: its credit hold is outstanding until `requestEnded`. */
-  requestStarted(requestModel: string, startedAt: number, signal: AbortSignal | null): Span | null {
+  requestStarted(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
     this.metrics?.holdsOutstanding.inc();
-    return this.tracing === null ? null : this.tracing.startRequest(this.scrubber.text(requestModel), startedAt, signal);
+    return this.tracing === null ? null : this.tracing.startRequest(this.scrubber.text(requestModel), startedAt, signal, traceparent);
   }
 
   /** A request refused at admission (no attempt was made): counted, logged and traced like any other. */
-  requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty): void {
-    const span = this.tracing === null ? null : this.tracing.startRequest(this.scrubber.text(record.model ?? 'unknown'), Date.parse(record.createdAt), null);
+  requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
+    const span = this.tracing === null ? null : this.tracing.startRequest(this.scrubber.text(record.model ?? 'unknown'), Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
   }
 

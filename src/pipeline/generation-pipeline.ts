@@ -29,6 +29,8 @@ export interface RequestInfo {
   dialect: DialectName;
   httpReferer: string | null;
   xTitle: string | null;
+  /** The client's `traceparent` header (traces continue the caller's trace). */
+  traceparent?: string | null;
 }
 
 /** A request that passed admission: who pays, what to try. */
@@ -128,7 +130,7 @@ export class GenerationPipeline {
       if (!(err instanceof GatewayError)) throw err;
       const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
       void this.deps.settlements.push(record);
-      this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label });
+      this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
   }
@@ -177,7 +179,7 @@ export class GenerationPipeline {
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
-    const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal);
+    const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
     const tracking = new TrackingSink(sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     const scrubber = this.scrubber;

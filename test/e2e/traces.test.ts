@@ -72,6 +72,21 @@ describe('traces (OTLP/HTTP)', () => {
     assert.ok(!JSON.stringify(receiver.spans).includes(UPSTREAM_KEY));
   });
 
+  test("a caller's traceparent makes the request's span part of the caller's trace", async () => {
+    const before = receiver.spans.length;
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentId = '00f067aa0ba902b7';
+    emu.enqueue({ text: 'traced' });
+    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] }, { ...auth, traceparent: `00-${traceId}-${parentId}-01` });
+    assert.equal(r.status, 200, r.text);
+    await gw.services.telemetry.tracing!.flush();
+    await receiver.whenSpans(before + 2);
+    const server = receiver.spans.slice(before).find((s) => s.kind === 2)!;
+    assert.equal(server.traceId, traceId);
+    assert.equal(server.parentSpanId, parentId);
+    assert.equal(emu.requests.at(-1)!.headers.traceparent?.slice(0, 36), `00-${traceId}-`);
+  });
+
   test('a refused request gets a server span with error.type', async () => {
     const before = receiver.spans.length;
     const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] }, auth);
