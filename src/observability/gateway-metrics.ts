@@ -24,6 +24,7 @@ export interface GaugeSources {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
   readonly requests: Counter<'route' | 'model' | 'provider' | 'status_class'>;
   readonly requestDuration: Histogram<'route' | 'model' | 'provider'>;
   readonly timeToFirstToken: Histogram<'route' | 'model' | 'provider'>;
@@ -42,6 +43,12 @@ export class GatewayMetrics {
   constructor(sources: GaugeSources, opts: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({
+      name: 'switchyard_http_requests_total',
+      help: 'HTTP requests answered, every route (authentication failures and unknown routes included), by method, route pattern and status class.',
+      labelNames: ['method', 'route', 'status_class'],
+      registers,
+    });
     this.requests = new Counter({
       name: 'switchyard_requests_total',
       help: 'Model requests finished (refusals at admission included), by route, model, provider and status class.',

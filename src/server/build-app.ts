@@ -14,7 +14,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
-import { registerMetricsRoute } from './routes/metrics-route.ts';
+import { countHttpRequests, registerMetricsRoute } from './routes/metrics-route.ts';
 import type { Services } from './services.ts';
 
 /** Every endpoint is served under both prefixes. */
@@ -29,6 +29,7 @@ export function buildApp(services: Services): FastifyInstance {
     genReqId: () => '',
   });
   installConnectionGuards(app, services.config.server);
+  countHttpRequests(app, services);
 
   // Every POST body is JSON whatever its content type (curl -d sends form-encoded):
   // one parser, so a malformed body is our invalid_json error in the dialect's shape, and

@@ -68,6 +68,21 @@ describe('GET /metrics', () => {
     assert.ok(!text.includes(gw.keyHash) && !text.includes(gw.key) && !text.includes(gw.accountId), 'no key or account ids as labels');
   });
 
+  test('counts every HTTP answer by method, route pattern and status class: authentication failures and unknown paths too', async () => {
+    const before = await scrape(gw.origin);
+    const unauthorized = await postJson(`${gw.baseUrl}/chat/completions`, ask('acme/mock-1'), { authorization: 'Bearer sk-sy-v1-nope' });
+    assert.equal(unauthorized.status, 401);
+    assert.equal((await fetch(`${gw.origin}/v1/secret-path-0815`)).status, 404);
+    const res = await fetch(`${gw.origin}/metrics`);
+    const text = await res.text();
+    assert.ok(!text.includes('secret-path-0815') && !text.includes('sk-sy-v1-nope'));
+    const m = parsePrometheus(text);
+    const chat = { method: 'POST', route: '/v1/chat/completions', status_class: '4xx' };
+    assert.equal(sumOf(m, 'switchyard_http_requests_total', chat) - sumOf(before, 'switchyard_http_requests_total', chat), 1);
+    const unmatched = { method: 'GET', route: 'unmatched', status_class: '4xx' };
+    assert.equal(sumOf(m, 'switchyard_http_requests_total', unmatched) - sumOf(before, 'switchyard_http_requests_total', unmatched), 1);
+  });
+
   test('fallbacks and their reasons, attempt outcomes, and a tripped circuit (state per endpoint)', async () => {
     const before = await scrape(gw.origin);
     for (let i = 0; i < 5; i++) {

@@ -27,6 +27,23 @@ export function registerMetricsRoute(app: FastifyInstance, services: Services): 
   });
 }
 
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+
+/**
+ * Counts every answer by method, route pattern (`/v1/chat/completions`, `/v1/models/*`;
+ * `unmatched` for unknown paths, so a client's path never becomes a label) and status
+ * class. On the root instance, so it sees every route.
+ */
+export function countHttpRequests(app: FastifyInstance, services: Services): void {
+  const counter = services.telemetry.metrics?.httpRequests;
+  if (counter === undefined) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    counter.inc({ method: request.method, route: request.is404 ? 'unmatched' : route, status_class: STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other' });
+    done();
+  });
+}
+
 function bearer(header: string | undefined): string {
   const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
   return match?.[1] ?? '';
