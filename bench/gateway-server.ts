@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
@@ -36,12 +37,23 @@ const BENCH_TIER = `tiers:
     requests_per_day: null
     account_requests_per_minute: null
 `;
-writeFileSync(configPath, emulatorConfig(upstreamBaseUrl, BENCH_TIER));
-const env = { SWITCHYARD_DATA_DIR: dir, LOCAL_KEY: 'upstream-secret' };
+// Telemetry as in production (metrics on, one request log line per request at info),
+// the log written to /dev/null: its cost counts, its lines do not reach the benchmark's
+// pipe. BENCH_TELEMETRY=off turns metrics and the request log off (bench/telemetry-overhead.ts).
+// BENCH_TELEMETRY=metrics or =log keeps only that one (to tell their costs apart).
+const telemetry = process.env.BENCH_TELEMETRY ?? 'on';
+const metricsOn = telemetry === 'on' || telemetry === 'metrics';
+const logOn = telemetry === 'on' || telemetry === 'log';
+writeFileSync(configPath, emulatorConfig(upstreamBaseUrl, BENCH_TIER + (metricsOn ? '' : 'metrics:\n  enabled: false\n')));
+const env = { SWITCHYARD_DATA_DIR: dir, LOCAL_KEY: 'upstream-secret', LOG_LEVEL: logOn ? 'info' : 'silent' };
 const config = loadConfig({ path: configPath, env });
 config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 
-const services = createServices(config, { env, log: (m) => process.stderr.write(`gateway: ${m}\n`) });
+const services = createServices(config, {
+  env,
+  log: (m) => process.stderr.write(`gateway: ${m}\n`),
+  logDestination: pino.destination({ dest: '/dev/null', sync: true }),
+});
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
 const account = services.accountService.createAccount({ name: 'bench', type: 'user', tier: 'enterprise', creditsUsd: '1000000' });
 const { key } = services.accountService.createKey({ accountId: account.id, name: 'bench key' });

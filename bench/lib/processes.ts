@@ -61,13 +61,15 @@ export interface StartOptions {
   /** Node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
   timeoutMs?: number;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
 }
 
 /** Starts `node script ...args` and waits for the first line it prints on stdout (JSON). */
 export function startChild<Info>(name: string, script: string, args: string[], opts: StartOptions = {}): Promise<Child<Info>> {
   installHandlers();
   const nodeArgv = [...(opts.nodeArgs ?? []), script, ...args];
-  const proc = spawn(process.execPath, nodeArgv, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, nodeArgv, { stdio: ['pipe', 'pipe', 'inherit'], ...(opts.env === undefined ? {} : { env: { ...process.env, ...opts.env } }) });
   live.add(proc);
   const exited = new Promise<number | string>((resolve) => {
     proc.once('exit', (code, signal) => {

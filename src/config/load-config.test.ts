@@ -73,7 +73,18 @@ describe('loadConfig', () => {
       models: [],
       tiers: [...DEFAULT_TIERS],
       moderation: { rules: [], upstream: null, maxInputChars: 1_000_000 },
+      metrics: { enabled: true },
     });
+  });
+
+  it('reads metrics: enabled and a token (an unset ${VAR} token is no token); refuses unknown keys', () => {
+    const on = loadConfig({ path: writeConfig('metrics:\n  token: ${METRICS_TOKEN}\n'), env: { METRICS_TOKEN: 'tok' } });
+    assert.deepEqual(on.metrics, { enabled: true, token: 'tok' });
+    const unset = loadConfig({ path: writeConfig('metrics:\n  token: ${METRICS_TOKEN}\n'), env: {} });
+    assert.deepEqual(unset.metrics, { enabled: true });
+    const off = loadConfig({ path: writeConfig('metrics:\n  enabled: false\n'), env: {} });
+    assert.deepEqual(off.metrics, { enabled: false });
+    assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  port: 9100\n'), env: {} }), /metrics/);
   });
 
   it('reads tiers over the defaults, and moderation rules', () => {

@@ -32,7 +32,7 @@ export const CONFIG_DEFAULTS = {
   sim: 'auto',
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation'] as const;
+const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -67,6 +67,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   const database = section(root, 'database', ['path']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
+  const metrics = section(root, 'metrics', ['enabled', 'token']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
   const envPort = env.PORT === undefined || env.PORT === '' ? undefined : readInt(env.PORT, 'env PORT', 0, 65535);
@@ -90,7 +91,14 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     models: parseModels(root.models, 'models'),
     tiers: parseTiers(root.tiers, 'tiers'),
     moderation: parseModeration(root.moderation, 'moderation'),
+    metrics: parseMetrics(metrics),
   };
+}
+
+/** `metrics:` — an empty token (an unset `${VAR}`) is no token. */
+function parseMetrics(fields: Fields): GatewayConfig['metrics'] {
+  const token = optString(fields, 'token', 'metrics');
+  return { enabled: optBoolean(fields, 'enabled', 'metrics') ?? true, ...(token === undefined || token === '' ? {} : { token }) };
 }
 
 /** Only when the file says: absent means public (the default). */

@@ -27,6 +27,8 @@ export interface GatewayConfig {
   /** Rate-limit tiers: the defaults merged with the file's `tiers:`. */
   tiers: TierLimits[];
   moderation: ModerationConfig;
+  /** `GET /metrics` (Prometheus): on by default, unauthenticated unless `token` is set (then `Authorization: Bearer <token>`). */
+  metrics: MetricsConfig;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }
@@ -51,6 +53,11 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** A connection that sends nothing for this long while its request is received is closed. */
   idleTimeoutMs: number;
+}
+
+export interface MetricsConfig {
+  enabled: boolean;
+  token?: string;
 }
 
 export interface ModerationConfig {

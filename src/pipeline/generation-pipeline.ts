@@ -22,12 +22,15 @@ import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
+import { silentTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */
 export interface RequestInfo {
   dialect: DialectName;
   httpReferer: string | null;
   xTitle: string | null;
+  /** The client's `traceparent` header (traces continue the caller's trace). */
+  traceparent?: string | null;
 }
 
 /** A request that passed admission: who pays, what to try. */
@@ -71,6 +74,8 @@ export interface PipelineDeps {
   /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
   scrubber?: SecretScrubber;
   timeouts: { attemptMs: number; requestMs: number };
+  /** Metrics, request log and traces (default: observes nothing). */
+  telemetry?: Telemetry;
   now?: () => number;
 }
 
@@ -83,11 +88,13 @@ export class GenerationPipeline {
   private readonly now: () => number;
 
   private readonly scrubber: SecretScrubber;
+  private readonly telemetry: Telemetry;
 
   constructor(deps: PipelineDeps) {
     this.deps = deps;
     this.now = deps.now ?? Date.now;
     this.scrubber = deps.scrubber ?? new SecretScrubber([]);
+    this.telemetry = deps.telemetry ?? silentTelemetry();
   }
 
   /**
@@ -121,13 +128,15 @@ export class GenerationPipeline {
       return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models };
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
-      void this.recordRefusal(generationId, auth, req, info, err, startedAt);
+      const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
+      void this.deps.settlements.push(record);
+      this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
   }
 
-  private recordRefusal(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): Promise<SettlementResult> {
-    return this.deps.settlements.push({
+  private refusalRecord(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): SettlementRecord {
+    return {
       id,
       accountId: auth.account.id,
       keyHash: auth.key.hash,
@@ -157,7 +166,7 @@ export class GenerationPipeline {
       xTitle: info.xTitle,
       endUser: req.user ?? null,
       createdAt: new Date(startedAt).toISOString(),
-    });
+    };
   }
 
   /**
@@ -170,6 +179,7 @@ export class GenerationPipeline {
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
+    const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
     const tracking = new TrackingSink(sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     const scrubber = this.scrubber;
@@ -200,8 +210,9 @@ export class GenerationPipeline {
       const { auth, heldNanos } = admitted;
       cost = writeOff(cost, this.deps.reservations.chargeable(auth.account.id, auth.key.hash, heldNanos, cost.totalNanos));
     }
-    const settled = await this.settle(admitted, execution, tracking, usage, cost);
+    const { settled, record } = await this.settle(admitted, execution, tracking, usage, cost);
     if (!settled.committed && execution.error === null && !execution.cancelled) execution.error = storageUnavailable();
+    this.telemetry.requestEnded({ record, error: execution.error, party: { keyLabel: admitted.auth.key.label }, span }, true, signal);
     return { execution, usage, cost, served };
   }
 
@@ -231,7 +242,7 @@ export class GenerationPipeline {
     });
   }
 
-  private async settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<SettlementResult> {
+  private async settle(a: AdmittedRequest, ex: ExecutionResult, t: TrackingSink, usage: Usage | null, cost: Cost | null): Promise<{ settled: SettlementResult; record: SettlementRecord }> {
     const served = ex.served;
     const failed = ex.error !== null;
     const costNanos = cost?.totalNanos ?? 0n;
@@ -273,7 +284,7 @@ export class GenerationPipeline {
       record.status = 'error';
       record.errorCode = 'storage_unavailable';
     }
-    return result;
+    return { settled: result, record };
   }
 }
 

@@ -24,10 +24,16 @@ export class CircuitBreakers {
   private readonly options: BreakerOptions;
   private readonly now: () => number;
   private readonly circuits = new Map<string, Circuit>();
+  private opened: ((endpointId: string, consecutiveFailures: number) => void) | null = null;
 
   constructor(opts: Partial<BreakerOptions> & { now?: () => number } = {}) {
     this.options = { ...DEFAULT_BREAKER_OPTIONS, ...opts };
     this.now = opts.now ?? Date.now;
+  }
+
+  /** Told each time a circuit opens (a trip, or a failed probe): metrics and the warn log. */
+  onOpen(listener: (endpointId: string, consecutiveFailures: number) => void): void {
+    this.opened = listener;
   }
 
   state(endpointId: string): CircuitState {
@@ -74,6 +80,7 @@ export class CircuitBreakers {
     if (c.probing || c.openedAt >= 0 || c.consecutiveFailures >= this.options.failureThreshold) {
       // A failed probe (or a failure reported while open) restarts the cool-down.
       c.openedAt = this.now();
+      this.opened?.(endpointId, c.consecutiveFailures);
     }
     c.probing = false;
   }

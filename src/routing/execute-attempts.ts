@@ -178,7 +178,7 @@ export class AttemptExecutor {
       await runLocal(adapter, attempt, req, run, signal);
     } else {
       const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
-      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs);
+      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, attempt);
     }
   }
 

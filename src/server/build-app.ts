@@ -15,6 +15,7 @@ import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
+import { countHttpRequests, registerMetricsRoute } from './routes/metrics-route.ts';
 import type { Services } from './services.ts';
 import { baseStripper, registerDashboard } from './dashboard/serve-dashboard.ts';
 import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
@@ -37,6 +38,7 @@ export function buildApp(services: Services): FastifyInstance {
     genReqId: () => '',
   });
   installConnectionGuards(app, services.config.server);
+  countHttpRequests(app, services);
 
   // Every POST body is JSON whatever its content type (curl -d sends form-encoded):
   // one parser, so a malformed body is our invalid_json error in the dialect's shape, and
@@ -70,6 +72,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
+    registerMetricsRoute(api, services);
   });
   return app;
 }

@@ -16,6 +16,7 @@ import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { AttemptExecutor } from '../routing/execute-attempts.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { AttemptPlanner } from '../routing/plan-attempts.ts';
+import type { Telemetry } from '../observability/telemetry.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -51,6 +52,7 @@ export interface SharedState {
   limiter: RateLimiter;
   settlements: SettlementQueue;
   reservations: CreditReservations;
+  telemetry: Telemetry;
   random?: () => number;
 }
 
@@ -89,6 +91,7 @@ export function buildGeneration(
     moderator,
     scrubber,
     timeouts: config.timeouts,
+    telemetry: shared.telemetry,
   });
   return {
     generation,

@@ -55,6 +55,8 @@ export function requestInfo(request: FastifyRequest, dialect: DialectName): Requ
     dialect,
     httpReferer: headerText(h['http-referer'] ?? h.referer),
     xTitle: headerText(h['x-title'] ?? h['x-openrouter-title']),
+    // The caller's W3C trace context: the request's server span continues its trace.
+    traceparent: typeof h.traceparent === 'string' ? h.traceparent : null,
   };
 }
 

@@ -28,6 +28,12 @@ import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers
 import { writeReloadStatus } from '../store/reload-status.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { InFlight } from './in-flight.ts';
+import type { DestinationStream } from 'pino';
+import { Telemetry } from '../observability/telemetry.ts';
+import { GatewayMetrics } from '../observability/gateway-metrics.ts';
+import { createRequestLogger, logLevelFromEnv } from '../observability/request-log.ts';
+import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
+import { buildInfo } from './build-info.ts';
 
 /**
  * The composition root: every long-lived service, built once at boot. The fields built
@@ -76,6 +82,8 @@ export interface Services {
    * the one in force stays. The outcome is also written to the database (reload-status.ts).
    */
   reload(load: () => GatewayConfig): ReloadResult;
+  /** Metrics (GET /metrics), the request log (JSON lines on stdout) and traces (OTLP, when configured). */
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -92,6 +100,8 @@ export interface ServiceOptions {
   random?: () => number;
   /** The serve lease of the database was lost (store/serve-lock.ts): this process must stop serving. */
   onLeaseLost?: (reason: string) => void;
+  /** Where the request log's JSON lines go (default stdout; tests capture them). */
+  logDestination?: DestinationStream;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -118,12 +128,14 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     stores.db.close();
     throw err;
   }
-  const upstream = new UpstreamClient();
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
   const settlements = new SettlementQueue(stores.ledger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
+  // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
+  const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
+  const upstream = new UpstreamClient({ observer: telemetry });
   const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
   const shared: SharedState = {
     env: opts.env,
@@ -134,6 +146,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     limiter: new InProcessRateLimiter(),
     settlements,
     reservations,
+    telemetry,
     ...(opts.random === undefined ? {} : { random: opts.random }),
   };
   let current: ConfigGeneration;
@@ -245,15 +258,48 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       return lock.lastWriteError;
     },
     reload,
+    telemetry,
     async close() {
       clearInterval(sweep);
       stopCheckpoints();
       settlements.close();
       await upstream.close();
+      await telemetry.tracing?.shutdown();
       lock.release();
       stores.db.close();
     },
   };
+}
+
+/** Metrics (unless `metrics.enabled: false`), the request log at `LOG_LEVEL`, traces when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
+function buildTelemetry(
+  config: GatewayConfig,
+  opts: ServiceOptions,
+  catalog: () => Catalog,
+  scrubber: () => SecretScrubber,
+  breakers: CircuitBreakers,
+  settlements: SettlementQueue,
+): Telemetry {
+  const metrics = config.metrics.enabled
+    ? new GatewayMetrics({
+      endpoints: () => catalog().models.flatMap((m) => m.endpoints.map((e) => e.id)),
+      circuitState: (id) => breakers.state(id),
+      settlementQueueDepth: () => settlements.queued,
+      settlementFailing: () => settlements.failing,
+    })
+    : null;
+  const logOpts = { level: logLevelFromEnv(opts.env), ...(opts.logDestination === undefined ? {} : { destination: opts.logDestination }) };
+  const url = tracesEndpoint(opts.env);
+  const telemetry = new Telemetry({
+    metrics,
+    log: createRequestLogger(logOpts),
+    tracing: url === null ? null : new GatewayTracing(url, buildInfo().version, opts.env),
+    scrubber,
+    knownModel: (id) => catalog().get(id) !== undefined,
+  });
+  breakers.onOpen((id, failures) => telemetry.circuitOpened(id, failures));
+  settlements.onDropped((record) => telemetry.settlementDropped(record));
+  return telemetry;
 }
 
 /** The periodic sweep: holds of requests that outlived their deadline (a write failure must not crash the process). */

@@ -43,6 +43,8 @@ export interface TestGatewayOptions {
   log?: (message: string) => void;
   /** How often stale credit holds are swept. */
   holdSweepMs?: number;
+  /** Where the request log's JSON lines go (default: dropped). */
+  logDestination?: { write(line: string): void };
   /** Routing's weighted draw; default seeded (src/routing/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
 }
@@ -63,6 +65,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     env,
     log: opts.log ?? (() => {}),
     random: opts.random ?? seededRandom(1),
+    logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
   });
   const account = services.accountService.createAccount({

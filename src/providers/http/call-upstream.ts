@@ -3,7 +3,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink } from '../types.ts';
-import type { UpstreamClient, UpstreamResponse } from './upstream-client.ts';
+import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
 import { attemptTimeoutError, connectError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
 
 // Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
@@ -47,6 +47,7 @@ export async function callUpstream(
   attempt: UpstreamAttempt,
   signal: AbortSignal,
   timeoutMs: number,
+  traced?: TracedAttempt,
 ): Promise<void> {
   let upstreamReq;
   try {
@@ -60,7 +61,7 @@ export async function callUpstream(
   }
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
   try {
-    exchange.res = await client.send(upstreamReq, signal, timeoutMs);
+    exchange.res = await client.send(upstreamReq, signal, timeoutMs, traced);
   } catch (err) {
     exchange.disarm();
     attempt.fail(connectError(err, endpoint));

@@ -1,6 +1,25 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { UpstreamRequest } from '../types.ts';
 
+/** What a client span needs of the attempt (routing's PlannedAttempt fits). */
+export interface TracedAttempt {
+  model: { id: string };
+  endpoint: { id: string; upstreamModel: string; provider: { id: string } };
+}
+
+/** One traced upstream attempt: the headers to send (with `traceparent`), and how it went. */
+export interface UpstreamTrace {
+  headers: Record<string, string>;
+  answered(status: number): void;
+  failed(errorType: string): void;
+  end(): void;
+}
+
+/** Watches upstream attempts (observability's Telemetry, for tracing); null when it does not trace. */
+export interface UpstreamObserver {
+  attemptStarted(signal: AbortSignal, attempt: TracedAttempt, headers: Record<string, string>): UpstreamTrace | null;
+}
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -13,8 +32,10 @@ export interface UpstreamResponse {
  */
 export class UpstreamClient {
   private readonly agent: Agent;
+  private readonly observer: UpstreamObserver | null;
 
-  constructor(opts: { connectionsPerOrigin?: number | null } = {}) {
+  constructor(opts: { connectionsPerOrigin?: number | null; observer?: UpstreamObserver } = {}) {
+    this.observer = opts.observer ?? null;
     this.agent = new Agent({
       // No cap by default: every open stream holds a connection, and a cap would queue
       // streams behind each other with the client seeing nothing.
@@ -26,12 +47,35 @@ export class UpstreamClient {
     });
   }
 
-  /** Sends the request; resolves when the status and headers have arrived. */
-  async send(req: UpstreamRequest, signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
-    const res = await request(req.url, {
+  /**
+   * Sends the request; resolves when the status and headers have arrived. With tracing on,
+   * the attempt gets a client span (ended when its body closes) and the upstream a W3C
+   * `traceparent` header.
+   */
+  send(req: UpstreamRequest, signal: AbortSignal, headersTimeoutMs: number, attempt?: TracedAttempt): Promise<UpstreamResponse> {
+    const trace = attempt === undefined || this.observer === null ? null : this.observer.attemptStarted(signal, attempt, req.headers);
+    if (trace === null) return this.request(req.url, req.headers, req.body, signal, headersTimeoutMs);
+    return this.sendTraced(req, trace, signal, headersTimeoutMs);
+  }
+
+  private async sendTraced(req: UpstreamRequest, trace: UpstreamTrace, signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
+    let res: UpstreamResponse;
+    try {
+      res = await this.request(req.url, trace.headers, req.body, signal, headersTimeoutMs);
+    } catch (err) {
+      trace.failed((err as { code?: string }).code ?? (err as Error).name ?? 'Error');
+      throw err;
+    }
+    trace.answered(res.status);
+    res.body.once('close', () => trace.end());
+    return res;
+  }
+
+  private async request(url: string, headers: Record<string, string>, body: UpstreamRequest['body'], signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
+    const res = await request(url, {
       method: 'POST',
-      headers: req.headers,
-      body: req.body,
+      headers,
+      body,
       signal,
       dispatcher: this.agent,
       headersTimeout: headersTimeoutMs,

@@ -1,0 +1,167 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
+/** The gateway's own time per request: sub-millisecond to tens of milliseconds. */
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
+
+export const TOKEN_TYPES = ['prompt', 'completion', 'cache_read', 'cache_write', 'reasoning'] as const;
+
+/** What the collect-time gauges read (the services, at scrape time: nothing on the hot path). */
+export interface GaugeSources {
+  /** Endpoint ids of the catalog, and their circuit state. */
+  endpoints: () => Iterable<string>;
+  circuitState: (endpointId: string) => 'closed' | 'open' | 'half-open';
+  settlementQueueDepth: () => number;
+  settlementFailing: () => boolean;
+}
+
+/**
+ * The Prometheus registry and every metric the gateway exports (docs/operations.md lists
+ * them). Labels come from bounded sets only: route (dialect), catalog model id, provider
+ * id, endpoint id, status class, error code from the catalogue, reason enums; never key
+ * ids or client strings.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
+  readonly requests: Counter<'route' | 'model' | 'provider' | 'status_class'>;
+  readonly requestDuration: Histogram<'route' | 'model' | 'provider'>;
+  readonly timeToFirstToken: Histogram<'route' | 'model' | 'provider'>;
+  readonly overhead: Histogram<'route'>;
+  readonly upstreamDuration: Histogram<'provider' | 'endpoint'>;
+  readonly attempts: Counter<'provider' | 'endpoint' | 'outcome'>;
+  readonly retries: Counter<'provider' | 'endpoint' | 'reason'>;
+  readonly fallbacks: Counter<'reason'>;
+  readonly tokens: Counter<'model' | 'provider' | 'type'>;
+  readonly cost: Counter<'model' | 'provider'>;
+  readonly rateLimitRefusals: Counter<'scope'>;
+  readonly circuitOpened: Counter<'endpoint'>;
+  readonly holdsOutstanding: Gauge;
+  readonly settlementsDropped: Counter;
+
+  constructor(sources: GaugeSources, opts: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new Counter({
+      name: 'switchyard_http_requests_total',
+      help: 'HTTP requests answered, every route (authentication failures and unknown routes included), by method, route pattern and status class.',
+      labelNames: ['method', 'route', 'status_class'],
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'switchyard_requests_total',
+      help: 'Model requests finished (refusals at admission included), by route, model, provider and status class.',
+      labelNames: ['route', 'model', 'provider', 'status_class'],
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: 'switchyard_request_duration_seconds',
+      help: 'Total latency of a model request, admission to settlement.',
+      labelNames: ['route', 'model', 'provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.timeToFirstToken = new Histogram({
+      name: 'switchyard_time_to_first_token_seconds',
+      help: 'Time from the start of execution to the first content part sent to the client.',
+      labelNames: ['route', 'model', 'provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.overhead = new Histogram({
+      name: 'switchyard_gateway_overhead_seconds',
+      help: "The gateway's own time per request: total latency minus the time spent in upstream attempts.",
+      labelNames: ['route'],
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: 'switchyard_upstream_duration_seconds',
+      help: 'Duration of one upstream attempt, sending to its end.',
+      labelNames: ['provider', 'endpoint'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'switchyard_upstream_attempts_total',
+      help: 'Upstream attempts by outcome: ok, or the error code of the catalogue.',
+      labelNames: ['provider', 'endpoint', 'outcome'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'switchyard_retries_total',
+      help: 'Attempts that retried the endpoint of the attempt before, by the error code that caused them.',
+      labelNames: ['provider', 'endpoint', 'reason'],
+      registers,
+    });
+    this.fallbacks = new Counter({
+      name: 'switchyard_fallbacks_total',
+      help: 'Attempts that moved on to another endpoint or model, by the error code of the attempt before.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'switchyard_tokens_total',
+      help: 'Tokens charged, by type: prompt, completion, cache_read, cache_write, reasoning.',
+      labelNames: ['model', 'provider', 'type'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'switchyard_cost_nanousd_total',
+      help: 'Cost charged to accounts, in nano-USD (1e-9 USD).',
+      labelNames: ['model', 'provider'],
+      registers,
+    });
+    this.rateLimitRefusals = new Counter({
+      name: 'switchyard_rate_limit_refusals_total',
+      help: 'Rate-limit refusals: scope "request" (429 at admission) or "model" (a fallback model over its own limit).',
+      labelNames: ['scope'],
+      registers,
+    });
+    this.circuitOpened = new Counter({
+      name: 'switchyard_circuit_opened_total',
+      help: 'Times an endpoint circuit opened (tripped, or a failed half-open probe).',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    new Gauge({
+      name: 'switchyard_circuit_state',
+      help: 'Circuit state per endpoint: 0 closed, 1 half-open, 2 open.',
+      labelNames: ['endpoint'],
+      registers,
+      collect() {
+        for (const id of sources.endpoints()) {
+          const state = sources.circuitState(id);
+          this.set({ endpoint: id }, state === 'closed' ? 0 : state === 'half-open' ? 1 : 2);
+        }
+      },
+    });
+    this.holdsOutstanding = new Gauge({
+      name: 'switchyard_credit_holds_outstanding',
+      help: 'Admitted requests whose credit hold is not settled yet.',
+      registers,
+    });
+    new Gauge({
+      name: 'switchyard_settlement_queue_depth',
+      help: 'Settlement records waiting to be written to the database.',
+      registers,
+      collect() {
+        this.set(sources.settlementQueueDepth());
+      },
+    });
+    new Gauge({
+      name: 'switchyard_settlement_failing',
+      help: '1 while the database refuses settlement writes (model calls are refused), else 0.',
+      registers,
+      collect() {
+        this.set(sources.settlementFailing() ? 1 : 0);
+      },
+    });
+    this.settlementsDropped = new Counter({
+      name: 'switchyard_settlements_dropped_total',
+      help: 'Settlement records the database refused for a reason of their own (their charge is lost).',
+      registers,
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
+import { ConfigError } from '../config/config-error.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Header and field paths whose values never reach a log line, whatever carries them. */
+export const REDACT_PATHS = [
+  'authorization',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["x-goog-api-key"]',
+  'req.headers.cookie',
+  'apiKey',
+  'api_key',
+];
+
+export interface RequestLogOptions {
+  /** `LOG_LEVEL` (default info). */
+  level?: LogLevel;
+  /** Where the JSON lines go (default stdout, pretty when stdout is a terminal). */
+  destination?: DestinationStream;
+}
+
+/**
+ * The structured log: JSON lines on stdout (one per request at info, upstream trouble at
+ * warn/error), readable when stdout is a terminal. Whatever text came from a client or an
+ * upstream is scrubbed by the caller (Telemetry) before it is logged; `redact` blanks
+ * credential-carrying fields besides.
+ */
+export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
+  const options = {
+    level: opts.level ?? 'info',
+    base: null,
+    messageKey: 'msg',
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+  };
+  if (options.level === 'silent') return pino(options, { write: () => {} });
+  if (opts.destination !== undefined) return pino(options, opts.destination);
+  if (process.stdout.isTTY === true) return pino(options, pinoPretty({ colorize: true, sync: true, destination: 1 }));
+  return pino(options, pino.destination({ dest: 1, sync: true }));
+}
+
+/** `LOG_LEVEL` read from the environment, refused when it names no level. */
+export function logLevelFromEnv(env: Record<string, string | undefined>): LogLevel {
+  const value = env.LOG_LEVEL?.trim().toLowerCase();
+  if (value === undefined || value === '') return 'info';
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new ConfigError('env LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+}

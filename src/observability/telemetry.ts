@@ -1,0 +1,199 @@
+import type { Span } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { formatNanos } from '../money/money.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
+import { SecretScrubber } from '../providers/http/scrub-secrets.ts';
+import { createRequestLogger } from './request-log.ts';
+import type { SettlementRecord } from '../store/ledger-store.ts';
+import type { AttemptRecord } from '../routing/attempt.ts';
+import type { GatewayMetrics } from './gateway-metrics.ts';
+import { GatewayTracing } from './gateway-tracing.ts';
+import type { TracedAttempt, UpstreamObserver, UpstreamTrace } from '../providers/http/upstream-client.ts';
+
+/** Who made the request, for the log line (never the key itself). */
+export interface RequestParty {
+  keyLabel: string;
+}
+
+/** What the end of a request adds to its settlement record. */
+export interface RequestEnd {
+  record: SettlementRecord;
+  error: GatewayError | null;
+  party: RequestParty;
+  /** The request's server span (null when tracing is off). */
+  span: Span | null;
+}
+
+/**
+ * The one observability object (built in services.ts, handed to the pipeline, the
+ * upstream client and the breakers): metrics, the request log and traces behind it, each
+ * a no-op when off. It observes at a few points only: the end of a request (its
+ * settlement record holds the whole outcome, attempts included), a circuit opening, a
+ * settlement dropped, and each upstream attempt's span when tracing is on.
+ */
+export class Telemetry implements UpstreamObserver {
+  readonly metrics: GatewayMetrics | null;
+  readonly log: Logger;
+  readonly tracing: GatewayTracing | null;
+  /** The scrubber of the configuration in force (it changes on reload). */
+  private readonly scrubber: () => SecretScrubber;
+  private readonly knownModel: (id: string) => boolean;
+
+  constructor(opts: { metrics: GatewayMetrics | null; log: Logger; tracing: GatewayTracing | null; scrubber: () => SecretScrubber; knownModel: (id: string) => boolean }) {
+    this.metrics = opts.metrics;
+    this.log = opts.log;
+    this.tracing = opts.tracing;
+    this.scrubber = opts.scrubber;
+    this.knownModel = opts.knownModel;
+  }
+
+  /** A request enters execution: its credit hold is outstanding until `requestEnded`. */
+  requestStarted(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
+    this.metrics?.holdsOutstanding.inc();
+    return this.tracing === null ? null : this.tracing.startRequest(this.scrubber().text(requestModel), startedAt, signal, traceparent);
+  }
+
+  /** A request refused at admission (no attempt was made): counted, logged and traced like any other. */
+  requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
+    const span = this.tracing === null ? null : this.tracing.startRequest(this.scrubber().text(record.model ?? 'unknown'), Date.parse(record.createdAt), null, traceparent);
+    this.requestEnded({ record, error, party, span }, false, null);
+  }
+
+  /** A request ended (admission refusals included: then `started` is false). */
+  requestEnded(end: RequestEnd, started: boolean, signal: AbortSignal | null): void {
+    const { record, error } = end;
+    if (started) this.metrics?.holdsOutstanding.dec();
+    const status = error !== null ? error.status : record.cancelled ? 499 : 200;
+    if (this.metrics !== null) this.count(record, error, status);
+    if (this.log.isLevelEnabled('info')) this.logRequest(end, status);
+    if (end.span !== null) this.endSpan(end.span, record, error);
+    if (signal !== null) this.tracing?.forget(signal);
+  }
+
+  /** A circuit opened: the endpoint is skipped for its cool-down. */
+  circuitOpened(endpointId: string, consecutiveFailures: number): void {
+    this.metrics?.circuitOpened.inc({ endpoint: endpointId });
+    this.log.warn({ endpoint: endpointId, consecutive_failures: consecutiveFailures }, 'circuit opened');
+  }
+
+  /** A settlement the database refused for a reason of its own: its charge is lost. */
+  settlementDropped(record: SettlementRecord): void {
+    this.metrics?.settlementsDropped.inc();
+    this.log.error({ generation_id: record.id, account: record.accountId, cost_usd: formatNanos(record.costNanos) }, 'settlement dropped');
+  }
+
+  /** The client span of one upstream attempt, and the headers to send (with `traceparent`); null when tracing is off. */
+  attemptStarted(signal: AbortSignal, attempt: TracedAttempt, headers: Record<string, string>): UpstreamTrace | null {
+    if (this.tracing === null) return null;
+    const started = this.tracing.startAttempt(signal, attempt, headers);
+    const span = started.span;
+    return {
+      headers: started.headers,
+      answered: (status) => GatewayTracing.attemptAnswered(span, status),
+      failed: (errorType) => GatewayTracing.attemptFailed(span, errorType),
+      end: () => span.end(),
+    };
+  }
+
+  private count(r: SettlementRecord, error: GatewayError | null, status: number): void {
+    const m = this.metrics!;
+    const route = r.dialect;
+    const model = r.model !== null && this.knownModel(r.model) ? r.model : 'unknown';
+    const provider = r.provider ?? 'none';
+    m.requests.inc({ route, model, provider, status_class: r.cancelled && error === null ? 'cancelled' : `${Math.floor(status / 100)}xx` });
+    const latencyMs = r.latencyMs ?? 0;
+    const seconds = latencyMs / 1000;
+    m.requestDuration.observe({ route, model, provider }, seconds);
+    if (r.firstTokenMs !== null) m.timeToFirstToken.observe({ route, model, provider }, r.firstTokenMs / 1000);
+    let upstreamMs = 0;
+    const attempts = r.attempts as AttemptRecord[];
+    for (let i = 0; i < attempts.length; i++) {
+      const a = attempts[i]!;
+      if (a.status === 0 && a.ms === 0 && a.errorCode === 'rate_limited') {
+        // A fallback model over its own limit: nothing was sent.
+        m.rateLimitRefusals.inc({ scope: 'model' });
+        continue;
+      }
+      upstreamMs += a.ms;
+      m.attempts.inc({ provider: a.provider, endpoint: a.endpoint, outcome: a.errorCode ?? 'ok' });
+      m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
+      if (i > 0) {
+        const before = attempts[i - 1]!;
+        const reason = before.errorCode ?? 'unknown';
+        if (before.endpoint === a.endpoint) m.retries.inc({ provider: a.provider, endpoint: a.endpoint, reason });
+        else m.fallbacks.inc({ reason });
+      }
+    }
+    if (error?.code === 'rate_limited' && attempts.length === 0) m.rateLimitRefusals.inc({ scope: 'request' });
+    if (attempts.length > 0) m.overhead.observe({ route }, Math.max(0, latencyMs - upstreamMs) / 1000);
+    if (r.provider !== null) {
+      if (r.tokensPrompt > 0) m.tokens.inc({ model, provider, type: 'prompt' }, r.tokensPrompt);
+      if (r.tokensCompletion > 0) m.tokens.inc({ model, provider, type: 'completion' }, r.tokensCompletion);
+      if (r.tokensCacheRead > 0) m.tokens.inc({ model, provider, type: 'cache_read' }, r.tokensCacheRead);
+      if (r.tokensCacheWrite > 0) m.tokens.inc({ model, provider, type: 'cache_write' }, r.tokensCacheWrite);
+      if (r.tokensReasoning > 0) m.tokens.inc({ model, provider, type: 'reasoning' }, r.tokensReasoning);
+      if (r.costNanos > 0n) m.cost.inc({ model, provider }, Number(r.costNanos));
+    }
+  }
+
+  private logRequest(end: RequestEnd, status: number): void {
+    const { record: r, error } = end;
+    const s = this.scrubber();
+    const attempts = (r.attempts as AttemptRecord[]).map((a) => ({ model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms }));
+    for (let i = 0; i < attempts.length; i++) {
+      const a = attempts[i]!;
+      if (a.error === null) continue;
+      const next = attempts[i + 1];
+      this.log.warn({ generation_id: r.id, ...a, fallback_to: next?.endpoint ?? null }, next === undefined ? 'upstream attempt failed' : next.endpoint === a.endpoint ? 'upstream attempt failed, retrying' : 'upstream attempt failed, falling back');
+    }
+    const line = {
+      generation_id: r.id,
+      account: r.accountId,
+      key_label: end.party.keyLabel,
+      referer: r.httpReferer === null ? null : s.text(r.httpReferer),
+      app: r.xTitle === null ? null : s.text(r.xTitle),
+      route: r.dialect,
+      model: r.model === null ? null : s.text(r.model),
+      provider: r.provider,
+      upstream_model: r.upstreamModel,
+      streamed: r.streamed,
+      status,
+      error: error?.code ?? null,
+      error_message: error === null ? null : s.text(error.message),
+      attempts,
+      latency_ms: r.latencyMs,
+      ttft_ms: r.firstTokenMs,
+      tokens: { prompt: r.tokensPrompt, completion: r.tokensCompletion, cache_read: r.tokensCacheRead, cache_write: r.tokensCacheWrite, reasoning: r.tokensReasoning },
+      cost_usd: formatNanos(r.costNanos),
+      finish_reason: r.finishReason,
+      cancelled: r.cancelled,
+    };
+    if (error?.code === 'storage_unavailable' || error?.code === 'internal_error') this.log.error(line, 'request');
+    else this.log.info(line, 'request');
+  }
+
+  private endSpan(span: Span, r: SettlementRecord, error: GatewayError | null): void {
+    if (r.provider !== null) span.setAttribute('gen_ai.provider.name', r.provider);
+    if (r.upstreamModel !== null) span.setAttribute('gen_ai.response.model', r.upstreamModel);
+    span.setAttribute('gen_ai.usage.input_tokens', r.tokensPrompt);
+    span.setAttribute('gen_ai.usage.output_tokens', r.tokensCompletion);
+    if (r.finishReason !== null) span.setAttribute('gen_ai.response.finish_reasons', [r.finishReason]);
+    span.setAttribute('switchyard.generation_id', r.id);
+    if (error !== null) {
+      span.setAttribute('error.type', error.code);
+      span.setAttribute('http.response.status_code', error.status);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.scrubber().text(error.message) });
+    } else {
+      span.setAttribute('http.response.status_code', r.cancelled ? 499 : 200);
+    }
+    span.end();
+  }
+}
+
+const NO_SECRETS = new SecretScrubber([]);
+
+/** Telemetry that observes nothing (a pipeline built without one: unit tests, tools). */
+export function silentTelemetry(): Telemetry {
+  return new Telemetry({ metrics: null, log: createRequestLogger({ level: 'silent' }), tracing: null, scrubber: () => NO_SECRETS, knownModel: () => false });
+}

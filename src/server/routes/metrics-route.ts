@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * GET /metrics: the Prometheus text format, on the main port. Open by default (bind the
+ * gateway to a private interface, or set `metrics.token`); with `metrics.token` set, the
+ * scraper sends `Authorization: Bearer <token>`. Absent when `metrics.enabled: false`.
+ */
+export function registerMetricsRoute(app: FastifyInstance, services: Services): void {
+  const metrics = services.telemetry.metrics;
+  if (metrics === null) return;
+  const token = services.config.metrics.token;
+  const expected = token === undefined ? null : digest(token);
+  const schema = {
+    summary: 'Prometheus metrics of this gateway (docs/operations.md); a bearer token when metrics.token is set',
+    tags: ['meta'],
+    response: { 200: { description: 'The Prometheus text exposition format', type: 'string' } },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
+    if (expected !== null && !timingSafeEqual(digest(bearer(request.headers.authorization)), expected)) {
+      throw new GatewayError('authentication_required', 'GET /metrics needs the metrics token: Authorization: Bearer <metrics.token>.');
+    }
+    const text = await metrics.registry.metrics();
+    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);
+  });
+}
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+
+/**
+ * Counts every answer by method, route pattern (`/v1/chat/completions`, `/v1/models/*`;
+ * `unmatched` for unknown paths, so a client's path never becomes a label) and status
+ * class. On the root instance, so it sees every route.
+ */
+export function countHttpRequests(app: FastifyInstance, services: Services): void {
+  const counter = services.telemetry.metrics?.httpRequests;
+  if (counter === undefined) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    counter.inc({ method: request.method, route: request.is404 ? 'unmatched' : route, status_class: STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other' });
+    done();
+  });
+}
+
+function bearer(header: string | undefined): string {
+  const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1] ?? '';
+}
+
+/** Compared as digests: equal lengths, so the comparison takes the same time whatever the guess. */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
