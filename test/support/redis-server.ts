@@ -101,3 +101,8 @@ async function launch(port: number): Promise<ChildProcess> {
   });
   return child;
 }
+
+/** Resolves when a node-redis client is (re)connected; unlike events.once, its connection errors meanwhile do not reject. */
+export function readyAgain(client: { once(event: 'ready', listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => client.once('ready', () => resolve()));
+}
