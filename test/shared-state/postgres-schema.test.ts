@@ -9,6 +9,8 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/postgres-migration
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { SharedStateUnavailable } from '../../src/shared/shared-state-unavailable.ts';
+import { freePort } from '../support/free-port.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 
 const skip = postgresUnavailable() ?? false;
@@ -105,4 +107,15 @@ test("PostgresLedger.spendState reads a key's state and which settling charges t
     balanceNanos: 900n, accountActive: true, usageNanos: 100n, limitNanos: null, keyActive: true, expiresAt: null, committedIds: ['g1'],
   });
   assert.equal(await ledger.spendState('nope', []), undefined);
+});
+
+test('with Postgres unreachable, settle and spendState reject with SharedStateUnavailable', { skip }, async () => {
+  const nowhere = await pool(`postgres://postgres:pw@127.0.0.1:${await freePort()}/none`);
+  const ledger = new PostgresLedger(nowhere);
+  for (const call of [() => ledger.settle([], [settlement('g1', 1n)]), () => ledger.spendState('hash_1', [])]) {
+    const err = await call().then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof SharedStateUnavailable, `rejected with ${String(err)}`);
+    assert.equal(err.store, 'postgres');
+    assert.doesNotMatch(err.message, /pw@/);
+  }
 });
