@@ -52,3 +52,22 @@ test('with Redis down calls fail fast with SharedStateUnavailable; when it is ba
   assert.equal((await limiter.admit([rule], Date.now())).allowed, true);
   assert.equal((await holds.reserve('g3', 'acct_1', 'hash_1', 100n)).ok, true);
 });
+
+test('an instance that starts while Redis is down fails closed, then serves once Redis comes up', { skip, timeout: 20_000 }, async () => {
+  const server = await startRedis();
+  await server.stop();
+  const late = new RedisConnection({ url: server.url, maxReconnectDelayMs: 200 });
+  try {
+    await late.connect(); // returns after its timeout: Redis is not there yet
+    const limiter = new RedisRateLimiter(late);
+    const err = await limiter.admit([rule], Date.now()).then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof SharedStateUnavailable, `rejected with ${String(err)}`);
+    const ready = readyAgain(late.client);
+    await server.restart();
+    await ready;
+    assert.equal((await limiter.admit([rule], Date.now())).allowed, true);
+  } finally {
+    await late.close();
+    await server.stop();
+  }
+});
