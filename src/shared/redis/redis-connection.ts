@@ -50,7 +50,7 @@ export class RedisConnection {
    */
   async connect(): Promise<void> {
     const ready = this.client.connect().then(() => true, () => false);
-    const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.commandTimeoutMs).unref());
+    const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.opts.connectTimeoutMs ?? 1000).unref());
     await Promise.race([ready, timeout]);
   }
 

@@ -32,7 +32,7 @@ export class RedisInvalidationBus implements InvalidationBus {
       bus.lostConnection = false;
       bus.deliver({ kind: 'all' });
     });
-    await client.connect();
+    await bus.subscriber.connect(); // bounded: with Redis down, subscribe below fails fast
     try {
       await client.subscribe(channel, (text: string) => bus.deliver(parseInvalidation(text)));
     } catch (err) {
