@@ -11,6 +11,12 @@ export interface SpendState {
   expiresAt: string | null;
 }
 
+/** A spend state plus which of the asked-about settling charges the ledger already has (one database snapshot). */
+export interface LoadedSpendState extends SpendState {
+  /** Of the `settlingIds` asked about: those whose charge row is in the ledger (part of the balance read). */
+  committedIds: readonly string[];
+}
+
 export interface StaleReservation {
   id: string;
   accountId: string;

@@ -1,0 +1,85 @@
+import { createClient, ErrorReply } from 'redis';
+import { SharedStateUnavailable } from '../shared-state-unavailable.ts';
+
+export type RedisClient = ReturnType<typeof createClient>;
+
+export interface RedisConnectionOptions {
+  url: string;
+  /** Give up connecting (and each reconnect attempt) after this long. Default 1000 ms. */
+  connectTimeoutMs?: number;
+  /** A command without a reply after this long fails (the caller fails closed). Default 1000 ms. */
+  commandTimeoutMs?: number;
+  /** Longest pause between reconnect attempts. Default 1000 ms. */
+  maxReconnectDelayMs?: number;
+  /** Where connection errors go (they are expected while Redis is down). Never logs the URL's password. */
+  onError?: (err: Error) => void;
+}
+
+/**
+ * One Redis connection that fails fast and heals by itself: no offline queue (a command
+ * while disconnected rejects at once instead of waiting), a timeout on every command, and
+ * endless reconnects in the background with a capped backoff. Every failure to reach Redis
+ * surfaces as SharedStateUnavailable; Redis's own error replies (a script bug) stay as they are.
+ * node-redis pipelines the commands of all callers over the one socket, so one connection per
+ * process serves the limiter and the holds; pub/sub needs a second one (`subscriber`).
+ */
+export class RedisConnection {
+  readonly client: RedisClient;
+  private readonly opts: RedisConnectionOptions;
+  private readonly commandTimeoutMs: number;
+
+  constructor(opts: RedisConnectionOptions) {
+    this.opts = opts;
+    const maxDelay = opts.maxReconnectDelayMs ?? 1000;
+    this.commandTimeoutMs = opts.commandTimeoutMs ?? 1000;
+    this.client = createClient({
+      url: opts.url,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: opts.connectTimeoutMs ?? 1000,
+        reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
+      },
+    });
+    const onError = opts.onError ?? (() => {});
+    this.client.on('error', (err: Error) => onError(err));
+  }
+
+  /**
+   * Starts connecting and waits for the first connection up to the connect timeout; when
+   * Redis is not there yet, returns anyway (calls fail with SharedStateUnavailable until it is).
+   */
+  async connect(): Promise<void> {
+    const ready = this.client.connect().then(() => true, () => false);
+    const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.opts.connectTimeoutMs ?? 1000).unref());
+    await Promise.race([ready, timeout]);
+  }
+
+  get isReady(): boolean {
+    return this.client.isReady;
+  }
+
+  /** Sends one command; rejects with SharedStateUnavailable when Redis cannot answer. */
+  async send<T>(args: readonly string[]): Promise<T> {
+    try {
+      return await this.client.sendCommand<T>(args, { timeout: this.commandTimeoutMs });
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** A second connection with the same settings (pub/sub takes a connection for itself). */
+  duplicate(): RedisConnection {
+    return new RedisConnection(this.opts);
+  }
+
+  async close(): Promise<void> {
+    if (this.client.isOpen) await this.client.close();
+  }
+}
+
+/** A Redis error reply passes through (it is a bug, not an outage); anything else is an outage. */
+export function unavailable(err: unknown): Error {
+  if (err instanceof ErrorReply || err instanceof SharedStateUnavailable) return err;
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new SharedStateUnavailable('redis', message, { cause: err });
+}

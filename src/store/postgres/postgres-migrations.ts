@@ -1,0 +1,230 @@
+import type { Migration } from '../migrations.ts';
+
+// The schema of src/store/migrations.ts for Postgres: the same versions, tables, columns and
+// meanings, so one store contract fits both engines. Differences: every INTEGER is BIGINT
+// (nano-USD, counters; flags stay 0/1 numbers as in SQLite), row ids are identity columns,
+// no WITHOUT ROWID, and migration 4's backfill is written in Postgres's dialect.
+// Times stay ISO 8601 UTC text, so they sort and compare as in SQLite.
+// Append only, in step with migrations.ts: never edit a migration that has shipped.
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, ledger, generations',
+    sql: `
+      CREATE TABLE accounts (
+        id            TEXT PRIMARY KEY,
+        name          TEXT NOT NULL,
+        account_type  TEXT NOT NULL CHECK (account_type IN ('user', 'organization')),
+        tier          TEXT NOT NULL DEFAULT 'free',
+        default_model TEXT,
+        balance_nanos BIGINT NOT NULL DEFAULT 0,
+        is_active     BIGINT NOT NULL DEFAULT 1,
+        created_at    TEXT NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        hash          TEXT PRIMARY KEY,          -- sha256 of the key; the key itself is never stored
+        account_id    TEXT NOT NULL REFERENCES accounts(id),
+        name          TEXT NOT NULL,
+        label         TEXT NOT NULL,             -- recognizable prefix and suffix, e.g. sk-sy-v1-3f9...c1a
+        limit_nanos   BIGINT,                   -- NULL: no limit of its own
+        usage_nanos   BIGINT NOT NULL DEFAULT 0,
+        is_active     BIGINT NOT NULL DEFAULT 1,
+        is_management BIGINT NOT NULL DEFAULT 0,
+        expires_at    TEXT,
+        created_at    TEXT NOT NULL,
+        last_used     TEXT
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+
+      -- Every change of a balance is a row here: the balance is their sum.
+      CREATE TABLE ledger (
+        id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account_id    TEXT NOT NULL REFERENCES accounts(id),
+        key_hash      TEXT,
+        kind          TEXT NOT NULL CHECK (kind IN ('credit', 'charge', 'adjustment')),
+        amount_nanos  BIGINT NOT NULL,          -- credits positive, charges negative
+        generation_id TEXT,
+        note          TEXT,
+        created_at    TEXT NOT NULL
+      );
+      CREATE INDEX ledger_account ON ledger(account_id, id);
+      CREATE UNIQUE INDEX ledger_generation ON ledger(generation_id) WHERE generation_id IS NOT NULL;
+
+      CREATE TABLE generations (
+        id                   TEXT PRIMARY KEY,
+        account_id           TEXT NOT NULL,
+        key_hash             TEXT NOT NULL,
+        model                TEXT,
+        provider             TEXT,
+        upstream_model       TEXT,
+        upstream_id          TEXT,
+        endpoint_dialect     TEXT NOT NULL,       -- which API the client used: chat, messages, responses
+        streamed             BIGINT NOT NULL,
+        cancelled            BIGINT NOT NULL DEFAULT 0,
+        status               TEXT NOT NULL,       -- success | error
+        error_code           TEXT,
+        finish_reason        TEXT,
+        native_finish_reason TEXT,
+        tokens_prompt        BIGINT NOT NULL DEFAULT 0,
+        tokens_completion    BIGINT NOT NULL DEFAULT 0,
+        tokens_cache_read    BIGINT NOT NULL DEFAULT 0,
+        tokens_cache_write   BIGINT NOT NULL DEFAULT 0,
+        tokens_reasoning     BIGINT NOT NULL DEFAULT 0,
+        cost_nanos           BIGINT NOT NULL DEFAULT 0,
+        cost_breakdown       TEXT,                -- JSON: {prompt, completion, cache_read, cache_write, request} in USD decimal text
+        latency_ms           BIGINT,
+        first_token_ms       BIGINT,
+        attempts             TEXT,                -- JSON array of {provider, endpoint, status, error_code, ms}
+        http_referer         TEXT,
+        x_title              TEXT,
+        end_user             TEXT,
+        created_at           TEXT NOT NULL
+      );
+      CREATE INDEX generations_key_created ON generations(key_hash, created_at);
+    `,
+  },
+  {
+    version: 2,
+    name: 'credit holds, key management, tier overrides',
+    sql: `
+      -- Per-account rate-limit overrides (JSON, same fields as a tier), for enterprise contracts.
+      ALTER TABLE accounts ADD COLUMN limits_override TEXT;
+      ALTER TABLE api_keys ADD COLUMN updated_at TEXT;
+
+      -- Credit holds of requests in flight, written lazily (group commit) so that holds left by
+      -- a process that died can be found and released at the next start.
+      CREATE TABLE reservations (
+        id            TEXT PRIMARY KEY,          -- the generation id
+        account_id    TEXT NOT NULL REFERENCES accounts(id),
+        key_hash      TEXT NOT NULL,
+        amount_nanos  BIGINT NOT NULL,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 3,
+    name: 'who disabled a key',
+    sql: `
+      -- 'operator' (revoked from the CLI: final for the account) or 'account' (disabled through
+      -- the key-management API: the account may enable it again); NULL while the key is active.
+      ALTER TABLE api_keys ADD COLUMN disabled_by TEXT CHECK (disabled_by IN ('operator', 'account'));
+      -- Who disabled the keys already disabled is unknown: count them as the operator's (fail safe).
+      UPDATE api_keys SET disabled_by = 'operator' WHERE is_active = 0;
+    `,
+  },
+  {
+    version: 4,
+    name: 'admin keys, admin audit log, daily usage rollups, generation list indexes',
+    sql: `
+      -- Admin keys: global operator keys for /api/v1/admin (they cannot call models).
+      ALTER TABLE api_keys ADD COLUMN is_admin BIGINT NOT NULL DEFAULT 0;
+
+      -- Every admin action: who (key hash, label, account), what, on what, when. Never a secret.
+      CREATE TABLE admin_actions (
+        id               BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at               TEXT NOT NULL,
+        actor_key_hash   TEXT NOT NULL,
+        actor_label      TEXT NOT NULL,
+        actor_account_id TEXT NOT NULL,
+        action           TEXT NOT NULL,
+        target           TEXT,
+        details          TEXT            -- JSON
+      );
+
+      -- Usage per UTC day × account × key × model × provider × app title, moved in the
+      -- settlement transaction: charts read these, never the raw generation rows.
+      -- Absent model/provider/title are stored as '' (primary key columns cannot be NULL).
+      -- Records of the stale-hold sweep ('interrupted', nothing charged) are not counted.
+      CREATE TABLE usage_daily (
+        account_id         TEXT NOT NULL,
+        day                TEXT NOT NULL,
+        key_hash           TEXT NOT NULL,
+        model              TEXT NOT NULL,
+        provider           TEXT NOT NULL,
+        app_title          TEXT NOT NULL,
+        requests           BIGINT NOT NULL,
+        errors             BIGINT NOT NULL,
+        tokens_prompt      BIGINT NOT NULL,
+        tokens_completion  BIGINT NOT NULL,
+        tokens_cache_read  BIGINT NOT NULL,
+        tokens_cache_write BIGINT NOT NULL,
+        tokens_reasoning   BIGINT NOT NULL,
+        cost_nanos         BIGINT NOT NULL,
+        latency_ms_sum     BIGINT NOT NULL,
+        latency_count      BIGINT NOT NULL,
+        PRIMARY KEY (account_id, day, key_hash, model, provider, app_title)   -- one account's days: a range of the table
+      );
+      -- Coarser rollups for the all-accounts views, so that a 30-day chart over every
+      -- account reads a few thousand rows: per day × model × provider × app title, and per
+      -- day × account × key. Same columns of figures, moved in the same transactions.
+      CREATE TABLE usage_daily_global (
+        day TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, app_title TEXT NOT NULL,
+        requests BIGINT NOT NULL, errors BIGINT NOT NULL, tokens_prompt BIGINT NOT NULL, tokens_completion BIGINT NOT NULL,
+        tokens_cache_read BIGINT NOT NULL, tokens_cache_write BIGINT NOT NULL, tokens_reasoning BIGINT NOT NULL,
+        cost_nanos BIGINT NOT NULL, latency_ms_sum BIGINT NOT NULL, latency_count BIGINT NOT NULL,
+        PRIMARY KEY (day, model, provider, app_title)
+      );
+      CREATE TABLE usage_daily_keys (
+        day TEXT NOT NULL, account_id TEXT NOT NULL, key_hash TEXT NOT NULL,
+        requests BIGINT NOT NULL, errors BIGINT NOT NULL, tokens_prompt BIGINT NOT NULL, tokens_completion BIGINT NOT NULL,
+        tokens_cache_read BIGINT NOT NULL, tokens_cache_write BIGINT NOT NULL, tokens_reasoning BIGINT NOT NULL,
+        cost_nanos BIGINT NOT NULL, latency_ms_sum BIGINT NOT NULL, latency_count BIGINT NOT NULL,
+        PRIMARY KEY (day, account_id, key_hash)
+      );
+      INSERT INTO usage_daily (day, account_id, key_hash, model, provider, app_title, requests, errors, tokens_prompt,
+          tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos, latency_ms_sum, latency_count)
+        SELECT substr(created_at, 1, 10), account_id, key_hash, coalesce(model, ''), coalesce(provider, ''), coalesce(x_title, ''),
+          count(*), count(*) FILTER (WHERE status = 'error'), sum(tokens_prompt), sum(tokens_completion), sum(tokens_cache_read),
+          sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos), coalesce(sum(latency_ms), 0), count(latency_ms)
+        FROM generations WHERE error_code IS DISTINCT FROM 'interrupted'
+        GROUP BY 1, 2, 3, 4, 5, 6;
+      INSERT INTO usage_daily_global SELECT day, model, provider, app_title, sum(requests), sum(errors), sum(tokens_prompt),
+          sum(tokens_completion), sum(tokens_cache_read), sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos),
+          sum(latency_ms_sum), sum(latency_count)
+        FROM usage_daily GROUP BY 1, 2, 3, 4;
+      INSERT INTO usage_daily_keys SELECT day, account_id, key_hash, sum(requests), sum(errors), sum(tokens_prompt),
+          sum(tokens_completion), sum(tokens_cache_read), sum(tokens_cache_write), sum(tokens_reasoning), sum(cost_nanos),
+          sum(latency_ms_sum), sum(latency_count)
+        FROM usage_daily GROUP BY 1, 2, 3;
+
+      -- The generation list, newest first, keyset on (created_at, id): all accounts, or one
+      -- account (key filters use generations_key_created), or one model (a rarely used model
+      -- would otherwise mean walking every record). Provider and status filter the rows these
+      -- indexes walk (no index of their own: each index costs insert time on settlement).
+      CREATE INDEX generations_created ON generations(created_at, id);
+      CREATE INDEX generations_account_created ON generations(account_id, created_at, id);
+      CREATE INDEX generations_model_created ON generations(model, created_at, id);
+    `,
+  },
+  {
+    version: 5,
+    name: 'dashboard sessions',
+    sql: `
+      -- A dashboard session: a management or admin key exchanged for a cookie (only the
+      -- SHA-256 of its id is stored); disabling or deleting the key ends its sessions for
+      -- good, whoever does it.
+      CREATE TABLE dashboard_sessions (
+        id_hash     TEXT PRIMARY KEY,
+        key_hash    TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+      CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_hash);
+      CREATE FUNCTION dashboard_sessions_end() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE dashboard_sessions SET revoked_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+          WHERE key_hash = OLD.hash AND revoked_at IS NULL;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER dashboard_sessions_end_on_key_disable AFTER UPDATE OF is_active ON api_keys
+        FOR EACH ROW WHEN (NEW.is_active = 0 AND OLD.is_active = 1) EXECUTE FUNCTION dashboard_sessions_end();
+      CREATE TRIGGER dashboard_sessions_end_on_key_delete AFTER DELETE ON api_keys
+        FOR EACH ROW EXECUTE FUNCTION dashboard_sessions_end();
+    `,
+  },
+];
