@@ -10,7 +10,7 @@ import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
 import { ReportedFailure } from './output.ts';
-import { versionLine } from '../server/build-info.ts';
+import { versionLine } from '../config/build-info.ts';
 
 /** The `switchyard` command: one module per command group under ./commands. */
 export function buildProgram(): Command {

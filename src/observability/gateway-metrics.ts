@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { buildInfo } from '../config/build-info.ts';
 
 /** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
@@ -142,6 +143,13 @@ export class GatewayMetrics {
       help: 'Admitted requests whose credit hold is not settled yet.',
       registers,
     });
+    const build = buildInfo();
+    new Gauge({
+      name: 'switchyard_build_info',
+      help: 'Always 1; the labels name the running version, build and Node version (as /ready and --version).',
+      labelNames: ['version', 'build', 'node'],
+      registers,
+    }).set({ version: build.version, build: build.build, node: build.node }, 1);
     new Gauge({
       name: 'switchyard_settlement_queue_depth',
       help: 'Settlement records waiting to be written to the database.',

@@ -33,7 +33,7 @@ import { Telemetry } from '../observability/telemetry.ts';
 import { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { createRequestLogger, logLevelFromEnv } from '../observability/request-log.ts';
 import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
-import { buildInfo } from './build-info.ts';
+import { buildInfo } from '../config/build-info.ts';
 
 /**
  * The composition root: every long-lived service, built once at boot. The fields built

@@ -52,6 +52,9 @@ describe('GET /metrics', () => {
     assert.equal(sumOf(m, 'switchyard_credit_holds_outstanding'), 0);
     assert.equal(sumOf(m, 'switchyard_settlement_queue_depth'), 0);
     assert.equal(sumOf(m, 'switchyard_settlement_failing'), 0);
+    // The running version and build, as /ready reports them.
+    const ready = (await (await fetch(`${gw.origin}/ready`)).json()) as { version: string; build: string };
+    assert.equal(sumOf(m, 'switchyard_build_info', { version: ready.version, build: ready.build }), 1);
     // Default metrics: event-loop delay and GC.
     assert.ok(m.some((s) => s.name === 'nodejs_eventloop_lag_p99_seconds'));
     assert.ok(m.some((s) => s.name.startsWith('nodejs_gc_duration_seconds')));

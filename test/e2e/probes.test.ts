@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { readBuildInfo } from '../../src/server/build-info.ts';
+import { readBuildInfo } from '../../src/config/build-info.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // GET /health and GET /ready: unauthenticated, cheap, and /ready names what fails.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildInfo } from '../build-info.ts';
+import { buildInfo } from '../../config/build-info.ts';
 import type { Services } from '../services.ts';
 
 /**
