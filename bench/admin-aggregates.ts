@@ -25,7 +25,7 @@ import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
   ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
 } from '../src/store/usage-rollup.ts';
-import { seededRandom } from '../src/routing/seeded-random.test-util.ts';
+import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';
 
 const { values: flags } = parseArgs({ options: { records: { type: 'string' }, runs: { type: 'string' } } });

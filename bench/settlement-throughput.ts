@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seededRandom } from '../src/routing/seeded-random.test-util.ts';
+import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
 
 const { values: flags } = parseArgs({ options: { src: { type: 'string' }, records: { type: 'string' }, batch: { type: 'string' } } });
 const SRC = resolve(flags.src ?? join(import.meta.dirname, '..', 'src'));

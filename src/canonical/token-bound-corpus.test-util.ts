@@ -1,18 +1,8 @@
 import type { CanonicalRequest, UserContentPart } from './request.ts';
+import { seededRandom } from './seeded-random.test-util.ts';
 
 // Prompts in the scripts and shapes that tokenize worst, for the hold-bound tests and the
 // charge/hold ratio bench (bench/hold-bound-ratio.ts). Every draw is seeded.
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fromRange(rand: () => number, n: number, lo: number, hi: number): string {
   let s = '';
@@ -61,7 +51,7 @@ export interface CorpusEntry {
 }
 
 export function tokenBoundCorpus(): CorpusEntry[] {
-  const r = seeded(20_251_124);
+  const r = seededRandom(20_251_124);
   const json = JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ id: i, name: `item-${Math.floor(r() * 1e6)}`, tags: ['a', 'b'], ok: r() < 0.5, score: r() })));
   const base64 = Buffer.from(Array.from({ length: 6_000 }, () => Math.floor(r() * 256))).toString('base64');
   const entries: Array<[string, string]> = [

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { CircuitBreakers } from './circuit-breaker.ts';
 import { InProcessHealthStore } from './health/in-process-health-store.ts';
 import { AttemptPlanner } from './plan-attempts.ts';
-import { seededRandom } from './seeded-random.test-util.ts';
+import { seededRandom } from '../canonical/seeded-random.test-util.ts';
 
 const ALL_PARAMS = ['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'seed'];
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { seededRandom } from './seeded-random.test-util.ts';
+import { seededRandom } from '../canonical/seeded-random.test-util.ts';
 import { drawWeighted } from './weighted-draw.ts';
 
 const id = (w: number): number => w;

@@ -1,27 +1,19 @@
 import type { GenerationRecord } from './generation-store.ts';
+import type { UsageFigures } from './usage-store.ts';
 
 // The daily usage rollups: usage_daily, one row per UTC day × account × key × model ×
 // provider × app title, and two coarser tables for the all-accounts views, moved in the
 // settlement transaction (ledger-store.ts), one upsert per distinct row per batch.
 // Absent model, provider or title are ''.
 
-export interface RollupRow {
+/** One row of the fine rollup table: its dimensions and the summed figures. */
+export interface RollupRow extends UsageFigures {
   day: string;
   accountId: string;
   keyHash: string;
   model: string;
   provider: string;
   appTitle: string;
-  requests: number;
-  errors: number;
-  tokensPrompt: number;
-  tokensCompletion: number;
-  tokensCacheRead: number;
-  tokensCacheWrite: number;
-  tokensReasoning: number;
-  costNanos: bigint;
-  latencyMsSum: number;
-  latencyCount: number;
 }
 
 const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
@@ -102,14 +94,19 @@ function fold(into: Map<string, RollupRow>, id: string, r: RollupRow): void {
     into.set(id, r);
     return;
   }
-  row.requests += r.requests;
-  row.errors += r.errors;
-  row.tokensPrompt += r.tokensPrompt;
-  row.tokensCompletion += r.tokensCompletion;
-  row.tokensCacheRead += r.tokensCacheRead;
-  row.tokensCacheWrite += r.tokensCacheWrite;
-  row.tokensReasoning += r.tokensReasoning;
-  row.costNanos += r.costNanos;
-  row.latencyMsSum += r.latencyMsSum;
-  row.latencyCount += r.latencyCount;
+  addFigures(row, r);
+}
+
+/** Adds `from`'s figures into `row`. */
+function addFigures(row: UsageFigures, from: UsageFigures): void {
+  row.requests += from.requests;
+  row.errors += from.errors;
+  row.tokensPrompt += from.tokensPrompt;
+  row.tokensCompletion += from.tokensCompletion;
+  row.tokensCacheRead += from.tokensCacheRead;
+  row.tokensCacheWrite += from.tokensCacheWrite;
+  row.tokensReasoning += from.tokensReasoning;
+  row.costNanos += from.costNanos;
+  row.latencyMsSum += from.latencyMsSum;
+  row.latencyCount += from.latencyCount;
 }

@@ -1,5 +1,5 @@
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
-import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
+import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Three OpenAI-format emulators, each a provider of its own, serving the same models at

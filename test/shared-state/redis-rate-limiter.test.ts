@@ -4,7 +4,7 @@ import { InProcessRateLimiter } from '../../src/limits/in-process-rate-limiter.t
 import type { RateRule } from '../../src/limits/rate-limiter.ts';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
-import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
+import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 const skip = redisUnavailable() ?? false;

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
-import { seededRandom } from '../../src/routing/seeded-random.test-util.ts';
+import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
 
 /** The simulated provider alone, at full speed. */
@@ -45,7 +45,7 @@ export interface TestGatewayOptions {
   holdSweepMs?: number;
   /** Where the request log's JSON lines go (default: dropped). */
   logDestination?: { write(line: string): void };
-  /** Routing's weighted draw; default seeded (src/routing/seeded-random.test-util.ts), so every run routes alike. */
+  /** Routing's weighted draw; default seeded (src/canonical/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
 }
 
