@@ -8,6 +8,7 @@ import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
 import { registerCreditsRoutes } from './credits-routes.ts';
 import { registerGenerationsRoutes } from './generations-routes.ts';
+import { registerGenerationsCsvRoutes } from './generations-csv-route.ts';
 import { registerAdminHealthRoute } from './health-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
 
@@ -20,6 +21,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerAdminKeyRoutes(app, services, stores, prefix);
     registerUsageRoutes(app, services, stores, prefix);
     registerGenerationsRoutes(app, services, stores, prefix);
+    registerGenerationsCsvRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
     registerAccountSettingsRoutes(app, services, stores, prefix);
