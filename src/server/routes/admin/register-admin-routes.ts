@@ -4,6 +4,7 @@ import { registerAdminAccountRoutes } from './accounts-routes.ts';
 import { registerAccountSettingsRoutes } from './account-settings-routes.ts';
 import { registerAdminConfigRoute } from './config-routes.ts';
 import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
+import { registerKeyUsageRoutes } from './key-usage-routes.ts';
 import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
 import { registerCreditsRoutes } from './credits-routes.ts';
@@ -19,6 +20,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerAdminAccountRoutes(app, services, stores, prefix);
     registerCreditsRoutes(app, services, stores, prefix);
     registerAdminKeyRoutes(app, services, stores, prefix);
+    registerKeyUsageRoutes(app, services, prefix);
     registerUsageRoutes(app, services, stores, prefix);
     registerGenerationsRoutes(app, services, stores, prefix);
     registerGenerationsCsvRoutes(app, services, stores, prefix);
