@@ -105,7 +105,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key-value').textContent())!;
     const row = () => page.locator('table[aria-label="API keys"] tbody tr', { hasText: 'daily key' });
-    await row().getByTestId('key-limit').filter({ hasText: '$1.00 per day ($1.00 left)' }).waitFor();
+    await row().getByTestId('key-limit').filter({ hasText: '$1.00 per day, $1.00 left' }).waitFor();
 
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 200);
@@ -114,7 +114,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await visit(page, 'Overview', '.stat-value');
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
     assert.equal(await row().getByTestId('key-usage-30').textContent(), tinySpend(exact));
-    assert.equal(await row().locator('td[data-label="Requests, 30 days"]').textContent(), '1');
+    assert.equal(await row().locator('td[data-label="Requests, 30d"]').textContent(), '1');
     await page.getByRole('button', { name: 'Usage of daily key' }).click();
     const usage = page.getByTestId('key-usage');
     await usage.locator('.chart canvas').first().waitFor();

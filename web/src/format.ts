@@ -56,6 +56,14 @@ export function time(iso: string | null | undefined): string {
   return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** A time in the browser's time zone, short: "Nov 24, 15:42" (the year when not this one). */
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const year = d.getFullYear() === new Date().getFullYear() ? undefined : 'numeric';
+  return d.toLocaleString(undefined, { year, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 export function int(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : n.toLocaleString();
 }

@@ -19,7 +19,7 @@ export function KeyUsage({ path, name, onClose }: { path: string; name: string; 
     <section class="card" aria-label={`Usage of ${name}`} data-testid="key-usage">
       <h2>Usage of {name}, last 30 days</h2>
       <Loadable loading={usage.loading} error={usage.error}>
-        <p>{int(usage.data?.totals.requests ?? 0)} requests, {spend(usage.data?.totals.cost_usd)} <span class="hint">(UTC days)</span></p>
+        <p>{int(usage.data?.totals.requests ?? 0)} {usage.data?.totals.requests === 1 ? 'request' : 'requests'}, {spend(usage.data?.totals.cost_usd)} <span class="hint">(UTC days)</span></p>
         <DayChart days={labels} series={series} label={`Requests and spend per day of ${name}`} />
         {used.length === 0 ? <p class="empty">No requests in these 30 days.</p> : (
           <Table label={`Usage per day of ${name}`} rows={used} pageSize={10} rowKey={(d) => d.day} columns={[

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
-import { dayAgo, int, spend, time, usd } from '../format.ts';
+import { dayAgo, int, shortTime, spend, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
@@ -17,10 +17,10 @@ function dollars(n: number | null): string {
   return n === null ? 'none' : usd(n.toFixed(6));
 }
 
-/** "$5.00 per day ($3.20 left)", "none". */
+/** "$5.00 per day, $3.20 left", "none". */
 function limitText(k: Key): string {
   if (k.limit === null) return 'none';
-  return `${dollars(k.limit)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`} (${dollars(k.limit_remaining)} left)`;
+  return `${dollars(k.limit)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}, ${dollars(k.limit_remaining)} left`;
 }
 
 export function Keys() {
@@ -55,20 +55,34 @@ export function Keys() {
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
         <Table label="API keys" rows={keys.data?.data ?? []} rowKey={(k) => k.hash} columns={[
           { key: 'name', label: 'Name', sort: (k) => k.name, render: (k) => (
-            <button type="button" class="link" onClick={() => setOpen(k)} aria-label={`Usage of ${k.name}`}>{k.name}</button>
+            <>
+              <button type="button" class="link" onClick={() => setOpen(k)} aria-label={`Usage of ${k.name}`}>{k.name}</button>
+              <br /><code class="hint">{k.label}</code>
+            </>
           ) },
-          { key: 'label', label: 'Key', render: (k) => <code>{k.label}</code> },
-          { key: 'status', label: 'Status', render: (k) => <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>, sort: (k) => (k.disabled ? 1 : 0) },
-          { key: 'today', label: 'Today', render: (k) => spend(d1.get(k.hash)?.cost_usd ?? '0'), sort: (k) => d1.get(k.hash)?.cost ?? 0, numeric: true },
-          { key: 'week', label: '7 days', render: (k) => spend(d7.get(k.hash)?.cost_usd ?? '0'), sort: (k) => d7.get(k.hash)?.cost ?? 0, numeric: true },
-          { key: 'month', label: '30 days', render: (k) => <span data-testid="key-usage-30">{spend(d30.get(k.hash)?.cost_usd ?? '0')}</span>, sort: (k) => d30.get(k.hash)?.cost ?? 0, numeric: true },
-          { key: 'requests', label: 'Requests, 30 days', render: (k) => int(d30.get(k.hash)?.requests ?? 0), sort: (k) => d30.get(k.hash)?.requests ?? 0, numeric: true },
-          { key: 'limit', label: 'Limit', render: (k) => <span data-testid="key-limit">{limitText(k)}</span>, sort: (k) => k.limit ?? Infinity },
-          { key: 'expires', label: 'Expires', render: (k) => (k.expires_at === null ? 'never' : time(k.expires_at)) },
-          { key: 'last_used', label: 'Last used', render: (k) => time(k.last_used), sort: (k) => k.last_used ?? '' },
+          { key: 'status', label: 'Status', sort: (k) => (k.disabled ? 1 : 0), render: (k) => (
+            <>
+              <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>
+              <br /><span class="hint">{k.last_used === null ? 'never used' : `used ${shortTime(k.last_used)}`}</span>
+              {k.expires_at !== null && <><br /><span class="hint">expires {shortTime(k.expires_at)}</span></>}
+            </>
+          ) },
+          { key: 'spend', label: 'Spend: today · 7d · 30d', sort: (k) => d30.get(k.hash)?.cost ?? 0, numeric: true, render: (k) => (
+            <span class="spend3">
+              <span data-testid="key-usage-1">{spend(d1.get(k.hash)?.cost_usd ?? '0')}</span>
+              <span data-testid="key-usage-7">{spend(d7.get(k.hash)?.cost_usd ?? '0')}</span>
+              <span data-testid="key-usage-30">{spend(d30.get(k.hash)?.cost_usd ?? '0')}</span>
+            </span>
+          ) },
+          { key: 'requests', label: 'Requests, 30d', render: (k) => int(d30.get(k.hash)?.requests ?? 0), sort: (k) => d30.get(k.hash)?.requests ?? 0, numeric: true },
+          { key: 'limit', label: 'Limit', sort: (k) => k.limit ?? Infinity, render: (k) => (
+            <>
+              <span data-testid="key-limit" class="limit">{limitText(k)}</span>{' '}
+              <button type="button" class="link" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>edit</button>
+            </>
+          ) },
           { key: 'actions', label: 'Actions', render: (k) => (
             <span class="actions">
-              <button type="button" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>Limit</button>
               <button type="button" onClick={() => act(() => api('PATCH', `/keys/${k.hash}`, { disabled: !k.disabled }))}
                 aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
               <button type="button" class="danger" aria-label={`Delete ${k.name}`}
