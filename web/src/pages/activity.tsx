@@ -76,7 +76,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
       <p class="hint">Export CSV downloads every record matching the applied filters (up to 100,000, newest first), not only this page.</p>
       <Loadable loading={state.loading} error={state.error} empty={state.rows.length === 0}>
         <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
-          { key: 'time', label: 'Time', render: (r) => time(r.created_at), sort: (r) => r.created_at },
+          { key: 'time', label: 'Time', render: (r) => <span class="nowrap">{time(r.created_at)}</span>, sort: (r) => r.created_at },
           ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
           { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
           { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },

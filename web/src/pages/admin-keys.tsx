@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
-import { time, usd } from '../format.ts';
+import { spend, time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
@@ -41,7 +41,7 @@ export function AdminKeys() {
           { key: 'label', label: 'Key', render: (k) => <code>{k.label}</code> },
           { key: 'account', label: 'Account', render: (k) => <code>{k.account_id}</code>, sort: (k) => k.account_id },
           { key: 'kind', label: 'Kind', render: (k) => k.kind, sort: (k) => k.kind },
-          { key: 'usage', label: 'Usage', render: (k) => usd(k.usage_usd, 4), sort: (k) => Number(k.usage_usd), numeric: true },
+          { key: 'usage', label: 'Usage', render: (k) => spend(k.usage_usd), sort: (k) => Number(k.usage_usd), numeric: true },
           { key: 'limit', label: 'Limit', render: (k) => (k.limit_usd === null ? 'none' : `${usd(k.limit_usd)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}`) },
           { key: 'last', label: 'Last used', render: (k) => time(k.last_used), sort: (k) => k.last_used ?? '' },
           { key: 'status', label: 'Actions', render: (k) => (
@@ -97,10 +97,13 @@ function CreateAccountKey({ onCreated }: { onCreated: (k: { key: string; name: s
       <div>
         <label for="ak-kind">Kind</label>
         <select id="ak-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-          <option value="api">API key (calls models)</option>
-          <option value="management">Management key (signs in, manages keys)</option>
+          <option value="api">API key</option>
+          <option value="management">Management key</option>
         </select>
       </div>
+      <p class="hint" style="flex-basis: 100%; margin: 0">
+        {kind === 'api' ? 'An API key calls models.' : 'A management key signs in to the dashboard and manages the account\'s keys; it cannot call models.'}
+      </p>
       {kind === 'api' && <LimitFields id="ak" limit={limit} reset={reset} onLimit={setLimit} onReset={setReset} />}
       <button type="submit">Create key</button>
       {error !== '' && <p class="error" role="alert">{error}</p>}
