@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
-import type { AccountRecord, AccountStore, AccountType, KeyRecord } from '../store/account-store.ts';
+import type { AccountRecord, AccountStore, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
 import type { LedgerStore } from '../store/ledger-store.ts';
 import { usdToNanos } from '../money/money.ts';
 import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
@@ -60,10 +60,13 @@ export class AccountService {
   }
 
   /** Returns the new key in clear: the only time it exists outside the client's hands. */
-  createKey(input: { accountId: string; name?: string; limitUsd?: string | null; expiresAt?: string | null; management?: boolean; admin?: boolean }): { key: string; record: KeyRecord } {
+  createKey(input: {
+    accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
+  }): { key: string; record: KeyRecord } {
     if (this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : usdToNanos(input.limitUsd);
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
+    if (input.limitReset != null && limitNanos === null) throw new Error('a limit reset needs a limit');
     if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
     if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
     const key = generateApiKey();
@@ -73,6 +76,7 @@ export class AccountService {
       name: input.name ?? 'default',
       label: labelApiKey(key),
       limitNanos,
+      limitReset: input.limitReset ?? null,
       isManagement: input.management ?? false,
       isAdmin: input.admin ?? false,
       expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
@@ -119,6 +123,30 @@ export class AccountService {
     this.accounts.setKeyActive(key.hash, true, 'operator');
     this.changed();
     return this.accounts.getKey(key.hash);
+  }
+
+  /**
+   * The operator's change of a key's limit (`limitUsd` null: none) and its reset period
+   * (null: none); undefined leaves either. Returns the key, or undefined when none matched.
+   */
+  updateKeyLimit(hashOrLabel: string, change: { limitUsd?: string | null; limitReset?: KeyLimitReset | null }): KeyRecord | undefined {
+    const key = this.findKey(hashOrLabel);
+    if (key === undefined) return undefined;
+    const patch: { limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
+    if (change.limitUsd !== undefined) {
+      patch.limitNanos = change.limitUsd === null ? null : parseUsd(change.limitUsd, 'limit');
+      if (patch.limitNanos !== null && patch.limitNanos < 0n) throw new Error('a key limit cannot be negative');
+    }
+    if (change.limitReset !== undefined) patch.limitReset = change.limitReset;
+    const limit = patch.limitNanos !== undefined ? patch.limitNanos : key.limitNanos;
+    const reset = patch.limitReset !== undefined ? patch.limitReset : key.limitReset;
+    if (limit === null) {
+      if (change.limitReset != null) throw new Error('a limit reset needs a limit');
+      if (reset !== null) patch.limitReset = null; // no limit: nothing to reset
+    }
+    const updated = this.accounts.updateKey(key.hash, patch, this.now().toISOString());
+    this.changed();
+    return updated;
   }
 
   findKey(hashOrLabel: string): KeyRecord | undefined {

@@ -7,6 +7,7 @@ import type { ReservationStore } from '../store/reservation-store.ts';
 import { formatNanos, type Nanos } from '../money/money.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { PromptTokenBound } from '../canonical/prompt-token-bound.ts';
+import { periodDays, periodEnd, periodStart } from './key-limit-remaining.ts';
 import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn, worstCaseCost } from './worst-case-cost.ts';
 
 interface AccountSnapshot {
@@ -16,7 +17,11 @@ interface AccountSnapshot {
 
 interface KeySnapshot {
   accountId: string;
+  /** The usage the limit caps: all of it, or (a resetting limit) since `periodStart`. */
   usageNanos: bigint;
+  /** Epoch ms: the period the usage was read for ([-Infinity, +Infinity] without a reset); past its end, it is read again. */
+  periodStart: number;
+  periodEnd: number;
   limitNanos: bigint | null;
   active: boolean;
   /** Epoch ms; +Infinity when the key does not expire. */
@@ -166,12 +171,16 @@ export class CreditReservations {
   private snapshot(keyHash: string, accountId: string): { key: KeySnapshot; account: AccountSnapshot } | undefined {
     let key = this.keySnapshots.get(keyHash);
     let account = this.accountSnapshots.get(accountId);
-    if (key === undefined || account === undefined) {
+    const now = this.now();
+    if (key === undefined || account === undefined || now >= key.periodEnd) {
       const state = this.store.spendState(keyHash);
       if (state === undefined) return undefined;
+      const reset = state.limitReset ?? null;
       key = {
         accountId,
-        usageNanos: state.usageNanos,
+        usageNanos: reset === null ? state.usageNanos : this.store.keyCostOnDays(accountId, keyHash, periodDays(reset, now)),
+        periodStart: reset === null ? Number.NEGATIVE_INFINITY : periodStart(reset, now),
+        periodEnd: reset === null ? Number.POSITIVE_INFINITY : periodEnd(reset, now),
         limitNanos: state.limitNanos,
         active: state.keyActive,
         expiresAt: state.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(state.expiresAt),
@@ -188,7 +197,8 @@ export class CreditReservations {
     drop(this.keys, r.keyHash, r.costNanos);
     if (r.costNanos === 0n) return;
     const key = this.keySnapshots.get(r.keyHash);
-    if (key !== undefined) key.usageNanos += r.costNanos;
+    // A charge of a request begun before the period does not count in it (the rollup puts it on its own day).
+    if (key !== undefined && Date.parse(r.createdAt) >= key.periodStart) key.usageNanos += r.costNanos;
     const account = this.accountSnapshots.get(r.accountId);
     if (account !== undefined) account.balanceNanos -= r.costNanos;
   }

@@ -36,6 +36,17 @@ export function nonNegativeUsd(value: string): string {
   return formatNanos(n);
 }
 
+/** A key limit's reset period, or `none` (no reset: commander turns a parser's null into "", so "none" stays text). */
+export function limitReset(value: string): 'daily' | 'weekly' | 'monthly' | 'none' {
+  if (value === 'daily' || value === 'weekly' || value === 'monthly' || value === 'none') return value;
+  throw new InvalidArgumentError('expected daily, weekly, monthly or none.');
+}
+
+/** A USD amount of zero or more as canonical text, or `none` (no limit). */
+export function usdOrNone(value: string): string {
+  return value === 'none' ? 'none' : nonNegativeUsd(value);
+}
+
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number.');

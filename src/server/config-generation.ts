@@ -54,6 +54,8 @@ export interface SharedState {
   reservations: CreditReservations;
   telemetry: Telemetry;
   random?: () => number;
+  /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */
+  now?: () => number;
 }
 
 /** Builds a generation; throws (ConfigError, mostly) without side effects when the config cannot serve. */
@@ -92,6 +94,7 @@ export function buildGeneration(
     scrubber,
     timeouts: config.timeouts,
     telemetry: shared.telemetry,
+    ...(shared.now === undefined ? {} : { now: shared.now }),
   });
   return {
     generation,

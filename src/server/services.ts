@@ -21,6 +21,7 @@ import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
 import { ServeLock } from '../store/serve-lock.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
+import { KeyPeriodUsage } from '../store/key-period-usage.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
@@ -59,6 +60,10 @@ export interface Services {
   upstream: UpstreamClient;
   settlements: SettlementQueue;
   reservations: CreditReservations;
+  /** What a key spent per UTC day (the usage a resetting key limit caps; billing/key-limit-remaining.ts). */
+  keyPeriodUsage: KeyPeriodUsage;
+  /** The clock of requests and key limit periods (epoch ms). */
+  now: () => number;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
@@ -102,6 +107,8 @@ export interface ServiceOptions {
   onLeaseLost?: (reason: string) => void;
   /** Where the request log's JSON lines go (default stdout; tests capture them). */
   logDestination?: DestinationStream;
+  /** The clock of requests, credit holds and key limit periods (default Date.now); tests inject one to cross a period. */
+  now?: () => number;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -136,7 +143,10 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
   const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
   const upstream = new UpstreamClient({ observer: telemetry });
-  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, {
+    holdMs: config.timeouts.requestMs + HOLD_GRACE_MS,
+    ...(opts.now === undefined ? {} : { now: opts.now }),
+  });
   const shared: SharedState = {
     env: opts.env,
     adapters,
@@ -148,6 +158,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations,
     telemetry,
     ...(opts.random === undefined ? {} : { random: opts.random }),
+    ...(opts.now === undefined ? {} : { now: opts.now }),
   };
   let current: ConfigGeneration;
   try {
@@ -233,6 +244,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     upstream,
     settlements,
     reservations,
+    keyPeriodUsage: new KeyPeriodUsage(stores.db),
+    now: opts.now ?? Date.now,
     health,
     breakers,
     get planner() {

@@ -22,6 +22,8 @@ export interface KeyRecord {
   name: string;
   label: string;
   limitNanos: bigint | null;
+  /** The limit's period: it caps the usage since the period began (billing/key-limit-remaining.ts); null: the whole usage. */
+  limitReset: KeyLimitReset | null;
   usageNanos: bigint;
   isActive: boolean;
   isManagement: boolean;
@@ -37,6 +39,10 @@ export interface KeyRecord {
 
 export type KeyDisabler = 'operator' | 'account';
 
+/** How often a key's credit limit starts again (UTC): as OpenRouter's `limit_reset`. */
+export type KeyLimitReset = 'daily' | 'weekly' | 'monthly';
+export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'monthly'];
+
 interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
   balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
@@ -44,7 +50,7 @@ interface AccountRow {
 interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
-  disabled_by: KeyDisabler | null;
+  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null;
 }
 
 function toAccount(r: AccountRow): AccountRecord {
@@ -57,7 +63,7 @@ function toAccount(r: AccountRow): AccountRecord {
 function toKey(r: KeyRow): KeyRecord {
   return {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
-    usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
+    limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
     disabledBy: r.disabled_by,
   };
@@ -87,9 +93,10 @@ export class AccountStore {
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
+      setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
-      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, is_active, is_management, is_admin, expires_at, created_at)
-        VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
+      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, expires_at, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
@@ -139,12 +146,16 @@ export class AccountStore {
     return this.getAccount(id);
   }
 
-  /** The account's change (key-management API). `limitNanos` null removes the key's own limit; undefined leaves it. */
-  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null }, now: string): KeyRecord | undefined {
+  /**
+   * The account's change (key-management API). `limitNanos` null removes the key's own limit;
+   * `limitReset` null makes the limit cap the whole usage again; undefined leaves either.
+   */
+  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): KeyRecord | undefined {
     transaction(this.db, () => {
       this.stmts.updateKey.run(patch.name ?? null, now, hash);
       if (patch.isActive !== undefined) this.setKeyActive(hash, patch.isActive, 'account');
       if (patch.limitNanos !== undefined) this.stmts.setKeyLimit.run(patch.limitNanos, now, hash);
+      if (patch.limitReset !== undefined) this.stmts.setKeyLimitReset.run(patch.limitReset, now, hash);
     });
     return this.getKey(hash);
   }
@@ -154,10 +165,10 @@ export class AccountStore {
   }
 
   createKey(input: {
-    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null;
+    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
     isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
   }): KeyRecord {
-    this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos,
+    this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
       input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.expiresAt, input.now);
     return this.getKey(input.hash)!;
   }

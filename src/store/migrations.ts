@@ -229,4 +229,14 @@ export const MIGRATIONS: readonly Migration[] = [
         END;
     `,
   },
+  {
+    version: 6,
+    name: 'key limit reset period',
+    sql: `
+      -- A key's credit limit may reset: 'daily' (00:00 UTC), 'weekly' (Monday 00:00 UTC) or
+      -- 'monthly' (the 1st, 00:00 UTC); the limit then caps the usage since the period began
+      -- (summed from usage_daily_keys). NULL: the limit caps the key's whole usage.
+      ALTER TABLE api_keys ADD COLUMN limit_reset TEXT CHECK (limit_reset IN ('daily', 'weekly', 'monthly'));
+    `,
+  },
 ];

@@ -1,5 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
+import type { KeyLimitReset } from './account-store.ts';
+import { KeyPeriodUsage } from './key-period-usage.ts';
 
 /** What the database says a key and its account may spend (holds in flight are the caller's). */
 export interface SpendState {
@@ -9,6 +11,8 @@ export interface SpendState {
   limitNanos: bigint | null;
   keyActive: boolean;
   expiresAt: string | null;
+  /** The limit's reset period: the limit then caps `keyCostOnDays` over the period, not `usageNanos`. Absent: none. */
+  limitReset?: KeyLimitReset | null;
 }
 
 /** A spend state plus which of the asked-about settling charges the ledger already has (one database snapshot). */
@@ -31,6 +35,7 @@ interface SpendRow {
   usage_nanos: bigint;
   key_active: bigint;
   expires_at: string | null;
+  limit_reset: KeyLimitReset | null;
 }
 
 /**
@@ -41,12 +46,13 @@ interface SpendRow {
 export class ReservationStore {
   private readonly db: DatabaseSync;
   private readonly stmts;
+  private readonly periodUsage: KeyPeriodUsage;
 
   constructor(db: DatabaseSync) {
     this.db = db;
     this.stmts = {
       spend: db.prepare(`SELECT a.balance_nanos, a.is_active AS account_active,
-          k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at
+          k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at, k.limit_reset
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       staleBefore: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations WHERE expires_at < ?'),
       all: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations'),
@@ -55,6 +61,7 @@ export class ReservationStore {
         VALUES (?, ?, ?, '', 0, 1, 'error', 'interrupted', ?)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
     };
+    this.periodUsage = new KeyPeriodUsage(db);
     this.stmts.spend.setReadBigInts(true);
     this.stmts.staleBefore.setReadBigInts(true);
     this.stmts.all.setReadBigInts(true);
@@ -70,7 +77,13 @@ export class ReservationStore {
       limitNanos: r.limit_nanos,
       keyActive: r.key_active === 1n,
       expiresAt: r.expires_at,
+      limitReset: r.limit_reset,
     };
+  }
+
+  /** What the key spent on these UTC days (the usage a resetting limit caps). */
+  keyCostOnDays(accountId: string, keyHash: string, days: readonly string[]): bigint {
+    return this.periodUsage.costOnDays(accountId, keyHash, days);
   }
 
   /**

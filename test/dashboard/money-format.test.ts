@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cost, perMillion, usd } from '../../web/src/format.ts';
+import { cost, perMillion, spend, usd } from '../../web/src/format.ts';
 
 // The dashboard's money formats work on the API's exact decimal text, never through a float.
 
@@ -27,4 +27,14 @@ test('per-token prices become per-million prices by moving the decimal point', (
   assert.equal(perMillion('0.0000025'), '$2.50');
   assert.equal(perMillion('0.000000075'), '$0.075');
   assert.equal(perMillion('0'), '$0.00');
+});
+
+test('a sum of spend has 4 decimals from a cent up, every decimal below', () => {
+  assert.equal(spend('12.345678'), '$12.3457');
+  assert.equal(spend('0'), '$0.0000');
+  assert.equal(spend('0.000038'), '$0.000038');
+  assert.equal(spend('0.000052'), '$0.000052');
+  assert.equal(spend('0.01'), '$0.0100');
+  assert.equal(spend('0.000000001'), '$0.000000001');
+  assert.equal(spend(undefined), '—');
 });

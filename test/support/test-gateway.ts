@@ -47,6 +47,8 @@ export interface TestGatewayOptions {
   logDestination?: { write(line: string): void };
   /** Routing's weighted draw; default seeded (src/canonical/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
+  /** The gateway's clock of requests and key limit periods (default Date.now). */
+  now?: () => number;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     random: opts.random ?? seededRandom(1),
     logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
+    ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   const account = services.accountService.createAccount({
     name: 'test account',

@@ -94,7 +94,7 @@ export function DayChart({ days, series, label }: { days: string[]; series: { la
       width,
       height: 220,
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: s.color, fill: `${s.color}33`, width: 2, scale: i === 0 ? 'y' : 'y2' }))],
-      axes: [{}, { scale: 'y' }, ...(series.length > 1 ? [{ scale: 'y2', side: 1 as const, grid: { show: false }, size: 84, values: (_u: uPlot, vals: number[]) => vals.map((v) => `$${v.toPrecision(2)}`) }] : [])],
+      axes: [{}, { scale: 'y' }, ...(series.length > 1 ? [{ scale: 'y2', side: 1 as const, grid: { show: false }, size: 100, values: (_u: uPlot, vals: number[]) => vals.map((v) => `$${Number(v.toPrecision(2))}`) }] : [])],
       scales: { x: { time: true }, y: { range: (_u: uPlot, _min: number, max: number) => [0, Math.max(1, max)] }, y2: { range: (_u: uPlot, _min: number, max: number) => [0, max > 0 ? max : 1] } },
     }, [xs, ...series.map((s) => s.values)], el);
     const resize = (): void => plot.setSize({ width: Math.max(280, el.clientWidth), height: 220 });

@@ -40,11 +40,28 @@ export function cost(text: string | null | undefined): string {
   return usd(text, Math.max(2, frac.replace(/0+$/, '').length));
 }
 
+/**
+ * A sum of spend: 4 decimals from a cent up; below a cent every decimal (cheap models: a
+ * day of requests may cost a few millionths of a dollar, which 4 decimals would misstate).
+ */
+export function spend(text: string | null | undefined): string {
+  if (text === null || text === undefined || text === '') return '—';
+  return /^-?0\.00/.test(text) && !/^-?[0.]*$/.test(text) ? cost(text) : usd(text, 4);
+}
+
 /** A time in the browser's time zone. */
 export function time(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** A time in the browser's time zone, short: "Nov 24, 15:42" (the year when not this one). */
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const year = d.getFullYear() === new Date().getFullYear() ? undefined : 'numeric';
+  return d.toLocaleString(undefined, { year, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
 export function int(n: number | null | undefined): string {

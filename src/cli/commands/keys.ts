@@ -4,10 +4,13 @@ import type { KeyRecord } from '../../store/account-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
-import { futureDate, nonNegativeUsd } from '../parse-values.ts';
+import { futureDate, limitReset, nonNegativeUsd, usdOrNone } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
 
-interface CreateOptions extends CommonOptions { account: string; name?: string; limit?: string; expires?: string; management?: boolean; admin?: boolean }
+interface CreateOptions extends CommonOptions {
+  account: string; name?: string; limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none'; expires?: string; management?: boolean; admin?: boolean;
+}
+interface UpdateOptions extends CommonOptions { limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none' }
 interface ListOptions extends CommonOptions { account?: string }
 
 export function keysCommand(program: Command): void {
@@ -21,17 +24,21 @@ export function keysCommand(program: Command): void {
     .requiredOption('--account <id>', 'the account id (acct_...)')
     .option('--name <name>', 'a name to recognise it by', 'default')
     .option('--limit <usd>', 'a spending limit of its own, in USD', nonNegativeUsd)
+    .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset)
     .option('--expires <date>', 'expiry, a future ISO 8601 date (2026-12-31 or 2026-12-31T18:00:00Z)', futureDate)
     .option('--management', 'a management key: manages the account\'s keys over HTTP, cannot call models')
     .option('--admin', 'an admin key: the operator\'s key for the admin API (/api/v1/admin), global, cannot call models')), [
     'switchyard keys create --account acct_123 --name ci --limit 5',
+    'switchyard keys create --account acct_123 --name daily --limit 2 --limit-reset daily',
     'switchyard keys create --account acct_123 --name admin --management',
     'switchyard keys create --account acct_123 --name ops --admin',
     'switchyard keys create --account acct_123 --name trial --expires 2026-12-31 --json',
   ]).action((o: CreateOptions) => withStores(o, (s) => {
     requireAccount(s, o.account);
+    const reset = o.limitReset === undefined || o.limitReset === 'none' ? null : o.limitReset;
+    if (reset !== null && o.limit === undefined) throw new UsageError('--limit-reset needs --limit (the limit that starts again each period)');
     const { key, record } = s.accountService.createKey({
-      accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
+      accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, limitReset: reset, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
     });
     emit(o.json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
   }));
@@ -48,11 +55,33 @@ export function keysCommand(program: Command): void {
       ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],
       all.map((k) => [
         k.label, k.name, k.accountId, keyStatus(k, now), k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api',
-        k.limitNanos === null ? '-' : `$${formatNanos(k.limitNanos)}`, `$${formatNanos(k.usageNanos)}`,
+        k.limitNanos === null ? '-' : `$${formatNanos(k.limitNanos)}${k.limitReset === null ? '' : ` ${k.limitReset}`}`, `$${formatNanos(k.usageNanos)}`,
         k.expiresAt ?? '-', k.hash,
       ]),
       [5, 6],
     )));
+  }));
+
+  examples(withCommonOptions(keys.command('update').description("change a key's credit limit and the limit's reset period")
+    .argument('<key>', 'the key\'s hash, or its label when only one key has it')
+    .option('--limit <usd>', 'a spending limit of its own, in USD, or none', usdOrNone)
+    .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset)), [
+    'switchyard keys update sk-sy-v1-3f9...c1a --limit 5 --limit-reset weekly',
+    'switchyard keys update sk-sy-v1-3f9...c1a --limit none',
+  ]).action((ref: string, o: UpdateOptions) => withStores(o, (s) => {
+    const before = findKey(s, ref);
+    if (o.limit === undefined && o.limitReset === undefined) throw new UsageError('nothing to change: give --limit and/or --limit-reset');
+    let key: KeyRecord;
+    try {
+      key = s.accountService.updateKeyLimit(before.hash, {
+        ...(o.limit === undefined ? {} : { limitUsd: o.limit === 'none' ? null : o.limit }),
+        ...(o.limitReset === undefined ? {} : { limitReset: o.limitReset === 'none' ? null : o.limitReset }),
+      })!;
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    emit(o.json, keyJson(key), () => `key ${key.label} (hash ${key.hash}): limit ${key.limitNanos === null ? 'none' : `$${formatNanos(key.limitNanos)}`}` +
+      `${key.limitReset === null ? '' : `, reset ${key.limitReset}`}`);
   }));
 
   examples(withCommonOptions(keys.command('revoke').description('revoke a key (final for the account: its management key cannot enable it again)')
@@ -98,7 +127,7 @@ export function keyStatus(k: KeyRecord, now = Date.now()): string {
 export function keyJson(k: KeyRecord, now = Date.now()): Record<string, unknown> {
   return {
     hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
-    limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), usage: formatNanos(k.usageNanos),
+    limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), limit_reset: k.limitReset, usage: formatNanos(k.usageNanos),
     status: keyStatus(k, now), is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, is_admin: k.isAdmin,
     expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
   };

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
 import { nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { KeyRecord } from '../../store/account-store.ts';
-import { limitRemaining } from '../../billing/key-limit-remaining.ts';
+import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
+import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { authenticateFirst } from '../authenticate-first.ts';
 import type { Services } from '../services.ts';
 
@@ -19,8 +19,8 @@ const MAX_KEY_LIMIT_NANOS = BigInt(MAX_KEY_LIMIT_USD) * 1_000_000_000n;
 export const MAX_KEY_NAME_CHARS = 256;
 
 /** The fields each call takes; any other is a 400 naming it, not silently ignored. */
-const CREATE_FIELDS = ['name', 'limit', 'expires_at', 'management'] as const;
-const UPDATE_FIELDS = ['name', 'disabled', 'limit'] as const;
+const CREATE_FIELDS = ['name', 'limit', 'limit_reset', 'expires_at', 'management'] as const;
+const UPDATE_FIELDS = ['name', 'disabled', 'limit', 'limit_reset'] as const;
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   const manager = (request: FastifyRequest): AuthContext => {
@@ -61,10 +61,14 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const name = body.name;
       if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'Missing required parameter: "name".', { param: 'name' });
       checkName(name);
+      const limitUsd = readLimit(body.limit);
+      const limitReset = readLimitReset(body.limit_reset);
+      if (limitReset !== null && limitUsd === null) throw noLimitToReset();
       const created = services.accountService.createKey({
         accountId: auth.account.id,
         name,
-        limitUsd: readLimit(body.limit),
+        limitUsd,
+        limitReset,
         expiresAt: readExpiry(body.expires_at),
       });
       reply.code(201);
@@ -81,7 +85,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const key = ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
       onlyFields(body, UPDATE_FIELDS);
-      const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null } = {};
+      const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
         checkName(body.name);
@@ -97,6 +101,12 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       if ('limit' in body) {
         const limit = readLimit(body.limit);
         patch.limitNanos = limit === null ? null : usdToNanos(limit);
+      }
+      if ('limit_reset' in body) patch.limitReset = readLimitReset(body.limit_reset);
+      const limitAfter = patch.limitNanos !== undefined ? patch.limitNanos : key.limitNanos;
+      if (limitAfter === null) {
+        if (patch.limitReset != null) throw noLimitToReset();
+        if (key.limitReset !== null) patch.limitReset = null; // no limit: nothing to reset
       }
       const updated = services.accounts.updateKey(key.hash, patch, new Date().toISOString())!;
       services.auth.invalidate(key.hash); // disabling takes effect at once
@@ -154,6 +164,17 @@ function readLimit(value: unknown): string | null {
   return text;
 }
 
+/** `limit_reset`: "daily", "weekly", "monthly", or null (absent: null) — OpenRouter's values. */
+function readLimitReset(value: unknown): KeyLimitReset | null {
+  if (value === undefined || value === null) return null;
+  if (!isKeyLimitReset(value)) throw new GatewayError('invalid_parameter', '"limit_reset" must be "daily", "weekly", "monthly" or null.', { param: 'limit_reset' });
+  return value;
+}
+
+function noLimitToReset(): GatewayError {
+  return new GatewayError('invalid_parameter', '"limit_reset" needs a "limit": without a limit there is nothing to reset.', { param: 'limit_reset' });
+}
+
 function readExpiry(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value.length > 64 || Number.isNaN(Date.parse(value))) {
@@ -164,7 +185,7 @@ function readExpiry(value: unknown): string | null {
 }
 
 function keyView(services: Services, k: KeyRecord): Record<string, unknown> {
-  const now = Date.now();
+  const now = services.now();
   const since = (days: number) => nanosToNumber(services.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString()).costNanos);
   return {
     hash: k.hash,
@@ -172,7 +193,8 @@ function keyView(services: Services, k: KeyRecord): Record<string, unknown> {
     label: k.label,
     disabled: !k.isActive,
     limit: k.limitNanos === null ? null : nanosToNumber(k.limitNanos),
-    limit_remaining: limitRemaining(k),
+    limit_remaining: limitRemaining(k, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
+    limit_reset: k.limitReset,
     usage: nanosToNumber(k.usageNanos),
     usage_daily: since(1),
     usage_weekly: since(7),

@@ -227,4 +227,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION dashboard_sessions_end();
     `,
   },
+  {
+    version: 6,
+    name: 'key limit reset period',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN limit_reset TEXT CHECK (limit_reset IN ('daily', 'weekly', 'monthly'));
+    `,
+  },
 ];

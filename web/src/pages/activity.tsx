@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs } from '../api.ts';
+import { API, api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { cost, int, ms, time } from '../format.ts';
 import { Generation } from './generation.tsx';
@@ -27,15 +27,16 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
   const keys = useApi<{ data: { hash: string; name: string }[] }>(scope === 'account' ? '/keys' : null);
   const keyName = new Map((keys.data?.data ?? []).map((k) => [k.hash, k.name]));
 
+  // The filters as the API takes them: days in the browser's time zone, as instants.
+  const filterQuery = {
+    ...filters,
+    from: filters.from === '' ? '' : new Date(`${filters.from}T00:00:00`).toISOString(),
+    to: filters.to === '' ? '' : new Date(`${filters.to}T00:00:00`).toISOString(),
+  };
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: undefined }));
-    const q = qs({
-      ...filters,
-      from: filters.from === '' ? '' : new Date(`${filters.from}T00:00:00`).toISOString(),
-      to: filters.to === '' ? '' : new Date(`${filters.to}T00:00:00`).toISOString(),
-      limit: 50, cursor,
-    });
+    const q = qs({ ...filterQuery, limit: 50, cursor });
     api<{ data: Row[]; next_cursor: string | null }>('GET', `${path}${q}`)
       .then((r) => { if (live) setState({ rows: r.data, next: r.next_cursor, loading: false, error: undefined }); })
       .catch((err: Error) => { if (live) setState({ rows: [], next: null, loading: false, error: err.message }); });
@@ -68,11 +69,14 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         <div><label for="f-from">From</label><input id="f-from" type="date" value={draft.from} onInput={set('from')} /></div>
         <div><label for="f-to">Before</label><input id="f-to" type="date" value={draft.to} onInput={set('to')} /></div>
         <button type="submit">Apply</button>
-        <button type="button" onClick={() => downloadCsv(state.rows)} disabled={state.rows.length === 0}>Export CSV</button>
+        {/* The whole filtered range, streamed by the server (not just this page); the session cookie authenticates the download. */}
+        <a class="button" href={`${API}${path}.csv${qs(filterQuery)}`} download data-testid="export-csv"
+          title="Every record matching the filters, newest first, up to 100,000 rows">Export CSV</a>
       </form>
+      <p class="hint">Export CSV downloads every record matching the applied filters (up to 100,000, newest first), not only this page.</p>
       <Loadable loading={state.loading} error={state.error} empty={state.rows.length === 0}>
         <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
-          { key: 'time', label: 'Time', render: (r) => time(r.created_at), sort: (r) => r.created_at },
+          { key: 'time', label: 'Time', render: (r) => <span class="nowrap">{time(r.created_at)}</span>, sort: (r) => r.created_at },
           ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
           { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
           { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },
@@ -95,21 +99,4 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
       {open !== null && <Generation row={open} scope={scope} onClose={() => setOpen(null)} />}
     </>
   );
-}
-
-const CSV_FIELDS: (keyof Row)[] = ['created_at', 'id', 'account_id', 'key_hash', 'app_title', 'model', 'provider_name', 'status', 'error_code',
-  'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost_usd', 'latency', 'time_to_first_token', 'attempt_count'];
-
-function downloadCsv(rows: Row[]): void {
-  const cell = (v: unknown): string => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  };
-  const text = [CSV_FIELDS.join(','), ...rows.map((r) => CSV_FIELDS.map((f) => cell(r[f])).join(','))].join('\n');
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = 'activity.csv';
-  a.click();
-  URL.revokeObjectURL(url);
 }

@@ -1,53 +1,86 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, qs } from '../api.ts';
-import { CopyButton, Loadable, Table } from '../components.tsx';
-import { cost, time, usd } from '../format.ts';
+import { api, qs } from '../api.ts';
+import { Loadable, Table } from '../components.tsx';
+import { dayAgo, int, shortTime, spend, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
+import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
+import { KeyUsage } from './key-usage.tsx';
 
-interface Key { hash: string; name: string; label: string; disabled: boolean; limit: number | null; usage: number; usage_daily: number; usage_monthly: number; expires_at: string | null; created_at: string; last_used: string | null }
-interface KeyUsage { group: string | null; requests: number; cost_usd: string }
+interface Key {
+  hash: string; name: string; label: string; disabled: boolean; limit: number | null; limit_remaining: number | null; limit_reset: LimitReset | null;
+  usage: number; expires_at: string | null; created_at: string; last_used: string | null;
+}
+interface KeyUsageRow { group: string | null; requests: number; cost: number; cost_usd: string }
 
 /** A USD number from the keys API (OpenRouter's shape), shown with 2 decimals; exact figures come from /usage. */
 function dollars(n: number | null): string {
   return n === null ? 'none' : usd(n.toFixed(6));
 }
 
+/** "$5.00 per day, $3.20 left", "none". */
+function limitText(k: Key): string {
+  if (k.limit === null) return 'none';
+  return `${dollars(k.limit)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}, ${dollars(k.limit_remaining)} left`;
+}
+
 export function Keys() {
   const keys = useApi<{ data: Key[] }>('/keys');
-  const usage = useApi<{ data: KeyUsage[] }>(`/usage${qs({ group_by: 'key' })}`);
+  // Spend and requests per key over UTC days: today, the last 7 and the last 30 (the daily rollups).
+  const today = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(0) })}`);
+  const week = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(6) })}`);
+  const month = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key' })}`);
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
+  const [editing, setEditing] = useState<Key | null>(null);
+  const [open, setOpen] = useState<Key | null>(null);
   const [error, setError] = useState('');
-  const byKey = new Map((usage.data?.data ?? []).map((u) => [u.group ?? '', u]));
+  const byKey = (u: typeof today) => new Map((u.data?.data ?? []).map((r) => [r.group ?? '', r]));
+  const [d1, d7, d30] = [byKey(today), byKey(week), byKey(month)];
+  const reload = (): void => { keys.reload(); today.reload(); week.reload(); month.reload(); };
 
   const act = async (fn: () => Promise<unknown>): Promise<void> => {
     setError('');
-    try { await fn(); } catch (err) { setError(err instanceof ApiError ? err.message : String(err)); }
-    keys.reload();
-    usage.reload();
+    try { await fn(); } catch (err) { setError(errorText(err)); }
+    reload();
   };
 
   return (
     <>
       <CreateKey onCreated={(k) => { setCreated(k); keys.reload(); }} />
-      {created !== null && (
-        <div class="notice" role="status" data-testid="new-key">
-          <p>Key <strong>{created.name}</strong> created. Copy it now: it is not shown again.</p>
-          <code class="secret" data-testid="new-key-value">{created.key}</code>
-          <CopyButton text={created.key} />
-          <button type="button" class="link" onClick={() => setCreated(null)}>Done</button>
-        </div>
+      {created !== null && <NewKey created={created} onDone={() => setCreated(null)} />}
+      {editing !== null && (
+        <EditLimit name={editing.name} limit={editing.limit} reset={editing.limit_reset} onClose={() => { setEditing(null); reload(); }}
+          save={(body) => api('PATCH', `/keys/${editing.hash}`, body)} />
       )}
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
         <Table label="API keys" rows={keys.data?.data ?? []} rowKey={(k) => k.hash} columns={[
-          { key: 'name', label: 'Name', render: (k) => k.name, sort: (k) => k.name },
-          { key: 'label', label: 'Key', render: (k) => <code>{k.label}</code> },
-          { key: 'status', label: 'Status', render: (k) => <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>, sort: (k) => (k.disabled ? 1 : 0) },
-          { key: 'usage', label: 'Usage, 30 days', render: (k) => cost(byKey.get(k.hash)?.cost_usd ?? '0'), sort: (k) => k.usage_monthly, numeric: true },
-          { key: 'requests', label: 'Requests, 30 days', render: (k) => String(byKey.get(k.hash)?.requests ?? 0), numeric: true },
-          { key: 'limit', label: 'Limit', render: (k) => dollars(k.limit), sort: (k) => k.limit ?? Infinity, numeric: true },
-          { key: 'expires', label: 'Expires', render: (k) => (k.expires_at === null ? 'never' : time(k.expires_at)) },
-          { key: 'last_used', label: 'Last used', render: (k) => time(k.last_used), sort: (k) => k.last_used ?? '' },
+          { key: 'name', label: 'Name', sort: (k) => k.name, render: (k) => (
+            <>
+              <button type="button" class="link" onClick={() => setOpen(k)} aria-label={`Usage of ${k.name}`}>{k.name}</button>
+              <br /><code class="hint">{k.label}</code>
+            </>
+          ) },
+          { key: 'status', label: 'Status', sort: (k) => (k.disabled ? 1 : 0), render: (k) => (
+            <>
+              <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>
+              <br /><span class="hint">{k.last_used === null ? 'never used' : `used ${shortTime(k.last_used)}`}</span>
+              {k.expires_at !== null && <><br /><span class="hint">expires {shortTime(k.expires_at)}</span></>}
+            </>
+          ) },
+          { key: 'spend', label: 'Spend: today · 7d · 30d', sort: (k) => d30.get(k.hash)?.cost ?? 0, numeric: true, render: (k) => (
+            <span class="spend3">
+              <span data-testid="key-usage-1">{spend(d1.get(k.hash)?.cost_usd ?? '0')}</span>
+              <span data-testid="key-usage-7">{spend(d7.get(k.hash)?.cost_usd ?? '0')}</span>
+              <span data-testid="key-usage-30">{spend(d30.get(k.hash)?.cost_usd ?? '0')}</span>
+            </span>
+          ) },
+          { key: 'requests', label: 'Requests, 30d', render: (k) => int(d30.get(k.hash)?.requests ?? 0), sort: (k) => d30.get(k.hash)?.requests ?? 0, numeric: true },
+          { key: 'limit', label: 'Limit', sort: (k) => k.limit ?? Infinity, render: (k) => (
+            <>
+              <span data-testid="key-limit" class="limit">{limitText(k)}</span>{' '}
+              <button type="button" class="link" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>edit</button>
+            </>
+          ) },
           { key: 'actions', label: 'Actions', render: (k) => (
             <span class="actions">
               <button type="button" onClick={() => act(() => api('PATCH', `/keys/${k.hash}`, { disabled: !k.disabled }))}
@@ -58,6 +91,7 @@ export function Keys() {
           ) },
         ]} />
       </Loadable>
+      {open !== null && <KeyUsage path={`/keys/${open.hash}/usage`} name={open.name} onClose={() => setOpen(null)} />}
     </>
   );
 }
@@ -65,20 +99,20 @@ export function Keys() {
 function CreateKey({ onCreated }: { onCreated: (k: { key: string; name: string }) => void }) {
   const [name, setName] = useState('');
   const [limit, setLimit] = useState('');
+  const [reset, setReset] = useState('');
   const [expires, setExpires] = useState('');
   const [error, setError] = useState('');
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setError('');
     try {
-      const body: Record<string, unknown> = { name };
-      if (limit !== '') body.limit = Number(limit);
+      const body: Record<string, unknown> = { name, ...limitBody(limit, reset) };
       if (expires !== '') body.expires_at = new Date(`${expires}T23:59:59`).toISOString();
       const res = await api<{ key: string; data: Key }>('POST', '/keys', body);
       onCreated({ key: res.key, name: res.data.name });
-      setName(''); setLimit(''); setExpires('');
+      setName(''); setLimit(''); setReset(''); setExpires('');
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      setError(errorText(err));
     }
   };
   return (
@@ -87,10 +121,7 @@ function CreateKey({ onCreated }: { onCreated: (k: { key: string; name: string }
         <label for="key-name">Name</label>
         <input id="key-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       </div>
-      <div>
-        <label for="key-limit">Credit limit (USD, optional)</label>
-        <input id="key-limit" type="number" min="0" step="0.01" value={limit} onInput={(e) => setLimit((e.target as HTMLInputElement).value)} />
-      </div>
+      <LimitFields id="key" limit={limit} reset={reset} onLimit={setLimit} onReset={setReset} />
       <div>
         <label for="key-expires">Expires (optional)</label>
         <input id="key-expires" type="date" value={expires} onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />

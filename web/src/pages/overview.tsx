@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { qs } from '../api.ts';
 import { DayChart, Loadable, Stat, Table } from '../components.tsx';
-import { dayAgo, int, usd } from '../format.ts';
+import { dayAgo, int, spend, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
 interface Group { group: string | null; requests: number; errors: number; cost: number; cost_usd: string; tokens_prompt: number; tokens_completion: number }
@@ -27,9 +27,9 @@ export function Overview() {
     <>
       <section class="stats" aria-label="Balance and spend">
         <Stat label="Balance" value={usd(month.data?.balance_usd)} testId="balance" />
-        <Stat label="Spend today" value={usd(today.data?.totals.cost_usd, 4)} testId="spend-today" />
-        <Stat label="Spend, 7 days" value={usd(week.data?.totals.cost_usd, 4)} />
-        <Stat label="Spend, 30 days" value={usd(month.data?.totals.cost_usd, 4)} />
+        <Stat label="Spend today" value={spend(today.data?.totals.cost_usd)} testId="spend-today" />
+        <Stat label="Spend, 7 days" value={spend(week.data?.totals.cost_usd)} />
+        <Stat label="Spend, 30 days" value={spend(month.data?.totals.cost_usd)} />
       </section>
       <section>
         <h2>Requests and spend per day</h2>
@@ -58,7 +58,7 @@ function TopTable({ usage, label }: { usage: ReturnType<typeof useApi<Usage>>; l
       <Table label={label} rows={rows} rowKey={(r) => r.group ?? '(none)'} columns={[
         { key: 'group', label: 'Name', render: (r) => r.group ?? '(none)', sort: (r) => r.group ?? '' },
         { key: 'requests', label: 'Requests', render: (r) => int(r.requests), sort: (r) => r.requests, numeric: true },
-        { key: 'cost', label: 'Spend', render: (r) => usd(r.cost_usd, 4), sort: (r) => r.cost, numeric: true },
+        { key: 'cost', label: 'Spend', render: (r) => <span data-testid="top-spend">{spend(r.cost_usd)}</span>, sort: (r) => r.cost, numeric: true },
       ]} />
     </Loadable>
   );

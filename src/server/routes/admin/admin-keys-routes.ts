@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
+import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
+import type { KeyLimitReset } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
 import { actorOf, objectBody, optionalString, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
@@ -27,6 +29,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       response: '{data: key, key}',
       body: { type: 'object', properties: {
         name: { type: 'string' }, kind: { enum: ['api', 'management'] }, limit: { type: ['string', 'null'], description: 'USD decimal text' },
+        limit_reset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month' },
         expires_at: { type: ['string', 'null'], format: 'date-time' } } },
     }),
   }, async (request, reply) => {
@@ -38,12 +41,15 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       throw new GatewayError('invalid_parameter', '"kind" must be "api" or "management" (admin keys are created with the CLI).', { param: 'kind' });
     }
     const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
+    const limitReset = readLimitReset(body.limit_reset) ?? null;
     const expiresAt = optionalString(body, 'expires_at') ?? null;
     const created = services.accounts.inTransaction(() => {
       const out = asBadRequest(() => services.accountService.createKey({
-        accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, expiresAt, management: kind === 'management',
+        accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, limitReset, expiresAt, management: kind === 'management',
       }));
-      stores.audit.record(actorOf(auth), 'key.create', out.record.hash, { account_id: account.id, label: out.record.label, kind, limit, expires_at: expiresAt }, new Date().toISOString());
+      stores.audit.record(actorOf(auth), 'key.create', out.record.hash, {
+        account_id: account.id, label: out.record.label, kind, limit, limit_reset: limitReset, expires_at: expiresAt,
+      }, new Date().toISOString());
       return out;
     });
     reply.code(201);
@@ -52,8 +58,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
 
   app.patch(`${prefix}/admin/keys/:hash`, {
     schema: routeSchema({
-      summary: "Disable a key (the operator's revocation, final for its account) or enable it again", tags, params: { hash: 'The key hash.' },
-      response: '{data: key}', body: { type: 'object', required: ['disabled'], properties: { disabled: { type: 'boolean' } } },
+      summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period", tags, params: { hash: 'The key hash.' },
+      response: '{data: key}', body: { type: 'object', properties: {
+        disabled: { type: 'boolean' }, limit: { type: ['string', 'null'], description: 'USD decimal text; null: no limit' },
+        limit_reset: { enum: ['daily', 'weekly', 'monthly', null] } } },
     }),
   }, async (request) => {
     const auth = requireAdmin(services, request);
@@ -61,15 +69,49 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     const key = services.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
-    if (typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
-    if (body.disabled && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
-    const disabled = body.disabled;
+    const limitChange = readLimitChange(body);
+    if (body.disabled === undefined && limitChange === null) {
+      throw new GatewayError('missing_parameter', 'Give "disabled", "limit" or "limit_reset".', { param: 'disabled' });
+    }
+    if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
+    if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
+    const disabled = body.disabled as boolean | undefined;
     const updated = services.accounts.inTransaction(() => {
-      const out = disabled ? services.accountService.revokeKey(key.hash) : services.accountService.enableKey(key.hash);
-      stores.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, new Date().toISOString());
-      return out!;
+      let out = key;
+      const at = new Date().toISOString();
+      if (limitChange !== null) {
+        out = asBadRequest(() => services.accountService.updateKeyLimit(key.hash, limitChange))!;
+        stores.audit.record(actorOf(auth), 'key.limit', key.hash, {
+          account_id: key.accountId, label: key.label, limit: limitChange.limitUsd ?? null, limit_reset: out.limitReset,
+        }, at);
+      }
+      if (disabled !== undefined) {
+        out = (disabled ? services.accountService.revokeKey(key.hash) : services.accountService.enableKey(key.hash))!;
+        stores.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, at);
+      }
+      return out;
     });
     services.reservations.forget(key.hash);
     return { data: adminKeyView(updated) };
   });
+}
+
+function readLimitReset(v: unknown): KeyLimitReset | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === null) return null;
+  if (!isKeyLimitReset(v)) throw new GatewayError('invalid_parameter', '"limit_reset" must be "daily", "weekly", "monthly" or null.', { param: 'limit_reset' });
+  return v;
+}
+
+/** The limit fields of a PATCH body (null when it has neither). */
+function readLimitChange(body: Record<string, unknown>): { limitUsd?: string | null; limitReset?: KeyLimitReset | null } | null {
+  const out: { limitUsd?: string | null; limitReset?: KeyLimitReset | null } = {};
+  if ('limit' in body) {
+    const v = body.limit;
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number') throw new GatewayError('invalid_parameter', '"limit" must be a USD amount or null.', { param: 'limit' });
+    out.limitUsd = v === null ? null : String(v);
+  }
+  const reset = readLimitReset(body.limit_reset);
+  if (reset !== undefined) out.limitReset = reset;
+  return Object.keys(out).length === 0 ? null : out;
 }

@@ -18,7 +18,7 @@ export function adminKeyView(k: KeyRecord): Record<string, unknown> {
     hash: k.hash, account_id: k.accountId, name: k.name, label: k.label,
     kind: k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api',
     disabled: !k.isActive, disabled_by: k.disabledBy,
-    ...(k.limitNanos === null ? { limit: null, limit_usd: null } : money('limit', k.limitNanos)),
+    ...(k.limitNanos === null ? { limit: null, limit_usd: null } : money('limit', k.limitNanos)), limit_reset: k.limitReset,
     ...money('usage', k.usageNanos),
     expires_at: k.expiresAt, created_at: k.createdAt, updated_at: k.updatedAt, last_used: k.lastUsed,
   };

@@ -8,7 +8,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 
-const FILTER_QUERY = {
+export const FILTER_QUERY = {
   key: 'A key hash.',
   model: 'A model id.',
   provider: 'A provider id.',
@@ -55,7 +55,8 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   });
 }
 
-function filterOf(q: Query): ActivityFilter {
+/** The list's filters from the query (shared with the CSV export). */
+export function filterOf(q: Query): ActivityFilter {
   const f: ActivityFilter = {};
   if (q.key) f.keyHash = q.key;
   if (q.model) f.model = q.model;

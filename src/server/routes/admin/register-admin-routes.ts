@@ -4,10 +4,12 @@ import { registerAdminAccountRoutes } from './accounts-routes.ts';
 import { registerAccountSettingsRoutes } from './account-settings-routes.ts';
 import { registerAdminConfigRoute } from './config-routes.ts';
 import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
+import { registerKeyUsageRoutes } from './key-usage-routes.ts';
 import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
 import { registerCreditsRoutes } from './credits-routes.ts';
 import { registerGenerationsRoutes } from './generations-routes.ts';
+import { registerGenerationsCsvRoutes } from './generations-csv-route.ts';
 import { registerAdminHealthRoute } from './health-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
 
@@ -18,8 +20,10 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerAdminAccountRoutes(app, services, stores, prefix);
     registerCreditsRoutes(app, services, stores, prefix);
     registerAdminKeyRoutes(app, services, stores, prefix);
+    registerKeyUsageRoutes(app, services, prefix);
     registerUsageRoutes(app, services, stores, prefix);
     registerGenerationsRoutes(app, services, stores, prefix);
+    registerGenerationsCsvRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
     registerAccountSettingsRoutes(app, services, stores, prefix);
