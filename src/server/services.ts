@@ -22,6 +22,8 @@ import { ServeLock } from '../store/serve-lock.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
+import type { CreditHolds } from '../billing/credit-holds.ts';
+import type { FleetServices } from './fleet-services.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -58,7 +60,10 @@ export interface Services {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
-  reservations: CreditReservations;
+  /** Credit holds: in this process (SQLite), or in Redis shared by a fleet. */
+  reservations: CreditHolds;
+  /** The Redis pieces of a fleet instance, or null for one process on SQLite. */
+  fleet: FleetServices | null;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
@@ -102,6 +107,11 @@ export interface ServiceOptions {
   onLeaseLost?: (reason: string) => void;
   /** Where the request log's JSON lines go (default stdout; tests capture them). */
   logDestination?: DestinationStream;
+  /**
+   * A fleet instance's Redis pieces (fleet-services.ts: holds, rate limits, invalidation),
+   * built and connected by the caller; closed with the services. Absent: everything in process.
+   */
+  fleet?: FleetServices;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -136,14 +146,17 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
   const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
   const upstream = new UpstreamClient({ observer: telemetry });
-  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  const fleet = opts.fleet ?? null;
+  const reservations: CreditHolds = fleet === null
+    ? new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS })
+    : fleet.creditHolds(settlements, (keyHash) => stores.accounts.getKey(keyHash)?.accountId);
   const shared: SharedState = {
     env: opts.env,
     adapters,
     upstream,
     health,
     breakers,
-    limiter: new InProcessRateLimiter(),
+    limiter: fleet?.limiter ?? new InProcessRateLimiter(),
     settlements,
     reservations,
     telemetry,
@@ -159,12 +172,15 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   }
   // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
   scrubInProcessLogs(current.scrubber);
-  // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
-  const released = reservations.releaseStale(true);
-  if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
+  if (fleet === null) {
+    // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
+    const released = reservations.releaseStale(true) as number;
+    if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
+  }
+  // A fleet: every instance reconciles the holds of instances that died (each step atomic, so running twice is harmless).
   const sweep = setInterval(() => {
     // Holds of requests whose settlements wait in memory (writes refused) are not stale.
-    if (!settlements.failing) sweepStaleHolds(reservations, log);
+    if (!settlements.failing) void sweepStaleHolds(reservations, log);
   }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
@@ -177,8 +193,12 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations.forget();
     auth.invalidate();
   };
-  stores.accountService.onChange(dropCaches);
+  if (fleet === null) stores.accountService.onChange(dropCaches);
+  // A fleet: the change is published (after the shared credit snapshot is forgotten), and
+  // every instance, this one included, drops its auth cache when the message arrives.
+  else stores.accountService.onChange((change) => reservations.forget(change.keyHash, change.accountId));
   watcher.onChange(dropCaches);
+  const unsubscribe = fleet?.bus.subscribe((m) => auth.invalidate(m.kind === 'key' ? m.keyHash : undefined));
 
   let attempts = 0;
   let lastReload: ReloadResult | null = null;
@@ -233,6 +253,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     upstream,
     settlements,
     reservations,
+    fleet,
     health,
     breakers,
     get planner() {
@@ -265,6 +286,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       settlements.close();
       await upstream.close();
       await telemetry.tracing?.shutdown();
+      unsubscribe?.();
+      await fleet?.close();
       lock.release();
       stores.db.close();
     },
@@ -303,9 +326,9 @@ function buildTelemetry(
 }
 
 /** The periodic sweep: holds of requests that outlived their deadline (a write failure must not crash the process). */
-function sweepStaleHolds(reservations: CreditReservations, log: (message: string) => void): void {
+async function sweepStaleHolds(reservations: CreditHolds, log: (message: string) => void): Promise<void> {
   try {
-    const released = reservations.releaseStale(false);
+    const released = await reservations.releaseStale(false);
     if (released > 0) log(`released ${released} stale credit hold(s)`);
   } catch (err) {
     log(`stale-hold sweep failed: ${(err as Error).message}`);
