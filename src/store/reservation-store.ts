@@ -54,6 +54,7 @@ export class ReservationStore {
       recordInterrupted: db.prepare(`INSERT OR IGNORE INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, cancelled, status, error_code, created_at)
         VALUES (?, ?, ?, '', 0, 1, 'error', 'interrupted', ?)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
+      charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
     };
     this.stmts.spend.setReadBigInts(true);
     this.stmts.staleBefore.setReadBigInts(true);
@@ -71,6 +72,16 @@ export class ReservationStore {
       keyActive: r.key_active === 1n,
       expiresAt: r.expires_at,
     };
+  }
+
+  /**
+   * The loader of shared (Redis) credit holds over this database: the spend state and which
+   * of `settlingIds` the ledger already charged, read on the one connection (one snapshot).
+   */
+  loadSpendState(keyHash: string, settlingIds: readonly string[]): LoadedSpendState | undefined {
+    const state = this.spendState(keyHash);
+    if (state === undefined) return undefined;
+    return { ...state, committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined) };
   }
 
   /**

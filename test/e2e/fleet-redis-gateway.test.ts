@@ -1,0 +1,148 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { generateApiKey, hashApiKey, labelApiKey } from '../../src/auth/api-key.ts';
+import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
+import { RedisInvalidationBus } from '../../src/shared/redis/redis-invalidation-bus.ts';
+import { readyAgain, redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+// A gateway whose credit holds, rate limits and invalidation live in a real Redis
+// (fleet-services.ts; its ledger still in SQLite), through real HTTP: it fails closed
+// while Redis is gone and serves again by itself when it is back; limits hold across
+// gateways sharing the Redis; a change published by another instance reaches its caches.
+
+const skip = redisUnavailable() ?? false;
+let redis: RedisServer;
+
+before(async () => {
+  if (skip !== false) redis = undefined as never;
+  else redis = await startRedis();
+});
+after(async () => {
+  await redis?.stop();
+});
+
+const ask = (stream = false) => ({ model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }], stream });
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+function spentAndCharged(gw: TestGateway, startNanos: bigint): { spent: bigint; charged: bigint; successes: number } {
+  gw.flush();
+  const balance = BigInt(gw.services.accounts.getAccount(gw.accountId)!.balanceNanos);
+  const row = gw.services.db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS c, sum(status = 'success') AS n FROM generations WHERE account_id = ?`)
+    .get(gw.accountId) as { c: number | bigint; n: number | bigint };
+  return { spent: startNanos - balance, charged: BigInt(row.c), successes: Number(row.n) };
+}
+
+test('Redis gone: model calls get 503 shared_state_unavailable in each dialect and /ready names redis; Redis back: the next call succeeds, every answer charged', { skip, timeout: 60_000 }, async () => {
+  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url } });
+  try {
+    const start = BigInt(gw.services.accounts.getAccount(gw.accountId)!.balanceNanos);
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key))).status, 200);
+    const ready = await fetch(`${gw.origin}/ready`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(((await ready.json()) as any).checks.redis, { ok: true, detail: 'reachable' });
+
+    const conn = gw.services.fleet!.connection;
+    const lost = once(conn.client, 'error');
+    await redis.stop();
+    await lost;
+
+    const chat = await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key));
+    assert.equal(chat.status, 503, chat.text);
+    assert.equal(chat.headers.get('retry-after'), '1');
+    assert.equal(chat.json.error.code, 'shared_state_unavailable');
+    assert.equal(chat.json.error.type, 'service_unavailable_error');
+    assert.equal(chat.json.error.metadata.store, 'redis');
+    assert.ok(chat.headers.get('x-generation-id'), 'the refusal names its generation');
+
+    const stream = await postJson(`${gw.baseUrl}/chat/completions`, ask(true), bearer(gw.key));
+    assert.equal(stream.status, 503, 'a stream is refused before anything is streamed');
+    assert.equal(stream.json.error.code, 'shared_state_unavailable');
+
+    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    assert.equal(messages.status, 503, messages.text);
+    assert.equal(messages.json.type, 'error');
+    assert.equal(messages.json.error.type, 'service_unavailable_error');
+    assert.equal(messages.json.error.code, 'shared_state_unavailable');
+
+    const responses = await postJson(`${gw.baseUrl}/responses`, { model: 'switchyard/sim-fast', input: 'hi' }, bearer(gw.key));
+    assert.equal(responses.status, 503, responses.text);
+    assert.equal(responses.json.error.code, 'shared_state_unavailable');
+
+    const notReady = await fetch(`${gw.origin}/ready`);
+    assert.equal(notReady.status, 503);
+    const body = (await notReady.json()) as any;
+    assert.deepEqual(body.failing, ['redis']);
+    assert.equal(body.checks.redis.ok, false);
+
+    const back = readyAgain(conn.client);
+    await redis.restart();
+    await back;
+    const again = await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key));
+    assert.equal(again.status, 200, again.text);
+    assert.equal((await fetch(`${gw.origin}/ready`)).status, 200);
+
+    // Two answers served, both charged; the refusals charged nothing.
+    const { spent, charged, successes } = spentAndCharged(gw, start);
+    assert.equal(successes, 2);
+    assert.ok(charged > 0n);
+    assert.equal(spent, charged);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('a revocation published by another instance drops this instance\'s auth cache as the message arrives', { skip, timeout: 30_000 }, async () => {
+  const prefix = `sy-revoke-${process.pid}`;
+  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, prefix } });
+  const other = new RedisConnection({ url: redis.url });
+  await other.connect();
+  const bus = await RedisInvalidationBus.open(other, `${prefix}:invalidate`);
+  try {
+    const status = () => fetch(`${gw.baseUrl.replace('/v1', '/api/v1')}/key`, { headers: bearer(gw.key) }).then((r) => r.status);
+    assert.equal(await status(), 200); // the key is in this instance's cache now
+    // The database changes behind this instance's back (as another instance's write would),
+    // then the other instance announces it.
+    gw.services.accounts.setKeyActive(gw.keyHash, false, 'operator');
+    const seen = new Promise<void>((resolve) => gw.services.fleet!.bus.subscribe((m) => {
+      if (m.kind === 'key' && m.keyHash === gw.keyHash) resolve();
+    }));
+    await bus.publish({ kind: 'key', keyHash: gw.keyHash, accountId: gw.accountId });
+    await seen;
+    assert.equal(await status(), 401);
+  } finally {
+    await bus.close();
+    await other.close();
+    await gw.close();
+  }
+});
+
+test('two gateways sharing a Redis admit a key\'s per-minute limit once between them, not once each', { skip, timeout: 30_000 }, async () => {
+  const prefix = `sy-limits-${process.pid}`;
+  const yaml = `${SIM_ONLY}
+tiers:
+  tier2:
+    requests_per_minute: 3
+`;
+  const gateways = [
+    await startTestGateway({ yaml, redis: { url: redis.url, prefix, instanceId: 'a' } }),
+    await startTestGateway({ yaml, redis: { url: redis.url, prefix, instanceId: 'b' } }),
+  ];
+  try {
+    // One account and key, known to both (their databases stand in for a shared one).
+    const raw = generateApiKey();
+    const now = new Date().toISOString();
+    for (const gw of gateways) {
+      gw.services.accounts.createAccount({ id: 'acct_shared', name: 'shared', accountType: 'user', tier: 'tier2', defaultModel: null, now });
+      gw.services.accountService.addCredits('acct_shared', '10');
+      gw.services.accounts.createKey({ hash: hashApiKey(raw), accountId: 'acct_shared', name: 'k', label: labelApiKey(raw), limitNanos: null, isManagement: false, expiresAt: null, now });
+    }
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => postJson(`${gateways[i % 2]!.baseUrl}/chat/completions`, ask(), bearer(raw))));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429]);
+  } finally {
+    for (const gw of gateways) await gw.close();
+  }
+});
