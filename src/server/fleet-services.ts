@@ -7,6 +7,7 @@ import type { Invalidation } from '../shared/invalidation-bus.ts';
 import { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
 import type { Backends } from '../shared/select-backends.ts';
+import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 
 export interface FleetServiceOptions {
   /** The balance, key usage and flags behind the shared credit snapshot: e.g. `(_, hash, ids) => postgresLedger.spendState(hash, ids)`. */
@@ -42,6 +43,11 @@ export interface FleetServices {
   creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
   redisCheck(): { ok: boolean; detail: string };
+  /**
+   * Readiness of the database behind the credit snapshots (`/ready`'s `postgres` check):
+   * failing from a load that could not reach it until one that could. Passive: no query.
+   */
+  postgresCheck(): { ok: boolean; detail: string };
   close(): Promise<void>;
 }
 
@@ -76,8 +82,19 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     await connection.close();
     throw err;
   }
+  let loadFailure: string | null = null;
+  const loader: SpendStateLoader = async (accountId, keyHash, ids) => {
+    try {
+      const state = await opts.loader(accountId, keyHash, ids);
+      loadFailure = null;
+      return state;
+    } catch (err) {
+      if (err instanceof SharedStateUnavailable && err.store === 'postgres') loadFailure = err.message;
+      throw err;
+    }
+  };
   const holds = new RedisCreditHolds(connection, {
-    loader: opts.loader,
+    loader,
     instanceId,
     holdMs: opts.holdMs,
     settleMs: opts.settleMs ?? opts.holdMs,
@@ -99,6 +116,9 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     },
     redisCheck() {
       return connection.isReady ? { ok: true, detail: 'reachable' } : { ok: false, detail: 'unreachable: model calls are refused' };
+    },
+    postgresCheck() {
+      return loadFailure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${loadFailure}: model calls needing a balance are refused` };
     },
     async close() {
       await bus.close();

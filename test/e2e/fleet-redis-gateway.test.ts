@@ -4,6 +4,9 @@ import { once } from 'node:events';
 import { generateApiKey, hashApiKey, labelApiKey } from '../../src/auth/api-key.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../../src/shared/redis/redis-invalidation-bus.ts';
+import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
+import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
+import { freePort } from '../support/free-port.ts';
 import { readyAgain, redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -144,5 +147,27 @@ tiers:
     assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429]);
   } finally {
     for (const gw of gateways) await gw.close();
+  }
+});
+
+test('the database behind the balances unreachable: model calls get 503 shared_state_unavailable naming postgres, and /ready names it', { skip, timeout: 30_000 }, async () => {
+  // A real Postgres client pointed where no server listens.
+  const nowhere = createPostgresPool({ url: `postgres://postgres:pw@127.0.0.1:${await freePort()}/none`, max: 1 });
+  const ledger = new PostgresLedger(nowhere);
+  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, loader: (_a, keyHash, ids) => ledger.spendState(keyHash, ids) } });
+  try {
+    const chat = await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key));
+    assert.equal(chat.status, 503, chat.text);
+    assert.equal(chat.json.error.code, 'shared_state_unavailable');
+    assert.equal(chat.json.error.metadata.store, 'postgres');
+    assert.doesNotMatch(chat.text, /pw@/);
+    const ready = await fetch(`${gw.origin}/ready`);
+    assert.equal(ready.status, 503);
+    const body = (await ready.json()) as any;
+    assert.deepEqual(body.failing, ['postgres']);
+    assert.doesNotMatch(JSON.stringify(body), /pw@/);
+  } finally {
+    await gw.close();
+    await nowhere.end();
   }
 });

@@ -10,6 +10,7 @@ import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
 import { createFleetServices } from '../../src/server/fleet-services.ts';
 import { ReservationStore } from '../../src/store/reservation-store.ts';
+import type { SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 
 /** The simulated provider alone, at full speed. */
 export const SIM_ONLY = `sim: true
@@ -57,7 +58,7 @@ export interface TestGatewayOptions {
    * in the gateway's SQLite file: a fleet instance's Redis side, testable before the
    * Postgres stores. `redisPrefix` keeps gateways of one Redis apart (default: one per gateway).
    */
-  redis?: { url: string; prefix?: string; instanceId?: string };
+  redis?: { url: string; prefix?: string; instanceId?: string; loader?: SpendStateLoader };
 }
 
 /**
@@ -74,7 +75,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   opts.tweak?.(config);
   let spend: ReservationStore | undefined;
   const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
-    loader: async (_account, keyHash, ids) => spend!.loadSpendState(keyHash, ids),
+    loader: opts.redis.loader ?? (async (_account, keyHash, ids) => spend!.loadSpendState(keyHash, ids)),
     holdMs: config.timeouts.requestMs + 60_000,
     log: opts.log ?? (() => {}),
     prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
