@@ -126,3 +126,30 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     },
   };
 }
+
+/**
+ * For a process that changes accounts or keys without serving (the CLI, in a fleet): forgets
+ * each changed account's shared credit snapshot and publishes the change, so every instance
+ * reads it afresh and drops it from its caches at once. Rejects with SharedStateUnavailable
+ * when Redis cannot be reached (the change is in the database; instances see it within the
+ * snapshot's 60 s age and the auth cache's 2 s).
+ */
+export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{ accountId: string; keyHash?: string }>, prefix = 'sy'): Promise<void> {
+  const connection = new RedisConnection({ url: redisUrl });
+  await connection.connect();
+  try {
+    const holds = new RedisCreditHolds(connection, {
+      loader: async () => {
+        throw new Error('announceChanges never loads a snapshot');
+      },
+      instanceId: 'announce', holdMs: 0, settleMs: 0, prefix: `${prefix}:ch`,
+    });
+    for (const c of changes) {
+      await holds.forget(c.accountId, c.keyHash);
+      const message: Invalidation = c.keyHash === undefined ? { kind: 'account', accountId: c.accountId } : { kind: 'key', keyHash: c.keyHash, accountId: c.accountId };
+      await connection.send(['PUBLISH', `${prefix}:invalidate`, JSON.stringify(message)]);
+    }
+  } finally {
+    await connection.close();
+  }
+}

@@ -7,6 +7,7 @@ import { RedisInvalidationBus } from '../../src/shared/redis/redis-invalidation-
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
 import { freePort } from '../support/free-port.ts';
+import { announceChanges } from '../../src/server/fleet-services.ts';
 import { readyAgain, redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -169,5 +170,23 @@ test('the database behind the balances unreachable: model calls get 503 shared_s
   } finally {
     await gw.close();
     await nowhere.end();
+  }
+});
+
+test('a change announced by a process that does not serve (the CLI) reaches a running instance: its caches and the shared credit snapshot', { skip, timeout: 30_000 }, async () => {
+  const prefix = `sy-announce-${process.pid}`;
+  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, prefix } });
+  try {
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key))).status, 200); // cached: auth and snapshot
+    gw.services.accounts.setKeyActive(gw.keyHash, false, 'operator');
+    const seen = new Promise<void>((resolve) => gw.services.fleet!.bus.subscribe((m) => {
+      if (m.kind === 'key' && m.keyHash === gw.keyHash) resolve();
+    }));
+    await announceChanges(redis.url, [{ accountId: gw.accountId, keyHash: gw.keyHash }], prefix);
+    await seen;
+    const refused = await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key));
+    assert.equal(refused.status, 401, refused.text);
+  } finally {
+    await gw.close();
   }
 });
