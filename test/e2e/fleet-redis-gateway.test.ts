@@ -1,6 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startOpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { generateApiKey, hashApiKey, labelApiKey } from '../../src/auth/api-key.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../../src/shared/redis/redis-invalidation-bus.ts';
@@ -188,5 +191,56 @@ test('a change announced by a process that does not serve (the CLI) reaches a ru
     assert.equal(refused.status, 401, refused.text);
   } finally {
     await gw.close();
+  }
+});
+
+test('Redis lost while a request runs: its fallback model cannot be counted, so the request fails closed (503) instead of reaching the fallback uncounted', { skip, timeout: 30_000 }, async () => {
+  // up-a answers its first request only when told, and with a 500 (retryable: routing falls back).
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const arrival = new Promise<void>((resolve) => (arrived = resolve));
+  const upA = createServer((req, res) => {
+    req.resume();
+    arrived();
+    void released.then(() => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"down"}}'));
+  });
+  upA.listen(0, '127.0.0.1');
+  await once(upA, 'listening');
+  const b = await startOpenAIChatEmulator();
+  const model = (id: string, provider: string) => `  - id: acme/${id}
+    context_length: 32000
+    endpoints:
+      - { provider: ${provider}, model: ${id}-up, pricing: { prompt: "0.000001", completion: "0.000002" } }
+`;
+  const yaml = `sim: false
+providers:
+  - { id: up-a, kind: openai, base_url: "http://127.0.0.1:${(upA.address() as AddressInfo).port}/v1" }
+  - { id: up-b, kind: openai, base_url: "${b.baseUrl}" }
+models:
+${model('a', 'up-a')}${model('b', 'up-b')}`;
+  const gw = await startTestGateway({ yaml, redis: { url: redis.url } });
+  try {
+    const answer = postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/a', models: ['acme/b'], messages: [{ role: 'user', content: 'hi' }] }, bearer(gw.key));
+    await arrival;
+    const conn = gw.services.fleet!.connection;
+    const lost = once(conn.client, 'error');
+    await redis.stop();
+    await lost;
+    release();
+    const res = await answer;
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.error.code, 'shared_state_unavailable');
+    assert.equal(b.requests.length, 0, 'the fallback was never called');
+
+    const back = readyAgain(conn.client);
+    await redis.restart();
+    await back;
+    const direct = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/b', messages: [{ role: 'user', content: 'hi' }] }, bearer(gw.key));
+    assert.equal(direct.status, 200, `the fallback's endpoint is usable again: ${direct.text}`);
+  } finally {
+    await gw.close();
+    await b.close();
+    upA.close();
   }
 });
