@@ -57,7 +57,7 @@ interface Fleet {
   pool: pg.Pool;
   ledger: PostgresLedger;
   auth: AuthContext;
-  instance(name: string, clock?: { now: number }): Promise<{ holds: FleetCreditHolds; settlements: PostgresSettlements; conn: RedisConnection; logs: string[] }>;
+  instance(name: string, clock?: { now: number }, commandTimeoutMs?: number): Promise<{ holds: FleetCreditHolds; settlements: PostgresSettlements; conn: RedisConnection; logs: string[] }>;
   balance(): Promise<bigint>;
 }
 
@@ -72,8 +72,8 @@ async function fleet(balanceNanos: bigint, prefix: string): Promise<Fleet> {
     pool,
     ledger,
     auth,
-    async instance(name, clock) {
-      const conn = new RedisConnection({ url: redis.url, maxReconnectDelayMs: 200 });
+    async instance(name, clock, commandTimeoutMs) {
+      const conn = new RedisConnection({ url: redis.url, maxReconnectDelayMs: 200, ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }) });
       await conn.connect();
       connections.push(conn);
       const redisHolds = new RedisCreditHolds(conn, {
@@ -182,6 +182,41 @@ test('Redis gone: reserve fails closed (503) and an answer already produced is s
     }
     assert.equal(taken, 3n * HOLD);
   } finally {
+    await f.pool.end();
+  }
+});
+
+test('Redis too slow to answer (paused, its data kept): the answer is charged at most its hold, and once Redis answers the account is re-read so the charge counts exactly once', { skip, timeout: 30_000 }, async () => {
+  const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
+  const f = await fleet(4n * HOLD, 'paused');
+  const admin = new RedisConnection({ url: redis.url });
+  await admin.connect();
+  connections.push(admin);
+  try {
+    const { holds, settlements } = await f.instance('slow', clock, 200);
+    const held = await reserve(holds, f.auth, 'before');
+    // Scripts (they write) wait while Redis is paused: this instance's calls time out.
+    await admin.send(['CLIENT', 'PAUSE', '60000', 'WRITE']);
+    const charge = await holds.finish('before', 'acct_1', 'hash_1', held, 2n * HOLD);
+    assert.equal(charge, HOLD);
+    await settlements.settle([settlement('before', charge, false)]);
+    assert.equal(await f.balance(), 3n * HOLD);
+    // The calls that timed out still run once Redis resumes (in order), whatever they did.
+    await admin.send(['CLIENT', 'UNPAUSE']);
+    clock.now += 120_001; // past every hold's and settling charge's expiry
+    await holds.releaseStale(); // repairs (re-reads the account) and reconciles
+    let taken = 0n;
+    for (let i = 0; i < 10; i++) {
+      try {
+        taken += await reserve(holds, f.auth, `after${i}`);
+      } catch (e) {
+        assert.ok(e instanceof GatewayError && e.code === 'insufficient_quota', String(e));
+        break;
+      }
+    }
+    assert.equal(taken, 3n * HOLD, 'exactly what Postgres has left (4 holds if the charge were lost, 2 if counted twice)');
+  } finally {
+    await admin.send(['CLIENT', 'UNPAUSE']).catch(() => {});
     await f.pool.end();
   }
 });
