@@ -5,13 +5,19 @@ import type { LedgerStore } from '../store/ledger-store.ts';
 import { usdToNanos } from '../money/money.ts';
 import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
 
+/** What changed: an account (credits, flags, tier), or one of its keys. */
+export interface AccountChange {
+  accountId: string;
+  keyHash?: string;
+}
+
 /** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
 export class AccountService {
   private readonly accounts: AccountStore;
   private readonly ledger: LedgerStore;
   private readonly tiers: TierTable;
   private readonly now: () => Date;
-  private readonly changeListeners: Array<() => void> = [];
+  private readonly changeListeners: Array<(change: AccountChange) => void> = [];
 
   constructor(accounts: AccountStore, ledger: LedgerStore, tiers: TierTable, now: () => Date = () => new Date()) {
     this.accounts = accounts;
@@ -20,13 +26,13 @@ export class AccountService {
     this.now = now;
   }
 
-  /** Called after every change, so caches of account and key state in this process drop it. */
-  onChange(listener: () => void): void {
+  /** Called after every change, so caches of account and key state (here, and on every instance of a fleet) drop it. */
+  onChange(listener: (change: AccountChange) => void): void {
     this.changeListeners.push(listener);
   }
 
-  private changed(): void {
-    for (const l of this.changeListeners) l();
+  private changed(change: AccountChange): void {
+    for (const l of this.changeListeners) l(change);
   }
 
   /** Validates everything first, then writes the account and its initial credits in one transaction. */
@@ -42,7 +48,7 @@ export class AccountService {
       this.accounts.createAccount({ id, name: input.name, accountType: input.type ?? 'user', tier, defaultModel: input.defaultModel ?? null, now });
       if (credits > 0n) this.ledger.addEntry(id, 'credit', credits, 'initial credits', now);
     });
-    this.changed();
+    this.changed({ accountId: id });
     return this.accounts.getAccount(id)!;
   }
 
@@ -51,7 +57,7 @@ export class AccountService {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
     const updated = this.accounts.updateAccount(id, patch);
     if (updated === undefined) throw new Error(`no account ${id}`);
-    this.changed();
+    this.changed({ accountId: id });
     return updated;
   }
 
@@ -90,7 +96,7 @@ export class AccountService {
     const amount = parseUsd(amountUsd, 'amount');
     if (amount <= 0n) throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
     const balance = this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString());
-    this.changed();
+    this.changed({ accountId });
     return balance;
   }
 
@@ -100,7 +106,7 @@ export class AccountService {
     if (amount === 0n) throw new Error('an adjustment needs a non-zero amount');
     if (reason.trim().length === 0) throw new Error('an adjustment needs a reason');
     const balance = this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString());
-    this.changed();
+    this.changed({ accountId });
     return balance;
   }
 
@@ -112,7 +118,7 @@ export class AccountService {
     const key = this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     this.accounts.setKeyActive(key.hash, false, 'operator');
-    this.changed();
+    this.changed({ accountId: key.accountId, keyHash: key.hash });
     return this.accounts.getKey(key.hash);
   }
 
@@ -121,7 +127,7 @@ export class AccountService {
     const key = this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     this.accounts.setKeyActive(key.hash, true, 'operator');
-    this.changed();
+    this.changed({ accountId: key.accountId, keyHash: key.hash });
     return this.accounts.getKey(key.hash);
   }
 
@@ -145,7 +151,7 @@ export class AccountService {
       if (reset !== null) patch.limitReset = null; // no limit: nothing to reset
     }
     const updated = this.accounts.updateKey(key.hash, patch, this.now().toISOString());
-    this.changed();
+    this.changed({ accountId: key.accountId, keyHash: key.hash });
     return updated;
   }
 

@@ -4,11 +4,13 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { ReservationStore } from '../store/reservation-store.ts';
-import { formatNanos, type Nanos } from '../money/money.ts';
+import type { Nanos } from '../money/money.ts';
+import type { CreditHolds } from './credit-holds.ts';
+import { clampZero, insufficient } from './insufficient-credits.ts';
 import type { SettlementQueue } from './settlement-queue.ts';
 import type { PromptTokenBound } from '../canonical/prompt-token-bound.ts';
 import { periodDays, periodEnd, periodStart } from './key-limit-remaining.ts';
-import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn, worstCaseCost } from './worst-case-cost.ts';
+import { worstCaseCost } from './worst-case-cost.ts';
 
 interface AccountSnapshot {
   balanceNanos: bigint;
@@ -48,7 +50,7 @@ interface InFlight {
  * batches, so a hold left by a process that died is found and released at the next start
  * (`releaseStale`).
  */
-export class CreditReservations {
+export class CreditReservations implements CreditHolds {
   private readonly store: ReservationStore;
   private readonly queue: SettlementQueue;
   private readonly holdMs: number;
@@ -58,6 +60,7 @@ export class CreditReservations {
   /** The database's state as of the last read plus this process's commits since. */
   private readonly accountSnapshots = new Map<string, AccountSnapshot>();
   private readonly keySnapshots = new Map<string, KeySnapshot>();
+  private held = 0;
 
   constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
@@ -101,6 +104,7 @@ export class CreditReservations {
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
     key.held += amount;
+    this.held += 1;
     this.queue.pushHold({
       id,
       accountId: auth.account.id,
@@ -134,6 +138,18 @@ export class CreditReservations {
     // What was held was reserved for this answer: it is always chargeable.
     if (room < heldNanos) room = heldNanos;
     return costNanos < room ? costNanos : room;
+  }
+
+  /** `chargeable` then `settling`, in one step (CreditHolds). */
+  finish(_id: string, accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): bigint {
+    const charge = this.chargeable(accountId, keyHash, heldNanos, costNanos);
+    this.settling(accountId, keyHash, heldNanos, charge);
+    if (heldNanos !== 0n) this.held -= 1;
+    return charge;
+  }
+
+  get outstanding(): number {
+    return this.held;
   }
 
   /** The request finished: its hold becomes its actual charge until the charge commits. */
@@ -219,42 +235,4 @@ function drop(map: Map<string, InFlight>, id: string, cost: bigint): void {
   if (f === undefined) return;
   f.settling -= cost;
   if (f.held === 0n && f.settling === 0n) map.delete(id);
-}
-
-function insufficient(
-  reason: 'balance' | 'key_limit',
-  available: Nanos,
-  needed: Nanos,
-  req: CanonicalRequest,
-  plan: readonly PlannedAttempt[],
-  prompt: PromptTokenBound,
-): GatewayError {
-  const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
-  // A key's limit is not the account's money: adding credits would not help, raising the limit would.
-  const remedy = reason === 'balance'
-    ? 'add credits'
-    : "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account";
-  // With nothing left the cheap bound says as much as the tokenizer's would.
-  const promptTokens = available > 0n ? prompt.tight() : prompt.cheap;
-  // Priced on the endpoint the hold was priced on: the plan's dearest.
-  const dearest = dearestEndpoint(req, plan, promptTokens);
-  const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
-  const affordable = Math.min(requested, affordableOutputTokens(req, dearest, promptTokens, available));
-  const message = available <= 0n
-    ? `Insufficient credits: ${whose} is used up. To continue, ${remedy}.`
-    : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +
-      `You requested up to ${requested} output tokens, but can only afford ${affordable}; lower max_tokens or ${remedy}.`;
-  return new GatewayError('insufficient_quota', message, {
-    metadata: {
-      reason,
-      available: formatNanos(available),
-      required: formatNanos(needed),
-      requested_output_tokens: requested,
-      affordable_output_tokens: affordable,
-    },
-  });
-}
-
-function clampZero(n: bigint): bigint {
-  return n < 0n ? 0n : n;
 }

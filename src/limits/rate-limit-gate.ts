@@ -53,7 +53,7 @@ export class RateLimitGate {
    * has other models, the request is admitted on the others (the primary is then skipped);
    * otherwise the refusal is a 429.
    */
-  admit(subject: RateLimitSubject, plan: readonly PlannedAttempt[], nowMs: number, clock: () => number = Date.now): { headers: Record<string, string>; models: ModelRateLimits } {
+  async admit(subject: RateLimitSubject, plan: readonly PlannedAttempt[], nowMs: number, clock: () => number = Date.now): Promise<{ headers: Record<string, string>; models: ModelRateLimits }> {
     const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
     const requestRules: RateRule[] = [];
     if (tier.requestsPerDay !== null) requestRules.push({ bucket: `d:${subject.keyHash}`, kind: 'calendar', limit: tier.requestsPerDay, periodMs: DAY });
@@ -63,7 +63,7 @@ export class RateLimitGate {
     const models = new ModelRateLimits(this.limiter, subject, tier, nowMs, clock);
     const primary = plan[0]!.model.id;
     const modelRule = models.rule(primary);
-    const decision = this.limiter.admit([modelRule, ...requestRules], nowMs);
+    const decision = await this.limiter.admit([modelRule, ...requestRules], nowMs, subject.accountId);
     if (decision.allowed) {
       models.settle(primary, null);
       return { headers: rateLimitHeaders(decision), models };
@@ -73,7 +73,7 @@ export class RateLimitGate {
     // Only the primary's own limit is spent: the fallbacks may serve.
     models.settle(primary, refusal);
     if (requestRules.length === 0) return { headers: rateLimitHeaders(decision), models };
-    const rest = this.limiter.admit(requestRules, nowMs);
+    const rest = await this.limiter.admit(requestRules, nowMs, subject.accountId);
     if (!rest.allowed) throw rateLimited(rest);
     return { headers: rateLimitHeaders(rest), models };
   }
@@ -112,13 +112,20 @@ export class ModelRateLimits {
     this.results.set(modelId, refusal);
   }
 
-  /** Null when the model may be tried (counting it the first time); its 429 when its limit is spent. */
-  enter(model: ModelInfo): GatewayError | null {
+  /**
+   * Null when the model may be tried (counting it the first time); its 429 when its limit
+   * is spent. A shared limiter answers with a promise (rejecting when it cannot decide).
+   */
+  enter(model: ModelInfo): GatewayError | null | Promise<GatewayError | null> {
     const known = this.results.get(model.id);
     if (known !== undefined) return known;
-    const decision = this.limiter.admit([this.rule(model.id)], this.now());
-    const result = decision.allowed ? null : rateLimited(decision, model.id);
-    this.results.set(model.id, result);
+    const decision = this.limiter.admit([this.rule(model.id)], this.now(), this.subject.accountId);
+    return decision instanceof Promise ? decision.then((d) => this.decided(model.id, d)) : this.decided(model.id, decision);
+  }
+
+  private decided(modelId: string, decision: RateDecision): GatewayError | null {
+    const result = decision.allowed ? null : rateLimited(decision, modelId);
+    this.results.set(modelId, result);
     return result;
   }
 }

@@ -26,8 +26,11 @@ export interface RateDecision {
 /**
  * Checks several rules as one: a request passes only if every rule has room, and then
  * counts against all of them; a refused request counts against none. The in-process
- * backend serves one process; a shared backend (Redis) implements the same contract.
+ * backend serves one process and answers at once; a shared backend (Redis,
+ * redis-rate-limiter.ts) answers with a promise, rejecting with SharedStateUnavailable when
+ * it cannot decide. `subject` (the account id) groups one request's buckets (a Redis
+ * Cluster hash tag); the in-process backend ignores it.
  */
 export interface RateLimiter {
-  admit(rules: readonly RateRule[], nowMs: number): RateDecision;
+  admit(rules: readonly RateRule[], nowMs: number, subject?: string): RateDecision | Promise<RateDecision>;
 }

@@ -1,9 +1,9 @@
 import type { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisScript } from '../shared/redis/redis-script.ts';
-import type { RateDecision, RateRule } from './rate-limiter.ts';
+import type { RateDecision, RateLimiter, RateRule } from './rate-limiter.ts';
 
 /** The RateLimiter contract, answered by a shared store: the same decisions, asynchronously. */
-export interface SharedRateLimiter {
+export interface SharedRateLimiter extends RateLimiter {
   admit(rules: readonly RateRule[], nowMs: number, subject?: string): Promise<RateDecision>;
 }
 

@@ -9,7 +9,8 @@ import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
 import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { CreditReservations } from '../billing/credit-reservations.ts';
+import type { CreditHolds } from '../billing/credit-holds.ts';
+import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { Moderator } from '../moderation/moderator.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
@@ -68,7 +69,8 @@ export interface PipelineDeps {
   planner: AttemptPlanner;
   executor: AttemptExecutor;
   settlements: SettlementQueue;
-  reservations: CreditReservations;
+  /** Credit holds: in process (SQLite) or shared by a fleet (Redis). */
+  reservations: CreditHolds;
   rateLimits: RateLimitGate;
   moderator: Moderator;
   /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
@@ -100,9 +102,11 @@ export class GenerationPipeline {
   /**
    * Admission: default model, plan, tier model access, rate limits, credit hold. Every
    * answer from here on names its generation (X-Generation-Id), refusals included, and a
-   * refusal leaves an error generation record.
+   * refusal leaves an error generation record. When the shared state (Redis, Postgres)
+   * cannot answer, the request is refused with 503 `shared_state_unavailable`: a request
+   * is never served without its hold.
    */
-  admit(auth: AuthContext, req: CanonicalRequest, info: RequestInfo): AdmittedRequest {
+  async admit(auth: AuthContext, req: CanonicalRequest, info: RequestInfo): Promise<AdmittedRequest> {
     const startedAt = this.now();
     const generationId = newGenerationId(startedAt);
     const responseHeaders: Record<string, string> = { 'x-generation-id': generationId };
@@ -122,11 +126,12 @@ export class GenerationPipeline {
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
-      const limits = this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
+      const limits = await this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
-      const heldNanos = this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
+      const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models };
-    } catch (err) {
+    } catch (thrown) {
+      const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
       const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
       void this.deps.settlements.push(record);
@@ -186,7 +191,8 @@ export class GenerationPipeline {
     try {
       const plan = await this.moderate(admitted, signal);
       execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
-    } catch (err) {
+    } catch (thrown) {
+      const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
       if (!(err instanceof GatewayError)) logSafely(`internal error: ${(err as Error)?.stack ?? String(err)}`);
     } finally {
@@ -205,11 +211,10 @@ export class GenerationPipeline {
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
     let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
-    if (cost !== null) {
-      // Beyond its hold, an answer is charged only what the account and key have room for.
-      const { auth, heldNanos } = admitted;
-      cost = writeOff(cost, this.deps.reservations.chargeable(auth.account.id, auth.key.hash, heldNanos, cost.totalNanos));
-    }
+    // The hold is released; beyond it, an answer is charged only what the account and key have room for.
+    const { auth, heldNanos } = admitted;
+    const charged = await this.deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);
+    if (cost !== null) cost = writeOff(cost, charged);
     const { settled, record } = await this.settle(admitted, execution, tracking, usage, cost);
     if (!settled.committed && execution.error === null && !execution.cancelled) execution.error = storageUnavailable();
     this.telemetry.requestEnded({ record, error: execution.error, party: { keyLabel: admitted.auth.key.label }, span }, true, signal);
@@ -246,7 +251,6 @@ export class GenerationPipeline {
     const served = ex.served;
     const failed = ex.error !== null;
     const costNanos = cost?.totalNanos ?? 0n;
-    this.deps.reservations.settling(a.auth.account.id, a.auth.key.hash, a.heldNanos, costNanos);
     const record: SettlementRecord = {
       id: a.generationId,
       accountId: a.auth.account.id,

@@ -15,8 +15,9 @@ export interface AttemptRecord {
 /**
  * Whether a model of the plan may be tried now (the request's per-model rate limits):
  * asked as each attempt starts; null for yes, else the refusal, and the executor moves on
- * to the next model.
+ * to the next model. A shared (Redis) limiter answers with a promise, and rejects when it
+ * cannot decide: the request then fails closed.
  */
 export interface AttemptGate {
-  enter(model: ModelInfo): GatewayError | null;
+  enter(model: ModelInfo): GatewayError | null | Promise<GatewayError | null>;
 }

@@ -107,7 +107,13 @@ export class AttemptExecutor {
         at.nextEndpoint(); // opened (or being probed) since the plan was made
         continue;
       }
-      const refused = gate?.enter(attempt.model) ?? null;
+      let refused: GatewayError | null;
+      try {
+        refused = gate === undefined ? null : await gate.enter(attempt.model);
+      } catch (err) {
+        this.breakers.release(endpointId); // the shared limiter could not decide: nothing is sent
+        throw err;
+      }
       if (refused !== null) {
         // This model's own limit is spent: nothing is sent, its other endpoints are skipped.
         this.breakers.release(endpointId);

@@ -1,4 +1,4 @@
-import type { CreditReservations } from '../billing/credit-reservations.ts';
+import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { buildCatalog } from '../catalog/build-catalog.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -51,7 +51,7 @@ export interface SharedState {
   breakers: CircuitBreakers;
   limiter: RateLimiter;
   settlements: SettlementQueue;
-  reservations: CreditReservations;
+  reservations: CreditHolds;
   telemetry: Telemetry;
   random?: () => number;
   /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */

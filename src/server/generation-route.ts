@@ -28,7 +28,7 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
     // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
     const pipeline = services.pipeline;
-    const admitted = pipeline.admit(auth, req, requestInfo(request, dialect.name));
+    const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
 
     if (!req.stream) {

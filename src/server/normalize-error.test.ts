@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { SERVER_DEFAULTS } from '../config/parse-server.ts';
 import { normalizeError } from './normalize-error.ts';
+import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 
 /** Captures what is written to stderr (the operator's log) during fn. */
 function stderrOf(t: TestContext, fn: () => void): string {
@@ -70,4 +71,16 @@ test('a write the database refused (read-only, disk full) is a retryable 503, no
   assert.equal(e!.status, 503);
   assert.equal(e!.retryable, true);
   assert.match(log, /database write failed: database or disk is full/);
+});
+
+test('a fleet whose shared state cannot answer: 503 shared_state_unavailable naming the store, with Retry-After, nothing of the cause', () => {
+  const cause = new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2');
+  for (const store of ['redis', 'postgres'] as const) {
+    const e = normalizeError(new SharedStateUnavailable(store, cause.message, { cause }));
+    assert.equal(e.code, 'shared_state_unavailable');
+    assert.equal(e.status, 503);
+    assert.equal(e.headers?.['retry-after'], '1');
+    assert.deepEqual(e.metadata, { store });
+    assert.doesNotMatch(e.message, /hunter2|10\.0\.0\.5/);
+  }
 });

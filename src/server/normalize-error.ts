@@ -1,5 +1,6 @@
 import { isStorageFailure, storageUnavailable } from '../billing/settlement-queue.ts';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts';
+import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import { logSafely } from '../providers/http/scrub-secrets.ts';
 
 /** Any error reaching a route's handler (ours, Fastify's, a bug) as a catalogue error; `bodyLimit` is the route's, in bytes. */
@@ -17,6 +18,8 @@ export function normalizeError(error: unknown, bodyLimit?: number): GatewayError
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new GatewayError('invalid_parameter', (error as Error).message);
   }
+  // A fleet's shared state (Redis, Postgres) cannot answer: fail closed, the client may retry.
+  if (error instanceof SharedStateUnavailable) return sharedStateUnavailable(error);
   // The database refused a write (read-only, disk full): the client may retry later.
   if (isStorageFailure(error)) {
     logSafely(`database write failed: ${(error as Error).message}`);

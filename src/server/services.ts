@@ -23,6 +23,8 @@ import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { KeyPeriodUsage } from '../store/key-period-usage.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
+import type { CreditHolds } from '../billing/credit-holds.ts';
+import type { FleetServices } from './fleet-services.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -59,7 +61,10 @@ export interface Services {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
-  reservations: CreditReservations;
+  /** Credit holds: in this process (SQLite), or in Redis shared by a fleet. */
+  reservations: CreditHolds;
+  /** The Redis pieces of a fleet instance, or null for one process on SQLite. */
+  fleet: FleetServices | null;
   /** What a key spent per UTC day (the usage a resetting key limit caps; billing/key-limit-remaining.ts). */
   keyPeriodUsage: KeyPeriodUsage;
   /** The clock of requests and key limit periods (epoch ms). */
@@ -109,6 +114,11 @@ export interface ServiceOptions {
   logDestination?: DestinationStream;
   /** The clock of requests, credit holds and key limit periods (default Date.now); tests inject one to cross a period. */
   now?: () => number;
+  /**
+   * A fleet instance's Redis pieces (fleet-services.ts: holds, rate limits, invalidation),
+   * built and connected by the caller; closed with the services. Absent: everything in process.
+   */
+  fleet?: FleetServices;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -143,17 +153,20 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
   const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
   const upstream = new UpstreamClient({ observer: telemetry });
-  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, {
-    holdMs: config.timeouts.requestMs + HOLD_GRACE_MS,
-    ...(opts.now === undefined ? {} : { now: opts.now }),
-  });
+  const fleet = opts.fleet ?? null;
+  const reservations: CreditHolds = fleet === null
+    ? new CreditReservations(new ReservationStore(stores.db), settlements, {
+      holdMs: config.timeouts.requestMs + HOLD_GRACE_MS,
+      ...(opts.now === undefined ? {} : { now: opts.now }),
+    })
+    : fleet.creditHolds(settlements, (keyHash) => stores.accounts.getKey(keyHash)?.accountId);
   const shared: SharedState = {
     env: opts.env,
     adapters,
     upstream,
     health,
     breakers,
-    limiter: new InProcessRateLimiter(),
+    limiter: fleet?.limiter ?? new InProcessRateLimiter(),
     settlements,
     reservations,
     telemetry,
@@ -170,12 +183,15 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   }
   // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
   scrubInProcessLogs(current.scrubber);
-  // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
-  const released = reservations.releaseStale(true);
-  if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
+  if (fleet === null) {
+    // The embedded database has one gateway process: whatever it holds at start-up was left by a dead one.
+    const released = reservations.releaseStale(true) as number;
+    if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
+  }
+  // A fleet: every instance reconciles the holds of instances that died (each step atomic, so running twice is harmless).
   const sweep = setInterval(() => {
     // Holds of requests whose settlements wait in memory (writes refused) are not stale.
-    if (!settlements.failing) sweepStaleHolds(reservations, log);
+    if (!settlements.failing) void sweepStaleHolds(reservations, log);
   }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
   const stopCheckpoints = startWalCheckpoints(stores.db);
@@ -188,8 +204,12 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations.forget();
     auth.invalidate();
   };
-  stores.accountService.onChange(dropCaches);
+  if (fleet === null) stores.accountService.onChange(dropCaches);
+  // A fleet: the change is published (after the shared credit snapshot is forgotten), and
+  // every instance, this one included, drops its auth cache when the message arrives.
+  else stores.accountService.onChange((change) => reservations.forget(change.keyHash, change.accountId));
   watcher.onChange(dropCaches);
+  const unsubscribe = fleet?.bus.subscribe((m) => auth.invalidate(m.kind === 'key' ? m.keyHash : undefined));
 
   let attempts = 0;
   let lastReload: ReloadResult | null = null;
@@ -246,6 +266,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations,
     keyPeriodUsage: new KeyPeriodUsage(stores.db),
     now: opts.now ?? Date.now,
+    fleet,
     health,
     breakers,
     get planner() {
@@ -278,6 +299,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       settlements.close();
       await upstream.close();
       await telemetry.tracing?.shutdown();
+      unsubscribe?.();
+      await fleet?.close();
       lock.release();
       stores.db.close();
     },
@@ -316,9 +339,9 @@ function buildTelemetry(
 }
 
 /** The periodic sweep: holds of requests that outlived their deadline (a write failure must not crash the process). */
-function sweepStaleHolds(reservations: CreditReservations, log: (message: string) => void): void {
+async function sweepStaleHolds(reservations: CreditHolds, log: (message: string) => void): Promise<void> {
   try {
-    const released = reservations.releaseStale(false);
+    const released = await reservations.releaseStale(false);
     if (released > 0) log(`released ${released} stale credit hold(s)`);
   } catch (err) {
     log(`stale-hold sweep failed: ${(err as Error).message}`);

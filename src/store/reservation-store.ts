@@ -60,6 +60,7 @@ export class ReservationStore {
       recordInterrupted: db.prepare(`INSERT OR IGNORE INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, cancelled, status, error_code, created_at)
         VALUES (?, ?, ?, '', 0, 1, 'error', 'interrupted', ?)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
+      charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
     };
     this.periodUsage = new KeyPeriodUsage(db);
     this.stmts.spend.setReadBigInts(true);
@@ -84,6 +85,16 @@ export class ReservationStore {
   /** What the key spent on these UTC days (the usage a resetting limit caps). */
   keyCostOnDays(accountId: string, keyHash: string, days: readonly string[]): bigint {
     return this.periodUsage.costOnDays(accountId, keyHash, days);
+  }
+
+  /**
+   * The loader of shared (Redis) credit holds over this database: the spend state and which
+   * of `settlingIds` the ledger already charged, read on the one connection (one snapshot).
+   */
+  loadSpendState(keyHash: string, settlingIds: readonly string[]): LoadedSpendState | undefined {
+    const state = this.spendState(keyHash);
+    if (state === undefined) return undefined;
+    return { ...state, committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined) };
   }
 
   /**

@@ -8,6 +8,9 @@ import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { createServices, type Services } from '../../src/server/services.ts';
+import { createFleetServices } from '../../src/server/fleet-services.ts';
+import { ReservationStore } from '../../src/store/reservation-store.ts';
+import type { SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 
 /** The simulated provider alone, at full speed. */
 export const SIM_ONLY = `sim: true
@@ -15,6 +18,9 @@ providers:
   - id: sim
     options: { chunk_delay_ms: 0 }
 `;
+
+/** Gateways of this test file on a Redis: each keeps its own keys unless told to share. */
+let redisGateways = 0;
 
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
@@ -49,6 +55,12 @@ export interface TestGatewayOptions {
   random?: () => number;
   /** The gateway's clock of requests and key limit periods (default Date.now). */
   now?: () => number;
+  /**
+   * Holds, rate limits and invalidation in this Redis (fleet-services.ts), the ledger still
+   * in the gateway's SQLite file: a fleet instance's Redis side, testable before the
+   * Postgres stores. `redisPrefix` keeps gateways of one Redis apart (default: one per gateway).
+   */
+  redis?: { url: string; prefix?: string; instanceId?: string; loader?: SpendStateLoader };
 }
 
 /**
@@ -63,6 +75,14 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { ...config.server, host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
+  let spend: ReservationStore | undefined;
+  const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
+    loader: opts.redis.loader ?? (async (_account, keyHash, ids) => spend!.loadSpendState(keyHash, ids)),
+    holdMs: config.timeouts.requestMs + 60_000,
+    log: opts.log ?? (() => {}),
+    prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
+    ...(opts.redis.instanceId === undefined ? {} : { instanceId: opts.redis.instanceId }),
+  });
   const services = createServices(config, {
     env,
     log: opts.log ?? (() => {}),
@@ -70,7 +90,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
+    ...(fleet === undefined ? {} : { fleet }),
   });
+  spend = new ReservationStore(services.db);
   const account = services.accountService.createAccount({
     name: 'test account',
     type: 'user',

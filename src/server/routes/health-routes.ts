@@ -9,8 +9,9 @@ import type { Services } from '../services.ts';
  *   (the draining flag included: a stopping gateway closes its listener instead).
  * - `GET /ready`, readiness: 200 when every check passes, else 503 with `failing` naming
  *   the checks that did not. Checks: `database` (writable: the serve lease is held, its
- *   last renewal — a write every second — succeeded, and settlements are being written), `redis` (reachable, when configured: not yet
- *   supported, reported `not_configured`), `catalog` (loaded, at least one model),
+ *   last renewal — a write every second — succeeded, and settlements are being written), `redis` (a fleet instance: its connection to
+ *   Redis is up; one process on SQLite: `not_configured`), `postgres` (a fleet instance
+ *   only: the last read of a balance reached the database), `catalog` (loaded, at least one model),
  *   `draining` (a graceful stop began). The body also says the version and build, and
  *   which config generation is in force (`config.generation`, `config.loaded_at`, the
  *   last reload's outcome), which is how a reload's effect can be seen from outside.
@@ -59,7 +60,8 @@ function readiness(services: Services): Record<string, Check> {
   else database = { ok: true, detail: 'writable' };
   return {
     database,
-    redis: { ok: true, detail: 'not_configured' },
+    redis: services.fleet === null ? { ok: true, detail: 'not_configured' } : services.fleet.redisCheck(),
+    ...(services.fleet === null ? {} : { postgres: services.fleet.postgresCheck() }),
     catalog: models > 0 ? { ok: true, detail: `${models} models` } : { ok: false, detail: 'no model is served' },
     draining: services.inFlight.draining ? { ok: false, detail: `stopping: ${services.inFlight.count} request(s) finishing` } : { ok: true, detail: 'no' },
   };

@@ -58,12 +58,23 @@ export class RedisConnection {
     return this.client.isReady;
   }
 
-  /** Sends one command; rejects with SharedStateUnavailable when Redis cannot answer. */
+  /**
+   * Sends one command; rejects with SharedStateUnavailable when Redis cannot answer within
+   * the command timeout. node-redis's own `timeout` only covers a command still waiting to
+   * be written, not one written and waiting for its reply (a Redis paused or stalled), so
+   * the wait for the reply is bounded here; a reply arriving later is read and dropped.
+   */
   async send<T>(args: readonly string[]): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SharedStateUnavailable('redis', `no reply within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+    });
     try {
-      return await this.client.sendCommand<T>(args, { timeout: this.commandTimeoutMs });
+      return await Promise.race([this.client.sendCommand<T>(args, { timeout: this.commandTimeoutMs }), timedOut]);
     } catch (err) {
       throw unavailable(err);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

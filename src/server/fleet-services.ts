@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { FleetCreditHolds, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
+import { RedisCreditHolds, type SpendStateLoader } from '../billing/redis-credit-holds.ts';
+import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import type { Invalidation } from '../shared/invalidation-bus.ts';
+import { RedisConnection } from '../shared/redis/redis-connection.ts';
+import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
+import type { Backends } from '../shared/select-backends.ts';
+import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
+
+export interface FleetServiceOptions {
+  /** The balance, key usage and flags behind the shared credit snapshot: e.g. `(_, hash, ids) => postgresLedger.spendState(hash, ids)`. */
+  loader: SpendStateLoader;
+  /** A hold not finished within this long is abandoned (its instance died): the request deadline plus a grace. */
+  holdMs: number;
+  /** A finished charge not committed within this long is dropped from Redis and the balance re-read. Default `holdMs`. */
+  settleMs?: number;
+  /** Operator log (connection errors while Redis is down: once per outage). Never gets the URL. */
+  log: (message: string) => void;
+  /** Default `<hostname>-<pid>-<random>`. */
+  instanceId?: string;
+  /** Redis connect and command timeouts (default 1000 ms each): how long a request waits before failing closed. */
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  /** Key prefix of everything this gateway keeps in Redis (default 'sy'). */
+  prefix?: string;
+}
+
+/**
+ * What a fleet instance shares through Redis: one connection (node-redis pipelines every
+ * caller's commands over it) for the credit holds and the rate limiter, a second one that
+ * listens for invalidations. Built before createServices (it connects), handed to it as
+ * `ServiceOptions.fleet`; createServices closes it on shutdown.
+ */
+export interface FleetServices {
+  readonly instanceId: string;
+  readonly connection: RedisConnection;
+  readonly holds: RedisCreditHolds;
+  readonly limiter: RedisRateLimiter;
+  readonly bus: RedisInvalidationBus;
+  /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits. */
+  creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>): FleetCreditHolds;
+  /** Readiness: Redis answers (`/ready`'s `redis` check). */
+  redisCheck(): { ok: boolean; detail: string };
+  /**
+   * Readiness of the database behind the credit snapshots (`/ready`'s `postgres` check):
+   * failing from a load that could not reach it until one that could. Passive: no query.
+   */
+  postgresCheck(): { ok: boolean; detail: string };
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Redis (bounded by the connect timeout; a Redis that is down makes the start
+ * fail with SharedStateUnavailable, naming Redis, never the URL) and builds the shared pieces.
+ */
+export async function createFleetServices(backends: Extract<Backends, { kind: 'fleet' }> | { redisUrl: string }, opts: FleetServiceOptions): Promise<FleetServices> {
+  const instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const prefix = opts.prefix ?? 'sy';
+  let down = false;
+  const connection = new RedisConnection({
+    url: backends.redisUrl,
+    ...(opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: opts.connectTimeoutMs }),
+    ...(opts.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: opts.commandTimeoutMs }),
+    onError: (err) => {
+      if (down) return;
+      down = true;
+      opts.log(`redis is unreachable (${err.message}): model calls are refused until it answers again`);
+    },
+  });
+  connection.client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    opts.log('redis answers again: serving model calls');
+  });
+  await connection.connect();
+  let bus: RedisInvalidationBus;
+  try {
+    bus = await RedisInvalidationBus.open(connection, `${prefix}:invalidate`);
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+  let loadFailure: string | null = null;
+  const loader: SpendStateLoader = async (accountId, keyHash, ids) => {
+    try {
+      const state = await opts.loader(accountId, keyHash, ids);
+      loadFailure = null;
+      return state;
+    } catch (err) {
+      if (err instanceof SharedStateUnavailable && err.store === 'postgres') loadFailure = err.message;
+      throw err;
+    }
+  };
+  const holds = new RedisCreditHolds(connection, {
+    loader,
+    instanceId,
+    holdMs: opts.holdMs,
+    settleMs: opts.settleMs ?? opts.holdMs,
+    prefix: `${prefix}:ch`,
+  });
+  const limiter = new RedisRateLimiter(connection, { prefix: `${prefix}:rl` });
+  return {
+    instanceId,
+    connection,
+    holds,
+    limiter,
+    bus,
+    creditHolds(settlements, accountOf) {
+      return new FleetCreditHolds(holds, settlements, {
+        accountOf,
+        publish: (m: Invalidation) => bus.publish(m),
+        log: opts.log,
+      });
+    },
+    redisCheck() {
+      return connection.isReady ? { ok: true, detail: 'reachable' } : { ok: false, detail: 'unreachable: model calls are refused' };
+    },
+    postgresCheck() {
+      return loadFailure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${loadFailure}: model calls needing a balance are refused` };
+    },
+    async close() {
+      await bus.close();
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * For a process that changes accounts or keys without serving (the CLI, in a fleet): forgets
+ * each changed account's shared credit snapshot and publishes the change, so every instance
+ * reads it afresh and drops it from its caches at once. Rejects with SharedStateUnavailable
+ * when Redis cannot be reached (the change is in the database; instances see it within the
+ * snapshot's 60 s age and the auth cache's 2 s).
+ */
+export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{ accountId: string; keyHash?: string }>, prefix = 'sy'): Promise<void> {
+  const connection = new RedisConnection({ url: redisUrl });
+  await connection.connect();
+  try {
+    const holds = new RedisCreditHolds(connection, {
+      loader: async () => {
+        throw new Error('announceChanges never loads a snapshot');
+      },
+      instanceId: 'announce', holdMs: 0, settleMs: 0, prefix: `${prefix}:ch`,
+    });
+    for (const c of changes) {
+      await holds.forget(c.accountId, c.keyHash);
+      const message: Invalidation = c.keyHash === undefined ? { kind: 'account', accountId: c.accountId } : { kind: 'key', keyHash: c.keyHash, accountId: c.accountId };
+      await connection.send(['PUBLISH', `${prefix}:invalidate`, JSON.stringify(message)]);
+    }
+  } finally {
+    await connection.close();
+  }
+}
