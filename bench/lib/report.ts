@@ -28,6 +28,17 @@ export function detailReport(r: BenchResults, format: Format): string {
   const heading = (t: string): string => (format === 'markdown' ? `\n#### ${t}\n` : `\n${t}`);
   const table = (head: string[], rows: string[][]): string => renderTable(format, head, rows);
   const names = Object.keys(r.targets);
+  // A failure's whole reason goes under its table, once; the cell says "fails".
+  const reasons: string[] = [];
+  const failed = (n: string, reason: string): string => {
+    if (reason === NOT_MEASURED) return '—';
+    const line = `${n}: ${reason}`;
+    if (!reasons.includes(line)) reasons.push(line);
+    return 'fails (below)';
+  };
+  const flushReasons = (): void => {
+    for (const line of reasons.splice(0)) out.push(`  fails: ${line}`);
+  };
   const main = names.filter((n) => n !== NAMES.telemetryOff);
   const out: string[] = [];
   const m = r.machine;
@@ -44,21 +55,23 @@ export function detailReport(r: BenchResults, format: Format): string {
     out.push(heading(`Latency at 1 connection, ${label} (sequential, send → last byte; ms)`));
     out.push(table(['', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean', 'samples', 'errors', 'server CPU µs/req', 'p50 over direct', 'p99 over proxy'], main.map((n) => {
       const s = r.targets[n]!.oneConnection[mode];
-      if (!s.ok) return [n, s.reason === NOT_MEASURED ? '—' : `fails: ${s.reason.slice(0, 60)}`, '', '', '', '', '', '', '', '', '', ''];
+      if (!s.ok) return [n, failed(n, s.reason), '', '', '', '', '', '', '', '', '', ''];
       const l = s.value.latency;
       return [n, ms(l.p50), ms(l.p90), ms(l.p99), ms(l.p999), ms1(l.max), ms(l.mean), String(l.samples), String(s.value.errors), s.value.serverCpuUs.toFixed(0),
         d?.ok && n !== NAMES.direct ? signed(l.p50 - d.value.latency.p50) : '', p?.ok && n !== NAMES.direct && n !== NAMES.proxy ? signed(l.p99 - p.value.latency.p99) : ''];
     })));
+    flushReasons();
     const pr = r.targets[NAMES.proxy]?.saturation[mode];
     out.push(heading(`Saturation, ${label}: ${r.options.connections} connections, throughput on one core and latency (ms)`));
     out.push(table(['', 'best /s', 'median', 'worst', 'min CPU µs/resp', 'mean', '1-core cap.', 'vs proxy', 'server CPU', 'upstr. CPU', 'loadgen CPU', 'p50', 'p90', 'p99', 'p99.9', 'max', 'samples', 'failed'], names.map((n) => {
       const s = r.targets[n]!.saturation[mode];
-      if (!s.ok) return [n, s.reason === NOT_MEASURED ? '—' : `fails: ${s.reason.slice(0, 60)}`, ...Array(16).fill('')];
+      if (!s.ok) return [n, failed(n, s.reason), ...Array(16).fill('')];
       const t = s.value;
       return [n, int(t.rps), int(t.rpsMedian), int(t.rpsMin), t.cpuUsPerResponse.toFixed(0), t.cpuUsPerResponseMean.toFixed(0), int(t.oneCoreCapacity),
         pr?.ok && n !== NAMES.direct ? pct(pr.value.cpuUsPerResponse / t.cpuUsPerResponse) : '', pct(t.serverCpu), n === NAMES.direct ? '(server)' : pct(t.upstreamCpu), pct(t.loadCpu),
         ms(t.latency.p50), ms(t.latency.p90), ms(t.latency.p99), ms(t.latency.p999), ms1(t.latency.max), String(t.latency.samples), String(t.failures)];
     })));
+    flushReasons();
   }
   const spreads = names.flatMap((n) => (['nonStreamed', 'streamed'] as const).map((mode) => r.targets[n]!.saturation[mode])).filter((s) => s.ok).map((s) => (s as { value: { rps: number; rpsMin: number } }).value).map((t) => t.rps / Math.max(1, t.rpsMin));
   if (spreads.length > 0 && Math.max(...spreads) > 1.3) {
@@ -116,7 +129,9 @@ export function detailReport(r: BenchResults, format: Format): string {
   else {
     out.push(table(['', 'best /s', 'gateway CPU µs/resp', 'Postgres+Redis CPU µs/resp', 'p50', 'p99', '1 conn. p50', '1 conn. p99'], r.workers.runs.map((w) => w.result.ok
       ? [w.label, int(w.result.value.rps), w.result.value.gatewayCpuUs.toFixed(0), w.result.value.storeCpuUs.toFixed(0), ms(w.result.value.p50Ms), ms(w.result.value.p99Ms), ms(w.result.value.oneConnectionP50Ms), ms(w.result.value.oneConnectionP99Ms)]
-      : [w.label, w.result.reason, '', '', '', '', '', ''])));
+      : [w.label, w.result.reason.startsWith('skipped') ? 'skipped (below)' : failed(w.label, w.result.reason), '', '', '', '', '', ''])));
+    for (const w of r.workers.runs) if (!w.result.ok && w.result.reason.startsWith('skipped')) out.push(`  ${w.label}: ${w.result.reason}`);
+    flushReasons();
     const sqlite = r.workers.runs.find((w) => w.store === 'sqlite' && w.workers === 1)?.result;
     const fleet = r.workers.runs.find((w) => w.store === 'postgres+redis' && w.workers === 1)?.result;
     if (sqlite?.ok && fleet?.ok) {
