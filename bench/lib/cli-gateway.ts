@@ -1,6 +1,6 @@
 // switchyard started the way an operator starts it: the real CLI (`bin/switchyard.mjs`),
-// `init`, an account and a key made with `accounts create` / `keys create`, then `serve`
-// (with `--workers N` when asked), on its own port, with the benchmark's config
+// `serve` (with `--workers N` when asked), then an account and a key made with
+// `accounts create` / `keys create` beside it, on its own port, with the benchmark's config
 // (switchyard-config.ts) and, for a fleet, DATABASE_URL and REDIS_URL. Used by the
 // workers phase; the request log goes to /dev/null as in the in-process gateway.
 
@@ -52,9 +52,8 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
   let proc: ChildProcess | null = null;
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   try {
-    await cli('init');
-    const account = await cli('accounts', 'create', '--name', 'bench', '--credits', '1000000', '--tier', BENCH_TIER);
-    const { key } = await cli('keys', 'create', '--account', account.id, '--name', 'bench');
+    // serve first: it creates (or migrates) whichever store it was given; the account and
+    // the key are then made by the CLI beside the running gateway, as an operator would.
     const serveArgs = [CLI, 'serve', '--config', config, ...(o.workers === null ? [] : ['--workers', String(o.workers)])];
     proc = spawn(process.execPath, serveArgs, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     track(proc);
@@ -63,6 +62,8 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
     proc.stderr!.on('data', (t: string) => (stderr = (stderr + t).slice(-4000)));
     const origin = `http://127.0.0.1:${port}`;
     await waitServing(origin, proc, () => stderr);
+    const account = await cli('accounts', 'create', '--name', 'bench', '--credits', '1000000', '--tier', BENCH_TIER);
+    const { key } = await cli('keys', 'create', '--account', account.id, '--name', 'bench');
     const child = proc;
     return {
       target: { name, origin, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, model: GATEWAY_MODEL, pid: child.pid! },
@@ -94,8 +95,9 @@ async function waitServing(origin: string, proc: ChildProcess, stderr: () => str
   throw new Error(`switchyard serve did not answer /health within ${START_TIMEOUT_MS / 1000} s: ${lastLines(stderr())}`);
 }
 
+/** The end of what serve printed, for a failure's reason (a first start's key is blanked: it is a secret). */
 function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-3).join(' / ');
+  return text.trim().split('\n').slice(-3).join(' / ').replace(/sk-sy-\S+/g, 'sk-sy-…');
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {
