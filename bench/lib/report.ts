@@ -11,7 +11,8 @@ export type Format = 'text' | 'markdown';
 export function renderTable(format: Format, head: string[], rows: string[][]): string {
   if (format === 'markdown') {
     const esc = (s: string): string => (s === '' ? ' ' : s.replaceAll('|', '\\|'));
-    return [`| ${head.map(esc).join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+    // The blank line ends the table: a text line right under it would become a row.
+    return [`| ${head.map(esc).join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`), ''].join('\n');
   }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
