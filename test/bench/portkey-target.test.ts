@@ -22,9 +22,10 @@ before(async () => {
 });
 
 after(async () => {
-  await stopChild(portkey.child);
+  // (undefined when before() failed)
+  if (portkey as typeof portkey | undefined) await stopChild(portkey.child);
   killAll();
-  await upstream.close();
+  await upstream?.close();
 });
 
 async function post(target: Target, body: string): Promise<{ status: number; json: any }> {

@@ -22,9 +22,10 @@ before(async () => {
 });
 
 after(async () => {
-  await stopChild(switchyard.child);
+  // (undefined when before() failed)
+  if (switchyard as typeof switchyard | undefined) await stopChild(switchyard.child);
   killAll();
-  await upstream.close();
+  await upstream?.close();
 });
 
 async function call(target: Target, path: string, body?: string): Promise<{ status: number; json: any }> {
