@@ -274,7 +274,14 @@ async function main(): Promise<void> {
   }
   await stopChild(upstream);
 
-  for (const [name, why] of startFailures) log(`${name} did not start: ${why}`);
+  for (const [name, why] of startFailures) {
+    log(`${name} did not start: ${why}`);
+    const none = fail(`did not start: ${why}`);
+    targets[name] = {
+      idleRssMb: NaN, afterLoadRssMb: null, idleAfterLoadRssMb: null, oneConnection: { nonStreamed: none, streamed: none },
+      saturation: { nonStreamed: none, streamed: none }, loopDelay: { oneConnection: none, saturation: none },
+    };
+  }
   const results: BenchResults = {
     machine: {
       cpus: nCpu, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version,

@@ -45,6 +45,7 @@ function value<T>(m: Measured<T> | undefined): T | null {
 /** A short cell for a figure that could not be measured: "fails (HTTP 500)"; the detail report has the whole reason. */
 export function failure(m: Measured<unknown> | undefined): string {
   if (m === undefined || m.ok || m.reason === NOT_MEASURED) return DASH;
+  if (m.reason.startsWith('did not start')) return 'did not start';
   const status = / with (\d{3})\b/.exec(m.reason);
   return status === null ? 'fails' : `fails (HTTP ${status[1]})`;
 }
@@ -114,7 +115,7 @@ function memoryRows(r: BenchResults): IssueRow[] {
   const after: IssueRow = { figure: 'RSS after the load (MB)', cells: {}, goal: `≤ ${GOALS.rssAfterLoadMb} MB`, met: null };
   for (const name of COLUMNS) {
     const t: TargetResults | undefined = r.targets[name];
-    idle.cells[name] = t === undefined ? DASH : t.idleRssMb.toFixed(0);
+    idle.cells[name] = t === undefined || !Number.isFinite(t.idleRssMb) ? DASH : t.idleRssMb.toFixed(0);
     after.cells[name] = t?.afterLoadRssMb == null ? DASH : t.afterLoadRssMb.toFixed(0);
   }
   const sy = r.targets[NAMES.switchyard];

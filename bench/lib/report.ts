@@ -97,7 +97,7 @@ export function detailReport(r: BenchResults, format: Format): string {
   const stepHead = Array.from({ length: stepCount }, (_, k) => [`streams open, step ${k + 1}: RSS`, 'MB/1000']).flat();
   out.push(table(['', 'idle after start', 'after the load', 'idle after load', 'before streams', ...stepHead], names.map((n) => {
     const t = r.targets[n]!;
-    return [n, t.idleRssMb.toFixed(1), t.afterLoadRssMb?.toFixed(1) ?? '', t.idleAfterLoadRssMb?.toFixed(1) ?? '', ...steps(n)];
+    return [n, Number.isFinite(t.idleRssMb) ? t.idleRssMb.toFixed(1) : '', t.afterLoadRssMb?.toFixed(1) ?? '', t.idleAfterLoadRssMb?.toFixed(1) ?? '', ...steps(n)];
   })));
 
   out.push(heading(`Chunk by chunk: paced stream, word 1 at once then one every ${PACE_MS} ms; median ms until each word reaches the client`));

@@ -95,6 +95,20 @@ test('a target that failed a mode shows "fails" with the HTTP status, and is not
   assert.equal(streamed.cells.switchyard, '80 % (75 µs)');
 });
 
+test('a target that did not start says so in every cell', () => {
+  const r = results();
+  const none: Measured<never> = { ok: false, reason: 'did not start: Portkey did not start within 30000 ms' };
+  r.targets.Portkey = {
+    idleRssMb: NaN, afterLoadRssMb: null, idleAfterLoadRssMb: null, oneConnection: { nonStreamed: none, streamed: none },
+    saturation: { nonStreamed: none, streamed: none }, loopDelay: { oneConnection: none, saturation: none },
+  };
+  const rows = issueRows(r);
+  assert.equal(row(rows, 'throughput on one core (64 conn.), non-streamed').cells.Portkey, 'did not start');
+  assert.equal(row(rows, 'added p99 at 1 connection (').cells.Portkey, 'did not start');
+  assert.equal(row(rows, 'RSS idle').cells.Portkey, '—');
+  assert.equal(row(rows, 'throughput on one core (64 conn.), non-streamed').cells.switchyard, '80 % (63 µs)', 'no ratio to a Portkey that did not run');
+});
+
 test('event-loop delay and the metrics overhead have rows, without goals to meet', () => {
   const rows = issueRows(results());
   const delay = row(rows, 'event loop max delay, load at 64 connections');
