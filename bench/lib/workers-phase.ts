@@ -59,9 +59,10 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
     plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null });
   }
   let fleet: Fleet | null = null;
-  const fleetReason = postgresUnavailable() ?? redisUnavailable();
   try {
     if (plan.some((p) => p.store === 'postgres+redis' && p.reason === null)) {
+      // As in the tests: redisUnavailable() installs Debian's redis-server when root and missing.
+      const fleetReason = postgresUnavailable() ?? redisUnavailable();
       if (fleetReason !== null) {
         for (const p of plan) if (p.store === 'postgres+redis') p.reason ??= `skipped: ${fleetReason}`;
       } else {
