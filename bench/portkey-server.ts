@@ -6,7 +6,7 @@
 // interface otherwise). Requests name their upstream in headers (`x-portkey-provider:
 // openai`, `x-portkey-custom-host: <origin>/v1`), see bench/lib/targets.ts.
 //
-// Prints {"port": N} on stdout once listening (Portkey's own banner goes to stderr);
+// Prints {"port": N} on stdout once listening (Portkey's own banner is dropped);
 // exits when stdin closes (the parent died) or on SIGTERM.
 
 import { Server } from 'node:http';
@@ -17,9 +17,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PORTKEY_ENTRY = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 
-// The JSON line is ours; whatever Portkey prints goes to stderr.
+// The JSON line is ours; what Portkey prints on stdout (a start-up spinner and banner) is
+// dropped. Its errors (console.error) still reach stderr.
 const stdoutWrite = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+process.stdout.write = ((_chunk: unknown, ...rest: unknown[]) => {
+  const done = rest.find((x) => typeof x === 'function') as (() => void) | undefined;
+  done?.();
+  return true;
+}) as typeof process.stdout.write;
 
 let server: Server | null = null;
 const listen = Server.prototype.listen;
