@@ -24,6 +24,7 @@ const ms1 = (v: number): string => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 const pct = (v: number): string => `${(v * 100).toFixed(0)} %`;
 const int = (v: number): string => Math.round(v).toLocaleString('en-US');
 const signed = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`;
+const us = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(0)}`;
 
 export function detailReport(r: BenchResults, format: Format): string {
   const heading = (t: string): string => (format === 'markdown' ? `\n#### ${t}\n` : `\n${t}`);
@@ -138,7 +139,7 @@ export function detailReport(r: BenchResults, format: Format): string {
     if (sqlite?.ok && fleet?.ok) {
       const s = sqlite.value;
       const f = fleet.value;
-      out.push(`The shared store's overhead per request (Postgres + Redis vs SQLite, one worker): gateway CPU ${signed(f.gatewayCpuUs - s.gatewayCpuUs).replace('.000', '')} µs, plus ${f.storeCpuUs.toFixed(0)} µs in Postgres and Redis; latency at 1 connection ${signed(f.oneConnectionP50Ms - s.oneConnectionP50Ms)} ms at p50, ${signed(f.oneConnectionP99Ms - s.oneConnectionP99Ms)} ms at p99.`);
+      out.push(`The shared store's overhead per request (Postgres + Redis vs SQLite, one worker): gateway CPU ${us(f.gatewayCpuUs - s.gatewayCpuUs)} µs, plus ${f.storeCpuUs.toFixed(0)} µs in Postgres and Redis; latency at 1 connection ${signed(f.oneConnectionP50Ms - s.oneConnectionP50Ms)} ms at p50, ${signed(f.oneConnectionP99Ms - s.oneConnectionP99Ms)} ms at p99.`);
     }
   }
   return out.join('\n');
