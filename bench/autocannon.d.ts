@@ -1,5 +1,6 @@
 // The few parts of autocannon's programmatic API the benchmarks use (it ships no types).
 declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
   interface Histogram {
     average: number;
     mean: number;
@@ -33,6 +34,8 @@ declare module 'autocannon' {
     requests: Histogram & { sent: number };
     throughput: Histogram;
   }
-  function autocannon(opts: Options): Promise<Result>;
+  /** A run: awaitable for its result; emits 'response' (client, statusCode, bytes, responseTimeMs) per answer. */
+  interface Instance extends EventEmitter, PromiseLike<Result> {}
+  function autocannon(opts: Options): Instance;
   export default autocannon;
 }

@@ -1,8 +1,9 @@
 // The gateway under test, in its own process: the real composition root (createServices,
-// buildApp) with a temporary SQLite database, the config of the tests whose only provider
-// is an OpenAI-format upstream serving `acme/mock-1`, and one account with ample credits
-// and a key. Auth, rate limiting, admission and settlement (ledger writes) all run as in
-// production; only the tier's limits are raised out of the benchmark's reach.
+// buildApp) with a temporary SQLite database, the benchmark's config (bench/lib/switchyard-config.ts:
+// two moderated OpenAI-format providers serving `acme/mock-1`), and one account with ample
+// credits and a key. Auth, rate limiting, credit holds, moderation, routing and settlement
+// before the last byte (ledger writes) all run as in production; only the tier's limits are
+// raised out of the benchmark's reach.
 //
 // Usage: node bench/gateway-server.ts <upstream base url, ending in /v1>. Prints
 // {"port": N, "key": "..."} on stdout once listening; exits when stdin closes (the
@@ -15,9 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
+import { preloadTokenizers } from '../src/canonical/bpe-tokenizers.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
-import { emulatorConfig } from '../test/support/test-gateway.ts';
+import { BENCH_TIER, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './lib/switchyard-config.ts';
 
 const upstreamBaseUrl = process.argv[2];
 if (upstreamBaseUrl === undefined) {
@@ -29,14 +31,6 @@ const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
 // Also on a crash at start-up ('exit' runs for uncaught errors and process.exit).
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const configPath = join(dir, 'switchyard.yaml');
-// Rate limiting stays on (every request is counted), with a tier whose limits the
-// benchmark cannot reach: the enterprise tier, raised.
-const BENCH_TIER = `tiers:
-  enterprise:
-    requests_per_minute: 1000000000
-    requests_per_day: null
-    account_requests_per_minute: null
-`;
 // Telemetry as in production (metrics on, one request log line per request at info),
 // the log written to /dev/null: its cost counts, its lines do not reach the benchmark's
 // pipe. BENCH_TELEMETRY=off turns metrics and the request log off (bench/telemetry-overhead.ts).
@@ -44,8 +38,8 @@ const BENCH_TIER = `tiers:
 const telemetry = process.env.BENCH_TELEMETRY ?? 'on';
 const metricsOn = telemetry === 'on' || telemetry === 'metrics';
 const logOn = telemetry === 'on' || telemetry === 'log';
-writeFileSync(configPath, emulatorConfig(upstreamBaseUrl, BENCH_TIER + (metricsOn ? '' : 'metrics:\n  enabled: false\n')));
-const env = { SWITCHYARD_DATA_DIR: dir, LOCAL_KEY: 'upstream-secret', LOG_LEVEL: logOn ? 'info' : 'silent' };
+writeFileSync(configPath, switchyardConfig({ upstreamBaseUrl, metrics: metricsOn }));
+const env = { SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: logOn ? 'info' : 'silent' };
 const config = loadConfig({ path: configPath, env });
 config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 
@@ -55,8 +49,10 @@ const services = createServices(config, {
   logDestination: pino.destination({ dest: '/dev/null', sync: true }),
 });
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
-const account = services.accountService.createAccount({ name: 'bench', type: 'user', tier: 'enterprise', creditsUsd: '1000000' });
+const account = services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });
 const { key } = services.accountService.createKey({ accountId: account.id, name: 'bench key' });
+// As `switchyard serve` does (src/cli/serve-command.ts), so idle memory is production's.
+preloadTokenizers();
 const app = buildApp(services);
 await app.listen({ host: '127.0.0.1', port: 0 });
 

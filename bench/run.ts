@@ -1,29 +1,34 @@
-// npm run bench [-- --quick | --duration S | --latency S | --connections N | --streams N | --no-pin | --profile]
+// npm run bench [-- --quick | --samples N | --connections N | --slice S | --rounds N | --streams N
+//                  | --workers 1,2|none | --no-portkey | --no-pin | --profile | --markdown PATH]
 //
-// The gateway against calling its upstream directly and against a bare proxy (DESIGN §11):
-// added latency at one connection, throughput at saturation, streamed and not; memory
-// idle and with a thousand open streams; chunk-by-chunk forwarding. Prints a table with
-// the ratios and PASS/MISS against each target, and writes the raw figures to
-// bench/results/latest.json. docs/benchmarks.md explains every figure.
-//
-// Processes: the upstream (bench/upstream-server.ts), the bare proxy (bench/bare-proxy.ts)
-// and the gateway (bench/gateway-server.ts) each run in their own process; the load
-// generator (autocannon, and undici loops for the latency figures) runs in this one.
-// Everything stays on 127.0.0.1 and every child is killed when this process ends.
+// Side by side, in one run, interleaved: the upstream called directly, a bare Node proxy,
+// Portkey's open-source gateway and switchyard with every promise on (bench/lib/switchyard-config.ts).
+// Latency at 1 connection (sequential, ≥ 10,000 samples per target and mode) and at 64
+// connections (saturation, every response timed); throughput on one core, streamed and
+// not, with CPU per response; RSS idle and after load; each process's event-loop delay
+// during the load; metrics overhead; switchyard's --workers 1|2 on SQLite and on
+// Postgres + Redis; memory with open streams; chunk-by-chunk forwarding. Prints the
+// issue's table (bench/lib/issue-table.ts) and the detail (bench/lib/report.ts), writes
+// the raw figures to bench/results/latest.json. docs/benchmarks.md explains every figure.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  checkTarget, chunkTiming, latencyAtOneConnection, openStreamsMemory, saturate, throughputSlice, throughputStats, warmUp,
-  type ChunkTimingStats, type LatencyStats, type OpenStreamsStats, type Target, type ThroughputSlice, type ThroughputStats,
-} from './lib/measure.ts';
-import { hasTaskset, isStopping, killAll, rssMb, setAffinity, startChild, stopChild } from './lib/processes.ts';
+import { issueRows, NOT_MEASURED, renderMarkdown, renderText } from './lib/issue-table.ts';
+import { latencyAtOneConnection } from './lib/latency.ts';
+import { readLoopDelay, resetLoopDelay, type LoopDelay } from './lib/loop-delay.ts';
+import { checkTarget, chunkTiming, openStreamsMemory, warmUp } from './lib/measure.ts';
+import { hasTaskset, isStopping, killAll, rssMb, setAffinity, stopChild, type Child } from './lib/processes.ts';
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
-import { GATEWAY_MODEL, PACE_MS, PACE_WORDS, UPSTREAM_MODEL } from './lib/scenarios.ts';
+import { detailReport } from './lib/report.ts';
+import type { BenchResults, Measured, TargetResults } from './lib/results.ts';
+import { directTarget, NAMES, startBareProxy, startIdleProbe, startPortkey, startSwitchyard, startUpstream, type Target } from './lib/targets.ts';
+import { measureTelemetryInProcess } from './lib/telemetry-micro.ts';
+import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
+import { workersPhase } from './lib/workers-phase.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH, '..');
@@ -34,24 +39,33 @@ const RESULTS = join(BENCH, 'results');
 const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean' },
-    duration: { type: 'string' },
-    latency: { type: 'string' },
+    samples: { type: 'string' },
     connections: { type: 'string' },
+    slice: { type: 'string' },
+    rounds: { type: 'string' },
     streams: { type: 'string' },
+    workers: { type: 'string' },
+    'no-portkey': { type: 'boolean' },
     'no-pin': { type: 'boolean' },
     profile: { type: 'boolean' },
+    markdown: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (flags.help) {
   process.stdout.write(`npm run bench -- [options]   (each also as an env variable)
-  --quick            short run, about 40 s                     BENCH_QUICK=1
-  --duration S       measured saturation seconds per target and mode (8; quick 3)   BENCH_DURATION
-  --latency S        seconds of 1-connection latency per target and mode (3; quick 1)   BENCH_LATENCY
-  --connections N    connections at saturation (50)             BENCH_CONNECTIONS
-  --streams N        open streams for the memory figure (1000)  BENCH_STREAMS
-  --no-pin           do not pin processes to CPUs               BENCH_PIN=0
-  --profile          run the gateway under --cpu-prof and summarize the profile   BENCH_PROFILE=1
+  --quick            smoke run (~1.5 min): 1,000 samples per target, short slices   BENCH_QUICK=1
+  --samples N        requests per target and mode at 1 connection, and at least as many
+                     timed responses at saturation (10000; quick 1000)   BENCH_SAMPLES
+  --connections N    connections at saturation (64)                     BENCH_CONNECTIONS
+  --slice S          seconds per saturation slice (3; quick 1)           BENCH_SLICE
+  --rounds N         interleaved rounds (slices per target and mode) (4; quick 2)   BENCH_ROUNDS
+  --streams N        open streams for the memory figure (1000; quick 500)   BENCH_STREAMS
+  --workers LIST     switchyard --workers runs: 1,2 (default) or none     BENCH_WORKERS
+  --no-portkey       leave Portkey's gateway out                          BENCH_PORTKEY=0
+  --no-pin           do not pin processes to CPUs                         BENCH_PIN=0
+  --profile          run switchyard under --cpu-prof and summarize the profile   BENCH_PROFILE=1
+  --markdown PATH    also write the issue's table and the detail as markdown   BENCH_MARKDOWN
 `);
   process.exit(0);
 }
@@ -61,190 +75,243 @@ const num = (flag: string | undefined, envName: string, quickValue: number, full
   const text = flag ?? env[envName];
   if (text === undefined || text === '') return quick ? quickValue : fullValue;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${envName.slice(6).toLowerCase()} must be a positive number, got ${text}`);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${envName} must be a positive number, got ${text}`);
   return n;
 };
+const workersText = flags.workers ?? env.BENCH_WORKERS ?? '1,2';
 const opts = {
   quick,
-  /** Measured seconds per target and mode, split into rounds that the targets take in turn. */
-  throughputSeconds: num(flags.duration, 'BENCH_DURATION', 3, 8),
-  throughputRounds: quick ? 3 : 4,
-  warmupSeconds: quick ? 0.5 : 1,
-  latencySeconds: num(flags.latency, 'BENCH_LATENCY', 1, 3),
-  latencyRounds: quick ? 2 : 3,
-  connections: Math.round(num(flags.connections, 'BENCH_CONNECTIONS', 50, 50)),
-  streams: Math.round(num(flags.streams, 'BENCH_STREAMS', 1000, 1000)),
+  samples: Math.round(num(flags.samples, 'BENCH_SAMPLES', 1000, 10_000)),
+  rounds: Math.round(num(flags.rounds, 'BENCH_ROUNDS', 2, 4)),
+  connections: Math.round(num(flags.connections, 'BENCH_CONNECTIONS', 64, 64)),
+  sliceSeconds: num(flags.slice, 'BENCH_SLICE', 1, 3),
+  streams: Math.round(num(flags.streams, 'BENCH_STREAMS', 500, 1000)),
   streamsMaxWaitMs: quick ? 5000 : 10_000,
   paceRepeats: quick ? 5 : 15,
+  workers: workersText === 'none' ? [] : workersText.split(',').map((w) => Number(w.trim())).filter((w) => Number.isInteger(w) && w > 0),
+  portkey: flags['no-portkey'] !== true && env.BENCH_PORTKEY !== '0',
   pin: flags['no-pin'] !== true && env.BENCH_PIN !== '0',
   profile: flags.profile === true || env.BENCH_PROFILE === '1',
+  markdown: flags.markdown ?? env.BENCH_MARKDOWN,
 };
-
-// ------------------------------------------------------------------ targets
-
-const TARGETS = {
-  throughputShareOfProxy: 0.6,
-  addedMedianMs: 0.1,
-  p99OverProxyMs: 0.5,
-  idleRssMb: 80,
-  mbPerThousandStreams: 60,
-  /** A stream that lags direct by a pacing interval was held back; this is well under one. */
-  chunkLagMs: 5,
-};
-
-interface Results {
-  machine: Record<string, unknown>;
-  options: typeof opts;
-  latency: { nonStreamed: Record<string, LatencyStats>; streamed: Record<string, LatencyStats> };
-  throughput: { nonStreamed: Record<string, ThroughputStats>; streamed: Record<string, ThroughputStats> };
-  memory: { idleRssMb: Record<string, number>; idleAfterLoadRssMb: Record<string, number>; openStreams: Record<string, OpenStreamsStats> };
-  chunks: Record<string, ChunkTimingStats>;
-  verdicts: Verdict[];
-  profile?: string;
-}
-
-interface Verdict {
-  target: string;
-  measured: string;
-  /** null: a reference figure, not a target. */
-  pass: boolean | null;
-}
 
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const fmtInt = (v: number): string => Math.round(v).toLocaleString('en-US');
+const fail = (reason: string): Measured<never> => ({ ok: false, reason });
+const NOT_RUN = fail(NOT_MEASURED);
+
+async function loopDelays(targets: readonly Target[]): Promise<Map<string, Measured<LoopDelay>>> {
+  const out = new Map<string, Measured<LoopDelay>>();
+  for (const t of targets) {
+    if (t.proc === undefined) continue;
+    try {
+      out.set(t.name, { ok: true, value: await readLoopDelay(t.proc) });
+    } catch (err) {
+      out.set(t.name, fail((err as Error).message));
+    }
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   const nCpu = availableParallelism();
   // At saturation, with two CPUs: this process and the upstream share CPU 0, the server
-  // under test (proxy or gateway) has CPU 1 to itself — "one core", as the targets are
-  // stated. With three or more, the upstream gets a CPU of its own as well. The other
-  // phases run unpinned: sequential requests keep one process busy at a time, and pinning
-  // them would put the direct call on one CPU and the proxied ones across two.
+  // under test has CPU 1 to itself — "one core", as the goals are stated. With three or
+  // more, the upstream gets a CPU of its own. The 1-connection phases run unpinned:
+  // pinned, the direct call would run on one CPU and the proxied ones across two.
   const pin = opts.pin && nCpu >= 2 && hasTaskset();
   const cpuOf = pin ? { load: 0, upstream: nCpu >= 3 ? 1 : 0, server: nCpu - 1 } : null;
   const profileDir = join(RESULTS, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
   if (opts.profile) mkdirSync(profileDir, { recursive: true });
+  const startedAt = performance.now();
+  const loadAverageAtStart = loadavg();
+  log(`switchyard bench: ${nCpu} CPUs, node ${process.version}, ${quick ? `QUICK run (smoke test: ${opts.samples} samples per target, too few for p99.9)` : 'full run'}${pin ? `; at saturation: load generator on CPU ${cpuOf!.load}, upstream on CPU ${cpuOf!.upstream}, server under test on CPU ${cpuOf!.server}` : ', not pinned'}`);
 
-  log(`switchyard bench: ${nCpu} CPUs, node ${process.version}, ${quick ? 'quick run' : 'full run'}${pin ? `; at saturation: load generator on CPU ${cpuOf!.load}, upstream on CPU ${cpuOf!.upstream}, server under test on CPU ${cpuOf!.server}` : ', not pinned'}`);
-  const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
+  // ---- start every target
+  const upstream = await startUpstream();
   const upstreamOrigin = `http://127.0.0.1:${upstream.info.port}`;
-  const [proxy, gateway] = await Promise.all([
-    startChild<{ port: number }>('bare proxy', join(BENCH, 'bare-proxy.ts'), [upstreamOrigin]),
-    startChild<{ port: number; key: string }>('gateway', join(BENCH, 'gateway-server.ts'), [`${upstreamOrigin}/v1`], {
-      nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
-    }),
+  const children: Child<unknown>[] = [upstream];
+  const startFailures = new Map<string, string>();
+  const [proxy, portkey, switchyard, telemetryOff, idleProbe] = await Promise.all([
+    startBareProxy(upstreamOrigin),
+    opts.portkey ? startPortkey(upstreamOrigin).catch((err: Error) => void startFailures.set(NAMES.portkey, err.message)) : Promise.resolve(undefined),
+    startSwitchyard(upstreamOrigin, { nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] }),
+    startSwitchyard(upstreamOrigin, { name: NAMES.telemetryOff, telemetry: 'off' }),
+    startIdleProbe(),
   ]);
-  const json = { 'content-type': 'application/json' };
-  const direct: Target = { name: 'direct', origin: upstreamOrigin, headers: json, model: UPSTREAM_MODEL, pid: upstream.pid };
-  const bare: Target = { name: 'bare proxy', origin: `http://127.0.0.1:${proxy.info.port}`, headers: json, model: UPSTREAM_MODEL, pid: proxy.pid };
-  const gw: Target = {
-    name: 'gateway',
-    origin: `http://127.0.0.1:${gateway.info.port}`,
-    headers: { ...json, authorization: `Bearer ${gateway.info.key}` },
-    model: GATEWAY_MODEL,
-    pid: gateway.pid,
-  };
-  const all = [direct, bare, gw];
+  for (const c of [proxy, portkey, switchyard, telemetryOff, idleProbe]) if (c) children.push(c.child);
+  const idleLoopDelay: BenchResults['idleLoopDelay'] = { oneConnection: NOT_RUN, saturation: NOT_RUN };
+  const direct = directTarget(upstream);
+  const main4 = [direct, proxy.target, ...(portkey ? [portkey.target] : []), switchyard.target];
+  const everyTarget = [...main4, telemetryOff.target];
 
-  // 1. Memory when idle, right after start-up (before any request).
+  // ---- idle memory, before any request
   await sleep(1500);
-  const idleRssMb = Object.fromEntries(all.map((t) => [t.name, rssMb(t.pid)]));
-  log(`idle RSS: ${all.map((t) => `${t.name} ${idleRssMb[t.name]!.toFixed(1)} MB`).join(', ')}`);
-  for (const t of all) await checkTarget(t);
+  const idle = new Map(everyTarget.map((t) => [t.name, rssMb(t.pid)]));
+  log(`idle RSS: ${everyTarget.map((t) => `${t.name} ${idle.get(t.name)!.toFixed(1)} MB`).join(', ')}`);
 
-  // 2. Open streams: after a short warm-up, so compiled code is not counted as per-stream memory.
-  const openStreams: Record<string, OpenStreamsStats> = {};
-  for (const t of [bare, gw]) {
+  // ---- each target must answer each kind; a target that cannot is measured for what it can do
+  const broken = new Map<string, Map<boolean, string>>();
+  for (const t of everyTarget) {
+    for (const stream of [false, true]) {
+      const bad = await checkTarget(t, stream);
+      if (bad === null) continue;
+      log(`  ${bad}`);
+      if (!broken.has(t.name)) broken.set(t.name, new Map());
+      broken.get(t.name)!.set(stream, bad);
+    }
+  }
+  const can = (t: Target, stream: boolean): boolean => broken.get(t.name)?.get(stream) === undefined;
+
+  const targets: Record<string, TargetResults> = {};
+  for (const t of everyTarget) {
+    targets[t.name] = {
+      idleRssMb: idle.get(t.name)!, afterLoadRssMb: null, idleAfterLoadRssMb: null,
+      oneConnection: { nonStreamed: NOT_RUN, streamed: NOT_RUN },
+      saturation: { nonStreamed: NOT_RUN, streamed: NOT_RUN },
+      loopDelay: { oneConnection: NOT_RUN, saturation: NOT_RUN },
+    };
+  }
+  const modeKey = (stream: boolean) => (stream ? 'streamed' : 'nonStreamed') as 'streamed' | 'nonStreamed';
+  const brokenReason = (t: Target, stream: boolean): Measured<never> => fail(broken.get(t.name)?.get(stream) ?? 'failed');
+
+  // ---- open streams (memory per stream: after a warm-up, before the load grows the heaps) and chunk by chunk
+  const openStreams: BenchResults['openStreams'] = {};
+  for (const t of main4.slice(1)) {
+    if (!can(t, true)) {
+      openStreams[t.name] = brokenReason(t, true);
+      continue;
+    }
     await warmUp(t, 400);
-    log(`opening ${opts.streams} held streams through the ${t.name}...`);
-    openStreams[t.name] = await openStreamsMemory(t, opts.streams, opts.streamsMaxWaitMs);
-    const s = openStreams[t.name]!;
-    log(`  RSS before ${s.rssBeforeMb.toFixed(1)} MB; ${s.steps.map((x) => `${x.opened}/${x.requested} open after ${x.openSeconds.toFixed(1)} s: ${x.rssMb.toFixed(1)} MB`).join('; ')}`);
+    log(`opening ${opts.streams} held streams through ${t.name}...`);
+    const s = await openStreamsMemory(t, opts.streams, opts.streamsMaxWaitMs);
+    openStreams[t.name] = { ok: true, value: s };
+    log(`  RSS before ${s.rssBeforeMb.toFixed(1)} MB; ${s.steps.map((x) => `${x.opened}/${x.requested} open: ${x.rssMb.toFixed(1)} MB`).join('; ')}`);
   }
+  const chunks: BenchResults['chunks'] = {};
+  for (const t of main4) chunks[t.name] = can(t, true) ? { ok: true, value: await chunkTiming(t, opts.paceRepeats) } : brokenReason(t, true);
 
-  // 3. Chunk by chunk: paced streams, each word timed at the client.
-  const chunks: Record<string, ChunkTimingStats> = {};
-  for (const t of all) chunks[t.name] = await chunkTiming(t, opts.paceRepeats);
-  log(`paced streams: ${all.map((t) => `${t.name} first word ${chunks[t.name]!.wordMs[0]!.toFixed(2)} ms`).join(', ')}`);
-
-  // 4. Latency at one connection.
-  const latency = { nonStreamed: {} as Record<string, LatencyStats>, streamed: {} as Record<string, LatencyStats> };
+  // ---- latency at 1 connection, unpinned
+  for (const t of [...main4, idleProbe.target]) await resetLoopDelay(t.proc!);
   for (const stream of [false, true]) {
-    log(`latency at 1 connection, ${stream ? 'streamed' : 'non-streamed'} (${opts.latencySeconds} s per target)...`);
-    const m = await latencyAtOneConnection(all, stream, opts.latencySeconds, opts.latencyRounds);
-    Object.assign(stream ? latency.streamed : latency.nonStreamed, Object.fromEntries(m));
+    const able = main4.filter((t) => can(t, stream));
+    log(`latency at 1 connection, ${stream ? 'streamed' : 'non-streamed'}: ${opts.samples} requests per target in ${opts.rounds} interleaved rounds...`);
+    const m = await latencyAtOneConnection(able, { stream, samplesPerTarget: opts.samples, rounds: opts.rounds, warmup: quick ? 100 : 300 });
+    for (const t of main4) {
+      const s = m.get(t.name);
+      targets[t.name]!.oneConnection[modeKey(stream)] = s === undefined ? brokenReason(t, stream)
+        : s.latency.samples === 0 ? fail(`every request failed (${s.errors})`) : { ok: true, value: s };
+      if (s !== undefined) log(`  ${t.name}: p50 ${s.latency.p50.toFixed(3)} p99 ${s.latency.p99.toFixed(3)} p99.9 ${s.latency.p999.toFixed(3)} max ${s.latency.max.toFixed(1)} ms (${s.latency.samples} samples, ${s.errors} errors)`);
+    }
   }
+  for (const [name, d] of await loopDelays(main4)) targets[name]!.loopDelay.oneConnection = d;
+  idleLoopDelay.oneConnection = (await loopDelays([idleProbe.target])).get(NAMES.idle)!;
 
-  // 5. Throughput at saturation, pinned.
-  const every = `0-${nCpu - 1}`;
+  // ---- saturation, pinned: throughput, CPU per response, latency at N connections
   if (cpuOf !== null) {
     const ok = setAffinity(process.pid, String(cpuOf.load)) && setAffinity(upstream.pid, String(cpuOf.upstream)) &&
-      setAffinity(proxy.pid, String(cpuOf.server)) && setAffinity(gateway.pid, String(cpuOf.server));
+      everyTarget.slice(1).every((t) => setAffinity(t.pid, String(cpuOf.server)));
     if (!ok) log('could not pin every process; the saturation figures are not pinned');
   }
-  const throughput = { nonStreamed: {} as Record<string, ThroughputStats>, streamed: {} as Record<string, ThroughputStats> };
+  for (const t of [...everyTarget, idleProbe.target]) await resetLoopDelay(t.proc!);
   for (const stream of [false, true]) {
     const label = stream ? 'streamed' : 'non-streamed';
-    const sliceSeconds = opts.throughputSeconds / opts.throughputRounds;
-    log(`saturation, ${label}: ${opts.connections} connections, ${opts.throughputRounds} rounds of ${sliceSeconds.toFixed(1)} s per target...`);
-    const slices = new Map<string, ThroughputSlice[]>(all.map((t) => [t.name, []]));
-    for (const t of all) await saturate(t, stream, opts.connections, opts.warmupSeconds);
-    // The targets take turns, so that a slow spell of the machine falls on all of them.
-    for (let round = 0; round < opts.throughputRounds; round++) {
-      for (const t of all) {
-        await sleep(100);
-        slices.get(t.name)!.push(await throughputSlice(t, upstream.pid, stream, opts.connections, sliceSeconds));
-      }
+    // switchyard with telemetry off takes part in the non-streamed saturation only (the metrics overhead).
+    const able = (stream ? main4 : everyTarget).filter((t) => can(t, stream));
+    log(`saturation, ${label}: ${opts.connections} connections, ${opts.rounds} rounds of ${opts.sliceSeconds} s per target...`);
+    const slices = new Map<string, ThroughputSlice[]>(able.map((t) => [t.name, []]));
+    for (const t of able) await saturate(t, stream, opts.connections, quick ? 0.5 : 1);
+    const sliceOf = async (t: Target): Promise<void> => {
+      await sleep(100);
+      slices.get(t.name)!.push(await throughputSlice(t, { stream, connections: opts.connections, seconds: opts.sliceSeconds, upstreamPid: upstream.pid }));
+    };
+    // The targets take turns (order reversed every other round), so a slow spell falls on all.
+    for (let round = 0; round < opts.rounds; round++) for (const t of round % 2 === 0 ? able : [...able].reverse()) await sliceOf(t);
+    // Enough timed responses for the percentiles: a slow target gets extra slices.
+    for (const t of able) {
+      for (let extra = 0; extra < 6 && slices.get(t.name)!.reduce((n, s) => n + s.latencyMs.length, 0) < opts.samples; extra++) await sliceOf(t);
     }
-    for (const t of all) {
+    for (const t of everyTarget) {
+      if (!slices.has(t.name)) {
+        if (!can(t, stream)) targets[t.name]!.saturation[modeKey(stream)] = brokenReason(t, stream);
+        continue;
+      }
       const r = throughputStats(slices.get(t.name)!);
-      (stream ? throughput.streamed : throughput.nonStreamed)[t.name] = r;
-      log(`  ${t.name}: best ${fmtInt(r.rps)}/s (slices ${r.slices.map((x) => fmtInt(x.rps)).join(', ')}), ${r.cpuUsPerResponse.toFixed(0)} µs CPU per response`);
+      targets[t.name]!.saturation[modeKey(stream)] = r.completed === 0 ? fail(`no response completed (${r.failures} failures)`) : { ok: true, value: r };
+      log(`  ${t.name}: best ${fmtInt(r.rps)}/s (slices ${r.slices.map((x) => fmtInt(x.rps)).join(', ')}), ${r.cpuUsPerResponse.toFixed(0)} µs CPU per response, p50 ${r.latency.p50.toFixed(2)} p99 ${r.latency.p99.toFixed(2)} max ${r.latency.max.toFixed(1)} ms (${r.latency.samples} samples, ${r.failures} failures)`);
     }
   }
-
-  if (cpuOf !== null) for (const pid of [process.pid, upstream.pid, proxy.pid, gateway.pid]) setAffinity(pid, every);
-
+  for (const t of everyTarget) targets[t.name]!.afterLoadRssMb = rssMb(t.pid);
+  for (const [name, d] of await loopDelays(everyTarget)) targets[name]!.loopDelay.saturation = d;
+  idleLoopDelay.saturation = (await loopDelays([idleProbe.target])).get(NAMES.idle)!;
+  await stopChild(idleProbe.child);
+  if (cpuOf !== null) for (const pid of [process.pid, ...children.map((c) => c.pid)]) setAffinity(pid, `0-${nCpu - 1}`);
   await sleep(2000);
-  const idleAfterLoadRssMb = Object.fromEntries(all.map((t) => [t.name, rssMb(t.pid)]));
+  for (const t of everyTarget) targets[t.name]!.idleAfterLoadRssMb = rssMb(t.pid);
+  await stopChild(telemetryOff.child);
 
-  // The gateway writes its CPU profile on a clean exit: give it time.
-  await Promise.all([stopChild(gateway, opts.profile ? 30_000 : 5000), stopChild(proxy), stopChild(upstream)]);
-
-  const results: Results = {
-    machine: {
-      cpus: nCpu,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      pinned: cpuOf,
-      date: new Date().toISOString(),
-      git: gitState(),
-    },
-    options: opts,
-    latency,
-    throughput,
-    memory: { idleRssMb, idleAfterLoadRssMb, openStreams },
-    chunks,
-    verdicts: [],
+  // ---- metrics overhead in process (this process is idle now)
+  const micro = new Map(measureTelemetryInProcess(quick ? 50_000 : 200_000).map((r) => [r.variant, r.usPerRequest]));
+  const on = targets[NAMES.switchyard]!.saturation.nonStreamed;
+  const off = targets[NAMES.telemetryOff]!.saturation.nonStreamed;
+  const telemetry = {
+    inProcessUs: { metrics: micro.get('metrics')! - micro.get('off')!, log: micro.get('log')! - micro.get('off')!, both: micro.get('on')! - micro.get('off')! },
+    endToEnd: on.ok && off.ok ? { ok: true as const, value: { onUs: on.value.cpuUsPerResponse, offUs: off.value.cpuUsPerResponse } } : fail('a saturation run failed'),
   };
-  results.verdicts = verdicts(results);
-  process.stdout.write(`${report(results)}\n`);
+
+  // switchyard writes its CPU profile on a clean exit: give it time.
+  await Promise.all([stopChild(switchyard.child, opts.profile ? 30_000 : 5000), stopChild(proxy.child), ...(portkey ? [stopChild(portkey.child)] : [])]);
+
+  // ---- workers: the CLI's --workers on SQLite and on Postgres + Redis (the machine is free of the others now)
+  let workers: BenchResults['workers'] = { runs: [], skipped: 'not asked (--workers none)' };
+  if (opts.workers.length > 0) {
+    workers = await workersPhase({
+      upstreamOrigin, upstreamPid: upstream.pid, workers: opts.workers, connections: opts.connections,
+      sliceSeconds: opts.sliceSeconds, rounds: opts.rounds, samples: Math.min(opts.samples, quick ? 500 : 5000), log,
+    });
+    for (const r of workers.runs) log(`  ${r.label}: ${r.result.ok ? `${fmtInt(r.result.value.rps)}/s, ${r.result.value.gatewayCpuUs.toFixed(0)} + ${r.result.value.storeCpuUs.toFixed(0)} µs CPU per response` : r.result.reason}`);
+  }
+  await stopChild(upstream);
+
+  for (const [name, why] of startFailures) {
+    log(`${name} did not start: ${why}`);
+    const none = fail(`did not start: ${why}`);
+    targets[name] = {
+      idleRssMb: NaN, afterLoadRssMb: null, idleAfterLoadRssMb: null, oneConnection: { nonStreamed: none, streamed: none },
+      saturation: { nonStreamed: none, streamed: none }, loopDelay: { oneConnection: none, saturation: none },
+    };
+  }
+  const results: BenchResults = {
+    machine: {
+      cpus: nCpu, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version,
+      pinned: cpuOf, date: new Date().toISOString(), git: gitState(), loadAverageAtStart, loadAverage: loadavg(),
+    },
+    options: { quick, samples: opts.samples, rounds: opts.rounds, connections: opts.connections, sliceSeconds: opts.sliceSeconds, throughputRounds: opts.rounds },
+    targets, idleLoopDelay, telemetry, workers, openStreams, chunks,
+  };
+  const rows = issueRows(results);
+  const minutes = (performance.now() - startedAt) / 60_000;
+  process.stdout.write(`\n${quick ? 'QUICK RUN (smoke test): fewer than 10,000 samples per target; p99.9 and max are not meaningful.\n' : ''}`);
+  process.stdout.write(`The issue's table (issue 14), re-measured — ${results.machine.date}, commit ${results.machine.git}, ${minutes.toFixed(1)} min\n\n${renderText(rows)}\n`);
+  process.stdout.write(`${detailReport(results, 'text')}\n`);
 
   if (opts.profile) {
     const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
     const newest = files.map((f) => join(profileDir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-    if (newest === undefined) {
-      log('no CPU profile was written (did the gateway exit cleanly?)');
-    } else {
+    if (newest === undefined) log('no CPU profile was written (did switchyard exit cleanly?)');
+    else {
       results.profile = newest;
-      process.stdout.write(`\nGateway CPU profile (whole run): ${newest}\n${formatProfile(summarizeProfile(newest, ROOT, 30))}\n`);
+      process.stdout.write(`\nswitchyard CPU profile (whole run): ${newest}\n${formatProfile(summarizeProfile(newest, ROOT, 30))}\n`);
     }
   }
-
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   log(`raw figures: ${join(RESULTS, 'latest.json')}`);
+  if (opts.markdown !== undefined) {
+    writeFileSync(opts.markdown, `${renderMarkdown(rows)}\n\n${detailReport(results, 'markdown')}\n`);
+    log(`markdown: ${opts.markdown}`);
+  }
 }
 
 /** The commit measured, and whether the working tree had changes. */
@@ -256,130 +323,6 @@ function gitState(): string {
   } catch {
     return 'unknown';
   }
-}
-
-// ------------------------------------------------------------------ verdicts and report
-
-function verdicts(r: Results): Verdict[] {
-  const out: Verdict[] = [];
-  for (const [mode, label] of [['nonStreamed', 'non-streamed'], ['streamed', 'streamed']] as const) {
-    const tp = r.throughput[mode];
-    // On one core, throughput is the inverse of the CPU cost of a response; that cost is
-    // the figure a noisy machine does not move. The measured best rates are shown beside it.
-    const costShare = tp['bare proxy']!.cpuUsPerResponse / tp.gateway!.cpuUsPerResponse;
-    const share = tp.gateway!.rps / tp['bare proxy']!.rps;
-    out.push({
-      target: `throughput on one core ≥ ${pct(TARGETS.throughputShareOfProxy)} of the bare proxy's (${label})`,
-      measured: `${pct(costShare)} (${tp.gateway!.cpuUsPerResponse.toFixed(0)} vs ${tp['bare proxy']!.cpuUsPerResponse.toFixed(0)} µs CPU/response); measured best rates: ${pct(share)}`,
-      pass: costShare >= TARGETS.throughputShareOfProxy,
-    });
-  }
-  for (const [mode, label] of [['nonStreamed', 'non-streamed'], ['streamed', 'streamed']] as const) {
-    const l = r.latency[mode];
-    const added = l.gateway!.p50 - l.direct!.p50;
-    out.push({ target: `added latency at the median < ${TARGETS.addedMedianMs} ms (${label})`, measured: `${ms(added)} ms`, pass: added < TARGETS.addedMedianMs });
-    out.push({
-      target: `  for reference: the bare proxy's added median (${label}; DESIGN: ~0.03)`,
-      measured: `${ms(l['bare proxy']!.p50 - l.direct!.p50)} ms; gateway over proxy ${ms(l.gateway!.p50 - l['bare proxy']!.p50)} ms`,
-      pass: null,
-    });
-  }
-  for (const [mode, label] of [['nonStreamed', 'non-streamed'], ['streamed', 'streamed']] as const) {
-    const l = r.latency[mode];
-    const over = l.gateway!.p99 - l['bare proxy']!.p99;
-    out.push({ target: `p99 within ${TARGETS.p99OverProxyMs} ms of the bare proxy's (${label})`, measured: `${ms(over)} ms`, pass: over <= TARGETS.p99OverProxyMs });
-  }
-  const idle = r.memory.idleRssMb.gateway!;
-  out.push({ target: `RSS when idle < ${TARGETS.idleRssMb} MB`, measured: `${idle.toFixed(1)} MB`, pass: idle < TARGETS.idleRssMb });
-  const os = r.memory.openStreams.gateway!;
-  for (const step of os.steps) {
-    const allOpen = step.opened >= step.requested;
-    out.push({
-      target: `< ${TARGETS.mbPerThousandStreams} MB per 1000 open streams (measured with ${step.requested})`,
-      measured: `${step.mbPerThousand.toFixed(1)} MB${allOpen ? '' : ` — only ${step.opened} of ${step.requested} streams open`}`,
-      pass: allOpen && step.mbPerThousand < TARGETS.mbPerThousandStreams,
-    });
-  }
-  const d = r.chunks.direct!.wordMs;
-  const g = r.chunks.gateway!.wordMs;
-  const lag = Math.max(...g.map((t, k) => t - d[k]!));
-  out.push({
-    target: `streams chunk by chunk: every chunk within ${TARGETS.chunkLagMs} ms of direct`,
-    measured: `first chunk +${ms(g[0]! - d[0]!)} ms, worst chunk +${ms(lag)} ms`,
-    pass: lag < TARGETS.chunkLagMs && r.chunks.gateway!.errors === 0,
-  });
-  return out;
-}
-
-const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : 'n/a');
-const pct = (v: number): string => `${(v * 100).toFixed(0)} %`;
-const fmtInt = (v: number): string => Math.round(v).toLocaleString('en-US');
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].map((l) => `  ${l}`).join('\n');
-}
-
-function report(r: Results): string {
-  const names = ['direct', 'bare proxy', 'gateway'];
-  const m = r.machine;
-  const pinned = m.pinned as { load: number; upstream: number; server: number } | null;
-  const out: string[] = [];
-  out.push('');
-  out.push(`switchyard benchmark — ${m.cpus} CPUs (${m.cpuModel}), node ${m.node}, ${r.options.quick ? 'quick' : 'full'} run, commit ${m.git}`);
-  out.push(pinned
-    ? `At saturation: server under test (bare proxy or gateway) pinned to CPU ${pinned.server}, load generator to CPU ${pinned.load}, upstream to CPU ${pinned.upstream}; other phases unpinned.`
-    : 'Not pinned: load generator, upstream and server under test share the CPUs.');
-  if (m.cpus === 2) out.push('With 2 CPUs the load generator shares its CPU with the upstream (and, unpinned, with the server under test).');
-
-  for (const [mode, label] of [['nonStreamed', 'Non-streamed'], ['streamed', 'Streamed (22 SSE events per answer)']] as const) {
-    const l = r.latency[mode];
-    out.push('', `${label} — latency at 1 connection (sequential, send → last byte; ms)`);
-    out.push(table(['', 'p50', 'p90', 'p99', 'mean', 'samples', 'server CPU µs/req', 'p50 vs direct', 'p50 vs proxy', 'p99 vs proxy'], names.map((n) => [
-      n, ms(l[n]!.p50), ms(l[n]!.p90), ms(l[n]!.p99), ms(l[n]!.mean), String(l[n]!.samples), l[n]!.serverCpuUs.toFixed(0),
-      n === 'direct' ? '' : `+${ms(l[n]!.p50 - l.direct!.p50)}`,
-      n === 'gateway' ? `+${ms(l.gateway!.p50 - l['bare proxy']!.p50)}` : '',
-      n === 'gateway' ? `${l.gateway!.p99 >= l['bare proxy']!.p99 ? '+' : ''}${ms(l.gateway!.p99 - l['bare proxy']!.p99)}` : '',
-    ])));
-    const t = r.throughput[mode];
-    const unit = mode === 'streamed' ? 'streams/s' : 'req/s';
-    out.push('', `${label} — throughput at saturation (${r.options.connections} connections; ${r.options.throughputRounds} interleaved slices, ${r.options.throughputSeconds} s per target)`);
-    out.push(table(['', `best ${unit}`, 'median', 'worst', 'vs proxy', 'min CPU µs/resp', '1-core cap.', 'vs proxy', 'server CPU', 'upstr. CPU', 'loadgen CPU', 'p50 ms', 'p99 ms', 'failed'], names.map((n) => [
-      n, fmtInt(t[n]!.rps), fmtInt(t[n]!.rpsMedian), fmtInt(t[n]!.rpsMin), n === 'direct' ? '' : pct(t[n]!.rps / t['bare proxy']!.rps),
-      t[n]!.cpuUsPerResponse.toFixed(0), fmtInt(t[n]!.oneCoreCapacity), n === 'direct' ? '' : pct(t['bare proxy']!.cpuUsPerResponse / t[n]!.cpuUsPerResponse),
-      pct(t[n]!.serverCpu), n === 'direct' ? '(server)' : pct(t[n]!.upstreamCpu), pct(t[n]!.loadCpu),
-      t[n]!.p50.toFixed(0), t[n]!.p99.toFixed(0), String(t[n]!.failures),
-    ])));
-  }
-
-  const spreads = (['nonStreamed', 'streamed'] as const).flatMap((mode) => names.map((n) => r.throughput[mode][n]!)).map((t) => t.rps / Math.max(1, t.rpsMin));
-  const worstSpread = Math.max(...spreads);
-  if (worstSpread > 1.3) {
-    out.push('', `Note: at saturation the slices of one target differ by up to ${worstSpread.toFixed(1)}×: this machine was noisy (idle CPUs while`,
-      'throughput dropped, i.e. the VM lost its CPUs). The CPU µs per response is the steadier figure; rerun to compare rates.');
-  }
-
-  out.push('', 'Memory (RSS, MB)');
-  const os = r.memory.openStreams;
-  const stepHeads = os.gateway!.steps.flatMap((x) => [`${x.requested} streams: open`, 'RSS', 'MB/1000']);
-  out.push(table(['', 'idle after start', 'idle after load', 'before streams', ...stepHeads, 'after abort'], ['bare proxy', 'gateway'].map((n) => [
-    n, r.memory.idleRssMb[n]!.toFixed(1), r.memory.idleAfterLoadRssMb[n]!.toFixed(1), os[n]!.rssBeforeMb.toFixed(1),
-    ...os[n]!.steps.flatMap((x) => [`${x.opened}/${x.requested}`, x.rssMb.toFixed(1), x.mbPerThousand.toFixed(1)]),
-    os[n]!.rssAfterMb.toFixed(1),
-  ])));
-  out.push(`  (upstream idle: ${r.memory.idleRssMb.direct!.toFixed(1)} MB)`);
-
-  out.push('', `Chunk by chunk — paced stream: word 1 at once, then one word every ${PACE_MS} ms; median ms until each word reaches the client`);
-  out.push(table(['', ...Array.from({ length: PACE_WORDS }, (_, k) => `w${k + 1}`), 'worst lag vs direct'], names.map((n) => {
-    const w = r.chunks[n]!.wordMs;
-    const lag = Math.max(...w.map((t, k) => t - r.chunks.direct!.wordMs[k]!));
-    return [n, ...w.map((t) => t.toFixed(2)), n === 'direct' ? '' : `+${ms(lag)}`];
-  })));
-
-  out.push('', 'Targets (DESIGN §11)');
-  out.push(table(['target', 'measured', ''], r.verdicts.map((v) => [v.target, v.measured, v.pass === null ? 'info' : v.pass ? 'PASS' : 'MISS'])));
-  return out.join('\n');
 }
 
 main().catch((err: unknown) => {

@@ -14,7 +14,9 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { checkTarget, saturate, throughputSlice, throughputStats, warmUp, type Target, type ThroughputSlice } from './lib/measure.ts';
+import { checkTarget, warmUp } from './lib/measure.ts';
+import type { Target } from './lib/targets.ts';
+import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
 import { measureTelemetryInProcess } from './lib/telemetry-micro.ts';
@@ -53,7 +55,10 @@ try {
     for (const t of targets) setAffinity(t.pid, '1');
   }
   for (const t of targets) {
-    await checkTarget(t);
+    for (const stream of [false, true]) {
+      const bad = await checkTarget(t, stream);
+      if (bad !== null) throw new Error(bad);
+    }
     await warmUp(t, 500);
   }
   const results: string[] = [];
@@ -61,7 +66,7 @@ try {
     const slices = new Map<string, ThroughputSlice[]>(targets.map((t) => [t.name, []]));
     for (const t of targets) await saturate(t, stream, connections, 1);
     for (let r = 0; r < rounds; r++) {
-      for (const t of r % 2 === 0 ? targets : [...targets].reverse()) slices.get(t.name)!.push(await throughputSlice(t, upstream.pid, stream, connections, seconds));
+      for (const t of r % 2 === 0 ? targets : [...targets].reverse()) slices.get(t.name)!.push(await throughputSlice(t, { stream, connections, seconds, upstreamPid: upstream.pid }));
     }
     const stats = targets.map((t) => throughputStats(slices.get(t.name)!));
     const base = stats[0]!;

@@ -4,7 +4,7 @@
 // by themselves when their stdin closes, which covers a parent killed with SIGKILL.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Child<Info> {
   name: string;
@@ -43,6 +43,14 @@ function installHandlers(): void {
   process.on('SIGHUP', onSignal('SIGHUP', 129));
 }
 
+/** A process this run started some other way: stopped with the others on a signal or at exit. */
+export function track(proc: ChildProcess): void {
+  installHandlers();
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+}
+
 /** SIGKILLs every child still running; synchronous, so it works in an exit handler. */
 export function killAll(): void {
   for (const proc of live) {
@@ -63,13 +71,16 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Added to this process's environment. */
   env?: Record<string, string>;
+  /** An IPC channel to the child (the event-loop probe of bench/loop-delay-preload.ts answers on it). */
+  ipc?: boolean;
 }
 
 /** Starts `node script ...args` and waits for the first line it prints on stdout (JSON). */
 export function startChild<Info>(name: string, script: string, args: string[], opts: StartOptions = {}): Promise<Child<Info>> {
   installHandlers();
   const nodeArgv = [...(opts.nodeArgs ?? []), script, ...args];
-  const proc = spawn(process.execPath, nodeArgv, { stdio: ['pipe', 'pipe', 'inherit'], ...(opts.env === undefined ? {} : { env: { ...process.env, ...opts.env } }) });
+  const stdio = opts.ipc === true ? ['pipe', 'pipe', 'inherit', 'ipc'] as const : ['pipe', 'pipe', 'inherit'] as const;
+  const proc = spawn(process.execPath, nodeArgv, { stdio: [...stdio], ...(opts.env === undefined ? {} : { env: { ...process.env, ...opts.env } }) });
   live.add(proc);
   const exited = new Promise<number | string>((resolve) => {
     proc.once('exit', (code, signal) => {
@@ -135,6 +146,44 @@ export function cpuSeconds(pid: number): number {
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** A process and all its descendants (from the parent pid in every /proc/<pid>/stat). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length > 0) {
+    const pid = todo.pop()!;
+    out.push(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** CPU seconds of several processes together; one that is gone counts 0. */
+export function cpuSecondsOf(pids: readonly number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += cpuSeconds(pid);
+    } catch {
+      // gone
+    }
+  }
+  return sum;
 }
 
 /**

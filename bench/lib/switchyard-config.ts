@@ -1,0 +1,57 @@
+// The config of the switchyard under test, with every promise on (issue 14: "do not trade
+// away any promise for speed"): two OpenAI-format providers in front of the same bench
+// upstream, so the planner orders two endpoints and a failed attempt could fail over
+// (routing); both moderated by in-process rules, so every request's text is checked
+// (moderation); the tier's rate limits counted on every request but raised out of the
+// benchmark's reach (limits); credit holds and settlement before the last byte are not
+// configurable and always run. Used by bench/gateway-server.ts and, through the real CLI,
+// by the workers phase (bench/lib/workers-phase.ts).
+
+export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';
+export const UPSTREAM_KEY = 'upstream-secret';
+/** The tier the benchmark's account is on. */
+export const BENCH_TIER = 'enterprise';
+
+export interface SwitchyardConfigOptions {
+  /** The upstream's base URL, ending in /v1. */
+  upstreamBaseUrl: string;
+  metrics?: boolean;
+  /** A fixed port (for `switchyard serve`); the in-process gateway listens on 0. */
+  port?: number;
+}
+
+export function switchyardConfig(o: SwitchyardConfigOptions): string {
+  const endpoint = (provider: string): string => `      - provider: ${provider}
+        model: mock-model
+        pricing: { prompt: "0.000001", completion: "0.000002" }`;
+  return `sim: false
+${o.port === undefined ? '' : `server:\n  host: 127.0.0.1\n  port: ${o.port}\n`}providers:
+  - id: local
+    kind: openai
+    base_url: ${o.upstreamBaseUrl}
+    api_key: \${${UPSTREAM_KEY_ENV}}
+    moderated: true
+  - id: local-b
+    kind: openai
+    base_url: ${o.upstreamBaseUrl}
+    api_key: \${${UPSTREAM_KEY_ENV}}
+    moderated: true
+models:
+  - id: acme/mock-1
+    name: Mock One
+    context_length: 32000
+    capabilities: [text, tool_calling, json_mode, streaming]
+    endpoints:
+${endpoint('local')}
+${endpoint('local-b')}
+moderation:
+  rules:
+    - name: bench-rule
+      patterns: ["never-in-a-bench-prompt", "forbidden\\\\s+words"]
+tiers:
+  ${BENCH_TIER}:
+    requests_per_minute: 1000000000
+    requests_per_day: null
+    account_requests_per_minute: null
+${o.metrics === false ? 'metrics:\n  enabled: false\n' : ''}`;
+}

@@ -1,0 +1,172 @@
+// The workers dimension (issue 13): switchyard served by its real CLI with `--workers 1`
+// and `--workers 2`, on the embedded SQLite store and on a fleet's Postgres + Redis
+// (started here with the tests' harness: test/support/postgres-server.ts and
+// redis-server.ts), at saturation and at one connection. Unpinned: two workers need both
+// CPUs. The figure for the shared store is fleet vs SQLite at one worker: CPU per response
+// of the gateway's processes, plus that of Postgres and Redis, and latency at 1 connection.
+//
+// Each run that cannot happen on this checkout says why ("skipped: ..."): no `--workers`
+// flag yet, a store the CLI refuses, Postgres or Redis not available. SQLite with two
+// workers is not run (the gateway refuses it: one process owns the database).
+
+import pg from 'pg';
+import { createClient } from 'redis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../../test/support/postgres-server.ts';
+import { redisUnavailable, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
+import { startCliGateway, serveHasWorkers, type CliGateway } from './cli-gateway.ts';
+import { latencyAtOneConnection } from './latency.ts';
+import { checkTarget } from './measure.ts';
+import { processTree, cpuSecondsOf } from './processes.ts';
+import type { WorkersRun } from './results.ts';
+import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './throughput.ts';
+
+export interface WorkersOptions {
+  upstreamOrigin: string;
+  upstreamPid: number;
+  /** Worker counts to run (1, 2). */
+  workers: number[];
+  connections: number;
+  sliceSeconds: number;
+  rounds: number;
+  samples: number;
+  log: (m: string) => void;
+}
+
+interface Planned {
+  label: string;
+  store: WorkersRun['store'];
+  workers: number;
+  gateway: CliGateway | null;
+  reason: string | null;
+}
+
+interface Fleet {
+  databaseUrl: string;
+  redis: RedisServer;
+  /** Postgres's and Redis's processes, for their CPU. */
+  pids(): number[];
+}
+
+export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRun[]; skipped: string | null }> {
+  const hasWorkers = await serveHasWorkers();
+  const flag = (n: number): number | null => (hasWorkers ? n : null);
+  const noFlag = 'skipped: `switchyard serve --workers` is not on this checkout';
+  const plan: Planned[] = [];
+  for (const n of o.workers) {
+    if (n === 1) plan.push({ label: 'SQLite, --workers 1', store: 'sqlite', workers: 1, gateway: null, reason: null });
+    plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null });
+  }
+  let fleet: Fleet | null = null;
+  try {
+    if (plan.some((p) => p.store === 'postgres+redis' && p.reason === null)) {
+      // As in the tests: redisUnavailable() installs Debian's redis-server when root and missing.
+      const fleetReason = postgresUnavailable() ?? redisUnavailable();
+      if (fleetReason !== null) {
+        for (const p of plan) if (p.store === 'postgres+redis') p.reason ??= `skipped: ${fleetReason}`;
+      } else {
+        o.log('workers: starting Postgres and Redis...');
+        fleet = await startFleet();
+      }
+    }
+    for (const p of plan) {
+      if (p.reason !== null) continue;
+      // Each fleet run on its own database, so that one's records do not slow the other.
+      const env: Record<string, string> = p.store === 'sqlite' || fleet === null ? {} : { DATABASE_URL: await createTestDatabase(), REDIS_URL: fleet.redis.url };
+      try {
+        // --workers 1 is the same as no flag; the flag is passed when it exists.
+        p.gateway = await startCliGateway(p.label, `${o.upstreamOrigin}/v1`, { workers: p.workers === 1 ? flag(1) : p.workers, env });
+        const bad = await checkTarget(p.gateway.target, false);
+        if (bad !== null) throw new Error(bad);
+        if (p.store === 'postgres+redis' && !(await wroteToPostgres(env.DATABASE_URL!))) {
+          throw new Error('the gateway answered but wrote nothing to Postgres (DATABASE_URL not used by serve on this checkout)');
+        }
+      } catch (err) {
+        p.reason = `skipped: ${(err as Error).message}`;
+        await p.gateway?.stop();
+        p.gateway = null;
+      }
+    }
+    const live = plan.filter((p) => p.gateway !== null);
+    if (live.length === 0) return { runs: plan.map(toSkipped), skipped: plan[0]?.reason ?? 'nothing to run' };
+
+    o.log(`workers: ${live.map((p) => p.label).join('; ')}: saturation (${o.connections} connections, ${o.rounds} × ${o.sliceSeconds} s), then 1 connection (${o.samples} requests each)`);
+    const slices = new Map<Planned, ThroughputSlice[]>(live.map((p) => [p, []]));
+    const storeCpu = new Map<Planned, number>(live.map((p) => [p, 0]));
+    for (const p of live) await saturate(p.gateway!.target, false, o.connections, 1);
+    for (let r = 0; r < o.rounds; r++) {
+      for (const p of live) {
+        const storePids = p.store === 'sqlite' || fleet === null ? [] : fleet.pids();
+        const s0 = cpuSecondsOf(storePids);
+        const slice = await throughputSlice(p.gateway!.target, { stream: false, connections: o.connections, seconds: o.sliceSeconds, upstreamPid: o.upstreamPid, serverPids: processTree(p.gateway!.target.pid) });
+        storeCpu.set(p, storeCpu.get(p)! + cpuSecondsOf(storePids) - s0);
+        slices.get(p)!.push(slice);
+      }
+    }
+    const one = await latencyAtOneConnection(live.map((p) => p.gateway!.target), { stream: false, samplesPerTarget: o.samples, rounds: Math.max(1, Math.min(5, Math.round(o.samples / 1000))), warmup: 200 });
+    return {
+      runs: plan.map((p) => {
+        if (p.gateway === null) return toSkipped(p);
+        const s = throughputStats(slices.get(p)!);
+        const l = one.get(p.label)!;
+        return {
+          label: p.label, store: p.store, workers: p.workers,
+          result: { ok: true, value: {
+            rps: s.rps, gatewayCpuUs: s.cpuUsPerResponseMean, storeCpuUs: (storeCpu.get(p)! / Math.max(1, s.completed)) * 1e6,
+            p50Ms: s.latency.p50, p99Ms: s.latency.p99, oneConnectionP50Ms: l.latency.p50, oneConnectionP99Ms: l.latency.p99,
+          } },
+        };
+      }),
+      skipped: null,
+    };
+  } finally {
+    await Promise.all(plan.map((p) => p.gateway?.stop()));
+    if (fleet !== null) {
+      await fleet.redis.stop();
+      await stopPostgres();
+    }
+  }
+}
+
+function toSkipped(p: Planned): WorkersRun {
+  return { label: p.label, store: p.store, workers: p.workers, result: { ok: false, reason: p.reason ?? 'skipped' } };
+}
+
+async function startFleet(): Promise<Fleet> {
+  const redis = await startRedis();
+  const url = await createTestDatabase();
+  const client = new pg.Client(url);
+  await client.connect();
+  let dataDir: string;
+  try {
+    dataDir = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
+  } finally {
+    await client.end();
+  }
+  const r = createClient({ url: redis.url });
+  await r.connect();
+  const info = await r.info('server');
+  await r.quit();
+  const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1] ?? NaN);
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    databaseUrl: url,
+    redis,
+    pids: () => [...processTree(postmaster), ...(Number.isFinite(redisPid) ? [redisPid] : [])],
+  };
+}
+
+async function wroteToPostgres(url: string): Promise<boolean> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const exists = await client.query("SELECT to_regclass('public.generations') IS NOT NULL AS ok");
+    if (exists.rows[0]?.ok !== true) return false;
+    // The check request's record is written by its settlement, before its last byte.
+    const rows = await client.query<{ n: string }>('SELECT count(*) AS n FROM generations');
+    return Number(rows.rows[0]!.n) > 0;
+  } finally {
+    await client.end();
+  }
+}
