@@ -6,10 +6,11 @@
 //
 // Env: PROBE_REQUESTS (default 20000), PROBE_CONNECTIONS (50), PROBE_NODE_ARGS (extra
 // flags for the gateway, e.g. "--max-semi-space-size=4"), PROBE_SNAPSHOT=1 (the gateway
-// writes a heap snapshot after the load, via --heapsnapshot-signal=SIGUSR1).
+// writes a heap snapshot after the load, via --heapsnapshot-signal=SIGUSR1),
+// PROBE_ALLOC_PROFILE=<file> (a sampling allocation profile of the non-streamed load,
+// bench/allocation-sampler.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -24,8 +25,8 @@ const snapshot = process.env.PROBE_SNAPSHOT === '1';
 
 interface Started { proc: ChildProcess; info: Record<string, unknown>; reports: string[] }
 
-async function start(script: string, args: string[], nodeArgs: string[]): Promise<Started> {
-  const proc = spawn(process.execPath, [...nodeArgs, join(BENCH, script), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function start(script: string, args: string[], nodeArgs: string[], env: Record<string, string> = {}): Promise<Started> {
+  const proc = spawn(process.execPath, [...nodeArgs, join(BENCH, script), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const reports: string[] = [];
   proc.stderr!.setEncoding('utf8');
   let errBuf = '';
@@ -40,8 +41,25 @@ async function start(script: string, args: string[], nodeArgs: string[]): Promis
     }
   });
   proc.stdout!.setEncoding('utf8');
-  const [first] = await once(proc.stdout!, 'data') as [string];
-  return { proc, info: JSON.parse(first.split('\n')[0]!) as Record<string, unknown>, reports };
+  // The first line that is a JSON object is the child's ready line; every other line
+  // (--trace-gc output, before or after it) goes to stderr, never left to fill the pipe.
+  const info = await new Promise<Record<string, unknown>>((resolve) => {
+    let buf = '';
+    let ready = false;
+    proc.stdout!.on('data', (t: string) => {
+      buf += t;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!ready && line.startsWith('{')) {
+          ready = true;
+          resolve(JSON.parse(line) as Record<string, unknown>);
+        } else process.stderr.write(`${line}\n`);
+      }
+    });
+  });
+  return { proc, info, reports };
 }
 
 async function report(g: Started): Promise<unknown> {
@@ -66,8 +84,9 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
 }
 
 const upstream = await start('upstream-server.ts', [], []);
-const gwArgs = ['--import', join(BENCH, 'gc-observer.ts'), ...extraArgs, ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : [])];
-const gateway = await start('gateway-server.ts', [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs);
+const allocProfile = process.env.PROBE_ALLOC_PROFILE;
+const gwArgs = ['--import', join(BENCH, 'gc-observer.ts'), ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []), ...extraArgs, ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : [])];
+const gateway = await start('gateway-server.ts', [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, allocProfile ? { ALLOC_PROFILE: allocProfile } : {});
 const pid = gateway.proc.pid!;
 const key = gateway.info.key as string;
 await new Promise((r) => setTimeout(r, 500));

@@ -60,6 +60,8 @@ export function attosToNanos(attos: Attos): Nanos {
 }
 
 function formatScaled(value: bigint, digits: number): string {
+  // Most figures of a cost breakdown are zero (no cache, no per-request fee): no padding.
+  if (value === 0n) return '0';
   const neg = value < 0n;
   const abs = (neg ? -value : value).toString().padStart(digits + 1, '0');
   const whole = abs.slice(0, abs.length - digits);
