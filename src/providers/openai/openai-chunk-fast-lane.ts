@@ -13,10 +13,14 @@ const HEAD_SHAPE =
   /^\{"id":"[^"\\\u0000-\u001f]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\\u0000-\u001f]*"(?:,"service_tier":"[^"\\\u0000-\u001f]*")?(?:,"system_fingerprint":(?:"[^"\\\u0000-\u001f]*"|null))?,"choices":\[\{"index":0,"delta":$/;
 const CHOICES_AT = '"choices":[{"index":0,"delta":';
 const CONTENT_OPEN = '{"content":"';
-/** What may follow the content string: the rest of choice 0, with or without a null usage. */
-const TAILS = ['"},"logprobs":null,"finish_reason":null}]}', '"},"logprobs":null,"finish_reason":null}],"usage":null}'] as const;
-/** A character a JSON string must escape: its presence sends the event to the full decode. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+/**
+ * What may follow the content string, from its closing quote: the rest of choice 0, then
+ * a null usage (servers asked for usage put it on every chunk) and OpenAI's `obfuscation`
+ * padding, each optional; neither is read by the full decode either.
+ */
+const TAIL = /"\},"logprobs":null,"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[A-Za-z0-9_\-+/=]*")?\}$/y;
+/** A character a JSON string must escape (a quote ends the string): the full decode then. */
+const NEEDS_ESCAPE = /[\\\u0000-\u001f]/;
 
 /**
  * The head to recognize the following chunks by, from the data of a chunk the decoder
@@ -37,12 +41,11 @@ export function learnChunkHead(data: string): string | null {
 export function plainContentOf(data: string, head: string): string | null {
   if (!data.startsWith(head) || !data.startsWith(CONTENT_OPEN, head.length)) return null;
   const from = head.length + CONTENT_OPEN.length;
-  for (const tail of TAILS) {
-    if (!data.endsWith(tail)) continue;
-    const to = data.length - tail.length;
-    if (to < from) return null;
-    const text = data.slice(from, to);
-    return NEEDS_ESCAPE.test(text) ? null : text;
-  }
-  return null;
+  // The first quote ends the string (an escaped one leaves a backslash before it: refused below).
+  const to = data.indexOf('"', from);
+  if (to < 0) return null;
+  TAIL.lastIndex = to;
+  if (!TAIL.test(data)) return null;
+  const text = data.slice(from, to);
+  return NEEDS_ESCAPE.test(text) ? null : text;
 }
