@@ -2,9 +2,10 @@ import { createRequire } from 'node:module';
 
 // OpenAI's public byte-level BPE encodings (gpt-tokenizer), for holds that must be upper
 // bounds and for charges the upstream did not report. Loading both costs ~190 ms and ~45 MB
-// of heap, so they load once, on first use (or at boot through `preloadTokenizers`), never
-// per request. createRequire keeps the load synchronous: the credit check that needs it
-// runs without yielding.
+// of heap (~110 MB of RSS), so they load once, on first use, never per request; the
+// serve command does not preload them (most holds fit on the byte bound and never count).
+// createRequire keeps the load synchronous: the credit check that needs it runs without
+// yielding.
 
 interface Encoding {
   countTokens(text: string, options: { allowedSpecial: Set<string>; disallowedSpecial: Set<string> }): number;
@@ -42,7 +43,7 @@ export function countTokensMax(text: string): number {
   return Math.max(countTokens(text, 'o200k_base'), countTokens(text, 'cl100k_base'));
 }
 
-/** Loads both encodings now (the serve command, so the first request does not pay for it). */
+/** Loads both encodings now (for a caller that would rather pay at start than in a request). */
 export function preloadTokenizers(): void {
   o200kBase();
   cl100kBase();

@@ -6,7 +6,12 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 // Tool calls are keyed by `index`, their order of appearance in this answer.
 
 export interface StreamStartPart { type: 'stream-start'; id?: string; model?: string }
-export interface TextDeltaPart { type: 'text-delta'; text: string }
+/**
+ * `plain`: the decoder knows the text holds no character JSON escapes (`"`, `\`, controls),
+ * because it read it verbatim from the upstream's JSON: an encoder may then quote it as is
+ * instead of calling JSON.stringify (the pass-through fast lane, docs/architecture.md).
+ */
+export interface TextDeltaPart { type: 'text-delta'; text: string; plain?: true }
 export interface ReasoningDeltaPart { type: 'reasoning-delta'; text: string }
 export interface ReasoningSignaturePart { type: 'reasoning-signature'; signature: string }
 export interface ReasoningRedactedPart { type: 'reasoning-redacted'; data: string }

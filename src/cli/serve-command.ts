@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { bootstrapOperator } from '../billing/bootstrap-operator.ts';
-import { preloadTokenizers } from '../canonical/bpe-tokenizers.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
@@ -32,8 +31,9 @@ export async function runServe(values: { config?: string; host?: string; port?: 
   });
   for (const w of services.catalogWarnings) log(`catalog: ${w}`);
 
-  // ~190 ms and ~45 MB once, here rather than inside the first request that needs them.
-  preloadTokenizers();
+  // The BPE tokenizers (~110 MB of RSS for both encodings) are not preloaded: most
+  // requests are held on the byte bound and never need them; the first that does (a tight
+  // hold, or usage the upstream did not report) loads them, once (~190 ms).
   const app = buildApp(services);
   let address: string;
   try {

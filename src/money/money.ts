@@ -60,10 +60,16 @@ export function attosToNanos(attos: Attos): Nanos {
 }
 
 function formatScaled(value: bigint, digits: number): string {
+  // Most figures of a cost breakdown are zero (no cache, no per-request fee): no padding.
+  if (value === 0n) return '0';
   const neg = value < 0n;
   const abs = (neg ? -value : value).toString().padStart(digits + 1, '0');
   const whole = abs.slice(0, abs.length - digits);
-  const frac = abs.slice(abs.length - digits).replace(/0+$/, '');
+  // Trailing zeros trimmed by a scan: a /0+$/ regex retries from every zero of a run
+  // (quadratic), and this runs for every amount the ledger writes.
+  let end = abs.length;
+  while (end > abs.length - digits && abs.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  const frac = abs.slice(abs.length - digits, end);
   return (neg ? '-' : '') + whole + (frac ? '.' + frac : '');
 }
 

@@ -1,10 +1,38 @@
 import type { TracedAttempt } from '../providers/http/upstream-client.ts';
 import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { resourceFromAttributes } from '@opentelemetry/resources';
+import type { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { createRequire } from 'node:module';
+
+// The OpenTelemetry SDK (exporter, resources, trace SDK: ~25 MB of RSS) is loaded only
+// when tracing is on, through createRequire so that the constructor stays synchronous; a
+// gateway without an OTLP endpoint never loads it. The API package (no-op spans) is small.
+const require = createRequire(import.meta.url);
+
+interface OtelSdk {
+  W3CTraceContextPropagator: typeof W3CTraceContextPropagator;
+  OTLPTraceExporter: typeof OTLPTraceExporter;
+  resourceFromAttributes: typeof resourceFromAttributes;
+  BatchSpanProcessor: typeof BatchSpanProcessor;
+  TracerProvider: typeof TracerProvider;
+  ATTR_SERVICE_NAME: string;
+  ATTR_SERVICE_VERSION: string;
+}
+
+function loadSdk(): OtelSdk {
+  return {
+    W3CTraceContextPropagator: (require('@opentelemetry/core') as typeof import('@opentelemetry/core')).W3CTraceContextPropagator,
+    OTLPTraceExporter: (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
+    resourceFromAttributes: (require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')).resourceFromAttributes,
+    BatchSpanProcessor: (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).BatchSpanProcessor,
+    TracerProvider: (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).TracerProvider,
+    ATTR_SERVICE_NAME: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions')).ATTR_SERVICE_NAME,
+    ATTR_SERVICE_VERSION: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions')).ATTR_SERVICE_VERSION,
+  };
+}
+
 
 type Env = Record<string, string | undefined>;
 
@@ -29,14 +57,16 @@ export function tracesEndpoint(env: Env): string | null {
 export class GatewayTracing {
   private readonly provider: TracerProvider;
   private readonly tracer: Tracer;
-  private readonly propagator = new W3CTraceContextPropagator();
+  private readonly propagator: W3CTraceContextPropagator;
   private readonly requests = new WeakMap<AbortSignal, Span>();
 
   constructor(url: string, version: string, env: Env) {
+    const sdk = loadSdk();
     const serviceName = env.OTEL_SERVICE_NAME === undefined || env.OTEL_SERVICE_NAME === '' ? 'switchyard' : env.OTEL_SERVICE_NAME;
-    this.provider = new TracerProvider({
-      resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName, [ATTR_SERVICE_VERSION]: version }),
-      spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }), scheduledDelayMillis: 1000 })],
+    this.propagator = new sdk.W3CTraceContextPropagator();
+    this.provider = new sdk.TracerProvider({
+      resource: sdk.resourceFromAttributes({ [sdk.ATTR_SERVICE_NAME]: serviceName, [sdk.ATTR_SERVICE_VERSION]: version }),
+      spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new sdk.OTLPTraceExporter({ url }), scheduledDelayMillis: 1000 })],
     });
     this.tracer = this.provider.getTracer('switchyard', version);
   }

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type pinoPrettyModule from 'pino-pretty';
 import { ConfigError } from '../config/config-error.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,7 +43,7 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   };
   if (options.level === 'silent') return pino(options, { write: () => {} });
   if (opts.destination !== undefined) return pino(options, opts.destination);
-  if (process.stdout.isTTY === true) return pino(options, pinoPretty({ colorize: true, sync: true, destination: 1 }));
+  if (process.stdout.isTTY === true) return pino(options, loadPinoPretty()({ colorize: true, sync: true, destination: 1 }));
   return pino(options, pino.destination({ dest: 1, sync: true }));
 }
 
@@ -52,4 +53,12 @@ export function logLevelFromEnv(env: Record<string, string | undefined>): LogLev
   if (value === undefined || value === '') return 'info';
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new ConfigError('env LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+}
+
+// pino-pretty (~10 MB of RSS) is only for a terminal: loaded then, never for a service
+// whose stdout is a pipe or a file.
+const require = createRequire(import.meta.url);
+
+function loadPinoPretty(): typeof pinoPrettyModule {
+  return require('pino-pretty') as typeof pinoPrettyModule;
 }

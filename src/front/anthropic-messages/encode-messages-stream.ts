@@ -105,7 +105,9 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
       case 'text-delta': {
         if (part.text.length === 0) return '';
         const head = this.open === TEXT ? '' : this.openBlock(TEXT, '{"type":"text","text":""}');
-        return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"text_delta","text":' + JSON.stringify(part.text) + '}' + END;
+        // A plain text (the fast lane) needs no escaping: quoted as is, it is what JSON.stringify would give.
+        const quoted = part.plain === true ? '"' + part.text + '"' : JSON.stringify(part.text);
+        return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"text_delta","text":' + quoted + '}' + END;
       }
       case 'reasoning-delta': {
         // Omitted thinking keeps only its signature, which opens the block when it comes

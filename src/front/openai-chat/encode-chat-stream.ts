@@ -42,6 +42,8 @@ export class ChatStreamEncoder {
     switch (part.type) {
       case 'text-delta':
         if (part.text.length === 0) return '';
+        // A plain text (the fast lane) needs no escaping: quoted as is, it is what JSON.stringify would give.
+        if (part.plain === true) return this.head + DELTA_OPEN + '"content":"' + part.text + '"' + DELTA_CLOSE;
         return this.head + DELTA_OPEN + '"content":' + JSON.stringify(part.text) + DELTA_CLOSE;
       case 'reasoning-delta':
         if (this.excludeReasoning || part.text.length === 0) return '';

@@ -6,6 +6,7 @@ import type { AnthropicContentBlockWire, AnthropicDeltaWire, AnthropicStreamEven
 import { convertAnthropicUsage, mergeAnthropicUsage } from './convert-anthropic-usage.ts';
 import { anthropicEventError } from './decode-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
+import { plainTextDeltaOf, type BlockIndexOut } from './anthropic-event-fast-lane.ts';
 
 const TEXT = 0;
 const THINKING = 1;
@@ -26,6 +27,13 @@ interface BlockState {
   input: string | null;
 }
 
+let fastLaneEvents = 0;
+
+/** Events this process read through the fast lane so far (tests check the lane is taken). */
+export function fastLaneEventCount(): number {
+  return fastLaneEvents;
+}
+
 /**
  * Decodes an Anthropic Messages SSE stream into stream parts (reference §2): blocks by
  * index, `signature_delta` → reasoning-signature, redacted thinking whole at its start,
@@ -44,6 +52,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private stopReason: string | null = null;
   private stopSequence: string | null = null;
   private usage: AnthropicUsageWire | null = null;
+  private readonly laneIndex: BlockIndexOut = { index: 0 };
 
   constructor(endpoint: Endpoint, emit: PartSink) {
     this.endpoint = endpoint;
@@ -52,6 +61,14 @@ export class AnthropicStreamDecoder implements StreamDecoder {
 
   onEvent(event: SseEvent): void {
     if (this.closed) return;
+    // The fast lane (anthropic-event-fast-lane.ts): a plain text delta, read without parsing.
+    const text = plainTextDeltaOf(event.data, this.laneIndex);
+    if (text !== null) {
+      fastLaneEvents++;
+      const state = this.blocks.get(this.laneIndex.index);
+      if (state !== undefined && state.kind === TEXT && text.length > 0) this.emit({ type: 'text-delta', text, plain: true });
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(event.data);

@@ -9,10 +9,18 @@ import { upstreamErrorMessage } from './decode-openai-error.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import { emitThinking } from './convert-openai-chat-response.ts';
 import { citationsOf, finishReasonFor } from './map-openai-finish-reason.ts';
+import { learnChunkHead, plainContentOf } from './openai-chunk-fast-lane.ts';
 import type { OpenAIChatCompletionWire, OpenAIMessageWire, OpenAIToolCallWire, OpenAIUsageWire } from './openai-chat-wire-types.ts';
 
 /** Upstream tool-call indexes at or above this go through the slow path (no sparse arrays). */
 const MAX_DIRECT_INDEX = 256;
+
+let fastLaneChunks = 0;
+
+/** Chunks this process read through the fast lane so far (tests check the lane is taken). */
+export function fastLaneChunkCount(): number {
+  return fastLaneChunks;
+}
 
 /**
  * Decodes an OpenAI chat-completions SSE stream into stream parts. One instance per
@@ -42,6 +50,8 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
   private lastToolIndex = -1;
   private lastToolId: string | null = null;
   private readonly audioData = new Base64PieceJoiner();
+  /** The head this stream's chunks repeat, learned from its first chunk; null: no fast lane. */
+  private head: string | null = null;
 
   constructor(endpoint: Endpoint, emit: PartSink) {
     this.endpoint = endpoint;
@@ -54,6 +64,16 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     if (data === '[DONE]') {
       this.complete();
       return;
+    }
+    // The fast lane (openai-chunk-fast-lane.ts): a plain text chunk, read without parsing.
+    const head = this.head;
+    if (head !== null && event.event !== 'error') {
+      const text = plainContentOf(data, head);
+      if (text !== null) {
+        fastLaneChunks++;
+        if (!this.finished && text.length > 0) this.emit({ type: 'text-delta', text, plain: true });
+        return;
+      }
     }
     let chunk: unknown;
     try {
@@ -74,6 +94,7 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     if (!this.started) {
       this.started = true;
       this.emit({ type: 'stream-start', id: typeof c.id === 'string' ? c.id : undefined, model: typeof c.model === 'string' ? c.model : undefined });
+      this.head = learnChunkHead(data);
     }
     if (typeof c.usage === 'object' && c.usage !== null) this.usage = c.usage;
     if (c.citations !== undefined) this.citations = citationsOf(c.citations) ?? this.citations;

@@ -1,0 +1,18 @@
+// Preloaded with `--import` (NODE_OPTIONS) into a gateway under test: records every npm
+// package the process resolves a module of, and writes the list to stderr as it exits
+// (`loaded packages: ["fastify", ...]`), so a test can tell what was loaded and what not.
+
+import { registerHooks } from 'node:module';
+
+const seen = new Set();
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const resolved = nextResolve(specifier, context);
+    const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(resolved.url);
+    if (m !== null) seen.add(m[1]);
+    return resolved;
+  },
+});
+process.on('exit', () => {
+  process.stderr.write(`loaded packages: ${JSON.stringify([...seen].sort())}\n`);
+});
