@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
-import { preloadTokenizers } from '../src/canonical/bpe-tokenizers.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
 import { BENCH_TIER, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './lib/switchyard-config.ts';
@@ -51,8 +50,7 @@ const services = createServices(config, {
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
 const account = services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });
 const { key } = services.accountService.createKey({ accountId: account.id, name: 'bench key' });
-// As `switchyard serve` does (src/cli/serve-command.ts), so idle memory is production's.
-preloadTokenizers();
+// As `switchyard serve` does: the tokenizers load on first need (src/canonical/bpe-tokenizers.ts), so idle memory is production's.
 const app = buildApp(services);
 await app.listen({ host: '127.0.0.1', port: 0 });
 
