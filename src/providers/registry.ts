@@ -1,4 +1,5 @@
 import { anthropicAdapter } from './anthropic/anthropic-adapter.ts';
+import { bedrockAdapter } from './bedrock/bedrock-adapter.ts';
 import { googleAdapter } from './google/google-adapter.ts';
 import { openaiAdapter } from './openai/openai-adapter.ts';
 import { simAdapter } from './sim/sim-adapter.ts';
@@ -6,6 +7,6 @@ import type { ProviderAdapter } from './types.ts';
 
 /** Every adapter kind the gateway ships, by kind. */
 export function builtinAdapters(): Map<string, ProviderAdapter> {
-  const adapters: ProviderAdapter[] = [openaiAdapter, anthropicAdapter, googleAdapter, simAdapter];
+  const adapters: ProviderAdapter[] = [openaiAdapter, anthropicAdapter, googleAdapter, bedrockAdapter, simAdapter];
   return new Map(adapters.map((a) => [a.kind, a]));
 }

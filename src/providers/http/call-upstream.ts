@@ -1,10 +1,11 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink } from '../types.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
-import { attemptTimeoutError, connectError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
+import { attemptTimeoutError, connectError, credentialsError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
 
 // Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
 // body is read (SSE framed, or JSON parsed whole, or an error body captured up to a cap),
@@ -59,7 +60,21 @@ export async function callUpstream(
     attempt.fail(providerFailure(err, endpoint));
     return;
   }
+  // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
+  if (adapter.authorize !== undefined) {
+    try {
+      upstreamReq = await adapter.authorize(upstreamReq, endpoint);
+    } catch (err) {
+      exchange.disarm();
+      attempt.fail(credentialsError(err, endpoint));
+      return;
+    }
+    if (attempt.error !== null || signal.aborted) {
+      exchange.disarm();
+      return;
+    }
+  }
   try {
     exchange.res = await client.send(upstreamReq, signal, timeoutMs, traced);
   } catch (err) {
@@ -126,11 +141,14 @@ class Exchange {
   private async readStream(res: UpstreamResponse): Promise<void> {
     const attempt = this.attempt;
     const decoder = this.adapter.createStreamDecoder(this.endpoint, attempt.emit);
-    const parser = new SseParser((ev) => decoder.onEvent(ev));
+    const binary = this.adapter.streamFraming === 'aws-eventstream';
+    const parser: { push(chunk: never): void; end(): void } = binary
+      ? new AwsEventStreamParser((ev) => decoder.onEvent(ev))
+      : new SseParser((ev) => decoder.onEvent(ev));
     const body = res.body;
-    body.setEncoding('utf8');
+    if (!binary) body.setEncoding('utf8');
     for await (const chunk of body) {
-      parser.push(chunk as string);
+      parser.push(chunk as never);
       if (attempt.error !== null) break;
       const drain = attempt.waitForDrain();
       if (drain !== null) await drain;
