@@ -61,7 +61,7 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
     let stopReason: string | undefined;
     let usageTotal: number | undefined;
     for await (const e of out.stream!) {
-      const name = Object.keys(e).find((k) => (e as Record<string, unknown>)[k] !== undefined)!;
+      const name = Object.keys(e).find((k) => (e as unknown as Record<string, unknown>)[k] !== undefined)!;
       events.push(name);
       if (e.contentBlockDelta?.delta?.text !== undefined) text += e.contentBlockDelta.delta.text;
       if (e.contentBlockDelta?.delta?.reasoningContent?.text !== undefined) reasoning += e.contentBlockDelta.delta.reasoningContent.text;
