@@ -1,5 +1,6 @@
 import type { ConformanceSubject } from '../conformance-types.ts';
 import { ANTHROPIC_SUBJECT } from './anthropic-subject.ts';
+import { BEDROCK_SUBJECT } from './bedrock-subject.ts';
 import { GOOGLE_SUBJECT } from './google-subject.ts';
 import { OPENAI_SUBJECTS } from './openai-subjects.ts';
 import { SIM_SUBJECT } from './sim-subject.ts';
@@ -10,6 +11,7 @@ export const ALL_SUBJECTS: readonly ConformanceSubject[] = [
   OPENAI_SUBJECTS[1]!, // azure
   ANTHROPIC_SUBJECT,
   GOOGLE_SUBJECT,
+  BEDROCK_SUBJECT,
   ...OPENAI_SUBJECTS.slice(2),
   SIM_SUBJECT,
 ];
