@@ -1,0 +1,44 @@
+import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
+import { anthropicAdapter } from '../anthropic/anthropic-adapter.ts';
+import { googleAdapter } from '../google/google-adapter.ts';
+import type { HttpProviderAdapter } from '../types.ts';
+import { convertToVertexAnthropicRequest } from './convert-to-vertex-anthropic-request.ts';
+import { convertToVertexGeminiRequest } from './convert-to-vertex-gemini-request.ts';
+import { authorizeVertexRequest } from './vertex-access-token.ts';
+
+/**
+ * Google Vertex AI: a provider serves one publisher's models, named by its `profile`:
+ * `google` (default; Gemini, through the google adapter's conversions) or `anthropic`
+ * (Claude, through the anthropic adapter's). Only the URLs, the body's envelope and the
+ * credentials (an OAuth bearer token) are Vertex's own; answers, streams and errors are
+ * the publisher's wire, decoded by its adapter.
+ */
+function publisherOf(provider: ProviderConfig): HttpProviderAdapter {
+  return provider.profile === 'anthropic' ? anthropicAdapter : googleAdapter;
+}
+
+function publisher(endpoint: Endpoint): HttpProviderAdapter {
+  return publisherOf(endpoint.provider);
+}
+
+export const vertexAdapter: HttpProviderAdapter = {
+  kind: 'vertex',
+  transport: 'http',
+  supportedParameters: new Set([...googleAdapter.supportedParameters, ...anthropicAdapter.supportedParameters]),
+  supportedParametersFor(provider) {
+    return publisherOf(provider).supportedParameters;
+  },
+  encodeRequest(req, endpoint) {
+    return endpoint.provider.profile === 'anthropic' ? convertToVertexAnthropicRequest(req, endpoint) : convertToVertexGeminiRequest(req, endpoint);
+  },
+  authorize: authorizeVertexRequest,
+  decodeResponse(body, endpoint, emit) {
+    publisher(endpoint).decodeResponse(body, endpoint, emit);
+  },
+  createStreamDecoder(endpoint, emit) {
+    return publisher(endpoint).createStreamDecoder(endpoint, emit);
+  },
+  decodeError(status, body, headers, endpoint) {
+    return publisher(endpoint).decodeError(status, body, headers, endpoint);
+  },
+};
