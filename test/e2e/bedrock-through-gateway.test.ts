@@ -180,6 +180,20 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.equal(gw.services.generations.getRecord(id)!.costNanos, cost);
   });
 
+  test('an upstream that repeats the signed request headers in its 400: the client sees neither the signature nor the key id', async () => {
+    emu.enqueue({ fault: 'echo-headers', status: 400 });
+    const err = await client.chat.completions.create({ model: 'acme/claude-bedrock', messages: [{ role: 'user', content: 'Hi' }] }).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(err.status, 400);
+    const signature = /Signature=([0-9a-f]{64})/.exec(String(emu.requests[0]!.headers.authorization))![1]!;
+    const seen = JSON.stringify(err.error);
+    assert.match(seen, /received headers/, 'the echo reached the client, scrubbed');
+    assert.doesNotMatch(seen, new RegExp(signature));
+    assert.doesNotMatch(seen, new RegExp(TEST_AWS_CREDENTIALS.accessKeyId));
+  });
+
   test('a provider whose profile holds the wrong secret is refused by the signature check; the client gets a 502 without it', async () => {
     const before = gw.services.accounts.balance(gw.accountId)!;
     const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-wrong', messages: [{ role: 'user', content: 'Hi' }] }).then(

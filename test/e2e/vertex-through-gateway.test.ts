@@ -145,6 +145,19 @@ models:
     assert.equal(gemini.requests[0]!.headers['x-goog-api-key'], undefined);
   });
 
+  test('an upstream that repeats the request headers in its 400: the client never sees the bearer token', async () => {
+    claude.enqueue({ fault: 'echo-headers', status: 400 });
+    const err = await client.chat.completions.create({ model: 'acme/claude-vertex', messages: [{ role: 'user', content: 'Hi' }] }).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(err.status, 400);
+    const token = String(claude.requests[0]!.headers.authorization).slice('Bearer '.length);
+    const seen = JSON.stringify(err.error);
+    assert.match(seen, /received headers/, 'the echo reached the client, scrubbed');
+    for (const piece of token.split('.')) assert.equal(seen.includes(piece), false, 'no part of the token');
+  });
+
   test('a provider holding a key Vertex does not know gets 401; the client a 502 with no token in it, nothing charged', async () => {
     const before = gw.services.accounts.balance(gw.accountId)!;
     const err = await client.chat.completions.create({ model: 'acme/gemini-stranger', messages: [{ role: 'user', content: 'Hi' }] }).then(
