@@ -70,7 +70,8 @@ export async function callUpstream(
       attempt.fail(credentialsError(err, endpoint));
       return;
     }
-    if (attempt.error !== null || signal.aborted) {
+    // The deadline passed while the credentials came (an aborted request goes on to fail in send, as any).
+    if (attempt.error !== null) {
       exchange.disarm();
       return;
     }
