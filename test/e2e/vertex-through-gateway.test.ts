@@ -145,6 +145,20 @@ models:
     assert.equal(gemini.requests[0]!.headers['x-goog-api-key'], undefined);
   });
 
+  test('each Vertex flavour lists its publisher\'s parameters (Gemini on Vertex without the penalties Gemini 2.5 refuses)', async () => {
+    const params = async (model: string): Promise<string[]> => {
+      const res = await fetch(`${gw.origin}/api/v1/models/${model}/endpoints`, { headers: { authorization: `Bearer ${gw.key}` } });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as any).data.endpoints[0].supported_parameters as string[];
+    };
+    const gem = await params('acme/gemini-vertex');
+    assert.ok(gem.includes('top_k') && gem.includes('seed') && gem.includes('tools'));
+    assert.equal(gem.includes('presence_penalty') || gem.includes('frequency_penalty'), false);
+    const cla = await params('acme/claude-vertex');
+    assert.ok(cla.includes('top_k') && cla.includes('parallel_tool_calls'));
+    assert.equal(cla.includes('seed'), false);
+  });
+
   test('an upstream that repeats the request headers in its 400: the client never sees the bearer token', async () => {
     claude.enqueue({ fault: 'echo-headers', status: 400 });
     const err = await client.chat.completions.create({ model: 'acme/claude-vertex', messages: [{ role: 'user', content: 'Hi' }] }).then(

@@ -17,6 +17,14 @@ function publisherOf(provider: ProviderConfig): HttpProviderAdapter {
   return provider.profile === 'anthropic' ? anthropicAdapter : googleAdapter;
 }
 
+/**
+ * Gemini on Vertex takes what the Gemini API takes, less the penalties, which Gemini 2.5
+ * refuses ("Penalty is not enabled"), as the built-in `google` provider leaves them out.
+ */
+const VERTEX_GEMINI_PARAMETERS: ReadonlySet<string> = new Set(
+  [...googleAdapter.supportedParameters].filter((p) => p !== 'presence_penalty' && p !== 'frequency_penalty'),
+);
+
 function publisher(endpoint: Endpoint): HttpProviderAdapter {
   return publisherOf(endpoint.provider);
 }
@@ -26,7 +34,7 @@ export const vertexAdapter: HttpProviderAdapter = {
   transport: 'http',
   supportedParameters: new Set([...googleAdapter.supportedParameters, ...anthropicAdapter.supportedParameters]),
   supportedParametersFor(provider) {
-    return publisherOf(provider).supportedParameters;
+    return provider.profile === 'anthropic' ? anthropicAdapter.supportedParameters : VERTEX_GEMINI_PARAMETERS;
   },
   encodeRequest(req, endpoint) {
     return endpoint.provider.profile === 'anthropic' ? convertToVertexAnthropicRequest(req, endpoint) : convertToVertexGeminiRequest(req, endpoint);
