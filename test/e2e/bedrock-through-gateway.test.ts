@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -22,6 +22,12 @@ providers:
     region: us-east-1
     aws_profile: switchyard-test
     base_url: ${baseUrl}
+  - id: bedrock-hung
+    kind: bedrock
+    region: us-east-1
+    aws_profile: hung
+    timeout_ms: 300
+    base_url: ${baseUrl}
   - id: bedrock-wrong
     kind: bedrock
     region: us-east-1
@@ -36,6 +42,13 @@ models:
       - provider: bedrock
         model: ${MODEL}
         max_output_tokens: 8192
+        pricing: { prompt: "0.000003", completion: "0.000015" }
+  - id: acme/claude-bedrock-hung
+    name: Claude on Bedrock, whose credentials never come
+    context_length: 200000
+    endpoints:
+      - provider: bedrock-hung
+        model: ${MODEL}
         pricing: { prompt: "0.000003", completion: "0.000015" }
   - id: acme/claude-bedrock-wrong
     name: Claude on Bedrock, signed with the wrong secret
@@ -75,7 +88,9 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
       'aws_secret_access_key = not-the-secret-at-all',
       '',
     ].join('\n'));
-    writeFileSync(join(awsDir, 'config'), '');
+    // A credential process that never answers (it records its pid, so the test can end it).
+    writeFileSync(join(awsDir, 'hang.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(awsDir, 'hang.pid'))}, String(process.pid));\nsetInterval(() => {}, 1 << 30);\n`);
+    writeFileSync(join(awsDir, 'config'), `[profile hung]\ncredential_process = ${process.execPath} ${join(awsDir, 'hang.mjs')}\n`);
     // The AWS chain reads the process environment: only the files above may supply credentials.
     for (const name of ['AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_EC2_METADATA_DISABLED']) {
       savedEnv[name] = process.env[name];
@@ -91,6 +106,8 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
   after(async () => {
     await gw.close();
     await emu.close();
+    const pidFile = join(awsDir, 'hang.pid');
+    if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')));
     rmSync(awsDir, { recursive: true, force: true });
     for (const [name, value] of Object.entries(savedEnv)) {
       if (value === undefined) delete process.env[name];
@@ -192,6 +209,18 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.match(seen, /received headers/, 'the echo reached the client, scrubbed');
     assert.doesNotMatch(seen, new RegExp(signature));
     assert.doesNotMatch(seen, new RegExp(TEST_AWS_CREDENTIALS.accessKeyId));
+  });
+
+  test('credentials that never come count against the attempt\'s deadline: a timeout, nothing sent, nothing charged', async () => {
+    const before = gw.services.accounts.balance(gw.accountId)!;
+    const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-hung', messages: [{ role: 'user', content: 'Hi' }] }).then(
+      () => assert.fail('expected an error'),
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    assert.equal(err.status, 408);
+    assert.equal(emu.requests.length, 0);
+    gw.flush();
+    assert.equal(gw.services.accounts.balance(gw.accountId), before);
   });
 
   test('a provider whose profile holds the wrong secret is refused by the signature check; the client gets a 502 without it', async () => {

@@ -63,18 +63,23 @@ export async function callUpstream(
   // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
   if (adapter.authorize !== undefined) {
-    try {
-      upstreamReq = await adapter.authorize(upstreamReq, endpoint);
-    } catch (err) {
+    // Credentials that never come (a hung credential process or token endpoint) must not
+    // hold the attempt past its deadline, nor past the client's leaving.
+    const authorized = await Promise.race([
+      adapter.authorize(upstreamReq, endpoint).then((r) => ({ r }), (err: unknown) => ({ err })),
+      exchange.interrupted(),
+    ]);
+    if (authorized === null) {
       exchange.disarm();
-      attempt.fail(credentialsError(err, endpoint));
+      if (attempt.error === null) attempt.fail(connectError(signal.reason ?? new Error('aborted'), endpoint));
       return;
     }
-    // The deadline passed while the credentials came (an aborted request goes on to fail in send, as any).
-    if (attempt.error !== null) {
+    if ('err' in authorized) {
       exchange.disarm();
+      attempt.fail(credentialsError(authorized.err, endpoint));
       return;
     }
+    upstreamReq = authorized.r;
   }
   try {
     exchange.res = await client.send(upstreamReq, signal, timeoutMs, traced);
@@ -107,12 +112,26 @@ class Exchange {
 
   disarm(): void {
     clearTimeout(this.deadline);
+    this.signal.removeEventListener('abort', this.onAbort);
   }
+
+  /** Resolves with null once the deadline failed the attempt or the request was aborted (never otherwise). */
+  interrupted(): Promise<null> {
+    if (this.signal.aborted || this.attempt.error !== null) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.interrupt = () => resolve(null);
+      this.signal.addEventListener('abort', this.onAbort, { once: true });
+    });
+  }
+
+  private interrupt: () => void = () => {};
+  private readonly onAbort = (): void => this.interrupt();
 
   private onDeadline(timeoutMs: number): void {
     const attempt = this.attempt;
     if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
     attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
+    this.interrupt();
     if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
   }
 
