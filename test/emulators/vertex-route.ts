@@ -1,8 +1,8 @@
 // Vertex AI's paths, which the Gemini and Anthropic emulators also answer under:
 // `/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`,
-// authenticated by a bearer token. The token checked is a service account's self-signed
-// JWT (what the gateway sends for a service-account key): RS256 over the service account's
-// key, issued by its email, with the cloud-platform scope, not expired.
+// authenticated by a bearer token: a service account's self-signed JWT (what the gateway
+// sends for a service-account key: RS256 over the account's key, issued by its email, with
+// the cloud-platform scope, not expired), or an access token a token endpoint issued.
 
 import { createPublicKey, verify } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -17,12 +17,13 @@ export interface VertexRoute {
   query: string;
 }
 
-/** Whose tokens the emulator takes. */
-export interface VertexTestCredentials {
-  clientEmail: string;
-  /** PEM. */
-  publicKey: string;
-}
+/**
+ * Whose tokens the emulator takes: a service account's self-signed JWTs (its email and
+ * public key), or one OAuth access token (what a token endpoint handed out).
+ */
+export type VertexTestCredentials =
+  | { clientEmail: string; /** PEM. */ publicKey: string }
+  | { accessToken: string };
 
 const VERTEX_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)(\?.*)?$/;
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -36,7 +37,10 @@ export function parseVertexPath(path: string): VertexRoute | null {
 /** Vertex's 401 body when the bearer token is not one `credentials` signed (google.rpc shape), else null. */
 export function vertexTokenRefusal(headers: IncomingHttpHeaders, credentials: VertexTestCredentials | undefined): Record<string, unknown> | null {
   const auth = headers.authorization ?? '';
-  if (credentials !== undefined && auth.startsWith('Bearer ') && validJwt(auth.slice(7), credentials)) return null;
+  if (credentials !== undefined && auth.startsWith('Bearer ')) {
+    const token = auth.slice(7);
+    if ('accessToken' in credentials ? token === credentials.accessToken : validJwt(token, credentials)) return null;
+  }
   return {
     error: {
       code: 401,
@@ -46,7 +50,7 @@ export function vertexTokenRefusal(headers: IncomingHttpHeaders, credentials: Ve
   };
 }
 
-function validJwt(token: string, credentials: VertexTestCredentials): boolean {
+function validJwt(token: string, credentials: { clientEmail: string; publicKey: string }): boolean {
   const parts = token.split('.');
   if (parts.length !== 3) return false;
   const [head, body, signature] = parts as [string, string, string];
