@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vertexAdapter } from '../../../src/providers/vertex/vertex-adapter.ts';
@@ -19,16 +19,13 @@ const PROJECT = 'switchyard-test-project';
 const REGION = 'us-east5';
 const GEMINI_MODEL = 'gemini-3-flash-preview';
 const CLAUDE_MODEL = 'claude-sonnet-4-5@20250929';
-const KEY_DIR = join(tmpdir(), `switchyard-vertex-conformance-${process.pid}`);
 
 /** A service account whose key file is written when the subject's upstream starts (the path is known before). */
 function serviceAccount(name: string): { keyFile: string; create: () => TestServiceAccount } {
+  const unique = `switchyard-${name}-${process.pid}`;
   return {
-    keyFile: join(KEY_DIR, `${name}-service-account.json`),
-    create: () => {
-      mkdirSync(KEY_DIR, { recursive: true });
-      return writeTestServiceAccount(KEY_DIR, name);
-    },
+    keyFile: join(tmpdir(), `${unique}-service-account.json`),
+    create: () => writeTestServiceAccount(tmpdir(), unique),
   };
 }
 
@@ -39,16 +36,21 @@ function checkVertexPath(received: RecordedUpstreamRequest, publisher: string, m
   assert.equal(received.headers['x-api-key'], undefined);
 }
 
-/** The Gemini emulator's base URL names its API version; Vertex's paths start at the origin. */
-function atOrigin(upstream: Upstream): Upstream {
-  const origin = new URL(upstream.baseUrl).origin;
+/**
+ * The upstream as the subject sees it: at `origin` (the Gemini emulator's base URL names its
+ * API version; Vertex's paths start at the origin), its key file removed when it closes.
+ */
+function vertexUpstream(upstream: Upstream, keyFile: string, atOrigin: boolean): Upstream {
   return {
-    baseUrl: origin,
+    baseUrl: atOrigin ? new URL(upstream.baseUrl).origin : upstream.baseUrl,
     scriptable: upstream.scriptable,
     script: (step) => upstream.script(step),
     requests: () => upstream.requests(),
     reset: () => upstream.reset(),
-    close: () => upstream.close(),
+    close: async () => {
+      await upstream.close();
+      rmSync(keyFile, { force: true });
+    },
   };
 }
 
@@ -66,7 +68,7 @@ export const VERTEX_GEMINI_SUBJECT: ConformanceSubject = {
   upstreamModel: GEMINI_MODEL,
   async startUpstream(): Promise<Upstream> {
     const account = GEMINI_ACCOUNT.create();
-    return atOrigin(await startGeminiUpstream({ vertexCredentials: account }));
+    return vertexUpstream(await startGeminiUpstream({ vertexCredentials: account }), account.keyFile, true);
   },
   checkRequest(check: RequestCheck): void {
     checkVertexPath(check.received, 'google', GEMINI_MODEL, check.request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
@@ -88,7 +90,7 @@ export const VERTEX_ANTHROPIC_SUBJECT: ConformanceSubject = {
   upstreamModel: CLAUDE_MODEL,
   async startUpstream(): Promise<Upstream> {
     const account = CLAUDE_ACCOUNT.create();
-    return startAnthropicUpstream({ vertexCredentials: account });
+    return vertexUpstream(await startAnthropicUpstream({ vertexCredentials: account }), account.keyFile, false);
   },
   checkRequest(check: RequestCheck): void {
     const { received } = check;
