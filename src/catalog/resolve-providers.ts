@@ -120,7 +120,7 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
   if (input.kind === undefined) {
     throw new ConfigError(`${path}.kind`, `required for a provider that is not built in (built-in ids: ${BUILTIN_PROVIDERS.map((b) => b.id).join(', ')})`);
   }
-  const baseUrl = input.baseUrl ?? (input.kind === 'sim' ? 'sim://local' : undefined);
+  const baseUrl = input.baseUrl ?? defaultBaseUrl(input);
   if (baseUrl === undefined) throw new ConfigError(`${path}.base_url`, 'required for a provider that is not built in');
   const provider: ProviderConfig = {
     id: input.id,
@@ -128,7 +128,7 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
     name: input.name ?? input.id,
     baseUrl,
     timeoutMs: input.timeoutMs ?? config.timeouts.attemptMs,
-    cacheFamily: input.cacheFamily ?? defaultCacheFamily(input.kind),
+    cacheFamily: input.cacheFamily ?? defaultCacheFamily(input.kind, input.profile),
   };
   if (input.apiKey !== undefined) provider.apiKey = input.apiKey;
   if (input.headers !== undefined) provider.headers = input.headers;
@@ -136,12 +136,33 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
   if (input.options !== undefined) provider.options = input.options;
   if (input.moderated !== undefined) provider.moderated = input.moderated;
   if (input.unpricedOptions !== undefined) provider.unpricedOptions = new Set(input.unpricedOptions);
+  if (input.region !== undefined) provider.region = input.region;
+  if (input.awsProfile !== undefined) provider.awsProfile = input.awsProfile;
+  if (input.project !== undefined) provider.project = input.project;
+  if (input.credentialsFile !== undefined) provider.credentialsFile = input.credentialsFile;
   return { config: provider, excludeParameters: [], enabled: input.enabled ?? true };
 }
 
+/** The clouds' endpoints follow from the region; other kinds need `base_url`. */
+function defaultBaseUrl(input: ProviderInput): string | undefined {
+  switch (input.kind) {
+    case 'sim':
+      return 'sim://local';
+    case 'bedrock':
+      return input.region === undefined ? undefined : `https://bedrock-runtime.${input.region}.amazonaws.com`;
+    case 'vertex':
+      if (input.region === undefined) return undefined;
+      return input.region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${input.region}-aiplatform.googleapis.com`;
+    default:
+      return undefined;
+  }
+}
+
 /** Unknown servers get `none` (cache reads at the full prompt price), which never undercharges. */
-function defaultCacheFamily(kind: string): CacheFamily {
-  return kind === 'anthropic' ? 'cache_control' : 'none';
+function defaultCacheFamily(kind: string, profile?: string): CacheFamily {
+  // Bedrock's cache points and Vertex's Claude are priced as Anthropic's breakpoints are.
+  if (kind === 'anthropic' || kind === 'bedrock' || (kind === 'vertex' && profile === 'anthropic')) return 'cache_control';
+  return 'none';
 }
 
 function firstSet(env: Env, names: readonly string[]): string | undefined {

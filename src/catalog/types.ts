@@ -28,6 +28,14 @@ export interface ProviderConfig {
   moderated?: boolean;
   /** Options that cost extra upstream which the operator lets through unpriced (config/unpriced-options.ts). */
   unpricedOptions?: ReadonlySet<string>;
+  /** Cloud region (kinds `bedrock`, `vertex`): part of the URL, and of a SigV4 signature. */
+  region?: string;
+  /** AWS shared-config profile for the credential chain (kind `bedrock`). */
+  awsProfile?: string;
+  /** Google Cloud project (kind `vertex`). */
+  project?: string;
+  /** Service-account key file (kind `vertex`); absent: Application Default Credentials. */
+  credentialsFile?: string;
 }
 
 export interface Endpoint {

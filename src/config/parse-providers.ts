@@ -1,5 +1,6 @@
 import type { CacheFamily } from '../money/pricing.ts';
 import { ConfigError } from './config-error.ts';
+import { CLOUD_PROVIDER_KEYS, parseCloudFields } from './parse-cloud-fields.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import {
   at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString,
@@ -9,6 +10,7 @@ import type { ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [
   'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated', 'unpriced_options',
+  ...CLOUD_PROVIDER_KEYS,
 ] as const;
 
 const CACHE_FAMILIES: readonly CacheFamily[] = ['prompt_cache_key', 'cache_control', 'none'];
@@ -66,5 +68,6 @@ function parseProvider(value: unknown, path: string): ProviderInput {
     }
     out.unpricedOptions = unpriced;
   }
+  parseCloudFields(fields, out, path);
   return out;
 }

@@ -3,4 +3,4 @@
  * (yet) is not a config error: the catalog drops its endpoints with a startup warning.
  * A kind not listed here is a typo, and loading fails.
  */
-export const PROVIDER_KINDS: readonly string[] = ['openai', 'anthropic', 'google', 'bedrock', 'sim'];
+export const PROVIDER_KINDS: readonly string[] = ['openai', 'anthropic', 'google', 'bedrock', 'vertex', 'sim'];

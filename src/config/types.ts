@@ -90,6 +90,14 @@ export interface ProviderInput {
   moderated?: boolean;
   /** Options that cost extra upstream, forwarded unpriced (`service_tier`, `web_search_options`, `plugins`). */
   unpricedOptions?: string[];
+  /** Cloud region (kinds `bedrock` and `vertex`): `us-east-1`, `europe-west4`, `global`. */
+  region?: string;
+  /** The named profile of the AWS shared config and credentials files (kind `bedrock`). */
+  awsProfile?: string;
+  /** The Google Cloud project (kind `vertex`). */
+  project?: string;
+  /** A service-account JSON key file (kind `vertex`); absent: Application Default Credentials. */
+  credentialsFile?: string;
 }
 
 /**

@@ -20,10 +20,24 @@ export interface StreamDecoder {
   end(): void;
 }
 
-/** An adapter for a provider reached over HTTP. Pure: no I/O of its own. */
+/**
+ * How a streamed answer's body is framed: Server-Sent Events (every vendor but one), or AWS
+ * event-stream binary frames (Bedrock's ConverseStream), each handed to the decoder as an
+ * SseEvent (providers/eventstream/).
+ */
+export type StreamFraming = 'sse' | 'aws-eventstream';
+
+/** An adapter for a provider reached over HTTP. Pure: no I/O of its own, but for `authorize`. */
 export interface HttpProviderAdapter {
   readonly kind: string;
   readonly transport: 'http';
+  /** Default `sse`. */
+  readonly streamFraming?: StreamFraming;
+  /**
+   * Adds the credentials that take I/O to get (a SigV4 signature over the final request, an
+   * OAuth access token), per attempt, after `encodeRequest`. Rejects when none can be had.
+   */
+  authorize?(req: UpstreamRequest, endpoint: Endpoint): Promise<UpstreamRequest>;
   /** Parameters (chat-table names) this adapter can carry upstream, for some vendor. */
   readonly supportedParameters: ReadonlySet<string>;
   /** Those this provider (its vendor profile) takes; the catalog narrows each endpoint's set from it. */

@@ -106,6 +106,8 @@ export interface ConformanceSubject {
   readonly providerParameters: readonly string[];
   /** False for a vendor whose usage reports no cached prompt tokens (they count as plain input). */
   readonly reportsCacheReads?: false;
+  /** False for a vendor whose usage gives no reasoning-token breakdown (Bedrock's Converse): reasoning counts as plain output. */
+  readonly reportsReasoningTokens?: false;
   /** Answers can cite sources (xAI live search): the provider-parameters case scripts some. */
   readonly citations?: boolean;
   /** For local adapters, which cannot be scripted: ask for a fault through the request itself. */

@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { rejection } from './anthropic-emulator-rejection.ts';
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type UpstreamEmulator } from './emulator-http.ts';
 import { splitText } from './split-text.ts';
+import { parseVertexPath, vertexTokenRefusal, type VertexTestCredentials } from './vertex-route.ts';
 
 export type { RecordedRequest } from './emulator-http.ts';
 
@@ -69,6 +70,12 @@ export interface AnthropicEmulatorOptions {
   record?: boolean;
   /** Answer requests the real API rejects with its 400/401 (default true). */
   validate?: boolean;
+  /**
+   * Requests under Vertex AI's paths (`/v1/projects/…/publishers/anthropic/models/{m}:rawPredict`
+   * or `:streamRawPredict`) must carry a bearer token these credentials signed (else 401), and a
+   * body with `anthropic_version: "vertex-2023-10-16"` and no `model` (the path names it).
+   */
+  vertexCredentials?: VertexTestCredentials;
 }
 
 /** `baseUrl` is `http://127.0.0.1:<port>`: the adapter and the SDK append `/v1/messages`. */
@@ -96,18 +103,20 @@ interface Exchange {
 }
 
 export async function startAnthropicEmulator(options: AnthropicEmulatorOptions = {}): Promise<AnthropicEmulator> {
-  const emulator = new Emulator(options.record ?? true, options.validate ?? true);
+  const emulator = new Emulator(options.record ?? true, options.validate ?? true, options.vertexCredentials);
   await emulator.listen();
   return emulator;
 }
 
 class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
   private readonly validate: boolean;
+  private readonly vertexCredentials: VertexTestCredentials | undefined;
   private counter = 0;
 
-  constructor(record: boolean, validate: boolean) {
+  constructor(record: boolean, validate: boolean, vertexCredentials: VertexTestCredentials | undefined) {
     super({ record });
     this.validate = validate;
+    this.vertexCredentials = vertexCredentials;
   }
 
   get baseUrl(): string {
@@ -117,12 +126,30 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     this.record({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || path !== '/v1/messages') {
+    const vertex = parseVertexPath(req.url ?? '');
+    const onVertex = vertex !== null && vertex.publisher === 'anthropic' && (vertex.method === 'rawPredict' || vertex.method === 'streamRawPredict');
+    if (req.method !== 'POST' || (path !== '/v1/messages' && !onVertex)) {
       this.sendError(res, 404, { type: 'not_found_error', message: `Not found: ${req.method} ${req.url}` });
       return;
     }
+    let headers = req.headers;
+    if (onVertex) {
+      const refused = vertexTokenRefusal(req.headers, this.vertexCredentials);
+      if (refused !== null) {
+        this.sendJson(res, 401, refused);
+        return;
+      }
+      const envelope = vertexEnvelopeRefusal(body);
+      if (envelope !== null) {
+        this.sendError(res, 400, { type: 'invalid_request_error', message: envelope });
+        return;
+      }
+      // Past Vertex's envelope, the Messages API as at Anthropic: the path names the model.
+      body = { ...body, model: vertex.model };
+      headers = { ...req.headers, 'anthropic-version': body.anthropic_version };
+    }
     if (this.validate) {
-      const rejected = rejection(req.headers, body);
+      const rejected = rejection(headers, body);
       if (rejected !== null) {
         this.sendError(res, rejected.status, { type: rejected.status === 401 ? 'authentication_error' : 'invalid_request_error', message: rejected.message });
         return;
@@ -306,6 +333,14 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
     events.push(sse('message_stop', { type: 'message_stop' }));
     return events;
   }
+}
+
+/** Vertex's Claude takes the version in the body, and refuses a `model` there. */
+function vertexEnvelopeRefusal(body: any): string | null {
+  if (typeof body !== 'object' || body === null) return 'There was an error parsing the body of your request.';
+  if (body.anthropic_version !== 'vertex-2023-10-16') return 'anthropic_version: Input should be \'vertex-2023-10-16\'';
+  if ('model' in body) return 'model: Extra inputs are not permitted';
+  return null;
 }
 
 const PING = 'event: ping\ndata: {"type": "ping"}\n\n';

@@ -209,7 +209,8 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
     next();
   }
 
-  private cut(res: ServerResponse): void {
+  /** Destroys the connection on purpose (not counted as closed early). */
+  protected cut(res: ServerResponse): void {
     this.resets.add(res);
     res.destroy();
   }

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 import { answerChunks, frame, mergeChunks, validateGeminiRequest } from './gemini-emulator-wire.ts';
+import { parseVertexPath, vertexTokenRefusal, type VertexTestCredentials } from './vertex-route.ts';
 
 /** `path` is with its query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
 export interface RecordedGeminiRequest extends RecordedRequest {
@@ -77,6 +78,11 @@ export type GeminiEmulatorStep = GeminiAnswerStep | GeminiReplayStep | GeminiFau
 export interface GeminiEmulatorOptions {
   /** When set, requests must carry this `x-goog-api-key` (else 400 API_KEY_INVALID, as Gemini answers). */
   apiKey?: string;
+  /**
+   * Requests under Vertex AI's paths (`/v1/projects/…/publishers/google/models/{m}:…`) must
+   * carry a bearer token these credentials signed (else 401 UNAUTHENTICATED); no API key there.
+   */
+  vertexCredentials?: VertexTestCredentials;
 }
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1beta`. */
@@ -109,11 +115,13 @@ interface Exchange {
 
 class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> implements GeminiEmulator {
   private readonly apiKey: string | undefined;
+  private readonly vertexCredentials: VertexTestCredentials | undefined;
   private counter = 0;
 
   constructor(options: GeminiEmulatorOptions) {
     super({ jsonType: JSON_TYPE });
     this.apiKey = options.apiKey;
+    this.vertexCredentials = options.vertexCredentials;
   }
 
   get baseUrl(): string {
@@ -122,20 +130,28 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
 
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     const path = req.url ?? '';
-    const route = ROUTE.exec(path);
+    const vertex = parseVertexPath(path);
+    const route = vertex !== null && vertex.publisher === 'google' ? [path, 'v1', vertex.model, vertex.method, vertex.query] : ROUTE.exec(path);
     const model = route?.[2] ?? '';
     const stream = route?.[3] === 'streamGenerateContent';
     this.record({ method: req.method ?? '', path, model, stream, headers: req.headers, body });
-    if (req.method !== 'POST' || route === null) {
+    if (req.method !== 'POST' || route === null || (route[3] !== 'generateContent' && route[3] !== 'streamGenerateContent')) {
       this.sendError(res, 404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
       return;
+    }
+    if (vertex !== null) {
+      const refused = vertexTokenRefusal(req.headers, this.vertexCredentials);
+      if (refused !== null) {
+        this.sendJson(res, 401, refused);
+        return;
+      }
     }
     if (stream && !/[?&]alt=sse(&|$)/.test(route[4] ?? '')) {
       // Without alt=sse Gemini streams one JSON array; the gateway never asks for that.
       this.sendError(res, 400, 'INVALID_ARGUMENT', 'This emulator streams only with alt=sse.');
       return;
     }
-    if (this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) {
+    if (vertex === null && this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) {
       this.sendJson(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }] } });
       return;
     }

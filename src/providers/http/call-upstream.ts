@@ -1,10 +1,11 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink } from '../types.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
-import { attemptTimeoutError, connectError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
+import { attemptTimeoutError, connectError, credentialsError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
 
 // Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
 // body is read (SSE framed, or JSON parsed whole, or an error body captured up to a cap),
@@ -59,7 +60,27 @@ export async function callUpstream(
     attempt.fail(providerFailure(err, endpoint));
     return;
   }
+  // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
+  if (adapter.authorize !== undefined) {
+    // Credentials that never come (a hung credential process or token endpoint) must not
+    // hold the attempt past its deadline, nor past the client's leaving.
+    const authorized = await Promise.race([
+      adapter.authorize(upstreamReq, endpoint).then((r) => ({ r }), (err: unknown) => ({ err })),
+      exchange.interrupted(),
+    ]);
+    if (authorized === null) {
+      exchange.disarm();
+      if (attempt.error === null) attempt.fail(connectError(signal.reason ?? new Error('aborted'), endpoint));
+      return;
+    }
+    if ('err' in authorized) {
+      exchange.disarm();
+      attempt.fail(credentialsError(authorized.err, endpoint));
+      return;
+    }
+    upstreamReq = authorized.r;
+  }
   try {
     exchange.res = await client.send(upstreamReq, signal, timeoutMs, traced);
   } catch (err) {
@@ -91,12 +112,26 @@ class Exchange {
 
   disarm(): void {
     clearTimeout(this.deadline);
+    this.signal.removeEventListener('abort', this.onAbort);
   }
+
+  /** Resolves with null once the deadline failed the attempt or the request was aborted (never otherwise). */
+  interrupted(): Promise<null> {
+    if (this.signal.aborted || this.attempt.error !== null) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.interrupt = () => resolve(null);
+      this.signal.addEventListener('abort', this.onAbort, { once: true });
+    });
+  }
+
+  private interrupt: () => void = () => {};
+  private readonly onAbort = (): void => this.interrupt();
 
   private onDeadline(timeoutMs: number): void {
     const attempt = this.attempt;
     if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
     attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
+    this.interrupt();
     if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
   }
 
@@ -126,11 +161,14 @@ class Exchange {
   private async readStream(res: UpstreamResponse): Promise<void> {
     const attempt = this.attempt;
     const decoder = this.adapter.createStreamDecoder(this.endpoint, attempt.emit);
-    const parser = new SseParser((ev) => decoder.onEvent(ev));
+    const binary = this.adapter.streamFraming === 'aws-eventstream';
+    const parser: { push(chunk: never): void; end(): void } = binary
+      ? new AwsEventStreamParser((ev) => decoder.onEvent(ev))
+      : new SseParser((ev) => decoder.onEvent(ev));
     const body = res.body;
-    body.setEncoding('utf8');
+    if (!binary) body.setEncoding('utf8');
     for await (const chunk of body) {
-      parser.push(chunk as string);
+      parser.push(chunk as never);
       if (attempt.error !== null) break;
       const drain = attempt.waitForDrain();
       if (drain !== null) await drain;

@@ -120,6 +120,17 @@ export function connectError(err: unknown, endpoint: Endpoint): GatewayError {
   });
 }
 
+/**
+ * The provider's credentials could not be had (no AWS credentials in the chain, a token
+ * endpoint that refused): the gateway's own setup, so another endpoint may serve.
+ */
+export function credentialsError(err: unknown, endpoint: Endpoint): GatewayError {
+  return new GatewayError('provider_error', `Could not get credentials for the provider ${endpoint.provider.id}.`, {
+    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+    retryable: true,
+  });
+}
+
 /** The answer did not begin within the attempt's time limit. */
 export function attemptTimeoutError(endpoint: Endpoint, ms: number): GatewayError {
   return new GatewayError('timeout', `The provider ${endpoint.provider.id} did not begin its answer within ${ms} ms.`, {

@@ -9,10 +9,15 @@ import { startAnthropicUpstream } from '../upstreams/anthropic-upstream.ts';
 
 const KEY = 'sk-ant-conformance';
 
-function checkAnthropicRequest({ caseId, received }: RequestCheck): void {
+function checkAnthropicRequest(check: RequestCheck): void {
+  assert.equal(check.received.path.split('?')[0], '/v1/messages');
+  assert.equal(check.received.headers['x-api-key'], KEY);
+  checkAnthropicBody(check);
+}
+
+/** What a Messages body must hold for each case, wherever it was sent (Vertex AI too). */
+export function checkAnthropicBody({ caseId, received }: RequestCheck): void {
   const body = received.body;
-  assert.equal(received.path.split('?')[0], '/v1/messages');
-  assert.equal(received.headers['x-api-key'], KEY);
   const userBlocks = body.messages[0].content;
   switch (caseId) {
     case 'plain-text':
@@ -66,7 +71,7 @@ export const ANTHROPIC_SUBJECT: ConformanceSubject = {
   adapter: anthropicAdapter,
   config: { id: 'anthropic', kind: 'anthropic', name: 'Anthropic', timeoutMs: 10_000, cacheFamily: 'cache_control', apiKey: KEY },
   upstreamModel: 'claude-sonnet-4-5',
-  startUpstream: startAnthropicUpstream,
+  startUpstream: () => startAnthropicUpstream(),
   checkRequest: checkAnthropicRequest,
   reasoningText: true,
   providerParameters: [],

@@ -1,4 +1,4 @@
-import { startAnthropicEmulator, type AnswerStep, type EmulatorStep } from '../../emulators/anthropic-messages-emulator.ts';
+import { startAnthropicEmulator, type AnswerStep, type AnthropicEmulatorOptions, type EmulatorStep } from '../../emulators/anthropic-messages-emulator.ts';
 import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { emulatorUpstream } from './emulator-upstream.ts';
 
@@ -10,8 +10,8 @@ const STOP: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = {
   stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'refusal',
 };
 
-export async function startAnthropicUpstream(): Promise<Upstream> {
-  return emulatorUpstream(await startAnthropicEmulator(), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
+export async function startAnthropicUpstream(options: AnthropicEmulatorOptions = {}): Promise<Upstream> {
+  return emulatorUpstream(await startAnthropicEmulator(options), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
 }
 
 function answerStep(answer: ScriptedAnswer): AnswerStep {

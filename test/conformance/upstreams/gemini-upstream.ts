@@ -1,4 +1,4 @@
-import { startGeminiEmulator, type GeminiAnswerStep, type GeminiEmulatorStep } from '../../emulators/gemini-emulator.ts';
+import { startGeminiEmulator, type GeminiAnswerStep, type GeminiEmulatorOptions, type GeminiEmulatorStep } from '../../emulators/gemini-emulator.ts';
 import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { emulatorUpstream } from './emulator-upstream.ts';
 
@@ -9,8 +9,8 @@ const FINISH: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = 
   stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY',
 };
 
-export async function startGeminiUpstream(apiKey: string): Promise<Upstream> {
-  return emulatorUpstream(await startGeminiEmulator({ apiKey }), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
+export async function startGeminiUpstream(options: GeminiEmulatorOptions): Promise<Upstream> {
+  return emulatorUpstream(await startGeminiEmulator(options), (step) => ('fault' in step ? faultStep(step) : answerStep(step)));
 }
 
 function answerStep(answer: ScriptedAnswer): GeminiAnswerStep {
