@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
@@ -82,5 +83,22 @@ process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 process.stdin.on('close', () => void shutdown());
 process.stdin.resume();
+
+// The event loop's delay, sampled every 1 ms (bench/event-loop-stalls.ts): a line "loop"
+// on stdin answers with one JSON line of its figures since the last one, then resets.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text: string) => {
+  if (!text.includes('loop')) return;
+  const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+  const gc = process.resourceUsage();
+  process.stdout.write(`${JSON.stringify({
+    loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), p999: ms(loopDelay.percentile(99.9)), max: ms(loopDelay.max) },
+    rssMb: Math.round(process.memoryUsage.rss() / 1e6),
+    cpuMs: Math.round((gc.userCPUTime + gc.systemCPUTime) / 1000),
+  })}\n`);
+  loopDelay.reset();
+});
 
 process.stdout.write(`${JSON.stringify({ port: (app.server.address() as AddressInfo).port, key })}\n`);
