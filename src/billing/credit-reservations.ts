@@ -53,6 +53,8 @@ export class CreditReservations {
   /** The database's state as of the last read plus this process's commits since. */
   private readonly accountSnapshots = new Map<string, AccountSnapshot>();
   private readonly keySnapshots = new Map<string, KeySnapshot>();
+  /** Keys whose snapshot was read while a settlement write was in doubt (it may or may not include it). */
+  private readonly readInDoubt = new Set<string>();
 
   constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
@@ -60,6 +62,11 @@ export class CreditReservations {
     this.holdMs = opts.holdMs;
     this.now = opts.now ?? Date.now;
     queue.onCommitted((batch) => {
+      // The writes commit on another connection (the writer thread) and are heard of here
+      // a moment later: a snapshot read in between may already include them, so it is not
+      // moved by them but read afresh.
+      for (const keyHash of this.readInDoubt) this.forget(keyHash);
+      this.readInDoubt.clear();
       for (const r of batch) this.committed(r);
     });
     // A charge that can never be written stops counting as in flight (the database never saw it).
@@ -179,6 +186,7 @@ export class CreditReservations {
       account = { balanceNanos: state.balanceNanos, active: state.accountActive };
       this.keySnapshots.set(keyHash, key);
       this.accountSnapshots.set(accountId, account);
+      if (this.queue.inDoubt) this.readInDoubt.add(keyHash);
     }
     return { key, account };
   }

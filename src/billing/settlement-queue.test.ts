@@ -11,7 +11,7 @@ class FakeLedger {
   failWith: unknown = null;
   /** Thrown only by writes that include this record id. */
   poison: { id: string; error: unknown } | null = null;
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
+  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
     if (this.failWith !== null) throw this.failWith;
     if (this.poison !== null && batch.some((r) => r.id === this.poison!.id)) throw this.poison.error;
     this.calls.push({ holds: holds.map((h) => h.id), records: batch.map((r) => r.id) });
@@ -73,7 +73,7 @@ test('when the database refuses writes: waiters learn it, balances hear nothing,
   assert.deepEqual(heard, [], 'a charge never written must not move in-memory balances');
   assert.equal(queue.failing, true);
   assert.equal(queue.queued, 1);
-  assert.equal(queue.retry(), false, 'still failing');
+  assert.equal(await queue.retry(), false, 'still failing');
   assert.equal(logs.filter((l) => l.startsWith('settlement failed')).length, 1, 'the outage is logged once, not at every retry');
 
   const recovered = nextCommit(queue);
@@ -93,7 +93,7 @@ test('records that failed are written before those queued after them, and their 
   assert.equal((await first).committed, false);
   ledger.failWith = null;
   const second = queue.push(settlement('b', 1n));
-  assert.equal(queue.retry(), true, 'a request arriving retries at once');
+  assert.equal(await queue.retry(), true, 'a request arriving retries at once');
   assert.deepEqual(await second, { committed: true });
   assert.deepEqual(ledger.calls, [{ holds: [], records: ['a', 'b'] }]);
 });
@@ -104,13 +104,13 @@ test('a hold row that failed is written again, unless its settlement committed m
   ledger.failWith = readonlyError();
   queue.pushHold(hold('h1'));
   queue.pushHold(hold('h2'));
-  queue.flush();
+  await queue.flush();
   assert.equal(queue.failing, true);
   ledger.failWith = null;
   // h1's request finishes: its row was never written, so it is not written now.
   const r = settlement('h1', 3n, true);
   const done = queue.push(r);
-  queue.flush();
+  await queue.flush();
   assert.deepEqual(await done, { committed: true });
   assert.equal(r.holdRowWritten, false);
   assert.deepEqual(ledger.calls, [{ holds: ['h2'], records: ['h1'] }]);
@@ -137,13 +137,13 @@ test('one record the database rejects for its own sake does not take the others 
   assert.deepEqual(dropped, ['bad'], 'listeners hear of the dropped record');
 });
 
-test('close writes what it can and says what it could not', () => {
+test('close writes what it can and says what it could not', async () => {
   const ledger = new FakeLedger();
   const logs: string[] = [];
   const queue = queueOn(ledger, logs);
   ledger.failWith = readonlyError();
   void queue.push(settlement('a', 1n));
-  queue.close();
+  await queue.close();
   assert.ok(logs.some((l) => /1 settlement\(s\) could not be written before shutdown/.test(l)));
 });
 

@@ -27,8 +27,13 @@ export interface TestGateway {
   services: Services;
   app: FastifyInstance;
   dir: string;
-  /** Flushes pending settlements so the ledger can be read. */
-  flush(): void;
+  /** Writes pending settlements (in the writer thread) so the ledger can be read. */
+  flush(): Promise<void>;
+  /**
+   * Has the gateway look for other processes' writes now (it does every 100 ms): a change
+   * made with the CLI counts from the next request after this.
+   */
+  seeCliChanges(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +94,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     app,
     dir,
     flush: () => services.settlements.flush(),
+    seeCliChanges: async () => {
+      await services.writer?.checkExternalChanges();
+    },
     async close() {
       await app.close();
       await services.close();
