@@ -64,14 +64,21 @@ describe('settlement when the database refuses writes', () => {
   let up: Upstream;
   let gw: TestGateway;
   let auth: Record<string, string>;
-  const writes = (on: boolean) => gw.services.db.exec(`PRAGMA query_only = ${on ? 'OFF' : 'ON'}`);
+  // Both connections refuse writes: the main thread's (account and key changes) and the
+  // writer thread's (settlements, lease). The writer's setting is posted ahead of any
+  // settlement that follows, so it applies to them even when not awaited (upstream hooks).
+  const writes = (on: boolean): Promise<void> => {
+    const sql = `PRAGMA query_only = ${on ? 'OFF' : 'ON'}`;
+    gw.services.db.exec(sql);
+    return gw.services.writer!.exec(sql);
+  };
   before(async () => {
     up = await startUpstream();
     gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'k' }, credits: '10' });
     auth = { authorization: `Bearer ${gw.key}` };
   });
   after(async () => {
-    writes(true);
+    await writes(true);
     await gw.close();
     await up.close();
   });
@@ -80,7 +87,7 @@ describe('settlement when the database refuses writes', () => {
     const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
     const { record: worker } = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'worker' });
     // A non-streamed request whose own settlement fails: 503 instead of the answer.
-    up.onNextRequest = () => writes(false);
+    up.onNextRequest = () => void writes(false);
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(failed.status, 503, failed.text);
     assert.equal(failed.json.error.code, 'storage_unavailable');
@@ -113,8 +120,8 @@ describe('settlement when the database refuses writes', () => {
     // Writes work again: the next request retries the queued charge, is admitted, and its
     // own settlement fails once more (writes switched off on arrival): the stream ends with
     // an in-stream error instead of its usage chunk and [DONE].
-    writes(true);
-    up.onNextRequest = () => writes(false);
+    await writes(true);
+    up.onNextRequest = () => void writes(false);
     const streamed = await postJson(`${gw.baseUrl}/chat/completions`, { ...chat, stream: true }, auth);
     assert.equal(streamed.status, 200);
     const events = sseData(streamed.text);
@@ -126,7 +133,7 @@ describe('settlement when the database refuses writes', () => {
     assert.ok(streamedId);
 
     // Recovery, with no restart: the queued charges are written and answers flow again.
-    writes(true);
+    await writes(true);
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.choices[0].message.content, 'the paid answer');
@@ -146,7 +153,7 @@ describe('settlement when the database refuses writes', () => {
   });
 
   test('a responses stream whose charge cannot be written ends in response.failed, not response.completed', async () => {
-    up.onNextRequest = () => writes(false);
+    up.onNextRequest = () => void writes(false);
     const res = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello', stream: true }, auth);
     assert.equal(res.status, 200);
     const types = sseData(res.text).map((e: any) => e.type);
@@ -155,8 +162,8 @@ describe('settlement when the database refuses writes', () => {
     assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
     const error = sseData(res.text).find((e: any) => e.type === 'error') as { code: string };
     assert.equal(error.code, 'storage_unavailable');
-    writes(true);
-    assert.equal(gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
+    await writes(true);
+    assert.equal(await gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
   });
 
   test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
@@ -180,6 +187,9 @@ describe('settlement when the database refuses writes', () => {
         VALUES (?, 'filler', 'filler', 'chat', 0, 'success', '2000-01-01T00:00:00Z')`);
       let n = 0;
       full(() => filler.run(`filler-${n++}`));
+      // The writer thread's connection may not grow the file either (max_page_count is per connection).
+      const filled = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+      void gw.services.writer!.exec(`PRAGMA max_page_count = ${filled}`);
     };
     const headers = { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' };
     const refused = await postJson(`${gw.baseUrl}/messages`, { ...chat, metadata: { user_id: 'user-7' } }, headers);
@@ -192,6 +202,7 @@ describe('settlement when the database refuses writes', () => {
     db.exec('DROP TABLE filler');
     db.exec("DELETE FROM generations WHERE account_id = 'filler'");
     db.exec('PRAGMA max_page_count = 1073741823');
+    await gw.services.writer!.exec('PRAGMA max_page_count = 1073741823');
     const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);
     assert.equal(ok.status, 200, ok.text);
     const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string; user: string } };
