@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
-import { createServices, type Services } from '../../src/server/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/server/services.ts';
 
 /** The simulated provider alone, at full speed. */
 export const SIM_ONLY = `sim: true
@@ -50,6 +50,8 @@ export interface TestGatewayOptions {
   holdSweepMs?: number;
   /** Where the request log's JSON lines go (default: dropped). */
   logDestination?: { write(line: string): void };
+  /** The writer thread's timings (e.g. its restart delay after a crash). */
+  writer?: ServiceOptions['writer'];
   /** Routing's weighted draw; default seeded (src/canonical/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
 }
@@ -72,6 +74,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     random: opts.random ?? seededRandom(1),
     logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
+    ...(opts.writer === undefined ? {} : { writer: opts.writer }),
   });
   const account = services.accountService.createAccount({
     name: 'test account',
