@@ -107,6 +107,7 @@ export class SqliteWriter implements SettlementWriter {
     const worker = this.worker;
     if (worker === null) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref();
     try {
       await this.call((id) => ({ op: 'close', id }));
     } catch {
@@ -155,7 +156,8 @@ export class SqliteWriter implements SettlementWriter {
       case 'failed': {
         const w = this.waiters.get(m.id);
         this.waiters.delete(m.id);
-        if (this.waiters.size === 0) this.worker?.unref();
+        // Closing, it keeps the process alive until it has exited (the lease is released after that).
+        if (this.waiters.size === 0 && !this.closing) this.worker?.unref();
         if (m.op === 'done') w?.resolve();
         else w?.reject(fromWire(m.error));
         return;
