@@ -27,6 +27,7 @@ const stream = values.stream === true;
 
 interface LoopFigures {
   loopDelayMs: { p50: number; p99: number; p999: number; max: number };
+  gc: { young: { n: number; ms: number; maxMs: number }; full: { n: number; ms: number; maxMs: number } };
   rssMb: number;
   cpuMs: number;
 }
@@ -82,6 +83,7 @@ try {
     requestsPerSecond: Math.round(requests / seconds),
     latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) },
     gatewayLoopDelayMs: loop.loopDelayMs,
+    gatewayGc: loop.gc,
     gatewayRssMb: loop.rssMb,
     gatewayCpuMsPerRequest: Math.round(((loop.cpuMs - before.cpuMs) / requests) * 1000) / 1000,
   }, null, 2)}\n`);
