@@ -179,6 +179,8 @@ export class SqliteWriter implements SettlementWriter {
     if (this.closing) return;
     // Whatever it was writing may have committed: what is written next skips what is there.
     this.replay = true;
+    // Until the next thread renews the lease, the database counts as not written (/ready says so).
+    this.lease?.onRenewal({ error: 'the SQLite writer thread stopped; a new one is starting' });
     this.log(`the SQLite writer thread stopped (exit code ${code}); settlements fail closed until a new one runs`);
     this.restartTimer = setTimeout(() => this.startThread(), this.restartMs);
     this.restartTimer.unref();
