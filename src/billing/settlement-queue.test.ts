@@ -174,3 +174,63 @@ test('storage failures are told from record failures by the SQLite result code o
   assert.equal(refusal.code, 'storage_unavailable');
   assert.ok(refusal.headers?.['retry-after']);
 });
+
+/** A ledger whose writes wait until the test lets each one go. */
+class GatedLedger {
+  calls: string[][] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private gates: Array<() => void> = [];
+  private arrived: Array<() => void> = [];
+  async settle(_holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
+    this.calls.push(batch.map((r) => r.id));
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    for (const a of this.arrived.splice(0)) a();
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    this.inFlight--;
+  }
+  /** Resolves once a write is waiting. */
+  waiting(): Promise<void> {
+    return this.gates.length > 0 ? Promise.resolve() : new Promise((resolve) => this.arrived.push(resolve));
+  }
+  release(): void {
+    this.gates.shift()?.();
+  }
+}
+
+test('while one batch is in flight the next accumulates, and goes as soon as it committed: one write at a time, in order', async () => {
+  const ledger = new GatedLedger();
+  const queue = new SettlementQueue(ledger, { log: () => {} });
+  const heard: string[][] = [];
+  queue.onCommitted((batch) => heard.push(batch.map((r) => r.id)));
+  const a = queue.push(settlement('a', 1n));
+  await ledger.waiting();
+  const b = queue.push(settlement('b', 1n));
+  const c = queue.push(settlement('c', 1n));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(ledger.calls, [['a']], 'b and c wait for a');
+  assert.equal(queue.inDoubt, true);
+  ledger.release();
+  assert.deepEqual(await a, { committed: true });
+  await ledger.waiting();
+  assert.deepEqual(ledger.calls, [['a'], ['b', 'c']]);
+  assert.deepEqual(heard, [['a']], 'b and c are heard of only once committed');
+  ledger.release();
+  assert.deepEqual(await Promise.all([b, c]), [{ committed: true }, { committed: true }]);
+  assert.deepEqual(heard, [['a'], ['b', 'c']]);
+  assert.equal(ledger.maxInFlight, 1);
+  await queue.flush();
+  assert.equal(queue.inDoubt, false, 'nothing in flight any more');
+});
+
+test('a record pushed by a waiter\'s continuation, however many ticks later, is written', { timeout: 30_000 }, async () => {
+  const queue = new SettlementQueue({ settle: async () => {} }, { log: () => {} });
+  for (let hops = 0; hops < 8; hops++) {
+    const next = queue.push(settlement(`first-${hops}`, 1n)).then(async () => {
+      for (let i = 0; i < hops; i++) await Promise.resolve();
+      return queue.push(settlement(`second-${hops}`, 1n));
+    });
+    assert.deepEqual(await next, { committed: true }, `pushed ${hops} ticks after its waiter heard`);
+  }
+});

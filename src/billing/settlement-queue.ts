@@ -155,6 +155,9 @@ export class SettlementQueue {
     if (this.inFlight === null) {
       this.inFlight = this.drain().finally(() => {
         this.inFlight = null;
+        // Queued after the last batch was taken but before this point (a waiter's continuation
+        // that settles or holds again): not left waiting for a push or a retry that may not come.
+        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && this.holds.size > 0)) this.schedule();
       });
     }
     return this.inFlight;
