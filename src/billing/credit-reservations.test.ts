@@ -171,3 +171,33 @@ test('a charge the database rejects for its own sake stops counting as in flight
   assert.equal(s.reservations.heldFor('acct_1'), 0n, 'nothing left in flight');
   assert.equal(s.accounts.balance('acct_1'), 10n * HOLD - HOLD / 2n);
 });
+
+test('a snapshot read while a write is in flight (its commit may already be in it) is read again at the commit, not moved by it', async () => {
+  const base = ledgered(10n * HOLD);
+  // The writer thread's window: the batch is committed, its answer not yet heard of here.
+  let answer: () => void = () => {};
+  const committedNotHeard = new Promise<void>((resolve) => (answer = resolve));
+  let written: () => void = () => {};
+  const onDisk = new Promise<void>((resolve) => (written = resolve));
+  const queue = new SettlementQueue({
+    settle: async (holds, batch) => {
+      base.ledger.settle(holds, batch);
+      written();
+      await committedNotHeard;
+    },
+  }, { log: () => {} });
+  const s: Setup = { ...base, queue, store: new ReservationStore(base.db), clock: { now: Date.parse('2026-01-01T00:00:00Z') }, reservations: null as never };
+  s.reservations = new CreditReservations(s.store, queue, { holdMs: 1000, now: () => s.clock.now });
+  reserve(s, 'g1');
+  s.reservations.settling('acct_1', 'hash_1', HOLD, HOLD);
+  const done = queue.push(settlement('g1', HOLD));
+  await onDisk;
+  // Another process's change is heard of meanwhile: the snapshot is read while g1 is on disk but not heard of.
+  s.reservations.forget();
+  assert.equal(reserve(s, 'g2'), HOLD);
+  answer();
+  assert.deepEqual(await done, { committed: true });
+  // 10 holds' worth, g1 charged, g2 held: exactly 8 more holds fit, g1's charge counted once.
+  for (let i = 3; i <= 10; i++) assert.equal(reserve(s, `g${i}`), HOLD, `g${i}`);
+  assert.equal(refusal(() => reserve(s, 'g11')).code, 'insufficient_quota');
+});
