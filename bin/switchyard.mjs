@@ -42,7 +42,8 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     console.error(`switchyard needs Node >= 22.18 (this is ${process.version}); run \`npm ci\` to install Node 24 locally.`);
     process.exit(1);
   }
-  const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  // Node's own flags (e.g. npm start's --max-semi-space-size) go to the gateway's Node too.
+  const child = spawn(bundled, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SWITCHYARD_LAUNCHED: '1' },
   });
