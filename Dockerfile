@@ -41,4 +41,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains: in-flight requests and streams finish (timeouts.drain_ms, 30 s by default).
 STOPSIGNAL SIGTERM
-CMD ["node", "bin/switchyard.mjs", "serve"]
+# A 16 MB young generation: scavenges of at most ~10 ms instead of up to 40 ms, and 50-60 MB
+# less memory after load, for the same total GC time (docs/operations.md, "Memory and GC").
+CMD ["node", "--max-semi-space-size=16", "bin/switchyard.mjs", "serve"]

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
@@ -76,5 +77,35 @@ process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 process.stdin.on('close', () => void shutdown());
 process.stdin.resume();
+
+// The event loop's delay, sampled every 1 ms (bench/event-loop-stalls.ts): a line "loop"
+// on stdin answers with one JSON line of its figures since the last one, then resets.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+// Garbage collection pauses in the same window (--trace-gc would write to stdout, which is this protocol's).
+const gc = { young: { n: 0, ms: 0, maxMs: 0 }, full: { n: 0, ms: 0, maxMs: 0 } };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR ? gc.full : gc.young;
+    kind.n++;
+    kind.ms += e.duration;
+    if (e.duration > kind.maxMs) kind.maxMs = e.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text: string) => {
+  if (!text.includes('loop')) return;
+  const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+  const usage = process.resourceUsage();
+  const round = (k: { n: number; ms: number; maxMs: number }) => ({ n: k.n, ms: Math.round(k.ms), maxMs: Math.round(k.maxMs * 100) / 100 });
+  process.stdout.write(`${JSON.stringify({
+    loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), p999: ms(loopDelay.percentile(99.9)), max: ms(loopDelay.max) },
+    gc: { young: round(gc.young), full: round(gc.full) },
+    rssMb: Math.round(process.memoryUsage.rss() / 1e6),
+    cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
+  })}\n`);
+  loopDelay.reset();
+  for (const k of [gc.young, gc.full]) Object.assign(k, { n: 0, ms: 0, maxMs: 0 });
+});
 
 process.stdout.write(`${JSON.stringify({ port: (app.server.address() as AddressInfo).port, key })}\n`);

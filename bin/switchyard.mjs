@@ -42,7 +42,7 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     console.error(`switchyard needs Node >= 22.18 (this is ${process.version}); run \`npm ci\` to install Node 24 locally.`);
     process.exit(1);
   }
-  // Node flags given to this Node (e.g. --max-semi-space-size, docs/operations.md) apply to the gateway.
+  // Node's own flags (e.g. npm start's --max-semi-space-size) go to the gateway's Node too.
   const child = spawn(bundled, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SWITCHYARD_LAUNCHED: '1' },

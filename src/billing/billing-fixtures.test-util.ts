@@ -4,7 +4,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import { AccountStore } from '../store/account-store.ts';
-import { LedgerStore, type SettlementRecord } from '../store/ledger-store.ts';
+import { LedgerStore, type SettlementRecord, type SettlementWriter } from '../store/ledger-store.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { compilePricing } from '../money/pricing.ts';
 
@@ -29,6 +29,11 @@ export function ledgered(balanceNanos: bigint, limitNanos: bigint | null = null)
   if (balanceNanos > 0n) ledger.addEntry('acct_1', 'credit', balanceNanos, null, NOW);
   const key = accounts.createKey({ hash: 'hash_1', accountId: 'acct_1', name: 'k', label: 'sk-sy-v1-x...y', limitNanos, isManagement: false, expiresAt: null, now: NOW });
   return { db, accounts, ledger, auth: { key, account: accounts.getAccount('acct_1')! } };
+}
+
+/** The ledger's settlement on this thread, as the queue takes it (the gateway's runs in its writer thread). */
+export function writerOf(ledger: LedgerStore): SettlementWriter {
+  return { settle: async (holds, batch) => ledger.settle(holds, batch) };
 }
 
 /** Writes fail (SQLITE_READONLY) until called again with true. */

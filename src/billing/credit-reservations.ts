@@ -61,6 +61,8 @@ export class CreditReservations implements CreditHolds {
   private readonly accountSnapshots = new Map<string, AccountSnapshot>();
   private readonly keySnapshots = new Map<string, KeySnapshot>();
   private held = 0;
+  /** Keys whose snapshot was read while a settlement write was in doubt (it may or may not include it). */
+  private readonly readInDoubt = new Set<string>();
 
   constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
@@ -68,6 +70,11 @@ export class CreditReservations implements CreditHolds {
     this.holdMs = opts.holdMs;
     this.now = opts.now ?? Date.now;
     queue.onCommitted((batch) => {
+      // The writes commit on another connection (the writer thread) and are heard of here
+      // a moment later: a snapshot read in between may already include them, so it is not
+      // moved by them but read afresh.
+      for (const keyHash of this.readInDoubt) this.forget(keyHash);
+      this.readInDoubt.clear();
       for (const r of batch) this.committed(r);
     });
     // A charge that can never be written stops counting as in flight (the database never saw it).
@@ -204,6 +211,7 @@ export class CreditReservations implements CreditHolds {
       account = { balanceNanos: state.balanceNanos, active: state.accountActive };
       this.keySnapshots.set(keyHash, key);
       this.accountSnapshots.set(accountId, account);
+      if (this.queue.inDoubt) this.readInDoubt.add(keyHash);
     }
     return { key, account };
   }

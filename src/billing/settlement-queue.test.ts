@@ -11,7 +11,7 @@ class FakeLedger {
   failWith: unknown = null;
   /** Thrown only by writes that include this record id. */
   poison: { id: string; error: unknown } | null = null;
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
+  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
     if (this.failWith !== null) throw this.failWith;
     if (this.poison !== null && batch.some((r) => r.id === this.poison!.id)) throw this.poison.error;
     this.calls.push({ holds: holds.map((h) => h.id), records: batch.map((r) => r.id) });
@@ -73,7 +73,7 @@ test('when the database refuses writes: waiters learn it, balances hear nothing,
   assert.deepEqual(heard, [], 'a charge never written must not move in-memory balances');
   assert.equal(queue.failing, true);
   assert.equal(queue.queued, 1);
-  assert.equal(queue.retry(), false, 'still failing');
+  assert.equal(await queue.retry(), false, 'still failing');
   assert.equal(logs.filter((l) => l.startsWith('settlement failed')).length, 1, 'the outage is logged once, not at every retry');
 
   const recovered = nextCommit(queue);
@@ -93,7 +93,7 @@ test('records that failed are written before those queued after them, and their 
   assert.equal((await first).committed, false);
   ledger.failWith = null;
   const second = queue.push(settlement('b', 1n));
-  assert.equal(queue.retry(), true, 'a request arriving retries at once');
+  assert.equal(await queue.retry(), true, 'a request arriving retries at once');
   assert.deepEqual(await second, { committed: true });
   assert.deepEqual(ledger.calls, [{ holds: [], records: ['a', 'b'] }]);
 });
@@ -104,13 +104,13 @@ test('a hold row that failed is written again, unless its settlement committed m
   ledger.failWith = readonlyError();
   queue.pushHold(hold('h1'));
   queue.pushHold(hold('h2'));
-  queue.flush();
+  await queue.flush();
   assert.equal(queue.failing, true);
   ledger.failWith = null;
   // h1's request finishes: its row was never written, so it is not written now.
   const r = settlement('h1', 3n, true);
   const done = queue.push(r);
-  queue.flush();
+  await queue.flush();
   assert.deepEqual(await done, { committed: true });
   assert.equal(r.holdRowWritten, false);
   assert.deepEqual(ledger.calls, [{ holds: ['h2'], records: ['h1'] }]);
@@ -137,13 +137,13 @@ test('one record the database rejects for its own sake does not take the others 
   assert.deepEqual(dropped, ['bad'], 'listeners hear of the dropped record');
 });
 
-test('close writes what it can and says what it could not', () => {
+test('close writes what it can and says what it could not', async () => {
   const ledger = new FakeLedger();
   const logs: string[] = [];
   const queue = queueOn(ledger, logs);
   ledger.failWith = readonlyError();
   void queue.push(settlement('a', 1n));
-  queue.close();
+  await queue.close();
   assert.ok(logs.some((l) => /1 settlement\(s\) could not be written before shutdown/.test(l)));
 });
 
@@ -173,4 +173,64 @@ test('storage failures are told from record failures by the SQLite result code o
   assert.equal(refusal.status, 503);
   assert.equal(refusal.code, 'storage_unavailable');
   assert.ok(refusal.headers?.['retry-after']);
+});
+
+/** A ledger whose writes wait until the test lets each one go. */
+class GatedLedger {
+  calls: string[][] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private gates: Array<() => void> = [];
+  private arrived: Array<() => void> = [];
+  async settle(_holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
+    this.calls.push(batch.map((r) => r.id));
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    for (const a of this.arrived.splice(0)) a();
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    this.inFlight--;
+  }
+  /** Resolves once a write is waiting. */
+  waiting(): Promise<void> {
+    return this.gates.length > 0 ? Promise.resolve() : new Promise((resolve) => this.arrived.push(resolve));
+  }
+  release(): void {
+    this.gates.shift()?.();
+  }
+}
+
+test('while one batch is in flight the next accumulates, and goes as soon as it committed: one write at a time, in order', async () => {
+  const ledger = new GatedLedger();
+  const queue = new SettlementQueue(ledger, { log: () => {} });
+  const heard: string[][] = [];
+  queue.onCommitted((batch) => heard.push(batch.map((r) => r.id)));
+  const a = queue.push(settlement('a', 1n));
+  await ledger.waiting();
+  const b = queue.push(settlement('b', 1n));
+  const c = queue.push(settlement('c', 1n));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(ledger.calls, [['a']], 'b and c wait for a');
+  assert.equal(queue.inDoubt, true);
+  ledger.release();
+  assert.deepEqual(await a, { committed: true });
+  await ledger.waiting();
+  assert.deepEqual(ledger.calls, [['a'], ['b', 'c']]);
+  assert.deepEqual(heard, [['a']], 'b and c are heard of only once committed');
+  ledger.release();
+  assert.deepEqual(await Promise.all([b, c]), [{ committed: true }, { committed: true }]);
+  assert.deepEqual(heard, [['a'], ['b', 'c']]);
+  assert.equal(ledger.maxInFlight, 1);
+  await queue.flush();
+  assert.equal(queue.inDoubt, false, 'nothing in flight any more');
+});
+
+test('a record pushed by a waiter\'s continuation, however many ticks later, is written', { timeout: 30_000 }, async () => {
+  const queue = new SettlementQueue({ settle: async () => {} }, { log: () => {} });
+  for (let hops = 0; hops < 8; hops++) {
+    const next = queue.push(settlement(`first-${hops}`, 1n)).then(async () => {
+      for (let i = 0; i < hops; i++) await Promise.resolve();
+      return queue.push(settlement(`second-${hops}`, 1n));
+    });
+    assert.deepEqual(await next, { committed: true }, `pushed ${hops} ticks after its waiter heard`);
+  }
 });

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { HoldRecord, LedgerStore, SettlementRecord } from '../store/ledger-store.ts';
+import type { HoldRecord, SettlementRecord, SettlementWriter } from '../store/ledger-store.ts';
 
 /** What `push` resolves with: whether the record reached the database. */
 export type SettlementResult = { committed: true } | { committed: false; error: unknown };
@@ -22,8 +22,12 @@ interface Queued {
 // the record: busy, locked, out of memory, read-only, I/O error, corrupt, full, cannot open.
 const STORAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
 
-/** The database refused the write for a reason of its own (not this record's): retry later. */
+/**
+ * The database refused the write for a reason of its own (not this record's): retry later.
+ * So is a write the writer thread could not make (it died: `storageFailure`, sqlite-writer/).
+ */
 export function isStorageFailure(err: unknown): boolean {
+  if ((err as { storageFailure?: unknown } | null)?.storageFailure === true) return true;
   const code = (err as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && STORAGE_CODES.has(code & 0xff);
 }
@@ -38,40 +42,46 @@ export function storageUnavailable(): GatewayError {
 }
 
 /**
- * Group commit for the ledger: hold rows and settlements queued in the same turn of the
- * event loop share one transaction (a transaction costs about as much as three records),
- * so the database's cost per request falls as load rises. The flush is not delayed to
- * make batches larger: the answer's last bytes wait for it. `push` resolves with
- * `{committed: true}` once the settlement is committed; the route writes the answer's last
- * bytes only then, so an answer a client received whole always has its charge on disk.
- * A hold settled before its row was written is never written at all.
+ * Group commit for the ledger: hold rows and settlements queued while the previous batch
+ * was being written share the next transaction (a transaction costs about as much as
+ * three records), so the database's cost per request falls as load rises. One batch is in
+ * flight at a time, so hold rows and settlements reach the database in the order they were
+ * queued; the next batch accumulates meanwhile and goes as soon as the previous one
+ * committed (pipelining). The flush is not delayed to make batches larger: the answer's
+ * last bytes wait for it. `push` resolves with `{committed: true}` once the settlement is
+ * committed; the route writes the answer's last bytes only then, so an answer a client
+ * received whole always has its charge on disk. A hold settled before its row was written
+ * is never written at all.
  *
- * When the database refuses writes (read-only, disk full, I/O error), nothing is lost:
- * the records stay queued in memory and are retried (on a timer with backoff, and at
- * every flush), their waiters learn `{committed: false}` (so the answer is not
- * delivered), and committed listeners — the in-memory balances — hear only of records
- * actually written. `failing` is true until every queued record has been written.
+ * When the database refuses writes (read-only, disk full, I/O error, the writer thread
+ * died), nothing is lost: the records stay queued in memory and are retried (on a timer
+ * with backoff, and at every flush), their waiters learn `{committed: false}` (so the
+ * answer is not delivered), and committed listeners — the in-memory balances — hear only
+ * of records actually written, after their commit. `failing` is true until every queued
+ * record has been written.
  */
 export class SettlementQueue {
   private holds = new Map<string, HoldRecord>();
   private pending: Queued[] = [];
   private scheduled = false;
+  /** The write in flight (one batch, or one record at a time after a record's own failure), null when none. */
+  private inFlight: Promise<void> | null = null;
   private failure: unknown = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelayMs: number;
   private readonly firstRetryMs: number;
   private readonly maxRetryMs: number;
-  private readonly ledger: Pick<LedgerStore, 'settle'>;
+  private readonly ledger: SettlementWriter;
   private readonly log: (message: string) => void;
   private readonly committedListeners: Array<(batch: readonly SettlementRecord[]) => void> = [];
   private readonly droppedListeners: Array<(record: SettlementRecord) => void> = [];
-  private readonly flushBound = () => this.flush();
+  private readonly flushBound = () => void this.flush();
   private readonly retryBound = () => {
     this.retryTimer = null;
-    this.flush();
+    void this.flush();
   };
 
-  constructor(ledger: Pick<LedgerStore, 'settle'>, opts: SettlementQueueOptions) {
+  constructor(ledger: SettlementWriter, opts: SettlementQueueOptions) {
     this.ledger = ledger;
     this.log = opts.log;
     this.firstRetryMs = opts.firstRetryMs ?? 100;
@@ -82,6 +92,15 @@ export class SettlementQueue {
   /** True while records wait because the database refused to write them. */
   get failing(): boolean {
     return this.failure !== null;
+  }
+
+  /**
+   * True while a write is in flight or has failed: records of it may or may not be in the
+   * database as read now (a write that failed because the writer thread died may have
+   * committed). A balance read meanwhile is not moved by their commit (credit-reservations.ts).
+   */
+  get inDoubt(): boolean {
+    return this.inFlight !== null || this.failure !== null;
   }
 
   /** Records (settlements) waiting to be written. */
@@ -114,22 +133,49 @@ export class SettlementQueue {
   }
 
   /** Tries the queued records now (a request arriving while failing). True when nothing failed. */
-  retry(): boolean {
-    this.flush();
+  async retry(): Promise<boolean> {
+    await this.flush();
     return !this.failing;
   }
 
   /** Writes what is queued, and stops retrying. */
-  close(): void {
-    this.flush();
+  async close(): Promise<void> {
+    await this.flush();
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     if (this.pending.length > 0) this.log(`${this.pending.length} settlement(s) could not be written before shutdown: their charges are lost`);
   }
 
-  flush(): void {
+  /**
+   * Writes what is queued; resolves once it is written or has failed. While a batch is in
+   * flight, what is queued meanwhile goes in the next one, right after it.
+   */
+  flush(): Promise<void> {
     this.scheduled = false;
-    if (this.pending.length === 0 && this.holds.size === 0) return;
+    if (this.inFlight === null) {
+      this.inFlight = this.drain().finally(() => {
+        this.inFlight = null;
+        // Queued after the last batch was taken but before this point (a waiter's continuation
+        // that settles or holds again): not left waiting for a push or a retry that may not come.
+        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && this.holds.size > 0)) this.schedule();
+      });
+    }
+    return this.inFlight;
+  }
+
+  /**
+   * Batch after batch until nothing is queued, or the database refused one (then the retry
+   * timer takes over, once the records queued during the refused write have been tried too,
+   * so that their requests learn of it now rather than at the next retry).
+   */
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0 || this.holds.size > 0) {
+      if (!(await this.writeBatch()) && !this.pending.some((q) => q.notify !== null)) return;
+    }
+  }
+
+  /** Writes one batch of everything queued now; false when the database refused it. */
+  private async writeBatch(): Promise<boolean> {
     const holds = [...this.holds.values()];
     const queued = this.pending;
     this.holds = new Map();
@@ -139,7 +185,7 @@ export class SettlementQueue {
     const retainedHolds: HoldRecord[] = [];
     let storageError: unknown = null;
     try {
-      this.ledger.settle(holds, queued.map((q) => q.record));
+      await this.ledger.settle(holds, queued.map((q) => q.record));
       written.push(...queued);
     } catch (err) {
       if (isStorageFailure(err)) {
@@ -149,14 +195,14 @@ export class SettlementQueue {
       } else {
         // One bad record must not take the others with it: write them one by one.
         for (const h of holds) {
-          const e = this.tryWrite([h], []);
+          const e = await this.tryWrite([h], []);
           if (e !== null && isStorageFailure(e)) {
             storageError = e;
             retainedHolds.push(h);
           }
         }
         for (const q of queued) {
-          const e = this.tryWrite([], [q.record]);
+          const e = await this.tryWrite([], [q.record]);
           if (e === null) written.push(q);
           else if (isStorageFailure(e)) {
             storageError = e;
@@ -180,7 +226,8 @@ export class SettlementQueue {
       q.notify?.({ committed: false, error: storageError });
       q.notify = null;
     }
-    this.afterFlush(storageError);
+    this.afterWrite(storageError);
+    return storageError === null;
   }
 
   /** Failed records go back in front of any queued meanwhile; a hold whose settlement committed is not rewritten. */
@@ -194,7 +241,7 @@ export class SettlementQueue {
     this.holds = next;
   }
 
-  private afterFlush(storageError: unknown): void {
+  private afterWrite(storageError: unknown): void {
     if (storageError !== null) {
       if (this.failure === null) {
         this.log(`settlement failed: ${(storageError as Error).message}; refusing model calls until the database accepts writes again`);
@@ -216,9 +263,9 @@ export class SettlementQueue {
     }
   }
 
-  private tryWrite(holds: HoldRecord[], batch: SettlementRecord[]): unknown {
+  private async tryWrite(holds: HoldRecord[], batch: SettlementRecord[]): Promise<unknown> {
     try {
-      this.ledger.settle(holds, batch);
+      await this.ledger.settle(holds, batch);
       return null;
     } catch (e) {
       return e;
@@ -226,7 +273,7 @@ export class SettlementQueue {
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.inFlight !== null) return;
     this.scheduled = true;
     setImmediate(this.flushBound);
   }

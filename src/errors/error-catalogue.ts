@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   provider_error: { status: 502, type: 'provider_error', retryable: true, description: 'The provider failed or answered with something invalid; `metadata.provider_name` and `metadata.raw` say what.' },
   no_provider_available: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'No provider endpoint meets the request\'s requirements.' },
   shared_state_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'A gateway of a fleet cannot reach its shared state (Redis or Postgres): model calls are refused, never served without holding their credits, until it answers again; `metadata.store` names which; see `Retry-After`.' },
-  storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },
+  storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full, its writer thread restarting): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },
   internal_error: { status: 500, type: 'internal_error', retryable: false, description: 'A bug in the gateway. Nothing secret is in the message.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

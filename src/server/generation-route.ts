@@ -25,7 +25,7 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const auth = requestAuth(request);
     const req = dialect.decode(request.body);
     // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
-    if (services.settlements.failing && !services.settlements.retry()) throw storageUnavailable();
+    if (services.settlements.failing && !(await services.settlements.retry())) throw storageUnavailable();
     // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
     const pipeline = services.pipeline;
     const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));

@@ -15,10 +15,10 @@ import { InProcessHealthStore } from '../routing/health/in-process-health-store.
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { GenerationStore } from '../store/generation-store.ts';
-import { LedgerStore } from '../store/ledger-store.ts';
-import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
-import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
+import { LedgerStore, type SettlementWriter } from '../store/ledger-store.ts';
+import { openDatabase } from '../store/open-database.ts';
 import { ServeLock } from '../store/serve-lock.ts';
+import { SqliteWriter, type SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { KeyPeriodUsage } from '../store/key-period-usage.ts';
@@ -69,6 +69,12 @@ export interface Services {
   keyPeriodUsage: KeyPeriodUsage;
   /** The clock of requests and key limit periods (epoch ms). */
   now: () => number;
+  /**
+   * The writer thread that commits the settlements, checkpoints the WAL and renews the
+   * serve lease on its own connection (store/sqlite-writer/); null for an in-memory
+   * database, whose settlements are written on `db`.
+   */
+  writer: SqliteWriter | null;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
@@ -119,6 +125,8 @@ export interface ServiceOptions {
    * built and connected by the caller; closed with the services. Absent: everything in process.
    */
   fleet?: FleetServices;
+  /** The writer thread's timings (store/sqlite-writer/sqlite-writer.ts). */
+  writer?: Omit<SqliteWriterOptions, 'log'>;
 }
 
 /** Opens the database and builds the stores only (what the CLI's account commands need). */
@@ -147,7 +155,14 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   }
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
-  const settlements = new SettlementQueue(stores.ledger, { log });
+  // Settlements are committed, the WAL checkpointed and the lease renewed in the writer
+  // thread, so that no COMMIT, checkpoint or busy wait blocks the event loop.
+  const inMemory = config.database.path === ':memory:';
+  const writer = inMemory ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
+  const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => stores.ledger.settle(holds, batch) };
+  const lease = lock.handOver();
+  if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
+  const settlements = new SettlementQueue(settleOn, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
@@ -177,6 +192,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   try {
     current = buildGeneration(config, shared, 1, firstCatalog);
   } catch (err) {
+    void writer?.close();
     lock.release();
     stores.db.close();
     throw err;
@@ -194,12 +210,10 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     if (!settlements.failing) void sweepStaleHolds(reservations, log);
   }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
-  const stopCheckpoints = startWalCheckpoints(stores.db);
-  // Account and key changes drop the caches at once, whether made here or by another
-  // process on the same database (the operator CLI).
-  const watcher = new ExternalChangeWatcher(stores.db);
+  // Account and key changes drop the caches at once when made here, and within the
+  // writer's change check (100 ms) when another process (the operator CLI) made them.
   const sessions = new SessionStore(stores.db);
-  const auth = new Authenticator(stores.accounts, { watcher, sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
+  const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
@@ -208,7 +222,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   // A fleet: the change is published (after the shared credit snapshot is forgotten), and
   // every instance, this one included, drops its auth cache when the message arrives.
   else stores.accountService.onChange((change) => reservations.forget(change.keyHash, change.accountId));
-  watcher.onChange(dropCaches);
+  writer?.onExternalChange(dropCaches);
   const unsubscribe = fleet?.bus.subscribe((m) => auth.invalidate(m.kind === 'key' ? m.keyHash : undefined));
 
   let attempts = 0;
@@ -263,6 +277,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     adapters,
     upstream,
     settlements,
+    writer,
     reservations,
     keyPeriodUsage: new KeyPeriodUsage(stores.db),
     now: opts.now ?? Date.now,
@@ -295,12 +310,13 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     telemetry,
     async close() {
       clearInterval(sweep);
-      stopCheckpoints();
-      settlements.close();
+      // Flush, then end the writer thread, then release the lease (the next gateway may start).
+      await settlements.close();
       await upstream.close();
       await telemetry.tracing?.shutdown();
       unsubscribe?.();
       await fleet?.close();
+      await writer?.close();
       lock.release();
       stores.db.close();
     },

@@ -3,8 +3,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 /**
  * Notices writes made to the database by other connections — the operator CLI, another
  * tool — through SQLite's data_version, which changes only when another connection
- * commits. Checked at the start of every authenticated request (one cheap pragma), so a
- * key revoked or credits added from the CLI count from the very next request.
+ * commits. The gateway checks it in its writer thread every 100 ms (sqlite-writer/), on
+ * the connection that commits the settlements, so that they do not count as changes: a key
+ * revoked or credits added from the CLI count within 100 ms, with nothing on the request path.
  */
 export class ExternalChangeWatcher {
   private readonly stmt: StatementSync;

@@ -22,6 +22,15 @@ export interface HoldRecord {
   expiresAt: string;
 }
 
+/**
+ * Where the settlement queue writes its batches: one transaction per call, resolved once it
+ * committed, rejected with the database's error (its `errcode` kept) when it did not. The
+ * SQLite writer thread (sqlite-writer/) and the Postgres ledger both are one.
+ */
+export interface SettlementWriter {
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void>;
+}
+
 const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
   'endpoint_dialect', 'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason',
   'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning',
@@ -45,6 +54,9 @@ export class LedgerStore {
       keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
         last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
       insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertHoldAgain: db.prepare(`INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO NOTHING`),
+      alreadySettled: db.prepare(`SELECT 1 AS settled FROM generations WHERE id = ? AND (error_code IS NULL OR error_code <> 'interrupted')`),
       removeHold: db.prepare('DELETE FROM reservations WHERE id = ?'),
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
       totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind IN ('credit', 'adjustment') THEN amount_nanos ELSE 0 END), 0) AS credits,
@@ -90,17 +102,25 @@ export class LedgerStore {
    * Writes a batch in one transaction: new hold rows, then settlements (hold row removed,
    * charge, generation record). Balances, key usage and the daily usage rollups move once
    * per account, key and rollup row per batch, which keeps the cost per request low under load.
+   *
+   * `replay`: the batch may have been committed already (the writer thread died between
+   * its COMMIT and its answer): hold rows present are kept, records already settled are
+   * skipped (their hold row removed if one is left), so nothing is charged twice.
    */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): void {
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], replay = false): void {
     if (holds.length === 0 && batch.length === 0) return;
     const s = this.stmts;
+    const insertHold = replay ? s.insertHoldAgain : s.insertHold;
     transaction(this.db, () => {
-      for (const h of holds) s.insertHold.run(h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt);
+      for (const h of holds) insertHold.run(h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt);
       const byAccount = new Map<string, bigint>();
       const byKey = new Map<string, { cost: bigint; at: string }>();
       const rollups = new Map<string, RollupRow>();
       for (const r of batch) {
-        if (r.holdRowWritten) s.removeHold.run(r.id);
+        if (replay) {
+          s.removeHold.run(r.id);
+          if (s.alreadySettled.get(r.id) !== undefined) continue;
+        } else if (r.holdRowWritten) s.removeHold.run(r.id);
         if (r.costNanos !== 0n) {
           s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.id, null, r.createdAt);
           byAccount.set(r.accountId, (byAccount.get(r.accountId) ?? 0n) + r.costNanos);

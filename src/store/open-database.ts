@@ -12,6 +12,13 @@ import { prepareDatabaseFiles } from './prepare-database-files.ts';
 export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') prepareDatabaseFiles(path);
   const db = new DatabaseSync(path);
+  configureConnection(db);
+  migrate(db);
+  return db;
+}
+
+/** The settings every connection to the database takes (the writer thread's too: sqlite-writer/). */
+export function configureConnection(db: DatabaseSync): void {
   db.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
@@ -19,8 +26,6 @@ export function openDatabase(path: string): DatabaseSync {
     PRAGMA foreign_keys = ON;
     PRAGMA wal_autocheckpoint = 10000;
   `);
-  migrate(db);
-  return db;
 }
 
 export function migrate(db: DatabaseSync): void {
@@ -46,11 +51,20 @@ export function migrate(db: DatabaseSync): void {
 
 /**
  * Checkpoints the WAL on a timer rather than inside whichever commit crosses the
- * auto-checkpoint threshold, so no request's settlement pays for it (the p99 tail).
- * Auto-checkpoint stays on at a high threshold as a backstop.
+ * auto-checkpoint threshold, so no request's settlement pays for it (the p99 tail). The
+ * gateway runs it in its writer thread (sqlite-writer/), off the event loop.
+ * Auto-checkpoint stays on at a high threshold as a backstop. A database that refuses
+ * writes refuses the checkpoint too: that is the settlements' failure to report, not this.
  */
 export function startWalCheckpoints(db: DatabaseSync, everyMs = 1000): () => void {
-  const timer = setInterval(() => db.exec('PRAGMA wal_checkpoint(PASSIVE)'), everyMs);
+  const checkpoint = (): void => {
+    try {
+      db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // Retried at the next tick.
+    }
+  };
+  const timer = setInterval(checkpoint, everyMs);
   timer.unref();
   return () => clearInterval(timer);
 }

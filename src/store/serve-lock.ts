@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DatabaseSync } from 'node:sqlite';
+import type { LeaseRenewal, LeaseTerms } from './sqlite-writer/writer-protocol.ts';
 
 /**
  * One gateway process per database. Credit holds are kept in the serving process's
@@ -120,29 +121,42 @@ export class ServeLock {
   }
 
   /**
-   * Pushes the expiry forward. One statement, no explicit transaction, so that it also
-   * works while the settlement queue has one open on the same connection. Lost when the
-   * row names another holder.
+   * Pushes the expiry forward on this lock's own connection (the gateway hands the
+   * heartbeat to its writer thread instead: `handOver`). Lost when the row names another holder.
    */
   renew(): void {
     if (this.db === null || this.lost) return;
-    const now = this.now();
-    try {
-      const next = now + this.ttlMs;
-      const r = this.db.prepare('UPDATE serve_lease SET expires_at = ? WHERE id = 1 AND holder = ?').run(next, this.token);
-      this.writeError = null;
-      if (Number(r.changes) === 1) {
-        this.expiresAt = next;
-        return;
-      }
-      this.loseLease('another process took over the serve lease of this database');
-    } catch (err) {
-      this.writeError = (err as Error).message;
+    this.renewed(renewLease(this.db, this.token, this.ttlMs, this.now()));
+  }
+
+  /**
+   * Stops this lock's heartbeat and returns what another connection needs to renew the
+   * lease in its place (the writer thread: sqlite-writer/), which then reports each
+   * renewal through `renewed`. Null for an in-memory database (no lease).
+   */
+  handOver(renewMs = LEASE_RENEW_MS): LeaseTerms | null {
+    this.stopTimer();
+    if (this.db === null || this.lost) return null;
+    return { token: this.token, ttlMs: this.ttlMs, renewMs };
+  }
+
+  /** The outcome of a renewal, made here or by the connection the heartbeat was handed to. */
+  renewed(renewal: LeaseRenewal): void {
+    if (this.lost) return;
+    if ('error' in renewal) {
+      this.writeError = renewal.error;
       // The database refuses writes (read-only, full, I/O error). The gateway keeps running,
       // failing closed: its settlements fail the same way, so it delivers no paid answer
       // (settlement-queue.ts), and it recovers by itself once writes succeed. If another
       // gateway took the lease meanwhile, the next successful renewal finds its row and stops.
+      return;
     }
+    this.writeError = null;
+    if (renewal.changes === 1) {
+      this.expiresAt = renewal.expiresAt;
+      return;
+    }
+    this.loseLease('another process took over the serve lease of this database');
   }
 
   /** Why the last renewal could not write the database (renewed every second), or null when it could. */
@@ -176,6 +190,21 @@ export class ServeLock {
     } catch {
       // The database went away first: the lease expires by itself.
     }
+  }
+}
+
+/**
+ * One renewal: pushes the expiry of the lease held under `token` to `now + ttlMs`. One
+ * statement, no explicit transaction, so that it also works while a settlement batch has
+ * one open on the same connection.
+ */
+export function renewLease(db: DatabaseSync, token: string, ttlMs: number, now: number): LeaseRenewal {
+  const expiresAt = now + ttlMs;
+  try {
+    const r = db.prepare('UPDATE serve_lease SET expires_at = ? WHERE id = 1 AND holder = ?').run(expiresAt, token);
+    return { changes: Number(r.changes), expiresAt };
+  } catch (err) {
+    return { error: (err as Error).message };
   }
 }
 

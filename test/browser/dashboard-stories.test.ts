@@ -75,7 +75,7 @@ describe('dashboard in a browser', { skip }, () => {
     const models = await client.models.list();
     const model = models.data.find((m) => Number((m as unknown as { pricing: { prompt: string } }).pricing.prompt) > 0)!.id;
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
-    gw.flush();
+    await gw.flush();
     const record = gw.services.generations.getRecord(completion.id) ?? gw.services.generations.getRecord((completion as unknown as { id: string }).id);
     assert.ok(record !== undefined, `generation ${completion.id} recorded`);
     assert.ok(record.costNanos > 0n, 'the request cost something');
@@ -122,7 +122,7 @@ describe('dashboard in a browser', { skip }, () => {
     assert.ok(answer.length > model.length, `an answer streamed: ${answer}`);
     await screenshots(page, 'playground');
     problems.assertNone('the Playground page');
-    gw.flush();
+    await gw.flush();
     const playgroundKeys = gw.services.accounts.listKeys(gw.accountId).filter((k) => k.name === 'dashboard playground');
     assert.equal(playgroundKeys.length, 1);
     assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');

@@ -51,7 +51,7 @@ describe('activity rows for the dashboard', () => {
         body: JSON.stringify({ model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }),
       });
       assert.equal(call.status, 200);
-      gw.flush();
+      await gw.flush();
       const list = await (await fetch(`${gw.origin}/api/v1/activity`, { headers: { authorization: `Bearer ${mgmt}` } })).json() as { data: { attempt_count: number }[] };
       assert.equal(list.data.length, 1);
       assert.equal(list.data[0]!.attempt_count, 1);

@@ -36,7 +36,7 @@ test('the Dockerfile builds in stages from Node 24 slim and serves as a non-root
   assert.ok(runtime.includes('EXPOSE 8080'));
   assert.ok(runtime.includes('VOLUME ["/data"]'));
   assert.ok(runtime.some((l) => /SWITCHYARD_DATA_DIR=\/data/.test(l)), 'the database lives on the volume');
-  assert.ok(runtime.includes('CMD ["node", "bin/switchyard.mjs", "serve"]'));
+  assert.ok(runtime.includes('CMD ["node", "--max-semi-space-size=16", "bin/switchyard.mjs", "serve"]'), 'the gateway with its young-generation size (docs/operations.md)');
 });
 
 test('docker-compose.yml runs Postgres, Redis and two gateways configured for them, each with a health check', () => {

@@ -108,7 +108,7 @@ describe('admin API', () => {
     }
     const priced = { ...chat, model: 'switchyard/sim-pro' };
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, priced, { authorization: `Bearer ${key}` })).status, 200);
-    gw.flush();
+    await gw.flush();
 
     const ledger = await allPages(`${api}/accounts/${acct.id}/ledger?limit=1`, admin.key);
     assert.deepEqual(ledger.map((e) => e.kind), ['charge', 'adjustment', 'credit']);
@@ -180,7 +180,7 @@ describe('admin API', () => {
     assert.ok(sim.endpoints.length > 0);
     assert.equal(typeof sim.endpoints[0].circuit, 'string');
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}` });
-    gw.flush();
+    await gw.flush();
     const id = res.headers.get('x-generation-id')!;
     const one = await call('GET', `${api}/generations/${id}`, admin.key);
     assert.equal(one.status, 200);

@@ -38,7 +38,7 @@ describe('usage rollups, activity and ledger reports', () => {
     statuses.push((await send(other.key, say('switchyard/sim-reasoner', 'too poor '.repeat(200)))).status); // 402 refusal
     statuses.push((await send(gw.key, say('nobody/nothing', 'unknown model'))).status);
     assert.ok(statuses.includes(402) && statuses.includes(502) && statuses.filter((s) => s === 200).length >= 4, String(statuses));
-    gw.flush();
+    await gw.flush();
 
     const db = gw.services.db;
     const raw = db.prepare(`SELECT substr(created_at, 1, 10) AS day, account_id, key_hash, coalesce(model, '') AS model,
@@ -81,7 +81,7 @@ describe('usage rollups, activity and ledger reports', () => {
   test('a management key sees its own account only: usage, activity, ledger', async () => {
     await send(gw.key, say('switchyard/sim-pro', 'mine'));
     await send(other.key, say('switchyard/sim-fast', 'theirs'));
-    gw.flush();
+    await gw.flush();
     const usage = await call('GET', `${gw.origin}/api/v1/usage?group_by=key`, other.mgmt);
     assert.equal(usage.status, 200);
     const otherKeys = new Set(gw.services.accounts.listKeys(other.accountId).map((k) => k.hash));
@@ -102,12 +102,12 @@ describe('usage rollups, activity and ledger reports', () => {
 
   test('keyset pagination returns every record exactly once across pages while new records are added', async () => {
     for (let i = 0; i < 12; i++) await send(gw.key, say('switchyard/sim-fast', `page ${i}`));
-    gw.flush();
+    await gw.flush();
     const before = (await allPages(`${gw.origin}/api/v1/admin/generations?limit=200&account=${gw.accountId}`, admin)).map((g) => g.id);
     let added = 0;
     const addOne = async () => {
       await send(gw.key, say('switchyard/sim-fast', `new ${added++}`));
-      gw.flush();
+      await gw.flush();
     };
     for (const url of [`${gw.origin}/api/v1/admin/generations?limit=4&account=${gw.accountId}`, `${gw.origin}/api/v1/activity?limit=4`]) {
       const key = url.includes('/admin/') ? admin : mgmt;

@@ -59,7 +59,7 @@ describe('authentication and credits', () => {
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
     // Refused before any provider was asked: the record names none and holds no attempt.
-    gw.flush();
+    await gw.flush();
     const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
     const record = (await lookup.json() as { data: { provider_name: string | null; attempts: unknown; error_code: string } }).data;
     assert.equal(record.error_code, 'insufficient_quota');

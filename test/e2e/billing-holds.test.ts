@@ -29,7 +29,7 @@ describe('holds are upper bounds', () => {
       assert.equal(ok.length, 1, `statuses: ${results.map((r) => r.status).join(',')}`);
       assert.equal(ok[0]!.json.usage.prompt_tokens, 36_007, 'the upstream counted with o200k');
       assert.ok(results.every((r) => r.status === 200 || r.status === 402));
-      gw.flush();
+      await gw.flush();
       const keyRow = gw.services.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
       assert.ok(BigInt(keyRow.u) <= BigInt(keyRow.l), `key usage ${keyRow.u} over its limit ${keyRow.l}`);
       const account = gw.services.accounts.getAccount(gw.accountId)!;
@@ -62,7 +62,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
     const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
       model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
     }, { authorization: `Bearer ${key}` })));
-    gw.flush();
+    await gw.flush();
     const records = results.map((r) => gw.services.generations.getRecord(r.headers.get('x-generation-id')!)!);
     return { gw, statuses: results.map((r) => r.status), records };
   }

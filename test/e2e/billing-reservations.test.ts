@@ -30,7 +30,7 @@ describe('credit reservations', () => {
       assert.match(res.json.error.message, new RegExp(`can only afford ${affordable}`));
       assert.equal(emu.requests.length, 0, 'no upstream call');
       assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
-      gw.flush();
+      await gw.flush();
       const record = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(record.status, 'error');
       assert.equal(record.error_code, 'insufficient_quota');
@@ -56,7 +56,7 @@ describe('credit reservations', () => {
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n, 'nothing held any more');
       assert.equal(account.balanceNanos, 1_000_000_000n - (7n * PROMPT_NANOS + 3n * COMPLETION_NANOS));
-      gw.flush();
+      await gw.flush();
       assert.equal(countHolds(gw), 0, 'no hold row left behind');
     } finally {
       await gw.close();
@@ -95,7 +95,7 @@ describe('credit reservations', () => {
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.equal(account.balanceNanos, 10_000_000n - 4n * perRequest, 'the ledger is exact, and above zero');
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
-      gw.flush();
+      await gw.flush();
       assert.equal(countHolds(gw), 0);
       for (const r of ok) assert.equal((await generationRecord(gw.origin, gw.key, r.json.id)).total_cost, nanosToNumber(perRequest), 'each success charged once');
       const credits = await (await fetch(`${gw.baseUrl}/credits`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: { total_usage: number } };
@@ -128,7 +128,7 @@ describe('credit reservations', () => {
       const account = gw.services.accounts.getAccount(gw.accountId)!;
       assert.equal(account.balanceNanos, 1_000_000_000n);
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
-      gw.flush();
+      await gw.flush();
       assert.equal(countHolds(gw), 0);
       const gen = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
       assert.equal(gen.status, 'error');

@@ -79,7 +79,7 @@ describe('an upstream that reports no usage', () => {
         assert.equal(res.status, 200, res.text);
         const [prompt, completion] = stream ? d.streamed(sseData(res.text)) : d.whole(res.json);
         assert.deepEqual([prompt, completion], [PROMPT_TOKENS, COMPLETION_TOKENS]);
-        gw.flush();
+        await gw.flush();
         const record = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
         assert.equal(record.tokensPrompt, PROMPT_TOKENS);
         assert.equal(record.tokensCompletion, COMPLETION_TOKENS);
@@ -102,7 +102,7 @@ describe('an upstream that reports no usage', () => {
     const sent = events.map((e) => e?.choices?.[0]?.delta?.content ?? '').join('');
     assert.ok(sent.length > 0 && sent.length < ANSWER.length, `sent ${JSON.stringify(sent)}`);
     assert.ok(events.some((e) => e?.error !== undefined), 'the stream ends with an error');
-    gw.flush();
+    await gw.flush();
     const record = gw.services.generations.getRecord(res.headers.get('x-generation-id')!)!;
     const completion = countTokens(sent, 'o200k_base');
     assert.equal(record.tokensPrompt, PROMPT_TOKENS);

@@ -54,7 +54,7 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
     emu.enqueue({ text: 'x', usage: { prompt_tokens: 1234, completion_tokens: 567 } });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('bill me') }, auth);
     assert.equal(res.status, 200);
-    gw.flush();
+    await gw.flush();
     const afterBalance = gw.services.accounts.balance(gw.accountId)!;
     // 1234 × 1000 + 567 × 2000 nano-USD
     assert.equal(before - afterBalance, 1234n * 1000n + 567n * 2000n);
@@ -175,7 +175,7 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
       const id = res.headers.get('x-generation-id')!;
       let record: any = null;
       for (let tries = 0; tries < 1_000 && record?.cancelled !== true; tries++) {
-        quick.flush();
+        await quick.flush();
         record = await generationRecord(quick.origin, quick.key, id).catch(() => null);
         if (record?.cancelled !== true) await new Promise((r) => setTimeout(r, 10));
       }

@@ -104,6 +104,7 @@ describe('keys and accounts from the CLI', () => {
     // A name the catalog resolves (a bare name) is stored as the model's id.
     const updated = runCliJson(gw.dir, 'accounts', 'update', '--account', acct.id, '--default-model', 'sim-pro');
     assert.equal(updated.default_model, 'switchyard/sim-pro');
+    await gw.seeCliChanges();
     const chat = await postJson(`${gw.baseUrl}/chat/completions`, { max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` });
     assert.equal(chat.status, 200, chat.text);
     assert.equal(chat.json.model, 'switchyard/sim-pro');

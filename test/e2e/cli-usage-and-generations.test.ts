@@ -28,7 +28,7 @@ describe('usage and generations from the CLI', () => {
     await ask(keyA.key, 'switchyard/sim-fast', ids.fast!);
     await ask(keyA.key, 'switchyard/sim-pro', ids.pro!);
     await ask(keyB.key, 'switchyard/sim-pro', ids.pro!);
-    gw.flush();
+    await gw.flush();
   });
   after(() => gw.close());
 

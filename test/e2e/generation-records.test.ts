@@ -47,7 +47,7 @@ describe('generation records', () => {
     }, { authorization: `Bearer ${gw.key}` });
     const id = res.headers.get('x-generation-id')!;
     const usage = (sseData(res.text).at(-2) as any).usage;
-    gw.flush();
+    await gw.flush();
     const g = await generationRecord(gw.origin, gw.key, id);
     assert.equal(g.streamed, true);
     assert.ok(g.native_tokens_reasoning > 0);

@@ -101,7 +101,7 @@ describe('client strings and lists are bounded', () => {
     assert.equal(served.status, 200);
     const refused = await post('chat', { model: 'acme/no-such-model' }, headers);
     assert.equal(refused.status, 400);
-    gw.flush();
+    await gw.flush();
     for (const res of [served, refused]) {
       const rec = await fetch(`${gw.origin}/api/v1/generation?id=${res.headers.get('x-generation-id')}`, { headers: auth });
       assert.equal(rec.status, 200);

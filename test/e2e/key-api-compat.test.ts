@@ -62,7 +62,7 @@ describe('key-management API: what it refuses and reports', () => {
     const { hash } = created.json.data;
     const key = created.json.key as string;
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status, 200);
-    gw.flush();
+    await gw.flush();
     const lowered = await call('PATCH', `${keys}/${hash}`, mgmt, { limit: '0.000000001' });
     assert.equal(lowered.status, 200);
     assert.ok(lowered.json.data.usage > lowered.json.data.limit, 'the limit is now below usage');

@@ -35,6 +35,8 @@ describe("an operator's revocation is final", () => {
     const revoked = runCliJson(gw.dir, 'keys', 'revoke', hash);
     assert.equal(revoked.is_active, false);
     assert.equal(revoked.disabled_by, 'operator');
+    // The gateway looks for the CLI's writes every 100 ms; this has it look now.
+    await gw.seeCliChanges();
     assert.equal(await ask(key), 401);
 
     const reenable = await api('PATCH', `/keys/${hash}`, { disabled: false });
@@ -63,6 +65,7 @@ describe("an operator's revocation is final", () => {
 
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: true })).status, 200);
     assert.equal(runCliJson(gw.dir, 'keys', 'revoke', hash).disabled_by, 'operator');
+    await gw.seeCliChanges();
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: false })).status, 403);
     // Disabling it again through the API does not take the operator's mark away.
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: true })).status, 200);
@@ -75,10 +78,12 @@ describe("an operator's revocation is final", () => {
     const hash: string = created.json.data.hash;
     const { key } = created.json;
     runCliJson(gw.dir, 'keys', 'revoke', hash);
+    await gw.seeCliChanges();
     assert.equal(await ask(key), 401);
     const enabled = runCliJson(gw.dir, 'keys', 'enable', hash);
     assert.equal(enabled.is_active, true);
     assert.equal(enabled.disabled_by, null);
+    await gw.seeCliChanges();
     assert.equal(await ask(key), 200);
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: true })).status, 200);
     assert.equal((await api('PATCH', `/keys/${hash}`, { disabled: false })).status, 200);

@@ -26,8 +26,14 @@ describe('probes', () => {
   before(async () => {
     gw = await startTestGateway();
   });
+  // Both connections refuse writes or accept them: the main thread's and the writer thread's (settlements, lease).
+  const writes = async (on: boolean): Promise<void> => {
+    const sql = `PRAGMA query_only = ${on ? 'OFF' : 'ON'}`;
+    gw.services.db.exec(sql);
+    await gw.services.writer!.exec(sql);
+  };
   after(async () => {
-    gw.services.db.exec('PRAGMA query_only = OFF');
+    await writes(true);
     await gw.close();
   });
 
@@ -52,7 +58,7 @@ describe('probes', () => {
   });
 
   test('GET /ready answers 503 naming the database while it refuses writes, and 200 again once it accepts them', async () => {
-    gw.services.db.exec('PRAGMA query_only = ON');
+    await writes(false);
     const refused = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, {
       authorization: `Bearer ${gw.key}`,
     });
@@ -62,7 +68,7 @@ describe('probes', () => {
     assert.equal(down.body.status, 'not_ready');
     assert.deepEqual(down.body.failing, ['database']);
     assert.equal(down.body.checks.database.ok, false);
-    gw.services.db.exec('PRAGMA query_only = OFF');
+    await writes(true);
     const up = await readyUntil(gw, (r) => r.status === 200);
     assert.equal(up.status, 200, JSON.stringify(up.body));
   });

@@ -40,7 +40,7 @@ describe('tier rate limits', () => {
     assert.deepEqual(remaining, ['2', '1', '0']);
     const limited = await postJson(`${gw.baseUrl}/chat/completions`, ask(), auth);
     assert.equal(limited.status, 429);
-    gw.flush();
+    await gw.flush();
     const refusal = await generationRecord(gw.origin, gw.key, limited.headers.get('x-generation-id')!);
     assert.equal(refusal.error_code, 'rate_limited', 'a refused request leaves a generation record');
     assert.equal(limited.json.error.type, 'rate_limit_error');
@@ -101,7 +101,7 @@ describe('tier rate limits', () => {
     // ...and a restricted fallback is never reached when the allowed primary fails.
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', models: ['switchyard/sim-pro'], messages: [{ role: 'user', content: 'fail please [sim:error]' }] }, auth);
     assert.equal(failed.status, 502, failed.text);
-    gw.flush();
+    await gw.flush();
     const record = await generationRecord(gw.origin, key, failed.headers.get('x-generation-id')!);
     assert.ok(record.attempts.length >= 1);
     assert.ok(record.attempts.every((x: any) => x.model === 'switchyard/sim-fast'), JSON.stringify(record.attempts));

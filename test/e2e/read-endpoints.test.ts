@@ -95,7 +95,7 @@ describe('GET /v1/models and GET /v1/key', () => {
 
     const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }, auth);
     assert.equal(chat.status, 200);
-    gw.flush();
+    await gw.flush();
     const detailed = await fetch(`${gw.origin}/api/v1/key?details=true`, { headers: auth });
     const d = ((await detailed.json()) as { data: any }).data;
     assert.equal(d.account_type, 'user');

@@ -28,7 +28,7 @@ describe('routing: fallbacks', () => {
     assert.deepEqual(rig.received(), ['multi-cheap', 'multi-mid']);
     // mid's price: 110 tokens × $0.000002
     assert.equal(res.json.usage.cost, 0.00022);
-    rig.gw.flush();
+    await rig.gw.flush();
     const gen = await generationRecord(rig.gw.origin, rig.gw.key, res.json.id);
     assert.equal(gen.provider_name, 'mid');
     assert.equal(gen.total_cost, 0.00022);
@@ -157,7 +157,7 @@ describe('routing: time limits', () => {
       const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' } });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.provider, 'mid');
-      rig.gw.flush();
+      await rig.gw.flush();
       const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, res.json.id)).attempts as Array<{ errorCode: string | null }>;
       assert.deepEqual(attempts.map((a) => a.errorCode), ['timeout', null]);
     } finally {
@@ -186,7 +186,7 @@ describe('routing: time limits', () => {
       // Given up by the attempt's deadline (its record says timeout), not the request's 5 s
       // limit, which would have ended the request with a 408 and no answer from mid.
       assert.deepEqual(rig.received(), ['multi-cheap', 'multi-mid']);
-      rig.gw.flush();
+      await rig.gw.flush();
       const id = opts.stream ? (sseData(res.text) as any[])[0].id : res.json.id;
       const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, id)).attempts as Array<{ provider: string; status: number; errorCode: string | null }>;
       assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 200, 'timeout'], ['mid', 200, null]]);

@@ -151,7 +151,7 @@ describe('routing: provider preferences', () => {
     assert.equal(res.status, 200, res.text);
     // 1000 × $0.000004 + 500 × $0.000004 + $0.001 request fee = $0.007
     assert.equal(res.json.usage.cost, 0.007);
-    rig.gw.flush();
+    await rig.gw.flush();
     assert.equal(before - rig.gw.services.accounts.balance(rig.gw.accountId)!, 7_000_000n);
     const gen = await generationRecord(rig.gw.origin, rig.gw.key, res.json.id);
     assert.equal(gen.provider_name, 'dear');

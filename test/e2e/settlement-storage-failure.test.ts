@@ -1,60 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startHookedUpstream as startUpstream, type HookedUpstream as Upstream } from '../support/hooked-upstream.ts';
 import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // A gateway whose database stops accepting writes while it serves (read-only file, disk
 // full): it must not deliver answers whose charges it cannot record, must refuse new model
 // calls before any upstream call, and must recover by itself, losing no charge.
-
-interface Upstream {
-  baseUrl: string;
-  calls: number;
-  /** Runs when the next request arrives, before the upstream answers it. */
-  onNextRequest: (() => void) | null;
-  close(): Promise<void>;
-}
-
-/** An OpenAI-format upstream (usage 100 prompt + 20 completion tokens) with a hook on arrival. */
-async function startUpstream(): Promise<Upstream> {
-  const state: Upstream = { baseUrl: '', calls: 0, onNextRequest: null, close: async () => {} };
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (d: Buffer) => (text += d.toString()));
-    req.on('end', () => {
-      state.calls++;
-      const hook = state.onNextRequest;
-      state.onNextRequest = null;
-      hook?.();
-      const body = JSON.parse(text) as { stream?: boolean; model: string };
-      const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
-      const base = { id: `chatcmpl-${state.calls}`, created: 1_700_000_000, model: body.model };
-      if (body.stream !== true) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          ...base, object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'the paid answer' }, finish_reason: 'stop' }],
-          usage,
-        }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (o: unknown): string => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...(o as object) })}\n\n`;
-      res.end(
-        chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'the paid ' }, finish_reason: null }] }) +
-        chunk({ choices: [{ index: 0, delta: { content: 'answer' }, finish_reason: null }] }) +
-        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
-        chunk({ choices: [], usage }) +
-        'data: [DONE]\n\n',
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  state.close = () => new Promise<void>((r) => server.close(() => r()));
-  return state;
-}
 
 // acme/mock-1 prices: 0.000001 prompt, 0.000002 completion → 100 × 1000 + 20 × 2000 nano-USD.
 const COST_NANOS = 140_000n;
@@ -64,14 +15,21 @@ describe('settlement when the database refuses writes', () => {
   let up: Upstream;
   let gw: TestGateway;
   let auth: Record<string, string>;
-  const writes = (on: boolean) => gw.services.db.exec(`PRAGMA query_only = ${on ? 'OFF' : 'ON'}`);
+  // Both connections refuse writes: the main thread's (account and key changes) and the
+  // writer thread's (settlements, lease). The writer's setting is posted ahead of any
+  // settlement that follows, so it applies to them even when not awaited (upstream hooks).
+  const writes = (on: boolean): Promise<void> => {
+    const sql = `PRAGMA query_only = ${on ? 'OFF' : 'ON'}`;
+    gw.services.db.exec(sql);
+    return gw.services.writer!.exec(sql);
+  };
   before(async () => {
     up = await startUpstream();
     gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'k' }, credits: '10' });
     auth = { authorization: `Bearer ${gw.key}` };
   });
   after(async () => {
-    writes(true);
+    await writes(true);
     await gw.close();
     await up.close();
   });
@@ -80,7 +38,7 @@ describe('settlement when the database refuses writes', () => {
     const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
     const { record: worker } = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'worker' });
     // A non-streamed request whose own settlement fails: 503 instead of the answer.
-    up.onNextRequest = () => writes(false);
+    up.onNextRequest = () => void writes(false);
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(failed.status, 503, failed.text);
     assert.equal(failed.json.error.code, 'storage_unavailable');
@@ -113,8 +71,8 @@ describe('settlement when the database refuses writes', () => {
     // Writes work again: the next request retries the queued charge, is admitted, and its
     // own settlement fails once more (writes switched off on arrival): the stream ends with
     // an in-stream error instead of its usage chunk and [DONE].
-    writes(true);
-    up.onNextRequest = () => writes(false);
+    await writes(true);
+    up.onNextRequest = () => void writes(false);
     const streamed = await postJson(`${gw.baseUrl}/chat/completions`, { ...chat, stream: true }, auth);
     assert.equal(streamed.status, 200);
     const events = sseData(streamed.text);
@@ -126,7 +84,7 @@ describe('settlement when the database refuses writes', () => {
     assert.ok(streamedId);
 
     // Recovery, with no restart: the queued charges are written and answers flow again.
-    writes(true);
+    await writes(true);
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.choices[0].message.content, 'the paid answer');
@@ -146,7 +104,7 @@ describe('settlement when the database refuses writes', () => {
   });
 
   test('a responses stream whose charge cannot be written ends in response.failed, not response.completed', async () => {
-    up.onNextRequest = () => writes(false);
+    up.onNextRequest = () => void writes(false);
     const res = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello', stream: true }, auth);
     assert.equal(res.status, 200);
     const types = sseData(res.text).map((e: any) => e.type);
@@ -155,8 +113,8 @@ describe('settlement when the database refuses writes', () => {
     assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
     const error = sseData(res.text).find((e: any) => e.type === 'error') as { code: string };
     assert.equal(error.code, 'storage_unavailable');
-    writes(true);
-    assert.equal(gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
+    await writes(true);
+    assert.equal(await gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
   });
 
   test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
@@ -180,6 +138,9 @@ describe('settlement when the database refuses writes', () => {
         VALUES (?, 'filler', 'filler', 'chat', 0, 'success', '2000-01-01T00:00:00Z')`);
       let n = 0;
       full(() => filler.run(`filler-${n++}`));
+      // The writer thread's connection may not grow the file either (max_page_count is per connection).
+      const filled = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+      void gw.services.writer!.exec(`PRAGMA max_page_count = ${filled}`);
     };
     const headers = { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' };
     const refused = await postJson(`${gw.baseUrl}/messages`, { ...chat, metadata: { user_id: 'user-7' } }, headers);
@@ -192,6 +153,7 @@ describe('settlement when the database refuses writes', () => {
     db.exec('DROP TABLE filler');
     db.exec("DELETE FROM generations WHERE account_id = 'filler'");
     db.exec('PRAGMA max_page_count = 1073741823');
+    await gw.services.writer!.exec('PRAGMA max_page_count = 1073741823');
     const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);
     assert.equal(ok.status, 200, ok.text);
     const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string; user: string } };

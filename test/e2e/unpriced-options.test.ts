@@ -67,7 +67,7 @@ describe('options that cost extra upstream', () => {
         assert.match(res.json.error.message, new RegExp(`"${param}"`));
       }
       assert.equal(oa.requests.length + or.requests.length, 0, 'no upstream call');
-      gw.flush();
+      await gw.flush();
       assert.equal(gw.services.accounts.getAccount(gw.accountId)!.balanceNanos, 100_000_000_000n, 'nothing charged');
     });
   });

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ledgered, plan, request, settlement, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
+import { ledgered, plan, request, settlement, writerOf, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
 import { CreditReservations } from '../../src/billing/credit-reservations.ts';
 import { RedisCreditHolds, type SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 import { SettlementQueue } from '../../src/billing/settlement-queue.ts';
@@ -149,7 +149,7 @@ test('the overshoot rule charges what CreditReservations charges', { skip }, asy
   const bound = { cheap: 10, tight: () => 10 };
   for (const [balance, limit] of [[5n * worst, null], [5n * worst, 3n * worst], [2n * worst + worst / 3n, null]] as const) {
     const base = ledgered(balance, limit);
-    const queue = new SettlementQueue(base.ledger, { log: () => {}, firstRetryMs: 60_000 });
+    const queue = new SettlementQueue(writerOf(base.ledger), { log: () => {}, firstRetryMs: 60_000 });
     const memory = new CreditReservations(new ReservationStore(base.db), queue, { holdMs: 60_000 });
     const { instances: [shared] } = await fleet(balance, limit, 1);
     for (const id of ['g1', 'g2']) {

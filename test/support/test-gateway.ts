@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { buildApp } from '../../src/server/build-app.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
-import { createServices, type Services } from '../../src/server/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/server/services.ts';
 import { createFleetServices } from '../../src/server/fleet-services.ts';
 import { ReservationStore } from '../../src/store/reservation-store.ts';
 import type { SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
@@ -33,8 +33,13 @@ export interface TestGateway {
   services: Services;
   app: FastifyInstance;
   dir: string;
-  /** Flushes pending settlements so the ledger can be read. */
-  flush(): void;
+  /** Writes pending settlements (in the writer thread) so the ledger can be read. */
+  flush(): Promise<void>;
+  /**
+   * Has the gateway look for other processes' writes now (it does every 100 ms): a change
+   * made with the CLI counts from the next request after this.
+   */
+  seeCliChanges(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,8 @@ export interface TestGatewayOptions {
   holdSweepMs?: number;
   /** Where the request log's JSON lines go (default: dropped). */
   logDestination?: { write(line: string): void };
+  /** The writer thread's timings (e.g. its restart delay after a crash). */
+  writer?: ServiceOptions['writer'];
   /** Routing's weighted draw; default seeded (src/canonical/seeded-random.test-util.ts), so every run routes alike. */
   random?: () => number;
   /** The gateway's clock of requests and key limit periods (default Date.now). */
@@ -91,6 +98,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
     ...(fleet === undefined ? {} : { fleet }),
+    ...(opts.writer === undefined ? {} : { writer: opts.writer }),
   });
   spend = new ReservationStore(services.db);
   const account = services.accountService.createAccount({
@@ -114,6 +122,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     app,
     dir,
     flush: () => services.settlements.flush(),
+    seeCliChanges: async () => {
+      await services.writer?.checkExternalChanges();
+    },
     async close() {
       await app.close();
       await services.close();

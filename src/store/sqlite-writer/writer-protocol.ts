@@ -1,0 +1,59 @@
+import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
+
+// The messages between the gateway's main thread and its SQLite writer thread
+// (writer-thread.ts). Records cross by structured clone (bigints included).
+
+/** What the thread is started with. */
+export interface WriterData {
+  path: string;
+  /** WAL checkpoint period. */
+  checkpointMs: number;
+  /** How often the thread looks for other connections' commits (SQLite's data_version). */
+  changeCheckMs: number;
+}
+
+/** The serve lease the thread renews (serve-lock.ts): holder token, TTL and period. */
+export interface LeaseTerms {
+  token: string;
+  ttlMs: number;
+  renewMs: number;
+}
+
+export type ToWriter =
+  | { op: 'settle'; id: number; holds: readonly HoldRecord[]; batch: readonly SettlementRecord[]; replay: boolean }
+  | { op: 'exec'; id: number; sql: string }
+  | { op: 'check-changes'; id: number }
+  | { op: 'lease'; lease: LeaseTerms }
+  | { op: 'close'; id: number };
+
+/** An error as it crossed the thread boundary: SQLite's codes kept, so it is classified alike. */
+export interface WireError {
+  message: string;
+  errcode?: number;
+  errstr?: string;
+  code?: string;
+}
+
+/** The outcome of a lease renewal: rows changed (0: another holder has the lease), or the write's error. */
+export type LeaseRenewal = { changes: number; expiresAt: number } | { error: string };
+
+export type FromWriter =
+  | { op: 'ready' }
+  | { op: 'done'; id: number }
+  | { op: 'failed'; id: number; error: WireError }
+  | { op: 'lease'; renewal: LeaseRenewal }
+  | { op: 'external-change' };
+
+export function toWire(err: unknown): WireError {
+  const e = err as { message?: unknown; errcode?: unknown; errstr?: unknown; code?: unknown } | null;
+  const out: WireError = { message: typeof e?.message === 'string' ? e.message : String(err) };
+  if (typeof e?.errcode === 'number') out.errcode = e.errcode;
+  if (typeof e?.errstr === 'string') out.errstr = e.errstr;
+  if (typeof e?.code === 'string') out.code = e.code;
+  return out;
+}
+
+export function fromWire(w: WireError): Error {
+  const { message, ...codes } = w;
+  return Object.assign(new Error(message), codes);
+}
