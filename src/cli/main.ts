@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
 import { accountsCommand } from './commands/accounts.ts';
@@ -69,3 +70,6 @@ export async function main(argv: string[]): Promise<number> {
 
 const code = await main(process.argv.slice(2));
 if (code !== 0) process.exitCode = code;
+// A worker of `serve --workers N` that could not start: its IPC channel to the primary
+// would keep it alive (serve-cluster.ts).
+if (code !== 0 && cluster.isWorker) process.exit(code);
