@@ -10,6 +10,7 @@ import { keysCommand } from './commands/keys.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
+import { migrateCommand } from './commands/migrate.ts';
 import { ReportedFailure } from './output.ts';
 import { versionLine } from '../config/build-info.ts';
 
@@ -50,6 +51,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   usageCommand(program);
   generationsCommand(program);
   reloadCommand(program);
+  migrateCommand(program);
   return program;
 }
 
