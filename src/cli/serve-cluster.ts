@@ -31,6 +31,8 @@ interface Slot {
   crashes: number;
   restart: NodeJS.Timeout | null;
   listenedOnce: boolean;
+  /** Its current worker listens (it is asked for its metrics). */
+  listening: boolean;
 }
 
 /**
@@ -50,8 +52,7 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
   const log = opts.log;
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   cluster.setupPrimary({ exec: opts.exec ?? process.argv[1]!, args: opts.args ?? process.argv.slice(2) });
-  serveClusterMetrics();
-  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ n: i + 1, worker: null, startedAt: 0, crashes: 0, restart: null, listenedOnce: false }));
+  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ n: i + 1, worker: null, startedAt: 0, crashes: 0, restart: null, listenedOnce: false, listening: false }));
   const bySlot = new Map<Worker, Slot>();
   let stopping = false;
   let failed = false;
@@ -62,12 +63,14 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
   const fork = (slot: Slot): void => {
     slot.restart = null;
     slot.startedAt = Date.now();
-    const worker = cluster.fork({ SWITCHYARD_WORKER_SLOT: String(slot.n), SWITCHYARD_WORKER_COUNT: String(opts.workers) });
+    // SWITCHYARD_LAUNCHED: the launcher's channel is the primary's; a worker's IPC channel is the cluster's (bin/switchyard.mjs).
+    const worker = cluster.fork({ SWITCHYARD_WORKER_SLOT: String(slot.n), SWITCHYARD_WORKER_COUNT: String(opts.workers), SWITCHYARD_LAUNCHED: '' });
     slot.worker = worker;
     bySlot.set(worker, slot);
     log(`worker ${slot.n} starting (pid ${worker.process.pid})`);
   };
   const running = (): Worker[] => slots.flatMap((s) => (s.worker === null ? [] : [s.worker]));
+  serveClusterMetrics(() => slots.flatMap((s) => (s.worker !== null && s.listening ? [s.worker] : [])));
   const stop = (why: string, signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
@@ -84,6 +87,7 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
     const slot = bySlot.get(worker);
     if (slot === undefined) return;
     slot.listenedOnce = true;
+    slot.listening = true;
     log(`worker ${slot.n} (pid ${worker.process.pid}) listening on ${address.address}:${address.port}`);
     if (!announced && slots.every((s) => s.listenedOnce)) {
       announced = true;
@@ -95,6 +99,7 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
     if (slot === undefined) return;
     bySlot.delete(worker);
     slot.worker = null;
+    slot.listening = false;
     const how = signal === null ? `code ${code}` : `signal ${signal}`;
     log(`worker ${slot.n} (pid ${worker.process.pid}) exited (${how})`);
     if (stopping && (code !== 0 || signal !== null)) failed = true;

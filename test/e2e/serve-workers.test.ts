@@ -197,6 +197,10 @@ test('a worker that dies is restarted on the same port; SIGHUP reaches every wor
     process.kill(first!, 'SIGKILL');
     await s.waitFor(new RegExp(`worker 1 \\(pid ${first}\\) exited \\(signal SIGKILL\\)`));
     await s.waitFor(/restarting worker 1 in 50 ms/);
+    // While the new worker starts (it waits for the dead one's SQLite lease), a scrape is
+    // answered by the worker that serves, from the workers that serve.
+    const during = await scrapeOnce(origin);
+    assert.equal(sumOf(during, 'switchyard_build_info'), 1);
     const again = Number((await s.waitFor(new RegExp(`worker 1 \\(pid (?!${first}\\))(\\d+)\\) listening on`)))[1]);
     assert.notEqual(again, first);
     assert.ok(isAlive(again));
