@@ -239,3 +239,20 @@ test('a worker that cannot serve (the port is taken) stops the others and the pr
     blocker.close();
   }
 });
+
+test('a primary killed with SIGKILL leaves no worker behind', async () => {
+  const setup = clusterSetup(0);
+  const s = startCluster(setup);
+  let tree: number[] = [];
+  try {
+    const port = Number((await s.waitFor(/2 workers serving on [\d.]+:(\d+)/))[1]);
+    tree = [s.child.pid!, ...descendants(s.child.pid!)];
+    assert.equal(tree.length, 3, s.stderr);
+    s.child.kill('SIGKILL');
+    assert.deepEqual(await s.exited, { code: null, signal: 'SIGKILL' });
+    // The workers' IPC channel closes: Node's cluster makes each exit at once.
+    assert.deepEqual(await untilGone(tree, port), [], s.stderr);
+  } finally {
+    killLeft(tree);
+  }
+});
