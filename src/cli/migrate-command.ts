@@ -2,7 +2,7 @@ import { formatNanos } from '../money/money.ts';
 import { CopyRefused, copySqliteToPostgres, openSqliteSource, type CopyResult } from '../store/copy-to-postgres.ts';
 import { migratePostgres } from '../store/postgres/migrate-postgres.ts';
 import { createPostgresPool } from '../store/postgres/postgres-pool.ts';
-import { compareFigures, postgresFigures, sqliteFigures, type Verification } from '../store/verify-copy.ts';
+import { compareFigures, postgresFigures, sqliteColumnsOf, sqliteFigures, type Verification } from '../store/verify-copy.ts';
 import { emit, UsageError } from './output.ts';
 
 export interface MigrateValues {
@@ -39,7 +39,8 @@ export async function runMigrate(values: MigrateValues): Promise<number> {
         throw err;
       }
     }
-    const verification = compareFigures(sqliteFigures(source), await postgresFigures(pool));
+    const columns = sqliteColumnsOf(source);
+    const verification = compareFigures(sqliteFigures(source, columns), await postgresFigures(pool, columns));
     report(values.json === true, path, copied, verification);
     return verification.ok ? 0 : 1;
   } finally {
@@ -82,7 +83,7 @@ function report(json: boolean, path: string, copied: CopyResult | null, v: Verif
       for (const [t, n] of Object.entries(copied.skipped)) if (n > 0) lines.push(`  ${t.padEnd(20)} ${n} rows not copied (credit holds of interrupted requests: released, nothing was charged)`);
     }
     if (v.ok) {
-      lines.push(`verified: the row counts of ${Object.keys(v.rows).length} tables, and for ${v.accounts} accounts and ${v.keys} keys every balance, ledger sum and key usage, match exactly (total balance $${formatNanos(BigInt(v.totalBalance))})`);
+      lines.push(`verified: the row counts and contents of ${Object.keys(v.rows).length} tables, and for ${v.accounts} accounts and ${v.keys} keys every balance, ledger sum and key usage, match exactly (total balance $${formatNanos(BigInt(v.totalBalance))})`);
     } else {
       lines.push(`VERIFICATION FAILED: ${v.mismatches.length} difference(s) between SQLite and Postgres:`);
       for (const m of v.mismatches.slice(0, 50)) lines.push(`  ${m}`);

@@ -1,11 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type pg from 'pg';
 import { COPIED_TABLES } from './copy-to-postgres.ts';
+import { postgresDigest, sqliteColumns, sqliteDigest } from './table-digest.ts';
 
 // After `switchyard migrate` copied SQLite into Postgres (or on its own, --verify-only): the
 // same figures computed by each engine from its own rows must match exactly — rows per
 // table; per account the stored balance and the ledger's credits, adjustments and charges
-// (the balance is credits + adjustments − charges); per key its usage. Money as integer text.
+// (the balance is credits + adjustments − charges); per key its usage; and per table a
+// digest of its whole content (table-digest.ts). Money as integer text.
 
 /** Per account: the stored balance and the ledger's sums by kind, nano-USD as decimal text. */
 interface AccountFigures {
@@ -17,6 +19,8 @@ interface AccountFigures {
 
 export interface Figures {
   rows: Record<string, string>;
+  /** Per table, the order-independent digest of every row (table-digest.ts). */
+  digests: Record<string, string>;
   accounts: Map<string, AccountFigures>;
   keyUsage: Map<string, string>;
 }
@@ -31,18 +35,26 @@ const KEY_USAGE = 'SELECT hash, usage_nanos AS usage FROM api_keys';
 type Row = Record<string, unknown>;
 
 /** One engine's figures, from rows its queries return (any integer type: normalized to text). */
-function figuresOf(counts: Record<string, unknown>, accounts: Row[], keys: Row[]): Figures {
+function figuresOf(counts: Record<string, unknown>, digests: Record<string, string>, accounts: Row[], keys: Row[]): Figures {
   const text = (v: unknown): string => BigInt(v as string | number | bigint).toString();
   const rows: Record<string, string> = {};
   for (const [t, n] of Object.entries(counts)) rows[t] = text(n);
   return {
     rows,
+    digests,
     accounts: new Map(accounts.map((a) => [String(a.id), { balance: text(a.balance), credits: text(a.credits), adjustments: text(a.adjustments), charges: text(a.charges) }])),
     keyUsage: new Map(keys.map((k) => [String(k.hash), text(k.usage)])),
   };
 }
 
-export function sqliteFigures(db: DatabaseSync): Figures {
+/** The columns of every copied table, as SQLite has them: both engines' digests read these. */
+export type TableColumns = Record<string, string[]>;
+
+export function sqliteColumnsOf(db: DatabaseSync): TableColumns {
+  return Object.fromEntries(COPIED_TABLES.map((t) => [t.name, sqliteColumns(db, t.name)]));
+}
+
+export function sqliteFigures(db: DatabaseSync, columns: TableColumns): Figures {
   const all = (sql: string): Row[] => {
     const s = db.prepare(sql);
     s.setReadBigInts(true);
@@ -51,24 +63,32 @@ export function sqliteFigures(db: DatabaseSync): Figures {
   db.exec('BEGIN');
   try {
     const counts: Record<string, unknown> = {};
-    for (const t of COPIED_TABLES) counts[t.name] = all(`SELECT count(*) AS n FROM ${t.name}`)[0]!.n;
-    return figuresOf(counts, all(ACCOUNT_FIGURES), all(KEY_USAGE));
+    const digests: Record<string, string> = {};
+    for (const t of COPIED_TABLES) {
+      counts[t.name] = all(`SELECT count(*) AS n FROM ${t.name}`)[0]!.n;
+      digests[t.name] = sqliteDigest(db, t.name, columns[t.name]!).digest;
+    }
+    return figuresOf(counts, digests, all(ACCOUNT_FIGURES), all(KEY_USAGE));
   } finally {
     db.exec('COMMIT');
   }
 }
 
-export async function postgresFigures(pool: pg.Pool): Promise<Figures> {
+export async function postgresFigures(pool: pg.Pool, columns: TableColumns): Promise<Figures> {
   const client = await pool.connect();
   try {
     // One snapshot for every figure.
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const counts: Record<string, unknown> = {};
-    for (const t of COPIED_TABLES) counts[t.name] = (await client.query(`SELECT count(*) AS n FROM ${t.name}`)).rows[0].n;
+    const digests: Record<string, string> = {};
+    for (const t of COPIED_TABLES) {
+      counts[t.name] = (await client.query(`SELECT count(*) AS n FROM ${t.name}`)).rows[0].n;
+      digests[t.name] = (await postgresDigest(client, t.name, columns[t.name]!)).digest;
+    }
     const accounts = (await client.query(ACCOUNT_FIGURES)).rows;
     const keys = (await client.query(KEY_USAGE)).rows;
     await client.query('COMMIT');
-    return figuresOf(counts, accounts, keys);
+    return figuresOf(counts, digests, accounts, keys);
   } finally {
     client.release();
   }
@@ -91,6 +111,9 @@ export function compareFigures(sqlite: Figures, postgres: Figures): Verification
     if (a !== b) mismatches.push(`${what}: sqlite ${a ?? 'missing'}, postgres ${b ?? 'missing'}`);
   };
   for (const t of COPIED_TABLES) differ(`rows in ${t.name}`, sqlite.rows[t.name], postgres.rows[t.name]);
+  for (const t of COPIED_TABLES) {
+    if (sqlite.digests[t.name] !== postgres.digests[t.name]) mismatches.push(`content of ${t.name}: the rows differ (digests ${sqlite.digests[t.name]!.slice(0, 12)}… and ${postgres.digests[t.name]!.slice(0, 12)}…)`);
+  }
   for (const id of new Set([...sqlite.accounts.keys(), ...postgres.accounts.keys()])) {
     const a = sqlite.accounts.get(id);
     const b = postgres.accounts.get(id);

@@ -124,17 +124,25 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
     await client.query("UPDATE ledger SET amount_nanos = amount_nanos - 1 WHERE id = (SELECT min(id) FROM ledger WHERE kind = 'charge')");
     const check = migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only');
     assert.equal(check.code, 1, check.out + check.err);
-    assert.match(check.out, /VERIFICATION FAILED: 2 difference\(s\)/);
+    assert.match(check.out, /VERIFICATION FAILED: 3 difference\(s\)/);
     assert.match(check.out, /account acct_\S+ charges \(nano-USD\): sqlite \d+, postgres \d+/);
     assert.match(check.out, /account acct_\S+ credits \+ adjustments − charges \(nano-USD\)/);
+    assert.match(check.out, /content of ledger: the rows differ/);
+    await client.query("UPDATE ledger SET amount_nanos = amount_nanos + 1 WHERE id = (SELECT min(id) FROM ledger WHERE kind = 'charge')");
+    assert.equal(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').code, 0, 'put back: verified again');
+    // A change that moves no money: one generation's model name.
+    await client.query("UPDATE generations SET model = 'acme/other' WHERE id = (SELECT min(id) FROM generations)");
+    const renamed = migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only');
+    assert.equal(renamed.code, 1);
+    assert.match(renamed.out, /VERIFICATION FAILED: 1 difference\(s\)[^]*content of generations: the rows differ/);
     // A deleted generation record: the row counts disagree.
     await client.query('DELETE FROM generations WHERE id = (SELECT min(id) FROM generations)');
-    assert.match(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').out, /rows in generations: sqlite 3, postgres 2/);
+    assert.match(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').out, /rows in generations: sqlite 3, postgres 2[^]*content of generations: the rows differ/);
 
     // --force replaces the target; the verification passes again.
     const forced = migrate('--from', `sqlite:${path}`, '--to', url, '--force');
     assert.equal(forced.code, 0, forced.err + forced.out);
-    assert.match(forced.out, /verified: the row counts of 9 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
+    assert.match(forced.out, /verified: the row counts and contents of 9 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
   } finally {
     await client.end();
   }
