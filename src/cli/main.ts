@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
 import { accountsCommand } from './commands/accounts.ts';
@@ -9,6 +10,7 @@ import { keysCommand } from './commands/keys.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
+import { migrateCommand } from './commands/migrate.ts';
 import { ReportedFailure } from './output.ts';
 import { versionLine } from '../config/build-info.ts';
 
@@ -49,6 +51,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   usageCommand(program);
   generationsCommand(program);
   reloadCommand(program);
+  migrateCommand(program);
   return program;
 }
 
@@ -69,3 +72,6 @@ export async function main(argv: string[]): Promise<number> {
 
 const code = await main(process.argv.slice(2));
 if (code !== 0) process.exitCode = code;
+// A worker of `serve --workers N` that could not start: its IPC channel to the primary
+// would keep it alive (serve-cluster.ts).
+if (code !== 0 && cluster.isWorker) process.exit(code);

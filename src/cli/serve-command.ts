@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { setTimeout as delay } from 'node:timers/promises';
 import { bootstrapOperator } from '../billing/bootstrap-operator.ts';
 import type { GatewayConfig } from '../config/types.ts';
@@ -5,11 +6,20 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
 import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
+import { selectBackends } from '../shared/select-backends.ts';
 import { loadCliConfig } from './load-cli-config.ts';
+import { UsageError } from './output.ts';
+import { runClusterPrimary } from './serve-cluster.ts';
+import { workerCount } from './worker-count.ts';
+
+/** In a worker of `serve --workers N`, its slot (1..N); null in a single process. */
+const workerSlot = cluster.isWorker ? (process.env.SWITCHYARD_WORKER_SLOT ?? String(cluster.worker?.id ?? '?')) : null;
 
 function log(message: string): void {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(workerSlot === null ? `${message}\n` : `worker ${workerSlot}: ${message}\n`);
 }
+
+type ServeValues = { config?: string; host?: string; port?: string; workers?: string };
 
 /**
  * `switchyard serve`. Order matters: the database is checked and its serve lease taken,
@@ -17,8 +27,15 @@ function log(message: string): void {
  * database, so a start that cannot serve (port taken, database read-only, another
  * gateway) leaves no account whose key nobody saw.
  */
-export async function runServe(values: { config?: string; host?: string; port?: string }): Promise<number> {
+export async function runServe(values: ServeValues): Promise<number> {
+  if (cluster.isPrimary) {
+    const workers = workerCount(values.workers, process.env);
+    if (workers > 1) return await runServePrimary(values, workers);
+  }
   const config = loadCliConfig(values);
+  // A worker may be signalled while it starts (forked as the primary stops or reloads): it
+  // acts on the signal once it serves rather than dying half-started.
+  const held = workerSlot === null ? null : holdSignalsWhileStarting();
   let stopping: ((reason: string, code: number) => Promise<void>) | null = null;
   let leaseLost: string | null = null;
   const services = await createServicesWhenFree(config, {
@@ -30,6 +47,8 @@ export async function runServe(values: { config?: string; host?: string; port?: 
     },
   });
   for (const w of services.catalogWarnings) log(`catalog: ${w}`);
+  // A worker's GET /metrics answers for every worker (observability/cluster-metrics.ts).
+  if (workerSlot !== null) services.telemetry.metrics?.aggregateAcrossWorkers();
 
   // The BPE tokenizers (~110 MB of RSS for both encodings) are not preloaded: most
   // requests are held on the byte bound and never need them; the first that does (a tight
@@ -59,6 +78,12 @@ export async function runServe(values: { config?: string; host?: string; port?: 
   process.on('SIGHUP', () => {
     if (!closing) reloadConfig(services, values);
   });
+  const signalled = held?.release();
+  if (signalled?.stop != null) {
+    await stopping(signalled.stop, 0);
+    return 0;
+  }
+  if (signalled?.reload === true) reloadConfig(services, values);
   if (leaseLost !== null) {
     await stopping(leaseLost, 1);
     return 1;
@@ -76,6 +101,46 @@ export async function runServe(values: { config?: string; host?: string; port?: 
   }
   printBanner(services, config, address, starter);
   return await new Promise<number>(() => {});
+}
+
+/**
+ * Records SIGINT/SIGTERM/SIGHUP until `release()`, which stops recording and says what came
+ * (the handlers of the serving gateway are in place by then).
+ */
+function holdSignalsWhileStarting(): { release(): { stop: NodeJS.Signals | null; reload: boolean } } {
+  const seen = { stop: null as NodeJS.Signals | null, reload: false };
+  const onStop = (signal: NodeJS.Signals): void => void (seen.stop ??= signal);
+  const onReload = (): void => void (seen.reload = true);
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
+  process.on('SIGHUP', onReload);
+  return {
+    release() {
+      process.off('SIGINT', onStop);
+      process.off('SIGTERM', onStop);
+      process.off('SIGHUP', onReload);
+      return seen;
+    },
+  };
+}
+
+/**
+ * `serve --workers N` (N > 1): this process is the primary and N workers serve. Each worker
+ * holds its own credit holds, limits and caches, so they must share a store made for it:
+ * with the embedded SQLite database the start is refused, saying how to scale.
+ */
+async function runServePrimary(values: ServeValues, workers: number): Promise<number> {
+  if (selectBackends(process.env).kind === 'sqlite') {
+    throw new UsageError(
+      `${workers} workers need stores that several gateway processes share, and the embedded SQLite database serves one process. ` +
+        'To use every core (or several machines), set DATABASE_URL=postgres://user:pass@host:5432/db and REDIS_URL=redis://host:6379 (see docs/deployment.md); ' +
+        'or run one process: --workers 1.',
+    );
+  }
+  // A config the workers would refuse stops the start here, once, rather than in each worker.
+  loadCliConfig(values);
+  const code = await runClusterPrimary({ workers, log });
+  process.exit(code);
 }
 
 /**
@@ -110,7 +175,7 @@ const CANCEL_SETTLE_MS = 5_000;
  * SIGHUP (`switchyard reload` sends it): the config file again, with the same flags and
  * environment. Accepted, it serves new requests at once; refused, the old one stays.
  */
-function reloadConfig(services: Services, values: { config?: string; host?: string; port?: string }): void {
+function reloadConfig(services: Services, values: ServeValues): void {
   const result = services.reload(() => loadCliConfig(values));
   if (!result.ok) {
     log(`config reload refused: ${result.error}; the previous config (generation ${result.generation}) stays in force`);
@@ -150,7 +215,7 @@ function listenFailure(err: unknown, config: GatewayConfig): string {
 function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const lines = [
-    `switchyard listening on ${address}`,
+    `switchyard listening on ${address}${workerSlot === null ? '' : ` (worker ${workerSlot} of ${process.env.SWITCHYARD_WORKER_COUNT ?? '?'}, pid ${process.pid})`}`,
     `database: ${config.database.path}`,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
   ];

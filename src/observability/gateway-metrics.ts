@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { buildInfo } from '../config/build-info.ts';
+import { aggregateAcrossWorkers } from './cluster-metrics.ts';
 
 /** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
@@ -40,6 +41,8 @@ export class GatewayMetrics {
   readonly circuitOpened: Counter<'endpoint'>;
   readonly holdsOutstanding: Gauge;
   readonly settlementsDropped: Counter;
+  /** The text GET /metrics serves: this process's registry, or every worker's (`aggregateAcrossWorkers`). */
+  scrape: () => Promise<string> = () => this.registry.metrics();
 
   constructor(sources: GaugeSources, opts: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -130,6 +133,8 @@ export class GatewayMetrics {
       name: 'switchyard_circuit_state',
       help: 'Circuit state per endpoint: 0 closed, 1 half-open, 2 open.',
       labelNames: ['endpoint'],
+      // Each worker has its own breakers: across workers, the worst state any of them sees.
+      aggregator: 'max',
       registers,
       collect() {
         for (const id of sources.endpoints()) {
@@ -148,6 +153,7 @@ export class GatewayMetrics {
       name: 'switchyard_build_info',
       help: 'Always 1; the labels name the running version, build and Node version (as /ready and --version).',
       labelNames: ['version', 'build', 'node'],
+      aggregator: 'max',
       registers,
     }).set({ version: build.version, build: build.build, node: build.node }, 1);
     new Gauge({
@@ -161,6 +167,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'switchyard_settlement_failing',
       help: '1 while the database refuses settlement writes (model calls are refused), else 0.',
+      aggregator: 'max',
       registers,
       collect() {
         this.set(sources.settlementFailing() ? 1 : 0);
@@ -171,5 +178,15 @@ export class GatewayMetrics {
       help: 'Settlement records the database refused for a reason of their own (their charge is lost).',
       registers,
     });
+  }
+
+  /**
+   * In a worker of `serve --workers N`: GET /metrics answers with the figures of every
+   * worker, gathered by the primary (cluster-metrics.ts). Counters, histograms and the
+   * holds and queue gauges are summed; circuit state, build info and settlement_failing
+   * take the maximum.
+   */
+  aggregateAcrossWorkers(): void {
+    this.scrape = aggregateAcrossWorkers(this.registry);
   }
 }

@@ -60,3 +60,17 @@ test('docker-compose.yml runs Postgres, Redis and two gateways configured for th
   }
   assert.equal(ports.size, 2, 'each gateway on its own published port');
 });
+
+test('docker-compose.yml keeps Postgres and Redis data on named volumes and lets the gateways drain', () => {
+  assert.deepEqual(Object.keys(compose.volumes).sort(), ['postgres-data', 'redis-data']);
+  assert.deepEqual(compose.services.postgres.volumes, ['postgres-data:/var/lib/postgresql/data']);
+  assert.deepEqual(compose.services.redis.volumes, ['redis-data:/data']);
+  assert.ok(compose.services.redis.command.includes('--appendonly'), 'Redis persists (holds and limits survive its restart)');
+  assert.match(compose.services.postgres.healthcheck.test.join(' '), /pg_isready/);
+  for (const name of ['gateway-1', 'gateway-2']) {
+    const g = compose.services[name];
+    // Longer than the default drain timeout (30 s): SIGTERM lets streams finish.
+    assert.ok(parseInt(g.stop_grace_period, 10) > 30, `${name} stop_grace_period ${g.stop_grace_period}`);
+    assert.equal(g.restart, 'unless-stopped');
+  }
+});

@@ -22,7 +22,7 @@ export function registerMetricsRoute(app: FastifyInstance, services: Services): 
     if (expected !== null && !timingSafeEqual(digest(bearer(request.headers.authorization)), expected)) {
       throw new GatewayError('authentication_required', 'GET /metrics needs the metrics token: Authorization: Bearer <metrics.token>.');
     }
-    const text = await metrics.registry.metrics();
+    const text = await metrics.scrape();
     return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);
   });
 }
