@@ -3,6 +3,7 @@
 // (`loaded packages: ["fastify", ...]`), so a test can tell what was loaded and what not.
 
 import { registerHooks } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 
 const seen = new Set();
 registerHooks({
@@ -13,6 +14,9 @@ registerHooks({
     return resolved;
   },
 });
-process.on('exit', () => {
-  process.stderr.write(`loaded packages: ${JSON.stringify([...seen].sort())}\n`);
-});
+// The gateway's own threads (the SQLite writer) are preloaded too: only the main thread reports.
+if (isMainThread) {
+  process.on('exit', () => {
+    process.stderr.write(`loaded packages: ${JSON.stringify([...seen].sort())}\n`);
+  });
+}
