@@ -16,6 +16,7 @@ import type { Moderator } from '../moderation/moderator.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
+import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { TrackingSink } from './tracking-sink.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
@@ -49,6 +50,8 @@ export interface AdmittedRequest {
   responseHeaders: Record<string, string>;
   /** Per-model rate limits: a fallback model is counted (or refused) as its first attempt starts. */
   modelLimits: AttemptGate;
+  /** The request's prompt-cache keys and remembered endpoint (sticky routing), or null without sticky routing. */
+  sticky: StickyLookup | null;
 }
 
 /** Whether the client went away before its answer was complete (the route knows). */
@@ -73,6 +76,8 @@ export interface PipelineDeps {
   reservations: CreditHolds;
   rateLimits: RateLimitGate;
   moderator: Moderator;
+  /** Sticky routing for prompt caches (default: none). */
+  sticky?: StickyRouting;
   /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
   scrubber?: SecretScrubber;
   timeouts: { attemptMs: number; requestMs: number };
@@ -125,11 +130,12 @@ export class GenerationPipeline {
       const promptTokens = estimateRequestTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
-      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
+      const sticky = await this.stickyLookup(account.id, req);
+      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens, sticky?.endpointId ?? null));
       const limits = await this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models };
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky };
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
@@ -138,6 +144,15 @@ export class GenerationPipeline {
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
+  }
+
+  /** The endpoint remembered for this conversation's prompt cache, keyed by the primary model. */
+  private async stickyLookup(accountId: string, req: CanonicalRequest): Promise<StickyLookup | null> {
+    const sticky = this.deps.sticky;
+    if (sticky === undefined) return null;
+    const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
+    if (model === undefined) return null; // the planner refuses it
+    return sticky.lookup(accountId, model.id, req);
   }
 
   private refusalRecord(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): SettlementRecord {
@@ -210,6 +225,9 @@ export class GenerationPipeline {
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
+    if (admitted.sticky !== null && served !== null && execution.error === null && !execution.cancelled) {
+      this.deps.sticky?.remember(admitted.sticky, served.endpoint.id, usage);
+    }
     let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
     // The hold is released; beyond it, an answer is charged only what the account and key have room for.
     const { auth, heldNanos } = admitted;

@@ -17,6 +17,7 @@ import { AttemptExecutor } from '../routing/execute-attempts.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { AttemptPlanner } from '../routing/plan-attempts.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
+import type { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -53,6 +54,8 @@ export interface SharedState {
   settlements: SettlementQueue;
   reservations: CreditHolds;
   telemetry: Telemetry;
+  /** Sticky routing for prompt caches: in process, or in Redis for a fleet. */
+  sticky: StickyRouting;
   random?: () => number;
   /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */
   now?: () => number;
@@ -91,6 +94,7 @@ export function buildGeneration(
     reservations: shared.reservations,
     rateLimits: new RateLimitGate(shared.limiter, tiers),
     moderator,
+    sticky: shared.sticky,
     scrubber,
     timeouts: config.timeouts,
     telemetry: shared.telemetry,

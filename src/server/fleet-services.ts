@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { FleetCreditHolds, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
 import { RedisCreditHolds, type SpendStateLoader } from '../billing/redis-credit-holds.ts';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { RedisStickyRoutes } from '../routing/sticky/redis-sticky-routes.ts';
 import type { Invalidation } from '../shared/invalidation-bus.ts';
 import { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
@@ -39,6 +40,8 @@ export interface FleetServices {
   readonly holds: RedisCreditHolds;
   readonly limiter: RedisRateLimiter;
   readonly bus: RedisInvalidationBus;
+  /** Sticky routes for prompt caches, shared by the fleet. */
+  readonly sticky: RedisStickyRoutes;
   /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits. */
   creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
@@ -107,6 +110,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     holds,
     limiter,
     bus,
+    sticky: new RedisStickyRoutes(connection, `${prefix}:st`),
     creditHolds(settlements, accountOf) {
       return new FleetCreditHolds(holds, settlements, {
         accountOf,
