@@ -27,6 +27,7 @@ import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { FleetServices } from './fleet-services.ts';
 import { InProcessStickyRoutes } from '../routing/sticky/sticky-routes.ts';
 import { StickyRouting } from '../routing/sticky/sticky-routing.ts';
+import { InProcessResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -173,6 +174,8 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     reservations,
     telemetry,
     sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes(), log),
+    responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
+    log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   };
