@@ -161,7 +161,8 @@ export class GenerationPipeline {
     const sticky = this.deps.sticky;
     if (sticky === undefined) return null;
     const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
-    if (model === undefined) return null; // the planner refuses it
+    // Unknown: the planner refuses it. One endpoint: there is no choice to make.
+    if (model === undefined || model.endpoints.length < 2) return null;
     return sticky.lookup(accountId, model.id, req);
   }
 

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
-import { emulatorConfig, postJson, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
+import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
 
 // Opt-in response caching (docs/configuration.md#response-cache) through real HTTP: an
 // OpenAI-format emulator upstream counts the calls that reach it.
@@ -156,6 +156,52 @@ describe('response cache, in process', () => {
       await rig.close();
     }
   });
+
+  test('a streamed hit on the messages endpoint replays Anthropic\'s events, from an answer first given to the chat endpoint', async () => {
+    const rig = await startRig();
+    try {
+      const chat = await rig.chat({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Name a colour.' }], temperature: 0, max_tokens: 50 });
+      assert.equal(chat.headers.get('x-switchyard-cache'), 'MISS');
+      const res = await postJson(`${rig.gw.baseUrl}/messages`, {
+        model: 'acme/mock-1', max_tokens: 50, temperature: 0, stream: true, messages: [{ role: 'user', content: 'Name a colour.' }],
+      }, { 'x-api-key': rig.gw.key, 'anthropic-version': '2023-06-01' });
+      assert.equal(res.status, 200, res.text);
+      // Both decode to the same canonical request (the key is the request's meaning, not its dialect).
+      const events = sseData(res.text) as Array<{ type: string; delta?: { text?: string } }>;
+      assert.equal(events[0]!.type, 'message_start');
+      assert.equal(events.at(-1)!.type, 'message_stop');
+      const text = events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta?.text ?? '').join('');
+      assert.equal(text, chat.json.choices[0].message.content);
+      assert.equal(res.headers.get('x-switchyard-cache'), 'HIT');
+      assert.equal(rig.emu.requests.length, 1);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  test('an answer over cache.max_entry_bytes is not kept', async () => {
+    const rig = await startRig('cache: { enabled: true, max_entry_bytes: 50 }\n');
+    try {
+      assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'MISS');
+      assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'MISS');
+      assert.equal(rig.emu.requests.length, 2);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  test('a hit still counts against the rate limits', async () => {
+    const rig = await startRig(`${CACHE}tiers:\n  tier2:\n    requests_per_minute: 2\n`);
+    try {
+      assert.equal((await rig.chat(ASK)).status, 200);
+      assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'HIT');
+      const third = await rig.chat(ASK);
+      assert.equal(third.status, 429, third.text);
+      assert.equal(rig.emu.requests.length, 1);
+    } finally {
+      await rig.close();
+    }
+  });
 });
 
 const skip = redisUnavailable() ?? false;
@@ -174,13 +220,16 @@ describe('response cache, in Redis', { skip }, () => {
     const rig = await startRig(CACHE, { redis: { url: redis.url, prefix } });
     try {
       await hitThenMiss(rig);
+      const short = await rig.chat({ ...ASK, messages: [{ role: 'user', content: 'Briefly?' }] }, { 'x-switchyard-cache-ttl': '30' });
+      assert.equal(short.headers.get('x-switchyard-cache'), 'MISS');
       const conn = new RedisConnection({ url: redis.url });
       await conn.connect();
       try {
         const keys = await conn.send<string[]>(['KEYS', `${prefix}:rc:*`]);
-        assert.equal(keys.length, 1);
-        const ttl = await conn.send<number>(['PTTL', keys[0]!]);
-        assert.ok(ttl > 0 && ttl <= 600_000, `TTL ${ttl}`);
+        assert.equal(keys.length, 2);
+        const ttls = (await Promise.all(keys.map((k) => conn.send<number>(['PTTL', k])))).sort((a, b) => a - b);
+        assert.ok(ttls[0]! > 0 && ttls[0]! <= 30_000, `X-Switchyard-Cache-TTL: 30 gives at most 30 s: ${ttls[0]}`);
+        assert.ok(ttls[1]! > 30_000 && ttls[1]! <= 600_000, `cache.ttl_seconds: ${ttls[1]}`);
       } finally {
         await conn.close();
       }
