@@ -60,6 +60,8 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.ok(missRecord.costNanos > 0n);
   assert.equal(hitRecord.costNanos, (missRecord.costNanos * 25n * 2n + 100n) / 200n);
   assert.equal(hitRecord.costBreakdown?.cache_hit_discount !== undefined, true);
+  const lookup = await fetch(`${rig.gw.baseUrl}/generation?id=${second.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${rig.gw.key}` } });
+  assert.equal(((await lookup.json()) as any).data.cache_hit, true);
 }
 
 describe('response cache, in process', () => {

@@ -63,7 +63,7 @@ export class ResponseCache {
     } catch (err) {
       this.failed(err);
     }
-    return { key, ttlMs: ttlSeconds * 1000, hit: text === null ? null : this.resolve(JSON.parse(text) as CachedAnswer) };
+    return { key, ttlMs: ttlSeconds * 1000, hit: text === null ? null : this.resolve(text) };
   }
 
   /** Keeps a successful answer (when not larger than `max_entry_bytes`); not awaited: a failure is logged. */
@@ -83,7 +83,13 @@ export class ResponseCache {
   }
 
   /** The attempt a cached answer names, while the catalog still has it (a reload may have removed it: then a miss). */
-  private resolve(entry: CachedAnswer): CacheProbe['hit'] {
+  private resolve(text: string): CacheProbe['hit'] {
+    let entry: CachedAnswer;
+    try {
+      entry = JSON.parse(text) as CachedAnswer;
+    } catch {
+      return null; // not ours, or cut: a miss, overwritten by this request's answer
+    }
     const model = this.catalog.resolve(entry.model)?.model;
     const endpoint = model?.endpoints.find((e) => e.id === entry.endpoint);
     if (model === undefined || endpoint === undefined) return null;
