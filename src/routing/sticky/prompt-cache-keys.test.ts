@@ -23,6 +23,16 @@ describe('promptCacheKeys', () => {
     assert.equal(t1.ttlMs, DEFAULT_CACHE_TTL_MS);
   });
 
+  it('without tools or system messages there is no shared head: two conversations share no key', () => {
+    const one = promptCacheKeys('acct', 'acme/m', req([u('first conversation')]));
+    const two = promptCacheKeys('acct', 'acme/m', req([u('second conversation')]));
+    for (const k of one.lookup) assert.ok(!two.lookup.includes(k));
+    assert.notEqual(one.store, two.store);
+    // The first turn is remembered under its whole prompt, which the next turn begins with.
+    const next = promptCacheKeys('acct', 'acme/m', req([u('first conversation'), a('r1'), u('q2')]));
+    assert.ok(next.lookup.includes(one.store));
+  });
+
   it('never the same keys for two accounts or two models', () => {
     const r = req([sys, u('q1')]);
     const one = promptCacheKeys('acct-1', 'acme/m', r);

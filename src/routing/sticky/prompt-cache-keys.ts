@@ -15,12 +15,13 @@ export const MAX_LOOKUP_PREFIXES = 32;
  *
  * - `lookup`: the keys of every prefix a provider may have cached for this request, longest
  *   first: the request's `prompt_cache_key` alone when it sets one; otherwise the tools and
- *   system messages (the head every turn shares) and each longer prefix ending at a message
- *   boundary (the last `MAX_LOOKUP_PREFIXES`). Prefixes are hashed without their
+ *   system messages (the head every turn shares; not when there are none) and each longer
+ *   prefix ending at a message boundary (the last `MAX_LOOKUP_PREFIXES`). Prefixes are hashed without their
  *   `cache_control` markers: a client moves its breakpoints from turn to turn.
  * - `store`: the key to remember the serving endpoint under: the `prompt_cache_key`; or the
  *   prefix up to the message holding the last `cache_control` breakpoint; or, with neither,
- *   the prefix before the last user turn (what the next turn re-sends unchanged).
+ *   the prefix before the last user turn (what the next turn re-sends unchanged), or the
+ *   whole prompt when that prefix would be empty (a first turn without system or tools).
  * - `cacheable`: the request asked for caching (a `prompt_cache_key` or a breakpoint): its
  *   endpoint is remembered even when the answer reports no cache tokens.
  * - `ttlMs`: 1 h when a breakpoint asks for `ttl: "1h"`, else 5 min.
@@ -49,13 +50,17 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
     hash.update(encodeMessage(messages[i]!));
     boundaries.push({ end: i + 1, key: digest(hash.copy()) });
   }
+  // An empty head (no tools, no system message) is the same for every conversation: not a key.
+  const first = boundaries[0]!.end === 0 && (req.tools?.length ?? 0) === 0 ? 1 : 0;
   const breakpoint = lastBreakpoint(req);
-  const storeEnd = breakpoint >= 0 ? breakpoint + 1 : lastUserTurn(messages);
-  let store = boundaries[0]!.key;
-  for (const b of boundaries) if (b.end <= storeEnd) store = b.key;
+  let storeEnd = breakpoint >= 0 ? breakpoint + 1 : lastUserTurn(messages);
+  // A first turn without a head: its whole prompt is what the next turn begins with.
+  if (storeEnd < 1 && first === 1) storeEnd = messages.length;
+  let store = boundaries[boundaries.length - 1]!.key;
+  for (let j = first; j < boundaries.length; j++) if (boundaries[j]!.end <= storeEnd) store = boundaries[j]!.key;
   const lookup: string[] = [];
-  for (let j = boundaries.length - 1; j >= 0 && lookup.length < MAX_LOOKUP_PREFIXES; j--) lookup.push(boundaries[j]!.key);
-  if (lookup.at(-1) !== boundaries[0]!.key) lookup.push(boundaries[0]!.key);
+  for (let j = boundaries.length - 1; j >= first && lookup.length < MAX_LOOKUP_PREFIXES; j--) lookup.push(boundaries[j]!.key);
+  if (first === 0 && lookup.at(-1) !== boundaries[0]!.key) lookup.push(boundaries[0]!.key);
   return { lookup, store, cacheable: hasBreakpoint(req), ttlMs: ttlOf(req) };
 }
 
