@@ -241,7 +241,8 @@ export class GenerationPipeline {
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
-    if (admitted.sticky !== null && served !== null && execution.error === null && !execution.cancelled) {
+    // A response-cache hit called no upstream: it says nothing of where a prompt cache is.
+    if (admitted.sticky !== null && hit === null && served !== null && execution.error === null && !execution.cancelled) {
       this.deps.sticky?.remember(admitted.sticky, served.endpoint.id, usage);
     }
     if (recorder !== null && served !== null && execution.error === null && !execution.cancelled) this.deps.responseCache?.save(cache!, served, recorder.parts);
