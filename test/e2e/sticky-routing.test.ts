@@ -115,6 +115,34 @@ describe('sticky routing, in process', () => {
     }
   });
 
+  test('the sticky endpoint failing once: that turn fails over down the plan; the next goes back to the endpoint holding the cache',  { timeout: 60_000 }, async () => {
+    const rig = await startRig();
+    try {
+      const messages: Array<{ role: string; content: string }> = [{ role: 'system', content: SYSTEM }];
+      const served: string[] = [];
+      const turn = async (n: number): Promise<void> => {
+        messages.push({ role: 'user', content: `failover: question ${n}` });
+        const res = await postJson(`${rig.gw.baseUrl}/chat/completions`, { model: 'acme/convo', messages }, { authorization: `Bearer ${rig.gw.key}` });
+        assert.equal(res.status, 200, res.text);
+        messages.push({ role: 'assistant', content: res.json.choices[0].message.content });
+        served.push(res.json.provider);
+      };
+      await turn(1);
+      await turn(2);
+      const first = served[0]!;
+      rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!.enqueue({ fault: 'status', status: 500 });
+      await turn(3);
+      const moved = served[2]!;
+      assert.notEqual(moved, first, 'turn 3 failed over');
+      await turn(4);
+      await turn(5);
+      // The endpoint that stood in read no cache (it had none), so nothing new was remembered.
+      assert.deepEqual(served, [first, first, moved, first, first]);
+    } finally {
+      await rig.close();
+    }
+  });
+
   test('an explicit provider.order wins over stickiness', { timeout: 60_000 }, async () => {
     const rig = await startRig();
     try {
