@@ -6,7 +6,7 @@ export interface Cost {
   /** What the account is charged, nano-USD (rounded once, half up). */
   totalNanos: Nanos;
   /** Exact line items in USD decimal text. */
-  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string; written_off?: string };
+  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string; written_off?: string; cache_hit_discount?: string };
 }
 
 /**

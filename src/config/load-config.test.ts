@@ -74,7 +74,17 @@ describe('loadConfig', () => {
       tiers: [...DEFAULT_TIERS],
       moderation: { rules: [], upstream: null, maxInputChars: 1_000_000 },
       metrics: { enabled: true },
+      cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, hitPrice: { numerator: 0n, denominator: 1n } },
     });
+  });
+
+  it('reads cache: enabled, TTL, bounds and hit_price as an exact fraction; refuses a price above 1 or unknown keys', () => {
+    const c = loadConfig({ path: writeConfig('cache:\n  enabled: true\n  ttl_seconds: 60\n  max_entry_bytes: 1000\n  hit_price: 0.125\n'), env: {} }).cache;
+    assert.deepEqual(c, { enabled: true, ttlSeconds: 60, maxEntryBytes: 1000, maxTotalBytes: 67108864, hitPrice: { numerator: 125n, denominator: 1000n } });
+    assert.deepEqual(loadConfig({ path: writeConfig('cache: { hit_price: full }\n'), env: {} }).cache.hitPrice, { numerator: 1n, denominator: 1n });
+    assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: 1.5 }\n'), env: {} }), /cache\.hit_price/);
+    assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: half }\n'), env: {} }), /cache\.hit_price/);
+    assert.throws(() => loadConfig({ path: writeConfig('cache: { size: 3 }\n'), env: {} }), /cache/);
   });
 
   it('reads metrics: enabled and a token (an unset ${VAR} token is no token); refuses unknown keys', () => {

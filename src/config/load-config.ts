@@ -5,6 +5,7 @@ import { parseModels } from './parse-models.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseProviders } from './parse-providers.ts';
+import { parseResponseCache } from './parse-response-cache.ts';
 import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabasePath } from './resolve-database-path.ts';
@@ -32,7 +33,7 @@ export const CONFIG_DEFAULTS = {
   sim: 'auto',
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics'] as const;
+const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -92,6 +93,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     tiers: parseTiers(root.tiers, 'tiers'),
     moderation: parseModeration(root.moderation, 'moderation'),
     metrics: parseMetrics(metrics),
+    cache: parseResponseCache(root.cache, 'cache'),
   };
 }
 

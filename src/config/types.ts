@@ -1,3 +1,4 @@
+import type { ResponseCacheConfig } from './parse-response-cache.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -29,6 +30,8 @@ export interface GatewayConfig {
   moderation: ModerationConfig;
   /** `GET /metrics` (Prometheus): on by default, unauthenticated unless `token` is set (then `Authorization: Bearer <token>`). */
   metrics: MetricsConfig;
+  /** `cache:` — opt-in response caching (parse-response-cache.ts). */
+  cache: ResponseCacheConfig;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }

@@ -16,7 +16,10 @@ import type { Moderator } from '../moderation/moderator.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
+import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { TrackingSink } from './tracking-sink.ts';
+import { RecordingSink, type CacheDirective, type CacheProbe, type ResponseCache } from './response-cache/response-cache.ts';
+import { replayCachedAnswer } from './response-cache/replay-cached-answer.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -32,6 +35,8 @@ export interface RequestInfo {
   xTitle: string | null;
   /** The client's `traceparent` header (traces continue the caller's trace). */
   traceparent?: string | null;
+  /** The client's response-cache headers (X-Switchyard-Cache, X-Switchyard-Cache-TTL). */
+  cache?: CacheDirective;
 }
 
 /** A request that passed admission: who pays, what to try. */
@@ -49,6 +54,10 @@ export interface AdmittedRequest {
   responseHeaders: Record<string, string>;
   /** Per-model rate limits: a fallback model is counted (or refused) as its first attempt starts. */
   modelLimits: AttemptGate;
+  /** The request's prompt-cache keys and remembered endpoint (sticky routing), or null without sticky routing. */
+  sticky: StickyLookup | null;
+  /** An eligible request's response-cache key and hit (X-Switchyard-Cache: HIT or MISS), or null. */
+  cache: CacheProbe | null;
 }
 
 /** Whether the client went away before its answer was complete (the route knows). */
@@ -73,6 +82,10 @@ export interface PipelineDeps {
   reservations: CreditHolds;
   rateLimits: RateLimitGate;
   moderator: Moderator;
+  /** Sticky routing for prompt caches (default: none). */
+  sticky?: StickyRouting;
+  /** Opt-in response caching (default: none). */
+  responseCache?: ResponseCache;
   /** Scrubs upstream credentials from errors before they reach the client (default: credential shapes only). */
   scrubber?: SecretScrubber;
   timeouts: { attemptMs: number; requestMs: number };
@@ -125,11 +138,14 @@ export class GenerationPipeline {
       const promptTokens = estimateRequestTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
-      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens));
+      const sticky = await this.stickyLookup(account.id, req);
+      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens, sticky?.endpointId ?? null));
       const limits = await this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models };
+      const cache = (await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null;
+      if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache };
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
@@ -138,6 +154,16 @@ export class GenerationPipeline {
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
+  }
+
+  /** The endpoint remembered for this conversation's prompt cache, keyed by the primary model. */
+  private async stickyLookup(accountId: string, req: CanonicalRequest): Promise<StickyLookup | null> {
+    const sticky = this.deps.sticky;
+    if (sticky === undefined) return null;
+    const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
+    // Unknown: the planner refuses it. One endpoint: there is no choice to make.
+    if (model === undefined || model.endpoints.length < 2) return null;
+    return sticky.lookup(accountId, model.id, req);
   }
 
   private refusalRecord(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): SettlementRecord {
@@ -185,12 +211,17 @@ export class GenerationPipeline {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
     const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
-    const tracking = new TrackingSink(sink);
+    const cache = admitted.cache;
+    const hit = cache?.hit ?? null;
+    const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
+    const tracking = new TrackingSink(recorder ?? sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     const scrubber = this.scrubber;
     try {
       const plan = await this.moderate(admitted, signal);
-      execution = await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
+      execution = hit !== null
+        ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
+        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
@@ -210,7 +241,13 @@ export class GenerationPipeline {
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
+    // A response-cache hit called no upstream: it says nothing of where a prompt cache is.
+    if (admitted.sticky !== null && hit === null && served !== null && execution.error === null && !execution.cancelled) {
+      this.deps.sticky?.remember(admitted.sticky, served.endpoint.id, usage);
+    }
+    if (recorder !== null && served !== null && execution.error === null && !execution.cancelled) this.deps.responseCache?.save(cache!, served, recorder.parts);
     let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
+    if (hit !== null && cost !== null && this.deps.responseCache !== undefined) cost = this.deps.responseCache.priceHit(cost);
     // The hold is released; beyond it, an answer is charged only what the account and key have room for.
     const { auth, heldNanos } = admitted;
     const charged = await this.deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);
@@ -281,6 +318,7 @@ export class GenerationPipeline {
       xTitle: a.info.xTitle,
       endUser: a.req.user ?? null,
       createdAt: new Date(a.startedAt).toISOString(),
+      cacheHit: a.cache?.hit != null,
     };
     const result = await this.deps.settlements.push(record);
     if (!result.committed && record.status === 'success') {

@@ -45,8 +45,12 @@ export class AttemptPlanner {
     this.routes = routes;
   }
 
-  /** `promptTokens`: the request's token estimate, when the caller has it already. */
-  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req)): PlannedAttempt[] {
+  /**
+   * `promptTokens`: the request's token estimate, when the caller has it already.
+   * `sticky`: the endpoint id holding this conversation's prompt cache (sticky-routing.ts),
+   * or null: see `moveStickyFirst`.
+   */
+  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), sticky: string | null = null): PlannedAttempt[] {
     const used = requestParameters(req);
     const facts: RequestFacts = {
       promptTokens,
@@ -72,6 +76,7 @@ export class AttemptPlanner {
       cands.length = 0;
       filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
       orderCandidates(cands, prefs, this.health, this.random);
+      if (sticky !== null && prefs.order === null) moveStickyFirst(cands, sticky, this.breakers);
       // allow_fallbacks: false without an order: the top endpoint alone (with an order, the
       // filter already kept only the endpoints it names).
       const take = !prefs.allowFallbacks && prefs.order === null ? Math.min(1, cands.length) : cands.length;
@@ -87,6 +92,24 @@ export class AttemptPlanner {
     if (attempts.length === 0) throw noPlan(req, facts, excluded, tally);
     return attempts;
   }
+}
+
+/**
+ * Sticky routing for prompt caches: the endpoint that holds the conversation's cache goes
+ * first, the others keep their order behind it as fallbacks, when it is still among the
+ * candidates (it passed this request's filters), its circuit is closed (not open, not
+ * probing), and it fits the request as well as the head does. Not applied under an explicit
+ * `order` (the caller's own choice wins).
+ */
+function moveStickyFirst(cands: Candidate[], sticky: string, breakers: CircuitBreakers): void {
+  const head = cands[0];
+  if (head === undefined || head.route.endpoint.id === sticky) return;
+  const at = cands.findIndex((c) => c.route.endpoint.id === sticky);
+  if (at < 0) return;
+  const chosen = cands[at]!;
+  if (chosen.tier > head.tier || breakers.state(sticky) !== 'closed') return;
+  for (let i = at; i > 0; i--) cands[i] = cands[i - 1]!;
+  cands[0] = chosen;
 }
 
 function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[], tally: FilterTally): GatewayError {

@@ -17,6 +17,9 @@ import { AttemptExecutor } from '../routing/execute-attempts.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { AttemptPlanner } from '../routing/plan-attempts.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
+import type { StickyRouting } from '../routing/sticky/sticky-routing.ts';
+import { ResponseCache } from '../pipeline/response-cache/response-cache.ts';
+import type { ResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -53,6 +56,12 @@ export interface SharedState {
   settlements: SettlementQueue;
   reservations: CreditHolds;
   telemetry: Telemetry;
+  /** Sticky routing for prompt caches: in process, or in Redis for a fleet. */
+  sticky: StickyRouting;
+  /** Where response-cache entries are kept (outlives reloads; `cache:` in each generation's config says how they are used). */
+  responseCacheStore: ResponseCacheStore;
+  /** The operator log. */
+  log: (message: string) => void;
   random?: () => number;
   /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */
   now?: () => number;
@@ -91,6 +100,8 @@ export function buildGeneration(
     reservations: shared.reservations,
     rateLimits: new RateLimitGate(shared.limiter, tiers),
     moderator,
+    sticky: shared.sticky,
+    responseCache: new ResponseCache(config.cache, shared.responseCacheStore, catalog, shared.log),
     scrubber,
     timeouts: config.timeouts,
     telemetry: shared.telemetry,

@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { FleetCreditHolds, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
 import { RedisCreditHolds, type SpendStateLoader } from '../billing/redis-credit-holds.ts';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { RedisStickyRoutes } from '../routing/sticky/redis-sticky-routes.ts';
+import { RedisResponseCacheStore } from '../pipeline/response-cache/redis-response-cache-store.ts';
 import type { Invalidation } from '../shared/invalidation-bus.ts';
 import { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
@@ -39,6 +41,10 @@ export interface FleetServices {
   readonly holds: RedisCreditHolds;
   readonly limiter: RedisRateLimiter;
   readonly bus: RedisInvalidationBus;
+  /** Sticky routes for prompt caches, shared by the fleet. */
+  readonly sticky: RedisStickyRoutes;
+  /** The response cache's entries, shared by the fleet. */
+  readonly responseCache: RedisResponseCacheStore;
   /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits. */
   creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
@@ -107,6 +113,8 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     holds,
     limiter,
     bus,
+    sticky: new RedisStickyRoutes(connection, `${prefix}:st`),
+    responseCache: new RedisResponseCacheStore(connection, `${prefix}:rc`),
     creditHolds(settlements, accountOf) {
       return new FleetCreditHolds(holds, settlements, {
         accountOf,

@@ -1,3 +1,4 @@
+import type { CacheDirective } from '../pipeline/response-cache/response-cache.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DialectName } from '../canonical/dialect-name.ts';
@@ -57,6 +58,17 @@ export function requestInfo(request: FastifyRequest, dialect: DialectName): Requ
     xTitle: headerText(h['x-title'] ?? h['x-openrouter-title']),
     // The caller's W3C trace context: the request's server span continues its trace.
     traceparent: typeof h.traceparent === 'string' ? h.traceparent : null,
+    cache: cacheDirective(h['x-switchyard-cache'], h['x-switchyard-cache-ttl']),
+  };
+}
+
+/** `X-Switchyard-Cache: on|off` (case-insensitive; anything else: no say) and `X-Switchyard-Cache-TTL: <seconds>` (a positive integer; anything else: none). */
+function cacheDirective(mode: string | string[] | undefined, ttl: string | string[] | undefined): CacheDirective {
+  const m = (Array.isArray(mode) ? mode[0] : mode)?.trim().toLowerCase();
+  const t = (Array.isArray(ttl) ? ttl[0] : ttl)?.trim();
+  return {
+    mode: m === 'on' || m === 'off' ? m : null,
+    ttlSeconds: t !== undefined && /^[1-9]\d{0,8}$/.test(t) ? Number(t) : null,
   };
 }
 

@@ -25,6 +25,9 @@ import { KeyPeriodUsage } from '../store/key-period-usage.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { FleetServices } from './fleet-services.ts';
+import { InProcessStickyRoutes } from '../routing/sticky/sticky-routes.ts';
+import { StickyRouting } from '../routing/sticky/sticky-routing.ts';
+import { InProcessResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -185,6 +188,9 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     settlements,
     reservations,
     telemetry,
+    sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes(), log),
+    responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
+    log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   };

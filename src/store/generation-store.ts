@@ -35,6 +35,8 @@ export interface GenerationRecord {
   xTitle: string | null;
   endUser: string | null;
   createdAt: string;
+  /** Served from the response cache (no upstream call); absent means false. */
+  cacheHit?: boolean;
 }
 
 /** Reads over generation records (usage statistics, the generation lookup). */
@@ -74,6 +76,7 @@ export class GenerationStore {
       latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
       attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
       httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+      cacheHit: r.cache_hit === 1n,
     };
   }
 }

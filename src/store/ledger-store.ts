@@ -34,7 +34,7 @@ export interface SettlementWriter {
 const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
   'endpoint_dialect', 'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason',
   'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning',
-  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at'];
+  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at', 'cache_hit'];
 
 /**
  * The ledger: every balance change is a row, and the account's balance column moves in
@@ -135,7 +135,7 @@ export class LedgerStore {
           r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
           r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
-          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt);
+          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt, r.cacheHit === true ? 1 : 0);
         // A record already settled (changes 0) is not counted twice.
         if (Number(written.changes) > 0) addToRollup(rollups, r);
       }

@@ -239,4 +239,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN limit_reset TEXT CHECK (limit_reset IN ('daily', 'weekly', 'monthly'));
     `,
   },
+  {
+    version: 7,
+    name: 'response cache hits',
+    sql: `
+      -- 1: the answer came from the response cache (no upstream call), billed per cache.hit_price.
+      ALTER TABLE generations ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

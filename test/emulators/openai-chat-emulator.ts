@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import {
   echoedHeaders, EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
 } from './emulator-http.ts';
+import { PromptPrefixCache } from './prompt-prefix-cache.ts';
 import { splitText } from './split-text.ts';
 import { countPrompt, loadCounter, type Counter } from './token-counter.ts';
 
@@ -109,11 +110,13 @@ export interface OpenAIChatEmulatorOptions {
    * four characters per token. A step's own `usage` still wins.
    */
   countWith?: 'o200k_base' | 'cl100k_base';
+  /** Report `cached_tokens` for prompt prefixes seen before (prompt-prefix-cache.ts) in default answers. */
+  promptCache?: boolean;
 }
 
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
-export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest>;
+export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest> & { readonly promptCache: PromptPrefixCache | null };
 
 const DONE = 'data: [DONE]\n\n';
 const ID_SLOT = '@@EMULATOR_ID@@';
@@ -132,7 +135,7 @@ interface Exchange {
 
 export async function startOpenAIChatEmulator(options: OpenAIChatEmulatorOptions = {}): Promise<OpenAIChatEmulator> {
   const counter = options.countWith === undefined ? null : await loadCounter(options.countWith);
-  const emulator = new Emulator(options.record ?? true, counter);
+  const emulator = new Emulator(options.record ?? true, counter, options.promptCache === true ? new PromptPrefixCache() : null);
   await emulator.listen();
   return emulator;
 }
@@ -148,9 +151,12 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   private arrived = 0;
   private readonly waitingForArrivals: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
 
-  constructor(record: boolean, count: Counter | null) {
+  readonly promptCache: PromptPrefixCache | null;
+
+  constructor(record: boolean, count: Counter | null, promptCache: PromptPrefixCache | null) {
     super({ record });
     this.count = count;
+    this.promptCache = promptCache;
   }
 
   get baseUrl(): string {
@@ -177,7 +183,11 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       headers: req.headers,
     };
     this.arrived++;
-    const step = this.nextStep();
+    let step = this.nextStep();
+    if (step === undefined && this.promptCache !== null) {
+      const text = `Hello from ${exchange.model}`;
+      step = { text, usage: { prompt_tokens: exchange.promptTokens, completion_tokens: Math.ceil(text.length / 4), cached_tokens: this.promptCache.read(body.messages) } };
+    }
     if (step !== undefined && step.fault === undefined && step.holdUntilRequests !== undefined && this.arrived < step.holdUntilRequests) {
       this.waitingForArrivals.push({ step, ex: exchange, res, until: step.holdUntilRequests });
     } else {

@@ -24,6 +24,7 @@ export function registerGenerationLookupRoute(app: FastifyInstance, services: Se
           created_at: row.createdAt,
           streamed: row.streamed,
           cancelled: row.cancelled,
+          cache_hit: row.cacheHit === true,
           status: row.status,
           error_code: row.errorCode,
           finish_reason: row.finishReason,

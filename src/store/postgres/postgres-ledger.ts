@@ -7,7 +7,7 @@ import { postgresUnavailable } from './postgres-pool.ts';
 const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
   'endpoint_dialect', 'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason',
   'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning',
-  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at'];
+  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at', 'cache_hit'];
 
 const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
   'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];
@@ -81,7 +81,7 @@ export class PostgresLedger {
           r.dialect, r.streamed, r.cancelled, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
           r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
           r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
-          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt]);
+          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt, r.cacheHit === true ? 1 : 0]);
         // A record already settled (no row written) is not counted twice.
         if ((written.rowCount ?? 0) > 0) addToRollup(rollups, r);
       }

@@ -234,4 +234,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN limit_reset TEXT CHECK (limit_reset IN ('daily', 'weekly', 'monthly'));
     `,
   },
+  {
+    version: 7,
+    name: 'response cache hits',
+    sql: `
+      ALTER TABLE generations ADD COLUMN cache_hit BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CanonicalRequest, Message } from '../../canonical/request.ts';
+import { DEFAULT_CACHE_TTL_MS, LONG_CACHE_TTL_MS, promptCacheKeys } from './prompt-cache-keys.ts';
+
+const text = (t: string, ttl?: string) => (ttl === undefined ? { type: 'text' as const, text: t } : { type: 'text' as const, text: t, cacheControl: { type: 'ephemeral' as const, ttl } });
+const sys: Message = { role: 'system', content: [text('You are terse.')] };
+const u = (t: string): Message => ({ role: 'user', content: [text(t)] });
+const a = (t: string): Message => ({ role: 'assistant', content: [text(t)] });
+
+function req(messages: Message[], extra: Partial<CanonicalRequest> = {}): CanonicalRequest {
+  return { models: [{ model: 'acme/m' }], messages, sampling: {}, stream: false, extra: {}, ...extra };
+}
+
+describe('promptCacheKeys', () => {
+  it('the key a turn is remembered under is among the next turn\'s lookups', () => {
+    const t1 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1')]));
+    const t2 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), u('q2')]));
+    const t3 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), u('q2'), a('r2'), u('q3')]));
+    assert.ok(t2.lookup.includes(t1.store));
+    assert.ok(t3.lookup.includes(t2.store));
+    assert.equal(t1.cacheable, false);
+    assert.equal(t1.ttlMs, DEFAULT_CACHE_TTL_MS);
+  });
+
+  it('without tools or system messages there is no shared head: two conversations share no key', () => {
+    const one = promptCacheKeys('acct', 'acme/m', req([u('first conversation')]));
+    const two = promptCacheKeys('acct', 'acme/m', req([u('second conversation')]));
+    for (const k of one.lookup) assert.ok(!two.lookup.includes(k));
+    assert.notEqual(one.store, two.store);
+    // The first turn is remembered under its whole prompt, which the next turn begins with.
+    const next = promptCacheKeys('acct', 'acme/m', req([u('first conversation'), a('r1'), u('q2')]));
+    assert.ok(next.lookup.includes(one.store));
+  });
+
+  it('never the same keys for two accounts or two models', () => {
+    const r = req([sys, u('q1')]);
+    const one = promptCacheKeys('acct-1', 'acme/m', r);
+    const two = promptCacheKeys('acct-2', 'acme/m', r);
+    const other = promptCacheKeys('acct-1', 'acme/n', r);
+    for (const k of one.lookup) {
+      assert.ok(!two.lookup.includes(k));
+      assert.ok(!other.lookup.includes(k));
+    }
+  });
+
+  it('cache_control: remembered up to the last breakpoint, markers ignored, a 1 h breakpoint makes the TTL 1 h', () => {
+    const marked: Message = { role: 'user', content: [text('q1', '1h')] };
+    const t1 = promptCacheKeys('acct', 'acme/m', req([sys, marked]));
+    assert.equal(t1.cacheable, true);
+    assert.equal(t1.ttlMs, LONG_CACHE_TTL_MS);
+    // Next turn the client moved its breakpoint to the new message: the old prefix still matches.
+    const t2 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), { role: 'user', content: [text('q2', '5m')] }]));
+    assert.ok(t2.lookup.includes(t1.store));
+    assert.equal(t2.ttlMs, DEFAULT_CACHE_TTL_MS);
+  });
+
+  it('prompt_cache_key: the key is that string, the same for every turn', () => {
+    const t1 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1')], { promptCacheKey: 'conv-1' }));
+    const t2 = promptCacheKeys('acct', 'acme/m', req([u('other')], { promptCacheKey: 'conv-1' }));
+    assert.deepEqual(t1.lookup, [t1.store]);
+    assert.equal(t1.store, t2.store);
+    assert.equal(t1.cacheable, true);
+  });
+
+  it('bounded: a long conversation looks up at most 33 prefixes, the head among them', () => {
+    const msgs: Message[] = [sys];
+    for (let i = 0; i < 100; i++) msgs.push(u(`q${i}`), a(`r${i}`));
+    const keys = promptCacheKeys('acct', 'acme/m', req(msgs));
+    assert.equal(keys.lookup.length, 33);
+    assert.equal(keys.lookup.at(-1), promptCacheKeys('acct', 'acme/m', req([sys, u('x')])).lookup.at(-1));
+  });
+});

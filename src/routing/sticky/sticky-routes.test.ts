@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import { InProcessStickyRoutes, type StickyRoutes } from './sticky-routes.ts';
+import { StickyRouting } from './sticky-routing.ts';
+
+describe('InProcessStickyRoutes', () => {
+  it('an entry lives its TTL, refreshed by each hit', async () => {
+    const clock = { now: 0 };
+    const routes = new InProcessStickyRoutes({ now: () => clock.now });
+    await routes.remember('k', 'a/m', 1000);
+    clock.now = 900;
+    assert.equal(await routes.find(['x', 'k'], 1000), 'a/m');
+    clock.now = 1800; // 900 after the hit: still there
+    assert.equal(await routes.find(['k'], 1000), 'a/m');
+    clock.now = 2900;
+    assert.equal(await routes.find(['k'], 1000), null);
+    assert.equal(routes.size, 0);
+  });
+
+  it('bounded: the least recently used entry goes first', async () => {
+    const routes = new InProcessStickyRoutes({ maxEntries: 2 });
+    await routes.remember('one', 'a/m', 60_000);
+    await routes.remember('two', 'b/m', 60_000);
+    assert.equal(await routes.find(['one'], 60_000), 'a/m');
+    await routes.remember('three', 'c/m', 60_000);
+    assert.equal(routes.size, 2);
+    assert.equal(await routes.find(['two'], 60_000), null);
+    assert.equal(await routes.find(['one'], 60_000), 'a/m');
+  });
+});
+
+describe('StickyRouting', () => {
+  const req: CanonicalRequest = { models: [{ model: 'acme/m' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], sampling: {}, stream: false, extra: {} };
+  const usage = { input: 10, cacheRead: 4, cacheWrite: 0, output: 1, reasoning: 0 };
+
+  it('a store that fails: the lookup finds nothing, the write is dropped, the log says so once', async () => {
+    const broken: StickyRoutes = {
+      find: () => Promise.reject(new Error('redis down')),
+      remember: () => Promise.reject(new Error('redis down')),
+    };
+    const logs: string[] = [];
+    const sticky = new StickyRouting(broken, (m) => logs.push(m));
+    const found = await sticky.lookup('acct', 'acme/m', req);
+    assert.equal(found.endpointId, null);
+    sticky.remember(found, 'a/m', usage);
+    await sticky.lookup('acct', 'acme/m', req);
+    assert.equal(logs.length, 1);
+    assert.match(logs[0]!, /sticky routing unavailable \(redis down\)/);
+  });
+
+  it('remembers only an answer that used the cache, or a request that asked for it', async () => {
+    const routes = new InProcessStickyRoutes();
+    const sticky = new StickyRouting(routes, () => {});
+    const found = await sticky.lookup('acct', 'acme/m', req);
+    sticky.remember(found, 'a/m', { ...usage, cacheRead: 0 });
+    assert.equal(routes.size, 0);
+    sticky.remember(found, 'a/m', usage);
+    assert.equal(routes.size, 1);
+    const keyed = await sticky.lookup('acct', 'acme/m', { ...req, promptCacheKey: 'k' });
+    sticky.remember(keyed, 'b/m', null);
+    assert.equal((await sticky.lookup('acct', 'acme/m', { ...req, promptCacheKey: 'k' })).endpointId, 'b/m');
+  });
+});
