@@ -9,7 +9,7 @@ describe('InProcessResponseCacheStore', () => {
     await store.set('k', 'answer', 500);
     clock.now = 499;
     assert.equal(await store.get('k'), 'answer');
-    clock.now = 500;
+    clock.now = 501; // past its TTL (an entry is fresh up to and including start + TTL)
     assert.equal(await store.get('k'), null);
     assert.equal(store.totalBytes, 0);
   });

@@ -1,59 +1,40 @@
+import { LRUCache } from 'lru-cache';
+
 /** Where cached answers are kept: key (a digest, response-cache-key.ts) → the answer's JSON. */
 export interface ResponseCacheStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
 }
 
-interface Entry {
-  value: string;
-  bytes: number;
-  expiresAt: number;
-}
-
 /**
- * In one process: a Map kept in least-recently-used order, bounded by the bytes of all its
- * values together (the oldest go first), each entry expiring after its TTL.
+ * In one process: lru-cache bounded by the bytes of all its values together (the least
+ * recently used go first; a value over the whole bound is not kept), each entry expiring
+ * after its TTL.
  */
 export class InProcessResponseCacheStore implements ResponseCacheStore {
-  private readonly entries = new Map<string, Entry>();
-  private readonly maxTotalBytes: number;
-  private readonly now: () => number;
-  private bytes = 0;
+  private readonly entries: LRUCache<string, string>;
 
   constructor(opts: { maxTotalBytes: number; now?: () => number }) {
-    this.maxTotalBytes = opts.maxTotalBytes;
-    this.now = opts.now ?? Date.now;
+    this.entries = new LRUCache<string, string>({
+      maxSize: opts.maxTotalBytes,
+      maxEntrySize: opts.maxTotalBytes,
+      sizeCalculation: (value) => Math.max(1, Buffer.byteLength(value)),
+      ttlAutopurge: false,
+      ttlResolution: 0,
+      ...(opts.now === undefined ? {} : { perf: { now: opts.now } }),
+    });
   }
 
   get totalBytes(): number {
-    return this.bytes;
+    this.entries.purgeStale();
+    return this.entries.calculatedSize;
   }
 
   async get(key: string): Promise<string | null> {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return null;
-    this.drop(key, entry);
-    if (entry.expiresAt <= this.now()) return null;
-    this.entries.set(key, entry);
-    this.bytes += entry.bytes;
-    return entry.value;
+    return this.entries.get(key) ?? null;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    const old = this.entries.get(key);
-    if (old !== undefined) this.drop(key, old);
-    const bytes = Buffer.byteLength(value);
-    if (bytes > this.maxTotalBytes) return;
-    this.entries.set(key, { value, bytes, expiresAt: this.now() + ttlMs });
-    this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.maxTotalBytes) break;
-      this.drop(k, e);
-    }
-  }
-
-  private drop(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.bytes -= entry.bytes;
+    this.entries.set(key, value, { ttl: ttlMs });
   }
 }

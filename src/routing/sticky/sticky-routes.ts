@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Where a conversation's prompt cache lives: prompt-cache key (prompt-cache-keys.ts) →
  * the endpoint id that served it. An optimization only: an implementation that cannot
@@ -10,50 +12,38 @@ export interface StickyRoutes {
   remember(key: string, endpointId: string, ttlMs: number): Promise<void>;
 }
 
-interface Entry {
-  endpointId: string;
-  expiresAt: number;
-}
-
 /**
- * In one process: a Map kept in least-recently-used order (a hit moves its entry to the
- * end), bounded to `maxEntries` (the oldest goes first), entries expiring after their TTL.
+ * In one process: lru-cache, bounded to `maxEntries` (the least recently used go first),
+ * each entry expiring after its TTL; a hit refreshes the entry with the caller's TTL.
  */
 export class InProcessStickyRoutes implements StickyRoutes {
-  private readonly entries = new Map<string, Entry>();
-  private readonly maxEntries: number;
-  private readonly now: () => number;
+  private readonly entries: LRUCache<string, string>;
 
   constructor(opts: { maxEntries?: number; now?: () => number } = {}) {
-    this.maxEntries = opts.maxEntries ?? 100_000;
-    this.now = opts.now ?? Date.now;
+    this.entries = new LRUCache<string, string>({
+      max: opts.maxEntries ?? 100_000,
+      ttlAutopurge: false,
+      ttlResolution: 0,
+      ...(opts.now === undefined ? {} : { perf: { now: opts.now } }),
+    });
   }
 
   get size(): number {
+    this.entries.purgeStale();
     return this.entries.size;
   }
 
   async find(keys: readonly string[], ttlMs: number): Promise<string | null> {
-    const now = this.now();
     for (const key of keys) {
-      const entry = this.entries.get(key);
-      if (entry === undefined) continue;
-      this.entries.delete(key);
-      if (entry.expiresAt <= now) continue;
-      entry.expiresAt = now + ttlMs;
-      this.entries.set(key, entry);
-      return entry.endpointId;
+      const endpointId = this.entries.get(key);
+      if (endpointId === undefined) continue;
+      this.entries.set(key, endpointId, { ttl: ttlMs });
+      return endpointId;
     }
     return null;
   }
 
   async remember(key: string, endpointId: string, ttlMs: number): Promise<void> {
-    this.entries.delete(key);
-    this.entries.set(key, { endpointId, expiresAt: this.now() + ttlMs });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
+    this.entries.set(key, endpointId, { ttl: ttlMs });
   }
 }
