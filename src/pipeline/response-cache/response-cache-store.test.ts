@@ -4,12 +4,12 @@ import { InProcessResponseCacheStore } from './response-cache-store.ts';
 
 describe('InProcessResponseCacheStore', () => {
   it('an entry lives its TTL', async () => {
-    const clock = { now: 0 };
+    const clock = { now: 10_000 };
     const store = new InProcessResponseCacheStore({ maxTotalBytes: 1000, now: () => clock.now });
     await store.set('k', 'answer', 500);
-    clock.now = 499;
+    clock.now = 10_499;
     assert.equal(await store.get('k'), 'answer');
-    clock.now = 501; // past its TTL (an entry is fresh up to and including start + TTL)
+    clock.now = 10_501; // past its TTL (an entry is fresh up to and including start + TTL)
     assert.equal(await store.get('k'), null);
     assert.equal(store.totalBytes, 0);
   });

@@ -6,14 +6,14 @@ import { StickyRouting } from './sticky-routing.ts';
 
 describe('InProcessStickyRoutes', () => {
   it('an entry lives its TTL, refreshed by each hit', async () => {
-    const clock = { now: 0 };
+    const clock = { now: 10_000 };
     const routes = new InProcessStickyRoutes({ now: () => clock.now });
     await routes.remember('k', 'a/m', 1000);
-    clock.now = 900;
+    clock.now = 10_900;
     assert.equal(await routes.find(['x', 'k'], 1000), 'a/m');
-    clock.now = 1800; // 900 after the hit: still there
+    clock.now = 11_800; // 900 after the hit: still there
     assert.equal(await routes.find(['k'], 1000), 'a/m');
-    clock.now = 2900;
+    clock.now = 12_900;
     assert.equal(await routes.find(['k'], 1000), null);
     assert.equal(routes.size, 0);
   });
