@@ -77,3 +77,9 @@ export async function startSwitchyard(upstreamOrigin: string, opts: { name?: str
     target: { name, origin: `http://127.0.0.1:${child.info.port}`, headers: { ...JSON_TYPE, authorization: `Bearer ${child.info.key}` }, model: GATEWAY_MODEL, pid: child.pid, proc: child.proc },
   };
 }
+
+/** Has the bench upstream end every stream it still holds (bench/upstream-server.ts); resolves once they are ended. */
+export async function releaseHeldStreams(upstreamOrigin: string): Promise<number> {
+  const res = await fetch(`${upstreamOrigin}/bench/release-holds`, { method: 'POST' });
+  return ((await res.json()) as { released: number }).released;
+}
