@@ -14,7 +14,8 @@
 //                 memory figure. POST /bench/release-holds ends every held stream now
 //                 (finish, usage, [DONE]) and answers {"released": n}: the bench calls it
 //                 once its held streams are measured, so that a gateway reading on for
-//                 their usage (billing) is not still carrying them into the next phase.
+//                 their usage (billing) gets it now, instead of aborting them all at the
+//                 end of its disconnect grace in the middle of the next phase.
 //
 // Prints {"port": N} on stdout once listening; exits when stdin closes (the parent died)
 // or on SIGTERM.

@@ -96,8 +96,8 @@ export async function openStreamsMemory(target: Target, n: number, maxWaitMs: nu
     ctrl.abort();
     await Promise.allSettled(requests);
     await pool.destroy();
-    // The upstream ends the streams it still holds (a gateway reads on for their usage):
-    // their settlement happens now, not in the middle of the next phase.
+    // The upstream ends the streams it still holds (a gateway reads on for their usage for a
+    // grace): they are settled now, not aborted at the end of the grace during the next phase.
     await releaseHeld?.();
   }
   await sleep(1500);

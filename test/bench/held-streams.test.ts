@@ -1,8 +1,9 @@
 // The open-streams phase of the bench leaves no work behind for the next phase: once its
 // clients have gone, the bench upstream (bench/upstream-server.ts) ends the streams it still
-// holds, so a switchyard reading on for their usage (billing) settles them then, not two
-// minutes later in the middle of the 1-connection latency phase (the 158-302 ms event-loop
-// stalls of the runs before: ~1000 held streams ending at once). Through real HTTP.
+// holds, so a switchyard reading on for their usage (billing) gets it and settles them then,
+// rather than aborting all of them at the end of its disconnect grace (10 s) and charging
+// each by estimate in the middle of the 1-connection latency phase (the 158-302 ms
+// event-loop stalls of the runs before). Through real HTTP.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
