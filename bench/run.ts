@@ -25,7 +25,7 @@ import { hasTaskset, isStopping, killAll, rssMb, setAffinity, stopChild, type Ch
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
 import { detailReport } from './lib/report.ts';
 import type { BenchResults, Measured, TargetResults } from './lib/results.ts';
-import { directTarget, NAMES, startBareProxy, startIdleProbe, startPortkey, startSwitchyard, startUpstream, type Target } from './lib/targets.ts';
+import { directTarget, NAMES, releaseHeldStreams, startBareProxy, startIdleProbe, startPortkey, startSwitchyard, startUpstream, type Target } from './lib/targets.ts';
 import { measureTelemetryInProcess } from './lib/telemetry-micro.ts';
 import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 import { workersPhase } from './lib/workers-phase.ts';
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     }
     await warmUp(t, 400);
     log(`opening ${opts.streams} held streams through ${t.name}...`);
-    const s = await openStreamsMemory(t, opts.streams, opts.streamsMaxWaitMs);
+    const s = await openStreamsMemory(t, opts.streams, opts.streamsMaxWaitMs, async () => void (await releaseHeldStreams(upstreamOrigin)));
     openStreams[t.name] = { ok: true, value: s };
     log(`  RSS before ${s.rssBeforeMb.toFixed(1)} MB; ${s.steps.map((x) => `${x.opened}/${x.requested} open: ${x.rssMb.toFixed(1)} MB`).join('; ')}`);
   }

@@ -11,7 +11,11 @@
 //                 PACE_MS (words are markers w1 w2 ...), so a client can time each chunk.
 //   bench-hold    streamed: role chunk and one word at once, then one word a second until
 //                 the client goes away (capped at HOLD_MAX_MS): open streams for the
-//                 memory figure.
+//                 memory figure. POST /bench/release-holds ends every held stream now
+//                 (finish, usage, [DONE]) and answers {"released": n}: the bench calls it
+//                 once its held streams are measured, so that a gateway reading on for
+//                 their usage (billing) gets it now, instead of aborting them all at the
+//                 end of its disconnect grace in the middle of the next phase.
 //
 // Prints {"port": N} on stdout once listening; exits when stdin closes (the parent died)
 // or on SIGTERM.
@@ -106,18 +110,23 @@ function instant(shape: Shape, res: ServerResponse): void {
  * (finish, usage, [DONE]) go together after the last word. `hold` repeats events[1]
  * until the client goes away.
  */
+/** How to end each held stream now (its tail events), until it ended. */
+const held = new Set<() => void>();
+
 function paced(res: ServerResponse, events: string[], first: number, tail: number, intervalMs: number, hold: boolean): void {
   res.writeHead(200, SSE_HEADERS);
   res.write(events.slice(0, first).join(''));
   let i = first;
   const started = Date.now();
+  const release = (): void => {
+    stop();
+    if (!res.destroyed) res.end(events.slice(-tail).join(''));
+  };
+  if (hold) held.add(release);
   const timer = setInterval(() => {
     if (res.destroyed) return stop();
     if (hold) {
-      if (Date.now() - started > HOLD_MAX_MS) {
-        res.end(events.slice(-tail).join(''));
-        return stop();
-      }
+      if (Date.now() - started > HOLD_MAX_MS) return release();
       res.write(events[1]!);
       return;
     }
@@ -127,11 +136,21 @@ function paced(res: ServerResponse, events: string[], first: number, tail: numbe
       stop();
     }
   }, intervalMs);
-  const stop = (): void => clearInterval(timer);
+  const stop = (): void => {
+    clearInterval(timer);
+    held.delete(release);
+  };
   res.on('close', stop);
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
+  if (req.method === 'POST' && req.url === '/bench/release-holds') {
+    const n = held.size;
+    for (const release of [...held]) release();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ released: n }));
+    return;
+  }
   if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end('{"error":{"message":"not found","type":"invalid_request_error"}}');

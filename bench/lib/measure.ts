@@ -36,9 +36,10 @@ const STALL_MS = 2000;
 /**
  * Opens streams that the upstream holds open (one small chunk a second) in two steps,
  * n/2 then n, waits after each until every stream has delivered its first chunk (or no
- * new one did for two seconds, or `maxWaitMs` passed), samples the server's RSS, and finally aborts them all.
+ * new one did for two seconds, or `maxWaitMs` passed), samples the server's RSS, and finally aborts them all
+ * and has the upstream end what it still holds (`releaseHeld`).
  */
-export async function openStreamsMemory(target: Target, n: number, maxWaitMs: number): Promise<OpenStreamsStats> {
+export async function openStreamsMemory(target: Target, n: number, maxWaitMs: number, releaseHeld?: () => Promise<void>): Promise<OpenStreamsStats> {
   await sleep(500);
   const rssBeforeMb = rssMb(target.pid);
   const pool = new Pool(target.origin, { connections: n, pipelining: 1, bodyTimeout: 0, headersTimeout: 0 });
@@ -95,6 +96,9 @@ export async function openStreamsMemory(target: Target, n: number, maxWaitMs: nu
     ctrl.abort();
     await Promise.allSettled(requests);
     await pool.destroy();
+    // The upstream ends the streams it still holds (a gateway reads on for their usage for a
+    // grace): they are settled now, not aborted at the end of the grace during the next phase.
+    await releaseHeld?.();
   }
   await sleep(1500);
   return { rssBeforeMb, steps, rssAfterMb: rssMb(target.pid), failed };

@@ -7,6 +7,17 @@
 // configurable and always run. Used by bench/gateway-server.ts and, through the real CLI,
 // by the workers phase (bench/lib/workers-phase.ts).
 
+import { readFileSync } from 'node:fs';
+
+/**
+ * The Node flags `npm start` (and the image) run the gateway with, read from package.json's
+ * start script, so the bench measures what operators run (today: --max-semi-space-size=16).
+ */
+export const GATEWAY_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.match(/--max-semi-space-size=\d+/g) ?? [];
+})();
+
 export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';
 export const UPSTREAM_KEY = 'upstream-secret';
 /** The tier the benchmark's account is on. */

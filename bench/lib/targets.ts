@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from './processes.ts';
 import { GATEWAY_MODEL, UPSTREAM_MODEL } from './scenarios.ts';
-import { UPSTREAM_KEY } from './switchyard-config.ts';
+import { GATEWAY_NODE_FLAGS, UPSTREAM_KEY } from './switchyard-config.ts';
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = ['--import', join(BENCH, 'loop-delay-preload.ts')];
@@ -63,11 +63,12 @@ export async function startPortkey(upstreamOrigin: string): Promise<{ child: Chi
   };
 }
 
-/** switchyard through its real composition root (bench/gateway-server.ts); `telemetry` as BENCH_TELEMETRY. */
+/** switchyard through its real composition root (bench/gateway-server.ts), with `npm start`'s Node flags; `telemetry` as BENCH_TELEMETRY. */
 export async function startSwitchyard(upstreamOrigin: string, opts: { name?: string; telemetry?: 'on' | 'off'; nodeArgs?: string[] } = {}): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
   const name = opts.name ?? NAMES.switchyard;
   const child = await startChild<{ port: number; key: string }>(name, join(BENCH, 'gateway-server.ts'), [`${upstreamOrigin}/v1`], {
-    nodeArgs: [...PRELOAD, ...(opts.nodeArgs ?? [])],
+    // Started as `npm start` starts it (its young-generation flag), so its memory and pauses are what operators see.
+    nodeArgs: [...GATEWAY_NODE_FLAGS, ...PRELOAD, ...(opts.nodeArgs ?? [])],
     ipc: true,
     env: { BENCH_TELEMETRY: opts.telemetry ?? 'on' },
   });
@@ -75,4 +76,10 @@ export async function startSwitchyard(upstreamOrigin: string, opts: { name?: str
     child,
     target: { name, origin: `http://127.0.0.1:${child.info.port}`, headers: { ...JSON_TYPE, authorization: `Bearer ${child.info.key}` }, model: GATEWAY_MODEL, pid: child.pid, proc: child.proc },
   };
+}
+
+/** Has the bench upstream end every stream it still holds (bench/upstream-server.ts); resolves once they are ended. */
+export async function releaseHeldStreams(upstreamOrigin: string): Promise<number> {
+  const res = await fetch(`${upstreamOrigin}/bench/release-holds`, { method: 'POST' });
+  return ((await res.json()) as { released: number }).released;
 }

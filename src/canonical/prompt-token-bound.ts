@@ -133,6 +133,23 @@ export function chargedPromptTokens(req: CanonicalRequest): number {
   return measureRequest(req, CHARGE_ESTIMATE);
 }
 
+/**
+ * `chargedPromptTokens` in two parts, for a caller that counts the texts elsewhere (a
+ * tokenizer thread): everything but the texts (framing, media), and the texts to count
+ * with o200k_base. Their sum is `chargedPromptTokens(req)`.
+ */
+export function chargedPromptParts(req: CanonicalRequest): { fixed: number; texts: string[] } {
+  const texts: string[] = [];
+  const fixed = measureRequest(req, {
+    ...CHARGE_ESTIMATE,
+    text: (text) => {
+      if (text.length > 0) texts.push(text);
+      return 0;
+    },
+  });
+  return { fixed, texts };
+}
+
 /** The output tokens charged for text the upstream produced but did not count. */
 export function chargedTextTokens(text: string): number {
   return countTokens(text, 'o200k_base');

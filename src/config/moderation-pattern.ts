@@ -27,3 +27,19 @@ export function findPattern(pattern: ModerationPattern, text: string): number {
   const m = pattern.regex.matcher(text);
   return m.find() ? m.start() : -1;
 }
+
+/**
+ * Every pattern as one alternation (each in its own group, so inline flags stay scoped),
+ * compiled once: a text it does not match matches none of them, so a clear text is read
+ * once instead of once per pattern. Null when there is nothing to combine or RE2 refuses
+ * the combination (e.g. a name given to two groups): callers then try each pattern.
+ */
+export function combineModerationPatterns(patterns: readonly ModerationPattern[]): ModerationPattern | null {
+  if (patterns.length < 2) return null;
+  const source = patterns.map((p) => `(?:${p.source})`).join('|');
+  try {
+    return { source, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
+  } catch {
+    return null;
+  }
+}

@@ -236,7 +236,7 @@ export class GenerationPipeline {
     if (client?.left === true) execution.cancelled = true;
     let usage = tracking.usage;
     if (usage === null && served !== null) {
-      usage = estimateUsage(admitted.req, served, tracking);
+      usage = await estimateUsage(admitted.req, served, tracking);
       // The answer reports the tokens it is charged for, like any upstream usage.
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }

@@ -5,6 +5,7 @@
 // OpenAI-format upstream emulator. Not timed.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Client } from 'undici';
 import { killAll, stopChild } from '../../bench/lib/processes.ts';
@@ -64,4 +65,12 @@ test('settlement is on: the answer\'s charge is in the account\'s generation rec
   const record = await call(switchyard.target, `/api/v1/generation?id=${encodeURIComponent(res.json.id)}`);
   assert.equal(record.status, 200, JSON.stringify(record.json));
   assert.ok(Number(record.json.data.total_cost) > 0, JSON.stringify(record.json));
+});
+
+test('the bench starts switchyard with the Node flags `npm start` runs it with (its young-generation size)', async () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const flag = /--max-semi-space-size=\d+/.exec(pkg.scripts.start)?.[0];
+  assert.ok(flag !== undefined, `npm start sets the semi-space size: ${pkg.scripts.start}`);
+  const argv = readFileSync(`/proc/${switchyard.target.pid}/cmdline`, 'utf8').split('\0');
+  assert.ok(argv.includes(flag), `the bench's switchyard runs with ${flag}: ${argv.join(' ')}`);
 });

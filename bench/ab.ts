@@ -1,0 +1,69 @@
+// Same-minute A/B of switchyard's CPU per response: node bench/ab.ts <root A> <root B> [--stream] [--rounds N] [--seconds S]
+//
+// Each root is a checkout of the project (e.g. this worktree and a `git archive` of the commit
+// before a change, with node_modules linked); its bench/gateway-server.ts is started in front of
+// one upstream, both pinned to CPU 1 (the upstream to CPU 0) when taskset is there, and they take
+// turns at saturation (64 connections), alternating which goes first. The figure is the server's
+// CPU µs per response, cheapest slice and mean, as in `npm run bench` (docs/benchmarks.md).
+
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { checkTarget, warmUp } from './lib/measure.ts';
+import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
+import { GATEWAY_MODEL } from './lib/scenarios.ts';
+import { GATEWAY_NODE_FLAGS } from './lib/switchyard-config.ts';
+import type { Target } from './lib/targets.ts';
+import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { stream: { type: 'boolean' }, rounds: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
+});
+if (positionals.length < 2) {
+  process.stderr.write('usage: node bench/ab.ts <root A> <root B> [--stream] [--rounds N] [--seconds S]\n');
+  process.exit(2);
+}
+const roots = positionals.map((p) => resolve(p));
+const stream = flags.stream === true;
+const rounds = Number(flags.rounds ?? 4);
+const seconds = Number(flags.seconds ?? 3);
+const connections = Number(flags.connections ?? 64);
+const log = (m: string): void => void process.stderr.write(`${m}\n`);
+
+try {
+  const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
+  const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
+  const children = await Promise.all(roots.map((root, i) =>
+    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...GATEWAY_NODE_FLAGS] })));
+  const targets: Target[] = children.map((c, i) => ({
+    name: `${String.fromCharCode(65 + i)} ${roots[i]}`,
+    origin: `http://127.0.0.1:${c.info.port}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${c.info.key}` },
+    model: GATEWAY_MODEL,
+    pid: c.pid,
+  }));
+  if (hasTaskset()) {
+    setAffinity(upstream.pid, '0');
+    for (const t of targets) setAffinity(t.pid, '1');
+  }
+  for (const t of targets) {
+    const bad = await checkTarget(t, stream);
+    if (bad !== null) throw new Error(bad);
+    await warmUp(t, 500);
+    await saturate(t, stream, connections, 2);
+  }
+  const slices = new Map<string, ThroughputSlice[]>(targets.map((t) => [t.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const t of r % 2 === 0 ? targets : [...targets].reverse()) slices.get(t.name)!.push(await throughputSlice(t, { stream, connections, seconds, upstreamPid: upstream.pid }));
+  }
+  log(`${stream ? 'streamed' : 'non-streamed'}, ${rounds} × ${seconds} s, ${connections} connections: CPU µs per response (cheapest / mean), best req/s`);
+  for (const t of targets) {
+    const s = throughputStats(slices.get(t.name)!);
+    log(`  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   failed ${s.failures}`);
+  }
+  await Promise.all([...children.map((c) => stopChild(c)), stopChild(upstream)]);
+} finally {
+  killAll();
+}
