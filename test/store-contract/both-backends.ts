@@ -48,6 +48,13 @@ export function contractCase(name: string, fn: (s: Stores) => Promise<unknown>):
       return;
     }
     const postgres = await withPostgres(fn);
-    assert.deepEqual(postgres, sqlite);
+    assert.deepEqual(plain(postgres), plain(sqlite));
   });
+}
+
+/** Rows as plain objects (SQLite's rows have a null prototype), values untouched. */
+function plain(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
 }
