@@ -66,7 +66,7 @@ export async function runServe(values: { config?: string; host?: string; port?: 
 
   let starter;
   try {
-    starter = bootstrapOperator(services.accounts, services.accountService, {
+    starter = await bootstrapOperator(services.accounts, services.accountService, {
       creditsUsd: config.bootstrap.credits,
       defaultModel: services.catalog.models[0]?.id ?? null,
     });
@@ -128,7 +128,7 @@ function reloadConfig(services: Services, values: { config?: string; host?: stri
  */
 async function createServicesWhenFree(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   try {
-    return createServices(config, opts);
+    return await createServices(config, opts);
   } catch (err) {
     if (!(err instanceof ServeLeaseHeld)) throw err;
     const waitMs = Math.min(Math.max(0, err.holder.expiresAt - Date.now()), LEASE_TTL_MS) + 50;
@@ -151,7 +151,7 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const lines = [
     `switchyard listening on ${address}`,
-    `database: ${config.database.path}`,
+    `database: ${services.backends.kind === 'fleet' ? 'Postgres (DATABASE_URL), with Redis' : config.database.path}`,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
   ];
   if (starter !== null) {

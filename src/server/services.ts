@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Authenticator } from '../auth/authenticate.ts';
+import { Authenticator, type AuthContext } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
 import { SettlementQueue } from '../billing/settlement-queue.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -13,10 +13,12 @@ import { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
-import { AccountStore } from '../store/account-store.ts';
-import { GenerationStore } from '../store/generation-store.ts';
-import { LedgerStore } from '../store/ledger-store.ts';
-import { openDatabase, startWalCheckpoints } from '../store/open-database.ts';
+import { startWalCheckpoints } from '../store/open-database.ts';
+import { openSqliteStores } from '../store/sqlite-stores.ts';
+import { openPostgresStores } from '../store/postgres/postgres-stores.ts';
+import type { AccountRepository, GenerationRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
+import { selectBackends, type Backends } from '../shared/select-backends.ts';
+import { AuthFedSpendStates, PendingSettlementsLedger } from './fleet-interim-adapters.ts';
 import { ExternalChangeWatcher } from '../store/external-change-watcher.ts';
 import { ServeLock } from '../store/serve-lock.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
@@ -25,7 +27,6 @@ import { CreditReservations } from '../billing/credit-reservations.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
-import { writeReloadStatus } from '../store/reload-status.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
@@ -43,10 +44,15 @@ import { buildInfo } from '../config/build-info.ts';
  */
 export interface Services {
   readonly config: GatewayConfig;
-  db: DatabaseSync;
-  accounts: AccountStore;
-  ledger: LedgerStore;
-  generations: GenerationStore;
+  /** The durable records: SQLite, or Postgres in a fleet (store/store-contract.ts). */
+  stores: Stores;
+  /** Which stores: `sqlite` (one process), or `fleet` (Postgres and Redis). */
+  backends: Backends;
+  /** The SQLite database under the stores (tests, SQLite-only tools); throws in a fleet, which has none. */
+  readonly db: DatabaseSync;
+  accounts: AccountRepository;
+  ledger: LedgerRepository;
+  generations: GenerationRepository;
   accountService: AccountService;
   /** The tiers in force: one map, updated in place by a reload. */
   tiers: TierTable;
@@ -72,7 +78,7 @@ export interface Services {
   readonly lastReload: ReloadResult | null;
   /** Model calls running; draining once a graceful stop began. */
   inFlight: InFlight;
-  /** False once the database's serve lease is lost. */
+  /** False once the database's serve lease is lost (always true in a fleet: no lease, instances are many). */
   readonly leaseHeld: boolean;
   /** Why the database refused the last lease renewal (a write, every second), or null. */
   readonly databaseWriteError: string | null;
@@ -104,39 +110,84 @@ export interface ServiceOptions {
   logDestination?: DestinationStream;
 }
 
-/** Opens the database and builds the stores only (what the CLI's account commands need). */
-export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'> {
-  const db = openDatabase(config.database.path);
-  const accounts = new AccountStore(db);
-  const ledger = new LedgerStore(db);
+export type OpenedStores = Pick<Services, 'stores' | 'backends' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'>;
+
+/**
+ * Opens the database the config and env select (selectBackends: SQLite, or Postgres with
+ * its migrations run under the advisory lock) and builds the stores only (what the CLI's
+ * account commands need). Close with `stores.close()`.
+ */
+export async function openStores(config: GatewayConfig, env: Record<string, string | undefined> = process.env): Promise<OpenedStores> {
+  const backends = selectBackends(env, { ...(config.database.url === undefined ? {} : { databaseUrl: config.database.url }), ...(config.redis.url === undefined ? {} : { redisUrl: config.redis.url }) });
+  const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await openPostgresStores(backends.databaseUrl);
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
-  return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger, tiers), tiers };
+  return {
+    stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
+    accountService: new AccountService(stores, tiers), tiers,
+  };
+}
+
+/** What differs between one process on SQLite and a fleet on Postgres: the lease, the ledger of the queue, the holds' source. */
+interface EngineParts {
+  lock: { readonly held: boolean; readonly lastWriteError: string | null; release(): void };
+  settlementLedger: ConstructorParameters<typeof SettlementQueue>[0];
+  holdStore: ReservationStore;
+  watcher: ExternalChangeWatcher | null;
+  spendStates: AuthFedSpendStates | null;
+  pending: PendingSettlementsLedger | null;
+  stopCheckpoints: () => void;
+}
+
+function engineParts(opened: OpenedStores, config: GatewayConfig, opts: ServiceOptions, log: (m: string) => void): EngineParts {
+  const stores = opened.stores;
+  if (stores.engine === 'sqlite') {
+    const { db, sync } = stores as ReturnType<typeof openSqliteStores>;
+    const lock = ServeLock.acquire(db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
+    return {
+      lock, settlementLedger: sync.ledger, holdStore: new ReservationStore(db), watcher: new ExternalChangeWatcher(db),
+      spendStates: null, pending: null, stopCheckpoints: startWalCheckpoints(db),
+    };
+  }
+  const pg = stores as Awaited<ReturnType<typeof openPostgresStores>>;
+  // TODO(settlement), TODO(holds): interim adapters, see fleet-interim-adapters.ts.
+  const pending = new PendingSettlementsLedger((holds, batch) => pg.settlements.settle(holds, batch), log);
+  const spendStates = new AuthFedSpendStates();
+  return {
+    lock: { held: true, lastWriteError: null, release() {} },
+    settlementLedger: pending,
+    holdStore: spendStates as unknown as ReservationStore,
+    watcher: null,
+    spendStates,
+    pending,
+    stopCheckpoints: () => {},
+  };
 }
 
 /** How long a credit hold may outlive its request's deadline before it counts as stale. */
 const HOLD_GRACE_MS = 60_000;
 
-export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
+export async function createServices(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   const adapters = builtinAdapters();
   // The catalog first: a config mistake stops the start before any file is created.
   const firstCatalog = buildCatalog(config, opts.env, adapters);
-  const stores = openStores(config);
-  let lock: ServeLock;
-  try {
-    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
-  } catch (err) {
-    stores.db.close();
-    throw err;
-  }
+  const stores = await openStores(config, opts.env);
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
-  const settlements = new SettlementQueue(stores.ledger, { log });
+  let engine: EngineParts;
+  try {
+    engine = engineParts(stores, config, opts, log);
+  } catch (err) {
+    await stores.stores.close();
+    throw err;
+  }
+  const { lock, watcher } = engine;
+  const settlements = new SettlementQueue(engine.settlementLedger, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
   const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
   const upstream = new UpstreamClient({ observer: telemetry });
-  const reservations = new CreditReservations(new ReservationStore(stores.db), settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
+  const reservations = new CreditReservations(engine.holdStore, settlements, { holdMs: config.timeouts.requestMs + HOLD_GRACE_MS });
   const shared: SharedState = {
     env: opts.env,
     adapters,
@@ -154,7 +205,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     current = buildGeneration(config, shared, 1, firstCatalog);
   } catch (err) {
     lock.release();
-    stores.db.close();
+    await stores.stores.close();
     throw err;
   }
   // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
@@ -167,22 +218,27 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     if (!settlements.failing) sweepStaleHolds(reservations, log);
   }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
-  const stopCheckpoints = startWalCheckpoints(stores.db);
+  const stopCheckpoints = engine.stopCheckpoints;
   // Account and key changes drop the caches at once, whether made here or by another
-  // process on the same database (the operator CLI).
-  const watcher = new ExternalChangeWatcher(stores.db);
-  const sessions = new SessionStore(stores.db);
-  const auth = new Authenticator(stores.accounts, { watcher, sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
+  // process on the same database (the operator CLI: SQLite's data_version; in a fleet,
+  // the Redis invalidation bus, wired by its own work).
+  const sessions = new SessionStore(stores.stores.sessions);
+  const auth = new Authenticator(stores.accounts, {
+    ...(watcher === null ? {} : { watcher }),
+    sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) },
+    ...(engine.spendStates === null ? {} : { onLoaded: (hash: string, ctx: AuthContext | null) => engine.spendStates!.remember(hash, ctx) }),
+  });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
   };
   stores.accountService.onChange(dropCaches);
-  watcher.onChange(dropCaches);
+  watcher?.onChange(dropCaches);
 
   let attempts = 0;
   let lastReload: ReloadResult | null = null;
-  writeReloadStatus(stores.db, { pid: process.pid, attempt: 0, generation: 1, ok: true, error: null, at: current.loadedAt });
+  // Best effort, not awaited: a refused write loses only this report.
+  void stores.stores.reloadStatus.write({ pid: process.pid, attempt: 0, generation: 1, ok: true, error: null, at: current.loadedAt });
   const reload = (load: () => GatewayConfig): ReloadResult => {
     attempts += 1;
     const at = new Date().toISOString();
@@ -205,7 +261,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       result = { ok: false, attempt: attempts, generation: current.generation, at, error: current.scrubber.text((err as Error).message) };
     }
     lastReload = result;
-    writeReloadStatus(stores.db, {
+    void stores.stores.reloadStatus.write({
       pid: process.pid,
       attempt: result.attempt,
       generation: result.generation,
@@ -221,6 +277,10 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       return current.config;
     },
     ...stores,
+    get db(): DatabaseSync {
+      if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
+      return (stores.stores as ReturnType<typeof openSqliteStores>).db;
+    },
     auth,
     get catalog() {
       return current.catalog;
@@ -263,10 +323,11 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       clearInterval(sweep);
       stopCheckpoints();
       settlements.close();
+      await engine.pending?.idle();
       await upstream.close();
       await telemetry.tracing?.shutdown();
       lock.release();
-      stores.db.close();
+      await stores.stores.close();
     },
   };
 }

@@ -61,20 +61,20 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const config = loadConfig({ path: configPath, env });
   config.server = { ...config.server, host: '127.0.0.1', port: 0 };
   opts.tweak?.(config);
-  const services = createServices(config, {
+  const services = await createServices(config, {
     env,
     log: opts.log ?? (() => {}),
     random: opts.random ?? seededRandom(1),
     logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
   });
-  const account = services.accountService.createAccount({
+  const account = await services.accountService.createAccount({
     name: 'test account',
     type: 'user',
     tier: 'tier2',
     creditsUsd: opts.credits ?? '100',
   });
-  const { key, record } = services.accountService.createKey({ accountId: account.id, name: 'test key' });
+  const { key, record } = await services.accountService.createKey({ accountId: account.id, name: 'test key' });
   const app = buildApp(services);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;

@@ -15,10 +15,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
   app.get(`${prefix}/admin/keys`, {
     schema: routeSchema({ summary: 'List keys (of one account, or all)', tags, query: { account: 'An account id.' }, response: '{data: [key]}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const account = queryOf(request).account;
     if (account !== undefined && account !== '') await findAccount(services, account);
-    return { data: services.accounts.listKeys(account === '' ? undefined : account).map(adminKeyView) };
+    return { data: (await services.accounts.listKeys(account === '' ? undefined : account)).map(adminKeyView) };
   });
 
   app.post(`${prefix}/admin/accounts/:id/keys`, {
@@ -30,7 +30,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
         expires_at: { type: ['string', 'null'], format: 'date-time' } } },
     }),
   }, async (request, reply) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
     const kind = body.kind ?? 'api';
@@ -39,11 +39,11 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }
     const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
     const expiresAt = optionalString(body, 'expires_at') ?? null;
-    const created = services.accounts.inTransaction(() => {
-      const out = asBadRequest(() => services.accountService.createKey({
+    const created = await services.stores.transaction(async (tx) => {
+      const out = await asBadRequest(() => services.accountService.within(tx).createKey({
         accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, expiresAt, management: kind === 'management',
       }));
-      stores.audit.record(actorOf(auth), 'key.create', out.record.hash, { account_id: account.id, label: out.record.label, kind, limit, expires_at: expiresAt }, new Date().toISOString());
+      await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, { account_id: account.id, label: out.record.label, kind, limit, expires_at: expiresAt }, new Date().toISOString());
       return out;
     });
     reply.code(201);
@@ -56,17 +56,18 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       response: '{data: key}', body: { type: 'object', required: ['disabled'], properties: { disabled: { type: 'boolean' } } },
     }),
   }, async (request) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const hash = paramsOf(request).hash!;
-    const key = services.accounts.getKey(hash);
+    const key = await services.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
     if (typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
     const disabled = body.disabled;
-    const updated = services.accounts.inTransaction(() => {
-      const out = disabled ? services.accountService.revokeKey(key.hash) : services.accountService.enableKey(key.hash);
-      stores.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, new Date().toISOString());
+    const updated = await services.stores.transaction(async (tx) => {
+      const service = services.accountService.within(tx);
+      const out = disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash);
+      await tx.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, new Date().toISOString());
       return out!;
     });
     services.reservations.forget(key.hash);
