@@ -64,6 +64,12 @@ export interface Services {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   upstream: UpstreamClient;
   settlements: SettlementQueue;
+  /**
+   * Resolves once every settlement batch the queue has handed to the database is written:
+   * at once on SQLite (its writes are synchronous); in a fleet, the interim adapter's
+   * pending Postgres writes (server/fleet-interim-adapters.ts).
+   */
+  settled(): Promise<void>;
   reservations: CreditReservations;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
@@ -292,6 +298,9 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     adapters,
     upstream,
     settlements,
+    settled: async () => {
+      await engine.pending?.idle();
+    },
     reservations,
     health,
     breakers,
