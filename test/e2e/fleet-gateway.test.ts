@@ -69,6 +69,22 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(usdToNanos(account.json.data.balance_usd), usdToNanos('2.5') - usdToNanos(cost));
   });
 
+  test('the dashboard signs in on Postgres sessions, and disabling the key ends its session', async () => {
+    const admin = await createAdminKey(gw, 'ops-dash');
+    const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dash', management: true });
+    const signIn = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: mgmt.key }),
+    });
+    assert.equal(signIn.status, 200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const session = async () => (await (await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie } })).json()) as { signed_in: boolean };
+    assert.equal((await session()).signed_in, true);
+    const usage = await fetch(`${gw.origin}/api/v1/usage`, { headers: { cookie } });
+    assert.equal(usage.status, 200);
+    assert.equal((await call('PATCH', `${gw.origin}/api/v1/admin/keys/${mgmt.record.hash}`, admin.key, { disabled: true })).status, 200);
+    assert.equal((await session()).signed_in, false);
+  });
+
   test('the CLI works on the same Postgres: credits added there show in the admin API', async () => {
     const admin = await createAdminKey(gw, 'ops-cli');
     const api = `${gw.origin}/api/v1/admin`;
