@@ -66,8 +66,9 @@ export class PgExecutor {
       client.release();
       return out;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      client.release(true); // a broken connection is not put back
+      const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+      // A broken connection is not put back; one that only ran a failing statement is.
+      client.release(!rolledBack);
       throw postgresUnavailable(err);
     }
   }
