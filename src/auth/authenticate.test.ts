@@ -107,3 +107,17 @@ test('extractBearer takes the key from "Bearer <key>", any case, and nothing els
   assert.equal(extractBearer('Bearer'), undefined);
   assert.equal(extractBearer(undefined), undefined);
 });
+
+test('a lookup that an invalidation overtakes is not cached (the next request reads the store again)', async () => {
+  const s = setup();
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => { release = r; });
+  const slow = { ...s.repo, getKey: async (hash: string) => { const key = await s.repo.getKey(hash); await gate; return key; } };
+  const auth = new Authenticator(slow, { ttlMs: 60_000, now: () => s.clock.now });
+  const first = auth.authenticate(KEY);
+  auth.invalidate(hashApiKey(KEY)); // e.g. the key was revoked while the lookup ran
+  release();
+  await first;
+  await auth.authenticate(KEY);
+  assert.equal(s.lookups(), 2);
+});
