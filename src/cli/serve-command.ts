@@ -66,10 +66,11 @@ export async function runServe(values: { config?: string; host?: string; port?: 
 
   let starter;
   try {
-    starter = await bootstrapOperator(services.accounts, services.accountService, {
+    // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
+    starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
       creditsUsd: config.bootstrap.credits,
       defaultModel: services.catalog.models[0]?.id ?? null,
-    });
+    }));
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
     return 1;

@@ -67,12 +67,14 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       queue = run.catch(() => {});
       return run;
     },
+    // BEGIN IMMEDIATE takes the database's write lock: other processes' wait (busy_timeout).
+    exclusive: (_lock, fn) => stores.transaction(fn),
     async close() {
       db.close();
     },
   };
   // Inside a transaction, the same repositories; a nested transaction joins the open one.
-  const joined: SqliteStores = { ...stores, transaction: (fn) => fn(joined) };
+  const joined: SqliteStores = { ...stores, transaction: (fn) => fn(joined), exclusive: (_lock, fn) => fn(joined) };
   return stores;
 }
 

@@ -127,5 +127,11 @@ export interface Stores {
    * or not at all. Inside a transaction, `tx.transaction` joins it.
    */
   transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T>;
+  /**
+   * A transaction that no other `exclusive` call with the same `lock` runs beside, in any
+   * process on this database (a check-then-create, such as the operator account created on
+   * the first start, which several instances of a fleet may attempt at once).
+   */
+  exclusive<T>(lock: string, fn: (tx: Stores) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -96,3 +96,15 @@ contractCase('transactions: all or nothing, and a nested one joins the open one'
   assert.equal((await s.accounts.getAccount('acct_a'))?.name, 'kept');
   return { balance };
 });
+
+contractCase('exclusive: concurrent check-then-create calls run one at a time (one operator account, not three)', async (s) => {
+  const createOnce = (n: number) => s.exclusive('bootstrap-operator', async (tx) => {
+    if (await tx.accounts.countAccounts() > 0) return false;
+    await tx.accounts.createAccount({ id: `acct_op${n}`, name: 'operator', accountType: 'organization', tier: 'enterprise', defaultModel: null, now: T0 });
+    return true;
+  });
+  const made = await Promise.all([createOnce(1), createOnce(2), createOnce(3)]);
+  assert.equal(made.filter(Boolean).length, 1);
+  assert.equal(await s.accounts.countAccounts(), 1);
+  return made.filter(Boolean).length;
+});
