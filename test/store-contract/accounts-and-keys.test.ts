@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { contractCase } from './both-backends.ts';
 import type { Stores } from '../../src/store/store-contract.ts';
+import type { PostgresStores } from '../../src/store/postgres/postgres-stores.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
@@ -97,14 +98,35 @@ contractCase('transactions: all or nothing, and a nested one joins the open one'
   return { balance };
 });
 
-contractCase('exclusive: concurrent check-then-create calls run one at a time (one operator account, not three)', async (s) => {
-  const createOnce = (n: number) => s.exclusive('bootstrap-operator', async (tx) => {
-    if (await tx.accounts.countAccounts() > 0) return false;
-    await tx.accounts.createAccount({ id: `acct_op${n}`, name: 'operator', accountType: 'organization', tier: 'enterprise', defaultModel: null, now: T0 });
+contractCase('exclusive: a second check-then-create waits for the first to commit (one operator account, not two)', async (s) => {
+  const createIfNone = async (tx: Stores, id: string, counted: () => void, gate: Promise<void>): Promise<boolean> => {
+    const n = await tx.accounts.countAccounts();
+    counted();
+    await gate;
+    if (n > 0) return false;
+    await tx.accounts.createAccount({ id, name: 'operator', accountType: 'organization', tier: 'enterprise', defaultModel: null, now: T0 });
     return true;
-  });
-  const made = await Promise.all([createOnce(1), createOnce(2), createOnce(3)]);
-  assert.equal(made.filter(Boolean).length, 1);
+  };
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  let firstCounted!: () => void;
+  const firstHasCounted = new Promise<void>((r) => { firstCounted = r; });
+  let secondCounted = false;
+  const first = s.exclusive('bootstrap-operator', (tx) => createIfNone(tx, 'acct_op1', firstCounted, gate));
+  await firstHasCounted;
+  const second = s.exclusive('bootstrap-operator', (tx) => createIfNone(tx, 'acct_op2', () => { secondCounted = true; }, Promise.resolve()));
+  // The first goes on once the second has either counted too (no exclusion) or is waiting for the lock.
+  if (s.engine === 'postgres') {
+    const pool = (s as PostgresStores).pool;
+    for (;;) {
+      if (secondCounted) break;
+      const waiting = await pool.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+      if (waiting.rows[0].n > 0) break;
+    }
+  }
+  release();
+  const made = await Promise.all([first, second]);
+  assert.deepEqual(made, [true, false]);
   assert.equal(await s.accounts.countAccounts(), 1);
-  return made.filter(Boolean).length;
+  return made;
 });
