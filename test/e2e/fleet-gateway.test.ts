@@ -96,5 +96,9 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(mine.balance, JSON.parse(added.out).balance);
     const shown = await call('GET', `${api}/accounts/${gw.accountId}`, admin.key);
     assert.equal(shown.json.data.balance_usd, mine.balance);
+    // `reload` finds a gateway through SQLite's serve lease: on Postgres it says what to do instead.
+    const reload = runCliWithEnv(gw.dir, env, 'reload');
+    assert.equal(reload.code, 1);
+    assert.match(reload.err, /fleet on Postgres has none: send SIGHUP to each gateway instance/);
   });
 });
