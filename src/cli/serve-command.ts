@@ -91,10 +91,11 @@ export async function runServe(values: ServeValues): Promise<number> {
 
   let starter;
   try {
-    starter = bootstrapOperator(services.accounts, services.accountService, {
+    // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
+    starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
       creditsUsd: config.bootstrap.credits,
       defaultModel: services.catalog.models[0]?.id ?? null,
-    });
+    }));
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
     return 1;
@@ -193,7 +194,7 @@ function reloadConfig(services: Services, values: ServeValues): void {
  */
 async function createServicesWhenFree(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   try {
-    return createServices(config, opts);
+    return await createServices(config, opts);
   } catch (err) {
     if (!(err instanceof ServeLeaseHeld)) throw err;
     const waitMs = Math.min(Math.max(0, err.holder.expiresAt - Date.now()), LEASE_TTL_MS) + 50;
@@ -216,7 +217,7 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const lines = [
     `switchyard listening on ${address}${workerSlot === null ? '' : ` (worker ${workerSlot} of ${process.env.SWITCHYARD_WORKER_COUNT ?? '?'}, pid ${process.pid})`}`,
-    `database: ${config.database.path}`,
+    `database: ${services.backends.kind === 'fleet' ? 'Postgres (DATABASE_URL), with Redis' : config.database.path}`,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
   ];
   if (starter !== null) {
