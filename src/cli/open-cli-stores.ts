@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/types.ts';
+import type { AccountChange } from '../billing/account-service.ts';
+import { announceChanges } from '../server/fleet-services.ts';
 import { openStores, type OpenedStores } from '../server/services.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import type { CommonOptions } from './common-options.ts';
@@ -27,13 +29,27 @@ export async function openCliStores(opts: CommonOptions): Promise<CliStores> {
   return { ...(await openStores(config)), config };
 }
 
-/** Runs fn on the stores and closes them whatever happens. */
+/**
+ * Runs fn on the stores and closes them whatever happens. In a fleet, the accounts and keys
+ * fn changed are then announced through Redis (fleet-services.ts announceChanges), so every
+ * instance drops them from its caches at once rather than within the snapshot's age.
+ */
 export async function withStores<T>(opts: CommonOptions, fn: (stores: CliStores) => T | Promise<T>): Promise<T> {
   const stores = await openCliStores(opts);
+  const changes: AccountChange[] = [];
+  stores.accountService.onChange((c) => changes.push(c));
   try {
     return await fn(stores);
   } finally {
     await stores.stores.close();
+    if (stores.backends.kind === 'fleet' && changes.length > 0) {
+      try {
+        await announceChanges(stores.backends.redisUrl, changes);
+      } catch (err) {
+        process.stderr.write(`switchyard: the change is saved, but Redis could not be told (${(err as Error).message}); ` +
+          'gateways see it within 60 s (their credit snapshots) and 2 s (their key caches)\n');
+      }
+    }
   }
 }
 

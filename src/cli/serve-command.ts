@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
 import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
-import { selectBackends } from '../shared/select-backends.ts';
+import { configuredBackends } from '../server/open-stores.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { UsageError } from './output.ts';
 import { runClusterPrimary } from './serve-cluster.ts';
@@ -131,15 +131,16 @@ function holdSignalsWhileStarting(): { release(): { stop: NodeJS.Signals | null;
  * with the embedded SQLite database the start is refused, saying how to scale.
  */
 async function runServePrimary(values: ServeValues, workers: number): Promise<number> {
-  if (selectBackends(process.env).kind === 'sqlite') {
+  // A config the workers would refuse stops the start here, once, rather than in each worker;
+  // its database.url / redis.url count as the environment's DATABASE_URL / REDIS_URL do.
+  const config = loadCliConfig(values);
+  if (configuredBackends(config, process.env).kind === 'sqlite') {
     throw new UsageError(
       `${workers} workers need stores that several gateway processes share, and the embedded SQLite database serves one process. ` +
         'To use every core (or several machines), set DATABASE_URL=postgres://user:pass@host:5432/db and REDIS_URL=redis://host:6379 (see docs/deployment.md); ' +
         'or run one process: --workers 1.',
     );
   }
-  // A config the workers would refuse stops the start here, once, rather than in each worker.
-  loadCliConfig(values);
   const code = await runClusterPrimary({ workers, log });
   process.exit(code);
 }

@@ -164,7 +164,8 @@ contractCase('key usage per day: the settled cost and requests of a key on the d
   await seed(s);
   const days = ['2026-02-28', '2026-03-01', '2026-03-02'];
   const k1 = await s.keyUsage.perDay('acct_1', 'k1', days);
-  assert.deepEqual(k1, [{ day: '2026-03-01', costNanos: 1_000n, requests: 1 }]);
+  // g3 (an error, no cost) still counts as a request on its day.
+  assert.deepEqual(k1, [{ day: '2026-03-01', costNanos: 1_000n, requests: 1 }, { day: '2026-03-02', costNanos: 0n, requests: 1 }]);
   const k2 = await s.keyUsage.perDay('acct_1', 'k2', days);
   assert.deepEqual(k2, [{ day: '2026-03-02', costNanos: 2_500n, requests: 1 }]);
   assert.equal(await s.keyUsage.costOnDays('acct_1', 'k2', days), 2_500n);

@@ -100,7 +100,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     ...(fleet === undefined ? {} : { fleet }),
     ...(opts.writer === undefined ? {} : { writer: opts.writer }),
   });
-  spend = new ReservationStore(services.db);
+  spend = services.stores.engine === 'sqlite' ? new ReservationStore(services.db) : undefined;
   const account = await services.accountService.createAccount({
     name: 'test account',
     type: 'user',
