@@ -47,20 +47,25 @@ writeFileSync(join(dir, 'switchyard.yaml'), SIM_ONLY);
 const env = { SWITCHYARD_DATA_DIR: dir };
 const config = loadConfig({ path: join(dir, 'switchyard.yaml'), env });
 config.server = { ...config.server, host: '127.0.0.1', port: 0 };
-const services = createServices(config, { env, log: () => {} });
+const services = await createServices(config, { env, log: () => {} });
 
 // ------------------------------------------------------------------ fill
 
 const t0 = performance.now();
 const random = seededRandom(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-const accounts = Array.from({ length: ACCOUNTS }, (_, i) =>
-  services.accountService.createAccount({ name: `account ${i}`, type: 'organization', tier: 'enterprise', creditsUsd: '1000' }));
-const keys = accounts.flatMap((a) => Array.from({ length: KEYS_PER_ACCOUNT }, (_, i) => {
-  const { record } = services.accountService.createKey({ accountId: a.id, name: `key ${i}` });
-  // Each key uses a few models and apps, as real traffic does.
-  return { accountId: a.id, hash: record.hash, models: [pick(MODELS), pick(MODELS), pick(MODELS)], apps: [pick(APPS), pick(APPS)] };
-}));
+const accounts = [];
+for (let i = 0; i < ACCOUNTS; i++) {
+  accounts.push(await services.accountService.createAccount({ name: `account ${i}`, type: 'organization', tier: 'enterprise', creditsUsd: '1000' }));
+}
+const keys = [];
+for (const a of accounts) {
+  for (let i = 0; i < KEYS_PER_ACCOUNT; i++) {
+    const { record } = await services.accountService.createKey({ accountId: a.id, name: `key ${i}` });
+    // Each key uses a few models and apps, as real traffic does.
+    keys.push({ accountId: a.id, hash: record.hash, models: [pick(MODELS), pick(MODELS), pick(MODELS)], apps: [pick(APPS), pick(APPS)] });
+  }
+}
 const insert = services.db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect,
   streamed, cancelled, status, error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write,
   tokens_reasoning, cost_nanos, latency_ms, first_token_ms, attempts, x_title, created_at)
@@ -113,9 +118,9 @@ const fillS = (performance.now() - t0) / 1000;
 const app = buildApp(services);
 await app.listen({ host: '127.0.0.1', port: 0 });
 const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-const admin = services.accountService.createKey({ accountId: accounts[0]!.id, name: 'ops', admin: true }).key;
+const admin = (await services.accountService.createKey({ accountId: accounts[0]!.id, name: 'ops', admin: true })).key;
 const busiest = accounts[0]!;
-const mgmt = services.accountService.createKey({ accountId: busiest.id, name: 'dash', management: true }).key;
+const mgmt = (await services.accountService.createKey({ accountId: busiest.id, name: 'dash', management: true })).key;
 const someKey = keys[0]!;
 const someModel = someKey.models[0]!;
 const day = (msAgo: number): string => new Date(end - msAgo).toISOString();

@@ -43,14 +43,14 @@ const env = { SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LE
 const config = loadConfig({ path: configPath, env });
 config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 
-const services = createServices(config, {
+const services = await createServices(config, {
   env,
   log: (m) => process.stderr.write(`gateway: ${m}\n`),
   logDestination: pino.destination({ dest: '/dev/null', sync: true }),
 });
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
-const account = services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });
-const { key } = services.accountService.createKey({ accountId: account.id, name: 'bench key' });
+const account = await services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });
+const { key } = await services.accountService.createKey({ accountId: account.id, name: 'bench key' });
 // As `switchyard serve` does: the tokenizers load on first need (src/canonical/bpe-tokenizers.ts), so idle memory is production's.
 const app = buildApp(services);
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -16,18 +16,21 @@ function setup(expiresAt: string | null = null) {
   store.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'free', defaultModel: null, now: NOW });
   store.createKey({ hash: hashApiKey(KEY), accountId: 'acct_1', name: 'k', label: labelApiKey(KEY), limitNanos: null, isManagement: false, expiresAt, now: NOW });
   let lookups = 0;
-  const getKey = store.getKey.bind(store);
-  store.getKey = (hash: string) => {
-    lookups++;
-    return getKey(hash);
+  // The authenticator's view of the store contract (async), over the SQLite store.
+  const repo = {
+    getKey: async (hash: string) => {
+      lookups++;
+      return store.getKey(hash);
+    },
+    getAccount: async (id: string) => store.getAccount(id),
   };
   const clock = { now: Date.parse(NOW) };
-  return { store, clock, lookups: () => lookups };
+  return { store, repo, clock, lookups: () => lookups };
 }
 
-function refusal(fn: () => unknown): GatewayError {
+async function refusal(fn: () => Promise<unknown>): Promise<GatewayError> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     assert.ok(e instanceof GatewayError);
     assert.equal(e.status, 401);
@@ -37,64 +40,64 @@ function refusal(fn: () => unknown): GatewayError {
   assert.fail('expected a 401');
 }
 
-test('a valid key resolves to its key and account records', () => {
-  const { store } = setup();
-  const ctx = new Authenticator(store).authenticate(KEY);
+test('a valid key resolves to its key and account records', async () => {
+  const { repo } = setup();
+  const ctx = await new Authenticator(repo).authenticate(KEY);
   assert.equal(ctx.key.hash, hashApiKey(KEY));
   assert.equal(ctx.account.id, 'acct_1');
 });
 
-test('missing, empty, malformed and unknown keys get 401; malformed ones never reach the database', () => {
+test('missing, empty, malformed and unknown keys get 401; malformed ones never reach the database', async () => {
   const s = setup();
-  const auth = new Authenticator(s.store);
+  const auth = new Authenticator(s.repo);
   for (const raw of [undefined, '', 'not-a-key', `${KEY}x`, `sk-sy-v2-${'A'.repeat(43)}`]) {
-    assert.match(refusal(() => auth.authenticate(raw)).message, /Authentication required/);
+    assert.match((await refusal(() => auth.authenticate(raw))).message, /Authentication required/);
   }
   assert.equal(s.lookups(), 0);
-  refusal(() => auth.authenticate(UNKNOWN));
-  refusal(() => auth.authenticate(UNKNOWN));
+  await refusal(() => auth.authenticate(UNKNOWN));
+  await refusal(() => auth.authenticate(UNKNOWN));
   assert.equal(s.lookups(), 1, 'an unknown key is cached too (a flood of bad keys does not reach SQLite)');
 });
 
-test('lookups are cached for the TTL, then read again', () => {
+test('lookups are cached for the TTL, then read again', async () => {
   const s = setup();
-  const auth = new Authenticator(s.store, { ttlMs: 1000, now: () => s.clock.now });
-  auth.authenticate(KEY);
-  auth.authenticate(KEY);
+  const auth = new Authenticator(s.repo, { ttlMs: 1000, now: () => s.clock.now });
+  await auth.authenticate(KEY);
+  await auth.authenticate(KEY);
   assert.equal(s.lookups(), 1);
   s.clock.now += 1000;
-  auth.authenticate(KEY);
+  await auth.authenticate(KEY);
   assert.equal(s.lookups(), 2);
 });
 
-test('a revoked key is refused as soon as the cache entry is dropped', () => {
+test('a revoked key is refused as soon as the cache entry is dropped', async () => {
   const s = setup();
-  const auth = new Authenticator(s.store, { ttlMs: 60_000, now: () => s.clock.now });
-  auth.authenticate(KEY);
+  const auth = new Authenticator(s.repo, { ttlMs: 60_000, now: () => s.clock.now });
+  await auth.authenticate(KEY);
   s.store.setKeyActive(hashApiKey(KEY), false, 'operator');
   auth.invalidate(hashApiKey(KEY));
-  assert.match(refusal(() => auth.authenticate(KEY)).message, /revoked/);
+  assert.match((await refusal(() => auth.authenticate(KEY))).message, /revoked/);
   s.store.setKeyActive(hashApiKey(KEY), true, 'operator');
   auth.invalidate();
-  auth.authenticate(KEY);
+  await auth.authenticate(KEY);
 });
 
-test('the external-change watcher is checked on every request (the CLI writes from another process)', () => {
+test('the external-change watcher is checked on every request (the CLI writes from another process)', async () => {
   const s = setup();
   let checks = 0;
-  const auth = new Authenticator(s.store, { ttlMs: 60_000, watcher: { check: () => { checks++; auth.invalidate(); } } });
-  auth.authenticate(KEY);
+  const auth = new Authenticator(s.repo, { ttlMs: 60_000, watcher: { check: () => { checks++; auth.invalidate(); } } });
+  await auth.authenticate(KEY);
   s.store.updateAccount('acct_1', { isActive: false });
-  assert.match(refusal(() => auth.authenticate(KEY)).message, /account of this API key is inactive/);
+  assert.match((await refusal(() => auth.authenticate(KEY))).message, /account of this API key is inactive/);
   assert.equal(checks, 2);
 });
 
-test('an expired key is refused from its expiry on', () => {
+test('an expired key is refused from its expiry on', async () => {
   const s = setup('2026-01-01T00:00:10.000Z');
-  const auth = new Authenticator(s.store, { now: () => s.clock.now });
-  auth.authenticate(KEY);
+  const auth = new Authenticator(s.repo, { now: () => s.clock.now });
+  await auth.authenticate(KEY);
   s.clock.now += 10_000;
-  assert.match(refusal(() => auth.authenticate(KEY)).message, /expired/);
+  assert.match((await refusal(() => auth.authenticate(KEY))).message, /expired/);
 });
 
 test('extractBearer takes the key from "Bearer <key>", any case, and nothing else', () => {
@@ -103,4 +106,18 @@ test('extractBearer takes the key from "Bearer <key>", any case, and nothing els
   assert.equal(extractBearer(`Basic ${KEY}`), undefined);
   assert.equal(extractBearer('Bearer'), undefined);
   assert.equal(extractBearer(undefined), undefined);
+});
+
+test('a lookup that an invalidation overtakes is not cached (the next request reads the store again)', async () => {
+  const s = setup();
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => { release = r; });
+  const slow = { ...s.repo, getKey: async (hash: string) => { const key = await s.repo.getKey(hash); await gate; return key; } };
+  const auth = new Authenticator(slow, { ttlMs: 60_000, now: () => s.clock.now });
+  const first = auth.authenticate(KEY);
+  auth.invalidate(hashApiKey(KEY)); // e.g. the key was revoked while the lookup ran
+  release();
+  await first;
+  await auth.authenticate(KEY);
+  assert.equal(s.lookups(), 2);
 });

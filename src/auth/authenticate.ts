@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { AccountRecord, AccountStore, KeyRecord } from '../store/account-store.ts';
+import type { AccountRecord, KeyRecord } from '../store/account-store.ts';
+import type { AccountRepository } from '../store/store-contract.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
 
 export interface AuthContext {
@@ -22,20 +23,24 @@ const AUTH_REQUIRED: Record<KeyHeaders, string> = {
 
 /**
  * Resolves a presented key to its key and account records. Lookups are cached (also
- * negative results, so a flood of bad keys does not reach SQLite); `invalidate` drops
- * entries at once when this process changes a key or account, and the external-change
- * watcher when another process (the CLI) wrote to the database. The TTL is a backstop.
+ * negative results, so a flood of bad keys does not reach the database): when warm, one
+ * map lookup and no store call. `invalidate` drops
+ * entries at once when this process changes a key or account, when the SQLite writer
+ * thread sees another process's (the CLI's) write, or when a fleet's invalidation bus
+ * says so. The TTL is a backstop.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly store: AccountStore;
+  /** Bumped by `invalidate`: a load that started before it does not fill the cache. */
+  private epoch = 0;
+  private readonly store: Pick<AccountRepository, 'getKey' | 'getAccount'>;
   private readonly ttlMs: number;
   private readonly now: () => number;
 
   private readonly watcher: { check(): void } | undefined;
   private readonly sessions: SessionResolver | undefined;
 
-  constructor(store: AccountStore, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver } = {}) {
+  constructor(store: Pick<AccountRepository, 'getKey' | 'getAccount'>, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver } = {}) {
     this.store = store;
     this.sessions = opts.sessions;
     this.ttlMs = opts.ttlMs ?? 2000;
@@ -47,10 +52,10 @@ export class Authenticator {
    * Takes the raw key (already stripped of "Bearer "). Throws 401 on any failure; a missing
    * or unknown key's message names the headers the route reads (`headers`).
    */
-  authenticate(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): AuthContext {
+  async authenticate(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): Promise<AuthContext> {
     // A dashboard session acts as the key it was made from (src/server/dashboard/).
     if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) {
-      const keyHash = this.sessions.keyHashOf(rawKey);
+      const keyHash = await this.sessions.keyHashOf(rawKey);
       if (keyHash === undefined) throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
       return this.authenticateHash(keyHash, headers);
     }
@@ -61,15 +66,20 @@ export class Authenticator {
   }
 
   /** The key and account of a key hash, with the same checks as a presented key. */
-  private authenticateHash(hash: string, headers: KeyHeaders): AuthContext {
+  private async authenticateHash(hash: string, headers: KeyHeaders): Promise<AuthContext> {
     // Another process (the CLI) may have changed keys or accounts: caches drop at once.
     this.watcher?.check();
-    const now = this.now();
+    let now = this.now();
     let entry = this.cache.get(hash);
     if (entry === undefined || entry.expires <= now) {
-      entry = { ctx: this.load(hash), expires: now + this.ttlMs };
-      if (this.cache.size > 100_000) this.cache.clear();
-      this.cache.set(hash, entry);
+      const epoch = this.epoch;
+      const ctx = await this.load(hash);
+      now = this.now();
+      entry = { ctx, expires: now + this.ttlMs };
+      if (epoch === this.epoch) {
+        if (this.cache.size > 100_000) this.cache.clear();
+        this.cache.set(hash, entry);
+      }
     }
     const ctx = entry.ctx;
     if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
@@ -82,14 +92,15 @@ export class Authenticator {
   }
 
   invalidate(hash?: string): void {
+    this.epoch += 1;
     if (hash === undefined) this.cache.clear();
     else this.cache.delete(hash);
   }
 
-  private load(hash: string): AuthContext | null {
-    const key = this.store.getKey(hash);
+  private async load(hash: string): Promise<AuthContext | null> {
+    const key = await this.store.getKey(hash);
     if (key === undefined) return null;
-    const account = this.store.getAccount(key.accountId);
+    const account = await this.store.getAccount(key.accountId);
     if (account === undefined) return null;
     return { key, account };
   }
@@ -99,7 +110,7 @@ export class Authenticator {
 export interface SessionResolver {
   isSessionToken(token: string): boolean;
   /** The key hash of a live session, or undefined (unknown, expired, signed out). */
-  keyHashOf(token: string): string | undefined;
+  keyHashOf(token: string): Promise<string | undefined>;
 }
 
 /** The key from `Authorization: Bearer <key>` (or, where the dialect allows, `x-api-key`). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
-import type { AccountRecord, AccountStore, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
-import type { LedgerStore } from '../store/ledger-store.ts';
+import type { AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
+import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
 import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
 
@@ -13,17 +13,29 @@ export interface AccountChange {
 
 /** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
 export class AccountService {
-  private readonly accounts: AccountStore;
-  private readonly ledger: LedgerStore;
+  private readonly stores: Stores;
   private readonly tiers: TierTable;
   private readonly now: () => Date;
-  private readonly changeListeners: Array<(change: AccountChange) => void> = [];
+  private readonly changeListeners: Array<(change: AccountChange) => void>;
 
-  constructor(accounts: AccountStore, ledger: LedgerStore, tiers: TierTable, now: () => Date = () => new Date()) {
-    this.accounts = accounts;
-    this.ledger = ledger;
+  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = []) {
+    this.stores = stores;
     this.tiers = tiers;
     this.now = now;
+    this.changeListeners = listeners;
+  }
+
+  private get accounts(): Stores['accounts'] {
+    return this.stores.accounts;
+  }
+
+  private get ledger(): Stores['ledger'] {
+    return this.stores.ledger;
+  }
+
+  /** The same service writing through `tx` (a transaction of Stores.transaction), with the same listeners. */
+  within(tx: Stores): AccountService {
+    return new AccountService(tx, this.tiers, this.now, this.changeListeners);
   }
 
   /** Called after every change, so caches of account and key state (here, and on every instance of a fleet) drop it. */
@@ -36,7 +48,7 @@ export class AccountService {
   }
 
   /** Validates everything first, then writes the account and its initial credits in one transaction. */
-  createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): AccountRecord {
+  async createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): Promise<AccountRecord> {
     const tier = input.tier ?? 'free';
     this.checkTier(tier);
     if (input.name.trim().length === 0) throw new Error('an account needs a name');
@@ -44,18 +56,19 @@ export class AccountService {
     if (credits < 0n) throw new Error('initial credits cannot be negative');
     const id = `acct_${randomBytes(9).toString('base64url')}`;
     const now = this.now().toISOString();
-    this.accounts.inTransaction(() => {
-      this.accounts.createAccount({ id, name: input.name, accountType: input.type ?? 'user', tier, defaultModel: input.defaultModel ?? null, now });
-      if (credits > 0n) this.ledger.addEntry(id, 'credit', credits, 'initial credits', now);
+    const account = await this.stores.transaction(async (tx) => {
+      await tx.accounts.createAccount({ id, name: input.name, accountType: input.type ?? 'user', tier, defaultModel: input.defaultModel ?? null, now });
+      if (credits > 0n) await tx.ledger.addEntry(id, 'credit', credits, 'initial credits', now);
+      return (await tx.accounts.getAccount(id))!;
     });
     this.changed({ accountId: id });
-    return this.accounts.getAccount(id)!;
+    return account;
   }
 
   /** Operator changes to an account: tier, default model, active flag, rate-limit overrides. */
-  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): AccountRecord {
+  async updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord> {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
-    const updated = this.accounts.updateAccount(id, patch);
+    const updated = await this.accounts.updateAccount(id, patch);
     if (updated === undefined) throw new Error(`no account ${id}`);
     this.changed({ accountId: id });
     return updated;
@@ -66,17 +79,17 @@ export class AccountService {
   }
 
   /** Returns the new key in clear: the only time it exists outside the client's hands. */
-  createKey(input: {
+  async createKey(input: {
     accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
-  }): { key: string; record: KeyRecord } {
-    if (this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
+  }): Promise<{ key: string; record: KeyRecord }> {
+    if (await this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : usdToNanos(input.limitUsd);
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
     if (input.limitReset != null && limitNanos === null) throw new Error('a limit reset needs a limit');
     if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
     if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
     const key = generateApiKey();
-    const record = this.accounts.createKey({
+    const record = await this.accounts.createKey({
       hash: hashApiKey(key),
       accountId: input.accountId,
       name: input.name ?? 'default',
@@ -92,20 +105,20 @@ export class AccountService {
   }
 
   /** Adds credits: a positive amount only (taking credits away is an adjustment). Returns the new balance in nano-USD. */
-  addCredits(accountId: string, amountUsd: string, note: string | null = null): bigint {
+  async addCredits(accountId: string, amountUsd: string, note: string | null = null): Promise<bigint> {
     const amount = parseUsd(amountUsd, 'amount');
     if (amount <= 0n) throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
-    const balance = this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString());
+    const balance = await this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString());
     this.changed({ accountId });
     return balance;
   }
 
   /** An operator's correction of a balance, either way, with its reason on the ledger row. Returns the new balance. */
-  adjustCredits(accountId: string, amountUsd: string, reason: string): bigint {
+  async adjustCredits(accountId: string, amountUsd: string, reason: string): Promise<bigint> {
     const amount = parseUsd(amountUsd, 'amount');
     if (amount === 0n) throw new Error('an adjustment needs a non-zero amount');
     if (reason.trim().length === 0) throw new Error('an adjustment needs a reason');
-    const balance = this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString());
+    const balance = await this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString());
     this.changed({ accountId });
     return balance;
   }
@@ -114,29 +127,29 @@ export class AccountService {
    * The operator's revocation (final: the account cannot enable the key again). Accepts
    * the key hash or its label. Returns the revoked key, or undefined when none matched.
    */
-  revokeKey(hashOrLabel: string): KeyRecord | undefined {
-    const key = this.findKey(hashOrLabel);
+  async revokeKey(hashOrLabel: string): Promise<KeyRecord | undefined> {
+    const key = await this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
-    this.accounts.setKeyActive(key.hash, false, 'operator');
+    await this.accounts.setKeyActive(key.hash, false, 'operator');
     this.changed({ accountId: key.accountId, keyHash: key.hash });
-    return this.accounts.getKey(key.hash);
+    return await this.accounts.getKey(key.hash);
   }
 
   /** The operator lifts a revocation (theirs or the account's). Returns the key, or undefined when none matched. */
-  enableKey(hashOrLabel: string): KeyRecord | undefined {
-    const key = this.findKey(hashOrLabel);
+  async enableKey(hashOrLabel: string): Promise<KeyRecord | undefined> {
+    const key = await this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
-    this.accounts.setKeyActive(key.hash, true, 'operator');
+    await this.accounts.setKeyActive(key.hash, true, 'operator');
     this.changed({ accountId: key.accountId, keyHash: key.hash });
-    return this.accounts.getKey(key.hash);
+    return await this.accounts.getKey(key.hash);
   }
 
   /**
    * The operator's change of a key's limit (`limitUsd` null: none) and its reset period
    * (null: none); undefined leaves either. Returns the key, or undefined when none matched.
    */
-  updateKeyLimit(hashOrLabel: string, change: { limitUsd?: string | null; limitReset?: KeyLimitReset | null }): KeyRecord | undefined {
-    const key = this.findKey(hashOrLabel);
+  async updateKeyLimit(hashOrLabel: string, change: { limitUsd?: string | null; limitReset?: KeyLimitReset | null }): Promise<KeyRecord | undefined> {
+    const key = await this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     const patch: { limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
     if (change.limitUsd !== undefined) {
@@ -150,15 +163,15 @@ export class AccountService {
       if (change.limitReset != null) throw new Error('a limit reset needs a limit');
       if (reset !== null) patch.limitReset = null; // no limit: nothing to reset
     }
-    const updated = this.accounts.updateKey(key.hash, patch, this.now().toISOString());
+    const updated = await this.accounts.updateKey(key.hash, patch, this.now().toISOString());
     this.changed({ accountId: key.accountId, keyHash: key.hash });
     return updated;
   }
 
-  findKey(hashOrLabel: string): KeyRecord | undefined {
-    const byHash = this.accounts.getKey(hashOrLabel);
+  async findKey(hashOrLabel: string): Promise<KeyRecord | undefined> {
+    const byHash = await this.accounts.getKey(hashOrLabel);
     if (byHash !== undefined) return byHash;
-    const matches = this.accounts.listKeys().filter((k) => k.label === hashOrLabel);
+    const matches = (await this.accounts.listKeys()).filter((k) => k.label === hashOrLabel);
     return matches.length === 1 ? matches[0] : undefined;
   }
 }

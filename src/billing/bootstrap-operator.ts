@@ -1,4 +1,4 @@
-import type { AccountStore } from '../store/account-store.ts';
+import type { AccountRepository } from '../store/store-contract.ts';
 import type { AccountService } from './account-service.ts';
 
 export interface BootstrapResult {
@@ -11,19 +11,19 @@ export interface BootstrapResult {
  * key, so a newcomer can call the gateway at once. Returns the key (to print once), or
  * null when accounts already exist.
  */
-export function bootstrapOperator(
-  accounts: AccountStore,
+export async function bootstrapOperator(
+  accounts: Pick<AccountRepository, 'countAccounts'>,
   service: AccountService,
   opts: { creditsUsd: string; defaultModel: string | null },
-): BootstrapResult | null {
-  if (accounts.countAccounts() > 0) return null;
-  const account = service.createAccount({
+): Promise<BootstrapResult | null> {
+  if (await accounts.countAccounts() > 0) return null;
+  const account = await service.createAccount({
     name: 'operator',
     type: 'organization',
     tier: 'enterprise',
     defaultModel: opts.defaultModel,
     creditsUsd: opts.creditsUsd,
   });
-  const { key } = service.createKey({ accountId: account.id, name: 'starter' });
+  const { key } = await service.createKey({ accountId: account.id, name: 'starter' });
   return { accountId: account.id, key };
 }

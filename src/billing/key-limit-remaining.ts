@@ -36,13 +36,13 @@ export function periodDays(reset: KeyLimitReset, nowMs: number): string[] {
   return days;
 }
 
-/** Reads what a key spent on given UTC days (store/key-period-usage.ts). */
-export type CostOnDays = (accountId: string, keyHash: string, days: readonly string[]) => bigint;
+/** Reads what a key spent on given UTC days (the store contract's KeyUsageRepository). */
+export type CostOnDays = (accountId: string, keyHash: string, days: readonly string[]) => Promise<bigint>;
 
 /** The usage the key's limit caps at `nowMs`: since the period began with a reset, else all of it. */
-export function limitUsageNanos(key: KeyRecord, nowMs: number, costOnDays: CostOnDays): bigint {
+export async function limitUsageNanos(key: KeyRecord, nowMs: number, costOnDays: CostOnDays): Promise<bigint> {
   if (key.limitReset === null) return key.usageNanos;
-  return costOnDays(key.accountId, key.hash, periodDays(key.limitReset, nowMs));
+  return await costOnDays(key.accountId, key.hash, periodDays(key.limitReset, nowMs));
 }
 
 /**
@@ -50,9 +50,9 @@ export function limitUsageNanos(key: KeyRecord, nowMs: number, costOnDays: CostO
  * key-management API report it; null without a limit. Never below 0: a limit lowered
  * below what the key has used leaves nothing, not a debt.
  */
-export function limitRemaining(key: KeyRecord, nowMs: number, costOnDays: CostOnDays): number | null {
+export async function limitRemaining(key: KeyRecord, nowMs: number, costOnDays: CostOnDays): Promise<number | null> {
   if (key.limitNanos === null) return null;
-  const left = key.limitNanos - limitUsageNanos(key, nowMs, costOnDays);
+  const left = key.limitNanos - (await limitUsageNanos(key, nowMs, costOnDays));
   return nanosToNumber(left < 0n ? 0n : left);
 }
 

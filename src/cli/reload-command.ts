@@ -32,7 +32,11 @@ export async function runReload(values: { config?: string; json?: boolean }): Pr
   };
   let path: string;
   try {
-    path = loadCliConfig(values).database.path;
+    const database = loadCliConfig(values).database;
+    if (database.url !== undefined) {
+      return fail('switchyard reload finds the gateway through the SQLite serve lease; a fleet on Postgres has none: send SIGHUP to each gateway instance (e.g. kill -HUP <pid>)');
+    }
+    path = database.path;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // The gateway would refuse it the same way: not worth a signal.

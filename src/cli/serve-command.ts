@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
 import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
-import { selectBackends } from '../shared/select-backends.ts';
+import { configuredBackends } from '../server/open-stores.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { UsageError } from './output.ts';
 import { runClusterPrimary } from './serve-cluster.ts';
@@ -91,10 +91,11 @@ export async function runServe(values: ServeValues): Promise<number> {
 
   let starter;
   try {
-    starter = bootstrapOperator(services.accounts, services.accountService, {
+    // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
+    starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
       creditsUsd: config.bootstrap.credits,
       defaultModel: services.catalog.models[0]?.id ?? null,
-    });
+    }));
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
     return 1;
@@ -130,15 +131,16 @@ function holdSignalsWhileStarting(): { release(): { stop: NodeJS.Signals | null;
  * with the embedded SQLite database the start is refused, saying how to scale.
  */
 async function runServePrimary(values: ServeValues, workers: number): Promise<number> {
-  if (selectBackends(process.env).kind === 'sqlite') {
+  // A config the workers would refuse stops the start here, once, rather than in each worker;
+  // its database.url / redis.url count as the environment's DATABASE_URL / REDIS_URL do.
+  const config = loadCliConfig(values);
+  if (configuredBackends(config, process.env).kind === 'sqlite') {
     throw new UsageError(
       `${workers} workers need stores that several gateway processes share, and the embedded SQLite database serves one process. ` +
         'To use every core (or several machines), set DATABASE_URL=postgres://user:pass@host:5432/db and REDIS_URL=redis://host:6379 (see docs/deployment.md); ' +
         'or run one process: --workers 1.',
     );
   }
-  // A config the workers would refuse stops the start here, once, rather than in each worker.
-  loadCliConfig(values);
   const code = await runClusterPrimary({ workers, log });
   process.exit(code);
 }
@@ -193,7 +195,7 @@ function reloadConfig(services: Services, values: ServeValues): void {
  */
 async function createServicesWhenFree(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   try {
-    return createServices(config, opts);
+    return await createServices(config, opts);
   } catch (err) {
     if (!(err instanceof ServeLeaseHeld)) throw err;
     const waitMs = Math.min(Math.max(0, err.holder.expiresAt - Date.now()), LEASE_TTL_MS) + 50;
@@ -216,7 +218,7 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const lines = [
     `switchyard listening on ${address}${workerSlot === null ? '' : ` (worker ${workerSlot} of ${process.env.SWITCHYARD_WORKER_COUNT ?? '?'}, pid ${process.pid})`}`,
-    `database: ${config.database.path}`,
+    `database: ${services.backends.kind === 'fleet' ? 'Postgres (DATABASE_URL), with Redis' : config.database.path}`,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
   ];
   if (starter !== null) {

@@ -66,6 +66,7 @@ describe('loadConfig', () => {
         requestTimeoutMs: 120000, headersTimeoutMs: 30000, keepAliveTimeoutMs: 65000, idleTimeoutMs: 60000,
       },
       database: { path: './data/switchyard.db' },
+      redis: {},
       timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000, drainMs: 30000 },
       bootstrap: { credits: '10' },
       sim: 'auto',
@@ -216,9 +217,22 @@ sim: \${SIM_MODE:-auto}
 
   it('refuses other database schemes without echoing the URL', () => {
     assert.throws(
-      () => loadConfig({ env: { DATABASE_URL: 'postgres://admin:hunter2@db/switchyard' } }),
-      (err: unknown) => err instanceof ConfigError && /postgres scheme is not supported yet/.test(err.message) && !err.message.includes('hunter2'),
+      () => loadConfig({ env: { DATABASE_URL: 'mysql://admin:hunter2@db/switchyard' } }),
+      (err: unknown) => err instanceof ConfigError && /mysql scheme is not supported/.test(err.message) && !err.message.includes('hunter2'),
     );
+  });
+
+  it('takes a Postgres URL and a Redis URL from the env or the file (the env wins); sqlite: URLs in the file place the file', () => {
+    const path = writeConfig('database: { url: "postgres://u:p@file/db" }\nredis: { url: "redis://file:6379" }');
+    const fromFile = loadConfig({ path, env: {} });
+    assert.equal(fromFile.database.url, 'postgres://u:p@file/db');
+    assert.equal(fromFile.redis.url, 'redis://file:6379');
+    const fromEnv = loadConfig({ path, env: { DATABASE_URL: 'postgresql://u:p@env/db', REDIS_URL: 'redis://env:6379' } });
+    assert.equal(fromEnv.database.url, 'postgresql://u:p@env/db');
+    assert.equal(fromEnv.redis.url, 'redis://env:6379');
+    const sqlite = loadConfig({ path: writeConfig('database: { url: "sqlite:/tmp/from-url.db" }'), env: {} });
+    assert.equal(sqlite.database.path, '/tmp/from-url.db');
+    assert.equal(sqlite.database.url, undefined);
   });
 
   it('converts YAML-number prices through their exact decimal text', () => {

@@ -8,7 +8,7 @@ import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
 import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
-import { resolveDatabasePath } from './resolve-database-path.ts';
+import { resolveDatabase } from './resolve-database-path.ts';
 import { resolveEnvReferences } from './resolve-env-references.ts';
 import type { GatewayConfig, SimSetting } from './types.ts';
 
@@ -33,7 +33,7 @@ export const CONFIG_DEFAULTS = {
   sim: 'auto',
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -65,7 +65,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   checkKeys(root, TOP_KEYS, '');
 
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
-  const database = section(root, 'database', ['path']);
+  const database = section(root, 'database', ['path', 'url']);
+  const redis = section(root, 'redis', ['url']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const metrics = section(root, 'metrics', ['enabled', 'token']);
@@ -75,7 +76,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
 
   return {
     server: { ...parseServer(server, { host: overrides.host ?? envHost, port: overrides.port ?? envPort }), ...publicModels(server) },
-    database: { path: resolveDatabasePath(env, optString(database, 'path', 'database')) },
+    database: resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')),
+    redis: redisUrl(env, optString(redis, 'url', 'redis')),
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
@@ -95,6 +97,12 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     metrics: parseMetrics(metrics),
     cache: parseResponseCache(root.cache, 'cache'),
   };
+}
+
+/** `redis.url`, or REDIS_URL (which wins); shared/select-backends.ts checks it goes with Postgres. */
+function redisUrl(env: Env, fileUrl: string | undefined): GatewayConfig['redis'] {
+  const url = env.REDIS_URL !== undefined && env.REDIS_URL !== '' ? env.REDIS_URL : fileUrl;
+  return url === undefined || url === '' ? {} : { url };
 }
 
 /** `metrics:` — an empty token (an unset `${VAR}`) is no token. */

@@ -7,29 +7,39 @@ export const DEFAULT_DATABASE_PATH = './data/switchyard.db';
 const DATABASE_FILE = 'switchyard.db';
 
 /**
- * Where the SQLite file lives: `DATABASE_URL` (sqlite:<path> or sqlite://<path>) wins,
- * then `SWITCHYARD_DATA_DIR`, then the file's `database.path`, then ./data/.
- * Other schemes are refused rather than ignored, so a Postgres URL meant for a later
- * version never silently lands the data in a local file.
+ * Which database: `DATABASE_URL` wins, then the file's `database.url`. A `sqlite:<path>`
+ * (or sqlite://<path>) URL places the SQLite file; a `postgres://` (or postgresql://) URL
+ * is returned as `url` (selectBackends, shared/select-backends.ts, then picks the fleet's
+ * stores). Without a URL the SQLite file is at `SWITCHYARD_DATA_DIR`, then the file's
+ * `database.path`, then ./data/. Other schemes are refused, naming the scheme only.
  */
-export function resolveDatabasePath(env: Env, filePath: string | undefined): string {
-  const url = env.DATABASE_URL;
-  if (url !== undefined && url !== '') return sqlitePathFromUrl(url);
+export function resolveDatabase(env: Env, filePath: string | undefined, fileUrl?: string): { path: string; url?: string } {
+  const fromEnv = env.DATABASE_URL !== undefined && env.DATABASE_URL !== '';
+  const url = fromEnv ? env.DATABASE_URL! : fileUrl;
+  const where = fromEnv ? 'env DATABASE_URL' : 'database.url';
   const dataDir = env.SWITCHYARD_DATA_DIR;
-  if (dataDir !== undefined && dataDir !== '') return join(dataDir, DATABASE_FILE);
-  return filePath ?? DEFAULT_DATABASE_PATH;
+  const defaultPath = dataDir !== undefined && dataDir !== '' ? join(dataDir, DATABASE_FILE) : filePath ?? DEFAULT_DATABASE_PATH;
+  if (url === undefined || url === '') return { path: defaultPath };
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return { path: defaultPath, url };
+  return { path: sqlitePathFromUrl(url, where) };
 }
 
-function sqlitePathFromUrl(url: string): string {
+/** The SQLite file's path alone (see resolveDatabase). */
+export function resolveDatabasePath(env: Env, filePath: string | undefined): string {
+  return resolveDatabase(env, filePath).path;
+}
+
+function sqlitePathFromUrl(url: string, where: string): string {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url);
-  if (scheme === null) throw new ConfigError('env DATABASE_URL', 'expected sqlite:<path> (e.g. sqlite:./data/switchyard.db)');
+  if (scheme === null) throw new ConfigError(where, 'expected sqlite:<path> (e.g. sqlite:./data/switchyard.db) or postgres://user:pass@host:port/db');
   const name = scheme[1]!.toLowerCase();
   if (name !== 'sqlite') {
     // The scheme only: the rest of a database URL usually holds a password.
-    throw new ConfigError('env DATABASE_URL', `the ${name} scheme is not supported yet; use sqlite:<path>`);
+    throw new ConfigError(where, `the ${name} scheme is not supported; use sqlite:<path> or postgres://user:pass@host:port/db`);
   }
   const rest = url.slice(scheme[0].length);
   const path = rest.startsWith('//') ? rest.slice(2) : rest;
-  if (path === '') throw new ConfigError('env DATABASE_URL', 'sqlite: needs a file path (e.g. sqlite:./data/switchyard.db)');
+  if (path === '') throw new ConfigError(where, 'sqlite: needs a file path (e.g. sqlite:./data/switchyard.db)');
   return path;
 }

@@ -14,8 +14,13 @@ export type SimSetting = boolean | 'auto';
 
 export interface GatewayConfig {
   server: ServerConfig;
-  /** SQLite file. */
-  database: { path: string };
+  /**
+   * The SQLite file (`path`), or, with `url` (a postgres:// URL from DATABASE_URL or
+   * `database.url`), Postgres: a fleet of gateways, with Redis (`redis.url`).
+   */
+  database: { path: string; url?: string };
+  /** Redis (REDIS_URL or `redis.url`): credit holds, rate limits and invalidation shared by a fleet. */
+  redis: { url?: string };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
   /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
   /** drainMs: on SIGTERM/SIGINT, how long in-flight requests and streams may run on before they are cut. */

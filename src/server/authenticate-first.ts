@@ -15,7 +15,7 @@ const authOf = new WeakMap<FastifyRequest, AuthContext>();
  */
 export function authenticateFirst(auth: Authenticator, readKey: KeyReader, keyHeaders?: KeyHeaders): (request: FastifyRequest) => Promise<void> {
   return async function authenticateFromHeaders(request: FastifyRequest): Promise<void> {
-    authOf.set(request, auth.authenticate(readKey(request.headers), keyHeaders));
+    authOf.set(request, await auth.authenticate(readKey(request.headers), keyHeaders));
   };
 }
 

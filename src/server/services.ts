@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Authenticator } from '../auth/authenticate.ts';
+import { Authenticator, type AuthContext } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
 import { SettlementQueue } from '../billing/settlement-queue.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -13,15 +13,12 @@ import { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
-import { AccountStore } from '../store/account-store.ts';
-import { GenerationStore } from '../store/generation-store.ts';
-import { LedgerStore, type SettlementWriter } from '../store/ledger-store.ts';
-import { openDatabase } from '../store/open-database.ts';
-import { ServeLock } from '../store/serve-lock.ts';
-import { SqliteWriter, type SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
+import type { openSqliteStores } from '../store/sqlite-stores.ts';
+import type { AccountRepository, GenerationRepository, KeyUsageRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
+import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
+import type { Backends } from '../shared/select-backends.ts';
+import { engineParts, openStores, type EngineParts } from './open-stores.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
-import { ReservationStore } from '../store/reservation-store.ts';
-import { KeyPeriodUsage } from '../store/key-period-usage.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { FleetServices } from './fleet-services.ts';
@@ -31,7 +28,6 @@ import { InProcessResponseCacheStore } from '../pipeline/response-cache/response
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
-import { writeReloadStatus } from '../store/reload-status.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
@@ -49,10 +45,15 @@ import { buildInfo } from '../config/build-info.ts';
  */
 export interface Services {
   readonly config: GatewayConfig;
-  db: DatabaseSync;
-  accounts: AccountStore;
-  ledger: LedgerStore;
-  generations: GenerationStore;
+  /** The durable records: SQLite, or Postgres in a fleet (store/store-contract.ts). */
+  stores: Stores;
+  /** Which stores: `sqlite` (one process), or `fleet` (Postgres and Redis). */
+  backends: Backends;
+  /** The SQLite database under the stores (tests, SQLite-only tools); throws in a fleet, which has none. */
+  readonly db: DatabaseSync;
+  accounts: AccountRepository;
+  ledger: LedgerRepository;
+  generations: GenerationRepository;
   accountService: AccountService;
   /** The tiers in force: one map, updated in place by a reload. */
   tiers: TierTable;
@@ -69,15 +70,17 @@ export interface Services {
   /** The Redis pieces of a fleet instance, or null for one process on SQLite. */
   fleet: FleetServices | null;
   /** What a key spent per UTC day (the usage a resetting key limit caps; billing/key-limit-remaining.ts). */
-  keyPeriodUsage: KeyPeriodUsage;
+  keyPeriodUsage: KeyUsageRepository;
   /** The clock of requests and key limit periods (epoch ms). */
   now: () => number;
   /**
    * The writer thread that commits the settlements, checkpoints the WAL and renews the
    * serve lease on its own connection (store/sqlite-writer/); null for an in-memory
-   * database, whose settlements are written on `db`.
+   * database, whose settlements are written on `db`, and in a fleet (Postgres).
    */
   writer: SqliteWriter | null;
+  /** Resolves once every settlement the queue holds is written (SQLite or Postgres): the queue's flush. */
+  settled(): Promise<void>;
   /** Routing state: endpoint health figures and circuits, shared by planner and executor. */
   health: HealthStore;
   breakers: CircuitBreakers;
@@ -91,7 +94,7 @@ export interface Services {
   readonly lastReload: ReloadResult | null;
   /** Model calls running; draining once a graceful stop began. */
   inFlight: InFlight;
-  /** False once the database's serve lease is lost. */
+  /** False once the database's serve lease is lost (always true in a fleet: no lease, instances are many). */
   readonly leaseHeld: boolean;
   /** Why the database refused the last lease renewal (a write, every second), or null. */
   readonly databaseWriteError: string | null;
@@ -132,52 +135,37 @@ export interface ServiceOptions {
   writer?: Omit<SqliteWriterOptions, 'log'>;
 }
 
-/** Opens the database and builds the stores only (what the CLI's account commands need). */
-export function openStores(config: GatewayConfig): Pick<Services, 'db' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'> {
-  const db = openDatabase(config.database.path);
-  const accounts = new AccountStore(db);
-  const ledger = new LedgerStore(db);
-  const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
-  return { db, accounts, ledger, generations: new GenerationStore(db), accountService: new AccountService(accounts, ledger, tiers), tiers };
-}
-
 /** How long a credit hold may outlive its request's deadline before it counts as stale. */
 const HOLD_GRACE_MS = 60_000;
 
-export function createServices(config: GatewayConfig, opts: ServiceOptions): Services {
+export async function createServices(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   const adapters = builtinAdapters();
   // The catalog first: a config mistake stops the start before any file is created.
   const firstCatalog = buildCatalog(config, opts.env, adapters);
-  const stores = openStores(config);
-  let lock: ServeLock;
-  try {
-    lock = ServeLock.acquire(stores.db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
-  } catch (err) {
-    stores.db.close();
-    throw err;
-  }
+  const stores = await openStores(config, opts.env);
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
-  // Settlements are committed, the WAL checkpointed and the lease renewed in the writer
-  // thread, so that no COMMIT, checkpoint or busy wait blocks the event loop.
-  const inMemory = config.database.path === ':memory:';
-  const writer = inMemory ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
-  const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => stores.ledger.settle(holds, batch) };
-  const lease = lock.handOver();
-  if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
-  const settlements = new SettlementQueue(settleOn, { log });
+  const holdMs = config.timeouts.requestMs + HOLD_GRACE_MS;
+  let engine: EngineParts;
+  try {
+    engine = await engineParts(stores, config, opts, log, holdMs);
+  } catch (err) {
+    await stores.stores.close();
+    throw err;
+  }
+  const { lock, writer, fleet } = engine;
+  const settlements = new SettlementQueue(engine.settleOn, { log });
   const health = new InProcessHealthStore();
   const breakers = new CircuitBreakers();
   // Built once (it outlives reloads); it reads the catalog and scrubber of the generation in force.
   const telemetry = buildTelemetry(config, opts, () => current.catalog, () => current.scrubber, breakers, settlements);
   const upstream = new UpstreamClient({ observer: telemetry });
-  const fleet = opts.fleet ?? null;
   const reservations: CreditHolds = fleet === null
-    ? new CreditReservations(new ReservationStore(stores.db), settlements, {
-      holdMs: config.timeouts.requestMs + HOLD_GRACE_MS,
+    ? new CreditReservations(engine.holdStore!, settlements, {
+      holdMs,
       ...(opts.now === undefined ? {} : { now: opts.now }),
     })
-    : fleet.creditHolds(settlements, (keyHash) => stores.accounts.getKey(keyHash)?.accountId);
+    : fleet.creditHolds(settlements, async (keyHash) => (await stores.accounts.getKey(keyHash))?.accountId);
   const shared: SharedState = {
     env: opts.env,
     adapters,
@@ -200,7 +188,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   } catch (err) {
     void writer?.close();
     lock.release();
-    stores.db.close();
+    await stores.stores.close();
     throw err;
   }
   // Upstream credentials never reach a client or a log line (scrub-secrets.ts).
@@ -217,8 +205,9 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   }, opts.holdSweepMs ?? HOLD_GRACE_MS);
   sweep.unref();
   // Account and key changes drop the caches at once when made here, and within the
-  // writer's change check (100 ms) when another process (the operator CLI) made them.
-  const sessions = new SessionStore(stores.db);
+  // writer's change check (100 ms) when another process (the operator CLI) made them; in a
+  // fleet, through the Redis invalidation bus.
+  const sessions = new SessionStore(stores.stores.sessions);
   const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
   const dropCaches = (): void => {
     reservations.forget();
@@ -227,13 +216,14 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
   if (fleet === null) stores.accountService.onChange(dropCaches);
   // A fleet: the change is published (after the shared credit snapshot is forgotten), and
   // every instance, this one included, drops its auth cache when the message arrives.
-  else stores.accountService.onChange((change) => reservations.forget(change.keyHash, change.accountId));
+  else stores.accountService.onChange((change) => void reservations.forget(change.keyHash, change.accountId));
   writer?.onExternalChange(dropCaches);
   const unsubscribe = fleet?.bus.subscribe((m) => auth.invalidate(m.kind === 'key' ? m.keyHash : undefined));
 
   let attempts = 0;
   let lastReload: ReloadResult | null = null;
-  writeReloadStatus(stores.db, { pid: process.pid, attempt: 0, generation: 1, ok: true, error: null, at: current.loadedAt });
+  // Best effort, not awaited: a refused write loses only this report.
+  void stores.stores.reloadStatus.write({ pid: process.pid, attempt: 0, generation: 1, ok: true, error: null, at: current.loadedAt });
   const reload = (load: () => GatewayConfig): ReloadResult => {
     attempts += 1;
     const at = new Date().toISOString();
@@ -256,7 +246,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       result = { ok: false, attempt: attempts, generation: current.generation, at, error: current.scrubber.text((err as Error).message) };
     }
     lastReload = result;
-    writeReloadStatus(stores.db, {
+    void stores.stores.reloadStatus.write({
       pid: process.pid,
       attempt: result.attempt,
       generation: result.generation,
@@ -272,6 +262,10 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       return current.config;
     },
     ...stores,
+    get db(): DatabaseSync {
+      if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
+      return (stores.stores as ReturnType<typeof openSqliteStores>).db;
+    },
     auth,
     get catalog() {
       return current.catalog;
@@ -284,8 +278,9 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
     upstream,
     settlements,
     writer,
+    settled: () => settlements.flush(),
     reservations,
-    keyPeriodUsage: new KeyPeriodUsage(stores.db),
+    keyPeriodUsage: stores.stores.keyUsage,
     now: opts.now ?? Date.now,
     fleet,
     health,
@@ -324,7 +319,7 @@ export function createServices(config: GatewayConfig, opts: ServiceOptions): Ser
       await fleet?.close();
       await writer?.close();
       lock.release();
-      stores.db.close();
+      await stores.stores.close();
     },
   };
 }
@@ -369,3 +364,5 @@ async function sweepStaleHolds(reservations: CreditHolds, log: (message: string)
     log(`stale-hold sweep failed: ${(err as Error).message}`);
   }
 }
+
+export { openStores, type OpenedStores } from './open-stores.ts';

@@ -43,24 +43,24 @@ export type KeyDisabler = 'operator' | 'account';
 export type KeyLimitReset = 'daily' | 'weekly' | 'monthly';
 export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'monthly'];
 
-interface AccountRow {
+export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
   balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
 }
-interface KeyRow {
+export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
   disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null;
 }
 
-function toAccount(r: AccountRow): AccountRecord {
+export function toAccount(r: AccountRow): AccountRecord {
   return {
     id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
     balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
   };
 }
-function toKey(r: KeyRow): KeyRecord {
+export function toKey(r: KeyRow): KeyRecord {
   return {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
     limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,

@@ -36,7 +36,7 @@ const LIST_COLUMNS = `id, account_id, key_hash, model, provider, upstream_model,
   error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
   cost_nanos, latency_ms, first_token_ms, x_title, created_at, coalesce(json_array_length(attempts), 0) AS attempt_count`;
 
-const FILTER_COLUMNS: Array<[keyof ActivityFilter, string]> = [
+export const FILTER_COLUMNS: Array<[keyof ActivityFilter, string]> = [
   ['accountId', 'account_id = ?'], ['keyHash', 'key_hash = ?'], ['model', 'model = ?'], ['provider', 'provider = ?'],
   ['status', 'status = ?'], ['from', 'created_at >= ?'], ['to', 'created_at < ?'],
 ];

@@ -14,7 +14,7 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
-interface LedgerRow {
+export interface LedgerRow {
   id: bigint; account_id: string; key_hash: string | null; kind: LedgerEntry['kind']; amount_nanos: bigint;
   generation_id: string | null; note: string | null; created_at: string;
 }
@@ -26,7 +26,7 @@ export class AdminStore {
     this.stmts = {
       // Ids in creation order (created_at, id); the search matches the id or the name, any case.
       accountIds: db.prepare(`SELECT id, created_at FROM accounts
-        WHERE (?1 IS NULL OR id = ?1 OR name LIKE '%' || ?1 || '%' ESCAPE '\\')
+        WHERE (?1 IS NULL OR id = ?5 OR name LIKE '%' || ?1 || '%' ESCAPE '\\')
           AND (?2 IS NULL OR (created_at, id) > (?2, ?3))
         ORDER BY created_at, id LIMIT ?4`),
       rename: db.prepare('UPDATE accounts SET name = ? WHERE id = ?'),
@@ -35,10 +35,10 @@ export class AdminStore {
     this.stmts.ledger.setReadBigInts(true);
   }
 
-  /** Account ids (with their creation time, the cursor) in creation order, after the cursor. */
+  /** Account ids (with their creation time, the cursor) in creation order, after the cursor. The id matches as given; the name's search escapes LIKE's wildcards. */
   accountIds(search: string | null, after: { createdAt: string; id: string } | null, limit: number): Array<{ id: string; createdAt: string }> {
     const pattern = search === null ? null : search.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = this.stmts.accountIds.all(pattern, after?.createdAt ?? null, after?.id ?? null, limit) as Array<{ id: string; created_at: string }>;
+    const rows = this.stmts.accountIds.all(pattern, after?.createdAt ?? null, after?.id ?? null, limit, search) as Array<{ id: string; created_at: string }>;
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
 
@@ -49,9 +49,13 @@ export class AdminStore {
   /** An account's ledger, newest first, entries before `beforeId`. */
   ledger(accountId: string, beforeId: number | null, limit: number): LedgerEntry[] {
     const rows = this.stmts.ledger.all(accountId, beforeId, beforeId, limit) as unknown as LedgerRow[];
-    return rows.map((r) => ({
-      id: Number(r.id), accountId: r.account_id, keyHash: r.key_hash, kind: r.kind, amountNanos: r.amount_nanos,
-      generationId: r.generation_id, note: r.note, createdAt: r.created_at,
-    }));
+    return rows.map(toLedgerEntry);
   }
+}
+
+export function toLedgerEntry(r: LedgerRow): LedgerEntry {
+  return {
+    id: Number(r.id), accountId: r.account_id, keyHash: r.key_hash, kind: r.kind, amountNanos: r.amount_nanos,
+    generationId: r.generation_id, note: r.note, createdAt: r.created_at,
+  };
 }

@@ -18,8 +18,8 @@ export interface AuditEntry {
   details: Record<string, unknown> | null;
 }
 
-interface AuditRow {
-  id: number; at: string; actor_key_hash: string; actor_label: string; actor_account_id: string;
+export interface AuditRow {
+  id: number | bigint; at: string; actor_key_hash: string; actor_label: string; actor_account_id: string;
   action: string; target: string | null; details: string | null;
 }
 
@@ -42,10 +42,14 @@ export class AuditStore {
   /** Newest first, entries before `beforeId`; optionally one action or one target. */
   list(filter: { action?: string; target?: string }, beforeId: number | null, limit: number): AuditEntry[] {
     const rows = this.stmts.list.all(beforeId, filter.action ?? null, filter.target ?? null, limit) as unknown as AuditRow[];
-    return rows.map((r) => ({
-      id: Number(r.id), at: r.at,
-      actor: { keyHash: r.actor_key_hash, label: r.actor_label, accountId: r.actor_account_id },
-      action: r.action, target: r.target, details: r.details === null ? null : (JSON.parse(r.details) as Record<string, unknown>),
-    }));
+    return rows.map(toAuditEntry);
   }
+}
+
+export function toAuditEntry(r: AuditRow): AuditEntry {
+  return {
+    id: Number(r.id), at: r.at,
+    actor: { keyHash: r.actor_key_hash, label: r.actor_label, accountId: r.actor_account_id },
+    action: r.action, target: r.target, details: r.details === null ? null : (JSON.parse(r.details) as Record<string, unknown>),
+  };
 }

@@ -60,23 +60,27 @@ export class GenerationStore {
 
   getRecord(id: string): GenerationRecord | undefined {
     const r = this.stmts.byId.get(id) as Record<string, bigint | string | null> | undefined;
-    if (r === undefined) return undefined;
-    const n = (v: unknown): number => Number(v ?? 0);
-    const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-    const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-    return {
-      id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
-      model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
-      dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
-      status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
-      tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
-      tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
-      costNanos: (r.cost_nanos as bigint | null) ?? 0n,
-      costBreakdown: r.cost_breakdown === null ? null : (JSON.parse(String(r.cost_breakdown)) as Record<string, string>),
-      latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
-      attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
-      httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
-      cacheHit: r.cache_hit === 1n,
-    };
+    return r === undefined ? undefined : toGenerationRecord(r);
   }
+}
+
+/** A `generations` row (integers as bigint) as a GenerationRecord. */
+export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
+  const n = (v: unknown): number => Number(v ?? 0);
+  const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
+    model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
+    dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
+    status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
+    tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
+    tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+    costNanos: (r.cost_nanos as bigint | null) ?? 0n,
+    costBreakdown: r.cost_breakdown === null ? null : (JSON.parse(String(r.cost_breakdown)) as Record<string, string>),
+    latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
+    attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
+    httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+    cacheHit: r.cache_hit === 1n,
+  };
 }

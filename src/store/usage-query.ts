@@ -19,7 +19,7 @@ export interface UsageRange {
   until?: string;
 }
 
-const GROUP_SQL: Record<UsageGrouping, { expr: string; order: string }> = {
+export const GROUP_SQL: Record<UsageGrouping, { expr: string; order: string }> = {
   day: { expr: 'substr(created_at, 1, 10)', order: 'grp' },
   model: { expr: `coalesce(model, '(none)')`, order: 'cost DESC, grp' },
   key: { expr: 'key_hash', order: 'cost DESC, grp' },

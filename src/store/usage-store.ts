@@ -7,7 +7,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 export type UsageGroup = 'day' | 'model' | 'provider' | 'key' | 'app' | 'account';
 export const USAGE_GROUPS: readonly UsageGroup[] = ['day', 'model', 'provider', 'key', 'app', 'account'];
 
-const GROUP_COLUMN: Record<UsageGroup, string> = {
+export const GROUP_COLUMN: Record<UsageGroup, string> = {
   day: 'day', model: 'model', provider: 'provider', key: 'key_hash', app: 'app_title', account: 'account_id',
 };
 
@@ -29,14 +29,14 @@ export interface UsageGroupRow extends UsageFigures {
   group: string | null;
 }
 
-const SUMS = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt,
+export const SUMS = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt,
   sum(tokens_completion) AS tokens_completion, sum(tokens_cache_read) AS tokens_cache_read,
   sum(tokens_cache_write) AS tokens_cache_write, sum(tokens_reasoning) AS tokens_reasoning,
   sum(cost_nanos) AS cost_nanos, sum(latency_ms_sum) AS latency_ms_sum, sum(latency_count) AS latency_count`;
 
-type Row = Record<string, string | bigint | null>;
+export type Row = Record<string, string | bigint | null>;
 
-function figures(r: Row): UsageFigures {
+export function figures(r: Row): UsageFigures {
   const n = (v: unknown): number => Number(v ?? 0);
   return {
     requests: n(r.requests), errors: n(r.errors), tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion),

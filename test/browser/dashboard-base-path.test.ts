@@ -41,7 +41,7 @@ after(async () => {
 });
 
 test('under a base path behind a reverse proxy the dashboard loads and signs in', { skip }, async () => {
-  const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard', management: true });
+  const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard', management: true });
   const origin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   const context = await browser.newContext({ viewport: DESKTOP });
   const page = await context.newPage();

@@ -77,11 +77,11 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
       ids.push(res.json.id);
     }
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}` })).status, 200);
-    gw.flush();
-    const exact = formatNanos(ids.reduce((sum, id) => sum + gw.services.generations.getRecord(id)!.costNanos, 0n));
-    assert.equal(gw.services.generations.getRecord(ids[0]!)!.httpReferer, 'https://invoices.example');
+    await gw.flush();
+    const exact = formatNanos((await Promise.all(ids.map(async (id) => (await gw.services.generations.getRecord(id))!.costNanos))).reduce((sum, c) => sum + c, 0n));
+    assert.equal((await gw.services.generations.getRecord(ids[0]!))!.httpReferer, 'https://invoices.example');
 
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'apps', management: true });
+    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'apps', management: true }));
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     const row = page.locator('table[aria-label="Top apps"] tbody tr', { hasText: 'Invoice Bot' });
@@ -94,8 +94,8 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
   });
 
   test('Keys: create a key with a daily limit, its usage per day when opened, edit the reset; Activity exports every filtered record as CSV', async () => {
-    gw.services.ledger.settle([], Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)));
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true });
+    await gw.services.ledger.settle([], Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)));
+    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true }));
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
@@ -109,8 +109,8 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
 
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 200);
-    gw.flush();
-    const exact = formatNanos(gw.services.generations.getRecord(res.json.id)!.costNanos);
+    await gw.flush();
+    const exact = formatNanos((await gw.services.generations.getRecord(res.json.id))!.costNanos);
     await visit(page, 'Overview', '.stat-value');
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
     assert.equal(await row().getByTestId('key-usage-30').textContent(), tinySpend(exact));
@@ -126,7 +126,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await page.locator('#edit-reset').selectOption('weekly');
     await page.getByRole('button', { name: 'Save limit' }).click();
     await row().getByTestId('key-limit').filter({ hasText: 'per week' }).waitFor();
-    assert.equal(gw.services.accounts.listKeys(gw.accountId).find((k) => k.name === 'daily key')!.limitReset, 'weekly');
+    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).find((k) => k.name === 'daily key')!.limitReset, 'weekly');
     problems.assertNone('editing a limit');
 
     // Activity: the page shows 50 records; the export has every one of the account's.
@@ -145,8 +145,8 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
   });
 
   test('the operator creates a management key for an account, shown once with a copy button; it manages that account', async () => {
-    const admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
-    const customer = gw.services.accountService.createAccount({ name: 'Customer Co', creditsUsd: '5' });
+    const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }));
+    const customer = (await gw.services.accountService.createAccount({ name: 'Customer Co', creditsUsd: '5' }));
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, admin.key);
     await visit(page, 'All keys', 'table[aria-label="All keys"]');
@@ -165,7 +165,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
 
     const listed = await fetch(`${gw.origin}/api/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(listed.status, 200, 'the new key is a management key of the account');
-    const record = gw.services.accounts.listKeys(customer.id).find((k) => k.name === 'customer admin')!;
+    const record = (await gw.services.accounts.listKeys(customer.id)).find((k) => k.name === 'customer admin')!;
     assert.equal(record.isManagement, true);
     const audit = await fetch(`${gw.origin}/api/v1/admin/audit?target=${record.hash}`, { headers: { authorization: `Bearer ${admin.key}` } });
     const entries = ((await audit.json()) as { data: unknown }).data as Array<{ action: string; details: { kind: string } }>;

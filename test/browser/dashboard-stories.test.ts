@@ -52,7 +52,7 @@ describe('dashboard in a browser', { skip }, () => {
   });
 
   test('an account: sign in, create a key, use it with the openai client, its generation in Activity at its exact cost, disable it (401), sign out', async () => {
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard', management: true });
+    const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard', management: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/`);
     await page.getByLabel('Key').waitFor();
     assert.equal(new URL(page.url()).pathname, '/dashboard/');
@@ -76,7 +76,7 @@ describe('dashboard in a browser', { skip }, () => {
     const model = models.data.find((m) => Number((m as unknown as { pricing: { prompt: string } }).pricing.prompt) > 0)!.id;
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
     await gw.flush();
-    const record = gw.services.generations.getRecord(completion.id) ?? gw.services.generations.getRecord((completion as unknown as { id: string }).id);
+    const record = await gw.services.generations.getRecord(completion.id) ?? await gw.services.generations.getRecord((completion as unknown as { id: string }).id);
     assert.ok(record !== undefined, `generation ${completion.id} recorded`);
     assert.ok(record.costNanos > 0n, 'the request cost something');
     const exact = formatNanos(record.costNanos);
@@ -123,7 +123,7 @@ describe('dashboard in a browser', { skip }, () => {
     await screenshots(page, 'playground');
     problems.assertNone('the Playground page');
     await gw.flush();
-    const playgroundKeys = gw.services.accounts.listKeys(gw.accountId).filter((k) => k.name === 'dashboard playground');
+    const playgroundKeys = (await gw.services.accounts.listKeys(gw.accountId)).filter((k) => k.name === 'dashboard playground');
     assert.equal(playgroundKeys.length, 1);
     assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');
 
@@ -132,7 +132,7 @@ describe('dashboard in a browser', { skip }, () => {
     await page.getByLabel('Default model (used when a request names none)').selectOption(model);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.defaultModel, model);
+    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.defaultModel, model);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Key').waitFor();
@@ -141,7 +141,7 @@ describe('dashboard in a browser', { skip }, () => {
   });
 
   test('the operator: sign in with the admin key, create an account, grant credits, see them in its ledger', async () => {
-    const admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
+    const admin = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, admin.key);
     await page.locator('table[aria-label="Accounts"]').waitFor();
@@ -169,14 +169,14 @@ describe('dashboard in a browser', { skip }, () => {
   });
 
   test('a session that ends (its key disabled) returns the page to sign-in on the next call', async () => {
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'short-lived', management: true });
+    const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'short-lived', management: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     // The overview's calls have all answered (so the next call is the Keys page's).
     await page.waitForFunction(`document.querySelectorAll('.loading').length === 0
       && [...document.querySelectorAll('.stat-value')].every((e) => (e.textContent ?? '').includes('$'))`);
     problems.assertNone('signing in');
-    gw.services.accountService.revokeKey(mgmt.record.hash);
+    await gw.services.accountService.revokeKey(mgmt.record.hash);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys', exact: true }).click();
     await page.getByLabel('Key').waitFor();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

@@ -10,7 +10,7 @@ describe('account settings API', () => {
   let auth: Record<string, string>;
   before(async () => {
     gw = await startTestGateway();
-    auth = { authorization: `Bearer ${gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key}` };
+    auth = { authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key}` };
   });
   after(() => gw.close());
 
@@ -33,7 +33,7 @@ describe('account settings API', () => {
     assert.equal(((await bad.json()) as { error: { param: string } }).error.param, 'default_model');
     const unknown = await patch({ tier: 'tier9' });
     assert.equal(unknown.status, 400);
-    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.tier, 'tier2');
+    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.tier, 'tier2');
   });
 
   test('an API key is refused (403)', async () => {
@@ -45,7 +45,7 @@ describe('activity rows for the dashboard', () => {
   test('each row counts the provider attempts of its request', async () => {
     const gw = await startTestGateway();
     try {
-      const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
+      const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
       const call = await fetch(`${gw.baseUrl}/chat/completions`, {
         method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }),

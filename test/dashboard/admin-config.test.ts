@@ -14,7 +14,7 @@ describe('admin config API', () => {
   before(async () => {
     const yaml = emulatorConfig('http://127.0.0.1:9/v1').replace('    api_key: ${LOCAL_KEY}\n', `    api_key: \${LOCAL_KEY}\n    headers: { X-Team: "${HEADER_SECRET}" }\n`);
     gw = await startTestGateway({ yaml, env: { LOCAL_KEY: PROVIDER_SECRET } });
-    admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }).key;
+    admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
   });
   after(() => gw.close());
 
@@ -33,7 +33,7 @@ describe('admin config API', () => {
   });
 
   test('is refused to a management key (403)', async () => {
-    const m = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
+    const m = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
     assert.equal((await fetch(`${gw.origin}/api/v1/admin/config`, { headers: { authorization: `Bearer ${m}` } })).status, 403);
   });
 });

@@ -31,10 +31,10 @@ describe('dashboard sessions', () => {
   let admin: string;
   before(async () => {
     gw = await startTestGateway();
-    const m = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true });
+    const m = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true });
     management = m.key;
     managementHash = m.record.hash;
-    admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }).key;
+    admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
   });
   after(() => gw.close());
 
@@ -95,7 +95,7 @@ describe('dashboard sessions', () => {
   });
 
   test('disabling the key it was made from ends the session, for good', async () => {
-    const other = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 2', management: true });
+    const other = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 2', management: true });
     const s = await signIn(gw, other.key);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 200);
     const adminSession = await signIn(gw, admin);
@@ -112,12 +112,12 @@ describe('dashboard sessions', () => {
   });
 
   test('deleting the key ends its sessions', async () => {
-    const other = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 3', management: true });
+    const other = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 3', management: true });
     const s = await signIn(gw, other.key);
-    gw.services.accounts.deleteKey(other.record.hash);
+    await gw.services.accounts.deleteKey(other.record.hash);
     gw.services.auth.invalidate(other.record.hash);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
-    assert.equal(gw.services.sessions.keyHashOf(s.cookie!.slice('sy_session='.length)), undefined);
+    assert.equal(await gw.services.sessions.keyHashOf(s.cookie!.slice('sy_session='.length)), undefined);
   });
 });
 
@@ -126,10 +126,10 @@ describe('the session cookie behind a TLS-terminating proxy', () => {
     const trusted = await startTestGateway({ tweak: (c) => { c.server.trustProxy = '127.0.0.1'; } });
     const untrusted = await startTestGateway();
     try {
-      const key = (gw: TestGateway) => gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
-      const viaProxy = await signIn(trusted, key(trusted), { 'x-forwarded-proto': 'https' });
+      const key = async (gw: TestGateway) => (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
+      const viaProxy = await signIn(trusted, await key(trusted), { 'x-forwarded-proto': 'https' });
       assert.match(viaProxy.setCookie!, /; Secure/);
-      const spoofed = await signIn(untrusted, key(untrusted), { 'x-forwarded-proto': 'https' });
+      const spoofed = await signIn(untrusted, await key(untrusted), { 'x-forwarded-proto': 'https' });
       assert.doesNotMatch(spoofed.setCookie!, /Secure/);
     } finally {
       await trusted.close();
@@ -183,7 +183,7 @@ describe('dashboard pages', () => {
       const html = await (await fetch(`${gw.origin}/gw/dashboard/`)).text();
       assert.match(html, /src="\/gw\/dashboard\/assets\//);
       assert.equal((await fetch(`${gw.origin}/dashboard/`)).status, 404);
-      const m = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true });
+      const m = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true });
       const res = await fetch(`${gw.origin}/gw/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: m.key }) });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('set-cookie')!, /Path=\/gw\//);

@@ -33,9 +33,9 @@ describe('Activity CSV export', () => {
   const SEEDED = 2500;
   before(async () => {
     gw = await startTestGateway({ credits: '20' });
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true }).key;
-    admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }).key;
-    gw.services.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
+    admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
+    await gw.services.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
   });
   after(() => gw.close());
 
@@ -44,7 +44,7 @@ describe('Activity CSV export', () => {
   test('covers the whole range over several server pages, newest first, each record once, exact costs', async () => {
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}`, 'x-title': '=HYPERLINK("x"), my app' });
     assert.equal(res.status, 200);
-    gw.flush();
+    await gw.flush();
     const csv = await get('/activity.csv', mgmt);
     assert.equal(csv.status, 200);
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
@@ -77,7 +77,7 @@ describe('Activity CSV export', () => {
   });
 
   test('the admin export filters by account', async () => {
-    const other = gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' });
+    const other = (await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' }));
     const none = parse(await (await get(`/admin/generations.csv?account=${other.id}`, admin)).text());
     assert.equal(none.rows.length, 0);
     const mine = parse(await (await get(`/admin/generations.csv?account=${gw.accountId}&status=error`, admin)).text());

@@ -12,13 +12,13 @@ describe('admin API', () => {
   let api: string;
   before(async () => {
     gw = await startTestGateway({ credits: '10' });
-    admin = createAdminKey(gw);
+    admin = await createAdminKey(gw);
     api = `${gw.origin}/api/v1/admin`;
   });
   after(() => gw.close());
 
   test('admin routes answer 401 without a valid key and 403 to API and management keys, in the error record shape', async () => {
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
+    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
     const routes: Array<[string, string, unknown?]> = [
       ['GET', '/accounts'], ['POST', '/accounts', { name: 'x' }], ['GET', `/accounts/${gw.accountId}`],
       ['PATCH', `/accounts/${gw.accountId}`, { name: 'x' }], ['POST', `/accounts/${gw.accountId}/credits`, { kind: 'grant', amount: '1', reason: 'r' }],
@@ -39,8 +39,8 @@ describe('admin API', () => {
       }
     }
     // Nothing changed: the refused writes left no trace.
-    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.name, 'test account');
-    assert.equal(gw.services.accounts.getKey(gw.keyHash)!.isActive, true);
+    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.name, 'test account');
+    assert.equal((await gw.services.accounts.getKey(gw.keyHash))!.isActive, true);
   });
 
   test('an admin key cannot call models', async () => {
@@ -49,7 +49,7 @@ describe('admin API', () => {
     assert.equal(res.json.error.code, 'forbidden');
   });
 
-  test('accounts: create, search, pages, show, update name/tier/default model/limits, deactivate and reactivate', async () => {
+  test('accounts: create, search (by name or id), pages, show, update name/tier/default model/limits, deactivate and reactivate', async () => {
     const made = [];
     for (const name of ['Alpha Corp', 'alpha two', 'Beta']) {
       const res = await call('POST', `${api}/accounts`, admin.key, { name, type: 'organization', tier: 'free', credits: '1.5' });
@@ -59,6 +59,9 @@ describe('admin API', () => {
     }
     const found = await call('GET', `${api}/accounts?search=ALPHA`, admin.key);
     assert.deepEqual(found.json.data.map((a: any) => a.name), ['Alpha Corp', 'alpha two']);
+    // An id (acct_…, with its '_') is found as given, not as an escaped LIKE pattern.
+    const byId = await call('GET', `${api}/accounts?search=${encodeURIComponent(made[2].id)}`, admin.key);
+    assert.deepEqual(byId.json.data.map((a: any) => a.id), [made[2].id]);
     const paged = await allPages(`${api}/accounts?limit=1`, admin.key);
     const ids = paged.map((a) => a.id);
     assert.equal(new Set(ids).size, ids.length);
@@ -78,7 +81,7 @@ describe('admin API', () => {
     assert.deepEqual(patched.json.data.limits_override, { requests_per_minute: 7, requests_per_day: null });
     const lockout = await call('PATCH', `${api}/accounts/${gw.accountId}`, admin.key, { is_active: false });
     assert.equal(lockout.status, 400, 'an admin key does not deactivate its own account');
-    assert.equal(gw.services.accounts.getAccount(gw.accountId)!.isActive, true);
+    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.isActive, true);
     const badTier = await call('PATCH', `${api}/accounts/${id}`, admin.key, { tier: 'nope' });
     assert.equal(badTier.status, 400);
     assert.equal(badTier.json.error.code, 'invalid_parameter');
@@ -186,7 +189,7 @@ describe('admin API', () => {
     assert.equal(one.status, 200);
     assert.equal(one.json.data.id, id);
     assert.equal(one.json.data.account_id, gw.accountId);
-    assert.equal(one.json.data.total_cost_usd, gw.services.generations.getRecord(id)!.costNanos === 0n ? '0' : one.json.data.total_cost_usd);
+    assert.equal(one.json.data.total_cost_usd, (await gw.services.generations.getRecord(id))!.costNanos === 0n ? '0' : one.json.data.total_cost_usd);
     assert.ok(Array.isArray(one.json.data.attempts));
     assert.equal((await call('GET', `${api}/generations/gen-nope`, admin.key)).status, 404);
   });

@@ -13,13 +13,13 @@ describe('usage rollups, activity and ledger reports', () => {
   let mgmt: string;
   before(async () => {
     gw = await startTestGateway({ credits: '5' });
-    admin = createAdminKey(gw).key;
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true }).key;
-    const acct = gw.services.accountService.createAccount({ name: 'other', tier: 'tier2', creditsUsd: '0.000001' });
+    admin = (await createAdminKey(gw)).key;
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
+    const acct = await gw.services.accountService.createAccount({ name: 'other', tier: 'tier2', creditsUsd: '0.000001' });
     other = {
       accountId: acct.id,
-      key: gw.services.accountService.createKey({ accountId: acct.id, name: 'k' }).key,
-      mgmt: gw.services.accountService.createKey({ accountId: acct.id, name: 'm', management: true }).key,
+      key: (await gw.services.accountService.createKey({ accountId: acct.id, name: 'k' })).key,
+      mgmt: (await gw.services.accountService.createKey({ accountId: acct.id, name: 'm', management: true })).key,
     };
   });
   after(() => gw.close());
@@ -84,7 +84,7 @@ describe('usage rollups, activity and ledger reports', () => {
     await gw.flush();
     const usage = await call('GET', `${gw.origin}/api/v1/usage?group_by=key`, other.mgmt);
     assert.equal(usage.status, 200);
-    const otherKeys = new Set(gw.services.accounts.listKeys(other.accountId).map((k) => k.hash));
+    const otherKeys = new Set((await gw.services.accounts.listKeys(other.accountId)).map((k) => k.hash));
     assert.ok(usage.json.data.length > 0 && usage.json.data.every((r: any) => otherKeys.has(r.group)));
     assert.equal(typeof usage.json.balance_usd, 'string');
     assert.equal((await call('GET', `${gw.origin}/api/v1/usage?group_by=account`, other.mgmt)).status, 400);

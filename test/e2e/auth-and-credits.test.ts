@@ -29,17 +29,17 @@ describe('authentication and credits', () => {
 
   test('a revoked key, an expired key and a key of an inactive account get 401', async () => {
     const svc = gw.services.accountService;
-    const revoked = svc.createKey({ accountId: gw.accountId, name: 'to revoke' });
+    const revoked = await svc.createKey({ accountId: gw.accountId, name: 'to revoke' });
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${revoked.key}` })).status, 200);
-    svc.revokeKey(revoked.record.hash);
+    await svc.revokeKey(revoked.record.hash);
     await expect401({ authorization: `Bearer ${revoked.key}` }, 'revoked');
 
-    const expired = svc.createKey({ accountId: gw.accountId, name: 'expired', expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const expired = await svc.createKey({ accountId: gw.accountId, name: 'expired', expiresAt: new Date(Date.now() - 1000).toISOString() });
     await expect401({ authorization: `Bearer ${expired.key}` }, 'expired');
 
-    const other = svc.createAccount({ name: 'dormant', creditsUsd: '5' });
-    const k = svc.createKey({ accountId: other.id });
-    gw.services.accountService.updateAccount(other.id, { isActive: false });
+    const other = await svc.createAccount({ name: 'dormant', creditsUsd: '5' });
+    const k = await svc.createKey({ accountId: other.id });
+    await gw.services.accountService.updateAccount(other.id, { isActive: false });
     await expect401({ authorization: `Bearer ${k.key}` }, 'inactive account');
   });
 
@@ -52,8 +52,8 @@ describe('authentication and credits', () => {
 
   test('a zero or negative balance gets 402 before any upstream call, free models included', async () => {
     const svc = gw.services.accountService;
-    const broke = svc.createAccount({ name: 'broke', creditsUsd: '0' });
-    const { key } = svc.createKey({ accountId: broke.id });
+    const broke = await svc.createAccount({ name: 'broke', creditsUsd: '0' });
+    const { key } = await svc.createKey({ accountId: broke.id });
     // switchyard/sim-fast is free ($0 a token): the balance is checked all the same.
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
@@ -65,15 +65,15 @@ describe('authentication and credits', () => {
     assert.equal(record.error_code, 'insufficient_quota');
     assert.equal(record.provider_name, null);
     assert.deepEqual(record.attempts, []);
-    svc.adjustCredits(broke.id, '-1', 'test: below zero');
+    await svc.adjustCredits(broke.id, '-1', 'test: below zero');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
-    svc.addCredits(broke.id, '2');
+    await svc.addCredits(broke.id, '2');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 200);
   });
 
   test('a key that has used up its own credit limit gets 402', async () => {
     const svc = gw.services.accountService;
-    const { key, record } = svc.createKey({ accountId: gw.accountId, limitUsd: '0.01' });
+    const { key, record } = await svc.createKey({ accountId: gw.accountId, limitUsd: '0.01' });
     const pro = { ...body, model: 'switchyard/sim-pro', max_tokens: 50 };
     let status = 200;
     for (let i = 0; i < 200 && status === 200; i++) {
@@ -92,7 +92,7 @@ describe('authentication and credits', () => {
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'missing_parameter');
     assert.match(res.json.error.message, /model/);
-    gw.services.accountService.updateAccount(gw.accountId, { defaultModel: 'switchyard/sim-fast' });
+    await gw.services.accountService.updateAccount(gw.accountId, { defaultModel: 'switchyard/sim-fast' });
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, noModel, { authorization: `Bearer ${gw.key}` });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.model, 'switchyard/sim-fast');

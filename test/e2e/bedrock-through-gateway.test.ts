@@ -118,7 +118,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
   test('non-streamed: a signed Converse request, the answer, usage with cache tokens, the exact cost', async () => {
     emu.enqueue({ text: 'Paris.', usage: { inputTokens: 100, outputTokens: 20, cacheReadInputTokens: 1000, cacheWriteInputTokens: 40 } });
-    const before = gw.services.accounts.balance(gw.accountId)!;
+    const before = (await gw.services.accounts.balance(gw.accountId))!;
     const c = await client.chat.completions.create({
       model: 'acme/claude-bedrock',
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }],
@@ -138,10 +138,10 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.deepEqual(r.body.messages, [{ role: 'user', content: [{ text: 'Capital of France?' }] }]);
     assert.deepEqual(r.body.inferenceConfig, { maxTokens: 300, temperature: 0.5 });
 
-    gw.flush();
+    await gw.flush();
     const cost = expectedCost(100, 1000, 40, 20);
-    assert.equal(before - gw.services.accounts.balance(gw.accountId)!, cost);
-    const record = gw.services.generations.getRecord(c.id)!;
+    assert.equal(before - (await gw.services.accounts.balance(gw.accountId))!, cost);
+    const record = (await gw.services.generations.getRecord(c.id))!;
     assert.equal(record.provider, 'bedrock');
     assert.equal(record.tokensPrompt, 1140);
     assert.equal(record.tokensCacheRead, 1000);
@@ -155,7 +155,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
       toolCalls: [{ id: 'tooluse_abc', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       usage: { inputTokens: 50, outputTokens: 30 },
     });
-    const before = gw.services.accounts.balance(gw.accountId)!;
+    const before = (await gw.services.accounts.balance(gw.accountId))!;
     const stream = await client.chat.completions.create({
       model: 'acme/claude-bedrock',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
@@ -191,10 +191,10 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.equal(r.path, `/model/${encodeURIComponent(MODEL)}/converse-stream`);
     assert.equal(r.body.toolConfig.tools[0].toolSpec.name, 'get_weather');
 
-    gw.flush();
+    await gw.flush();
     const cost = expectedCost(50, 0, 0, 30);
-    assert.equal(before - gw.services.accounts.balance(gw.accountId)!, cost);
-    assert.equal(gw.services.generations.getRecord(id)!.costNanos, cost);
+    assert.equal(before - (await gw.services.accounts.balance(gw.accountId))!, cost);
+    assert.equal((await gw.services.generations.getRecord(id))!.costNanos, cost);
   });
 
   test('an upstream that repeats the signed request headers in its 400: the client sees neither the signature nor the key id', async () => {
@@ -212,19 +212,19 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
   });
 
   test('credentials that never come count against the attempt\'s deadline: a timeout, nothing sent, nothing charged', async () => {
-    const before = gw.services.accounts.balance(gw.accountId)!;
+    const before = (await gw.services.accounts.balance(gw.accountId))!;
     const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-hung', messages: [{ role: 'user', content: 'Hi' }] }).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
     );
     assert.equal(err.status, 408);
     assert.equal(emu.requests.length, 0);
-    gw.flush();
-    assert.equal(gw.services.accounts.balance(gw.accountId), before);
+    await gw.flush();
+    assert.equal((await gw.services.accounts.balance(gw.accountId)), before);
   });
 
   test('a provider whose profile holds the wrong secret is refused by the signature check; the client gets a 502 without it', async () => {
-    const before = gw.services.accounts.balance(gw.accountId)!;
+    const before = (await gw.services.accounts.balance(gw.accountId))!;
     const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-wrong', messages: [{ role: 'user', content: 'Hi' }] }).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
@@ -232,7 +232,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.equal(err.status, 502);
     assert.doesNotMatch(JSON.stringify(err.error), /not-the-secret-at-all|AWS4-HMAC-SHA256/);
     assert.equal(emu.requests.length, 1, 'it reached Bedrock, signed');
-    gw.flush();
-    assert.equal(gw.services.accounts.balance(gw.accountId), before, 'nothing charged');
+    await gw.flush();
+    assert.equal((await gw.services.accounts.balance(gw.accountId)), before, 'nothing charged');
   });
 });

@@ -17,7 +17,7 @@ describe('holds are upper bounds', () => {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.05' });
     try {
       emu.reset();
-      const { key } = gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '0.04' });
+      const { key } = await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '0.04' });
       const N = 6;
       // 12,000 jamo are 36,000 o200k tokens ($0.036 here); today's estimate held $0.0075 each.
       for (let i = 0; i < N; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 100, then: { text: 'ok' } });
@@ -32,7 +32,7 @@ describe('holds are upper bounds', () => {
       await gw.flush();
       const keyRow = gw.services.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
       assert.ok(BigInt(keyRow.u) <= BigInt(keyRow.l), `key usage ${keyRow.u} over its limit ${keyRow.l}`);
-      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       assert.equal(account.balanceNanos, 50_000_000n - (36_007n * 1000n + 1n * 2000n));
     } finally {
@@ -55,7 +55,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
   async function overshoot(credits: string, limitUsd: string | null): Promise<{ gw: Awaited<ReturnType<typeof startTestGateway>>; statuses: number[]; records: any[] }> {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits });
     emu.reset();
-    const key = limitUsd === null ? gw.key : gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd }).key;
+    const key = limitUsd === null ? gw.key : (await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd })).key;
     const N = 5;
     // No answer until all five are in flight (admitted on their holds).
     for (let i = 0; i < N; i++) emu.enqueue({ ...OVER, holdUntilRequests: N });
@@ -63,7 +63,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
       model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
     }, { authorization: `Bearer ${key}` })));
     await gw.flush();
-    const records = results.map((r) => gw.services.generations.getRecord(r.headers.get('x-generation-id')!)!);
+    const records = await Promise.all(results.map(async (r) => (await gw.services.generations.getRecord(r.headers.get('x-generation-id')!))!));
     return { gw, statuses: results.map((r) => r.status), records };
   }
 
@@ -71,7 +71,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
     const { gw, statuses, records } = await overshoot('0.05', null);
     try {
       assert.deepEqual(statuses, [200, 200, 200, 200, 200], 'all were admitted on their (small) holds');
-      const account = gw.services.accounts.getAccount(gw.accountId)!;
+      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       const charged = records.reduce((n, r) => n + r.costNanos, 0n);
       assert.equal(account.balanceNanos, 50_000_000n - charged);

@@ -14,12 +14,12 @@ describe('keys and accounts from the CLI', () => {
   });
   after(() => gw.close());
 
-  test('keys list prints a header and aligned columns with limit, kind and expiry; an expired key is "expired"', () => {
+  test('keys list prints a header and aligned columns with limit, kind and expiry; an expired key is "expired"', async () => {
     const acct = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Listing');
     const limited = runCliJson(gw.dir, 'keys', 'create', '--account', acct.id, '--name', 'ci', '--limit', '3', '--expires', '2999-01-01');
     runCliJson(gw.dir, 'keys', 'create', '--account', acct.id, '--name', 'mgmt', '--management');
     // A key that has expired since it was made (the CLI refuses to make one in the past).
-    gw.services.accountService.createKey({ accountId: acct.id, name: 'old', expiresAt: '2020-01-01T00:00:00Z' });
+    await gw.services.accountService.createKey({ accountId: acct.id, name: 'old', expiresAt: '2020-01-01T00:00:00Z' });
 
     const r = runCli(gw.dir, 'keys', 'list', '--account', acct.id);
     assert.equal(r.code, 0, r.err);

@@ -57,10 +57,10 @@ describe('generation records', () => {
   test('a record is visible only to keys of its account', async () => {
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
     const id = res.headers.get('x-generation-id')!;
-    const sibling = gw.services.accountService.createKey({ accountId: gw.accountId }).key;
+    const sibling = (await gw.services.accountService.createKey({ accountId: gw.accountId })).key;
     assert.equal((await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${sibling}` } })).status, 200);
-    const other = gw.services.accountService.createAccount({ name: 'stranger', creditsUsd: '1' });
-    const stranger = gw.services.accountService.createKey({ accountId: other.id }).key;
+    const other = await gw.services.accountService.createAccount({ name: 'stranger', creditsUsd: '1' });
+    const stranger = (await gw.services.accountService.createKey({ accountId: other.id })).key;
     assert.equal((await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${stranger}` } })).status, 404);
     assert.equal((await fetch(`${gw.origin}/api/v1/generation`, { headers: { authorization: `Bearer ${gw.key}` } })).status, 400);
   });

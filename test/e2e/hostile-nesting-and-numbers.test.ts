@@ -44,7 +44,7 @@ describe('nesting depth and numeric ranges', () => {
   let mgmt: string;
   before(async () => {
     gw = await startTestGateway();
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
   });
   after(() => gw.close());
 

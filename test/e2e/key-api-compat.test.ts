@@ -21,7 +21,7 @@ describe('key-management API: what it refuses and reports', () => {
   let keys: string;
   before(async () => {
     gw = await startTestGateway({ credits: '20' });
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
     keys = `${gw.origin}/api/v1/keys`;
   });
   after(() => gw.close());
@@ -46,15 +46,15 @@ describe('key-management API: what it refuses and reports', () => {
   });
 
   test('POST management: true is refused (management keys come from the operator); false is the default', async () => {
-    const before = gw.services.accounts.listKeys(gw.accountId).length;
+    const before = (await gw.services.accounts.listKeys(gw.accountId)).length;
     const res = await call('POST', keys, mgmt, { name: 'minted', management: true });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.param, 'management');
     assert.match(res.json.error.message, /operator/);
-    assert.equal(gw.services.accounts.listKeys(gw.accountId).length, before, 'no key was created');
+    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).length, before, 'no key was created');
     const plain = await call('POST', keys, mgmt, { name: 'plain', management: false });
     assert.equal(plain.status, 201);
-    assert.equal(gw.services.accounts.getKey(plain.json.data.hash)?.isManagement, false);
+    assert.equal((await gw.services.accounts.getKey(plain.json.data.hash))?.isManagement, false);
   });
 
   test("a limit below usage reports limit_remaining 0 in the keys API and GET /v1/key, and the 402 says it is the key's limit", async () => {
@@ -85,8 +85,8 @@ describe('key-management API: what it refuses and reports', () => {
 
   test('a 402 for the account balance still says to add credits', async () => {
     const svc = gw.services.accountService;
-    const broke = svc.createAccount({ name: 'broke', creditsUsd: '0' });
-    const { key } = svc.createKey({ accountId: broke.id });
+    const broke = await svc.createAccount({ name: 'broke', creditsUsd: '0' });
+    const { key } = await svc.createKey({ accountId: broke.id });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.metadata.reason, 'balance');

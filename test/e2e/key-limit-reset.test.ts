@@ -25,7 +25,7 @@ describe('a key limit that resets daily or weekly', () => {
   let now = WEDNESDAY_NOON;
   before(async () => {
     gw = await startTestGateway({ credits: '20', now: () => now });
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
   });
   after(() => gw.close());
 
@@ -51,7 +51,7 @@ describe('a key limit that resets daily or weekly', () => {
     assert.ok(spent.ok >= 1, 'some requests fit in the limit');
     assert.equal(spent.refused.status, 402);
     assert.equal(spent.refused.json.error.metadata.reason, 'key_limit');
-    gw.flush();
+    await gw.flush();
     const today = (await call('GET', `${keys}/${hash}`, mgmt)).json.data;
     assert.ok(today.usage > 0 && today.usage <= 0.0001, `usage ${today.usage} within the limit`);
     assert.ok(today.limit_remaining < 0.0001);
@@ -66,7 +66,7 @@ describe('a key limit that resets daily or weekly', () => {
     assert.equal(status.json.data.limit_remaining, 0.0001, 'a new day, nothing spent in it yet');
     const again = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     assert.equal(again.status, 200);
-    gw.flush();
+    await gw.flush();
     const thursday = (await call('GET', `${keys}/${hash}`, mgmt)).json.data;
     assert.ok(thursday.limit_remaining > 0 && thursday.limit_remaining < 0.0001, `remaining ${thursday.limit_remaining}: one request of today`);
     assert.ok(thursday.usage > today.usage, 'the whole usage still grows');
@@ -87,7 +87,7 @@ describe('a key limit that resets daily or weekly', () => {
     const spent = await spendUntilRefused(key);
     assert.equal(spent.refused.status, 402, JSON.stringify(spent.refused.json));
     assert.equal(spent.refused.json.error.metadata.reason, 'key_limit');
-    gw.flush();
+    await gw.flush();
     now = WEDNESDAY_NOON + 8 * DAY_MS; // Thursday: same week
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status, 402);
     now = Date.UTC(2026, 0, 19) - 1; // Sunday, the last millisecond of the week
@@ -105,7 +105,7 @@ describe('a key limit that resets daily or weekly', () => {
   });
 
   test('the admin API and the CLI set a limit reset', async () => {
-    const admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }).key;
+    const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
     const made = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'm', limit: '3', limit_reset: 'monthly' });
     assert.equal(made.status, 201);
     assert.equal(made.json.data.limit_reset, 'monthly');

@@ -16,7 +16,7 @@ describe('key-management API (OpenRouter form)', () => {
   let mgmt: string;
   before(async () => {
     gw = await startTestGateway({ credits: '20' });
-    mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
   });
   after(() => gw.close());
 
@@ -64,8 +64,8 @@ describe('key-management API (OpenRouter form)', () => {
   });
 
   test("keys of another account are not visible", async () => {
-    const other = gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' });
-    const theirs = gw.services.accountService.createKey({ accountId: other.id });
+    const other = await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' });
+    const theirs = await gw.services.accountService.createKey({ accountId: other.id });
     assert.equal((await call('GET', `${gw.origin}/api/v1/keys/${theirs.record.hash}`, mgmt)).status, 404);
     assert.equal((await call('PATCH', `${gw.origin}/api/v1/keys/${theirs.record.hash}`, mgmt, { disabled: true })).status, 404);
   });

@@ -48,16 +48,16 @@ async function filledDatabase(): Promise<string> {
       const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/paid-sim', messages: [{ role: 'user', content: `hello ${i}` }] }, auth);
       assert.equal(r.status, 200, r.text);
     }
-    const other = gw.services.accountService.createAccount({ name: 'second', creditsUsd: '3.5' });
-    gw.services.accountService.createKey({ accountId: other.id, name: 'limited', limitUsd: '1' });
-    const admin = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
+    const other = (await gw.services.accountService.createAccount({ name: 'second', creditsUsd: '3.5' }));
+    await gw.services.accountService.createKey({ accountId: other.id, name: 'limited', limitUsd: '1' });
+    const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }));
     const adminAuth = { authorization: `Bearer ${admin.key}` };
     for (const body of [{ kind: 'grant', amount: '10', reason: 'top-up' }, { kind: 'adjustment', amount: '-0.000000123', reason: 'correction' }]) {
       const r = await postJson(`${gw.origin}/api/v1/admin/accounts/${other.id}/credits`, body, adminAuth);
       assert.equal(r.status, 201, r.text);
     }
     gw.services.sessions.create(admin.record.hash, 60_000);
-    gw.flush();
+    await gw.flush();
     const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
     assert.equal(charges.n, 3, 'three settled, charged generations');
   } finally {

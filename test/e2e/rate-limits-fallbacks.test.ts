@@ -44,13 +44,13 @@ describe('rate limits of fallback models', () => {
   });
 
   /** A key of its own per test: each starts with full buckets. */
-  function freshKey(): Record<string, string> {
-    return { authorization: `Bearer ${gw.services.accountService.createKey({ accountId: gw.accountId }).key}` };
+  async function freshKey(): Promise<Record<string, string>> {
+    return { authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId })).key}` };
   }
   const chat = (body: Record<string, unknown>, auth: Record<string, string>) => postJson(`${gw.baseUrl}/chat/completions`, { messages: hi, ...body }, auth);
 
   test("a request served by a fallback counts against the fallback's own limit", async () => {
-    const auth = freshKey();
+    const auth = await freshKey();
     a.enqueue({ fault: 'status', status: 500 });
     const served = await chat({ model: 'acme/a', models: ['acme/b'] }, auth);
     assert.equal(served.status, 200, served.text);
@@ -61,7 +61,7 @@ describe('rate limits of fallback models', () => {
   });
 
   test('a fallback whose limit is spent is not called: the request gets its 429, after the attempts made', async () => {
-    const auth = freshKey();
+    const auth = await freshKey();
     assert.equal((await chat({ model: 'acme/b' }, auth)).status, 200);
     const before = b.requests.length;
     a.enqueue({ fault: 'status', status: 500 });
@@ -75,7 +75,7 @@ describe('rate limits of fallback models', () => {
   });
 
   test("a primary model whose own limit is spent falls over to the fallback, which is counted", async () => {
-    const auth = freshKey();
+    const auth = await freshKey();
     assert.equal((await chat({ model: 'acme/a' }, auth)).status, 200);
     const aBefore = a.requests.length;
     const res = await chat({ model: 'acme/a', models: ['acme/b'] }, auth);
@@ -86,7 +86,7 @@ describe('rate limits of fallback models', () => {
   });
 
   test('a primary whose limit is spent, alone in its plan, is refused at once as before', async () => {
-    const auth = freshKey();
+    const auth = await freshKey();
     assert.equal((await chat({ model: 'acme/a' }, auth)).status, 200);
     const res = await chat({ model: 'acme/a' }, auth);
     assert.equal(res.status, 429);

@@ -26,7 +26,7 @@ describe('tier rate limits', () => {
   after(() => gw.close());
 
   test('answers carry X-RateLimit-*; a burst beyond the per-minute limit gets 429 with Retry-After', async () => {
-    const { key } = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'burst' });
+    const { key } = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'burst' });
     const auth = { authorization: `Bearer ${key}` };
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -53,8 +53,8 @@ describe('tier rate limits', () => {
   });
 
   test('limits apply per key and per model, with per-model overrides from the tier', async () => {
-    const a = gw.services.accountService.createAccount({ name: 'per-model', tier: 'tier2', creditsUsd: '5' });
-    const { key } = gw.services.accountService.createKey({ accountId: a.id });
+    const a = await gw.services.accountService.createAccount({ name: 'per-model', tier: 'tier2', creditsUsd: '5' });
+    const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const auth = { authorization: `Bearer ${key}` };
     const pro1 = await postJson(`${gw.baseUrl}/chat/completions`, ask('switchyard/sim-pro'), auth);
     assert.equal(pro1.status, 200);
@@ -65,8 +65,8 @@ describe('tier rate limits', () => {
   });
 
   test('more keys do not raise an account past its account-wide limit', async () => {
-    const a = gw.services.accountService.createAccount({ name: 'many keys', tier: 'tier2', creditsUsd: '5' });
-    const keys = [1, 2, 3].map(() => gw.services.accountService.createKey({ accountId: a.id }).key);
+    const a = await gw.services.accountService.createAccount({ name: 'many keys', tier: 'tier2', creditsUsd: '5' });
+    const keys = await Promise.all([1, 2, 3].map(async () => (await gw.services.accountService.createKey({ accountId: a.id })).key));
     const statuses: number[] = [];
     for (const key of keys) {
       for (let i = 0; i < 2; i++) statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
@@ -75,8 +75,8 @@ describe('tier rate limits', () => {
   });
 
   test("the free tier's daily cap and restricted models", async () => {
-    const a = gw.services.accountService.createAccount({ name: 'free one', tier: 'free', creditsUsd: '1' });
-    const { key } = gw.services.accountService.createKey({ accountId: a.id });
+    const a = await gw.services.accountService.createAccount({ name: 'free one', tier: 'free', creditsUsd: '1' });
+    const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const auth = { authorization: `Bearer ${key}` };
     const restricted = await postJson(`${gw.baseUrl}/chat/completions`, ask('switchyard/sim-pro'), auth);
     assert.equal(restricted.status, 400);
@@ -91,8 +91,8 @@ describe('tier rate limits', () => {
   });
 
   test("a tier's model restriction also holds for fallback models", async () => {
-    const a = gw.services.accountService.createAccount({ name: 'free two', tier: 'free', creditsUsd: '1' });
-    const { key } = gw.services.accountService.createKey({ accountId: a.id });
+    const a = await gw.services.accountService.createAccount({ name: 'free two', tier: 'free', creditsUsd: '1' });
+    const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const auth = { authorization: `Bearer ${key}` };
     // A restricted primary is skipped for an allowed fallback...
     const skipped = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', models: ['switchyard/sim-fast'], messages: [{ role: 'user', content: 'hi' }] }, auth);
@@ -108,9 +108,9 @@ describe('tier rate limits', () => {
   });
 
   test('an enterprise-style per-account override raises the limit for that account only', async () => {
-    const a = gw.services.accountService.createAccount({ name: 'contract', tier: 'tier2', creditsUsd: '5' });
-    gw.services.accountService.updateAccount(a.id, { limitsOverride: { requests_per_minute: 5, account_requests_per_minute: null } });
-    const { key } = gw.services.accountService.createKey({ accountId: a.id });
+    const a = await gw.services.accountService.createAccount({ name: 'contract', tier: 'tier2', creditsUsd: '5' });
+    await gw.services.accountService.updateAccount(a.id, { limitsOverride: { requests_per_minute: 5, account_requests_per_minute: null } });
+    const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);

@@ -109,8 +109,8 @@ describe('GET /v1/models and GET /v1/key', () => {
 
   test('org keys name their organization', async () => {
     const svc = gw.services.accountService;
-    const org = svc.createAccount({ name: 'Acme Inc', type: 'organization', creditsUsd: '1' });
-    const { key } = svc.createKey({ accountId: org.id });
+    const org = await svc.createAccount({ name: 'Acme Inc', type: 'organization', creditsUsd: '1' });
+    const { key } = await svc.createKey({ accountId: org.id });
     const { data } = (await (await fetch(`${gw.baseUrl}/key?details=true`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: any };
     assert.equal(data.is_org_key, true);
     assert.equal(data.org_id, org.id);

@@ -50,8 +50,8 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.deepEqual(second.json.usage.prompt_tokens, first.json.usage.prompt_tokens);
 
   rig.gw.flush();
-  const missRecord = rig.gw.services.generations.getRecord(first.headers.get('x-generation-id')!)!;
-  const hitRecord = rig.gw.services.generations.getRecord(second.headers.get('x-generation-id')!)!;
+  const missRecord = (await rig.gw.services.generations.getRecord(first.headers.get('x-generation-id')!))!;
+  const hitRecord = (await rig.gw.services.generations.getRecord(second.headers.get('x-generation-id')!))!;
   assert.equal(missRecord.cacheHit, false);
   assert.equal(hitRecord.cacheHit, true);
   assert.equal(hitRecord.provider, 'local');
@@ -78,8 +78,8 @@ describe('response cache, in process', () => {
     const rig = await startRig();
     try {
       assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'MISS');
-      const acct = rig.gw.services.accountService.createAccount({ name: 'other', type: 'user', tier: 'tier2', creditsUsd: '10' });
-      const { key } = rig.gw.services.accountService.createKey({ accountId: acct.id, name: 'k' });
+      const acct = await rig.gw.services.accountService.createAccount({ name: 'other', type: 'user', tier: 'tier2', creditsUsd: '10' });
+      const { key } = await rig.gw.services.accountService.createKey({ accountId: acct.id, name: 'k' });
       const res = await rig.chat(ASK, {}, key);
       assert.equal(res.status, 200, res.text);
       assert.equal(res.headers.get('x-switchyard-cache'), 'MISS');
@@ -127,7 +127,7 @@ describe('response cache, in process', () => {
       const hit = await rig.chat(ASK);
       assert.equal(hit.headers.get('x-switchyard-cache'), 'HIT');
       rig.gw.flush();
-      assert.equal(rig.gw.services.generations.getRecord(hit.headers.get('x-generation-id')!)!.costNanos, 0n);
+      assert.equal((await rig.gw.services.generations.getRecord(hit.headers.get('x-generation-id')!))!.costNanos, 0n);
     } finally {
       await rig.close();
     }

@@ -35,8 +35,8 @@ describe('settlement when the database refuses writes', () => {
   });
 
   test('no answer is delivered whose charge is not written; model calls get 503 until writes recover; no charge is lost', async () => {
-    const mgmt = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true }).key;
-    const { record: worker } = gw.services.accountService.createKey({ accountId: gw.accountId, name: 'worker' });
+    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
+    const { record: worker } = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'worker' });
     // A non-streamed request whose own settlement fails: 503 instead of the answer.
     up.onNextRequest = () => void writes(false);
     const failed = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);

@@ -79,7 +79,7 @@ async function measure(rig: Rig): Promise<void> {
   assert.equal(upstreamAnswers, TURNS);
   let billedCacheRead = 0;
   for (const [i, t] of turns.entries()) {
-    const record = rig.gw.services.generations.getRecord(t.id)!;
+    const record = (await rig.gw.services.generations.getRecord(t.id))!;
     assert.equal(record.provider, first);
     if (i > 0) assert.ok(record.tokensCacheRead > 0, `turn ${i + 1} read the cache`);
     billedCacheRead += record.tokensCacheRead;

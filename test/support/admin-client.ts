@@ -15,8 +15,8 @@ export async function call(method: string, url: string, key: string | null, body
 }
 
 /** An admin key on the gateway's own account (as `switchyard keys create --admin` makes). */
-export function createAdminKey(gw: TestGateway, name = 'ops'): { key: string; hash: string; label: string } {
-  const { key, record } = gw.services.accountService.createKey({ accountId: gw.accountId, name, admin: true });
+export async function createAdminKey(gw: TestGateway, name = 'ops'): Promise<{ key: string; hash: string; label: string }> {
+  const { key, record } = await gw.services.accountService.createKey({ accountId: gw.accountId, name, admin: true });
   return { key, hash: record.hash, label: record.label };
 }
 

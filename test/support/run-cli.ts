@@ -14,8 +14,13 @@ export interface CliResult {
 }
 
 export function runCli(dir: string, ...args: string[]): CliResult {
+  return runCliWithEnv(dir, {}, ...args);
+}
+
+/** runCli with more environment (e.g. DATABASE_URL and REDIS_URL of a fleet). */
+export function runCliWithEnv(dir: string, env: Record<string, string>, ...args: string[]): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml') },
+    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), ...env },
     encoding: 'utf8',
   });
   return { code: r.status, out: r.stdout, err: r.stderr };

@@ -90,7 +90,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
     ...(opts.redis.instanceId === undefined ? {} : { instanceId: opts.redis.instanceId }),
   });
-  const services = createServices(config, {
+  const services = await createServices(config, {
     env,
     log: opts.log ?? (() => {}),
     random: opts.random ?? seededRandom(1),
@@ -100,14 +100,14 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     ...(fleet === undefined ? {} : { fleet }),
     ...(opts.writer === undefined ? {} : { writer: opts.writer }),
   });
-  spend = new ReservationStore(services.db);
-  const account = services.accountService.createAccount({
+  spend = services.stores.engine === 'sqlite' ? new ReservationStore(services.db) : undefined;
+  const account = await services.accountService.createAccount({
     name: 'test account',
     type: 'user',
     tier: 'tier2',
     creditsUsd: opts.credits ?? '100',
   });
-  const { key, record } = services.accountService.createKey({ accountId: account.id, name: 'test key' });
+  const { key, record } = await services.accountService.createKey({ accountId: account.id, name: 'test key' });
   const app = buildApp(services);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;

@@ -26,12 +26,12 @@ export function accountsCommand(program: Command): void {
     .option('--tier <tier>', 'rate-limit tier (default: free)')
     .option('--default-model <model>', 'model used when a request names none (checked against the catalog)')), [
     'switchyard accounts create --name "Acme" --org --credits 50 --tier tier2',
-  ]).action((o: CreateOptions) => withStores(o, (s) => {
+  ]).action((o: CreateOptions) => withStores(o, async (s) => {
     const input: Parameters<typeof s.accountService.createAccount>[0] = { name: o.name, type: o.org === true ? 'organization' : 'user' };
     if (o.tier !== undefined) input.tier = o.tier;
     if (o.credits !== undefined) input.creditsUsd = o.credits;
     if (o.defaultModel !== undefined) input.defaultModel = checkModelName(s.config, o.defaultModel);
-    const a = s.accountService.createAccount(input);
+    const a = await s.accountService.createAccount(input);
     emit(o.json, accountJson(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
   }));
 
@@ -46,8 +46,8 @@ export function accountsCommand(program: Command): void {
     'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
     'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
     'switchyard accounts update --account acct_123 --active false',
-  ]).action((o: UpdateOptions) => withStores(o, (s) => {
-    const current = requireAccount(s, o.account);
+  ]).action((o: UpdateOptions) => withStores(o, async (s) => {
+    const current = await requireAccount(s, o.account);
     const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
     if (o.tier !== undefined) patch.tier = o.tier;
     if (o.defaultModel !== undefined) patch.defaultModel = checkModelName(s.config, o.defaultModel);
@@ -62,15 +62,15 @@ export function accountsCommand(program: Command): void {
     if (Object.keys(patch).length === 0) {
       throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd or --clear-limits');
     }
-    const a = s.accountService.updateAccount(o.account, patch);
+    const a = await s.accountService.updateAccount(o.account, patch);
     emit(o.json, accountJson(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
   }));
 
   examples(withCommonOptions(accounts.command('list').description('list every account with its balance')), [
     'switchyard accounts list',
     'switchyard accounts list --json',
-  ]).action((o: CommonOptions) => withStores(o, (s) => {
-    const all = s.accounts.listAccounts();
+  ]).action((o: CommonOptions) => withStores(o, async (s) => {
+    const all = await s.accounts.listAccounts();
     emit(o.json, all.map(accountJson), () => (all.length === 0 ? 'no accounts' : renderTable(
       ['ID', 'NAME', 'TYPE', 'TIER', 'BALANCE', 'DEFAULT MODEL', 'STATUS'],
       all.map((a) => [a.id, a.name, a.accountType, a.tier, `$${formatNanos(a.balanceNanos)}`, a.defaultModel ?? '-', a.isActive ? 'active' : 'inactive']),
@@ -80,8 +80,8 @@ export function accountsCommand(program: Command): void {
 }
 
 /** The account, or a clear error naming the id (exit 1). */
-export function requireAccount(s: CliStores, id: string): AccountRecord {
-  const a = s.accounts.getAccount(id);
+export async function requireAccount(s: CliStores, id: string): Promise<AccountRecord> {
+  const a = await s.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
 }

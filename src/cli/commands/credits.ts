@@ -19,9 +19,9 @@ export function creditsCommand(program: Command): void {
     .requiredOption('--account <id>', 'the account id (acct_...)')
     .requiredOption('--amount <usd>', 'USD to add, e.g. 20 or 12.50', positiveUsd)), [
     'switchyard credits add --account acct_123 --amount 20',
-  ]).action((o: AddOptions) => withStores(o, (s) => {
-    requireAccount(s, o.account);
-    const balance = s.accountService.addCredits(o.account, o.amount, 'added by operator');
+  ]).action((o: AddOptions) => withStores(o, async (s) => {
+    await requireAccount(s, o.account);
+    const balance = await s.accountService.addCredits(o.account, o.amount, 'added by operator');
     emit(o.json, { account_id: o.account, balance: formatNanos(balance) }, () => `account ${o.account} balance: $${formatNanos(balance)}`);
   }));
 
@@ -31,10 +31,10 @@ export function creditsCommand(program: Command): void {
     .requiredOption('--reason <text>', 'why: kept on the ledger row')), [
     'switchyard credits adjust --account acct_123 --amount -5 --reason "refund reversal"',
     'switchyard credits adjust --account acct_123 --amount 1.25 --reason goodwill',
-  ]).action((o: AdjustOptions) => withStores(o, (s) => {
-    requireAccount(s, o.account);
+  ]).action((o: AdjustOptions) => withStores(o, async (s) => {
+    await requireAccount(s, o.account);
     if (o.reason.trim() === '') throw new UsageError('--reason: an adjustment needs a reason (it is kept on the ledger row)');
-    const balance = s.accountService.adjustCredits(o.account, o.amount, o.reason);
+    const balance = await s.accountService.adjustCredits(o.account, o.amount, o.reason);
     emit(o.json, { account_id: o.account, balance: formatNanos(balance) }, () => `account ${o.account} adjusted; balance: $${formatNanos(balance)}`);
   }));
 }

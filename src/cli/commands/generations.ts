@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { formatNanos } from '../../money/money.ts';
-import { GenerationQuery, type GenerationFilter } from '../../store/generation-query.ts';
+import type { GenerationFilter } from '../../store/generation-query.ts';
 import type { GenerationRecord } from '../../store/generation-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
@@ -29,17 +29,18 @@ export function generationsCommand(program: Command): void {
     'switchyard generations list --account acct_123 --limit 50',
     'switchyard generations list --status error --since 2026-11-24',
     'switchyard generations list --key sk-sy-v1-3f9...c1a --model openai/gpt-4.1 --json',
-  ]).action((o: ListOptions) => withStores(o, (s) => {
-    if (o.account !== undefined) requireAccount(s, o.account);
+  ]).action((o: ListOptions) => withStores(o, async (s) => {
+    if (o.account !== undefined) await requireAccount(s, o.account);
     checkRange(o.since, o.until);
     const filter: GenerationFilter = { limit: o.limit };
     if (o.account !== undefined) filter.accountId = o.account;
-    if (o.key !== undefined) filter.keyHash = keyHash(s, o.key);
+    if (o.key !== undefined) filter.keyHash = await keyHash(s, o.key);
     if (o.model !== undefined) filter.model = o.model;
     if (o.status !== undefined) filter.status = o.status;
     if (o.since !== undefined) filter.since = o.since;
     if (o.until !== undefined) filter.until = o.until;
-    const records = new GenerationQuery(s.db).ids(filter).map((id) => s.generations.getRecord(id)!);
+    const ids = await s.stores.generations.ids(filter);
+    const records = await Promise.all(ids.map(async (id) => (await s.generations.getRecord(id))!));
     emit(o.json, records.map(generationJson), () => (records.length === 0 ? 'no generations' : renderTable(
       ['ID', 'CREATED', 'ACCOUNT', 'MODEL', 'PROVIDER', 'STATUS', 'TOKENS IN', 'TOKENS OUT', 'COST', 'LATENCY'],
       records.map((g) => [g.id, g.createdAt, g.accountId, g.model ?? '-', g.provider ?? '-', g.status === 'success' ? 'success' : `error (${g.errorCode ?? '?'})`,
@@ -51,8 +52,8 @@ export function generationsCommand(program: Command): void {
   examples(withCommonOptions(generations.command('show').description('every field of one generation record')
     .argument('<id>', 'the generation id (the x-generation-id response header, or from generations list)')), [
     'switchyard generations show gen-1732456789-abc',
-  ]).action((id: string, o: CommonOptions) => withStores(o, (s) => {
-    const g = s.generations.getRecord(id);
+  ]).action((id: string, o: CommonOptions) => withStores(o, async (s) => {
+    const g = await s.generations.getRecord(id);
     if (g === undefined) throw new UsageError(`no generation ${id} (switchyard generations list shows recent ones)`);
     const json = generationJson(g);
     emit(o.json, json, () => Object.entries(json)
@@ -60,8 +61,8 @@ export function generationsCommand(program: Command): void {
   }));
 }
 
-function keyHash(s: CliStores, ref: string): string {
-  const key = s.accountService.findKey(ref);
+async function keyHash(s: CliStores, ref: string): Promise<string> {
+  const key = await s.accountService.findKey(ref);
   if (key === undefined) throw new UsageError(`--key: no key matches "${ref}" (give its hash, or a label that only one key has)`);
   return key.hash;
 }

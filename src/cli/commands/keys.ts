@@ -33,11 +33,11 @@ export function keysCommand(program: Command): void {
     'switchyard keys create --account acct_123 --name admin --management',
     'switchyard keys create --account acct_123 --name ops --admin',
     'switchyard keys create --account acct_123 --name trial --expires 2026-12-31 --json',
-  ]).action((o: CreateOptions) => withStores(o, (s) => {
-    requireAccount(s, o.account);
+  ]).action((o: CreateOptions) => withStores(o, async (s) => {
+    await requireAccount(s, o.account);
     const reset = o.limitReset === undefined || o.limitReset === 'none' ? null : o.limitReset;
     if (reset !== null && o.limit === undefined) throw new UsageError('--limit-reset needs --limit (the limit that starts again each period)');
-    const { key, record } = s.accountService.createKey({
+    const { key, record } = await s.accountService.createKey({
       accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, limitReset: reset, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
     });
     emit(o.json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
@@ -47,9 +47,9 @@ export function keysCommand(program: Command): void {
     .option('--account <id>', 'only this account\'s keys')), [
     'switchyard keys list',
     'switchyard keys list --account acct_123 --json',
-  ]).action((o: ListOptions) => withStores(o, (s) => {
-    if (o.account !== undefined) requireAccount(s, o.account);
-    const all = s.accounts.listKeys(o.account);
+  ]).action((o: ListOptions) => withStores(o, async (s) => {
+    if (o.account !== undefined) await requireAccount(s, o.account);
+    const all = await s.accounts.listKeys(o.account);
     const now = Date.now();
     emit(o.json, all.map((k) => keyJson(k, now)), () => (all.length === 0 ? 'no keys' : renderTable(
       ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],
@@ -68,15 +68,15 @@ export function keysCommand(program: Command): void {
     .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset)), [
     'switchyard keys update sk-sy-v1-3f9...c1a --limit 5 --limit-reset weekly',
     'switchyard keys update sk-sy-v1-3f9...c1a --limit none',
-  ]).action((ref: string, o: UpdateOptions) => withStores(o, (s) => {
-    const before = findKey(s, ref);
+  ]).action((ref: string, o: UpdateOptions) => withStores(o, async (s) => {
+    const before = await findKey(s, ref);
     if (o.limit === undefined && o.limitReset === undefined) throw new UsageError('nothing to change: give --limit and/or --limit-reset');
     let key: KeyRecord;
     try {
-      key = s.accountService.updateKeyLimit(before.hash, {
+      key = (await s.accountService.updateKeyLimit(before.hash, {
         ...(o.limit === undefined ? {} : { limitUsd: o.limit === 'none' ? null : o.limit }),
         ...(o.limitReset === undefined ? {} : { limitReset: o.limitReset === 'none' ? null : o.limitReset }),
-      })!;
+      }))!;
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -87,32 +87,32 @@ export function keysCommand(program: Command): void {
   examples(withCommonOptions(keys.command('revoke').description('revoke a key (final for the account: its management key cannot enable it again)')
     .argument('<key>', 'the key\'s hash, or its label when only one key has it')), [
     'switchyard keys revoke sk-sy-v1-3f9...c1a',
-  ]).action((ref: string, o: CommonOptions) => withStores(o, (s) => {
-    const before = findKey(s, ref);
+  ]).action((ref: string, o: CommonOptions) => withStores(o, async (s) => {
+    const before = await findKey(s, ref);
     if (!before.isActive && before.disabledBy === 'operator') {
       emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) was already revoked; nothing changed`);
       return;
     }
-    const key = s.accountService.revokeKey(before.hash)!;
+    const key = (await s.accountService.revokeKey(before.hash))!;
     emit(o.json, { ...keyJson(key), changed: true }, () => `revoked key ${key.label} (hash ${key.hash})`);
   }));
 
   examples(withCommonOptions(keys.command('enable').description('lift a revocation (the operator\'s or the account\'s)')
     .argument('<key>', 'the key\'s hash, or its label when only one key has it')), [
     'switchyard keys enable sk-sy-v1-3f9...c1a',
-  ]).action((ref: string, o: CommonOptions) => withStores(o, (s) => {
-    const before = findKey(s, ref);
+  ]).action((ref: string, o: CommonOptions) => withStores(o, async (s) => {
+    const before = await findKey(s, ref);
     if (before.isActive) {
       emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) is already active; nothing changed`);
       return;
     }
-    const key = s.accountService.enableKey(before.hash)!;
+    const key = (await s.accountService.enableKey(before.hash))!;
     emit(o.json, { ...keyJson(key), changed: true }, () => `enabled key ${key.label} (hash ${key.hash})`);
   }));
 }
 
-function findKey(s: CliStores, ref: string): KeyRecord {
-  const key = s.accountService.findKey(ref);
+async function findKey(s: CliStores, ref: string): Promise<KeyRecord> {
+  const key = await s.accountService.findKey(ref);
   if (key === undefined) throw new UsageError(`no key matches "${ref}" (give its hash, or a label that only one key has; switchyard keys list shows them)`);
   return key;
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { formatNanos } from '../../money/money.ts';
-import { UsageQuery, type UsageGrouping } from '../../store/usage-query.ts';
+import type { UsageGrouping } from '../../store/usage-query.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores } from '../open-cli-stores.ts';
 import { emit, renderTable } from '../output.ts';
@@ -18,14 +18,14 @@ export function usageCommand(program: Command): void {
     'switchyard usage --account acct_123',
     'switchyard usage --account acct_123 --by model --since 2026-11-01',
     'switchyard usage --account acct_123 --by key --json',
-  ]).action((o: UsageOptions) => withStores(o, (s) => {
-    requireAccount(s, o.account);
+  ]).action((o: UsageOptions) => withStores(o, async (s) => {
+    await requireAccount(s, o.account);
     checkRange(o.since, o.until);
     const range: { since?: string; until?: string } = {};
     if (o.since !== undefined) range.since = o.since;
     if (o.until !== undefined) range.until = o.until;
-    const rows = new UsageQuery(s.db).byAccount(o.account, o.by, range);
-    const labels = o.by === 'key' ? new Map(s.accounts.listKeys(o.account).map((k) => [k.hash, k.label])) : new Map<string, string>();
+    const rows = await s.stores.usage.byAccount(o.account, o.by, range);
+    const labels = o.by === 'key' ? new Map((await s.accounts.listKeys(o.account)).map((k) => [k.hash, k.label])) : new Map<string, string>();
     const total = rows.reduce((sum, r) => sum + r.costNanos, 0n);
     emit(o.json, {
       account_id: o.account, by: o.by, since: o.since ?? null, until: o.until ?? null, total_cost: formatNanos(total),

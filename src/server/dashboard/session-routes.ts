@@ -43,12 +43,12 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
       throw new GatewayError('authentication_required', 'Sign in with a management key or an admin key (sk-sy-v1-...).');
     }
-    const auth = services.auth.authenticate(key.trim());
+    const auth = await services.auth.authenticate(key.trim());
     if (!auth.key.isManagement && !auth.key.isAdmin) {
       throw new GatewayError('forbidden', 'The dashboard needs a management key (an account) or an admin key (the operator); this is an API key for calling models.');
     }
     limiter.forget(request.ip);
-    const session = services.sessions.create(auth.key.hash, SESSION_TTL_MS);
+    const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
     reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
     return sessionView(auth, session.token, session.expiresAt.toISOString());
@@ -64,7 +64,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     if (token === undefined || !isSessionToken(token)) return { signed_in: false };
     let auth: AuthContext;
     try {
-      auth = services.auth.authenticate(token);
+      auth = await services.auth.authenticate(token);
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'authentication_required') return { signed_in: false };
       throw err;
@@ -76,7 +76,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}' }),
   }, async (request, reply) => {
     const token = sessionTokenOf(request);
-    services.sessions.revoke(token);
+    await services.sessions.revoke(token);
     reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, '', { ...cookieOptions(request), expires: new Date(0) }));
     return { signed_out: true };
   });

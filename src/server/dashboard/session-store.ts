@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { SessionRepository } from '../../store/store-contract.ts';
 
 // Dashboard sessions (migration 5). A session id is 256 random bits, handed to the browser
 // once in an httpOnly cookie; only its SHA-256 is stored. A session names the key it was
@@ -22,45 +22,40 @@ export function csrfTokenOf(sessionToken: string): string {
   return createHash('sha256').update('csrf:').update(sessionToken).digest('base64url');
 }
 
+/** Sessions over the store's SessionRepository (SQLite or Postgres). */
 export class SessionStore {
-  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge', StatementSync>;
+  private readonly repo: SessionRepository;
   private readonly now: () => number;
 
-  constructor(db: DatabaseSync, now: () => number = Date.now) {
+  constructor(repo: SessionRepository, now: () => number = Date.now) {
+    this.repo = repo;
     this.now = now;
-    this.stmts = {
-      insert: db.prepare('INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)'),
-      find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
-      revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
-      revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
-      purge: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?'),
-    };
   }
 
   /** A new session for the key; returns the token (the cookie's value) and when it expires. */
-  create(keyHash: string, ttlMs: number): { token: string; expiresAt: Date } {
+  async create(keyHash: string, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const now = this.now();
     const expiresAt = new Date(now + ttlMs);
-    this.stmts.purge.run(new Date(now).toISOString());
-    this.stmts.insert.run(sha256(token), keyHash, new Date(now).toISOString(), expiresAt.toISOString());
+    const nowIso = new Date(now).toISOString();
+    await this.repo.insert(sha256(token), keyHash, nowIso, expiresAt.toISOString(), nowIso);
     return { token, expiresAt };
   }
 
   /** The key hash of a live session (not revoked, not expired), or undefined. */
-  keyHashOf(token: string): string | undefined {
+  async keyHashOf(token: string): Promise<string | undefined> {
     if (!isSessionToken(token)) return undefined;
-    const row = this.stmts.find.get(sha256(token)) as { key_hash: string; expires_at: string; revoked_at: string | null } | undefined;
-    if (row === undefined || row.revoked_at !== null || Date.parse(row.expires_at) <= this.now()) return undefined;
-    return row.key_hash;
+    const row = await this.repo.find(sha256(token));
+    if (row === undefined || row.revokedAt !== null || Date.parse(row.expiresAt) <= this.now()) return undefined;
+    return row.keyHash;
   }
 
-  revoke(token: string): void {
-    this.stmts.revoke.run(new Date(this.now()).toISOString(), sha256(token));
+  async revoke(token: string): Promise<void> {
+    await this.repo.revoke(sha256(token), new Date(this.now()).toISOString());
   }
 
   /** Ends every session made from a key (the key was disabled or deleted). */
-  revokeKey(keyHash: string): void {
-    this.stmts.revokeKey.run(new Date(this.now()).toISOString(), keyHash);
+  async revokeKey(keyHash: string): Promise<void> {
+    await this.repo.revokeKey(keyHash, new Date(this.now()).toISOString());
   }
 }

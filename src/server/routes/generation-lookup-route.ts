@@ -8,10 +8,10 @@ import type { Services } from '../services.ts';
 export function registerGenerationLookupRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   for (const prefix of prefixes) {
     app.get(`${prefix}/generation`, async (request) => {
-      const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+      const auth = await services.auth.authenticate(extractBearer(request.headers.authorization));
       const id = (request.query as { id?: string }).id;
       if (id === undefined || id === '') throw new GatewayError('missing_parameter', 'Missing required query parameter: "id".', { param: 'id' });
-      const row = services.generations.getRecord(id);
+      const row = await services.generations.getRecord(id);
       if (row === undefined || row.accountId !== auth.account.id) throw new GatewayError('not_found', `No generation "${id}" for this account.`);
       return {
         data: {

@@ -12,17 +12,17 @@ const DAY_MS = 86_400_000;
 export function registerKeyRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   for (const prefix of prefixes) {
     app.get(`${prefix}/key`, async (request) => {
-      const auth = services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
+      const auth = await services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
       const details = (request.query as Record<string, string | undefined>).details === 'true';
-      return { data: keyStatus(services, auth, details) };
+      return { data: await keyStatus(services, auth, details) };
     });
   }
 }
 
-function keyStatus(services: Services, auth: AuthContext, details: boolean): Record<string, unknown> {
+async function keyStatus(services: Services, auth: AuthContext, details: boolean): Promise<Record<string, unknown>> {
   // Fresh from the database: the cached auth records may lag behind the ledger.
-  const key = services.accounts.getKey(auth.key.hash) ?? auth.key;
-  const account = services.accounts.getAccount(auth.account.id) ?? auth.account;
+  const key = (await services.accounts.getKey(auth.key.hash)) ?? auth.key;
+  const account = (await services.accounts.getAccount(auth.account.id)) ?? auth.account;
   const isOrg = account.accountType === 'organization';
   const tier = services.tiers.get(account.tier);
   const limits = tier === undefined ? null : effectiveLimits(tier, account.limitsOverride);
@@ -33,7 +33,7 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
     name: key.name,
     usage,
     limit,
-    limit_remaining: limitRemaining(key, services.now(), (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
+    limit_remaining: await limitRemaining(key, services.now(), (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
     limit_reset: key.limitReset,
     is_free_tier: account.tier === 'free',
     tier: account.tier,
@@ -51,8 +51,8 @@ function keyStatus(services: Services, auth: AuthContext, details: boolean): Rec
   }
   if (details) {
     const now = Date.now();
-    const week = services.generations.keyUsageSince(key.hash, new Date(now - 7 * DAY_MS).toISOString());
-    const month = services.generations.keyUsageSince(key.hash, new Date(now - 30 * DAY_MS).toISOString());
+    const week = await services.generations.keyUsageSince(key.hash, new Date(now - 7 * DAY_MS).toISOString());
+    const month = await services.generations.keyUsageSince(key.hash, new Date(now - 30 * DAY_MS).toISOString());
     data.balance = nanosToNumber(account.balanceNanos);
     data.account_type = account.accountType;
     data.usage_stats = {

@@ -23,13 +23,13 @@ const CREATE_FIELDS = ['name', 'limit', 'limit_reset', 'expires_at', 'management
 const UPDATE_FIELDS = ['name', 'disabled', 'limit', 'limit_reset'] as const;
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const manager = (request: FastifyRequest): AuthContext => {
-    const auth = services.auth.authenticate(bearer(request.headers));
+  const manager = async (request: FastifyRequest): Promise<AuthContext> => {
+    const auth = await services.auth.authenticate(bearer(request.headers));
     if (!auth.key.isManagement) throw new GatewayError('forbidden', 'The key-management API needs a management key.');
     return auth;
   };
-  const ownKey = (auth: AuthContext, hash: string): KeyRecord => {
-    const key = services.accounts.getKey(hash);
+  const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
+    const key = await services.accounts.getKey(hash);
     if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
@@ -40,17 +40,17 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/keys`, async (request) => {
-      const auth = manager(request);
+      const auth = await manager(request);
       const q = request.query as { offset?: string; include_disabled?: string };
       const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
-      const keys = services.accounts.listKeys(auth.account.id)
+      const keys = (await services.accounts.listKeys(auth.account.id))
         .filter((k) => !k.isManagement && !k.isAdmin && (q.include_disabled !== 'false' || k.isActive))
         .slice(offset, offset + 100);
-      return { data: keys.map((k) => keyView(services, k)) };
+      return { data: await Promise.all(keys.map((k) => keyView(services, k))) };
     });
 
     app.post(`${prefix}/keys`, first, async (request, reply) => {
-      const auth = manager(request);
+      const auth = await manager(request);
       const body = objectBody(request.body);
       onlyFields(body, CREATE_FIELDS);
       // As OpenRouter's provisioning keys, management keys are made outside this API: a
@@ -64,7 +64,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const limitUsd = readLimit(body.limit);
       const limitReset = readLimitReset(body.limit_reset);
       if (limitReset !== null && limitUsd === null) throw noLimitToReset();
-      const created = services.accountService.createKey({
+      const created = await services.accountService.createKey({
         accountId: auth.account.id,
         name,
         limitUsd,
@@ -72,17 +72,17 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         expiresAt: readExpiry(body.expires_at),
       });
       reply.code(201);
-      return { data: keyView(services, created.record), key: created.key };
+      return { data: await keyView(services, created.record), key: created.key };
     });
 
     app.get(`${prefix}/keys/:hash`, async (request) => {
-      const auth = manager(request);
-      return { data: keyView(services, ownKey(auth, (request.params as { hash: string }).hash)) };
+      const auth = await manager(request);
+      return { data: await keyView(services, await ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
     app.patch(`${prefix}/keys/:hash`, first, async (request) => {
-      const auth = manager(request);
-      const key = ownKey(auth, (request.params as { hash: string }).hash);
+      const auth = await manager(request);
+      const key = await ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
       onlyFields(body, UPDATE_FIELDS);
       const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
@@ -108,24 +108,24 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         if (patch.limitReset != null) throw noLimitToReset();
         if (key.limitReset !== null) patch.limitReset = null; // no limit: nothing to reset
       }
-      const updated = services.accounts.updateKey(key.hash, patch, new Date().toISOString())!;
+      const updated = (await services.accounts.updateKey(key.hash, patch, new Date().toISOString()))!;
       services.auth.invalidate(key.hash); // disabling takes effect at once
       services.reservations.forget(key.hash);
-      return { data: keyView(services, updated) };
+      return { data: await keyView(services, updated) };
     });
 
     app.delete(`${prefix}/keys/:hash`, first, async (request) => {
-      const auth = manager(request);
-      const key = ownKey(auth, (request.params as { hash: string }).hash);
-      services.accounts.deleteKey(key.hash);
+      const auth = await manager(request);
+      const key = await ownKey(auth, (request.params as { hash: string }).hash);
+      await services.accounts.deleteKey(key.hash);
       services.auth.invalidate(key.hash);
       services.reservations.forget(key.hash);
       return { deleted: true };
     });
 
     app.get(`${prefix}/credits`, async (request) => {
-      const auth = services.auth.authenticate(bearer(request.headers));
-      const totals = services.ledger.totals(auth.account.id);
+      const auth = await services.auth.authenticate(bearer(request.headers));
+      const totals = await services.ledger.totals(auth.account.id);
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
@@ -184,21 +184,24 @@ function readExpiry(value: unknown): string | null {
   return value;
 }
 
-function keyView(services: Services, k: KeyRecord): Record<string, unknown> {
+async function keyView(services: Services, k: KeyRecord): Promise<Record<string, unknown>> {
   const now = services.now();
-  const since = (days: number) => nanosToNumber(services.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString()).costNanos);
+  const since = async (days: number) => nanosToNumber((await services.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString())).costNanos);
+  const [daily, weekly, monthly, remaining] = await Promise.all([
+    since(1), since(7), since(30), limitRemaining(k, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
+  ]);
   return {
     hash: k.hash,
     name: k.name,
     label: k.label,
     disabled: !k.isActive,
     limit: k.limitNanos === null ? null : nanosToNumber(k.limitNanos),
-    limit_remaining: limitRemaining(k, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
+    limit_remaining: remaining,
     limit_reset: k.limitReset,
     usage: nanosToNumber(k.usageNanos),
-    usage_daily: since(1),
-    usage_weekly: since(7),
-    usage_monthly: since(30),
+    usage_daily: daily,
+    usage_weekly: weekly,
+    usage_monthly: monthly,
     created_at: k.createdAt,
     updated_at: k.updatedAt,
     expires_at: k.expiresAt,

@@ -32,7 +32,7 @@ export function registerModelEndpointsRoute(app: FastifyInstance, services: Serv
   };
   for (const prefix of prefixes) {
     app.get(`${prefix}/models/:author/:slug/endpoints`, async (request) => {
-      services.auth.authenticate(extractBearer(request.headers.authorization));
+      await services.auth.authenticate(extractBearer(request.headers.authorization));
       const { author, slug } = request.params as { author: string; slug: string };
       const catalog = services.catalog;
       const model = catalog.resolve(`${author}/${slug}`)?.model;

@@ -30,19 +30,19 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     }
     return s;
   };
-  const guard = (request: FastifyRequest): void => {
-    if (services.config.server.publicModels === false) services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
+  const guard = async (request: FastifyRequest): Promise<void> => {
+    if (services.config.server.publicModels === false) await services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
   };
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/models`, async (request, reply) => {
-      guard(request);
+      await guard(request);
       reply.header('content-type', 'application/json; charset=utf-8');
       return forCatalog(services.catalog).body;
     });
     // After the static and `/:author/:slug/endpoints` routes: the router tries those first.
     app.get(`${prefix}/models/*`, async (request, reply) => {
-      guard(request);
+      await guard(request);
       const name = (request.params as { '*': string })['*'];
       reply.header('content-type', 'application/json; charset=utf-8');
       const catalog = services.catalog;

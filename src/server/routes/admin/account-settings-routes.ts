@@ -18,8 +18,8 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
   app.get(`${prefix}/account`, {
     schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}' }),
   }, async (request) => {
-    const auth = requireManager(services, request);
-    return { data: accountView(services.accounts.getAccount(auth.account.id)!) };
+    const auth = await requireManager(services, request);
+    return { data: accountView((await services.accounts.getAccount(auth.account.id))!) };
   });
 
   app.patch(`${prefix}/account`, {
@@ -28,7 +28,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
       body: { type: 'object', properties: { name: { type: 'string' }, default_model: { type: 'string', description: 'A model id of the catalog.' } } },
     }),
   }, async (request) => {
-    const auth = requireManager(services, request);
+    const auth = await requireManager(services, request);
     const body = objectBody(request.body);
     for (const k of Object.keys(body)) {
       if (k !== 'name' && k !== 'default_model') throw new GatewayError('invalid_parameter', `Unknown field "${k}": an account sets its "name" and "default_model" here.`, { param: k });
@@ -39,9 +39,9 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
     if (defaultModel !== undefined && services.catalog.get(defaultModel) === undefined) {
       throw new GatewayError('invalid_parameter', `"default_model": no model "${defaultModel}" in the catalog (GET /models lists them).`, { param: 'default_model' });
     }
-    const updated = services.accounts.inTransaction(() => {
-      if (name !== undefined) stores.admin.rename(auth.account.id, name);
-      return services.accountService.updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+    const updated = await services.stores.transaction(async (tx) => {
+      if (name !== undefined) await tx.admin.rename(auth.account.id, name);
+      return services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
     });
     return { data: accountView(updated) };
   });

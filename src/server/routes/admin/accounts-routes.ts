@@ -22,13 +22,13 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.get(base, {
     schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const q = queryOf(request);
     const limit = pageSize(q);
     const after = decodeCursor(q, isTimeIdCursor);
     const search = q.search === undefined || q.search === '' ? null : q.search;
     const ids = await stores.admin.accountIds(search, after === null ? null : { createdAt: after[0], id: after[1] }, limit + 1);
-    const accounts = ids.map((r) => services.accounts.getAccount(r.id)).filter((a): a is AccountRecord => a !== undefined);
+    const accounts = (await Promise.all(ids.map((r) => services.accounts.getAccount(r.id)))).filter((a): a is AccountRecord => a !== undefined);
     const out = page(accounts, limit, (a) => [a.createdAt, a.id]);
     return { data: out.data.map(accountView), next_cursor: out.next_cursor };
   });
@@ -41,17 +41,17 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
         default_model: { type: ['string', 'null'] }, credits: { type: 'string', description: 'Initial credits, USD decimal text.' } } },
     }),
   }, async (request, reply) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const body = objectBody(request.body);
     const type = body.type ?? 'user';
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
     const credits = body.credits === undefined ? undefined : String(body.credits);
-    const account = services.accounts.inTransaction(() => {
-      const created = asBadRequest(() => services.accountService.createAccount({
+    const account = await services.stores.transaction(async (tx) => {
+      const created = await asBadRequest(() => services.accountService.within(tx).createAccount({
         name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: optionalString(body, 'default_model') ?? null,
         ...(credits === undefined ? {} : { creditsUsd: credits }),
       }));
-      stores.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
+      await tx.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
       return created;
     });
     reply.code(201);
@@ -61,7 +61,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.get(`${base}/:id`, {
     schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     return { data: accountView(await findAccount(services, paramsOf(request).id!)) };
   });
 
@@ -74,7 +74,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
         limits: { type: ['object', 'null'], description: 'Rate-limit override: {requests_per_minute, requests_per_day, account_requests_per_minute}; null clears it.' } } },
     }),
   }, async (request) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
     const name = optionalString(body, 'name');
@@ -91,11 +91,11 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
       }
     }
     if ('limits' in body) patch.limitsOverride = readLimits(body.limits);
-    const updated = services.accounts.inTransaction(() => {
-      if (name !== undefined) stores.admin.rename(account.id, name);
-      const out = asBadRequest(() => services.accountService.updateAccount(account.id, patch));
+    const updated = await services.stores.transaction(async (tx) => {
+      if (name !== undefined) await tx.admin.rename(account.id, name);
+      const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
       const action = patch.isActive === false ? 'account.deactivate' : patch.isActive === true && !account.isActive ? 'account.reactivate' : 'account.update';
-      stores.audit.record(actorOf(auth), action, account.id, { ...(name === undefined ? {} : { name }), ...changes(body) }, new Date().toISOString());
+      await tx.audit.record(actorOf(auth), action, account.id, { ...(name === undefined ? {} : { name }), ...changes(body) }, new Date().toISOString());
       return out;
     });
     return { data: accountView(updated) };
@@ -103,7 +103,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
 }
 
 export async function findAccount(services: Services, id: string): Promise<AccountRecord> {
-  const account = services.accounts.getAccount(id);
+  const account = await services.accounts.getAccount(id);
   if (account === undefined) throw new GatewayError('not_found', `No account "${id}".`);
   return account;
 }

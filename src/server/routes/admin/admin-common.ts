@@ -11,15 +11,15 @@ import type { Services } from '../../services.ts';
 // and the exact decimal text).
 
 /** An admin key (global): 401 without a valid key, 403 with any other kind of key. */
-export function requireAdmin(services: Services, request: FastifyRequest): AuthContext {
-  const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+export async function requireAdmin(services: Services, request: FastifyRequest): Promise<AuthContext> {
+  const auth = await services.auth.authenticate(extractBearer(request.headers.authorization));
   if (!auth.key.isAdmin) throw new GatewayError('forbidden', 'The admin API needs an admin key (switchyard keys create --admin).');
   return auth;
 }
 
 /** A management key: its own account's reports (usage, activity, ledger). */
-export function requireManager(services: Services, request: FastifyRequest): AuthContext {
-  const auth = services.auth.authenticate(extractBearer(request.headers.authorization));
+export async function requireManager(services: Services, request: FastifyRequest): Promise<AuthContext> {
+  const auth = await services.auth.authenticate(extractBearer(request.headers.authorization));
   if (!auth.key.isManagement) throw new GatewayError('forbidden', 'This endpoint needs a management key of the account.');
   return auth;
 }

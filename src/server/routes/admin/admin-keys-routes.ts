@@ -17,10 +17,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
   app.get(`${prefix}/admin/keys`, {
     schema: routeSchema({ summary: 'List keys (of one account, or all)', tags, query: { account: 'An account id.' }, response: '{data: [key]}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const account = queryOf(request).account;
     if (account !== undefined && account !== '') await findAccount(services, account);
-    return { data: services.accounts.listKeys(account === '' ? undefined : account).map(adminKeyView) };
+    return { data: (await services.accounts.listKeys(account === '' ? undefined : account)).map(adminKeyView) };
   });
 
   app.post(`${prefix}/admin/accounts/:id/keys`, {
@@ -33,7 +33,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
         expires_at: { type: ['string', 'null'], format: 'date-time' } } },
     }),
   }, async (request, reply) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
     const kind = body.kind ?? 'api';
@@ -43,11 +43,11 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
     const limitReset = readLimitReset(body.limit_reset) ?? null;
     const expiresAt = optionalString(body, 'expires_at') ?? null;
-    const created = services.accounts.inTransaction(() => {
-      const out = asBadRequest(() => services.accountService.createKey({
+    const created = await services.stores.transaction(async (tx) => {
+      const out = await asBadRequest(() => services.accountService.within(tx).createKey({
         accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, limitReset, expiresAt, management: kind === 'management',
       }));
-      stores.audit.record(actorOf(auth), 'key.create', out.record.hash, {
+      await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
         account_id: account.id, label: out.record.label, kind, limit, limit_reset: limitReset, expires_at: expiresAt,
       }, new Date().toISOString());
       return out;
@@ -64,9 +64,9 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
         limit_reset: { enum: ['daily', 'weekly', 'monthly', null] } } },
     }),
   }, async (request) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const hash = paramsOf(request).hash!;
-    const key = services.accounts.getKey(hash);
+    const key = await services.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
     const limitChange = readLimitChange(body);
@@ -76,18 +76,19 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
     const disabled = body.disabled as boolean | undefined;
-    const updated = services.accounts.inTransaction(() => {
+    const updated = await services.stores.transaction(async (tx) => {
+      const service = services.accountService.within(tx);
       let out = key;
       const at = new Date().toISOString();
       if (limitChange !== null) {
-        out = asBadRequest(() => services.accountService.updateKeyLimit(key.hash, limitChange))!;
-        stores.audit.record(actorOf(auth), 'key.limit', key.hash, {
+        out = (await asBadRequest(() => service.updateKeyLimit(key.hash, limitChange)))!;
+        await tx.audit.record(actorOf(auth), 'key.limit', key.hash, {
           account_id: key.accountId, label: key.label, limit: limitChange.limitUsd ?? null, limit_reset: out.limitReset,
         }, at);
       }
       if (disabled !== undefined) {
-        out = (disabled ? services.accountService.revokeKey(key.hash) : services.accountService.enableKey(key.hash))!;
-        stores.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, at);
+        out = (disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash))!;
+        await tx.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, at);
       }
       return out;
     });

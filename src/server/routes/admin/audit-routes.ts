@@ -14,7 +14,7 @@ export function registerAuditRoute(app: FastifyInstance, services: Services, sto
       response: '{data: [{id, at, actor: {key_hash, label, account_id}, action, target, details}], next_cursor}',
     }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const q = queryOf(request);
     const limit = pageSize(q);
     const filter = { ...(q.action ? { action: q.action } : {}), ...(q.target ? { target: q.target } : {}) };

@@ -16,7 +16,7 @@ export function registerAdminConfigRoute(app: FastifyInstance, services: Service
   app.get(`${prefix}/admin/config`, {
     schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const { source: _source, ...config } = services.config;
     const masked = mask(config, false);
     return { data: JSON.parse(services.scrubber.text(JSON.stringify(masked))) as unknown };

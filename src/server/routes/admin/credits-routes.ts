@@ -25,7 +25,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
         kind: { enum: ['grant', 'adjustment'] }, amount: { type: 'string', description: 'USD decimal text, e.g. "12.50" or "-3"' }, reason: { type: 'string' } } },
     }),
   }, async (request, reply) => {
-    const auth = requireAdmin(services, request);
+    const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
     const kind = body.kind;
@@ -33,13 +33,14 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     if (typeof body.amount !== 'string' && typeof body.amount !== 'number') throw new GatewayError('missing_parameter', 'Missing required parameter: "amount" (USD decimal text).', { param: 'amount' });
     const amount = String(body.amount);
     const reason = requiredString(body, 'reason');
-    const { balance, entry } = services.accounts.inTransaction(() => {
-      const out = asBadRequest(() => kind === 'grant'
-        ? services.accountService.addCredits(account.id, amount, reason)
-        : services.accountService.adjustCredits(account.id, amount, reason));
-      stores.audit.record(actorOf(auth), kind === 'grant' ? 'credits.grant' : 'credits.adjust', account.id, { amount, reason }, new Date().toISOString());
+    const { balance, entry } = await services.stores.transaction(async (tx) => {
+      const service = services.accountService.within(tx);
+      const out = await asBadRequest(() => kind === 'grant'
+        ? service.addCredits(account.id, amount, reason)
+        : service.adjustCredits(account.id, amount, reason));
+      await tx.audit.record(actorOf(auth), kind === 'grant' ? 'credits.grant' : 'credits.adjust', account.id, { amount, reason }, new Date().toISOString());
       // The entry just written: read in the transaction, so no settlement can come between.
-      return { balance: out, entry: stores.admin.ledger(account.id, null, 1)[0]! };
+      return { balance: out, entry: (await tx.admin.ledger(account.id, null, 1))[0]! };
     });
     reply.code(201);
     return { data: { account_id: account.id, ...money('balance', balance), entry: ledgerView(entry) } };
@@ -48,7 +49,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   app.get(`${prefix}/admin/accounts/:id/ledger`, {
     schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     return ledgerPage(stores, account.id, queryOf(request));
   });
@@ -56,7 +57,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   app.get(`${prefix}/ledger`, {
     schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
   }, async (request) => {
-    const auth = requireManager(services, request);
+    const auth = await requireManager(services, request);
     return ledgerPage(stores, auth.account.id, queryOf(request));
   });
 }

@@ -43,7 +43,7 @@ export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Ser
   app.get(`${prefix}/admin/generations.csv`, {
     schema: schema('Generation records as CSV (text/csv, streamed), the whole filtered range', { account: 'An account id.' }),
   }, async (request, reply) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const q = queryOf(request);
     return csv(reply, stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q, 'generations');
   });
@@ -51,10 +51,10 @@ export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Ser
   app.get(`${prefix}/activity.csv`, {
     schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
   }, async (request, reply) => {
-    const auth = requireManager(services, request);
+    const auth = await requireManager(services, request);
     const q = queryOf(request);
     if (q.key !== undefined && q.key !== '') {
-      const key = services.accounts.getKey(q.key);
+      const key = await services.accounts.getKey(q.key);
       if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${q.key}".`);
     }
     return csv(reply, stores, { ...filterOf(q), accountId: auth.account.id }, q, 'activity');

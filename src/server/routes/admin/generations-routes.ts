@@ -26,7 +26,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   app.get(`${prefix}/admin/generations`, {
     schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const q = queryOf(request);
     return list(stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q);
   });
@@ -34,10 +34,10 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   app.get(`${prefix}/admin/generations/:id`, {
     schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const id = paramsOf(request).id!;
     const row = await stores.activity.get(id);
-    const record = services.generations.getRecord(id);
+    const record = await services.generations.getRecord(id);
     if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);
     return { data: { ...activityView(row), ...detailOf(record) } };
   });
@@ -45,10 +45,10 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   app.get(`${prefix}/activity`, {
     schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
   }, async (request) => {
-    const auth = requireManager(services, request);
+    const auth = await requireManager(services, request);
     const q = queryOf(request);
     if (q.key !== undefined && q.key !== '') {
-      const key = services.accounts.getKey(q.key);
+      const key = await services.accounts.getKey(q.key);
       if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${q.key}".`);
     }
     return list(stores, { ...filterOf(q), accountId: auth.account.id }, q);

@@ -8,7 +8,7 @@ export function registerAdminHealthRoute(app: FastifyInstance, services: Service
   app.get(`${prefix}/admin/health`, {
     schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...]}]}}' }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const byProvider = new Map<string, Array<Record<string, unknown>>>();
     for (const model of services.catalog.models) {
       for (const ep of model.endpoints) {

@@ -19,25 +19,25 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
   });
 
   app.get(`${prefix}/keys/:hash/usage`, { schema: doc(['account reports']) }, async (request) => {
-    const auth = requireManager(services, request);
-    const key = services.accounts.getKey(paramsOf(request).hash!);
+    const auth = await requireManager(services, request);
+    const key = await services.accounts.getKey(paramsOf(request).hash!);
     if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     return perDay(services, key, queryOf(request));
   });
 
   app.get(`${prefix}/admin/keys/:hash/usage`, { schema: doc(['admin: keys']) }, async (request) => {
-    requireAdmin(services, request);
-    const key = services.accounts.getKey(paramsOf(request).hash!);
+    await requireAdmin(services, request);
+    const key = await services.accounts.getKey(paramsOf(request).hash!);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     return perDay(services, key, queryOf(request));
   });
 }
 
-function perDay(services: Services, key: KeyRecord, q: Record<string, string | undefined>): Record<string, unknown> {
+async function perDay(services: Services, key: KeyRecord, q: Record<string, string | undefined>): Promise<Record<string, unknown>> {
   const { from, to } = dayRange(q, services.now());
   const days: string[] = [];
   for (let t = Date.parse(from); t <= Date.parse(to); t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
-  const found = new Map(services.keyPeriodUsage.perDay(key.accountId, key.hash, days).map((d) => [d.day, d]));
+  const found = new Map((await services.keyPeriodUsage.perDay(key.accountId, key.hash, days)).map((d) => [d.day, d]));
   let requests = 0;
   let cost = 0n;
   const data = days.map((day) => {

@@ -5,7 +5,6 @@ import { registerAccountSettingsRoutes } from './account-settings-routes.ts';
 import { registerAdminConfigRoute } from './config-routes.ts';
 import { registerAdminKeyRoutes } from './admin-keys-routes.ts';
 import { registerKeyUsageRoutes } from './key-usage-routes.ts';
-import { openAdminStores } from './admin-stores.ts';
 import { registerAuditRoute } from './audit-routes.ts';
 import { registerCreditsRoutes } from './credits-routes.ts';
 import { registerGenerationsRoutes } from './generations-routes.ts';
@@ -15,7 +14,7 @@ import { registerUsageRoutes } from './usage-routes.ts';
 
 /** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
 export function registerAdminRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const stores = openAdminStores(services.db);
+  const stores = services.stores;
   for (const prefix of prefixes) {
     registerAdminAccountRoutes(app, services, stores, prefix);
     registerCreditsRoutes(app, services, stores, prefix);

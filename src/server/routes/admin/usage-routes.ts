@@ -20,7 +20,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
       query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], totals, group_by, from, to}',
     }),
   }, async (request) => {
-    requireAdmin(services, request);
+    await requireAdmin(services, request);
     const q = queryOf(request);
     const account = q.account === undefined || q.account === '' ? null : (await findAccount(services, q.account)).id;
     return usage(stores, account, q);
@@ -32,10 +32,10 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
       query: { ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [...], totals, balance, balance_usd, group_by, from, to}',
     }),
   }, async (request) => {
-    const auth = requireManager(services, request);
+    const auth = await requireManager(services, request);
     const q = queryOf(request);
     if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account is for the admin API.', { param: 'group_by' });
-    const balance = services.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
+    const balance = await services.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
     return { ...(await usage(stores, auth.account.id, q)), ...money('balance', balance) };
   });
 }

@@ -1,0 +1,80 @@
+import { AccountService } from '../billing/account-service.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import type { TierTable } from '../config/tier-limits.ts';
+import { selectBackends, type Backends } from '../shared/select-backends.ts';
+import type { SettlementWriter } from '../store/ledger-store.ts';
+import { openPostgresStores, type PostgresStores } from '../store/postgres/postgres-stores.ts';
+import { ReservationStore } from '../store/reservation-store.ts';
+import { ServeLock } from '../store/serve-lock.ts';
+import { SqliteWriter } from '../store/sqlite-writer/sqlite-writer.ts';
+import { openSqliteStores, type SqliteStores } from '../store/sqlite-stores.ts';
+import type { Stores } from '../store/store-contract.ts';
+import { createFleetServices, type FleetServices } from './fleet-services.ts';
+import type { ServiceOptions, Services } from './services.ts';
+
+// The stores a gateway or a CLI command runs on, and what differs between one process on
+// SQLite and a fleet on Postgres and Redis (the composition root, services.ts, uses both).
+
+export type OpenedStores = Pick<Services, 'stores' | 'backends' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'>;
+
+/** The backends the config and env select (env first; `database.url` / `redis.url` of the file otherwise). */
+export function configuredBackends(config: Pick<GatewayConfig, 'database' | 'redis'>, env: Record<string, string | undefined> = process.env): Backends {
+  return selectBackends(env, {
+    ...(config.database.url === undefined ? {} : { databaseUrl: config.database.url }),
+    ...(config.redis.url === undefined ? {} : { redisUrl: config.redis.url }),
+  });
+}
+
+/**
+ * Opens the database the config and env select (SQLite, or Postgres with its migrations run
+ * under the advisory lock) and builds the stores only (what the CLI's account commands
+ * need). Close with `stores.close()`.
+ */
+export async function openStores(config: GatewayConfig, env: Record<string, string | undefined> = process.env): Promise<OpenedStores> {
+  const backends = configuredBackends(config, env);
+  const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await openPostgresStores(backends.databaseUrl);
+  const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
+  return {
+    stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
+    accountService: new AccountService(stores, tiers), tiers,
+  };
+}
+
+/** What differs between one process on SQLite and a fleet on Postgres: the lease, where settlements are written, the holds' source, Redis. */
+export interface EngineParts {
+  lock: { readonly held: boolean; readonly lastWriteError: string | null; release(): void };
+  /** Where the settlement queue writes its batches (settle resolves after COMMIT). */
+  settleOn: SettlementWriter;
+  /** SQLite: the writer thread (null for an in-memory database). */
+  writer: SqliteWriter | null;
+  /** SQLite: the spend states of the in-process holds; null when the holds are in Redis. */
+  holdStore: ReservationStore | null;
+  /** The Redis pieces: built here in a fleet, or given (tests: SQLite with Redis holds). */
+  fleet: FleetServices | null;
+}
+
+export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: ServiceOptions, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
+  const stores = opened.stores;
+  if (stores.engine === 'sqlite') {
+    const { db, sync } = stores as SqliteStores;
+    const lock = ServeLock.acquire(db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
+    // Settlements are committed, the WAL checkpointed and the lease renewed in the writer
+    // thread, so that no COMMIT, checkpoint or busy wait blocks the event loop.
+    const writer = config.database.path === ':memory:' ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
+    const lease = lock.handOver();
+    if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
+    const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => sync.ledger.settle(holds, batch) };
+    const fleet = opts.fleet ?? null;
+    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet };
+  }
+  // A fleet: no lease (instances are many); every batch is written to Postgres by the queue
+  // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
+  const pg = stores as PostgresStores;
+  const backends = opened.backends as Extract<Backends, { kind: 'fleet' }>;
+  const fleet = opts.fleet ?? await createFleetServices(backends, {
+    loader: (_account, keyHash, ids) => pg.settlements.spendState(keyHash, ids),
+    holdMs,
+    log,
+  });
+  return { lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet };
+}

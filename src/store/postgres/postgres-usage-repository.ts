@@ -1,0 +1,59 @@
+import type { UsageRepository } from '../store-contract.ts';
+import type { UsageGrouping, UsageRange, UsageRow } from '../usage-query.ts';
+import { figures, GROUP_COLUMN, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow } from '../usage-store.ts';
+import type { PgExecutor } from './pg-executor.ts';
+
+// usage-store.ts (the daily rollups) and usage-query.ts (one account's records) for
+// Postgres: the same sums and groups, ties ordered byte-wise as in SQLite.
+
+const BY_ACCOUNT: Record<UsageGrouping, { expr: string; order: string }> = {
+  day: { expr: 'substr(created_at, 1, 10)', order: 'substr(created_at, 1, 10) COLLATE "C"' },
+  model: { expr: `coalesce(model, '(none)')`, order: `cost DESC, coalesce(model, '(none)') COLLATE "C"` },
+  key: { expr: 'key_hash', order: 'cost DESC, key_hash COLLATE "C"' },
+};
+
+export class PostgresUsageRepository implements UsageRepository {
+  private readonly pg: PgExecutor;
+
+  constructor(pg: PgExecutor) {
+    this.pg = pg;
+  }
+
+  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): Promise<UsageGroupRow[]> {
+    const col = GROUP_COLUMN[group];
+    const order = group === 'day' ? `${col} COLLATE "C"` : `cost_nanos DESC, ${col} COLLATE "C"`;
+    const scoped = accountId !== null;
+    const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
+    const sql = `SELECT ${col} AS grp, ${SUMS} FROM ${table}
+      WHERE ${scoped ? 'account_id = $3 AND ' : ''}day BETWEEN $1 AND $2 GROUP BY ${col} ORDER BY ${order}`;
+    const rows = (await this.pg.query<Row>(sql, scoped ? [fromDay, toDay, accountId] : [fromDay, toDay])).rows;
+    return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
+  }
+
+  async totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures> {
+    const res = accountId !== null
+      ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3`, [accountId, fromDay, toDay])
+      : await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN $1 AND $2`, [fromDay, toDay]);
+    return figures(res.rows[0]!);
+  }
+
+  async byAccount(accountId: string, by: UsageGrouping, range: UsageRange = {}): Promise<UsageRow[]> {
+    const { expr, order } = BY_ACCOUNT[by];
+    const sql = `SELECT ${expr} AS grp, count(*) AS requests,
+        sum(CASE WHEN status = 'success' THEN 0 ELSE 1 END) AS errors,
+        coalesce(sum(tokens_prompt), 0) AS prompt, coalesce(sum(tokens_completion), 0) AS completion,
+        coalesce(sum(cost_nanos), 0) AS cost
+      FROM generations
+      WHERE account_id = $1 AND ($2::text IS NULL OR created_at >= $2) AND ($3::text IS NULL OR created_at < $3)
+      GROUP BY ${expr} ORDER BY ${order}`;
+    const rows = (await this.pg.query<Record<string, bigint | string>>(sql, [accountId, range.since ?? null, range.until ?? null])).rows;
+    return rows.map((r) => ({
+      group: String(r.grp),
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      tokensPrompt: Number(r.prompt),
+      tokensCompletion: Number(r.completion),
+      costNanos: r.cost as bigint,
+    }));
+  }
+}

@@ -1,0 +1,35 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { SessionRepository, SessionRow } from './store-contract.ts';
+
+/** Dashboard sessions in SQLite (table dashboard_sessions, migration 5). */
+export class SqliteSessionRepository implements SessionRepository {
+  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge', StatementSync>;
+
+  constructor(db: DatabaseSync) {
+    this.stmts = {
+      insert: db.prepare('INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+      find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
+      revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
+      revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
+      purge: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?'),
+    };
+  }
+
+  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void> {
+    this.stmts.purge.run(purgeBefore);
+    this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt);
+  }
+
+  async find(idHash: string): Promise<SessionRow | undefined> {
+    const row = this.stmts.find.get(idHash) as { key_hash: string; expires_at: string; revoked_at: string | null } | undefined;
+    return row === undefined ? undefined : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at };
+  }
+
+  async revoke(idHash: string, at: string): Promise<void> {
+    this.stmts.revoke.run(at, idHash);
+  }
+
+  async revokeKey(keyHash: string, at: string): Promise<void> {
+    this.stmts.revokeKey.run(at, keyHash);
+  }
+}

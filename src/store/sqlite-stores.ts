@@ -1,0 +1,123 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { AccountStore } from './account-store.ts';
+import { ActivityStore } from './activity-store.ts';
+import { AdminStore } from './admin-store.ts';
+import { AuditStore } from './audit-store.ts';
+import { GenerationQuery } from './generation-query.ts';
+import { GenerationStore } from './generation-store.ts';
+import { KeyPeriodUsage } from './key-period-usage.ts';
+import { LedgerStore } from './ledger-store.ts';
+import { openDatabase } from './open-database.ts';
+import { readReloadStatus, writeReloadStatus } from './reload-status.ts';
+import { SqliteSessionRepository } from './sqlite-session-repository.ts';
+import type { AccountRepository, Stores } from './store-contract.ts';
+import { UsageQuery } from './usage-query.ts';
+import { UsageStore } from './usage-store.ts';
+
+/** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
+export interface SqliteStores extends Stores {
+  readonly engine: 'sqlite';
+  readonly db: DatabaseSync;
+  readonly sync: { accounts: AccountStore; ledger: LedgerStore };
+}
+
+/**
+ * The store contract over SQLite: this folder's synchronous classes, their SQL unchanged,
+ * each call resolving at once. Opens (and migrates) the database at `path`, or wraps `db`.
+ */
+export function openSqliteStores(config: { database: { path: string } } | { db: DatabaseSync }): SqliteStores {
+  const db = 'db' in config ? config.db : openDatabase(config.database.path);
+  const accounts = new AccountStore(db);
+  const ledger = new LedgerStore(db);
+  const generations = new GenerationStore(db);
+  const query = new GenerationQuery(db);
+  const usage = new UsageStore(db);
+  const usageQuery = new UsageQuery(db);
+  const activity = new ActivityStore(db);
+  const admin = new AdminStore(db);
+  const audit = new AuditStore(db);
+  const keyUsage = new KeyPeriodUsage(db);
+  // Transactions one at a time: each runs BEGIN IMMEDIATE … COMMIT on the one connection.
+  let queue: Promise<unknown> = Promise.resolve();
+  const stores: SqliteStores = {
+    engine: 'sqlite',
+    db,
+    sync: { accounts, ledger },
+    accounts: accountRepository(accounts),
+    ledger: {
+      addEntry: async (...a) => ledger.addEntry(...a),
+      totals: async (id) => ledger.totals(id),
+      settle: async (holds, batch) => ledger.settle(holds, batch),
+    },
+    generations: {
+      getRecord: async (id) => generations.getRecord(id),
+      ids: async (f) => query.ids(f),
+      keyUsageSince: async (hash, since) => generations.keyUsageSince(hash, since),
+    },
+    activity: { get: async (id) => activity.get(id), list: async (...a) => activity.list(...a) },
+    usage: {
+      aggregate: async (...a) => usage.aggregate(...a),
+      totals: async (...a) => usage.totals(...a),
+      byAccount: async (...a) => usageQuery.byAccount(...a),
+    },
+    keyUsage: { costOnDays: async (...a) => keyUsage.costOnDays(...a), perDay: async (...a) => keyUsage.perDay(...a) },
+    admin: { accountIds: async (...a) => admin.accountIds(...a), rename: async (...a) => admin.rename(...a), ledger: async (...a) => admin.ledger(...a) },
+    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a) },
+    sessions: new SqliteSessionRepository(db),
+    reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },
+    transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
+      const run = queue.then(() => inTransaction(db, () => fn(joined)));
+      queue = run.catch(() => {});
+      return run;
+    },
+    // BEGIN IMMEDIATE takes the database's write lock: other processes' wait (busy_timeout).
+    exclusive: (_lock, fn) => stores.transaction(fn),
+    async close() {
+      db.close();
+    },
+  };
+  // Inside a transaction, the same repositories; a nested transaction joins the open one.
+  const joined: SqliteStores = { ...stores, transaction: (fn) => fn(joined), exclusive: (_lock, fn) => fn(joined) };
+  return stores;
+}
+
+function accountRepository(a: AccountStore): AccountRepository {
+  return {
+    createAccount: async (i) => a.createAccount(i),
+    getAccount: async (id) => a.getAccount(id),
+    listAccounts: async () => a.listAccounts(),
+    countAccounts: async () => a.countAccounts(),
+    balance: async (id) => a.balance(id),
+    updateAccount: async (id, patch) => a.updateAccount(id, patch),
+    updateKey: async (hash, patch, now) => a.updateKey(hash, patch, now),
+    deleteKey: async (hash) => a.deleteKey(hash),
+    createKey: async (i) => a.createKey(i),
+    getKey: async (hash) => a.getKey(hash),
+    listKeys: async (id) => a.listKeys(id),
+    setKeyActive: async (hash, active, by) => a.setKeyActive(hash, active, by),
+    touchKeys: async (m) => a.touchKeys(m),
+  };
+}
+
+/**
+ * BEGIN IMMEDIATE, fn, COMMIT (ROLLBACK on error). The repositories resolve at once, so fn's
+ * awaits do not let timers or I/O run inside the transaction; a write another request makes
+ * meanwhile through the synchronous classes joins it (as a savepoint), as before.
+ */
+async function inTransaction<T>(db: DatabaseSync, fn: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = await fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    if (db.isTransaction) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // The original error is what the caller needs.
+      }
+    }
+    throw err;
+  }
+}

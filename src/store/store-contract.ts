@@ -1,0 +1,146 @@
+import type { LimitsOverride } from '../config/tier-limits.ts';
+import type { AccountRecord, AccountType, KeyDisabler, KeyLimitReset, KeyRecord } from './account-store.ts';
+import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
+import type { LedgerEntry } from './admin-store.ts';
+import type { AuditActor, AuditEntry } from './audit-store.ts';
+import type { GenerationFilter } from './generation-query.ts';
+import type { GenerationRecord, UsageWindow } from './generation-store.ts';
+import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
+import type { ReloadStatus } from './reload-status.ts';
+import type { UsageRange, UsageGrouping, UsageRow } from './usage-query.ts';
+import type { UsageFigures, UsageGroup, UsageGroupRow } from './usage-store.ts';
+
+// The store contract: what every caller (routes, dashboard, authenticator, account service,
+// CLI) may ask of the durable records, whatever the engine. Every method returns a Promise.
+// Two implementations: SQLite (sqlite-stores.ts: the synchronous classes of this folder,
+// resolving at once) and Postgres (postgres/postgres-stores.ts). The conformance suite
+// (test/store-contract/) runs the same cases over both and expects the same answers.
+
+/** Accounts and API keys. */
+export interface AccountRepository {
+  createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): Promise<AccountRecord>;
+  getAccount(id: string): Promise<AccountRecord | undefined>;
+  /** Every account, in creation order (created_at, id). */
+  listAccounts(): Promise<AccountRecord[]>;
+  countAccounts(): Promise<number>;
+  /** The balance as it stands in the database (the ledger's sum). */
+  balance(accountId: string): Promise<bigint | undefined>;
+  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord | undefined>;
+  /** `limitNanos` null removes the key's own limit; `limitReset` null makes it cap the whole usage; undefined leaves either. */
+  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): Promise<KeyRecord | undefined>;
+  deleteKey(hash: string): Promise<boolean>;
+  createKey(input: {
+    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
+    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
+  }): Promise<KeyRecord>;
+  /** Key lookup by hash (the authenticator's, behind its cache). */
+  getKey(hash: string): Promise<KeyRecord | undefined>;
+  /** Every key, or one account's, in creation order (created_at, hash). */
+  listKeys(accountId?: string): Promise<KeyRecord[]>;
+  /** False when no key has that hash. `by` is recorded when disabling. */
+  setKeyActive(hash: string, active: boolean, by: KeyDisabler): Promise<boolean>;
+  /** Records last use for many keys at once (never moves a last use backwards). */
+  touchKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+}
+
+/** The ledger: operator entries, totals, pages, and the settlement batches. */
+export interface LedgerRepository {
+  /** `credit` (positive) or `adjustment` (either way); returns the new balance. */
+  addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): Promise<bigint>;
+  /** Credits granted (credits plus adjustments) and charges made: credits − usage is the balance. */
+  totals(accountId: string): Promise<{ creditsNanos: bigint; usageNanos: bigint }>;
+  /** One settlement batch in one transaction (hold rows, charges, generation records, rollups). */
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void>;
+}
+
+/** What a key spent per UTC day, from the usage_daily_keys rollup (moved in the settlement transaction). */
+export interface KeyUsageRepository {
+  /** The cost (nano-USD) the key's settled requests created on these days (YYYY-MM-DD). */
+  costOnDays(accountId: string, keyHash: string, days: readonly string[]): Promise<bigint>;
+  /** Cost and requests per day, only the days with usage, in day order. */
+  perDay(accountId: string, keyHash: string, days: readonly string[]): Promise<Array<{ day: string; costNanos: bigint; requests: number }>>;
+}
+
+/** Generation records: one by id, ids by filter, a key's spend over a window. */
+export interface GenerationRepository {
+  getRecord(id: string): Promise<GenerationRecord | undefined>;
+  /** Ids matching the filter, newest first (created_at, id). */
+  ids(filter: GenerationFilter): Promise<string[]>;
+  keyUsageSince(keyHash: string, sinceIso: string): Promise<UsageWindow>;
+}
+
+/** The generation list: filters and keyset pages, newest first on (created_at, id). */
+export interface ActivityRepository {
+  get(id: string): Promise<ActivityRow | undefined>;
+  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): Promise<ActivityRow[]>;
+}
+
+/** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */
+export interface UsageRepository {
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): Promise<UsageGroupRow[]>;
+  totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures>;
+  byAccount(accountId: string, by: UsageGrouping, range?: UsageRange): Promise<UsageRow[]>;
+}
+
+/** The admin API's account search (keyset pages), renaming, and an account's ledger pages. */
+export interface AdminRepository {
+  accountIds(search: string | null, after: { createdAt: string; id: string } | null, limit: number): Promise<Array<{ id: string; createdAt: string }>>;
+  rename(accountId: string, name: string): Promise<boolean>;
+  /** Newest first, entries before `beforeId`. */
+  ledger(accountId: string, beforeId: number | null, limit: number): Promise<LedgerEntry[]>;
+}
+
+/** The admin audit log. */
+export interface AuditRepository {
+  record(actor: AuditActor, action: string, target: string | null, details: Record<string, unknown> | null, at: string): Promise<void>;
+  list(filter: { action?: string; target?: string }, beforeId: number | null, limit: number): Promise<AuditEntry[]>;
+}
+
+/** A dashboard session's row (only the SHA-256 of its id is stored). */
+export interface SessionRow {
+  keyHash: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+/** Dashboard sessions, by the hash of their id (the logic is server/dashboard/session-store.ts). */
+export interface SessionRepository {
+  /** Inserts a session, first removing those expired before `purgeBefore`. */
+  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void>;
+  find(idHash: string): Promise<SessionRow | undefined>;
+  revoke(idHash: string, at: string): Promise<void>;
+  revokeKey(keyHash: string, at: string): Promise<void>;
+}
+
+/** The outcome of the last configuration reload (best effort: a refused write loses only this report). */
+export interface ReloadStatusRepository {
+  write(status: ReloadStatus): Promise<boolean>;
+  read(): Promise<ReloadStatus | null>;
+}
+
+/** Every repository over one database. */
+export interface Stores {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly accounts: AccountRepository;
+  readonly ledger: LedgerRepository;
+  readonly generations: GenerationRepository;
+  readonly activity: ActivityRepository;
+  readonly usage: UsageRepository;
+  readonly keyUsage: KeyUsageRepository;
+  readonly admin: AdminRepository;
+  readonly audit: AuditRepository;
+  readonly sessions: SessionRepository;
+  readonly reloadStatus: ReloadStatusRepository;
+  /**
+   * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
+   * or not at all. Inside a transaction, `tx.transaction` joins it.
+   */
+  transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T>;
+  /**
+   * A transaction that no other `exclusive` call with the same `lock` runs beside, in any
+   * process on this database (a check-then-create, such as the operator account created on
+   * the first start, which several instances of a fleet may attempt at once).
+   */
+  exclusive<T>(lock: string, fn: (tx: Stores) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
