@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
 
 // Opt-in response caching (docs/configuration.md#response-cache) through real HTTP: an
@@ -235,6 +236,29 @@ describe('response cache, in Redis', { skip }, () => {
       } finally {
         await conn.close();
       }
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
+
+describe('response cache, on a fleet instance (Postgres and Redis)', { skip: fleetSkip }, () => {
+  let redis: RedisServer;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+    await stopPostgres();
+  });
+
+  test('a second identical temperature-0 request is a hit: upstream called once, marked, charged a quarter, recorded in Postgres', async () => {
+    const rig = await startRig(CACHE, { env: { DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url } });
+    try {
+      assert.equal(rig.gw.services.stores.engine, 'postgres');
+      await hitThenMiss(rig);
     } finally {
       await rig.close();
     }

@@ -5,6 +5,7 @@ import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { postJson, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
 
 // Sticky routing for prompt caches (docs/routing.md, "Sticky routing"), measured: three
@@ -186,6 +187,29 @@ describe('sticky routing, in Redis', { skip }, () => {
       } finally {
         await conn.close();
       }
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
+
+describe('sticky routing, on a fleet instance (Postgres and Redis)', { skip: fleetSkip }, () => {
+  let redis: RedisServer;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+    await stopPostgres();
+  });
+
+  test('a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed, in Postgres', { timeout: 60_000 }, async () => {
+    const rig = await startRig({ env: { DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url } });
+    try {
+      assert.equal(rig.gw.services.stores.engine, 'postgres');
+      await measure(rig);
     } finally {
       await rig.close();
     }
