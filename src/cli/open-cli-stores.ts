@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/types.ts';
 import type { AccountChange } from '../billing/account-service.ts';
-import { announceChanges } from '../server/fleet-services.ts';
 import { openStores, type OpenedStores } from '../server/services.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import type { CommonOptions } from './common-options.ts';
@@ -44,7 +43,7 @@ export async function withStores<T>(opts: CommonOptions, fn: (stores: CliStores)
     await stores.stores.close();
     if (stores.backends.kind === 'fleet' && changes.length > 0) {
       try {
-        await announceChanges(stores.backends.redisUrl, changes);
+        await (await import('../server/fleet-services.ts')).announceChanges(stores.backends.redisUrl, changes);
       } catch (err) {
         process.stderr.write(`switchyard: the change is saved, but Redis could not be told (${(err as Error).message}); ` +
           'gateways see it within 60 s (their credit snapshots) and 2 s (their key caches)\n');

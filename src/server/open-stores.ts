@@ -3,13 +3,13 @@ import type { GatewayConfig } from '../config/types.ts';
 import type { TierTable } from '../config/tier-limits.ts';
 import { selectBackends, type Backends } from '../shared/select-backends.ts';
 import type { SettlementWriter } from '../store/ledger-store.ts';
-import { openPostgresStores, type PostgresStores } from '../store/postgres/postgres-stores.ts';
+import type { PostgresStores } from '../store/postgres/postgres-stores.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
 import { ServeLock } from '../store/serve-lock.ts';
 import { SqliteWriter } from '../store/sqlite-writer/sqlite-writer.ts';
 import { openSqliteStores, type SqliteStores } from '../store/sqlite-stores.ts';
 import type { Stores } from '../store/store-contract.ts';
-import { createFleetServices, type FleetServices } from './fleet-services.ts';
+import type { FleetServices } from './fleet-services.ts';
 import type { ServiceOptions, Services } from './services.ts';
 
 // The stores a gateway or a CLI command runs on, and what differs between one process on
@@ -32,7 +32,7 @@ export function configuredBackends(config: Pick<GatewayConfig, 'database' | 'red
  */
 export async function openStores(config: GatewayConfig, env: Record<string, string | undefined> = process.env): Promise<OpenedStores> {
   const backends = configuredBackends(config, env);
-  const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await openPostgresStores(backends.databaseUrl);
+  const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await (await import('../store/postgres/postgres-stores.ts')).openPostgresStores(backends.databaseUrl);
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
   return {
     stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
@@ -71,7 +71,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
   // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
   const pg = stores as PostgresStores;
   const backends = opened.backends as Extract<Backends, { kind: 'fleet' }>;
-  const fleet = opts.fleet ?? await createFleetServices(backends, {
+  const fleet = opts.fleet ?? await (await import('./fleet-services.ts')).createFleetServices(backends, {
     loader: (_account, keyHash, ids) => pg.settlements.spendState(keyHash, ids),
     holdMs,
     log,

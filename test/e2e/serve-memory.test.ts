@@ -9,9 +9,9 @@ import { listening, serve, serveEnv, starterKey, stop, tempDir } from '../suppor
 // operators start it, its loaded packages recorded by a preloaded resolve hook.
 
 const HOOK = fileURLToPath(new URL('../support/loaded-packages-hook.mjs', import.meta.url));
-const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty'];
+const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty', 'pg', 'redis'];
 
-test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer', async () => {
+test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client', async () => {
   const env = serveEnv({
     SWITCHYARD_DATA_DIR: tempDir('switchyard-memory'),
     PORT: '0',
