@@ -7,6 +7,7 @@ import { convertAnthropicUsage, mergeAnthropicUsage } from './convert-anthropic-
 import { anthropicEventError } from './decode-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import { plainTextDeltaOf, type BlockIndexOut } from './anthropic-event-fast-lane.ts';
+import { parseEventObject } from '../sse/parse-event-object.ts';
 
 const TEXT = 0;
 const THINKING = 1;
@@ -69,18 +70,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       if (state !== undefined && state.kind === TEXT && text.length > 0) this.emit({ type: 'text-delta', text, plain: true });
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      this.fail('upstream sent malformed JSON in the stream', truncateRaw(event.data));
+    const parsed = parseEventObject(event.data);
+    if ('problem' in parsed) {
+      this.fail(parsed.problem, truncateRaw(event.data));
       return;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.fail('upstream sent an invalid stream event', truncateRaw(event.data));
-      return;
-    }
-    const e = parsed as AnthropicStreamEventWire;
+    const e = parsed.value as AnthropicStreamEventWire;
     // The data's `type` names the event; the SSE event name is only a fallback for proxies.
     const type = typeof e.type === 'string' ? e.type : event.event;
     switch (type) {

@@ -6,6 +6,7 @@ import type { ConverseBlockWire, ConverseStreamEventWire, ConverseUsageWire } fr
 import { convertConverseUsage } from './convert-converse-usage.ts';
 import { bedrockStreamError } from './decode-bedrock-error.ts';
 import { mapConverseStopReason } from './map-converse-stop-reason.ts';
+import { parseEventObject } from '../sse/parse-event-object.ts';
 
 /** One open tool-use block. */
 interface ToolBlock {
@@ -46,18 +47,12 @@ export class ConverseStreamDecoder implements StreamDecoder {
       this.emit({ type: 'error', error: bedrockStreamError(this.endpoint, name.slice(name.indexOf(':') + 1), event.data) });
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      this.fail('upstream sent malformed JSON in the stream', truncateRaw(event.data));
+    const parsed = parseEventObject(event.data);
+    if ('problem' in parsed) {
+      this.fail(parsed.problem, truncateRaw(event.data));
       return;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      this.fail('upstream sent an invalid stream event', truncateRaw(event.data));
-      return;
-    }
-    const e = parsed as ConverseStreamEventWire;
+    const e = parsed.value as ConverseStreamEventWire;
     switch (name) {
       case 'messageStart':
         this.start();
