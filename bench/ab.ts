@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { checkTarget, warmUp } from './lib/measure.ts';
 import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { GATEWAY_NODE_FLAGS } from './lib/switchyard-config.ts';
+import { gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 
@@ -36,7 +36,7 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
   const children = await Promise.all(roots.map((root, i) =>
-    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...GATEWAY_NODE_FLAGS] })));
+    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags()] })));
   const targets: Target[] = children.map((c, i) => ({
     name: `${String.fromCharCode(65 + i)} ${roots[i]}`,
     origin: `http://127.0.0.1:${c.info.port}`,

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { rssMb } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
+import { gatewayNodeFlags } from './lib/switchyard-config.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const requests = Number(process.env.PROBE_REQUESTS ?? 20000);
@@ -85,7 +86,8 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
 
 const upstream = await start('upstream-server.ts', [], []);
 const allocProfile = process.env.PROBE_ALLOC_PROFILE;
-const gwArgs = ['--import', join(BENCH, 'gc-observer.ts'), ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []), ...extraArgs, ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : [])];
+// The gateway as npm start runs it (its Node flags and the type-stripped sources' hook first, so the preloads below are served by it too).
+const gwArgs = [...gatewayNodeFlags(), '--import', join(BENCH, 'gc-observer.ts'), ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []), ...extraArgs, ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : [])];
 const gateway = await start('gateway-server.ts', [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, allocProfile ? { ALLOC_PROFILE: allocProfile } : {});
 const pid = gateway.proc.pid!;
 const key = gateway.info.key as string;

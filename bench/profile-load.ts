@@ -11,7 +11,7 @@ import { checkTarget, warmUp } from './lib/measure.ts';
 import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { GATEWAY_NODE_FLAGS } from './lib/switchyard-config.ts';
+import { gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { saturate } from './lib/throughput.ts';
 
@@ -23,7 +23,7 @@ mkdirSync(dir, { recursive: true });
 try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const gw = await startChild<{ port: number; key: string }>('switchyard', join(BENCH, 'gateway-server.ts'), [`http://127.0.0.1:${upstream.info.port}/v1`], {
-    nodeArgs: [...GATEWAY_NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', dir],
+    nodeArgs: [...gatewayNodeFlags(), '--cpu-prof', '--cpu-prof-dir', dir],
   });
   const target: Target = { name: 'switchyard', origin: `http://127.0.0.1:${gw.info.port}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.info.key}` }, model: GATEWAY_MODEL, pid: gw.pid };
   if (hasTaskset()) {

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../../test/support/free-port.ts';
-import { BENCH_TIER, GATEWAY_NODE_FLAGS, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './switchyard-config.ts';
+import { BENCH_TIER, gatewayNodeFlags, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './switchyard-config.ts';
 import { track } from './processes.ts';
 import { GATEWAY_MODEL } from './scenarios.ts';
 import type { Target } from './targets.ts';
@@ -54,7 +54,7 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
   try {
     // serve first: it creates (or migrates) whichever store it was given; the account and
     // the key are then made by the CLI beside the running gateway, as an operator would.
-    const serveArgs = [...GATEWAY_NODE_FLAGS, CLI, 'serve', '--config', config, ...(o.workers === null ? [] : ['--workers', String(o.workers)])];
+    const serveArgs = [...gatewayNodeFlags(), CLI, 'serve', '--config', config, ...(o.workers === null ? [] : ['--workers', String(o.workers)])];
     proc = spawn(process.execPath, serveArgs, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     track(proc);
     let stderr = '';

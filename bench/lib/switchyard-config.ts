@@ -7,16 +7,32 @@
 // configurable and always run. Used by bench/gateway-server.ts and, through the real CLI,
 // by the workers phase (bench/lib/workers-phase.ts).
 
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+let gatewayFlags: string[] | null = null;
 
 /**
  * The Node flags `npm start` (and the image) run the gateway with, read from package.json's
- * start script, so the bench measures what operators run (today: --max-semi-space-size=16).
+ * start script, so the bench measures what operators run (today: --max-semi-space-size=16,
+ * and the hook that serves the type-stripped sources, made absolute so that any checkout's
+ * bench finds its own). Like npm start, the first call brings that cache up to date.
  */
-export const GATEWAY_NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.match(/--max-semi-space-size=\d+/g) ?? [];
-})();
+export function gatewayNodeFlags(): string[] {
+  if (gatewayFlags !== null) return gatewayFlags;
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const flags: string[] = [...(pkg.scripts.start.match(/--max-semi-space-size=\d+/g) ?? [])];
+  const hook = /--import (\S*type-stripped-hook\.mjs)/.exec(pkg.scripts.start)?.[1];
+  if (hook !== undefined) {
+    spawnSync(process.execPath, [join(root, 'bin', 'type-stripped-sources.mjs')], { stdio: 'inherit' });
+    flags.push('--import', pathToFileURL(join(root, hook)).href);
+  }
+  gatewayFlags = flags;
+  return flags;
+}
 
 export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';
 export const UPSTREAM_KEY = 'upstream-secret';

@@ -67,10 +67,12 @@ test('settlement is on: the answer\'s charge is in the account\'s generation rec
   assert.ok(Number(record.json.data.total_cost) > 0, JSON.stringify(record.json));
 });
 
-test('the bench starts switchyard with the Node flags `npm start` runs it with (its young-generation size)', async () => {
+test('the bench starts switchyard with the Node flags `npm start` runs it with (its young-generation size, the type-stripped sources)', async () => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const flag = /--max-semi-space-size=\d+/.exec(pkg.scripts.start)?.[0];
   assert.ok(flag !== undefined, `npm start sets the semi-space size: ${pkg.scripts.start}`);
+  assert.match(pkg.scripts.start, /--import \.\/bin\/type-stripped-hook\.mjs/, 'npm start serves the type-stripped sources');
   const argv = readFileSync(`/proc/${switchyard.target.pid}/cmdline`, 'utf8').split('\0');
   assert.ok(argv.includes(flag), `the bench's switchyard runs with ${flag}: ${argv.join(' ')}`);
+  assert.ok(argv.some((a) => a.endsWith('/bin/type-stripped-hook.mjs')), `the bench's switchyard runs with the hook: ${argv.join(' ')}`);
 });

@@ -36,7 +36,8 @@ test('the Dockerfile builds in stages from Node 24 slim and serves as a non-root
   assert.ok(runtime.includes('EXPOSE 8080'));
   assert.ok(runtime.includes('VOLUME ["/data"]'));
   assert.ok(runtime.some((l) => /SWITCHYARD_DATA_DIR=\/data/.test(l)), 'the database lives on the volume');
-  assert.ok(runtime.includes('CMD ["node", "--max-semi-space-size=16", "bin/switchyard.mjs", "serve"]'), 'the gateway with its young-generation size (docs/operations.md)');
+  assert.ok(runtime.includes('CMD ["node", "--max-semi-space-size=16", "--import", "./bin/type-stripped-hook.mjs", "bin/switchyard.mjs", "serve"]'), 'the gateway with its young-generation size and the type-stripped sources (docs/operations.md)');
+  assert.ok(/RUN[^\n]*(\n [^\n]*)*node bin\/type-stripped-sources\.mjs/.test(runtime.join('\n')), 'the image caches the type-stripped sources the hook serves');
 });
 
 test('docker-compose.yml runs Postgres, Redis and two gateways configured for them, each with a health check', () => {

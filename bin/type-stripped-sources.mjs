@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// The gateway's TypeScript sources with their types stripped, cached as JavaScript, so the
+// running gateway does not load Node's type stripper (amaro, a WebAssembly module of about
+// 15-20 MB per thread: the main thread and the SQLite writer each load their own).
+//
+// `node bin/type-stripped-sources.mjs` (npm start and the image run it before the gateway):
+// strips every src/**/*.ts (and bench/**/*.ts) not yet in the cache, with Node's own `stripTypeScriptTypes` (the
+// same transform Node applies when it loads a .ts file: types replaced by spaces, so line
+// and column numbers stay those of the source), and removes entries no source has any more.
+// `bin/type-stripped-hook.mjs`, preloaded with `--import`, serves them. Entries are named by
+// the SHA-256 of the source text: an edited file simply misses (Node strips it as usual) until
+// the next run of this script, and a stale entry can never be served.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+/** What is cached: the gateway's sources, and the bench's (its gateway and preloads run as the gateway does). */
+export const sourceDirs = [join(root, 'src'), join(root, 'bench')];
+/** SWITCHYARD_TYPE_STRIPPED_CACHE: another directory (tests: an empty one, to see the gateway without the cache). */
+export const cacheDir = process.env.SWITCHYARD_TYPE_STRIPPED_CACHE || join(root, 'node_modules', '.cache', 'switchyard-type-stripped');
+
+/** The cache entry's file name for a source text. */
+export function entryName(source) {
+  return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.js`;
+}
+
+function sources(dir, out = []) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) sources(path, out);
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Brings the cache up to date with src/; returns how many entries were written and removed. */
+export async function warm(stripTypeScriptTypes) {
+  mkdirSync(cacheDir, { recursive: true });
+  const present = new Set(readdirSync(cacheDir));
+  const wanted = new Set();
+  let written = 0;
+  for (const file of sourceDirs.flatMap((dir) => sources(dir))) {
+    const source = readFileSync(file, 'utf8');
+    const name = entryName(source);
+    wanted.add(name);
+    if (present.has(name)) continue;
+    const tmp = join(cacheDir, `${name}.${process.pid}.tmp`);
+    writeFileSync(tmp, quietly(() => stripTypeScriptTypes(source, { mode: 'strip' })));
+    renameSync(tmp, join(cacheDir, name)); // whole or absent: a gateway starting meanwhile never reads half an entry
+    written++;
+  }
+  let removed = 0;
+  for (const name of present) {
+    if (wanted.has(name) || name.endsWith('.tmp')) continue;
+    rmSync(join(cacheDir, name), { force: true });
+    removed++;
+  }
+  return { written, removed };
+}
+
+/** Node calls the API experimental and says so on stderr; the gateway's start is no place for that line. */
+function quietly(fn) {
+  const emit = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if ((rest[0]?.type ?? rest[0]) !== 'ExperimentalWarning') emit.call(process, warning, ...rest);
+  };
+  try {
+    return fn();
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const { stripTypeScriptTypes } = await import('node:module');
+    const bundled = join(root, 'node_modules', 'node', 'bin', 'node');
+    if (typeof stripTypeScriptTypes === 'function') await warm(stripTypeScriptTypes);
+    // An older Node (the system one on some machines) has no stripper: the Node 24 that runs the gateway strips.
+    else if (existsSync(bundled)) spawnSync(bundled, [fileURLToPath(import.meta.url)], { stdio: 'inherit' });
+  } catch (err) {
+    // Only memory is at stake: the gateway then strips its sources itself, as without the cache.
+    process.stderr.write(`switchyard: the type-stripped sources were not cached (${err.message}); starting without them\n`);
+  }
+}
