@@ -21,13 +21,14 @@ const probe = { ...chat, max_tokens: 30_000 };
 const redisSkip = redisUnavailable() ?? false;
 const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
 
-let redis: RedisServer | undefined;
+/** One Redis for the file, started by the first engine that needs it (the promise: engines may start at once). */
+let redis: Promise<RedisServer> | undefined;
 async function redisUrl(): Promise<string> {
-  redis ??= await startRedis();
-  return redis.url;
+  redis ??= startRedis();
+  return (await redis).url;
 }
 after(async () => {
-  await redis?.stop();
+  await (await redis)?.stop();
   await stopPostgres();
 });
 
