@@ -141,3 +141,15 @@ test('a request begun before midnight and settled after does not count in the ne
   assert.deepEqual(await b!.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
   assert.deepEqual(await b!.reserve('probe', 'acct_1', 'hash_1', 2n * M), { ok: true, heldNanos: 2n * M });
 });
+
+test('a monthly limit is whole again on the 1st 00:00 UTC, on the same snapshot', { skip }, async () => {
+  const february = Date.UTC(2026, 1, 1);
+  const r = await rig(2n * M, 'monthly', Date.UTC(2026, 0, 2, 9));
+  const h = await r.instance();
+  await spend(r, h, 'jan2', M);
+  r.clock.now = february - 1;
+  await spend(r, h, 'jan31', M);
+  assert.deepEqual(await h.reserve('jan31b', 'acct_1', 'hash_1', 1n), keyLimit(0n));
+  r.clock.now = february;
+  assert.deepEqual(await h.reserve('feb1', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
+});
