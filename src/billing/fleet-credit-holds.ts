@@ -124,18 +124,19 @@ export class FleetCreditHolds implements CreditHolds {
   }
 
   private async settled(batch: readonly SettlementRecord[], how: 'commit' | 'drop'): Promise<void> {
-    const byAccount = new Map<string, string[]>();
+    const byAccount = new Map<string, SettlementRecord[]>();
     for (const r of batch) {
       if (this.unsynced.delete(r.id) && how === 'commit' && r.costNanos !== 0n) this.stale.add(r.accountId);
       if (r.costNanos === 0n) continue;
-      const ids = byAccount.get(r.accountId);
-      if (ids === undefined) byAccount.set(r.accountId, [r.id]);
-      else ids.push(r.id);
+      const records = byAccount.get(r.accountId);
+      if (records === undefined) byAccount.set(r.accountId, [r]);
+      else records.push(r);
     }
-    for (const [accountId, ids] of byAccount) {
+    for (const [accountId, records] of byAccount) {
       try {
-        if (how === 'commit') await this.holds.committed(accountId, ids);
-        else await this.holds.dropped(accountId, ids);
+        // Each charge with when its request began: it counts in a key's period only if begun within it.
+        if (how === 'commit') await this.holds.committed(accountId, records);
+        else await this.holds.dropped(accountId, records.map((r) => r.id));
       } catch (err) {
         // The settling entries stay in Redis until they expire; the snapshot is read afresh then.
         this.stale.add(accountId);

@@ -6,7 +6,9 @@ import { RedisScript } from '../shared/redis/redis-script.ts';
 // expiry sorted set.
 //  account hash: balance, active, at (load time), held, settling, seq (bumped by every
 //    commit, drop and forget, so a load that read the database before one is refused), and
-//    per key of the account: k:<hash>:usage, :limit ('' none), :active, :exp ('' none), :held, :settling.
+//    per key of the account: k:<hash>:usage, :limit ('' none), :active, :exp ('' none), :held, :settling,
+//    and the reset period the usage was read for, :pstart and :pend (epoch ms; '' both without
+//    a reset: the usage is then the key's whole usage). At :pend the snapshot is read afresh.
 //  entries hash: id -> 'h|<keyHash>|<nanos>|<owner>' (a hold) or 's|<keyHash>|<nanos>|<owner>'
 //    (a charge settling: the request ended, its database write has not committed yet).
 //  expiry set: id -> epoch ms when the entry is abandoned (its instance died).
@@ -44,15 +46,19 @@ local function settlingIds()
 end
 `;
 
+// A key's snapshot whose reset period has ended (now >= :pend) is loaded afresh: the next
+// period starts from the database's figure. The 'load' reply carries the clock reading
+// that decided it, so the period loaded is the one in force by this clock.
 // ARGV: now, id, keyHash, amount, owner, holdMs, maxAgeMs.
-// -> {'ok', held} | {'balance'|'key_limit', available} | {'inactive'} | {'load', seq, settling ids...}
+// -> {'ok', held} | {'balance'|'key_limit', available} | {'inactive'} | {'load', seq, now, settling ids...}
 export const RESERVE = new RedisScript(`${COMMON}
 local now = clock(ARGV[1])
 local id, kh, amount, owner = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local p = 'k:' .. kh .. ':'
-local a = redis.call('HMGET', KEYS[1], 'balance', 'active', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'active', p .. 'exp', p .. 'held', p .. 'settling', 'seq', 'at')
-if not a[1] or not a[5] or not a[12] or now - tonumber(a[12]) > tonumber(ARGV[7]) then
-  local reply = {'load', a[11] or '0'}
+local a = redis.call('HMGET', KEYS[1], 'balance', 'active', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'active', p .. 'exp', p .. 'held', p .. 'settling', 'seq', 'at', p .. 'pend')
+if not a[1] or not a[5] or not a[12] or now - tonumber(a[12]) > tonumber(ARGV[7])
+  or not a[13] or (a[13] ~= '' and now >= tonumber(a[13])) then
+  local reply = {'load', a[11] or '0', fmt(now)}
   for _, sid in ipairs(settlingIds()) do reply[#reply + 1] = sid end
   return reply
 end
@@ -127,12 +133,15 @@ end
 return fmt(charge)
 `);
 
-// Settlements committed to the database (or dropped: never will be). ARGV: 'commit'|'drop', ids...
+// Settlements committed to the database (or dropped: never will be).
+// ARGV: 'commit'|'drop', then per settlement: id, epoch ms its request began ('' for a drop).
 // A committed charge moves the snapshot's balance and key usage once: if its entry is gone, a
-// load already read it from the database.
+// load already read it from the database. The key usage moves only for a request begun
+// within the snapshot's reset period (a charge counts on the day its request began, as the
+// rollups put it: one begun before the period does not count in it).
 export const SETTLED = new RedisScript(`${COMMON}
 local commit = ARGV[1] == 'commit'
-for i = 2, #ARGV do
+for i = 2, #ARGV, 2 do
   local id = ARGV[i]
   local e = redis.call('HGET', KEYS[2], id)
   if e then
@@ -141,7 +150,11 @@ for i = 2, #ARGV do
       drop(id, state, kh, amount)
       if commit then
         if redis.call('HEXISTS', KEYS[1], 'balance') == 1 then redis.call('HINCRBY', KEYS[1], 'balance', '-' .. amount) end
-        if redis.call('HEXISTS', KEYS[1], 'k:' .. kh .. ':usage') == 1 then redis.call('HINCRBY', KEYS[1], 'k:' .. kh .. ':usage', amount) end
+        local u = redis.call('HMGET', KEYS[1], 'k:' .. kh .. ':usage', 'k:' .. kh .. ':pstart')
+        local begun = tonumber(ARGV[i + 1] or '')
+        if u[1] and (not u[2] or u[2] == '' or (begun and begun >= tonumber(u[2]))) then
+          redis.call('HINCRBY', KEYS[1], 'k:' .. kh .. ':usage', amount)
+        end
       end
     end
   end
@@ -152,14 +165,15 @@ return 'ok'
 
 // The database's state, read after the 'load' reply with sequence ARGV[1]; refused ('retry')
 // when a commit, drop or forget came in between. The settling ids the database already has
-// in its ledger (ARGV[10..]) are part of the loaded balance: their entries go.
-// ARGV: seq, now, keyHash, balance, accountActive, usage, limit|'' , keyActive, exp|'', committed ids...
+// in its ledger (ARGV[12..]) are part of the loaded balance: their entries go.
+// ARGV: seq, now, keyHash, balance, accountActive, usage (the limit's: of the period with a
+// reset), limit|'', keyActive, exp|'', period start|'', period end|'', committed ids...
 export const LOAD = new RedisScript(`${COMMON}
 if (redis.call('HGET', KEYS[1], 'seq') or '0') ~= ARGV[1] then return 'retry' end
 local p = 'k:' .. ARGV[3] .. ':'
 redis.call('HSET', KEYS[1], 'balance', ARGV[4], 'active', ARGV[5], 'at', fmt(clock(ARGV[2])),
-  p .. 'usage', ARGV[6], p .. 'limit', ARGV[7], p .. 'active', ARGV[8], p .. 'exp', ARGV[9])
-for i = 10, #ARGV do
+  p .. 'usage', ARGV[6], p .. 'limit', ARGV[7], p .. 'active', ARGV[8], p .. 'exp', ARGV[9], p .. 'pstart', ARGV[10], p .. 'pend', ARGV[11])
+for i = 12, #ARGV do
   local e = redis.call('HGET', KEYS[2], ARGV[i])
   if e then
     local state, kh, amount = parse(e)

@@ -1,17 +1,25 @@
-import type { LoadedSpendState } from '../store/reservation-store.ts';
+import type { LoadedSpendState, PeriodDays } from '../store/reservation-store.ts';
 import type { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { Nanos } from '../money/money.ts';
+import { periodDays, periodEnd, periodStart } from './key-limit-remaining.ts';
 import { CHARGEABLE, FINISH, FORGET, INDEX_AFTER_RECONCILE, LOAD, RECONCILE, RESERVE, SETTLED } from './redis-credit-hold-scripts.ts';
 
-export type { LoadedSpendState };
+export type { LoadedSpendState, PeriodDays };
 
 /**
- * Reads a key's spend state and, in the same database snapshot, which of `settlingIds`
- * are already charged in the ledger (Postgres: one REPEATABLE READ transaction).
- * Undefined: no such key.
+ * Reads a key's spend state and, in the same database snapshot, the usage its limit caps
+ * (with a reset: over the days `periodDays` gives for it, the period in force by the holds'
+ * clock) and which of `settlingIds` are already charged in the ledger (Postgres: one
+ * REPEATABLE READ transaction). Undefined: no such key.
  */
-export type SpendStateLoader = (accountId: string, keyHash: string, settlingIds: readonly string[]) => Promise<LoadedSpendState | undefined>;
+export type SpendStateLoader = (accountId: string, keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays) => Promise<LoadedSpendState | undefined>;
+
+/** A settlement that committed: its generation id and when its request began (ISO; the day its charge counts on). */
+export interface CommittedCharge {
+  id: string;
+  createdAt: string;
+}
 
 export type ReserveResult =
   | { ok: true; heldNanos: Nanos }
@@ -90,14 +98,18 @@ export class RedisCreditHolds {
     await this.finish(id, accountId, keyHash, 0n);
   }
 
-  /** These settlements committed to the database: the snapshot moves, the settling amounts go. */
-  async committed(accountId: string, ids: readonly string[]): Promise<void> {
-    await SETTLED.run<string>(this.conn, this.keys(accountId), ['commit', ...ids]);
+  /**
+   * These settlements committed to the database: the snapshot's balance moves, and its key
+   * usage when the request began within the snapshot's reset period (a charge counts on the
+   * day its request began, as the rollups put it); the settling amounts go.
+   */
+  async committed(accountId: string, charges: readonly CommittedCharge[]): Promise<void> {
+    await SETTLED.run<string>(this.conn, this.keys(accountId), ['commit', ...charges.flatMap((c) => [c.id, String(Date.parse(c.createdAt))])]);
   }
 
   /** These settlements can never be written: they stop counting, the balance does not move. */
   async dropped(accountId: string, ids: readonly string[]): Promise<void> {
-    await SETTLED.run<string>(this.conn, this.keys(accountId), ['drop', ...ids]);
+    await SETTLED.run<string>(this.conn, this.keys(accountId), ['drop', ...ids.flatMap((id) => [id, ''])]);
   }
 
   /** The database changed for this account (or one of its keys): every instance reads it afresh. */
@@ -142,9 +154,11 @@ export class RedisCreditHolds {
         case 'balance':
         case 'key_limit': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
         case 'load': {
-          const state = await this.opts.loader(accountId, keyHash, reply.slice(2));
+          // The script's clock decides the period the snapshot is loaded for.
+          const at = Number(reply[2]);
+          const state = await this.opts.loader(accountId, keyHash, reply.slice(3), (reset) => periodDays(reset, at));
           if (state === undefined) return { ok: false, reason: 'inactive' };
-          await this.load(keys, reply[1]!, keyHash, state);
+          await this.load(keys, reply[1]!, keyHash, state, at);
           continue;
         }
         default: throw new Error(`unexpected reply from the reserve script: ${reply[0]}`);
@@ -153,13 +167,16 @@ export class RedisCreditHolds {
     throw new SharedStateUnavailable('redis', `the credit snapshot of account ${accountId} kept changing while it was loaded`);
   }
 
-  private async load(keys: string[], seq: string, keyHash: string, s: LoadedSpendState): Promise<void> {
-    for (const v of [s.balanceNanos, s.usageNanos, s.limitNanos ?? 0n]) {
+  /** Stores the loaded state; `at` (epoch ms) is the clock reading its reset period was read for. */
+  private async load(keys: string[], seq: string, keyHash: string, s: LoadedSpendState, at: number): Promise<void> {
+    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n]) {
       if (v >= EXACT || v <= -EXACT) throw new RangeError(`a balance, usage or limit of ${v} nano-USD is beyond what the shared credit holds count exactly (2^53)`);
     }
     const expires = s.expiresAt === null ? '' : String(Date.parse(s.expiresAt));
+    const reset = s.limitReset;
     await LOAD.run<string>(this.conn, keys, [seq, this.nowArg(), keyHash, String(s.balanceNanos), s.accountActive ? '1' : '0',
-      String(s.usageNanos), s.limitNanos === null ? '' : String(s.limitNanos), s.keyActive ? '1' : '0', expires, ...s.committedIds]);
+      String(s.limitUsageNanos), s.limitNanos === null ? '' : String(s.limitNanos), s.keyActive ? '1' : '0', expires,
+      reset === null ? '' : String(periodStart(reset, at)), reset === null ? '' : String(periodEnd(reset, at)), ...s.committedIds]);
   }
 
   private async redisNow(): Promise<string> {

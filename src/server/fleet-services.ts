@@ -12,7 +12,7 @@ import type { Backends } from '../shared/select-backends.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 
 export interface FleetServiceOptions {
-  /** The balance, key usage and flags behind the shared credit snapshot: e.g. `(_, hash, ids) => postgresLedger.spendState(hash, ids)`. */
+  /** The balance, key usage and flags behind the shared credit snapshot: e.g. `(_, hash, ids, days) => postgresLedger.spendState(hash, ids, days)`. */
   loader: SpendStateLoader;
   /** A hold not finished within this long is abandoned (its instance died): the request deadline plus a grace. */
   holdMs: number;
@@ -27,6 +27,12 @@ export interface FleetServiceOptions {
   commandTimeoutMs?: number;
   /** Key prefix of everything this gateway keeps in Redis (default 'sy'). */
   prefix?: string;
+  /**
+   * The clock of the credit holds: hold expiry and which reset period a key's limit is in
+   * (default Redis's TIME, one clock for the fleet). The gateway passes its injected clock
+   * (`ServiceOptions.now`, tests), so one clock decides the period everywhere.
+   */
+  now?: () => number;
 }
 
 /**
@@ -89,9 +95,9 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     throw err;
   }
   let loadFailure: string | null = null;
-  const loader: SpendStateLoader = async (accountId, keyHash, ids) => {
+  const loader: SpendStateLoader = async (accountId, keyHash, ids, days) => {
     try {
-      const state = await opts.loader(accountId, keyHash, ids);
+      const state = await opts.loader(accountId, keyHash, ids, days);
       loadFailure = null;
       return state;
     } catch (err) {
@@ -105,6 +111,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     holdMs: opts.holdMs,
     settleMs: opts.settleMs ?? opts.holdMs,
     prefix: `${prefix}:ch`,
+    ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   const limiter = new RedisRateLimiter(connection, { prefix: `${prefix}:rl` });
   return {

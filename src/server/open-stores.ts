@@ -72,9 +72,11 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
   const pg = stores as PostgresStores;
   const backends = opened.backends as Extract<Backends, { kind: 'fleet' }>;
   const fleet = opts.fleet ?? await (await import('./fleet-services.ts')).createFleetServices(backends, {
-    loader: (_account, keyHash, ids) => pg.settlements.spendState(keyHash, ids),
+    loader: (_account, keyHash, ids, days) => pg.settlements.spendState(keyHash, ids, days),
     holdMs,
     log,
+    // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
+    ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   return { lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet };
 }

@@ -19,7 +19,19 @@ export interface SpendState {
 export interface LoadedSpendState extends SpendState {
   /** Of the `settlingIds` asked about: those whose charge row is in the ledger (part of the balance read). */
   committedIds: readonly string[];
+  limitReset: KeyLimitReset | null;
+  /**
+   * The usage the key's limit caps, read in the same snapshot: with a reset, what the key
+   * spent on the period's days (usage_daily_keys); without, `usageNanos`.
+   */
+  limitUsageNanos: bigint;
 }
+
+/**
+ * The UTC days (YYYY-MM-DD) of the reset period in force, by the clock of whoever asks for
+ * the spend state (the credit holds decide the period; the store only sums its days).
+ */
+export type PeriodDays = (reset: KeyLimitReset) => readonly string[];
 
 export interface StaleReservation {
   id: string;
@@ -29,6 +41,7 @@ export interface StaleReservation {
 }
 
 interface SpendRow {
+  account_id: string;
   balance_nanos: bigint;
   account_active: bigint;
   limit_nanos: bigint | null;
@@ -51,7 +64,7 @@ export class ReservationStore {
   constructor(db: DatabaseSync) {
     this.db = db;
     this.stmts = {
-      spend: db.prepare(`SELECT a.balance_nanos, a.is_active AS account_active,
+      spend: db.prepare(`SELECT k.account_id, a.balance_nanos, a.is_active AS account_active,
           k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at, k.limit_reset
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       staleBefore: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations WHERE expires_at < ?'),
@@ -70,16 +83,7 @@ export class ReservationStore {
 
   spendState(keyHash: string): SpendState | undefined {
     const r = this.stmts.spend.get(keyHash) as SpendRow | undefined;
-    if (r === undefined) return undefined;
-    return {
-      balanceNanos: r.balance_nanos,
-      accountActive: r.account_active === 1n,
-      usageNanos: r.usage_nanos,
-      limitNanos: r.limit_nanos,
-      keyActive: r.key_active === 1n,
-      expiresAt: r.expires_at,
-      limitReset: r.limit_reset,
-    };
+    return r === undefined ? undefined : spendOf(r);
   }
 
   /** What the key spent on these UTC days (the usage a resetting limit caps). */
@@ -88,13 +92,27 @@ export class ReservationStore {
   }
 
   /**
-   * The loader of shared (Redis) credit holds over this database: the spend state and which
-   * of `settlingIds` the ledger already charged, read on the one connection (one snapshot).
+   * The loader of shared (Redis) credit holds over this database: the spend state, the usage
+   * its limit caps over the period `periodDays` gives, and which of `settlingIds` the ledger
+   * already charged, read in one transaction (one snapshot).
    */
-  loadSpendState(keyHash: string, settlingIds: readonly string[]): LoadedSpendState | undefined {
-    const state = this.spendState(keyHash);
-    if (state === undefined) return undefined;
-    return { ...state, committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined) };
+  loadSpendState(keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays): LoadedSpendState | undefined {
+    const own = !this.db.isTransaction;
+    if (own) this.db.exec('BEGIN'); // deferred: a read snapshot, no write lock
+    try {
+      const r = this.stmts.spend.get(keyHash) as SpendRow | undefined;
+      if (r === undefined) return undefined;
+      const state = spendOf(r);
+      const reset = r.limit_reset ?? null;
+      return {
+        ...state,
+        limitReset: reset,
+        limitUsageNanos: reset === null ? r.usage_nanos : this.periodUsage.costOnDays(r.account_id, keyHash, periodDays(reset)),
+        committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined),
+      };
+    } finally {
+      if (own) this.db.exec('COMMIT');
+    }
   }
 
   /**
@@ -119,4 +137,16 @@ export class ReservationStore {
   count(): number {
     return Number((this.stmts.count.get() as { n: number }).n);
   }
+}
+
+function spendOf(r: SpendRow): SpendState {
+  return {
+    balanceNanos: r.balance_nanos,
+    accountActive: r.account_active === 1n,
+    usageNanos: r.usage_nanos,
+    limitNanos: r.limit_nanos,
+    keyActive: r.key_active === 1n,
+    expiresAt: r.expires_at,
+    limitReset: r.limit_reset,
+  };
 }

@@ -158,7 +158,7 @@ test('the database behind the balances unreachable: model calls get 503 shared_s
   // A real Postgres client pointed where no server listens.
   const nowhere = createPostgresPool({ url: `postgres://postgres:pw@127.0.0.1:${await freePort()}/none`, max: 1 });
   const ledger = new PostgresLedger(nowhere);
-  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, loader: (_a, keyHash, ids) => ledger.spendState(keyHash, ids) } });
+  const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, loader: (_a, keyHash, ids, days) => ledger.spendState(keyHash, ids, days) } });
   try {
     const chat = await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key));
     assert.equal(chat.status, 503, chat.text);

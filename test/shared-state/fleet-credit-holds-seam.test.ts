@@ -77,7 +77,7 @@ async function fleet(balanceNanos: bigint, prefix: string): Promise<Fleet> {
       await conn.connect();
       connections.push(conn);
       const redisHolds = new RedisCreditHolds(conn, {
-        loader: (_a, keyHash, ids) => ledger.spendState(keyHash, ids),
+        loader: (_a, keyHash, ids, days) => ledger.spendState(keyHash, ids, days),
         instanceId: name, holdMs: 60_000, settleMs: 60_000, prefix,
         ...(clock === undefined ? {} : { now: () => clock.now }),
       });

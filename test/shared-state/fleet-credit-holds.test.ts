@@ -41,7 +41,7 @@ test('3 instances reserve, finish and settle into Postgres: the balance is spent
     await conn.connect();
     connections.push(conn);
     return new RedisCreditHolds(conn, {
-      loader: (_account, keyHash, ids) => ledger.spendState(keyHash, ids), instanceId: `i${i}`, holdMs: 60_000, settleMs: 60_000,
+      loader: (_account, keyHash, ids, days) => ledger.spendState(keyHash, ids, days), instanceId: `i${i}`, holdMs: 60_000, settleMs: 60_000,
     });
   }));
   // 30 requests of a 1M worst case each against 10M: exactly 10 are held.
@@ -56,7 +56,7 @@ test('3 instances reserve, finish and settle into Postgres: the balance is spent
     const charge = await h.finish(id, 'acct_1', 'hash_1', 700_000n);
     assert.equal(charge, 700_000n);
     await ledger.settle([], [settlement(id, charge, false)]);
-    await h.committed('acct_1', [id]);
+    await h.committed('acct_1', [{ id, createdAt: NOW }]);
   }
   const db = (await pool.query(`SELECT balance_nanos FROM accounts WHERE id = 'acct_1'`)).rows[0].balance_nanos;
   assert.equal(BigInt(db), balance - 7_000_000n);

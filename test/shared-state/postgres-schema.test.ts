@@ -107,17 +107,18 @@ test("PostgresLedger.spendState reads a key's state and which settling charges t
   await copyInto(db, base.db);
   const ledger = new PostgresLedger(db);
   await ledger.settle([], [settlement('g1', 100n, false)]);
-  const state = await ledger.spendState('hash_1', ['g1', 'g2']);
+  const state = await ledger.spendState('hash_1', ['g1', 'g2'], () => assert.fail('no reset: no period'));
   assert.deepEqual(state, {
-    balanceNanos: 900n, accountActive: true, usageNanos: 100n, limitNanos: null, keyActive: true, expiresAt: null, committedIds: ['g1'],
+    balanceNanos: 900n, accountActive: true, usageNanos: 100n, limitNanos: null, limitReset: null, limitUsageNanos: 100n,
+    keyActive: true, expiresAt: null, committedIds: ['g1'],
   });
-  assert.equal(await ledger.spendState('nope', []), undefined);
+  assert.equal(await ledger.spendState('nope', [], () => []), undefined);
 });
 
 test('with Postgres unreachable, settle and spendState reject with SharedStateUnavailable', { skip }, async () => {
   const nowhere = await pool(`postgres://postgres:pw@127.0.0.1:${await freePort()}/none`);
   const ledger = new PostgresLedger(nowhere);
-  for (const call of [() => ledger.settle([], [settlement('g1', 1n)]), () => ledger.spendState('hash_1', [])]) {
+  for (const call of [() => ledger.settle([], [settlement('g1', 1n)]), () => ledger.spendState('hash_1', [], () => [])]) {
     const err = await call().then(() => null, (e: unknown) => e);
     assert.ok(err instanceof SharedStateUnavailable, `rejected with ${String(err)}`);
     assert.equal(err.store, 'postgres');

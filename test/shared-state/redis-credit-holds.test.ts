@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ledgered, plan, request, settlement, writerOf, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
 import { CreditReservations } from '../../src/billing/credit-reservations.ts';
-import { RedisCreditHolds, type SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
+import { RedisCreditHolds, type PeriodDays, type SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 import { SettlementQueue } from '../../src/billing/settlement-queue.ts';
 import { worstCaseCost } from '../../src/billing/worst-case-cost.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
@@ -33,14 +33,12 @@ async function connection(): Promise<RedisConnection> {
   return conn;
 }
 
-/** Reads the fixture database the way the Postgres loader will: spend state plus which settling charges the ledger has. */
+/** Reads the fixture database the way the Postgres loader does: spend state, the limit's period usage, which settling charges the ledger has. */
 function sqliteLoader(base: Ledgered): SpendStateLoader & { calls: number } {
   const store = new ReservationStore(base.db);
-  const charged = base.db.prepare('SELECT 1 FROM ledger WHERE generation_id = ?');
-  const loader = async (_accountId: string, keyHash: string, ids: readonly string[]) => {
+  const loader = async (_accountId: string, keyHash: string, ids: readonly string[], days: PeriodDays) => {
     loader.calls++;
-    const s = store.spendState(keyHash);
-    return s === undefined ? undefined : { ...s, committedIds: ids.filter((id) => charged.get(id) !== undefined) };
+    return store.loadSpendState(keyHash, ids, days);
   };
   loader.calls = 0;
   return loader;
@@ -95,13 +93,13 @@ test('settle then commit moves the balance once, also when a load reads the ledg
   assert.equal(await a!.finish('g2', 'acct_1', 'hash_1', HOLD), HOLD);
   // g1 commits and is announced normally.
   base.ledger.settle([], [settlement('g1', HOLD, false)]);
-  await a!.committed('acct_1', ['g1']);
+  await a!.committed('acct_1', [settlement('g1', HOLD, false)]);
   // g2 commits, then a change elsewhere makes instance b reload before g2's commit is announced.
   base.ledger.settle([], [settlement('g2', HOLD, false)]);
   await b!.forget('acct_1');
   // 8 HOLD left in the database: exactly 8 one-HOLD reserves pass, the 9th is refused.
   const results = await Promise.all(Array.from({ length: 9 }, (_, i) => b!.reserve(`x${i}`, 'acct_1', 'hash_1', HOLD)));
-  await a!.committed('acct_1', ['g2']); // late: the load already counted it
+  await a!.committed('acct_1', [settlement('g2', HOLD, false)]); // late: the load already counted it
   assert.equal(results.filter((r) => r.ok).length, 8);
   for (let i = 0; i < 8; i++) await b!.finish(`x${i}`, 'acct_1', 'hash_1', 0n);
   assert.equal(await b!.heldFor('acct_1'), 0n);

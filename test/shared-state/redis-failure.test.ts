@@ -28,7 +28,7 @@ after(async () => {
 });
 
 const rule: RateRule = { bucket: 'k:x', kind: 'rolling', limit: 100, periodMs: 60_000 };
-const loader = async () => ({ balanceNanos: 10_000n, accountActive: true, usageNanos: 0n, limitNanos: null, keyActive: true, expiresAt: null, committedIds: [] });
+const loader = async () => ({ balanceNanos: 10_000n, accountActive: true, usageNanos: 0n, limitNanos: null, limitReset: null, limitUsageNanos: 0n, keyActive: true, expiresAt: null, committedIds: [] });
 
 test('with Redis down calls fail fast with SharedStateUnavailable; when it is back the same client serves again', { skip, timeout: 20_000 }, async () => {
   const limiter = new RedisRateLimiter(conn);

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 export interface HookedUpstream {
   baseUrl: string;
   calls: number;
-  /** Runs when the next request arrives, before the upstream answers it. */
-  onNextRequest: (() => void) | null;
+  /** Runs when the next request arrives, before the upstream answers it; a promise returned holds the answer until it settles. */
+  onNextRequest: (() => void | Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -23,7 +23,11 @@ export async function startHookedUpstream(): Promise<HookedUpstream> {
       state.calls++;
       const hook = state.onNextRequest;
       state.onNextRequest = null;
-      hook?.();
+      const held = hook?.();
+      if (held instanceof Promise) void held.then(answer, answer);
+      else answer();
+    });
+    function answer(): void {
       const body = JSON.parse(text) as { stream?: boolean; model: string };
       const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
       const base = { id: `chatcmpl-${state.calls}`, created: 1_700_000_000, model: body.model };
@@ -45,7 +49,7 @@ export async function startHookedUpstream(): Promise<HookedUpstream> {
         chunk({ choices: [], usage }) +
         'data: [DONE]\n\n',
       );
-    });
+    }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

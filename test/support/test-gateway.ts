@@ -84,8 +84,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   opts.tweak?.(config);
   let spend: ReservationStore | undefined;
   const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
-    loader: opts.redis.loader ?? (async (_account, keyHash, ids) => spend!.loadSpendState(keyHash, ids)),
+    loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
     holdMs: config.timeouts.requestMs + 60_000,
+    ...(opts.now === undefined ? {} : { now: opts.now }),
     log: opts.log ?? (() => {}),
     prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
     ...(opts.redis.instanceId === undefined ? {} : { instanceId: opts.redis.instanceId }),

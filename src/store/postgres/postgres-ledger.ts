@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { LoadedSpendState } from '../reservation-store.ts';
+import type { LoadedSpendState, PeriodDays } from '../reservation-store.ts';
+import type { KeyLimitReset } from '../account-store.ts';
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
 import { addToRollup, coarseRollups, globalRollupParams, keysRollupParams, rollupParams, type RollupRow } from '../usage-rollup.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
@@ -35,8 +36,12 @@ const SQL = {
   rollup: upsertSql('usage_daily', ['day', 'account_id', 'key_hash', 'model', 'provider', 'app_title']),
   globalRollup: upsertSql('usage_daily_global', ['day', 'model', 'provider', 'app_title']),
   keysRollup: upsertSql('usage_daily_keys', ['day', 'account_id', 'key_hash']),
-  spend: `SELECT a.balance_nanos, a.is_active AS account_active, k.usage_nanos, k.limit_nanos, k.is_active AS key_active, k.expires_at
+  spend: `SELECT k.account_id, a.balance_nanos, a.is_active AS account_active, k.usage_nanos, k.limit_nanos, k.limit_reset,
+      k.is_active AS key_active, k.expires_at
     FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
+  // What a key spent on the days of its limit's period (KeyUsageRepository.costOnDays, in the same snapshot).
+  periodUsage: `SELECT coalesce(sum(cost_nanos), 0)::text AS cost FROM usage_daily_keys
+    WHERE account_id = $1 AND key_hash = $2 AND day = ANY($3::text[])`,
   charged: 'SELECT generation_id FROM ledger WHERE generation_id = ANY($1::text[])',
 };
 
@@ -97,21 +102,29 @@ export class PostgresLedger {
   }
 
   /**
-   * The loader of RedisCreditHolds: a key's spend state and which of `settlingIds` the ledger
-   * already charged, read in one snapshot (REPEATABLE READ), so the two agree.
+   * The loader of RedisCreditHolds: a key's spend state, the usage its limit caps (with a
+   * reset: usage_daily_keys over the days `periodDays` gives, by the holds' clock) and which
+   * of `settlingIds` the ledger already charged, read in one snapshot (REPEATABLE READ), so they agree.
    */
-  async spendState(keyHash: string, settlingIds: readonly string[]): Promise<LoadedSpendState | undefined> {
+  async spendState(keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays): Promise<LoadedSpendState | undefined> {
     return this.transaction('REPEATABLE READ', async (c) => {
       const row = (await c.query(SQL.spend, [keyHash])).rows[0] as {
-        balance_nanos: string; account_active: string; usage_nanos: string; limit_nanos: string | null; key_active: string; expires_at: string | null;
+        account_id: string; balance_nanos: string; account_active: string; usage_nanos: string; limit_nanos: string | null;
+        limit_reset: KeyLimitReset | null; key_active: string; expires_at: string | null;
       } | undefined;
       if (row === undefined) return undefined;
+      const reset = row.limit_reset;
+      const limitUsage = reset === null
+        ? row.usage_nanos
+        : (await c.query<{ cost: string }>(SQL.periodUsage, [row.account_id, keyHash, [...periodDays(reset)]])).rows[0]!.cost;
       const charged = settlingIds.length === 0 ? [] : (await c.query<{ generation_id: string }>(SQL.charged, [settlingIds])).rows.map((r) => r.generation_id);
       return {
         balanceNanos: BigInt(row.balance_nanos),
         accountActive: row.account_active === '1',
         usageNanos: BigInt(row.usage_nanos),
         limitNanos: row.limit_nanos === null ? null : BigInt(row.limit_nanos),
+        limitReset: reset,
+        limitUsageNanos: BigInt(limitUsage),
         keyActive: row.key_active === '1',
         expiresAt: row.expires_at,
         committedIds: charged,
