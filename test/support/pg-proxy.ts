@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 // frontend protocol (https://www.postgresql.org/docs/current/protocol-message-formats.html)
 // to cut a connection at a chosen moment:
 //
-// - `loseNextSettlementCommit()`: the next COMMIT of a transaction that wrote generation
-//   records (a settlement batch) is forwarded, the server's answer awaited (so the commit
-//   happened) and, instead of relaying it, both sockets are destroyed: the client never
-//   learns that its batch committed.
+// - `loseNextSettlementCommit()`: the next COMMIT of a transaction that settled records (it
+//   upserted the usage_daily rollup: a batch of hold rows alone does not) is forwarded, the
+//   server's answer awaited (so the commit happened) and, instead of relaying it, both
+//   sockets are destroyed: the client never learns that its batch committed.
 // - `refuse(true)`: every connection is dropped at once (Postgres unreachable) until `refuse(false)`.
 //
 // node-postgres sends COMMIT as a simple query ('Q'); statements with parameters go as
@@ -57,7 +57,7 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
     let startup = true;
     let pending = Buffer.alloc(0);
     const statements = new Map<string, string>();
-    let writesGenerations = false;
+    let settlesRecords = false;
     let held = false; // the COMMIT is out: the server's answer is not relayed
     upstream.on('data', (d: Buffer) => {
       if (!held) client.write(d);
@@ -92,17 +92,18 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
           const [, at] = cstring(message, 5);
           text = statements.get(cstring(message, at)[0]) ?? null;
         }
-        if (text !== null && /INSERT INTO generations/i.test(text)) writesGenerations = true;
+        if (text !== null && /INSERT INTO usage_daily \(/i.test(text)) settlesRecords = true;
         upstream.write(message);
+        if (text !== null && /^\s*ROLLBACK\s*;?\s*$/i.test(text)) settlesRecords = false;
         if (text !== null && /^\s*COMMIT\s*;?\s*$/i.test(text)) {
-          if (writesGenerations && armed !== null) {
+          if (settlesRecords && armed !== null) {
             held = true;
             const done = armed;
             armed = null;
             upstream.once('data', () => setImmediate(done));
             return;
           }
-          writesGenerations = false;
+          settlesRecords = false;
         }
       }
     });
