@@ -41,8 +41,6 @@ export interface FleetCreditHoldsOptions {
   log: (message: string) => void;
   /** The holds' durable rows; absent: none written (Redis alone knows the holds). */
   rows?: DurableHoldRows;
-  /** The clock of the rows' times (default Date.now). */
-  now?: () => number;
 }
 
 /**
@@ -79,7 +77,7 @@ export class FleetCreditHolds implements CreditHolds {
         this.held += 1;
         const rows = this.opts.rows;
         if (rows !== undefined) {
-          const now = (this.opts.now ?? Date.now)();
+          const now = Date.now();
           rows.write({
             id, accountId: auth.account.id, keyHash: auth.key.hash, amountNanos: result.heldNanos,
             createdAt: new Date(now).toISOString(), expiresAt: new Date(now + rows.holdMs).toISOString(),
@@ -123,7 +121,7 @@ export class FleetCreditHolds implements CreditHolds {
     await this.repair();
     const released = await this.holds.reconcile();
     if (this.opts.rows !== undefined) {
-      const nowIso = new Date((this.opts.now ?? Date.now)()).toISOString();
+      const nowIso = new Date().toISOString();
       const recorded = await this.opts.rows.releaseStale(nowIso, nowIso);
       if (recorded > 0) this.opts.log(`recorded ${recorded} request(s) of a stopped gateway instance as interrupted (their holds expired; nothing charged)`);
     }
