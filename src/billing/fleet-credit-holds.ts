@@ -6,11 +6,25 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Nanos } from '../money/money.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { Invalidation } from '../shared/invalidation-bus.ts';
-import type { SettlementRecord } from '../store/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../store/ledger-store.ts';
 import type { CreditHolds } from './credit-holds.ts';
 import { clampZero, insufficient } from './insufficient-credits.ts';
 import type { RedisCreditHolds } from './redis-credit-holds.ts';
 import { worstCaseCost } from './worst-case-cost.ts';
+
+/**
+ * Durable rows of the holds (the fleet's database `reservations` table), so that the requests
+ * of an instance that died are found and recorded as `interrupted`, as SQLite's start-up
+ * sweep does for a single process.
+ */
+export interface DurableHoldRows {
+  /** How long a hold lives (the request deadline plus a grace): its row expires then. */
+  holdMs: number;
+  /** Queues a hold's row (the settlement queue's group commit; never written when settled first). */
+  write(hold: HoldRecord): void;
+  /** Removes the rows expired before `beforeIso`, each leaving an `interrupted` record; returns how many. */
+  releaseStale(beforeIso: string, nowIso: string): Promise<number>;
+}
 
 /** What the holds hear of the settlement queue: commits move the shared snapshot, drops stop counting. */
 export interface SettlementEvents {
@@ -25,6 +39,8 @@ export interface FleetCreditHoldsOptions {
   publish: (message: Invalidation) => Promise<void>;
   /** Operator log: outages met outside a request (a commit that could not reach Redis). */
   log: (message: string) => void;
+  /** The holds' durable rows; absent: none written (Redis alone knows the holds). */
+  rows?: DurableHoldRows;
 }
 
 /**
@@ -57,7 +73,17 @@ export class FleetCreditHolds implements CreditHolds {
     let tried = amount;
     const result = await this.holds.reserve(id, auth.account.id, auth.key.hash, amount, () => (tried = worstCaseCost(req, plan, prompt.tight())));
     if (result.ok) {
-      if (result.heldNanos !== 0n) this.held += 1;
+      if (result.heldNanos !== 0n) {
+        this.held += 1;
+        const rows = this.opts.rows;
+        if (rows !== undefined) {
+          const now = Date.now();
+          rows.write({
+            id, accountId: auth.account.id, keyHash: auth.key.hash, amountNanos: result.heldNanos,
+            createdAt: new Date(now).toISOString(), expiresAt: new Date(now + rows.holdMs).toISOString(),
+          });
+        }
+      }
       return result.heldNanos;
     }
     if (result.reason === 'inactive') {
@@ -86,10 +112,20 @@ export class FleetCreditHolds implements CreditHolds {
     void this.forgetShared(keyHash, accountId).catch((err: unknown) => this.opts.log(`invalidation not published: ${(err as Error).message}`));
   }
 
-  /** Releases the holds of instances that died (expired); run on a timer by every instance. */
+  /**
+   * Releases the holds of instances that died (expired); run on a timer by every instance.
+   * Their durable rows go too, each request recorded as `interrupted` (logged here; the
+   * count returned is of the Redis holds released).
+   */
   async releaseStale(): Promise<number> {
     await this.repair();
-    return this.holds.reconcile();
+    const released = await this.holds.reconcile();
+    if (this.opts.rows !== undefined) {
+      const nowIso = new Date().toISOString();
+      const recorded = await this.opts.rows.releaseStale(nowIso, nowIso);
+      if (recorded > 0) this.opts.log(`recorded ${recorded} request(s) of a stopped gateway instance as interrupted (their holds expired; nothing charged)`);
+    }
+    return released;
   }
 
   heldFor(accountId: string): Promise<Nanos> {

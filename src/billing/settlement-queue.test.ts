@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HoldRecord, SettlementRecord } from '../store/ledger-store.ts';
 import { NOW, ledgered, setWritable, settlement } from './billing-fixtures.test-util.ts';
+import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import { isStorageFailure, SettlementQueue, storageUnavailable } from './settlement-queue.ts';
 
 /** A ledger that records what it was asked to write, and fails on demand. */
@@ -83,6 +84,35 @@ test('when the database refuses writes: waiters learn it, balances hear nothing,
   assert.equal(queue.failing, false);
   assert.equal(queue.queued, 0);
   assert.ok(logs.some((l) => /written again/.test(l)));
+});
+
+test("a batch whose connection to Postgres was lost is sent again at once (it may have committed): its waiters learn the retry's outcome", async () => {
+  const ledger = new FakeLedger();
+  let cuts = 1;
+  const settle = ledger.settle.bind(ledger);
+  ledger.settle = async (holds, batch) => {
+    if (cuts-- > 0) throw new SharedStateUnavailable('postgres', 'Connection terminated unexpectedly');
+    return settle(holds, batch);
+  };
+  const queue = queueOn(ledger);
+  assert.deepEqual(await queue.push(settlement('a', 1n)), { committed: true });
+  assert.deepEqual(ledger.calls, [{ holds: [], records: ['a'] }]);
+  assert.equal(queue.failing, false);
+});
+
+test('Postgres unreachable is a storage failure: the records are kept and retried, never dropped', async () => {
+  const ledger = new FakeLedger();
+  const dropped: string[] = [];
+  const queue = queueOn(ledger);
+  queue.onDropped((r) => dropped.push(r.id));
+  ledger.failWith = new SharedStateUnavailable('postgres', 'connect ECONNREFUSED');
+  assert.equal((await queue.push(settlement('a', 1n))).committed, false);
+  assert.equal(queue.failing, true);
+  assert.equal(queue.queued, 1);
+  const recovered = nextCommit(queue);
+  ledger.failWith = null;
+  assert.deepEqual(await recovered, ['a']);
+  assert.deepEqual(dropped, []);
 });
 
 test('records that failed are written before those queued after them, and their waiters are told only once', async () => {

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../store/ledger-store.ts';
 
 /** What `push` resolves with: whether the record reached the database. */
@@ -24,10 +25,12 @@ const STORAGE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
 
 /**
  * The database refused the write for a reason of its own (not this record's): retry later.
- * So is a write the writer thread could not make (it died: `storageFailure`, sqlite-writer/).
+ * So is a write the writer thread could not make (it died: `storageFailure`, sqlite-writer/),
+ * and one a fleet's Postgres could not take (unreachable, connection lost: SharedStateUnavailable).
  */
 export function isStorageFailure(err: unknown): boolean {
   if ((err as { storageFailure?: unknown } | null)?.storageFailure === true) return true;
+  if (err instanceof SharedStateUnavailable) return true;
   const code = (err as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && STORAGE_CODES.has(code & 0xff);
 }
@@ -54,7 +57,7 @@ export function storageUnavailable(): GatewayError {
  * is never written at all.
  *
  * When the database refuses writes (read-only, disk full, I/O error, the writer thread
- * died), nothing is lost: the records stay queued in memory and are retried (on a timer
+ * died, a fleet's Postgres unreachable), nothing is lost: the records stay queued in memory and are retried (on a timer
  * with backoff, and at every flush), their waiters learn `{committed: false}` (so the
  * answer is not delivered), and committed listeners — the in-memory balances — hear only
  * of records actually written, after their commit. `failing` is true until every queued
@@ -187,8 +190,13 @@ export class SettlementQueue {
     try {
       await this.ledger.settle(holds, queued.map((q) => q.record));
       written.push(...queued);
-    } catch (err) {
-      if (isStorageFailure(err)) {
+    } catch (first) {
+      // The connection to Postgres was lost mid-write: the batch may have committed, its
+      // answer lost. It is sent again at once (a Postgres batch is exact when retried:
+      // store/postgres/postgres-settlement.ts), so a cut connection alone refuses no answer.
+      const err = first instanceof SharedStateUnavailable ? await this.tryWrite(holds, queued.map((q) => q.record)) : first;
+      if (err === null) written.push(...queued);
+      else if (isStorageFailure(err)) {
         storageError = err;
         retainedHolds.push(...holds);
         retained.push(...queued);

@@ -29,6 +29,7 @@ export const CONFIG_DEFAULTS = {
   requestMs: 300_000,
   disconnectGraceMs: 10_000,
   drainMs: 30_000,
+  holdGraceMs: 60_000,
   credits: '10',
   sim: 'auto',
 } as const;
@@ -67,7 +68,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
   const database = section(root, 'database', ['path', 'url']);
   const redis = section(root, 'redis', ['url']);
-  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms']);
+  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const metrics = section(root, 'metrics', ['enabled', 'token']);
 
@@ -83,6 +84,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
       disconnectGraceMs: optInt(timeouts, 'disconnect_grace_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.disconnectGraceMs,
       drainMs: optInt(timeouts, 'drain_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.drainMs,
+      holdGraceMs: optInt(timeouts, 'hold_grace_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.holdGraceMs,
     },
     bootstrap: {
       credits: bootstrap.credits === undefined || bootstrap.credits === null

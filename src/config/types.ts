@@ -24,7 +24,8 @@ export interface GatewayConfig {
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
   /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
   /** drainMs: on SIGTERM/SIGINT, how long in-flight requests and streams may run on before they are cut. */
-  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number; drainMs: number };
+  /** holdGraceMs: how long a credit hold may outlive its request's deadline before it counts as abandoned (its process died) and is released. */
+  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number; drainMs: number; holdGraceMs: number };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
   sim: SimSetting;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { FleetCreditHolds, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
+import { FleetCreditHolds, type DurableHoldRows, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
 import { RedisCreditHolds, type SpendStateLoader } from '../billing/redis-credit-holds.ts';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
 import { RedisStickyRoutes } from '../routing/sticky/redis-sticky-routes.ts';
@@ -51,8 +51,8 @@ export interface FleetServices {
   readonly sticky: RedisStickyRoutes;
   /** The response cache's entries, shared by the fleet. */
   readonly responseCache: RedisResponseCacheStore;
-  /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits. */
-  creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>): FleetCreditHolds;
+  /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits; `rows`: the holds' durable rows, if any. */
+  creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>, rows?: DurableHoldRows): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
   redisCheck(): { ok: boolean; detail: string };
   /**
@@ -122,11 +122,12 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     bus,
     sticky: new RedisStickyRoutes(connection, `${prefix}:st`),
     responseCache: new RedisResponseCacheStore(connection, `${prefix}:rc`),
-    creditHolds(settlements, accountOf) {
+    creditHolds(settlements, accountOf, rows) {
       return new FleetCreditHolds(holds, settlements, {
         accountOf,
         publish: (m: Invalidation) => bus.publish(m),
         log: opts.log,
+        ...(rows === undefined ? {} : { rows }),
       });
     },
     redisCheck() {

@@ -51,6 +51,8 @@ export interface EngineParts {
   holdStore: ReservationStore | null;
   /** The Redis pieces: built here in a fleet, or given (tests: SQLite with Redis holds). */
   fleet: FleetServices | null;
+  /** Postgres: the sweep of hold rows left by instances that died (store/postgres/postgres-stale-holds.ts); null otherwise. */
+  releaseStaleRows: ((beforeIso: string, nowIso: string) => Promise<number>) | null;
 }
 
 export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: ServiceOptions, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
@@ -65,7 +67,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
     const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => sync.ledger.settle(holds, batch) };
     const fleet = opts.fleet ?? null;
-    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet };
+    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null };
   }
   // A fleet: no lease (instances are many); every batch is written to Postgres by the queue
   // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
@@ -78,5 +80,9 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
-  return { lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet };
+  const { releaseStaleHolds } = await import('../store/postgres/postgres-stale-holds.ts');
+  return {
+    lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet,
+    releaseStaleRows: (beforeIso, nowIso) => releaseStaleHolds(pg.pool, beforeIso, nowIso),
+  };
 }

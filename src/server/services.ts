@@ -135,9 +135,6 @@ export interface ServiceOptions {
   writer?: Omit<SqliteWriterOptions, 'log'>;
 }
 
-/** How long a credit hold may outlive its request's deadline before it counts as stale. */
-const HOLD_GRACE_MS = 60_000;
-
 export async function createServices(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
   const adapters = builtinAdapters();
   // The catalog first: a config mistake stops the start before any file is created.
@@ -145,7 +142,8 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const stores = await openStores(config, opts.env);
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
-  const holdMs = config.timeouts.requestMs + HOLD_GRACE_MS;
+  // A credit hold may outlive its request's deadline by a grace before it counts as stale.
+  const holdMs = config.timeouts.requestMs + config.timeouts.holdGraceMs;
   let engine: EngineParts;
   try {
     engine = await engineParts(stores, config, opts, log, holdMs);
@@ -165,7 +163,9 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       holdMs,
       ...(opts.now === undefined ? {} : { now: opts.now }),
     })
-    : fleet.creditHolds(settlements, async (keyHash) => (await stores.accounts.getKey(keyHash))?.accountId);
+    : fleet.creditHolds(settlements, async (keyHash) => (await stores.accounts.getKey(keyHash))?.accountId,
+      // On Postgres, hold rows too: the requests of an instance that died are recorded as interrupted.
+      engine.releaseStaleRows === null ? undefined : { holdMs, write: (h) => settlements.pushHold(h), releaseStale: engine.releaseStaleRows });
   const shared: SharedState = {
     env: opts.env,
     adapters,
@@ -202,7 +202,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const sweep = setInterval(() => {
     // Holds of requests whose settlements wait in memory (writes refused) are not stale.
     if (!settlements.failing) void sweepStaleHolds(reservations, log);
-  }, opts.holdSweepMs ?? HOLD_GRACE_MS);
+  }, opts.holdSweepMs ?? config.timeouts.holdGraceMs);
   sweep.unref();
   // Account and key changes drop the caches at once when made here, and within the
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a

@@ -85,7 +85,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   let spend: ReservationStore | undefined;
   const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
     loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
-    holdMs: config.timeouts.requestMs + 60_000,
+    holdMs: config.timeouts.requestMs + config.timeouts.holdGraceMs,
     ...(opts.now === undefined ? {} : { now: opts.now }),
     log: opts.log ?? (() => {}),
     prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
