@@ -5,6 +5,7 @@ import { NOT_MEASURED } from './issue-table.ts';
 import { PACE_MS, PACE_WORDS } from './scenarios.ts';
 import type { BenchResults, Measured } from './results.ts';
 import { NAMES } from './targets.ts';
+import { THREAD_KINDS } from './thread-cpu.ts';
 
 export type Format = 'text' | 'markdown';
 
@@ -74,6 +75,14 @@ export function detailReport(r: BenchResults, format: Format): string {
         ms(t.latency.p50), ms(t.latency.p90), ms(t.latency.p99), ms(t.latency.p999), ms1(t.latency.max), String(t.latency.samples), String(t.failures)];
     })));
     flushReasons();
+    out.push(heading(`Where a response's CPU goes, ${label} (µs per response by thread, over every slice; /proc/<pid>/task)`));
+    out.push(table(['', ...THREAD_KINDS, 'total'], names.flatMap((n) => {
+      const s = r.targets[n]!.saturation[mode];
+      const th = s.ok ? s.value.threadUs : null;
+      if (th === null) return [];
+      const cells = THREAD_KINDS.map((k) => (th[k] ?? 0).toFixed(1));
+      return [[n, ...cells, THREAD_KINDS.reduce((sum, k) => sum + (th[k] ?? 0), 0).toFixed(1)]];
+    })));
   }
   const spreads = names.flatMap((n) => (['nonStreamed', 'streamed'] as const).map((mode) => r.targets[n]!.saturation[mode])).filter((s) => s.ok).map((s) => (s as { value: { rps: number; rpsMin: number } }).value).map((t) => t.rps / Math.max(1, t.rpsMin));
   if (spreads.length > 0 && Math.max(...spreads) > 1.3) {

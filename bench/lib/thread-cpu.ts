@@ -36,8 +36,9 @@ export function threadCpuSeconds(pid: number): Map<ThreadKind, number> {
   return out;
 }
 
+export const THREAD_KINDS: readonly ThreadKind[] = ['event loop', 'worker threads', 'V8 (GC, compiler)', 'other'];
+
 /** What each kind of thread spent between two readings, in µs per response. */
 export function perResponseUs(before: Map<ThreadKind, number>, after: Map<ThreadKind, number>, responses: number): Array<[ThreadKind, number]> {
-  const kinds: ThreadKind[] = ['event loop', 'worker threads', 'V8 (GC, compiler)', 'other'];
-  return kinds.map((k) => [k, responses === 0 ? 0 : (((after.get(k) ?? 0) - (before.get(k) ?? 0)) * 1e6) / responses]);
+  return THREAD_KINDS.map((k) => [k, responses === 0 ? 0 : (((after.get(k) ?? 0) - (before.get(k) ?? 0)) * 1e6) / responses]);
 }

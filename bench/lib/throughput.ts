@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { summarize, type LatencySummary } from './percentiles.ts';
 import { cpuSeconds, cpuSecondsOf } from './processes.ts';
+import { perResponseUs, threadCpuSeconds, type ThreadKind } from './thread-cpu.ts';
 import { chatBody } from './scenarios.ts';
 import type { Target } from './targets.ts';
 
@@ -27,6 +28,8 @@ export interface ThroughputSlice {
   loadCpu: number;
   /** Server CPU seconds per completed response, in µs: its cost, whatever the machine's noise. */
   cpuUsPerResponse: number;
+  /** The server's CPU per response by kind of thread (µs), when the server is one process (thread-cpu.ts). */
+  threadUs: Partial<Record<ThreadKind, number>> | null;
   /** Each 2xx response's latency, ms. */
   latencyMs: number[];
 }
@@ -50,6 +53,8 @@ export interface ThroughputStats {
   loadCpu: number;
   /** Latency under this load, over every slice's responses. */
   latency: LatencySummary;
+  /** CPU per response by kind of thread (µs) over every slice; null when not measured. */
+  threadUs: Partial<Record<ThreadKind, number>> | null;
   failures: number;
   completed: number;
   slices: Omit<ThroughputSlice, 'latencyMs'>[];
@@ -86,6 +91,7 @@ export async function saturate(target: Target, stream: boolean, connections: num
 export async function throughputSlice(target: Target, o: SliceOptions): Promise<ThroughputSlice> {
   const serverPids = o.serverPids ?? [target.pid];
   const upstreamIsServer = serverPids.includes(o.upstreamPid);
+  const threads0 = serverPids.length === 1 ? threadCpuSeconds(serverPids[0]!) : null;
   const s0 = cpuSecondsOf(serverPids);
   const u0 = upstreamIsServer ? 0 : cpuSeconds(o.upstreamPid);
   const l0 = process.cpuUsage();
@@ -99,6 +105,7 @@ export async function throughputSlice(target: Target, o: SliceOptions): Promise<
   const wall = (performance.now() - t0) / 1000;
   const l1 = process.cpuUsage(l0);
   const serverSeconds = cpuSecondsOf(serverPids) - s0;
+  const threadUs = threads0 === null ? null : Object.fromEntries(perResponseUs(threads0, threadCpuSeconds(serverPids[0]!), r['2xx']));
   return {
     rps: r['2xx'] / r.duration,
     completed: r['2xx'],
@@ -108,6 +115,7 @@ export async function throughputSlice(target: Target, o: SliceOptions): Promise<
     upstreamCpu: upstreamIsServer ? 0 : (cpuSeconds(o.upstreamPid) - u0) / wall,
     loadCpu: (l1.user + l1.system) / 1e6 / wall,
     cpuUsPerResponse: (serverSeconds / Math.max(1, r['2xx'])) * 1e6,
+    threadUs,
     latencyMs,
   };
 }
@@ -130,8 +138,19 @@ export function throughputStats(slices: ThroughputSlice[]): ThroughputStats {
     upstreamCpu: mean((s) => s.upstreamCpu),
     loadCpu: mean((s) => s.loadCpu),
     latency: summarize(slices.flatMap((s) => s.latencyMs)),
+    threadUs: threadMeans(slices, completed),
     failures: slices.reduce((sum, s) => sum + s.failures, 0),
     completed,
     slices: slices.map(({ latencyMs: _, ...rest }) => rest),
   };
+}
+
+/** Each kind of thread's CPU per response over all slices (weighted by their responses). */
+function threadMeans(slices: ThroughputSlice[], completed: number): Partial<Record<ThreadKind, number>> | null {
+  if (completed === 0 || slices.some((s) => s.threadUs === null)) return null;
+  const out: Partial<Record<ThreadKind, number>> = {};
+  for (const s of slices) {
+    for (const [kind, us] of Object.entries(s.threadUs!) as Array<[ThreadKind, number]>) out[kind] = (out[kind] ?? 0) + (us * s.completed) / completed;
+  }
+  return out;
 }

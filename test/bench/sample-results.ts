@@ -19,6 +19,7 @@ function saturation(seed: number, cpuUs: number, rps: number): ThroughputStats {
   return {
     rps, rpsMedian: rps, rpsMin: rps, cpuUsPerResponse: cpuUs, cpuUsPerResponseMean: cpuUs, oneCoreCapacity: 1e6 / cpuUs,
     serverCpu: 1, upstreamCpu: 0.3, loadCpu: 0.5, latency: latencies(seed, 64_000 / rps / 1000, 20), failures: 0, completed: rps * 12, slices: [],
+    threadUs: { 'event loop': cpuUs * 0.7, 'worker threads': cpuUs * 0.2, 'V8 (GC, compiler)': cpuUs * 0.1 },
   };
 }
 
