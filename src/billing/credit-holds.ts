@@ -33,4 +33,10 @@ export interface CreditHolds {
   heldFor(accountId: string): Nanos | Promise<Nanos>;
   /** Holds taken by this instance and not finished yet (a gauge). */
   readonly outstanding: number;
+  /**
+   * Whether a hold is also written as a row of the database's `reservations` table (which a
+   * settlement then removes): CreditReservations, yes; FleetCreditHolds, no (its holds live
+   * in Redis), so a fleet's settlements delete no row.
+   */
+  readonly holdRows: boolean;
 }

@@ -37,6 +37,7 @@ export interface FleetCreditHoldsOptions {
  * charge that Redis did not see is not spent twice.
  */
 export class FleetCreditHolds implements CreditHolds {
+  readonly holdRows = false;
   private readonly holds: RedisCreditHolds;
   private readonly opts: FleetCreditHoldsOptions;
   private held = 0;

@@ -293,7 +293,8 @@ export class GenerationPipeline {
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos,
-      holdRowWritten: a.heldNanos !== 0n,
+      // A fleet's holds are in Redis, not rows: its settlement has none to remove.
+      holdRowWritten: this.deps.reservations.holdRows && a.heldNanos !== 0n,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
       upstreamModel: served?.endpoint.upstreamModel ?? null,
