@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { postJson, startTestGateway } from '../support/test-gateway.ts';
+
+// What a fleet instance asks of Redis and Postgres per request (docs/benchmarks.md,
+// "Workers and the fleet"), counted by the engines themselves: Redis's INFO commandstats
+// on a redis-server of this file's own, a statement-level trigger in Postgres.
+
+function yaml(emu: OpenAIChatEmulator): string {
+  const endpoint = (p: string) => `      - provider: ${p}
+        model: up-${p}
+        pricing: { prompt: "0.000002", completion: "0.000008", cache_read: "0.0000005" }`;
+  return `sim: false
+providers:
+  - id: east
+    kind: openai
+    base_url: ${emu.baseUrl}
+  - id: west
+    kind: openai
+    base_url: ${emu.baseUrl}
+models:
+  - id: acme/two
+    name: Two
+    context_length: 64000
+    endpoints:
+${endpoint('east')}
+${endpoint('west')}
+  - id: acme/one
+    name: One
+    context_length: 64000
+    endpoints:
+${endpoint('east')}
+`;
+}
+
+async function commandCalls(conn: RedisConnection): Promise<Map<string, number>> {
+  const text = await conn.send<string>(['INFO', 'commandstats']);
+  return new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+/** A conversation of `n` messages after the system prompt: n + 1 prefixes to look up (capped at 33). */
+function conversation(n: number): Array<{ role: string; content: string }> {
+  const messages = [{ role: 'system', content: 'You are terse.' }];
+  for (let i = 0; i < n; i++) messages.push({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` });
+  return messages;
+}
+
+describe('sticky routing on Redis: one command per lookup', { skip: redisUnavailable() ?? false }, () => {
+  let redis: RedisServer;
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    redis = await startRedis();
+    emu = await startOpenAIChatEmulator({ promptCache: true });
+  });
+  after(async () => {
+    await emu?.close();
+    await redis?.stop();
+  });
+
+  test('a request with 33 prefixes to look up sends one MGET, not a GET per prefix; a model with one endpoint none', async () => {
+    const gw = await startTestGateway({ yaml: yaml(emu), redis: { url: redis.url } });
+    const conn = new RedisConnection({ url: redis.url });
+    await conn.connect();
+    try {
+      const ask = async (model: string): Promise<void> => {
+        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model, messages: conversation(41) }, { authorization: `Bearer ${gw.key}` });
+        assert.equal(res.status, 200, res.text);
+      };
+      await ask('acme/two'); // warm: scripts loaded, snapshot read
+      await conn.send(['CONFIG', 'RESETSTAT']);
+      await ask('acme/two');
+      const two = await commandCalls(conn);
+      assert.equal(two.get('mget'), 1, 'one MGET for the whole lookup');
+      // GETs left are the rate limiter's, inside its script: one per rule, never one per prefix.
+      assert.ok((two.get('get') ?? 0) <= 3, `GET calls: ${two.get('get')}`);
+
+      await conn.send(['CONFIG', 'RESETSTAT']);
+      await ask('acme/one');
+      assert.equal((await commandCalls(conn)).get('mget'), undefined, 'no lookup without a choice of endpoint');
+    } finally {
+      await conn.close();
+      await gw.close();
+    }
+  });
+});
+
+const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
+
+describe('a fleet instance settles without deleting hold rows', { skip: fleetSkip }, () => {
+  let redis: RedisServer;
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    redis = await startRedis();
+    emu = await startOpenAIChatEmulator();
+  });
+  after(async () => {
+    await emu?.close();
+    await redis?.stop();
+    await stopPostgres();
+  });
+
+  test('its holds are in Redis: settling three answers runs no DELETE on reservations, and charges all three', async () => {
+    const url = await createTestDatabase();
+    const gw = await startTestGateway({ yaml: yaml(emu), env: { DATABASE_URL: url, REDIS_URL: redis.url } });
+    const db = new pg.Client(url);
+    await db.connect();
+    try {
+      // A statement-level trigger fires for every DELETE, also one that matches no row.
+      await db.query(`CREATE TABLE reservation_deletes (n int);
+        CREATE FUNCTION count_reservation_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO reservation_deletes VALUES (1); RETURN NULL; END $$;
+        CREATE TRIGGER count_deletes AFTER DELETE ON reservations FOR EACH STATEMENT EXECUTE FUNCTION count_reservation_delete();`);
+      for (let i = 0; i < 3; i++) {
+        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', messages: conversation(1) }, { authorization: `Bearer ${gw.key}` });
+        assert.equal(res.status, 200, res.text);
+      }
+      await gw.flush();
+      const deletes = await db.query<{ n: string }>('SELECT count(*) AS n FROM reservation_deletes');
+      assert.equal(Number(deletes.rows[0]!.n), 0);
+      const charges = await db.query<{ n: string }>("SELECT count(*) AS n FROM ledger WHERE kind = 'charge' AND account_id = $1", [gw.accountId]);
+      assert.equal(Number(charges.rows[0]!.n), 3);
+    } finally {
+      await db.end();
+      await gw.close();
+    }
+  });
+});
