@@ -35,6 +35,9 @@ export class RedisConnection {
     this.client = createClient({
       url: opts.url,
       disableOfflineQueue: true,
+      // No per-command AbortSignal.timeout (node-redis arms one per command, 5 s by default):
+      // `send` bounds the wait with its own timer (see there).
+      commandOptions: { timeout: 0 },
       socket: {
         connectTimeout: opts.connectTimeoutMs ?? 1000,
         reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), maxDelay),
@@ -61,9 +64,9 @@ export class RedisConnection {
   /**
    * Sends one command; rejects with SharedStateUnavailable when Redis cannot answer within
    * the command timeout. The wait is bounded here, by one timer, and not by node-redis's
-   * `timeout` option: that one costs an AbortSignal.timeout per command whose timer fires a
-   * second later whether or not the reply came (an Event and a DOMException each: about a
-   * twentieth of a fleet instance's CPU per request, measured), and covers only a command
+   * `timeout` option (turned off in the constructor): that one costs an AbortSignal.timeout
+   * per command whose timer fires later whether or not the reply came (an Event and a
+   * DOMException each: about a twentieth of a fleet instance's CPU per request, measured), and covers only a command
    * still waiting to be written. A command given up on here may still be written and run
    * later, exactly as one written whose reply comes late: its reply is read and dropped, and
    * what it did is covered as for a late reply (a hold expires and is reconciled).
