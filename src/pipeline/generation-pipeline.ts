@@ -138,10 +138,15 @@ export class GenerationPipeline {
       const promptTokens = estimateRequestTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
-      const sticky = await this.stickyLookup(account.id, req);
-      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens, sticky?.endpointId ?? null));
-      const limits = await this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
+      // The sticky lookup and the rate limits at once (in a fleet: one Redis round trip, not
+      // two): the limits depend on the plan's models, which stickiness does not change.
+      const draft = this.deps.planner.draft(req, promptTokens);
+      const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
+      const lookup = this.stickyLookup(account.id, req);
+      const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
+      const sticky = await lookup;
+      const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       const cache = (await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null;
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';

@@ -89,6 +89,66 @@ describe('sticky routing on Redis: one command per lookup', { skip: redisUnavail
   });
 });
 
+/** Reads Redis processed (one per batch of commands a client sent at once) since RESETSTAT, and the calls per command. */
+async function stats(conn: RedisConnection): Promise<{ reads: number; calls: Map<string, number> }> {
+  const text = await conn.send<string>(['INFO', 'all']);
+  const reads = Number(/^total_reads_processed:(\d+)/m.exec(text)![1]);
+  return { reads, calls: new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])])) };
+}
+
+describe('a request\'s Redis round trips', { skip: redisUnavailable() ?? false }, () => {
+  let redis: RedisServer;
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    redis = await startRedis();
+    emu = await startOpenAIChatEmulator();
+  });
+  after(async () => {
+    await emu?.close();
+    await redis?.stop();
+  });
+
+  test('four: sticky lookup with rate limits, index with reserve, finish, and the settlement reported after its commit', async () => {
+    const prefix = `calls-${process.pid}`;
+    const gw = await startTestGateway({ yaml: yaml(emu), redis: { url: redis.url, prefix } });
+    const conn = new RedisConnection({ url: redis.url });
+    await conn.connect();
+    let mine = 0;
+    const info = async () => {
+      mine += 1;
+      return stats(conn);
+    };
+    // The answer's last byte waits for the commit, and the commit is then reported to Redis
+    // (its settling amount leaves the account's hash): wait for that report.
+    const reported = async (): Promise<void> => {
+      for (;;) {
+        mine += 1;
+        const settling = await conn.send<string | null>(['HGET', `${prefix}:ch:{${gw.accountId}}:account`, 'settling']);
+        if (settling === null || settling === '0') return;
+      }
+    };
+    try {
+      const ask = async (): Promise<void> => {
+        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', messages: conversation(1) }, { authorization: `Bearer ${gw.key}` });
+        assert.equal(res.status, 200, res.text);
+      };
+      await ask(); // warm: scripts loaded, snapshot read
+      await reported();
+      await conn.send(['CONFIG', 'RESETSTAT']);
+      mine = 0;
+      await ask();
+      await reported();
+      const s = await info();
+      assert.equal(s.calls.get('mget'), 1, 'the sticky lookup');
+      assert.equal(s.calls.get('evalsha'), 4, 'rate limits, reserve, finish, the commit reported');
+      assert.equal(s.reads - mine, 4, `reads: ${s.reads}, of which ${mine} this test's own; calls ${JSON.stringify([...s.calls])}`);
+    } finally {
+      await conn.close();
+      await gw.close();
+    }
+  });
+});
+
 const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
 
 describe('a fleet instance settles without deleting hold rows', { skip: fleetSkip }, () => {
