@@ -59,18 +59,20 @@ try {
     await saturate(t, stream, connections, 2);
   }
   const slices = new Map<string, ThroughputSlice[]>(targets.map((t) => [t.name, []]));
-  const stores = new Map<string, { redis: number; postgres: number; cpuS: number; responses: number }>(targets.map((t) => [t.name, { redis: 0, postgres: 0, cpuS: 0, responses: 0 }]));
+  const stores = new Map<string, { redis: number; postgres: number; cpuS: number; pgCpuS: number; responses: number }>(targets.map((t) => [t.name, { redis: 0, postgres: 0, cpuS: 0, pgCpuS: 0, responses: 0 }]));
   for (let r = 0; r < rounds; r++) {
     for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
       const env = fleetEnvs[targets.indexOf(t)];
       const before = env == null ? null : await readStoreCounts(env.REDIS_URL, env.DATABASE_URL);
       const cpu0 = engines === null ? 0 : cpuSecondsOf(engines.pids());
+      const pg0 = engines === null ? 0 : cpuSecondsOf(engines.postgresPids());
       const slice = await throughputSlice(t, { stream, connections, seconds, upstreamPid: upstream.pid });
       slices.get(t.name)!.push(slice);
       if (env != null && before !== null) {
         const counts = perRequest(before, await readStoreCounts(env.REDIS_URL, env.DATABASE_URL), slice.completed);
         const s = stores.get(t.name)!;
         s.cpuS += cpuSecondsOf(engines!.pids()) - cpu0;
+        s.pgCpuS += cpuSecondsOf(engines!.postgresPids()) - pg0;
         s.redis += counts.redisCommands * slice.completed;
         s.postgres += (counts.postgresStatements ?? NaN) * slice.completed;
         s.responses += slice.completed;
@@ -81,7 +83,7 @@ try {
   for (const t of targets) {
     const s = throughputStats(slices.get(t.name)!);
     const st = stores.get(t.name)!;
-    const fleet = engines === null ? '' : `   Postgres+Redis CPU ${(st.cpuS / st.responses * 1e6).toFixed(0)} µs; per response ${(st.redis / st.responses).toFixed(2)} Redis commands, ${(st.postgres / st.responses).toFixed(2)} Postgres statements`;
+    const fleet = engines === null ? '' : `   Postgres+Redis CPU ${(st.cpuS / st.responses * 1e6).toFixed(0)} µs (Postgres ${(st.pgCpuS / st.responses * 1e6).toFixed(0)}); per response ${(st.redis / st.responses).toFixed(2)} Redis commands, ${(st.postgres / st.responses).toFixed(2)} Postgres statements`;
     log(`  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   p50 ${s.latency.p50.toFixed(2)} ms   failed ${s.failures}${fleet}`);
   }
   await Promise.all([...children.map((c) => stopChild(c)), stopChild(upstream)]);

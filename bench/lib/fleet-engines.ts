@@ -16,6 +16,8 @@ export interface FleetEngines {
   redis: RedisServer;
   /** Postgres's and Redis's processes, for their CPU. */
   pids(): number[];
+  /** Postgres's processes alone (the server and its backends). */
+  postgresPids(): number[];
   /** A new database on the server (each run on its own). */
   database(): Promise<string>;
   stop(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startFleetEngines(): Promise<FleetEngines> {
   return {
     redis,
     pids: () => [...processTree(postmaster), ...(Number.isFinite(redisPid) ? [redisPid] : [])],
+    postgresPids: () => processTree(postmaster),
     database: createTestDatabase,
     async stop() {
       await redis.stop();
