@@ -142,7 +142,7 @@ export class GenerationPipeline {
       // two): the limits depend on the plan's models, which stickiness does not change.
       const draft = this.deps.planner.draft(req, promptTokens);
       const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
-      const lookup = this.stickyLookup(account.id, req);
+      const lookup = this.stickyLookup(account.id, req, draft.stickyApplies);
       const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
@@ -161,14 +161,18 @@ export class GenerationPipeline {
     }
   }
 
-  /** The endpoint remembered for this conversation's prompt cache, keyed by the primary model. */
-  private async stickyLookup(accountId: string, req: CanonicalRequest): Promise<StickyLookup | null> {
+  /**
+   * The endpoint remembered for this conversation's prompt cache, keyed by the primary model.
+   * `find` false (no model of this request's plan has a choice of endpoints left, or each
+   * has an explicit order): the keys only, so that the turn is still remembered.
+   */
+  private async stickyLookup(accountId: string, req: CanonicalRequest, find: boolean): Promise<StickyLookup | null> {
     const sticky = this.deps.sticky;
     if (sticky === undefined) return null;
     const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
     // Unknown: the planner refuses it. One endpoint: there is no choice to make.
     if (model === undefined || model.endpoints.length < 2) return null;
-    return sticky.lookup(accountId, model.id, req);
+    return sticky.lookup(accountId, model.id, req, find);
   }
 
   private refusalRecord(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): SettlementRecord {

@@ -115,6 +115,14 @@ export class PlanDraft {
   }
 
   /**
+   * Whether a sticky endpoint could change the plan: some model has two candidates or more
+   * and no explicit `order`. When none has, a lookup could not change anything.
+   */
+  get stickyApplies(): boolean {
+    return this.models.some((m) => !m.ordered && m.cands.length > 1);
+  }
+
+  /**
    * The attempts, with `sticky` (an endpoint id, or null) first where it applies. Every call
    * gives the same models in the same order; only the order of a model's endpoints differs.
    * Throws 400 or 503 when no endpoint is left.

@@ -87,6 +87,29 @@ describe('sticky routing on Redis: one command per lookup', { skip: redisUnavail
       await gw.close();
     }
   });
+
+  test('a request whose preferences leave one endpoint, or fix the order, is not looked up, and is still remembered', async () => {
+    const prefix = `remember-${process.pid}`;
+    const gw = await startTestGateway({ yaml: yaml(emu), redis: { url: redis.url, prefix } });
+    const conn = new RedisConnection({ url: redis.url });
+    await conn.connect();
+    try {
+      let remembered = 0;
+      for (const provider of [{ only: ['east'] }, { order: ['west', 'east'] }]) {
+        await conn.send(['CONFIG', 'RESETSTAT']);
+        const body = { model: 'acme/two', provider, prompt_cache_key: `conversation-${JSON.stringify(provider)}`, messages: conversation(1) };
+        const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${gw.key}` });
+        assert.equal(res.status, 200, res.text);
+        assert.equal((await commandCalls(conn)).get('mget'), undefined, `no lookup with ${JSON.stringify(provider)}`);
+        // Remembered (it asked for caching): wait for the write, which the answer does not wait for.
+        remembered += 1;
+        while ((await conn.send<string[]>(['KEYS', `${prefix}:st:*`])).length < remembered);
+      }
+    } finally {
+      await conn.close();
+      await gw.close();
+    }
+  });
 });
 
 /** Reads Redis processed (one per batch of commands a client sent at once) since RESETSTAT, and the calls per command. */

@@ -26,8 +26,10 @@ export class StickyRouting {
     this.log = log;
   }
 
-  async lookup(accountId: string, modelId: string, req: CanonicalRequest): Promise<StickyLookup> {
+  /** `find: false`: the keys only (to remember this turn), no lookup (it could not change the plan). */
+  async lookup(accountId: string, modelId: string, req: CanonicalRequest, find = true): Promise<StickyLookup> {
     const keys = promptCacheKeys(accountId, modelId, req);
+    if (!find) return { keys, endpointId: null };
     try {
       const endpointId = await this.routes.find(keys.scope, keys.lookup, keys.ttlMs);
       this.recovered();
