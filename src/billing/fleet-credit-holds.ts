@@ -133,7 +133,8 @@ export class FleetCreditHolds implements CreditHolds {
       if (ids === undefined) byAccount.set(r.accountId, [r.id]);
       else ids.push(r.id);
     }
-    for (const [accountId, ids] of byAccount) {
+    // Every account's report at once: one Redis round trip for the batch, not one per account.
+    await Promise.all([...byAccount].map(async ([accountId, ids]) => {
       try {
         if (how === 'commit') await this.holds.committed(accountId, ids);
         else await this.holds.dropped(accountId, ids);
@@ -142,7 +143,7 @@ export class FleetCreditHolds implements CreditHolds {
         this.stale.add(accountId);
         this.opts.log(`settlements of ${accountId} committed but not reported to Redis: ${(err as Error).message}`);
       }
-    }
+    }));
     if (this.stale.size > 0) await this.repair().catch(() => {});
   }
 }
