@@ -172,6 +172,38 @@ describe('a request\'s Redis round trips', { skip: redisUnavailable() ?? false }
   });
 });
 
+describe('Redis commands arm no timer of node-redis\'s', { skip: redisUnavailable() ?? false }, () => {
+  let redis: RedisServer;
+  let emu: OpenAIChatEmulator;
+  before(async () => {
+    redis = await startRedis();
+    emu = await startOpenAIChatEmulator();
+  });
+  after(async () => {
+    await emu?.close();
+    await redis?.stop();
+  });
+
+  test('a request through a gateway on Redis makes no AbortSignal.timeout (each would fire later, an Event and a DOMException, reply or not)', async () => {
+    const gw = await startTestGateway({ yaml: yaml(emu), redis: { url: redis.url } });
+    const original = AbortSignal.timeout;
+    let armed = 0;
+    AbortSignal.timeout = (ms: number) => {
+      armed += 1;
+      return original.call(AbortSignal, ms);
+    };
+    try {
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', messages: conversation(1) }, { authorization: `Bearer ${gw.key}` });
+      assert.equal(res.status, 200, res.text);
+      await gw.flush();
+      assert.equal(armed, 0);
+    } finally {
+      AbortSignal.timeout = original;
+      await gw.close();
+    }
+  });
+});
+
 const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
 
 describe('a fleet instance settles without deleting hold rows', { skip: fleetSkip }, () => {
