@@ -1,5 +1,5 @@
 // The gateway under test, in its own process: the real composition root (createServices,
-// buildApp) with a temporary SQLite database, the benchmark's config (bench/lib/switchyard-config.ts:
+// buildApp) with a temporary SQLite database (or, with DATABASE_URL and REDIS_URL set, as a fleet instance), the benchmark's config (bench/lib/switchyard-config.ts:
 // two moderated OpenAI-format providers serving `acme/mock-1`), and one account with ample
 // credits and a key. Auth, rate limiting, credit holds, moderation, routing and settlement
 // before the last byte (ledger writes) all run as in production; only the tier's limits are
@@ -39,7 +39,9 @@ const telemetry = process.env.BENCH_TELEMETRY ?? 'on';
 const metricsOn = telemetry === 'on' || telemetry === 'metrics';
 const logOn = telemetry === 'on' || telemetry === 'log';
 writeFileSync(configPath, switchyardConfig({ upstreamBaseUrl, metrics: metricsOn }));
-const env = { SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: logOn ? 'info' : 'silent' };
+// A fleet instance when DATABASE_URL and REDIS_URL are set (bench/profile-load.ts --fleet).
+const fleetEnv = process.env.DATABASE_URL === undefined ? {} : { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
+const env = { SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: logOn ? 'info' : 'silent', ...fleetEnv };
 const config = loadConfig({ path: configPath, env });
 config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 

@@ -138,9 +138,10 @@ export function detailReport(r: BenchResults, format: Format): string {
   out.push(heading(`switchyard --workers (CLI \`serve\`, unpinned, ${r.options.connections} connections, non-streamed)`));
   if (r.workers.runs.length === 0) out.push(`skipped: ${r.workers.skipped ?? 'nothing to run'}`);
   else {
-    out.push(table(['', 'best /s', 'gateway CPU µs/resp', 'Postgres+Redis CPU µs/resp', 'p50', 'p99', '1 conn. p50', '1 conn. p99'], r.workers.runs.map((w) => w.result.ok
-      ? [w.label, int(w.result.value.rps), w.result.value.gatewayCpuUs.toFixed(0), w.result.value.storeCpuUs.toFixed(0), ms(w.result.value.p50Ms), ms(w.result.value.p99Ms), ms(w.result.value.oneConnectionP50Ms), ms(w.result.value.oneConnectionP99Ms)]
-      : [w.label, w.result.reason.startsWith('skipped') ? 'skipped (below)' : failed(w.label, w.result.reason), '', '', '', '', '', ''])));
+    const per = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : v.toFixed(2));
+    out.push(table(['', 'best /s', 'gateway CPU µs/resp', 'Postgres+Redis CPU µs/resp', 'Redis cmds/resp', 'PG stmts/resp', 'p50', 'p99', '1 conn. p50', '1 conn. p99'], r.workers.runs.map((w) => w.result.ok
+      ? [w.label, int(w.result.value.rps), w.result.value.gatewayCpuUs.toFixed(0), w.result.value.storeCpuUs.toFixed(0), per(w.result.value.redisCommands), per(w.result.value.postgresStatements), ms(w.result.value.p50Ms), ms(w.result.value.p99Ms), ms(w.result.value.oneConnectionP50Ms), ms(w.result.value.oneConnectionP99Ms)]
+      : [w.label, w.result.reason.startsWith('skipped') ? 'skipped (below)' : failed(w.label, w.result.reason), '', '', '', '', '', '', '', ''])));
     for (const w of r.workers.runs) if (!w.result.ok && w.result.reason.startsWith('skipped')) out.push(`  ${w.label}: ${w.result.reason}`);
     flushReasons();
     const sqlite = r.workers.runs.find((w) => w.store === 'sqlite' && w.workers === 1)?.result;

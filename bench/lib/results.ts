@@ -44,6 +44,9 @@ export interface WorkersRun {
     gatewayCpuUs: number;
     /** CPU µs per response of Postgres and Redis (0 for SQLite: its work is the gateway's). */
     storeCpuUs: number;
+    /** Per response, during the saturation slices (fleet runs only; null otherwise): Redis commands (scripts' inner calls included), Postgres statements (null without pg_stat_statements). */
+    redisCommands?: number | null;
+    postgresStatements?: number | null;
     p50Ms: number;
     p99Ms: number;
     /** At one connection, sequential. */

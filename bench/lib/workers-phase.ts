@@ -10,12 +10,10 @@
 // workers is not run (the gateway refuses it: one process owns the database).
 
 import pg from 'pg';
-import { createClient } from 'redis';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createTestDatabase, postgresUnavailable, stopPostgres } from '../../test/support/postgres-server.ts';
-import { redisUnavailable, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
+import { postgresUnavailable } from '../../test/support/postgres-server.ts';
+import { redisUnavailable } from '../../test/support/redis-server.ts';
 import { startCliGateway, serveHasWorkers, type CliGateway } from './cli-gateway.ts';
+import { perRequest, readStoreCounts, startFleetEngines, type FleetEngines } from './fleet-engines.ts';
 import { latencyAtOneConnection } from './latency.ts';
 import { checkTarget } from './measure.ts';
 import { processTree, cpuSecondsOf } from './processes.ts';
@@ -40,13 +38,8 @@ interface Planned {
   workers: number;
   gateway: CliGateway | null;
   reason: string | null;
-}
-
-interface Fleet {
-  databaseUrl: string;
-  redis: RedisServer;
-  /** Postgres's and Redis's processes, for their CPU. */
-  pids(): number[];
+  /** A fleet run's DATABASE_URL and REDIS_URL. */
+  env: { DATABASE_URL: string; REDIS_URL: string } | null;
 }
 
 export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRun[]; skipped: string | null }> {
@@ -55,10 +48,10 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
   const noFlag = 'skipped: `switchyard serve --workers` is not on this checkout';
   const plan: Planned[] = [];
   for (const n of o.workers) {
-    if (n === 1) plan.push({ label: 'SQLite, --workers 1', store: 'sqlite', workers: 1, gateway: null, reason: null });
-    plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null });
+    if (n === 1) plan.push({ label: 'SQLite, --workers 1', store: 'sqlite', workers: 1, gateway: null, reason: null, env: null });
+    plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null, env: null });
   }
-  let fleet: Fleet | null = null;
+  let fleet: FleetEngines | null = null;
   try {
     if (plan.some((p) => p.store === 'postgres+redis' && p.reason === null)) {
       // As in the tests: redisUnavailable() installs Debian's redis-server when root and missing.
@@ -67,13 +60,14 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
         for (const p of plan) if (p.store === 'postgres+redis') p.reason ??= `skipped: ${fleetReason}`;
       } else {
         o.log('workers: starting Postgres and Redis...');
-        fleet = await startFleet();
+        fleet = await startFleetEngines();
       }
     }
     for (const p of plan) {
       if (p.reason !== null) continue;
       // Each fleet run on its own database, so that one's records do not slow the other.
-      const env: Record<string, string> = p.store === 'sqlite' || fleet === null ? {} : { DATABASE_URL: await createTestDatabase(), REDIS_URL: fleet.redis.url };
+      p.env = p.store === 'sqlite' || fleet === null ? null : { DATABASE_URL: await fleet.database(), REDIS_URL: fleet.redis.url };
+      const env: Record<string, string> = p.env ?? {};
       try {
         // --workers 1 is the same as no flag; the flag is passed when it exists.
         p.gateway = await startCliGateway(p.label, `${o.upstreamOrigin}/v1`, { workers: p.workers === 1 ? flag(1) : p.workers, env });
@@ -94,14 +88,24 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
     o.log(`workers: ${live.map((p) => p.label).join('; ')}: saturation (${o.connections} connections, ${o.rounds} × ${o.sliceSeconds} s), then 1 connection (${o.samples} requests each)`);
     const slices = new Map<Planned, ThroughputSlice[]>(live.map((p) => [p, []]));
     const storeCpu = new Map<Planned, number>(live.map((p) => [p, 0]));
+    // Commands and statements over the slices, for the responses they completed (the other runs are idle meanwhile).
+    const calls = new Map<Planned, { redis: number; postgres: number | null; responses: number }>(live.map((p) => [p, { redis: 0, postgres: 0, responses: 0 }]));
     for (const p of live) await saturate(p.gateway!.target, false, o.connections, 1);
     for (let r = 0; r < o.rounds; r++) {
       for (const p of live) {
         const storePids = p.store === 'sqlite' || fleet === null ? [] : fleet.pids();
+        const before = p.env === null ? null : await readStoreCounts(p.env.REDIS_URL, p.env.DATABASE_URL);
         const s0 = cpuSecondsOf(storePids);
         const slice = await throughputSlice(p.gateway!.target, { stream: false, connections: o.connections, seconds: o.sliceSeconds, upstreamPid: o.upstreamPid, serverPids: processTree(p.gateway!.target.pid) });
         storeCpu.set(p, storeCpu.get(p)! + cpuSecondsOf(storePids) - s0);
         slices.get(p)!.push(slice);
+        if (p.env !== null && before !== null) {
+          const counts = perRequest(before, await readStoreCounts(p.env.REDIS_URL, p.env.DATABASE_URL), slice.completed);
+          const c = calls.get(p)!;
+          c.redis += counts.redisCommands * slice.completed;
+          c.postgres = c.postgres === null || counts.postgresStatements === null ? null : c.postgres + counts.postgresStatements * slice.completed;
+          c.responses += slice.completed;
+        }
       }
     }
     const one = await latencyAtOneConnection(live.map((p) => p.gateway!.target), { stream: false, samplesPerTarget: o.samples, rounds: Math.max(1, Math.min(5, Math.round(o.samples / 1000))), warmup: 200 });
@@ -114,6 +118,7 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
           label: p.label, store: p.store, workers: p.workers,
           result: { ok: true, value: {
             rps: s.rps, gatewayCpuUs: s.cpuUsPerResponseMean, storeCpuUs: (storeCpu.get(p)! / Math.max(1, s.completed)) * 1e6,
+            ...perResponse(p.env === null ? null : calls.get(p)!),
             p50Ms: s.latency.p50, p99Ms: s.latency.p99, oneConnectionP50Ms: l.latency.p50, oneConnectionP99Ms: l.latency.p99,
           } },
         };
@@ -122,10 +127,7 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
     };
   } finally {
     await Promise.all(plan.map((p) => p.gateway?.stop()));
-    if (fleet !== null) {
-      await fleet.redis.stop();
-      await stopPostgres();
-    }
+    await fleet?.stop();
   }
 }
 
@@ -133,28 +135,9 @@ function toSkipped(p: Planned): WorkersRun {
   return { label: p.label, store: p.store, workers: p.workers, result: { ok: false, reason: p.reason ?? 'skipped' } };
 }
 
-async function startFleet(): Promise<Fleet> {
-  const redis = await startRedis();
-  const url = await createTestDatabase();
-  const client = new pg.Client(url);
-  await client.connect();
-  let dataDir: string;
-  try {
-    dataDir = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory;
-  } finally {
-    await client.end();
-  }
-  const r = createClient({ url: redis.url });
-  await r.connect();
-  const info = await r.info('server');
-  await r.quit();
-  const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1] ?? NaN);
-  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return {
-    databaseUrl: url,
-    redis,
-    pids: () => [...processTree(postmaster), ...(Number.isFinite(redisPid) ? [redisPid] : [])],
-  };
+function perResponse(c: { redis: number; postgres: number | null; responses: number } | null): { redisCommands: number | null; postgresStatements: number | null } {
+  if (c === null || c.responses === 0) return { redisCommands: null, postgresStatements: null };
+  return { redisCommands: c.redis / c.responses, postgresStatements: c.postgres === null ? null : c.postgres / c.responses };
 }
 
 async function wroteToPostgres(url: string): Promise<boolean> {

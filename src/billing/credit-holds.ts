@@ -33,4 +33,11 @@ export interface CreditHolds {
   heldFor(accountId: string): Nanos | Promise<Nanos>;
   /** Holds taken by this instance and not finished yet (a gauge). */
   readonly outstanding: number;
+  /**
+   * Whether a hold is also written as a row of the database's `reservations` table (which a
+   * settlement then removes): CreditReservations, yes; FleetCreditHolds on Postgres, yes
+   * (the stale-hold sweep records a dead instance's requests as interrupted), and no where
+   * only Redis knows its holds.
+   */
+  readonly holdRows: boolean;
 }

@@ -51,6 +51,7 @@ interface InFlight {
  * (`releaseStale`).
  */
 export class CreditReservations implements CreditHolds {
+  readonly holdRows = true;
   private readonly store: ReservationStore;
   private readonly queue: SettlementQueue;
   private readonly holdMs: number;

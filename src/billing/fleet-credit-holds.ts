@@ -61,9 +61,13 @@ export class FleetCreditHolds implements CreditHolds {
   /** Accounts whose shared snapshot must be forgotten once Redis answers. */
   private readonly stale = new Set<string>();
 
+  /** On Postgres the holds have durable rows too (an instance that dies leaves interrupted records); else Redis alone knows them. */
+  readonly holdRows: boolean;
+
   constructor(holds: RedisCreditHolds, settlements: SettlementEvents, opts: FleetCreditHoldsOptions) {
     this.holds = holds;
     this.opts = opts;
+    this.holdRows = opts.rows !== undefined;
     settlements.onCommitted((batch) => void this.settled(batch, 'commit'));
     settlements.onDropped((record) => void this.settled([record], 'drop'));
   }
@@ -168,7 +172,8 @@ export class FleetCreditHolds implements CreditHolds {
       if (records === undefined) byAccount.set(r.accountId, [r]);
       else records.push(r);
     }
-    for (const [accountId, records] of byAccount) {
+    // Every account's report at once: one Redis round trip for the batch, not one per account.
+    await Promise.all([...byAccount].map(async ([accountId, records]) => {
       try {
         // Each charge with when its request began: it counts in a key's period only if begun within it.
         if (how === 'commit') await this.holds.committed(accountId, records);
@@ -178,7 +183,7 @@ export class FleetCreditHolds implements CreditHolds {
         this.stale.add(accountId);
         this.opts.log(`settlements of ${accountId} committed but not reported to Redis: ${(err as Error).message}`);
       }
-    }
+    }));
     if (this.stale.size > 0) await this.repair().catch(() => {});
   }
 }

@@ -143,11 +143,23 @@ export class RedisCreditHolds {
     const keys = this.keys(accountId);
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       const now = this.nowArg();
-      // Indexed before the hold exists, so a hold is never left where reconciliation cannot find it.
+      // Indexed before the hold exists, so a hold is never left where reconciliation cannot
+      // find it: the ZADD and the script go out together (one round trip), and Redis runs a
+      // connection's commands in the order they were sent.
       const dueAt = (now === '' ? Date.now() : Number(now)) + this.opts.holdMs;
-      await this.conn.send(['ZADD', this.indexKey(), 'LT', String(dueAt), accountId]);
       const args = [now, id, keyHash, String(amount), this.opts.instanceId, String(this.opts.holdMs), String(this.opts.maxSnapshotAgeMs ?? 60_000)];
-      const reply = await RESERVE.run<string[]>(this.conn, keys, args);
+      const [indexed, reserved] = await Promise.allSettled([
+        this.conn.send(['ZADD', this.indexKey(), 'LT', String(dueAt), accountId]),
+        RESERVE.run<string[]>(this.conn, keys, args),
+      ]);
+      if (indexed.status === 'rejected') {
+        // Not indexed: a hold the script took anyway is released now. (If Redis fails that too,
+        // the account's next reserve indexes it again and reconciliation finds the hold then.)
+        if (reserved.status === 'fulfilled' && reserved.value[0] === 'ok') await this.finish(id, accountId, keyHash, 0n).catch(() => {});
+        throw indexed.reason;
+      }
+      if (reserved.status === 'rejected') throw reserved.reason;
+      const reply = reserved.value;
       switch (reply[0]) {
         case 'ok': return { ok: true, heldNanos: BigInt(reply[1]!) };
         case 'inactive': return { ok: false, reason: 'inactive' };

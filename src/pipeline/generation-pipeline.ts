@@ -138,10 +138,15 @@ export class GenerationPipeline {
       const promptTokens = estimateRequestTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
-      const sticky = await this.stickyLookup(account.id, req);
-      const plan = this.deps.rateLimits.allowedAttempts(subject, this.deps.planner.plan(req, promptTokens, sticky?.endpointId ?? null));
-      const limits = await this.deps.rateLimits.admit(subject, plan, startedAt, this.now);
+      // The sticky lookup and the rate limits at once (in a fleet: one Redis round trip, not
+      // two): the limits depend on the plan's models, which stickiness does not change.
+      const draft = this.deps.planner.draft(req, promptTokens);
+      const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
+      const lookup = this.stickyLookup(account.id, req, draft.stickyApplies);
+      const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
+      const sticky = await lookup;
+      const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       const cache = (await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null;
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
@@ -156,14 +161,18 @@ export class GenerationPipeline {
     }
   }
 
-  /** The endpoint remembered for this conversation's prompt cache, keyed by the primary model. */
-  private async stickyLookup(accountId: string, req: CanonicalRequest): Promise<StickyLookup | null> {
+  /**
+   * The endpoint remembered for this conversation's prompt cache, keyed by the primary model.
+   * `find` false (no model of this request's plan has a choice of endpoints left, or each
+   * has an explicit order): the keys only, so that the turn is still remembered.
+   */
+  private async stickyLookup(accountId: string, req: CanonicalRequest, find: boolean): Promise<StickyLookup | null> {
     const sticky = this.deps.sticky;
     if (sticky === undefined) return null;
     const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
     // Unknown: the planner refuses it. One endpoint: there is no choice to make.
     if (model === undefined || model.endpoints.length < 2) return null;
-    return sticky.lookup(accountId, model.id, req);
+    return sticky.lookup(accountId, model.id, req, find);
   }
 
   private refusalRecord(id: string, auth: AuthContext, req: CanonicalRequest, info: RequestInfo, err: GatewayError, startedAt: number): SettlementRecord {
@@ -293,7 +302,8 @@ export class GenerationPipeline {
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos,
-      holdRowWritten: a.heldNanos !== 0n,
+      // A fleet's holds are in Redis, not rows: its settlement has none to remove.
+      holdRowWritten: this.deps.reservations.holdRows && a.heldNanos !== 0n,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
       upstreamModel: served?.endpoint.upstreamModel ?? null,

@@ -51,6 +51,17 @@ export class AttemptPlanner {
    * or null: see `moveStickyFirst`.
    */
   plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), sticky: string | null = null): PlannedAttempt[] {
+    return this.draft(req, promptTokens).finish(sticky);
+  }
+
+  /**
+   * The plan before sticky routing: every model's candidates filtered and ordered (the
+   * weighted draw made, once), so that the caller can look up the sticky endpoint while it
+   * counts the request's rate limits, which depend on the plan's models only, never on the
+   * order of a model's endpoints (what stickiness changes). Throws as `plan` does for an
+   * unknown model.
+   */
+  draft(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req)): PlanDraft {
     const used = requestParameters(req);
     const facts: RequestFacts = {
       promptTokens,
@@ -58,14 +69,9 @@ export class AttemptPlanner {
       used,
       preferred: preferredParameters(used),
     };
-    const attempts: PlannedAttempt[] = [];
     const excluded: Exclusion[] = [];
     const tally = newTally();
-    const cands: Candidate[] = [];
-    // A model named twice is tried once. Another model on the same upstream model has
-    // endpoints of its own (its price, its tier and rate limits), so they are kept.
-    const seen: Set<Endpoint> | null = req.models.length > 1 ? new Set() : null;
-
+    const models: DraftModel[] = [];
     for (const choice of req.models) {
       const resolved = this.catalog.resolve(choice.model);
       if (resolved === undefined) {
@@ -73,13 +79,68 @@ export class AttemptPlanner {
       }
       const model = resolved.model;
       const prefs = compilePreferences(req.provider, choice.provider, resolved.variant);
-      cands.length = 0;
+      const cands: Candidate[] = [];
       filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
       orderCandidates(cands, prefs, this.health, this.random);
-      if (sticky !== null && prefs.order === null) moveStickyFirst(cands, sticky, this.breakers);
+      models.push({ model, ordered: prefs.order !== null, allowFallbacks: prefs.allowFallbacks, cands });
+    }
+    return new PlanDraft(req, facts, models, excluded, tally, this.breakers);
+  }
+}
+
+interface DraftModel {
+  model: ModelInfo;
+  /** An explicit `order`: stickiness is not applied, and every endpoint it names is kept. */
+  ordered: boolean;
+  allowFallbacks: boolean;
+  cands: Candidate[];
+}
+
+/** A plan whose models and draws are fixed, finished with or without a sticky endpoint (AttemptPlanner.draft). */
+export class PlanDraft {
+  private readonly req: CanonicalRequest;
+  private readonly facts: RequestFacts;
+  private readonly models: readonly DraftModel[];
+  private readonly excluded: Exclusion[];
+  private readonly tally: FilterTally;
+  private readonly breakers: CircuitBreakers;
+
+  constructor(req: CanonicalRequest, facts: RequestFacts, models: readonly DraftModel[], excluded: Exclusion[], tally: FilterTally, breakers: CircuitBreakers) {
+    this.req = req;
+    this.facts = facts;
+    this.models = models;
+    this.excluded = excluded;
+    this.tally = tally;
+    this.breakers = breakers;
+  }
+
+  /**
+   * Whether a sticky endpoint could change the plan: some model has two candidates or more
+   * and no explicit `order`. When none has, a lookup could not change anything.
+   */
+  get stickyApplies(): boolean {
+    return this.models.some((m) => !m.ordered && m.cands.length > 1);
+  }
+
+  /**
+   * The attempts, with `sticky` (an endpoint id, or null) first where it applies. Every call
+   * gives the same models in the same order; only the order of a model's endpoints differs.
+   * Throws 400 or 503 when no endpoint is left.
+   */
+  finish(sticky: string | null): PlannedAttempt[] {
+    const attempts: PlannedAttempt[] = [];
+    // A model named twice is tried once. Another model on the same upstream model has
+    // endpoints of its own (its price, its tier and rate limits), so they are kept.
+    const seen: Set<Endpoint> | null = this.models.length > 1 ? new Set() : null;
+    for (const { model, ordered, allowFallbacks, cands: drawn } of this.models) {
+      let cands = drawn;
+      if (sticky !== null && !ordered) {
+        cands = [...drawn];
+        moveStickyFirst(cands, sticky, this.breakers);
+      }
       // allow_fallbacks: false without an order: the top endpoint alone (with an order, the
       // filter already kept only the endpoints it names).
-      const take = !prefs.allowFallbacks && prefs.order === null ? Math.min(1, cands.length) : cands.length;
+      const take = !allowFallbacks && !ordered ? Math.min(1, cands.length) : cands.length;
       for (let i = 0; i < take; i++) {
         const endpoint = cands[i]!.route.endpoint;
         if (seen !== null) {
@@ -89,7 +150,7 @@ export class AttemptPlanner {
         attempts.push({ model, endpoint });
       }
     }
-    if (attempts.length === 0) throw noPlan(req, facts, excluded, tally);
+    if (attempts.length === 0) throw noPlan(this.req, this.facts, this.excluded, this.tally);
     return attempts;
   }
 }

@@ -183,7 +183,7 @@ describe('sticky routing, in Redis', { skip }, () => {
       try {
         const keys = await conn.send<string[]>(['KEYS', `${prefix}:st:*`]);
         assert.ok(keys.length > 0, 'the sticky routes are in Redis');
-        for (const k of keys) assert.match(k, /^sticky-\d+:st:\{[0-9a-f]{64}\}$/, 'hash-tagged digests, no prompt text');
+        for (const k of keys) assert.match(k, /^sticky-\d+:st:\{[0-9a-f]{16}\}:[0-9a-f]{64}$/, 'digests hash-tagged by their scope, no prompt text');
       } finally {
         await conn.close();
       }

@@ -26,6 +26,16 @@ interface Server {
   stop(): Promise<void>;
 }
 let server: Promise<Server> | null = null;
+let extraFlags: string[] = [];
+
+/**
+ * For the benchmark (bench/lib/fleet-engines.ts): the server this process starts next loads
+ * pg_stat_statements, so statements can be counted per request. Embedded binaries only
+ * (Debian's fallback may lack the contrib module); call before the first createTestDatabase.
+ */
+export function preloadStatementStats(): void {
+  extraFlags = ['-c', 'shared_preload_libraries=pg_stat_statements'];
+}
 
 /** Why Postgres tests cannot run here, or null when they can. */
 export function postgresUnavailable(): string | null {
@@ -92,7 +102,7 @@ async function bootEmbedded(dir: string, port: number): Promise<Server> {
     password: PASSWORD,
     persistent: false,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: ['-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    postgresFlags: ['-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', ...extraFlags],
     onLog: (m) => logs.push(m),
     onError: (e) => logs.push(String(e)),
   });

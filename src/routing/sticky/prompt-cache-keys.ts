@@ -25,8 +25,12 @@ export const MAX_LOOKUP_PREFIXES = 32;
  * - `cacheable`: the request asked for caching (a `prompt_cache_key` or a breakpoint): its
  *   endpoint is remembered even when the answer reports no cache tokens.
  * - `ttlMs`: 1 h when a breakpoint asks for `ttl: "1h"`, else 5 min.
+ * - `scope`: a short digest of the account and the model, the same for all of the above: a
+ *   shared store keeps a request's keys together under it (one Redis Cluster slot, so the
+ *   lookup is one MGET).
  */
 export interface PromptCacheKeys {
+  scope: string;
   lookup: string[];
   store: string;
   cacheable: boolean;
@@ -35,9 +39,10 @@ export interface PromptCacheKeys {
 
 export function promptCacheKeys(accountId: string, modelId: string, req: CanonicalRequest): PromptCacheKeys {
   const scope = `${accountId}\n${modelId}\n`;
+  const tag = digest(createHash('sha256').update(scope)).slice(0, 16);
   if (req.promptCacheKey !== undefined) {
     const key = digest(createHash('sha256').update(`${scope}pck\n${req.promptCacheKey}`));
-    return { lookup: [key], store: key, cacheable: true, ttlMs: ttlOf(req) };
+    return { scope: tag, lookup: [key], store: key, cacheable: true, ttlMs: ttlOf(req) };
   }
   const hash = createHash('sha256').update(`${scope}prefix\n`);
   hash.update(JSON.stringify(req.tools ?? [], withoutCacheControl));
@@ -61,7 +66,7 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
   const lookup: string[] = [];
   for (let j = boundaries.length - 1; j >= first && lookup.length < MAX_LOOKUP_PREFIXES; j--) lookup.push(boundaries[j]!.key);
   if (first === 0 && lookup.at(-1) !== boundaries[0]!.key) lookup.push(boundaries[0]!.key);
-  return { lookup, store, cacheable: hasBreakpoint(req), ttlMs: ttlOf(req) };
+  return { scope: tag, lookup, store, cacheable: hasBreakpoint(req), ttlMs: ttlOf(req) };
 }
 
 function digest(hash: Hash): string {

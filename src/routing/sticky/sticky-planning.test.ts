@@ -79,4 +79,16 @@ describe('AttemptPlanner: sticky endpoint', () => {
   it('an unknown endpoint id (gone after a reload) changes nothing', () => {
     assert.deepEqual(plan(setup().planner, 'gone/m'), plan(setup().planner, null));
   });
+
+  it('a draft finished with or without a sticky endpoint gives the same draw and the same models (the rate limits counted meanwhile stay right)', () => {
+    const { planner } = setup();
+    const draft = planner.draft(req());
+    const drawn = draft.finish(null).map((a) => a.endpoint.id);
+    assert.deepEqual(drawn, plan(setup().planner, null), 'one draw, as plan makes it');
+    const sticky = drawn[2]!;
+    const stuck = draft.finish(sticky);
+    assert.deepEqual(stuck.map((a) => a.endpoint.id), [sticky, ...drawn.filter((id) => id !== sticky)]);
+    assert.deepEqual(stuck.map((a) => a.model.id), draft.finish(null).map((a) => a.model.id));
+    assert.deepEqual(draft.finish(null).map((a) => a.endpoint.id), drawn, 'finishing does not change the draft');
+  });
 });

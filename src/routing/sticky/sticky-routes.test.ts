@@ -8,25 +8,25 @@ describe('InProcessStickyRoutes', () => {
   it('an entry lives its TTL, refreshed by each hit', async () => {
     const clock = { now: 10_000 };
     const routes = new InProcessStickyRoutes({ now: () => clock.now });
-    await routes.remember('k', 'a/m', 1000);
+    await routes.remember('s', 'k', 'a/m', 1000);
     clock.now = 10_900;
-    assert.equal(await routes.find(['x', 'k'], 1000), 'a/m');
+    assert.equal(await routes.find('s', ['x', 'k'], 1000), 'a/m');
     clock.now = 11_800; // 900 after the hit: still there
-    assert.equal(await routes.find(['k'], 1000), 'a/m');
+    assert.equal(await routes.find('s', ['k'], 1000), 'a/m');
     clock.now = 12_900;
-    assert.equal(await routes.find(['k'], 1000), null);
+    assert.equal(await routes.find('s', ['k'], 1000), null);
     assert.equal(routes.size, 0);
   });
 
   it('bounded: the least recently used entry goes first', async () => {
     const routes = new InProcessStickyRoutes({ maxEntries: 2 });
-    await routes.remember('one', 'a/m', 60_000);
-    await routes.remember('two', 'b/m', 60_000);
-    assert.equal(await routes.find(['one'], 60_000), 'a/m');
-    await routes.remember('three', 'c/m', 60_000);
+    await routes.remember('s', 'one', 'a/m', 60_000);
+    await routes.remember('s', 'two', 'b/m', 60_000);
+    assert.equal(await routes.find('s', ['one'], 60_000), 'a/m');
+    await routes.remember('s', 'three', 'c/m', 60_000);
     assert.equal(routes.size, 2);
-    assert.equal(await routes.find(['two'], 60_000), null);
-    assert.equal(await routes.find(['one'], 60_000), 'a/m');
+    assert.equal(await routes.find('s', ['two'], 60_000), null);
+    assert.equal(await routes.find('s', ['one'], 60_000), 'a/m');
   });
 });
 

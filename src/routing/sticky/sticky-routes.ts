@@ -6,10 +6,14 @@ import { LRUCache } from 'lru-cache';
  * answer rejects, and the caller routes as if it knew nothing (sticky-routing.ts).
  */
 export interface StickyRoutes {
-  /** The endpoint remembered under the first of `keys` that has one, refreshing that entry's TTL; null when none. */
-  find(keys: readonly string[], ttlMs: number): Promise<string | null>;
-  /** Remembers `endpointId` under `key` for `ttlMs`. */
-  remember(key: string, endpointId: string, ttlMs: number): Promise<void>;
+  /**
+   * The endpoint remembered under the first of `keys` that has one, refreshing that entry's
+   * TTL; null when none. `scope` (PromptCacheKeys.scope) is the same for every key of one
+   * account and model: a shared store may group them under it (the keys are unique without it).
+   */
+  find(scope: string, keys: readonly string[], ttlMs: number): Promise<string | null>;
+  /** Remembers `endpointId` under `key` (of `scope`) for `ttlMs`. */
+  remember(scope: string, key: string, endpointId: string, ttlMs: number): Promise<void>;
 }
 
 /**
@@ -33,7 +37,7 @@ export class InProcessStickyRoutes implements StickyRoutes {
     return this.entries.size;
   }
 
-  async find(keys: readonly string[], ttlMs: number): Promise<string | null> {
+  async find(_scope: string, keys: readonly string[], ttlMs: number): Promise<string | null> {
     for (const key of keys) {
       const endpointId = this.entries.get(key);
       if (endpointId === undefined) continue;
@@ -43,7 +47,7 @@ export class InProcessStickyRoutes implements StickyRoutes {
     return null;
   }
 
-  async remember(key: string, endpointId: string, ttlMs: number): Promise<void> {
+  async remember(_scope: string, key: string, endpointId: string, ttlMs: number): Promise<void> {
     this.entries.set(key, endpointId, { ttl: ttlMs });
   }
 }

@@ -26,10 +26,12 @@ export class StickyRouting {
     this.log = log;
   }
 
-  async lookup(accountId: string, modelId: string, req: CanonicalRequest): Promise<StickyLookup> {
+  /** `find: false`: the keys only (to remember this turn), no lookup (it could not change the plan). */
+  async lookup(accountId: string, modelId: string, req: CanonicalRequest, find = true): Promise<StickyLookup> {
     const keys = promptCacheKeys(accountId, modelId, req);
+    if (!find) return { keys, endpointId: null };
     try {
-      const endpointId = await this.routes.find(keys.lookup, keys.ttlMs);
+      const endpointId = await this.routes.find(keys.scope, keys.lookup, keys.ttlMs);
       this.recovered();
       return { keys, endpointId };
     } catch (err) {
@@ -42,7 +44,7 @@ export class StickyRouting {
   remember(found: StickyLookup, servedEndpointId: string, usage: Usage | null): void {
     const usedCache = usage !== null && ((usage.cacheRead ?? 0) > 0 || (usage.cacheWrite ?? 0) > 0);
     if (!found.keys.cacheable && !usedCache) return;
-    this.routes.remember(found.keys.store, servedEndpointId, found.keys.ttlMs).then(() => this.recovered(), (err: unknown) => this.failed(err));
+    this.routes.remember(found.keys.scope, found.keys.store, servedEndpointId, found.keys.ttlMs).then(() => this.recovered(), (err: unknown) => this.failed(err));
   }
 
   private failed(err: unknown): void {
