@@ -7,7 +7,7 @@
 //
 // Each run that cannot happen on this checkout says why ("skipped: ..."): no `--workers`
 // flag yet, a store the CLI refuses, Postgres or Redis not available. SQLite with two
-// workers is not run (the gateway refuses it: one process owns the database).
+// workers is listed as not run, with why (the gateway refuses it: one process owns the database).
 
 import pg from 'pg';
 import { postgresUnavailable } from '../../test/support/postgres-server.ts';
@@ -49,6 +49,10 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
   const plan: Planned[] = [];
   for (const n of o.workers) {
     if (n === 1) plan.push({ label: 'SQLite, --workers 1', store: 'sqlite', workers: 1, gateway: null, reason: null, env: null });
+    else {
+      plan.push({ label: `SQLite, --workers ${n}`, store: 'sqlite', workers: n, gateway: null, env: null,
+        reason: 'not run: `serve --workers` refuses more than one on SQLite (one process owns the database file); more cores or machines run on Postgres + Redis (docs/deployment.md)' });
+    }
     plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null, env: null });
   }
   let fleet: FleetEngines | null = null;
