@@ -92,8 +92,9 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
 
   test('an internal error says nothing to the client, and its log line holds no key', async () => {
     const planner = gw.services.planner;
-    const plan = planner.plan;
-    planner.plan = () => {
+    // Admission drafts the plan (the sticky endpoint, once looked up, finishes it).
+    const draft = planner.draft;
+    planner.draft = () => {
       throw new Error(`bug while planning with Bearer ${KEYS.openai} and ${KEYS.google}`);
     };
     try {
@@ -104,7 +105,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
       const logged = stderr.slice(before);
       assert.match(logged, /internal error: Error: bug while planning with Bearer \[REDACTED\] and \[REDACTED\]/);
     } finally {
-      planner.plan = plan;
+      planner.draft = draft;
     }
   });
 
