@@ -1,4 +1,4 @@
-// CPU profile of switchyard at saturation: node bench/profile-load.ts [--stream] [--seconds S] [--dir D] [--fleet] [--no-profile]
+// CPU profile of switchyard at saturation: node bench/profile-load.ts [--stream] [--seconds S] [--dir D] [--fleet] [--no-profile] [--no-pin]
 // Starts the upstream and bench/gateway-server.ts under --cpu-prof (pinned as in `npm run bench`),
 // warms it, loads it with 64 connections for S seconds, stops it (the profile is written at that
 // clean exit) and prints bench/lib/profile.ts's summary: self time by function and by package.
@@ -21,7 +21,7 @@ import { throughputSlice } from './lib/throughput.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
-  options: { stream: { type: 'boolean' }, seconds: { type: 'string' }, dir: { type: 'string' }, top: { type: 'string' }, fleet: { type: 'boolean' }, 'no-profile': { type: 'boolean' } },
+  options: { stream: { type: 'boolean' }, seconds: { type: 'string' }, dir: { type: 'string' }, top: { type: 'string' }, fleet: { type: 'boolean' }, 'no-profile': { type: 'boolean' }, 'no-pin': { type: 'boolean' } },
 });
 const stream = flags.stream === true;
 const profile = flags['no-profile'] !== true;
@@ -37,7 +37,9 @@ try {
     env: fleetEnv ?? {},
   });
   const target: Target = { name: 'switchyard', origin: `http://127.0.0.1:${gw.info.port}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.info.key}` }, model: GATEWAY_MODEL, pid: gw.pid };
-  if (hasTaskset()) {
+  // Unpinned, the writer thread runs on the other core: the profile is then the main thread's own work
+  // (pinned, a thread it wakes runs while it waits in the call, and shows as postMessage or writev).
+  if (hasTaskset() && flags['no-pin'] !== true) {
     setAffinity(upstream.pid, '0');
     setAffinity(gw.pid, '1');
   }

@@ -30,7 +30,7 @@ export interface RequestLogOptions {
 
 /**
  * The structured log: JSON lines on stdout (one per request at info, upstream trouble at
- * warn/error), readable when stdout is a terminal. Whatever text came from a client or an
+ * warn/error), written without blocking the event loop, readable when stdout is a terminal. Whatever text came from a client or an
  * upstream is scrubbed by the caller (Telemetry) before it is logged; `redact` blanks
  * credential-carrying fields besides.
  */
@@ -44,7 +44,19 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   if (options.level === 'silent') return pino(options, { write: () => {} });
   if (opts.destination !== undefined) return pino(options, opts.destination);
   if (process.stdout.isTTY === true) return pino(options, loadPinoPretty()({ colorize: true, sync: true, destination: 1 }));
-  return pino(options, pino.destination({ dest: 1, sync: true }));
+  return pino(options, logDestination(1));
+}
+
+/**
+ * Where the JSON lines go when not to a terminal: `dest` (a file descriptor or path) written
+ * asynchronously. sonic-boom hands each write to libuv's pool and lines queued meanwhile go
+ * in the next one, so a slow stdout — a pipe whose reader lags, a full disk — never blocks
+ * the event loop, and a burst of requests costs one write, not one per line. pino flushes
+ * what is queued when the process exits; a SIGKILL may lose the last lines (the ledger and
+ * the generation records, not the log, are the durable account of requests).
+ */
+export function logDestination(dest: number | string): DestinationStream {
+  return pino.destination({ dest, sync: false });
 }
 
 /** `LOG_LEVEL` read from the environment, refused when it names no level. */
