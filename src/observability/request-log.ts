@@ -47,6 +47,9 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   return pino(options, logDestination(1));
 }
 
+/** What the log may hold in memory while stdout does not drain; lines beyond are dropped. */
+export const MAX_QUEUED_LOG_BYTES = 16 * 1024 * 1024;
+
 /**
  * Where the JSON lines go when not to a terminal: `dest` (a file descriptor or path) written
  * asynchronously. sonic-boom hands each write to libuv's pool and lines queued meanwhile go
@@ -56,7 +59,8 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
  * the generation records, not the log, are the durable account of requests).
  */
 export function logDestination(dest: number | string): DestinationStream {
-  return pino.destination({ dest, sync: false });
+  // A stdout that never drains must not grow the queue without end: past 16 MB, lines are dropped.
+  return pino.destination({ dest, sync: false, maxLength: MAX_QUEUED_LOG_BYTES });
 }
 
 /** `LOG_LEVEL` read from the environment, refused when it names no level. */
