@@ -12,9 +12,11 @@ import { listening, run, serve, serveEnv, starterKey, stop, tempDir } from '../s
 // operators start it, its loaded packages recorded by a preloaded resolve hook.
 
 const HOOK = fileURLToPath(new URL('../support/loaded-packages-hook.mjs', import.meta.url));
-const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty', 'pg', 'redis'];
+const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty', 'pg', 'redis',
+  // Bedrock's and Vertex's credentials and framing, for a gateway with neither provider.
+  '@aws-sdk/credential-providers', '@smithy/signature-v4', '@smithy/eventstream-codec', 'google-auth-library'];
 
-test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client', async () => {
+test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client, no AWS or Google credentials library', async () => {
   const env = serveEnv({
     SWITCHYARD_DATA_DIR: tempDir('switchyard-memory'),
     PORT: '0',

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '../../src/providers/bedrock/sign-bedrock-request.ts';
+import { Hash } from '@smithy/hash-node';
 import { splitText } from './split-text.ts';
 
 /** The credentials the emulator knows (what tests give the gateway through the AWS chain). */
@@ -184,7 +184,7 @@ export async function checkSignature(method: string, rawPath: string, headers: I
     headers: signed,
     body,
   });
-  const signer = new SignatureV4({ service: service!, region: region!, credentials: TEST_AWS_CREDENTIALS, sha256: Sha256 });
+  const signer = new SignatureV4({ service: service!, region: region!, credentials: TEST_AWS_CREDENTIALS, sha256: Hash.bind(null, 'sha256') });
   const expected = await signer.sign(request, { signingDate, signableHeaders: new Set(names) });
   if (expected.headers.authorization !== auth) {
     return {

@@ -1,8 +1,6 @@
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { Hash } from '@smithy/hash-node';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
+import { preloadEventStreamCodec } from '../eventstream/parse-aws-eventstream.ts';
 import type { UpstreamRequest } from '../types.ts';
 
 // Bedrock's credentials, per request. With an `api_key` (a Bedrock API key) the request
@@ -12,17 +10,41 @@ import type { UpstreamRequest } from '../types.ts';
 // instance roles. The chain caches what it found and fetches again shortly before
 // temporary credentials expire.
 
-/** SHA-256 as the signer takes it (what the AWS SDK passes: Node's crypto behind smithy's Hash). */
-export const Sha256 = Hash.bind(null, 'sha256');
+interface AwsSigning {
+  fromNodeProviderChain: typeof import('@aws-sdk/credential-providers').fromNodeProviderChain;
+  Hash: typeof import('@smithy/hash-node').Hash;
+  HttpRequest: typeof import('@smithy/protocol-http').HttpRequest;
+  SignatureV4: typeof import('@smithy/signature-v4').SignatureV4;
+}
+
+let awsSigning: Promise<AwsSigning> | null = null;
+
+/**
+ * The AWS signing packages (the credential chain and SigV4: ~10 MB), loaded by the first
+ * request signed with SigV4, not at start: a gateway without a Bedrock provider never loads
+ * them (test/e2e/serve-memory.test.ts). A failed load is tried again by the next request.
+ */
+function loadAwsSigning(): Promise<AwsSigning> {
+  awsSigning ??= Promise.all([import('@aws-sdk/credential-providers'), import('@smithy/hash-node'), import('@smithy/protocol-http'), import('@smithy/signature-v4')])
+    .then(([credentials, hash, http, sigv4]) => ({ fromNodeProviderChain: credentials.fromNodeProviderChain, Hash: hash.Hash, HttpRequest: http.HttpRequest, SignatureV4: sigv4.SignatureV4 }))
+    .catch((err: unknown) => {
+      awsSigning = null;
+      throw err;
+    });
+  return awsSigning;
+}
 
 /** One signer per provider config: a reload builds new configs, and so fresh credentials. */
-const signers = new WeakMap<ProviderConfig, SignatureV4>();
+const signers = new WeakMap<ProviderConfig, Promise<SignatureV4>>();
 
 export async function signBedrockRequest(req: UpstreamRequest, endpoint: Endpoint): Promise<UpstreamRequest> {
+  // The answer may be an event stream: its codec is loaded now, not when its first bytes arrive.
+  await preloadEventStreamCodec();
   const provider = endpoint.provider;
   if (provider.apiKey !== undefined && provider.apiKey.length > 0) {
     return { ...req, headers: { ...req.headers, authorization: `Bearer ${provider.apiKey}` } };
   }
+  const { HttpRequest } = await loadAwsSigning();
   const url = new URL(req.url);
   const request = new HttpRequest({
     method: 'POST',
@@ -34,19 +56,21 @@ export async function signBedrockRequest(req: UpstreamRequest, endpoint: Endpoin
     headers: { ...req.headers, host: url.host },
     body: req.body,
   });
-  const signed = await signerFor(provider).sign(request);
+  const signed = await (await signerFor(provider)).sign(request);
   return { url: req.url, headers: signed.headers, body: req.body };
 }
 
-function signerFor(provider: ProviderConfig): SignatureV4 {
+function signerFor(provider: ProviderConfig): Promise<SignatureV4> {
   let signer = signers.get(provider);
   if (signer === undefined) {
-    signer = new SignatureV4({
+    signer = loadAwsSigning().then(({ SignatureV4, Hash, fromNodeProviderChain }) => new SignatureV4({
       service: 'bedrock',
       region: provider.region ?? regionOfHost(provider.baseUrl),
       credentials: fromNodeProviderChain(provider.awsProfile === undefined ? {} : { profile: provider.awsProfile }),
-      sha256: Sha256,
-    });
+      // SHA-256 as the signer takes it (what the AWS SDK passes: Node's crypto behind smithy's Hash).
+      sha256: Hash.bind(null, 'sha256'),
+    }));
+    signer.catch(() => signers.delete(provider));
     signers.set(provider, signer);
   }
   return signer;

@@ -7,7 +7,8 @@
 // as `exception:<:exception-type>`; an `error` frame as `error:<:error-code>` with its
 // `:error-message` as data.
 
-import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { createRequire } from 'node:module';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SseEventTooLargeError, type SseEvent } from '../sse/parse-sse.ts';
 
 /** The default cap on one frame: 16 MiB, as the SSE parser's on one event. */
@@ -18,11 +19,30 @@ const PRELUDE_BYTES = 12;
 const toUtf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 const fromUtf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
+const require = createRequire(import.meta.url);
+let codecClass: typeof EventStreamCodec | null = null;
+
+/**
+ * The codec (@smithy/eventstream-codec and its CRC code), loaded by the first event stream,
+ * not at start: a gateway without a Bedrock provider never loads it. `preloadEventStreamCodec`
+ * loads it ahead, off the path that needs it at once (the Bedrock adapter calls it while it
+ * signs a request), so the parser's synchronous require is then a cache hit.
+ */
+function codecOf(): typeof EventStreamCodec {
+  codecClass ??= (require('@smithy/eventstream-codec') as typeof import('@smithy/eventstream-codec')).EventStreamCodec;
+  return codecClass;
+}
+
+export async function preloadEventStreamCodec(): Promise<void> {
+  if (codecClass !== null) return;
+  codecClass = (await import('@smithy/eventstream-codec')).EventStreamCodec;
+}
+
 /** A frame that does not decode (bad CRC, bad lengths): the stream cannot be trusted past it. */
 export class EventStreamFrameError extends Error {}
 
 export class AwsEventStreamParser {
-  private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
+  private readonly codec = new (codecOf())(toUtf8, fromUtf8);
   private readonly onEvent: (event: SseEvent) => void;
   private readonly maxFrameBytes: number;
   private pending: Buffer[] = [];

@@ -1,4 +1,4 @@
-import { GoogleAuth } from 'google-auth-library';
+import type { GoogleAuth } from 'google-auth-library';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 
@@ -13,10 +13,25 @@ import type { UpstreamRequest } from '../types.ts';
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
 /** One client per provider config: a reload builds new configs, and so fresh credentials. */
-const clients = new WeakMap<ProviderConfig, GoogleAuth>();
+const clients = new WeakMap<ProviderConfig, Promise<GoogleAuth>>();
+
+let library: Promise<typeof import('google-auth-library')> | null = null;
+
+/**
+ * google-auth-library (with gaxios and gcp-metadata: ~10 MB), loaded by the first Vertex
+ * request, not at start: a gateway without a Vertex provider never loads it. A failed load
+ * is tried again by the next request.
+ */
+function loadLibrary(): Promise<typeof import('google-auth-library')> {
+  library ??= import('google-auth-library').catch((err: unknown) => {
+    library = null;
+    throw err;
+  });
+  return library;
+}
 
 export async function authorizeVertexRequest(req: UpstreamRequest, endpoint: Endpoint): Promise<UpstreamRequest> {
-  const client = await authFor(endpoint.provider).getClient();
+  const client = await (await authFor(endpoint.provider)).getClient();
   const credentials = await client.getRequestHeaders(req.url);
   const authorization = credentials.get('authorization');
   if (authorization === null || authorization.length === 0) throw new Error('the Google credentials gave no authorization');
@@ -26,12 +41,16 @@ export async function authorizeVertexRequest(req: UpstreamRequest, endpoint: End
   return { ...req, headers };
 }
 
-function authFor(provider: ProviderConfig): GoogleAuth {
+function authFor(provider: ProviderConfig): Promise<GoogleAuth> {
   let auth = clients.get(provider);
   if (auth === undefined) {
-    auth = new GoogleAuth(provider.credentialsFile === undefined ? { scopes: SCOPE } : { scopes: SCOPE, keyFile: provider.credentialsFile });
-    // What google-gax sets for every Cloud client library: service accounts sign their own token.
-    auth.useJWTAccessWithScope = true;
+    auth = loadLibrary().then(({ GoogleAuth }) => {
+      const client = new GoogleAuth(provider.credentialsFile === undefined ? { scopes: SCOPE } : { scopes: SCOPE, keyFile: provider.credentialsFile });
+      // What google-gax sets for every Cloud client library: service accounts sign their own token.
+      client.useJWTAccessWithScope = true;
+      return client;
+    });
+    auth.catch(() => clients.delete(provider));
     clients.set(provider, auth);
   }
   return auth;
