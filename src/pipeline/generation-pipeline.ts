@@ -143,6 +143,8 @@ export class GenerationPipeline {
       const draft = this.deps.planner.draft(req, promptTokens);
       const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
       const lookup = this.stickyLookup(account.id, req, draft.stickyApplies);
+      // Refused by the limits below, the lookup is not awaited: its failure must not go unhandled.
+      lookup.catch(() => {});
       const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
@@ -302,7 +304,7 @@ export class GenerationPipeline {
       accountId: a.auth.account.id,
       keyHash: a.auth.key.hash,
       costNanos,
-      // A fleet's holds are in Redis, not rows: its settlement has none to remove.
+      // Holds kept only in Redis have no row for the settlement to remove (CreditHolds.holdRows).
       holdRowWritten: this.deps.reservations.holdRows && a.heldNanos !== 0n,
       model: (served ?? a.plan[0]!).model.id,
       provider: served?.endpoint.provider.id ?? null,
