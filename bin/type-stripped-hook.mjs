@@ -16,9 +16,8 @@ if (typeof nodeModule.registerHooks === 'function') {
   nodeModule.registerHooks({
     load(url, context, nextLoad) {
       if (!url.endsWith('.ts') || !prefixes.some((p) => url.startsWith(p))) return nextLoad(url, context);
-      let source;
       try {
-        source = readFileSync(new URL(url), 'utf8');
+        const source = readFileSync(new URL(url), 'utf8');
         return { format: 'module', source: readFileSync(join(cacheDir, entryName(source)), 'utf8'), shortCircuit: true };
       } catch {
         return nextLoad(url, context);

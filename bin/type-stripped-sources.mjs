@@ -37,7 +37,7 @@ function sources(dir, out = []) {
   return out;
 }
 
-/** Brings the cache up to date with src/; returns how many entries were written and removed. */
+/** Brings the cache up to date with the sources (src/, bench/); returns how many entries were written and removed. */
 export async function warm(stripTypeScriptTypes) {
   mkdirSync(cacheDir, { recursive: true });
   const present = new Set(readdirSync(cacheDir));
