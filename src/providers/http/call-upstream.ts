@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
+import { readAllText } from './read-all-text.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink } from '../types.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
@@ -206,44 +207,6 @@ class Exchange {
       }));
     }
   }
-}
-
-/**
- * A whole body as text, read with the stream's events rather than an async iterator (which
- * costs a promise, a tick and an end-of-stream watcher per chunk on every non-streamed
- * answer). Rejects as the iterator would: on the stream's error, or when it closes before
- * its end (the connection broke, or our abort destroyed it).
- */
-function readAllText(body: UpstreamResponse['body'], onFirstChunk: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const onData = (chunk: Buffer): void => {
-      if (chunks.length === 0) onFirstChunk();
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(err);
-    };
-    const onClose = (): void => {
-      cleanup();
-      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    };
-    const cleanup = (): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-    };
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
-  });
 }
 
 async function readBounded(body: AsyncIterable<Buffer | string>, max: number): Promise<string> {
