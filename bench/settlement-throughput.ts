@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
+import { benchKeys, settlementRecords } from './lib/bench-settlements.ts';
 
 const { values: flags } = parseArgs({ options: { src: { type: 'string' }, records: { type: 'string' }, batch: { type: 'string' }, writer: { type: 'boolean' } } });
 const SRC = resolve(flags.src ?? join(import.meta.dirname, '..', 'src'));
@@ -27,33 +27,14 @@ const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-settle-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const db = openDatabase(join(dir, 'switchyard.db'));
 const ledger = new LedgerStore(db);
-const random = seededRandom(7);
 const now = new Date().toISOString();
-const keys: Array<{ account: string; hash: string }> = [];
-for (let a = 0; a < 50; a++) {
+const keys = benchKeys();
+for (const account of new Set(keys.map((k) => k.account))) {
   db.prepare(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES (?, ?, 'user', 'free', ?, ?)`)
-    .run(`acct_${a}`, `a${a}`, 10n ** 15n, now);
-  for (let k = 0; k < 4; k++) {
-    const hash = `${a}-${k}`.padEnd(64, '0');
-    db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(hash, `acct_${a}`, now);
-    keys.push({ account: `acct_${a}`, hash });
-  }
+    .run(account, account, 10n ** 15n, now);
 }
-const models = ['openai/gpt-x', 'anthropic/claude-y', 'google/gemini-z', 'switchyard/sim-pro'];
-let n = 0;
-const record = () => {
-  const k = keys[Math.floor(random() * keys.length)]!;
-  const model = models[Math.floor(random() * models.length)]!;
-  const i = n++;
-  return {
-    id: `gen-${i.toString(36).padStart(8, '0')}`, accountId: k.account, keyHash: k.hash, model, provider: model.split('/')[0],
-    upstreamModel: model, upstreamId: `up-${i}`, dialect: 'chat', streamed: i % 2 === 0, cancelled: false, status: 'success',
-    errorCode: null, finishReason: 'stop', nativeFinishReason: 'stop', tokensPrompt: 500, tokensCompletion: 200, tokensCacheRead: 0,
-    tokensCacheWrite: 0, tokensReasoning: 0, costNanos: 1234n, costBreakdown: { prompt: '0.0000005' }, latencyMs: 800, firstTokenMs: 200,
-    attempts: [{ provider: 'p', endpoint: 'e', status: 200, ms: 800 }], httpReferer: null, xTitle: i % 3 === 0 ? 'App' : null,
-    endUser: null, createdAt: new Date().toISOString(), holdRowWritten: false,
-  };
-};
+for (const k of keys) db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(k.hash, k.account, now);
+const record = settlementRecords(keys);
 const writer = flags.writer === true
   ? new (await import(join(SRC, 'store/sqlite-writer/sqlite-writer.ts'))).SqliteWriter(join(dir, 'switchyard.db'), { log: (m: string) => process.stderr.write(`${m}\n`) })
   : null;

@@ -118,7 +118,7 @@ async function stats(conn: RedisConnection): Promise<{ reads: number; calls: Map
   return { reads, calls: new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])])) };
 }
 
-describe('a request\'s Redis round trips', { skip: redisUnavailable() ?? false }, () => {
+describe('a request\'s Redis commands', { skip: redisUnavailable() ?? false }, () => {
   let redis: RedisServer;
   let emu: OpenAIChatEmulator;
   before(async () => {
@@ -168,19 +168,6 @@ describe('a request\'s Redis round trips', { skip: redisUnavailable() ?? false }
       await conn.close();
       await gw.close();
     }
-  });
-});
-
-describe('Redis commands arm no timer of node-redis\'s', { skip: redisUnavailable() ?? false }, () => {
-  let redis: RedisServer;
-  let emu: OpenAIChatEmulator;
-  before(async () => {
-    redis = await startRedis();
-    emu = await startOpenAIChatEmulator();
-  });
-  after(async () => {
-    await emu?.close();
-    await redis?.stop();
   });
 
   test('a request through a gateway on Redis makes no AbortSignal.timeout (each would fire later, an Event and a DOMException, reply or not)', async () => {

@@ -7,7 +7,7 @@ import type { HoldRecord, SettlementRecord } from '../../src/store/ledger-store.
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
-import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { countStatements, createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 
 // PostgresLedger.settle on a real Postgres: exact when a batch is sent again (its COMMIT
 // went through but the answer was lost), a fixed number of statements whatever the batch's
@@ -22,20 +22,13 @@ after(async () => {
 /** A migrated database with `accounts` accounts of 1 USD, each with key `hash_<n>` (account `acct_<n>`). */
 async function database(accounts = 1, max = 2): Promise<{ pool: pg.Pool; statements: () => number }> {
   const pool = createPostgresPool({ url: await createTestDatabase(), max });
-  let statements = 0;
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      statements += 1;
-      return query(...args);
-    };
-  });
+  const statements = countStatements(pool);
   await migratePostgres(pool);
   for (let n = 1; n <= accounts; n++) {
     await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ($1, 'a', 'user', '1000000000', $2)`, [`acct_${n}`, NOW]);
     await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, $2, 'k', 'sk-sy-v1-x...y', $3)`, [`hash_${n}`, `acct_${n}`, NOW]);
   }
-  return { pool, statements: () => statements };
+  return { pool, statements: () => statements.count };
 }
 
 const hold = (id: string, accountId = 'acct_1', keyHash = 'hash_1'): HoldRecord => ({ id, accountId, keyHash, amountNanos: 500n, createdAt: NOW, expiresAt: NOW });

@@ -130,6 +130,26 @@ export async function createTestDatabase(): Promise<string> {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
 }
 
+/** Counts the statements `pool`'s clients send from now on (each query through a client, pool.query's included). */
+export function countStatements(pool: pg.Pool): { readonly count: number; reset(): void } {
+  let count = 0;
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      count += 1;
+      return query(...args);
+    };
+  });
+  return {
+    get count() {
+      return count;
+    },
+    reset() {
+      count = 0;
+    },
+  };
+}
+
 /** Stops this process's server (if one was started) and deletes its files. */
 export async function stopPostgres(): Promise<void> {
   if (server === null) return;
