@@ -56,6 +56,7 @@ const { key } = await services.accountService.createKey({ accountId: account.id,
 // As `switchyard serve` does: the tokenizers load on first need (src/canonical/bpe-tokenizers.ts), so idle memory is production's.
 const app = buildApp(services);
 await app.listen({ host: '127.0.0.1', port: 0 });
+await services.compactHeapAfterStart(); // as `switchyard serve` does once it serves
 
 let closing = false;
 async function shutdown(): Promise<void> {

@@ -101,6 +101,7 @@ export async function runServe(values: ServeValues): Promise<number> {
     return 1;
   }
   printBanner(services, config, address, starter);
+  await services.compactHeapAfterStart();
   return await new Promise<number>(() => {});
 }
 

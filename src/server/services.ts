@@ -16,6 +16,7 @@ import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import type { openSqliteStores } from '../store/sqlite-stores.ts';
 import type { AccountRepository, GenerationRepository, KeyUsageRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
 import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
+import { compactHeap } from '../runtime/compact-heap.ts';
 import type { Backends } from '../shared/select-backends.ts';
 import { engineParts, openStores, type EngineParts } from './open-stores.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
@@ -106,6 +107,12 @@ export interface Services {
   reload(load: () => GatewayConfig): ReloadResult;
   /** Metrics (GET /metrics), the request log (JSON lines on stdout) and traces (OTLP, when configured). */
   telemetry: Telemetry;
+  /**
+   * Once the gateway serves: one memory-reducing collection on the main thread and on the
+   * SQLite writer thread, so that the garbage of the start-up is not kept as resident memory
+   * (runtime/compact-heap.ts).
+   */
+  compactHeapAfterStart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -309,6 +316,11 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     },
     reload,
     telemetry,
+    async compactHeapAfterStart() {
+      compactHeap();
+      // Best effort: a writer thread restarting just now starts with a small heap anyway.
+      await writer?.compactHeap().catch(() => {});
+    },
     async close() {
       clearInterval(sweep);
       // Flush, then end the writer thread, then release the lease (the next gateway may start).

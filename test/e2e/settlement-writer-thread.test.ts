@@ -56,6 +56,20 @@ describe('the SQLite writer thread', () => {
     assert.equal(Math.round(((await credits()).total_usage - usageBefore) * 1e9), Number(2n * COST_NANOS));
   });
 
+  test('the start-up\'s compaction shrinks the thread\'s heap, and the thread commits after it', async () => {
+    const writer = gw.services.writer!;
+    const before = await writer.heapStatistics();
+    await gw.services.compactHeapAfterStart();
+    const after = await writer.heapStatistics();
+    assert.ok(after.total_heap_size < before.total_heap_size, `writer heap ${before.total_heap_size} → ${after.total_heap_size} bytes`);
+    assert.equal((globalThis as { gc?: unknown }).gc, undefined, 'no gc function left to the main thread\'s code');
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
+    assert.equal(res.status, 200, res.text);
+    const id = res.headers.get('x-generation-id');
+    const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number } };
+    assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
+  });
+
   test('its own commits are not another process\'s changes; the CLI\'s are seen without a request asking', async () => {
     // Whatever this process's main thread wrote before (the test's account and key) is seen first.
     await gw.seeCliChanges();

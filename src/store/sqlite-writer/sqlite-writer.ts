@@ -1,3 +1,4 @@
+import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
@@ -93,6 +94,17 @@ export class SqliteWriter implements SettlementWriter {
   /** Another connection committed (the operator CLI, or this process's main thread). */
   onExternalChange(listener: () => void): void {
     this.changeListeners.push(listener);
+  }
+
+  /** One memory-reducing collection of the thread's heap (runtime/compact-heap.ts); resolves once done. */
+  compactHeap(): Promise<void> {
+    return this.call((id) => ({ op: 'compact-heap', id }));
+  }
+
+  /** The thread's V8 heap, as `v8.getHeapStatistics()` gives it there (diagnostics and tests). */
+  async heapStatistics(): Promise<HeapInfo> {
+    if (this.worker === null) throw new WriterUnavailable('the SQLite writer thread is not running');
+    return await this.worker.getHeapStatistics();
   }
 
   /** Stops the thread as a crash would (tests; a new one starts as after any crash). */

@@ -24,6 +24,7 @@ export type ToWriter =
   | { op: 'exec'; id: number; sql: string }
   | { op: 'check-changes'; id: number }
   | { op: 'lease'; lease: LeaseTerms }
+  | { op: 'compact-heap'; id: number }
   | { op: 'close'; id: number };
 
 /** An error as it crossed the thread boundary: SQLite's codes kept, so it is classified alike. */

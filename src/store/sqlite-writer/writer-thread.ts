@@ -3,6 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { ExternalChangeWatcher } from '../external-change-watcher.ts';
 import { LedgerStore } from '../ledger-store.ts';
 import { configureConnection, startWalCheckpoints } from '../open-database.ts';
+import { compactHeap } from '../../runtime/compact-heap.ts';
 import { renewLease } from '../serve-lock.ts';
 import { toWire, type FromWriter, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
 
@@ -73,6 +74,10 @@ port.on('message', (m: ToWriter) => {
       return;
     case 'lease':
       renewEvery(m.lease);
+      return;
+    case 'compact-heap':
+      compactHeap();
+      post({ op: 'done', id: m.id });
       return;
     case 'close':
       // Everything posted before this message has been written (messages arrive in order).
