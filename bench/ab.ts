@@ -1,4 +1,6 @@
 // Same-minute A/B of switchyard's CPU per response: node bench/ab.ts <root A> <root B> [--stream] [--rounds N] [--seconds S]
+// [--flags-a="<node flags>"] [--flags-b="<node flags>"] (added to `npm start`'s flags for that side: A/B of V8 flags, the
+// same root given twice)
 //
 // Each root is a checkout of the project (e.g. this worktree and a `git archive` of the commit
 // before a change, with node_modules linked); its bench/gateway-server.ts is started in front of
@@ -11,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { perRequest, readStoreCounts, startFleetEngines, type FleetEngines } from './lib/fleet-engines.ts';
 import { checkTarget, warmUp } from './lib/measure.ts';
-import { cpuSecondsOf, hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
+import { cpuSecondsOf, hasTaskset, killAll, rssMb, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
 import { gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
@@ -20,7 +22,7 @@ import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { stream: { type: 'boolean' }, fleet: { type: 'boolean' }, rounds: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
+  options: { stream: { type: 'boolean' }, fleet: { type: 'boolean' }, 'flags-a': { type: 'string' }, 'flags-b': { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
 });
 if (positionals.length < 2) {
   process.stderr.write('usage: node bench/ab.ts <root A> <root B> [--stream] [--fleet] [--rounds N] [--seconds S]\n');
@@ -32,6 +34,7 @@ const rounds = Number(flags.rounds ?? 4);
 const seconds = Number(flags.seconds ?? 3);
 const connections = Number(flags.connections ?? 64);
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
+const extraFlags = [flags['flags-a'], flags['flags-b']].map((f) => (f ?? '').split(' ').filter((x) => x.length > 0));
 
 let engines: FleetEngines | null = null;
 try {
@@ -40,9 +43,9 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
   const children = await Promise.all(roots.map((root, i) =>
-    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags()], env: fleetEnvs[i] ?? {} })));
+    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])], env: fleetEnvs[i] ?? {} })));
   const targets: Target[] = children.map((c, i) => ({
-    name: `${String.fromCharCode(65 + i)} ${roots[i]}`,
+    name: `${String.fromCharCode(65 + i)} ${roots[i]}${extraFlags[i]?.length ? ` ${extraFlags[i]!.join(' ')}` : ''}`,
     origin: `http://127.0.0.1:${c.info.port}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${c.info.key}` },
     model: GATEWAY_MODEL,
@@ -84,7 +87,7 @@ try {
     const s = throughputStats(slices.get(t.name)!);
     const st = stores.get(t.name)!;
     const fleet = engines === null ? '' : `   Postgres+Redis CPU ${(st.cpuS / st.responses * 1e6).toFixed(0)} µs (Postgres ${(st.pgCpuS / st.responses * 1e6).toFixed(0)}); per response ${(st.redis / st.responses).toFixed(2)} Redis commands, ${(st.postgres / st.responses).toFixed(2)} Postgres statements`;
-    log(`  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   p50 ${s.latency.p50.toFixed(2)} ms   failed ${s.failures}${fleet}`);
+    log(`  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   p50 ${s.latency.p50.toFixed(2)} ms   RSS ${rssMb(t.pid).toFixed(0)} MB   failed ${s.failures}${fleet}`);
   }
   await Promise.all([...children.map((c) => stopChild(c)), stopChild(upstream)]);
 } finally {
