@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { CanonicalRequest, Message } from '../../canonical/request.ts';
 import { DEFAULT_CACHE_TTL_MS, LONG_CACHE_TTL_MS, promptCacheKeys } from './prompt-cache-keys.ts';
@@ -53,6 +54,25 @@ describe('promptCacheKeys', () => {
     const t2 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), { role: 'user', content: [text('q2', '5m')] }]));
     assert.ok(t2.lookup.includes(t1.store));
     assert.equal(t2.ttlMs, DEFAULT_CACHE_TTL_MS);
+  });
+
+  it('keys are the SHA-256 of the prefix\'s JSON without any cacheControl member, markers or not (the fast path changes no key)', () => {
+    // The reference: every cacheControl member dropped by a replacer, at any depth.
+    const drop = (k: string, v: unknown): unknown => (k === 'cacheControl' ? undefined : v);
+    const expected = (tools: unknown[], messages: Message[]): string => {
+      const h = createHash('sha256').update('acct\nacme/m\nprefix\n').update(JSON.stringify(tools, drop));
+      for (const m of messages) h.update(`${JSON.stringify(m, drop)}\n`);
+      return h.digest('hex');
+    };
+    // A tool whose schema names a parameter "cacheControl", and a message quoting the word.
+    const tools = [{ name: 'set', parameters: { type: 'object', properties: { cacheControl: { type: 'string' } } }, cacheControl: { type: 'ephemeral' as const } }];
+    const quoting = u('"cacheControl" is a field name');
+    for (const messages of [[sys, u('plain')], [sys, { role: 'user', content: [text('marked', '5m')] } as Message], [sys, quoting]]) {
+      const keys = promptCacheKeys('acct', 'acme/m', req(messages, { tools }));
+      assert.equal(keys.lookup[0], expected(tools, messages));
+    }
+    const noTools = promptCacheKeys('acct', 'acme/m', req([sys, u('q')]));
+    assert.equal(noTools.lookup[0], expected([], [sys, u('q')]));
   });
 
   it('prompt_cache_key: the key is that string, the same for every turn', () => {

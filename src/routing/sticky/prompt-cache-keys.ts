@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash as sha256Once, type Hash } from 'node:crypto';
 import type { CacheControl, CanonicalRequest, Message } from '../../canonical/request.ts';
 
 /** Five minutes: the prompt caches' default lifetime (Anthropic, OpenAI), refreshed on each hit. */
@@ -39,13 +39,13 @@ export interface PromptCacheKeys {
 
 export function promptCacheKeys(accountId: string, modelId: string, req: CanonicalRequest): PromptCacheKeys {
   const scope = `${accountId}\n${modelId}\n`;
-  const tag = digest(createHash('sha256').update(scope)).slice(0, 16);
+  const tag = scopeTag(scope);
   if (req.promptCacheKey !== undefined) {
-    const key = digest(createHash('sha256').update(`${scope}pck\n${req.promptCacheKey}`));
+    const key = sha256Once('sha256', `${scope}pck\n${req.promptCacheKey}`);
     return { scope: tag, lookup: [key], store: key, cacheable: true, ttlMs: ttlOf(req) };
   }
   const hash = createHash('sha256').update(`${scope}prefix\n`);
-  hash.update(JSON.stringify(req.tools ?? [], withoutCacheControl));
+  hash.update(stringifyWithoutCacheControl(req.tools ?? []));
   const messages = req.messages;
   let i = 0;
   // The head: the system messages at the start, which every turn of a conversation repeats.
@@ -73,8 +73,32 @@ function digest(hash: Hash): string {
   return hash.digest('hex');
 }
 
+/** Scope tags by account and model: a handful per gateway, hashed once each (bounded, in case of very many). */
+const scopeTags = new Map<string, string>();
+const MAX_SCOPE_TAGS = 10_000;
+
+function scopeTag(scope: string): string {
+  let tag = scopeTags.get(scope);
+  if (tag === undefined) {
+    tag = sha256Once('sha256', scope).slice(0, 16);
+    if (scopeTags.size >= MAX_SCOPE_TAGS) scopeTags.clear();
+    scopeTags.set(scope, tag);
+  }
+  return tag;
+}
+
 function encodeMessage(m: Message): string {
-  return `${JSON.stringify(m, withoutCacheControl)}\n`;
+  return `${stringifyWithoutCacheControl(m)}\n`;
+}
+
+/**
+ * JSON text without any `cacheControl` member. JSON.stringify with a replacer leaves V8's
+ * fast path, so the plain text is tried first: when it names no `cacheControl` (most
+ * messages), it is the same text the replacer would give.
+ */
+function stringifyWithoutCacheControl(value: unknown): string {
+  const plain = JSON.stringify(value);
+  return plain.includes('"cacheControl"') ? JSON.stringify(value, withoutCacheControl) : plain;
 }
 
 function withoutCacheControl(key: string, value: unknown): unknown {
