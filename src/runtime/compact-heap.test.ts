@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { compactHeap } from './compact-heap.ts';
 
 test('compactHeap gives back the heap that garbage had grown, and leaves no `gc` function to other code', () => {
-  // ~40 MB of short-lived objects, some kept until the end so that they reach the old generation.
+  // Tens of MB of objects, all kept until they are dropped below: they grow the heap and reach the old generation.
   let kept: unknown[] = [];
   for (let i = 0; i < 200_000; i++) kept.push({ i, s: `item ${i}`, a: [i, i + 1, i + 2] });
   const grown = getHeapStatistics().total_heap_size;
