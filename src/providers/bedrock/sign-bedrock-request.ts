@@ -1,6 +1,7 @@
 import type { SignatureV4 } from '@smithy/signature-v4';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
 import { preloadEventStreamCodec } from '../eventstream/parse-aws-eventstream.ts';
+import { loadOnFirstUse } from '../load-on-first-use.ts';
 import type { UpstreamRequest } from '../types.ts';
 
 // Bedrock's credentials, per request. With an `api_key` (a Bedrock API key) the request
@@ -17,22 +18,15 @@ interface AwsSigning {
   SignatureV4: typeof import('@smithy/signature-v4').SignatureV4;
 }
 
-let awsSigning: Promise<AwsSigning> | null = null;
-
 /**
  * The AWS signing packages (the credential chain and SigV4: ~10 MB), loaded by the first
  * request signed with SigV4, not at start: a gateway without a Bedrock provider never loads
- * them (test/e2e/serve-memory.test.ts). A failed load is tried again by the next request.
+ * them (test/e2e/serve-memory.test.ts).
  */
-function loadAwsSigning(): Promise<AwsSigning> {
-  awsSigning ??= Promise.all([import('@aws-sdk/credential-providers'), import('@smithy/hash-node'), import('@smithy/protocol-http'), import('@smithy/signature-v4')])
-    .then(([credentials, hash, http, sigv4]) => ({ fromNodeProviderChain: credentials.fromNodeProviderChain, Hash: hash.Hash, HttpRequest: http.HttpRequest, SignatureV4: sigv4.SignatureV4 }))
-    .catch((err: unknown) => {
-      awsSigning = null;
-      throw err;
-    });
-  return awsSigning;
-}
+const loadAwsSigning = loadOnFirstUse(async (): Promise<AwsSigning> => {
+  const [credentials, hash, http, sigv4] = await Promise.all([import('@aws-sdk/credential-providers'), import('@smithy/hash-node'), import('@smithy/protocol-http'), import('@smithy/signature-v4')]);
+  return { fromNodeProviderChain: credentials.fromNodeProviderChain, Hash: hash.Hash, HttpRequest: http.HttpRequest, SignatureV4: sigv4.SignatureV4 };
+});
 
 /** One signer per provider config: a reload builds new configs, and so fresh credentials. */
 const signers = new WeakMap<ProviderConfig, Promise<SignatureV4>>();

@@ -1,5 +1,6 @@
 import type { GoogleAuth } from 'google-auth-library';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
+import { loadOnFirstUse } from '../load-on-first-use.ts';
 import type { UpstreamRequest } from '../types.ts';
 
 // Vertex AI's credentials, from a service account's JSON key file (`credentials_file`) or
@@ -15,20 +16,11 @@ const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** One client per provider config: a reload builds new configs, and so fresh credentials. */
 const clients = new WeakMap<ProviderConfig, Promise<GoogleAuth>>();
 
-let library: Promise<typeof import('google-auth-library')> | null = null;
-
 /**
  * google-auth-library (with gaxios and gcp-metadata: ~10 MB), loaded by the first Vertex
- * request, not at start: a gateway without a Vertex provider never loads it. A failed load
- * is tried again by the next request.
+ * request, not at start: a gateway without a Vertex provider never loads it.
  */
-function loadLibrary(): Promise<typeof import('google-auth-library')> {
-  library ??= import('google-auth-library').catch((err: unknown) => {
-    library = null;
-    throw err;
-  });
-  return library;
-}
+const loadLibrary = loadOnFirstUse(() => import('google-auth-library'));
 
 export async function authorizeVertexRequest(req: UpstreamRequest, endpoint: Endpoint): Promise<UpstreamRequest> {
   const client = await (await authFor(endpoint.provider)).getClient();
