@@ -20,6 +20,7 @@ import type { Services } from './services.ts';
 import { baseStripper, registerDashboard } from './dashboard/serve-dashboard.ts';
 import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
 import { registerSessionRoutes } from './dashboard/session-routes.ts';
+import { installRouteAccess } from './route-access.ts';
 
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -55,6 +56,8 @@ export function buildApp(services: Services): FastifyInstance {
 
   // The dashboard's session cookie stands for a key on /api/v1 (before the routes' own auth hooks).
   installSessionCookieAuth(app);
+  // Every route declares its access; one hook enforces it before the body is read.
+  installRouteAccess(app, services.auth, services.config.server.bodyLimitBytes);
   registerDashboard(app, basePath);
 
   // The OpenAPI document sees the routes registered in the plugin after it.

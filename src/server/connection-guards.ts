@@ -43,8 +43,10 @@ export function installConnectionGuards(app: FastifyInstance, s: ServerConfig): 
   app.addHook('preHandler', async (request) => {
     request.raw.socket.setTimeout(0);
   });
-  app.addHook('onSend', async (request) => {
+  app.addHook('onSend', async (request, reply) => {
     resumeIdleTimeout(request, idleMs);
+    // Answered without reading the body (a route that takes none, or a refusal): close rather than drain it.
+    closeIfBodyPending(request, reply);
   });
 }
 

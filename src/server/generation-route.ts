@@ -8,7 +8,7 @@ import { FoldingSink } from '../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
-import { authenticateFirst, requestAuth } from './authenticate-first.ts';
+import { access, requestAuth } from './route-access.ts';
 import { closeIfBodyPending, resumeIdleTimeout } from './connection-guards.ts';
 import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
@@ -67,8 +67,8 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     return reply;
   };
   const errorHandler = dialectErrorHandler(dialect);
-  const onRequest = authenticateFirst(services.auth, dialect.readKey, dialect.keyHeaders);
-  for (const path of paths) app.post(path, { errorHandler, onRequest }, handler);
+  const declared = access('model-key', { readKey: dialect.readKey, keyHeaders: dialect.keyHeaders });
+  for (const path of paths) app.post(path, { errorHandler, ...declared }, handler);
 }
 
 /** Calls `done` once the response's last bytes left the process (or the connection closed). */

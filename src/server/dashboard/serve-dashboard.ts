@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { access } from '../route-access.ts';
 
 // The dashboard's built files (web/ → dist/dashboard by `npm run build:dashboard`), served by
 // the gateway itself: /dashboard/ and every client route under it answer index.html (the
@@ -32,7 +33,7 @@ export function registerDashboard(app: FastifyInstance, basePath: string): void 
     return html;
   };
 
-  const hidden = { schema: { hide: true } };
+  const hidden = { schema: { hide: true }, ...access('none') };
   app.get('/', hidden, async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
   app.get('/dashboard', hidden, async (_request, reply) => reply.redirect(`${basePath}/dashboard/`, 302));
 
@@ -50,6 +51,10 @@ export function registerDashboard(app: FastifyInstance, basePath: string): void 
   app.get('/dashboard/*', hidden, sendIndex);
 
   app.register(async (assets) => {
+    // @fastify/static takes no route config: its routes (files anyone may fetch) are declared here.
+    assets.addHook('onRoute', (route) => {
+      route.config = { ...route.config, access: { auth: 'none' } };
+    });
     assets.addHook('onSend', async (_request, reply) => {
       securityHeaders(reply);
     });

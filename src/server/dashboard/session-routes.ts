@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
 import { csrfTokenOf, isSessionToken } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
+import { access } from '../route-access.ts';
 
 // Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
 // key (the operator's) is exchanged for a session cookie (httpOnly, SameSite=Strict, Secure
@@ -16,6 +17,8 @@ import { SignInLimiter } from './sign-in-limiter.ts';
 export const SESSION_COOKIE = 'sy_session';
 export const SESSION_TTL_MS = 12 * 3_600_000;
 export const SESSION_PATH = '/api/v1/dashboard/session';
+/** A sign-in body holds one key: anything longer is refused (413) before it is read. */
+export const SIGN_IN_MAX_BODY_BYTES = 4096;
 
 export function sessionCookiePath(basePath: string): string {
   return basePath === '' ? '/' : `${basePath}/`;
@@ -32,12 +35,20 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   });
 
   const tags = ['dashboard sessions'];
+  // Sign-in takes a key in a small body: the limiter and the Origin check run before a byte of it is read.
+  const signIn = access('none', {
+    maxBodyBytes: SIGN_IN_MAX_BODY_BYTES,
+    beforeBody: (request) => {
+      checkOrigin(request);
+      limiter.take(request.ip);
+    },
+    note: 'takes a key in its body (at most 4 KiB); rate-limited per address before the body is read',
+  });
   app.post(SESSION_PATH, {
+    ...signIn,
     schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
       body: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } }, response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
   }, async (request, reply) => {
-    checkOrigin(request);
-    limiter.take(request.ip);
     const body = request.body as { key?: unknown } | undefined;
     const key = body !== null && typeof body === 'object' ? body.key : undefined;
     if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
@@ -57,6 +68,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
   // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
   app.get(SESSION_PATH, {
+    ...access('none', { note: 'reads the session cookie when present' }),
     schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}' }),
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
@@ -73,6 +85,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   });
 
   app.delete(SESSION_PATH, {
+    ...access('session'),
     schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}' }),
   }, async (request, reply) => {
     const token = sessionTokenOf(request);

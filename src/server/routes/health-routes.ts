@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildInfo } from '../../config/build-info.ts';
 import type { Services } from '../services.ts';
+import { access } from '../route-access.ts';
 
 /**
  * Probes, unauthenticated and cheap (no upstream call, no database query):
@@ -17,12 +18,12 @@ import type { Services } from '../services.ts';
  *   last reload's outcome), which is how a reload's effect can be seen from outside.
  */
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
-  app.get('/health', async (_request, reply) => {
+  app.get('/health', access('none'), async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok' };
   });
 
-  app.get('/ready', async (_request, reply) => {
+  app.get('/ready', access('none'), async (_request, reply) => {
     const checks = readiness(services);
     const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([name]) => name);
     const info = buildInfo();

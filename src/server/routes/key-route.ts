@@ -5,14 +5,15 @@ import { nanosToNumber } from '../../money/money.ts';
 import { effectiveLimits } from '../../config/tier-limits.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
+import { access, requestAuth } from '../route-access.ts';
 
 const DAY_MS = 86_400_000;
 
 /** GET /v1/key[?details=true]: the key status record of the spec; the key as a bearer token or `x-api-key`. */
 export function registerKeyRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   for (const prefix of prefixes) {
-    app.get(`${prefix}/key`, async (request) => {
-      const auth = await services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
+    app.get(`${prefix}/key`, access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' }), async (request) => {
+      const auth = requestAuth(request);
       const details = (request.query as Record<string, string | undefined>).details === 'true';
       return { data: await keyStatus(services, auth, details) };
     });

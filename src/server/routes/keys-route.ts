@@ -5,7 +5,7 @@ import { nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
-import { authenticateFirst } from '../authenticate-first.ts';
+import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
@@ -23,23 +23,18 @@ const CREATE_FIELDS = ['name', 'limit', 'limit_reset', 'expires_at', 'management
 const UPDATE_FIELDS = ['name', 'disabled', 'limit', 'limit_reset'] as const;
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const manager = async (request: FastifyRequest): Promise<AuthContext> => {
-    const auth = await services.auth.authenticate(bearer(request.headers));
-    if (!auth.key.isManagement) throw new GatewayError('forbidden', 'The key-management API needs a management key.');
-    return auth;
-  };
+  // Every route here authenticates a management key from the headers before its body is read.
+  const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
+  const managed = access('management', { denied: 'The key-management API needs a management key.' });
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await services.accounts.getKey(hash);
     if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
 
-  // Routes with a body authenticate from the headers before reading it (the handler's
-  // `manager` check then hits the authenticator's cache).
-  const first = { onRequest: authenticateFirst(services.auth, bearer) };
 
   for (const prefix of prefixes) {
-    app.get(`${prefix}/keys`, async (request) => {
+    app.get(`${prefix}/keys`, managed, async (request) => {
       const auth = await manager(request);
       const q = request.query as { offset?: string; include_disabled?: string };
       const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
@@ -49,7 +44,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await Promise.all(keys.map((k) => keyView(services, k))) };
     });
 
-    app.post(`${prefix}/keys`, first, async (request, reply) => {
+    app.post(`${prefix}/keys`, managed, async (request, reply) => {
       const auth = await manager(request);
       const body = objectBody(request.body);
       onlyFields(body, CREATE_FIELDS);
@@ -75,12 +70,12 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await keyView(services, created.record), key: created.key };
     });
 
-    app.get(`${prefix}/keys/:hash`, async (request) => {
+    app.get(`${prefix}/keys/:hash`, managed, async (request) => {
       const auth = await manager(request);
       return { data: await keyView(services, await ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
-    app.patch(`${prefix}/keys/:hash`, first, async (request) => {
+    app.patch(`${prefix}/keys/:hash`, managed, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
@@ -114,7 +109,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await keyView(services, updated) };
     });
 
-    app.delete(`${prefix}/keys/:hash`, first, async (request) => {
+    app.delete(`${prefix}/keys/:hash`, managed, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       await services.accounts.deleteKey(key.hash);
@@ -123,8 +118,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { deleted: true };
     });
 
-    app.get(`${prefix}/credits`, async (request) => {
-      const auth = await services.auth.authenticate(bearer(request.headers));
+    app.get(`${prefix}/credits`, access('key'), async (request) => {
+      const auth = requestAuth(request);
       const totals = await services.ledger.totals(auth.account.id);
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });

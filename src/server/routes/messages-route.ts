@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { countMessageTokens, decodeCountTokensRequest } from '../../front/anthropic-messages/count-message-tokens.ts';
 import { messagesDialect } from '../../front/anthropic-messages/messages-dialect.ts';
-import { authenticateFirst } from '../authenticate-first.ts';
+import { access } from '../route-access.ts';
 import { dialectErrorHandler, registerGenerationRoute } from '../generation-route.ts';
 import type { Services } from '../services.ts';
 
@@ -26,6 +26,6 @@ export function registerMessagesRoute(app: FastifyInstance, services: Services, 
     return countMessageTokens(req);
   };
   const errorHandler = dialectErrorHandler(messagesDialect);
-  const onRequest = authenticateFirst(services.auth, messagesDialect.readKey, messagesDialect.keyHeaders);
-  for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler, onRequest }, countTokens);
+  const declared = access('key', { readKey: messagesDialect.readKey, keyHeaders: messagesDialect.keyHeaders });
+  for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler, ...declared }, countTokens);
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
+import { access } from '../route-access.ts';
 
 /**
  * GET /metrics: the Prometheus text format, on the main port. Open by default (bind the
@@ -18,10 +18,10 @@ export function registerMetricsRoute(app: FastifyInstance, services: Services): 
     tags: ['meta'],
     response: { 200: { description: 'The Prometheus text exposition format', type: 'string' } },
   };
-  app.get('/metrics', { schema }, async (request, reply) => {
-    if (expected !== null && !timingSafeEqual(digest(bearer(request.headers.authorization)), expected)) {
-      throw new GatewayError('authentication_required', 'GET /metrics needs the metrics token: Authorization: Bearer <metrics.token>.');
-    }
+  const declared = expected === null
+    ? access('none', { note: 'open: no `metrics.token` configured' })
+    : access('metrics-token', { readKey: (h) => bearer(h.authorization), checkToken: (presented) => timingSafeEqual(digest(presented ?? ''), expected) });
+  app.get('/metrics', { ...declared, schema }, async (_request, reply) => {
     const text = await metrics.scrape();
     return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);
   });

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { extractBearer } from '../../auth/authenticate.ts';
 import { formatAttos } from '../../money/money.ts';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
@@ -8,6 +7,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { HealthStore } from '../../routing/health/health-store.ts';
 import type { Services } from '../services.ts';
+import { access } from '../route-access.ts';
 
 /** `status` of an endpoint: 0 healthy, -1 demoted for an outage in the last 30 s, -2 circuit open (or probing). */
 const STATUS_OK = 0;
@@ -31,8 +31,7 @@ export function registerModelEndpointsRoute(app: FastifyInstance, services: Serv
     return listings;
   };
   for (const prefix of prefixes) {
-    app.get(`${prefix}/models/:author/:slug/endpoints`, async (request) => {
-      await services.auth.authenticate(extractBearer(request.headers.authorization));
+    app.get(`${prefix}/models/:author/:slug/endpoints`, access('key'), async (request) => {
       const { author, slug } = request.params as { author: string; slug: string };
       const catalog = services.catalog;
       const model = catalog.resolve(`${author}/${slug}`)?.model;

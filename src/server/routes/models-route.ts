@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
+import { access } from '../route-access.ts';
 
 /**
  * GET /v1/models: the catalog, serialized once (per config generation); GET /v1/models/{id}: one model's
@@ -30,19 +31,18 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     }
     return s;
   };
-  const guard = async (request: FastifyRequest): Promise<void> => {
-    if (services.config.server.publicModels === false) await services.auth.authenticate(readAnyApiKey(request.headers), 'bearer-or-x-api-key');
-  };
+  // Public unless `server.public_models: false` (read at start: a reload does not change a route's access).
+  const declared = services.config.server.publicModels === false
+    ? access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' })
+    : access('none');
 
   for (const prefix of prefixes) {
-    app.get(`${prefix}/models`, async (request, reply) => {
-      await guard(request);
+    app.get(`${prefix}/models`, declared, async (_request, reply) => {
       reply.header('content-type', 'application/json; charset=utf-8');
       return forCatalog(services.catalog).body;
     });
     // After the static and `/:author/:slug/endpoints` routes: the router tries those first.
-    app.get(`${prefix}/models/*`, async (request, reply) => {
-      await guard(request);
+    app.get(`${prefix}/models/*`, declared, async (request, reply) => {
       const name = (request.params as { '*': string })['*'];
       reply.header('content-type', 'application/json; charset=utf-8');
       const catalog = services.catalog;

@@ -5,6 +5,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { objectBody, optionalString, requireManager } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
 import { routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 const MAX_NAME_CHARS = 200;
 
@@ -15,14 +16,14 @@ const MAX_NAME_CHARS = 200;
  */
 export function registerAccountSettingsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   const tags = ['account reports'];
-  app.get(`${prefix}/account`, {
+  app.get(`${prefix}/account`, { ...access('management'),
     schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     return { data: accountView((await services.accounts.getAccount(auth.account.id))!) };
   });
 
-  app.patch(`${prefix}/account`, {
+  app.patch(`${prefix}/account`, { ...access('management'),
     schema: routeSchema({
       summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}',
       body: { type: 'object', properties: { name: { type: 'string' }, default_model: { type: 'string', description: 'A model id of the catalog.' } } },

@@ -11,6 +11,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 const tags = ['admin: accounts'];
 const accountParams = { id: 'The account id (acct_...).' };
@@ -19,7 +20,7 @@ const accountParams = { id: 'The account id (acct_...).' };
 export function registerAdminAccountRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   const base = `${prefix}/admin/accounts`;
 
-  app.get(base, {
+  app.get(base, { ...access('admin'),
     schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}' }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -33,7 +34,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     return { data: out.data.map(accountView), next_cursor: out.next_cursor };
   });
 
-  app.post(base, {
+  app.post(base, { ...access('admin'),
     schema: routeSchema({
       summary: 'Create an account', tags, status: 201, response: '{data: account}',
       body: { type: 'object', required: ['name'], properties: {
@@ -58,14 +59,14 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     return { data: accountView(account) };
   });
 
-  app.get(`${base}/:id`, {
+  app.get(`${base}/:id`, { ...access('admin'),
     schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}' }),
   }, async (request) => {
     await requireAdmin(services, request);
     return { data: accountView(await findAccount(services, paramsOf(request).id!)) };
   });
 
-  app.patch(`${base}/:id`, {
+  app.patch(`${base}/:id`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
       response: '{data: account}',

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { extractBearer, type AuthContext } from '../../../auth/authenticate.ts';
+import type { AuthContext } from '../../../auth/authenticate.ts';
+import { requestAuth } from '../../route-access.ts';
 import { formatNanos, nanosToNumber } from '../../../money/money.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AuditActor } from '../../../store/audit-store.ts';
@@ -10,17 +11,20 @@ import type { Services } from '../../services.ts';
 // paging, date ranges, and the money fields (a JSON number as the rest of the API has it,
 // and the exact decimal text).
 
-/** An admin key (global): 401 without a valid key, 403 with any other kind of key. */
-export async function requireAdmin(services: Services, request: FastifyRequest): Promise<AuthContext> {
-  const auth = await services.auth.authenticate(extractBearer(request.headers.authorization));
-  if (!auth.key.isAdmin) throw new GatewayError('forbidden', 'The admin API needs an admin key (switchyard keys create --admin).');
+/**
+ * The admin key (or its session) the route's `access('admin')` declaration authenticated
+ * before the body was read (src/server/route-access.ts).
+ */
+export async function requireAdmin(_services: Services, request: FastifyRequest): Promise<AuthContext> {
+  const auth = requestAuth(request);
+  if (!auth.key.isAdmin) throw new Error(`${request.routeOptions.url}: requireAdmin on a route not declared access('admin')`);
   return auth;
 }
 
-/** A management key: its own account's reports (usage, activity, ledger). */
-export async function requireManager(services: Services, request: FastifyRequest): Promise<AuthContext> {
-  const auth = await services.auth.authenticate(extractBearer(request.headers.authorization));
-  if (!auth.key.isManagement) throw new GatewayError('forbidden', 'This endpoint needs a management key of the account.');
+/** The management key (or its session) of `access('management')`: its own account's reports (usage, activity, ledger). */
+export async function requireManager(_services: Services, request: FastifyRequest): Promise<AuthContext> {
+  const auth = requestAuth(request);
+  if (!auth.key.isManagement) throw new Error(`${request.routeOptions.url}: requireManager on a route not declared access('management')`);
   return auth;
 }
 

@@ -9,12 +9,13 @@ import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
 import { routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
+import { access } from '../../route-access.ts';
 
 const tags = ['admin: keys'];
 
 /** Keys of any account: list, create (API or management keys; admin keys only from the CLI), disable/enable as the operator. */
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.get(`${prefix}/admin/keys`, {
+  app.get(`${prefix}/admin/keys`, { ...access('admin'),
     schema: routeSchema({ summary: 'List keys (of one account, or all)', tags, query: { account: 'An account id.' }, response: '{data: [key]}' }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -23,7 +24,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     return { data: (await services.accounts.listKeys(account === '' ? undefined : account)).map(adminKeyView) };
   });
 
-  app.post(`${prefix}/admin/accounts/:id/keys`, {
+  app.post(`${prefix}/admin/accounts/:id/keys`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Create a key for an account (the key is in the answer, this once)', tags, params: { id: 'The account id.' }, status: 201,
       response: '{data: key, key}',
@@ -56,7 +57,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     return { data: adminKeyView(created.record), key: created.key };
   });
 
-  app.patch(`${prefix}/admin/keys/:hash`, {
+  app.patch(`${prefix}/admin/keys/:hash`, { ...access('admin'),
     schema: routeSchema({
       summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period", tags, params: { hash: 'The key hash.' },
       response: '{data: key}', body: { type: 'object', properties: {

@@ -4,10 +4,11 @@ import { decodeCursor, isIdCursor, page, pageSize, queryOf, requireAdmin } from 
 import type { AdminStores } from './admin-stores.ts';
 import { auditView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 /** GET /admin/audit: every admin action (who, what, on what, when), newest first. */
 export function registerAuditRoute(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.get(`${prefix}/admin/audit`, {
+  app.get(`${prefix}/admin/audit`, { ...access('admin'),
     schema: routeSchema({
       summary: 'The admin audit log', tags: ['admin: audit'],
       query: { action: 'Only this action, e.g. credits.grant.', target: 'Only actions on this account id or key hash.', ...PAGE_QUERY },

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { requireAdmin } from './admin-common.ts';
 import { routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 /** Field names whose values are secrets wherever they appear (provider keys, headers such as Authorization). */
 const SECRET_NAME = /(key|secret|token|password|authorization|cookie|credentials?)$/i;
@@ -13,7 +14,7 @@ export const MASK = '********';
  * configured upstream credential wherever else it appears (the scrubber's list).
  */
 export function registerAdminConfigRoute(app: FastifyInstance, services: Services, prefix: string): void {
-  app.get(`${prefix}/admin/config`, {
+  app.get(`${prefix}/admin/config`, { ...access('admin'),
     schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config}' }),
   }, async (request) => {
     await requireAdmin(services, request);

@@ -9,6 +9,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { ledgerView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
+import { access } from '../../route-access.ts';
 
 const tags = ['admin: credits'];
 
@@ -17,7 +18,7 @@ const tags = ['admin: credits'];
  * /admin/accounts/:id/ledger, and GET /ledger: the caller's own account (management key).
  */
 export function registerCreditsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.post(`${prefix}/admin/accounts/:id/credits`, {
+  app.post(`${prefix}/admin/accounts/:id/credits`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Grant credits (kind "grant", positive) or adjust a balance either way (kind "adjustment"), with a reason', tags,
       params: { id: 'The account id.' }, status: 201, response: '{data: {account_id, balance, balance_usd, entry}}',
@@ -46,7 +47,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     return { data: { account_id: account.id, ...money('balance', balance), entry: ledgerView(entry) } };
   });
 
-  app.get(`${prefix}/admin/accounts/:id/ledger`, {
+  app.get(`${prefix}/admin/accounts/:id/ledger`, { ...access('admin'),
     schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -54,7 +55,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     return ledgerPage(stores, account.id, queryOf(request));
   });
 
-  app.get(`${prefix}/ledger`, {
+  app.get(`${prefix}/ledger`, { ...access('management'),
     schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
   }, async (request) => {
     const auth = await requireManager(services, request);

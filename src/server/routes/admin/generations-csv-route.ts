@@ -8,6 +8,7 @@ import type { Services } from '../../services.ts';
 import { queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
+import { access } from '../../route-access.ts';
 
 // The generation list as CSV, the whole filtered range: GET /activity.csv (the caller's
 // account, management key) and GET /admin/generations.csv (admin key; `account=`). The
@@ -40,7 +41,7 @@ const schema = (summary: string, extra: Record<string, string>): FastifySchema =
 } as FastifySchema);
 
 export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.get(`${prefix}/admin/generations.csv`, {
+  app.get(`${prefix}/admin/generations.csv`, { ...access('admin'),
     schema: schema('Generation records as CSV (text/csv, streamed), the whole filtered range', { account: 'An account id.' }),
   }, async (request, reply) => {
     await requireAdmin(services, request);
@@ -48,7 +49,7 @@ export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Ser
     return csv(reply, stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q, 'generations');
   });
 
-  app.get(`${prefix}/activity.csv`, {
+  app.get(`${prefix}/activity.csv`, { ...access('management'),
     schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
   }, async (request, reply) => {
     const auth = await requireManager(services, request);

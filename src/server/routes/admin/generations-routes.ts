@@ -7,6 +7,7 @@ import { decodeCursor, isTimeIdCursor, page, pageSize, paramsOf, queryOf, readIn
 import type { AdminStores } from './admin-stores.ts';
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 export const FILTER_QUERY = {
   key: 'A key hash.',
@@ -23,7 +24,7 @@ export const FILTER_QUERY = {
  * caller's account, management key).
  */
 export function registerGenerationsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.get(`${prefix}/admin/generations`, {
+  app.get(`${prefix}/admin/generations`, { ...access('admin'),
     schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -31,7 +32,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     return list(stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q);
   });
 
-  app.get(`${prefix}/admin/generations/:id`, {
+  app.get(`${prefix}/admin/generations/:id`, { ...access('admin'),
     schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}' }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -42,7 +43,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     return { data: { ...activityView(row), ...detailOf(record) } };
   });
 
-  app.get(`${prefix}/activity`, {
+  app.get(`${prefix}/activity`, { ...access('management'),
     schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
   }, async (request) => {
     const auth = await requireManager(services, request);

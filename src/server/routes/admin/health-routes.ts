@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { requireAdmin } from './admin-common.ts';
 import { routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 /** GET /admin/health: every provider endpoint of the catalog with its live health and circuit state. */
 export function registerAdminHealthRoute(app: FastifyInstance, services: Services, prefix: string): void {
-  app.get(`${prefix}/admin/health`, {
+  app.get(`${prefix}/admin/health`, { ...access('admin'),
     schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...]}]}}' }),
   }, async (request) => {
     await requireAdmin(services, request);

@@ -4,6 +4,7 @@ import type { KeyRecord } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
 import { dayRange, money, paramsOf, queryOf, requireAdmin, requireManager } from './admin-common.ts';
 import { RANGE_QUERY, routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -18,14 +19,14 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
     response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}',
   });
 
-  app.get(`${prefix}/keys/:hash/usage`, { schema: doc(['account reports']) }, async (request) => {
+  app.get(`${prefix}/keys/:hash/usage`, { ...access('management'), schema: doc(['account reports']) }, async (request) => {
     const auth = await requireManager(services, request);
     const key = await services.accounts.getKey(paramsOf(request).hash!);
     if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     return perDay(services, key, queryOf(request));
   });
 
-  app.get(`${prefix}/admin/keys/:hash/usage`, { schema: doc(['admin: keys']) }, async (request) => {
+  app.get(`${prefix}/admin/keys/:hash/usage`, { ...access('admin'), schema: doc(['admin: keys']) }, async (request) => {
     await requireAdmin(services, request);
     const key = await services.accounts.getKey(paramsOf(request).hash!);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);

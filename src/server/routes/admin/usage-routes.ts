@@ -6,6 +6,7 @@ import { dayRange, figuresView, money, queryOf, requireAdmin, requireManager, ty
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { RANGE_QUERY, routeSchema } from './route-schema.ts';
+import { access } from '../../route-access.ts';
 
 const GROUP_QUERY = { group_by: `One of ${USAGE_GROUPS.join(', ')} (default day).` };
 
@@ -14,7 +15,7 @@ const GROUP_QUERY = { group_by: `One of ${USAGE_GROUPS.join(', ')} (default day)
  * and GET /usage (the caller's account, management key; `account` is not accepted there).
  */
 export function registerUsageRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
-  app.get(`${prefix}/admin/usage`, {
+  app.get(`${prefix}/admin/usage`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Usage aggregates (all accounts or one), per day, model, provider, key, app or account', tags: ['admin: usage'],
       query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], totals, group_by, from, to}',
@@ -26,7 +27,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
     return usage(stores, account, q);
   });
 
-  app.get(`${prefix}/usage`, {
+  app.get(`${prefix}/usage`, { ...access('management'),
     schema: routeSchema({
       summary: "The caller's account usage (management key): aggregates, balance", tags: ['account reports'],
       query: { ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [...], totals, balance, balance_usd, group_by, from, to}',

@@ -1,0 +1,198 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { extractBearer, type AuthContext, type Authenticator, type KeyHeaders } from '../auth/authenticate.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { isSessionToken } from './dashboard/session-store.ts';
+
+// Every route declares how a caller proves who they are (its `RouteAccess`, in the route's
+// `config.access`), and one `onRequest` hook on the root instance enforces it from the
+// headers alone, before a byte of the body is read: a body longer than the route takes
+// (Content-Length) is a 413, a missing or wrong credential a 401 or 403, and in each case
+// the connection is closed rather than the body read (connection-guards.ts). A route that
+// declares nothing is refused at start (`app.ready()` fails) and, should one slip through,
+// answered 500 at request time: an undeclared route is never served. docs/security.md's
+// table of routes is generated from these declarations (`describeRoutes`).
+
+/**
+ * How a route authenticates:
+ * - `none`: no credential (probes, the public model list, the OpenAPI document, the
+ *   dashboard's files, the dashboard sign-in, which takes a key in its small body);
+ * - `model-key`: an API key of an account that calls models (a management or admin key is
+ *   refused with 403), read by the dialect's rule;
+ * - `key`: any valid key (API, management or admin) or a dashboard session;
+ * - `management`: a management key of an account, or a dashboard session made from one;
+ * - `admin`: an admin key (the operator's), or a dashboard session made from one;
+ * - `session`: a dashboard session (its cookie);
+ * - `metrics-token`: `metrics.token` as a bearer token when one is configured, else none.
+ */
+export type AuthKind = 'none' | 'model-key' | 'key' | 'management' | 'admin' | 'session' | 'metrics-token';
+
+export const AUTH_KINDS: Record<AuthKind, string> = {
+  none: 'none',
+  'model-key': 'API key (model calls; management and admin keys refused)',
+  key: 'any key or dashboard session',
+  management: 'management key or its dashboard session',
+  admin: 'admin key or its dashboard session',
+  session: 'dashboard session cookie',
+  'metrics-token': '`metrics.token` when set, else none',
+};
+
+/** Reads the credential from the headers (a dialect's rule; Bearer by default). */
+export type KeyReader = (headers: IncomingHttpHeaders) => string | undefined;
+
+export interface RouteAccess {
+  auth: AuthKind;
+  /** Where the key is read (default `Authorization: Bearer`). */
+  readKey?: KeyReader;
+  /** The headers a 401 names. */
+  keyHeaders?: KeyHeaders;
+  /**
+   * The largest body the route reads, in bytes. Default: none (0) for GET, HEAD and DELETE,
+   * `server.body_limit_bytes` otherwise. A larger Content-Length is a 413 before anything else.
+   */
+  maxBodyBytes?: number;
+  /**
+   * Runs after authentication and before the body is read: refusals that need only the
+   * headers and the key (the sign-in limiter, a key that cannot pay).
+   */
+  beforeBody?: (request: FastifyRequest, auth: AuthContext | null) => void | Promise<void>;
+  /** For `metrics-token`: the token's check (true: let through). */
+  checkToken?: (presented: string | undefined) => boolean;
+  /** The 403's message for a key of the wrong kind (`management`, `admin`). */
+  denied?: string;
+  /** For the docs' route table: what the route is for, when the auth kind alone does not say. */
+  note?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+/** Route options that declare a route's access: `app.get(path, { ...access('admin'), schema }, handler)`. */
+export function access(auth: AuthKind, more: Omit<RouteAccess, 'auth'> = {}): { config: { access: RouteAccess }; bodyLimit?: number } {
+  const declared: RouteAccess = { auth, ...more };
+  return more.maxBodyBytes === undefined ? { config: { access: declared } } : { config: { access: declared }, bodyLimit: Math.max(1, more.maxBodyBytes) };
+}
+
+const authOf = new WeakMap<FastifyRequest, AuthContext>();
+
+/** The identity the access hook established for this request (routes that authenticate). */
+export function requestAuth(request: FastifyRequest): AuthContext {
+  const ctx = authOf.get(request);
+  if (ctx === undefined) throw new Error(`route ${request.method} ${request.routeOptions.url} used requestAuth without declaring an authenticated access`);
+  return ctx;
+}
+
+/** The identity of a route whose access let a request through without one (`none`): undefined. */
+export function optionalRequestAuth(request: FastifyRequest): AuthContext | undefined {
+  return authOf.get(request);
+}
+
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess | undefined;
+}
+
+const declaredRoutes = new WeakMap<FastifyInstance, DeclaredRoute[]>();
+
+/** Every route registered on `app` (after `installRouteAccess`) with its declaration. */
+export function describeRoutes(app: FastifyInstance): readonly DeclaredRoute[] {
+  return declaredRoutes.get(app) ?? [];
+}
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/** The body limit a declaration gives a method (bytes). */
+export function bodyLimitOf(declared: RouteAccess, method: string, serverLimit: number): number {
+  if (declared.maxBodyBytes !== undefined) return Math.min(declared.maxBodyBytes, serverLimit);
+  return BODYLESS.has(method) ? 0 : serverLimit;
+}
+
+/**
+ * Installs the declaration check (every route registered after this call must declare
+ * its access; `ready()` fails otherwise) and the one `onRequest` hook that enforces it.
+ * Call on the root instance, after the hooks that must run first (the connection guards,
+ * the session cookie → token hook).
+ */
+export function installRouteAccess(app: FastifyInstance, auth: Authenticator, serverBodyLimit: number): void {
+  const routes: { options: RouteOptions; method: string }[] = [];
+  app.addHook('onRoute', (route: RouteOptions) => {
+    for (const method of [route.method].flat()) routes.push({ options: route, method });
+  });
+  app.addHook('onReady', async () => {
+    const list: DeclaredRoute[] = routes.map((r) => ({ method: r.method, url: r.options.url, access: r.options.config?.access }));
+    declaredRoutes.set(app, list);
+    const missing = list.filter((r) => r.access === undefined);
+    if (missing.length > 0) {
+      throw new Error(`Routes without a declared access (config.access, src/server/route-access.ts): ${missing.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const declared = request.routeOptions.config.access;
+    if (declared === undefined) {
+      if (request.is404) return; // the not-found answer (connection-guards.ts)
+      throw new GatewayError('internal_error', 'This route declares no access; it is not served.');
+    }
+    const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
+    const length = contentLength(request.headers);
+    if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
+      throw new GatewayError('request_too_large', limit === 0
+        ? `${request.method} ${request.routeOptions.url} takes no request body.`
+        : `The request body is larger than this route accepts (${limit} bytes).`);
+    }
+    const ctx = await authenticate(auth, declared, request);
+    if (ctx !== null) authOf.set(request, ctx);
+    if (declared.beforeBody !== undefined) await declared.beforeBody(request, ctx);
+  });
+}
+
+function contentLength(headers: IncomingHttpHeaders): number {
+  const v = headers['content-length'];
+  if (v === undefined) return 0;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : Number.POSITIVE_INFINITY;
+}
+
+async function authenticate(auth: Authenticator, declared: RouteAccess, request: FastifyRequest): Promise<AuthContext | null> {
+  const readKey = declared.readKey ?? bearerOf;
+  switch (declared.auth) {
+    case 'none':
+      return null;
+    case 'metrics-token':
+      if (declared.checkToken !== undefined && !declared.checkToken(readKey(request.headers))) {
+        throw new GatewayError('authentication_required', `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`);
+      }
+      return null;
+    case 'session': {
+      const token = readKey(request.headers);
+      if (token === undefined || !isSessionToken(token)) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
+      return auth.authenticate(token, declared.keyHeaders);
+    }
+    case 'model-key': {
+      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
+      if (ctx.key.isManagement) throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
+      if (ctx.key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
+      return ctx;
+    }
+    case 'key':
+      return auth.authenticate(readKey(request.headers), declared.keyHeaders);
+    case 'management': {
+      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
+      if (!ctx.key.isManagement) throw new GatewayError('forbidden', declared.denied ?? 'This endpoint needs a management key of the account.');
+      return ctx;
+    }
+    case 'admin': {
+      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
+      if (!ctx.key.isAdmin) throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
+      return ctx;
+    }
+  }
+}
+
+function bearerOf(headers: IncomingHttpHeaders): string | undefined {
+  return extractBearer(headers.authorization);
+}
