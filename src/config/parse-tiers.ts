@@ -2,11 +2,12 @@ import { DEFAULT_TIERS, type TierLimits } from './tier-limits.ts';
 import { ConfigError } from './config-error.ts';
 import { at, checkKeys, optInt, optString, optStringList, readInt, readMapping, type Fields } from './read-fields.ts';
 
-const TIER_KEYS = ['name', 'requests_per_minute', 'requests_per_day', 'account_requests_per_minute', 'models', 'model_limits'] as const;
+const TIER_KEYS = ['name', 'requests_per_minute', 'requests_per_day', 'account_requests_per_minute', 'models', 'model_limits', 'max_body_bytes'] as const;
 
 /**
  * `tiers:` — each entry overrides the default tier of that id field by field, or defines a
- * new tier. `requests_per_day: null` (or 0) removes a daily cap; the same for the account cap.
+ * new tier. `requests_per_day: null` (or 0) removes a daily cap; the same for the account cap
+ * and `max_body_bytes` (then the server's `body_limit_bytes` bounds the tier's bodies).
  */
 export function parseTiers(value: unknown, path: string): TierLimits[] {
   const byId = new Map(DEFAULT_TIERS.map((t) => [t.id, { ...t, modelRequestsPerMinute: { ...t.modelRequestsPerMinute } }]));
@@ -27,6 +28,7 @@ export function parseTiers(value: unknown, path: string): TierLimits[] {
       accountRequestsPerMinute: optionalCap(fields, 'account_requests_per_minute', p, base?.accountRequestsPerMinute ?? null),
       models: optStringList(fields, 'models', p) ?? base?.models ?? null,
       modelRequestsPerMinute: { ...(base?.modelRequestsPerMinute ?? {}), ...modelLimits(fields.model_limits, at(p, 'model_limits')) },
+      maxBodyBytes: optionalCap(fields, 'max_body_bytes', p, base?.maxBodyBytes ?? null),
     });
   }
   return [...byId.values()];

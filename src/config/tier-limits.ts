@@ -14,6 +14,11 @@ export interface TierLimits {
   models: string[] | null;
   /** Per-model requests-per-minute, overriding `requestsPerMinute` for those models. */
   modelRequestsPerMinute: Record<string, number>;
+  /**
+   * The largest model-call body a key of this tier may send (bytes); null: the server's
+   * `body_limit_bytes`. Refused (413) from the Content-Length, before the body is read.
+   */
+  maxBodyBytes: number | null;
 }
 
 export type TierTable = ReadonlyMap<string, TierLimits>;
@@ -26,9 +31,9 @@ export interface LimitsOverride {
 }
 
 export const DEFAULT_TIERS: readonly TierLimits[] = [
-  { id: 'free', name: 'Free', requestsPerMinute: 20, requestsPerDay: 200, accountRequestsPerMinute: 40, models: null, modelRequestsPerMinute: {} },
-  { id: 'tier2', name: 'Tier 2', requestsPerMinute: 600, requestsPerDay: null, accountRequestsPerMinute: 3000, models: null, modelRequestsPerMinute: {} },
-  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 10_000, requestsPerDay: null, accountRequestsPerMinute: null, models: null, modelRequestsPerMinute: {} },
+  { id: 'free', name: 'Free', requestsPerMinute: 20, requestsPerDay: 200, accountRequestsPerMinute: 40, models: null, modelRequestsPerMinute: {}, maxBodyBytes: 4 * 1024 * 1024 },
+  { id: 'tier2', name: 'Tier 2', requestsPerMinute: 600, requestsPerDay: null, accountRequestsPerMinute: 3000, models: null, modelRequestsPerMinute: {}, maxBodyBytes: null },
+  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 10_000, requestsPerDay: null, accountRequestsPerMinute: null, models: null, modelRequestsPerMinute: {}, maxBodyBytes: null },
 ];
 
 /** The limits that apply to one account: its tier with the account's own overrides on top. */

@@ -6,6 +6,9 @@ import { effectiveLimits, tierAllowsModel, type LimitsOverride, type TierLimits,
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** How long a request-wide refusal is replayed from memory at most (a raised limit takes effect within it). */
+const REMEMBER_MS = 10_000;
+const REMEMBERED_MAX = 100_000;
 
 export interface RateLimitSubject {
   keyHash: string;
@@ -23,6 +26,12 @@ export class RateLimitGate {
   private readonly limiter: RateLimiter;
   private readonly tiers: TierTable;
   private readonly fallbackTier: TierLimits;
+  /**
+   * Request-wide refusals (a key's day, an account's minute) and when they lift: until
+   * then a request of that key or account is refused from its headers, before its body is
+   * read (`refusalBeforeBody`) — the limiter's own answer replayed, at no store call.
+   */
+  private readonly closed = new Map<string, { untilMs: number; decision: RateDecision }>();
 
   constructor(limiter: RateLimiter, tiers: TierTable) {
     this.limiter = limiter;
@@ -32,6 +41,30 @@ export class RateLimitGate {
 
   tierOf(tierId: string): TierLimits {
     return this.tiers.get(tierId) ?? this.fallbackTier;
+  }
+
+  /**
+   * A 429 for a key whose daily or account limit refused a request moments ago and has not
+   * lifted yet (this process's memory, at most REMEMBER_MS), else null.
+   */
+  refusalBeforeBody(keyHash: string, accountId: string, nowMs: number): GatewayError | null {
+    for (const bucket of [`d:${keyHash}`, `a:${accountId}`]) {
+      const c = this.closed.get(bucket);
+      if (c === undefined) continue;
+      if (c.untilMs <= nowMs) {
+        this.closed.delete(bucket);
+        continue;
+      }
+      return rateLimited({ ...c.decision, retryAfterMs: c.untilMs - nowMs });
+    }
+    return null;
+  }
+
+  private remember(decision: RateDecision, nowMs: number): void {
+    const bucket = decision.rule?.bucket;
+    if (bucket === undefined || decision.retryAfterMs <= 0) return;
+    if (this.closed.size >= REMEMBERED_MAX) this.closed.clear();
+    this.closed.set(bucket, { untilMs: nowMs + Math.min(decision.retryAfterMs, REMEMBER_MS), decision });
   }
 
   /** The plan without the models the subject's tier may not call (fallbacks included); 400 when none is left. */
@@ -69,12 +102,19 @@ export class RateLimitGate {
       return { headers: rateLimitHeaders(decision), models };
     }
     const refusal = rateLimited(decision);
-    if (decision.rule !== modelRule || !plan.some((a) => a.model.id !== primary)) throw refusal;
+    if (decision.rule !== modelRule) {
+      this.remember(decision, nowMs);
+      throw refusal;
+    }
+    if (!plan.some((a) => a.model.id !== primary)) throw refusal;
     // Only the primary's own limit is spent: the fallbacks may serve.
     models.settle(primary, refusal);
     if (requestRules.length === 0) return { headers: rateLimitHeaders(decision), models };
     const rest = await this.limiter.admit(requestRules, nowMs, subject.accountId);
-    if (!rest.allowed) throw rateLimited(rest);
+    if (!rest.allowed) {
+      this.remember(rest, nowMs);
+      throw rateLimited(rest);
+    }
     return { headers: rateLimitHeaders(rest), models };
   }
 }

@@ -113,6 +113,24 @@ export class GenerationPipeline {
   }
 
   /**
+   * What can be refused from the key and the announced body size alone, before the body is
+   * read or parsed (route-access.ts): a negative balance (402), a body larger than the key's
+   * tier takes (413), a daily or account rate limit that refused this key moments ago and has
+   * not lifted (429). Null: read the body and admit as usual. Costs no store call.
+   */
+  refusalBeforeBody(auth: AuthContext, contentLength: number): GatewayError | null {
+    const account = auth.account;
+    if (account.balanceNanos < 0n) {
+      return new GatewayError('insufficient_quota', 'Insufficient credits: the account balance is negative. Add credits to continue.');
+    }
+    const tier = this.deps.rateLimits.tierOf(account.tier);
+    if (tier.maxBodyBytes !== null && contentLength > tier.maxBodyBytes) {
+      return new GatewayError('request_too_large', `The request body is larger than the ${tier.name} tier accepts (${tier.maxBodyBytes} bytes).`);
+    }
+    return this.deps.rateLimits.refusalBeforeBody(auth.key.hash, account.id, this.now());
+  }
+
+  /**
    * Admission: default model, plan, tier model access, rate limits, credit hold. Every
    * answer from here on names its generation (X-Generation-Id), refusals included, and a
    * refusal leaves an error generation record. When the shared state (Redis, Postgres)

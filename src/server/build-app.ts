@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { installConnectionGuards, serverOptions } from './connection-guards.ts';
-import { checkJsonDepth } from '../front/shared/check-json-depth.ts';
+import { installJsonBodyParser } from './body/parse-json-body.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
@@ -41,11 +41,7 @@ export function buildApp(services: Services): FastifyInstance {
   installConnectionGuards(app, services.config.server);
   countHttpRequests(app, services);
 
-  // Every POST body is JSON whatever its content type (curl -d sends form-encoded):
-  // one parser, so a malformed body is our invalid_json error in the dialect's shape, and
-  // one place bounds how deep a body nests (nothing recursive downstream can overflow).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
+  installJsonBodyParser(app);
 
   // Outside the dialect routes, errors take the spec's record shape (the chat dialect's).
   const renderError = dialectErrorHandler(chatDialect);
@@ -78,21 +74,4 @@ export function buildApp(services: Services): FastifyInstance {
     registerMetricsRoute(api, services);
   });
   return app;
-}
-
-function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
-  if (text.length === 0) return done(null, undefined);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return done(new GatewayError('invalid_json', `The request body is not valid JSON: ${(err as Error).message}`));
-  }
-  try {
-    checkJsonDepth(value);
-  } catch (err) {
-    return done(err as Error);
-  }
-  done(null, value);
 }

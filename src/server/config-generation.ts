@@ -125,6 +125,7 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
   const fields: Array<[string, unknown, unknown]> = [
     ['server.host', current.server.host, next.server.host],
     ['server.port', current.server.port, next.server.port],
+    ['server.public_models', current.server.publicModels ?? true, next.server.publicModels ?? true],
     ['database.path', current.database.path, next.database.path],
   ];
   for (const [name, was, now] of fields) {

@@ -67,7 +67,15 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     return reply;
   };
   const errorHandler = dialectErrorHandler(dialect);
-  const declared = access('model-key', { readKey: dialect.readKey, keyHeaders: dialect.keyHeaders });
+  const declared = access('model-key', {
+    readKey: dialect.readKey,
+    keyHeaders: dialect.keyHeaders,
+    // Refusals the key and the announced size decide, before a byte of the body is read.
+    beforeBody: (request, auth) => {
+      const refusal = services.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));
+      if (refusal !== null) throw refusal;
+    },
+  });
   for (const path of paths) app.post(path, { errorHandler, ...declared }, handler);
 }
 

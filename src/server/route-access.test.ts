@@ -12,7 +12,9 @@ describe('installRouteAccess', () => {
     installRouteAccess(app, noKeys, 1024);
     app.get('/declared', access('none'), async () => 'ok');
     app.post('/forgotten', async () => 'oops');
-    await assert.rejects(app.ready(), /Routes without a declared access.*POST \/forgotten/);
+    await assert.rejects(async () => {
+      await app.ready();
+    }, /Routes without a declared access.*POST \/forgotten/);
   });
 
   it('lists every route with its declaration, HEAD twins included', async () => {
