@@ -70,6 +70,7 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
   const declared = access('model-key', {
     readKey: dialect.readKey,
     keyHeaders: dialect.keyHeaders,
+    maxBodyBytes: 'server',
     // Refusals the key and the announced size decide, before a byte of the body is read.
     beforeBody: (request, auth) => {
       const refusal = services.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));

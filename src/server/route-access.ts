@@ -6,8 +6,8 @@ import { isSessionToken } from './dashboard/session-store.ts';
 
 // Every route declares how a caller proves who they are (its `RouteAccess`, in the route's
 // `config.access`), and one `onRequest` hook on the root instance enforces it from the
-// headers alone, before a byte of the body is read: a body longer than the route takes
-// (Content-Length) is a 413, a missing or wrong credential a 401 or 403, and in each case
+// headers alone, before a byte of the body is read: a missing or wrong credential is a 401
+// or 403, a body longer than the route takes (Content-Length) a 413, and in each case
 // the connection is closed rather than the body read (connection-guards.ts). A route that
 // declares nothing is refused at start (`app.ready()` fails) and, should one slip through,
 // answered 500 at request time: an undeclared route is never served. docs/security.md's
@@ -47,10 +47,12 @@ export interface RouteAccess {
   /** The headers a 401 names. */
   keyHeaders?: KeyHeaders;
   /**
-   * The largest body the route reads, in bytes. Default: none (0) for GET, HEAD and DELETE,
-   * `server.body_limit_bytes` otherwise. A larger Content-Length is a 413 before anything else.
+   * The largest body the route reads: bytes, or `server` for `server.body_limit_bytes`
+   * (model calls). Default: none (0) for GET, HEAD and DELETE, SMALL_BODY_BYTES otherwise
+   * (the management and admin APIs' JSON). A larger Content-Length is a 413 before anything
+   * else; a chunked body is cut off at the same size.
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | 'server';
   /**
    * Runs after authentication and before the body is read: refusals that need only the
    * headers and the key (the sign-in limiter, a key that cannot pay).
@@ -71,10 +73,12 @@ declare module 'fastify' {
 }
 
 /** Route options that declare a route's access: `app.get(path, { ...access('admin'), schema }, handler)`. */
-export function access(auth: AuthKind, more: Omit<RouteAccess, 'auth'> = {}): { config: { access: RouteAccess }; bodyLimit?: number } {
-  const declared: RouteAccess = { auth, ...more };
-  return more.maxBodyBytes === undefined ? { config: { access: declared } } : { config: { access: declared }, bodyLimit: Math.max(1, more.maxBodyBytes) };
+export function access(auth: AuthKind, more: Omit<RouteAccess, 'auth'> = {}): { config: { access: RouteAccess } } {
+  return { config: { access: { auth, ...more } } };
 }
+
+/** The body limit of a route that takes JSON settings (management, admin): far above any real one. */
+export const SMALL_BODY_BYTES = 64 * 1024;
 
 const authOf = new WeakMap<FastifyRequest, AuthContext>();
 
@@ -107,8 +111,9 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 /** The body limit a declaration gives a method (bytes). */
 export function bodyLimitOf(declared: RouteAccess, method: string, serverLimit: number): number {
+  if (declared.maxBodyBytes === 'server') return serverLimit;
   if (declared.maxBodyBytes !== undefined) return Math.min(declared.maxBodyBytes, serverLimit);
-  return BODYLESS.has(method) ? 0 : serverLimit;
+  return BODYLESS.has(method) ? 0 : Math.min(SMALL_BODY_BYTES, serverLimit);
 }
 
 /**
@@ -120,7 +125,11 @@ export function bodyLimitOf(declared: RouteAccess, method: string, serverLimit: 
 export function installRouteAccess(app: FastifyInstance, auth: Authenticator, serverBodyLimit: number): void {
   const routes: { options: RouteOptions; method: string }[] = [];
   app.addHook('onRoute', (route: RouteOptions) => {
-    for (const method of [route.method].flat()) routes.push({ options: route, method });
+    const methods = [route.method].flat();
+    for (const method of methods) routes.push({ options: route, method });
+    // Fastify's own limit (a chunked body is cut off as it grows past it) is the declared one.
+    const declared = route.config?.access;
+    if (declared !== undefined) route.bodyLimit = Math.max(1, ...methods.map((m) => bodyLimitOf(declared, m, serverBodyLimit)));
   });
   app.addHook('onReady', async () => {
     const list: DeclaredRoute[] = routes.map((r) => ({ method: r.method, url: r.options.url, access: r.options.config?.access }));
@@ -137,6 +146,8 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
       if (request.is404) return; // the not-found answer (connection-guards.ts)
       throw new GatewayError('internal_error', 'This route declares no access; it is not served.');
     }
+    const ctx = await authenticate(auth, declared, request);
+    if (ctx !== null) authOf.set(request, ctx);
     const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
     const length = contentLength(request.headers);
     if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
@@ -144,8 +155,6 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
         ? `${request.method} ${request.routeOptions.url} takes no request body.`
         : `The request body is larger than this route accepts (${limit} bytes).`);
     }
-    const ctx = await authenticate(auth, declared, request);
-    if (ctx !== null) authOf.set(request, ctx);
     if (declared.beforeBody !== undefined) await declared.beforeBody(request, ctx);
   });
 }

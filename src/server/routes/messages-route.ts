@@ -26,6 +26,6 @@ export function registerMessagesRoute(app: FastifyInstance, services: Services, 
     return countMessageTokens(req);
   };
   const errorHandler = dialectErrorHandler(messagesDialect);
-  const declared = access('key', { readKey: messagesDialect.readKey, keyHeaders: messagesDialect.keyHeaders });
+  const declared = access('key', { readKey: messagesDialect.readKey, keyHeaders: messagesDialect.keyHeaders, maxBodyBytes: 'server' });
   for (const base of bases) app.post(`${base}/messages/count_tokens`, { errorHandler, ...declared }, countTokens);
 }
