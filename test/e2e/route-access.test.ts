@@ -89,6 +89,31 @@ describe('every route refuses before reading the body', () => {
     assert.equal(answer.status, 413);
   });
 
+  test('the sign-in limiter refuses from the headers: past its attempts, a sign-in is 429 before its body is sent', async () => {
+    // Each attempt from this address counts, whatever its answer (here: no body, a 400 or 401).
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 429; i++) {
+      const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"sk-sy-v1-wrong"}' });
+      status = res.status;
+    }
+    assert.equal(status, 429);
+    const answer = await announceHugeBody(gw.origin, 'POST', '/api/v1/dashboard/session');
+    assert.equal(answer.status, 413, 'a body over 4 KiB is refused first');
+    const socket = await openSocket(gw.origin);
+    const text = await new Promise<string>((resolve) => {
+      let t = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => {
+        t += d;
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(t));
+      socket.write(`POST /api/v1/dashboard/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3000\r\n\r\n`);
+    });
+    assert.match(text, /^HTTP\/1\.1 429/);
+    assert.match(text, /retry-after: \d+/i);
+  });
+
   test('a GET carrying a body is answered and its connection closed rather than drained', async () => {
     const answer = await announceHugeBody(gw.origin, 'GET', '/health');
     assert.equal(answer.status, 413);
