@@ -25,7 +25,7 @@ export const SERVER_DEFAULTS = {
 } as const;
 
 export const SERVER_KEYS = [
-  'host', 'port', 'base_path', 'trust_proxy', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
+  'host', 'port', 'base_path', 'trust_proxy', 'public_origin', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
 ] as const;
 
 /** `server:` after env and flag overrides of host and port. */
@@ -44,11 +44,28 @@ export function parseServer(fields: Fields, overrides: { host?: string | undefin
   if (basePath !== '') server.basePath = basePath;
   const trustProxy = optString(fields, 'trust_proxy', path);
   if (trustProxy !== undefined && trustProxy.trim() !== '') server.trustProxy = trustProxy.trim();
+  const publicOrigin = readOrigin(optString(fields, 'public_origin', path));
+  if (publicOrigin !== undefined) server.publicOrigin = publicOrigin;
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new ConfigError(at(path, 'headers_timeout_ms'), `must not exceed server.request_timeout_ms (${server.requestTimeoutMs})`);
   }
   return server;
+}
+
+/** `public_origin`: scheme, host and optional port (`https://gw.example.com`), nothing else; kept as the URL's origin. */
+function readOrigin(v: string | undefined): string | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(v.trim());
+  } catch {
+    throw new ConfigError(at('server', 'public_origin'), `must be an origin such as https://gw.example.com (got "${v}")`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(at('server', 'public_origin'), `must be an origin such as https://gw.example.com: a scheme (http or https), a host and a port, no path (got "${v}")`);
+  }
+  return url.origin;
 }
 
 /** `base_path`: '' (none) or '/segment[/segment...]' without a trailing slash. */

@@ -50,6 +50,11 @@ export interface ServerConfig {
   basePath?: string;
   /** Addresses of reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or CIDRs); absent: none. */
   trustProxy?: string;
+  /**
+   * The origin browsers reach the dashboard at (`https://gw.example.com`): a state-changing
+   * dashboard request must name it as its Origin. Absent: the request's own Host.
+   */
+  publicOrigin?: string;
   /** GET /v1/models needs no key (absent: true; `false` asks for a valid key). */
   publicModels?: boolean;
   /** Larger request bodies are refused with 413 `request_too_large`. */

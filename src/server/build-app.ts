@@ -51,7 +51,7 @@ export function buildApp(services: Services): FastifyInstance {
   });
 
   // The dashboard's session cookie stands for a key on /api/v1 (before the routes' own auth hooks).
-  installSessionCookieAuth(app);
+  installSessionCookieAuth(app, services.config.server.publicOrigin);
   // Every route declares its access; one hook enforces it before the body is read.
   installRouteAccess(app, services.auth, services.config.server.bodyLimitBytes);
   registerDashboard(app, basePath);

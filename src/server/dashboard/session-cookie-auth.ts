@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { csrfTokenOf } from './session-store.ts';
-import { checkOrigin, SESSION_COOKIE, SESSION_PATH } from './session-routes.ts';
+import { SESSION_PATH } from './session-routes.ts';
+import { checkOrigin, sessionCookieName } from './session-cookie.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'x-csrf-token';
@@ -13,9 +14,11 @@ export const CSRF_HEADER = 'x-csrf-token';
  * token goes where the routes read a key. A state-changing request must also carry the
  * session's CSRF token in `X-CSRF-Token` (the page reads it from GET /dashboard/session;
  * another site can neither read it nor, with SameSite=Strict, send the cookie) and, if it
- * names an Origin, this gateway's. The /v1 model routes never take the cookie.
+ * names an Origin, this gateway's (`server.public_origin`, else the request's Host). The
+ * /v1 model routes never take the cookie. Over https only the `__Host-` cookie counts
+ * (session-cookie.ts).
  */
-export function installSessionCookieAuth(app: FastifyInstance): void {
+export function installSessionCookieAuth(app: FastifyInstance, publicOrigin: string | undefined): void {
   // Parses and serializes cookies (its own hook is not relied on: ours parses the header).
   app.register(fastifyCookie);
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -24,12 +27,12 @@ export function installSessionCookieAuth(app: FastifyInstance): void {
     if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) return;
     const header = request.headers.cookie;
     if (header === undefined) return;
-    const token = app.parseCookie(header)[SESSION_COOKIE];
+    const token = app.parseCookie(header)[sessionCookieName(request)];
     if (token === undefined || token === '') return;
     // Signing in again with an old cookie still present takes the key in the body.
     if (request.method === 'POST' && url.split('?')[0] === SESSION_PATH) return;
     if (!SAFE_METHODS.has(request.method)) {
-      checkOrigin(request);
+      checkOrigin(request, publicOrigin);
       if (request.headers[CSRF_HEADER] !== csrfTokenOf(token)) {
         throw new GatewayError('forbidden', 'Missing or wrong X-CSRF-Token header for this dashboard session.');
       }

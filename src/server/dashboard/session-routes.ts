@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
 import { csrfTokenOf, isSessionToken } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
+import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
 import { access } from '../route-access.ts';
 
 // Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
@@ -14,32 +15,23 @@ import { access } from '../route-access.ts';
 // header; the cookie hook (session-cookie-auth.ts) turns them into the session token the
 // authenticator resolves to the key, so the session acts as its key on the existing routes.
 
-export const SESSION_COOKIE = 'sy_session';
 export const SESSION_TTL_MS = 12 * 3_600_000;
 export const SESSION_PATH = '/api/v1/dashboard/session';
 /** A sign-in body holds one key: anything longer is refused (413) before it is read. */
 export const SIGN_IN_MAX_BODY_BYTES = 4096;
 
-export function sessionCookiePath(basePath: string): string {
-  return basePath === '' ? '/' : `${basePath}/`;
-}
-
 export function registerSessionRoutes(app: FastifyInstance, services: Services): void {
   const basePath = services.config.server.basePath ?? '';
   const limiter = new SignInLimiter();
-  const cookieOptions = (request: FastifyRequest) => ({
-    path: sessionCookiePath(basePath),
-    httpOnly: true,
-    sameSite: 'strict' as const,
-    secure: request.protocol === 'https',
-  });
+  const publicOrigin = services.config.server.publicOrigin;
+  const cookieOptions = (request: FastifyRequest) => sessionCookieOptions(request, basePath);
 
   const tags = ['dashboard sessions'];
   // Sign-in takes a key in a small body: the limiter and the Origin check run before a byte of it is read.
   const signIn = access('none', {
     maxBodyBytes: SIGN_IN_MAX_BODY_BYTES,
     beforeBody: (request) => {
-      checkOrigin(request);
+      checkOrigin(request, publicOrigin);
       limiter.take(request.ip);
     },
     note: 'takes a key in its body (at most 4 KiB); rate-limited per address before the body is read',
@@ -60,7 +52,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     }
     limiter.forget(request.ip);
     const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
-    reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, session.token, { ...cookieOptions(request), expires: session.expiresAt }));
+    reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
     return sessionView(auth, session.token, session.expiresAt.toISOString());
   });
@@ -90,7 +82,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   }, async (request, reply) => {
     const token = sessionTokenOf(request);
     await services.sessions.revoke(token);
-    reply.header('set-cookie', app.serializeCookie(SESSION_COOKIE, '', { ...cookieOptions(request), expires: new Date(0) }));
+    reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), '', { ...cookieOptions(request), expires: new Date(0) }));
     return { signed_out: true };
   });
 }
@@ -110,20 +102,6 @@ function sessionView(auth: AuthContext, token: string, expiresAt: string | null)
     csrf_token: csrfTokenOf(token),
     ...(expiresAt === null ? {} : { expires_at: expiresAt }),
   };
-}
-
-/** A browser's cross-site request names another origin: refused (login CSRF). Non-browser clients send no Origin. */
-export function checkOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
-  const host = request.headers.host;
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    originHost = '';
-  }
-  if (host === undefined || originHost !== host) throw new GatewayError('forbidden', 'Cross-origin request refused: the Origin does not match this gateway.');
 }
 
 export type { FastifyReply };
