@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { messagesDialect, MESSAGES_KEEP_ALIVE } from '../../src/front/anthropic-messages/messages-dialect.ts';
 import { registerGenerationRoute } from '../../src/server/generation-route.ts';
+import { installRouteAccess } from '../../src/server/route-access.ts';
 import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -102,6 +103,8 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     emu = await startOpenAIChatEmulator();
     gw = await startTestGateway({ yaml: config(emu.baseUrl) });
     app = Fastify();
+    // A bare app with the gateway's access hook: the generation route's declared access needs it.
+    installRouteAccess(app, gw.services.auth, gw.services.config.server.bodyLimitBytes);
     registerGenerationRoute(app, gw.services, { ...messagesDialect, keepAlive: { intervalMs: INTERVAL_MS, text: PING } }, ['/v1/messages']);
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/messages`;
