@@ -161,6 +161,8 @@ export class Telemetry implements UpstreamObserver {
       status,
       error: error?.code ?? null,
       error_message: error === null ? null : s.text(error.message),
+      // The operator's own: what the client's message leaves out (a transport error's address).
+      ...(error?.detail === undefined ? {} : { error_detail: s.text(error.detail) }),
       attempts,
       latency_ms: r.latencyMs,
       ttft_ms: r.firstTokenMs,
