@@ -221,7 +221,8 @@ export class GenerationPipeline {
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
-    const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
+    // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
+    const span = this.telemetry.requestStarted(admitted.plan[0]?.model.id ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
     const cache = admitted.cache;
     const hit = cache?.hit ?? null;
     const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
