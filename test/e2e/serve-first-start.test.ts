@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { redisUnavailable, startRedis } from '../support/redis-server.ts';
 import { BIN, listening, run, serve, serveEnv, starterKey, starterKeyFile, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
 
 // The first start of `switchyard serve` on a fresh machine: a data folder that does not
@@ -110,6 +112,27 @@ describe('the first start', () => {
     const key = await starterKey(s);
     assert.equal(await keyWorks(origin, key), 200);
     await stop(s);
+  });
+});
+
+describe('the first start on Postgres and Redis', { skip: postgresUnavailable() ?? redisUnavailable() ?? false }, () => {
+  test("writes the key (0600) into SWITCHYARD_DATA_DIR, which it creates private, and prints only the file's path", async () => {
+    const redis = await startRedis();
+    try {
+      const dataDir = join(fresh(), 'instance', 'data');
+      const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url }), ['--port', '0']);
+      const origin = await listening(s);
+      const file = await starterKeyFile(s);
+      assert.equal(file, join(dataDir, 'first-start-key.txt'));
+      assert.equal(mode(dataDir), 0o700);
+      assert.equal(mode(file), 0o600);
+      assert.equal(await keyWorks(origin, readFileSync(file, 'utf8').trim()), 200);
+      assert.deepEqual(await stop(s), { code: 0, signal: null });
+      assert.doesNotMatch(s.stderr, /sk-sy-v1-/);
+    } finally {
+      await redis.stop();
+      await stopPostgres();
+    }
   });
 });
 
