@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort } from '../support/free-port.ts';
-import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
+import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // An upstream the gateway cannot reach (a closed loopback port): the client learns which
 // provider and why (`connection refused`), in every dialect, streamed or not, but not the
@@ -53,5 +54,30 @@ describe('a transport error tells the client the provider and a reason, not the 
     const failed = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && l.error === 'provider_error');
     assert.ok(failed.length >= 6, `${failed.length} failed requests logged`);
     for (const line of failed) assert.match(String(line.error_detail), new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
+  });
+});
+
+describe('a connection cut while the answer streams: the in-stream error names the provider and the reason', () => {
+  let emu: OpenAIChatEmulator;
+  let gw: TestGateway;
+  before(async () => {
+    emu = await startOpenAIChatEmulator();
+    gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), env: { LOCAL_KEY: 'local-key-0123456789' } });
+  });
+  after(async () => {
+    await gw.close();
+    await emu.close();
+  });
+
+  test('chat, streamed: "connection reset", no address', async () => {
+    emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 2 });
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(res.status, 200);
+    const last = (sseData(res.text) as any[]).at(-1);
+    assert.equal(last.error.code, 'provider_error');
+    assert.equal(last.error.metadata.reason, 'connection reset');
+    assert.match(last.error.message, /\blocal\b.*connection reset/);
+    assert.equal(res.text.includes('127.0.0.1'), false, res.text);
+    assert.equal(res.text.includes(new URL(emu.baseUrl).port), false, res.text);
   });
 });
