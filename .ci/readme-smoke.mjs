@@ -1,9 +1,11 @@
 // README's first start, as a newcomer runs it on a fresh clone (after `npm ci`):
-// `npm start`, README's curl with the key the start printed, then SIGTERM to npm, after
+// `npm start`, README's curl with the key of the first start, then SIGTERM to npm, after
 // which no process of the tree may be left and README's port must be free within 10 s.
+// Its output is a pipe here, not a terminal: the key is never printed, and is read from
+// the file whose path the start printed (README says so).
 // Plain JavaScript: it runs on whatever Node the machine has.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,11 +40,11 @@ const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 
 let output = '';
 let tree = [];
 const exited = new Promise((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
-const key = await new Promise((resolve) => {
+const keyFile = await new Promise((resolve) => {
   const timer = setTimeout(() => resolve(null), START_WITHIN_MS);
   const onData = (d) => {
     output += d.toString();
-    const k = /^\s+(sk-sy-v1-\S+)$/m.exec(output);
+    const k = /^ {4}(\/.*first-start-key\.txt)$/m.exec(output);
     if (k && /^Try: .*\n.*\n/m.test(output)) {
       clearTimeout(timer);
       resolve(k[1]);
@@ -52,9 +54,12 @@ const key = await new Promise((resolve) => {
   npm.stderr.on('data', onData);
   void exited.then(() => resolve(null));
 });
-if (key === null) fail(`npm start printed no key (a fresh clone has no ./data yet):\n${output}`);
+if (keyFile === null) fail(`npm start named no key file (a fresh clone has no ./data yet):\n${output}`);
+if (/sk-sy-v1-/.test(output)) fail(`npm start printed a key to output that is not a terminal:\n${output}`);
+if ((statSync(keyFile).mode & 0o777) !== 0o600) fail(`${keyFile} is not readable by this user only (mode ${(statSync(keyFile).mode & 0o777).toString(8)})`);
+const key = readFileSync(keyFile, 'utf8').trim();
 tree = [npm.pid, ...descendants(npm.pid)];
-console.log(`readme-smoke: listening, key printed; process tree ${tree.join(' ')}`);
+console.log(`readme-smoke: listening, key in ${keyFile}; process tree ${tree.join(' ')}`);
 
 // --- README's curl ----------------------------------------------------------------
 try {

@@ -7,6 +7,7 @@ import { buildApp } from '../server/build-app.ts';
 import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
 import { configuredBackends } from '../server/open-stores.ts';
+import { deliverStarterKey, firstStartKeyFolder } from './first-start-key.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { UsageError } from './output.ts';
 import { runClusterPrimary } from './serve-cluster.ts';
@@ -214,7 +215,11 @@ function listenFailure(err: unknown, config: GatewayConfig): string {
   return `cannot listen on ${where}: ${(err as Error).message}`;
 }
 
-/** One write, so that whoever reads the output gets the banner whole. */
+/**
+ * One write, so that whoever reads the output gets the banner whole. A first start's key is
+ * printed only to a terminal; otherwise it is written to a file only this user can read
+ * (first-start-key.ts) and the banner names the file.
+ */
 function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const lines = [
@@ -223,15 +228,29 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
   ];
   if (starter !== null) {
+    const delivery = deliverStarterKey(starter.key, process.stderr.isTTY === true, firstStartKeyFolder(config, process.env));
+    const model = services.catalog.models[0]?.id ?? 'author/model';
+    lines.push('', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`);
+    if (delivery.kind === 'shown') {
+      lines.push('Its API key is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
+    } else if (delivery.kind === 'file') {
+      lines.push(
+        'Its API key is not printed (this output is not a terminal, and logs travel): it is in a file only this user can read.',
+        'Keep the key somewhere safe, then delete the file:',
+        '',
+        `    ${delivery.path}`,
+        '',
+        `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer $(cat '${delivery.path}')" \\`,
+      );
+    } else {
+      lines.push(
+        `Its API key could not be saved: ${delivery.reason}; it is not printed either (this output is not a terminal).`,
+        `Make another: switchyard keys create --account ${starter.accountId} --name starter`,
+        `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer <that key>" \\`,
+      );
+    }
     lines.push(
-      '',
-      `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`,
-      'Its API key is shown this once; keep it:',
-      '',
-      `    ${starter.key}`,
-      '',
-      `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`,
-      `       -d '{"model": "${services.catalog.models[0]?.id ?? 'author/model'}", "messages": [{"role": "user", "content": "Hello"}]}'`,
+      `       -d '{"model": "${model}", "messages": [{"role": "user", "content": "Hello"}]}'`,
       '',
       'For the admin API (/api/v1/admin, docs/admin-api.md), create an admin key:',
       `    switchyard keys create --account ${starter.accountId} --name ops --admin`,

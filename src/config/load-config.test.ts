@@ -75,17 +75,28 @@ describe('loadConfig', () => {
       tiers: [...DEFAULT_TIERS],
       moderation: { rules: [], upstream: null, maxInputChars: 1_000_000 },
       metrics: { enabled: true },
-      cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, hitPrice: { numerator: 0n, denominator: 1n } },
+      cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 0n, denominator: 1n } },
+      sticky: { maxEntries: 100_000, accountShare: 0.25 },
     });
   });
 
   it('reads cache: enabled, TTL, bounds and hit_price as an exact fraction; refuses a price above 1 or unknown keys', () => {
     const c = loadConfig({ path: writeConfig('cache:\n  enabled: true\n  ttl_seconds: 60\n  max_entry_bytes: 1000\n  hit_price: 0.125\n'), env: {} }).cache;
-    assert.deepEqual(c, { enabled: true, ttlSeconds: 60, maxEntryBytes: 1000, maxTotalBytes: 67108864, hitPrice: { numerator: 125n, denominator: 1000n } });
+    assert.deepEqual(c, { enabled: true, ttlSeconds: 60, maxEntryBytes: 1000, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 125n, denominator: 1000n } });
+    assert.equal(loadConfig({ path: writeConfig('cache: { account_share: 0.5 }\n'), env: {} }).cache.accountShare, 0.5);
+    assert.equal(loadConfig({ path: writeConfig('cache: { account_share: 1 }\n'), env: {} }).cache.accountShare, 1);
+    for (const bad of ['0', '1.5', 'half', '-0.1']) assert.throws(() => loadConfig({ path: writeConfig(`cache: { account_share: ${bad} }\n`), env: {} }), /cache\.account_share/);
     assert.deepEqual(loadConfig({ path: writeConfig('cache: { hit_price: full }\n'), env: {} }).cache.hitPrice, { numerator: 1n, denominator: 1n });
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: 1.5 }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: half }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { size: 3 }\n'), env: {} }), /cache/);
+  });
+
+  it('reads sticky: max_entries and account_share; refuses a share out of (0, 1] or unknown keys', () => {
+    const c = loadConfig({ path: writeConfig('sticky:\n  max_entries: 5000\n  account_share: 0.1\n'), env: {} }).sticky;
+    assert.deepEqual(c, { maxEntries: 5000, accountShare: 0.1 });
+    assert.throws(() => loadConfig({ path: writeConfig('sticky: { account_share: 2 }\n'), env: {} }), /sticky\.account_share/);
+    assert.throws(() => loadConfig({ path: writeConfig('sticky: { size: 3 }\n'), env: {} }), /sticky/);
   });
 
   it('reads metrics: enabled and a token (an unset ${VAR} token is no token); refuses unknown keys', () => {

@@ -6,6 +6,7 @@ import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
+import { parseSticky } from './parse-sticky.ts';
 import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabase } from './resolve-database-path.ts';
@@ -34,7 +35,7 @@ export const CONFIG_DEFAULTS = {
   sim: 'auto',
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -98,6 +99,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     moderation: parseModeration(root.moderation, 'moderation'),
     metrics: parseMetrics(metrics),
     cache: parseResponseCache(root.cache, 'cache'),
+    sticky: parseSticky(root.sticky, 'sticky'),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
+import type { StickyConfig } from './parse-sticky.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   metrics: MetricsConfig;
   /** `cache:` — opt-in response caching (parse-response-cache.ts). */
   cache: ResponseCacheConfig;
+  /** `sticky:` — the bounds of sticky routing's memory, per account and in all (parse-sticky.ts). */
+  sticky: StickyConfig;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }

@@ -43,7 +43,7 @@ export const ERROR_CODES = {
   timeout: { status: 408, type: 'timeout_error', retryable: true, description: 'The upstream did not answer in time.' },
   request_too_large: { status: 413, type: 'request_too_large', retryable: false, description: 'The request body is larger than the gateway accepts.' },
   rate_limited: { status: 429, type: 'rate_limit_error', retryable: true, description: 'A rate limit was exceeded; see `Retry-After`.' },
-  provider_error: { status: 502, type: 'provider_error', retryable: true, description: 'The provider failed or answered with something invalid; `metadata.provider_name` and `metadata.raw` say what.' },
+  provider_error: { status: 502, type: 'provider_error', retryable: true, description: 'The provider failed or answered with something invalid; `metadata.provider_name` and `metadata.raw` (its answer) or `metadata.reason` (a connection that failed) say what.' },
   no_provider_available: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'No provider endpoint meets the request\'s requirements.' },
   shared_state_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'A gateway of a fleet cannot reach its shared state (Redis or Postgres): model calls are refused, never served without holding their credits, until it answers again; `metadata.store` names which; see `Retry-After`.' },
   storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full, its writer thread restarting): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },

@@ -15,11 +15,16 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   /** The parameter at fault, for dialects that report it (`param`). */
   readonly param: string | undefined;
+  /**
+   * For the operator's request log only, never sent to a client: what the client's message
+   * leaves out because it names the operator's network (a transport error's system text).
+   */
+  readonly detail: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { metadata?: Record<string, unknown>; headers?: Record<string, string>; retryable?: boolean; param?: string; status?: number } = {},
+    opts: { metadata?: Record<string, unknown>; headers?: Record<string, string>; retryable?: boolean; param?: string; status?: number; detail?: string } = {},
   ) {
     super(message);
     const info = ERROR_CODES[code];
@@ -30,6 +35,7 @@ export class GatewayError extends Error {
     this.headers = opts.headers;
     this.retryable = opts.retryable ?? info.retryable;
     this.param = opts.param;
+    this.detail = opts.detail;
   }
 
   toRecord(): { error: { message: string; type: string; code: string; metadata?: Record<string, unknown> } } {

@@ -51,13 +51,24 @@ export class Telemetry implements UpstreamObserver {
   /** A request enters execution: its credit hold is outstanding until `requestEnded`. */
   requestStarted(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
     this.metrics?.holdsOutstanding.inc();
-    return this.tracing === null ? null : this.tracing.startRequest(this.scrubber().text(requestModel), startedAt, signal, traceparent);
+    return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), startedAt, signal, traceparent);
   }
 
   /** A request refused at admission (no attempt was made): counted, logged and traced like any other. */
   requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
-    const span = this.tracing === null ? null : this.tracing.startRequest(this.scrubber().text(record.model ?? 'unknown'), Date.parse(record.createdAt), null, traceparent);
+    const span = this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(record.model), Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
+  }
+
+  /**
+   * A model as metric labels and span names and attributes carry it: a catalog id, else
+   * `unknown`. A client's text (an unknown model name, a title, a referer, a user id) never
+   * becomes a label, a span's name or an attribute that span metrics turn into a label:
+   * each would be a new series, and a place for a client to write into the operator's
+   * monitoring. The request log (one line per request, nothing aggregated) keeps them.
+   */
+  private modelLabel(model: string | null): string {
+    return model !== null && this.knownModel(model) ? model : 'unknown';
   }
 
   /** A request ended (admission refusals included: then `started` is false). */
@@ -99,7 +110,7 @@ export class Telemetry implements UpstreamObserver {
   private count(r: SettlementRecord, error: GatewayError | null, status: number): void {
     const m = this.metrics!;
     const route = r.dialect;
-    const model = r.model !== null && this.knownModel(r.model) ? r.model : 'unknown';
+    const model = this.modelLabel(r.model);
     const provider = r.provider ?? 'none';
     m.requests.inc({ route, model, provider, status_class: r.cancelled && error === null ? 'cancelled' : `${Math.floor(status / 100)}xx` });
     const latencyMs = r.latencyMs ?? 0;
@@ -161,6 +172,8 @@ export class Telemetry implements UpstreamObserver {
       status,
       error: error?.code ?? null,
       error_message: error === null ? null : s.text(error.message),
+      // The operator's own: what the client's message leaves out (a transport error's address).
+      ...(error?.detail === undefined ? {} : { error_detail: s.text(error.detail) }),
       attempts,
       latency_ms: r.latencyMs,
       ttft_ms: r.firstTokenMs,
@@ -183,7 +196,8 @@ export class Telemetry implements UpstreamObserver {
     if (error !== null) {
       span.setAttribute('error.type', error.code);
       span.setAttribute('http.response.status_code', error.status);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.scrubber().text(error.message) });
+      // The code, not the message: a message may quote the client (`The model "…" does not exist`).
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error.code });
     } else {
       span.setAttribute('http.response.status_code', r.cancelled ? 499 : 200);
     }

@@ -239,7 +239,8 @@ export class GenerationPipeline {
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
-    const span = this.telemetry.requestStarted(admitted.req.models[0]?.model ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
+    // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
+    const span = this.telemetry.requestStarted(admitted.plan[0]?.model.id ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
     const cache = admitted.cache;
     const hit = cache?.hit ?? null;
     const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
@@ -365,6 +366,7 @@ function withHeaders(err: GatewayError, headers: Record<string, string>): Gatewa
   const opts: ConstructorParameters<typeof GatewayError>[2] = { headers: { ...headers, ...err.headers }, retryable: err.retryable, status: err.status };
   if (err.metadata !== undefined) opts.metadata = err.metadata;
   if (err.param !== undefined) opts.param = err.param;
+  if (err.detail !== undefined) opts.detail = err.detail;
   return new GatewayError(err.code, err.message, opts);
 }
 

@@ -330,6 +330,7 @@ function withEarlierAttempts(result: ExecutionResult): ExecutionResult {
     metadata: { ...error.metadata, attempts: earlier },
     ...(error.headers === undefined ? {} : { headers: error.headers }),
     ...(error.param === undefined ? {} : { param: error.param }),
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
     retryable: error.retryable,
     status: error.status,
   });

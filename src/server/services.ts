@@ -24,6 +24,7 @@ import { CreditReservations } from '../billing/credit-reservations.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { FleetServices } from './fleet-services.ts';
 import { InProcessStickyRoutes } from '../routing/sticky/sticky-routes.ts';
+import { maxEntriesPerAccount } from '../config/parse-sticky.ts';
 import { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { InProcessResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
@@ -183,7 +184,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     settlements,
     reservations,
     telemetry,
-    sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes(), log),
+    sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes({ maxEntries: config.sticky.maxEntries }), log, maxEntriesPerAccount(config.sticky)),
     responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
     log,
     ...(opts.random === undefined ? {} : { random: opts.random }),

@@ -65,7 +65,55 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.equal(((await lookup.json()) as any).data.cache_hit, true);
 }
 
+// A small cache: 16 KiB in all, a quarter of it per account.
+const SMALL_CACHE = `cache:
+  enabled: true
+  max_total_bytes: 16384
+  account_share: 0.25
+tiers:
+  enterprise:
+    requests_per_minute: 100000
+`;
+
+/**
+ * Account A caches an answer; account B then sends many distinct cacheable requests, more
+ * bytes in all than the whole cache holds; A's answer is still a hit, and B's own first
+ * answers were the ones to go.
+ */
+async function floodKeepsOthers(rig: Rig): Promise<void> {
+  assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'MISS');
+  const b = await rig.gw.services.accountService.createAccount({ name: 'flooder', type: 'user', tier: 'enterprise', creditsUsd: '100' });
+  const { key } = await rig.gw.services.accountService.createKey({ accountId: b.id, name: 'k' });
+  const flood = (i: number) => ({ ...ASK, messages: [{ role: 'user', content: `flood ${i}: ${'pad '.repeat(40)}` }] });
+  const FLOOD = 80;
+  for (let start = 0; start < FLOOD; start += 8) {
+    const batch = await Promise.all(Array.from({ length: 8 }, (_, j) => rig.chat(flood(start + j), {}, key)));
+    for (const r of batch) assert.equal(r.status, 200, r.text);
+  }
+  // The flood was larger than the whole cache: without a share per account it would have evicted A's answer.
+  const entryBytes = JSON.stringify((await rig.chat(flood(FLOOD), {}, key)).json).length;
+  assert.ok(entryBytes * FLOOD > 16384, `${entryBytes} bytes x ${FLOOD}`);
+  const upstreamBefore = rig.emu.requests.length;
+  const again = await rig.chat(ASK);
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.headers.get('x-switchyard-cache'), 'HIT', "account A's answer survived B's flood");
+  assert.equal(rig.emu.requests.length, upstreamBefore);
+  // B's latest answer is kept, its first went to make room.
+  assert.equal((await rig.chat(flood(FLOOD), {}, key)).headers.get('x-switchyard-cache'), 'HIT');
+  assert.equal((await rig.chat(flood(0), {}, key)).headers.get('x-switchyard-cache'), 'MISS');
+}
+
 describe('response cache, in process', () => {
+  test("one account's flood of cacheable requests evicts only its own answers (cache.account_share)", async () => {
+    const rig = await startRig(SMALL_CACHE);
+    try {
+      await floodKeepsOthers(rig);
+    } finally {
+      await rig.close();
+    }
+  });
+
+
   test('a second identical temperature-0 request is a hit: upstream called once, marked, charged a quarter', async () => {
     const rig = await startRig();
     try {
@@ -218,6 +266,15 @@ describe('response cache, in Redis', { skip }, () => {
     await redis?.stop();
   });
 
+  test("one account's flood of cacheable requests evicts only its own answers in Redis too (cache.account_share)", async () => {
+    const rig = await startRig(SMALL_CACHE, { redis: { url: redis.url, prefix: `rcf-${process.pid}` } });
+    try {
+      await floodKeepsOthers(rig);
+    } finally {
+      await rig.close();
+    }
+  });
+
   test('a second identical temperature-0 request is a hit from Redis: upstream called once, marked, charged a quarter', async () => {
     const prefix = `rc-${process.pid}`;
     const rig = await startRig(CACHE, { redis: { url: redis.url, prefix } });
@@ -228,7 +285,7 @@ describe('response cache, in Redis', { skip }, () => {
       const conn = new RedisConnection({ url: redis.url });
       await conn.connect();
       try {
-        const keys = await conn.send<string[]>(['KEYS', `${prefix}:rc:*`]);
+        const keys = (await conn.send<string[]>(['KEYS', `${prefix}:rc:*`])).filter((k) => !k.includes(':#'));
         assert.equal(keys.length, 2);
         const ttls = (await Promise.all(keys.map((k) => conn.send<number>(['PTTL', k])))).sort((a, b) => a - b);
         assert.ok(ttls[0]! > 0 && ttls[0]! <= 30_000, `X-Switchyard-Cache-TTL: 30 gives at most 30 s: ${ttls[0]}`);

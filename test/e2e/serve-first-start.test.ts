@@ -1,10 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { BIN, listening, run, serve, serveEnv, starterKey, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { redisUnavailable, startRedis } from '../support/redis-server.ts';
+import { BIN, listening, run, serve, serveEnv, starterKey, starterKeyFile, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
 
 // The first start of `switchyard serve` on a fresh machine: a data folder that does not
 // exist yet, a port someone else holds, a database it cannot write.
@@ -35,6 +37,46 @@ describe('the first start', () => {
       assert.equal(mode(join(dataDir, file)), 0o600, file);
     }
     assert.deepEqual(await stop(s), { code: 0, signal: null });
+  });
+
+  test('with stderr a pipe (a log): the key is never printed; the file it names holds it, readable by this user only, and it works', async () => {
+    const dataDir = join(fresh(), 'data');
+    const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir }), ['--port', '0']);
+    const origin = await listening(s);
+    await s.waitFor(/^Try: .*\n.*\n/m);
+    assert.doesNotMatch(s.stderr, /sk-sy-v1-/, 'no key in the output');
+    const file = await starterKeyFile(s);
+    assert.equal(file, join(dataDir, 'first-start-key.txt'));
+    assert.equal(mode(file), 0o600);
+    const key = readFileSync(file, 'utf8').trim();
+    assert.match(key, /^sk-sy-v1-/);
+    assert.equal(await keyWorks(origin, key), 200);
+    // README's curl line, as printed, reads the file.
+    assert.match(s.stderr, new RegExp(`^Try: curl ${origin}/v1/chat/completions -H "Authorization: Bearer \\$\\(cat '${file}'\\)"`, 'm'));
+    assert.deepEqual(await stop(s), { code: 0, signal: null });
+    assert.equal(s.stderr.includes(key), false, 'the key is not in the output');
+    assert.doesNotMatch(s.stderr, /sk-sy-v1-/);
+  });
+
+  test('on a terminal: the key is printed there, and no file is written', { skip: spawnSync('script', ['--version']).status !== 0 && 'no script(1) to give the gateway a terminal' }, async () => {
+    const dataDir = join(fresh(), 'data');
+    // script(1) runs the gateway on a pseudo-terminal and copies what it writes to our pipe.
+    const command = `exec ${process.execPath} ${BIN} serve --port 0`;
+    const s = run('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], { env: serveEnv({ SWITCHYARD_DATA_DIR: dataDir }) });
+    let out = '';
+    s.child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
+    const seen = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const m = /^\s+(sk-sy-v1-\S+)\r?$/m.exec(out);
+        if (m !== null && /^Try: [^\n]*\n[^\n]*\n/m.test(out)) resolve(m[1]!);
+      };
+      s.child.stdout!.on('data', check);
+      void s.exited.then(() => reject(new Error(`exited before printing a key:\n${out}\n${s.stderr}`)));
+    });
+    const origin = /listening on (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
+    assert.equal(await keyWorks(origin, seen), 200);
+    assert.equal(existsSync(join(dataDir, 'first-start-key.txt')), false);
+    await stop(s);
   });
 
   test('with database.path in the config file pointing into a missing folder: serves and prints a working key', async () => {
@@ -70,6 +112,27 @@ describe('the first start', () => {
     const key = await starterKey(s);
     assert.equal(await keyWorks(origin, key), 200);
     await stop(s);
+  });
+});
+
+describe('the first start on Postgres and Redis', { skip: postgresUnavailable() ?? redisUnavailable() ?? false }, () => {
+  test("writes the key (0600) into SWITCHYARD_DATA_DIR, which it creates private, and prints only the file's path", async () => {
+    const redis = await startRedis();
+    try {
+      const dataDir = join(fresh(), 'instance', 'data');
+      const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url }), ['--port', '0']);
+      const origin = await listening(s);
+      const file = await starterKeyFile(s);
+      assert.equal(file, join(dataDir, 'first-start-key.txt'));
+      assert.equal(mode(dataDir), 0o700);
+      assert.equal(mode(file), 0o600);
+      assert.equal(await keyWorks(origin, readFileSync(file, 'utf8').trim()), 200);
+      assert.deepEqual(await stop(s), { code: 0, signal: null });
+      assert.doesNotMatch(s.stderr, /sk-sy-v1-/);
+    } finally {
+      await redis.stop();
+      await stopPostgres();
+    }
   });
 });
 

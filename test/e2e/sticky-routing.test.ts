@@ -39,9 +39,10 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function startRig(extra: Partial<TestGatewayOptions> = {}, seed = 7): Promise<Rig> {
+async function startRig(extra: Partial<TestGatewayOptions> = {}, seed = 7, more = ''): Promise<Rig> {
   const emus = await Promise.all(ENDPOINTS.map(() => startOpenAIChatEmulator({ promptCache: true })));
-  const gw = await startTestGateway({ yaml: yaml(emus), random: seededRandom(seed), ...extra });
+  const { yaml: _yaml, ...rest } = extra;
+  const gw = await startTestGateway({ yaml: yaml(emus) + more, random: seededRandom(seed), ...rest });
   return {
     gw,
     emus,
@@ -91,7 +92,51 @@ async function measure(rig: Rig): Promise<void> {
   assert.equal(billedCacheRead, served.promptCache!.totalCachedTokens, 'the billed cache reads are the ones the upstream reported');
 }
 
+/** A small memory: 40 conversations in all, a quarter of them per account. */
+const SMALL_STICKY = 'sticky: { max_entries: 40, account_share: 0.25 }\n';
+
+/**
+ * Account A starts 5 conversations (each remembered on the endpoint that served it); account
+ * B then starts 60 of its own, more than the whole memory holds; each of A's conversations
+ * still continues on its endpoint.
+ */
+async function floodKeepsOthers(rig: Rig): Promise<string> {
+  const ask = (key: string, conversation: string, turn: number) => postJson(`${rig.gw.baseUrl}/chat/completions`,
+    { model: 'acme/convo', prompt_cache_key: conversation, messages: [{ role: 'user', content: `${conversation}: turn ${turn}` }] }, { authorization: `Bearer ${key}` });
+  const firstTurns = new Map<string, string>();
+  for (let c = 0; c < 5; c++) {
+    const res = await ask(rig.gw.key, `a-${c}`, 1);
+    assert.equal(res.status, 200, res.text);
+    firstTurns.set(`a-${c}`, res.json.provider);
+  }
+  assert.ok(new Set(firstTurns.values()).size > 1, 'the draw spread the first turns: sticking to each is not luck');
+  const b = await rig.gw.services.accountService.createAccount({ name: 'flooder', type: 'user', tier: 'enterprise', creditsUsd: '100' });
+  const { key } = await rig.gw.services.accountService.createKey({ accountId: b.id, name: 'k' });
+  for (let start = 0; start < 60; start += 10) {
+    const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => ask(key, `b-${start + j}`, 1)));
+    for (const r of batch) assert.equal(r.status, 200, r.text);
+  }
+  for (let turn = 2; turn <= 4; turn++) {
+    for (const [conversation, provider] of firstTurns) {
+      const res = await ask(rig.gw.key, conversation, turn);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.provider, provider, `${conversation} turn ${turn} stays where its cache is`);
+    }
+  }
+  return b.id;
+}
+
 describe('sticky routing, in process', () => {
+  test("one account's flood of conversations evicts only its own (sticky.account_share)", { timeout: 60_000 }, async () => {
+    const rig = await startRig({ yaml: undefined }, 7, SMALL_STICKY);
+    try {
+      await floodKeepsOthers(rig);
+    } finally {
+      await rig.close();
+    }
+  });
+
+
   test('a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed', { timeout: 60_000 }, async () => {
     const rig = await startRig();
     try {
@@ -181,9 +226,37 @@ describe('sticky routing, in Redis', { skip }, () => {
       const conn = new RedisConnection({ url: redis.url });
       await conn.connect();
       try {
-        const keys = await conn.send<string[]>(['KEYS', `${prefix}:st:*`]);
+        const keys = (await conn.send<string[]>(['KEYS', `${prefix}:st:*`])).filter((k) => !k.endsWith(':#lru'));
         assert.ok(keys.length > 0, 'the sticky routes are in Redis');
-        for (const k of keys) assert.match(k, /^sticky-\d+:st:\{[0-9a-f]{16}\}:[0-9a-f]{64}$/, 'digests hash-tagged by their scope, no prompt text');
+        for (const k of keys) assert.match(k, /^sticky-\d+:st:\{acct_[A-Za-z0-9_-]+\}:[0-9a-f]{16}:[0-9a-f]{64}$/, 'digests hash-tagged by their account, no prompt text');
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
+describe('sticky routing, in Redis, per account', { skip }, () => {
+  let redis: RedisServer;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+  });
+
+  test("one account's flood of conversations evicts only its own (sticky.account_share), and holds at most its share", { timeout: 60_000 }, async () => {
+    const prefix = `stickyf-${process.pid}`;
+    const rig = await startRig({ redis: { url: redis.url, prefix } }, 7, SMALL_STICKY);
+    try {
+      const flooder = await floodKeepsOthers(rig);
+      const conn = new RedisConnection({ url: redis.url });
+      await conn.connect();
+      try {
+        const mine = (await conn.send<string[]>(['KEYS', `${prefix}:st:{${flooder}}:*`])).filter((k) => !k.endsWith(':#lru'));
+        assert.equal(mine.length, 10, "the flooder's entries: its share, 10 of 40");
       } finally {
         await conn.close();
       }

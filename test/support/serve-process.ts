@@ -82,11 +82,20 @@ export async function listening(s: ServeRun): Promise<string> {
   return origin;
 }
 
-/** The starter key of a first start, once the whole first-start block is printed. */
+/**
+ * The starter key of a first start, once the whole first-start block is printed: read from
+ * the file the banner names (stderr is a pipe here, so the key itself is never printed).
+ */
 export async function starterKey(s: ServeRun): Promise<string> {
-  const key = (await s.waitFor(/^\s+(sk-sy-v1-\S+)$/m))[1]!;
+  const path = await starterKeyFile(s);
+  return readFileSync(path, 'utf8').trim();
+}
+
+/** The path of the first start's key file, as the banner names it. */
+export async function starterKeyFile(s: ServeRun): Promise<string> {
+  const path = (await s.waitFor(/^ {4}(\/.*first-start-key\.txt)$/m))[1]!;
   await s.waitFor(/^Try: .*\n.*\n/m);
-  return key;
+  return path;
 }
 
 export async function stop(s: ServeRun, signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {

@@ -24,6 +24,8 @@ interface CachedAnswer {
 
 /** An eligible request's cache key and, on a hit, the answer and the attempt it names. */
 export interface CacheProbe {
+  /** The account whose answer it is: each account's entries are bounded by its share of the cache. */
+  owner: string;
   key: string;
   ttlMs: number;
   hit: { attempt: PlannedAttempt; parts: StreamPart[] } | null;
@@ -58,12 +60,12 @@ export class ResponseCache {
     const key = requestKey(accountId, req);
     let text: string | null = null;
     try {
-      text = await this.store.get(key);
+      text = await this.store.get(accountId, key);
       this.recovered();
     } catch (err) {
       this.failed(err);
     }
-    return { key, ttlMs: ttlSeconds * 1000, hit: text === null ? null : this.resolve(text) };
+    return { owner: accountId, key, ttlMs: ttlSeconds * 1000, hit: text === null ? null : this.resolve(text) };
   }
 
   /** Keeps a successful answer (when not larger than `max_entry_bytes`); not awaited: a failure is logged. */
@@ -71,7 +73,8 @@ export class ResponseCache {
     const entry: CachedAnswer = { model: served.model.id, endpoint: served.endpoint.id, parts: [...parts] };
     const text = JSON.stringify(entry);
     if (Buffer.byteLength(text) > this.config.maxEntryBytes) return;
-    this.store.set(probe.key, text, probe.ttlMs).then(() => this.recovered(), (err: unknown) => this.failed(err));
+    const maxOwnerBytes = Math.floor(this.config.maxTotalBytes * this.config.accountShare);
+    this.store.set(probe.owner, probe.key, text, probe.ttlMs, maxOwnerBytes).then(() => this.recovered(), (err: unknown) => this.failed(err));
   }
 
   /** A hit's charge: the answer's cost times `cache.hit_price`, rounded half up; `cache_hit_discount` says what was not charged. */

@@ -6,7 +6,7 @@ import { readAllText } from './read-all-text.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink } from '../types.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
-import { attemptTimeoutError, connectError, credentialsError, errorText, oversizedEventError, providerFailure } from './upstream-error.ts';
+import { attemptTimeoutError, connectError, credentialsError, oversizedEventError, providerFailure, readFailedError } from './upstream-error.ts';
 
 // Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
 // body is read (SSE framed, or JSON parsed whole, or an error body captured up to a cap),
@@ -202,9 +202,7 @@ class Exchange {
     if (err instanceof SseEventTooLargeError) {
       this.attempt.fail(oversizedEventError(this.endpoint, err.limit, this.attempt.status));
     } else if (!this.signal.aborted) {
-      this.attempt.fail(new GatewayError('provider_error', 'The connection to the provider failed while reading its answer.', {
-        metadata: { provider_name: this.endpoint.provider.id, raw: errorText(err) },
-      }));
+      this.attempt.fail(readFailedError(err, this.endpoint));
     }
   }
 }

@@ -66,6 +66,7 @@ export class SecretScrubber {
     if (err.metadata !== undefined) opts.metadata = this.value(err.metadata) as Record<string, unknown>;
     if (err.headers !== undefined) opts.headers = err.headers;
     if (err.param !== undefined) opts.param = err.param;
+    if (err.detail !== undefined) opts.detail = this.text(err.detail);
     return new GatewayError(err.code, this.text(err.message), opts);
   }
 }

@@ -98,36 +98,81 @@ function isRetryable(status: number): boolean {
   return status >= 500 || status === 401 || status === 402 || status === 403 || status === 408 || status === 409 || status === 429;
 }
 
-/** An error's text for the record, with its system code (`ECONNREFUSED: ...`) when it has one. */
+/** An error's text for the operator, with its system code (`ECONNREFUSED: ...`) when it has one. */
 export function errorText(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+    const text = typeof code === 'string' ? `${code}: ${err.message}` : err.message;
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error && cause !== err ? `${text} (${errorText(cause)})` : text;
   }
   return String(err);
+}
+
+// A transport failure reaches the client as the provider's id and a reason from this list,
+// never as the system error's text, which names the operator's network: addresses, ports,
+// host names, file paths (`connect ECONNREFUSED 10.0.0.5:8443`). The text goes to the
+// operator's request log as the error's `detail`.
+const REASONS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(ECONNREFUSED)$/, 'connection refused'],
+  [/^(ETIMEDOUT|ESOCKETTIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT)$/, 'timed out'],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NONAME|EAI_NODATA)$/, 'DNS lookup failed'],
+  [/^(ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'connection reset'],
+  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL)$/, 'host unreachable'],
+  [/^(EPROTO|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|.*_CERT_.*|.*_CERT|UNABLE_TO_.*|SELF_SIGNED_.*|DEPTH_ZERO_.*|HOSTNAME_MISMATCH)$/, 'TLS error'],
+  [/^(UND_ERR_ABORTED|ABORT_ERR)$/, 'cancelled'],
+];
+
+/** The reason a transport error gives a client: its system code's meaning (looked for in its causes too), never its text. */
+export function transportReason(err: unknown, fallback = 'network error'): string {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      for (const [pattern, reason] of REASONS) if (pattern.test(code)) return reason;
+    }
+    const inner = (e as { errors?: unknown }).errors; // AggregateError: every address of a host refused
+    if (Array.isArray(inner) && inner.length > 0) return transportReason(inner[0], fallback);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return fallback;
 }
 
 /** The request could not be sent, or its headers did not come in time. */
 export function connectError(err: unknown, endpoint: Endpoint): GatewayError {
   const code = (err as { code?: unknown } | null)?.code;
+  const id = endpoint.provider.id;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new GatewayError('timeout', `The provider ${endpoint.provider.id} did not answer in time.`, {
-      metadata: { provider_name: endpoint.provider.id },
+    return new GatewayError('timeout', `The provider ${id} did not answer in time.`, {
+      metadata: { provider_name: id, reason: 'timed out' },
+      detail: errorText(err),
     });
   }
-  return new GatewayError('provider_error', `Could not reach the provider ${endpoint.provider.id}.`, {
-    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+  const reason = transportReason(err);
+  return new GatewayError('provider_error', `Could not reach the provider ${id}: ${reason}.`, {
+    metadata: { provider_name: id, reason },
+    detail: errorText(err),
+  });
+}
+
+/** The connection broke while the answer was being read. */
+export function readFailedError(err: unknown, endpoint: Endpoint): GatewayError {
+  const reason = transportReason(err);
+  return new GatewayError('provider_error', `The connection to the provider ${endpoint.provider.id} failed while reading its answer: ${reason}.`, {
+    metadata: { provider_name: endpoint.provider.id, reason },
+    detail: errorText(err),
   });
 }
 
 /**
  * The provider's credentials could not be had (no AWS credentials in the chain, a token
- * endpoint that refused): the gateway's own setup, so another endpoint may serve.
+ * endpoint that refused): the gateway's own setup, so another endpoint may serve. What
+ * went wrong (a file's path, a token endpoint's address) is the operator's: `detail`.
  */
 export function credentialsError(err: unknown, endpoint: Endpoint): GatewayError {
   return new GatewayError('provider_error', `Could not get credentials for the provider ${endpoint.provider.id}.`, {
-    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+    metadata: { provider_name: endpoint.provider.id, reason: 'credentials unavailable' },
     retryable: true,
+    detail: errorText(err),
   });
 }
 
@@ -142,6 +187,7 @@ export function attemptTimeoutError(endpoint: Endpoint, ms: number): GatewayErro
 export function providerFailure(err: unknown, endpoint: Endpoint): GatewayError {
   if (err instanceof GatewayError) return err;
   return new GatewayError('provider_error', `The provider ${endpoint.provider.id} failed.`, {
-    metadata: { provider_name: endpoint.provider.id, raw: errorText(err) },
+    metadata: { provider_name: endpoint.provider.id, reason: transportReason(err, 'failed') },
+    detail: errorText(err),
   });
 }

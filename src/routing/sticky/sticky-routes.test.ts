@@ -8,25 +8,36 @@ describe('InProcessStickyRoutes', () => {
   it('an entry lives its TTL, refreshed by each hit', async () => {
     const clock = { now: 10_000 };
     const routes = new InProcessStickyRoutes({ now: () => clock.now });
-    await routes.remember('s', 'k', 'a/m', 1000);
+    await routes.remember('acct', 's', 'k', 'a/m', 1000, Infinity);
     clock.now = 10_900;
-    assert.equal(await routes.find('s', ['x', 'k'], 1000), 'a/m');
+    assert.equal(await routes.find('acct', 's', ['x', 'k'], 1000), 'a/m');
     clock.now = 11_800; // 900 after the hit: still there
-    assert.equal(await routes.find('s', ['k'], 1000), 'a/m');
+    assert.equal(await routes.find('acct', 's', ['k'], 1000), 'a/m');
     clock.now = 12_900;
-    assert.equal(await routes.find('s', ['k'], 1000), null);
+    assert.equal(await routes.find('acct', 's', ['k'], 1000), null);
     assert.equal(routes.size, 0);
   });
 
   it('bounded: the least recently used entry goes first', async () => {
     const routes = new InProcessStickyRoutes({ maxEntries: 2 });
-    await routes.remember('s', 'one', 'a/m', 60_000);
-    await routes.remember('s', 'two', 'b/m', 60_000);
-    assert.equal(await routes.find('s', ['one'], 60_000), 'a/m');
-    await routes.remember('s', 'three', 'c/m', 60_000);
+    await routes.remember('acct', 's', 'one', 'a/m', 60_000, Infinity);
+    await routes.remember('acct', 's', 'two', 'b/m', 60_000, Infinity);
+    assert.equal(await routes.find('acct', 's', ['one'], 60_000), 'a/m');
+    await routes.remember('acct', 's', 'three', 'c/m', 60_000, Infinity);
     assert.equal(routes.size, 2);
-    assert.equal(await routes.find('s', ['two'], 60_000), null);
-    assert.equal(await routes.find('s', ['one'], 60_000), 'a/m');
+    assert.equal(await routes.find('acct', 's', ['two'], 60_000), null);
+    assert.equal(await routes.find('acct', 's', ['one'], 60_000), 'a/m');
+  });
+});
+
+describe('InProcessStickyRoutes per account', () => {
+  it("an account past its share evicts its own least recently used entries, never another's", async () => {
+    const routes = new InProcessStickyRoutes({ maxEntries: 100 });
+    await routes.remember('a', 's', 'mine', 'a/m', 60_000, 10);
+    for (let i = 0; i < 50; i++) await routes.remember('b', 's', `flood${i}`, 'b/m', 60_000, 10);
+    assert.equal(await routes.find('a', 's', ['mine'], 60_000), 'a/m');
+    assert.equal(routes.sizeOf('b'), 10);
+    assert.equal(await routes.find('b', 's', ['mine'], 60_000), null, "another account's entry is not found");
   });
 });
 

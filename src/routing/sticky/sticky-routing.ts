@@ -5,6 +5,8 @@ import type { StickyRoutes } from './sticky-routes.ts';
 
 /** What admission found for a request: its prompt-cache keys and the endpoint remembered for them (or null). */
 export interface StickyLookup {
+  /** The account whose conversation it is. */
+  owner: string;
   keys: PromptCacheKeys;
   endpointId: string | null;
 }
@@ -19,24 +21,27 @@ export interface StickyLookup {
 export class StickyRouting {
   private readonly routes: StickyRoutes;
   private readonly log: (message: string) => void;
+  /** The most entries one account may hold (`sticky.account_share` of `sticky.max_entries`). */
+  private readonly maxPerAccount: number;
   private failing = false;
 
-  constructor(routes: StickyRoutes, log: (message: string) => void) {
+  constructor(routes: StickyRoutes, log: (message: string) => void, maxPerAccount = Infinity) {
     this.routes = routes;
     this.log = log;
+    this.maxPerAccount = maxPerAccount;
   }
 
   /** `find: false`: the keys only (to remember this turn), no lookup (it could not change the plan). */
   async lookup(accountId: string, modelId: string, req: CanonicalRequest, find = true): Promise<StickyLookup> {
     const keys = promptCacheKeys(accountId, modelId, req);
-    if (!find) return { keys, endpointId: null };
+    if (!find) return { owner: accountId, keys, endpointId: null };
     try {
-      const endpointId = await this.routes.find(keys.scope, keys.lookup, keys.ttlMs);
+      const endpointId = await this.routes.find(accountId, keys.scope, keys.lookup, keys.ttlMs);
       this.recovered();
-      return { keys, endpointId };
+      return { owner: accountId, keys, endpointId };
     } catch (err) {
       this.failed(err);
-      return { keys, endpointId: null };
+      return { owner: accountId, keys, endpointId: null };
     }
   }
 
@@ -44,7 +49,7 @@ export class StickyRouting {
   remember(found: StickyLookup, servedEndpointId: string, usage: Usage | null): void {
     const usedCache = usage !== null && ((usage.cacheRead ?? 0) > 0 || (usage.cacheWrite ?? 0) > 0);
     if (!found.keys.cacheable && !usedCache) return;
-    this.routes.remember(found.keys.scope, found.keys.store, servedEndpointId, found.keys.ttlMs).then(() => this.recovered(), (err: unknown) => this.failed(err));
+    this.routes.remember(found.owner, found.keys.scope, found.keys.store, servedEndpointId, found.keys.ttlMs, this.maxPerAccount).then(() => this.recovered(), (err: unknown) => this.failed(err));
   }
 
   private failed(err: unknown): void {

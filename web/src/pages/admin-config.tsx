@@ -7,7 +7,7 @@ export function AdminConfig() {
   const sections = Object.entries(config.data?.data ?? {});
   return (
     <Loadable loading={config.loading} error={config.error} empty={sections.length === 0}>
-      <p class="hint">Read-only. Secrets (provider keys, header values) are masked by the gateway. Change the configuration file and restart to change it.</p>
+      <p class="hint">Read-only. Secrets (provider keys, header values, passwords in URLs) are masked by the gateway. Change the configuration file and restart to change it.</p>
       {sections.map(([name, value]) => (
         <section class="card" aria-label={`Configuration: ${name}`}>
           <h2>{name}</h2>
