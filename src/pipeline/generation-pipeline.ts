@@ -114,8 +114,9 @@ export class GenerationPipeline {
 
   /**
    * Admission: default model, plan, tier model access, rate limits, credit hold. Every
-   * answer from here on names its generation (X-Generation-Id), refusals included, and a
-   * refusal leaves an error generation record. When the shared state (Redis, Postgres)
+   * answer from here on names its generation (X-Generation-Id), refusals included (the id
+   * the request log names); a refusal leaves no generation record, only a count per key,
+   * reason and minute (store/refusal-counts.ts). When the shared state (Redis, Postgres)
    * cannot answer, the request is refused with 503 `shared_state_unavailable`: a request
    * is never served without its hold.
    */
@@ -156,8 +157,10 @@ export class GenerationPipeline {
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
+      // Counted per key, reason and minute, never a record of its own: a flood of refusals
+      // must not fill the disk (store/refusal-counts.ts). The record is for telemetry only.
+      this.deps.settlements.countRefusal(auth.account.id, auth.key.hash, err.code, startedAt);
       const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
-      void this.deps.settlements.push(record);
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }

@@ -65,7 +65,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     const writer = config.database.path === ':memory:' ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
     const lease = lock.handOver();
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
-    const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => sync.ledger.settle(holds, batch) };
+    const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch, refusals) => sync.ledger.settle(holds, batch, refusals) };
     const fleet = opts.fleet ?? null;
     return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null };
   }

@@ -247,4 +247,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE generations ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'refusal counts',
+    sql: `
+      -- Requests refused at admission (rate limits, credits, unknown models...) are counted
+      -- here, not stored one generation record each: one row per key × UTC minute × reason
+      -- (an error code of the catalogue, never a client's string), moved in the settlement
+      -- transactions; rows older than 7 days are pruned as new counts are written.
+      CREATE TABLE refusal_counts (
+        key_hash   TEXT NOT NULL,
+        minute     TEXT NOT NULL,               -- YYYY-MM-DDTHH:MM, UTC
+        reason     TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        count      INTEGER NOT NULL,
+        PRIMARY KEY (key_hash, minute, reason)
+      ) WITHOUT ROWID;
+      CREATE INDEX refusal_counts_minute ON refusal_counts(minute);
+      CREATE INDEX refusal_counts_account ON refusal_counts(account_id, minute);
+    `,
+  },
 ];

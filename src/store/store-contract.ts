@@ -7,6 +7,7 @@ import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
 import type { ReloadStatus } from './reload-status.ts';
+import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-counts.ts';
 import type { UsageRange, UsageGrouping, UsageRow } from './usage-query.ts';
 import type { UsageFigures, UsageGroup, UsageGroupRow } from './usage-store.ts';
 
@@ -49,8 +50,8 @@ export interface LedgerRepository {
   addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): Promise<bigint>;
   /** Credits granted (credits plus adjustments) and charges made: credits − usage is the balance. */
   totals(accountId: string): Promise<{ creditsNanos: bigint; usageNanos: bigint }>;
-  /** One settlement batch in one transaction (hold rows, charges, generation records, rollups). */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void>;
+  /** One settlement batch in one transaction (hold rows, charges, generation records, rollups, refusal counts). */
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals?: readonly RefusalCount[]): Promise<void>;
 }
 
 /** What a key spent per UTC day, from the usage_daily_keys rollup (moved in the settlement transaction). */
@@ -88,6 +89,12 @@ export interface AdminRepository {
   rename(accountId: string, name: string): Promise<boolean>;
   /** Newest first, entries before `beforeId`. */
   ledger(accountId: string, beforeId: number | null, limit: number): Promise<LedgerEntry[]>;
+}
+
+/** Counts of requests refused at admission, per key × minute × reason (refusal-counts.ts); written by `LedgerRepository.settle`. */
+export interface RefusalRepository {
+  /** Newest first on (minute, key hash, reason), rows after `after`. */
+  list(filter: RefusalFilter, after: RefusalCursor | null, limit: number): Promise<RefusalCount[]>;
 }
 
 /** The admin audit log. */
@@ -129,6 +136,7 @@ export interface Stores {
   readonly keyUsage: KeyUsageRepository;
   readonly admin: AdminRepository;
   readonly audit: AuditRepository;
+  readonly refusals: RefusalRepository;
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
   /**

@@ -241,4 +241,20 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE generations ADD COLUMN cache_hit BIGINT NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'refusal counts',
+    sql: `
+      CREATE TABLE refusal_counts (
+        key_hash   TEXT NOT NULL,
+        minute     TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        count      BIGINT NOT NULL,
+        PRIMARY KEY (key_hash, minute, reason)
+      );
+      CREATE INDEX refusal_counts_minute ON refusal_counts(minute);
+      CREATE INDEX refusal_counts_account ON refusal_counts(account_id, minute);
+    `,
+  },
 ];
