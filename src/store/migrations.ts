@@ -267,4 +267,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX refusal_counts_account ON refusal_counts(account_id, minute);
     `,
   },
+  {
+    version: 9,
+    name: 'key and session list indexes',
+    sql: `
+      -- Keys are listed in pages (created_at, hash): one account's, or every account's.
+      CREATE INDEX api_keys_account_created ON api_keys(account_id, created_at, hash);
+      CREATE INDEX api_keys_created ON api_keys(created_at, hash);
+      -- Sessions: a key's live ones, oldest first (at most 20 a key), and the expired ones pruned.
+      DROP INDEX dashboard_sessions_key;
+      CREATE INDEX dashboard_sessions_key_created ON dashboard_sessions(key_hash, created_at);
+      CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+    `,
+  },
 ];

@@ -97,6 +97,8 @@ function accountRepository(a: AccountStore): AccountRepository {
     createKey: async (i) => a.createKey(i),
     getKey: async (hash) => a.getKey(hash),
     listKeys: async (id) => a.listKeys(id),
+    countKeys: async (id) => a.countKeys(id),
+    keysPage: async (...args) => a.keysPage(...args),
     setKeyActive: async (hash, active, by) => a.setKeyActive(hash, active, by),
     touchKeys: async (m) => a.touchKeys(m),
   };

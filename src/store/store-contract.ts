@@ -1,5 +1,5 @@
 import type { LimitsOverride } from '../config/tier-limits.ts';
-import type { AccountRecord, AccountType, KeyDisabler, KeyLimitReset, KeyRecord } from './account-store.ts';
+import type { AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
@@ -38,6 +38,10 @@ export interface AccountRepository {
   getKey(hash: string): Promise<KeyRecord | undefined>;
   /** Every key, or one account's, in creation order (created_at, hash). */
   listKeys(accountId?: string): Promise<KeyRecord[]>;
+  /** How many keys the account holds (any kind, disabled ones included). */
+  countKeys(accountId: string): Promise<number>;
+  /** One page of keys in creation order (created_at, hash), after `after`, skipping `offset` more. */
+  keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset?: number): Promise<KeyRecord[]>;
   /** False when no key has that hash. `by` is recorded when disabling. */
   setKeyActive(hash: string, active: boolean, by: KeyDisabler): Promise<boolean>;
   /** Records last use for many keys at once (never moves a last use backwards). */

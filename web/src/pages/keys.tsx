@@ -24,7 +24,10 @@ function limitText(k: Key): string {
 }
 
 export function Keys() {
-  const keys = useApi<{ data: Key[] }>('/keys');
+  // One server page of 100 keys at a time (keyset cursor), as the keys API serves them.
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors[cursors.length - 1] ?? null;
+  const keys = useApi<{ data: Key[]; next_cursor?: string | null }>(`/keys${qs({ cursor })}`);
   // Spend and requests per key over UTC days: today, the last 7 and the last 30 (the daily rollups).
   const today = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(0) })}`);
   const week = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(6) })}`);
@@ -90,6 +93,10 @@ export function Keys() {
             </span>
           ) },
         ]} />
+        <div class="pager">
+          <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+          <button type="button" disabled={keys.data?.next_cursor == null} onClick={() => setCursors([...cursors, keys.data?.next_cursor ?? null])}>Next</button>
+        </div>
       </Loadable>
       {open !== null && <KeyUsage path={`/keys/${open.hash}/usage`} name={open.name} onClose={() => setOpen(null)} />}
     </>
