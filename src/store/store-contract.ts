@@ -114,10 +114,18 @@ export interface SessionRow {
   revokedAt: string | null;
 }
 
+/** Expired sessions removed at most per sign-in (SessionRepository.insert). */
+export const SESSION_PURGE_BATCH = 100;
+
 /** Dashboard sessions, by the hash of their id (the logic is server/dashboard/session-store.ts). */
 export interface SessionRepository {
-  /** Inserts a session, first removing those expired before `purgeBefore`. */
-  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void>;
+  /**
+   * Inserts a session in one transaction with its bookkeeping: removes up to
+   * SESSION_PURGE_BATCH sessions expired before `purgeBefore` (any key's: through the expiry
+   * index, so a sign-in never walks the table), and keeps only the key's `keepPerKey` newest
+   * sessions (created_at, then id hash), the new one included: older ones end.
+   */
+  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void>;
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;
