@@ -9,7 +9,7 @@ import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
 import type { ReloadStatus } from './reload-status.ts';
 import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-counts.ts';
 import type { UsageRange, UsageGrouping, UsageRow } from './usage-query.ts';
-import type { UsageFigures, UsageGroup, UsageGroupRow } from './usage-store.ts';
+import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage } from './usage-store.ts';
 
 // The store contract: what every caller (routes, dashboard, authenticator, account service,
 // CLI) may ask of the durable records, whatever the engine. Every method returns a Promise.
@@ -82,7 +82,8 @@ export interface ActivityRepository {
 
 /** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */
 export interface UsageRepository {
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): Promise<UsageGroupRow[]>;
+  /** Groups ordered by day, or by cost (highest first) then group; `page`: a keyset page of them (usage-store.ts). */
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page?: UsagePage): Promise<UsageGroupRow[]>;
   totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures>;
   byAccount(accountId: string, by: UsageGrouping, range?: UsageRange): Promise<UsageRow[]>;
 }

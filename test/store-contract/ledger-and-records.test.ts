@@ -117,6 +117,32 @@ contractCase('usage: rollup aggregates by every group, totals, and one account b
   return out;
 });
 
+contractCase('usage: keyset pages of groups (by day; by cost, ties by group byte-wise) walk every group once', async (s) => {
+  await seed(s);
+  // Apps whose costs tie (and whose titles order differently by locale) and differ.
+  const apps: Array<[string, bigint]> = [['b', 300n], ['B', 300n], ['_x', 300n], ['a', 900n], ['-', 0n], ['z', 50n]];
+  await s.ledger.settle([], apps.map(([title, cost], i) => record(`app${i}`, { xTitle: title, costNanos: cost, createdAt: i % 2 === 0 ? DAY1 : DAY2 })));
+  const walk = async (accountId: string | null, group: 'day' | 'app' | 'model', size: number): Promise<Array<string | null>> => {
+    const seen: Array<string | null> = [];
+    let after: Parameters<Stores['usage']['aggregate']>[4] extends infer P ? (P extends { after: infer A } ? A : never) : never = null;
+    for (;;) {
+      const page = await s.usage.aggregate(accountId, group, '2026-03-01', '2026-03-02', { after, limit: size });
+      seen.push(...page.map((r) => r.group));
+      if (page.length < size) return seen;
+      const last = page[page.length - 1]!;
+      after = group === 'day' ? [last.group ?? ''] : [last.costNanos.toString(), last.group ?? ''];
+    }
+  };
+  const whole = (await s.usage.aggregate('acct_1', 'app', '2026-03-01', '2026-03-02')).map((r) => r.group);
+  const paged = await walk('acct_1', 'app', 2);
+  assert.deepEqual(paged, whole);
+  // No title (the seed's 2,500), App (1,000), a (900), then three at 300 byte-wise, z, '-'.
+  assert.deepEqual(paged, [null, 'App', 'a', 'B', '_x', 'b', 'z', '-'], 'cost first, then the group byte-wise');
+  assert.deepEqual(await walk(null, 'app', 3), (await s.usage.aggregate(null, 'app', '2026-03-01', '2026-03-02')).map((r) => r.group));
+  assert.deepEqual(await walk('acct_1', 'day', 1), ['2026-03-01', '2026-03-02']);
+  return { paged, all: await walk(null, 'model', 1) };
+});
+
 contractCase('audit log: record, newest first, filter by action and target, pages', async (s) => {
   const actor = { keyHash: 'kh', label: 'sk-..', accountId: 'acct_admin' };
   await s.audit.record(actor, 'account.create', 'acct_1', { name: 'one', credits: '5' }, DAY1);
