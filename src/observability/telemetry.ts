@@ -56,6 +56,8 @@ export class Telemetry implements UpstreamObserver {
 
   /** A request refused at admission (no attempt was made): counted, logged and traced like any other. */
   requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
+    // The reason is an error code of the catalogue: a bounded label.
+    this.metrics?.admissionRefusals.inc({ reason: error.code });
     const span = this.tracing === null ? null : this.tracing.startRequest(this.scrubber().text(record.model ?? 'unknown'), Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
   }

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allPages, call, createAdminKey } from '../support/admin-client.ts';
+import { scrape, sumOf } from '../support/prometheus-text.ts';
 
 // Refused requests (rate limits, unknown models...) cost the operator a counter, not a
 // generation record each (store/refusal-counts.ts): a flood of them does not grow the
@@ -78,6 +79,10 @@ describe('refusals are counted, not stored', () => {
     const counts = await call('GET', `${gw.origin}/api/v1/admin/refusals?key=${record.hash}`, admin);
     assert.equal(counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0), names.length);
     assert.deepEqual([...new Set(counts.json.data.map((c: { reason: string }) => c.reason))], ['model_not_found']);
+    // Metrics count them by reason (an error code, never the model's name).
+    const metrics = await scrape(gw.origin);
+    assert.ok(sumOf(metrics, 'switchyard_admission_refusals_total', { reason: 'model_not_found' }) >= names.length);
+    assert.ok(!metrics.some((s) => JSON.stringify(s).includes('no-such-model')), 'no client string as a label');
   });
 
   test('the refusals route is for admin keys, pages with a cursor, and refuses a bad cursor, limit or time', async () => {
