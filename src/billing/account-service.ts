@@ -9,6 +9,11 @@ import { GatewayError } from '../errors/gateway-error.ts';
 /** Keys an account may hold unless the config says otherwise (`accounts.max_keys`). */
 export const DEFAULT_MAX_KEYS_PER_ACCOUNT = 1000;
 
+/** The config's bounds per account, one object shared with the config reload (which refills it, as the tier map). */
+export interface AccountBounds {
+  maxKeys: number;
+}
+
 /** What changed: an account (credits, flags, tier), or one of its keys. */
 export interface AccountChange {
   accountId: string;
@@ -22,14 +27,15 @@ export class AccountService {
   private readonly now: () => Date;
   private readonly changeListeners: Array<(change: AccountChange) => void>;
   /** Keys one account may hold, any kind, disabled ones included (`accounts.max_keys`). */
-  readonly maxKeys: number;
+  readonly bounds: AccountBounds;
 
-  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = [], maxKeys = DEFAULT_MAX_KEYS_PER_ACCOUNT) {
+  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = [],
+    bounds: AccountBounds = { maxKeys: DEFAULT_MAX_KEYS_PER_ACCOUNT }) {
     this.stores = stores;
     this.tiers = tiers;
     this.now = now;
     this.changeListeners = listeners;
-    this.maxKeys = maxKeys;
+    this.bounds = bounds;
   }
 
   private get accounts(): Stores['accounts'] {
@@ -42,7 +48,7 @@ export class AccountService {
 
   /** The same service writing through `tx` (a transaction of Stores.transaction), with the same listeners. */
   within(tx: Stores): AccountService {
-    return new AccountService(tx, this.tiers, this.now, this.changeListeners, this.maxKeys);
+    return new AccountService(tx, this.tiers, this.now, this.changeListeners, this.bounds);
   }
 
   /** Called after every change, so caches of account and key state (here, and on every instance of a fleet) drop it. */
@@ -87,7 +93,7 @@ export class AccountService {
 
   /**
    * Returns the new key in clear: the only time it exists outside the client's hands. An
-   * account holding `maxKeys` keys already is refused (403 key_limit_reached): counted and
+   * account holding `bounds.maxKeys` keys already is refused (403 key_limit_reached): counted and
    * created under one lock per account, so concurrent creations cannot pass it together.
    */
   async createKey(input: {
@@ -102,7 +108,8 @@ export class AccountService {
     const key = generateApiKey();
     const record = await this.stores.exclusive(`keys:${input.accountId}`, async (tx) => {
       const held = await tx.accounts.countKeys(input.accountId);
-      if (held >= this.maxKeys) throw keyLimitReached(this.maxKeys);
+      const max = this.bounds.maxKeys;
+      if (held >= max) throw keyLimitReached(max);
       return tx.accounts.createKey({
         hash: hashApiKey(key),
         accountId: input.accountId,

@@ -36,7 +36,7 @@ export async function openStores(config: GatewayConfig, env: Record<string, stri
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
   return {
     stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
-    accountService: new AccountService(stores, tiers, undefined, undefined, config.accounts.maxKeys), tiers,
+    accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }), tiers,
   };
 }
 

@@ -62,9 +62,9 @@ export class RefusalPruneClock {
   }
 }
 
-export const REFUSAL_UPSERT_SQL = `INSERT INTO refusal_counts (key_hash, minute, reason, account_id, count) VALUES (?, ?, ?, ?, ?)
+const REFUSAL_UPSERT_SQL = `INSERT INTO refusal_counts (key_hash, minute, reason, account_id, count) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (key_hash, minute, reason) DO UPDATE SET count = refusal_counts.count + excluded.count`;
-export const REFUSAL_PRUNE_SQL = 'DELETE FROM refusal_counts WHERE minute < ?';
+const REFUSAL_PRUNE_SQL = 'DELETE FROM refusal_counts WHERE minute < ?';
 
 /** The upserts of one settlement transaction (the SQLite ledger's: ledger-store.ts). */
 export class RefusalCountWriter {

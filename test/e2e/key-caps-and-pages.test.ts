@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allPages, call, createAdminKey } from '../support/admin-client.ts';
 import { runCli } from '../support/run-cli.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config.ts';
 
 // Keys per account are bounded (`accounts.max_keys`), through every door (key-management
 // API, admin API, CLI), and every key list answers in pages.
@@ -56,6 +59,29 @@ describe('keys per account are capped; key lists are paged', () => {
     assert.equal(answers.filter((r) => r.status === 201).length, 5);
     assert.equal(answers.filter((r) => r.status === 403).length, 7);
     assert.equal(await gw.services.accounts.countKeys(a.id), 6);
+  });
+
+  test('a reload changes the cap for the next creation (accounts.max_keys is reloadable)', async () => {
+    const a = await account('reloaded');
+    for (let i = 0; i < 5; i++) assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: `r${i}` })).status, 201);
+    assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: 'seventh' })).status, 403);
+    const reload = (max: number): void => {
+      const path = join(gw.dir, 'switchyard.yaml');
+      writeFileSync(path, `${SIM_ONLY}accounts:\n  max_keys: ${max}\n`);
+      const result = gw.services.reload(() => {
+        const c = loadConfig({ path, env: { SWITCHYARD_DATA_DIR: gw.dir } });
+        c.server = { ...c.server, host: '127.0.0.1', port: 0 };
+        return c;
+      });
+      assert.equal(result.ok, true, JSON.stringify(result));
+    };
+    reload(7);
+    try {
+      assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: 'seventh' })).status, 201);
+      assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: 'eighth' })).status, 403);
+    } finally {
+      reload(6);
+    }
   });
 
   test('GET /keys pages by cursor (at most 100 a page), keeps OpenRouter\'s offset, and refuses bad paging', async () => {
