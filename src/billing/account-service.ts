@@ -4,6 +4,15 @@ import type { AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../st
 import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
 import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/** Keys an account may hold unless the config says otherwise (`accounts.max_keys`). */
+export const DEFAULT_MAX_KEYS_PER_ACCOUNT = 1000;
+
+/** The config's bounds per account, one object shared with the config reload (which refills it, as the tier map). */
+export interface AccountBounds {
+  maxKeys: number;
+}
 
 /** What changed: an account (credits, flags, tier), or one of its keys. */
 export interface AccountChange {
@@ -17,12 +26,16 @@ export class AccountService {
   private readonly tiers: TierTable;
   private readonly now: () => Date;
   private readonly changeListeners: Array<(change: AccountChange) => void>;
+  /** Keys one account may hold, any kind, disabled ones included (`accounts.max_keys`). */
+  readonly bounds: AccountBounds;
 
-  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = []) {
+  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = [],
+    bounds: AccountBounds = { maxKeys: DEFAULT_MAX_KEYS_PER_ACCOUNT }) {
     this.stores = stores;
     this.tiers = tiers;
     this.now = now;
     this.changeListeners = listeners;
+    this.bounds = bounds;
   }
 
   private get accounts(): Stores['accounts'] {
@@ -35,7 +48,7 @@ export class AccountService {
 
   /** The same service writing through `tx` (a transaction of Stores.transaction), with the same listeners. */
   within(tx: Stores): AccountService {
-    return new AccountService(tx, this.tiers, this.now, this.changeListeners);
+    return new AccountService(tx, this.tiers, this.now, this.changeListeners, this.bounds);
   }
 
   /** Called after every change, so caches of account and key state (here, and on every instance of a fleet) drop it. */
@@ -78,7 +91,11 @@ export class AccountService {
     if (!this.tiers.has(tier)) throw new Error(`unknown tier "${tier}" (known: ${[...this.tiers.keys()].join(', ')})`);
   }
 
-  /** Returns the new key in clear: the only time it exists outside the client's hands. */
+  /**
+   * Returns the new key in clear: the only time it exists outside the client's hands. An
+   * account holding `bounds.maxKeys` keys already is refused (403 key_limit_reached): counted and
+   * created under one lock per account, so concurrent creations cannot pass it together.
+   */
   async createKey(input: {
     accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
   }): Promise<{ key: string; record: KeyRecord }> {
@@ -89,17 +106,22 @@ export class AccountService {
     if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
     if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
     const key = generateApiKey();
-    const record = await this.accounts.createKey({
-      hash: hashApiKey(key),
-      accountId: input.accountId,
-      name: input.name ?? 'default',
-      label: labelApiKey(key),
-      limitNanos,
-      limitReset: input.limitReset ?? null,
-      isManagement: input.management ?? false,
-      isAdmin: input.admin ?? false,
-      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
-      now: this.now().toISOString(),
+    const record = await this.stores.exclusive(`keys:${input.accountId}`, async (tx) => {
+      const held = await tx.accounts.countKeys(input.accountId);
+      const max = this.bounds.maxKeys;
+      if (held >= max) throw keyLimitReached(max);
+      return tx.accounts.createKey({
+        hash: hashApiKey(key),
+        accountId: input.accountId,
+        name: input.name ?? 'default',
+        label: labelApiKey(key),
+        limitNanos,
+        limitReset: input.limitReset ?? null,
+        isManagement: input.management ?? false,
+        isAdmin: input.admin ?? false,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+        now: this.now().toISOString(),
+      });
     });
     return { key, record };
   }
@@ -174,6 +196,10 @@ export class AccountService {
     const matches = (await this.accounts.listKeys()).filter((k) => k.label === hashOrLabel);
     return matches.length === 1 ? matches[0] : undefined;
   }
+}
+
+function keyLimitReached(max: number): GatewayError {
+  return new GatewayError('key_limit_reached', `This account already holds ${max} keys, as many as this gateway allows (accounts.max_keys): delete a key it no longer needs to make room.`);
 }
 
 /** USD decimal text → nano-USD, with an error that names the field. */

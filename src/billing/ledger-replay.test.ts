@@ -28,11 +28,11 @@ test('a batch replayed after it committed changes nothing; one that did not comm
   const once = figures(s);
   assert.deepEqual(once, { balance: 990n, charges: 2, requests: 2, globalRequests: 2, holds: 1, keyUsage: 10 });
 
-  s.ledger.settle([hold('h3')], batch, true);
+  s.ledger.settle([hold('h3')], batch, [], true);
   assert.deepEqual(figures(s), once, 'the replay of a committed batch is a no-op');
 
   // Not committed before: the replay writes it, hold row and all, like a first write.
-  s.ledger.settle([hold('h4')], [settlement('h3', 5n)], true);
+  s.ledger.settle([hold('h4')], [settlement('h3', 5n)], [], true);
   assert.deepEqual(figures(s), { balance: 985n, charges: 3, requests: 3, globalRequests: 3, holds: 1, keyUsage: 15 });
 });
 
@@ -40,7 +40,7 @@ test('a replayed record whose hold row another batch wrote removes it even when 
   const s = ledgered(1000n);
   // The batch that died wrote the hold row; the queue, told it failed, settles the request as if it had not.
   s.ledger.settle([hold('h1')], []);
-  s.ledger.settle([], [settlement('h1', 4n, false)], true);
+  s.ledger.settle([], [settlement('h1', 4n, false)], [], true);
   assert.equal(figures(s).holds, 0);
   assert.equal(s.accounts.balance('acct_1'), 996n);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HoldRecord, SettlementRecord } from '../store/ledger-store.ts';
+import type { RefusalCount } from '../store/refusal-counts.ts';
 import { NOW, ledgered, setWritable, settlement } from './billing-fixtures.test-util.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import { isStorageFailure, SettlementQueue, storageUnavailable } from './settlement-queue.ts';
@@ -8,14 +9,16 @@ import { isStorageFailure, SettlementQueue, storageUnavailable } from './settlem
 /** A ledger that records what it was asked to write, and fails on demand. */
 class FakeLedger {
   calls: Array<{ holds: string[]; records: string[] }> = [];
+  refusals: RefusalCount[][] = [];
   /** Thrown by every write while set. */
   failWith: unknown = null;
   /** Thrown only by writes that include this record id. */
   poison: { id: string; error: unknown } | null = null;
-  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
+  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
     if (this.failWith !== null) throw this.failWith;
     if (this.poison !== null && batch.some((r) => r.id === this.poison!.id)) throw this.poison.error;
-    this.calls.push({ holds: holds.map((h) => h.id), records: batch.map((r) => r.id) });
+    if (holds.length > 0 || batch.length > 0) this.calls.push({ holds: holds.map((h) => h.id), records: batch.map((r) => r.id) });
+    if (refusals.length > 0) this.refusals.push(refusals.map((r) => ({ ...r })));
   }
 }
 
@@ -263,4 +266,29 @@ test('a record pushed by a waiter\'s continuation, however many ticks later, is 
     });
     assert.deepEqual(await next, { committed: true }, `pushed ${hops} ticks after its waiter heard`);
   }
+});
+
+test('refusals are counted per key, minute and reason into the next batch, no row each; counts the database refused are kept and added to', async () => {
+  const ledger = new FakeLedger();
+  const queue = queueOn(ledger);
+  const at = Date.parse('2026-03-01T10:00:30Z');
+  for (let i = 0; i < 500; i++) queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at + i);
+  queue.countRefusal('acct_1', 'hash_1', 'model_not_found', at);
+  queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at + 60_000);
+  await queue.flush();
+  assert.deepEqual(ledger.refusals, [[
+    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 500 },
+    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'model_not_found', count: 1 },
+    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:01', reason: 'rate_limited', count: 1 },
+  ]]);
+  // The database refuses writes: the counts wait, and more are added to them.
+  ledger.failWith = readonlyError();
+  queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at);
+  await queue.flush();
+  assert.equal(queue.failing, true);
+  queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at);
+  ledger.failWith = null;
+  assert.equal(await queue.retry(), true);
+  assert.deepEqual(ledger.refusals[1], [{ accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 2 }]);
+  assert.equal(queue.failing, false);
 });

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../store/ledger-store.ts';
+import { addRefusal, type RefusalCount } from '../store/refusal-counts.ts';
 
 /** What `push` resolves with: whether the record reached the database. */
 export type SettlementResult = { committed: true } | { committed: false; error: unknown };
@@ -66,6 +67,8 @@ export function storageUnavailable(): GatewayError {
 export class SettlementQueue {
   private holds = new Map<string, HoldRecord>();
   private pending: Queued[] = [];
+  /** Refusals counted since the last batch, per key × minute × reason (refusal-counts.ts). */
+  private refusals = new Map<string, RefusalCount>();
   private scheduled = false;
   /** The write in flight (one batch, or one record at a time after a record's own failure), null when none. */
   private inFlight: Promise<void> | null = null;
@@ -126,6 +129,16 @@ export class SettlementQueue {
     this.schedule();
   }
 
+  /**
+   * A request refused at admission: counted (per key, minute and reason) in the next batch,
+   * never a row of its own. Nobody waits for it; counts the database refuses are kept and
+   * retried with the settlements.
+   */
+  countRefusal(accountId: string, keyHash: string, reason: string, at: number): void {
+    addRefusal(this.refusals, accountId, keyHash, reason, at);
+    this.schedule();
+  }
+
   push(record: SettlementRecord): Promise<SettlementResult> {
     // Settled before its hold row was written: the row is never written, nor removed.
     if (this.holds.delete(record.id)) record.holdRowWritten = false;
@@ -160,7 +173,7 @@ export class SettlementQueue {
         this.inFlight = null;
         // Queued after the last batch was taken but before this point (a waiter's continuation
         // that settles or holds again): not left waiting for a push or a retry that may not come.
-        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && this.holds.size > 0)) this.schedule();
+        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && (this.holds.size > 0 || this.refusals.size > 0))) this.schedule();
       });
     }
     return this.inFlight;
@@ -172,7 +185,7 @@ export class SettlementQueue {
    * so that their requests learn of it now rather than at the next retry).
    */
   private async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.holds.size > 0) {
+    while (this.pending.length > 0 || this.holds.size > 0 || this.refusals.size > 0) {
       if (!(await this.writeBatch()) && !this.pending.some((q) => q.notify !== null)) return;
     }
   }
@@ -181,26 +194,37 @@ export class SettlementQueue {
   private async writeBatch(): Promise<boolean> {
     const holds = [...this.holds.values()];
     const queued = this.pending;
+    const refusals = [...this.refusals.values()];
     this.holds = new Map();
     this.pending = [];
+    this.refusals = new Map();
     const written: Queued[] = [];
     const retained: Queued[] = [];
     const retainedHolds: HoldRecord[] = [];
     let storageError: unknown = null;
     try {
-      await this.ledger.settle(holds, queued.map((q) => q.record));
+      await this.ledger.settle(holds, queued.map((q) => q.record), refusals);
       written.push(...queued);
     } catch (first) {
       // The connection to Postgres was lost mid-write: the batch may have committed, its
       // answer lost. It is sent again at once (a Postgres batch is exact when retried:
-      // store/postgres/postgres-settlement.ts), so a cut connection alone refuses no answer.
-      const err = first instanceof SharedStateUnavailable ? await this.tryWrite(holds, queued.map((q) => q.record)) : first;
+      // store/postgres/postgres-settlement.ts; its refusal counts may then count twice),
+      // so a cut connection alone refuses no answer.
+      const err = first instanceof SharedStateUnavailable ? await this.tryWrite(holds, queued.map((q) => q.record), refusals) : first;
       if (err === null) written.push(...queued);
       else if (isStorageFailure(err)) {
         storageError = err;
         retainedHolds.push(...holds);
         retained.push(...queued);
+        this.keepRefusals(refusals);
       } else {
+        if (refusals.length > 0) {
+          const e = await this.tryWrite([], [], refusals);
+          if (e !== null && isStorageFailure(e)) {
+            storageError = e;
+            this.keepRefusals(refusals);
+          } else if (e !== null) this.log(`${refusals.length} refusal count(s) dropped, they cannot be written: ${(e as Error).message}`);
+        }
         // One bad record must not take the others with it: write them one by one.
         for (const h of holds) {
           const e = await this.tryWrite([h], []);
@@ -249,6 +273,11 @@ export class SettlementQueue {
     this.holds = next;
   }
 
+  /** Counts the database refused go back, added to any counted meanwhile. */
+  private keepRefusals(refusals: readonly RefusalCount[]): void {
+    for (const r of refusals) addRefusal(this.refusals, r.accountId, r.keyHash, r.reason, Date.parse(`${r.minute}:00Z`), r.count);
+  }
+
   private afterWrite(storageError: unknown): void {
     if (storageError !== null) {
       if (this.failure === null) {
@@ -262,7 +291,7 @@ export class SettlementQueue {
       }
       return;
     }
-    if (this.failure !== null && this.pending.length === 0 && this.holds.size === 0) {
+    if (this.failure !== null && this.pending.length === 0 && this.holds.size === 0 && this.refusals.size === 0) {
       this.failure = null;
       this.retryDelayMs = this.firstRetryMs;
       if (this.retryTimer !== null) clearTimeout(this.retryTimer);
@@ -271,9 +300,9 @@ export class SettlementQueue {
     }
   }
 
-  private async tryWrite(holds: HoldRecord[], batch: SettlementRecord[]): Promise<unknown> {
+  private async tryWrite(holds: HoldRecord[], batch: SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<unknown> {
     try {
-      await this.ledger.settle(holds, batch);
+      await this.ledger.settle(holds, batch, refusals);
       return null;
     } catch (e) {
       return e;

@@ -69,6 +69,7 @@ describe('loadConfig', () => {
       redis: {},
       timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000, drainMs: 30000, holdGraceMs: 60000 },
       bootstrap: { credits: '10' },
+      accounts: { maxKeys: 1000 },
       sim: 'auto',
       providers: [],
       models: [],
@@ -107,6 +108,11 @@ describe('loadConfig', () => {
     const off = loadConfig({ path: writeConfig('metrics:\n  enabled: false\n'), env: {} });
     assert.deepEqual(off.metrics, { enabled: false });
     assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  port: 9100\n'), env: {} }), /metrics/);
+    // accounts.max_keys: a positive integer; unknown fields of the section are refused.
+    assert.equal(loadConfig({ path: writeConfig('accounts:\n  max_keys: 5\n'), env: {} }).accounts.maxKeys, 5);
+    for (const bad of ['accounts:\n  max_keys: 0\n', 'accounts:\n  max_keys: 2.5\n', 'accounts:\n  max_key: 5\n']) {
+      assert.throws(() => loadConfig({ path: writeConfig(bad), env: {} }), /accounts\.max_key/, bad);
+    }
   });
 
   it('reads tiers over the defaults, and moderation rules', () => {

@@ -33,9 +33,11 @@ export const CONFIG_DEFAULTS = {
   holdGraceMs: 60_000,
   credits: '10',
   sim: 'auto',
+  /** Keys an account may hold (docs/configuration.md): past it, creating one is refused (403 key_limit_reached). */
+  maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -71,6 +73,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   const redis = section(root, 'redis', ['url']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
+  const accounts = section(root, 'accounts', ['max_keys']);
   const metrics = section(root, 'metrics', ['enabled', 'token']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
@@ -92,6 +95,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
         ? CONFIG_DEFAULTS.credits
         : readUsd(bootstrap.credits, 'bootstrap.credits'),
     },
+    accounts: { maxKeys: optInt(accounts, 'max_keys', 'accounts', 1, 1_000_000) ?? CONFIG_DEFAULTS.maxKeysPerAccount },
     sim: readSim(root.sim),
     providers: parseProviders(root.providers, 'providers'),
     models: parseModels(root.models, 'models'),

@@ -29,6 +29,8 @@ export interface GatewayConfig {
   timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number; drainMs: number; holdGraceMs: number };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
+  /** `accounts:` — bounds per account: `maxKeys`, the keys an account may hold (any kind, disabled ones included). */
+  accounts: { maxKeys: number };
   sim: SimSetting;
   providers: ProviderInput[];
   models: ModelInput[];

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   authentication_required: { status: 401, type: 'authentication_error', retryable: false, description: 'Missing, malformed, unknown, revoked or expired key, or an inactive account.' },
   insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit) cannot pay for the request.' },
   forbidden: { status: 403, type: 'permission_error', retryable: false, description: 'The key may not use this endpoint (e.g. a management key calling a model).' },
+  key_limit_reached: { status: 403, type: 'permission_error', retryable: false, description: 'The account holds as many keys as the gateway allows (`accounts.max_keys`, default 1000): delete one to make room.' },
   content_filtered: { status: 403, type: 'content_filter_error', retryable: false, description: 'The input was flagged by moderation.' },
   not_found: { status: 404, type: 'not_found_error', retryable: false, description: 'No such route or resource.' },
   timeout: { status: 408, type: 'timeout_error', retryable: true, description: 'The upstream did not answer in time.' },

@@ -38,6 +38,7 @@ export class GatewayMetrics {
   readonly tokens: Counter<'model' | 'provider' | 'type'>;
   readonly cost: Counter<'model' | 'provider'>;
   readonly rateLimitRefusals: Counter<'scope'>;
+  readonly admissionRefusals: Counter<'reason'>;
   readonly circuitOpened: Counter<'endpoint'>;
   readonly holdsOutstanding: Gauge;
   readonly settlementsDropped: Counter;
@@ -121,6 +122,12 @@ export class GatewayMetrics {
       name: 'switchyard_rate_limit_refusals_total',
       help: 'Rate-limit refusals: scope "request" (429 at admission) or "model" (a fallback model over its own limit).',
       labelNames: ['scope'],
+      registers,
+    });
+    this.admissionRefusals = new Counter({
+      name: 'switchyard_admission_refusals_total',
+      help: 'Requests refused at admission, before any upstream call (no generation record: counted per key in refusal_counts), by error code.',
+      labelNames: ['reason'],
       registers,
     });
     this.circuitOpened = new Counter({

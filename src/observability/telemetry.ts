@@ -54,8 +54,15 @@ export class Telemetry implements UpstreamObserver {
     return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), startedAt, signal, traceparent);
   }
 
+  /** A model call refused from its headers, before its body was read: counted by reason. */
+  refusedBeforeBody(error: GatewayError): void {
+    this.metrics?.admissionRefusals.inc({ reason: error.code });
+  }
+
   /** A request refused at admission (no attempt was made): counted, logged and traced like any other. */
   requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
+    // The reason is an error code of the catalogue: a bounded label.
+    this.metrics?.admissionRefusals.inc({ reason: error.code });
     const span = this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(record.model), Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
   }

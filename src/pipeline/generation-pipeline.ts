@@ -130,10 +130,17 @@ export class GenerationPipeline {
     return this.deps.rateLimits.refusalBeforeBody(auth.key.hash, account.id, this.now());
   }
 
+  /** A refusal made before admission (from the headers): counted per key, reason and minute, and in the metrics. */
+  countRefusal(auth: AuthContext, error: GatewayError): void {
+    this.deps.settlements.countRefusal(auth.account.id, auth.key.hash, error.code, this.now());
+    this.telemetry.refusedBeforeBody(error);
+  }
+
   /**
    * Admission: default model, plan, tier model access, rate limits, credit hold. Every
-   * answer from here on names its generation (X-Generation-Id), refusals included, and a
-   * refusal leaves an error generation record. When the shared state (Redis, Postgres)
+   * answer from here on names its generation (X-Generation-Id), refusals included (the id
+   * the request log names); a refusal leaves no generation record, only a count per key,
+   * reason and minute (store/refusal-counts.ts). When the shared state (Redis, Postgres)
    * cannot answer, the request is refused with 503 `shared_state_unavailable`: a request
    * is never served without its hold.
    */
@@ -174,8 +181,10 @@ export class GenerationPipeline {
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
+      // Counted per key, reason and minute, never a record of its own: a flood of refusals
+      // must not fill the disk (store/refusal-counts.ts). The record is for telemetry only.
+      this.deps.settlements.countRefusal(auth.account.id, auth.key.hash, err.code, startedAt);
       const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
-      void this.deps.settlements.push(record);
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }

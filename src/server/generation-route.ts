@@ -76,6 +76,8 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
       const refusal = services.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));
       if (refusal !== null) throw refusal;
     },
+    // Counted per key, reason and minute like the refusals at admission.
+    onRefused: (auth, error) => services.pipeline.countRefusal(auth, error),
   });
   for (const path of paths) app.post(path, { errorHandler, ...declared }, handler);
 }

@@ -36,7 +36,7 @@ export async function openStores(config: GatewayConfig, env: Record<string, stri
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
   return {
     stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
-    accountService: new AccountService(stores, tiers), tiers,
+    accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }), tiers,
   };
 }
 
@@ -65,7 +65,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     const writer = config.database.path === ':memory:' ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
     const lease = lock.handOver();
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
-    const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch) => sync.ledger.settle(holds, batch) };
+    const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch, refusals) => sync.ledger.settle(holds, batch, refusals) };
     const fleet = opts.fleet ?? null;
     return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null };
   }

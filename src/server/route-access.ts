@@ -58,6 +58,11 @@ export interface RouteAccess {
    * headers and the key (the sign-in limiter, a key that cannot pay).
    */
   beforeBody?: (request: FastifyRequest, auth: AuthContext | null) => void | Promise<void>;
+  /**
+   * Told of each refusal the hook makes once it knows the key (a key of the wrong kind, a
+   * body too large, a `beforeBody` refusal): the model routes count them per key and reason.
+   */
+  onRefused?: (auth: AuthContext, error: GatewayError) => void;
   /** For `metrics-token`: the token's check (true: let through). */
   checkToken?: (presented: string | undefined) => boolean;
   /** The 403's message for a key of the wrong kind (`management`, `admin`). */
@@ -147,15 +152,23 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
       throw new GatewayError('internal_error', 'This route declares no access; it is not served.');
     }
     const ctx = await authenticate(auth, declared, request);
-    if (ctx !== null) authOf.set(request, ctx);
-    const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
-    const length = contentLength(request.headers);
-    if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
-      throw new GatewayError('request_too_large', limit === 0
-        ? `${request.method} ${request.routeOptions.url} takes no request body.`
-        : `The request body is larger than this route accepts (${limit} bytes).`);
+    try {
+      if (ctx !== null) {
+        authOf.set(request, ctx);
+        checkKind(declared, ctx);
+      }
+      const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
+      const length = contentLength(request.headers);
+      if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
+        throw new GatewayError('request_too_large', limit === 0
+          ? `${request.method} ${request.routeOptions.url} takes no request body.`
+          : `The request body is larger than this route accepts (${limit} bytes).`);
+      }
+      if (declared.beforeBody !== undefined) await declared.beforeBody(request, ctx);
+    } catch (err) {
+      if (ctx !== null && err instanceof GatewayError) declared.onRefused?.(ctx, err);
+      throw err;
     }
-    if (declared.beforeBody !== undefined) await declared.beforeBody(request, ctx);
   });
 }
 
@@ -181,24 +194,30 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
       if (token === undefined || !isSessionToken(token)) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
       return auth.authenticate(token, declared.keyHeaders);
     }
-    case 'model-key': {
-      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
-      if (ctx.key.isManagement) throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
-      if (ctx.key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
-      return ctx;
-    }
+    case 'model-key':
     case 'key':
+    case 'management':
+    case 'admin':
       return auth.authenticate(readKey(request.headers), declared.keyHeaders);
-    case 'management': {
-      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
-      if (!ctx.key.isManagement) throw new GatewayError('forbidden', declared.denied ?? 'This endpoint needs a management key of the account.');
-      return ctx;
-    }
-    case 'admin': {
-      const ctx = await auth.authenticate(readKey(request.headers), declared.keyHeaders);
-      if (!ctx.key.isAdmin) throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
-      return ctx;
-    }
+  }
+}
+
+/** A valid key of the wrong kind for the route: 403. */
+function checkKind(declared: RouteAccess, ctx: AuthContext): void {
+  const key = ctx.key;
+  switch (declared.auth) {
+    case 'model-key':
+      if (key.isManagement) throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
+      if (key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
+      return;
+    case 'management':
+      if (!key.isManagement) throw new GatewayError('forbidden', declared.denied ?? 'This endpoint needs a management key of the account.');
+      return;
+    case 'admin':
+      if (!key.isAdmin) throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
+      return;
+    default:
+      return;
   }
 }
 

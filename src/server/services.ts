@@ -247,6 +247,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       const tiers = stores.tiers as Map<string, TierLimits>;
       tiers.clear();
       for (const t of built.tierList) tiers.set(t.id, t);
+      stores.accountService.bounds.maxKeys = next.accounts.maxKeys;
       scrubInProcessLogs(built.scrubber);
       result = { ok: true, attempt: attempts, generation: built.generation, at, models: built.catalog.models.length, warnings: built.catalogWarnings };
     } catch (err) {

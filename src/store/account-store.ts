@@ -39,6 +39,16 @@ export interface KeyRecord {
 
 export type KeyDisabler = 'operator' | 'account';
 
+/** Which keys a page lists: one account's or all; API keys only (no management or admin keys); enabled ones only. */
+export interface KeyPageFilter {
+  accountId?: string;
+  apiKeysOnly?: boolean;
+  activeOnly?: boolean;
+}
+
+/** A key page's position: the last key's (created_at, hash). */
+export type KeyCursor = [createdAt: string, hash: string];
+
 /** How often a key's credit limit starts again (UTC): as OpenRouter's `limit_reset`. */
 export type KeyLimitReset = 'daily' | 'weekly' | 'monthly';
 export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'monthly'];
@@ -100,6 +110,11 @@ export class AccountStore {
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
+      countKeys: db.prepare('SELECT count(*) AS n FROM api_keys WHERE account_id = ?'),
+      keysPage: bigints(db.prepare(`SELECT * FROM api_keys WHERE (?1 IS NULL OR account_id = ?1)
+        AND (?2 = 0 OR (is_management = 0 AND is_admin = 0)) AND (?3 = 0 OR is_active = 1)
+        AND (?4 IS NULL OR created_at > ?4 OR (created_at = ?4 AND hash > ?5))
+        ORDER BY created_at, hash LIMIT ?6 OFFSET ?7`)),
       // Enabling clears who disabled it; disabling keeps an operator's mark over an account's.
       setKeyActive: db.prepare(`UPDATE api_keys SET is_active = ?1,
         disabled_by = CASE WHEN ?1 = 1 THEN NULL WHEN ?2 = 'operator' THEN 'operator' ELSE coalesce(disabled_by, ?2) END WHERE hash = ?3`),
@@ -180,6 +195,16 @@ export class AccountStore {
 
   listKeys(accountId?: string): KeyRecord[] {
     const rows = accountId === undefined ? this.stmts.listKeys.all() : this.stmts.listKeysOf.all(accountId);
+    return (rows as unknown as KeyRow[]).map(toKey);
+  }
+
+  countKeys(accountId: string): number {
+    return Number((this.stmts.countKeys.get(accountId) as { n: number | bigint }).n);
+  }
+
+  keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset = 0): KeyRecord[] {
+    const rows = this.stmts.keysPage.all(filter.accountId ?? null, filter.apiKeysOnly === true ? 1 : 0, filter.activeOnly === true ? 1 : 0,
+      after?.[0] ?? null, after?.[1] ?? null, limit, offset);
     return (rows as unknown as KeyRow[]).map(toKey);
   }
 

@@ -20,6 +20,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'usage_daily_global', orderBy: 'day, model, provider, app_title' },
   { name: 'usage_daily_keys', orderBy: 'day, account_id, key_hash' },
   { name: 'dashboard_sessions', orderBy: 'id_hash' },
+  { name: 'refusal_counts', orderBy: 'key_hash, minute, reason' },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
+import { RefusalCountWriter, type RefusalCount } from './refusal-counts.ts';
 import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
   ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
@@ -28,7 +29,8 @@ export interface HoldRecord {
  * SQLite writer thread (sqlite-writer/) and the Postgres ledger both are one.
  */
 export interface SettlementWriter {
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void>;
+  /** `refusals`: counts of requests refused at admission (refusal-counts.ts), added in the same transaction. */
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals?: readonly RefusalCount[]): Promise<void>;
 }
 
 const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
@@ -44,9 +46,11 @@ const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider',
 export class LedgerStore {
   private readonly db: DatabaseSync;
   private readonly stmts;
+  private readonly refusals: RefusalCountWriter;
 
   constructor(db: DatabaseSync) {
     this.db = db;
+    this.refusals = new RefusalCountWriter(db);
     this.stmts = {
       insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -105,10 +109,11 @@ export class LedgerStore {
    *
    * `replay`: the batch may have been committed already (the writer thread died between
    * its COMMIT and its answer): hold rows present are kept, records already settled are
-   * skipped (their hold row removed if one is left), so nothing is charged twice.
+   * skipped (their hold row removed if one is left), so nothing is charged twice. (Refusal
+   * counts of a replayed batch may be counted twice: they are counts, not charges.)
    */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], replay = false): void {
-    if (holds.length === 0 && batch.length === 0) return;
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = [], replay = false): void {
+    if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return;
     const s = this.stmts;
     const insertHold = replay ? s.insertHoldAgain : s.insertHold;
     transaction(this.db, () => {
@@ -145,6 +150,7 @@ export class LedgerStore {
       for (const row of coarse.keys) s.upsertKeysRollup.run(...keysRollupParams(row));
       for (const [accountId, cost] of byAccount) s.moveBalance.run(-cost, accountId);
       for (const [keyHash, k] of byKey) s.keyUsage.run(k.cost, k.at, k.at, keyHash);
+      if (refusals.length > 0) this.refusals.write(refusals);
     });
   }
 }

@@ -247,4 +247,37 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE generations ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'refusal counts',
+    sql: `
+      -- Requests refused at admission (rate limits, credits, unknown models...) are counted
+      -- here, not stored one generation record each: one row per key × UTC minute × reason
+      -- (an error code of the catalogue, never a client's string), moved in the settlement
+      -- transactions; rows older than 7 days are pruned as new counts are written.
+      CREATE TABLE refusal_counts (
+        key_hash   TEXT NOT NULL,
+        minute     TEXT NOT NULL,               -- YYYY-MM-DDTHH:MM, UTC
+        reason     TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        count      INTEGER NOT NULL,
+        PRIMARY KEY (key_hash, minute, reason)
+      ) WITHOUT ROWID;
+      CREATE INDEX refusal_counts_minute ON refusal_counts(minute);
+      CREATE INDEX refusal_counts_account ON refusal_counts(account_id, minute);
+    `,
+  },
+  {
+    version: 9,
+    name: 'key and session list indexes',
+    sql: `
+      -- Keys are listed in pages (created_at, hash): one account's, or every account's.
+      CREATE INDEX api_keys_account_created ON api_keys(account_id, created_at, hash);
+      CREATE INDEX api_keys_created ON api_keys(created_at, hash);
+      -- Sessions: a key's live ones, oldest first (at most 20 a key), and the expired ones pruned.
+      DROP INDEX dashboard_sessions_key;
+      CREATE INDEX dashboard_sessions_key_created ON dashboard_sessions(key_hash, created_at);
+      CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+    `,
+  },
 ];

@@ -1,23 +1,32 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { SessionRepository, SessionRow } from './store-contract.ts';
+import { transaction } from './open-database.ts';
+import { SESSION_PURGE_BATCH, type SessionRepository, type SessionRow } from './store-contract.ts';
 
 /** Dashboard sessions in SQLite (table dashboard_sessions, migration 5). */
 export class SqliteSessionRepository implements SessionRepository {
-  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge', StatementSync>;
+  private readonly db: DatabaseSync;
+  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge' | 'trim', StatementSync>;
 
   constructor(db: DatabaseSync) {
+    this.db = db;
     this.stmts = {
       insert: db.prepare('INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)'),
       find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
       revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
       revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
-      purge: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?'),
+      purge: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
+        (SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ${SESSION_PURGE_BATCH})`),
+      trim: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
+        (SELECT id_hash FROM dashboard_sessions WHERE key_hash = ?1 ORDER BY created_at DESC, id_hash DESC LIMIT -1 OFFSET ?2)`),
     };
   }
 
-  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void> {
-    this.stmts.purge.run(purgeBefore);
-    this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt);
+  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void> {
+    transaction(this.db, () => {
+      this.stmts.purge.run(purgeBefore);
+      this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt);
+      this.stmts.trim.run(keyHash, keepPerKey);
+    });
   }
 
   async find(idHash: string): Promise<SessionRow | undefined> {

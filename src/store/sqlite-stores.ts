@@ -8,6 +8,7 @@ import { GenerationStore } from './generation-store.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
 import { LedgerStore } from './ledger-store.ts';
 import { openDatabase } from './open-database.ts';
+import { RefusalCountQuery } from './refusal-counts.ts';
 import { readReloadStatus, writeReloadStatus } from './reload-status.ts';
 import { SqliteSessionRepository } from './sqlite-session-repository.ts';
 import type { AccountRepository, Stores } from './store-contract.ts';
@@ -37,6 +38,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
   const admin = new AdminStore(db);
   const audit = new AuditStore(db);
   const keyUsage = new KeyPeriodUsage(db);
+  const refusals = new RefusalCountQuery(db);
   // Transactions one at a time: each runs BEGIN IMMEDIATE … COMMIT on the one connection.
   let queue: Promise<unknown> = Promise.resolve();
   const stores: SqliteStores = {
@@ -47,7 +49,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     ledger: {
       addEntry: async (...a) => ledger.addEntry(...a),
       totals: async (id) => ledger.totals(id),
-      settle: async (holds, batch) => ledger.settle(holds, batch),
+      settle: async (holds, batch, refusals) => ledger.settle(holds, batch, refusals),
     },
     generations: {
       getRecord: async (id) => generations.getRecord(id),
@@ -63,6 +65,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     keyUsage: { costOnDays: async (...a) => keyUsage.costOnDays(...a), perDay: async (...a) => keyUsage.perDay(...a) },
     admin: { accountIds: async (...a) => admin.accountIds(...a), rename: async (...a) => admin.rename(...a), ledger: async (...a) => admin.ledger(...a) },
     audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a) },
+    refusals: { list: async (...a) => refusals.list(...a) },
     sessions: new SqliteSessionRepository(db),
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
@@ -94,6 +97,8 @@ function accountRepository(a: AccountStore): AccountRepository {
     createKey: async (i) => a.createKey(i),
     getKey: async (hash) => a.getKey(hash),
     listKeys: async (id) => a.listKeys(id),
+    countKeys: async (id) => a.countKeys(id),
+    keysPage: async (...args) => a.keysPage(...args),
     setKeyActive: async (hash, active, by) => a.setKeyActive(hash, active, by),
     touchKeys: async (m) => a.touchKeys(m),
   };

@@ -1,5 +1,5 @@
 import type { LimitsOverride } from '../config/tier-limits.ts';
-import type { AccountRecord, AccountType, KeyDisabler, KeyLimitReset, KeyRecord } from './account-store.ts';
+import type { AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
@@ -7,8 +7,9 @@ import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
 import type { ReloadStatus } from './reload-status.ts';
+import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-counts.ts';
 import type { UsageRange, UsageGrouping, UsageRow } from './usage-query.ts';
-import type { UsageFigures, UsageGroup, UsageGroupRow } from './usage-store.ts';
+import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage } from './usage-store.ts';
 
 // The store contract: what every caller (routes, dashboard, authenticator, account service,
 // CLI) may ask of the durable records, whatever the engine. Every method returns a Promise.
@@ -37,6 +38,10 @@ export interface AccountRepository {
   getKey(hash: string): Promise<KeyRecord | undefined>;
   /** Every key, or one account's, in creation order (created_at, hash). */
   listKeys(accountId?: string): Promise<KeyRecord[]>;
+  /** How many keys the account holds (any kind, disabled ones included). */
+  countKeys(accountId: string): Promise<number>;
+  /** One page of keys in creation order (created_at, hash), after `after`, skipping `offset` more. */
+  keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset?: number): Promise<KeyRecord[]>;
   /** False when no key has that hash. `by` is recorded when disabling. */
   setKeyActive(hash: string, active: boolean, by: KeyDisabler): Promise<boolean>;
   /** Records last use for many keys at once (never moves a last use backwards). */
@@ -49,8 +54,8 @@ export interface LedgerRepository {
   addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): Promise<bigint>;
   /** Credits granted (credits plus adjustments) and charges made: credits − usage is the balance. */
   totals(accountId: string): Promise<{ creditsNanos: bigint; usageNanos: bigint }>;
-  /** One settlement batch in one transaction (hold rows, charges, generation records, rollups). */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void>;
+  /** One settlement batch in one transaction (hold rows, charges, generation records, rollups, refusal counts). */
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals?: readonly RefusalCount[]): Promise<void>;
 }
 
 /** What a key spent per UTC day, from the usage_daily_keys rollup (moved in the settlement transaction). */
@@ -77,7 +82,8 @@ export interface ActivityRepository {
 
 /** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */
 export interface UsageRepository {
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): Promise<UsageGroupRow[]>;
+  /** Groups ordered by day, or by cost (highest first) then group; `page`: a keyset page of them (usage-store.ts). */
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page?: UsagePage): Promise<UsageGroupRow[]>;
   totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures>;
   byAccount(accountId: string, by: UsageGrouping, range?: UsageRange): Promise<UsageRow[]>;
 }
@@ -88,6 +94,12 @@ export interface AdminRepository {
   rename(accountId: string, name: string): Promise<boolean>;
   /** Newest first, entries before `beforeId`. */
   ledger(accountId: string, beforeId: number | null, limit: number): Promise<LedgerEntry[]>;
+}
+
+/** Counts of requests refused at admission, per key × minute × reason (refusal-counts.ts); written by `LedgerRepository.settle`. */
+export interface RefusalRepository {
+  /** Newest first on (minute, key hash, reason), rows after `after`. */
+  list(filter: RefusalFilter, after: RefusalCursor | null, limit: number): Promise<RefusalCount[]>;
 }
 
 /** The admin audit log. */
@@ -103,10 +115,18 @@ export interface SessionRow {
   revokedAt: string | null;
 }
 
+/** Expired sessions removed at most per sign-in (SessionRepository.insert). */
+export const SESSION_PURGE_BATCH = 100;
+
 /** Dashboard sessions, by the hash of their id (the logic is server/dashboard/session-store.ts). */
 export interface SessionRepository {
-  /** Inserts a session, first removing those expired before `purgeBefore`. */
-  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void>;
+  /**
+   * Inserts a session in one transaction with its bookkeeping: removes up to
+   * SESSION_PURGE_BATCH sessions expired before `purgeBefore` (any key's: through the expiry
+   * index, so a sign-in never walks the table), and keeps only the key's `keepPerKey` newest
+   * sessions (created_at, then id hash), the new one included: older ones end.
+   */
+  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void>;
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;
@@ -129,6 +149,7 @@ export interface Stores {
   readonly keyUsage: KeyUsageRepository;
   readonly admin: AdminRepository;
   readonly audit: AuditRepository;
+  readonly refusals: RefusalRepository;
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
   /**

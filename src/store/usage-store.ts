@@ -29,6 +29,29 @@ export interface UsageGroupRow extends UsageFigures {
   group: string | null;
 }
 
+/**
+ * Where a page of groups begins: after this group as stored ('' for an absent one) and,
+ * unless grouped by day (day order), after its cost (cost order, highest first).
+ */
+export type UsageCursor = [group: string] | [costNanos: string, group: string];
+
+/** The position of a row, for the next page. */
+export function usageCursorOf(group: UsageGroup, row: UsageGroupRow): UsageCursor {
+  return group === 'day' ? [row.group ?? ''] : [row.costNanos.toString(), row.group ?? ''];
+}
+
+/** A usage page: at most `limit` groups after `after` (null: from the first). */
+export interface UsagePage {
+  after: UsageCursor | null;
+  limit: number;
+}
+
+/** The cursor's values as statement parameters: [day or group, cost, group]. */
+export function cursorParams(after: UsageCursor | null): [string | null, bigint | null, string | null] {
+  if (after === null) return [null, null, null];
+  return after.length === 1 ? [after[0], null, null] : [null, BigInt(after[0]), after[1]];
+}
+
 export const SUMS = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt,
   sum(tokens_completion) AS tokens_completion, sum(tokens_cache_read) AS tokens_cache_read,
   sum(tokens_cache_write) AS tokens_cache_write, sum(tokens_reasoning) AS tokens_reasoning,
@@ -55,11 +78,14 @@ export class UsageStore {
 
   /**
    * Sums over the days [fromDay, toDay] (inclusive, UTC, YYYY-MM-DD), grouped; ordered by
-   * day for `day`, else by cost, highest first. `accountId` null: every account.
+   * day for `day`, else by cost, highest first (then group). `accountId` null: every account.
+   * `page`: the groups after its cursor, at most its limit (keyset: the sums are made for
+   * each page, and a group whose cost moves between pages may move across them).
    */
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): UsageGroupRow[] {
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }): UsageGroupRow[] {
     const stmt = this.statement(accountId !== null, group);
-    const rows = (accountId === null ? stmt.all(fromDay, toDay) : stmt.all(accountId, fromDay, toDay)) as Row[];
+    const [afterGroup, afterCost, afterCostGroup] = cursorParams(page.after);
+    const rows = stmt.all(accountId, fromDay, toDay, afterGroup, afterCost, afterCostGroup, page.limit) as Row[];
     return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
   }
 
@@ -86,7 +112,9 @@ export class UsageStore {
       const order = group === 'day' ? 'grp' : 'cost_nanos DESC, grp';
       const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
       stmt = this.db.prepare(`SELECT ${col} AS grp, ${SUMS} FROM ${table}
-        WHERE ${scoped ? 'account_id = ? AND ' : ''}day BETWEEN ? AND ? GROUP BY ${col} ORDER BY ${order}`);
+        WHERE ${scoped ? 'account_id = ?1' : '?1 IS NULL'} AND day BETWEEN ?2 AND ?3 AND (?4 IS NULL OR ${col} > ?4)
+        GROUP BY ${col} HAVING (?5 IS NULL OR sum(cost_nanos) < ?5 OR (sum(cost_nanos) = ?5 AND ${col} > ?6))
+        ORDER BY ${order} LIMIT ?7`);
       stmt.setReadBigInts(true);
       this.grouped.set(key, stmt);
     }

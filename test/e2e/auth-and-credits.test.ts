@@ -53,18 +53,17 @@ describe('authentication and credits', () => {
   test('a zero or negative balance gets 402 before any upstream call, free models included', async () => {
     const svc = gw.services.accountService;
     const broke = await svc.createAccount({ name: 'broke', creditsUsd: '0' });
-    const { key } = await svc.createKey({ accountId: broke.id });
+    const { key, record: keyRecord } = await svc.createKey({ accountId: broke.id });
     // switchyard/sim-fast is free ($0 a token): the balance is checked all the same.
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
-    // Refused before any provider was asked: the record names none and holds no attempt.
+    // Refused before any provider was asked: counted, not recorded (store/refusal-counts.ts).
     await gw.flush();
     const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
-    const record = (await lookup.json() as { data: { provider_name: string | null; attempts: unknown; error_code: string } }).data;
-    assert.equal(record.error_code, 'insufficient_quota');
-    assert.equal(record.provider_name, null);
-    assert.deepEqual(record.attempts, []);
+    assert.equal(lookup.status, 404);
+    const counted = await gw.services.stores.refusals.list({ keyHash: keyRecord.hash }, null, 10);
+    assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
     await svc.adjustCredits(broke.id, '-1', 'test: below zero');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
     await svc.addCredits(broke.id, '2');

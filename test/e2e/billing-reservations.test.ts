@@ -31,10 +31,9 @@ describe('credit reservations', () => {
       assert.equal(emu.requests.length, 0, 'no upstream call');
       assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
       await gw.flush();
-      const record = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
-      assert.equal(record.status, 'error');
-      assert.equal(record.error_code, 'insufficient_quota');
-      assert.equal(record.total_cost, 0);
+      // Counted, not recorded (store/refusal-counts.ts).
+      const counted = await gw.services.stores.refusals.list({ keyHash: gw.keyHash }, null, 10);
+      assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
 
       // Asking for what it can afford goes through.
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });

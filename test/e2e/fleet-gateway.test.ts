@@ -101,4 +101,30 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(reload.code, 1);
     assert.match(reload.err, /fleet on Postgres has none: send SIGHUP to each gateway instance/);
   });
+
+  test('refusals on Postgres: counted per key and reason, no generation record, no row holding the model name', async () => {
+    const admin = await createAdminKey(gw, 'refusals');
+    const { key, record } = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'typos' });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => postJson(`${gw.baseUrl}/chat/completions`,
+      { model: `acme/fleet-typo-zq${i}x`, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${key}` })));
+    assert.deepEqual([...new Set(answers.map((r) => r.status))], [400]);
+    await gw.flush();
+    const counts = await call('GET', `${gw.origin}/api/v1/admin/refusals?key=${record.hash}`, admin.key);
+    assert.equal(counts.status, 200);
+    assert.deepEqual([...new Set(counts.json.data.map((c: { reason: string }) => c.reason))], ['model_not_found']);
+    assert.equal(counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0), 12);
+    assert.deepEqual(await gw.services.stores.generations.ids({ keyHash: record.hash, limit: 100 }), []);
+    const pg = (await import('pg')).default;
+    const client = new pg.Client(env.DATABASE_URL);
+    await client.connect();
+    try {
+      const tables = (await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")).rows.map((r) => r.table_name as string);
+      for (const t of tables) {
+        const text = JSON.stringify((await client.query(`SELECT * FROM "${t}"`)).rows);
+        assert.doesNotMatch(text, /zq\d+x/, `table ${t} holds a client's string`);
+      }
+    } finally {
+      await client.end();
+    }
+  });
 });

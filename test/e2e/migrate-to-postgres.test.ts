@@ -48,6 +48,8 @@ async function filledDatabase(): Promise<string> {
       const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/paid-sim', messages: [{ role: 'user', content: `hello ${i}` }] }, auth);
       assert.equal(r.status, 200, r.text);
     }
+    // A refusal: counted in refusal_counts, which is copied too.
+    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-such', messages: [{ role: 'user', content: 'x' }] }, auth)).status, 400);
     const other = (await gw.services.accountService.createAccount({ name: 'second', creditsUsd: '3.5' }));
     await gw.services.accountService.createKey({ accountId: other.id, name: 'limited', limitUsd: '1' });
     const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }));
@@ -94,6 +96,7 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
   assert.equal(summary.copied.api_keys, 3);
   assert.equal(summary.copied.admin_actions, 2);
   assert.equal(summary.copied.dashboard_sessions, 1);
+  assert.equal(summary.copied.refusal_counts, 1, 'the refused request: counted, not a generation record');
   assert.ok(summary.copied.usage_daily >= 1);
   assert.equal(summary.verified.accounts, 2);
   assert.ok(!first.out.includes(url) && !first.err.includes(url), 'the URL (with its password) is never printed');
@@ -142,7 +145,7 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
     // --force replaces the target; the verification passes again.
     const forced = migrate('--from', `sqlite:${path}`, '--to', url, '--force');
     assert.equal(forced.code, 0, forced.err + forced.out);
-    assert.match(forced.out, /verified: the row counts and contents of 9 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
+    assert.match(forced.out, /verified: the row counts and contents of 10 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
   } finally {
     await client.end();
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { postLargeBody } from '../support/raw-http.ts';
+import { allPages, createAdminKey } from '../support/admin-client.ts';
 
 // A key holder cannot make the gateway read, parse or hold a body it will refuse anyway:
 // what the key and the announced size decide (a negative balance, a body larger than the
@@ -28,12 +29,17 @@ describe('model calls refused from the key and the headers, before the body', ()
   test('a key whose account balance is negative: 402 while the body is still arriving', async () => {
     const account = await gw.services.accountService.createAccount({ name: 'overdrawn', type: 'user', tier: 'tier2', creditsUsd: '1' });
     await gw.services.accountService.adjustCredits(account.id, '-3', 'overdraft for the test');
-    const key = (await gw.services.accountService.createKey({ accountId: account.id, name: 'k' })).key;
-    const res = await postLargeBody(`${gw.baseUrl}/chat/completions`, { authorization: `Bearer ${key}` }, HEAD, LARGE);
+    const created = await gw.services.accountService.createKey({ accountId: account.id, name: 'k' });
+    const res = await postLargeBody(`${gw.baseUrl}/chat/completions`, { authorization: `Bearer ${created.key}` }, HEAD, LARGE);
     assert.equal(res.status, 402, JSON.stringify(res.json));
     assert.equal(res.json.error.code, 'insufficient_quota');
     assert.ok(res.sentWhenAnswered < res.total, `answered after ${res.sentWhenAnswered} of ${res.total} bytes`);
     assert.equal(res.headers.connection, 'close');
+    // Counted per key and reason like any refusal.
+    await gw.flush();
+    const admin = (await createAdminKey(gw)).key;
+    const counts = await allPages(`${gw.origin}/api/v1/admin/refusals?key=${created.record.hash}`, admin);
+    assert.deepEqual(counts.map((c: any) => [c.reason, c.count]), [['insufficient_quota', 1]]);
   });
 
   test("a body larger than the key's tier takes (free: 4 MiB): 413 before it is read", async () => {

@@ -130,3 +130,34 @@ contractCase('exclusive: a second check-then-create waits for the first to commi
   assert.equal(await s.accounts.countAccounts(), 1);
   return made;
 });
+
+contractCase('keys: counted per account, paged in creation order (keyset and offset), filtered to enabled API keys', async (s) => {
+  await seed(s);
+  // Hashes whose byte order differs from a locale's order, created at the same instant.
+  for (const hash of ['hB', 'ha', 'h_', 'h-']) {
+    await s.accounts.createKey({ hash, accountId: 'acct_a', name: hash, label: hash, limitNanos: null, isManagement: false, expiresAt: null, now: T1 });
+  }
+  await s.accounts.setKeyActive('ha', false, 'account');
+  assert.equal(await s.accounts.countKeys('acct_a'), 6);
+  assert.equal(await s.accounts.countKeys('acct_B'), 1);
+  assert.equal(await s.accounts.countKeys('nope'), 0);
+  const walk = async (filter: Parameters<Stores['accounts']['keysPage']>[0], size: number): Promise<string[]> => {
+    const out: string[] = [];
+    let after: [string, string] | null = null;
+    for (;;) {
+      const page = await s.accounts.keysPage(filter, after, size);
+      out.push(...page.map((k) => k.hash));
+      if (page.length < size) return out;
+      const last = page[page.length - 1]!;
+      after = [last.createdAt, last.hash];
+    }
+  };
+  const ofA = await walk({ accountId: 'acct_a' }, 2);
+  assert.deepEqual(ofA, ['h1', 'h-', 'h2', 'hB', 'h_', 'ha']);
+  assert.deepEqual(await walk({}, 3), ['h1', 'h3', 'h-', 'h2', 'hB', 'h_', 'ha']);
+  const apiOnly = await walk({ accountId: 'acct_a', apiKeysOnly: true, activeOnly: true }, 10);
+  assert.deepEqual(apiOnly, ['h-', 'h2', 'hB', 'h_']);
+  const skipped = (await s.accounts.keysPage({ accountId: 'acct_a', apiKeysOnly: true }, null, 2, 1)).map((k) => k.hash);
+  assert.deepEqual(skipped, ['h2', 'hB']);
+  return { ofA, apiOnly, skipped };
+});

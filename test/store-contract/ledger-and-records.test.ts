@@ -117,6 +117,32 @@ contractCase('usage: rollup aggregates by every group, totals, and one account b
   return out;
 });
 
+contractCase('usage: keyset pages of groups (by day; by cost, ties by group byte-wise) walk every group once', async (s) => {
+  await seed(s);
+  // Apps whose costs tie (and whose titles order differently by locale) and differ.
+  const apps: Array<[string, bigint]> = [['b', 300n], ['B', 300n], ['_x', 300n], ['a', 900n], ['-', 0n], ['z', 50n]];
+  await s.ledger.settle([], apps.map(([title, cost], i) => record(`app${i}`, { xTitle: title, costNanos: cost, createdAt: i % 2 === 0 ? DAY1 : DAY2 })));
+  const walk = async (accountId: string | null, group: 'day' | 'app' | 'model', size: number): Promise<Array<string | null>> => {
+    const seen: Array<string | null> = [];
+    let after: Parameters<Stores['usage']['aggregate']>[4] extends infer P ? (P extends { after: infer A } ? A : never) : never = null;
+    for (;;) {
+      const page = await s.usage.aggregate(accountId, group, '2026-03-01', '2026-03-02', { after, limit: size });
+      seen.push(...page.map((r) => r.group));
+      if (page.length < size) return seen;
+      const last = page[page.length - 1]!;
+      after = group === 'day' ? [last.group ?? ''] : [last.costNanos.toString(), last.group ?? ''];
+    }
+  };
+  const whole = (await s.usage.aggregate('acct_1', 'app', '2026-03-01', '2026-03-02')).map((r) => r.group);
+  const paged = await walk('acct_1', 'app', 2);
+  assert.deepEqual(paged, whole);
+  // No title (the seed's 2,500), App (1,000), a (900), then three at 300 byte-wise, z, '-'.
+  assert.deepEqual(paged, [null, 'App', 'a', 'B', '_x', 'b', 'z', '-'], 'cost first, then the group byte-wise');
+  assert.deepEqual(await walk(null, 'app', 3), (await s.usage.aggregate(null, 'app', '2026-03-01', '2026-03-02')).map((r) => r.group));
+  assert.deepEqual(await walk('acct_1', 'day', 1), ['2026-03-01', '2026-03-02']);
+  return { paged, all: await walk(null, 'model', 1) };
+});
+
 contractCase('audit log: record, newest first, filter by action and target, pages', async (s) => {
   const actor = { keyHash: 'kh', label: 'sk-..', accountId: 'acct_admin' };
   await s.audit.record(actor, 'account.create', 'acct_1', { name: 'one', credits: '5' }, DAY1);
@@ -134,24 +160,46 @@ contractCase('audit log: record, newest first, filter by action and target, page
 contractCase('sessions: create, look up, revoke one, revoke a key\'s, ended by disabling or deleting the key', async (s) => {
   await seed(s);
   const later = '2026-03-09T00:00:00.000Z';
-  await s.sessions.insert('sid1', 'k1', DAY1, later, DAY1);
-  await s.sessions.insert('sid2', 'k1', DAY1, later, DAY1);
-  await s.sessions.insert('sid3', 'k2', DAY1, later, DAY1);
-  await s.sessions.insert('sid4', 'k3', DAY1, later, DAY1);
-  await s.sessions.insert('old', 'k3', DAY1, DAY1, DAY1);
+  await s.sessions.insert('sid1', 'k1', DAY1, later, DAY1, 20);
+  await s.sessions.insert('sid2', 'k1', DAY1, later, DAY1, 20);
+  await s.sessions.insert('sid3', 'k2', DAY1, later, DAY1, 20);
+  await s.sessions.insert('sid4', 'k3', DAY1, later, DAY1, 20);
+  await s.sessions.insert('old', 'k3', DAY1, DAY1, DAY1, 20);
   assert.deepEqual(await s.sessions.find('sid1'), { keyHash: 'k1', expiresAt: later, revokedAt: null });
   await s.sessions.revoke('sid1', DAY2);
   assert.equal((await s.sessions.find('sid1'))?.revokedAt, DAY2);
   await s.sessions.revokeKey('k1', DAY2);
   assert.equal((await s.sessions.find('sid2'))?.revokedAt, DAY2);
   // Purged when a later session is made.
-  await s.sessions.insert('sid5', 'k3', DAY2, later, DAY2);
+  await s.sessions.insert('sid5', 'k3', DAY2, later, DAY2, 20);
   assert.equal(await s.sessions.find('old'), undefined);
   await s.accounts.setKeyActive('k2', false, 'operator');
   assert.notEqual((await s.sessions.find('sid3'))?.revokedAt, null);
   await s.accounts.deleteKey('k3');
   assert.notEqual((await s.sessions.find('sid4'))?.revokedAt, null);
   return { sid1: await s.sessions.find('sid1'), sid2: await s.sessions.find('sid2') };
+});
+
+contractCase('sessions: a key keeps its newest sessions only; a sign-in purges a bounded batch of expired ones through the expiry index', async (s) => {
+  await seed(s);
+  const later = '2026-03-09T00:00:00.000Z';
+  const at = (i: number) => new Date(Date.parse(DAY1) + i).toISOString();
+  for (let i = 0; i < 8; i++) await s.sessions.insert(`s${i}`, 'k1', at(i), later, DAY1, 5);
+  const live = [];
+  for (let i = 0; i < 8; i++) live.push((await s.sessions.find(`s${i}`)) !== undefined);
+  assert.deepEqual(live, [false, false, false, true, true, true, true, true], 'the five newest are kept');
+  // Another key's sessions are not counted against this one.
+  await s.sessions.insert('other', 'k2', at(9), later, DAY1, 5);
+  assert.notEqual(await s.sessions.find('s3'), undefined);
+  // 150 expired sessions of other keys: a sign-in removes at most 100 of them.
+  for (let i = 0; i < 150; i++) await s.sessions.insert(`x${i}`, `kx${i}`, DAY1, DAY1, DAY1, 5);
+  await s.sessions.insert('new', 'k2', DAY2, later, DAY2, 5);
+  let left = 0;
+  for (let i = 0; i < 150; i++) if ((await s.sessions.find(`x${i}`)) !== undefined) left++;
+  assert.equal(left, 50);
+  await s.sessions.insert('new2', 'k2', DAY2, later, DAY2, 5);
+  for (let i = 0; i < 150; i++) assert.equal(await s.sessions.find(`x${i}`), undefined);
+  return live;
 });
 
 contractCase('reload status: none, then the last written', async (s) => {

@@ -24,3 +24,33 @@ export function useApi<T = any>(path: string | null): Loaded<T> {
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
 }
+
+/**
+ * GET every page of a keyset-paged list (following `next_cursor`, at most `maxPages`), their
+ * `data` joined: for lists bounded by design, such as the usage of an account's keys.
+ */
+export function useAllPages<R>(path: string, maxPages = 10): Loaded<{ data: R[] }> {
+  const [state, setState] = useState<{ data: { data: R[] } | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    const sep = path.includes('?') ? '&' : '?';
+    (async () => {
+      const rows: R[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < maxPages; i++) {
+        const page: { data: R[]; next_cursor?: string | null } = await api('GET', cursor === null ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
+        rows.push(...page.data);
+        cursor = page.next_cursor ?? null;
+        if (cursor === null) break;
+      }
+      return rows;
+    })()
+      .then((data) => { if (live) setState({ data: { data }, error: undefined, loading: false }); })
+      .catch((err: Error) => { if (live) setState({ data: undefined, error: err.message, loading: false }); });
+    return () => { live = false; };
+  }, [path, tick, maxPages]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
+}

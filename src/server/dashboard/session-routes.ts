@@ -41,16 +41,14 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
       body: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } }, response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
   }, async (request, reply) => {
-    const body = request.body as { key?: unknown } | undefined;
-    const key = body !== null && typeof body === 'object' ? body.key : undefined;
-    if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
-      throw new GatewayError('authentication_required', 'Sign in with a management key or an admin key (sk-sy-v1-...).');
+    let auth: AuthContext;
+    try {
+      auth = await signInKey(services, request.body);
+    } catch (err) {
+      // A wrong, unknown or unfit key counts against the address; a success never clears it.
+      if (err instanceof GatewayError && (err.code === 'authentication_required' || err.code === 'forbidden')) limiter.failed(request.ip);
+      throw err;
     }
-    const auth = await services.auth.authenticate(key.trim());
-    if (!auth.key.isManagement && !auth.key.isAdmin) {
-      throw new GatewayError('forbidden', 'The dashboard needs a management key (an account) or an admin key (the operator); this is an API key for calling models.');
-    }
-    limiter.forget(request.ip);
     const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
@@ -85,6 +83,19 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), '', { ...cookieOptions(request), expires: new Date(0) }));
     return { signed_out: true };
   });
+}
+
+/** The management or admin key a sign-in body names, authenticated. */
+async function signInKey(services: Services, body: unknown): Promise<AuthContext> {
+  const key = body !== null && typeof body === 'object' ? (body as { key?: unknown }).key : undefined;
+  if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
+    throw new GatewayError('authentication_required', 'Sign in with a management key or an admin key (sk-sy-v1-...).');
+  }
+  const auth = await services.auth.authenticate(key.trim());
+  if (!auth.key.isManagement && !auth.key.isAdmin) {
+    throw new GatewayError('forbidden', 'The dashboard needs a management key (an account) or an admin key (the operator); this is an API key for calling models.');
+  }
+  return auth;
 }
 
 function sessionTokenOf(request: FastifyRequest): string {

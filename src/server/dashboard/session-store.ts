@@ -22,23 +22,33 @@ export function csrfTokenOf(sessionToken: string): string {
   return createHash('sha256').update('csrf:').update(sessionToken).digest('base64url');
 }
 
+/** Live sessions a key may have: signing in once more ends its oldest. */
+export const MAX_SESSIONS_PER_KEY = 20;
+
 /** Sessions over the store's SessionRepository (SQLite or Postgres). */
 export class SessionStore {
   private readonly repo: SessionRepository;
   private readonly now: () => number;
+  /** The last creation time handed out: creations are strictly ordered, so "the oldest" is well defined. */
+  private lastCreatedMs = 0;
 
   constructor(repo: SessionRepository, now: () => number = Date.now) {
     this.repo = repo;
     this.now = now;
   }
 
-  /** A new session for the key; returns the token (the cookie's value) and when it expires. */
+  /**
+   * A new session for the key; returns the token (the cookie's value) and when it expires.
+   * The key keeps its MAX_SESSIONS_PER_KEY newest sessions (older ones end), and a bounded
+   * batch of expired sessions is removed on the way (store-contract.ts SessionRepository.insert).
+   */
   async create(keyHash: string, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const now = this.now();
+    const created = Math.max(now, this.lastCreatedMs + 1);
+    this.lastCreatedMs = created;
     const expiresAt = new Date(now + ttlMs);
-    const nowIso = new Date(now).toISOString();
-    await this.repo.insert(sha256(token), keyHash, nowIso, expiresAt.toISOString(), nowIso);
+    await this.repo.insert(sha256(token), keyHash, new Date(created).toISOString(), expiresAt.toISOString(), new Date(now).toISOString(), MAX_SESSIONS_PER_KEY);
     return { token, expiresAt };
   }
 

@@ -6,6 +6,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { access, requestAuth } from '../route-access.ts';
+import { decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
@@ -36,12 +37,17 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
   for (const prefix of prefixes) {
     app.get(`${prefix}/keys`, managed, async (request) => {
       const auth = await manager(request);
-      const q = request.query as { offset?: string; include_disabled?: string };
-      const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
-      const keys = (await services.accounts.listKeys(auth.account.id))
-        .filter((k) => !k.isManagement && !k.isAdmin && (q.include_disabled !== 'false' || k.isActive))
-        .slice(offset, offset + 100);
-      return { data: await Promise.all(keys.map((k) => keyView(services, k))) };
+      const q = request.query as Record<string, string | undefined>;
+      const { limit, offset, after } = keysPageQuery(q);
+      const filter = { accountId: auth.account.id, apiKeysOnly: true, activeOnly: q.include_disabled === 'false' };
+      const rows = await services.accounts.keysPage(filter, after, limit + 1, offset);
+      const more = rows.length > limit;
+      const keys = more ? rows.slice(0, limit) : rows;
+      const last = keys[keys.length - 1];
+      return {
+        data: await Promise.all(keys.map((k) => keyView(services, k))),
+        next_cursor: more && last !== undefined ? encodeCursor([last.createdAt, last.hash]) : null,
+      };
     });
 
     app.post(`${prefix}/keys`, managed, async (request, reply) => {
@@ -124,6 +130,21 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
+}
+
+/** At most this many keys a page, as OpenRouter's `GET /keys` (its `offset` pages by 100). */
+export const KEYS_PAGE = 100;
+
+/** `offset` (OpenRouter's: skips that many), `limit` (1..100, default 100) and `cursor` (the previous page's `next_cursor`). */
+function keysPageQuery(q: Record<string, string | undefined>): { limit: number; offset: number; after: [string, string] | null } {
+  const int = (name: string, min: number, max: number, fallback: number): number => {
+    const v = q[name];
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new GatewayError('invalid_parameter', `"${name}" must be an integer from ${min} to ${max}.`, { param: name });
+    return n;
+  };
+  return { limit: int('limit', 1, KEYS_PAGE, KEYS_PAGE), offset: int('offset', 0, 1_000_000, 0), after: decodeCursor(q, isTimeIdCursor) };
 }
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {

@@ -1,5 +1,8 @@
 import type { LimitsOverride } from '../../config/tier-limits.ts';
-import { toAccount, toKey, type AccountRecord, type AccountRow, type AccountType, type KeyDisabler, type KeyLimitReset, type KeyRecord, type KeyRow } from '../account-store.ts';
+import {
+  toAccount, toKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
+  type KeyRecord, type KeyRow,
+} from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -23,6 +26,11 @@ const SQL = {
   getKey: 'SELECT * FROM api_keys WHERE hash = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at COLLATE "C", hash COLLATE "C"',
   listKeysOf: 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at COLLATE "C", hash COLLATE "C"',
+  countKeys: 'SELECT count(*) AS n FROM api_keys WHERE account_id = $1',
+  keysPage: `SELECT * FROM api_keys WHERE ($1::text IS NULL OR account_id = $1)
+    AND ($2::bigint = 0 OR (is_management = 0 AND is_admin = 0)) AND ($3::bigint = 0 OR is_active = 1)
+    AND ($4::text IS NULL OR created_at COLLATE "C" > $4 OR (created_at = $4 AND hash COLLATE "C" > $5::text))
+    ORDER BY created_at COLLATE "C", hash COLLATE "C" LIMIT $6 OFFSET $7`,
   // Enabling clears who disabled it; disabling keeps an operator's mark over an account's.
   setKeyActive: `UPDATE api_keys SET is_active = $1::bigint,
     disabled_by = CASE WHEN $1::bigint = 1 THEN NULL WHEN $2::text = 'operator' THEN 'operator' ELSE coalesce(disabled_by, $2::text) END WHERE hash = $3`,
@@ -99,6 +107,16 @@ export class PostgresAccountRepository implements AccountRepository {
 
   async listKeys(accountId?: string): Promise<KeyRecord[]> {
     const res = accountId === undefined ? await this.pg.query<KeyRow>(SQL.listKeys) : await this.pg.query<KeyRow>(SQL.listKeysOf, [accountId]);
+    return res.rows.map(toKey);
+  }
+
+  async countKeys(accountId: string): Promise<number> {
+    return Number((await this.pg.query<{ n: bigint }>(SQL.countKeys, [accountId])).rows[0]!.n);
+  }
+
+  async keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset = 0): Promise<KeyRecord[]> {
+    const res = await this.pg.query<KeyRow>(SQL.keysPage, [filter.accountId ?? null, filter.apiKeysOnly === true ? 1 : 0, filter.activeOnly === true ? 1 : 0,
+      after?.[0] ?? null, after?.[1] ?? null, limit, offset]);
     return res.rows.map(toKey);
   }
 

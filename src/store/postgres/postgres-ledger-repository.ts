@@ -1,4 +1,5 @@
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
+import type { RefusalCount } from '../refusal-counts.ts';
 import type { LedgerRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 import type { PostgresLedger } from './postgres-ledger.ts';
@@ -37,7 +38,7 @@ export class PostgresLedgerRepository implements LedgerRepository {
   }
 
   /** Its own transaction on the pool, even inside Stores.transaction (settlements are batched across requests). */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
-    return this.settlements.settle(holds, batch);
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
+    return this.settlements.settle(holds, batch, refusals);
   }
 }

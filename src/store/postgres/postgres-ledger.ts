@@ -4,6 +4,8 @@ import type { KeyLimitReset } from '../account-store.ts';
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
 import { settleBatch } from './postgres-settlement.ts';
+import type { RefusalCount } from '../refusal-counts.ts';
+import { PostgresRefusalCounts } from './postgres-refusal-counts.ts';
 
 const SQL = {
   spend: `SELECT k.account_id, a.balance_nanos, a.is_active AS account_active, k.usage_nanos, k.limit_nanos, k.limit_reset,
@@ -24,14 +26,18 @@ const SQL = {
  */
 export class PostgresLedger {
   private readonly pool: pg.Pool;
+  private readonly refusals = new PostgresRefusalCounts();
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
   }
 
-  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
-    if (holds.length === 0 && batch.length === 0) return;
-    await this.transaction('READ COMMITTED', (c) => settleBatch(c, holds, batch));
+  async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
+    if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return;
+    await this.transaction('READ COMMITTED', async (c) => {
+      if (holds.length > 0 || batch.length > 0) await settleBatch(c, holds, batch);
+      if (refusals.length > 0) await this.refusals.write(c, refusals);
+    });
   }
 
   /**

@@ -1,8 +1,11 @@
-import type { SessionRepository, SessionRow } from '../store-contract.ts';
+import { SESSION_PURGE_BATCH, type SessionRepository, type SessionRow } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 const SQL = {
-  purge: 'DELETE FROM dashboard_sessions WHERE expires_at < $1',
+  purge: `DELETE FROM dashboard_sessions WHERE id_hash IN
+    (SELECT id_hash FROM dashboard_sessions WHERE expires_at < $1 LIMIT ${SESSION_PURGE_BATCH})`,
+  trim: `DELETE FROM dashboard_sessions WHERE id_hash IN
+    (SELECT id_hash FROM dashboard_sessions WHERE key_hash = $1 ORDER BY created_at COLLATE "C" DESC, id_hash COLLATE "C" DESC OFFSET $2)`,
   insert: 'INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)',
   find: 'SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = $1',
   revoke: 'UPDATE dashboard_sessions SET revoked_at = $1 WHERE id_hash = $2 AND revoked_at IS NULL',
@@ -17,10 +20,11 @@ export class PostgresSessionRepository implements SessionRepository {
     this.pg = pg;
   }
 
-  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string): Promise<void> {
+  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void> {
     await this.pg.atomically(async (tx) => {
       await tx.query(SQL.purge, [purgeBefore]);
       await tx.query(SQL.insert, [idHash, keyHash, createdAt, expiresAt]);
+      await tx.query(SQL.trim, [keyHash, keepPerKey]);
     });
   }
 

@@ -11,6 +11,7 @@ import { PostgresLedger } from './postgres-ledger.ts';
 import { PostgresLedgerRepository } from './postgres-ledger-repository.ts';
 import { migratePostgres } from './migrate-postgres.ts';
 import { createPostgresPool, type PostgresPoolOptions } from './postgres-pool.ts';
+import { PostgresRefusalRepository } from './postgres-refusal-counts.ts';
 import { PostgresReloadStatus } from './postgres-reload-status.ts';
 import { PostgresSessionRepository } from './postgres-session-repository.ts';
 import { PostgresUsageRepository } from './postgres-usage-repository.ts';
@@ -54,6 +55,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       keyUsage: new PostgresKeyUsageRepository(exec),
       admin: new PostgresAdminRepository(exec),
       audit: new PostgresAuditRepository(exec),
+      refusals: new PostgresRefusalRepository(exec),
       sessions: new PostgresSessionRepository(exec),
       reloadStatus: new PostgresReloadStatus(exec),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.

@@ -1,6 +1,6 @@
 import type { UsageRepository } from '../store-contract.ts';
 import type { UsageGrouping, UsageRange, UsageRow } from '../usage-query.ts';
-import { figures, GROUP_COLUMN, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow } from '../usage-store.ts';
+import { cursorParams, figures, GROUP_COLUMN, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // usage-store.ts (the daily rollups) and usage-query.ts (one account's records) for
@@ -19,14 +19,17 @@ export class PostgresUsageRepository implements UsageRepository {
     this.pg = pg;
   }
 
-  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string): Promise<UsageGroupRow[]> {
+  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }): Promise<UsageGroupRow[]> {
     const col = GROUP_COLUMN[group];
     const order = group === 'day' ? `${col} COLLATE "C"` : `cost_nanos DESC, ${col} COLLATE "C"`;
     const scoped = accountId !== null;
     const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
     const sql = `SELECT ${col} AS grp, ${SUMS} FROM ${table}
-      WHERE ${scoped ? 'account_id = $3 AND ' : ''}day BETWEEN $1 AND $2 GROUP BY ${col} ORDER BY ${order}`;
-    const rows = (await this.pg.query<Row>(sql, scoped ? [fromDay, toDay, accountId] : [fromDay, toDay])).rows;
+      WHERE ${scoped ? 'account_id = $3' : '$3::text IS NULL'} AND day BETWEEN $1 AND $2 AND ($4::text IS NULL OR ${col} COLLATE "C" > $4)
+      GROUP BY ${col} HAVING ($5::numeric IS NULL OR sum(cost_nanos) < $5 OR (sum(cost_nanos) = $5 AND ${col} COLLATE "C" > $6::text))
+      ORDER BY ${order} LIMIT $7`;
+    const [afterGroup, afterCost, afterCostGroup] = cursorParams(page.after);
+    const rows = (await this.pg.query<Row>(sql, [fromDay, toDay, accountId, afterGroup, afterCost, afterCostGroup, page.limit < 0 ? null : page.limit])).rows;
     return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
   }
 

@@ -1,6 +1,7 @@
 import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
+import type { RefusalCount } from '../refusal-counts.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
 
 export interface SqliteWriterOptions {
@@ -61,10 +62,10 @@ export class SqliteWriter implements SettlementWriter {
     this.startThread();
   }
 
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
-    if (holds.length === 0 && batch.length === 0) return Promise.resolve();
+  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
+    if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return Promise.resolve();
     const replay = this.replay;
-    return this.call((id) => ({ op: 'settle', id, holds, batch, replay })).then(() => {
+    return this.call((id) => ({ op: 'settle', id, holds, batch, refusals, replay })).then(() => {
       if (replay) this.replay = false;
     });
   }

@@ -1,4 +1,5 @@
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
+import type { RefusalCount } from '../refusal-counts.ts';
 
 // The messages between the gateway's main thread and its SQLite writer thread
 // (writer-thread.ts). Records cross by structured clone (bigints included).
@@ -20,7 +21,7 @@ export interface LeaseTerms {
 }
 
 export type ToWriter =
-  | { op: 'settle'; id: number; holds: readonly HoldRecord[]; batch: readonly SettlementRecord[]; replay: boolean }
+  | { op: 'settle'; id: number; holds: readonly HoldRecord[]; batch: readonly SettlementRecord[]; refusals: readonly RefusalCount[]; replay: boolean }
   | { op: 'exec'; id: number; sql: string }
   | { op: 'check-changes'; id: number }
   | { op: 'lease'; lease: LeaseTerms }

@@ -49,7 +49,7 @@ port.on('message', (m: ToWriter) => {
   switch (m.op) {
     case 'settle':
       try {
-        ledger.settle(m.holds, m.batch, m.replay);
+        ledger.settle(m.holds, m.batch, m.refusals, m.replay);
         post({ op: 'done', id: m.id });
       } catch (err) {
         post({ op: 'failed', id: m.id, error: toWire(err) });

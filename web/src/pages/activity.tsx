@@ -73,7 +73,8 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         <a class="button" href={`${API}${path}.csv${qs(filterQuery)}`} download data-testid="export-csv"
           title="Every record matching the filters, newest first, up to 100,000 rows">Export CSV</a>
       </form>
-      <p class="hint">Export CSV downloads every record matching the applied filters (up to 100,000, newest first), not only this page.</p>
+      <p class="hint">Export CSV downloads every record matching the applied filters (up to 100,000, newest first), not only this page.
+        Requests refused before any model was called (rate limits, credits, unknown models) are not listed: they are counted per key, minute and reason{scope === 'admin' ? ' (below)' : ''}.</p>
       <Loadable loading={state.loading} error={state.error} empty={state.rows.length === 0}>
         <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
           { key: 'time', label: 'Time', render: (r) => <span class="nowrap">{time(r.created_at)}</span>, sort: (r) => r.created_at },
@@ -97,6 +98,28 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         <button type="button" disabled={state.next === null} onClick={() => setCursors([...cursors, state.next])}>Older</button>
       </div>
       {open !== null && <Generation row={open} scope={scope} onClose={() => setOpen(null)} />}
+      {scope === 'admin' && <RefusalCounts />}
     </>
+  );
+}
+
+interface RefusalRow { minute: string; account_id: string; key_hash: string; reason: string; count: number }
+
+/** The latest refusal counts (GET /admin/refusals, first page): refused requests leave no generation record. */
+function RefusalCounts() {
+  const counts = useApi<{ data: RefusalRow[] }>('/admin/refusals?limit=50');
+  return (
+    <section class="card" aria-label="Refused requests">
+      <h2>Refused requests</h2>
+      <Loadable loading={counts.loading} error={counts.error} empty={(counts.data?.data ?? []).length === 0}>
+        <Table label="Refused requests" rows={counts.data?.data ?? []} pageSize={50} rowKey={(r) => `${r.minute} ${r.key_hash} ${r.reason}`} columns={[
+          { key: 'minute', label: 'Minute', render: (r) => <span class="nowrap">{time(r.minute)}</span>, sort: (r) => r.minute },
+          { key: 'account', label: 'Account', render: (r) => r.account_id },
+          { key: 'key', label: 'Key', render: (r) => <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
+          { key: 'reason', label: 'Reason', render: (r) => r.reason },
+          { key: 'count', label: 'Count', render: (r) => int(r.count), sort: (r) => r.count, numeric: true },
+        ]} />
+      </Loadable>
+    </section>
   );
 }

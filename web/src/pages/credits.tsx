@@ -8,7 +8,7 @@ export interface LedgerRow { id: number; kind: string; amount_usd: string; gener
 
 /** The ledger: grants, adjustments and charges, newest first, server pages; spend per day. */
 export function Credits() {
-  const usage = useApi<{ balance_usd?: string; data: { group: string | null; requests: number; cost_usd: string }[] }>(`/usage${qs({ group_by: 'day' })}`);
+  const usage = useApi<{ balance_usd?: string; data: { group: string | null; requests: number; cost_usd: string }[] }>(`/usage${qs({ group_by: 'day', limit: 31 })}`);
   return (
     <>
       <p class="stat-inline">Balance: <strong data-testid="balance">{usd(usage.data?.balance_usd)}</strong></p>

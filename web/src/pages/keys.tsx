@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { dayAgo, int, shortTime, spend, usd } from '../format.ts';
-import { useApi } from '../use-api.ts';
+import { useAllPages, useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
 
@@ -24,11 +24,15 @@ function limitText(k: Key): string {
 }
 
 export function Keys() {
-  const keys = useApi<{ data: Key[] }>('/keys');
+  // One server page of 100 keys at a time (keyset cursor), as the keys API serves them.
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors[cursors.length - 1] ?? null;
+  const keys = useApi<{ data: Key[]; next_cursor?: string | null }>(`/keys${qs({ cursor })}`);
   // Spend and requests per key over UTC days: today, the last 7 and the last 30 (the daily rollups).
-  const today = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(0) })}`);
-  const week = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key', from: dayAgo(6) })}`);
-  const month = useApi<{ data: KeyUsageRow[] }>(`/usage${qs({ group_by: 'key' })}`);
+  // Every key's row (the usage API pages its groups; an account's keys are bounded: accounts.max_keys).
+  const today = useAllPages<KeyUsageRow>(`/usage${qs({ group_by: 'key', from: dayAgo(0), limit: 200 })}`);
+  const week = useAllPages<KeyUsageRow>(`/usage${qs({ group_by: 'key', from: dayAgo(6), limit: 200 })}`);
+  const month = useAllPages<KeyUsageRow>(`/usage${qs({ group_by: 'key', limit: 200 })}`);
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
@@ -90,6 +94,10 @@ export function Keys() {
             </span>
           ) },
         ]} />
+        <div class="pager">
+          <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+          <button type="button" disabled={keys.data?.next_cursor == null} onClick={() => setCursors([...cursors, keys.data?.next_cursor ?? null])}>Next</button>
+        </div>
       </Loadable>
       {open !== null && <KeyUsage path={`/keys/${open.hash}/usage`} name={open.name} onClose={() => setOpen(null)} />}
     </>

@@ -3,11 +3,11 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
 import type { KeyLimitReset } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
-import { actorOf, objectBody, optionalString, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
+import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
-import { routeSchema } from './route-schema.ts';
+import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
 import { access } from '../../route-access.ts';
 
@@ -16,12 +16,17 @@ const tags = ['admin: keys'];
 /** Keys of any account: list, create (API or management keys; admin keys only from the CLI), disable/enable as the operator. */
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/keys`, { ...access('admin'),
-    schema: routeSchema({ summary: 'List keys (of one account, or all)', tags, query: { account: 'An account id.' }, response: '{data: [key]}' }),
+    schema: routeSchema({
+      summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}',
+    }),
   }, async (request) => {
     await requireAdmin(services, request);
-    const account = queryOf(request).account;
-    if (account !== undefined && account !== '') await findAccount(services, account);
-    return { data: (await services.accounts.listKeys(account === '' ? undefined : account)).map(adminKeyView) };
+    const q = queryOf(request);
+    const limit = pageSize(q);
+    const account = q.account === undefined || q.account === '' ? undefined : (await findAccount(services, q.account)).id;
+    const keys = await services.accounts.keysPage(account === undefined ? {} : { accountId: account }, decodeCursor(q, isTimeIdCursor), limit + 1);
+    const out = page(keys, limit, (k) => [k.createdAt, k.hash]);
+    return { data: out.data.map(adminKeyView), next_cursor: out.next_cursor };
   });
 
   app.post(`${prefix}/admin/accounts/:id/keys`, { ...access('admin'),

@@ -10,6 +10,7 @@ import { registerCreditsRoutes } from './credits-routes.ts';
 import { registerGenerationsRoutes } from './generations-routes.ts';
 import { registerGenerationsCsvRoutes } from './generations-csv-route.ts';
 import { registerAdminHealthRoute } from './health-routes.ts';
+import { registerRefusalsRoute } from './refusals-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
 
 /** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
@@ -25,6 +26,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerGenerationsCsvRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
+    registerRefusalsRoute(app, services, stores, prefix);
     registerAccountSettingsRoutes(app, services, stores, prefix);
     registerAdminConfigRoute(app, services, prefix);
   }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { USAGE_GROUPS, type UsageGroup } from '../../../store/usage-store.ts';
+import { usageCursorOf, USAGE_GROUPS, type UsageCursor, type UsageGroup } from '../../../store/usage-store.ts';
 import type { Services } from '../../services.ts';
-import { dayRange, figuresView, money, queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
+import { dayRange, decodeCursor, figuresView, money, page, pageSize, queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
-import { RANGE_QUERY, routeSchema } from './route-schema.ts';
+import { PAGE_QUERY, RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 
 const GROUP_QUERY = { group_by: `One of ${USAGE_GROUPS.join(', ')} (default day).` };
@@ -18,7 +18,8 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
   app.get(`${prefix}/admin/usage`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Usage aggregates (all accounts or one), per day, model, provider, key, app or account', tags: ['admin: usage'],
-      query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], totals, group_by, from, to}',
+      query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY },
+      response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -30,7 +31,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
   app.get(`${prefix}/usage`, { ...access('management'),
     schema: routeSchema({
       summary: "The caller's account usage (management key): aggregates, balance", tags: ['account reports'],
-      query: { ...GROUP_QUERY, ...RANGE_QUERY }, response: '{data: [...], totals, balance, balance_usd, group_by, from, to}',
+      query: { ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}',
     }),
   }, async (request) => {
     const auth = await requireManager(services, request);
@@ -41,11 +42,26 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
   });
 }
 
+/**
+ * One page of groups (`limit`, `cursor`: admin-common.ts), and the totals over the whole
+ * range, whichever page this is. A cursor names its grouping: it is refused with another.
+ */
 async function usage(stores: AdminStores, accountId: string | null, q: Query): Promise<Record<string, unknown>> {
   const group = (q.group_by ?? 'day') as UsageGroup;
   if (!USAGE_GROUPS.includes(group)) throw new GatewayError('invalid_parameter', `"group_by" must be one of ${USAGE_GROUPS.join(', ')}.`, { param: 'group_by' });
   const { from, to } = dayRange(q);
-  const rows = await stores.usage.aggregate(accountId, group, from, to);
+  const limit = pageSize(q);
+  const after: UsageCursor | null = decodeCursor<UsageCursor>(q, (v): v is UsageCursor => (group === 'day' ? isDayCursor(v) : isCostCursor(v)));
+  const rows = await stores.usage.aggregate(accountId, group, from, to, { after, limit: limit + 1 });
   const totals = await stores.usage.totals(accountId, from, to);
-  return { data: rows.map((r) => ({ group: r.group, ...figuresView(r) })), totals: figuresView(totals), group_by: group, from, to };
+  const out = page(rows, limit, (r) => usageCursorOf(group, r));
+  return { data: out.data.map((r) => ({ group: r.group, ...figuresView(r) })), next_cursor: out.next_cursor, totals: figuresView(totals), group_by: group, from, to };
+}
+
+function isDayCursor(v: unknown): v is [string] {
+  return Array.isArray(v) && v.length === 1 && typeof v[0] === 'string';
+}
+
+function isCostCursor(v: unknown): v is [string, string] {
+  return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && /^\d{1,20}$/.test(v[0]) && typeof v[1] === 'string';
 }
