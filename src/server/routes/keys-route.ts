@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
-import { nanosToNumber, usdToNanos } from '../../money/money.ts';
+import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { authenticateFirst } from '../authenticate-first.ts';
+import { actorOf } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
@@ -28,9 +29,12 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     if (!auth.key.isManagement) throw new GatewayError('forbidden', 'The key-management API needs a management key.');
     return auth;
   };
+  // Management keys manage the account's API keys only: its management keys (the caller's
+  // siblings, and the caller itself) and admin keys are the operator's, so they are not
+  // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await services.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
 
@@ -64,12 +68,13 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const limitUsd = readLimit(body.limit);
       const limitReset = readLimitReset(body.limit_reset);
       if (limitReset !== null && limitUsd === null) throw noLimitToReset();
-      const created = await services.accountService.createKey({
-        accountId: auth.account.id,
-        name,
-        limitUsd,
-        limitReset,
-        expiresAt: readExpiry(body.expires_at),
+      const expiresAt = readExpiry(body.expires_at);
+      const created = await services.stores.transaction(async (tx) => {
+        const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt });
+        await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
+          account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
+        }, new Date().toISOString());
+        return out;
       });
       reply.code(201);
       return { data: await keyView(services, created.record), key: created.key };
@@ -85,7 +90,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
       onlyFields(body, UPDATE_FIELDS);
-      const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
+      const patch: KeyPatch = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
         checkName(body.name);
@@ -108,7 +113,12 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         if (patch.limitReset != null) throw noLimitToReset();
         if (key.limitReset !== null) patch.limitReset = null; // no limit: nothing to reset
       }
-      const updated = (await services.accounts.updateKey(key.hash, patch, new Date().toISOString()))!;
+      const updated = await services.stores.transaction(async (tx) => {
+        const at = new Date().toISOString();
+        const out = (await tx.accounts.updateKey(key.hash, patch, at))!;
+        for (const [action, details] of auditedChanges(key, patch)) await tx.audit.record(actorOf(auth), action, key.hash, details, at);
+        return out;
+      });
       services.auth.invalidate(key.hash); // disabling takes effect at once
       services.reservations.forget(key.hash);
       return { data: await keyView(services, updated) };
@@ -117,7 +127,10 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     app.delete(`${prefix}/keys/:hash`, first, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
-      await services.accounts.deleteKey(key.hash);
+      await services.stores.transaction(async (tx) => {
+        await tx.accounts.deleteKey(key.hash);
+        await tx.audit.record(actorOf(auth), 'key.delete', key.hash, { account_id: key.accountId, label: key.label, name: key.name }, new Date().toISOString());
+      });
       services.auth.invalidate(key.hash);
       services.reservations.forget(key.hash);
       return { deleted: true };
@@ -129,6 +142,22 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
+}
+
+type KeyPatch = { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null };
+
+/** The audit rows of a PATCH: one per kind of change, named as the admin API names them (plus `key.rename`). */
+function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<string, unknown>]> {
+  const who = { account_id: key.accountId, label: key.label };
+  const out: Array<[string, Record<string, unknown>]> = [];
+  if (patch.name !== undefined) out.push(['key.rename', { ...who, name: patch.name }]);
+  if (patch.isActive !== undefined) out.push([patch.isActive ? 'key.enable' : 'key.disable', who]);
+  if (patch.limitNanos !== undefined || patch.limitReset !== undefined) {
+    const limit = patch.limitNanos !== undefined ? patch.limitNanos : key.limitNanos;
+    const reset = patch.limitReset !== undefined ? patch.limitReset : key.limitReset;
+    out.push(['key.limit', { ...who, limit: limit === null ? null : formatNanos(limit), limit_reset: reset }]);
+  }
+  return out;
 }
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import type { AdminStores } from './admin-stores.ts';
-import { objectBody, optionalString, requireManager } from './admin-common.ts';
+import { actorOf, objectBody, optionalString, requireManager } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
 import { routeSchema } from './route-schema.ts';
 
@@ -41,7 +41,11 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
     }
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(auth.account.id, name);
-      return services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+      const out = await services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+      await tx.audit.record(actorOf(auth), 'account.update', auth.account.id, {
+        ...(name === undefined ? {} : { name }), ...(defaultModel === undefined ? {} : { default_model: defaultModel }),
+      }, new Date().toISOString());
+      return out;
     });
     return { data: accountView(updated) };
   });
