@@ -4,6 +4,7 @@ import type { AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../st
 import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
 import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
+import { checkExpiry, checkName } from './account-input.ts';
 
 /** What changed: an account (credits, flags, tier), or one of its keys. */
 export interface AccountChange {
@@ -51,7 +52,7 @@ export class AccountService {
   async createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): Promise<AccountRecord> {
     const tier = input.tier ?? 'free';
     this.checkTier(tier);
-    if (input.name.trim().length === 0) throw new Error('an account needs a name');
+    checkName(input.name);
     const credits = input.creditsUsd === undefined ? 0n : parseUsd(input.creditsUsd, 'credits');
     if (credits < 0n) throw new Error('initial credits cannot be negative');
     const id = `acct_${randomBytes(9).toString('base64url')}`;
@@ -87,18 +88,19 @@ export class AccountService {
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
     if (input.limitReset != null && limitNanos === null) throw new Error('a limit reset needs a limit');
     if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
-    if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
+    const name = checkName(input.name ?? 'default');
+    const expiresAt = input.expiresAt == null ? null : checkExpiry(input.expiresAt, this.now());
     const key = generateApiKey();
     const record = await this.accounts.createKey({
       hash: hashApiKey(key),
       accountId: input.accountId,
-      name: input.name ?? 'default',
+      name,
       label: labelApiKey(key),
       limitNanos,
       limitReset: input.limitReset ?? null,
       isManagement: input.management ?? false,
       isAdmin: input.admin ?? false,
-      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      expiresAt,
       now: this.now().toISOString(),
     });
     return { key, record };

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { installConnectionGuards, serverOptions } from './connection-guards.ts';
+import { installSingleQueryValues } from './single-query-values.ts';
 import { checkJsonDepth } from '../front/shared/check-json-depth.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
@@ -38,6 +39,7 @@ export function buildApp(services: Services): FastifyInstance {
     genReqId: () => '',
   });
   installConnectionGuards(app, services.config.server);
+  installSingleQueryValues(app);
   countHttpRequests(app, services);
 
   // Every POST body is JSON whatever its content type (curl -d sends form-encoded):

@@ -2,11 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import type { AdminStores } from './admin-stores.ts';
-import { actorOf, objectBody, optionalString, requireManager } from './admin-common.ts';
+import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
 import { routeSchema } from './route-schema.ts';
-
-const MAX_NAME_CHARS = 200;
 
 /**
  * GET/PATCH /account: the caller's own account (management key) — its name and default
@@ -33,12 +31,9 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
     for (const k of Object.keys(body)) {
       if (k !== 'name' && k !== 'default_model') throw new GatewayError('invalid_parameter', `Unknown field "${k}": an account sets its "name" and "default_model" here.`, { param: k });
     }
-    const name = optionalString(body, 'name');
-    if (name !== undefined && name.length > MAX_NAME_CHARS) throw new GatewayError('invalid_parameter', `"name" is at most ${MAX_NAME_CHARS} characters.`, { param: 'name' });
-    const defaultModel = optionalString(body, 'default_model');
-    if (defaultModel !== undefined && services.catalog.get(defaultModel) === undefined) {
-      throw new GatewayError('invalid_parameter', `"default_model": no model "${defaultModel}" in the catalog (GET /models lists them).`, { param: 'default_model' });
-    }
+    const name = optionalName(body);
+    const model = optionalString(body, 'default_model');
+    const defaultModel = model === undefined ? undefined : defaultModelOf(services, model);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(auth.account.id, name);
       const out = await services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });

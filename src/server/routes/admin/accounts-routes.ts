@@ -4,7 +4,7 @@ import type { LimitsOverride } from '../../../config/tier-limits.ts';
 import type { AccountRecord } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
 import {
-  actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf,
+  actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramsOf, queryOf,
   requireAdmin, requiredString,
 } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';
@@ -46,9 +46,10 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const type = body.type ?? 'user';
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
     const credits = body.credits === undefined ? undefined : String(body.credits);
+    const model = body.default_model === null ? undefined : optionalString(body, 'default_model');
     const account = await services.stores.transaction(async (tx) => {
       const created = await asBadRequest(() => services.accountService.within(tx).createAccount({
-        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: optionalString(body, 'default_model') ?? null,
+        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: model === undefined ? null : defaultModelOf(services, model),
         ...(credits === undefined ? {} : { creditsUsd: credits }),
       }));
       await tx.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
@@ -77,12 +78,12 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
-    const name = optionalString(body, 'name');
+    const name = optionalName(body);
     const patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null } = {};
     const tier = optionalString(body, 'tier');
     if (tier !== undefined) patch.tier = tier;
     const defaultModel = optionalString(body, 'default_model');
-    if (defaultModel !== undefined) patch.defaultModel = defaultModel;
+    if (defaultModel !== undefined) patch.defaultModel = defaultModelOf(services, defaultModel);
     if (body.is_active !== undefined) {
       if (typeof body.is_active !== 'boolean') throw new GatewayError('invalid_parameter', '"is_active" must be a boolean.', { param: 'is_active' });
       patch.isActive = body.is_active;
