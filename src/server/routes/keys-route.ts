@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
+import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
@@ -13,9 +14,9 @@ import type { Services } from '../services.ts';
 // manages the keys of its own account. Management keys cannot call models.
 
 const DAY_MS = 86_400_000;
-/** A key's own USD limit is at most this (1e18 nano-USD: it and any usage fit SQLite's 64-bit integers). */
-export const MAX_KEY_LIMIT_USD = 1_000_000_000;
-const MAX_KEY_LIMIT_NANOS = BigInt(MAX_KEY_LIMIT_USD) * 1_000_000_000n;
+/** A key's own USD limit is at most this (money/amount-bounds.ts: it and any usage fit the ledger's 64-bit integers). */
+export const MAX_KEY_LIMIT_USD = MAX_AMOUNT_USD;
+const MAX_KEY_LIMIT_NANOS = MAX_AMOUNT_NANOS;
 /** Characters of a key's name. */
 export const MAX_KEY_NAME_CHARS = 256;
 
