@@ -15,6 +15,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
+import { STRICT_AJV_OPTIONS } from './openapi/strict-validation.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { countHttpRequests, registerMetricsRoute } from './routes/metrics-route.ts';
 import type { Services } from './services.ts';
@@ -37,6 +38,8 @@ export function buildApp(services: Services): FastifyInstance {
     return503OnClosing: true,
     // Request ids come from the pipeline (generation ids); Fastify's own are not needed.
     genReqId: () => '',
+    // The strict routes' validator (openapi/strict-validation.ts): no coercion, no removal.
+    ajv: STRICT_AJV_OPTIONS,
   });
   installConnectionGuards(app, services.config.server);
   installSingleQueryValues(app);

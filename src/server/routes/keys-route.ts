@@ -6,7 +6,7 @@ import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
-import { authenticateFirst } from '../authenticate-first.ts';
+import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
 
@@ -20,9 +20,27 @@ const MAX_KEY_LIMIT_NANOS = MAX_AMOUNT_NANOS;
 /** Characters of a key's name. */
 export const MAX_KEY_NAME_CHARS = 256;
 
-/** The fields each call takes; any other is a 400 naming it, not silently ignored. */
-const CREATE_FIELDS = ['name', 'limit', 'limit_reset', 'expires_at', 'management'] as const;
-const UPDATE_FIELDS = ['name', 'disabled', 'limit', 'limit_reset'] as const;
+// The schemas each call takes (strict: any other field or query parameter is a 400 naming
+// it and the nearest known one); the OpenAPI document shows the same.
+const tags = ['keys'];
+const hashParams = { hash: 'The key hash.' };
+const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
+const SCHEMA = {
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.' }, response: '{data: [key]}' }),
+  create: routeSchema({
+    summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}',
+    body: bodySchema({
+      name: FIELD.name, limit: LIMIT, limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
+      management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
+    }, { required: ['name'] }),
+  }),
+  one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}' }),
+  update: routeSchema({
+    summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}',
+    body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
+  }),
+  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}' }),
+};
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   const manager = async (request: FastifyRequest): Promise<AuthContext> => {
@@ -39,12 +57,13 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
     return key;
   };
 
-  // Routes with a body authenticate from the headers before reading it (the handler's
-  // `manager` check then hits the authenticator's cache).
-  const first = { onRequest: authenticateFirst(services.auth, bearer) };
+  // Routes with a body authenticate (and check the key is a management key) from the
+  // headers before reading it, so neither a parse nor the schema's check comes first (the
+  // handler's `manager` check then hits the authenticator's cache).
+  const first = { onRequest: async (request: FastifyRequest) => void await manager(request) };
 
   for (const prefix of prefixes) {
-    app.get(`${prefix}/keys`, async (request) => {
+    app.get(`${prefix}/keys`, { schema: SCHEMA.list }, async (request) => {
       const auth = await manager(request);
       const q = request.query as { offset?: string; include_disabled?: string };
       const offset = Math.max(0, Number.parseInt(q.offset ?? '0', 10) || 0);
@@ -54,10 +73,9 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await Promise.all(keys.map((k) => keyView(services, k))) };
     });
 
-    app.post(`${prefix}/keys`, first, async (request, reply) => {
+    app.post(`${prefix}/keys`, { ...first, schema: SCHEMA.create }, async (request, reply) => {
       const auth = await manager(request);
       const body = objectBody(request.body);
-      onlyFields(body, CREATE_FIELDS);
       // As OpenRouter's provisioning keys, management keys are made outside this API: a
       // management key that could mint more would outlive its own revocation.
       if (body.management !== undefined && body.management !== false) {
@@ -81,16 +99,15 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await keyView(services, created.record), key: created.key };
     });
 
-    app.get(`${prefix}/keys/:hash`, async (request) => {
+    app.get(`${prefix}/keys/:hash`, { schema: SCHEMA.one }, async (request) => {
       const auth = await manager(request);
       return { data: await keyView(services, await ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
-    app.patch(`${prefix}/keys/:hash`, first, async (request) => {
+    app.patch(`${prefix}/keys/:hash`, { ...first, schema: SCHEMA.update }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
-      onlyFields(body, UPDATE_FIELDS);
       const patch: KeyPatch = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
@@ -125,7 +142,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: await keyView(services, updated) };
     });
 
-    app.delete(`${prefix}/keys/:hash`, first, async (request) => {
+    app.delete(`${prefix}/keys/:hash`, { ...first, schema: SCHEMA.remove }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       await services.stores.transaction(async (tx) => {
@@ -163,14 +180,6 @@ function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {
   return extractBearer(headers.authorization);
-}
-
-function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const field of Object.keys(body)) {
-    if (!allowed.includes(field)) {
-      throw new GatewayError('invalid_parameter', `Unknown field "${field}": this call takes ${allowed.map((f) => `"${f}"`).join(', ')}.`, { param: field });
-    }
-  }
 }
 
 function checkName(name: string): void {

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
-import { routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, routeSchema } from './route-schema.ts';
 
 /**
  * GET/PATCH /account: the caller's own account (management key) — its name and default
@@ -23,14 +22,13 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
   app.patch(`${prefix}/account`, {
     schema: routeSchema({
       summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}',
-      body: { type: 'object', properties: { name: { type: 'string' }, default_model: { type: 'string', description: 'A model id of the catalog.' } } },
+      body: bodySchema({
+        name: FIELD.name, default_model: { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' },
+      }, { atLeastOne: true }),
     }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     const body = objectBody(request.body);
-    for (const k of Object.keys(body)) {
-      if (k !== 'name' && k !== 'default_model') throw new GatewayError('invalid_parameter', `Unknown field "${k}": an account sets its "name" and "default_model" here.`, { param: k });
-    }
     const name = optionalName(body);
     const model = optionalString(body, 'default_model');
     const defaultModel = model === undefined ? undefined : defaultModelOf(services, model);

@@ -10,10 +10,12 @@ import {
 import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
-import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 
 const tags = ['admin: accounts'];
 const accountParams = { id: 'The account id (acct_...).' };
+const TIER = { type: 'string', minLength: 1, maxLength: 256 };
+const MODEL = { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' };
 
 /** /admin/accounts: list (search, keyset pages), create, show, update (name, tier, default model, limits, active). */
 export function registerAdminAccountRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
@@ -36,9 +38,10 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.post(base, {
     schema: routeSchema({
       summary: 'Create an account', tags, status: 201, response: '{data: account}',
-      body: { type: 'object', required: ['name'], properties: {
-        name: { type: 'string' }, type: { enum: ['user', 'organization'] }, tier: { type: 'string' },
-        default_model: { type: ['string', 'null'] }, credits: { type: 'string', description: 'Initial credits, USD decimal text.' } } },
+      body: bodySchema({
+        name: FIELD.name, type: { enum: ['user', 'organization'], description: 'Default user.' }, tier: { ...TIER, description: 'A configured tier (default free).' },
+        default_model: { ...MODEL, type: ['string', 'null'] }, credits: FIELD.usd('Initial credits, USD decimal text (at most 1,000,000,000).'),
+      }, { required: ['name'] }),
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
@@ -70,9 +73,17 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     schema: routeSchema({
       summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
       response: '{data: account}',
-      body: { type: 'object', properties: {
-        name: { type: 'string' }, tier: { type: 'string' }, default_model: { type: 'string' }, is_active: { type: 'boolean' },
-        limits: { type: ['object', 'null'], description: 'Rate-limit override: {requests_per_minute, requests_per_day, account_requests_per_minute}; null clears it.' } } },
+      body: bodySchema({
+        name: FIELD.name, tier: { ...TIER, description: 'A configured tier.' }, default_model: MODEL, is_active: { type: 'boolean', description: 'false deactivates, true reactivates.' },
+        limits: {
+          type: ['object', 'null'], description: 'Rate-limit override; null clears it.', additionalProperties: false,
+          properties: {
+            requests_per_minute: { type: 'integer', minimum: 1, description: 'Per key.' },
+            requests_per_day: { type: ['integer', 'null'], minimum: 1, description: 'Per key; null: no daily cap.' },
+            account_requests_per_minute: { type: ['integer', 'null'], minimum: 1, description: 'The whole account; null: none.' },
+          },
+        },
+      }, { atLeastOne: true }),
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
