@@ -68,10 +68,18 @@ export class AccountService {
     return account;
   }
 
-  /** Operator changes to an account: tier, default model, active flag, rate-limit overrides. */
+  /**
+   * Operator changes to an account: tier, default model, active flag, rate-limit overrides.
+   * Deactivating ends every dashboard session of the account's keys, in the same
+   * transaction: reactivating the account later revives none of them.
+   */
   async updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord> {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
-    const updated = await this.accounts.updateAccount(id, patch);
+    const updated = await this.stores.transaction(async (tx) => {
+      const out = await tx.accounts.updateAccount(id, patch);
+      if (out !== undefined && patch.isActive === false) await tx.sessions.revokeAccount(id, this.now().toISOString());
+      return out;
+    });
     if (updated === undefined) throw new Error(`no account ${id}`);
     this.changed({ accountId: id });
     return updated;

@@ -3,7 +3,7 @@ import type { SessionRepository, SessionRow } from './store-contract.ts';
 
 /** Dashboard sessions in SQLite (table dashboard_sessions, migration 5). */
 export class SqliteSessionRepository implements SessionRepository {
-  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge', StatementSync>;
+  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'revokeAccount' | 'purge', StatementSync>;
 
   constructor(db: DatabaseSync) {
     this.stmts = {
@@ -11,6 +11,8 @@ export class SqliteSessionRepository implements SessionRepository {
       find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
       revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
       revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
+      revokeAccount: db.prepare(`UPDATE dashboard_sessions SET revoked_at = ?
+        WHERE revoked_at IS NULL AND key_hash IN (SELECT hash FROM api_keys WHERE account_id = ?)`),
       purge: db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?'),
     };
   }
@@ -31,5 +33,9 @@ export class SqliteSessionRepository implements SessionRepository {
 
   async revokeKey(keyHash: string, at: string): Promise<void> {
     this.stmts.revokeKey.run(at, keyHash);
+  }
+
+  async revokeAccount(accountId: string, at: string): Promise<void> {
+    this.stmts.revokeAccount.run(at, accountId);
   }
 }

@@ -110,6 +110,8 @@ export interface SessionRepository {
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;
+  /** Ends every session of every key of the account (it was deactivated: reactivating it revives none). */
+  revokeAccount(accountId: string, at: string): Promise<void>;
 }
 
 /** The outcome of the last configuration reload (best effort: a refused write loses only this report). */
