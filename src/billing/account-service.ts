@@ -92,6 +92,8 @@ export class AccountService {
   /** Returns the new key in clear: the only time it exists outside the client's hands. */
   async createKey(input: {
     accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
+    /** The dashboard playground's own key (playground-keys.ts). */
+    playground?: boolean;
   }): Promise<{ key: string; record: KeyRecord }> {
     if (await this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : boundedUsd(input.limitUsd, 'limit');
@@ -110,6 +112,7 @@ export class AccountService {
       limitReset: input.limitReset ?? null,
       isManagement: input.management ?? false,
       isAdmin: input.admin ?? false,
+      isPlayground: input.playground === true,
       expiresAt,
       now: this.now().toISOString(),
     });

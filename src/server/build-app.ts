@@ -22,6 +22,7 @@ import type { Services } from './services.ts';
 import { baseStripper, registerDashboard } from './dashboard/serve-dashboard.ts';
 import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
 import { registerSessionRoutes } from './dashboard/session-routes.ts';
+import { registerPlaygroundKeyRoute } from './dashboard/playground-key-route.ts';
 
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -76,6 +77,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerResponsesRoute(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
+    registerPlaygroundKeyRoute(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
     registerMetricsRoute(api, services);
   });

@@ -247,4 +247,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE generations ADD COLUMN cache_hit INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'playground keys',
+    sql: `
+      -- 1: an API key the dashboard's playground made for itself (short-lived, limited); the
+      -- playground removes only keys with this mark, never a key an account made.
+      ALTER TABLE api_keys ADD COLUMN is_playground INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

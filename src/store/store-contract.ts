@@ -31,7 +31,7 @@ export interface AccountRepository {
   deleteKey(hash: string): Promise<boolean>;
   createKey(input: {
     hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
+    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
   }): Promise<KeyRecord>;
   /** Key lookup by hash (the authenticator's, behind its cache). */
   getKey(hash: string): Promise<KeyRecord | undefined>;

@@ -241,4 +241,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE generations ADD COLUMN cache_hit BIGINT NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'playground keys',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN is_playground BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];
