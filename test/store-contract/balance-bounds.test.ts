@@ -28,3 +28,20 @@ contractCase('ledger: an entry that would take a balance past its bound is refus
   assert.equal(typeof balance, 'bigint');
   return { balance, totals: await s.ledger.totals('acct_1') };
 });
+
+// A refusal thrown inside a transaction (the bound above, a caller's 400) passes unchanged
+// and rolls back: on Postgres it once became a SharedStateUnavailable (a 503 outage).
+contractCase('transactions: a refusal thrown inside one passes unchanged, and nothing of it is written', async (s) => {
+  await s.accounts.createAccount({ id: 'acct_1', name: 'one', accountType: 'user', tier: 'free', defaultModel: null, now: T });
+  await s.ledger.addEntry('acct_1', 'credit', MAX_BALANCE_NANOS, 'full', T);
+  const bound = await s.transaction(async (tx) => {
+    await tx.accounts.updateAccount('acct_1', { tier: 'tier2' });
+    return tx.ledger.addEntry('acct_1', 'credit', 1n, 'over', T);
+  }).then(() => null, (e: unknown) => e);
+  assert.ok(bound instanceof BalanceOutOfBounds, `got ${String(bound)}`);
+  class Refusal extends Error {}
+  const own = await s.transaction(async () => { throw new Refusal('no'); }).then(() => null, (e: unknown) => e);
+  assert.ok(own instanceof Refusal, `got ${String(own)}`);
+  assert.equal((await s.accounts.getAccount('acct_1'))!.tier, 'free', 'rolled back');
+  return { tier: (await s.accounts.getAccount('acct_1'))!.tier };
+});
