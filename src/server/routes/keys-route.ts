@@ -6,6 +6,7 @@ import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
+import { checkName } from '../../billing/account-input.ts';
 import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
@@ -17,8 +18,6 @@ const DAY_MS = 86_400_000;
 /** A key's own USD limit is at most this (money/amount-bounds.ts: it and any usage fit the ledger's 64-bit integers). */
 export const MAX_KEY_LIMIT_USD = MAX_AMOUNT_USD;
 const MAX_KEY_LIMIT_NANOS = MAX_AMOUNT_NANOS;
-/** Characters of a key's name. */
-export const MAX_KEY_NAME_CHARS = 256;
 
 // The schemas each call takes (strict: any other field or query parameter is a 400 naming
 // it and the nearest known one); the OpenAPI document shows the same.
@@ -180,12 +179,6 @@ function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {
   return extractBearer(headers.authorization);
-}
-
-function checkName(name: string): void {
-  if (name.length > MAX_KEY_NAME_CHARS) {
-    throw new GatewayError('invalid_parameter', `"name" must be at most ${MAX_KEY_NAME_CHARS} characters.`, { param: 'name' });
-  }
 }
 
 function objectBody(body: unknown): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { FastifySchema } from 'fastify';
+import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
 import { markStrict } from '../../openapi/strict-validation.ts';
 
 // Route schemas: the one description of a route's input, for the OpenAPI document and for
@@ -72,12 +73,12 @@ export function bodySchema(fields: Record<string, Record<string, unknown>>, opts
 /** Field types the bodies share. */
 export const FIELD = {
   /** A name of an account or a key (account-input.ts MAX_NAME_CHARS). */
-  name: { type: 'string', minLength: 1, maxLength: 256 },
+  name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS },
   /** USD decimal text (a JSON number is taken too, as its shortest decimal text), at most 9 decimals. */
   usd: (description: string) => ({ type: ['string', 'number'], maxLength: 64, description }),
   usdOrNull: (description: string) => ({ type: ['string', 'number', 'null'], maxLength: 64, description }),
   limitReset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month; null: the whole usage.' },
-  expiresAt: { type: ['string', 'null'], maxLength: 64, description: 'ISO 8601 date-time, in the future; null: never.' },
+  expiresAt: { type: ['string', 'null'], maxLength: MAX_DATE_CHARS, description: 'ISO 8601 date-time, in the future; null: never.' },
 } as const;
 
 export const PAGE_QUERY = {
