@@ -3,8 +3,10 @@ import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
 import type { AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
 import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
-import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
+import { BalanceOutOfBounds, MAX_AMOUNT_USD, withinMaxAmount } from '../money/amount-bounds.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
+import { checkExpiry, checkName } from './account-input.ts';
 
 /** Keys an account may hold unless the config says otherwise (`accounts.max_keys`). */
 export const DEFAULT_MAX_KEYS_PER_ACCOUNT = 1000;
@@ -64,8 +66,8 @@ export class AccountService {
   async createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): Promise<AccountRecord> {
     const tier = input.tier ?? 'free';
     this.checkTier(tier);
-    if (input.name.trim().length === 0) throw new Error('an account needs a name');
-    const credits = input.creditsUsd === undefined ? 0n : parseUsd(input.creditsUsd, 'credits');
+    checkName(input.name);
+    const credits = input.creditsUsd === undefined ? 0n : boundedUsd(input.creditsUsd, 'credits');
     if (credits < 0n) throw new Error('initial credits cannot be negative');
     const id = `acct_${randomBytes(9).toString('base64url')}`;
     const now = this.now().toISOString();
@@ -78,10 +80,18 @@ export class AccountService {
     return account;
   }
 
-  /** Operator changes to an account: tier, default model, active flag, rate-limit overrides. */
+  /**
+   * Operator changes to an account: tier, default model, active flag, rate-limit overrides.
+   * Deactivating ends every dashboard session of the account's keys, in the same
+   * transaction: reactivating the account later revives none of them.
+   */
   async updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord> {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
-    const updated = await this.accounts.updateAccount(id, patch);
+    const updated = await this.stores.transaction(async (tx) => {
+      const out = await tx.accounts.updateAccount(id, patch);
+      if (out !== undefined && patch.isActive === false) await tx.sessions.revokeAccount(id, this.now().toISOString());
+      return out;
+    });
     if (updated === undefined) throw new Error(`no account ${id}`);
     this.changed({ accountId: id });
     return updated;
@@ -98,13 +108,16 @@ export class AccountService {
    */
   async createKey(input: {
     accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
+    /** The dashboard playground's own key (playground-keys.ts). */
+    playground?: boolean;
   }): Promise<{ key: string; record: KeyRecord }> {
     if (await this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
-    const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : usdToNanos(input.limitUsd);
+    const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : boundedUsd(input.limitUsd, 'limit');
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
     if (input.limitReset != null && limitNanos === null) throw new Error('a limit reset needs a limit');
     if (input.management === true && input.admin === true) throw new Error('a key is either a management key or an admin key, not both');
-    if (input.expiresAt != null && Number.isNaN(Date.parse(input.expiresAt))) throw new Error(`expiry "${input.expiresAt}" is not an ISO 8601 date`);
+    const name = checkName(input.name ?? 'default');
+    const expiresAt = input.expiresAt == null ? null : checkExpiry(input.expiresAt, this.now());
     const key = generateApiKey();
     const record = await this.stores.exclusive(`keys:${input.accountId}`, async (tx) => {
       const held = await tx.accounts.countKeys(input.accountId);
@@ -113,13 +126,14 @@ export class AccountService {
       return tx.accounts.createKey({
         hash: hashApiKey(key),
         accountId: input.accountId,
-        name: input.name ?? 'default',
+        name,
         label: labelApiKey(key),
         limitNanos,
         limitReset: input.limitReset ?? null,
         isManagement: input.management ?? false,
         isAdmin: input.admin ?? false,
-        expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+        isPlayground: input.playground === true,
+        expiresAt,
         now: this.now().toISOString(),
       });
     });
@@ -128,19 +142,19 @@ export class AccountService {
 
   /** Adds credits: a positive amount only (taking credits away is an adjustment). Returns the new balance in nano-USD. */
   async addCredits(accountId: string, amountUsd: string, note: string | null = null): Promise<bigint> {
-    const amount = parseUsd(amountUsd, 'amount');
+    const amount = boundedUsd(amountUsd, 'amount');
     if (amount <= 0n) throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
-    const balance = await this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString());
+    const balance = await withinBalanceBounds(() => this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString()));
     this.changed({ accountId });
     return balance;
   }
 
   /** An operator's correction of a balance, either way, with its reason on the ledger row. Returns the new balance. */
   async adjustCredits(accountId: string, amountUsd: string, reason: string): Promise<bigint> {
-    const amount = parseUsd(amountUsd, 'amount');
+    const amount = boundedUsd(amountUsd, 'amount');
     if (amount === 0n) throw new Error('an adjustment needs a non-zero amount');
     if (reason.trim().length === 0) throw new Error('an adjustment needs a reason');
-    const balance = await this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString());
+    const balance = await withinBalanceBounds(() => this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString()));
     this.changed({ accountId });
     return balance;
   }
@@ -175,7 +189,7 @@ export class AccountService {
     if (key === undefined) return undefined;
     const patch: { limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
     if (change.limitUsd !== undefined) {
-      patch.limitNanos = change.limitUsd === null ? null : parseUsd(change.limitUsd, 'limit');
+      patch.limitNanos = change.limitUsd === null ? null : boundedUsd(change.limitUsd, 'limit');
       if (patch.limitNanos !== null && patch.limitNanos < 0n) throw new Error('a key limit cannot be negative');
     }
     if (change.limitReset !== undefined) patch.limitReset = change.limitReset;
@@ -208,5 +222,24 @@ function parseUsd(value: string, what: string): bigint {
     return usdToNanos(value);
   } catch {
     throw new Error(`${what}: "${value}" is not a USD amount (digits, with a "." for decimals: e.g. 12.50)`);
+  }
+}
+
+/** USD text within ±MAX_AMOUNT (amount-bounds.ts): beyond it, a 400 naming the field and the bound. */
+function boundedUsd(value: string, what: string): bigint {
+  const nanos = parseUsd(value, what);
+  if (!withinMaxAmount(nanos)) {
+    throw new GatewayError('invalid_parameter', `"${what}" must be at most $${MAX_AMOUNT_USD.toLocaleString('en-US')} either way (got ${value.length > 40 ? `${value.slice(0, 40)}...` : value}).`, { param: what });
+  }
+  return nanos;
+}
+
+/** The store's refusal of an entry that would take a balance past its bound, as a 400 naming it. */
+async function withinBalanceBounds<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BalanceOutOfBounds) throw new GatewayError('invalid_parameter', `"amount" refused: ${err.message}.`, { param: 'amount' });
+    throw err;
   }
 }

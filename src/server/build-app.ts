@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { installConnectionGuards, serverOptions } from './connection-guards.ts';
 import { installJsonBodyParser } from './body/parse-json-body.ts';
+import { installSingleQueryValues } from './single-query-values.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
@@ -14,6 +15,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
+import { STRICT_AJV_OPTIONS } from './openapi/strict-validation.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { countHttpRequests, registerMetricsRoute } from './routes/metrics-route.ts';
 import type { Services } from './services.ts';
@@ -21,6 +23,7 @@ import { baseStripper, registerDashboard } from './dashboard/serve-dashboard.ts'
 import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
 import { registerSessionRoutes } from './dashboard/session-routes.ts';
 import { installRouteAccess } from './route-access.ts';
+import { registerPlaygroundKeyRoute } from './dashboard/playground-key-route.ts';
 
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -37,8 +40,11 @@ export function buildApp(services: Services): FastifyInstance {
     return503OnClosing: true,
     // Request ids come from the pipeline (generation ids); Fastify's own are not needed.
     genReqId: () => '',
+    // The strict routes' validator (openapi/strict-validation.ts): no coercion, no removal.
+    ajv: STRICT_AJV_OPTIONS,
   });
   installConnectionGuards(app, services.config.server);
+  installSingleQueryValues(app);
   countHttpRequests(app, services);
 
   installJsonBodyParser(app);
@@ -70,6 +76,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerResponsesRoute(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
+    registerPlaygroundKeyRoute(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
     registerMetricsRoute(api, services);
   });

@@ -35,6 +35,8 @@ export interface KeyRecord {
   lastUsed: string | null;
   /** Who disabled it: the operator's revocation is final for the account. Null while active. */
   disabledBy: KeyDisabler | null;
+  /** Made by the dashboard's playground for itself (short-lived, limited): the only keys the playground removes. */
+  isPlayground: boolean;
 }
 
 export type KeyDisabler = 'operator' | 'account';
@@ -60,7 +62,7 @@ export interface AccountRow {
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
-  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null;
+  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null; is_playground: bigint;
 }
 
 export function toAccount(r: AccountRow): AccountRecord {
@@ -75,7 +77,7 @@ export function toKey(r: KeyRow): KeyRecord {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
     limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
-    disabledBy: r.disabled_by,
+    disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n,
   };
 }
 
@@ -105,8 +107,8 @@ export class AccountStore {
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
-      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, expires_at, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`),
+      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
@@ -181,10 +183,10 @@ export class AccountStore {
 
   createKey(input: {
     hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
+    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
   }): KeyRecord {
     this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.expiresAt, input.now);
+      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.isPlayground === true ? 1 : 0, input.expiresAt, input.now);
     return this.getKey(input.hash)!;
   }
 

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../money/amount-bounds.ts';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
 import { RefusalCountWriter, type RefusalCount } from './refusal-counts.ts';
@@ -55,6 +56,8 @@ export class LedgerStore {
       insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       moveBalance: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ?'),
+      // An operator's entry moves the balance only within its bounds, checked in the same statement.
+      moveBalanceWithin: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ? AND balance_nanos + ? BETWEEN ? AND ?'),
       keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
         last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
       insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -81,13 +84,18 @@ export class LedgerStore {
 
   /**
    * An operator's entry: `credit` (credits added, positive) or `adjustment` (a correction
-   * either way, e.g. a refund reversal). Returns the new balance.
+   * either way, e.g. a refund reversal). Returns the new balance. An entry that would take
+   * the balance past ±MAX_BALANCE is refused (BalanceOutOfBounds) and writes nothing.
    */
   addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): bigint {
     if (kind === 'credit' && amountNanos <= 0n) throw new Error('credits added must be a positive amount');
     return transaction(this.db, () => {
-      const moved = this.stmts.moveBalance.run(amountNanos, accountId);
-      if (Number(moved.changes) === 0) throw new Error(`no account ${accountId}`);
+      const moved = this.stmts.moveBalanceWithin.run(amountNanos, accountId, amountNanos, -MAX_BALANCE_NANOS, MAX_BALANCE_NANOS);
+      if (Number(moved.changes) === 0) {
+        const row = this.stmts.balance.get(accountId) as { balance_nanos: bigint } | undefined;
+        if (row === undefined) throw new Error(`no account ${accountId}`);
+        throw new BalanceOutOfBounds(row.balance_nanos, amountNanos);
+      }
       this.stmts.insertEntry.run(accountId, null, kind, amountNanos, null, note, now);
       return (this.stmts.balance.get(accountId) as { balance_nanos: bigint }).balance_nanos;
     });

@@ -280,4 +280,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
     `,
   },
+  {
+    version: 10,
+    name: 'playground keys',
+    sql: `
+      -- 1: an API key the dashboard's playground made for itself (short-lived, limited); the
+      -- playground removes only keys with this mark, never a key an account made.
+      ALTER TABLE api_keys ADD COLUMN is_playground INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

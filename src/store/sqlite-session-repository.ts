@@ -5,7 +5,7 @@ import { SESSION_PURGE_BATCH, type SessionRepository, type SessionRow } from './
 /** Dashboard sessions in SQLite (table dashboard_sessions, migration 5). */
 export class SqliteSessionRepository implements SessionRepository {
   private readonly db: DatabaseSync;
-  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'purge' | 'trim', StatementSync>;
+  private readonly stmts: Record<'insert' | 'find' | 'revoke' | 'revokeKey' | 'revokeAccount' | 'purge' | 'trim', StatementSync>;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -14,6 +14,8 @@ export class SqliteSessionRepository implements SessionRepository {
       find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
       revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
       revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
+      revokeAccount: db.prepare(`UPDATE dashboard_sessions SET revoked_at = ?
+        WHERE revoked_at IS NULL AND key_hash IN (SELECT hash FROM api_keys WHERE account_id = ?)`),
       purge: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
         (SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ${SESSION_PURGE_BATCH})`),
       trim: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
@@ -40,5 +42,9 @@ export class SqliteSessionRepository implements SessionRepository {
 
   async revokeKey(keyHash: string, at: string): Promise<void> {
     this.stmts.revokeKey.run(at, keyHash);
+  }
+
+  async revokeAccount(accountId: string, at: string): Promise<void> {
+    this.stmts.revokeAccount.run(at, accountId);
   }
 }

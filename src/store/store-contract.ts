@@ -32,7 +32,7 @@ export interface AccountRepository {
   deleteKey(hash: string): Promise<boolean>;
   createKey(input: {
     hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
+    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
   }): Promise<KeyRecord>;
   /** Key lookup by hash (the authenticator's, behind its cache). */
   getKey(hash: string): Promise<KeyRecord | undefined>;
@@ -130,6 +130,8 @@ export interface SessionRepository {
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;
+  /** Ends every session of every key of the account (it was deactivated: reactivating it revives none). */
+  revokeAccount(accountId: string, at: string): Promise<void>;
 }
 
 /** The outcome of the last configuration reload (best effort: a refused write loses only this report). */

@@ -112,7 +112,9 @@ describe('dashboard in a browser', { skip }, () => {
       ['Models', 'models', 'table[aria-label="Models"]'],
     ] as const) await visit(page, problems, title, shot, ready);
 
-    // Playground: a streamed answer through the gateway's own /v1/chat/completions.
+    // Playground: a streamed answer through the gateway's own /v1/chat/completions, with a
+    // short-lived, limited key of its own; a key of the account with the same name is not touched.
+    const usersKey = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dashboard playground' });
     await visit(page, problems, 'Playground', 'playground-empty', 'form[aria-label="Message"]');
     await page.getByLabel('Model').selectOption(model);
     await page.locator('#pg-input').fill('Say hello');
@@ -123,9 +125,13 @@ describe('dashboard in a browser', { skip }, () => {
     await screenshots(page, 'playground');
     problems.assertNone('the Playground page');
     await gw.flush();
-    const playgroundKeys = (await gw.services.accounts.listKeys(gw.accountId)).filter((k) => k.name === 'dashboard playground');
+    const playgroundKeys = (await gw.services.accounts.listKeys(gw.accountId)).filter((k) => k.isPlayground);
     assert.equal(playgroundKeys.length, 1);
     assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');
+    assert.ok(playgroundKeys[0]!.limitNanos !== null && playgroundKeys[0]!.limitNanos <= 1_000_000_000n, 'a small limit');
+    assert.ok(Date.parse(playgroundKeys[0]!.expiresAt!) - Date.now() <= 15 * 60_000, 'expiring within minutes');
+    const untouched = (await gw.services.accounts.getKey(usersKey.record.hash))!;
+    assert.equal(untouched.isActive, true, "the account's own key named like the playground's is untouched");
 
     // Settings: a default model from the catalog, saved through the API.
     await visit(page, problems, 'Settings', 'settings', 'form[aria-label="Account settings"]');

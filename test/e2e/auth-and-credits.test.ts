@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { createExpiredKey } from '../support/admin-client.ts';
 
 const body = { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -34,7 +35,7 @@ describe('authentication and credits', () => {
     await svc.revokeKey(revoked.record.hash);
     await expect401({ authorization: `Bearer ${revoked.key}` }, 'revoked');
 
-    const expired = await svc.createKey({ accountId: gw.accountId, name: 'expired', expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const expired = await createExpiredKey(gw, gw.accountId, 'expired', new Date(Date.now() - 1000).toISOString());
     await expect401({ authorization: `Bearer ${expired.key}` }, 'expired');
 
     const other = await svc.createAccount({ name: 'dormant', creditsUsd: '5' });

@@ -80,9 +80,9 @@ describe('chat request validation over HTTP', () => {
     // and /metrics, and the dashboard with its root redirect (docs/dashboard.md).
     const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
     assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/metrics', '/ready']);
-    // Under /api/v1 only: the dashboard's session (sign-in) routes, which no API client calls.
+    // Under /api/v1 only: the dashboard's session (sign-in) and playground-key routes, which no API client calls.
     const apiOnly = routes.filter((r) => r.url.startsWith('/api/v1/') && !gw.app.hasRoute({ method: r.method as 'GET', url: r.url.slice(4) }));
-    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))], ['/api/v1/dashboard/session']);
+    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), ['/api/v1/dashboard/playground-key', '/api/v1/dashboard/session']);
     assert.equal(routes.length, 2 * v1.length + others.length + apiOnly.length, 'and nothing else');
     // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });

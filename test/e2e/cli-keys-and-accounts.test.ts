@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { runCli, runCliJson } from '../support/run-cli.ts';
+import { createExpiredKey } from '../support/admin-client.ts';
 
 // Keys and accounts through the real CLI beside a running gateway: the listing people read
 // (a header, aligned columns, every key's status including expiry), and the wrong inputs
@@ -19,7 +20,7 @@ describe('keys and accounts from the CLI', () => {
     const limited = runCliJson(gw.dir, 'keys', 'create', '--account', acct.id, '--name', 'ci', '--limit', '3', '--expires', '2999-01-01');
     runCliJson(gw.dir, 'keys', 'create', '--account', acct.id, '--name', 'mgmt', '--management');
     // A key that has expired since it was made (the CLI refuses to make one in the past).
-    await gw.services.accountService.createKey({ accountId: acct.id, name: 'old', expiresAt: '2020-01-01T00:00:00Z' });
+    await createExpiredKey(gw, acct.id, 'old', '2020-01-01T00:00:00Z');
 
     const r = runCli(gw.dir, 'keys', 'list', '--account', acct.id);
     assert.equal(r.code, 0, r.err);

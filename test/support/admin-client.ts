@@ -1,3 +1,4 @@
+import { generateApiKey, hashApiKey, labelApiKey } from '../../src/auth/api-key.ts';
 import type { TestGateway } from './test-gateway.ts';
 
 /** A JSON call with a bearer key: what the admin and report tests make. */
@@ -33,4 +34,17 @@ export async function allPages(url: string, key: string, between: () => Promise<
     if (cursor === null) return out;
     await between();
   }
+}
+
+/**
+ * A key that has expired since it was made: written through the store, as the account
+ * service (CLI, admin and key-management APIs) refuses to make a key already expired.
+ */
+export async function createExpiredKey(gw: TestGateway, accountId: string, name: string, expiresAt: string): Promise<{ key: string; hash: string }> {
+  const key = generateApiKey();
+  const hash = hashApiKey(key);
+  await gw.services.accounts.createKey({
+    hash, accountId, name, label: labelApiKey(key), limitNanos: null, isManagement: false, expiresAt: new Date(expiresAt).toISOString(), now: new Date().toISOString(),
+  });
+  return { key, hash };
 }

@@ -3,7 +3,7 @@ import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
 import { isWellFormedApiKey } from '../../auth/api-key.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
-import { routeSchema } from '../routes/admin/route-schema.ts';
+import { bodySchema, routeSchema } from '../routes/admin/route-schema.ts';
 import { csrfTokenOf, isSessionToken } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
@@ -39,7 +39,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   app.post(SESSION_PATH, {
     ...signIn,
     schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
-      body: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } }, response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
+      body: bodySchema({ key: { type: 'string', maxLength: 256, description: 'A management or admin key (sk-sy-v1-...).' } }, { required: ['key'] }), response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
   }, async (request, reply) => {
     let auth: AuthContext;
     try {

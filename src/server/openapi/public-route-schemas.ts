@@ -1,10 +1,11 @@
 import type { FastifySchema } from 'fastify';
 import { routeSchema, type RouteDoc } from '../routes/admin/route-schema.ts';
 
-// The OpenAPI descriptions of the public routes registered in server/routes/ (keyed by
-// method and path after the prefix). Bodies are documentation only: the dialects validate
-// their own bodies and render errors in their own shapes (build-app's validator compiler
-// accepts every value, so these schemas change no behaviour).
+// The OpenAPI descriptions of the public routes registered in server/routes/ without a
+// schema of their own (keyed by method and path after the prefix). Documentation only:
+// the dialects validate their own bodies and render errors in their own shapes, so these
+// schemas change no behaviour (`docsOnly`). The key-management routes declare their own,
+// strict schemas (keys-route.ts).
 
 const open = (description: string): Record<string, unknown> => ({ type: 'object', additionalProperties: true, description });
 
@@ -32,11 +33,6 @@ const docs: Record<string, RouteDoc> = {
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },
   'GET /key': { summary: 'The status of the calling key', tags: ['keys'], query: { details: 'true adds balance and usage statistics.' }, response: '{data: key status}' },
-  'GET /keys': { summary: "The account's keys (management key)", tags: ['keys'], query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.' }, response: '{data: [key]}' },
-  'POST /keys': { summary: 'Create a key (management key); the key is in the answer, this once', tags: ['keys'], status: 201, body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, limit: { type: ['number', 'string', 'null'] }, expires_at: { type: ['string', 'null'] } } }, response: '{data: key, key}' },
-  'GET /keys/:hash': { summary: 'One key of the account (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, response: '{data: key}' },
-  'PATCH /keys/:hash': { summary: 'Rename, disable/enable or limit a key (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, body: { type: 'object', properties: { name: { type: 'string' }, disabled: { type: 'boolean' }, limit: { type: ['number', 'string', 'null'] } } }, response: '{data: key}' },
-  'DELETE /keys/:hash': { summary: 'Delete a key (management key)', tags: ['keys'], params: { hash: 'The key hash.' }, response: '{deleted: true}' },
   'GET /credits': { summary: "The account's credits granted and used", tags: ['credits'], response: '{data: {total_credits, total_usage}}' },
   'GET /generation': { summary: 'One generation record of the account', tags: ['generations'], query: { id: 'The generation id (X-Generation-Id).' }, response: '{data: generation}' },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document', tags: ['meta'], response: 'The OpenAPI document' },
@@ -54,7 +50,7 @@ const unprefixed: Record<string, RouteDoc> = {
 export function publicRouteSchema(method: string, url: string): FastifySchema | undefined {
   const probe = unprefixed[`${method} ${url}`];
   if (probe !== undefined) {
-    const schema = routeSchema(probe);
+    const schema = routeSchema({ ...probe, docsOnly: true });
     delete (schema as Record<string, unknown>).security;
     return schema;
   }
@@ -62,7 +58,7 @@ export function publicRouteSchema(method: string, url: string): FastifySchema | 
     if (!url.startsWith(`${prefix}/`)) continue;
     const doc = docs[`${method} ${url.slice(prefix.length)}`];
     if (doc === undefined) continue;
-    const schema = routeSchema(doc);
+    const schema = routeSchema({ ...doc, docsOnly: true });
     if (url.endsWith('/openapi.json')) delete (schema as Record<string, unknown>).security;
     return schema;
   }

@@ -1,41 +1,64 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
-import { nanosToNumber, usdToNanos } from '../../money/money.ts';
+import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
+import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { access, requestAuth } from '../route-access.ts';
-import { decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
+import { checkName } from '../../billing/account-input.ts';
+import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
+import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
 // manages the keys of its own account. Management keys cannot call models.
 
 const DAY_MS = 86_400_000;
-/** A key's own USD limit is at most this (1e18 nano-USD: it and any usage fit SQLite's 64-bit integers). */
-export const MAX_KEY_LIMIT_USD = 1_000_000_000;
-const MAX_KEY_LIMIT_NANOS = BigInt(MAX_KEY_LIMIT_USD) * 1_000_000_000n;
-/** Characters of a key's name. */
-export const MAX_KEY_NAME_CHARS = 256;
+/** A key's own USD limit is at most this (money/amount-bounds.ts: it and any usage fit the ledger's 64-bit integers). */
+export const MAX_KEY_LIMIT_USD = MAX_AMOUNT_USD;
+const MAX_KEY_LIMIT_NANOS = MAX_AMOUNT_NANOS;
 
-/** The fields each call takes; any other is a 400 naming it, not silently ignored. */
-const CREATE_FIELDS = ['name', 'limit', 'limit_reset', 'expires_at', 'management'] as const;
-const UPDATE_FIELDS = ['name', 'disabled', 'limit', 'limit_reset'] as const;
+// The schemas each call takes (strict: any other field or query parameter is a 400 naming
+// it and the nearest known one); the OpenAPI document shows the same.
+const tags = ['keys'];
+const hashParams = { hash: 'The key hash.' };
+const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
+const SCHEMA = {
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.' }, response: '{data: [key]}' }),
+  create: routeSchema({
+    summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}',
+    body: bodySchema({
+      name: FIELD.name, limit: LIMIT, limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
+      management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
+    }, { required: ['name'] }),
+  }),
+  one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}' }),
+  update: routeSchema({
+    summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}',
+    body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
+  }),
+  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}' }),
+};
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  // Every route here authenticates a management key from the headers before its body is read.
+  // Every route here authenticates a management key from the headers before its body is read
+  // (route-access.ts): neither a parse nor the schema's check comes first.
   const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
-  const managed = access('management', { denied: 'The key-management API needs a management key.' });
+  const managed = access('management', { denied: 'The key-management API needs a management key.' }).config;
+  // Management keys manage the account's API keys only: its management keys (the caller's
+  // siblings, and the caller itself) and admin keys are the operator's, so they are not
+  // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await services.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     return key;
   };
 
 
   for (const prefix of prefixes) {
-    app.get(`${prefix}/keys`, managed, async (request) => {
+    app.get(`${prefix}/keys`, { config: managed, schema: SCHEMA.list }, async (request) => {
       const auth = await manager(request);
       const q = request.query as Record<string, string | undefined>;
       const { limit, offset, after } = keysPageQuery(q);
@@ -50,10 +73,9 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       };
     });
 
-    app.post(`${prefix}/keys`, managed, async (request, reply) => {
+    app.post(`${prefix}/keys`, { config: managed, schema: SCHEMA.create }, async (request, reply) => {
       const auth = await manager(request);
       const body = objectBody(request.body);
-      onlyFields(body, CREATE_FIELDS);
       // As OpenRouter's provisioning keys, management keys are made outside this API: a
       // management key that could mint more would outlive its own revocation.
       if (body.management !== undefined && body.management !== false) {
@@ -65,28 +87,28 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const limitUsd = readLimit(body.limit);
       const limitReset = readLimitReset(body.limit_reset);
       if (limitReset !== null && limitUsd === null) throw noLimitToReset();
-      const created = await services.accountService.createKey({
-        accountId: auth.account.id,
-        name,
-        limitUsd,
-        limitReset,
-        expiresAt: readExpiry(body.expires_at),
+      const expiresAt = readExpiry(body.expires_at);
+      const created = await services.stores.transaction(async (tx) => {
+        const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt });
+        await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
+          account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
+        }, new Date().toISOString());
+        return out;
       });
       reply.code(201);
       return { data: await keyView(services, created.record), key: created.key };
     });
 
-    app.get(`${prefix}/keys/:hash`, managed, async (request) => {
+    app.get(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.one }, async (request) => {
       const auth = await manager(request);
       return { data: await keyView(services, await ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
-    app.patch(`${prefix}/keys/:hash`, managed, async (request) => {
+    app.patch(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.update }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       const body = objectBody(request.body);
-      onlyFields(body, UPDATE_FIELDS);
-      const patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
+      const patch: KeyPatch = {};
       if (body.name !== undefined) {
         if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
         checkName(body.name);
@@ -109,16 +131,24 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         if (patch.limitReset != null) throw noLimitToReset();
         if (key.limitReset !== null) patch.limitReset = null; // no limit: nothing to reset
       }
-      const updated = (await services.accounts.updateKey(key.hash, patch, new Date().toISOString()))!;
+      const updated = await services.stores.transaction(async (tx) => {
+        const at = new Date().toISOString();
+        const out = (await tx.accounts.updateKey(key.hash, patch, at))!;
+        for (const [action, details] of auditedChanges(key, patch)) await tx.audit.record(actorOf(auth), action, key.hash, details, at);
+        return out;
+      });
       services.auth.invalidate(key.hash); // disabling takes effect at once
       services.reservations.forget(key.hash);
       return { data: await keyView(services, updated) };
     });
 
-    app.delete(`${prefix}/keys/:hash`, managed, async (request) => {
+    app.delete(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.remove }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
-      await services.accounts.deleteKey(key.hash);
+      await services.stores.transaction(async (tx) => {
+        await tx.accounts.deleteKey(key.hash);
+        await tx.audit.record(actorOf(auth), 'key.delete', key.hash, { account_id: key.accountId, label: key.label, name: key.name }, new Date().toISOString());
+      });
       services.auth.invalidate(key.hash);
       services.reservations.forget(key.hash);
       return { deleted: true };
@@ -147,22 +177,24 @@ function keysPageQuery(q: Record<string, string | undefined>): { limit: number; 
   return { limit: int('limit', 1, KEYS_PAGE, KEYS_PAGE), offset: int('offset', 0, 1_000_000, 0), after: decodeCursor(q, isTimeIdCursor) };
 }
 
+type KeyPatch = { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null };
+
+/** The audit rows of a PATCH: one per kind of change, named as the admin API names them (plus `key.rename`). */
+function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<string, unknown>]> {
+  const who = { account_id: key.accountId, label: key.label };
+  const out: Array<[string, Record<string, unknown>]> = [];
+  if (patch.name !== undefined) out.push(['key.rename', { ...who, name: patch.name }]);
+  if (patch.isActive !== undefined) out.push([patch.isActive ? 'key.enable' : 'key.disable', who]);
+  if (patch.limitNanos !== undefined || patch.limitReset !== undefined) {
+    const limit = patch.limitNanos !== undefined ? patch.limitNanos : key.limitNanos;
+    const reset = patch.limitReset !== undefined ? patch.limitReset : key.limitReset;
+    out.push(['key.limit', { ...who, limit: limit === null ? null : formatNanos(limit), limit_reset: reset }]);
+  }
+  return out;
+}
+
 function bearer(headers: IncomingHttpHeaders): string | undefined {
   return extractBearer(headers.authorization);
-}
-
-function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const field of Object.keys(body)) {
-    if (!allowed.includes(field)) {
-      throw new GatewayError('invalid_parameter', `Unknown field "${field}": this call takes ${allowed.map((f) => `"${f}"`).join(', ')}.`, { param: field });
-    }
-  }
-}
-
-function checkName(name: string): void {
-  if (name.length > MAX_KEY_NAME_CHARS) {
-    throw new GatewayError('invalid_parameter', `"name" must be at most ${MAX_KEY_NAME_CHARS} characters.`, { param: 'name' });
-  }
 }
 
 function objectBody(body: unknown): Record<string, unknown> {

@@ -59,9 +59,14 @@ export class PgExecutor {
     } catch (err) {
       throw postgresUnavailable(err);
     }
+    // What fn throws passes unchanged: its statements' failures are classified already (query),
+    // and its own refusals (a bound, a missing account, a caller's 400) are not outages.
+    let inFn = false;
     try {
       await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+      inFn = true;
       const out = await fn(new PgExecutor(null, client));
+      inFn = false;
       await client.query('COMMIT');
       client.release();
       return out;
@@ -69,7 +74,7 @@ export class PgExecutor {
       const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
       // A broken connection is not put back; one that only ran a failing statement is.
       client.release(!rolledBack);
-      throw postgresUnavailable(err);
+      throw inFn ? err : postgresUnavailable(err);
     }
   }
 }

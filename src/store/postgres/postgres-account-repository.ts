@@ -21,8 +21,8 @@ const SQL = {
   setKeyLimit: 'UPDATE api_keys SET limit_nanos = $1, updated_at = $2 WHERE hash = $3',
   setKeyLimitReset: 'UPDATE api_keys SET limit_reset = $1, updated_at = $2 WHERE hash = $3',
   deleteKey: 'DELETE FROM api_keys WHERE hash = $1',
-  insertKey: `INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, expires_at, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)`,
+  insertKey: `INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)`,
   getKey: 'SELECT * FROM api_keys WHERE hash = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at COLLATE "C", hash COLLATE "C"',
   listKeysOf: 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at COLLATE "C", hash COLLATE "C"',
@@ -93,10 +93,10 @@ export class PostgresAccountRepository implements AccountRepository {
 
   async createKey(input: {
     hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; expiresAt: string | null; now: string;
+    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
   }): Promise<KeyRecord> {
     await this.pg.query(SQL.insertKey, [input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement, input.isAdmin === true, input.expiresAt, input.now]);
+      input.isManagement, input.isAdmin === true, input.isPlayground === true, input.expiresAt, input.now]);
     return (await this.getKey(input.hash))!;
   }
 

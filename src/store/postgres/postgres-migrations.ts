@@ -270,4 +270,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
     `,
   },
+  {
+    version: 10,
+    name: 'playground keys',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN is_playground BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -10,6 +10,8 @@ const SQL = {
   find: 'SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = $1',
   revoke: 'UPDATE dashboard_sessions SET revoked_at = $1 WHERE id_hash = $2 AND revoked_at IS NULL',
   revokeKey: 'UPDATE dashboard_sessions SET revoked_at = $1 WHERE key_hash = $2 AND revoked_at IS NULL',
+  revokeAccount: `UPDATE dashboard_sessions SET revoked_at = $1
+    WHERE revoked_at IS NULL AND key_hash IN (SELECT hash FROM api_keys WHERE account_id = $2)`,
 };
 
 /** Dashboard sessions in Postgres (migration 5: its triggers end a key's sessions when the key is disabled or deleted). */
@@ -39,5 +41,9 @@ export class PostgresSessionRepository implements SessionRepository {
 
   async revokeKey(keyHash: string, at: string): Promise<void> {
     await this.pg.query(SQL.revokeKey, [at, keyHash]);
+  }
+
+  async revokeAccount(accountId: string, at: string): Promise<void> {
+    await this.pg.query(SQL.revokeAccount, [at, accountId]);
   }
 }

@@ -5,19 +5,26 @@ import { useApi } from '../use-api.ts';
 
 // The playground calls the gateway's own /v1/chat/completions like any client, so it is
 // charged to the account like any request and shows in Activity. Model calls take an API
-// key, never the session: the page makes the account a key named PLAYGROUND_KEY through the
-// keys API (replacing the previous one: a key is only ever shown once) and keeps it in
-// memory for as long as the page is open.
+// key, never the session: the server makes the playground a key of its own
+// (POST /dashboard/playground-key: marked as the playground's, expiring within minutes,
+// with a small limit), which the page keeps in memory and replaces once it has expired.
+// The page never lists, changes or deletes the account's keys.
 
 export const PLAYGROUND_KEY = 'dashboard playground';
 
 interface Message { role: 'user' | 'assistant'; content: string }
+interface PlaygroundKey { key: string; expiresAt: number; limit: string | null }
 
-async function playgroundKey(): Promise<string> {
-  const keys = await api<{ data: { hash: string; name: string }[] }>('GET', '/keys');
-  for (const k of keys.data.filter((x) => x.name === PLAYGROUND_KEY)) await api('DELETE', `/keys/${k.hash}`);
-  const created = await api<{ key: string }>('POST', '/keys', { name: PLAYGROUND_KEY });
-  return created.key;
+/** A new key of the playground's own (the server removes its expired ones). */
+async function playgroundKey(): Promise<PlaygroundKey> {
+  const made = await api<{ key: string; data: { expires_at: string; limit: string | null } }>('POST', '/dashboard/playground-key');
+  return { key: made.key, expiresAt: Date.parse(made.data.expires_at), limit: made.data.limit };
+}
+
+/** The key in hand, or a new one when there is none or it expires within a minute. */
+async function currentKey(held: { current: PlaygroundKey | null }): Promise<PlaygroundKey> {
+  if (held.current === null || held.current.expiresAt - Date.now() < 60_000) held.current = await playgroundKey();
+  return held.current;
 }
 
 export function Playground() {
@@ -29,7 +36,7 @@ export function Playground() {
   const [messages, setMessages] = useState<Message[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
-  const key = useRef<string | null>(null);
+  const key = useRef<PlaygroundKey | null>(null);
   useEffect(() => {
     if (model === '' && models.data !== undefined && models.data.data.length > 0) setModel(models.data.data[0]!.id);
   }, [models.data]);
@@ -43,12 +50,18 @@ export function Playground() {
     setMessages([...history, { role: 'assistant', content: '' }]);
     setInput('');
     try {
-      key.current ??= await playgroundKey();
-      const res = await fetch(`${BASE}/v1/chat/completions`, {
+      const payload = JSON.stringify({ model, messages: history, stream: true, temperature: Number(temperature), max_tokens: Number(maxTokens) });
+      const call = async (k: PlaygroundKey) => fetch(`${BASE}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key.current}`, 'x-title': 'Switchyard playground' },
-        body: JSON.stringify({ model, messages: history, stream: true, temperature: Number(temperature), max_tokens: Number(maxTokens) }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}`, 'x-title': 'Switchyard playground' },
+        body: payload,
       });
+      let res = await call(await currentKey(key));
+      // The key ended meanwhile (it expired, or the account deleted it): once more with a new one.
+      if (res.status === 401) {
+        key.current = null;
+        res = await call(await currentKey(key));
+      }
       if (!res.ok || res.body === null) {
         const body = await res.json().catch(() => null) as { error?: { message?: string } } | null;
         throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
@@ -86,7 +99,7 @@ export function Playground() {
         <div><label for="pg-input">Message</label><input id="pg-input" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} /></div>
         <button type="submit" disabled={busy}>{busy ? 'Streaming…' : 'Send'}</button>
       </form>
-      <p class="hint">Requests are charged to the account, with the key “{PLAYGROUND_KEY}”, and appear in Activity.</p>
+      <p class="hint">Requests are charged to the account and appear in Activity, made with the playground's own short-lived key “{PLAYGROUND_KEY}”{key.current?.limit == null ? '' : ` (at most $${key.current.limit})`}.</p>
     </Loadable>
   );
 }

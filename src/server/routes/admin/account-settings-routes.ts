@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import type { AdminStores } from './admin-stores.ts';
-import { objectBody, optionalString, requireManager } from './admin-common.ts';
+import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
-import { routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
-
-const MAX_NAME_CHARS = 200;
 
 /**
  * GET/PATCH /account: the caller's own account (management key) — its name and default
@@ -26,23 +23,23 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
   app.patch(`${prefix}/account`, { ...access('management'),
     schema: routeSchema({
       summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}',
-      body: { type: 'object', properties: { name: { type: 'string' }, default_model: { type: 'string', description: 'A model id of the catalog.' } } },
+      body: bodySchema({
+        name: FIELD.name, default_model: { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' },
+      }, { atLeastOne: true }),
     }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     const body = objectBody(request.body);
-    for (const k of Object.keys(body)) {
-      if (k !== 'name' && k !== 'default_model') throw new GatewayError('invalid_parameter', `Unknown field "${k}": an account sets its "name" and "default_model" here.`, { param: k });
-    }
-    const name = optionalString(body, 'name');
-    if (name !== undefined && name.length > MAX_NAME_CHARS) throw new GatewayError('invalid_parameter', `"name" is at most ${MAX_NAME_CHARS} characters.`, { param: 'name' });
-    const defaultModel = optionalString(body, 'default_model');
-    if (defaultModel !== undefined && services.catalog.get(defaultModel) === undefined) {
-      throw new GatewayError('invalid_parameter', `"default_model": no model "${defaultModel}" in the catalog (GET /models lists them).`, { param: 'default_model' });
-    }
+    const name = optionalName(body);
+    const model = optionalString(body, 'default_model');
+    const defaultModel = model === undefined ? undefined : defaultModelOf(services, model);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(auth.account.id, name);
-      return services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+      const out = await services.accountService.within(tx).updateAccount(auth.account.id, defaultModel === undefined ? {} : { defaultModel });
+      await tx.audit.record(actorOf(auth), 'account.update', auth.account.id, {
+        ...(name === undefined ? {} : { name }), ...(defaultModel === undefined ? {} : { default_model: defaultModel }),
+      }, new Date().toISOString());
+      return out;
     });
     return { data: accountView(updated) };
   });

@@ -4,17 +4,19 @@ import type { LimitsOverride } from '../../../config/tier-limits.ts';
 import type { AccountRecord } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
 import {
-  actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf,
+  actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramsOf, queryOf,
   requireAdmin, requiredString,
 } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
-import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 
 const tags = ['admin: accounts'];
 const accountParams = { id: 'The account id (acct_...).' };
+const TIER = { type: 'string', minLength: 1, maxLength: 256 };
+const MODEL = { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' };
 
 /** /admin/accounts: list (search, keyset pages), create, show, update (name, tier, default model, limits, active). */
 export function registerAdminAccountRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
@@ -37,9 +39,10 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.post(base, { ...access('admin'),
     schema: routeSchema({
       summary: 'Create an account', tags, status: 201, response: '{data: account}',
-      body: { type: 'object', required: ['name'], properties: {
-        name: { type: 'string' }, type: { enum: ['user', 'organization'] }, tier: { type: 'string' },
-        default_model: { type: ['string', 'null'] }, credits: { type: 'string', description: 'Initial credits, USD decimal text.' } } },
+      body: bodySchema({
+        name: FIELD.name, type: { enum: ['user', 'organization'], description: 'Default user.' }, tier: { ...TIER, description: 'A configured tier (default free).' },
+        default_model: { ...MODEL, type: ['string', 'null'] }, credits: FIELD.usd('Initial credits, USD decimal text (at most 1,000,000,000).'),
+      }, { required: ['name'] }),
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
@@ -47,9 +50,10 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const type = body.type ?? 'user';
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
     const credits = body.credits === undefined ? undefined : String(body.credits);
+    const model = body.default_model === null ? undefined : optionalString(body, 'default_model');
     const account = await services.stores.transaction(async (tx) => {
       const created = await asBadRequest(() => services.accountService.within(tx).createAccount({
-        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: optionalString(body, 'default_model') ?? null,
+        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: model === undefined ? null : defaultModelOf(services, model),
         ...(credits === undefined ? {} : { creditsUsd: credits }),
       }));
       await tx.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
@@ -70,20 +74,28 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     schema: routeSchema({
       summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
       response: '{data: account}',
-      body: { type: 'object', properties: {
-        name: { type: 'string' }, tier: { type: 'string' }, default_model: { type: 'string' }, is_active: { type: 'boolean' },
-        limits: { type: ['object', 'null'], description: 'Rate-limit override: {requests_per_minute, requests_per_day, account_requests_per_minute}; null clears it.' } } },
+      body: bodySchema({
+        name: FIELD.name, tier: { ...TIER, description: 'A configured tier.' }, default_model: MODEL, is_active: { type: 'boolean', description: 'false deactivates, true reactivates.' },
+        limits: {
+          type: ['object', 'null'], description: 'Rate-limit override; null clears it.', additionalProperties: false,
+          properties: {
+            requests_per_minute: { type: 'integer', minimum: 1, description: 'Per key.' },
+            requests_per_day: { type: ['integer', 'null'], minimum: 1, description: 'Per key; null: no daily cap.' },
+            account_requests_per_minute: { type: ['integer', 'null'], minimum: 1, description: 'The whole account; null: none.' },
+          },
+        },
+      }, { atLeastOne: true }),
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
-    const name = optionalString(body, 'name');
+    const name = optionalName(body);
     const patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null } = {};
     const tier = optionalString(body, 'tier');
     if (tier !== undefined) patch.tier = tier;
     const defaultModel = optionalString(body, 'default_model');
-    if (defaultModel !== undefined) patch.defaultModel = defaultModel;
+    if (defaultModel !== undefined) patch.defaultModel = defaultModelOf(services, defaultModel);
     if (body.is_active !== undefined) {
       if (typeof body.is_active !== 'boolean') throw new GatewayError('invalid_parameter', '"is_active" must be a boolean.', { param: 'is_active' });
       patch.isActive = body.is_active;

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../../auth/authenticate.ts';
 import { requestAuth } from '../../route-access.ts';
+import { checkName } from '../../../billing/account-input.ts';
+import { catalogModelId, nearestModelId } from '../../../catalog/model-name.ts';
 import { formatNanos, nanosToNumber } from '../../../money/money.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AuditActor } from '../../../store/audit-store.ts';
@@ -145,6 +147,20 @@ export function optionalString(body: Record<string, unknown>, name: string): str
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || v.trim() === '') throw new GatewayError('invalid_parameter', `"${name}" must be a non-empty string.`, { param: name });
   return v.trim();
+}
+
+/** An account's default model: the catalog id the name resolves to; a name no model serves is refused (400 model_not_found, with the nearest id). */
+export function defaultModelOf(services: Services, name: string): string {
+  const id = catalogModelId(services.catalog, name);
+  if (id !== undefined) return id;
+  const near = nearestModelId(services.catalog, name);
+  throw new GatewayError('model_not_found', `"default_model": no model "${name}" is served by this gateway.${near === undefined ? '' : ` Did you mean "${near}"?`} (GET /models lists them.)`, { param: 'default_model' });
+}
+
+/** A `name` to rename to: a non-empty string of at most MAX_NAME_CHARS characters (account-input.ts), or undefined when absent. */
+export function optionalName(body: Record<string, unknown>): string | undefined {
+  const name = optionalString(body, 'name');
+  return name === undefined ? undefined : checkName(name);
 }
 
 export function requiredString(body: Record<string, unknown>, name: string): string {

@@ -7,7 +7,7 @@ import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
-import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
 import { access } from '../../route-access.ts';
 
@@ -33,10 +33,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     schema: routeSchema({
       summary: 'Create a key for an account (the key is in the answer, this once)', tags, params: { id: 'The account id.' }, status: 201,
       response: '{data: key, key}',
-      body: { type: 'object', properties: {
-        name: { type: 'string' }, kind: { enum: ['api', 'management'] }, limit: { type: ['string', 'null'], description: 'USD decimal text' },
-        limit_reset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month' },
-        expires_at: { type: ['string', 'null'], format: 'date-time' } } },
+      body: bodySchema({
+        name: FIELD.name, kind: { enum: ['api', 'management'], description: 'Default api; admin keys are made with the CLI.' },
+        limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: none'), limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
+      }),
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
@@ -65,9 +65,9 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
   app.patch(`${prefix}/admin/keys/:hash`, { ...access('admin'),
     schema: routeSchema({
       summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period", tags, params: { hash: 'The key hash.' },
-      response: '{data: key}', body: { type: 'object', properties: {
-        disabled: { type: 'boolean' }, limit: { type: ['string', 'null'], description: 'USD decimal text; null: no limit' },
-        limit_reset: { enum: ['daily', 'weekly', 'monthly', null] } } },
+      response: '{data: key}', body: bodySchema({
+        disabled: { type: 'boolean' }, limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: no limit'), limit_reset: FIELD.limitReset,
+      }, { atLeastOne: true }),
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);

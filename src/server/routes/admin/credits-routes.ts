@@ -7,11 +7,13 @@ import {
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { ledgerView } from './admin-views.ts';
-import { PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
 import { access } from '../../route-access.ts';
 
 const tags = ['admin: credits'];
+/** Characters of a grant's or an adjustment's reason. */
+const MAX_REASON_CHARS = 1000;
 
 /**
  * POST /admin/accounts/:id/credits (a grant or an adjustment, with a reason), GET
@@ -22,8 +24,11 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     schema: routeSchema({
       summary: 'Grant credits (kind "grant", positive) or adjust a balance either way (kind "adjustment"), with a reason', tags,
       params: { id: 'The account id.' }, status: 201, response: '{data: {account_id, balance, balance_usd, entry}}',
-      body: { type: 'object', required: ['kind', 'amount', 'reason'], properties: {
-        kind: { enum: ['grant', 'adjustment'] }, amount: { type: 'string', description: 'USD decimal text, e.g. "12.50" or "-3"' }, reason: { type: 'string' } } },
+      body: bodySchema({
+        kind: { enum: ['grant', 'adjustment'] },
+        amount: FIELD.usd('USD decimal text, e.g. "12.50" or "-3"; at most 1,000,000,000 either way, and the balance stays within ±2,000,000,000'),
+        reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_CHARS, description: 'Kept on the ledger row and in the audit log.' },
+      }, { required: ['kind', 'amount', 'reason'] }),
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);

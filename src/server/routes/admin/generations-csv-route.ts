@@ -9,6 +9,7 @@ import { queryOf, requireAdmin, requireManager, type Query } from './admin-commo
 import type { AdminStores } from './admin-stores.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
 import { access } from '../../route-access.ts';
+import { routeSchema } from './route-schema.ts';
 
 // The generation list as CSV, the whole filtered range: GET /activity.csv (the caller's
 // account, management key) and GET /admin/generations.csv (admin key; `account=`). The
@@ -29,16 +30,12 @@ const COLUMNS: Array<[string, (r: ActivityRow) => string | number | bigint | nul
   ['latency_ms', (r) => r.latency_ms], ['time_to_first_token_ms', (r) => r.first_token_ms], ['attempts', (r) => r.attempt_count],
 ];
 
-const schema = (summary: string, extra: Record<string, string>): FastifySchema => ({
+const schema = (summary: string, extra: Record<string, string>): FastifySchema => routeSchema({
   summary,
   tags: [extra.account === undefined ? 'account reports' : 'admin: generations'],
-  security: [{ bearerAuth: [] }],
-  querystring: {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries({ ...extra, ...FILTER_QUERY, max_rows: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` })
-      .map(([k, description]) => [k, { type: 'string', description }])),
-  },
-} as FastifySchema);
+  query: { ...extra, ...FILTER_QUERY, max_rows: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` },
+  response: 'text/csv: a header line, then one line per generation record, newest first',
+});
 
 export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/generations.csv`, { ...access('admin'),

@@ -22,7 +22,7 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
   app.get(`${prefix}/keys/:hash/usage`, { ...access('management'), schema: doc(['account reports']) }, async (request) => {
     const auth = await requireManager(services, request);
     const key = await services.accounts.getKey(paramsOf(request).hash!);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     return perDay(services, key, queryOf(request));
   });
 

@@ -1,7 +1,12 @@
 import type { FastifySchema } from 'fastify';
+import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
+import { markStrict } from '../../openapi/strict-validation.ts';
 
-// Route schemas for the OpenAPI document (docs only: build-app's validator compiler accepts
-// every value, so handlers keep validating themselves and errors keep their shapes).
+// Route schemas: the one description of a route's input, for the OpenAPI document and for
+// validation alike. A route built here is strict (openapi/strict-validation.ts): its query
+// takes the parameters listed and no other, its body the fields listed and no other, each
+// of the type given; a refusal is a 400 naming the field. `docsOnly` routes (the model
+// calls, whose dialect decoders validate and render their own errors) only document.
 
 const str = { type: 'string' };
 
@@ -12,14 +17,17 @@ export interface RouteDoc {
   query?: Record<string, string>;
   /** Path parameters: name → description. */
   params?: Record<string, string>;
-  /** A JSON schema of the body (documentation). */
+  /** The body: an object schema (strict routes: built with `bodySchema`, so it lists every field it takes). */
   body?: Record<string, unknown>;
   /** What a 2xx answer holds. */
   response: string;
   status?: number;
+  /** Documentation only: nothing is validated against this schema. */
+  docsOnly?: boolean;
 }
 
 export function routeSchema(d: RouteDoc): FastifySchema {
+  const strict = d.docsOnly !== true;
   const schema: Record<string, unknown> = {
     summary: d.summary,
     tags: d.tags,
@@ -29,19 +37,49 @@ export function routeSchema(d: RouteDoc): FastifySchema {
       default: { description: 'An error: {"error": {"message", "type", "code"}} (docs/errors.md).', type: 'object', additionalProperties: true },
     },
   };
-  if (d.query !== undefined) schema.querystring = properties(d.query, []);
-  if (d.params !== undefined) schema.params = properties(d.params, Object.keys(d.params));
-  if (d.body !== undefined) schema.body = d.body;
-  return schema as FastifySchema;
+  // A strict route that lists no query parameters takes none.
+  if (d.query !== undefined || strict) schema.querystring = properties(d.query ?? {}, [], strict);
+  if (d.params !== undefined) schema.params = properties(d.params, Object.keys(d.params), false);
+  if (d.body !== undefined) {
+    if (strict && d.body.additionalProperties !== false) throw new Error(`${d.summary}: a strict body schema lists its fields (bodySchema)`);
+    schema.body = d.body;
+  }
+  return strict ? markStrict(schema as FastifySchema) : schema as FastifySchema;
 }
 
-function properties(fields: Record<string, string>, required: string[]): Record<string, unknown> {
+function properties(fields: Record<string, string>, required: string[], closed: boolean): Record<string, unknown> {
   return {
     type: 'object',
     properties: Object.fromEntries(Object.entries(fields).map(([k, description]) => [k, { ...str, description }])),
     required,
+    ...(closed ? { additionalProperties: false } : {}),
   };
 }
+
+/**
+ * A JSON object body taking exactly these fields. `atLeastOne`: a change (PATCH) must name
+ * at least one of them — an empty one would change nothing (and audit nothing).
+ */
+export function bodySchema(fields: Record<string, Record<string, unknown>>, opts: { required?: string[]; atLeastOne?: boolean } = {}): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: fields,
+    ...(opts.required === undefined ? {} : { required: opts.required }),
+    additionalProperties: false,
+    ...(opts.atLeastOne === true ? { minProperties: 1 } : {}),
+  };
+}
+
+/** Field types the bodies share. */
+export const FIELD = {
+  /** A name of an account or a key (account-input.ts MAX_NAME_CHARS). */
+  name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS },
+  /** USD decimal text (a JSON number is taken too, as its shortest decimal text), at most 9 decimals. */
+  usd: (description: string) => ({ type: ['string', 'number'], maxLength: 64, description }),
+  usdOrNull: (description: string) => ({ type: ['string', 'number', 'null'], maxLength: 64, description }),
+  limitReset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month; null: the whole usage.' },
+  expiresAt: { type: ['string', 'null'], maxLength: MAX_DATE_CHARS, description: 'ISO 8601 date-time, in the future; null: never.' },
+} as const;
 
 export const PAGE_QUERY = {
   limit: 'Page size, 1..200 (default 50).',

@@ -1,0 +1,23 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/**
+ * Every query parameter of every route is one value: `?id=a&id=b` (which the querystring
+ * parser turns into an array no handler expects) is refused here, once for all routes, with
+ * a 400 naming the parameter, before any handler, database query or CSV stream sees it.
+ */
+export function installSingleQueryValues(app: FastifyInstance): void {
+  app.addHook('onRequest', refuseRepeatedQueryParameters);
+}
+
+async function refuseRepeatedQueryParameters(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (query === undefined || query === null) return;
+  for (const name in query) {
+    const value = query[name];
+    if (Array.isArray(value)) {
+      const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
+      throw new GatewayError('invalid_parameter', `The query parameter "${shown}" is given ${value.length} times; give it once.`, { param: shown });
+    }
+  }
+}
