@@ -191,8 +191,11 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
       return null;
     case 'session': {
       const token = readKey(request.headers);
-      if (token === undefined || !isSessionToken(token)) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
-      return auth.authenticate(token, declared.keyHeaders);
+      if (token === undefined) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
+      const ctx = await auth.authenticate(token, declared.keyHeaders);
+      // A valid key is not a session: the wrong kind of credential for this route.
+      if (!isSessionToken(token)) throw new GatewayError('forbidden', 'This route is for a dashboard session (sign in at /dashboard); a key cannot use it.');
+      return ctx;
     }
     case 'model-key':
     case 'key':
