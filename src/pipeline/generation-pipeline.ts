@@ -232,7 +232,7 @@ export class GenerationPipeline {
       const plan = await this.moderate(admitted, signal);
       execution = hit !== null
         ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
-        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
+        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true);
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
@@ -243,7 +243,7 @@ export class GenerationPipeline {
     // Whatever an upstream said goes to the client without our credentials.
     if (execution.error !== null) execution.error = scrubber.error(execution.error);
     const served = execution.served;
-    // The client left a stream it had begun: the upstream was read on for its usage.
+    // The client left (streamed or not, before its first byte or after): the upstream was read on for its usage.
     if (client?.left === true) execution.cancelled = true;
     let usage = tracking.usage;
     if (usage === null && served !== null) {
