@@ -4,6 +4,7 @@ import { request, type ClientRequest } from 'node:http';
 import { countTokens } from '../../src/canonical/bpe-tokenizers.ts';
 import { startHookedUpstream, type HookedUpstream } from '../support/hooked-upstream.ts';
 import { emulatorConfig, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { startRoutingRig, user } from './routing-fixture.ts';
 
 // Issue 23 §5: a client that leaves before its answer — a non-streamed request at any point,
 // a stream before its first byte — is charged what the provider bills, as a client that
@@ -36,14 +37,14 @@ function nextCommitted(gw: TestGateway): Promise<string> {
 }
 
 /** Sends a chat completion over a raw connection; the caller destroys it (`leave`). */
-function send(gw: TestGateway, stream: boolean): ClientRequest {
+function send(gw: TestGateway, stream: boolean, body: Record<string, unknown> = { model: 'acme/mock-1', messages: [{ role: 'user', content: PROMPT }] }): ClientRequest {
   const url = new URL(`${gw.baseUrl}/chat/completions`);
   const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` } }, (res) => {
     res.on('error', () => {});
     res.resume();
   });
   req.on('error', () => {});
-  req.end(JSON.stringify({ model: 'acme/mock-1', stream, messages: [{ role: 'user', content: PROMPT }] }));
+  req.end(JSON.stringify({ ...body, stream }));
   return req;
 }
 
@@ -102,6 +103,25 @@ describe('a client that leaves before its answer', () => {
     } finally {
       release();
       await gw.close();
+    }
+  });
+
+  test('no other endpoint is tried for a client that left: an attempt failing meanwhile is charged nothing', async () => {
+    const rig = await startRoutingRig();
+    try {
+      const closed = gatewaySocketClosed(rig.gw);
+      const committed = nextCommitted(rig.gw);
+      // cheap fails (500, retryable) once the gateway has seen the client go; mid would serve.
+      rig.emus.cheap.enqueue({ fault: 'held', until: closed, then: { status: 500, text: 'overloaded' } });
+      const client = send(rig.gw, false, { model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' } });
+      await rig.emus.cheap.whenRequests(1);
+      client.destroy();
+      const record = (await rig.gw.services.generations.getRecord(await committed))!;
+      assert.equal(record.cancelled, true);
+      assert.equal(record.costNanos, 0n, 'an upstream error before content costs nothing');
+      assert.deepEqual(rig.received(), ['multi-cheap'], 'mid was never asked');
+    } finally {
+      await rig.close();
     }
   });
 });
