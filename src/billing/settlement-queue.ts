@@ -66,6 +66,8 @@ export function storageUnavailable(): GatewayError {
  */
 export class SettlementQueue {
   private holds = new Map<string, HoldRecord>();
+  /** The admissions waiting for their hold row's commit (`holdWritten`). */
+  private readonly holdWaiters = new Map<string, PromiseWithResolvers<SettlementResult>>();
   private pending: Queued[] = [];
   /** Refusals counted since the last batch, per key × minute × reason (refusal-counts.ts). */
   private refusals = new Map<string, RefusalCount>();
@@ -124,8 +126,14 @@ export class SettlementQueue {
     this.droppedListeners.push(listener);
   }
 
+  /**
+   * Queues a hold row for the next batch. `holdWritten(id)` says when it is committed: the
+   * pipeline sends nothing upstream before, so every request an upstream may bill has a
+   * durable row, which a restart after a crash records as interrupted.
+   */
   pushHold(hold: HoldRecord): void {
     this.holds.set(hold.id, hold);
+    this.holdWaiters.set(hold.id, Promise.withResolvers<SettlementResult>());
     this.schedule();
   }
 
@@ -139,9 +147,25 @@ export class SettlementQueue {
     this.schedule();
   }
 
+  /**
+   * Resolves once the hold row `id` is committed (`{committed: true}`), or its write failed
+   * (`{committed: false}`: then `forgetHold` it and refuse the request). Ask it right after
+   * `pushHold` (in the same turn of the event loop): the answer is kept until the batch ends.
+   */
+  holdWritten(id: string): Promise<SettlementResult> {
+    return this.holdWaiters.get(id)?.promise ?? Promise.resolve({ committed: true });
+  }
+
+  /** A hold whose row could not be written, for a request refused: it is not written later. */
+  forgetHold(id: string): void {
+    this.holds.delete(id);
+    this.holdWaiters.delete(id);
+  }
+
   push(record: SettlementRecord): Promise<SettlementResult> {
     // Settled before its hold row was written: the row is never written, nor removed.
     if (this.holds.delete(record.id)) record.holdRowWritten = false;
+    this.holdWaiters.delete(record.id);
     return new Promise((resolve) => {
       this.pending.push({ record, notify: resolve });
       this.schedule();
@@ -201,6 +225,7 @@ export class SettlementQueue {
     const written: Queued[] = [];
     const retained: Queued[] = [];
     const retainedHolds: HoldRecord[] = [];
+    const droppedHolds = new Map<string, unknown>();
     let storageError: unknown = null;
     try {
       await this.ledger.settle(holds, queued.map((q) => q.record), refusals);
@@ -231,6 +256,8 @@ export class SettlementQueue {
           if (e !== null && isStorageFailure(e)) {
             storageError = e;
             retainedHolds.push(h);
+          } else if (e !== null) {
+            droppedHolds.set(h.id, e);
           }
         }
         for (const q of queued) {
@@ -249,6 +276,7 @@ export class SettlementQueue {
       }
     }
     this.requeue(retainedHolds, retained, written);
+    this.holdsDone(holds, retainedHolds, droppedHolds, storageError);
     if (written.length > 0) {
       const records = written.map((q) => q.record);
       for (const listener of this.committedListeners) listener(records);
@@ -260,6 +288,20 @@ export class SettlementQueue {
     }
     this.afterWrite(storageError);
     return storageError === null;
+  }
+
+  /** Tells the admissions waiting for these hold rows whether theirs was written. */
+  private holdsDone(holds: HoldRecord[], retained: HoldRecord[], dropped: Map<string, unknown>, storageError: unknown): void {
+    if (this.holdWaiters.size === 0) return;
+    const notWritten = new Set(retained.map((h) => h.id));
+    for (const h of holds) {
+      const waiter = this.holdWaiters.get(h.id);
+      if (waiter === undefined) continue;
+      const error = dropped.get(h.id) ?? (notWritten.has(h.id) ? storageError : null);
+      // A retained hold stays queued (retried) unless its request is refused meanwhile (forgetHold).
+      this.holdWaiters.delete(h.id);
+      waiter.resolve(error === null ? { committed: true } : { committed: false, error });
+    }
   }
 
   /** Failed records go back in front of any queued meanwhile; a hold whose settlement committed is not rewritten. */

@@ -12,12 +12,45 @@ import { loadCliConfig } from './load-cli-config.ts';
 import { UsageError } from './output.ts';
 import { runClusterPrimary } from './serve-cluster.ts';
 import { workerCount } from './worker-count.ts';
+import { fdStream, LogSink } from '../observability/log-sink.ts';
 
 /** In a worker of `serve --workers N`, its slot (1..N); null in a single process. */
 const workerSlot = cluster.isWorker ? (process.env.SWITCHYARD_WORKER_SLOT ?? String(cluster.worker?.id ?? '?')) : null;
 
+/**
+ * Operator messages (the banner, warnings, the shutdown) on stderr, through a sink that never
+ * blocks and never throws: a stderr whose reader is gone (EPIPE) drops them, counted, rather
+ * than crash the gateway in the middle of its shutdown.
+ */
+let operatorLogSink: LogSink | null = null;
+function operatorLog(): LogSink {
+  return (operatorLogSink ??= new LogSink(fdStream(2), { coalesce: false }));
+}
+
 function log(message: string): void {
-  process.stderr.write(workerSlot === null ? `${message}\n` : `worker ${workerSlot}: ${message}\n`);
+  operatorLog().write(workerSlot === null ? `${message}\n` : `worker ${workerSlot}: ${message}\n`);
+}
+
+/** At most how long the logs get, after the drain, to write what they hold (at least the minimum, else what is left of drain_ms). */
+const LOG_FLUSH_MAX_MS = 2_000;
+const LOG_FLUSH_MIN_MS = 100;
+
+/**
+ * The last step before exit: stdout's request log and stderr's messages get what is left of
+ * `drainMs` (within the bounds above) to be written; what cannot be is dropped, and the count
+ * is said on stderr when stderr still takes it. Never waits longer, whatever the readers do.
+ */
+async function flushLogs(services: Services | null, signalledAt: number, drainMs: number): Promise<void> {
+  const budget = Math.min(LOG_FLUSH_MAX_MS, Math.max(LOG_FLUSH_MIN_MS, signalledAt + drainMs - Date.now()));
+  const until = Date.now() + budget;
+  const requestLog = services?.telemetry.logSink ?? null;
+  if (requestLog !== null) {
+    await requestLog.flush(budget);
+    if (requestLog.dropped > 0) {
+      log(`request log: ${requestLog.dropped} line(s) could not be written to stdout and were dropped${requestLog.brokenBy === null ? '' : ` (${requestLog.brokenBy})`}`);
+    }
+  }
+  await operatorLog().flush(Math.max(0, until - Date.now()));
 }
 
 type ServeValues = { config?: string; host?: string; port?: string; workers?: string };
@@ -42,6 +75,7 @@ export async function runServe(values: ServeValues): Promise<number> {
   const services = await createServicesWhenFree(config, {
     env: process.env,
     log,
+    operatorLogSink: operatorLog(),
     onLeaseLost: (reason) => {
       leaseLost = `${reason}; stopping, so that two gateways never serve one database`;
       void stopping?.(leaseLost, 1);
@@ -68,9 +102,12 @@ export async function runServe(values: ServeValues): Promise<number> {
   stopping = async (reason: string, code: number): Promise<void> => {
     if (closing) return;
     closing = true;
+    const signalledAt = Date.now();
     log(`${reason}: shutting down`);
-    await drain(app, services, services.config.timeouts.drainMs);
+    const drainMs = services.config.timeouts.drainMs;
+    await drain(app, services, drainMs);
     await services.close();
+    await flushLogs(services, signalledAt, drainMs);
     process.exit(code);
   };
   // Repeated signals are expected (Ctrl-C reaches npm and the gateway, and npm passes it
@@ -144,6 +181,7 @@ async function runServePrimary(values: ServeValues, workers: number): Promise<nu
     );
   }
   const code = await runClusterPrimary({ workers, log });
+  await flushLogs(null, Date.now(), config.timeouts.drainMs);
   process.exit(code);
 }
 
@@ -257,5 +295,5 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
       '',
     );
   }
-  process.stderr.write(`${lines.join('\n')}\n`);
+  operatorLog().write(`${lines.join('\n')}\n`);
 }

@@ -16,6 +16,8 @@ export interface GaugeSources {
   circuitState: (endpointId: string) => 'closed' | 'open' | 'half-open';
   settlementQueueDepth: () => number;
   settlementFailing: () => boolean;
+  /** Log lines dropped so far, stdout's request log and stderr's operator messages (observability/log-sink.ts). */
+  logLinesDropped?: () => { stdout: number; stderr: number };
 }
 
 /**
@@ -184,6 +186,20 @@ export class GatewayMetrics {
       name: 'switchyard_settlements_dropped_total',
       help: 'Settlement records the database refused for a reason of their own (their charge is lost).',
       registers,
+    });
+    const seen = { stdout: 0, stderr: 0 };
+    new Counter({
+      name: 'switchyard_log_lines_dropped_total',
+      help: 'Log lines that could not be written (a reader that does not read past 16 MB queued, or is gone), by stream.',
+      labelNames: ['stream'],
+      registers,
+      collect() {
+        const now = sources.logLinesDropped?.() ?? seen;
+        for (const stream of ['stdout', 'stderr'] as const) {
+          this.inc({ stream }, now[stream] - seen[stream]);
+          seen[stream] = now[stream];
+        }
+      },
     });
   }
 

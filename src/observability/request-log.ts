@@ -2,6 +2,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { createRequire } from 'node:module';
 import type pinoPrettyModule from 'pino-pretty';
 import { ConfigError } from '../config/config-error.ts';
+import { fdStream, LogSink } from './log-sink.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -24,7 +25,7 @@ export const REDACT_PATHS = [
 export interface RequestLogOptions {
   /** `LOG_LEVEL` (default info). */
   level?: LogLevel;
-  /** Where the JSON lines go (default stdout, pretty when stdout is a terminal). */
+  /** Where the JSON lines go (default stdout: `stdoutLogSink`, pretty when stdout is a terminal). */
   destination?: DestinationStream;
 }
 
@@ -44,23 +45,19 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   if (options.level === 'silent') return pino(options, { write: () => {} });
   if (opts.destination !== undefined) return pino(options, opts.destination);
   if (process.stdout.isTTY === true) return pino(options, loadPinoPretty()({ colorize: true, sync: true, destination: 1 }));
-  return pino(options, logDestination(1));
+  return pino(options, new LogSink(fdStream(1)));
 }
 
-/** What the log may hold in memory while stdout does not drain; lines beyond are dropped. */
-export const MAX_QUEUED_LOG_BYTES = 16 * 1024 * 1024;
-
 /**
- * Where the JSON lines go when not to a terminal: `dest` (a file descriptor or path) written
- * asynchronously. sonic-boom hands each write to libuv's pool and lines queued meanwhile go
- * in the next one, so a slow stdout — a pipe whose reader lags, a full disk — never blocks
- * the event loop, and a burst of requests costs one write, not one per line. pino flushes
- * what is queued when the process exits; a SIGKILL may lose the last lines (the ledger and
- * the generation records, not the log, are the durable account of requests).
+ * Where the JSON lines go when stdout is no terminal (a pipe, a socket, a file): a LogSink
+ * (log-sink.ts), which never blocks the event loop and never keeps the process from
+ * exiting, whatever the reader does — past 16 MB queued, or once the reader is gone, lines
+ * are dropped and counted. Null when the log is silent or stdout is a terminal (pretty,
+ * written synchronously: someone is watching it).
  */
-export function logDestination(dest: number | string): DestinationStream {
-  // A stdout that never drains must not grow the queue without end: past 16 MB, lines are dropped.
-  return pino.destination({ dest, sync: false, maxLength: MAX_QUEUED_LOG_BYTES });
+export function stdoutLogSink(level: LogLevel): LogSink | null {
+  if (level === 'silent' || process.stdout.isTTY === true) return null;
+  return new LogSink(fdStream(1));
 }
 
 /** `LOG_LEVEL` read from the environment, refused when it names no level. */

@@ -5,6 +5,7 @@ import { formatNanos } from '../money/money.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { createRequestLogger } from './request-log.ts';
+import type { LogSink } from './log-sink.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { AttemptRecord } from '../routing/attempt.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
@@ -36,13 +37,23 @@ export class Telemetry implements UpstreamObserver {
   readonly metrics: GatewayMetrics | null;
   readonly log: Logger;
   readonly tracing: GatewayTracing | null;
+  /** Where the request log's lines go when that is stdout (null: a terminal, a test's destination, silent). */
+  readonly logSink: LogSink | null;
   /** The scrubber of the configuration in force (it changes on reload). */
   private readonly scrubber: () => SecretScrubber;
   private readonly knownModel: (id: string) => boolean;
 
-  constructor(opts: { metrics: GatewayMetrics | null; log: Logger; tracing: GatewayTracing | null; scrubber: () => SecretScrubber; knownModel: (id: string) => boolean }) {
+  constructor(opts: {
+    metrics: GatewayMetrics | null;
+    log: Logger;
+    logSink?: LogSink | null;
+    tracing: GatewayTracing | null;
+    scrubber: () => SecretScrubber;
+    knownModel: (id: string) => boolean;
+  }) {
     this.metrics = opts.metrics;
     this.log = opts.log;
+    this.logSink = opts.logSink ?? null;
     this.tracing = opts.tracing;
     this.scrubber = opts.scrubber;
     this.knownModel = opts.knownModel;

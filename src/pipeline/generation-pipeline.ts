@@ -175,7 +175,10 @@ export class GenerationPipeline {
       const sticky = await lookup;
       const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
+      // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
+      const holdRow = heldNanos !== 0n && this.deps.reservations.holdRows ? this.deps.settlements.holdWritten(generationId) : null;
       const cache = (await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null;
+      if (holdRow !== null) await this.holdDurable(holdRow, generationId, auth, heldNanos);
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
       return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache };
     } catch (thrown) {
@@ -188,6 +191,20 @@ export class GenerationPipeline {
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
+  }
+
+  /**
+   * Waits for the request's hold row to commit (group commit: one transaction for every
+   * request admitted meanwhile). So every request an upstream may bill has a durable row,
+   * and a crash (SIGKILL, power loss) leaves it to be recorded as interrupted at the next
+   * start. A row that could not be written refuses the request (503, nothing sent), its
+   * hold released.
+   */
+  private async holdDurable(written: Promise<SettlementResult>, id: string, auth: AuthContext, heldNanos: bigint): Promise<void> {
+    if ((await written).committed) return;
+    this.deps.settlements.forgetHold(id);
+    await this.deps.reservations.finish(id, auth.account.id, auth.key.hash, heldNanos, 0n);
+    throw storageUnavailable();
   }
 
   /**
@@ -260,7 +277,7 @@ export class GenerationPipeline {
       const plan = await this.moderate(admitted, signal);
       execution = hit !== null
         ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
-        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits);
+        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true);
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
@@ -271,7 +288,7 @@ export class GenerationPipeline {
     // Whatever an upstream said goes to the client without our credentials.
     if (execution.error !== null) execution.error = scrubber.error(execution.error);
     const served = execution.served;
-    // The client left a stream it had begun: the upstream was read on for its usage.
+    // The client left (streamed or not, before its first byte or after): the upstream was read on for its usage.
     if (client?.left === true) execution.cancelled = true;
     let usage = tracking.usage;
     if (usage === null && served !== null) {

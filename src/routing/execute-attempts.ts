@@ -95,12 +95,15 @@ export class AttemptExecutor {
     signal: AbortSignal,
     attemptTimeoutMs: number,
     gate?: AttemptGate,
+    clientLeft?: () => boolean,
   ): Promise<ExecutionResult> {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
     const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
     const at = new PlanCursor(plan);
     while (!at.done) {
+      // Nothing is sent for a request already cut, nor for a client that left before any attempt.
+      if (signal.aborted || clientLeft?.() === true) return this.abortedBetweenAttempts(result, signal);
       const attempt = at.current;
       const endpointId = attempt.endpoint.id;
       if (!this.breakers.tryAcquire(endpointId)) {
@@ -146,6 +149,8 @@ export class AttemptExecutor {
       if (error === null) return served(result, attempt);
       if (sink.committed) return failedInStream(result, attempt, sink, error);
       result.error = error;
+      // A client that left is owed no other attempt: none is sent (nor paid) for nobody.
+      if (clientLeft?.() === true) return this.abortedBetweenAttempts(result, signal);
       if (!error.retryable) {
         // The request itself was refused: the model's other endpoints would refuse it too,
         // but a fallback model may take it (a longer context, other limits).
@@ -210,6 +215,13 @@ export class AttemptExecutor {
     } else {
       this.breakers.release(attempt.endpoint.id);
       result.cancelled = true;
+      // The client left and the upstream, sent the request, did not finish within the
+      // disconnect grace: the provider bills it, so it is charged (its usage, else the
+      // estimate), whether or not any of the answer had reached the client.
+      if (!run.notSent) {
+        result.served = attempt;
+        return result;
+      }
     }
     result.served = sink.committed ? attempt : null;
     return sink.committed ? result : withEarlierAttempts(result);

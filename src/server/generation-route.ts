@@ -33,22 +33,26 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
 
     if (!req.stream) {
       const sink = new FoldingSink();
-      const client = new ClientAbort(reply, 0, () => false);
+      // A client that leaves before its answer: the upstream is read on for its usage (as a stream's).
+      const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
       const leave = services.inFlight.enter(client.controller);
       let outcome: GenerationOutcome;
       try {
         outcome = await pipeline.run(admitted, sink, client.controller, client);
       } finally {
+        client.release();
         leave();
       }
+      // Charged; nobody is left to answer.
+      if (client.left) return reply.hijack();
       if (outcome.execution.error !== null) throw outcome.execution.error;
       return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
     }
 
     reply.hijack();
     const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
-    // A client that leaves a stream it has begun to read: the upstream is read on for its usage.
-    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs, () => sink.committed);
+    // A client that leaves the stream, before its first byte or after: the upstream is read on for its usage.
+    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
     // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
     const leave = services.inFlight.enter(client.controller);
     try {

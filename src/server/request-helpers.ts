@@ -8,24 +8,24 @@ import { MAX_STORED_HEADER_CHARS } from '../front/shared/input-limits.ts';
 
 /**
  * The request's one abort controller: aborted by the pipeline at the deadline, and when
- * the client goes away before the answer is complete. A client that leaves a stream it has
- * started to read (`keepReading()` true) does not cancel the upstream at once: the
- * upstream is read on, unseen, for up to `graceMs`, so its usage (what the provider bills,
- * client or no client) can be charged; then it is cancelled. Otherwise (nothing of the
- * answer sent yet, a non-streamed answer, `graceMs` 0) the upstream call is cancelled at once.
- * `release()` clears the grace timer once the request has run.
+ * the client goes away before the answer is complete. A client that leaves — before the
+ * first byte or after, streamed or not — does not cancel the upstream at once: the
+ * upstream has been sent the request and bills it, client or no client, so it is read on,
+ * unseen, for up to `graceMs` for its usage, which is charged; then it is cancelled (and
+ * the estimate charged). `graceMs` 0 cancels at once. `release()` clears the grace timer
+ * once the request has run.
  */
 export class ClientAbort implements ClientPresence {
   readonly controller = new AbortController();
   left = false;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(reply: FastifyReply, graceMs: number, keepReading: () => boolean) {
+  constructor(reply: FastifyReply, graceMs: number) {
     const res = reply.raw;
     res.once('close', () => {
       if (res.writableFinished) return;
       this.left = true;
-      if (graceMs > 0 && keepReading()) this.timer = setTimeout(cancel, graceMs, this.controller);
+      if (graceMs > 0) this.timer = setTimeout(cancel, graceMs, this.controller);
       else this.controller.abort();
     });
   }

@@ -35,7 +35,8 @@ import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
 import { Telemetry } from '../observability/telemetry.ts';
 import { GatewayMetrics } from '../observability/gateway-metrics.ts';
-import { createRequestLogger, logLevelFromEnv } from '../observability/request-log.ts';
+import { createRequestLogger, logLevelFromEnv, stdoutLogSink } from '../observability/request-log.ts';
+import type { LogSink } from '../observability/log-sink.ts';
 import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
 import { buildInfo } from '../config/build-info.ts';
 
@@ -132,6 +133,8 @@ export interface ServiceOptions {
   onLeaseLost?: (reason: string) => void;
   /** Where the request log's JSON lines go (default stdout; tests capture them). */
   logDestination?: DestinationStream;
+  /** Where `log` writes (serve: stderr), for its count of dropped lines in /metrics. */
+  operatorLogSink?: LogSink;
   /** The clock of requests, credit holds and key limit periods (default Date.now); tests inject one to cross a period. */
   now?: () => number;
   /**
@@ -347,19 +350,24 @@ function buildTelemetry(
   breakers: CircuitBreakers,
   settlements: SettlementQueue,
 ): Telemetry {
+  const level = logLevelFromEnv(opts.env);
+  // The request log: a test's destination, else stdout through a sink that never blocks (null on a terminal).
+  const logSink = opts.logDestination === undefined ? stdoutLogSink(level) : null;
+  const destination = opts.logDestination ?? logSink ?? undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics({
       endpoints: () => catalog().models.flatMap((m) => m.endpoints.map((e) => e.id)),
       circuitState: (id) => breakers.state(id),
       settlementQueueDepth: () => settlements.queued,
       settlementFailing: () => settlements.failing,
+      logLinesDropped: () => ({ stdout: logSink?.dropped ?? 0, stderr: opts.operatorLogSink?.dropped ?? 0 }),
     })
     : null;
-  const logOpts = { level: logLevelFromEnv(opts.env), ...(opts.logDestination === undefined ? {} : { destination: opts.logDestination }) };
   const url = tracesEndpoint(opts.env);
   const telemetry = new Telemetry({
     metrics,
-    log: createRequestLogger(logOpts),
+    log: createRequestLogger({ level, ...(destination === undefined ? {} : { destination }) }),
+    logSink,
     tracing: url === null ? null : new GatewayTracing(url, buildInfo().version, opts.env),
     scrubber,
     knownModel: (id) => catalog().get(id) !== undefined,

@@ -67,16 +67,20 @@ describe('crash safety of the ledger', () => {
     }
     for (let i = ANSWERED; i < N; i++) emu.enqueue({ fault: 'hang' });
     let received = 0;
+    const { promise: answered, resolve: allAnswered } = Promise.withResolvers<void>();
     const outcomes = Array.from({ length: N }, () => fetch(`${origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
     }).then(async (res) => {
       const outcome = { status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() };
-      received++;
+      if (++received === ANSWERED) allAnswered();
       return outcome;
     }).catch(() => null));
-    await until(() => received === ANSWERED && emu.requests.length === N);
+    // Killed the moment the last request reaches the upstream, whatever the machine's load:
+    // the promise is that a request reaches its upstream only once its hold row is on disk,
+    // so no delay here can make the test pass when that promise is broken (issue 23 §7).
+    await Promise.all([answered, emu.whenRequests(N)]);
     child.kill('SIGKILL');
     const settled = await Promise.all(outcomes);
     const completed = settled.filter((o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'));
@@ -113,8 +117,3 @@ describe('crash safety of the ledger', () => {
     }
   });
 });
-
-/** Resolves once `cond` holds, checking after each turn of the event loop's timers. */
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 5));
-}

@@ -73,8 +73,10 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     assert.equal((await chat()).status, 200); // the key and its credit snapshot cached: admission needs no Postgres
     await gw.flush();
     const balanceBefore = await balance();
-    proxy.refuse(true);
+    // Postgres goes once the request's hold row is written (no upstream call before it: issue 23 §7).
+    const gone = proxy.refuseAfterNextHoldCommit();
     const res = await chat();
+    await gone;
     assert.equal(res.status, 503, res.text);
     assert.equal(res.json.error.code, 'storage_unavailable');
     const id = res.headers.get('x-generation-id');
@@ -88,6 +90,22 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     assert.deepEqual(await charges(id), [-charged]);
     assert.equal(await balance(), balanceBefore - charged);
     assert.ok(!logs.some((l) => /dropped/.test(l)), logs.join('\n'));
+    assert.equal((await chat()).status, 200);
+  });
+
+  test('Postgres unreachable when a hold row is to be written: 503 before any upstream call, nothing charged, and the gateway serves again', async () => {
+    assert.equal((await chat()).status, 200);
+    await gw.flush();
+    const balanceBefore = await balance();
+    proxy.refuse(true);
+    const res = await chat();
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.error.code, 'storage_unavailable');
+    assert.equal(gw.services.reservations.outstanding, 0, 'its hold released');
+    proxy.refuse(false);
+    while (!(await gw.services.settlements.retry()));
+    assert.equal(await cost(res.headers.get('x-generation-id')!), 0n, 'refused: nothing charged');
+    assert.equal(await balance(), balanceBefore);
     assert.equal((await chat()).status, 200);
   });
 });

@@ -23,6 +23,8 @@ export interface UpstreamEmulator<Step, Recorded extends RecordedRequest = Recor
   readonly closedEarly: number;
   /** Resolves once `count` responses were walked away from. */
   whenClosedEarly(count: number): Promise<void>;
+  /** Resolves as soon as `count` requests have been recorded. */
+  whenRequests(count: number): Promise<void>;
   enqueue(...steps: Step[]): void;
   /** Forget recorded requests, scripted steps and the closedEarly count. */
   reset(): void;
@@ -89,6 +91,7 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   readonly requests: Recorded[] = [];
   closedEarly = 0;
   private closedEarlyWaiters: Array<{ count: number; resolve: () => void }> = [];
+  private arrivalWaiters: Array<{ count: number; resolve: () => void }> = [];
   protected readonly jsonType: string;
   private readonly recording: boolean;
   private readonly steps: Step[] = [];
@@ -126,6 +129,12 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
     return new Promise((resolve) => this.closedEarlyWaiters.push({ count, resolve }));
   }
 
+  /** Resolves as soon as `count` requests have been recorded (the moment the last one arrives). */
+  whenRequests(count: number): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.arrivalWaiters.push({ count, resolve }));
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.steps.length = 0;
@@ -140,7 +149,9 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   protected abstract answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void;
 
   protected record(entry: Recorded): void {
-    if (this.recording) this.requests.push(entry);
+    if (!this.recording) return;
+    this.requests.push(entry);
+    if (this.arrivalWaiters.length > 0) this.arrivalWaiters = this.arrivalWaiters.filter((w) => (this.requests.length >= w.count ? (w.resolve(), false) : true));
   }
 
   protected nextStep(): Step | undefined {

@@ -21,6 +21,12 @@ export interface PgProxy {
   /** postgres:// URL of the proxy for the database of `databaseUrl`. */
   url: string;
   loseNextSettlementCommit(): Promise<void>;
+  /**
+   * Once the next batch of hold rows only (no settlement) has committed and its answer was
+   * relayed, refuses connections, as `refuse(true)`: Postgres goes away after a request's
+   * hold is durable and before its settlement.
+   */
+  refuseAfterNextHoldCommit(): Promise<void>;
   refuse(on: boolean): void;
   close(): Promise<void>;
 }
@@ -34,6 +40,7 @@ function cstring(buf: Buffer, at: number): [string, number] {
 export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
   const target = new URL(databaseUrl);
   let armed: (() => void) | null = null;
+  let holdArmed: (() => void) | null = null;
   let refusing = false;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -58,6 +65,7 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
     let pending = Buffer.alloc(0);
     const statements = new Map<string, string>();
     let settlesRecords = false;
+    let writesHolds = false;
     let held = false; // the COMMIT is out: the server's answer is not relayed
     upstream.on('data', (d: Buffer) => {
       if (!held) client.write(d);
@@ -93,9 +101,21 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
           text = statements.get(cstring(message, at)[0]) ?? null;
         }
         if (text !== null && /INSERT INTO usage_daily \(/i.test(text)) settlesRecords = true;
+        if (text !== null && /INSERT INTO reservations \(/i.test(text)) writesHolds = true;
         upstream.write(message);
-        if (text !== null && /^\s*ROLLBACK\s*;?\s*$/i.test(text)) settlesRecords = false;
+        if (text !== null && /^\s*ROLLBACK\s*;?\s*$/i.test(text)) settlesRecords = writesHolds = false;
         if (text !== null && /^\s*COMMIT\s*;?\s*$/i.test(text)) {
+          if (writesHolds && !settlesRecords && holdArmed !== null) {
+            const done = holdArmed;
+            holdArmed = null;
+            // Relayed by the listener above first; then Postgres is gone.
+            upstream.once('data', () => setImmediate(() => {
+              refusing = true;
+              for (const s of sockets) s.destroy();
+              done();
+            }));
+          }
+          writesHolds = false;
           if (settlesRecords && armed !== null) {
             held = true;
             const done = armed;
@@ -116,6 +136,7 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
   return {
     url: url.toString(),
     loseNextSettlementCommit: () => new Promise<void>((resolve) => (armed = resolve)),
+    refuseAfterNextHoldCommit: () => new Promise<void>((resolve) => (holdArmed = resolve)),
     refuse(on) {
       refusing = on;
       if (on) for (const s of sockets) s.destroy();
