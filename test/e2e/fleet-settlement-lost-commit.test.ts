@@ -104,7 +104,9 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     assert.equal(gw.services.reservations.outstanding, 0, 'its hold released');
     proxy.refuse(false);
     while (!(await gw.services.settlements.retry()));
-    assert.equal(await cost(res.headers.get('x-generation-id')!), 0n, 'refused: nothing charged');
+    // Refused at admission: no generation record (it is counted), and no charge.
+    assert.equal((await db.query('SELECT count(*)::int AS n FROM generations WHERE id = $1', [res.headers.get('x-generation-id')])).rows[0].n, 0);
+    assert.deepEqual(await charges(res.headers.get('x-generation-id')!), [], 'refused: nothing charged');
     assert.equal(await balance(), balanceBefore);
     assert.equal((await chat()).status, 200);
   });
