@@ -10,6 +10,7 @@ import { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
 import type { Backends } from '../shared/select-backends.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
+import { transportReason } from '../providers/http/upstream-error.ts';
 
 export interface FleetServiceOptions {
   /** The balance, key usage and flags behind the shared credit snapshot: e.g. `(_, hash, ids, days) => postgresLedger.spendState(hash, ids, days)`. */
@@ -94,17 +95,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     await connection.close();
     throw err;
   }
-  let loadFailure: string | null = null;
-  const loader: SpendStateLoader = async (accountId, keyHash, ids, days) => {
-    try {
-      const state = await opts.loader(accountId, keyHash, ids, days);
-      loadFailure = null;
-      return state;
-    } catch (err) {
-      if (err instanceof SharedStateUnavailable && err.store === 'postgres') loadFailure = err.message;
-      throw err;
-    }
-  };
+  const { loader, postgresCheck } = watchSpendLoads(opts.loader);
   const holds = new RedisCreditHolds(connection, {
     loader,
     instanceId,
@@ -133,9 +124,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     redisCheck() {
       return connection.isReady ? { ok: true, detail: 'reachable' } : { ok: false, detail: 'unreachable: model calls are refused' };
     },
-    postgresCheck() {
-      return loadFailure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${loadFailure}: model calls needing a balance are refused` };
-    },
+    postgresCheck,
     async close() {
       await bus.close();
       await connection.close();
@@ -168,4 +157,25 @@ export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * The spend-state loader (Postgres, behind the Redis holds), watched: its last failure is
+ * what `/ready` says of Postgres. As a reason (connection refused, timed out...), never the
+ * error's text, which names the server's address: anyone may ask /ready.
+ */
+export function watchSpendLoads(load: SpendStateLoader): { loader: SpendStateLoader; postgresCheck: () => { ok: boolean; detail: string } } {
+  let failure: string | null = null;
+  const loader: SpendStateLoader = async (accountId, keyHash, ids, days) => {
+    try {
+      const state = await load(accountId, keyHash, ids, days);
+      failure = null;
+      return state;
+    } catch (err) {
+      if (err instanceof SharedStateUnavailable && err.store === 'postgres') failure = `postgres is unavailable: ${transportReason(err, 'error')}`;
+      throw err;
+    }
+  };
+  const postgresCheck = () => failure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${failure}: model calls needing a balance are refused` };
+  return { loader, postgresCheck };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createFleetServices } from '../../src/server/fleet-services.ts';
+import { createFleetServices, watchSpendLoads } from '../../src/server/fleet-services.ts';
 import { SharedStateUnavailable } from '../../src/shared/shared-state-unavailable.ts';
 import { freePort } from '../support/free-port.ts';
 import { redisUnavailable, startRedis } from '../support/redis-server.ts';
@@ -32,4 +32,21 @@ test('built on a running Redis: ready, and close() closes its connections (the l
   } finally {
     await redis.stop();
   }
+});
+
+test("/ready's Postgres check names a reason, never the server's address", async () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' });
+  let fail = true;
+  const watched = watchSpendLoads(async () => {
+    if (fail) throw new SharedStateUnavailable('postgres', refused.message, { cause: refused });
+    return undefined;
+  });
+  await assert.rejects(watched.loader('a', 'k', [], () => []));
+  const check = watched.postgresCheck();
+  assert.equal(check.ok, false);
+  assert.match(check.detail, /connection refused/);
+  assert.doesNotMatch(check.detail, /10\.1\.2\.3|5432/);
+  fail = false;
+  await watched.loader('a', 'k', [], () => []);
+  assert.deepEqual(watched.postgresCheck(), { ok: true, detail: 'reachable' });
 });

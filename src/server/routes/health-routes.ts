@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildInfo } from '../../config/build-info.ts';
 import type { Services } from '../services.ts';
 import { access } from '../route-access.ts';
+import { redactUrls } from '../../config/redact-config.ts';
 
 /**
  * Probes, unauthenticated and cheap (no upstream call, no database query):
@@ -41,7 +42,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       config: {
         generation: current.generation,
         loaded_at: current.loadedAt,
-        last_reload: last === null ? null : { ok: last.ok, at: last.at, ...(last.ok ? {} : { error: last.error }) },
+        last_reload: last === null ? null : { ok: last.ok, at: last.at, ...(last.ok ? {} : { error: redactUrls(last.error) }) },
       },
     };
   });
@@ -57,7 +58,7 @@ function readiness(services: Services): Record<string, Check> {
   let database: Check;
   if (!services.leaseHeld) database = { ok: false, detail: 'the serve lease of the database was lost' };
   else if (services.settlements.failing) database = { ok: false, detail: `refuses writes: ${services.settlements.queued} settlement(s) waiting` };
-  else if (services.databaseWriteError !== null) database = { ok: false, detail: `refuses writes: ${services.databaseWriteError}` };
+  else if (services.databaseWriteError !== null) database = { ok: false, detail: `refuses writes: ${redactUrls(services.databaseWriteError)}` };
   else database = { ok: true, detail: 'writable' };
   return {
     database,
