@@ -74,7 +74,10 @@ export class RedisConnection {
   async send<T>(args: readonly string[]): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SharedStateUnavailable('redis', `no reply within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+      // Given up on after this turn's I/O is read (setImmediate runs after the poll phase): a
+      // reply that arrived while the event loop was busy past the timeout (a long GC, a
+      // starved CPU) is not an outage.
+      timer = setTimeout(() => setImmediate(reject, new SharedStateUnavailable('redis', `no reply within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
     });
     try {
       return await Promise.race([this.client.sendCommand<T>(args), timedOut]);
