@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Authenticator, type AuthContext } from '../auth/authenticate.ts';
+import { Authenticator } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
 import { SettlementQueue } from '../billing/settlement-queue.ts';
 import type { Catalog } from '../catalog/catalog.ts';

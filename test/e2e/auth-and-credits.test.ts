@@ -73,7 +73,7 @@ describe('authentication and credits', () => {
 
   test('a key that has used up its own credit limit gets 402', async () => {
     const svc = gw.services.accountService;
-    const { key, record } = await svc.createKey({ accountId: gw.accountId, limitUsd: '0.01' });
+    const { key } = await svc.createKey({ accountId: gw.accountId, limitUsd: '0.01' });
     const pro = { ...body, model: 'switchyard/sim-pro', max_tokens: 50 };
     let status = 200;
     for (let i = 0; i < 200 && status === 200; i++) {

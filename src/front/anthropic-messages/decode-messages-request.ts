@@ -6,7 +6,7 @@ import { decodeProviderPreferences } from '../shared/decode-provider-preferences
 import { decodeCoreSampling } from '../shared/decode-sampling.ts';
 import {
   invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject,
-  readString, readStringArray, type JsonObject, type NumberRange,
+  readStringArray, type JsonObject, type NumberRange,
 } from '../shared/read-fields.ts';
 import { readEndUser } from '../shared/decode-client-strings.ts';
 import { decodeMessagesConversation } from './decode-messages-conversation.ts';

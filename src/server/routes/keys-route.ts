@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -191,10 +190,6 @@ function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<
     out.push(['key.limit', { ...who, limit: limit === null ? null : formatNanos(limit), limit_reset: reset }]);
   }
   return out;
-}
-
-function bearer(headers: IncomingHttpHeaders): string | undefined {
-  return extractBearer(headers.authorization);
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
