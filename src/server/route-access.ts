@@ -94,11 +94,6 @@ export function requestAuth(request: FastifyRequest): AuthContext {
   return ctx;
 }
 
-/** The identity of a route whose access let a request through without one (`none`): undefined. */
-export function optionalRequestAuth(request: FastifyRequest): AuthContext | undefined {
-  return authOf.get(request);
-}
-
 export interface DeclaredRoute {
   method: string;
   url: string;
