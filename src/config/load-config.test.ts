@@ -108,6 +108,9 @@ describe('loadConfig', () => {
     const off = loadConfig({ path: writeConfig('metrics:\n  enabled: false\n'), env: {} });
     assert.deepEqual(off.metrics, { enabled: false });
     assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  port: 9100\n'), env: {} }), /metrics/);
+    // overhead_header: a boolean, absent unless the file says (X-Switchyard-Overhead-Ms).
+    assert.deepEqual(loadConfig({ path: writeConfig('metrics:\n  overhead_header: true\n'), env: {} }).metrics, { enabled: true, overheadHeader: true });
+    assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  overhead_header: sometimes\n'), env: {} }), /metrics\.overhead_header/);
     // accounts.max_keys: a positive integer; unknown fields of the section are refused.
     assert.equal(loadConfig({ path: writeConfig('accounts:\n  max_keys: 5\n'), env: {} }).accounts.maxKeys, 5);
     for (const bad of ['accounts:\n  max_keys: 0\n', 'accounts:\n  max_keys: 2.5\n', 'accounts:\n  max_key: 5\n']) {

@@ -74,7 +74,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const accounts = section(root, 'accounts', ['max_keys']);
-  const metrics = section(root, 'metrics', ['enabled', 'token']);
+  const metrics = section(root, 'metrics', ['enabled', 'token', 'overhead_header']);
 
   const envHost = env.HOST === '' ? undefined : env.HOST;
   const envPort = env.PORT === undefined || env.PORT === '' ? undefined : readInt(env.PORT, 'env PORT', 0, 65535);
@@ -113,10 +113,15 @@ function redisUrl(env: Env, fileUrl: string | undefined): GatewayConfig['redis']
   return url === undefined || url === '' ? {} : { url };
 }
 
-/** `metrics:` — an empty token (an unset `${VAR}`) is no token. */
+/** `metrics:` — an empty token (an unset `${VAR}`) is no token; `overhead_header` only when the file says. */
 function parseMetrics(fields: Fields): GatewayConfig['metrics'] {
   const token = optString(fields, 'token', 'metrics');
-  return { enabled: optBoolean(fields, 'enabled', 'metrics') ?? true, ...(token === undefined || token === '' ? {} : { token }) };
+  const overheadHeader = optBoolean(fields, 'overhead_header', 'metrics');
+  return {
+    enabled: optBoolean(fields, 'enabled', 'metrics') ?? true,
+    ...(token === undefined || token === '' ? {} : { token }),
+    ...(overheadHeader === undefined ? {} : { overheadHeader }),
+  };
 }
 
 /** Only when the file says: absent means public (the default). */

@@ -77,6 +77,8 @@ export interface ServerConfig {
 export interface MetricsConfig {
   enabled: boolean;
   token?: string;
+  /** `overhead_header: true`: non-streamed answers carry `X-Switchyard-Overhead-Ms`, the gateway's own time (absent: off). */
+  overheadHeader?: boolean;
 }
 
 export interface ModerationConfig {

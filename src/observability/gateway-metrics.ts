@@ -1,11 +1,21 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { buildInfo } from '../config/build-info.ts';
 import { aggregateAcrossWorkers } from './cluster-metrics.ts';
+import type { DialectName } from '../canonical/dialect-name.ts';
 
 /** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
-/** The gateway's own time per request: sub-millisecond to tens of milliseconds. */
-const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
+/** The gateway's own time per request: 50 µs to 50 ms (1-2-5 steps), and beyond for moderation, retries, stalls. */
+const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25];
+
+type OverheadLabels = { route: DialectName; streamed: 'true' | 'false' };
+
+/** The overhead histogram's label sets, built once: [non-streamed, streamed] per dialect. */
+const OVERHEAD_LABELS: Record<DialectName, readonly [OverheadLabels, OverheadLabels]> = {
+  chat: [{ route: 'chat', streamed: 'false' }, { route: 'chat', streamed: 'true' }],
+  messages: [{ route: 'messages', streamed: 'false' }, { route: 'messages', streamed: 'true' }],
+  responses: [{ route: 'responses', streamed: 'false' }, { route: 'responses', streamed: 'true' }],
+};
 
 export const TOKEN_TYPES = ['prompt', 'completion', 'cache_read', 'cache_write', 'reasoning'] as const;
 
@@ -32,7 +42,7 @@ export class GatewayMetrics {
   readonly requests: Counter<'route' | 'model' | 'provider' | 'status_class'>;
   readonly requestDuration: Histogram<'route' | 'model' | 'provider'>;
   readonly timeToFirstToken: Histogram<'route' | 'model' | 'provider'>;
-  readonly overhead: Histogram<'route'>;
+  readonly overhead: Histogram<'route' | 'streamed'>;
   readonly upstreamDuration: Histogram<'provider' | 'endpoint'>;
   readonly attempts: Counter<'provider' | 'endpoint' | 'outcome'>;
   readonly retries: Counter<'provider' | 'endpoint' | 'reason'>;
@@ -78,8 +88,8 @@ export class GatewayMetrics {
     });
     this.overhead = new Histogram({
       name: 'switchyard_gateway_overhead_seconds',
-      help: "The gateway's own time per request: total latency minus the time spent in upstream attempts.",
-      labelNames: ['route'],
+      help: "The gateway's own time per admitted request: received to answer written (a stream: to its first byte), minus the time spent waiting on upstreams.",
+      labelNames: ['route', 'streamed'],
       buckets: OVERHEAD_BUCKETS,
       registers,
     });
@@ -201,6 +211,11 @@ export class GatewayMetrics {
         }
       },
     });
+  }
+
+  /** One request's own time (seconds), under label sets built once (no object per request). */
+  observeOverhead(dialect: DialectName, streamed: boolean, seconds: number): void {
+    this.overhead.observe(OVERHEAD_LABELS[dialect][streamed ? 1 : 0], seconds);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { LogSink } from './log-sink.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
 import type { AttemptRecord } from '../routing/attempt.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
+import type { DialectName } from '../canonical/dialect-name.ts';
 import { GatewayTracing } from './gateway-tracing.ts';
 import type { TracedAttempt, UpstreamObserver, UpstreamTrace } from '../providers/http/upstream-client.ts';
 
@@ -89,6 +90,15 @@ export class Telemetry implements UpstreamObserver {
     return model !== null && this.knownModel(model) ? model : 'unknown';
   }
 
+  /**
+   * The gateway's own time for one admitted request whose answer was written (ms; the
+   * generation route measures it: received → answer written, a stream's first byte, minus
+   * the waits on upstreams).
+   */
+  overheadMeasured(dialect: DialectName, streamed: boolean, ms: number): void {
+    this.metrics?.observeOverhead(dialect, streamed, ms / 1000);
+  }
+
   /** A request ended (admission refusals included: then `started` is false). */
   requestEnded(end: RequestEnd, started: boolean, signal: AbortSignal | null): void {
     const { record, error } = end;
@@ -135,7 +145,6 @@ export class Telemetry implements UpstreamObserver {
     const seconds = latencyMs / 1000;
     m.requestDuration.observe({ route, model, provider }, seconds);
     if (r.firstTokenMs !== null) m.timeToFirstToken.observe({ route, model, provider }, r.firstTokenMs / 1000);
-    let upstreamMs = 0;
     const attempts = r.attempts as AttemptRecord[];
     for (let i = 0; i < attempts.length; i++) {
       const a = attempts[i]!;
@@ -144,7 +153,6 @@ export class Telemetry implements UpstreamObserver {
         m.rateLimitRefusals.inc({ scope: 'model' });
         continue;
       }
-      upstreamMs += a.ms;
       m.attempts.inc({ provider: a.provider, endpoint: a.endpoint, outcome: a.errorCode ?? 'ok' });
       m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
       if (i > 0) {
@@ -155,7 +163,6 @@ export class Telemetry implements UpstreamObserver {
       }
     }
     if (error?.code === 'rate_limited' && attempts.length === 0) m.rateLimitRefusals.inc({ scope: 'request' });
-    if (attempts.length > 0) m.overhead.observe({ route }, Math.max(0, latencyMs - upstreamMs) / 1000);
     if (r.provider !== null) {
       if (r.tokensPrompt > 0) m.tokens.inc({ model, provider, type: 'prompt' }, r.tokensPrompt);
       if (r.tokensCompletion > 0) m.tokens.inc({ model, provider, type: 'completion' }, r.tokensCompletion);

@@ -271,7 +271,7 @@ export class GenerationPipeline {
     const hit = cache?.hit ?? null;
     const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
     const tracking = new TrackingSink(recorder ?? sink);
-    let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
+    let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
     const scrubber = this.scrubber;
     try {
       const plan = await this.moderate(admitted, signal);

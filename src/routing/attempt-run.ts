@@ -22,6 +22,8 @@ export class AttemptRun implements UpstreamAttempt {
   outputTokens = -1;
   /** The adapter could not encode the request for this endpoint: nothing was sent. */
   notSent = false;
+  /** Milliseconds spent waiting on the upstream (call-upstream.ts's `UpstreamAttempt.waitedMs`). */
+  waitedMs = 0;
   readonly emit: (part: StreamPart) => void;
 
   constructor(sink: ExecutionSink, now: () => number) {

@@ -38,6 +38,12 @@ export interface ExecutionResult {
   cancelled: boolean;
   /** Milliseconds from the start of execution to the first content part. */
   firstTokenMs: number | null;
+  /**
+   * Milliseconds spent waiting on upstreams, every attempt's summed: what the gateway's own
+   * time leaves out (`UpstreamAttempt.waitedMs`; a local provider's whole run, or until its
+   * first content part for a stream).
+   */
+  upstreamWaitMs: number;
 }
 
 export interface ExecutorDeps {
@@ -99,7 +105,7 @@ export class AttemptExecutor {
   ): Promise<ExecutionResult> {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
-    const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null };
+    const result: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
     const at = new PlanCursor(plan);
     while (!at.done) {
       // Nothing is sent for a request already cut, nor for a client that left before any attempt.
@@ -129,6 +135,7 @@ export class AttemptExecutor {
       const run = new AttemptRun(sink, this.now);
       await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs);
       const t1 = this.now();
+      result.upstreamWaitMs += run.waitedMs;
       recordAttempt(result, attempt, run, signal, started, t0, t1);
       const error = run.error;
       // A retry that failed again tells nothing new of its endpoint: this request's first
@@ -186,7 +193,10 @@ export class AttemptExecutor {
         metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
       }));
     } else if (adapter.transport === 'local') {
+      const start = this.now();
       await runLocal(adapter, attempt, req, run, signal);
+      // A local provider stands for an upstream: its run is the wait (a stream's, until its first content).
+      run.waitedMs = (req.stream && run.firstContentAt >= 0 ? run.firstContentAt : this.now()) - start;
     } else {
       const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
       await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, attempt);

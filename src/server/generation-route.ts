@@ -14,6 +14,9 @@ import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
+import { overheadClock, reportOverhead } from './gateway-overhead.ts';
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
  * Registers a model-calling endpoint: one handler for every dialect, parameterized by the
@@ -45,12 +48,21 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
       }
       // Charged; nobody is left to answer.
       if (client.left) return reply.hijack();
-      if (outcome.execution.error !== null) throw outcome.execution.error;
-      return dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
+      const execution = outcome.execution;
+      const header = services.config.metrics.overheadHeader === true;
+      if (execution.error !== null) {
+        reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+        throw execution.error;
+      }
+      // Serialized here (as Fastify would) so that the gateway's own time includes it.
+      const body = JSON.stringify(dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req));
+      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+      reply.type(JSON_UTF8);
+      return body;
     }
 
     reply.hijack();
-    const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted);
+    const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted, reply);
     // A client that leaves the stream, before its first byte or after: the upstream is read on for its usage.
     const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
     // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
@@ -64,6 +76,8 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
         sink.stopKeepAlive();
       }
       sink.close(outcome);
+      // Its first byte's time (there is no header: the headers left with it).
+      if (!outcome.execution.cancelled) reportOverhead(reply, services.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
       resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
     } finally {
       afterResponse(reply, leave);
@@ -83,7 +97,8 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     // Counted per key, reason and minute like the refusals at admission.
     onRefused: (auth, error) => services.pipeline.countRefusal(auth, error),
   });
-  for (const path of paths) app.post(path, { errorHandler, ...declared }, handler);
+  const clock = overheadClock(services.telemetry);
+  for (const path of paths) app.post(path, { errorHandler, ...declared, ...clock }, handler);
 }
 
 /** Calls `done` once the response's last bytes left the process (or the connection closed). */
@@ -126,6 +141,9 @@ class DialectSseSink implements ExecutionSink {
   private readonly dialect: FrontDialect;
   private readonly writer: SseWriter;
   private readonly admitted: AdmittedRequest;
+  private readonly reply: FastifyReply;
+  /** Milliseconds from the request received to the answer's first byte (or its error, or its end), -1 before. */
+  answeredAfterMs = -1;
   private encoder: DialectStreamEncoder | null = null;
   private attempt: PlannedAttempt;
   private readonly pending: StreamPart[] = [];
@@ -133,10 +151,11 @@ class DialectSseSink implements ExecutionSink {
   /** Something was written since the last keep-alive tick (one flag store per chunk, no timer reset). */
   private wrote = false;
 
-  constructor(dialect: FrontDialect, writer: SseWriter, admitted: AdmittedRequest) {
+  constructor(dialect: FrontDialect, writer: SseWriter, admitted: AdmittedRequest, reply: FastifyReply) {
     this.dialect = dialect;
     this.writer = writer;
     this.admitted = admitted;
+    this.reply = reply;
     this.attempt = admitted.plan[0]!;
     const keepAlive = dialect.keepAlive;
     if (keepAlive !== undefined) {
@@ -194,6 +213,7 @@ class DialectSseSink implements ExecutionSink {
   }
 
   close(outcome: GenerationOutcome): void {
+    if (this.answeredAfterMs < 0) this.answeredAfterMs = this.reply.elapsedTime;
     const error = outcome.execution.error;
     if (this.encoder === null) {
       if (outcome.execution.cancelled) return this.writer.end();
@@ -211,6 +231,7 @@ class DialectSseSink implements ExecutionSink {
   }
 
   private open(): DialectStreamEncoder {
+    this.answeredAfterMs = this.reply.elapsedTime;
     const encoder = this.createEncoder();
     this.encoder = encoder;
     // Usage that came before the answer can be announced at its start (messages' message_start).

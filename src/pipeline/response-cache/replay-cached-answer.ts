@@ -14,5 +14,5 @@ export async function replayCachedAnswer(attempt: PlannedAttempt, parts: readonl
     const drained = sink.waitForDrain();
     if (drained !== null) await drained;
   }
-  return { served: attempt, attempts: [], error: null, cancelled: false, firstTokenMs: 0 };
+  return { served: attempt, attempts: [], error: null, cancelled: false, firstTokenMs: 0, upstreamWaitMs: 0 };
 }

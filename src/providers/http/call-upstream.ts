@@ -26,6 +26,15 @@ export interface UpstreamAttempt {
   status: number;
   /** Set when the adapter could not encode the request for this endpoint: nothing was sent. */
   notSent: boolean;
+  /**
+   * Milliseconds spent waiting on the upstream (`performance.now()`): from handing the
+   * request to the HTTP client to its last byte read, or, for a stream, to the arrival of
+   * the chunk that began the answer for the client (its end, when none did). What the
+   * gateway does before and after (encoding, credentials, parsing, decoding) is not in it:
+   * that is the gateway's own time (the overhead histogram, generation-route.ts). 0 when
+   * nothing was sent.
+   */
+  waitedMs: number;
   fail(error: GatewayError): void;
   /** True once the answer has begun for the client (its first content part, or any byte sent). */
   readonly answerBegun: boolean;
@@ -82,9 +91,11 @@ export async function callUpstream(
     }
     upstreamReq = authorized.r;
   }
+  exchange.sentAt = performance.now();
   try {
     exchange.res = await client.send(upstreamReq, signal, timeoutMs, traced);
   } catch (err) {
+    exchange.received(performance.now());
     exchange.disarm();
     attempt.fail(connectError(err, endpoint));
     return;
@@ -95,6 +106,10 @@ export async function callUpstream(
 /** One request in flight: its answer deadline and the reading of its body. */
 class Exchange {
   res: UpstreamResponse | null = null;
+  /** When the request was handed to the HTTP client (`performance.now()`). */
+  sentAt = 0;
+  /** Still waiting on the upstream: its last byte (a stream: the chunk that begins the answer) has not come. */
+  private waiting = true;
   /** A non-streamed body's first byte arrived: the answer has begun. */
   private bodyStarted = false;
   private readonly deadline: NodeJS.Timeout;
@@ -109,6 +124,13 @@ class Exchange {
     this.attempt = attempt;
     this.signal = signal;
     this.deadline = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+  }
+
+  /** The wait on the upstream ended at `at` (the first call counts). */
+  received(at: number): void {
+    if (!this.waiting) return;
+    this.waiting = false;
+    this.attempt.waitedMs = at - this.sentAt;
   }
 
   disarm(): void {
@@ -149,6 +171,8 @@ class Exchange {
     } catch (err) {
       this.failRead(err);
     } finally {
+      // Failed, cut or aborted before the answer ended: the wait lasted until now.
+      if (this.waiting) this.received(performance.now());
       this.disarm();
       if (!res.body.destroyed && (attempt.error !== null || this.signal.aborted)) res.body.destroy();
     }
@@ -156,6 +180,7 @@ class Exchange {
 
   private async readError(res: UpstreamResponse): Promise<void> {
     const text = await readBounded(res.body, MAX_ERROR_BODY);
+    this.received(performance.now());
     this.attempt.fail(this.adapter.decodeError(res.status, text, res.headers, this.endpoint));
   }
 
@@ -169,7 +194,14 @@ class Exchange {
     const body = res.body;
     if (!binary) body.setEncoding('utf8');
     for await (const chunk of body) {
-      parser.push(chunk as never);
+      if (this.waiting) {
+        // Until the answer begins, each chunk's arrival may end the wait (one clock read each).
+        const at = performance.now();
+        parser.push(chunk as never);
+        if (attempt.answerBegun) this.received(at);
+      } else {
+        parser.push(chunk as never);
+      }
       if (attempt.error !== null) break;
       const drain = attempt.waitForDrain();
       if (drain !== null) await drain;
@@ -184,6 +216,7 @@ class Exchange {
     const text = await readAllText(res.body, () => {
       this.bodyStarted = true;
     });
+    this.received(performance.now());
     if (this.attempt.error !== null) return;
     let json: unknown;
     try {
