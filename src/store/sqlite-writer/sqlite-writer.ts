@@ -2,16 +2,20 @@ import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
 import type { RefusalCount } from '../refusal-counts.ts';
+import type { CheckpointStats } from './checkpointer-protocol.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
 
 export interface SqliteWriterOptions {
   /** Operator log: the thread stopping, and running again. */
   log: (message: string) => void;
-  /** WAL checkpoint period (default 1 s). */
+  /** Period of the checkpointer thread's PASSIVE WAL checkpoints (default 200 ms). */
   checkpointMs?: number;
+  /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer empties the file (checkpointer-thread.ts). */
+  walLimitBytes?: number;
   /** How often other connections' commits are looked for (default 100 ms): the operator CLI's changes count within that. */
   changeCheckMs?: number;
-  /** After the thread died, a new one is started by the next write asked of it or after this long (default 500 ms), whichever comes first. */
+  /** After the thread died, a new one is started by the next write asked of it or after this long (default 500 ms), whichever comes first; the checkpointer thread after this long. */
   restartMs?: number;
 }
 
@@ -24,6 +28,9 @@ export class WriterUnavailable extends Error {
   readonly storageFailure = true;
 }
 
+/** The default bound of the -wal file (docs/operations.md): a few seconds of writes at full load. */
+export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
+
 interface Waiter {
   resolve: () => void;
   reject: (err: Error) => void;
@@ -33,9 +40,10 @@ interface Waiter {
  * The main thread's side of the SQLite writer thread (writer-thread.ts), which owns the
  * database connection that settlements are committed on. `settle` resolves once the
  * batch is committed (durability as before: the answer's last bytes wait for it) and
- * rejects with SQLite's own error, `errcode` kept. The thread also checkpoints the WAL,
- * renews the serve lease handed to it (`renewLease`) and reports other connections'
- * commits (`onExternalChange`).
+ * rejects with SQLite's own error, `errcode` kept. The thread also renews the serve lease
+ * handed to it (`renewLease`) and reports other connections' commits (`onExternalChange`).
+ * The WAL is checkpointed by a thread of its own (wal-checkpointer.ts), started and closed
+ * with this one, so that no COMMIT runs a checkpoint and none holds the writer.
  *
  * When the thread dies, every write in flight is rejected (WriterUnavailable: the gateway
  * fails closed), and a new thread is started. A batch in flight when it died may have
@@ -54,11 +62,16 @@ export class SqliteWriter implements SettlementWriter {
   private restartTimer: NodeJS.Timeout | null = null;
   private lease: { terms: LeaseTerms; onRenewal: (r: LeaseRenewal) => void } | null = null;
   private readonly changeListeners: Array<() => void> = [];
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(path: string, opts: SqliteWriterOptions) {
-    this.data = { path, checkpointMs: opts.checkpointMs ?? 1000, changeCheckMs: opts.changeCheckMs ?? 100 };
+    const walLimitBytes = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
+    // The writer's commits signal the checkpointer through it, not through this thread.
+    const walSignal = new Int32Array(new SharedArrayBuffer(4));
+    this.data = { path, walLimitBytes, walSignal, changeCheckMs: opts.changeCheckMs ?? 100 };
     this.log = opts.log;
     this.restartMs = opts.restartMs ?? 500;
+    this.checkpointer = new WalCheckpointer({ path, everyMs: opts.checkpointMs ?? 200, walLimitBytes, walSignal }, this.log, this.restartMs);
     this.startThread();
   }
 
@@ -108,6 +121,16 @@ export class SqliteWriter implements SettlementWriter {
     return await this.worker.getHeapStatistics();
   }
 
+  /** Has the checkpointer thread run a round now; resolves once done (tests). */
+  checkpointNow(): Promise<void> {
+    return this.checkpointer.checkpointNow();
+  }
+
+  /** What the checkpointer thread counted (checkpoints run, the largest WAL seen). */
+  checkpointStats(): Promise<CheckpointStats> {
+    return this.checkpointer.stats();
+  }
+
   /** Stops the thread as a crash would (tests; a new one starts as after any crash). */
   async crash(): Promise<void> {
     await this.worker?.terminate();
@@ -117,6 +140,12 @@ export class SqliteWriter implements SettlementWriter {
   async close(): Promise<void> {
     this.closing = true;
     if (this.restartTimer !== null) clearTimeout(this.restartTimer);
+    await this.closeThread();
+    // Last, so that it checkpoints every commit.
+    await this.checkpointer.close();
+  }
+
+  private async closeThread(): Promise<void> {
     const worker = this.worker;
     if (worker === null) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -1,0 +1,100 @@
+import { statSync } from 'node:fs';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+import { configureConnection } from '../open-database.ts';
+import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointer } from './checkpointer-protocol.ts';
+
+// The WAL checkpointer thread: its own connection, on which the WAL is checkpointed so that
+// no settlement's COMMIT pays for it (every connection of the gateway has
+// wal_autocheckpoint = 0) and the writer thread is never busy with it.
+//
+// Every `everyMs` a PASSIVE checkpoint copies the WAL's frames into the database file
+// without taking the write lock (commits go on meanwhile); it is repeated at once while it
+// makes progress but has not caught up, so that under a steady load it soon reaches the
+// WAL's end and the writer's next transaction starts the WAL over from its beginning. When
+// the -wal file has nevertheless grown past `walLimitBytes` (readers or commits kept it from
+// ever catching up), a TRUNCATE checkpoint empties it: that one takes the write lock, so
+// this connection's busy timeout is 1 ms — it waits at most about that for the writer's
+// transaction or a reader, gives up (retried at the next round) rather than hold commits
+// back, and once it holds the lock it has only the frames written since the PASSIVE one left
+// to copy. The writer thread asks for a round at once when a commit leaves the WAL past the
+// bound (through `walSignal`, shared memory: no hop through the main thread's event loop),
+// so the bound does not wait for the timer.
+
+const port = parentPort!;
+const data = workerData as CheckpointerData;
+const walPath = `${data.path}-wal`;
+const db = new DatabaseSync(data.path);
+configureConnection(db, { autoCheckpoint: false });
+db.exec('PRAGMA busy_timeout = 1');
+const passive: StatementSync = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const truncate: StatementSync = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
+const stats: CheckpointStats = { passive: 0, truncate: 0, truncateBusy: 0, failed: 0, maxWalBytes: 0 };
+const post = (m: FromCheckpointer): void => port.postMessage(m);
+
+interface Outcome { busy: number; log: number; checkpointed: number }
+
+function walBytes(): number {
+  try {
+    return statSync(walPath).size;
+  } catch {
+    return 0; // No WAL file (yet, or after the last connection closed).
+  }
+}
+
+function round(): void {
+  try {
+    const size = walBytes();
+    if (size > stats.maxWalBytes) stats.maxWalBytes = size;
+    let before = -1;
+    for (let i = 0; i < 4; i++) {
+      const r = passive.get() as unknown as Outcome;
+      stats.passive++;
+      // Caught up (the writer's next transaction restarts the WAL), or no further progress (a reader holds an old snapshot).
+      if (r.checkpointed >= r.log || r.checkpointed === before) break;
+      before = r.checkpointed;
+    }
+    if (walBytes() > data.walLimitBytes) {
+      stats.truncate++;
+      const r = truncate.get() as unknown as Outcome;
+      if (r.busy !== 0) stats.truncateBusy++;
+    }
+  } catch {
+    // SQLITE_BUSY past the 1 ms wait, or a database that refuses writes: retried at the next round;
+    // a refusal is the settlements' failure to report.
+    stats.failed++;
+  }
+}
+
+const timer = setInterval(round, data.everyMs);
+
+/** A round each time the writer signals (nudges that come during a round make one more). */
+function listen(): void {
+  const seen = Atomics.load(data.walSignal, 0);
+  const wait = Atomics.waitAsync(data.walSignal, 0, seen);
+  const next = (): void => {
+    round();
+    listen();
+  };
+  if (wait.async) void wait.value.then(next);
+  else setImmediate(next);
+}
+listen();
+
+port.on('message', (m: ToCheckpointer) => {
+  switch (m.op) {
+    case 'now':
+      round();
+      if (m.id !== undefined) post({ op: 'done', id: m.id });
+      return;
+    case 'stats':
+      post({ op: 'stats', id: m.id, stats: { ...stats } });
+      return;
+    case 'close':
+      clearInterval(timer);
+      round();
+      db.close();
+      post({ op: 'done', id: m.id });
+      process.exit(0);
+  }
+});

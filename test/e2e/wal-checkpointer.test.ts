@@ -1,0 +1,123 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+// The WAL is checkpointed by a thread of its own, on its own connection
+// (src/store/sqlite-writer/checkpointer-thread.ts): no settlement's COMMIT copies the WAL into
+// the database (every connection of the gateway has wal_autocheckpoint = 0), and the -wal
+// file stays within its bound under a sustained load, because a commit that leaves it past
+// the bound has the checkpointer empty it at once, without waiting for its timer.
+
+const chat = { model: 'switchyard/sim-fast', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] };
+const HOUR = 3_600_000;
+// The simulated provider at full speed, and the test account's tier without a per-minute limit in the way of the load.
+const YAML = `sim: true
+providers:
+  - id: sim
+    options: { chunk_delay_ms: 0 }
+tiers:
+  tier2:
+    requests_per_minute: 1000000000
+    requests_per_day: null
+    account_requests_per_minute: null
+`;
+
+/**
+ * The WAL's frame count and how many of them some connection has checkpointed, as SQLite
+ * keeps them in the -shm file (the WAL index: its header's mxFrame at byte 16, the
+ * checkpoint information's nBackfill at byte 96, in the machine's byte order).
+ */
+function walIndex(dbPath: string): { mxFrame: number; nBackfill: number } {
+  const shm = readFileSync(`${dbPath}-shm`);
+  const u32 = (at: number): number => (endianness() === 'LE' ? shm.readUInt32LE(at) : shm.readUInt32BE(at));
+  return { mxFrame: u32(16), nBackfill: u32(96) };
+}
+
+function walBytes(dbPath: string): number {
+  try {
+    return statSync(`${dbPath}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** `total` chat requests, `parallel` at a time; `after` runs after each answer. */
+async function load(gw: TestGateway, total: number, parallel: number, afterEach: () => void = () => {}): Promise<void> {
+  let sent = 0;
+  const auth = { authorization: `Bearer ${gw.key}` };
+  const lane = async (): Promise<void> => {
+    while (sent < total) {
+      sent++;
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
+      assert.equal(res.status, 200, res.text);
+      afterEach();
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
+}
+
+describe('WAL checkpoints', () => {
+  describe('with the checkpointer\'s timer an hour away and no bound reached', () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway({ yaml: YAML, credits: '1000', writer: { checkpointMs: HOUR, walLimitBytes: 1024 ** 3 } });
+    });
+    after(async () => gw.close());
+
+    test('no COMMIT checkpoints, however long the WAL grows; the checkpointer does when asked', async () => {
+      const dbPath = gw.services.config.database.path;
+      // The main thread's connection (the admin API's writes) does not checkpoint either.
+      assert.equal((gw.services.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0);
+      // Past SQLite's default threshold (1,000 frames) and the 10,000 this gateway used to checkpoint at inside a COMMIT.
+      let requests = 0;
+      while (walIndex(dbPath).mxFrame <= 12_000) {
+        assert.ok(requests < 6_000, `the WAL should have passed 12,000 frames by now: ${JSON.stringify(walIndex(dbPath))}`);
+        await load(gw, 100, 4);
+        await gw.flush();
+        requests += 100;
+      }
+      const grown = walIndex(dbPath);
+      assert.equal(grown.nBackfill, 0, `no frame of ${grown.mxFrame} checkpointed by any commit`);
+      assert.equal((await gw.services.writer!.checkpointStats()).passive, 0);
+
+      await gw.services.writer!.checkpointNow();
+      const stats = await gw.services.writer!.checkpointStats();
+      assert.ok(stats.passive >= 1, JSON.stringify(stats));
+      const done = walIndex(dbPath);
+      assert.ok(done.nBackfill > 0 && done.nBackfill <= done.mxFrame, `the checkpointer copied the WAL: ${JSON.stringify(done)}`);
+      // And what the gateway committed is all there to read.
+      const res = await fetch(`${gw.origin}/api/v1/credits`, { headers: { authorization: `Bearer ${gw.key}` } });
+      assert.equal(res.status, 200);
+    });
+  });
+
+  describe('with a 1 MiB bound and the checkpointer\'s timer an hour away', () => {
+    const LIMIT = 1024 * 1024;
+    // What the gateway may write while one checkpoint round runs (about 100 answers' WAL frames here).
+    const MARGIN = 8 * 1024 * 1024;
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway({ yaml: YAML, credits: '1000', writer: { checkpointMs: HOUR, walLimitBytes: LIMIT } });
+    });
+    after(async () => gw.close());
+
+    test('the -wal file never grows past the bound (plus a round\'s writes) under a sustained load', async () => {
+      const dbPath = gw.services.config.database.path;
+      let largest = 0;
+      const sample = (): void => {
+        largest = Math.max(largest, walBytes(dbPath));
+      };
+      // About 4 to 5 frames of 4 KiB per answer at 4 in parallel: some 45 MB of WAL in all, five
+      // times the bound and margin (with checkpoints inside COMMITs at 10,000 frames, the file grew to 41 MB).
+      await load(gw, 2_500, 4, sample);
+      await gw.flush();
+      sample();
+      const stats = await gw.services.writer!.checkpointStats();
+      assert.ok(stats.truncate >= 3, `the bound was reached, and the WAL emptied, again and again: ${JSON.stringify(stats)}`);
+      assert.ok(largest <= LIMIT + MARGIN, `largest -wal file ${largest} bytes, bound ${LIMIT} + ${MARGIN}`);
+      assert.ok(stats.maxWalBytes <= LIMIT + MARGIN, JSON.stringify(stats));
+    });
+  });
+});
