@@ -6,7 +6,7 @@ export interface CheckpointerData {
   path: string;
   /** Period of the PASSIVE checkpoints. */
   everyMs: number;
-  /** The WAL's bound in bytes: past it, a TRUNCATE checkpoint (waiting at most ~1 ms) empties the file. */
+  /** The WAL's bound in bytes: past it, a RESTART checkpoint (waiting at most ~1 ms) has the writer start the file over. */
   walLimitBytes: number;
   /** Shared with the writer thread, which adds 1 to element 0 (and notifies) when a commit left the WAL past its bound. */
   walSignal: Int32Array;
@@ -16,9 +16,9 @@ export interface CheckpointerData {
 export interface CheckpointStats {
   /** PASSIVE checkpoints run (never blocks the writer). */
   passive: number;
-  /** TRUNCATE checkpoints tried because the WAL had grown past its bound, and those that could not finish within their ~1 ms wait. */
-  truncate: number;
-  truncateBusy: number;
+  /** RESTART checkpoints tried because the WAL had grown past its bound, and those that could not finish within their ~1 ms wait. */
+  restart: number;
+  restartBusy: number;
   /** Checkpoints that failed with an error (a database that refuses writes: the settlements report it). */
   failed: number;
   /** The largest WAL file size seen at the start of a round, in bytes. */

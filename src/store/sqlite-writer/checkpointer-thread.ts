@@ -12,12 +12,14 @@ import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointe
 // without taking the write lock (commits go on meanwhile); it is repeated at once while it
 // makes progress but has not caught up, so that under a steady load it soon reaches the
 // WAL's end and the writer's next transaction starts the WAL over from its beginning. When
-// the -wal file has nevertheless grown past `walLimitBytes` (readers or commits kept it from
-// ever catching up), a TRUNCATE checkpoint empties it: that one takes the write lock, so
-// this connection's busy timeout is 1 ms — it waits at most about that for the writer's
-// transaction or a reader, gives up (retried at the next round) rather than hold commits
-// back, and once it holds the lock it has only the frames written since the PASSIVE one left
-// to copy. The writer thread asks for a round at once when a commit leaves the WAL past the
+// the -wal file has nevertheless grown past `walLimitBytes` (commits kept it from ever
+// catching up), a RESTART checkpoint makes the writer's next transaction start the WAL over,
+// and that commit cuts the file back to the bound (the writer's journal_size_limit). RESTART
+// takes the write lock, so this connection's busy timeout is 1 ms: it waits at most about that
+// for the writer's transaction or a reader, gives up (retried at the next round) rather than
+// hold commits back, and once it holds the lock it has only the frames written since the
+// PASSIVE one left to copy. Not TRUNCATE: emptying the file from this connection would change
+// the writer connection's data_version, read as another process's change (the caches dropped). The writer thread asks for a round at once when a commit leaves the WAL past the
 // bound (through `walSignal`, shared memory: no hop through the main thread's event loop),
 // so the bound does not wait for the timer.
 
@@ -28,8 +30,8 @@ const db = new DatabaseSync(data.path);
 configureConnection(db, { autoCheckpoint: false });
 db.exec('PRAGMA busy_timeout = 1');
 const passive: StatementSync = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const truncate: StatementSync = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)');
-const stats: CheckpointStats = { passive: 0, truncate: 0, truncateBusy: 0, failed: 0, maxWalBytes: 0 };
+const restart: StatementSync = db.prepare('PRAGMA wal_checkpoint(RESTART)');
+const stats: CheckpointStats = { passive: 0, restart: 0, restartBusy: 0, failed: 0, maxWalBytes: 0 };
 const post = (m: FromCheckpointer): void => port.postMessage(m);
 
 interface Outcome { busy: number; log: number; checkpointed: number }
@@ -55,9 +57,9 @@ function round(): void {
       before = r.checkpointed;
     }
     if (walBytes() > data.walLimitBytes) {
-      stats.truncate++;
-      const r = truncate.get() as unknown as Outcome;
-      if (r.busy !== 0) stats.truncateBusy++;
+      stats.restart++;
+      const r = restart.get() as unknown as Outcome;
+      if (r.busy !== 0) stats.restartBusy++;
     }
   } catch {
     // SQLITE_BUSY past the 1 ms wait, or a database that refuses writes: retried at the next round;

@@ -11,7 +11,7 @@ export interface SqliteWriterOptions {
   log: (message: string) => void;
   /** Period of the checkpointer thread's PASSIVE WAL checkpoints (default 200 ms). */
   checkpointMs?: number;
-  /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer empties the file (checkpointer-thread.ts). */
+  /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer has the writer start the file over, cut back to the bound (checkpointer-thread.ts). */
   walLimitBytes?: number;
   /** How often other connections' commits are looked for (default 100 ms): the operator CLI's changes count within that. */
   changeCheckMs?: number;
