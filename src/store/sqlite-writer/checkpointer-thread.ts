@@ -9,19 +9,24 @@ import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointe
 // wal_autocheckpoint = 0) and the writer thread is never busy with it.
 //
 // Every `everyMs` a PASSIVE checkpoint copies the WAL's frames into the database file
-// without taking the write lock (commits go on meanwhile); it is repeated at once while it
-// makes progress but has not caught up, so that under a steady load it soon reaches the
-// WAL's end and the writer's next transaction starts the WAL over from its beginning. When
-// the -wal file has nevertheless grown past `walLimitBytes` (commits kept it from ever
-// catching up), a RESTART checkpoint makes the writer's next transaction start the WAL over,
-// and that commit cuts the file back to the bound (the writer's journal_size_limit). RESTART
-// takes the write lock, so this connection's busy timeout is 1 ms: it waits at most about that
-// for the writer's transaction or a reader, gives up (retried at the next round) rather than
-// hold commits back, and once it holds the lock it has only the frames written since the
-// PASSIVE one left to copy. Not TRUNCATE: emptying the file from this connection would change
-// the writer connection's data_version, read as another process's change (the caches dropped). The writer thread asks for a round at once when a commit leaves the WAL past the
-// bound (through `walSignal`, shared memory: no hop through the main thread's event loop),
-// so the bound does not wait for the timer.
+// without taking the write lock (commits go on meanwhile). It is repeated at once (up to 4
+// passes) while commits add frames during it: once a pass finds nothing new, the writer's
+// next transaction starts the WAL over from its beginning, and the file stays at about one
+// period's writes.
+//
+// Under a steady load commits land during every pass, and the WAL is never quite caught up:
+// when the -wal file has grown past `walLimitBytes`, a RESTART checkpoint makes the writer's
+// next transaction start it over, and that commit cuts the file back to the bound (the
+// writer's journal_size_limit). RESTART takes the write lock, so this connection's busy
+// timeout is 1 ms: it waits at most about that for the writer's transaction or a reader and
+// otherwise gives up until the next round rather than hold commits back; holding the lock,
+// it has only the frames written since the PASSIVE pass left to copy (measured: 0.01–2 ms).
+// Not TRUNCATE: emptying the file from this connection would change the writer connection's
+// data_version, read as another process's change (the caches dropped).
+//
+// The writer thread asks for a round at once when a commit leaves the WAL past the bound
+// (through `walSignal`, shared memory: no hop through the main thread's event loop), so the
+// bound does not wait for the timer.
 
 const port = parentPort!;
 const data = workerData as CheckpointerData;
@@ -48,13 +53,15 @@ function round(): void {
   try {
     const size = walBytes();
     if (size > stats.maxWalBytes) stats.maxWalBytes = size;
-    let before = -1;
+    let frames = -1;
     for (let i = 0; i < 4; i++) {
       const r = passive.get() as unknown as Outcome;
       stats.passive++;
-      // Caught up (the writer's next transaction restarts the WAL), or no further progress (a reader holds an old snapshot).
-      if (r.checkpointed >= r.log || r.checkpointed === before) break;
-      before = r.checkpointed;
+      // Caught up with a WAL no commit added to during the pass (the writer's next transaction
+      // starts it over), or stopped short of its end by a reader's snapshot: done until the next round.
+      if (r.log === frames || r.checkpointed < r.log) break;
+      // Commits added frames while this pass copied the others: copy them too (fewer each time).
+      frames = r.log;
     }
     if (walBytes() > data.walLimitBytes) {
       stats.restart++;
