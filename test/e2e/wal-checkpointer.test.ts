@@ -94,6 +94,38 @@ describe('WAL checkpoints', () => {
     });
   });
 
+  describe('on a gateway that goes quiet', () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway({ yaml: YAML, writer: { checkpointMs: 20, checkpointerIdleMs: 100 } });
+    });
+    after(async () => gw.close());
+
+    test('the checkpointer thread runs only while there are writes: it ends once all is copied, and the next write starts it', async () => {
+      const checkpointer = gw.services.writer!.walCheckpointer;
+      const dbPath = gw.services.config.database.path;
+      assert.equal(checkpointer.running, false, 'an idle gateway (no settlement yet) runs no checkpointer');
+      const exits: number[] = [];
+      let exited = (): void => {};
+      checkpointer.onExit((code) => {
+        exits.push(code);
+        exited();
+      });
+      await load(gw, 20, 2);
+      await gw.flush();
+      // (A slow machine may see it end between two answers already: the next one started it again.)
+      if (checkpointer.running) await new Promise<void>((resolve) => (exited = resolve));
+      assert.ok(exits.length >= 1 && exits.every((c) => c === 0), `it ended by itself once the database was quiet: ${exits.join(', ')}`);
+      assert.equal(checkpointer.running, false);
+      const quiet = walIndex(dbPath);
+      assert.ok(quiet.mxFrame > 0 && quiet.nBackfill === quiet.mxFrame, `everything written was copied first: ${JSON.stringify(quiet)}`);
+
+      await load(gw, 1, 1);
+      await gw.flush();
+      assert.equal(checkpointer.running, true, 'the next settlement started a new one');
+    });
+  });
+
   describe('with a 1 MiB bound and the checkpointer\'s timer an hour away', () => {
     const LIMIT = 1024 * 1024;
     // What the gateway may write while one checkpoint round runs (about 100 answers' WAL frames here).

@@ -8,6 +8,8 @@ export interface CheckpointerData {
   everyMs: number;
   /** The WAL's bound in bytes: past it, a RESTART checkpoint (waiting at most ~1 ms) has the writer start the file over. */
   walLimitBytes: number;
+  /** After this many rounds in a row found no new frame, the thread checkpoints one last time and ends (started again by the next write). */
+  idleRounds: number;
   /** Shared with the writer thread, which adds 1 to element 0 (and notifies) when a commit left the WAL past its bound. */
   walSignal: Int32Array;
 }

@@ -24,6 +24,10 @@ import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointe
 // Not TRUNCATE: emptying the file from this connection would change the writer connection's
 // data_version, read as another process's change (the caches dropped).
 //
+// A thread costs some 15 MB of memory: once `idleRounds` rounds in a row found nothing new
+// in the WAL (everything copied), it ends (exit code 0); the main thread starts a new one
+// with the next settlement batch (wal-checkpointer.ts `wake`).
+//
 // The writer thread asks for a round at once when a commit leaves the WAL past the bound
 // (through `walSignal`, shared memory: no hop through the main thread's event loop), so the
 // bound does not wait for the timer.
@@ -49,13 +53,17 @@ function walBytes(): number {
   }
 }
 
+let lastFrames = -1;
+let quietRounds = 0;
+
 function round(): void {
   try {
     const size = walBytes();
     if (size > stats.maxWalBytes) stats.maxWalBytes = size;
     let frames = -1;
+    let r: Outcome = { busy: 0, log: -1, checkpointed: -1 };
     for (let i = 0; i < 4; i++) {
-      const r = passive.get() as unknown as Outcome;
+      r = passive.get() as unknown as Outcome;
       stats.passive++;
       // Caught up with a WAL no commit added to during the pass (the writer's next transaction
       // starts it over), or stopped short of its end by a reader's snapshot: done until the next round.
@@ -63,6 +71,9 @@ function round(): void {
       // Commits added frames while this pass copied the others: copy them too (fewer each time).
       frames = r.log;
     }
+    // Nothing written since the last round, and all of it copied: a quiet database.
+    quietRounds = r.log === lastFrames && r.checkpointed >= r.log ? quietRounds + 1 : 0;
+    lastFrames = r.log;
     if (walBytes() > data.walLimitBytes) {
       stats.restart++;
       const r = restart.get() as unknown as Outcome;
@@ -75,7 +86,17 @@ function round(): void {
   }
 }
 
-const timer = setInterval(round, data.everyMs);
+function end(): never {
+  clearInterval(timer);
+  round();
+  db.close();
+  process.exit(0);
+}
+
+const timer = setInterval(() => {
+  round();
+  if (quietRounds >= data.idleRounds) end();
+}, data.everyMs);
 
 /** A round each time the writer signals (nudges that come during a round make one more). */
 function listen(): void {
@@ -100,10 +121,7 @@ port.on('message', (m: ToCheckpointer) => {
       post({ op: 'stats', id: m.id, stats: { ...stats } });
       return;
     case 'close':
-      clearInterval(timer);
-      round();
-      db.close();
       post({ op: 'done', id: m.id });
-      process.exit(0);
+      end();
   }
 });

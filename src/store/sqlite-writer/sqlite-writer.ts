@@ -11,11 +11,13 @@ export interface SqliteWriterOptions {
   log: (message: string) => void;
   /** Period of the checkpointer thread's PASSIVE WAL checkpoints (default 200 ms). */
   checkpointMs?: number;
+  /** The checkpointer thread ends after the database has been quiet this long (default 5 s); the next settlement starts it again. */
+  checkpointerIdleMs?: number;
   /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer has the writer start the file over, cut back to the bound (checkpointer-thread.ts). */
   walLimitBytes?: number;
   /** How often other connections' commits are looked for (default 100 ms): the operator CLI's changes count within that. */
   changeCheckMs?: number;
-  /** After the thread died, a new one is started by the next write asked of it or after this long (default 500 ms), whichever comes first; the checkpointer thread after this long. */
+  /** After the thread died, a new one is started by the next write asked of it or after this long (default 500 ms), whichever comes first. */
   restartMs?: number;
 }
 
@@ -42,8 +44,9 @@ interface Waiter {
  * batch is committed (durability as before: the answer's last bytes wait for it) and
  * rejects with SQLite's own error, `errcode` kept. The thread also renews the serve lease
  * handed to it (`renewLease`) and reports other connections' commits (`onExternalChange`).
- * The WAL is checkpointed by a thread of its own (wal-checkpointer.ts), started and closed
- * with this one, so that no COMMIT runs a checkpoint and none holds the writer.
+ * The WAL is checkpointed by a thread of its own (wal-checkpointer.ts), woken by each batch
+ * (it ends by itself once the database is quiet) and closed with this one, so that no
+ * COMMIT runs a checkpoint and none holds the writer.
  *
  * When the thread dies, every write in flight is rejected (WriterUnavailable: the gateway
  * fails closed), and a new thread is started. A batch in flight when it died may have
@@ -71,12 +74,16 @@ export class SqliteWriter implements SettlementWriter {
     this.data = { path, walLimitBytes, walSignal, changeCheckMs: opts.changeCheckMs ?? 100 };
     this.log = opts.log;
     this.restartMs = opts.restartMs ?? 500;
-    this.checkpointer = new WalCheckpointer({ path, everyMs: opts.checkpointMs ?? 200, walLimitBytes, walSignal }, this.log, this.restartMs);
+    const everyMs = opts.checkpointMs ?? 200;
+    const idleRounds = Math.max(1, Math.ceil((opts.checkpointerIdleMs ?? 5000) / everyMs));
+    this.checkpointer = new WalCheckpointer({ path, everyMs, walLimitBytes, walSignal, idleRounds }, this.log);
     this.startThread();
   }
 
   settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
     if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return Promise.resolve();
+    // Writes to checkpoint: the checkpointer runs (it ends by itself when the database is quiet).
+    this.checkpointer.wake();
     const replay = this.replay;
     return this.call((id) => ({ op: 'settle', id, holds, batch, refusals, replay })).then(() => {
       if (replay) this.replay = false;
@@ -126,9 +133,14 @@ export class SqliteWriter implements SettlementWriter {
     return this.checkpointer.checkpointNow();
   }
 
-  /** What the checkpointer thread counted (checkpoints run, the largest WAL seen). */
+  /** What the running checkpointer thread counted since it started (checkpoints run, the largest WAL seen). */
   checkpointStats(): Promise<CheckpointStats> {
     return this.checkpointer.stats();
+  }
+
+  /** The checkpointer thread itself (tests: whether it runs, when it ends). */
+  get walCheckpointer(): WalCheckpointer {
+    return this.checkpointer;
   }
 
   /** Stops the thread as a crash would (tests; a new one starts as after any crash). */

@@ -2,44 +2,58 @@ import { Worker } from 'node:worker_threads';
 import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointer } from './checkpointer-protocol.ts';
 
 /**
- * The main thread's side of the WAL checkpointer thread (checkpointer-thread.ts), started
- * and closed by the SQLite writer (sqlite-writer.ts). A thread that dies is started again
- * after `restartMs`; until then the WAL only grows (nothing else checkpoints it while the
- * gateway runs), which the operator log says.
+ * The main thread's side of the WAL checkpointer thread (checkpointer-thread.ts), woken and
+ * closed by the SQLite writer (sqlite-writer.ts). The thread runs only while there are
+ * writes to checkpoint: `wake` (each settlement batch) starts it when it is not running,
+ * and it ends by itself once the database has been quiet for a while, so an idle gateway
+ * does not pay for its memory. A thread that died is started again by the next `wake`,
+ * and the operator log says it died.
  */
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private readonly waiters = new Map<number, (m: FromCheckpointer) => void>();
   private nextId = 1;
   private closing = false;
-  private restartTimer: NodeJS.Timeout | null = null;
   private readonly data: CheckpointerData;
   private readonly log: (message: string) => void;
-  private readonly restartMs: number;
+  private readonly exitListeners: Array<(code: number) => void> = [];
 
-  constructor(data: CheckpointerData, log: (message: string) => void, restartMs: number) {
+  constructor(data: CheckpointerData, log: (message: string) => void) {
     this.data = data;
     this.log = log;
-    this.restartMs = restartMs;
-    this.start();
   }
 
-  /** Runs a round now; resolves once it is done (tests). */
+  /** Starts the thread unless it runs (cheap when it does). */
+  wake(): void {
+    if (this.worker === null && !this.closing) this.start();
+  }
+
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** Each time the thread ends: 0 when it ended because the database was quiet (tests). */
+  onExit(listener: (code: number) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  /** Runs a round now (starting the thread if need be); resolves once it is done (tests). */
   async checkpointNow(): Promise<void> {
+    this.wake();
     await this.call((id) => ({ op: 'now', id }));
   }
 
-  /** What the thread counted since it started. */
+  /** What the running thread counted since it started (starting it if need be: zeros). */
   async stats(): Promise<CheckpointStats> {
+    this.wake();
     const m = await this.call((id) => ({ op: 'stats', id }));
-    if (m.op !== 'stats') throw new Error('unexpected answer from the checkpointer thread');
+    if (m.op !== 'stats') throw new Error('the WAL checkpointer thread stopped before answering');
     return m.stats;
   }
 
-  /** A last PASSIVE round, then the thread ends. */
+  /** A last PASSIVE round, then the thread ends; none starts again. */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.restartTimer !== null) clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (worker === null) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -53,16 +67,11 @@ export class WalCheckpointer {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiters.set(id, resolve);
-      this.post(message(id));
+      this.worker!.postMessage(message(id));
     });
   }
 
-  private post(message: ToCheckpointer): void {
-    this.worker?.postMessage(message);
-  }
-
   private start(): void {
-    this.restartTimer = null;
     const worker = new Worker(new URL('./checkpointer-thread.ts', import.meta.url), { workerData: this.data });
     this.worker = worker;
     worker.unref();
@@ -75,12 +84,10 @@ export class WalCheckpointer {
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = null;
-      for (const w of this.waiters.values()) w({ op: 'done', id: 0 });
+      for (const [id, w] of this.waiters) w({ op: 'done', id });
       this.waiters.clear();
-      if (this.closing) return;
-      this.log(`the WAL checkpointer thread stopped (exit code ${code}); a new one starts in ${this.restartMs} ms`);
-      this.restartTimer = setTimeout(() => this.start(), this.restartMs);
-      this.restartTimer.unref();
+      if (code !== 0 && !this.closing) this.log(`the WAL checkpointer thread stopped (exit code ${code}); the next settlement starts a new one`);
+      for (const l of this.exitListeners) l(code);
     });
   }
 }
