@@ -1,13 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointer } from './checkpointer-protocol.ts';
 
+/** A thread that died is not started again sooner than this. */
+const RESTART_AFTER_MS = 1000;
+
 /**
  * The main thread's side of the WAL checkpointer thread (checkpointer-thread.ts), woken and
  * closed by the SQLite writer (sqlite-writer.ts). The thread runs only while there are
  * writes to checkpoint: `wake` (each settlement batch) starts it when it is not running,
  * and it ends by itself once the database has been quiet for a while, so an idle gateway
- * does not pay for its memory. A thread that died is started again by the next `wake`,
- * and the operator log says it died.
+ * does not pay for its memory. A thread that died is started again by the first `wake`
+ * a second later, and the operator log says it died.
  */
 export class WalCheckpointer {
   private worker: Worker | null = null;
@@ -17,6 +20,8 @@ export class WalCheckpointer {
   private readonly data: CheckpointerData;
   private readonly log: (message: string) => void;
   private readonly exitListeners: Array<(code: number) => void> = [];
+  /** After a thread died, none is started before this (ms since the epoch): no start per batch while it cannot run. */
+  private notBefore = 0;
 
   constructor(data: CheckpointerData, log: (message: string) => void) {
     this.data = data;
@@ -25,7 +30,7 @@ export class WalCheckpointer {
 
   /** Starts the thread unless it runs (cheap when it does). */
   wake(): void {
-    if (this.worker === null && !this.closing) this.start();
+    if (this.worker === null && !this.closing && (this.notBefore === 0 || Date.now() >= this.notBefore)) this.start();
   }
 
   get running(): boolean {
@@ -86,7 +91,8 @@ export class WalCheckpointer {
       this.worker = null;
       for (const [id, w] of this.waiters) w({ op: 'done', id });
       this.waiters.clear();
-      if (code !== 0 && !this.closing) this.log(`the WAL checkpointer thread stopped (exit code ${code}); the next settlement starts a new one`);
+      this.notBefore = code === 0 ? 0 : Date.now() + RESTART_AFTER_MS;
+      if (code !== 0 && !this.closing) this.log(`the WAL checkpointer thread stopped (exit code ${code}); the first settlement after ${RESTART_AFTER_MS} ms starts a new one`);
       for (const l of this.exitListeners) l(code);
     });
   }
