@@ -24,9 +24,10 @@ import type { CheckpointerData, CheckpointStats, FromCheckpointer, ToCheckpointe
 // Not TRUNCATE: emptying the file from this connection would change the writer connection's
 // data_version, read as another process's change (the caches dropped).
 //
-// A thread costs some 15 MB of memory: once `idleRounds` rounds in a row found nothing new
-// in the WAL (everything copied), it ends (exit code 0); the main thread starts a new one
-// with the next settlement batch (wal-checkpointer.ts `wake`).
+// A thread costs some 15 MB of memory: once `idleRounds` rounds in a row found everything
+// copied and next to nothing new, it ends (exit code 0); the main thread starts a new one
+// with the next settlement batch, or after a minute of the serve lease's renewals alone
+// (sqlite-writer.ts, wal-checkpointer.ts `wake`).
 //
 // The writer thread asks for a round at once when a commit leaves the WAL past the bound
 // (through `walSignal`, shared memory: no hop through the main thread's event loop), so the
@@ -53,7 +54,9 @@ function walBytes(): number {
   }
 }
 
-let lastFrames = -1;
+/** At most this many frames written in a round still count as a quiet database. */
+const QUIET_FRAMES = 16;
+let lastFrames = 0;
 let quietRounds = 0;
 
 function round(): void {
@@ -71,8 +74,10 @@ function round(): void {
       // Commits added frames while this pass copied the others: copy them too (fewer each time).
       frames = r.log;
     }
-    // Nothing written since the last round, and all of it copied: a quiet database.
-    quietRounds = r.log === lastFrames && r.checkpointed >= r.log ? quietRounds + 1 : 0;
+    // All copied, and next to nothing written since the last round (the serve lease's renewal
+    // is a frame or two a second; the WAL may have started over meanwhile): a quiet database.
+    const added = r.log >= lastFrames ? r.log - lastFrames : r.log;
+    quietRounds = added <= QUIET_FRAMES && r.checkpointed >= r.log ? quietRounds + 1 : 0;
     lastFrames = r.log;
     if (walBytes() > data.walLimitBytes) {
       stats.restart++;

@@ -13,6 +13,8 @@ export interface SqliteWriterOptions {
   checkpointMs?: number;
   /** The checkpointer thread ends after the database has been quiet this long (default 5 s); the next settlement starts it again. */
   checkpointerIdleMs?: number;
+  /** With no settlement, every this many lease renewals (a commit each, every second) start it too (default 60), so they are checkpointed as well. */
+  checkpointerWakeRenewals?: number;
   /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer has the writer start the file over, cut back to the bound (checkpointer-thread.ts). */
   walLimitBytes?: number;
   /** How often other connections' commits are looked for (default 100 ms): the operator CLI's changes count within that. */
@@ -66,6 +68,8 @@ export class SqliteWriter implements SettlementWriter {
   private lease: { terms: LeaseTerms; onRenewal: (r: LeaseRenewal) => void } | null = null;
   private readonly changeListeners: Array<() => void> = [];
   private readonly checkpointer: WalCheckpointer;
+  private readonly wakeRenewals: number;
+  private renewals = 0;
 
   constructor(path: string, opts: SqliteWriterOptions) {
     const walLimitBytes = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
@@ -77,6 +81,7 @@ export class SqliteWriter implements SettlementWriter {
     const everyMs = opts.checkpointMs ?? 200;
     const idleRounds = Math.max(1, Math.ceil((opts.checkpointerIdleMs ?? 5000) / everyMs));
     this.checkpointer = new WalCheckpointer({ path, everyMs, walLimitBytes, walSignal, idleRounds }, this.log);
+    this.wakeRenewals = opts.checkpointerWakeRenewals ?? 60;
     this.startThread();
   }
 
@@ -218,6 +223,11 @@ export class SqliteWriter implements SettlementWriter {
       }
       case 'lease':
         this.lease?.onRenewal(m.renewal);
+        // An idle gateway's only commits: checkpointed now and then, not left to grow the WAL.
+        if (++this.renewals >= this.wakeRenewals) {
+          this.renewals = 0;
+          this.checkpointer.wake();
+        }
         return;
       case 'external-change':
         for (const l of this.changeListeners) l();

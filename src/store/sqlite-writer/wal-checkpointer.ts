@@ -20,6 +20,7 @@ export class WalCheckpointer {
   private readonly data: CheckpointerData;
   private readonly log: (message: string) => void;
   private readonly exitListeners: Array<(code: number) => void> = [];
+  private readonly startListeners: Array<() => void> = [];
   /** After a thread died, none is started before this (ms since the epoch): no start per batch while it cannot run. */
   private notBefore = 0;
 
@@ -35,6 +36,11 @@ export class WalCheckpointer {
 
   get running(): boolean {
     return this.worker !== null;
+  }
+
+  /** Each time a thread is started (tests). */
+  onStart(listener: () => void): void {
+    this.startListeners.push(listener);
   }
 
   /** Each time the thread ends: 0 when it ended because the database was quiet (tests). */
@@ -86,6 +92,7 @@ export class WalCheckpointer {
       w?.(m);
     });
     worker.on('error', (err) => this.log(`the WAL checkpointer thread failed: ${err.message}`));
+    for (const l of this.startListeners) l();
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = null;

@@ -14,11 +14,10 @@ import { toWire, type FromWriter, type LeaseTerms, type ToWriter, type WriterDat
 // = 0: no COMMIT of a settlement copies the WAL into the database): the checkpointer thread
 // does, on a connection of its own (checkpointer-thread.ts); this one only signals it when a
 // commit left the WAL past its bound (through shared memory, not via the main thread), so
-// that the checkpointer need not wait for its timer.
-// It also
-// watches data_version, which on this connection changes whenever any other connection
-// commits (the operator CLI, and the main thread's own writes): its own commits never
-// change it, so the settlements written here do not drop the main thread's caches.
+// that the checkpointer need not wait for its timer. It also watches data_version, which
+// on this connection changes whenever any other connection commits (the operator CLI, and
+// the main thread's own writes): its own commits never change it, so the settlements
+// written here do not drop the main thread's caches.
 
 const port = parentPort!;
 const data = workerData as WriterData;
