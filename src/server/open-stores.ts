@@ -60,9 +60,12 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
   if (stores.engine === 'sqlite') {
     const { db, sync } = stores as SqliteStores;
     const lock = ServeLock.acquire(db, config.database.path, { onLost: opts.onLeaseLost ?? ((reason) => log(reason)) });
-    // Settlements are committed, the WAL checkpointed and the lease renewed in the writer
-    // thread, so that no COMMIT, checkpoint or busy wait blocks the event loop.
+    // Settlements are committed and the lease renewed in the writer thread, the WAL
+    // checkpointed in a thread of its own, so that no COMMIT, checkpoint or busy wait blocks
+    // the event loop, and no checkpoint holds the writer.
     const writer = config.database.path === ':memory:' ? null : new SqliteWriter(config.database.path, { log, ...opts.writer });
+    // This connection's own writes (the admin API's) do not checkpoint inside their COMMIT either.
+    if (writer !== null) db.exec('PRAGMA wal_autocheckpoint = 0');
     const lease = lock.handOver();
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
     const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch, refusals) => sync.ledger.settle(holds, batch, refusals) };

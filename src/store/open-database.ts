@@ -17,15 +17,21 @@ export function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
-/** The settings every connection to the database takes (the writer thread's too: sqlite-writer/). */
-export function configureConnection(db: DatabaseSync): void {
+/**
+ * The settings every connection to the database takes (the writer and checkpointer threads'
+ * too: sqlite-writer/). `autoCheckpoint: false` for a serving gateway's connections: SQLite
+ * would otherwise checkpoint inside whichever COMMIT leaves the WAL past 1,000 pages; the
+ * gateway's checkpointer thread does it instead (sqlite-writer/checkpointer-thread.ts). The
+ * CLI's short-lived connections keep SQLite's default.
+ */
+export function configureConnection(db: DatabaseSync, opts: { autoCheckpoint?: boolean } = {}): void {
   db.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA busy_timeout = 5000;
     PRAGMA foreign_keys = ON;
-    PRAGMA wal_autocheckpoint = 10000;
   `);
+  if (opts.autoCheckpoint === false) db.exec('PRAGMA wal_autocheckpoint = 0');
 }
 
 export function migrate(db: DatabaseSync): void {
@@ -47,26 +53,6 @@ export function migrate(db: DatabaseSync): void {
       throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
     }
   }
-}
-
-/**
- * Checkpoints the WAL on a timer rather than inside whichever commit crosses the
- * auto-checkpoint threshold, so no request's settlement pays for it (the p99 tail). The
- * gateway runs it in its writer thread (sqlite-writer/), off the event loop.
- * Auto-checkpoint stays on at a high threshold as a backstop. A database that refuses
- * writes refuses the checkpoint too: that is the settlements' failure to report, not this.
- */
-export function startWalCheckpoints(db: DatabaseSync, everyMs = 1000): () => void {
-  const checkpoint = (): void => {
-    try {
-      db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-    } catch {
-      // Retried at the next tick.
-    }
-  };
-  const timer = setInterval(checkpoint, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** Runs fn inside one IMMEDIATE transaction; inside another one, as a savepoint of it. */

@@ -2,13 +2,21 @@ import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
 import type { RefusalCount } from '../refusal-counts.ts';
+import type { CheckpointStats } from './checkpointer-protocol.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
 
 export interface SqliteWriterOptions {
   /** Operator log: the thread stopping, and running again. */
   log: (message: string) => void;
-  /** WAL checkpoint period (default 1 s). */
+  /** Period of the checkpointer thread's PASSIVE WAL checkpoints (default 200 ms). */
   checkpointMs?: number;
+  /** The checkpointer thread ends after the database has been quiet this long (default 5 s); the next settlement starts it again. */
+  checkpointerIdleMs?: number;
+  /** With no settlement, every this many lease renewals (a commit each, every second) start it too (default 60), so they are checkpointed as well. */
+  checkpointerWakeRenewals?: number;
+  /** The WAL's bound in bytes (default 32 MiB, WAL_LIMIT_BYTES): past it the checkpointer has the writer start the file over, cut back to the bound (checkpointer-thread.ts). */
+  walLimitBytes?: number;
   /** How often other connections' commits are looked for (default 100 ms): the operator CLI's changes count within that. */
   changeCheckMs?: number;
   /** After the thread died, a new one is started by the next write asked of it or after this long (default 500 ms), whichever comes first. */
@@ -24,6 +32,9 @@ export class WriterUnavailable extends Error {
   readonly storageFailure = true;
 }
 
+/** The default bound of the -wal file (docs/operations.md): a few seconds of writes at full load. */
+export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
+
 interface Waiter {
   resolve: () => void;
   reject: (err: Error) => void;
@@ -33,9 +44,11 @@ interface Waiter {
  * The main thread's side of the SQLite writer thread (writer-thread.ts), which owns the
  * database connection that settlements are committed on. `settle` resolves once the
  * batch is committed (durability as before: the answer's last bytes wait for it) and
- * rejects with SQLite's own error, `errcode` kept. The thread also checkpoints the WAL,
- * renews the serve lease handed to it (`renewLease`) and reports other connections'
- * commits (`onExternalChange`).
+ * rejects with SQLite's own error, `errcode` kept. The thread also renews the serve lease
+ * handed to it (`renewLease`) and reports other connections' commits (`onExternalChange`).
+ * The WAL is checkpointed by a thread of its own (wal-checkpointer.ts), woken by each batch
+ * (it ends by itself once the database is quiet) and closed with this one, so that no
+ * COMMIT runs a checkpoint and none holds the writer.
  *
  * When the thread dies, every write in flight is rejected (WriterUnavailable: the gateway
  * fails closed), and a new thread is started. A batch in flight when it died may have
@@ -54,16 +67,28 @@ export class SqliteWriter implements SettlementWriter {
   private restartTimer: NodeJS.Timeout | null = null;
   private lease: { terms: LeaseTerms; onRenewal: (r: LeaseRenewal) => void } | null = null;
   private readonly changeListeners: Array<() => void> = [];
+  private readonly checkpointer: WalCheckpointer;
+  private readonly wakeRenewals: number;
+  private renewals = 0;
 
   constructor(path: string, opts: SqliteWriterOptions) {
-    this.data = { path, checkpointMs: opts.checkpointMs ?? 1000, changeCheckMs: opts.changeCheckMs ?? 100 };
+    const walLimitBytes = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
+    // The writer's commits signal the checkpointer through it, not through this thread.
+    const walSignal = new Int32Array(new SharedArrayBuffer(4));
+    this.data = { path, walLimitBytes, walSignal, changeCheckMs: opts.changeCheckMs ?? 100 };
     this.log = opts.log;
     this.restartMs = opts.restartMs ?? 500;
+    const everyMs = opts.checkpointMs ?? 200;
+    const idleRounds = Math.max(1, Math.ceil((opts.checkpointerIdleMs ?? 5000) / everyMs));
+    this.checkpointer = new WalCheckpointer({ path, everyMs, walLimitBytes, walSignal, idleRounds }, this.log);
+    this.wakeRenewals = opts.checkpointerWakeRenewals ?? 60;
     this.startThread();
   }
 
   settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
     if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return Promise.resolve();
+    // Writes to checkpoint: the checkpointer runs (it ends by itself when the database is quiet).
+    this.checkpointer.wake();
     const replay = this.replay;
     return this.call((id) => ({ op: 'settle', id, holds, batch, refusals, replay })).then(() => {
       if (replay) this.replay = false;
@@ -108,6 +133,21 @@ export class SqliteWriter implements SettlementWriter {
     return await this.worker.getHeapStatistics();
   }
 
+  /** Has the checkpointer thread run a round now; resolves once done (tests). */
+  checkpointNow(): Promise<void> {
+    return this.checkpointer.checkpointNow();
+  }
+
+  /** What the running checkpointer thread counted since it started (checkpoints run, the largest WAL seen). */
+  checkpointStats(): Promise<CheckpointStats> {
+    return this.checkpointer.stats();
+  }
+
+  /** The checkpointer thread itself (tests: whether it runs, when it ends). */
+  get walCheckpointer(): WalCheckpointer {
+    return this.checkpointer;
+  }
+
   /** Stops the thread as a crash would (tests; a new one starts as after any crash). */
   async crash(): Promise<void> {
     await this.worker?.terminate();
@@ -117,6 +157,12 @@ export class SqliteWriter implements SettlementWriter {
   async close(): Promise<void> {
     this.closing = true;
     if (this.restartTimer !== null) clearTimeout(this.restartTimer);
+    await this.closeThread();
+    // Last, so that it checkpoints every commit.
+    await this.checkpointer.close();
+  }
+
+  private async closeThread(): Promise<void> {
     const worker = this.worker;
     if (worker === null) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -177,6 +223,11 @@ export class SqliteWriter implements SettlementWriter {
       }
       case 'lease':
         this.lease?.onRenewal(m.renewal);
+        // An idle gateway's only commits: checkpointed now and then, not left to grow the WAL.
+        if (++this.renewals >= this.wakeRenewals) {
+          this.renewals = 0;
+          this.checkpointer.wake();
+        }
         return;
       case 'external-change':
         for (const l of this.changeListeners) l();

@@ -7,8 +7,10 @@ import type { RefusalCount } from '../refusal-counts.ts';
 /** What the thread is started with. */
 export interface WriterData {
   path: string;
-  /** WAL checkpoint period. */
-  checkpointMs: number;
+  /** The WAL's bound (checkpointer-thread.ts): a commit that leaves the -wal file past it asks for a checkpoint now. */
+  walLimitBytes: number;
+  /** Shared with the checkpointer thread: adding 1 to element 0 (and notifying) asks it for a round now. */
+  walSignal: Int32Array;
   /** How often the thread looks for other connections' commits (SQLite's data_version). */
   changeCheckMs: number;
 }
