@@ -255,6 +255,12 @@ sim: \${SIM_MODE:-auto}
     assert.equal(sqlite.database.url, undefined);
   });
 
+  it('takes redis.command_timeout_ms (10..60000) beside REDIS_URL, and refuses one out of range naming it', () => {
+    const config = loadConfig({ path: writeConfig('redis: { command_timeout_ms: 5000 }'), env: { REDIS_URL: 'redis://env:6379' } });
+    assert.deepEqual(config.redis, { url: 'redis://env:6379', commandTimeoutMs: 5000 });
+    assert.throws(() => loadConfig({ path: writeConfig('redis: { command_timeout_ms: 0 }'), env: {} }), /redis\.command_timeout_ms/);
+  });
+
   it('converts YAML-number prices through their exact decimal text', () => {
     const config = parseConfig({
       models: [{ id: 'acme/x', endpoints: [{ provider: 'p', pricing: { prompt: 0.0000025, completion: 1e-7, cache_read: '0.00000125000' } }] }],

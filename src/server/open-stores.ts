@@ -80,6 +80,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     loader: (_account, keyHash, ids, days) => pg.settlements.spendState(keyHash, ids, days),
     holdMs,
     log,
+    ...(config.redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redis.commandTimeoutMs }),
     // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });

@@ -10,6 +10,20 @@ import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage, t
 
 const skip = chromiumUnavailable();
 
+// Predicates run in the page, so each is whole in itself (its source is sent, not its
+// closure). Given as functions, not strings: Playwright evaluates a string predicate again
+// on every poll through eval, which the dashboard's CSP (no 'unsafe-eval') refuses once the
+// first check has not held; a function is evaluated once.
+interface PageDocument { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> }
+function noneLoading(): boolean {
+  const d = (globalThis as unknown as { document: PageDocument }).document;
+  return d.querySelectorAll('.loading').length === 0;
+}
+function overviewLoaded(): boolean {
+  const d = (globalThis as unknown as { document: PageDocument }).document;
+  return d.querySelectorAll('.loading').length === 0 && Array.from(d.querySelectorAll('.stat-value')).every((e) => (e.textContent ?? '').includes('$'));
+}
+
 /** Exact decimal text as the dashboard shows a cost: trailing zeros dropped, at least 2 decimals. */
 function asShown(exact: string): string {
   const [whole, frac = ''] = exact.split('.');
@@ -34,7 +48,7 @@ async function visit(page: Page, problems: PageProblems, title: string, shot: st
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: title }).waitFor();
   await page.locator(ready).first().waitFor();
-  await page.waitForFunction(`document.querySelectorAll('.loading').length === 0`);
+  await page.waitForFunction(noneLoading);
   await screenshots(page, shot);
   problems.assertNone(`the ${title} page`);
 }
@@ -179,8 +193,7 @@ describe('dashboard in a browser', { skip }, () => {
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     // The overview's calls have all answered (so the next call is the Keys page's).
-    await page.waitForFunction(`document.querySelectorAll('.loading').length === 0
-      && [...document.querySelectorAll('.stat-value')].every((e) => (e.textContent ?? '').includes('$'))`);
+    await page.waitForFunction(overviewLoaded);
     problems.assertNone('signing in');
     await gw.services.accountService.revokeKey(mgmt.record.hash);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys', exact: true }).click();
