@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
-import { postJson, startTestGateway } from '../support/test-gateway.ts';
+import { postJson, PRICED_SIM, startTestGateway } from '../support/test-gateway.ts';
 
 // `switchyard migrate --from sqlite:PATH --to postgres://…` on a database a real gateway
 // wrote (accounts, keys, grants and adjustments through the admin API, settled generations,
@@ -26,22 +26,10 @@ function migrate(...args: string[]): { code: number | null; out: string; err: st
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const PRICED = `sim: true
-providers:
-  - id: sim
-    options: { chunk_delay_ms: 0 }
-models:
-  - id: acme/paid-sim
-    context_length: 32000
-    endpoints:
-      - provider: sim
-        model: sim-fast
-        pricing: { prompt: "0.000001", completion: "0.000002" }
-`;
 
 /** A SQLite database written by a real gateway, copied out once the gateway stopped. */
 async function filledDatabase(): Promise<string> {
-  const gw = await startTestGateway({ credits: '25', yaml: PRICED });
+  const gw = await startTestGateway({ credits: '25', yaml: PRICED_SIM });
   try {
     const auth = { authorization: `Bearer ${gw.key}` };
     for (let i = 0; i < 3; i++) {

@@ -1,24 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { postJson, PRICED_SIM, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { call, createAdminKey } from '../support/admin-client.ts';
 
 // GET /admin/usage and GET /usage answer in keyset pages of groups (an app title is a
 // client's string: its groups are as many as the titles sent), with the range's totals on
 // every page.
 
-const PRICED = `sim: true
-providers:
-  - id: sim
-    options: { chunk_delay_ms: 0 }
-models:
-  - id: acme/paid-sim
-    context_length: 32000
-    endpoints:
-      - provider: sim
-        model: sim-fast
-        pricing: { prompt: "0.000001", completion: "0.000002" }
-`;
 
 const TITLES = 60;
 
@@ -27,7 +15,7 @@ describe('usage aggregates are paged', () => {
   let admin: string;
   let manager: string;
   before(async () => {
-    gw = await startTestGateway({ yaml: PRICED, credits: '100' });
+    gw = await startTestGateway({ yaml: PRICED_SIM, credits: '100' });
     admin = (await createAdminKey(gw)).key;
     manager = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     // One app title per request, prompts of different lengths: groups of different costs.

@@ -19,6 +19,16 @@ providers:
     options: { chunk_delay_ms: 0 }
 `;
 
+/** The sim with one more model of known per-token prices, `acme/paid-sim` (1 and 2 micro-dollars a token). */
+export const PRICED_SIM = `${SIM_ONLY}models:
+  - id: acme/paid-sim
+    context_length: 32000
+    endpoints:
+      - provider: sim
+        model: sim-fast
+        pricing: { prompt: "0.000001", completion: "0.000002" }
+`;
+
 /** Gateways of this test file on a Redis: each keeps its own keys unless told to share. */
 let redisGateways = 0;
 
