@@ -6,7 +6,12 @@ export interface Cost {
   /** What the account is charged, nano-USD (rounded once, half up). */
   totalNanos: Nanos;
   /** Exact line items in USD decimal text. */
-  breakdown: { prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string; written_off?: string; cache_hit_discount?: string };
+  breakdown: {
+    prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string;
+    /** Task models only, when they bill the unit: images generated, characters synthesized, seconds transcribed. */
+    image_output?: string; characters?: string; audio?: string;
+    written_off?: string; cache_hit_discount?: string;
+  };
 }
 
 /**
@@ -24,18 +29,22 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
   const completion = BigInt(usage.output) * pricing.completion;
   const request = pricing.request;
   const image = BigInt(usage.images ?? 0) * pricing.image;
-  const total = prompt + read + write + completion + request + image;
-  return {
-    totalNanos: attosToNanos(total),
-    breakdown: {
-      prompt: formatAttos(prompt),
-      completion: formatAttos(completion),
-      cache_read: formatAttos(read),
-      cache_write: formatAttos(write),
-      request: formatAttos(request),
-      image: formatAttos(image),
-    },
+  const imageOutput = BigInt(usage.imagesOutput ?? 0) * pricing.imageOutput;
+  const characters = BigInt(usage.characters ?? 0) * pricing.character;
+  const audio = BigInt(audioSeconds(usage.audioMs ?? 0)) * pricing.audioSecond;
+  const total = prompt + read + write + completion + request + image + imageOutput + characters + audio;
+  const breakdown: Cost['breakdown'] = {
+    prompt: formatAttos(prompt),
+    completion: formatAttos(completion),
+    cache_read: formatAttos(read),
+    cache_write: formatAttos(write),
+    request: formatAttos(request),
+    image: formatAttos(image),
   };
+  if (imageOutput !== 0n) breakdown.image_output = formatAttos(imageOutput);
+  if (characters !== 0n) breakdown.characters = formatAttos(characters);
+  if (audio !== 0n) breakdown.audio = formatAttos(audio);
+  return { totalNanos: attosToNanos(total), breakdown };
 }
 
 /**
@@ -46,4 +55,9 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
 export function writeOff(cost: Cost, chargedNanos: Nanos): Cost {
   if (chargedNanos >= cost.totalNanos) return cost;
   return { totalNanos: chargedNanos, breakdown: { ...cost.breakdown, written_off: formatNanos(cost.totalNanos - chargedNanos) } };
+}
+
+/** Seconds of audio billed: whole seconds, rounded up (a 1.2 s clip bills 2). */
+export function audioSeconds(ms: number): number {
+  return Math.ceil(Math.max(0, ms) / 1000);
 }

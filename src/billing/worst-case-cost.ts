@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint } from '../catalog/types.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import { ATTOS_PER_NANO, type Attos, type Nanos } from '../money/money.ts';
+import { taskOutputTokensBound, taskUnitsWorstCase } from './task-cost.ts';
 
 /**
  * The most a request can cost, to hold before calling upstream. `promptBound` is an upper
@@ -57,6 +58,12 @@ export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint
 function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: number): Attos {
   const p = endpoint.compiledPricing;
   const promptPrice = maxBig(p.prompt, p.cacheWrite);
+  const task = req.task;
+  if (task !== undefined) {
+    // A task's output is bounded by its own units (n images, the input's characters, the audio's duration).
+    const prompt = BigInt(promptOn(endpoint, promptBound)) * promptPrice;
+    return prompt + BigInt(taskOutputTokensBound(task, endpoint)) * p.completion + p.request + taskUnitsWorstCase(task, endpoint);
+  }
   const fixed = p.request + BigInt(countInputImages(req)) * p.image;
   const prompt = promptOn(endpoint, promptBound);
   const atBound = BigInt(prompt) * promptPrice + BigInt(maxOutputTokens(req, endpoint, prompt)) * p.completion;

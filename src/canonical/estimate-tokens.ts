@@ -1,5 +1,6 @@
 import type { CanonicalRequest, FilePart, ImagePart, Message, ToolResultPart, UserContentPart } from './request.ts';
 import { assertNever } from './stream-part.ts';
+import type { TaskRequest } from './task.ts';
 
 // A tokenizer-free estimate of BPE token counts, used for billing reservations, context
 // checks, `count_tokens` and the sim's usage. It must be deterministic and cheap (one pass
@@ -136,6 +137,7 @@ export function estimateRequestTokens(req: CanonicalRequest): number {
 
 /** The prompt measured with `m`: framing overheads plus each part's measure. */
 export function measureRequest(req: CanonicalRequest, m: PromptMeasure): number {
+  if (req.task !== undefined) return measureTask(req.task, m);
   let tokens = REPLY_PRIMING_TOKENS;
   for (const message of req.messages) tokens += measureMessage(message, m);
   if (req.tools !== undefined && req.tools.length > 0) {
@@ -239,4 +241,24 @@ export function mediaTypeOf(data: string): string {
 
 export function isTextLike(mediaType: string): boolean {
   return mediaType.startsWith('text/') || mediaType.endsWith('json') || mediaType.endsWith('xml') || mediaType.endsWith('yaml');
+}
+
+/**
+ * A task's text input, the only part of it billed per token before the answer (images and
+ * audio files are billed per image or per second, see billing/task-worst-case.ts).
+ */
+function measureTask(task: TaskRequest, m: PromptMeasure): number {
+  switch (task.kind) {
+    case 'embedding': {
+      let tokens = 0;
+      for (const input of task.input) tokens += typeof input === 'string' ? m.text(input) : input.length;
+      return tokens;
+    }
+    case 'image':
+      return m.text(task.prompt);
+    case 'speech':
+      return m.text(task.input) + (task.instructions === undefined ? 0 : m.text(task.instructions));
+    case 'transcription':
+      return task.prompt === undefined ? 0 : m.text(task.prompt);
+  }
 }

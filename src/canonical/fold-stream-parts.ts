@@ -88,6 +88,9 @@ export class StreamFolder {
         r.content.push({ type: 'image-output', url: part.url });
         this.last = null;
         return;
+      case 'task-result':
+        r.task = part.result;
+        return;
       case 'finish':
         r.finish = part.reason;
         return;

@@ -2,6 +2,8 @@
 // adapter encodes from. Only fields the client actually set are present; an absent
 // field means "provider default", never a silently invented value.
 
+import type { TaskRequest } from './task.ts';
+
 export interface CacheControl {
   type: 'ephemeral';
   ttl?: string; // '5m' | '1h'
@@ -201,6 +203,8 @@ export interface CanonicalRequest {
   stream: boolean;
   /** Provider-specific fields passed through untouched to providers that accept them. */
   extra: Record<string, unknown>;
+  /** Not a conversation (embeddings, images, speech, transcription): `messages` is then empty. */
+  task?: TaskRequest;
 }
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

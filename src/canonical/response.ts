@@ -1,6 +1,7 @@
 import type { AssistantContentPart } from './request.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
+import type { TaskResult } from './task.ts';
 
 /** A whole answer: the fold of its stream parts (see fold-stream-parts.ts). */
 export interface CanonicalResponse {
@@ -9,4 +10,6 @@ export interface CanonicalResponse {
   content: AssistantContentPart[];
   finish: FinishReason | null;
   usage: Usage | null;
+  /** A task request's result (embeddings, images, audio, a transcript). */
+  task?: TaskResult;
 }

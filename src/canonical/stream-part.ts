@@ -1,5 +1,6 @@
 import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
+import type { TaskResult } from './task.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 
 // A flat union of everything an answer is made of, streamed or not. Named noun-then-action.
@@ -28,6 +29,8 @@ export interface ToolCallEndPart { type: 'tool-call-end'; index: number }
 export interface AudioDeltaPart { type: 'audio-delta'; id?: string; data?: string; transcript?: string; format?: string; expiresAt?: number }
 /** A generated image, whole: a `data:` URI or an https URL. */
 export interface ImageOutputPart { type: 'image-output'; url: string }
+/** The whole answer of a task request (embeddings, images, speech, transcription). */
+export interface TaskResultPart { type: 'task-result'; result: TaskResult }
 export interface FinishPart { type: 'finish'; reason: FinishReason }
 export interface UsagePart { type: 'usage'; usage: Usage }
 export interface ErrorPart { type: 'error'; error: GatewayError }
@@ -43,6 +46,7 @@ export type StreamPart =
   | ToolCallEndPart
   | AudioDeltaPart
   | ImageOutputPart
+  | TaskResultPart
   | FinishPart
   | UsagePart
   | ErrorPart;

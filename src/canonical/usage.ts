@@ -10,6 +10,12 @@ export interface Usage {
   audioInput?: number;
   audioOutput?: number;
   images?: number;
+  /** Images generated (image models priced per image). */
+  imagesOutput?: number;
+  /** Characters of input synthesized (speech models priced per character). */
+  characters?: number;
+  /** Milliseconds of input audio (transcription models priced per second). */
+  audioMs?: number;
   /** The provider's own usage object, untouched. */
   raw?: unknown;
 }

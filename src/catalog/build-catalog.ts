@@ -76,6 +76,7 @@ function build(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, Ad
     }
     models.push({
       id: draft.id,
+      kind: draft.kind,
       name: draft.name,
       author: draft.id.slice(0, draft.id.indexOf('/')),
       description: draft.description,
@@ -93,11 +94,16 @@ function build(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, Ad
   return { catalog, warnings: [...catalog.warnings] };
 }
 
+/** The prompt bound of image, speech and transcription models that state no context length. */
+const TASK_PROMPT_TOKENS = 32_000;
+
 function modelContextLength(draft: ModelDraft): number {
   if (draft.contextLength !== undefined) return draft.contextLength;
   let max = 0;
   for (const ep of draft.endpoints) if (ep.contextLength !== undefined && ep.contextLength > max) max = ep.contextLength;
   if (max > 0) return max;
+  // Image, speech and transcription models take a prompt, not a context: it only bounds the prompt's hold.
+  if (draft.kind === 'image' || draft.kind === 'speech' || draft.kind === 'transcription') return TASK_PROMPT_TOKENS;
   throw new ConfigError(`${draft.path ?? draft.id}.context_length`, 'required for a model that is not built in (or give each endpoint a context_length)');
 }
 

@@ -9,7 +9,7 @@ const PROVIDER: ProviderConfig = { id: 'p', kind: 'openai', name: 'P', baseUrl: 
 function model(id: string, aliases: string[] = []): ModelInfo {
   const pricing = { prompt: '0.000001', completion: '0.000002' };
   return {
-    id, name: id, author: id.slice(0, id.indexOf('/')), description: '', contextLength: 1000,
+    id, kind: 'chat', name: id, author: id.slice(0, id.indexOf('/')), description: '', contextLength: 1000,
     capabilities: ['text'], aliases, created: 0,
     endpoints: [{
       id: `p/${id}`, modelId: id, provider: PROVIDER, upstreamModel: id, pricing,

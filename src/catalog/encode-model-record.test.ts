@@ -26,6 +26,7 @@ describe('toModelRecord', () => {
     const model = buildCatalog(config, {}, adapters).catalog.get('acme/widget')!;
     assert.deepEqual(toModelRecord(model), {
       id: 'acme/widget',
+      kind: 'chat',
       name: 'Acme Widget',
       provider: 'acme',
       description: 'A model.',

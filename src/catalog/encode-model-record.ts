@@ -1,9 +1,11 @@
 import { formatAttos } from '../money/money.ts';
-import type { Capability, Endpoint, ModelInfo } from './types.ts';
+import type { Capability, Endpoint, ModelInfo, ModelKind } from './types.ts';
 
 /** The spec's Model record, with the extra fields OpenRouter's /models clients read. */
 export interface ModelRecord {
   id: string;
+  /** What the model produces: `chat`, `embedding`, `image`, `speech` or `transcription`. */
+  kind: ModelKind;
   name: string;
   /** The model's author (the part of the id before the slash). */
   provider: string;
@@ -25,6 +27,12 @@ export interface ModelRecordPricing {
   image?: string;
   input_cache_read?: string;
   input_cache_write?: string;
+  /** Per image generated. */
+  image_output?: string;
+  /** Per character synthesized. */
+  character?: string;
+  /** Per second of audio transcribed. */
+  audio_second?: string;
 }
 
 /**
@@ -38,6 +46,7 @@ export function toModelRecord(model: ModelInfo): ModelRecord {
   for (const ep of model.endpoints) for (const p of ep.supportedParameters) supported.add(p);
   return {
     id: model.id,
+    kind: model.kind,
     name: model.name,
     provider: model.author,
     description: model.description,
@@ -45,7 +54,7 @@ export function toModelRecord(model: ModelInfo): ModelRecord {
     pricing: encodePricing(top),
     capabilities: model.capabilities,
     created: model.created,
-    architecture: encodeArchitecture(model.capabilities),
+    architecture: encodeArchitecture(model.kind, model.capabilities),
     top_provider: { context_length: top.contextLength, max_completion_tokens: top.maxOutputTokens ?? null },
     supported_parameters: [...supported].sort(),
   };
@@ -70,10 +79,33 @@ function encodePricing(ep: Endpoint): ModelRecordPricing {
   // Cache prices are worth a field only where caching changes the price.
   if (p.cacheRead !== p.prompt) out.input_cache_read = formatAttos(p.cacheRead);
   if (p.cacheWrite !== p.prompt) out.input_cache_write = formatAttos(p.cacheWrite);
+  if (p.imageOutput !== 0n) out.image_output = formatAttos(p.imageOutput);
+  if (p.character !== 0n) out.character = formatAttos(p.character);
+  if (p.audioSecond !== 0n) out.audio_second = formatAttos(p.audioSecond);
   return out;
 }
 
-function encodeArchitecture(capabilities: readonly Capability[]): ModelRecord['architecture'] {
+/** OpenRouter's modality names: `text`, `image`, `audio`, `file`, and `embeddings` for embedding models. */
+function encodeArchitecture(kind: ModelKind, capabilities: readonly Capability[]): ModelRecord['architecture'] {
+  switch (kind) {
+    case 'chat':
+      return chatArchitecture(capabilities);
+    case 'embedding':
+      return architecture(['text'], ['embeddings']);
+    case 'image':
+      return architecture(capabilities.includes('multimodal') ? ['text', 'image'] : ['text'], ['image']);
+    case 'speech':
+      return architecture(['text'], ['audio']);
+    case 'transcription':
+      return architecture(['audio'], ['text']);
+  }
+}
+
+function architecture(input: string[], output: string[]): ModelRecord['architecture'] {
+  return { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output };
+}
+
+function chatArchitecture(capabilities: readonly Capability[]): ModelRecord['architecture'] {
   const has = (c: Capability): boolean => capabilities.includes(c);
   const input = ['text'];
   if (has('multimodal')) input.push('image');
@@ -82,5 +114,5 @@ function encodeArchitecture(capabilities: readonly Capability[]): ModelRecord['a
   const output = ['text'];
   if (has('image_output')) output.push('image');
   if (has('audio_output')) output.push('audio');
-  return { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output };
+  return architecture(input, output);
 }

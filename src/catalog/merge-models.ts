@@ -1,10 +1,11 @@
 import type { EndpointInput, ModelInput } from '../config/types.ts';
 import type { BuiltinEndpoint, BuiltinModel } from './builtin/builtin-types.ts';
-import type { Capability, PricingSpec } from './types.ts';
+import type { Capability, ModelKind, PricingSpec } from './types.ts';
 
 /** A model before compiling: built-in data with the config's changes applied. */
 export interface ModelDraft {
   id: string;
+  kind: ModelKind;
   name: string;
   description: string;
   contextLength: number | undefined;
@@ -45,6 +46,7 @@ export function mergeModels(builtins: readonly BuiltinModel[], inputs: readonly 
     if (base !== undefined) {
       drafts.set(input.id, {
         ...base,
+        kind: input.kind ?? base.kind,
         name: input.name ?? base.name,
         description: input.description ?? base.description,
         contextLength: input.contextLength ?? base.contextLength,
@@ -58,6 +60,7 @@ export function mergeModels(builtins: readonly BuiltinModel[], inputs: readonly 
     } else {
       drafts.set(input.id, {
         id: input.id,
+        kind: input.kind ?? 'chat',
         name: input.name ?? input.id,
         description: input.description ?? '',
         contextLength: input.contextLength,
@@ -77,6 +80,7 @@ export function mergeModels(builtins: readonly BuiltinModel[], inputs: readonly 
 function fromBuiltin(b: BuiltinModel): ModelDraft {
   return {
     id: b.id,
+    kind: b.kind ?? 'chat',
     name: b.name,
     description: b.description,
     contextLength: b.contextLength,

@@ -5,6 +5,8 @@ import type { Capability } from '../canonical/capabilities.ts';
 import type { CacheFamily, CompiledPricing, PricingSpec } from '../money/pricing.ts';
 
 export type { Capability } from '../canonical/capabilities.ts';
+export type { ModelKind } from '../canonical/task.ts';
+import type { ModelKind } from '../canonical/task.ts';
 export type { CacheFamily, PricingSpec } from '../money/pricing.ts';
 
 export interface ProviderConfig {
@@ -62,6 +64,8 @@ export interface Endpoint {
 
 export interface ModelInfo {
   id: string; // author/name
+  /** What the model produces: a request goes only to a model of its kind. */
+  kind: ModelKind;
   name: string;
   author: string;
   description: string;

@@ -1,5 +1,6 @@
 import { isCapability, CAPABILITIES, type Capability } from '../canonical/capabilities.ts';
 import type { PricingSpec } from '../money/pricing.ts';
+import { MODEL_KINDS } from '../canonical/task.ts';
 import { ConfigError } from './config-error.ts';
 import {
   at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, readList, readMapping, readPrice, readString,
@@ -7,11 +8,11 @@ import {
 } from './read-fields.ts';
 import type { EndpointInput, ModelInput } from './types.ts';
 
-const MODEL_KEYS = ['id', 'name', 'description', 'context_length', 'capabilities', 'aliases', 'created', 'endpoints', 'enabled'] as const;
+const MODEL_KEYS = ['id', 'kind', 'name', 'description', 'context_length', 'capabilities', 'aliases', 'created', 'endpoints', 'enabled'] as const;
 const ENDPOINT_KEYS = [
   'provider', 'model', 'pricing', 'context_length', 'max_output_tokens', 'quantization', 'data_collection', 'zdr',
   'supported_parameters', 'moderated'] as const;
-const PRICING_KEYS = ['prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write'] as const;
+const PRICING_KEYS = ['prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write', 'image_output', 'character', 'audio_second'] as const;
 
 /** `<author>/<name>`: one slash; the name may hold ':' (`ollama/llama3:8b`). */
 export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
@@ -33,6 +34,8 @@ function parseModel(value: unknown, path: string): ModelInput {
   const id = readString(fields.id, at(path, 'id'));
   if (!MODEL_ID.test(id)) throw new ConfigError(at(path, 'id'), `"${id}" is not a model id of the form <author>/<name>`);
   const out: ModelInput = { id };
+  const kind = optEnum(fields, 'kind', MODEL_KINDS, path);
+  if (kind !== undefined) out.kind = kind;
   const name = optString(fields, 'name', path);
   if (name !== undefined) out.name = name;
   const description = optString(fields, 'description', path);
@@ -110,7 +113,7 @@ function parsePricing(value: unknown, path: string): PricingSpec {
     prompt: readPrice(fields.prompt, at(path, 'prompt')),
     completion: readPrice(fields.completion, at(path, 'completion')),
   };
-  for (const key of ['request', 'image', 'cache_read', 'cache_write'] as const) {
+  for (const key of ['request', 'image', 'cache_read', 'cache_write', 'image_output', 'character', 'audio_second'] as const) {
     if (fields[key] !== undefined && fields[key] !== null) out[key] = readPrice(fields[key], at(path, key));
   }
   return out;

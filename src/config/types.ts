@@ -1,5 +1,6 @@
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
+import type { ModelKind } from '../canonical/task.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -128,6 +129,8 @@ export interface ProviderInput {
  */
 export interface ModelInput {
   id: string;
+  /** What the model produces (default `chat`). */
+  kind?: ModelKind;
   name?: string;
   description?: string;
   contextLength?: number;

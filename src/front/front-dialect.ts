@@ -78,3 +78,22 @@ export interface KeepAlive {
   intervalMs: number;
   text: string;
 }
+
+/**
+ * An answer that is not JSON (speech audio, a transcript as text, srt or vtt): a dialect's
+ * `encodeResponse` returns it and the route sends its bytes with its content type.
+ */
+export class RawAnswer {
+  readonly contentType: string;
+  readonly body: Buffer | string;
+
+  constructor(contentType: string, body: Buffer | string) {
+    this.contentType = contentType;
+    this.body = body;
+  }
+}
+
+/** Task routes (embeddings, images, audio) never stream: their decoders never set `stream`. */
+export function taskFrontStreamEncoder(): DialectStreamEncoder {
+  throw new Error('a task request never streams');
+}

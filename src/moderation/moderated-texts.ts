@@ -1,5 +1,6 @@
 import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
 import { dataUriMediaType } from '../canonical/data-uri.ts';
+import { assertNever } from '../canonical/stream-part.ts';
 
 // Everything of a request the model will read as text, for moderation: every turn's text
 // whatever its role (system, user, assistant, tool), reasoning the client sends back,
@@ -21,6 +22,26 @@ export function moderatedTexts(req: CanonicalRequest): string[] {
   const add = (text: string | undefined): void => {
     if (text !== undefined && text.length > 0) out.push(text);
   };
+  const task = req.task;
+  if (task !== undefined) {
+    switch (task.kind) {
+      case 'embedding':
+        for (const input of task.input) if (typeof input === 'string') add(input);
+        break;
+      case 'image':
+        add(task.prompt);
+        break;
+      case 'speech':
+        add(task.input);
+        add(task.instructions);
+        break;
+      case 'transcription':
+        add(task.prompt);
+        break;
+      default:
+        assertNever(task);
+    }
+  }
   for (const m of req.messages) {
     switch (m.role) {
       case 'system':

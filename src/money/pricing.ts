@@ -10,6 +10,12 @@ export interface PricingSpec {
   cache_read?: string;
   /** Per prompt token written to the cache; defaults from the provider's cache family. */
   cache_write?: string;
+  /** Per image generated (image models). */
+  image_output?: string;
+  /** Per character of input synthesized (speech models). */
+  character?: string;
+  /** Per second of input audio, whole seconds rounded up (transcription models). */
+  audio_second?: string;
 }
 
 /** How a provider family prices prompt caching (spec: Limits, "Caching prices"). */
@@ -23,6 +29,9 @@ export interface CompiledPricing {
   image: Attos;
   cacheRead: Attos;
   cacheWrite: Attos;
+  imageOutput: Attos;
+  character: Attos;
+  audioSecond: Attos;
   /** True when every price is zero. */
   free: boolean;
 }
@@ -55,8 +64,15 @@ export function compilePricing(spec: PricingSpec, family: CacheFamily): Compiled
   }
   if (spec.cache_read !== undefined) cacheRead = priceToAttos(spec.cache_read);
   if (spec.cache_write !== undefined) cacheWrite = priceToAttos(spec.cache_write);
-  const free = prompt === 0n && completion === 0n && request === 0n && image === 0n;
-  return { prompt, completion, request, image, cacheRead, cacheWrite, free };
+  const imageOutput = optionalPrice(spec.image_output);
+  const character = optionalPrice(spec.character);
+  const audioSecond = optionalPrice(spec.audio_second);
+  const free = prompt === 0n && completion === 0n && request === 0n && image === 0n && imageOutput === 0n && character === 0n && audioSecond === 0n;
+  return { prompt, completion, request, image, cacheRead, cacheWrite, imageOutput, character, audioSecond, free };
+}
+
+function optionalPrice(price: string | undefined): Attos {
+  return price === undefined ? 0n : priceToAttos(price);
 }
 
 /** price × percent / 100, refusing a price so fine that the product is not exact in attos. */

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { buildInfo } from '../config/build-info.ts';
 import { aggregateAcrossWorkers } from './cluster-metrics.ts';
-import type { DialectName } from '../canonical/dialect-name.ts';
+import { DIALECT_NAMES, type DialectName } from '../canonical/dialect-name.ts';
 
 /** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 320];
@@ -11,11 +11,9 @@ const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 
 type OverheadLabels = { route: DialectName; streamed: 'true' | 'false' };
 
 /** The overhead histogram's label sets, built once: [non-streamed, streamed] per dialect. */
-const OVERHEAD_LABELS: Record<DialectName, readonly [OverheadLabels, OverheadLabels]> = {
-  chat: [{ route: 'chat', streamed: 'false' }, { route: 'chat', streamed: 'true' }],
-  messages: [{ route: 'messages', streamed: 'false' }, { route: 'messages', streamed: 'true' }],
-  responses: [{ route: 'responses', streamed: 'false' }, { route: 'responses', streamed: 'true' }],
-};
+const OVERHEAD_LABELS = Object.fromEntries(
+  DIALECT_NAMES.map((route) => [route, [{ route, streamed: 'false' }, { route, streamed: 'true' }]]),
+) as unknown as Record<DialectName, readonly [OverheadLabels, OverheadLabels]>;
 
 export const TOKEN_TYPES = ['prompt', 'completion', 'cache_read', 'cache_write', 'reasoning'] as const;
 

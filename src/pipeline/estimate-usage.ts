@@ -23,6 +23,8 @@ export async function estimateUsage(req: CanonicalRequest, attempt: PlannedAttem
   const shown = counts[1]!;
   let input = prompt.fixed;
   for (let i = 2; i < counts.length; i++) input += counts[i]!;
+  // A task's output is priced in its own units (billing/task-cost.ts), not in tokens.
+  if (req.task !== undefined) return { input, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
   const cap = maxOutputTokens(req, attempt.endpoint, promptOn(attempt.endpoint, input));
   const hidden = shown > 0 || !reasons(req, attempt) ? 0 : Math.max(0, Math.min(req.reasoning?.maxTokens ?? cap, cap - visible));
   return { input, cacheRead: 0, cacheWrite: 0, output: visible + shown + hidden, reasoning: shown + hidden };

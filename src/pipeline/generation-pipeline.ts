@@ -7,6 +7,7 @@ import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import { PromptBound } from '../canonical/prompt-token-bound.ts';
 import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
+import { addTaskUnits } from '../billing/task-cost.ts';
 import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
@@ -214,7 +215,8 @@ export class GenerationPipeline {
    */
   private async stickyLookup(accountId: string, req: CanonicalRequest, find: boolean): Promise<StickyLookup | null> {
     const sticky = this.deps.sticky;
-    if (sticky === undefined) return null;
+    // Task requests (embeddings, images, audio) have no prompt cache to stick to.
+    if (sticky === undefined || req.task !== undefined) return null;
     const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
     // Unknown: the planner refuses it. One endpoint: there is no choice to make.
     if (model === undefined || model.endpoints.length < 2) return null;
@@ -297,6 +299,7 @@ export class GenerationPipeline {
       if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
     }
     if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
+    if (usage !== null && admitted.req.task !== undefined) addTaskUnits(usage, admitted.req.task, tracking.taskResult);
     // A response-cache hit called no upstream: it says nothing of where a prompt cache is.
     if (admitted.sticky !== null && hit === null && served !== null && execution.error === null && !execution.cancelled) {
       this.deps.sticky?.remember(admitted.sticky, served.endpoint.id, usage);

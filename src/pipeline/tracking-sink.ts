@@ -1,6 +1,7 @@
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { Usage } from '../canonical/usage.ts';
+import type { TaskResult } from '../canonical/task.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 
@@ -18,6 +19,8 @@ export class TrackingSink implements ExecutionSink {
   readonly output: string[] = [];
   /** Reasoning text the upstream showed. */
   readonly reasoning: string[] = [];
+  /** A task request's result (embeddings, images, audio, a transcript), once it came. */
+  taskResult: TaskResult | null = null;
 
   constructor(inner: ExecutionSink) {
     this.inner = inner;
@@ -31,6 +34,7 @@ export class TrackingSink implements ExecutionSink {
     this.usage = null;
     this.finish = null;
     this.upstreamId = null;
+    this.taskResult = null;
     this.output.length = 0;
     this.reasoning.length = 0;
     this.inner.beginAttempt(attempt);
@@ -58,6 +62,9 @@ export class TrackingSink implements ExecutionSink {
         break;
       case 'stream-start':
         if (part.id !== undefined) this.upstreamId = part.id;
+        break;
+      case 'task-result':
+        this.taskResult = part.result;
         break;
       default:
         break;

@@ -1,4 +1,6 @@
 import type { CanonicalRequest } from '../canonical/request.ts';
+import type { ModelKind, TaskRequest } from '../canonical/task.ts';
+import type { FormData } from 'undici';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { Endpoint, ProviderConfig } from '../catalog/types.ts';
@@ -8,6 +10,13 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+}
+
+/** A task's upstream call: JSON text, or multipart form data (undici's FormData: an audio file, images to edit). */
+export interface UpstreamTaskRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | FormData;
 }
 
 /** Receives the stream parts an upstream answer decodes into, in order. */
@@ -46,6 +55,21 @@ export interface HttpProviderAdapter {
   decodeResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void;
   createStreamDecoder(endpoint: Endpoint, emit: PartSink): StreamDecoder;
   decodeError(status: number, body: string, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint): GatewayError;
+  /** The task kinds (embedding, image, speech, transcription) this adapter can carry; absent: chat only. */
+  readonly tasks?: TaskCodec;
+}
+
+/**
+ * How an adapter carries task requests (docs/modalities.md): one upstream call each, its
+ * answer read whole (audio is binary) and decoded into a `task-result` part and a `usage` part.
+ */
+export interface TaskCodec {
+  /** The kinds this adapter serves for this provider (its vendor profile). */
+  kindsFor(provider: ProviderConfig): ReadonlySet<ModelKind>;
+  /** Throws (a GatewayError) when this endpoint cannot carry the request: the plan moves on. */
+  encode(req: CanonicalRequest, task: TaskRequest, endpoint: Endpoint): UpstreamTaskRequest;
+  /** The upstream's successful answer, whole. Malformed answers emit an `error` part. */
+  decode(task: TaskRequest, body: Buffer, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint, emit: PartSink): void;
 }
 
 /** An adapter that produces answers in-process (the `sim` provider). */

@@ -48,7 +48,7 @@ function endpoint(modelId: string, providerId: string, spec: EndpointSpec): Endp
 
 function model(id: string, endpoints: Record<string, EndpointSpec>): ModelInfo {
   return {
-    id, name: id, author: id.split('/')[0]!, description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
+    id, kind: 'chat', name: id, author: id.split('/')[0]!, description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
     endpoints: Object.entries(endpoints).map(([key, spec]) => endpoint(id, key.split(':')[0]!, spec)),
   };
 }

@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
+import { requestKind, type ModelKind } from '../canonical/task.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
@@ -72,12 +73,14 @@ export class AttemptPlanner {
     const excluded: Exclusion[] = [];
     const tally = newTally();
     const models: DraftModel[] = [];
+    const kind = requestKind(req.task);
     for (const choice of req.models) {
       const resolved = this.catalog.resolve(choice.model);
       if (resolved === undefined) {
         throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, { param: 'model' });
       }
       const model = resolved.model;
+      if (model.kind !== kind) throw wrongKind(choice.model, model.kind, kind);
       const prefs = compilePreferences(req.provider, choice.provider, resolved.variant);
       const cands: Candidate[] = [];
       filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
@@ -187,4 +190,21 @@ function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[
     metadata: { models: req.models.map((m) => m.model), excluded },
     ...(headers === undefined ? {} : { headers }),
   });
+}
+
+/** Where each kind of model is called: named in the 400 for a model sent to the wrong endpoint. */
+const KIND_ROUTES: Record<ModelKind, string> = {
+  chat: 'POST /v1/chat/completions (or /v1/messages, /v1/responses)',
+  embedding: 'POST /v1/embeddings',
+  image: 'POST /v1/images/generations (or /v1/images/edits)',
+  speech: 'POST /v1/audio/speech',
+  transcription: 'POST /v1/audio/transcriptions (or /v1/audio/translations)',
+};
+
+function wrongKind(name: string, kind: ModelKind, wanted: ModelKind): GatewayError {
+  return new GatewayError(
+    'invalid_parameter',
+    `Model "${name}" is ${kind === 'image' || kind === 'embedding' ? 'an' : 'a'} ${kind} model and cannot serve a ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
+    { param: 'model', metadata: { model_kind: kind, request_kind: wanted } },
+  );
 }

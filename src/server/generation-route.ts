@@ -3,7 +3,7 @@ import { nanosToNumber } from '../money/money.ts';
 import { storageUnavailable } from '../billing/settlement-queue.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { DialectStreamEncoder, FrontDialect, ResponseMeta } from '../front/front-dialect.ts';
+import { RawAnswer, type DialectStreamEncoder, type FrontDialect, type ResponseMeta } from '../front/front-dialect.ts';
 import { FoldingSink } from '../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
@@ -54,8 +54,14 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
         reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
         throw execution.error;
       }
+      const encoded = dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
+      if (encoded instanceof RawAnswer) {
+        reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+        reply.type(encoded.contentType);
+        return encoded.body;
+      }
       // Serialized here (as Fastify would) so that the gateway's own time includes it.
-      const body = JSON.stringify(dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req));
+      const body = JSON.stringify(encoded);
       reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
       reply.type(JSON_UTF8);
       return body;

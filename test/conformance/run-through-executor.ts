@@ -65,7 +65,7 @@ export class ExecutorHarness {
         : adapter.supportedParameters,
     };
     this.model = {
-      id: this.endpoint.modelId, name: subject.upstreamModel, author: 'conformance', description: '',
+      id: this.endpoint.modelId, kind: 'chat', name: subject.upstreamModel, author: 'conformance', description: '',
       contextLength: 128_000, capabilities: ['text'], aliases: [], created: 0, endpoints: [this.endpoint],
     };
   }

@@ -2,7 +2,7 @@
 // path as config entries; these types only add what data files need and a config never
 // states (credential env vars, parameter exclusions).
 
-import type { CacheFamily, Capability, PricingSpec } from '../types.ts';
+import type { CacheFamily, Capability, ModelKind, PricingSpec } from '../types.ts';
 
 export interface BuiltinProvider {
   id: string;
@@ -36,6 +36,8 @@ export interface BuiltinEndpoint {
 
 export interface BuiltinModel {
   id: string;
+  /** What the model produces (default `chat`). */
+  kind?: ModelKind;
   name: string;
   description: string;
   contextLength: number;

@@ -28,4 +28,11 @@ export const SIM_MODELS: readonly BuiltinModel[] = [
     aliases: [], created: utc('2026-01-01'),
     endpoints: [{ provider: 'sim', model: 'sim-reasoner', pricing: { prompt: '0.000002', completion: '0.000008' }, dataCollection: 'deny', zdr: true }],
   },
+  {
+    id: 'switchyard/sim-embed', kind: 'embedding', name: 'Switchyard: Sim Embed',
+    description: 'Simulated embedding model: deterministic unit vectors (256 dimensions, or `dimensions`) at $0.02 per million tokens.',
+    contextLength: 8_192, capabilities: ['text'],
+    aliases: [], created: utc('2026-01-01'),
+    endpoints: [{ provider: 'sim', model: 'sim-embed', pricing: { prompt: '0.00000002', completion: '0' }, dataCollection: 'deny', zdr: true }],
+  },
 ];

@@ -149,6 +149,8 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
       // No block for generated audio or images: see encode-messages-response.ts.
       case 'audio-delta':
       case 'image-output':
+      // Task answers never stream (their routes are not chat dialects).
+      case 'task-result':
         return '';
       default:
         return assertNever(part);

@@ -93,6 +93,8 @@ export class ChatStreamEncoder {
       case 'reasoning-signature':
       case 'reasoning-redacted':
       case 'tool-call-end':
+      // Task answers never stream (their routes are not chat dialects).
+      case 'task-result':
         return '';
       default:
         return assertNever(part);

@@ -127,6 +127,8 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
       // No output item holds generated audio or images: see encode-responses-response.ts.
       case 'audio-delta':
       case 'image-output':
+      // Task answers never stream (their routes are not chat dialects).
+      case 'task-result':
         return '';
       default:
         return assertNever(part);

@@ -54,7 +54,8 @@ export class ResponseCache {
 
   /** Null when the request is not eligible; else its key, and the answer when there is one. */
   async probe(accountId: string, req: CanonicalRequest, directive: CacheDirective | undefined): Promise<CacheProbe | null> {
-    if (!this.config.enabled || directive?.mode === 'off') return null;
+    // Task answers (embeddings, images, audio) are not cached: the key covers conversations only.
+    if (!this.config.enabled || directive?.mode === 'off' || req.task !== undefined) return null;
     if (directive?.mode !== 'on' && req.sampling.temperature !== 0) return null;
     const ttlSeconds = Math.min(this.config.ttlSeconds, directive?.ttlSeconds ?? Infinity);
     const key = requestKey(accountId, req);

@@ -4,7 +4,8 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import { readAllText } from './read-all-text.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
-import type { HttpProviderAdapter, PartSink } from '../types.ts';
+import type { HttpProviderAdapter, PartSink, UpstreamRequest, UpstreamTaskRequest } from '../types.ts';
+import type { TaskRequest } from '../../canonical/task.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
 import { attemptTimeoutError, connectError, credentialsError, oversizedEventError, providerFailure, readFailedError } from './upstream-error.ts';
 
@@ -15,6 +16,9 @@ import { attemptTimeoutError, connectError, credentialsError, oversizedEventErro
 
 /** An error body is read up to this many characters. */
 const MAX_ERROR_BODY = 64 * 1024;
+
+/** A task's answer (images as base64, audio) is read up to this many bytes. */
+const MAX_TASK_BODY = 128 * 1024 * 1024;
 
 /** The attempt the transport serves: where parts go and where the outcome is kept. */
 export interface UpstreamAttempt {
@@ -60,9 +64,9 @@ export async function callUpstream(
   timeoutMs: number,
   traced?: TracedAttempt,
 ): Promise<void> {
-  let upstreamReq;
+  let upstreamReq: UpstreamRequest | UpstreamTaskRequest;
   try {
-    upstreamReq = adapter.encodeRequest(req, endpoint);
+    upstreamReq = req.task === undefined ? adapter.encodeRequest(req, endpoint) : encodeTask(adapter, req, req.task, endpoint);
   } catch (err) {
     // This endpoint cannot carry the request (e.g. audio to a provider without audio):
     // another endpoint of the plan may, so the failure moves on rather than ends routing.
@@ -73,10 +77,17 @@ export async function callUpstream(
   // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
   if (adapter.authorize !== undefined) {
+    const signable = upstreamReq;
+    if (typeof signable.body !== 'string') {
+      exchange.disarm();
+      attempt.notSent = true;
+      attempt.fail(providerFailure(new GatewayError('provider_error', `Provider "${endpoint.provider.id}" cannot be sent a file upload.`), endpoint));
+      return;
+    }
     // Credentials that never come (a hung credential process or token endpoint) must not
     // hold the attempt past its deadline, nor past the client's leaving.
     const authorized = await Promise.race([
-      adapter.authorize(upstreamReq, endpoint).then((r) => ({ r }), (err: unknown) => ({ err })),
+      adapter.authorize(signable as UpstreamRequest, endpoint).then((r) => ({ r }), (err: unknown) => ({ err })),
       exchange.interrupted(),
     ]);
     if (authorized === null) {
@@ -100,7 +111,16 @@ export async function callUpstream(
     attempt.fail(connectError(err, endpoint));
     return;
   }
-  await exchange.read(req.stream);
+  await exchange.read(req.stream, req.task);
+}
+
+/** A task's upstream call, by the adapter's task codec; an adapter without one carries chat only. */
+function encodeTask(adapter: HttpProviderAdapter, req: CanonicalRequest, task: TaskRequest, endpoint: Endpoint): UpstreamTaskRequest {
+  const codec = adapter.tasks;
+  if (codec === undefined || !codec.kindsFor(endpoint.provider).has(task.kind)) {
+    throw new GatewayError('provider_error', `Provider "${endpoint.provider.id}" (${adapter.kind}) does not serve ${task.kind} requests.`);
+  }
+  return codec.encode(req, task, endpoint);
 }
 
 /** One request in flight: its answer deadline and the reading of its body. */
@@ -159,13 +179,14 @@ class Exchange {
   }
 
   /** Reads the answer whose headers arrived; destroys the body (ending the request) when it failed. */
-  async read(streamed: boolean): Promise<void> {
+  async read(streamed: boolean, task: TaskRequest | undefined): Promise<void> {
     const res = this.res!;
     const attempt = this.attempt;
     attempt.status = res.status;
     try {
       if (attempt.error !== null) return; // the deadline passed as the headers arrived
       if (res.status >= 400) await this.readError(res);
+      else if (task !== undefined) await this.readTask(res, task);
       else if (streamed) await this.readStream(res);
       else await this.readWhole(res);
     } catch (err) {
@@ -228,6 +249,24 @@ class Exchange {
       return;
     }
     this.adapter.decodeResponse(json, this.endpoint, this.attempt.emit);
+  }
+
+  /** A task's answer, whole and as bytes (speech is audio), up to MAX_TASK_BODY. */
+  private async readTask(res: UpstreamResponse, task: TaskRequest): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      this.bodyStarted = true;
+      size += (chunk as Buffer).length;
+      if (size > MAX_TASK_BODY) {
+        this.attempt.fail(new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, { metadata: { provider_name: this.endpoint.provider.id } }));
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    this.received(performance.now());
+    if (this.attempt.error !== null) return;
+    this.adapter.tasks!.decode(task, Buffer.concat(chunks, size), res.headers, this.endpoint, this.attempt.emit);
   }
 
   /** Reading the body threw: an oversized SSE event, or the connection broke (not by our abort). */

@@ -5,7 +5,7 @@ import { bounded, fieldOf, type ParameterTable } from '../parameter-rules.ts';
 import { checkUnpricedOption } from '../../config/unpriced-options.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
-import { AZURE_DEFAULT_API_VERSION } from './profiles/azure-profile.ts';
+import { openAIUpstreamHeaders, openAIUpstreamUrl } from './openai-upstream-address.ts';
 import type {
   OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice,
 } from './openai-chat-wire-types.ts';
@@ -13,28 +13,12 @@ import type {
 const STREAM_OPTIONS = { include_usage: true } as const;
 
 export function convertToOpenAIChatRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest {
-  const provider = endpoint.provider;
-  const profile = openAIProfileFor(provider);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (typeof provider.apiKey === 'string' && provider.apiKey.length > 0) {
-    if (profile.auth === 'api-key') headers['api-key'] = provider.apiKey;
-    else headers.authorization = `Bearer ${provider.apiKey}`;
-  }
-  // Operator headers last, so a server needing yet another auth header can set it.
-  if (provider.headers !== undefined) Object.assign(headers, provider.headers);
+  const profile = openAIProfileFor(endpoint.provider);
   return {
-    url: upstreamUrl(profile, endpoint),
-    headers,
+    url: openAIUpstreamUrl(profile, endpoint, 'chat/completions'),
+    headers: openAIUpstreamHeaders(profile, endpoint, 'application/json'),
     body: JSON.stringify(buildOpenAIChatBody(req, endpoint)),
   };
-}
-
-function upstreamUrl(profile: OpenAIProfile, endpoint: Endpoint): string {
-  const base = stripTrailingSlash(endpoint.provider.baseUrl);
-  if (profile.route === 'chat') return `${base}/chat/completions`;
-  const version = endpoint.provider.options?.api_version;
-  const apiVersion = typeof version === 'string' && version.length > 0 ? version : AZURE_DEFAULT_API_VERSION;
-  return `${base}/openai/deployments/${encodeURIComponent(endpoint.upstreamModel)}/chat/completions?api-version=${encodeURIComponent(apiVersion)}`;
 }
 
 /**
@@ -156,8 +140,3 @@ function convertResponseFormat(format: ResponseFormat, schemas: boolean): OpenAI
   return { type: 'json_schema', json_schema: jsonSchema };
 }
 
-function stripTrailingSlash(url: string): string {
-  let end = url.length;
-  while (end > 0 && url.charCodeAt(end - 1) === 47 /* / */) end--;
-  return end === url.length ? url : url.slice(0, end);
-}

@@ -3,6 +3,7 @@ import { convertOpenAIChatResponse } from './convert-openai-chat-response.ts';
 import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts';
 import { decodeOpenAIError } from './decode-openai-error.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
+import { openAITaskCodec } from './openai-task-codec.ts';
 import { allOpenAIProfileParameters, openAIProfileFor } from './openai-profiles.ts';
 
 /** OpenAI chat completions: OpenAI itself and any OpenAI-compatible base URL (see openai-profiles.ts). */
@@ -19,4 +20,5 @@ export const openaiAdapter: HttpProviderAdapter = {
     return new OpenAIChatStreamDecoder(endpoint, emit);
   },
   decodeError: decodeOpenAIError,
+  tasks: openAITaskCodec,
 };

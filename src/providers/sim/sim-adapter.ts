@@ -31,6 +31,7 @@ import { chooseSimTools } from './choose-sim-tools.ts';
 import { fingerprintSimRequest, signSimReasoning } from './fingerprint-sim-request.ts';
 import { generateSimReasoning, isSimReasoningOn } from './generate-sim-reasoning.ts';
 import { generateSimText } from './generate-sim-text.ts';
+import { simTaskParts } from './sim-tasks.ts';
 import { generateValueForSchema } from './generate-value-for-schema.ts';
 import { estimateDraftTokens, limitSimOutput, type SimDraft } from './limit-sim-output.ts';
 import { paceSimStream, readSimPace } from './pace-sim-stream.ts';
@@ -61,6 +62,10 @@ export const simAdapter: LocalProviderAdapter = {
 
 async function generateSimAnswer(req: CanonicalRequest, endpoint: Endpoint, emit: PartSink, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return;
+  if (req.task !== undefined) {
+    for (const part of simTaskParts(req, req.task, endpoint)) emit(part);
+    return;
+  }
   return paceSimStream(planSimParts(req, endpoint), emit, signal, readSimPace(endpoint.provider.options));
 }
 

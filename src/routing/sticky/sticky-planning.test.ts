@@ -22,7 +22,7 @@ function endpoint(providerId: string, params: string[]): Endpoint {
 
 const ALL = ['temperature', 'max_tokens', 'tools', 'tool_choice'];
 const m: ModelInfo = {
-  id: 'acme/m', name: 'm', author: 'acme', description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
+  id: 'acme/m', kind: 'chat', name: 'm', author: 'acme', description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
   endpoints: [endpoint('a', ALL), endpoint('b', ALL), endpoint('c', ['temperature'])],
 };
 const catalog = new Catalog([m], new Map());

@@ -22,6 +22,11 @@ const responsesBody = {
   properties: { model: { type: 'string' }, input: { description: 'Text or a list of input items' }, stream: { type: 'boolean' } },
 };
 
+const embeddingsBody = {
+  ...open('An OpenAI embeddings request: model, input, encoding_format, dimensions, user, provider, models'),
+  properties: { model: { type: 'string' }, input: { description: 'A string, strings, a token array or token arrays' }, encoding_format: { enum: ['float', 'base64'] }, dimensions: { type: 'integer' } },
+};
+
 const docs: Record<string, RouteDoc> = {
   'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
   'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
@@ -29,6 +34,7 @@ const docs: Record<string, RouteDoc> = {
   'POST /messages/count_tokens': { summary: 'Count the input tokens of a messages request', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events' },
+  'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}' },
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },

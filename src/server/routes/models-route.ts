@@ -18,15 +18,49 @@ import { access } from '../route-access.ts';
  * asks for a valid key (bearer or `x-api-key`), which makes the list an authentication
  * check again; `GET /v1/key` is one either way.
  */
+interface Serialized {
+  body: string;
+  records: Map<ModelInfo, string>;
+  /** Lists filtered by output modality, by the query's text (a handful of distinct values in practice). */
+  filtered: Map<string, string>;
+}
+
+/** At most this many distinct filters are kept serialized per catalog; beyond, each is built per request. */
+const MAX_FILTERS_KEPT = 32;
+
+/**
+ * OpenRouter's `output_modalities` filter: a comma-separated list of `text`, `image`, `audio`,
+ * `embeddings` (a model matches when it outputs any of them), or `all`.
+ */
+function filteredBody(catalog: Catalog, s: Serialized, wanted: string): string {
+  const kept = s.filtered.get(wanted);
+  if (kept !== undefined) return kept;
+  const names = wanted.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+  const unknown = names.filter((n) => !OUTPUT_MODALITIES.has(n));
+  if (unknown.length > 0) {
+    throw new GatewayError('invalid_parameter', `Unknown output modality "${unknown[0]}": expected a comma-separated list of ${[...OUTPUT_MODALITIES].join(', ')}.`, { param: 'output_modalities' });
+  }
+  const all = names.includes('all');
+  const parts: string[] = [];
+  for (const m of catalog.models) {
+    if (all || toModelRecord(m).architecture.output_modalities.some((o) => names.includes(o))) parts.push(s.records.get(m)!);
+  }
+  const body = `{"data":[${parts.join(',')}]}`;
+  if (s.filtered.size < MAX_FILTERS_KEPT) s.filtered.set(wanted, body);
+  return body;
+}
+
+const OUTPUT_MODALITIES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'embeddings', 'all']);
+
 export function registerModelsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   // Serialized once per catalog: a config reload brings a new catalog, serialized at its first request.
-  const serialized = new WeakMap<Catalog, { body: string; records: Map<ModelInfo, string> }>();
-  const forCatalog = (catalog: Catalog): { body: string; records: Map<ModelInfo, string> } => {
+  const serialized = new WeakMap<Catalog, Serialized>();
+  const forCatalog = (catalog: Catalog): Serialized => {
     let s = serialized.get(catalog);
     if (s === undefined) {
       const records = new Map<ModelInfo, string>();
       for (const m of catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
-      s = { body: JSON.stringify({ data: catalog.models.map(toModelRecord) }), records };
+      s = { body: JSON.stringify({ data: catalog.models.map(toModelRecord) }), records, filtered: new Map() };
       serialized.set(catalog, s);
     }
     return s;
@@ -37,9 +71,11 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     : access('none');
 
   for (const prefix of prefixes) {
-    app.get(`${prefix}/models`, declared, async (_request, reply) => {
+    app.get(`${prefix}/models`, declared, async (request, reply) => {
       reply.header('content-type', 'application/json; charset=utf-8');
-      return forCatalog(services.catalog).body;
+      const s = forCatalog(services.catalog);
+      const wanted = (request.query as { output_modalities?: string }).output_modalities;
+      return wanted === undefined ? s.body : filteredBody(services.catalog, s, wanted);
     });
     // After the static and `/:author/:slug/endpoints` routes: the router tries those first.
     app.get(`${prefix}/models/*`, declared, async (request, reply) => {

@@ -11,6 +11,7 @@ export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 
 export const AZURE_PROFILE = defineProfile({
   name: 'azure',
+  tasks: ['embedding', 'image', 'speech', 'transcription'],
   vendor: 'Azure OpenAI',
   auth: 'api-key',
   route: 'azure-deployment',

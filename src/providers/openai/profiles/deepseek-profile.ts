@@ -9,6 +9,7 @@ import { defineProfile } from './openai-profile.ts';
  */
 export const DEEPSEEK_PROFILE = defineProfile({
   name: 'deepseek',
+  tasks: [],
   vendor: 'DeepSeek',
   auth: 'bearer',
   route: 'chat',

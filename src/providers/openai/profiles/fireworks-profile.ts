@@ -5,6 +5,7 @@ import { defineProfile } from './openai-profile.ts';
 /** Fireworks AI: the chat API plus the open-model sampling extensions. */
 export const FIREWORKS_PROFILE = defineProfile({
   name: 'fireworks',
+  tasks: ['embedding', 'image'],
   vendor: 'Fireworks AI',
   auth: 'bearer',
   route: 'chat',

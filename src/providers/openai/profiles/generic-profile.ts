@@ -4,6 +4,7 @@ import { defineProfile } from './openai-profile.ts';
 /** Any OpenAI-compatible server the gateway knows nothing else about (llama.cpp, TGI, proxies). */
 export const GENERIC_PROFILE = defineProfile({
   name: 'generic',
+  tasks: ['embedding', 'image', 'speech', 'transcription'],
   vendor: 'OpenAI-compatible server',
   auth: 'bearer',
   route: 'chat',

@@ -9,6 +9,7 @@ import { defineProfile } from './openai-profile.ts';
  */
 export const GROQ_PROFILE = defineProfile({
   name: 'groq',
+  tasks: ['speech', 'transcription'],
   vendor: 'Groq',
   auth: 'bearer',
   route: 'chat',

@@ -9,6 +9,7 @@ const NOT_AT_MISTRAL = 'not a Mistral chat parameter (Mistral refuses unknown fi
 
 export const MISTRAL_PROFILE = defineProfile({
   name: 'mistral',
+  tasks: ['embedding'],
   vendor: 'Mistral',
   auth: 'bearer',
   route: 'chat',

@@ -8,6 +8,7 @@ const IGNORED = "ignored by Ollama's OpenAI-compatible API";
 
 export const OLLAMA_PROFILE = defineProfile({
   name: 'ollama',
+  tasks: ['embedding'],
   vendor: 'Ollama',
   auth: 'bearer',
   route: 'chat',

@@ -1,4 +1,5 @@
 import type { ReasoningEffort } from '../../../canonical/request.ts';
+import type { ModelKind } from '../../../canonical/task.ts';
 import { supportedParameters, type ParameterTable } from '../../parameter-rules.ts';
 
 // What differs between OpenAI-compatible vendors: where the request goes, how it
@@ -39,10 +40,17 @@ export interface OpenAIProfile {
   readonly effortValues?: Readonly<Partial<Record<ReasoningEffort, string | null>>>;
   /** A boolean body field that asks for the reasoning text (`!reasoning.exclude`), sent with any reasoning config. */
   readonly includeReasoningField?: string;
+  /**
+   * The task endpoints this vendor serves besides chat, each at `{base}/embeddings`,
+   * `{base}/images/generations` (`/images/edits`), `{base}/audio/speech`,
+   * `{base}/audio/transcriptions` (`/audio/translations`); Azure under its deployment path.
+   */
+  readonly tasks: ReadonlySet<ModelKind>;
 }
 
-export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough' | 'input' | 'previewInput'> & {
+export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough' | 'input' | 'previewInput' | 'tasks'> & {
   readonly passThrough?: readonly string[];
+  readonly tasks: readonly ModelKind[];
   readonly input: readonly InputKind[];
   readonly previewInput?: readonly InputKind[];
 };
@@ -51,6 +59,7 @@ export function defineProfile(input: OpenAIProfileInput): OpenAIProfile {
   const { previewInput, ...rest } = input;
   const profile: OpenAIProfile = {
     ...rest, supported: supportedParameters(input.rules), passThrough: new Set(input.passThrough ?? []), input: new Set(input.input),
+    tasks: new Set(input.tasks),
   };
   return previewInput === undefined ? profile : { ...profile, previewInput: new Set(previewInput) };
 }

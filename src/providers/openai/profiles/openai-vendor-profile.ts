@@ -5,6 +5,7 @@ import { defineProfile } from './openai-profile.ts';
 /** OpenAI itself. */
 export const OPENAI_PROFILE = defineProfile({
   name: 'openai',
+  tasks: ['embedding', 'image', 'speech', 'transcription'],
   vendor: 'OpenAI',
   auth: 'bearer',
   route: 'chat',

@@ -12,6 +12,7 @@ import { defineProfile } from './openai-profile.ts';
  */
 export const OPENROUTER_PROFILE = defineProfile({
   name: 'openrouter',
+  tasks: ['embedding'],
   vendor: 'OpenRouter',
   auth: 'bearer',
   route: 'chat',

@@ -5,6 +5,7 @@ import { defineProfile } from './openai-profile.ts';
 /** Together AI: the chat API plus the open-model sampling extensions. */
 export const TOGETHER_PROFILE = defineProfile({
   name: 'together',
+  tasks: ['embedding', 'image'],
   vendor: 'Together AI',
   auth: 'bearer',
   route: 'chat',

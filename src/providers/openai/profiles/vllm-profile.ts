@@ -5,6 +5,7 @@ import { defineProfile } from './openai-profile.ts';
 /** vLLM's OpenAI-compatible server: the key is the one it was started with (`--api-key`), if any. */
 export const VLLM_PROFILE = defineProfile({
   name: 'vllm',
+  tasks: ['embedding', 'transcription'],
   vendor: 'vLLM',
   auth: 'bearer',
   route: 'chat',

@@ -9,6 +9,7 @@ import { defineProfile } from './openai-profile.ts';
  */
 export const XAI_PROFILE = defineProfile({
   name: 'xai',
+  tasks: ['image'],
   vendor: 'xAI',
   auth: 'bearer',
   route: 'chat',

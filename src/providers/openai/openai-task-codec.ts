@@ -1,0 +1,27 @@
+import type { TaskCodec } from '../types.ts';
+import { openAIProfileFor } from './openai-profiles.ts';
+import { decodeOpenAIEmbeddings, encodeOpenAIEmbeddings } from './openai-embeddings.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+
+/** OpenAI's task endpoints (embeddings, images, audio), for the vendors whose profile serves them. */
+export const openAITaskCodec: TaskCodec = {
+  kindsFor(provider) {
+    return openAIProfileFor(provider).tasks;
+  },
+  encode(req, task, endpoint) {
+    switch (task.kind) {
+      case 'embedding':
+        return encodeOpenAIEmbeddings(req, task, endpoint);
+      default:
+        throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
+    }
+  },
+  decode(task, body, _headers, endpoint, emit) {
+    switch (task.kind) {
+      case 'embedding':
+        return decodeOpenAIEmbeddings(task, body, endpoint, emit);
+      default:
+        throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
+    }
+  },
+};
