@@ -15,6 +15,7 @@ const OVERHEAD_LABELS: Record<DialectName, readonly [OverheadLabels, OverheadLab
   chat: [{ route: 'chat', streamed: 'false' }, { route: 'chat', streamed: 'true' }],
   messages: [{ route: 'messages', streamed: 'false' }, { route: 'messages', streamed: 'true' }],
   responses: [{ route: 'responses', streamed: 'false' }, { route: 'responses', streamed: 'true' }],
+  gemini: [{ route: 'gemini', streamed: 'false' }, { route: 'gemini', streamed: 'true' }],
 };
 
 export const TOKEN_TYPES = ['prompt', 'completion', 'cache_read', 'cache_write', 'reasoning'] as const;

@@ -12,6 +12,7 @@ import { registerGenerationLookupRoute } from './routes/generation-lookup-route.
 import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
 import { registerResponsesRoute } from './routes/responses-route.ts';
+import { registerGeminiRoutes } from './routes/gemini/gemini-routes.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
@@ -74,6 +75,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);
+    registerGeminiRoutes(api, services);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
     registerPlaygroundKeyRoute(api, services);
