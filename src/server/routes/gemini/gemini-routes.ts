@@ -12,13 +12,17 @@ import { generateContent, streamGenerateContent } from './gemini-generate-method
 import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
 
 // Gemini's own API (docs/gemini-api.md), for every model of the catalog:
-//   POST /v1beta/models/{model}:{method}   the methods below (gemini-method.ts reads the path)
+//   POST /v1beta/models/{model}:{method}   the methods below (gemini-method.ts reads the path);
+//                                          also under /v1, the @google/genai SDK's default
+//                                          version (POST /v1/models/* is no other route's)
 //   GET  /v1beta/models                    the catalog in Google's model-list shape, paged
-//   GET  /v1beta/models/{model}            one model
+//   GET  /v1beta/models/{model}            one model (under /v1 these are OpenAI's list)
 // Every answer and error is in Google's shape (render-gemini-error.ts). Keys come from
 // `x-goog-api-key`, `?key=` or `Authorization: Bearer` (readGeminiKey).
 
 export const GEMINI_PREFIX = '/v1beta';
+/** Where the POST methods are served: Gemini's versions whose paths no other route takes. */
+const METHOD_PREFIXES: readonly string[] = [GEMINI_PREFIX, '/v1'];
 
 /** The POST methods served, by name. Adding one is a file exporting a GeminiMethod and a line here. */
 const METHODS: ReadonlyMap<string, GeminiMethod> = new Map(
@@ -35,16 +39,17 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
     refuseBeforeBody: (request) => METHODS.get(geminiTarget(request).method)?.charges === true,
     note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`; key also from `x-goog-api-key` or `?key=`',
   });
-  app.post(`${GEMINI_PREFIX}/models/*`, { errorHandler, ...declared, ...overheadClock(services.telemetry) }, async (request, reply) => {
+  const options = { errorHandler, ...declared, ...overheadClock(services.telemetry) };
+  for (const prefix of METHOD_PREFIXES) app.post(`${prefix}/models/*`, options, async (request, reply) => {
     const { model, method } = geminiTarget(request);
     const handler = METHODS.get(method);
     if (handler === undefined) {
       const shown = method.length > 64 ? `${method.slice(0, 64)}...` : method;
       throw new GatewayError('not_found', method === ''
-        ? `POST ${GEMINI_PREFIX}/models/{model} needs a method: :generateContent, :streamGenerateContent or :countTokens.`
-        : `No method "${shown}" on ${GEMINI_PREFIX}/models; this gateway serves ${[...METHODS.keys()].join(', ')}.`);
+        ? `POST ${prefix}/models/{model} needs a method: :generateContent, :streamGenerateContent or :countTokens.`
+        : `No method "${shown}" on ${prefix}/models; this gateway serves ${[...METHODS.keys()].join(', ')}.`);
     }
-    if (model.length === 0) throw new GatewayError('not_found', `POST ${GEMINI_PREFIX}/models/{model}:${method} needs a model.`);
+    if (model.length === 0) throw new GatewayError('not_found', `POST ${prefix}/models/{model}:${method} needs a model.`);
     return handler.handle(services, request, reply, model);
   });
 
