@@ -10,11 +10,13 @@ import type { Services } from '../../services.ts';
 import { countTokens } from './gemini-count-tokens-method.ts';
 import { generateContent, streamGenerateContent } from './gemini-generate-method.ts';
 import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
+import { GEMINI_LIST_SCHEMA, GEMINI_METHOD_SCHEMA, GEMINI_MODEL_SCHEMA } from './gemini-route-schemas.ts';
 
 // Gemini's own API (docs/gemini-api.md), for every model of the catalog:
 //   POST /v1beta/models/{model}:{method}   the methods below (gemini-method.ts reads the path);
-//                                          also under /v1, the @google/genai SDK's default
-//                                          version (POST /v1/models/* is no other route's)
+//                                          also under /v1 (and /api/v1), the @google/genai
+//                                          SDK's default version (POST /v1/models/* is no
+//                                          other route's)
 //   GET  /v1beta/models                    the catalog in Google's model-list shape, paged
 //   GET  /v1beta/models/{model}            one model (under /v1 these are OpenAI's list)
 // Every answer and error is in Google's shape (render-gemini-error.ts). Keys come from
@@ -22,7 +24,7 @@ import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
 
 export const GEMINI_PREFIX = '/v1beta';
 /** Where the POST methods are served: Gemini's versions whose paths no other route takes. */
-const METHOD_PREFIXES: readonly string[] = [GEMINI_PREFIX, '/v1'];
+const METHOD_PREFIXES: readonly string[] = [GEMINI_PREFIX, '/v1', '/api/v1'];
 
 /** The POST methods served, by name. Adding one is a file exporting a GeminiMethod and a line here. */
 const METHODS: ReadonlyMap<string, GeminiMethod> = new Map(
@@ -39,7 +41,7 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
     refuseBeforeBody: (request) => METHODS.get(geminiTarget(request).method)?.charges === true,
     note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`; key also from `x-goog-api-key` or `?key=`',
   });
-  const options = { errorHandler, ...declared, ...overheadClock(services.telemetry) };
+  const options = { errorHandler, schema: GEMINI_METHOD_SCHEMA, ...declared, ...overheadClock(services.telemetry) };
   for (const prefix of METHOD_PREFIXES) app.post(`${prefix}/models/*`, options, async (request, reply) => {
     const { model, method } = geminiTarget(request);
     const handler = METHODS.get(method);
@@ -58,8 +60,8 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
     ? access('key', { readKey: readGeminiKey, keyHeaders: 'google' })
     : access('none');
   const list = { errorHandler, ...listAccess };
-  app.get(`${GEMINI_PREFIX}/models`, list, async (request) => listModels(services.catalog, request.query as Record<string, unknown>));
-  app.get(`${GEMINI_PREFIX}/models/*`, list, async (request) => {
+  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(services.catalog, request.query as Record<string, unknown>));
+  app.get(`${GEMINI_PREFIX}/models/*`, { ...list, schema: GEMINI_MODEL_SCHEMA }, async (request) => {
     const { model } = geminiTarget(request);
     if (model === '') return listModels(services.catalog, request.query as Record<string, unknown>);
     const found = services.catalog.resolve(model)?.model;
