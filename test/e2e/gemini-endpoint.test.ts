@@ -2,13 +2,15 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { startAnthropicEmulator, type AnthropicEmulator } from '../emulators/anthropic-messages-emulator.ts';
+import { startGeminiEmulator, type GeminiEmulator } from '../emulators/gemini-emulator.ts';
 import { postJson, sseData, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { generationRecord } from '../support/public-api.ts';
 
 // Gemini's own API over real HTTP: the paths (`{model}:{method}`, slash kept or encoded,
 // aliases, bare names), the keys (x-goog-api-key, ?key=, Bearer), both stream framings,
 // Google's error shape and statuses, and models served by non-Google upstreams
-// (OpenAI-format and Anthropic-format emulators).
+// (OpenAI-format and Anthropic-format emulators), and a Google upstream whose signed
+// function calls must come back signed.
 
 function config(openaiUrl: string, anthropicUrl: string): string {
   return `sim: false
@@ -281,5 +283,54 @@ describe('Gemini API over HTTP', () => {
     const bad = await fetch(`${gw.origin}/v1beta/models?pageSize=lots`);
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as any).error.status, 'INVALID_ARGUMENT');
+  });
+});
+
+describe('Gemini API to a Google upstream', () => {
+  let gm: GeminiEmulator;
+  let gw: TestGateway;
+  before(async () => {
+    gm = await startGeminiEmulator({ apiKey: 'gk-upstream' });
+    gw = await startTestGateway({ yaml: `sim: false
+providers:
+  - { id: up-google, kind: google, base_url: "${gm.baseUrl}", api_key: gk-upstream }
+models:
+  - id: google/gemini-3-pro
+    context_length: 1000000
+    capabilities: [text, tool_calling, streaming, reasoning]
+    endpoints:
+      - provider: up-google
+        model: gemini-3-pro-preview
+        pricing: { prompt: "0.000002", completion: "0.000012" }
+` });
+  });
+  after(async () => {
+    await gw.close();
+    await gm.close();
+  });
+
+  test("a signed function call round trips: the client replays the answer's content and Gemini gets its signature back", async () => {
+    const headers = { 'x-goog-api-key': gw.key };
+    const url = (method: string) => `${gw.origin}/v1beta/models/google/gemini-3-pro:${method}`;
+    const tools = [{ functionDeclarations: [{ name: 'lookup', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } } }] }];
+    const question = { role: 'user', parts: [{ text: 'Find Oslo' }] };
+    gm.enqueue({ functionCalls: [{ name: 'lookup', args: { q: 'oslo' }, thoughtSignature: 'c2lnbmF0dXJl' }] });
+    const first = await postJson(url('streamGenerateContent?alt=sse'), { contents: [question], tools }, headers);
+    assert.equal(first.status, 200, first.text);
+    const chunks = sseData(first.text) as any[];
+    const call = chunks.flatMap((c) => c.candidates[0].content.parts).find((p: any) => p.functionCall !== undefined);
+    assert.equal(call.thoughtSignature, 'c2lnbmF0dXJl');
+    assert.deepEqual(call.functionCall.args, { q: 'oslo' });
+
+    gm.enqueue({ text: 'Oslo is in Norway.' });
+    const second = await postJson(url('generateContent'), {
+      contents: [question, { role: 'model', parts: [call] }, { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'lookup', response: { output: 'Norway' } } }] }],
+      tools,
+    }, headers);
+    assert.equal(second.status, 200, second.text);
+    assert.equal(second.json.candidates[0].content.parts[0].text, 'Oslo is in Norway.');
+    const replayed = gm.requests[1]!.body.contents;
+    assert.equal(replayed[1].parts[0].thoughtSignature, 'c2lnbmF0dXJl');
+    assert.deepEqual(replayed[2].parts[0].functionResponse.name, 'lookup');
   });
 });
