@@ -18,9 +18,42 @@ import { decodeInlineData, decodeUserMediaPart, partPath, unsupportedPart } from
 
 export const ROLES = "'user', 'model'";
 
-interface CallLedger {
-  /** Calls not answered yet, in order: id and name. */
-  open: Array<{ id: string; name: string }>;
+/**
+ * The calls of the last model turn not answered yet: by id, and per name in order (ids
+ * already answered are skipped when a name's queue is read). Map lookups, so a turn of many
+ * calls and responses costs linear time.
+ */
+class CallLedger {
+  private readonly open = new Map<string, string>();
+  private readonly byName = new Map<string, { ids: string[]; head: number }>();
+
+  /** A new model turn: calls of an earlier turn left unanswered are not answered by a later one. */
+  reset(): void {
+    this.open.clear();
+    this.byName.clear();
+  }
+
+  add(id: string, name: string): void {
+    this.open.set(id, name);
+    const queue = this.byName.get(name);
+    if (queue === undefined) this.byName.set(name, { ids: [id], head: 0 });
+    else queue.ids.push(id);
+  }
+
+  /** Marks the call `id` answered (if it is open); without an id, the earliest open call of `name`, whose id it returns. */
+  answer(id: string | undefined, name: string): string | undefined {
+    if (id !== undefined) {
+      this.open.delete(id);
+      return id;
+    }
+    const queue = this.byName.get(name);
+    if (queue === undefined) return undefined;
+    while (queue.head < queue.ids.length) {
+      const candidate = queue.ids[queue.head++]!;
+      if (this.open.delete(candidate)) return candidate;
+    }
+    return undefined;
+  }
 }
 
 export function decodeGeminiSystem(raw: unknown): Message | null {
@@ -42,7 +75,7 @@ export function decodeGeminiSystem(raw: unknown): Message | null {
 }
 
 export function decodeGeminiContents(raw: readonly unknown[], out: Message[]): void {
-  const ledger: CallLedger = { open: [] };
+  const ledger = new CallLedger();
   for (let i = 0; i < raw.length; i++) {
     const content = raw[i];
     if (!isObject(content)) throw messageError(`contents[${i}]`, `expected a Content object {role, parts}, got ${describeType(content)}`);
@@ -91,8 +124,7 @@ function decodeUserParts(parts: readonly unknown[], i: number, out: Message[], l
 
 function decodeModelParts(parts: readonly unknown[], i: number, ledger: CallLedger): AssistantContentPart[] {
   const out: AssistantContentPart[] = [];
-  // Calls of an earlier turn left unanswered are not answered by a later one.
-  ledger.open.length = 0;
+  ledger.reset();
   for (let j = 0; j < parts.length; j++) {
     const part = partAt(parts, i, j);
     const signature = readSignature(part, i, j);
@@ -103,7 +135,7 @@ function decodeModelParts(parts: readonly unknown[], i: number, ledger: CallLedg
     }
     if (part.functionCall !== undefined && part.functionCall !== null) {
       const call = decodeFunctionCall(part.functionCall, i, j, signature);
-      ledger.open.push({ id: call.id, name: call.name });
+      ledger.add(call.id, call.name);
       out.push(call);
       continue;
     }
@@ -160,11 +192,7 @@ function decodeFunctionResponse(raw: unknown, i: number, j: number, ledger: Call
   const name = readName(raw, path);
   const response = raw.response;
   if (response !== undefined && response !== null && !isObject(response)) throw messageError(`${path}.response`, `expected an object, got ${describeType(response)}`);
-  const id = readId(raw, path);
-  const open = ledger.open;
-  const at = open.findIndex(id === undefined ? (c) => c.name === name : (c) => c.id === id);
-  const callId = id ?? (at === -1 ? `call_${i}_${j}` : open[at]!.id);
-  if (at !== -1) open.splice(at, 1);
+  const callId = ledger.answer(readId(raw, path), name) ?? `call_${i}_${j}`;
   const result: ToolResultPart = { type: 'tool-result', toolCallId: callId, name, content: resultText(response ?? {}) };
   if (isObject(response) && Object.keys(response).length === 1 && response.error !== undefined) result.isError = true;
   return result;

@@ -72,6 +72,19 @@ describe('decodeGeminiRequest', () => {
     ]);
   });
 
+  it('pairs many calls and id-less responses in linear time (a hostile turn of 40,000 of each)', () => {
+    const n = 40_000;
+    const calls = Array.from({ length: n }, (_, k) => ({ functionCall: { name: `f${k % 7}`, args: {} } }));
+    const responses = Array.from({ length: n }, (_, k) => ({ functionResponse: { name: `f${k % 7}`, response: {} } }));
+    const started = performance.now();
+    const req = decode({ contents: [user('x'), { role: 'model', parts: calls }, { role: 'user', parts: responses }] });
+    const ms = performance.now() - started;
+    const results = req.messages[2]!.content as Array<{ toolCallId: string }>;
+    assert.equal(results[0]!.toolCallId, 'call_1_0');
+    assert.equal(results[n - 1]!.toolCallId, `call_1_${n - 1}`);
+    assert.ok(ms < 2000, `decoded in ${Math.round(ms)} ms`);
+  });
+
   it('an error response is marked as one', () => {
     const req = decode({ contents: [
       user('x'),

@@ -95,8 +95,9 @@ function decodeToolConfig(body: JsonObject, tools: ToolDefinition[] | undefined,
       if (allowed === undefined || allowed.length === 0) choice = { type: 'required' };
       else if (allowed.length === 1) choice = { type: 'tool', name: allowed[0]! };
       else {
+        const declared = new Set(tools?.map((t) => t.name));
         for (const name of allowed) {
-          if (tools?.some((t) => t.name === name) !== true) throw invalidValue(`${prefix}.allowedFunctionNames`, `names the function ${JSON.stringify(name)}, which is not declared in 'tools'`);
+          if (!declared.has(name)) throw invalidValue(`${prefix}.allowedFunctionNames`, `names the function ${JSON.stringify(name)}, which is not declared in 'tools'`);
         }
         // Several allowed: only they are offered, and one must be called.
         const keep = new Set(allowed);
