@@ -47,9 +47,10 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
     const handler = METHODS.get(method);
     if (handler === undefined) {
       const shown = method.length > 64 ? `${method.slice(0, 64)}...` : method;
+      const served = [...METHODS.keys()].map((m) => `:${m}`).join(', ');
       throw new GatewayError('not_found', method === ''
-        ? `POST ${prefix}/models/{model} needs a method: :generateContent, :streamGenerateContent or :countTokens.`
-        : `No method "${shown}" on ${prefix}/models; this gateway serves ${[...METHODS.keys()].join(', ')}.`);
+        ? `POST ${prefix}/models/{model} needs a method after the model: ${served}.`
+        : `No method "${shown}" on ${prefix}/models; this gateway serves ${served}.`);
     }
     if (model.length === 0) throw new GatewayError('not_found', `POST ${prefix}/models/{model}:${method} needs a model.`);
     return handler.handle(services, request, reply, model);
