@@ -334,3 +334,25 @@ models:
     assert.deepEqual(replayed[2].parts[0].functionResponse.name, 'lookup');
   });
 });
+
+describe('Gemini model list with server.public_models: false', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ tweak: (c) => { c.server = { ...c.server, publicModels: false }; } });
+  });
+  after(() => gw.close());
+
+  test("asks for a key, read as on the Gemini methods (x-goog-api-key, ?key=, Bearer); 401 in Google's shape", async () => {
+    const none = await fetch(`${gw.origin}/v1beta/models`);
+    assert.equal(none.status, 401);
+    assert.equal(((await none.json()) as any).error.status, 'UNAUTHENTICATED');
+    for (const [url, headers] of [
+      [`${gw.origin}/v1beta/models`, { 'x-goog-api-key': gw.key }],
+      [`${gw.origin}/v1beta/models/switchyard/sim-fast?key=${gw.key}`, {}],
+      [`${gw.origin}/v1beta/models`, { authorization: `Bearer ${gw.key}` }],
+    ] as const) {
+      const res = await fetch(url, { headers });
+      assert.equal(res.status, 200, url);
+    }
+  });
+});
