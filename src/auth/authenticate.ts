@@ -14,11 +14,12 @@ interface CacheEntry {
 }
 
 /** The headers a route reads the key from: named in the 401 that says a key is missing or unknown. */
-export type KeyHeaders = 'bearer' | 'bearer-or-x-api-key';
+export type KeyHeaders = 'bearer' | 'bearer-or-x-api-key' | 'google';
 
 const AUTH_REQUIRED: Record<KeyHeaders, string> = {
   bearer: 'Authentication required: pass a valid API key as "Authorization: Bearer <key>".',
   'bearer-or-x-api-key': 'Authentication required: pass a valid API key as "x-api-key: <key>" or "Authorization: Bearer <key>".',
+  google: 'Authentication required: pass a valid API key as "x-goog-api-key: <key>", "?key=<key>" or "Authorization: Bearer <key>".',
 };
 
 /**

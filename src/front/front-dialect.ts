@@ -54,8 +54,11 @@ export interface RenderedError {
  */
 export interface FrontDialect {
   readonly name: DialectName;
-  /** The raw API key from the request headers, if any. */
-  readKey(headers: IncomingHttpHeaders): string | undefined;
+  /**
+   * The raw API key, if any: from the headers, or (Gemini's `?key=`) the request's query
+   * string, `url` being the request's path and query as received.
+   */
+  readKey(headers: IncomingHttpHeaders, url?: string): string | undefined;
   /** The headers `readKey` reads, named in a 401 for a missing or unknown key. Default `bearer`. */
   readonly keyHeaders?: KeyHeaders;
   decode(body: unknown): CanonicalRequest;
@@ -64,6 +67,11 @@ export interface FrontDialect {
   /** `req` is the decoded request, for encoders that announce something of it up front (an input estimate). */
   createStreamEncoder(meta: ResponseMeta, req: CanonicalRequest): DialectStreamEncoder;
   renderError(err: GatewayError): RenderedError;
+  /**
+   * The content type of a streamed answer (default `text/event-stream`): Gemini's
+   * streamGenerateContent without `alt=sse` streams one JSON array.
+   */
+  readonly streamContentType?: string;
   /**
    * Keep-alive for streams: when nothing was written for `intervalMs`, write `text` (a
    * whole SSE event or comment). Before the answer starts this sends the response headers

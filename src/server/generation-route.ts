@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nanosToNumber } from '../money/money.ts';
 import { storageUnavailable } from '../billing/settlement-queue.ts';
+import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { RawAnswer, type DialectStreamEncoder, type FrontDialect, type ResponseMeta } from '../front/front-dialect.ts';
@@ -8,7 +9,7 @@ import { FoldingSink } from '../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../pipeline/generation-pipeline.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { ExecutionSink } from '../routing/execute-attempts.ts';
-import { access, requestAuth } from './route-access.ts';
+import { access, requestAuth, type RouteAccess } from './route-access.ts';
 import { closeIfBodyPending, resumeIdleTimeout } from './connection-guards.ts';
 import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
@@ -24,87 +25,109 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * admit → run (fold or stream) → encode.
  */
 export function registerGenerationRoute(app: FastifyInstance, services: Services, dialect: FrontDialect, paths: readonly string[]): void {
-  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const auth = requestAuth(request);
-    const req = dialect.decode(request.body);
-    // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
-    if (services.settlements.failing && !(await services.settlements.retry())) throw storageUnavailable();
-    // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
-    const pipeline = services.pipeline;
-    const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
-    reply.headers(admitted.responseHeaders);
-
-    if (!req.stream) {
-      const sink = new FoldingSink();
-      // A client that leaves before its answer: the upstream is read on for its usage (as a stream's).
-      const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
-      const leave = services.inFlight.enter(client.controller);
-      let outcome: GenerationOutcome;
-      try {
-        outcome = await pipeline.run(admitted, sink, client.controller, client);
-      } finally {
-        client.release();
-        leave();
-      }
-      // Charged; nobody is left to answer.
-      if (client.left) return reply.hijack();
-      const execution = outcome.execution;
-      const header = services.config.metrics.overheadHeader === true;
-      if (execution.error !== null) {
-        reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
-        throw execution.error;
-      }
-      const encoded = dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
-      if (encoded instanceof RawAnswer) {
-        reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
-        reply.type(encoded.contentType);
-        return encoded.body;
-      }
-      // Serialized here (as Fastify would) so that the gateway's own time includes it.
-      const body = JSON.stringify(encoded);
-      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
-      reply.type(JSON_UTF8);
-      return body;
-    }
-
-    reply.hijack();
-    const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted, reply);
-    // A client that leaves the stream, before its first byte or after: the upstream is read on for its usage.
-    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
-    // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
-    const leave = services.inFlight.enter(client.controller);
-    try {
-      let outcome: GenerationOutcome;
-      try {
-        outcome = await pipeline.run(admitted, sink, client.controller, client);
-      } finally {
-        client.release();
-        sink.stopKeepAlive();
-      }
-      sink.close(outcome);
-      // Its first byte's time (there is no header: the headers left with it).
-      if (!outcome.execution.cancelled) reportOverhead(reply, services.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
-      resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
-    } finally {
-      afterResponse(reply, leave);
-    }
-    return reply;
-  };
+  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => runGeneration(services, dialect, request, reply, dialect.decode(request.body));
   const errorHandler = dialectErrorHandler(dialect);
-  const declared = access('model-key', {
+  const declared = generationAccess(services, dialect);
+  const clock = overheadClock(services.telemetry);
+  for (const path of paths) app.post(path, { errorHandler, ...declared, ...clock }, handler);
+}
+
+/**
+ * A model call, once decoded: admit → run (fold or stream) → encode. The one path of every
+ * model-calling route (routes that read part of the request from the path, Gemini's, decode
+ * themselves and call this).
+ */
+export async function runGeneration(services: Services, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
+  const auth = requestAuth(request);
+  // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
+  if (services.settlements.failing && !(await services.settlements.retry())) throw storageUnavailable();
+  // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
+  const pipeline = services.pipeline;
+  const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
+  reply.headers(admitted.responseHeaders);
+
+  if (!req.stream) {
+    const sink = new FoldingSink();
+    // A client that leaves before its answer: the upstream is read on for its usage (as a stream's).
+    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
+    const leave = services.inFlight.enter(client.controller);
+    let outcome: GenerationOutcome;
+    try {
+      outcome = await pipeline.run(admitted, sink, client.controller, client);
+    } finally {
+      client.release();
+      leave();
+    }
+    // Charged; nobody is left to answer.
+    if (client.left) return reply.hijack();
+    const execution = outcome.execution;
+    const header = services.config.metrics.overheadHeader === true;
+    if (execution.error !== null) {
+      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+      throw execution.error;
+    }
+    const encoded = dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
+    if (encoded instanceof RawAnswer) {
+      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+      reply.type(encoded.contentType);
+      return encoded.body;
+    }
+    // Serialized here (as Fastify would) so that the gateway's own time includes it.
+    const body = JSON.stringify(encoded);
+    reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+    reply.type(JSON_UTF8);
+    return body;
+  }
+
+  reply.hijack();
+  const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted, reply);
+  // A client that leaves the stream, before its first byte or after: the upstream is read on for its usage.
+  const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
+  // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
+  const leave = services.inFlight.enter(client.controller);
+  try {
+    let outcome: GenerationOutcome;
+    try {
+      outcome = await pipeline.run(admitted, sink, client.controller, client);
+    } finally {
+      client.release();
+      sink.stopKeepAlive();
+    }
+    sink.close(outcome);
+    // Its first byte's time (there is no header: the headers left with it).
+    if (!outcome.execution.cancelled) reportOverhead(reply, services.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
+    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+  } finally {
+    afterResponse(reply, leave);
+  }
+  return reply;
+}
+
+/**
+ * The access of a model-calling route: an API key read by the dialect's rule, the server's
+ * body limit, and the refusals the key and the announced size decide before a byte of the
+ * body is read (`refuseBeforeBody` says whether this request is a model call: Gemini's one
+ * route also counts tokens, which a key that cannot pay may still do).
+ */
+export function generationAccess(
+  services: Services,
+  dialect: Pick<FrontDialect, 'readKey' | 'keyHeaders'>,
+  more: { refuseBeforeBody?: (request: FastifyRequest) => boolean; note?: string } = {},
+): { config: { access: RouteAccess } } {
+  const refuse = more.refuseBeforeBody;
+  return access('model-key', {
     readKey: dialect.readKey,
-    keyHeaders: dialect.keyHeaders,
+    ...(dialect.keyHeaders === undefined ? {} : { keyHeaders: dialect.keyHeaders }),
     maxBodyBytes: 'server',
-    // Refusals the key and the announced size decide, before a byte of the body is read.
     beforeBody: (request, auth) => {
+      if (refuse !== undefined && !refuse(request)) return;
       const refusal = services.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));
       if (refusal !== null) throw refusal;
     },
     // Counted per key, reason and minute like the refusals at admission.
     onRefused: (auth, error) => services.pipeline.countRefusal(auth, error),
+    ...(more.note === undefined ? {} : { note: more.note }),
   });
-  const clock = overheadClock(services.telemetry);
-  for (const path of paths) app.post(path, { errorHandler, ...declared, ...clock }, handler);
 }
 
 /** Calls `done` once the response's last bytes left the process (or the connection closed). */
@@ -176,7 +199,7 @@ class DialectSseSink implements ExecutionSink {
       this.wrote = false;
       return;
     }
-    if (!this.writer.started) this.writer.start(this.admitted.responseHeaders);
+    if (!this.writer.started) this.writer.start(this.streamHeaders());
     this.writer.write(text);
   }
 
@@ -244,9 +267,15 @@ class DialectSseSink implements ExecutionSink {
     if (encoder.primeUsage !== undefined) {
       for (const held of this.pending) if (held.type === 'usage') encoder.primeUsage(held.usage);
     }
-    if (!this.writer.started) this.writer.start(this.admitted.responseHeaders);
+    if (!this.writer.started) this.writer.start(this.streamHeaders());
     this.writer.write(encoder.start());
     return encoder;
+  }
+
+  /** The admission's headers, and the dialect's content type when its stream is not SSE. */
+  private streamHeaders(): Record<string, string> {
+    const type = this.dialect.streamContentType;
+    return type === undefined ? this.admitted.responseHeaders : { ...this.admitted.responseHeaders, 'content-type': type };
   }
 
   private createEncoder(): DialectStreamEncoder {

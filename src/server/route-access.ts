@@ -37,8 +37,11 @@ export const AUTH_KINDS: Record<AuthKind, string> = {
   'metrics-token': '`metrics.token` when set, else none',
 };
 
-/** Reads the credential from the headers (a dialect's rule; Bearer by default). */
-export type KeyReader = (headers: IncomingHttpHeaders) => string | undefined;
+/**
+ * Reads the credential from the headers (a dialect's rule; Bearer by default), or from the
+ * query of `url` (the request's path and query as received: Gemini's `?key=`).
+ */
+export type KeyReader = (headers: IncomingHttpHeaders, url: string) => string | undefined;
 
 export interface RouteAccess {
   auth: AuthKind;
@@ -180,12 +183,12 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
     case 'none':
       return null;
     case 'metrics-token':
-      if (declared.checkToken !== undefined && !declared.checkToken(readKey(request.headers))) {
+      if (declared.checkToken !== undefined && !declared.checkToken(readKey(request.headers, request.url))) {
         throw new GatewayError('authentication_required', `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`);
       }
       return null;
     case 'session': {
-      const token = readKey(request.headers);
+      const token = readKey(request.headers, request.url);
       if (token === undefined) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
       const ctx = await auth.authenticate(token, declared.keyHeaders);
       // A valid key is not a session: the wrong kind of credential for this route.
@@ -196,7 +199,7 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
     case 'key':
     case 'management':
     case 'admin':
-      return auth.authenticate(readKey(request.headers), declared.keyHeaders);
+      return auth.authenticate(readKey(request.headers, request.url), declared.keyHeaders);
   }
 }
 

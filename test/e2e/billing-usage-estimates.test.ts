@@ -17,7 +17,8 @@ const COST_NANOS = BigInt(PROMPT_TOKENS) * 1000n + BigInt(COMPLETION_TOKENS) * 2
 
 interface Dialect {
   name: string;
-  path: string;
+  /** The path, or (Gemini: the method names the streaming) the path for streamed or not. */
+  path: string | ((stream: boolean) => string);
   body(stream: boolean): Record<string, unknown>;
   /** [prompt, completion] from a whole answer. */
   whole(json: any): [number, number];
@@ -56,6 +57,16 @@ const DIALECTS: Dialect[] = [
       return [delta.usage.input_tokens, delta.usage.output_tokens];
     },
   },
+  {
+    name: 'gemini',
+    path: (stream) => `/v1beta/models/acme/mock-1:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+    body: () => ({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }] }),
+    whole: (j) => [j.usageMetadata.promptTokenCount, j.usageMetadata.candidatesTokenCount],
+    streamed: (events) => {
+      const last = events.at(-1);
+      return [last.usageMetadata.promptTokenCount, last.usageMetadata.candidatesTokenCount];
+    },
+  },
 ];
 
 describe('an upstream that reports no usage', () => {
@@ -75,7 +86,8 @@ describe('an upstream that reports no usage', () => {
       test(`${d.name}, ${stream ? 'streamed' : 'not streamed'}: charged the o200k count of prompt and answer, and reports those tokens`, async () => {
         emu.reset();
         emu.enqueue({ text: ANSWER, omitUsage: true });
-        const res = await postJson(`${gw.origin}${d.path}`, d.body(stream), { authorization: `Bearer ${gw.key}` });
+        const path = typeof d.path === 'string' ? d.path : d.path(stream);
+        const res = await postJson(`${gw.origin}${path}`, d.body(stream), { authorization: `Bearer ${gw.key}` });
         assert.equal(res.status, 200, res.text);
         const [prompt, completion] = stream ? d.streamed(sseData(res.text)) : d.whole(res.json);
         assert.deepEqual([prompt, completion], [PROMPT_TOKENS, COMPLETION_TOKENS]);

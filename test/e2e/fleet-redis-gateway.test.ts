@@ -78,6 +78,12 @@ test('Redis gone: model calls get 503 shared_state_unavailable in each dialect a
     assert.equal(responses.status, 503, responses.text);
     assert.equal(responses.json.error.code, 'shared_state_unavailable');
 
+    const gemini = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:generateContent`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': gw.key });
+    assert.equal(gemini.status, 503, gemini.text);
+    assert.equal(gemini.json.error.status, 'UNAVAILABLE');
+    assert.equal(gemini.json.error.details[0].reason, 'SHARED_STATE_UNAVAILABLE');
+    assert.equal(gemini.json.error.details[0].metadata.store, 'redis');
+
     const notReady = await fetch(`${gw.origin}/ready`);
     assert.equal(notReady.status, 503);
     const body = (await notReady.json()) as any;

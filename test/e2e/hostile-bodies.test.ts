@@ -11,10 +11,13 @@ import { postLargeBody } from '../support/raw-http.ts';
 const LARGE = 16 * 1024 * 1024;
 const HEAD = '{"model":"switchyard/sim-fast","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"input":"hi"}';
 
-type Shape = 'openai' | 'anthropic';
+type Shape = 'openai' | 'anthropic' | 'google';
 
 function assertShape(json: any, shape: Shape, code: string, type: string): void {
-  if (shape === 'anthropic') {
+  if (shape === 'google') {
+    assert.deepEqual(Object.keys(json?.error ?? {}).sort(), ['code', 'details', 'message', 'status'], JSON.stringify(json));
+    assert.equal(json.error.details[0].reason, code.toUpperCase());
+  } else if (shape === 'anthropic') {
     assert.equal(json?.type, 'error', JSON.stringify(json));
     assert.equal(json.error.type, type);
     assert.equal(json.error.code, code);
@@ -30,6 +33,8 @@ const ROUTES: Array<[string, string, Shape]> = [
   ['responses', '/v1/responses', 'openai'],
   ['messages', '/v1/messages', 'anthropic'],
   ['messages count_tokens', '/v1/messages/count_tokens', 'anthropic'],
+  ['gemini generateContent', '/v1beta/models/switchyard/sim-fast:generateContent', 'google'],
+  ['gemini countTokens', '/v1beta/models/switchyard/sim-fast:countTokens', 'google'],
   ['key management', '/api/v1/keys', 'openai'],
 ];
 

@@ -15,7 +15,7 @@ function nestedSchema(levels: number): string {
   return '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + '}}'.repeat(levels);
 }
 
-const BODIES: Array<[string, string, (schema: string) => string, 'openai' | 'anthropic', string]> = [
+const BODIES: Array<[string, string, (schema: string) => string, 'openai' | 'anthropic' | 'google', string]> = [
   ['chat tool parameters', '/v1/chat/completions',
     (s) => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${s}}}]}`,
     'openai', 'tools'],
@@ -34,6 +34,15 @@ const BODIES: Array<[string, string, (schema: string) => string, 'openai' | 'ant
   ['messages count_tokens', '/v1/messages/count_tokens',
     (s) => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${s}}]}`,
     'anthropic', 'tools'],
+  ['gemini function parameters', '/v1beta/models/switchyard/sim-fast:generateContent',
+    (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${s}}]}]}`,
+    'google', 'tools'],
+  ['gemini responseSchema', '/v1beta/models/switchyard/sim-fast:streamGenerateContent?alt=sse',
+    (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseSchema":${s}}}`,
+    'google', 'generationConfig'],
+  ['gemini countTokens', '/v1beta/models/switchyard/sim-fast:countTokens',
+    (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parametersJsonSchema":${s}}]}]}`,
+    'google', 'tools'],
   ['a message content tree', '/v1/chat/completions',
     () => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}]}`,
     'openai', 'messages'],
@@ -52,9 +61,16 @@ describe('nesting depth and numeric ranges', () => {
     test(`${what} nested ${DEEP} deep → 400 naming '${param}'`, async () => {
       const res = await postJson(gw.origin + path, body(nestedSchema(DEEP)), { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 400, res.text.slice(0, 300));
-      if (shape === 'anthropic') assert.equal(res.json.type, 'error');
-      else assert.equal(res.json.error.param, param);
-      assert.equal(res.json.error.code, 'invalid_parameter');
+      if (shape === 'google') {
+        // Google's shape: the gateway's code and param in its ErrorInfo.
+        assert.equal(res.json.error.status, 'INVALID_ARGUMENT');
+        assert.equal(res.json.error.details[0].reason, 'INVALID_PARAMETER');
+        assert.equal(res.json.error.details[0].metadata.param, param);
+      } else {
+        if (shape === 'anthropic') assert.equal(res.json.type, 'error');
+        else assert.equal(res.json.error.param, param);
+        assert.equal(res.json.error.code, 'invalid_parameter');
+      }
       assert.match(res.json.error.message, /64/);
       assert.ok(res.json.error.message.includes(param));
     });

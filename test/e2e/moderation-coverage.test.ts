@@ -81,6 +81,23 @@ const RESPONSES_CASES: Array<[string, Record<string, unknown>]> = [
   ] }],
 ];
 
+const GEMINI_TOOLS = [{ functionDeclarations: [{ name: 'lookup', description: 'Looks things up', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } } }] }];
+const GEMINI_CASES: Array<[string, Record<string, unknown>]> = [
+  ['a systemInstruction', { systemInstruction: { parts: [{ text: PHRASE }] }, contents: [{ role: 'user', parts: [{ text: 'hello' }] }] }],
+  ['a model turn', { contents: [{ role: 'user', parts: [{ text: 'hello' }] }, { role: 'model', parts: [{ text: PHRASE }] }, { role: 'user', parts: [{ text: 'go on' }] }] }],
+  ['an inline text/plain file', { contents: [{ role: 'user', parts: [{ text: 'read this' }, { inlineData: { mimeType: 'text/plain', data: b64(PHRASE) } }] }] }],
+  ['functionCall args', { tools: GEMINI_TOOLS, contents: [
+    { role: 'user', parts: [{ text: 'hello' }] },
+    { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'lookup', args: { q: PHRASE } } }] },
+    { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'lookup', response: { output: 'nothing' } } }] },
+  ] }],
+  ['a functionResponse', { tools: GEMINI_TOOLS, contents: [
+    { role: 'user', parts: [{ text: 'hello' }] },
+    { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'lookup', args: {} } }] },
+    { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'lookup', response: { output: PHRASE } } }] },
+  ] }],
+];
+
 describe('moderation reads every text the model will read', () => {
   let gw: TestGateway;
   before(async () => {
@@ -110,6 +127,15 @@ describe('moderation reads every text the model will read', () => {
     });
   }
 
+  for (const [where, body] of GEMINI_CASES) {
+    test(`gemini: the phrase in ${where} is refused (403 PERMISSION_DENIED)`, async () => {
+      const res = await postJson(`${gw.origin}/v1beta/models/acme/guarded:generateContent`, body, { 'x-goog-api-key': gw.key });
+      assert.equal(res.status, 403, res.text.slice(0, 400));
+      assert.equal(res.json.error.status, 'PERMISSION_DENIED');
+      assert.equal(res.json.error.details[0].reason, 'CONTENT_FILTERED');
+    });
+  }
+
   test('the same requests without the phrase pass (the cases are not refused for another reason)', async () => {
     const clean = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(PHRASE, 'a calm sentence').replaceAll(b64(PHRASE), b64('a calm sentence')).replaceAll(b64(JSON.stringify({ note: PHRASE })), b64('{}')));
     for (const [where, messages, extra] of CHAT_CASES) {
@@ -123,6 +149,10 @@ describe('moderation reads every text the model will read', () => {
     for (const [where, body] of RESPONSES_CASES) {
       const res = await postJson(`${gw.baseUrl}/responses`, clean({ model: 'acme/guarded', ...body }), auth());
       assert.equal(res.status, 200, `responses ${where}: ${res.text.slice(0, 300)}`);
+    }
+    for (const [where, body] of GEMINI_CASES) {
+      const res = await postJson(`${gw.origin}/v1beta/models/acme/guarded:generateContent`, clean(body), { 'x-goog-api-key': gw.key });
+      assert.equal(res.status, 200, `gemini ${where}: ${res.text.slice(0, 300)}`);
     }
   });
 });

@@ -141,6 +141,15 @@ describe('request log: no secret reaches it', () => {
         }
       }
     }
+    // Gemini's API, the key in the query string (?key=): the URL is never logged.
+    for (const method of ['generateContent', 'streamGenerateContent?alt=sse', 'streamGenerateContent']) {
+      for (const fault of faults) {
+        if (fault !== null) emu.enqueue(fault as never);
+        const sep = method.includes('?') ? '&' : '?';
+        const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:${method}${sep}key=${gw.key}`, { contents: [{ role: 'user', parts: [{ text: `hi ${UPSTREAM_KEY}` }] }] }, { 'x-title': headers['x-title'] });
+        assert.ok(r.headers.get('x-generation-id') !== null, `gemini ${method} answered (${r.status})`);
+      }
+    }
     // Refusals: an unknown model, an invalid key (sent as the upstream key), a management-less path.
     await postJson(`${gw.baseUrl}/chat/completions`, { model: `x/${UPSTREAM_KEY}`, messages: [{ role: 'user', content: 'hi' }] }, headers);
     await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [] }, { authorization: `Bearer ${UPSTREAM_KEY}` });

@@ -57,8 +57,14 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
     const auth = { authorization: `Bearer ${gw.key}` };
     if (dialect === 'chat') return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
     if (dialect === 'messages') return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'gemini') {
+      const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+      return postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': gw.key });
+    }
     return postJson(`${gw.baseUrl}/responses`, { model, stream, input: 'hi' }, auth);
   };
+  /** The provider's raw answer as the dialect carries it (Gemini's ErrorInfo metadata holds it as JSON text). */
+  const rawOf = (dialect: string, json: any): unknown => (dialect === 'gemini' ? json.error.details[0].metadata?.raw : json.error.metadata.raw);
   const assertNoKey = (text: string, what: string) => {
     for (const key of Object.values(KEYS)) assert.equal(text.includes(key), false, `${what} leaks ${key}: ${text.slice(0, 600)}`);
   };
@@ -67,7 +73,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
     for (const status of [401, 403, 500, 200]) {
       test(`${upstream} upstream echoing our headers in ${status === 200 ? 'an error inside its answer' : `a ${status}`}: no key in any dialect, streamed or not`, async () => {
         const emu = emulators()[upstream];
-        for (const dialect of ['chat', 'messages', 'responses']) {
+        for (const dialect of ['chat', 'messages', 'responses', 'gemini']) {
           for (const stream of [false, true]) {
             emu.reset();
             // Enough for the same-endpoint retries of a transient failure: the client sees the echo.
@@ -79,10 +85,10 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
             assert.ok(emu.requests.length >= 1, what);
             const sent = JSON.stringify(emu.requests[0]!.headers);
             assert.ok(Object.values(KEYS).some((k) => sent.includes(k)), 'the upstream was sent its key, so the echo holds it');
-            assert.match(res.text, /provider_error/, `${what}: an error reached the client: ${res.text.slice(0, 300)}`);
+            assert.match(res.text, /provider_error|PROVIDER_ERROR/, `${what}: an error reached the client: ${res.text.slice(0, 300)}`);
             assertNoKey(res.text, what);
             if (!stream && (status === 401 || status === 403)) {
-              assert.equal(res.json.error.metadata.raw, undefined, `${what}: no raw body for a ${status}`);
+              assert.equal(rawOf(dialect, res.json), undefined, `${what}: no raw body for a ${status}`);
             }
           }
         }
@@ -115,7 +121,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
     adapters.set('openai', { ...real, decodeResponse: () => { throw new Error(`decoder bug near ${KEYS.openai}`); } } as ProviderAdapter);
     try {
       oa.reset();
-      for (const dialect of ['chat', 'messages', 'responses']) {
+      for (const dialect of ['chat', 'messages', 'responses', 'gemini']) {
         const res = await ask(dialect, 'acme/openai', false);
         assert.equal(res.status, 502, res.text);
         assertNoKey(res.text, dialect);

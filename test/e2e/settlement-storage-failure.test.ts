@@ -60,6 +60,10 @@ describe('settlement when the database refuses writes', () => {
     const refusedResponses = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello' }, auth);
     assert.equal(refusedResponses.status, 503);
     assert.equal(refusedResponses.json.error.code, 'storage_unavailable');
+    const refusedGemini = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hello' }] }] }, { 'x-goog-api-key': gw.key });
+    assert.equal(refusedGemini.status, 503);
+    assert.equal(refusedGemini.json.error.status, 'UNAVAILABLE');
+    assert.equal(refusedGemini.json.error.details[0].reason, 'STORAGE_UNAVAILABLE');
     assert.equal(up.calls, callsBefore, 'no upstream call while charges cannot be written');
     // Other writes refused by the database are a retryable 503 too, not a 500.
     const patch = await fetch(`${gw.origin}/api/v1/keys/${worker.hash}`, {
@@ -113,6 +117,18 @@ describe('settlement when the database refuses writes', () => {
     assert.deepEqual(types.slice(-2), ['error', 'response.failed']);
     const error = sseData(res.text).find((e: any) => e.type === 'error') as { code: string };
     assert.equal(error.code, 'storage_unavailable');
+    await writes(true);
+    assert.equal(await gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
+  });
+
+  test('a Gemini stream whose charge cannot be written ends in an {error} chunk, without the usage', async () => {
+    up.onNextRequest = () => void writes(false);
+    const res = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hello' }] }] }, { 'x-goog-api-key': gw.key });
+    assert.equal(res.status, 200);
+    const chunks = sseData(res.text) as any[];
+    assert.ok(chunks.some((c) => c.candidates?.[0]?.content.parts[0].text?.length > 0), res.text);
+    assert.equal(chunks.some((c) => c.usageMetadata !== undefined), false, 'no usage delivered');
+    assert.equal(chunks.at(-1).error?.details[0].reason, 'STORAGE_UNAVAILABLE', res.text);
     await writes(true);
     assert.equal(await gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
   });

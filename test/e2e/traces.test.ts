@@ -87,6 +87,23 @@ describe('traces (OTLP/HTTP)', () => {
     assert.equal(emu.requests.at(-1)!.headers.traceparent?.slice(0, 36), `00-${traceId}-`);
   });
 
+  test("a Gemini request with its key in the query string: spans like chat's, and no key in any span", async () => {
+    const before = receiver.spans.length;
+    emu.enqueue({ text: 'gemini traced', usage: { prompt_tokens: 4, completion_tokens: 2 } });
+    const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse&key=${gw.key}`, { contents: [{ parts: [{ text: 'hi' }] }] });
+    assert.equal(r.status, 200, r.text);
+    await gw.services.telemetry.tracing!.flush();
+    await receiver.whenSpans(before + 2);
+    const mine = receiver.spans.slice(before);
+    const server = mine.find((s) => s.kind === 2)!;
+    assert.equal(server.attributes['gen_ai.request.model'], 'acme/mock-1');
+    assert.equal(server.attributes['gen_ai.usage.output_tokens'], 2);
+    assert.equal(server.attributes['switchyard.generation_id'], r.headers.get('x-generation-id'));
+    const exported = JSON.stringify(mine);
+    assert.equal(exported.includes(gw.key), false, 'the key is in no span');
+    assert.equal(exported.includes('key='), false, 'no URL with its query is in any span');
+  });
+
   test('a refused request gets a server span with error.type', async () => {
     const before = receiver.spans.length;
     const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] }, auth);

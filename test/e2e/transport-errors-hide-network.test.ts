@@ -28,10 +28,14 @@ describe('a transport error tells the client the provider and a reason, not the 
     const model = 'acme/mock-1';
     if (dialect === 'chat') return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
     if (dialect === 'messages') return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'gemini') {
+      const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+      return postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': gw.key });
+    }
     return postJson(`${gw.baseUrl}/responses`, { model, stream, input: 'hi' }, auth);
   };
 
-  for (const dialect of ['chat', 'messages', 'responses']) {
+  for (const dialect of ['chat', 'messages', 'responses', 'gemini']) {
     for (const stream of [false, true]) {
       test(`${dialect}${stream ? ', streamed' : ''}: 502 naming the provider and "connection refused", no 127.0.0.1, no port`, async () => {
         const res = await ask(dialect, stream);
@@ -42,10 +46,12 @@ describe('a transport error tells the client the provider and a reason, not the 
         assert.equal(res.text.includes(String(port)), false, res.text);
         assert.doesNotMatch(res.text, /ECONNREFUSED|connect /, res.text);
         const error = res.json.error;
-        assert.equal(error.code, 'provider_error');
         assert.match(error.message, /\blocal\b.*connection refused/);
-        assert.equal(error.metadata.provider_name, 'local');
-        assert.equal(error.metadata.reason, 'connection refused');
+        // Google's shape carries the gateway's code and metadata in its ErrorInfo.
+        const { code, metadata } = dialect === 'gemini' ? { code: error.details[0].reason.toLowerCase(), metadata: error.details[0].metadata } : error;
+        assert.equal(code, 'provider_error');
+        assert.equal(metadata.provider_name, 'local');
+        assert.equal(metadata.reason, 'connection refused');
       });
     }
   }

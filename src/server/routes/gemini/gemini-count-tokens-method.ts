@@ -1,0 +1,20 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { countGeminiTokens, decodeCountTokensRequest } from '../../../front/gemini-generate/count-gemini-tokens.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Services } from '../../services.ts';
+import type { GeminiMethod } from './gemini-method.ts';
+
+// countTokens: the gateway's own count of the prompt (count-gemini-tokens.ts), for a model
+// of the catalog (an unknown one is Google's 404), without any upstream call or charge.
+
+export const countTokens: GeminiMethod = {
+  name: 'countTokens',
+  charges: false,
+  async handle(services: Services, request: FastifyRequest, _reply: FastifyReply, model: string): Promise<unknown> {
+    const req = decodeCountTokensRequest(request.body, model);
+    if (services.catalog.resolve(model) === undefined) {
+      throw new GatewayError('model_not_found', `Model "${model}" is not a valid model ID or is not available.`, { param: 'model' });
+    }
+    return countGeminiTokens(req);
+  },
+};
