@@ -201,6 +201,11 @@ export interface CanonicalRequest {
   stream: boolean;
   /** Provider-specific fields passed through untouched to providers that accept them. */
   extra: Record<string, unknown>;
+  /**
+   * How many PDFs sent inline (`isInlinePdf`) the front decoder made parts of; absent when
+   * none, so that a request without one costs no walk of its messages to find out.
+   */
+  inlinePdfs?: number;
 }
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

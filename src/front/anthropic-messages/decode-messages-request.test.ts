@@ -240,7 +240,7 @@ describe('decodeMessagesRequest: system and messages', () => {
   it('unsupported content types get a clear unsupported_content; blocks in the wrong role are invalid', () => {
     const user = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: [block] }] });
     const assistant = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [block] }] });
-    for (const type of ['document', 'search_result']) {
+    for (const type of ['search_result']) {
       const err = assertRequestError(() => decodeMessagesRequest(user({ type, source: {} })), 'unsupported_content', 'messages[0].content[0].type');
       assert.match(err.message, new RegExp(type));
     }
