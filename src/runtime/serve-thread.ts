@@ -2,9 +2,10 @@ import { parentPort } from 'node:worker_threads';
 import type { ThreadAnswer, ThreadCall } from './worker-client.ts';
 
 /**
- * The thread's side of a WorkerClient: answers each call with `handle`'s result (awaited),
- * or with the message of what it threw. Calls are handled as they come, concurrently when
- * `handle` awaits.
+ * The thread's side of a WorkerClient: says it is ready (call it once the thread's modules
+ * are loaded: the client's deadlines run from here), then answers each call with
+ * `handle`'s result (awaited), or with the message of what it threw. Calls are handled as
+ * they come, concurrently when `handle` awaits.
  */
 export function serveThread<Req, Reply>(handle: (payload: Req) => Reply | Promise<Reply>): void {
   const port = parentPort;
@@ -20,4 +21,5 @@ export function serveThread<Req, Reply>(handle: (payload: Req) => Reply | Promis
       port.postMessage(answer);
     })();
   });
+  port.postMessage({ ready: true } satisfies ThreadAnswer<Reply>);
 }

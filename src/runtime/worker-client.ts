@@ -2,10 +2,12 @@ import { Worker, type ResourceLimits, type Transferable } from 'node:worker_thre
 
 // The life of one worker thread that answers requests by id: started on first use, kept
 // out of the process's liveness while idle (unref) and in it while a call waits (ref),
-// restarted on the next call after it exited. A call may carry a deadline: past it the
-// thread is terminated (whatever it was doing cannot be interrupted otherwise) and a fresh
-// one serves the next call. Calls lost with a thread reject with `ThreadLost`, so the
-// caller decides whether to run them again or elsewhere.
+// restarted on the next call after it exited. A call may carry a deadline, counted from
+// when the thread is ready (its modules loaded: `serveThread` says so), so that a thread's
+// start is not charged to the first call: past it the thread is terminated (whatever it
+// was doing cannot be interrupted otherwise) and a fresh one serves the next call. Calls
+// lost with a thread reject with `ThreadLost`, so the caller decides whether to run them
+// again or elsewhere.
 
 /** The envelope a thread served by `serveThread` receives. */
 export interface ThreadCall<Req> {
@@ -13,8 +15,8 @@ export interface ThreadCall<Req> {
   payload: Req;
 }
 
-/** The envelope it answers with: the reply, or the message of what it threw. */
-export type ThreadAnswer<Reply> = { id: number; payload: Reply } | { id: number; failure: string };
+/** The envelope it answers with: the reply, or the message of what it threw; or, once, that it is ready. */
+export type ThreadAnswer<Reply> = { id: number; payload: Reply } | { id: number; failure: string } | { ready: true };
 
 /** The thread did not answer within the call's deadline; it was terminated. */
 export class ThreadTimeout extends Error {
@@ -45,11 +47,15 @@ export interface WorkerClientOptions {
 interface Waiting<Reply> {
   resolve: (reply: Reply) => void;
   reject: (err: Error) => void;
+  /** 0: none. */
+  timeoutMs: number;
   timer: NodeJS.Timeout | null;
 }
 
 export class WorkerClient<Req, Reply> {
   private worker: Worker | null = null;
+  /** The current thread said it is ready: deadlines run. */
+  private ready = false;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting<Reply>>();
   private readonly url: URL;
@@ -74,17 +80,21 @@ export class WorkerClient<Req, Reply> {
     const id = this.nextId++;
     if (this.waiting.size === 0) worker.ref();
     return new Promise<Reply>((resolve, reject) => {
-      const entry: Waiting<Reply> = { resolve, reject, timer: null };
-      if (timeoutMs > 0) {
-        entry.timer = setTimeout(() => {
-          if (!this.waiting.delete(id)) return;
-          reject(new ThreadTimeout(timeoutMs));
-          this.restart(worker, `another call took longer than ${timeoutMs} ms`);
-        }, timeoutMs);
-      }
+      const entry: Waiting<Reply> = { resolve, reject, timeoutMs, timer: null };
       this.waiting.set(id, entry);
+      if (this.ready) this.startDeadline(id, entry, worker);
       worker.postMessage({ id, payload } satisfies ThreadCall<Req>, transfer as Transferable[]);
     });
+  }
+
+  private startDeadline(id: number, entry: Waiting<Reply>, worker: Worker): void {
+    const timeoutMs = entry.timeoutMs;
+    if (timeoutMs <= 0) return;
+    entry.timer = setTimeout(() => {
+      if (!this.waiting.delete(id)) return;
+      entry.reject(new ThreadTimeout(timeoutMs));
+      this.restart(worker, `another call took longer than ${timeoutMs} ms`);
+    }, timeoutMs);
   }
 
   /** Ends the thread (tests, shutdown); a later call starts a new one. */
@@ -112,8 +122,15 @@ export class WorkerClient<Req, Reply> {
     if (this.worker !== null) return this.worker;
     const worker = new Worker(this.url, this.options.resourceLimits === undefined ? {} : { resourceLimits: this.options.resourceLimits });
     this.started++;
+    this.ready = false;
     worker.unref();
     worker.on('message', (m: ThreadAnswer<Reply>) => {
+      if ('ready' in m) {
+        if (this.worker !== worker) return;
+        this.ready = true;
+        for (const [id, entry] of this.waiting) this.startDeadline(id, entry, worker);
+        return;
+      }
       const w = this.waiting.get(m.id);
       if (w === undefined) return;
       this.waiting.delete(m.id);

@@ -1,4 +1,4 @@
-import { getDocumentProxy } from 'unpdf';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { serveThread } from '../../runtime/serve-thread.ts';
 
 // The PDF text thread (pdf-text-extractor.ts): reads a PDF with pdf.js (unpdf's
@@ -60,4 +60,6 @@ async function extract(m: PdfTextRequest): Promise<PdfTextReply> {
   }
 }
 
+// pdf.js loads here, before the thread says it is ready: its time bound is for reading PDFs.
+await getResolvedPDFJS();
 serveThread<PdfTextRequest, PdfTextReply>(extract);
