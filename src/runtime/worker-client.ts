@@ -42,7 +42,16 @@ export class ThreadFailure extends Error {}
 export interface WorkerClientOptions {
   /** Bounds of the thread's heap and stack: a call that exceeds them ends the thread (ThreadLost). */
   resourceLimits?: ResourceLimits;
+  /**
+   * A bound on the thread's heap plus its external memory (ArrayBuffers, which
+   * `resourceLimits` does not count), checked every MEMORY_CHECK_MS while a call waits: past
+   * it the thread is ended (ThreadLost 'it ran out of memory').
+   */
+  maxMemoryMb?: number;
 }
+
+export const OUT_OF_MEMORY = 'it ran out of memory';
+const MEMORY_CHECK_MS = 100;
 
 interface Waiting<Reply> {
   resolve: (reply: Reply) => void;
@@ -56,6 +65,7 @@ export class WorkerClient<Req, Reply> {
   private worker: Worker | null = null;
   /** The current thread said it is ready: deadlines run. */
   private ready = false;
+  private memoryCheck: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting<Reply>>();
   private readonly url: URL;
@@ -78,7 +88,10 @@ export class WorkerClient<Req, Reply> {
   call(payload: Req, transfer: readonly Transferable[] = [], timeoutMs = 0): Promise<Reply> {
     const worker = this.thread();
     const id = this.nextId++;
-    if (this.waiting.size === 0) worker.ref();
+    if (this.waiting.size === 0) {
+      worker.ref();
+      this.watchMemory(worker);
+    }
     return new Promise<Reply>((resolve, reject) => {
       const entry: Waiting<Reply> = { resolve, reject, timeoutMs, timer: null };
       this.waiting.set(id, entry);
@@ -104,8 +117,29 @@ export class WorkerClient<Req, Reply> {
     await w?.terminate();
   }
 
+  /** While calls wait, the thread's memory is checked against `maxMemoryMb`. */
+  private watchMemory(worker: Worker): void {
+    const maxMb = this.options.maxMemoryMb;
+    if (maxMb === undefined || this.memoryCheck !== null) return;
+    const limit = maxMb * 1024 * 1024;
+    this.memoryCheck = setInterval(() => {
+      if (this.worker !== worker || this.waiting.size === 0) return this.stopWatchingMemory();
+      // Answered between the thread's own steps, even while it runs a long synchronous decode.
+      worker.getHeapStatistics().then((s) => {
+        if (this.worker === worker && s.used_heap_size + s.external_memory > limit) this.restart(worker, OUT_OF_MEMORY);
+      }, () => {});
+    }, MEMORY_CHECK_MS);
+    this.memoryCheck.unref();
+  }
+
+  private stopWatchingMemory(): void {
+    if (this.memoryCheck !== null) clearInterval(this.memoryCheck);
+    this.memoryCheck = null;
+  }
+
   private restart(worker: Worker, reason: string): void {
     if (this.worker === worker) this.worker = null;
+    this.stopWatchingMemory();
     this.failAll(reason);
     void worker.terminate();
   }
@@ -135,17 +169,21 @@ export class WorkerClient<Req, Reply> {
       if (w === undefined) return;
       this.waiting.delete(m.id);
       if (w.timer !== null) clearTimeout(w.timer);
-      if (this.waiting.size === 0) worker.unref();
+      if (this.waiting.size === 0) {
+        worker.unref();
+        this.stopWatchingMemory();
+      }
       if ('payload' in m) w.resolve(m.payload);
       else w.reject(new ThreadFailure(m.failure));
     });
     let lastError = 'it exited';
     worker.on('error', (err: Error & { code?: string }) => {
-      lastError = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'it ran out of memory' : `it failed: ${err.message}`;
+      lastError = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? OUT_OF_MEMORY : `it failed: ${err.message}`;
     });
     worker.on('exit', () => {
       if (this.worker !== worker) return;
       this.worker = null;
+      this.stopWatchingMemory();
       this.failAll(lastError);
     });
     this.worker = worker;

@@ -74,6 +74,19 @@ describe('PDF text extraction', () => {
     assert.equal(extractor.thread.started, started + 1, 'one fresh thread');
   });
 
+  test('a decompression bomb is a 413 once the thread passes its memory bound, and the gateway goes on', async () => {
+    // 160 MB of blanks deflate to ~160 KB; this extractor's thread may hold 64 MB.
+    const small = new PdfTextExtractor(64);
+    try {
+      const err = await refusal(small.extract(makePdf({ pages: ['boom'], bomb: 160 * 1024 * 1024 }), bounds({ timeoutMs: 60_000 }), '"bomb.pdf"'));
+      assert.equal(err.code, 'file_too_large');
+      assert.match(err.message, /more memory than the gateway allows/);
+      assert.equal((await small.extract(makePdf({ pages: ['calm again'] }), bounds(), '"ok.pdf"')).text, 'calm again');
+    } finally {
+      await small.close();
+    }
+  });
+
   test('a PDF in flight when another one\'s timeout ends the thread is read once more and answered', async () => {
     const slow = makePdf({ pages: ['slow slow slow'], repeat: 300_000 });
     const [timedOut, read] = await Promise.allSettled([

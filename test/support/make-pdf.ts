@@ -15,6 +15,8 @@ export interface PdfOptions {
   encrypted?: boolean;
   /** Repeats each page's text this many times in its (deflated) content stream: a page slow to read. */
   repeat?: number;
+  /** Appends this many bytes of blanks to each page's (deflated) content stream: a decompression bomb. */
+  bomb?: number;
 }
 
 /** The bytes of a PDF with `pages`. */
@@ -29,9 +31,10 @@ export function makePdf(options: PdfOptions): Uint8Array {
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
   const kids: number[] = [];
   for (const text of options.pages) {
+    const plain = options.repeat === undefined && options.bomb === undefined;
     const content = pageContent(text, options.repeat ?? 1);
-    const stream = options.repeat === undefined ? content : deflateSync(content);
-    const filter = options.repeat === undefined ? '' : ' /Filter /FlateDecode';
+    const stream = plain ? content : deflateSync(options.bomb === undefined ? content : Buffer.concat([content, Buffer.alloc(options.bomb, 0x20)]));
+    const filter = plain ? '' : ' /Filter /FlateDecode';
     const contents = add(Buffer.concat([
       Buffer.from(`<< /Length ${stream.length}${filter} >>\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream', 'latin1'),
     ]));

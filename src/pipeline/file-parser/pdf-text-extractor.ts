@@ -1,10 +1,14 @@
 import type { PdfConfig } from '../../config/parse-pdf.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { ThreadLost, ThreadTimeout, WorkerClient } from '../../runtime/worker-client.ts';
+import { OUT_OF_MEMORY, ThreadLost, ThreadTimeout, WorkerClient } from '../../runtime/worker-client.ts';
 import type { PdfTextReply, PdfTextRequest } from './pdf-text-thread.ts';
 
-/** The extraction thread's heap: a PDF that needs more (a decompression bomb) ends the thread, and is refused. */
+/**
+ * The extraction thread's memory, its heap and its ArrayBuffers (pdf.js inflates streams
+ * into those): a PDF that needs more (a decompression bomb) ends the thread, and is refused.
+ */
 const THREAD_HEAP_MB = 512;
+const THREAD_MEMORY_MB = 1024;
 
 export interface PdfText {
   pages: number;
@@ -19,9 +23,15 @@ export interface PdfText {
  * (malformed, encrypted), 413 `file_too_large` (a bound of `pdf:`).
  */
 export class PdfTextExtractor {
-  readonly thread = new WorkerClient<PdfTextRequest, PdfTextReply>(new URL('./pdf-text-thread.ts', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-  });
+  readonly thread: WorkerClient<PdfTextRequest, PdfTextReply>;
+
+  /** `maxMemoryMb`: the thread's memory bound (tests lower it). */
+  constructor(maxMemoryMb = THREAD_MEMORY_MB) {
+    this.thread = new WorkerClient(new URL('./pdf-text-thread.ts', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+      maxMemoryMb,
+    });
+  }
 
   /** `bytes` are copied to the thread (kept here: a PDF lost with a thread another PDF ended is read once more). */
   async extract(bytes: Uint8Array, bounds: PdfConfig, name: string): Promise<PdfText> {
@@ -56,7 +66,7 @@ function refusal(err: unknown, name: string): GatewayError {
   if (err instanceof ThreadTimeout) {
     return new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: reading it took longer than the ${err.timeoutMs} ms the gateway allows.`);
   }
-  if (err instanceof ThreadLost && err.reason === 'it ran out of memory') {
+  if (err instanceof ThreadLost && err.reason === OUT_OF_MEMORY) {
     return new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: reading it took more memory than the gateway allows.`);
   }
   return new GatewayError('unreadable_file', `The PDF ${name} cannot be read as text: the reader failed on it.`);
