@@ -10,9 +10,9 @@ export interface PdfConfig {
   maxBytes: number;
   /** The most pages read from one PDF. */
   maxPages: number;
-  /** The most characters of text extracted from one PDF. */
+  /** The most characters of text extracted from a request's PDFs together. */
   maxChars: number;
-  /** How long one PDF's extraction may take; past it the extraction thread is ended (and restarted). */
+  /** How long the extraction of a request's PDFs together may take; past it the extraction thread is ended (and restarted). */
   timeoutMs: number;
 }
 

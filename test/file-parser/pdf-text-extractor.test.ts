@@ -2,7 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PDF_DEFAULTS, type PdfConfig } from '../../src/config/parse-pdf.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { PdfTextExtractor } from '../../src/pipeline/file-parser/pdf-text-extractor.ts';
+import { fullBudget, PdfTextExtractor } from '../../src/pipeline/file-parser/pdf-text-extractor.ts';
 import { makePdf } from '../support/make-pdf.ts';
 
 // The PDF text extractor on its worker thread, with real PDFs written by the test
@@ -60,6 +60,21 @@ describe('PDF text extraction', () => {
     const err = await refusal(extractor.extract(makePdf({ pages: [Array(4).fill('x'.repeat(50)).join('\n')] }), bounds({ maxChars: 100 }), '"wordy.pdf"'));
     assert.equal(err.code, 'file_too_large');
     assert.match(err.message, /100 characters/);
+  });
+
+  test('the character and time bounds are for all of a request\'s PDFs together', async () => {
+    const b = bounds({ maxChars: 150 });
+    const budget = fullBudget(b);
+    const eighty = makePdf({ pages: [Array(2).fill('y'.repeat(40)).join('\n')] });
+    assert.equal((await extractor.extract(eighty, b, '"one.pdf"', budget)).text.length, 81);
+    assert.equal(budget.chars, 150 - 81);
+    const err = await refusal(extractor.extract(eighty, b, '"two.pdf"', budget));
+    assert.equal(err.code, 'file_too_large');
+    assert.match(err.message, /"two\.pdf".*the request's PDFs is longer than the 150 characters/);
+    // A budget whose time is spent refuses the next PDF without reading it.
+    const spent = await refusal(extractor.extract(eighty, b, '"late.pdf"', { chars: 1000, deadline: Date.now() - 1 }));
+    assert.equal(spent.code, 'file_too_large');
+    assert.match(spent.message, /longer than the 10000 ms/);
   });
 
   test('a PDF that takes longer than the time bound is a 413; the thread is ended, and the next PDF gets a fresh one', async () => {

@@ -4,7 +4,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import type { PdfConfig } from '../../config/parse-pdf.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ProviderAdapter } from '../../providers/types.ts';
-import { pdfTextExtractor, type PdfTextExtractor } from './pdf-text-extractor.ts';
+import { fullBudget, pdfTextExtractor, type PdfBudget, type PdfTextExtractor } from './pdf-text-extractor.ts';
 
 /**
  * PDFs for every model (docs/pdf.md): knows which endpoints read PDFs natively (their
@@ -30,6 +30,7 @@ export class FileParser {
 
   /** Replaces every inline PDF of the user messages by a text part holding its text; then the request has none. */
   async replacePdfs(req: CanonicalRequest): Promise<void> {
+    const budget = fullBudget(this.bounds);
     let seen = 0;
     for (const message of req.messages) {
       if (message.role !== 'user') continue;
@@ -38,16 +39,16 @@ export class FileParser {
         const part = content[j]!;
         if (part.type !== 'file' || !isInlinePdf(part)) continue;
         seen++;
-        content[j] = await this.textPart(part, seen);
+        content[j] = await this.textPart(part, seen, budget);
       }
     }
     delete req.inlinePdfs;
   }
 
-  private async textPart(part: FilePart, nth: number): Promise<TextPart> {
+  private async textPart(part: FilePart, nth: number, budget: PdfBudget): Promise<TextPart> {
     const name = part.filename === undefined ? `number ${nth} of the request` : JSON.stringify(part.filename);
     const bytes = decodePdfBytes(part.data!, this.bounds.maxBytes, name);
-    const { text } = await this.extractor.extract(bytes, this.bounds, name);
+    const { text } = await this.extractor.extract(bytes, this.bounds, name, budget);
     const out: TextPart = { type: 'text', text: fileText(part.filename ?? `document-${nth}.pdf`, text) };
     if (part.cacheControl !== undefined) out.cacheControl = part.cacheControl;
     return out;

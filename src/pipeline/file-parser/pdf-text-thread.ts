@@ -49,7 +49,7 @@ async function extract(m: PdfTextRequest): Promise<PdfTextReply> {
       page.cleanup();
       text = text.trim();
       chars += text.length;
-      if (chars > m.maxChars) return { ok: false, reason: 'chars', detail: `its text is longer than the ${m.maxChars} characters the gateway extracts` };
+      if (chars > m.maxChars) return { ok: false, reason: 'chars', detail: `its text is longer than the ${m.maxChars} characters left to extract` };
       if (text !== '') texts.push(text);
     }
     return { ok: true, pages, text: texts.join('\n\n') };
