@@ -394,3 +394,28 @@ describe('decodeMessagesRequest: thinking', () => {
     assertRequestError(() => decodeMessagesRequest({ ...base, output_config: { format: { type: 'xml' } } }), 'invalid_parameter', 'output_config.format.type');
   });
 });
+
+describe('decodeMessagesRequest: document blocks', () => {
+  const user = (...content: unknown[]) => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content }] });
+  it('a base64 PDF becomes a file part named by its title, and is counted; text and URL documents are not counted', () => {
+    const req = user(
+      { type: 'document', title: 'r.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' }, cache_control: { type: 'ephemeral' } },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'hello' } },
+      { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+    );
+    assert.deepEqual(req.messages[0]!.content, [
+      { type: 'file', data: 'JVBERi0xLjQK', mediaType: 'application/pdf', filename: 'r.pdf', cacheControl: { type: 'ephemeral' } },
+      { type: 'file', data: Buffer.from('hello').toString('base64'), mediaType: 'text/plain' },
+      { type: 'file', url: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
+    ]);
+    assert.equal(req.inlinePdfs, 1);
+    assert.equal(decodeMessagesRequest(base).inlinePdfs, undefined);
+  });
+
+  it('refuses a document without a source, of another media type, or from uploaded content', () => {
+    assertRequestError(() => user({ type: 'document' }), 'invalid_message', 'messages[0].content[0].source');
+    assertRequestError(() => user({ type: 'document', source: { type: 'base64', media_type: 'image/png', data: 'x' } }), 'invalid_message', 'messages[0].content[0].source.media_type');
+    assertRequestError(() => user({ type: 'document', source: { type: 'content', content: [] } }), 'unsupported_content', 'messages[0].content[0].source.type');
+    assertRequestError(() => user({ type: 'document', source: { type: 'url', url: 'ftp://x' } }), 'invalid_message', 'messages[0].content[0].source.url');
+  });
+});
