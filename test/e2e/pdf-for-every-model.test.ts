@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { makePdf, pdfDataUri } from '../support/make-pdf.ts';
-import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 28 §5, PDFs for every model: where no endpoint of the plan reads PDFs, the gateway
 // sends a PDF's text instead of answering 400 unsupported_content; the `file-parser`
@@ -41,7 +41,6 @@ providers:
 pdf:
   max_pages: 3
   max_bytes: 200000
-  timeout_ms: 500
 models:
   - id: acme/no-files
     context_length: 100000
@@ -179,16 +178,24 @@ models:
   });
 
   test('a PDF slower to read than pdf.timeout_ms is a 413, and the next PDF is read on a fresh thread', async () => {
-    // One page whose deflated content stream shows 1,000,000 lines: seconds of reading.
-    const slow = makePdf({ pages: ['slow slow slow'], repeat: 1_000_000 });
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(slow)) }, auth);
-    assert.equal(res.status, 413, res.text);
-    assert.equal(res.json.error.code, 'file_too_large');
-    assert.match(res.json.error.message, /longer than the 500 ms/);
-    noFiles.reset();
-    const next = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(REPORT)) }, auth);
-    assert.equal(next.status, 200, next.text);
-    assert.equal(userParts(noFiles.requests[0]!.body)[1].text, REPORT_AS_TEXT);
+    // A gateway of its own, whose PDFs may take 500 ms; the PDF thread is the process's, shared with the one above.
+    const hasty = await startTestGateway({ yaml: `${SIM_ONLY}pdf: { timeout_ms: 500 }\n` });
+    try {
+      const hastyAuth = { authorization: `Bearer ${hasty.key}` };
+      // One page whose deflated content stream shows 1,000,000 lines: seconds of reading.
+      const slow = makePdf({ pages: ['slow slow slow'], repeat: 1_000_000 });
+      const res = await postJson(`${hasty.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', ...chatWith(chatPdf(slow)) }, hastyAuth);
+      assert.equal(res.status, 413, res.text);
+      assert.equal(res.json.error.code, 'file_too_large');
+      assert.match(res.json.error.message, /longer than the 500 ms/);
+      // The next PDF (through the other gateway, whose PDFs may take the default 10 s: a loaded machine is slow) is read.
+      noFiles.reset();
+      const next = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(REPORT)) }, auth);
+      assert.equal(next.status, 200, next.text);
+      assert.equal(userParts(noFiles.requests[0]!.body)[1].text, REPORT_AS_TEXT);
+    } finally {
+      await hasty.close();
+    }
   });
 
   test('a PDF is held and charged exactly as its text sent as text', async () => {
