@@ -110,11 +110,14 @@ export class WorkerClient<Req, Reply> {
     }, timeoutMs);
   }
 
-  /** Ends the thread (tests, shutdown); a later call starts a new one. */
+  /** Ends the thread (tests, shutdown); calls in flight reject with ThreadLost; a later call starts a new one. */
   async close(): Promise<void> {
     const w = this.worker;
+    if (w === null) return;
     this.worker = null;
-    await w?.terminate();
+    this.stopWatchingMemory();
+    this.failAll('it was closed');
+    await w.terminate();
   }
 
   /** While calls wait, the thread's memory is checked against `maxMemoryMb`. */
