@@ -4,7 +4,7 @@ import { ThreadFailure, ThreadLost, ThreadTimeout, WorkerClient } from '../../sr
 import type { EchoRequest } from '../support/echo-thread.ts';
 
 // The worker lifecycle the PDF, tokenizer and JSON threads share (src/runtime/worker-client.ts),
-// against a thread that takes 300 ms to start.
+// against a thread that takes 600 ms to start.
 
 describe('WorkerClient', () => {
   const client = new WorkerClient<EchoRequest, string>(new URL('../support/echo-thread.ts', import.meta.url));
@@ -12,7 +12,7 @@ describe('WorkerClient', () => {
 
   test('answers calls by id, concurrently; a deadline shorter than the thread\'s start still holds (it runs from ready)', async () => {
     const [a, b] = await Promise.all([
-      client.call({ op: 'echo', text: 'a' }, [], 200),
+      client.call({ op: 'echo', text: 'a' }, [], 400),
       client.call({ op: 'echo', text: 'b' }),
     ]);
     assert.deepEqual([a, b], ['a', 'b']);
