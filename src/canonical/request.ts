@@ -205,6 +205,11 @@ export interface CanonicalRequest {
   extra: Record<string, unknown>;
   /** Not a conversation (embeddings, images, speech, transcription): `messages` is then empty. */
   task?: TaskRequest;
+  /**
+   * How many PDFs sent inline (`isInlinePdf`) the front decoder made parts of; absent when
+   * none, so that a request without one costs no walk of its messages to find out.
+   */
+  inlinePdfs?: number;
 }
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

@@ -1,23 +1,18 @@
-import { parentPort } from 'node:worker_threads';
+import { serveThread } from '../runtime/serve-thread.ts';
 import { countTokens, type EncodingName } from './bpe-tokenizers.ts';
 
 // The tokenizer thread (off-thread-tokenizer.ts): counts texts with one BPE encoding, so
 // that loading the encodings (~190 ms of synchronous module evaluation, once) and counting
-// long texts never stall the gateway's event loop.
+// long texts never stall the gateway's event loop. A count that throws is answered as a
+// failure, and counted on the event loop instead.
 
 export interface CountRequest {
-  id: number;
   encoding: EncodingName;
   texts: string[];
 }
 
-export type CountReply = { id: number; counts: number[] } | { id: number; error: string };
+export interface CountReply {
+  counts: number[];
+}
 
-const port = parentPort!;
-port.on('message', (m: CountRequest) => {
-  try {
-    port.postMessage({ id: m.id, counts: m.texts.map((t) => countTokens(t, m.encoding)) } satisfies CountReply);
-  } catch (err) {
-    port.postMessage({ id: m.id, error: (err as Error)?.message ?? String(err) } satisfies CountReply);
-  }
-});
+serveThread<CountRequest, CountReply>((m) => ({ counts: m.texts.map((t) => countTokens(t, m.encoding)) }));

@@ -132,7 +132,7 @@ export async function runServe(values: ServeValues): Promise<number> {
     // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
     starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
       creditsUsd: config.bootstrap.credits,
-      defaultModel: services.catalog.models[0]?.id ?? null,
+      defaultModel: services.catalog.models.find((m) => m.kind === 'chat')?.id ?? null,
     }));
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
@@ -267,7 +267,7 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
   ];
   if (starter !== null) {
     const delivery = deliverStarterKey(starter.key, process.stderr.isTTY === true, firstStartKeyFolder(config, process.env));
-    const model = services.catalog.models[0]?.id ?? 'author/model';
+    const model = services.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
     lines.push('', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`);
     if (delivery.kind === 'shown') {
       lines.push('Its API key is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);

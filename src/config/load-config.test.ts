@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       metrics: { enabled: true },
       cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 0n, denominator: 1n } },
       sticky: { maxEntries: 100_000, accountShare: 0.25 },
+      pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
     });
   });
 
@@ -91,6 +92,15 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: 1.5 }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: half }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { size: 3 }\n'), env: {} }), /cache/);
+  });
+
+  it('reads pdf: the bounds of PDF text extraction; refuses unknown keys and values out of range', () => {
+    const c = loadConfig({ path: writeConfig('pdf:\n  max_bytes: 1000\n  max_pages: 7\n  max_chars: 900\n  timeout_ms: 250\n'), env: {} }).pdf;
+    assert.deepEqual(c, { maxBytes: 1000, maxPages: 7, maxChars: 900, timeoutMs: 250 });
+    assert.equal(loadConfig({ path: writeConfig('pdf: { max_pages: 9 }\n'), env: {} }).pdf.timeoutMs, 10_000, 'the rest keep their defaults');
+    assert.throws(() => loadConfig({ path: writeConfig('pdf: { max_pages: 0 }\n'), env: {} }), /pdf\.max_pages/);
+    assert.throws(() => loadConfig({ path: writeConfig('pdf: { timeout_ms: 1h }\n'), env: {} }), /pdf\.timeout_ms/);
+    assert.throws(() => loadConfig({ path: writeConfig('pdf: { engine: ocr }\n'), env: {} }), /pdf/);
   });
 
   it('reads sticky: max_entries and account_share; refuses a share out of (0, 1] or unknown keys', () => {

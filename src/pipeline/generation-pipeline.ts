@@ -23,6 +23,8 @@ import { RecordingSink, type CacheDirective, type CacheProbe, type ResponseCache
 import { replayCachedAnswer } from './response-cache/replay-cached-answer.ts';
 import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
+import type { FileParser } from './file-parser/file-parser.ts';
+import { pdfEngineOf } from './file-parser/file-parser-plugin.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
@@ -92,6 +94,8 @@ export interface PipelineDeps {
   timeouts: { attemptMs: number; requestMs: number };
   /** Metrics, request log and traces (default: observes nothing). */
   telemetry?: Telemetry;
+  /** PDFs for every model: their text where no endpoint reads them (default: PDFs go as files, as sent). */
+  files?: FileParser;
   now?: () => number;
 }
 
@@ -161,6 +165,8 @@ export class GenerationPipeline {
         }
         req.models.push({ model: fallback });
       }
+      // Before the estimate: a PDF sent as its text is held and charged as text.
+      if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req);
       const promptTokens = estimateRequestTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
@@ -192,6 +198,32 @@ export class GenerationPipeline {
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
       throw withHeaders(err, responseHeaders);
     }
+  }
+
+  /**
+   * The request's inline PDFs become their text when its `file-parser` plugin asks for
+   * `pdf-text`, or, without the plugin, when no endpoint of its plan reads PDFs (a plan
+   * whose context the PDFs as files overflow counts as one that does not). `native` keeps
+   * them as files. Throws the plugin's 400 and the extraction's 400 and 413.
+   */
+  private async readPdfs(req: CanonicalRequest): Promise<void> {
+    const files = this.deps.files;
+    if (files === undefined) return;
+    const engine = pdfEngineOf(req);
+    if (req.inlinePdfs === undefined || engine === 'native') return;
+    if (engine === 'auto' && this.planReadsPdf(req, files)) return;
+    await files.replacePdfs(req);
+  }
+
+  private planReadsPdf(req: CanonicalRequest, files: FileParser): boolean {
+    let plan: PlannedAttempt[];
+    try {
+      plan = this.deps.planner.plan(req);
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'context_length_exceeded') return false;
+      throw err;
+    }
+    return plan.some((a) => files.readsPdf(a.endpoint));
   }
 
   /**

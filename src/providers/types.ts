@@ -51,6 +51,11 @@ export interface HttpProviderAdapter {
   readonly supportedParameters: ReadonlySet<string>;
   /** Those this provider (its vendor profile) takes; the catalog narrows each endpoint's set from it. */
   supportedParametersFor?(provider: ProviderConfig): ReadonlySet<string>;
+  /**
+   * Whether this provider's API reads a PDF sent inline (absent: it does not). Where no
+   * endpoint of a request's plan does, the gateway sends the PDF's text instead (docs/pdf.md).
+   */
+  readsPdf?(provider: ProviderConfig): boolean;
   encodeRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest;
   decodeResponse(body: unknown, endpoint: Endpoint, emit: PartSink): void;
   createStreamDecoder(endpoint: Endpoint, emit: PartSink): StreamDecoder;
@@ -77,6 +82,8 @@ export interface LocalProviderAdapter {
   readonly kind: string;
   readonly transport: 'local';
   readonly supportedParameters: ReadonlySet<string>;
+  /** As HttpProviderAdapter's (absent: it does not read PDFs). */
+  readsPdf?(provider: ProviderConfig): boolean;
   /** Streams the answer into `emit`; resolves when done. Stops early when `signal` aborts. */
   generate(req: CanonicalRequest, endpoint: Endpoint, emit: PartSink, signal: AbortSignal): Promise<void>;
 }

@@ -19,6 +19,7 @@ import { AttemptPlanner } from '../routing/plan-attempts.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
 import type { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { ResponseCache } from '../pipeline/response-cache/response-cache.ts';
+import { FileParser } from '../pipeline/file-parser/file-parser.ts';
 import type { ResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 
 /**
@@ -105,6 +106,7 @@ export function buildGeneration(
     scrubber,
     timeouts: config.timeouts,
     telemetry: shared.telemetry,
+    files: new FileParser(config.pdf, shared.adapters),
     ...(shared.now === undefined ? {} : { now: shared.now }),
   });
   return {

@@ -11,7 +11,7 @@ describe('GET /v1/models and GET /v1/key', () => {
   });
   after(() => gw.close());
 
-  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'name', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
+  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'kind', 'name', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
 
   test('models: every field of the model record, prices as strings', async () => {
     for (const prefix of ['/v1', '/api/v1']) {

@@ -14,7 +14,9 @@ import { listening, run, serve, serveEnv, starterKey, stop, tempDir } from '../s
 const HOOK = fileURLToPath(new URL('../support/loaded-packages-hook.mjs', import.meta.url));
 const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty', 'pg', 'redis',
   // Bedrock's and Vertex's credentials and framing, for a gateway with neither provider.
-  '@aws-sdk/credential-providers', '@smithy/signature-v4', '@smithy/eventstream-codec', 'google-auth-library'];
+  '@aws-sdk/credential-providers', '@smithy/signature-v4', '@smithy/eventstream-codec', 'google-auth-library',
+  // pdf.js, on its own thread, for the first PDF whose text is needed (docs/pdf.md).
+  'unpdf'];
 
 test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client, no AWS or Google credentials library', async () => {
   const env = serveEnv({

@@ -7,6 +7,8 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 // only; Groq: no files) is refused it before anything is sent: another endpoint of the
 // model that can take it serves the request, and with none the client gets 400
 // unsupported_content. Each vendor has its own emulator, so "nothing sent" is counted there.
+// (A PDF no endpoint can take is sent as its text unless the request forbids it with the
+// file-parser plugin's engine `native`: pdf-for-every-model.test.ts.)
 
 const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } };
 const pdf = { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'a.pdf' } };
@@ -65,9 +67,10 @@ models:
       assert.equal(sent(), before);
     });
 
-    test(`a PDF to a vendor without file parts is a 400 unsupported_content with nothing sent, ${how}`, async () => {
+    test(`a PDF kept native to a vendor without file parts is a 400 unsupported_content with nothing sent, ${how}`, async () => {
       const before = sent();
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', stream, messages: withPart(pdf) }, { authorization: `Bearer ${gw.key}` });
+      const plugins = [{ id: 'file-parser', pdf: { engine: 'native' } }];
+      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', stream, plugins, messages: withPart(pdf) }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, 'unsupported_content');
       assert.equal(sent(), before);

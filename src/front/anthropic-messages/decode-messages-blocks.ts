@@ -1,5 +1,5 @@
 import type {
-  ImagePart, ReasoningPart, RedactedReasoningPart, TextPart, ToolCallPart, ToolResultPart,
+  FilePart, ImagePart, ReasoningPart, RedactedReasoningPart, TextPart, ToolCallPart, ToolResultPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
@@ -65,6 +65,71 @@ export function decodeImageBlock(block: JsonObject, state: DecodeState, i: numbe
   }
   readCacheControl(block, part, state, i, j, k);
   return part;
+}
+
+/**
+ * A user's `document`: a PDF (`base64` or `url` source) or plain text (`text` source) → a
+ * file part, its `title` the file's name. `context` and `citations` only matter to
+ * Anthropic's citation feature; they are dropped. Content-block and uploaded-file sources
+ * cannot reach other providers.
+ */
+export function decodeDocumentBlock(block: JsonObject, state: DecodeState, i: number, j: number): FilePart {
+  const source = block.source;
+  const path = `${blockPath(i, j)}.source`;
+  if (source === undefined || source === null) throw missingBlockField(i, path);
+  if (!isObject(source)) throw blockError(i, path, `expected an object {type: 'base64', media_type: 'application/pdf', data}, got ${describeType(source)}`);
+  let part: FilePart;
+  switch (source.type) {
+    case 'base64': {
+      if (source.media_type !== 'application/pdf') {
+        if (source.media_type === undefined || source.media_type === null) throw missingBlockField(i, `${path}.media_type`);
+        throw blockError(i, `${path}.media_type`, `must be 'application/pdf', got ${JSON.stringify(source.media_type)}`);
+      }
+      part = { type: 'file', data: sourceString(source, 'data', i, path), mediaType: 'application/pdf' };
+      state.inlinePdfs++;
+      break;
+    }
+    case 'text': {
+      if (source.media_type !== undefined && source.media_type !== null && source.media_type !== 'text/plain') {
+        throw blockError(i, `${path}.media_type`, `must be 'text/plain', got ${JSON.stringify(source.media_type)}`);
+      }
+      part = { type: 'file', data: Buffer.from(sourceString(source, 'data', i, path), 'utf8').toString('base64'), mediaType: 'text/plain' };
+      break;
+    }
+    case 'url': {
+      const url = source.url;
+      if (typeof url !== 'string' || !(url.startsWith('https://') || url.startsWith('http://'))) {
+        if (url === undefined || url === null) throw missingBlockField(i, `${path}.url`);
+        throw blockError(i, `${path}.url`, 'must be an http(s) URL');
+      }
+      part = { type: 'file', url, mediaType: 'application/pdf' };
+      break;
+    }
+    case 'content':
+    case 'file':
+      throw new GatewayError(
+        'unsupported_content',
+        `Unsupported '${path}.type' ${JSON.stringify(source.type)}: the gateway carries documents as base64 PDF data, a PDF URL or plain text.`,
+        { param: `${path}.type` },
+      );
+    case undefined:
+    case null:
+      throw missingBlockField(i, `${path}.type`);
+    default:
+      throw blockError(i, `${path}.type`, `must be 'base64', 'text' or 'url', got ${JSON.stringify(source.type)}`);
+  }
+  const title = block.title;
+  if (typeof title === 'string' && title !== '') part.filename = title;
+  else if (title !== undefined && title !== null && typeof title !== 'string') throw blockError(i, `${blockPath(i, j)}.title`, `expected a string, got ${describeType(title)}`);
+  readCacheControl(block, part, state, i, j);
+  return part;
+}
+
+function sourceString(source: JsonObject, key: string, i: number, path: string): string {
+  const value = source[key];
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) throw missingBlockField(i, `${path}.${key}`);
+  throw blockError(i, `${path}.${key}`, `expected a string, got ${describeType(value)}`);
 }
 
 /** An assistant's `tool_use` → a tool call whose arguments are the JSON text of `input`. */

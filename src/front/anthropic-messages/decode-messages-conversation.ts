@@ -5,7 +5,7 @@ import { assertNever } from '../../canonical/stream-part.ts';
 import { invalidParameter } from '../../errors/gateway-error.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeImageBlock, decodeRedactedThinkingBlock, decodeTextBlock, decodeThinkingBlock,
+  decodeDocumentBlock, decodeImageBlock, decodeRedactedThinkingBlock, decodeTextBlock, decodeThinkingBlock,
   decodeToolResultBlock, decodeToolUseBlock,
 } from './decode-messages-blocks.ts';
 import { blockType, SYSTEM, unexpectedBlock, type DecodeState } from './messages-decode-state.ts';
@@ -19,7 +19,7 @@ import { blockType, SYSTEM, unexpectedBlock, type DecodeState } from './messages
 //   call, and the other content is the user's next turn).
 // The caller has checked that `messages` is a non-empty array.
 
-const USER_BLOCKS = "'text', 'image', 'tool_result'";
+const USER_BLOCKS = "'text', 'image', 'document', 'tool_result'";
 const ASSISTANT_BLOCKS = "'text', 'tool_use', 'thinking', 'redacted_thinking'";
 const SYSTEM_BLOCKS = "'text'";
 const ROLES = "'user', 'assistant', 'system'";
@@ -99,6 +99,9 @@ function decodeUserBlocks(blocks: readonly unknown[], i: number, out: Message[],
         break;
       case 'image':
         parts.push(decodeImageBlock(block as JsonObject, state, i, j));
+        break;
+      case 'document':
+        parts.push(decodeDocumentBlock(block as JsonObject, state, i, j));
         break;
       case 'tool_result':
         (results ??= []).push(decodeToolResultBlock(block as JsonObject, state, i, j));

@@ -240,7 +240,7 @@ describe('decodeMessagesRequest: system and messages', () => {
   it('unsupported content types get a clear unsupported_content; blocks in the wrong role are invalid', () => {
     const user = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: [block] }] });
     const assistant = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [block] }] });
-    for (const type of ['document', 'search_result']) {
+    for (const type of ['search_result']) {
       const err = assertRequestError(() => decodeMessagesRequest(user({ type, source: {} })), 'unsupported_content', 'messages[0].content[0].type');
       assert.match(err.message, new RegExp(type));
     }
@@ -392,5 +392,30 @@ describe('decodeMessagesRequest: thinking', () => {
     assert.deepEqual(decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema', schema } } }).responseFormat, { type: 'json_schema', name: 'output', schema });
     assertRequestError(() => decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema' } } }), 'missing_parameter', 'output_config.format.schema');
     assertRequestError(() => decodeMessagesRequest({ ...base, output_config: { format: { type: 'xml' } } }), 'invalid_parameter', 'output_config.format.type');
+  });
+});
+
+describe('decodeMessagesRequest: document blocks', () => {
+  const user = (...content: unknown[]) => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content }] });
+  it('a base64 PDF becomes a file part named by its title, and is counted; text and URL documents are not counted', () => {
+    const req = user(
+      { type: 'document', title: 'r.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' }, cache_control: { type: 'ephemeral' } },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'hello' } },
+      { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+    );
+    assert.deepEqual(req.messages[0]!.content, [
+      { type: 'file', data: 'JVBERi0xLjQK', mediaType: 'application/pdf', filename: 'r.pdf', cacheControl: { type: 'ephemeral' } },
+      { type: 'file', data: Buffer.from('hello').toString('base64'), mediaType: 'text/plain' },
+      { type: 'file', url: 'https://example.com/a.pdf', mediaType: 'application/pdf' },
+    ]);
+    assert.equal(req.inlinePdfs, 1);
+    assert.equal(decodeMessagesRequest(base).inlinePdfs, undefined);
+  });
+
+  it('refuses a document without a source, of another media type, or from uploaded content', () => {
+    assertRequestError(() => user({ type: 'document' }), 'invalid_message', 'messages[0].content[0].source');
+    assertRequestError(() => user({ type: 'document', source: { type: 'base64', media_type: 'image/png', data: 'x' } }), 'invalid_message', 'messages[0].content[0].source.media_type');
+    assertRequestError(() => user({ type: 'document', source: { type: 'content', content: [] } }), 'unsupported_content', 'messages[0].content[0].source.type');
+    assertRequestError(() => user({ type: 'document', source: { type: 'url', url: 'ftp://x' } }), 'invalid_message', 'messages[0].content[0].source.url');
   });
 });

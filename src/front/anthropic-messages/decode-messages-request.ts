@@ -55,6 +55,7 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
     stream: readBoolean(body, 'stream') ?? false,
     extra: {},
   };
+  if (state.inlinePdfs > 0) req.inlinePdfs = state.inlinePdfs;
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
   const stop = readStringArray(body, 'stop_sequences');
   if (stop !== undefined && stop.length > 0) req.stop = stop;

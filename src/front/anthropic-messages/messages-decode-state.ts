@@ -20,10 +20,12 @@ export interface DecodeState {
   cacheControlBlocks: number;
   /** tool_use id → tool name, so that a tool result can name the tool it answers. */
   toolNames: Map<string, string> | null;
+  /** PDFs sent inline (`document` blocks), for CanonicalRequest.inlinePdfs. */
+  inlinePdfs: number;
 }
 
 export function newDecodeState(): DecodeState {
-  return { cacheControlBlocks: 0, toolNames: null };
+  return { cacheControlBlocks: 0, toolNames: null, inlinePdfs: 0 };
 }
 
 export function blockPath(i: number, j: number, k = -1): string {

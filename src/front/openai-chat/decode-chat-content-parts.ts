@@ -2,7 +2,7 @@ import type {
   AudioPart, CacheControl, FilePart, ImagePart, TextPart, UserContentPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { dataUriMediaType, isHttpOrDataUrl } from '../../canonical/data-uri.ts';
+import { dataUriMediaType, isHttpOrDataUrl, isInlinePdf } from '../../canonical/data-uri.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 
 // Content parts of chat messages. Every problem inside `messages` is an `invalid_message`
@@ -14,6 +14,8 @@ export const MAX_CACHE_CONTROL_BLOCKS = 4;
 /** Per-request decoding state shared by all messages. */
 export interface ContentState {
   cacheControlBlocks: number;
+  /** PDFs sent inline, for CanonicalRequest.inlinePdfs. */
+  inlinePdfs: number;
 }
 
 /** `messages[i].content[j]` plus `sub` (a constant such as `.image_url`), built only for errors. */
@@ -65,6 +67,7 @@ export function decodeUserPart(part: JsonObject, type: string, i: number, j: num
       break;
     case 'file':
       out = decodeFilePart(part, i, j);
+      if (isInlinePdf(out)) state.inlinePdfs++;
       break;
     case 'input_audio':
       out = decodeAudioPart(part, i, j);

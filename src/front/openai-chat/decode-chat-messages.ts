@@ -13,8 +13,7 @@ import {
 // that it is a non-empty array. Errors are `invalid_message`, except the cache_control
 // limit (`too_many_cache_control_blocks`) and inline-only content (`unsupported_content`).
 
-export function decodeChatMessages(list: readonly unknown[]): Message[] {
-  const state: ContentState = { cacheControlBlocks: 0 };
+export function decodeChatMessages(list: readonly unknown[], state: ContentState = { cacheControlBlocks: 0, inlinePdfs: 0 }): Message[] {
   const out: Message[] = new Array(list.length);
   for (let i = 0; i < list.length; i++) out[i] = decodeMessage(list[i], i, state);
   return out;

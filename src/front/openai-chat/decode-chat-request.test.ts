@@ -260,3 +260,14 @@ describe('decodeChatRequest: provider-specific fields', () => {
     rejects({ search_parameters: 'on' }, 'invalid_parameter', 'search_parameters');
   });
 });
+
+describe('decodeChatRequest: inline PDFs counted', () => {
+  const PDF = 'data:application/pdf;base64,JVBERi0xLjQK';
+  const withParts = (...parts: unknown[]) => decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, ...parts] }] });
+  it('counts the PDFs sent inline (by media type, or by their %PDF- bytes without one) and nothing else', () => {
+    assert.equal(withParts({ type: 'file', file: { file_data: PDF } }, { type: 'file', file: { file_data: 'JVBERi0xLjcK', filename: 'b.pdf' } }).inlinePdfs, 2);
+    assert.equal(withParts().inlinePdfs, undefined, 'absent without one: the pipeline looks no further');
+    assert.equal(withParts({ type: 'file', file: { file_data: 'data:text/plain;base64,aGk=' } }).inlinePdfs, undefined);
+    assert.equal(withParts({ type: 'file', file: { url: 'https://example.com/a.pdf', type: 'application/pdf' } }).inlinePdfs, undefined, 'a PDF by URL is not read');
+  });
+});

@@ -12,6 +12,7 @@ import {
 } from '../shared/read-fields.ts';
 import { readEndUser, readMetadata } from '../shared/decode-client-strings.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
+import type { ContentState } from './decode-chat-content-parts.ts';
 import { decodeChatReasoning } from './decode-chat-reasoning.ts';
 import { CHAT_TOOL_CHOICE, decodeChatResponseFormat, decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
 
@@ -32,7 +33,8 @@ const EXTRA_FIELDS = [
 export function decodeChatRequest(body: unknown): CanonicalRequest {
   if (!isObject(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
 
-  const messages = decodeMessagesOrPrompt(body);
+  const content: ContentState = { cacheControlBlocks: 0, inlinePdfs: 0 };
+  const messages = decodeMessagesOrPrompt(body, content);
   const sampling = decodeChatSampling(body);
   const req: CanonicalRequest = {
     models: decodeModelList(body),
@@ -41,6 +43,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     stream: readBoolean(body, 'stream') ?? false,
     extra: decodeExtra(body),
   };
+  if (content.inlinePdfs > 0) req.inlinePdfs = content.inlinePdfs;
 
   const maxTokens = readNumber(body, 'max_tokens', MAX_TOKENS);
   const maxCompletionTokens = readNumber(body, 'max_completion_tokens', MAX_TOKENS);
@@ -86,7 +89,7 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
   return req;
 }
 
-function decodeMessagesOrPrompt(body: JsonObject): Message[] {
+function decodeMessagesOrPrompt(body: JsonObject, content: ContentState): Message[] {
   const raw = body.messages;
   if (raw === undefined || raw === null) {
     const prompt = body.prompt;
@@ -96,7 +99,7 @@ function decodeMessagesOrPrompt(body: JsonObject): Message[] {
   }
   if (!Array.isArray(raw)) throw invalidType('messages', 'an array of messages', raw);
   if (raw.length === 0) throw invalidValue('messages', 'must contain at least 1 message');
-  return decodeChatMessages(raw);
+  return decodeChatMessages(raw, content);
 }
 
 /** The shared sampling fields, then `logit_bias`, which only chat has. */

@@ -1,3 +1,4 @@
+import { isInlinePdf } from '../../canonical/data-uri.ts';
 import type {
   AssistantContentPart, AssistantMessage, ImagePart, Message, ReasoningEffort, ResponseFormat, SystemMessage,
   TextPart, ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
@@ -45,6 +46,8 @@ export interface ConfigurationUpdate {
 export interface DecodedInput {
   messages: Message[];
   update: ConfigurationUpdate;
+  /** PDFs sent inline, for CanonicalRequest.inlinePdfs. */
+  inlinePdfs: number;
 }
 const ROLES = "'user', 'assistant', 'system', 'developer'";
 
@@ -52,6 +55,7 @@ const ROLES = "'user', 'assistant', 'system', 'developer'";
 class InputReader {
   readonly messages: Message[] = [];
   readonly update: ConfigurationUpdate = {};
+  inlinePdfs = 0;
   private assistant: AssistantMessage | null = null;
   private tool: ToolMessage | null = null;
   /** call_id → function name, so tool results can name their function (Gemini needs it). */
@@ -98,7 +102,7 @@ class InputReader {
         return;
       case 'user':
         this.closeRuns();
-        this.messages.push(readUser(item, i));
+        this.messages.push(readUser(item, i, this));
         return;
       case 'system':
       case 'developer':
@@ -188,7 +192,7 @@ export function decodeResponsesInput(raw: unknown, instructions: string | undefi
   if (instructions !== undefined) reader.messages.push({ role: 'system', content: [{ type: 'text', text: instructions }] });
   if (typeof raw === 'string') {
     reader.messages.push({ role: 'user', content: [{ type: 'text', text: raw }] });
-    return { messages: reader.messages, update: reader.update };
+    return { messages: reader.messages, update: reader.update, inlinePdfs: 0 };
   }
   if (!Array.isArray(raw)) {
     throw invalidParameter('input', `Invalid type for 'input': expected a string or an array of input items, got ${describeType(raw)}.`);
@@ -199,14 +203,14 @@ export function decodeResponsesInput(raw: unknown, instructions: string | undefi
   if (messages.length === 0) {
     throw invalidParameter('input', "Invalid value for 'input': none of its items is a message a model can read.");
   }
-  return { messages, update: reader.update };
+  return { messages, update: reader.update, inlinePdfs: reader.inlinePdfs };
 }
 
 function contentTypeError(i: number, content: unknown, expected: string): GatewayError {
   return messageError(itemPath(i, '.content'), `expected ${expected}, got ${describeType(content)}`);
 }
 
-function readUser(item: JsonObject, i: number): UserMessage {
+function readUser(item: JsonObject, i: number, counts: { inlinePdfs: number }): UserMessage {
   const content = item.content;
   if (typeof content === 'string') return { role: 'user', content: [{ type: 'text', text: content }] };
   if (content === undefined || content === null) throw missingField(itemPath(i, '.content'));
@@ -214,7 +218,9 @@ function readUser(item: JsonObject, i: number): UserMessage {
   const parts: UserContentPart[] = new Array(content.length);
   for (let j = 0; j < content.length; j++) {
     const p = content[j];
-    parts[j] = decodeUserPart(p as JsonObject, partType(p, i, 'content', j), i, j);
+    const part = decodeUserPart(p as JsonObject, partType(p, i, 'content', j), i, j);
+    if (part.type === 'file' && isInlinePdf(part)) counts.inlinePdfs++;
+    parts[j] = part;
   }
   return { role: 'user', content: parts };
 }

@@ -316,3 +316,12 @@ describe('decodeResponsesRequest: parameters', () => {
     assertRequestError(() => decodeResponsesRequest([1]), 'invalid_json');
   });
 });
+
+describe('decodeResponsesRequest: inline PDFs counted', () => {
+  it('counts input_file PDFs sent inline; absent without one', () => {
+    const file = (file_data: string) => ({ type: 'input_file', filename: 'a.pdf', file_data });
+    const req = decode({ input: [{ role: 'user', content: [file('data:application/pdf;base64,JVBERi0xLjQK'), file('data:text/plain;base64,aGk=')] }] });
+    assert.equal(req.inlinePdfs, 1);
+    assert.equal(decode({}).inlinePdfs, undefined);
+  });
+});

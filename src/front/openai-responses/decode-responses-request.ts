@@ -43,6 +43,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
     stream: readBoolean(body, 'stream') ?? false,
     extra: pickFields(body, EXTRA_FIELDS),
   };
+  if (decoded.inlinePdfs > 0) req.inlinePdfs = decoded.inlinePdfs;
 
   const maxOutputTokens = readNumber(body, 'max_output_tokens', MAX_TOKENS);
   if (maxOutputTokens !== undefined) req.maxOutputTokens = maxOutputTokens;

@@ -19,6 +19,8 @@ export const anthropicAdapter: HttpProviderAdapter = {
   kind: 'anthropic',
   transport: 'http',
   supportedParameters: SUPPORTED_PARAMETERS,
+  /** PDFs travel as `document` blocks. */
+  readsPdf: () => true,
   encodeRequest: convertToAnthropicRequest,
   decodeResponse: convertAnthropicResponse,
   createStreamDecoder(endpoint, emit) {

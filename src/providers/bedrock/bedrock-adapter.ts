@@ -24,6 +24,8 @@ export const bedrockAdapter: HttpProviderAdapter = {
   transport: 'http',
   streamFraming: 'aws-eventstream',
   supportedParameters: SUPPORTED_PARAMETERS,
+  /** PDFs travel as Converse `document` blocks (inline bytes). */
+  readsPdf: () => true,
   encodeRequest: convertToConverseRequest,
   authorize: signBedrockRequest,
   decodeResponse: convertConverseResponse,

@@ -14,6 +14,8 @@ export const googleAdapter: HttpProviderAdapter = {
   kind: 'google',
   transport: 'http',
   supportedParameters: GEMINI_SUPPORTED_PARAMETERS,
+  /** PDFs travel as `inlineData`. */
+  readsPdf: () => true,
   encodeRequest: convertToGeminiRequest,
   decodeResponse: convertGeminiResponse,
   createStreamDecoder(endpoint, emit) {

@@ -4,7 +4,7 @@ import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.ts'
 import { decodeOpenAIError } from './decode-openai-error.ts';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder.ts';
 import { openAITaskCodec } from './openai-task-codec.ts';
-import { allOpenAIProfileParameters, openAIProfileFor } from './openai-profiles.ts';
+import { allOpenAIProfileParameters, inputKindsFor, openAIProfileFor } from './openai-profiles.ts';
 
 /** OpenAI chat completions: OpenAI itself and any OpenAI-compatible base URL (see openai-profiles.ts). */
 export const openaiAdapter: HttpProviderAdapter = {
@@ -13,6 +13,10 @@ export const openaiAdapter: HttpProviderAdapter = {
   supportedParameters: allOpenAIProfileParameters(),
   supportedParametersFor(provider) {
     return openAIProfileFor(provider).supported;
+  },
+  /** The vendor's chat API takes `file` parts (its profile; Azure's under a preview api-version). */
+  readsPdf(provider) {
+    return inputKindsFor(openAIProfileFor(provider), provider).has('file');
   },
   encodeRequest: convertToOpenAIChatRequest,
   decodeResponse: convertOpenAIChatResponse,

@@ -33,6 +33,8 @@ export const vertexAdapter: HttpProviderAdapter = {
   kind: 'vertex',
   transport: 'http',
   supportedParameters: new Set([...googleAdapter.supportedParameters, ...anthropicAdapter.supportedParameters]),
+  /** Both publishers read PDFs (Gemini's `inlineData`, Claude's `document`). */
+  readsPdf: () => true,
   supportedParametersFor(provider) {
     return provider.profile === 'anthropic' ? anthropicAdapter.supportedParameters : VERTEX_GEMINI_PARAMETERS;
   },

@@ -1,6 +1,6 @@
-import { parentPort } from 'node:worker_threads';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { checkJsonDepth } from '../../front/shared/check-json-depth.ts';
+import { serveThread } from '../../runtime/serve-thread.ts';
 import { checkJsonShape } from './json-values.ts';
 import { parseJsonText } from './parse-json-text.ts';
 
@@ -10,23 +10,21 @@ import { parseJsonText } from './parse-json-text.ts';
 // values a bounded time).
 
 export interface ParseRequest {
-  id: number;
   bytes: Uint8Array;
 }
 
 export type ParseReply =
-  | { id: number; value: unknown }
-  | { id: number; error: { code: GatewayError['code']; message: string; param?: string } };
+  | { value: unknown }
+  | { error: { code: GatewayError['code']; message: string; param?: string } };
 
-const port = parentPort!;
-port.on('message', (m: ParseRequest) => {
+serveThread<ParseRequest, ParseReply>((m) => {
   try {
     checkJsonShape(m.bytes);
     const value = parseJsonText(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).toString('utf8'));
     checkJsonDepth(value);
-    port.postMessage({ id: m.id, value } satisfies ParseReply);
+    return { value };
   } catch (err) {
     const e = err instanceof GatewayError ? err : new GatewayError('internal_error', 'The request body could not be parsed.');
-    port.postMessage({ id: m.id, error: { code: e.code, message: e.message, ...(e.param === undefined ? {} : { param: e.param }) } } satisfies ParseReply);
+    return { error: { code: e.code, message: e.message, ...(e.param === undefined ? {} : { param: e.param }) } };
   }
 });

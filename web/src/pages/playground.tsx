@@ -28,7 +28,9 @@ async function currentKey(held: { current: PlaygroundKey | null }): Promise<Play
 }
 
 export function Playground() {
-  const models = useApi<{ data: { id: string }[] }>('/models');
+  const models = useApi<{ data: { id: string; kind?: string }[] }>('/models');
+  // The playground chats: models of other kinds (embeddings, images, audio) are not offered.
+  const chatModels = (models.data?.data ?? []).filter((m) => (m.kind ?? 'chat') === 'chat');
   const [model, setModel] = useState('');
   const [temperature, setTemperature] = useState('1');
   const [maxTokens, setMaxTokens] = useState('256');
@@ -38,7 +40,7 @@ export function Playground() {
   const [error, setError] = useState('');
   const key = useRef<PlaygroundKey | null>(null);
   useEffect(() => {
-    if (model === '' && models.data !== undefined && models.data.data.length > 0) setModel(models.data.data[0]!.id);
+    if (model === '' && chatModels.length > 0) setModel(chatModels[0]!.id);
   }, [models.data]);
 
   const send = async (e: Event): Promise<void> => {
@@ -84,7 +86,7 @@ export function Playground() {
         <div>
           <label for="pg-model">Model</label>
           <select id="pg-model" value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
-            {(models.data?.data ?? []).map((m) => <option value={m.id}>{m.id}</option>)}
+            {chatModels.map((m) => <option value={m.id}>{m.id}</option>)}
           </select>
         </div>
         <div><label for="pg-temp">Temperature</label><input id="pg-temp" type="number" min="0" max="2" step="0.1" value={temperature} onInput={(e) => setTemperature((e.target as HTMLInputElement).value)} /></div>
