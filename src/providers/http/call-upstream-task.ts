@@ -12,7 +12,7 @@ import type { UpstreamAttempt } from './call-upstream.ts';
 // The inputs are cut into consecutive parts, each sent as its own call (a few at a time),
 // and the answers joined in input order into one task result with the summed usage: the
 // client, the charge and the generation record see one request. One part failing fails the
-// whole attempt (the others are abandoned), so routing may try another endpoint for all of it.
+// whole attempt (no further part is sent), so routing may try another endpoint for all of it.
 
 /** Parts of one request in flight at once: enough to hide latency, few enough not to trip a vendor's rate limit. */
 export const PART_CONCURRENCY = 4;
@@ -41,30 +41,22 @@ export type PartCall = (part: CanonicalRequest, attempt: UpstreamAttempt, signal
  */
 export async function callInParts(parts: CanonicalRequest[], callOne: PartCall, attempt: UpstreamAttempt, signal: AbortSignal): Promise<void> {
   const started = performance.now();
-  // Abandons the other parts once one fails, or when the request's own signal fires.
-  const stop = new AbortController();
-  const onAbort = (): void => stop.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
   const runs = parts.map(() => new PartAttempt());
   let next = 0;
   let failed: PartAttempt | null = null;
+  // Parts share the request's signal (a deadline or the client leaving stops them all, and
+  // their spans find the request's). After a failure no part starts; those in flight (at
+  // most PART_CONCURRENCY - 1) end on their own.
   const worker = async (): Promise<void> => {
-    while (next < parts.length && failed === null && !stop.signal.aborted) {
+    while (next < parts.length && failed === null && !signal.aborted) {
       const i = next++;
       const run = runs[i]!;
-      await callOne(parts[i]!, run, stop.signal);
-      if (run.error === null && run.vectors === null && !stop.signal.aborted) run.fail(missingResult());
-      if (run.error !== null && failed === null) {
-        failed = run;
-        stop.abort(new Error('another part of the request failed'));
-      }
+      await callOne(parts[i]!, run, signal);
+      if (run.error === null && run.vectors === null && !signal.aborted) run.fail(missingResult());
+      if (run.error !== null && failed === null) failed = run;
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(PART_CONCURRENCY, parts.length) }, worker));
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
+  await Promise.all(Array.from({ length: Math.min(PART_CONCURRENCY, parts.length) }, worker));
   const sent = runs.filter((r) => !r.notSent && r.status !== 0);
   attempt.waitedMs = Math.min(performance.now() - started, runs.reduce((sum, r) => sum + r.waitedMs, 0));
   const failure = failed as PartAttempt | null;
