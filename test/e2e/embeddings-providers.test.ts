@@ -71,6 +71,16 @@ providers:
     kind: bedrock
     region: us-east-1
     base_url: ${bedrock.baseUrl}
+  - id: gemini-query
+    kind: google
+    base_url: ${gemini.baseUrl}
+    api_key: gemini-key
+    options: { embedding_task_type: RETRIEVAL_QUERY }
+  - id: bedrock-query
+    kind: bedrock
+    region: us-east-1
+    base_url: ${bedrock.baseUrl}
+    options: { embedding_task_type: SEARCH_QUERY }
   - id: small
     kind: openai
     base_url: ${openai.baseUrl}
@@ -102,6 +112,16 @@ models:
     context_length: 512
     endpoints:
       - { provider: bedrock, model: cohere.embed-english-v3, pricing: { prompt: "0.0000001", completion: "0" } }
+  - id: acme/query-embed
+    kind: embedding
+    context_length: 512
+    endpoints:
+      - { provider: gemini-query, model: gemini-embedding-001, pricing: { prompt: "0.00000015", completion: "0" } }
+  - id: acme/cohere-query
+    kind: embedding
+    context_length: 512
+    endpoints:
+      - { provider: bedrock-query, model: cohere.embed-multilingual-v3, pricing: { prompt: "0.0000001", completion: "0" } }
   - id: acme/small
     kind: embedding
     context_length: 8192
@@ -223,6 +243,13 @@ models:
     const tokens = texts.reduce((n, t) => n + textTokens(t), 0);
     assert.equal(answer.usage.prompt_tokens, tokens);
     assert.equal(costOf(answer), Number(BigInt(tokens) * PRICE.cohere) / 1e9);
+  });
+
+  test('a provider\'s options.embedding_task_type: Gemini\'s taskType, Cohere\'s input_type (lowercased)', async () => {
+    await client.embeddings.create({ model: 'acme/query-embed', input: 'where is it', encoding_format: 'float' });
+    assert.equal(gemini.requests.at(-1)!.body.requests[0].taskType, 'RETRIEVAL_QUERY');
+    await client.embeddings.create({ model: 'acme/cohere-query', input: 'where is it', encoding_format: 'float' });
+    assert.deepEqual(bedrock.requests.at(-1)!.body, { texts: ['where is it'], input_type: 'search_query' });
   });
 
   test('a batch size the operator lowered (options.max_embedding_inputs: 2): five inputs in three calls, in order, usage summed, one record', async () => {
