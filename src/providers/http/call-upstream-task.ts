@@ -20,8 +20,10 @@ export const PART_CONCURRENCY = 4;
 /** The request cut into parts this endpoint takes, or null when one call carries it all. */
 export function splitForVendor(adapter: HttpProviderAdapter, endpoint: Endpoint, req: CanonicalRequest): CanonicalRequest[] | null {
   const task = req.task;
-  if (task?.kind !== 'embedding' || adapter.tasks?.maxInputs === undefined) return null;
-  const limit = Math.max(1, Math.floor(adapter.tasks.maxInputs(task, endpoint)));
+  const codec = adapter.tasks;
+  // An endpoint that does not embed is refused whole, before anything is sent (call-upstream.ts).
+  if (task?.kind !== 'embedding' || codec?.maxInputs === undefined || !codec.kindsFor(endpoint.provider).has('embedding')) return null;
+  const limit = Math.max(1, Math.floor(codec.maxInputs(task, endpoint)));
   if (task.input.length <= limit) return null;
   const parts: CanonicalRequest[] = [];
   for (let start = 0; start < task.input.length; start += limit) {
