@@ -41,13 +41,13 @@ export function measureTelemetryInProcess(requests: number): MicroResult[] {
   const results: MicroResult[] = [];
   for (const [variant, t] of variants) {
     for (let i = 0; i < 20_000; i++) {
-      t.requestStarted('acme/mock-1', 0, null);
+      t.requestStarted('acme/mock-1', 'chat', 0, null);
       t.requestEnded(end, true, null);
       t.overheadMeasured('chat', false, 0.4);
     }
     const t0 = process.cpuUsage();
     for (let i = 0; i < requests; i++) {
-      t.requestStarted('acme/mock-1', 0, null);
+      t.requestStarted('acme/mock-1', 'chat', 0, null);
       t.requestEnded(end, true, null);
       t.overheadMeasured('chat', false, 0.4);
     }

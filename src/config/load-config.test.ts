@@ -337,6 +337,10 @@ describe('loadConfig errors name the field', () => {
     expectConfigError(() => parseConfig({ models: [{ id: 'a/b', capabilities: ['text', 'telepathy'] }] }, {}), 'models[0].capabilities[1]', /expected one of text/);
     expectConfigError(() => parseConfig({ providers: [{ id: 'a/b' }] }, {}), 'providers[0].id', /no '\/'/);
     expectConfigError(() => parseConfig({ providers: [{ id: 'p' }, { id: 'p' }] }, {}), 'providers[1].id', /duplicate provider id "p"/);
+    for (const bad of [0, 2.5, '10']) {
+      expectConfigError(() => parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', options: { max_embedding_inputs: bad } }] }, {}),
+        'providers[0].options.max_embedding_inputs', /whole number of at least 1/);
+    }
     expectConfigError(() => parseConfig({ models: [{ id: 'a/b' }, { id: 'a/b' }] }, {}), 'models[1].id', /duplicate model id/);
   });
 

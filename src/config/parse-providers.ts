@@ -56,7 +56,13 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   if (cacheFamily !== undefined) out.cacheFamily = cacheFamily;
   const profile = optString(fields, 'profile', path);
   if (profile !== undefined) out.profile = profile;
-  if (fields.options !== undefined && fields.options !== null) out.options = { ...readMapping(fields.options, at(path, 'options')) };
+  if (fields.options !== undefined && fields.options !== null) {
+    out.options = { ...readMapping(fields.options, at(path, 'options')) };
+    const batch = out.options.max_embedding_inputs;
+    if (batch !== undefined && !(typeof batch === 'number' && Number.isInteger(batch) && batch >= 1)) {
+      throw new ConfigError(`${path}.options.max_embedding_inputs`, 'expected a whole number of at least 1 (inputs per upstream embeddings call)');
+    }
+  }
   const enabled = optBoolean(fields, 'enabled', path);
   if (enabled !== undefined) out.enabled = enabled;
   const moderated = optBoolean(fields, 'moderated', path);

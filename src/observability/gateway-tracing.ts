@@ -5,6 +5,8 @@ import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import type { resourceFromAttributes } from '@opentelemetry/resources';
 import type { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRequire } from 'node:module';
+import type { DialectName } from '../canonical/dialect-name.ts';
+import { operationOfDialect, operationOfKind } from './gen-ai-operation.ts';
 
 // The OpenTelemetry SDK (exporter, resources, trace SDK: ~25 MB of RSS) is loaded only
 // when tracing is on, through createRequire so that the constructor stays synchronous; a
@@ -71,14 +73,18 @@ export class GatewayTracing {
     this.tracer = this.provider.getTracer('switchyard', version);
   }
 
-  /** The server span of a model request, from `startedAt` (epoch ms); attempts under `signal` become its children. */
-  startRequest(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null): Span {
+  /**
+   * The server span of a model request, from `startedAt` (epoch ms); attempts under `signal`
+   * become its children. Named `{operation} {model}`, the operation by the surface (`dialect`).
+   */
+  startRequest(requestModel: string, dialect: DialectName | string, startedAt: number, signal: AbortSignal | null, traceparent: string | null): Span {
     // A caller's `traceparent` makes this span part of its trace; a malformed one is ignored.
     const parent = traceparent === null ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
-    const span = this.tracer.startSpan(`chat ${requestModel}`, {
+    const operation = operationOfDialect(dialect);
+    const span = this.tracer.startSpan(`${operation} ${requestModel}`, {
       kind: SpanKind.SERVER,
       startTime: startedAt,
-      attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': requestModel },
+      attributes: { 'gen_ai.operation.name': operation, 'gen_ai.request.model': requestModel, 'switchyard.route': dialect },
     }, parent);
     if (signal !== null) this.requests.set(signal, span);
     return span;
@@ -92,10 +98,11 @@ export class GatewayTracing {
     const parent = this.requests.get(signal);
     const parentContext = parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
     const endpoint = attempt.endpoint;
-    const span = this.tracer.startSpan(`chat ${endpoint.upstreamModel}`, {
+    const operation = operationOfKind(attempt.model.kind);
+    const span = this.tracer.startSpan(`${operation} ${endpoint.upstreamModel}`, {
       kind: SpanKind.CLIENT,
       attributes: {
-        'gen_ai.operation.name': 'chat',
+        'gen_ai.operation.name': operation,
         'gen_ai.provider.name': endpoint.provider.id,
         'gen_ai.request.model': endpoint.upstreamModel,
         'switchyard.model': attempt.model.id,

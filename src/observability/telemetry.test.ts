@@ -45,7 +45,7 @@ describe('Telemetry', () => {
 
   it('a request the client left is counted as cancelled with status 499', async () => {
     const { lines, metrics, telemetry } = rig();
-    telemetry.requestStarted('acme/m', 0, null);
+    telemetry.requestStarted('acme/m', 'chat', 0, null);
     telemetry.requestEnded({ record: record({ cancelled: true }), error: null, party: { keyLabel: 'sk-...' }, span: null }, true, null);
     assert.equal(JSON.parse(lines[0]!).status, 499);
     const text = await metrics.registry.metrics();

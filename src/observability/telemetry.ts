@@ -61,9 +61,9 @@ export class Telemetry implements UpstreamObserver {
   }
 
   /** A request enters execution: its credit hold is outstanding until `requestEnded`. */
-  requestStarted(requestModel: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
+  requestStarted(requestModel: string, dialect: DialectName, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
     this.metrics?.holdsOutstanding.inc();
-    return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), startedAt, signal, traceparent);
+    return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), dialect, startedAt, signal, traceparent);
   }
 
   /** A model call refused from its headers, before its body was read: counted by reason. */
@@ -75,7 +75,7 @@ export class Telemetry implements UpstreamObserver {
   requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
     // The reason is an error code of the catalogue: a bounded label.
     this.metrics?.admissionRefusals.inc({ reason: error.code });
-    const span = this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(record.model), Date.parse(record.createdAt), null, traceparent);
+    const span = this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(record.model), record.dialect, Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
   }
 

@@ -300,7 +300,7 @@ export class GenerationPipeline {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
     // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
-    const span = this.telemetry.requestStarted(admitted.plan[0]?.model.id ?? 'unknown', admitted.startedAt, signal, admitted.info.traceparent ?? null);
+    const span = this.telemetry.requestStarted(admitted.plan[0]?.model.id ?? 'unknown', admitted.info.dialect, admitted.startedAt, signal, admitted.info.traceparent ?? null);
     const cache = admitted.cache;
     const hit = cache?.hit ?? null;
     const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;

@@ -73,6 +73,12 @@ export interface TaskCodec {
   kindsFor(provider: ProviderConfig): ReadonlySet<ModelKind>;
   /** Throws (a GatewayError) when this endpoint cannot carry the request: the plan moves on. */
   encode(req: CanonicalRequest, task: TaskRequest, endpoint: Endpoint): UpstreamTaskRequest;
+  /**
+   * The most embedding inputs one upstream call to this endpoint takes (absent: no limit
+   * of the gateway's). A request with more is sent in parts and joined
+   * (providers/http/call-upstream-task.ts).
+   */
+  maxInputs?(task: TaskRequest, endpoint: Endpoint): number;
   /** The upstream's successful answer, whole. Malformed answers emit an `error` part. */
   decode(task: TaskRequest, body: Buffer, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint, emit: PartSink): void;
 }

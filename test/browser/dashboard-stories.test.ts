@@ -87,7 +87,11 @@ describe('dashboard in a browser', { skip }, () => {
     // Use it with the official openai client.
     const client = new OpenAI({ apiKey: newKey, baseURL: gw.baseUrl, maxRetries: 0 });
     const models = await client.models.list();
-    const model = models.data.find((m) => Number((m as unknown as { pricing: { prompt: string } }).pricing.prompt) > 0)!.id;
+    // A priced chat model (the sim's embedding model is priced too, and listed first).
+    const model = models.data.find((m) => {
+      const record = m as unknown as { kind: string; pricing: { prompt: string } };
+      return record.kind === 'chat' && Number(record.pricing.prompt) > 0;
+    })!.id;
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
     await gw.flush();
     const record = await gw.services.generations.getRecord(completion.id) ?? await gw.services.generations.getRecord((completion as unknown as { id: string }).id);

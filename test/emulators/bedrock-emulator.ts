@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import {
   checkSignature, converseAnswer, converseStreamFrames, encodeFrame, encodeRawEventFrame, ERROR_TYPES, type BedrockAnswerStep, type Frame,
 } from './bedrock-emulator-wire.ts';
+import { bedrockInvokeEmbed } from './embedding-answers.ts';
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 
 export { TEST_AWS_CREDENTIALS, type BedrockAnswerStep } from './bedrock-emulator-wire.ts';
@@ -33,6 +34,8 @@ export interface BedrockEmulatorOptions {
 export type BedrockEmulator = UpstreamEmulator<BedrockEmulatorStep, RecordedBedrockRequest>;
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+/** InvokeModel, for the embedding models (embedding-answers.ts). */
+const INVOKE_ROUTE = /^\/model\/([^/]+)\/invoke$/;
 const EVENTSTREAM_HEADERS = { 'content-type': 'application/vnd.amazon.eventstream' } as const;
 
 interface Exchange {
@@ -64,12 +67,18 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     const path = req.url ?? '';
     const route = ROUTE.exec(path);
-    const model = route === null ? '' : decodeURIComponent(route[1]!);
+    const invoke = INVOKE_ROUTE.exec(path);
+    const model = route === null ? (invoke === null ? '' : decodeURIComponent(invoke[1]!)) : decodeURIComponent(route[1]!);
     const stream = route?.[2] === 'converse-stream';
     this.record({ method: req.method ?? '', path, model, stream, headers: req.headers, body });
     void this.authorized(req, path, text).then((refused) => {
       if (refused !== null) {
         this.sendError(res, 403, refused);
+        return;
+      }
+      if (req.method === 'POST' && invoke !== null) {
+        const answer = bedrockInvokeEmbed(body, model);
+        this.sendJson(res, answer.status, answer.json, { 'x-amzn-requestid': `req-emu-${++this.counter}`, ...answer.headers });
         return;
       }
       if (req.method !== 'POST' || route === null) {

@@ -14,6 +14,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 import { answerChunks, frame, mergeChunks, validateGeminiRequest } from './gemini-emulator-wire.ts';
 import { parseVertexPath, vertexTokenRefusal, type VertexTestCredentials } from './vertex-route.ts';
+import { geminiBatchEmbed, vertexPredictEmbed } from './embedding-answers.ts';
 
 /** `path` is with its query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
 export interface RecordedGeminiRequest extends RecordedRequest {
@@ -93,6 +94,7 @@ export interface GeminiEmulator extends UpstreamEmulator<GeminiEmulatorStep, Rec
 
 const JSON_TYPE = 'application/json; charset=UTF-8';
 const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?.*)?$/;
+const EMBED_ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):batchEmbedContents$/;
 const DEFAULT_ERROR = { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' };
 
 export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): Promise<GeminiEmulator> {
@@ -131,6 +133,7 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     const path = req.url ?? '';
     const vertex = parseVertexPath(path);
+    if (this.answerEmbeddings(req, res, path, vertex, body)) return;
     const route = vertex !== null && vertex.publisher === 'google' ? [path, 'v1', vertex.model, vertex.method, vertex.query] : ROUTE.exec(path);
     const model = route?.[2] ?? '';
     const stream = route?.[3] === 'streamGenerateContent';
@@ -161,6 +164,23 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       return;
     }
     this.play(this.nextStep(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)), headers: req.headers }, res);
+  }
+
+  /** `batchEmbedContents`, and Vertex's `:predict` (embedding-answers.ts); false for any other path. */
+  private answerEmbeddings(req: IncomingMessage, res: ServerResponse, path: string, vertex: ReturnType<typeof parseVertexPath>, body: any): boolean {
+    const gemini = EMBED_ROUTE.exec(path);
+    const predict = vertex !== null && vertex.publisher === 'google' && vertex.method === 'predict';
+    if (gemini === null && !predict) return false;
+    const model = predict ? vertex.model : gemini![2]!;
+    this.record({ method: req.method ?? '', path, model, stream: false, headers: req.headers, body });
+    const refused = predict ? vertexTokenRefusal(req.headers, this.vertexCredentials) : null;
+    if (refused !== null) this.sendJson(res, 401, refused);
+    else if (!predict && this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) this.sendError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+    else {
+      const answer = predict ? vertexPredictEmbed(body, model) : geminiBatchEmbed(body, model);
+      this.sendJson(res, answer.status, answer.json, answer.headers);
+    }
+    return true;
   }
 
   private play(step: GeminiEmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {

@@ -1,4 +1,5 @@
 import type { HttpProviderAdapter } from '../types.ts';
+import { bedrockTaskCodec } from './bedrock-embeddings.ts';
 import { ConverseStreamDecoder } from './converse-stream-decoder.ts';
 import { convertConverseResponse } from './convert-converse-response.ts';
 import { convertToConverseRequest } from './convert-to-converse-request.ts';
@@ -33,4 +34,5 @@ export const bedrockAdapter: HttpProviderAdapter = {
     return new ConverseStreamDecoder(endpoint, emit);
   },
   decodeError: decodeBedrockError,
+  tasks: bedrockTaskCodec,
 };

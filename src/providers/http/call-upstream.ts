@@ -3,6 +3,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import { readAllText } from './read-all-text.ts';
+import { callInParts, splitForVendor } from './call-upstream-task.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink, UpstreamRequest, UpstreamTaskRequest } from '../types.ts';
 import type { TaskRequest } from '../../canonical/task.ts';
@@ -64,6 +65,11 @@ export async function callUpstream(
   timeoutMs: number,
   traced?: TracedAttempt,
 ): Promise<void> {
+  // More inputs than the vendor takes in one call: one call per part, joined (call-upstream-task.ts).
+  const parts = splitForVendor(adapter, endpoint, req);
+  if (parts !== null) {
+    return callInParts(parts, (part, partAttempt, partSignal) => callUpstream(client, adapter, endpoint, part, partAttempt, partSignal, timeoutMs, traced), attempt, signal);
+  }
   let upstreamReq: UpstreamRequest | UpstreamTaskRequest;
   try {
     upstreamReq = req.task === undefined ? adapter.encodeRequest(req, endpoint) : encodeTask(adapter, req, req.task, endpoint);

@@ -1,9 +1,11 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamTaskRequest } from '../types.ts';
+import type { ModelKind } from '../../canonical/task.ts';
 
 /** What a client span needs of the attempt (routing's PlannedAttempt fits). */
 export interface TracedAttempt {
-  model: { id: string };
+  /** The catalog model; its kind names the span's operation (chat, embeddings, ...). */
+  model: { id: string; kind?: ModelKind };
   endpoint: { id: string; upstreamModel: string; provider: { id: string } };
 }
 

@@ -2,6 +2,7 @@ import type { TaskCodec } from '../types.ts';
 import { openAIProfileFor } from './openai-profiles.ts';
 import { decodeOpenAIEmbeddings, encodeOpenAIEmbeddings } from './openai-embeddings.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { embeddingInputLimit, OPENAI_MAX_INPUTS } from '../tasks/embedding-limits.ts';
 
 /** OpenAI's task endpoints (embeddings, images, audio), for the vendors whose profile serves them. */
 export const openAITaskCodec: TaskCodec = {
@@ -15,6 +16,9 @@ export const openAITaskCodec: TaskCodec = {
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }
+  },
+  maxInputs(_task, endpoint) {
+    return embeddingInputLimit(endpoint, OPENAI_MAX_INPUTS);
   },
   decode(task, body, _headers, endpoint, emit) {
     switch (task.kind) {

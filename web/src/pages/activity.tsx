@@ -3,12 +3,15 @@ import { API, api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { cost, int, ms, time } from '../format.ts';
 import { Generation } from './generation.tsx';
+import { kindOfSurface } from '../kinds.ts';
 import { useApi } from '../use-api.ts';
 
 export interface Row {
   id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
   tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
   total_cost_usd: string; attempt_count: number; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
+  /** The surface the request came through: chat, messages, responses, embeddings, images, speech, transcriptions. */
+  api_type: string | null;
 }
 
 interface Filters { key: string; model: string; provider: string; status: string; from: string; to: string }
@@ -81,6 +84,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
           ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
           { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
           { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },
+          { key: 'kind', label: 'Kind', render: (r) => <span class="badge kind" data-testid="row-kind" title={`POST ${r.api_type ?? ''}`}>{kindOfSurface(r.api_type)}</span>, sort: (r) => kindOfSurface(r.api_type) },
           { key: 'model', label: 'Model', render: (r) => r.model ?? '—', sort: (r) => r.model ?? '' },
           { key: 'provider', label: 'Provider', render: (r) => r.provider_name ?? '—' },
           { key: 'tokens', label: 'Tokens in / out', render: (r) => `${int(r.tokens_prompt)} / ${int(r.tokens_completion)}`, numeric: true },

@@ -3,8 +3,19 @@ import { BASE } from '../api.ts';
 import { CopyButton, Loadable, Table } from '../components.tsx';
 import { int, perMillion } from '../format.ts';
 import { useApi } from '../use-api.ts';
+import { taskPrices, type TaskPricing } from '../kinds.ts';
 
-interface Model { id: string; name: string; context_length: number; capabilities: string[]; pricing: { prompt: string; completion: string } }
+interface Model {
+  id: string; name: string; kind?: string; context_length: number; capabilities: string[];
+  pricing: { prompt: string; completion: string } & TaskPricing;
+  architecture?: { input_modalities: string[]; output_modalities: string[] };
+}
+
+/** "text, image → text": what the model takes and what it produces (OpenRouter's modality names). */
+function modalities(m: Model): string {
+  const a = m.architecture;
+  return a === undefined ? '—' : `${a.input_modalities.join(', ')} → ${a.output_modalities.join(', ')}`;
+}
 
 export function Models() {
   const models = useApi<{ data: Model[] }>('/models');
@@ -14,9 +25,12 @@ export function Models() {
       <Loadable loading={models.loading} error={models.error} empty={(models.data?.data.length ?? 0) === 0}>
         <Table label="Models" rows={models.data?.data ?? []} rowKey={(m) => m.id} onRow={setOpen} columns={[
           { key: 'id', label: 'Model', render: (m) => <code>{m.id}</code>, sort: (m) => m.id },
+          { key: 'kind', label: 'Kind', render: (m) => <span class="badge kind" data-testid="model-kind">{m.kind ?? 'chat'}</span>, sort: (m) => m.kind ?? 'chat' },
+          { key: 'modalities', label: 'Modalities', render: (m) => <span data-testid="model-modalities">{modalities(m)}</span> },
           { key: 'ctx', label: 'Context', render: (m) => int(m.context_length), sort: (m) => m.context_length, numeric: true },
           { key: 'in', label: 'Input / 1M', render: (m) => perMillion(m.pricing.prompt), sort: (m) => Number(m.pricing.prompt), numeric: true },
           { key: 'out', label: 'Output / 1M', render: (m) => perMillion(m.pricing.completion), sort: (m) => Number(m.pricing.completion), numeric: true },
+          { key: 'other', label: 'Other prices', render: (m) => <span data-testid="model-task-prices">{taskPrices(m.pricing)}</span> },
           { key: 'caps', label: 'Capabilities', render: (m) => m.capabilities.join(', ') },
         ]} />
       </Loadable>

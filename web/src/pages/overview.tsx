@@ -13,6 +13,7 @@ export function Overview() {
   const today = useApi<Usage>(`/usage${qs({ group_by: 'day', from: dayAgo(0) })}`);
   const models = useApi<Usage>(`/usage${qs({ group_by: 'model' })}`);
   const apps = useApi<Usage>(`/usage${qs({ group_by: 'app' })}`);
+  const kinds = useApi<Usage>(`/usage${qs({ group_by: 'kind' })}`);
   const days = month.data?.data ?? [];
   // Every day of the 30, days without requests as zero (the API lists days with some).
   const dayLabels = useMemo(() => Array.from({ length: 30 }, (_, i) => dayAgo(29 - i)), [month.data]);
@@ -47,6 +48,10 @@ export function Overview() {
           <TopTable usage={apps} label="Top apps" />
         </section>
       </div>
+      <section>
+        <h2>By kind</h2>
+        <TopTable usage={kinds} label="Usage by kind" />
+      </section>
     </>
   );
 }

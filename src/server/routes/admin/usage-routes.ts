@@ -7,8 +7,13 @@ import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { PAGE_QUERY, RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+import { usageByKind } from './usage-by-kind.ts';
+import type { Catalog } from '../../../catalog/catalog.ts';
 
-const GROUP_QUERY = { group_by: `One of ${USAGE_GROUPS.join(', ')} (default day).` };
+/** The groupings: the rollups' own, and `kind` (the models' sums folded by their kind: usage-by-kind.ts). */
+const GROUPS: readonly string[] = [...USAGE_GROUPS, 'kind'];
+
+const GROUP_QUERY = { group_by: `One of ${GROUPS.join(', ')} (default day).` };
 
 /**
  * Usage aggregates from the daily rollups: GET /admin/usage (all accounts, or `account=`)
@@ -17,7 +22,7 @@ const GROUP_QUERY = { group_by: `One of ${USAGE_GROUPS.join(', ')} (default day)
 export function registerUsageRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/usage`, { ...access('admin'),
     schema: routeSchema({
-      summary: 'Usage aggregates (all accounts or one), per day, model, provider, key, app or account', tags: ['admin: usage'],
+      summary: 'Usage aggregates (all accounts or one), per day, model, kind, provider, key, app or account', tags: ['admin: usage'],
       query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY },
       response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}',
     }),
@@ -25,7 +30,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
     await requireAdmin(services, request);
     const q = queryOf(request);
     const account = q.account === undefined || q.account === '' ? null : (await findAccount(services, q.account)).id;
-    return usage(stores, account, q);
+    return usage(stores, services.catalog, account, q);
   });
 
   app.get(`${prefix}/usage`, { ...access('management'),
@@ -38,7 +43,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
     const q = queryOf(request);
     if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account is for the admin API.', { param: 'group_by' });
     const balance = await services.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
-    return { ...(await usage(stores, auth.account.id, q)), ...money('balance', balance) };
+    return { ...(await usage(stores, services.catalog, auth.account.id, q)), ...money('balance', balance) };
   });
 }
 
@@ -46,15 +51,17 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
  * One page of groups (`limit`, `cursor`: admin-common.ts), and the totals over the whole
  * range, whichever page this is. A cursor names its grouping: it is refused with another.
  */
-async function usage(stores: AdminStores, accountId: string | null, q: Query): Promise<Record<string, unknown>> {
-  const group = (q.group_by ?? 'day') as UsageGroup;
-  if (!USAGE_GROUPS.includes(group)) throw new GatewayError('invalid_parameter', `"group_by" must be one of ${USAGE_GROUPS.join(', ')}.`, { param: 'group_by' });
+async function usage(stores: AdminStores, catalog: Catalog, accountId: string | null, q: Query): Promise<Record<string, unknown>> {
+  const group = (q.group_by ?? 'day') as UsageGroup | 'kind';
+  if (!GROUPS.includes(group)) throw new GatewayError('invalid_parameter', `"group_by" must be one of ${GROUPS.join(', ')}.`, { param: 'group_by' });
   const { from, to } = dayRange(q);
   const limit = pageSize(q);
   const after: UsageCursor | null = decodeCursor<UsageCursor>(q, (v): v is UsageCursor => (group === 'day' ? isDayCursor(v) : isCostCursor(v)));
-  const rows = await stores.usage.aggregate(accountId, group, from, to, { after, limit: limit + 1 });
+  const rows = group === 'kind'
+    ? await usageByKind(stores, catalog, accountId, from, to, after, limit + 1)
+    : await stores.usage.aggregate(accountId, group, from, to, { after, limit: limit + 1 });
   const totals = await stores.usage.totals(accountId, from, to);
-  const out = page(rows, limit, (r) => usageCursorOf(group, r));
+  const out = page(rows, limit, (r) => usageCursorOf(group === 'kind' ? 'model' : group, r));
   return { data: out.data.map((r) => ({ group: r.group, ...figuresView(r) })), next_cursor: out.next_cursor, totals: figuresView(totals), group_by: group, from, to };
 }
 
