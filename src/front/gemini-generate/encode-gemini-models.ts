@@ -17,8 +17,10 @@ export interface GeminiModel {
   thinking?: boolean;
 }
 
-/** The methods of a model that generates (an embedding model would list `embedContent`). */
+/** The methods of a model that generates. */
 export const GENERATION_METHODS: readonly string[] = ['generateContent', 'streamGenerateContent', 'countTokens'];
+/** The methods of an embedding model. */
+export const EMBEDDING_METHODS: readonly string[] = ['embedContent', 'batchEmbedContents'];
 
 export function encodeGeminiModel(model: ModelInfo): GeminiModel {
   let input = model.contextLength;
@@ -35,8 +37,15 @@ export function encodeGeminiModel(model: ModelInfo): GeminiModel {
     description: model.description,
     inputTokenLimit: input,
     outputTokenLimit: output > 0 ? output : input,
-    supportedGenerationMethods: [...GENERATION_METHODS],
+    supportedGenerationMethods: methodsOf(model),
   };
   if (model.capabilities.includes('reasoning')) out.thinking = true;
   return out;
+}
+
+/** Generation methods for chat models, embedding methods for embedding models; image and audio models have none here. */
+function methodsOf(model: ModelInfo): string[] {
+  if (model.kind === 'chat') return [...GENERATION_METHODS];
+  if (model.kind === 'embedding') return [...EMBEDDING_METHODS];
+  return [];
 }

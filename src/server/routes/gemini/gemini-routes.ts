@@ -8,6 +8,7 @@ import { dialectErrorHandler, generationAccess } from '../../generation-route.ts
 import { access } from '../../route-access.ts';
 import type { Services } from '../../services.ts';
 import { countTokens } from './gemini-count-tokens-method.ts';
+import { batchEmbedContents, embedContent } from './gemini-embed-methods.ts';
 import { generateContent, streamGenerateContent } from './gemini-generate-method.ts';
 import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
 import { GEMINI_LIST_SCHEMA, GEMINI_METHOD_SCHEMA, GEMINI_MODEL_SCHEMA } from './gemini-route-schemas.ts';
@@ -28,7 +29,7 @@ const METHOD_PREFIXES: readonly string[] = [GEMINI_PREFIX, '/v1', '/api/v1'];
 
 /** The POST methods served, by name. Adding one is a file exporting a GeminiMethod and a line here. */
 const METHODS: ReadonlyMap<string, GeminiMethod> = new Map(
-  [generateContent, streamGenerateContent, countTokens].map((m) => [m.name, m]),
+  [generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents].map((m) => [m.name, m]),
 );
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -39,7 +40,7 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
   const declared = generationAccess(services, geminiSseDialect, {
     // Only a model call is refused before its body for a key that cannot pay; counting is free.
     refuseBeforeBody: (request) => METHODS.get(geminiTarget(request).method)?.charges === true,
-    note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`; key also from `x-goog-api-key` or `?key=`',
+    note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`, `:embedContent`, `:batchEmbedContents`; key also from `x-goog-api-key` or `?key=`',
   });
   const options = { errorHandler, schema: GEMINI_METHOD_SCHEMA, ...declared, ...overheadClock(services.telemetry) };
   for (const prefix of METHOD_PREFIXES) app.post(`${prefix}/models/*`, options, async (request, reply) => {
