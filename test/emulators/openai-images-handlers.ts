@@ -1,0 +1,60 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson } from './emulator-http.ts';
+import type { RecordedTaskRequest, TaskHandler } from './openai-tasks-emulator.ts';
+
+// OpenAI's image endpoints as the task emulator answers them (`upstream.handle(path, fn)`):
+// generations take JSON, edits multipart; each answers `n` images as base64 of a fixed
+// payload naming the request, and gpt-image's usage object. A test reads the parsed form of
+// an edit with `readEditForm`.
+
+/** The bytes the emulator answers for image `index` of a request for `model`. */
+export function emulatorImage(model: string, index: number): Buffer {
+  return Buffer.from(`emulated ${model} image ${index}`);
+}
+
+/** The usage a gpt-image answer reports: 10 text tokens, 20 per input image, 100 per output image. */
+export function emulatorImageUsage(images: number, inputImages: number): { input_tokens: number; input_tokens_details: { text_tokens: number; image_tokens: number }; output_tokens: number; total_tokens: number } {
+  const input = 10 + 20 * inputImages;
+  return { input_tokens: input, input_tokens_details: { text_tokens: 10, image_tokens: 20 * inputImages }, output_tokens: 100 * images, total_tokens: input + 100 * images };
+}
+
+export interface EditForm {
+  fields: Record<string, string>;
+  files: { name: string; filename: string; type: string; data: Buffer }[];
+}
+
+export async function readEditForm(req: RecordedTaskRequest): Promise<EditForm> {
+  const form = await new Response(req.body, { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+  const out: EditForm = { fields: {}, files: [] };
+  for (const [name, value] of form) {
+    if (typeof value === 'string') out.fields[name] = value;
+    else out.files.push({ name, filename: value.name, type: value.type, data: Buffer.from(await value.arrayBuffer()) });
+  }
+  return out;
+}
+
+function answer(res: ServerResponse, model: string, n: number, inputImages: number, extra: Record<string, unknown>): void {
+  const gptImage = model.startsWith('gpt-image');
+  const body: Record<string, unknown> = {
+    created: 1_700_000_000,
+    data: Array.from({ length: n }, (_, i) => ({ b64_json: emulatorImage(model, i).toString('base64'), ...(gptImage ? {} : { revised_prompt: `revised ${i}` }) })),
+    ...extra,
+  };
+  if (gptImage) body.usage = emulatorImageUsage(n, inputImages);
+  sendJson(res, 200, body);
+}
+
+export const imageGenerations: TaskHandler = (req, res) => {
+  const body = req.json as { model?: string; n?: number; size?: string; quality?: string; output_format?: string } | null;
+  if (body === null || typeof body.model !== 'string') return sendJson(res, 400, { error: { message: 'a JSON body with model is required', type: 'invalid_request_error' } });
+  const gptImage = body.model.startsWith('gpt-image');
+  answer(res, body.model, body.n ?? 1, 0, gptImage ? { output_format: body.output_format ?? 'png', size: body.size ?? '1024x1024', quality: body.quality ?? 'high', background: 'opaque' } : {});
+};
+
+export const imageEdits: TaskHandler = (req, res) => {
+  void readEditForm(req).then((form) => {
+    const model = form.fields.model ?? '';
+    const inputs = form.files.filter((f) => f.name === 'image' || f.name === 'image[]').length;
+    answer(res, model, Number(form.fields.n ?? '1'), inputs, model.startsWith('gpt-image') ? { output_format: 'png', size: form.fields.size ?? '1024x1024', quality: form.fields.quality ?? 'high' } : {});
+  }, () => sendJson(res, 400, { error: { message: 'not multipart', type: 'invalid_request_error' } }));
+};
