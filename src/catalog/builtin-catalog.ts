@@ -5,7 +5,7 @@ import type { BuiltinModel } from './builtin/builtin-types.ts';
 import { ANTHROPIC_MODELS } from './builtin/models-anthropic.ts';
 import { GOOGLE_MODELS } from './builtin/models-google.ts';
 import { OPENAI_MODELS } from './builtin/models-openai.ts';
-import { OPENAI_IMAGE_MODELS } from './builtin/models-openai-images.ts';
+import { IMAGE_MODELS } from './builtin/models-images.ts';
 import { OTHER_VENDOR_MODELS } from './builtin/models-other-vendors.ts';
 import { SIM_MODELS } from './builtin/models-sim.ts';
 
@@ -14,10 +14,10 @@ export type { BuiltinEndpoint, BuiltinModel, BuiltinProvider } from './builtin/b
 
 export const BUILTIN_MODELS: readonly BuiltinModel[] = [
   ...OPENAI_MODELS,
-  ...OPENAI_IMAGE_MODELS,
   ...ANTHROPIC_MODELS,
   ...GOOGLE_MODELS,
   ...OTHER_VENDOR_MODELS,
+  ...IMAGE_MODELS,
   ...SIM_MODELS,
 ];
 

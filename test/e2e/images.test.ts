@@ -5,7 +5,7 @@ import OpenAI, { toFile } from 'openai';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator } from '../emulators/openai-tasks-emulator.ts';
-import { emulatorImage, imageEdits, imageGenerations, readEditForm } from '../emulators/openai-images-handlers.ts';
+import { emulatorImage, geminiImageGenerate, imageEdits, imageGenerations, readEditForm } from '../emulators/openai-images-handlers.ts';
 import { simPng, SIM_IMAGE_SIDE } from '../../src/providers/sim/sim-png.ts';
 import { simImageSeed } from '../../src/providers/sim/sim-images.ts';
 
@@ -43,6 +43,7 @@ describe('POST /v1/images/generations and /v1/images/edits', () => {
     upstream = await startOpenAITasksEmulator();
     upstream.handle('/v1/images/generations', imageGenerations);
     upstream.handle('/v1/images/edits', imageEdits);
+    upstream.handle('/v1/models/gemini-2.5-flash-image:generateContent', geminiImageGenerate);
     gw = await startTestGateway({
       now: () => Date.now() + clockOffsetMs,
       yaml: `server:
@@ -51,7 +52,18 @@ ${SIM_ONLY}  - id: vendor
     kind: openai
     base_url: ${upstream.baseUrl}
     api_key: sk-upstream-secret
+  - id: gem
+    kind: google
+    base_url: ${upstream.baseUrl}
+    api_key: gem-upstream-secret
 models:
+  - id: acme/gemini-image
+    kind: image
+    endpoints:
+      - provider: gem
+        model: gemini-2.5-flash-image
+        max_output_tokens: 1290
+        pricing: { prompt: "0.0000003", completion: "0.00003" }
   - id: acme/gpt-image
     kind: image
     capabilities: [text, multimodal]
@@ -187,6 +199,24 @@ models:
     assert.equal((hd.usage as unknown as { cost: number }).cost, 0.08);
   });
 
+  test('Gemini image model: generateContent with an IMAGE response modality, the size as an aspect ratio, an edit\'s image inline; token usage charged', async () => {
+    upstream.requests.length = 0;
+    const answer = await client.images.generate({ model: 'acme/gemini-image', prompt: 'a wide valley', size: '1792x1024' });
+    const sent = upstream.requests.at(-1)!;
+    assert.equal(sent.path, '/v1/models/gemini-2.5-flash-image:generateContent');
+    assert.equal(sent.headers['x-goog-api-key'], 'gem-upstream-secret');
+    assert.deepEqual(sent.json, { contents: [{ role: 'user', parts: [{ text: 'a wide valley' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9' } } });
+    assert.equal(Buffer.from(answer.data![0]!.b64_json!, 'base64').toString(), emulatorImage('gemini', 0).toString());
+    assert.equal(answer.data![0]!.revised_prompt, 'Here is your image.');
+    // 12 × $0.30/M + 1,290 × $30/M = $0.0387036
+    assert.equal((answer.usage as unknown as { cost: number }).cost, 0.0387036);
+    const input = simPng('gemini input');
+    await client.images.edit({ model: 'acme/gemini-image', prompt: 'make it night', image: await toFile(input, 'in.png', { type: 'image/png' }) });
+    assert.deepEqual(upstream.requests.at(-1)!.json.contents[0].parts, [{ text: 'make it night' }, { inlineData: { mimeType: 'image/png', data: input.toString('base64') } }]);
+    const two = await postJson(`${gw.baseUrl}/images/generations`, { model: 'acme/gemini-image', prompt: 'x', n: 2 }, { authorization: `Bearer ${gw.key}` });
+    assert.deepEqual([two.status, two.json.error.param], [400, 'n']);
+  });
+
   test('the hold is the worst case of n images: 10 gpt-image images need more than $1, one does not', async () => {
     const poor = await gw.services.accountService.createAccount({ name: 'poor', creditsUsd: '1' });
     const { key } = await gw.services.accountService.createKey({ accountId: poor.id });
@@ -279,7 +309,7 @@ models:
     assert.deepEqual(sim.architecture.output_modalities, ['image']);
     assert.deepEqual(sim.architecture.input_modalities, ['text', 'image']);
     assert.equal(sim.pricing.image_output, '0.001');
-    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gpt-image', 'switchyard/sim-image']);
+    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gpt-image', 'switchyard/sim-image']);
   });
 
   test('a balance and a key limit stop image generations exactly as they stop chat', async () => {

@@ -58,3 +58,20 @@ export const imageEdits: TaskHandler = (req, res) => {
     answer(res, model, Number(form.fields.n ?? '1'), inputs, model.startsWith('gpt-image') ? { output_format: 'png', size: form.fields.size ?? '1024x1024', quality: form.fields.quality ?? 'high' } : {});
   }, () => sendJson(res, 400, { error: { message: 'not multipart', type: 'invalid_request_error' } }));
 };
+
+/**
+ * Gemini's `models/{model}:generateContent` for image models, served on the same emulator
+ * (a `kind: google` provider whose base_url is the emulator's): one inline PNG payload,
+ * a line of text beside it, and usageMetadata (12 prompt tokens, 1,290 image tokens out).
+ */
+export const geminiImageGenerate: TaskHandler = (req, res) => {
+  const body = req.json as { contents?: unknown; generationConfig?: { responseModalities?: unknown } } | null;
+  if (body === null || !Array.isArray(body.contents)) return sendJson(res, 400, { error: { code: 400, message: 'contents required', status: 'INVALID_ARGUMENT' } });
+  sendJson(res, 200, {
+    candidates: [{
+      content: { role: 'model', parts: [{ text: 'Here is your image.' }, { inlineData: { mimeType: 'image/png', data: emulatorImage('gemini', 0).toString('base64') } }] },
+      finishReason: 'STOP',
+    }],
+    usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 1290, totalTokenCount: 1302 },
+  });
+};

@@ -4,6 +4,7 @@ import { convertToGeminiRequest } from './convert-to-gemini-request.ts';
 import { decodeGeminiError } from './decode-gemini-error.ts';
 import { GEMINI_SUPPORTED_PARAMETERS } from './gemini-parameters.ts';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.ts';
+import { googleTaskCodec } from './google-task-codec.ts';
 
 /**
  * Google's Gemini API, natively: generateContent and streamGenerateContent with
@@ -20,4 +21,5 @@ export const googleAdapter: HttpProviderAdapter = {
     return new GeminiStreamDecoder(endpoint, emit);
   },
   decodeError: decodeGeminiError,
+  tasks: googleTaskCodec,
 };
