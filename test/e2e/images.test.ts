@@ -1,11 +1,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32, inflateSync } from 'node:zlib';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator } from '../emulators/openai-tasks-emulator.ts';
-import { emulatorImage, geminiImageGenerate, imageEdits, imageGenerations, readEditForm } from '../emulators/openai-images-handlers.ts';
+import { emulatorImage, geminiImageGenerate, imageEdits, imageGenerations, imagenPredict, readEditForm } from '../emulators/openai-images-handlers.ts';
+import { writeTestServiceAccount } from '../support/google-service-account.ts';
 import { simPng, SIM_IMAGE_SIDE } from '../../src/providers/sim/sim-png.ts';
 import { simImageSeed } from '../../src/providers/sim/sim-images.ts';
 
@@ -39,11 +43,15 @@ describe('POST /v1/images/generations and /v1/images/edits', () => {
   let upstream: OpenAITasksEmulator;
   let client: OpenAI;
   let clockOffsetMs = 0;
+  let dir: string;
   before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-images-'));
+    const serviceAccount = writeTestServiceAccount(dir, 'images');
     upstream = await startOpenAITasksEmulator();
     upstream.handle('/v1/images/generations', imageGenerations);
     upstream.handle('/v1/images/edits', imageEdits);
     upstream.handle('/v1/models/gemini-2.5-flash-image:generateContent', geminiImageGenerate);
+    upstream.handle('/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict', imagenPredict);
     gw = await startTestGateway({
       now: () => Date.now() + clockOffsetMs,
       yaml: `server:
@@ -56,7 +64,19 @@ ${SIM_ONLY}  - id: vendor
     kind: google
     base_url: ${upstream.baseUrl}
     api_key: gem-upstream-secret
+  - id: vertex-images
+    kind: vertex
+    project: my-project
+    region: us-central1
+    credentials_file: ${serviceAccount.keyFile}
+    base_url: ${upstream.baseUrl.slice(0, -'/v1'.length)}
 models:
+  - id: acme/imagen
+    kind: image
+    endpoints:
+      - provider: vertex-images
+        model: imagen-4.0-generate-001
+        pricing: { prompt: "0", completion: "0", image_output: "0.04" }
   - id: acme/gemini-image
     kind: image
     endpoints:
@@ -89,6 +109,7 @@ models:
   after(async () => {
     await upstream.close();
     await gw?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('the sim draws real PNGs from the prompt with no credentials: base64, cost per image, a generation record', async () => {
@@ -217,6 +238,19 @@ models:
     assert.deepEqual([two.status, two.json.error.param], [400, 'n']);
   });
 
+  test('Imagen on Vertex: :predict with sampleCount and an aspect ratio, a signed bearer token, priced per image', async () => {
+    upstream.requests.length = 0;
+    const answer = await client.images.generate({ model: 'acme/imagen', prompt: 'a harbour', n: 3, size: '1024x1792', output_format: 'jpeg', output_compression: 80 });
+    const sent = upstream.requests.at(-1)!;
+    assert.equal(sent.path, '/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict');
+    assert.match(String(sent.headers.authorization), /^Bearer ey/);
+    assert.deepEqual(sent.json, { instances: [{ prompt: 'a harbour' }], parameters: { sampleCount: 3, aspectRatio: '9:16', outputOptions: { mimeType: 'image/jpeg', compressionQuality: 80 } } });
+    assert.deepEqual(answer.data!.map((d) => Buffer.from(d.b64_json!, 'base64').toString()), [0, 1, 2].map((i) => emulatorImage('imagen', i).toString()));
+    assert.equal((answer.usage as unknown as { cost: number }).cost, 0.12);
+    const five = await postJson(`${gw.baseUrl}/images/generations`, { model: 'acme/imagen', prompt: 'x', n: 5 }, { authorization: `Bearer ${gw.key}` });
+    assert.deepEqual([five.status, five.json.error.param], [400, 'n']);
+  });
+
   test('the hold is the worst case of n images: 10 gpt-image images need more than $1, one does not', async () => {
     const poor = await gw.services.accountService.createAccount({ name: 'poor', creditsUsd: '1' });
     const { key } = await gw.services.accountService.createKey({ accountId: poor.id });
@@ -309,7 +343,7 @@ models:
     assert.deepEqual(sim.architecture.output_modalities, ['image']);
     assert.deepEqual(sim.architecture.input_modalities, ['text', 'image']);
     assert.equal(sim.pricing.image_output, '0.001');
-    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gpt-image', 'switchyard/sim-image']);
+    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gpt-image', 'acme/imagen', 'switchyard/sim-image']);
   });
 
   test('a balance and a key limit stop image generations exactly as they stop chat', async () => {

@@ -75,3 +75,11 @@ export const geminiImageGenerate: TaskHandler = (req, res) => {
     usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 1290, totalTokenCount: 1302 },
   });
 };
+
+/** Vertex AI's Imagen `:predict`: `sampleCount` PNG payloads. */
+export const imagenPredict: TaskHandler = (req, res) => {
+  const body = req.json as { instances?: { prompt?: string }[]; parameters?: { sampleCount?: number } } | null;
+  if (body === null || typeof body.instances?.[0]?.prompt !== 'string') return sendJson(res, 400, { error: { code: 400, message: 'instances[0].prompt required', status: 'INVALID_ARGUMENT' } });
+  const n = body.parameters?.sampleCount ?? 1;
+  sendJson(res, 200, { predictions: Array.from({ length: n }, (_, i) => ({ bytesBase64Encoded: emulatorImage('imagen', i).toString('base64'), mimeType: 'image/png' })) });
+};

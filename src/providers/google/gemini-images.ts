@@ -16,34 +16,39 @@ import type { GeminiCandidateWire, GeminiPartWire, GeminiResponseWire } from './
 /** Gemini's aspect ratios. */
 const RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
 
-export function encodeGeminiImages(req: CanonicalRequest, task: ImageTask, endpoint: Endpoint): UpstreamTaskRequest {
-  if (task.n > 1) throw invalidParameter('n', `Invalid 'n' for ${endpoint.upstreamModel}: Gemini image models make one image a request.`);
-  if (task.mask !== undefined) throw invalidParameter('mask', `Invalid 'mask' for ${endpoint.upstreamModel}: Gemini edits take no mask (describe the change in the prompt).`);
-  if (task.background === 'transparent') throw invalidParameter('background', `Invalid 'background' for ${endpoint.upstreamModel}: Gemini makes no transparent images.`);
+export function encodeGeminiImages(_req: CanonicalRequest, task: ImageTask, endpoint: Endpoint): UpstreamTaskRequest {
   const provider = endpoint.provider;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (typeof provider.apiKey === 'string' && provider.apiKey.length > 0) headers['x-goog-api-key'] = provider.apiKey;
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
   const model = endpoint.upstreamModel.startsWith('models/') ? endpoint.upstreamModel.slice(7) : endpoint.upstreamModel;
-  const parts: Record<string, unknown>[] = [{ text: task.prompt }];
-  for (const image of task.images ?? []) parts.push({ inlineData: { mimeType: image.contentType, data: image.data.toString('base64') } });
-  const generationConfig: Record<string, unknown> = { responseModalities: ['IMAGE'] };
-  const ratio = task.size === undefined || task.size === 'auto' ? undefined : nearestRatio(task.size);
-  if (ratio !== undefined) generationConfig.imageConfig = { aspectRatio: ratio };
   return {
     url: `${provider.baseUrl.replace(/\/+$/, '')}/models/${model}:generateContent`,
     headers,
-    body: JSON.stringify({ contents: [{ role: 'user', parts }], generationConfig }),
+    body: JSON.stringify(geminiImageBody(task, endpoint)),
   };
 }
 
-/** The aspect ratio of Gemini's closest to `<width>x<height>`. */
-export function nearestRatio(size: string): string {
+/** The generateContent body of an image request (the Gemini API's and Vertex's alike); refuses what Gemini cannot do. */
+export function geminiImageBody(task: ImageTask, endpoint: Endpoint): Record<string, unknown> {
+  if (task.n > 1) throw invalidParameter('n', `Invalid 'n' for ${endpoint.upstreamModel}: Gemini image models make one image a request.`);
+  if (task.mask !== undefined) throw invalidParameter('mask', `Invalid 'mask' for ${endpoint.upstreamModel}: Gemini edits take no mask (describe the change in the prompt).`);
+  if (task.background === 'transparent') throw invalidParameter('background', `Invalid 'background' for ${endpoint.upstreamModel}: Gemini makes no transparent images.`);
+  const parts: Record<string, unknown>[] = [{ text: task.prompt }];
+  for (const image of task.images ?? []) parts.push({ inlineData: { mimeType: image.contentType, data: image.data.toString('base64') } });
+  const generationConfig: Record<string, unknown> = { responseModalities: ['IMAGE'] };
+  const ratio = task.size === undefined || task.size === 'auto' ? undefined : nearestRatio(task.size, RATIOS);
+  if (ratio !== undefined) generationConfig.imageConfig = { aspectRatio: ratio };
+  return { contents: [{ role: 'user', parts }], generationConfig };
+}
+
+/** The ratio of `ratios` closest to `<width>x<height>`. */
+export function nearestRatio(size: string, ratios: readonly string[]): string {
   const [w, h] = size.split('x').map(Number) as [number, number];
   const wanted = Math.log(w / h);
-  let best: string = RATIOS[0];
+  let best = ratios[0]!;
   let gap = Infinity;
-  for (const ratio of RATIOS) {
+  for (const ratio of ratios) {
     const [a, b] = ratio.split(':').map(Number) as [number, number];
     const d = Math.abs(Math.log(a / b) - wanted);
     if (d < gap) {
