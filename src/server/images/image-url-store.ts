@@ -29,16 +29,16 @@ export class ImageUrlStore {
   /** Keeps the image; returns its id. */
   put(accountId: string, contentType: string, data: Buffer): string {
     this.sweep();
-    // Oldest first (a Map keeps insertion order), until the new image fits.
-    for (const [id, image] of this.images) {
-      if (this.bytes + data.length <= this.maxBytes) break;
-      this.drop(id, image);
-    }
     const id = randomBytes(24).toString('base64url');
-    if (data.length <= this.maxBytes) {
-      this.images.set(id, { accountId, contentType, data, expiresAt: this.now() + this.ttlMs });
-      this.bytes += data.length;
+    // Larger than the whole store: not kept (its URL answers 404), and nothing else is dropped for it.
+    if (data.length > this.maxBytes) return id;
+    // Oldest first (a Map keeps insertion order), until the new image fits.
+    for (const [old, image] of this.images) {
+      if (this.bytes + data.length <= this.maxBytes) break;
+      this.drop(old, image);
     }
+    this.images.set(id, { accountId, contentType, data, expiresAt: this.now() + this.ttlMs });
+    this.bytes += data.length;
     return id;
   }
 
