@@ -86,4 +86,6 @@ test('the hold is the worst case for n images: the dearest price a side left ope
   assert.equal(hold(DALL_E_3, task({ n: 3, quality: 'standard' }), 0), 240_000_000n);
   // gpt-image: 3 × 6,240 output tokens × $40/M + 20 prompt tokens × $10/M (the dearer input price).
   assert.equal(hold(GPT_IMAGE, task({ n: 3 }), 20, 6_240), 3n * 6_240n * 40_000n + 20n * 10_000n);
+  // No max_output_tokens on the endpoint: 8,192 tokens an image are held.
+  assert.equal(hold(GPT_IMAGE, task({ n: 2 }), 0), 2n * 8_192n * 40_000n);
 });

@@ -55,6 +55,12 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
 }
 
 /**
+ * The output tokens one image is held for on an image endpoint that states no
+ * `max_output_tokens`: above gpt-image-1's largest (6,240 at 1536x1024, high) and Gemini's 1,290.
+ */
+export const IMAGE_OUTPUT_TOKENS_BOUND = 8_192;
+
+/**
  * The most output tokens a task can produce on this endpoint (image and audio tokens, a
  * transcript's tokens), for models that bill them per token: the request's own bound, else
  * the endpoint's `max_output_tokens`, else none.
@@ -62,6 +68,6 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
 export function taskOutputTokensBound(task: TaskRequest, endpoint: Endpoint): number {
   if (task.kind === 'embedding') return 0;
   // An image model's max_output_tokens is per image (its largest size at its best quality).
-  if (task.kind === 'image') return task.n * (endpoint.maxOutputTokens ?? 0);
+  if (task.kind === 'image') return task.n * (endpoint.maxOutputTokens ?? IMAGE_OUTPUT_TOKENS_BOUND);
   return endpoint.maxOutputTokens ?? 0;
 }
