@@ -155,6 +155,8 @@ models:
     const own = await fetch(url, { headers: { authorization: `Bearer ${gw.key}` } });
     assert.equal(own.status, 200);
     assert.equal(own.headers.get('content-type'), 'image/png');
+    assert.equal(own.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(own.headers.get('cache-control') ?? '', /private/);
     assert.deepEqual(Buffer.from(await own.arrayBuffer()), simPng(simImageSeed('a lighthouse', 0)));
     // Another key of the same account is served; the same path under /api/v1 too.
     const { key: sibling } = await gw.services.accountService.createKey({ accountId: gw.accountId });
