@@ -1,5 +1,6 @@
 import type { Usage } from '../canonical/usage.ts';
 import type { CompiledPricing } from '../money/pricing.ts';
+import { imageOutputPrice } from '../money/image-prices.ts';
 import { attosToNanos, formatAttos, formatNanos, type Nanos } from '../money/money.ts';
 
 export interface Cost {
@@ -9,7 +10,7 @@ export interface Cost {
   breakdown: {
     prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string;
     /** Task models only, when they bill the unit: images generated, characters synthesized, seconds transcribed. */
-    image_output?: string; characters?: string; audio?: string;
+    image_output?: string; image_input?: string; characters?: string; audio?: string;
     written_off?: string; cache_hit_discount?: string;
   };
 }
@@ -22,17 +23,19 @@ export interface Cost {
 export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
   const cacheRead = BigInt(usage.cacheRead);
   const cacheWrite = BigInt(usage.cacheWrite);
-  const uncached = BigInt(Math.max(0, usage.input - usage.cacheRead - usage.cacheWrite));
+  const imageInputTokens = Math.max(0, Math.min(usage.imageInputTokens ?? 0, usage.input - usage.cacheRead - usage.cacheWrite));
+  const uncached = BigInt(Math.max(0, usage.input - usage.cacheRead - usage.cacheWrite - imageInputTokens));
   const prompt = uncached * pricing.prompt;
+  const imageInput = BigInt(imageInputTokens) * pricing.imagePrompt;
   const read = cacheRead * pricing.cacheRead;
   const write = cacheWrite * pricing.cacheWrite;
   const completion = BigInt(usage.output) * pricing.completion;
   const request = pricing.request;
   const image = BigInt(usage.images ?? 0) * pricing.image;
-  const imageOutput = BigInt(usage.imagesOutput ?? 0) * pricing.imageOutput;
+  const imageOutput = BigInt(usage.imagesOutput ?? 0) * imageOutputPrice(pricing, usage.imageSize, usage.imageQuality);
   const characters = BigInt(usage.characters ?? 0) * pricing.character;
   const audio = BigInt(audioSeconds(usage.audioMs ?? 0)) * pricing.audioSecond;
-  const total = prompt + read + write + completion + request + image + imageOutput + characters + audio;
+  const total = prompt + read + write + completion + request + image + imageInput + imageOutput + characters + audio;
   const breakdown: Cost['breakdown'] = {
     prompt: formatAttos(prompt),
     completion: formatAttos(completion),
@@ -42,6 +45,7 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
     image: formatAttos(image),
   };
   if (imageOutput !== 0n) breakdown.image_output = formatAttos(imageOutput);
+  if (imageInput !== 0n) breakdown.image_input = formatAttos(imageInput);
   if (characters !== 0n) breakdown.characters = formatAttos(characters);
   if (audio !== 0n) breakdown.audio = formatAttos(audio);
   return { totalNanos: attosToNanos(total), breakdown };

@@ -3,6 +3,8 @@ import type { Usage } from '../canonical/usage.ts';
 import type { Endpoint } from '../catalog/types.ts';
 import type { Attos } from '../money/money.ts';
 import { audioSeconds } from './compute-cost.ts';
+import { imageOutputWorstPrice } from '../money/image-prices.ts';
+import { setImageUnits } from './image-units.ts';
 
 // What a task request costs beyond its prompt tokens: images generated, characters
 // synthesized, seconds transcribed. The units are counted by the gateway from the request and
@@ -19,7 +21,7 @@ export function addTaskUnits(usage: Usage, task: TaskRequest, result: TaskResult
     case 'embedding':
       return;
     case 'image':
-      usage.imagesOutput = result?.kind === 'image' ? result.images.length : 0;
+      setImageUnits(usage, task, result);
       return;
     case 'speech':
       usage.characters = task.input.length;
@@ -44,7 +46,7 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
     case 'embedding':
       return 0n;
     case 'image':
-      return BigInt(task.n) * p.imageOutput;
+      return BigInt(task.n) * imageOutputWorstPrice(p, task.size, task.quality);
     case 'speech':
       return BigInt(task.input.length) * p.character;
     case 'transcription':
@@ -53,11 +55,19 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
 }
 
 /**
+ * The output tokens one image is held for on an image endpoint that states no
+ * `max_output_tokens`: above gpt-image-1's largest (6,240 at 1536x1024, high) and Gemini's 1,290.
+ */
+export const IMAGE_OUTPUT_TOKENS_BOUND = 8_192;
+
+/**
  * The most output tokens a task can produce on this endpoint (image and audio tokens, a
  * transcript's tokens), for models that bill them per token: the request's own bound, else
  * the endpoint's `max_output_tokens`, else none.
  */
 export function taskOutputTokensBound(task: TaskRequest, endpoint: Endpoint): number {
   if (task.kind === 'embedding') return 0;
+  // An image model's max_output_tokens is per image (its largest size at its best quality).
+  if (task.kind === 'image') return task.n * (endpoint.maxOutputTokens ?? IMAGE_OUTPUT_TOKENS_BOUND);
   return endpoint.maxOutputTokens ?? 0;
 }

@@ -61,7 +61,8 @@ function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: num
   const task = req.task;
   if (task !== undefined) {
     // A task's output is bounded by its own units (n images, the input's characters, the audio's duration).
-    const prompt = BigInt(promptOn(endpoint, promptBound)) * promptPrice;
+    // An edit's input images are billed as image tokens, which may be dearer (image_prompt).
+    const prompt = BigInt(promptOn(endpoint, promptBound)) * (task.kind === 'image' ? maxBig(promptPrice, p.imagePrompt) : promptPrice);
     return prompt + BigInt(taskOutputTokensBound(task, endpoint)) * p.completion + p.request + taskUnitsWorstCase(task, endpoint);
   }
   const fixed = p.request + BigInt(countInputImages(req)) * p.image;

@@ -247,6 +247,9 @@ export function isTextLike(mediaType: string): boolean {
  * A task's text input, the only part of it billed per token before the answer (images and
  * audio files are billed per image or per second, see billing/task-worst-case.ts).
  */
+/** An uploaded image to edit, measured as an image of high detail (its bytes are not read for it). */
+const EDIT_IMAGE: ImagePart = { type: 'image', url: '', detail: 'high' };
+
 function measureTask(task: TaskRequest, m: PromptMeasure): number {
   switch (task.kind) {
     case 'embedding': {
@@ -255,7 +258,8 @@ function measureTask(task: TaskRequest, m: PromptMeasure): number {
       return tokens;
     }
     case 'image':
-      return m.text(task.prompt);
+      // An edit's input images (and mask) are read as images: gpt-image bills their tokens.
+      return m.text(task.prompt) + (task.images?.length ?? 0) * m.image(EDIT_IMAGE) + (task.mask === undefined ? 0 : m.image(EDIT_IMAGE));
     case 'speech':
       return m.text(task.input) + (task.instructions === undefined ? 0 : m.text(task.instructions));
     case 'transcription':

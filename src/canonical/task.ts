@@ -34,10 +34,15 @@ export interface ImageTask {
   n: number;
   size?: string;
   quality?: string;
-  responseFormat: 'b64_json' | 'url';
+  /** Absent: OpenAI's default for the model (`url` for dall-e, `b64_json` for the others). */
+  responseFormat?: 'b64_json' | 'url';
   outputFormat?: string;
+  outputCompression?: number;
   background?: string;
   style?: string;
+  moderation?: string;
+  /** Edits: how closely the input images are kept (`high` | `low`, gpt-image). */
+  inputFidelity?: string;
   /** Edits: the input images and the optional mask, as uploaded. */
   images?: TaskFile[];
   mask?: TaskFile;
@@ -90,6 +95,8 @@ export interface ImageResult {
   size?: string;
   quality?: string;
   background?: string;
+  /** How the vendor answers a client that names no response_format (dall-e: `url`); absent: `b64_json`. */
+  defaultFormat?: 'b64_json' | 'url';
 }
 
 export interface SpeechResult {

@@ -12,6 +12,11 @@ export interface Usage {
   images?: number;
   /** Images generated (image models priced per image). */
   imagesOutput?: number;
+  /** The generated images' size and quality (`1024x1024`, `high`), when known: per-image prices may depend on them. */
+  imageSize?: string;
+  imageQuality?: string;
+  /** Of `input`, the tokens of input images (gpt-image edits), priced at `image_prompt`. */
+  imageInputTokens?: number;
   /** Characters of input synthesized (speech models priced per character). */
   characters?: number;
   /** Milliseconds of input audio (transcription models priced per second). */

@@ -16,7 +16,9 @@ describe('built-in catalog data', () => {
         const provider = providers.get(ep.provider);
         assert.ok(provider, `${model.id}: unknown provider ${ep.provider}`);
         for (const [field, value] of Object.entries(ep.pricing)) {
-          assert.match(value as string, /^\d+(\.\d+)?$/, `${model.id} @ ${ep.provider}: pricing.${field} must be plain decimal text`);
+          // image_output_by is a table of prices by size and quality: each entry is checked.
+          const prices = field === 'image_output_by' ? Object.entries(value as Record<string, string>).map(([k, v]) => [`${field}.${k}`, v]) : [[field, value]];
+          for (const [name, price] of prices) assert.match(price as string, /^\d+(\.\d+)?$/, `${model.id} @ ${ep.provider}: pricing.${name} must be plain decimal text`);
         }
         assert.doesNotThrow(() => compilePricing(ep.pricing, provider.cacheFamily), `${model.id} @ ${ep.provider}`);
       }

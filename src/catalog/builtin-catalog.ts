@@ -6,6 +6,7 @@ import { ANTHROPIC_MODELS } from './builtin/models-anthropic.ts';
 import { EMBEDDING_MODELS } from './builtin/models-embeddings.ts';
 import { GOOGLE_MODELS } from './builtin/models-google.ts';
 import { OPENAI_MODELS } from './builtin/models-openai.ts';
+import { IMAGE_MODELS } from './builtin/models-images.ts';
 import { OTHER_VENDOR_MODELS } from './builtin/models-other-vendors.ts';
 import { SIM_MODELS } from './builtin/models-sim.ts';
 
@@ -18,6 +19,7 @@ export const BUILTIN_MODELS: readonly BuiltinModel[] = [
   ...GOOGLE_MODELS,
   ...OTHER_VENDOR_MODELS,
   ...EMBEDDING_MODELS,
+  ...IMAGE_MODELS,
   ...SIM_MODELS,
 ];
 

@@ -64,6 +64,7 @@ describe('loadConfig', () => {
       server: {
         host: '127.0.0.1', port: 8080, bodyLimitBytes: 33554432,
         requestTimeoutMs: 120000, headersTimeoutMs: 30000, keepAliveTimeoutMs: 65000, idleTimeoutMs: 60000,
+        imageUrlTtlSeconds: 3600, imageUrlMaxBytes: 268435456,
       },
       database: { path: './data/switchyard.db' },
       redis: {},
@@ -188,12 +189,17 @@ sim: true
 
   it('reads the server limits and timeouts', () => {
     const config = parseConfig({
-      server: { body_limit_bytes: 4096, request_timeout_ms: 9000, headers_timeout_ms: '${HT}', keep_alive_timeout_ms: 7000, idle_timeout_ms: 6000 },
+      server: {
+        body_limit_bytes: 4096, request_timeout_ms: 9000, headers_timeout_ms: '${HT}', keep_alive_timeout_ms: 7000, idle_timeout_ms: 6000,
+        image_url_ttl_seconds: 120, image_url_max_bytes: 1000,
+      },
     }, { HT: '8000' });
     assert.deepEqual(config.server, {
       host: '127.0.0.1', port: 8080, bodyLimitBytes: 4096,
       requestTimeoutMs: 9000, headersTimeoutMs: 8000, keepAliveTimeoutMs: 7000, idleTimeoutMs: 6000,
+      imageUrlTtlSeconds: 120, imageUrlMaxBytes: 1000,
     });
+    expectConfigError(() => parseConfig({ server: { image_url_ttl_seconds: 0 } }, {}), 'server.image_url_ttl_seconds', /./);
     expectConfigError(
       () => parseConfig({ server: { request_timeout_ms: 1000, headers_timeout_ms: 2000 } }, {}),
       'server.headers_timeout_ms',

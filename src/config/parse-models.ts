@@ -1,5 +1,6 @@
 import { isCapability, CAPABILITIES, type Capability } from '../canonical/capabilities.ts';
 import type { PricingSpec } from '../money/pricing.ts';
+import { IMAGE_PRICE_KEY } from '../money/image-prices.ts';
 import { MODEL_KINDS } from '../canonical/task.ts';
 import { ConfigError } from './config-error.ts';
 import {
@@ -12,7 +13,9 @@ const MODEL_KEYS = ['id', 'kind', 'name', 'description', 'context_length', 'capa
 const ENDPOINT_KEYS = [
   'provider', 'model', 'pricing', 'context_length', 'max_output_tokens', 'quantization', 'data_collection', 'zdr',
   'supported_parameters', 'moderated'] as const;
-const PRICING_KEYS = ['prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write', 'image_output', 'character', 'audio_second'] as const;
+const PRICING_KEYS = [
+  'prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write', 'image_output', 'image_output_by', 'image_prompt', 'character', 'audio_second',
+] as const;
 
 /** `<author>/<name>`: one slash; the name may hold ':' (`ollama/llama3:8b`). */
 export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
@@ -113,8 +116,22 @@ function parsePricing(value: unknown, path: string): PricingSpec {
     prompt: readPrice(fields.prompt, at(path, 'prompt')),
     completion: readPrice(fields.completion, at(path, 'completion')),
   };
-  for (const key of ['request', 'image', 'cache_read', 'cache_write', 'image_output', 'character', 'audio_second'] as const) {
+  for (const key of ['request', 'image', 'cache_read', 'cache_write', 'image_output', 'image_prompt', 'character', 'audio_second'] as const) {
     if (fields[key] !== undefined && fields[key] !== null) out[key] = readPrice(fields[key], at(path, key));
+  }
+  if (fields.image_output_by !== undefined && fields.image_output_by !== null) out.image_output_by = parseImagePrices(fields.image_output_by, at(path, 'image_output_by'));
+  return out;
+}
+
+/** `image_output_by`: `<size>/<quality>` (either side `*`) → USD per image (money/image-prices.ts). */
+function parseImagePrices(value: unknown, path: string): Record<string, string> {
+  const fields = readMapping(value, path);
+  const out: Record<string, string> = {};
+  for (const [key, price] of Object.entries(fields)) {
+    if (!IMAGE_PRICE_KEY.test(key)) {
+      throw new ConfigError(at(path, key), `"${key}" is not <size>/<quality>: a size such as 1024x1024 or *, a slash, a quality such as high or * (e.g. "1024x1536/high")`);
+    }
+    out[key] = readPrice(price, at(path, key));
   }
   return out;
 }

@@ -22,10 +22,15 @@ export const SERVER_DEFAULTS = {
   /** Longer than the 60 s idle timeout of common load balancers, so they close first. */
   keepAliveTimeoutMs: 65_000,
   idleTimeoutMs: 60_000,
+  /** Images answered as URLs are served for an hour (as OpenAI's own URLs are)... */
+  imageUrlTtlSeconds: 3600,
+  /** ...and held in memory up to 256 MiB per process, the oldest dropped first past it. */
+  imageUrlMaxBytes: 256 * 1024 * 1024,
 } as const;
 
 export const SERVER_KEYS = [
   'host', 'port', 'base_path', 'trust_proxy', 'public_origin', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
+  'image_url_ttl_seconds', 'image_url_max_bytes',
 ] as const;
 
 /** `server:` after env and flag overrides of host and port. */
@@ -39,6 +44,8 @@ export function parseServer(fields: Fields, overrides: { host?: string | undefin
     headersTimeoutMs: optInt(fields, 'headers_timeout_ms', path, 1) ?? SERVER_DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: optInt(fields, 'keep_alive_timeout_ms', path, 1) ?? SERVER_DEFAULTS.keepAliveTimeoutMs,
     idleTimeoutMs: optInt(fields, 'idle_timeout_ms', path, 1) ?? SERVER_DEFAULTS.idleTimeoutMs,
+    imageUrlTtlSeconds: optInt(fields, 'image_url_ttl_seconds', path, 1, 7 * 86_400) ?? SERVER_DEFAULTS.imageUrlTtlSeconds,
+    imageUrlMaxBytes: optInt(fields, 'image_url_max_bytes', path, 0) ?? SERVER_DEFAULTS.imageUrlMaxBytes,
   };
   const basePath = readBasePath(optString(fields, 'base_path', path));
   if (basePath !== '') server.basePath = basePath;

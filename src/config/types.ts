@@ -77,6 +77,10 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** A connection that sends nothing for this long while its request is received is closed. */
   idleTimeoutMs: number;
+  /** How long an image answered as a URL is served (`GET /v1/images/files/<id>`). */
+  imageUrlTtlSeconds: number;
+  /** The most bytes of such images one process keeps; past it the oldest are dropped. */
+  imageUrlMaxBytes: number;
 }
 
 export interface MetricsConfig {

@@ -22,6 +22,10 @@ export interface ResponseMeta {
   excludeReasoning: boolean;
   /** USD, when known. */
   cost?: number;
+  /** The account the key belongs to (answers that keep something for it: image URLs). */
+  accountId?: string;
+  /** Where the client reached the gateway (`https://host[:port][/base path]`), for answers that link back to it; whole answers only. */
+  publicBase?: string;
 }
 
 /** Turns stream parts into the SSE text of one dialect. Every method returns text to write ('' for none). */

@@ -16,6 +16,7 @@ import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
+import { publicBase } from './public-base.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -66,7 +67,10 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
       reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
       throw execution.error;
     }
-    const encoded = dialect.encodeResponse(sink.folder.response, responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome), req);
+    const meta = responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome);
+    // Image answers by URL name the gateway's public address (only they need it).
+    if (req.task?.kind === 'image') meta.publicBase = publicBase(request, services.config.server);
+    const encoded = dialect.encodeResponse(sink.folder.response, meta, req);
     if (encoded instanceof RawAnswer) {
       reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
       reply.type(encoded.contentType);
@@ -154,6 +158,7 @@ function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcom
     model: attempt.model.id,
     provider: attempt.endpoint.provider.id,
     excludeReasoning: admitted.req.reasoning?.exclude === true,
+    accountId: admitted.auth.account.id,
   };
   if (outcome?.cost) meta.cost = nanosToNumber(outcome.cost.totalNanos);
   return meta;

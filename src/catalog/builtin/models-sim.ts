@@ -35,4 +35,14 @@ export const SIM_MODELS: readonly BuiltinModel[] = [
     aliases: [], created: utc('2026-01-01'),
     endpoints: [{ provider: 'sim', model: 'sim-embed', pricing: { prompt: '0.00000002', completion: '0' }, dataCollection: 'deny', zdr: true }],
   },
+  {
+    id: 'switchyard/sim-image', kind: 'image', name: 'Switchyard: Sim Image',
+    description: 'Simulated image model: small real PNGs drawn from the prompt, $0.001 an image ($0.004 at quality high).',
+    contextLength: 32_000, capabilities: ['text', 'multimodal'],
+    aliases: [], created: utc('2026-01-01'),
+    endpoints: [{
+      provider: 'sim', model: 'sim-image', dataCollection: 'deny', zdr: true,
+      pricing: { prompt: '0', completion: '0', image_output: '0.001', image_output_by: { '*/high': '0.004' } },
+    }],
+  },
 ];

@@ -1,6 +1,7 @@
 import type { TaskCodec } from '../types.ts';
 import { openAIProfileFor } from './openai-profiles.ts';
 import { decodeOpenAIEmbeddings, encodeOpenAIEmbeddings } from './openai-embeddings.ts';
+import { decodeOpenAIImages, encodeOpenAIImages } from './openai-images.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { embeddingInputLimit, OPENAI_MAX_INPUTS } from '../tasks/embedding-limits.ts';
 
@@ -13,6 +14,8 @@ export const openAITaskCodec: TaskCodec = {
     switch (task.kind) {
       case 'embedding':
         return encodeOpenAIEmbeddings(req, task, endpoint);
+      case 'image':
+        return encodeOpenAIImages(req, task, endpoint);
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }
@@ -24,6 +27,8 @@ export const openAITaskCodec: TaskCodec = {
     switch (task.kind) {
       case 'embedding':
         return decodeOpenAIEmbeddings(task, body, endpoint, emit);
+      case 'image':
+        return decodeOpenAIImages(task, body, endpoint, emit);
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }

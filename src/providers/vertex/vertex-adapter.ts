@@ -5,7 +5,7 @@ import type { HttpProviderAdapter } from '../types.ts';
 import { convertToVertexAnthropicRequest } from './convert-to-vertex-anthropic-request.ts';
 import { convertToVertexGeminiRequest } from './convert-to-vertex-gemini-request.ts';
 import { authorizeVertexRequest } from './vertex-access-token.ts';
-import { vertexTaskCodec } from './vertex-embeddings.ts';
+import { vertexTaskCodec } from './vertex-task-codec.ts';
 
 /**
  * Google Vertex AI: a provider serves one publisher's models, named by its `profile`:

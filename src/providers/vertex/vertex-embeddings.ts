@@ -1,12 +1,10 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { EmbeddingTask, ModelKind } from '../../canonical/task.ts';
+import type { EmbeddingTask } from '../../canonical/task.ts';
 import type { Endpoint } from '../../catalog/types.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import { embeddingTaskType } from '../google/gemini-embeddings.ts';
 import { textInputs } from '../tasks/embedding-inputs.ts';
-import { embeddingInputLimit, VERTEX_MAX_INPUTS } from '../tasks/embedding-limits.ts';
 import { decodeVector, malformedTaskAnswer, parseTaskJson, taskUsage } from '../tasks/task-answers.ts';
-import type { PartSink, TaskCodec, UpstreamTaskRequest } from '../types.ts';
+import type { PartSink, UpstreamTaskRequest } from '../types.ts';
 import { vertexModelUrl } from './vertex-urls.ts';
 
 // Vertex AI embeddings: `…/publishers/google/models/{model}:predict` with
@@ -15,8 +13,6 @@ import { vertexModelUrl } from './vertex-urls.ts';
 // the token counts are summed into the usage. text-embedding models take up to 250
 // instances a call, gemini-embedding models one. The bearer token is added by `authorize`.
 
-const KINDS: ReadonlySet<ModelKind> = new Set(['embedding']);
-const NONE: ReadonlySet<ModelKind> = new Set();
 
 export function encodeVertexEmbeddings(_req: CanonicalRequest, task: EmbeddingTask, endpoint: Endpoint): UpstreamTaskRequest {
   const taskType = embeddingTaskType(endpoint);
@@ -55,17 +51,3 @@ export function decodeVertexEmbeddings(task: EmbeddingTask, body: Buffer, endpoi
   if (counted) emit({ type: 'usage', usage: taskUsage(tokens, 0) });
   emit({ type: 'finish', reason: { unified: 'stop', raw: null } });
 }
-
-/** Embeddings on Vertex, for providers of the `google` publisher (Claude on Vertex embeds nothing). */
-export const vertexTaskCodec: TaskCodec = {
-  kindsFor: (provider) => (provider.profile === 'anthropic' ? NONE : KINDS),
-  encode(req, task, endpoint) {
-    if (task.kind === 'embedding') return encodeVertexEmbeddings(req, task, endpoint);
-    throw new GatewayError('provider_error', `The Vertex adapter does not carry ${task.kind} requests.`);
-  },
-  maxInputs: (_task, endpoint) => embeddingInputLimit(endpoint, endpoint.upstreamModel.includes('gemini-embedding') ? 1 : VERTEX_MAX_INPUTS),
-  decode(task, body, _headers, endpoint, emit) {
-    if (task.kind === 'embedding') return decodeVertexEmbeddings(task, body, endpoint, emit);
-    throw new GatewayError('provider_error', `The Vertex adapter does not carry ${task.kind} requests.`);
-  },
-};

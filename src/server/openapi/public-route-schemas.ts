@@ -27,6 +27,14 @@ const embeddingsBody = {
   properties: { model: { type: 'string' }, input: { description: 'A string, strings, a token array or token arrays' }, encoding_format: { enum: ['float', 'base64'] }, dimensions: { type: 'integer' } },
 };
 
+const imagesBody = {
+  ...open('An OpenAI image generation request: model, prompt, n, size, quality, response_format, output_format, output_compression, background, style, moderation, user, provider, models'),
+  properties: {
+    model: { type: 'string' }, prompt: { type: 'string' }, n: { type: 'integer', minimum: 1, maximum: 10 }, size: { type: 'string' },
+    quality: { enum: ['auto', 'low', 'medium', 'high', 'standard', 'hd'] }, response_format: { enum: ['b64_json', 'url'] }, output_format: { enum: ['png', 'jpeg', 'webp'] },
+  },
+};
+
 const docs: Record<string, RouteDoc> = {
   'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
   'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
@@ -35,6 +43,9 @@ const docs: Record<string, RouteDoc> = {
   'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events' },
   'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}' },
+  'POST /images/generations': { summary: 'Image generation (OpenAI shape): n images for a prompt, as base64 or gateway URLs', tags: ['models'], body: imagesBody, response: '{created, data: [{b64_json | url, revised_prompt?}], output_format, size, quality, background, usage}' },
+  'POST /images/edits': { summary: 'Image edits (OpenAI shape, multipart/form-data): image or image[] files, an optional PNG mask, prompt and the generation fields', tags: ['models'], response: '{created, data: [{b64_json | url}], output_format, size, quality, background, usage}' },
+  'GET /images/files/:id': { summary: 'An image answered as a URL: served for server.image_url_ttl_seconds to keys of the account it was made for (404 otherwise)', tags: ['models'], params: { id: 'The image id from the URL.' }, response: 'The image bytes (image/png, image/jpeg or image/webp)' },
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },
