@@ -3,6 +3,7 @@ import type { Usage } from '../canonical/usage.ts';
 import type { Endpoint } from '../catalog/types.ts';
 import type { Attos } from '../money/money.ts';
 import { audioSeconds } from './compute-cost.ts';
+import { speechOutputTokensBound, transcriptionInputTokensBound } from './audio-bounds.ts';
 
 // What a task request costs beyond its prompt tokens: images generated, characters
 // synthesized, seconds transcribed. The units are counted by the gateway from the request and
@@ -48,7 +49,8 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
     case 'speech':
       return BigInt(task.input.length) * p.character;
     case 'transcription':
-      return BigInt(audioSeconds(task.durationMs ?? 0)) * p.audioSecond;
+      // Per second, and for models billed per token the audio's input tokens (audio-bounds.ts).
+      return BigInt(audioSeconds(task.durationMs ?? 0)) * p.audioSecond + BigInt(transcriptionInputTokensBound(task)) * p.prompt;
   }
 }
 
@@ -59,5 +61,6 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
  */
 export function taskOutputTokensBound(task: TaskRequest, endpoint: Endpoint): number {
   if (task.kind === 'embedding') return 0;
+  if (task.kind === 'speech') return endpoint.maxOutputTokens ?? speechOutputTokensBound(task);
   return endpoint.maxOutputTokens ?? 0;
 }

@@ -3,6 +3,7 @@
 
 import type { BuiltinModel } from './builtin/builtin-types.ts';
 import { ANTHROPIC_MODELS } from './builtin/models-anthropic.ts';
+import { AUDIO_MODELS } from './builtin/models-audio.ts';
 import { GOOGLE_MODELS } from './builtin/models-google.ts';
 import { OPENAI_MODELS } from './builtin/models-openai.ts';
 import { OTHER_VENDOR_MODELS } from './builtin/models-other-vendors.ts';
@@ -16,6 +17,7 @@ export const BUILTIN_MODELS: readonly BuiltinModel[] = [
   ...ANTHROPIC_MODELS,
   ...GOOGLE_MODELS,
   ...OTHER_VENDOR_MODELS,
+  ...AUDIO_MODELS,
   ...SIM_MODELS,
 ];
 

@@ -13,6 +13,7 @@ import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
 import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerEmbeddingsRoute } from './routes/embeddings-route.ts';
+import { registerAudioRoutes } from './routes/audio-routes.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
@@ -76,6 +77,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);
     registerEmbeddingsRoute(api, services, API_PREFIXES);
+    registerAudioRoutes(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
     registerPlaygroundKeyRoute(api, services);

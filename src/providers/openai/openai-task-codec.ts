@@ -1,6 +1,8 @@
 import type { TaskCodec } from '../types.ts';
 import { openAIProfileFor } from './openai-profiles.ts';
 import { decodeOpenAIEmbeddings, encodeOpenAIEmbeddings } from './openai-embeddings.ts';
+import { decodeOpenAISpeech, encodeOpenAISpeech } from './openai-speech.ts';
+import { decodeOpenAITranscription, encodeOpenAITranscription } from './openai-transcriptions.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
 /** OpenAI's task endpoints (embeddings, images, audio), for the vendors whose profile serves them. */
@@ -12,14 +14,22 @@ export const openAITaskCodec: TaskCodec = {
     switch (task.kind) {
       case 'embedding':
         return encodeOpenAIEmbeddings(req, task, endpoint);
+      case 'speech':
+        return encodeOpenAISpeech(req, task, endpoint);
+      case 'transcription':
+        return encodeOpenAITranscription(req, task, endpoint);
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }
   },
-  decode(task, body, _headers, endpoint, emit) {
+  decode(task, body, headers, endpoint, emit) {
     switch (task.kind) {
       case 'embedding':
         return decodeOpenAIEmbeddings(task, body, endpoint, emit);
+      case 'speech':
+        return decodeOpenAISpeech(task, body, headers, endpoint, emit);
+      case 'transcription':
+        return decodeOpenAITranscription(task, body, endpoint, emit);
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }

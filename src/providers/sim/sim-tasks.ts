@@ -6,6 +6,7 @@ import { estimateTextTokens } from '../../canonical/estimate-tokens.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { taskUsage } from '../tasks/task-answers.ts';
+import { simSpeech, simTranscription } from './sim-audio.ts';
 
 // The sim's task models: deterministic answers with no credentials, so every endpoint of
 // docs/modalities.md works on a fresh install and tests can check exact values.
@@ -17,6 +18,10 @@ export function simTaskParts(_req: CanonicalRequest, task: TaskRequest, endpoint
   switch (task.kind) {
     case 'embedding':
       return simEmbeddings(task);
+      case 'speech':
+        return simSpeech(task);
+      case 'transcription':
+        return simTranscription(task);
     default:
       return [{ type: 'error', error: new GatewayError('provider_error', `The sim provider does not serve ${task.kind} requests yet.`, { metadata: { provider_name: endpoint.provider.id } }) }];
   }

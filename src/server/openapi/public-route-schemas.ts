@@ -27,6 +27,14 @@ const embeddingsBody = {
   properties: { model: { type: 'string' }, input: { description: 'A string, strings, a token array or token arrays' }, encoding_format: { enum: ['float', 'base64'] }, dimensions: { type: 'integer' } },
 };
 
+const speechBody = {
+  ...open('An OpenAI speech request: model, input (at most 4,096 characters), voice, response_format, speed, instructions, provider, models'),
+  properties: {
+    model: { type: 'string' }, input: { type: 'string' }, voice: { type: 'string' },
+    response_format: { enum: ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] }, speed: { type: 'number', minimum: 0.25, maximum: 4 }, instructions: { type: 'string' },
+  },
+};
+
 const docs: Record<string, RouteDoc> = {
   'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
   'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
@@ -35,6 +43,9 @@ const docs: Record<string, RouteDoc> = {
   'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events' },
   'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}' },
+  'POST /audio/speech': { summary: 'Speech (OpenAI shape): the audio of a text, sent once charged', tags: ['models'], body: speechBody, response: 'The audio file (Content-Type by response_format), X-Generation-Id' },
+  'POST /audio/transcriptions': { summary: 'Transcription (OpenAI shape, multipart/form-data: file, model, language, prompt, response_format, timestamp_granularities[], temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
+  'POST /audio/translations': { summary: 'Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },
