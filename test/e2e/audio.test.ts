@@ -272,6 +272,8 @@ models:
       [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('temperature', '2'); }, 'temperature'],
       [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('stream', 'true'); }, 'stream'],
       [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('colour', 'blue'); }, 'colour'],
+      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', new File([wavBytes(500)], `${'a'.repeat(300)}.wav`)); }, 'file', /file name of at most 255/],
+      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('file', wav()); }, 'file', /exactly one file/],
     ];
     for (const [fill, param, message] of cases) {
       const res = await send(fill);

@@ -16,6 +16,7 @@ import { invalidType, invalidValue, missingParameter } from '../shared/read-fiel
 export const MAX_AUDIO_FILE_BYTES = 25 * 1024 * 1024;
 const MAX_PROMPT_CHARS = 8192;
 const MAX_LANGUAGE_CHARS = 16;
+const MAX_FILENAME_CHARS = 255;
 
 export const TRANSCRIPT_FORMATS: ReadonlySet<TranscriptionTask['responseFormat']> = new Set(['json', 'text', 'srt', 'vtt', 'verbose_json']);
 const GRANULARITIES = new Set(['word', 'segment']);
@@ -115,7 +116,10 @@ function readFile(form: AudioForm): TaskFile {
     throw new GatewayError('request_too_large', `The audio file is larger than ${MAX_AUDIO_FILE_BYTES / (1024 * 1024)} MB (${file.data.length} bytes).`, { param: 'file' });
   }
   if (file.data.length === 0) throw invalidValue('file', 'the file is empty');
-  return { ...file };
+  if (file.filename.length > MAX_FILENAME_CHARS) throw invalidValue('file', `a file name of at most ${MAX_FILENAME_CHARS} characters`);
+  // The claimed type goes upstream as the part's type; one that is not a plain media type is dropped.
+  const contentType = file.contentType.length <= 128 && /^[\w.+-]+\/[\w.+-]+$/.test(file.contentType) ? file.contentType : 'application/octet-stream';
+  return { ...file, contentType };
 }
 
 function readFormat(form: AudioForm): TranscriptionTask['responseFormat'] {
