@@ -326,6 +326,19 @@ models:
     assert.equal(hear.pricing.audio_second, '0.0001');
   });
 
+  test('the hold is priced on the duration read from the file: a key that cannot pay for it is refused before any upstream call', async () => {
+    const svc = gw.services.accountService;
+    // $0.0004 of room: a 4.2 s file bills 5 s ($0.0005), a 3.5 s one 4 s ($0.0004).
+    const { key } = await svc.createKey({ accountId: gw.accountId, limitUsd: '0.0004' });
+    const keyed = new OpenAI({ apiKey: key, baseURL: gw.baseUrl, maxRetries: 0 });
+    const before = upstream.requests.length;
+    await assert.rejects(keyed.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wavBytes(4200), 'long.wav') }), (err: { status?: number }) => err.status === 402);
+    assert.equal(upstream.requests.length, before, 'the upstream never saw the file');
+    const ok = await keyed.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wavBytes(3500), 'short.wav') });
+    assert.equal(ok.text, emulatorTranscript('short.wav', wavBytes(3500).length, 'transcribe'));
+    assert.equal(upstream.requests.length, before + 1);
+  });
+
   test('a balance and a key limit stop speech exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
       const res = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' }, { authorization: `Bearer ${key}` });
