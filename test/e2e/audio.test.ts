@@ -6,6 +6,7 @@ import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { mp3Bytes, wavBytes } from '../support/audio-files.ts';
 import { azureAudioHandlers, EMULATOR_SPEECH_USAGE, EMULATOR_TRANSCRIBE_USAGE, emulatorSpeechBytes, emulatorTranscript } from '../emulators/openai-audio-handlers.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator, type RecordedTaskRequest } from '../emulators/openai-tasks-emulator.ts';
+import { sendJson } from '../emulators/emulator-http.ts';
 import { readAudioDuration } from '../../src/canonical/audio-duration/read-audio-duration.ts';
 
 // Speech, transcription and translation (docs/audio.md) through real HTTP with the official
@@ -27,9 +28,12 @@ async function record(gw: TestGateway, id: string | null): Promise<Record<string
 describe('audio: speech, transcriptions, translations', () => {
   let gw: TestGateway;
   let upstream: OpenAITasksEmulator;
+  let broken: OpenAITasksEmulator;
   let client: OpenAI;
   before(async () => {
     upstream = await startOpenAITasksEmulator();
+    broken = await startOpenAITasksEmulator();
+    broken.handle('/v1/audio/transcriptions', (_req, res) => sendJson(res, 500, { error: { message: 'overloaded', type: 'server_error' } }));
     for (const [path, handler] of azureAudioHandlers('my-whisper')) upstream.handle(path, handler);
     const origin = upstream.baseUrl.replace(/\/v1$/, '');
     gw = await startTestGateway({
@@ -42,6 +46,9 @@ describe('audio: speech, transcriptions, translations', () => {
     profile: azure
     base_url: ${origin}
     api_key: az-secret
+  - id: broken
+    kind: openai
+    base_url: ${broken.baseUrl}
   - id: gq
     kind: openai
     profile: groq
@@ -68,6 +75,12 @@ models:
     context_length: 16000
     endpoints:
       - { provider: vendor, model: gpt-4o-transcribe, max_output_tokens: 2000, pricing: { prompt: "0.000006", completion: "0.00001" } }
+  - id: acme/whisper-twice
+    kind: transcription
+    context_length: 8192
+    endpoints:
+      - { provider: broken, model: w, pricing: { prompt: "0", completion: "0", audio_second: "0.0001" } }
+      - { provider: vendor, model: w, pricing: { prompt: "0", completion: "0", audio_second: "0.0001" } }
   - id: acme/azure-whisper
     kind: transcription
     context_length: 8192
@@ -83,6 +96,7 @@ models:
     client = new OpenAI({ apiKey: gw.key, baseURL: gw.baseUrl });
   });
   after(async () => {
+    await broken.close();
     await upstream.close();
     await gw?.close();
   });
@@ -214,6 +228,30 @@ models:
     const gq = await client.audio.transcriptions.create({ model: 'acme/groq-whisper', file: await toFile(wav, 'gq.wav') });
     assert.equal(gq.text, emulatorTranscript('gq.wav', wav.length, 'transcribe'));
     assert.equal(upstream.requests.at(-1)!.headers.authorization, 'Bearer gq-secret');
+  });
+
+  test('a failed upstream falls over to the next endpoint, which gets the whole file again (provider preferences as a form field)', async () => {
+    const clip = wavBytes(1200);
+    const body = new FormData();
+    body.append('file', new File([clip], 'again.wav', { type: 'audio/wav' }));
+    body.append('model', 'acme/whisper-twice');
+    body.append('provider', JSON.stringify({ order: ['broken', 'vendor'] }));
+    const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { text: string }).text, emulatorTranscript('again.wav', clip.length, 'transcribe'));
+    const tried = broken.requests.at(-1)!;
+    const served = upstream.requests.at(-1)!;
+    for (const sent of [tried, served]) {
+      const file = (await form(sent)).get('file') as File;
+      assert.ok(Buffer.from(await file.arrayBuffer()).equals(clip), 'each attempt sends the whole file');
+    }
+    const bad = new FormData();
+    bad.append('file', new File([clip], 'a.wav'));
+    bad.append('model', 'acme/whisper-twice');
+    bad.append('provider', '{not json');
+    const refused = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: bad });
+    assert.equal(refused.status, 400);
+    assert.equal(((await refused.json()) as any).error.param, 'provider');
   });
 
   test('the routes are served under /api/v1 too', async () => {
