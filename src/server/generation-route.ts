@@ -14,6 +14,7 @@ import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
+import { streamBinaryAnswer } from './binary-answer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -34,6 +35,7 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
     const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
     reply.headers(admitted.responseHeaders);
 
+    if (dialect.binaryAnswer !== undefined) return streamBinaryAnswer(request, reply, services, pipeline, admitted, dialect, dialect.binaryAnswer(req));
     if (!req.stream) {
       const sink = new FoldingSink();
       // A client that leaves before its answer: the upstream is read on for its usage (as a stream's).

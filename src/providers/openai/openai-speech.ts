@@ -31,6 +31,12 @@ export function billsTokens(endpoint: Endpoint): boolean {
   return endpoint.compiledPricing.completion !== 0n;
 }
 
+/** A binary audio answer (not the SSE form, not a JSON body): handed to the client as it arrives. */
+export function isAudioAnswer(headers: Record<string, string | string[] | undefined>): boolean {
+  const type = String(headers['content-type'] ?? '').toLowerCase();
+  return type.startsWith('audio/') || type.startsWith('application/octet-stream');
+}
+
 export function decodeOpenAISpeech(task: SpeechTask, body: Buffer, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint, emit: PartSink): void {
   const type = String(headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('text/event-stream')) return decodeSpeechEvents(task, body, endpoint, emit);

@@ -1,7 +1,7 @@
 import type { TaskCodec } from '../types.ts';
 import { openAIProfileFor } from './openai-profiles.ts';
 import { decodeOpenAIEmbeddings, encodeOpenAIEmbeddings } from './openai-embeddings.ts';
-import { decodeOpenAISpeech, encodeOpenAISpeech } from './openai-speech.ts';
+import { decodeOpenAISpeech, encodeOpenAISpeech, isAudioAnswer } from './openai-speech.ts';
 import { decodeOpenAITranscription, encodeOpenAITranscription } from './openai-transcriptions.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
@@ -21,6 +21,9 @@ export const openAITaskCodec: TaskCodec = {
       default:
         throw new GatewayError('provider_error', `The OpenAI-compatible adapter does not carry ${task.kind} requests yet.`);
     }
+  },
+  streamsAudio(task, headers) {
+    return task.kind === 'speech' && isAudioAnswer(headers);
   },
   decode(task, body, headers, endpoint, emit) {
     switch (task.kind) {
