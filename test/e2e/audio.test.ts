@@ -49,6 +49,9 @@ describe('audio: speech, transcriptions, translations', () => {
   - id: broken
     kind: openai
     base_url: ${broken.baseUrl}
+  - id: guarded
+    kind: sim
+    moderated: true
   - id: gq
     kind: openai
     profile: groq
@@ -81,6 +84,16 @@ models:
     endpoints:
       - { provider: broken, model: w, pricing: { prompt: "0", completion: "0", audio_second: "0.0001" } }
       - { provider: vendor, model: w, pricing: { prompt: "0", completion: "0", audio_second: "0.0001" } }
+  - id: acme/guarded-speech
+    kind: speech
+    context_length: 8192
+    endpoints:
+      - { provider: guarded, model: s, pricing: { prompt: "0", completion: "0", character: "0.00001" } }
+  - id: acme/guarded-transcribe
+    kind: transcription
+    context_length: 8192
+    endpoints:
+      - { provider: guarded, model: t, pricing: { prompt: "0", completion: "0", audio_second: "0.0001" } }
   - id: acme/azure-whisper
     kind: transcription
     context_length: 8192
@@ -91,6 +104,10 @@ models:
     context_length: 8192
     endpoints:
       - { provider: gq, model: whisper-large-v3, pricing: { prompt: "0", completion: "0", audio_second: "0.000030833333333333" } }
+moderation:
+  rules:
+    - name: forbidden
+      patterns: ["\\\\bforbidden words\\\\b"]
 `,
     });
     client = new OpenAI({ apiKey: gw.key, baseURL: gw.baseUrl });
@@ -252,6 +269,17 @@ models:
     const refused = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: bad });
     assert.equal(refused.status, 400);
     assert.equal(((await refused.json()) as any).error.param, 'provider');
+  });
+
+  test('a moderated provider\'s rules read the speech input and the transcription prompt', async () => {
+    const auth = { authorization: `Bearer ${gw.key}` };
+    const spoken = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'acme/guarded-speech', voice: 'alloy', input: 'say the forbidden words now' }, auth);
+    assert.equal(spoken.status, 403);
+    assert.equal(spoken.json.error.type, 'content_filter_error');
+    const fine = await client.audio.speech.create({ model: 'acme/guarded-speech', voice: 'alloy', input: 'say nice words', response_format: 'wav' });
+    assert.equal(fine.status, 200);
+    const prompt = await client.audio.transcriptions.create({ model: 'acme/guarded-transcribe', file: await toFile(wavBytes(500), 'a.wav'), prompt: 'forbidden words' }).then(() => 200, (err: { status: number }) => err.status);
+    assert.equal(prompt, 403);
   });
 
   test('the routes are served under /api/v1 too', async () => {
