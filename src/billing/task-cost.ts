@@ -5,6 +5,7 @@ import type { Attos } from '../money/money.ts';
 import { audioSeconds } from './compute-cost.ts';
 import { imageOutputWorstPrice } from '../money/image-prices.ts';
 import { setImageUnits } from './image-units.ts';
+import { speechOutputTokensBound, transcriptionInputTokensBound } from './audio-bounds.ts';
 
 // What a task request costs beyond its prompt tokens: images generated, characters
 // synthesized, seconds transcribed. The units are counted by the gateway from the request and
@@ -50,7 +51,8 @@ export function taskUnitsWorstCase(task: TaskRequest, endpoint: Endpoint): Attos
     case 'speech':
       return BigInt(task.input.length) * p.character;
     case 'transcription':
-      return BigInt(audioSeconds(task.durationMs ?? 0)) * p.audioSecond;
+      // Per second, and for models billed per token the audio's input tokens (audio-bounds.ts).
+      return BigInt(audioSeconds(task.durationMs ?? 0)) * p.audioSecond + BigInt(transcriptionInputTokensBound(task)) * p.prompt;
   }
 }
 
@@ -69,5 +71,6 @@ export function taskOutputTokensBound(task: TaskRequest, endpoint: Endpoint): nu
   if (task.kind === 'embedding') return 0;
   // An image model's max_output_tokens is per image (its largest size at its best quality).
   if (task.kind === 'image') return task.n * (endpoint.maxOutputTokens ?? IMAGE_OUTPUT_TOKENS_BOUND);
+  if (task.kind === 'speech') return endpoint.maxOutputTokens ?? speechOutputTokensBound(task);
   return endpoint.maxOutputTokens ?? 0;
 }

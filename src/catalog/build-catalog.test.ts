@@ -256,7 +256,7 @@ describe('buildCatalog: config', () => {
 });
 
 describe('buildCatalog: the sim provider', () => {
-  const simIds = ['switchyard/sim-embed', 'switchyard/sim-fast', 'switchyard/sim-image', 'switchyard/sim-pro', 'switchyard/sim-reasoner'];
+  const simIds = ['switchyard/sim-embed', 'switchyard/sim-fast', 'switchyard/sim-image', 'switchyard/sim-pro', 'switchyard/sim-reasoner', 'switchyard/sim-speech', 'switchyard/sim-transcribe'];
 
   it('auto: on when nothing else serves', () => {
     const catalog = build({});

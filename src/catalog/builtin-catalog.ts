@@ -4,6 +4,7 @@
 import type { BuiltinModel } from './builtin/builtin-types.ts';
 import { ANTHROPIC_MODELS } from './builtin/models-anthropic.ts';
 import { EMBEDDING_MODELS } from './builtin/models-embeddings.ts';
+import { AUDIO_MODELS } from './builtin/models-audio.ts';
 import { GOOGLE_MODELS } from './builtin/models-google.ts';
 import { OPENAI_MODELS } from './builtin/models-openai.ts';
 import { IMAGE_MODELS } from './builtin/models-images.ts';
@@ -20,6 +21,7 @@ export const BUILTIN_MODELS: readonly BuiltinModel[] = [
   ...OTHER_VENDOR_MODELS,
   ...EMBEDDING_MODELS,
   ...IMAGE_MODELS,
+  ...AUDIO_MODELS,
   ...SIM_MODELS,
 ];
 

@@ -84,6 +84,12 @@ export interface FrontDialect {
    * until the answer starts.
    */
   readonly keepAlive?: KeepAlive;
+  /**
+   * The answer is a file sent as its provider's pieces arrive (speech audio), the last held
+   * until settlement (server/binary-answer.ts): its content type when the provider names
+   * none. Absent: the answer is encoded whole by `encodeResponse`.
+   */
+  readonly binaryAnswer?: (req: CanonicalRequest) => string;
 }
 
 export interface KeepAlive {

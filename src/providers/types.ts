@@ -79,6 +79,12 @@ export interface TaskCodec {
    * (providers/http/call-upstream-task.ts).
    */
   maxInputs?(task: TaskRequest, endpoint: Endpoint): number;
+  /**
+   * True when this successful answer (its headers just arrived) is audio to hand over as it
+   * arrives rather than whole: `audio-delta` parts (base64, `format` its content type) and a
+   * `finish`, for a route that streams the file (a speech answer: docs/audio.md).
+   */
+  streamsAudio?(task: TaskRequest, headers: Record<string, string | string[] | undefined>): boolean;
   /** The upstream's successful answer, whole. Malformed answers emit an `error` part. */
   decode(task: TaskRequest, body: Buffer, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint, emit: PartSink): void;
 }

@@ -15,6 +15,7 @@ import { registerResponsesRoute } from './routes/responses-route.ts';
 import { registerEmbeddingsRoute } from './routes/embeddings-route.ts';
 import { registerGeminiRoutes } from './routes/gemini/gemini-routes.ts';
 import { registerImagesRoutes } from './routes/images-route.ts';
+import { registerAudioRoutes } from './routes/audio-routes.ts';
 import { registerModelEndpointsRoute } from './routes/model-endpoints-route.ts';
 import { registerAdminRoutes } from './routes/admin/register-admin-routes.ts';
 import { registerOpenApi, registerOpenApiRoute } from './openapi/register-openapi.ts';
@@ -80,6 +81,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerEmbeddingsRoute(api, services, API_PREFIXES);
     registerGeminiRoutes(api, services);
     registerImagesRoutes(api, services, API_PREFIXES);
+    registerAudioRoutes(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
     registerPlaygroundKeyRoute(api, services);

@@ -15,6 +15,7 @@ import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
 import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
+import { streamBinaryAnswer } from './binary-answer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
 import { publicBase } from './public-base.ts';
 
@@ -46,6 +47,8 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
   const pipeline = services.pipeline;
   const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
   reply.headers(admitted.responseHeaders);
+
+  if (dialect.binaryAnswer !== undefined) return streamBinaryAnswer(request, reply, services, pipeline, admitted, dialect, dialect.binaryAnswer(req));
 
   if (!req.stream) {
     const sink = new FoldingSink();

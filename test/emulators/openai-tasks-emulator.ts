@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback, sendJson } from './emulator-http.ts';
+import { OPENAI_AUDIO_HANDLERS } from './openai-audio-handlers.ts';
 
 // OpenAI's task endpoints over real HTTP on loopback, as an OpenAI-compatible server speaks
 // them: `/v1/embeddings` today (images and audio are added beside it). Each request is kept
@@ -45,7 +46,7 @@ function embeddings(req: RecordedTaskRequest, res: ServerResponse): void {
 }
 
 export async function startOpenAITasksEmulator(): Promise<OpenAITasksEmulator> {
-  const handlers = new Map<string, TaskHandler>([['/v1/embeddings', embeddings]]);
+  const handlers = new Map<string, TaskHandler>([['/v1/embeddings', embeddings], ...OPENAI_AUDIO_HANDLERS]);
   const requests: RecordedTaskRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -45,4 +45,18 @@ export const SIM_MODELS: readonly BuiltinModel[] = [
       pricing: { prompt: '0', completion: '0', image_output: '0.001', image_output_by: { '*/high': '0.004' } },
     }],
   },
+  {
+    id: 'switchyard/sim-speech', kind: 'speech', name: 'Switchyard: Sim Speech',
+    description: 'Simulated text to speech: a real WAV drawn from the text (60 ms a character), $30 per million characters.',
+    contextLength: 8_192, capabilities: ['text'],
+    aliases: [], created: utc('2026-01-01'),
+    endpoints: [{ provider: 'sim', model: 'sim-speech', pricing: { prompt: '0', completion: '0', character: '0.00003' }, dataCollection: 'deny', zdr: true }],
+  },
+  {
+    id: 'switchyard/sim-transcribe', kind: 'transcription', name: 'Switchyard: Sim Transcribe',
+    description: 'Simulated speech to text: hears back what the sim voice said, timed over the duration read from the file, $0.0001 a second.',
+    contextLength: 8_192, capabilities: ['text'],
+    aliases: [], created: utc('2026-01-01'),
+    endpoints: [{ provider: 'sim', model: 'sim-transcribe', pricing: { prompt: '0', completion: '0', audio_second: '0.0001' }, dataCollection: 'deny', zdr: true }],
+  },
 ];

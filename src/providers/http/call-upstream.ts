@@ -257,8 +257,9 @@ class Exchange {
     this.adapter.decodeResponse(json, this.endpoint, this.attempt.emit);
   }
 
-  /** A task's answer, whole and as bytes (speech is audio), up to MAX_TASK_BODY. */
+  /** A task's answer, whole and as bytes (speech is audio), up to MAX_TASK_BODY; or audio handed over as it arrives. */
   private async readTask(res: UpstreamResponse, task: TaskRequest): Promise<void> {
+    if (this.adapter.tasks!.streamsAudio?.(task, res.headers) === true) return this.readAudio(res);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of res.body) {
@@ -273,6 +274,33 @@ class Exchange {
     this.received(performance.now());
     if (this.attempt.error !== null) return;
     this.adapter.tasks!.decode(task, Buffer.concat(chunks, size), res.headers, this.endpoint, this.attempt.emit);
+  }
+
+  /** Audio as it arrives: each chunk an `audio-delta` part, the reading paused while the client is not taking data. */
+  private async readAudio(res: UpstreamResponse): Promise<void> {
+    const attempt = this.attempt;
+    const format = String(res.headers['content-type']);
+    let size = 0;
+    for await (const chunk of res.body) {
+      const at = performance.now();
+      size += (chunk as Buffer).length;
+      if (size > MAX_TASK_BODY) {
+        attempt.fail(new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, { metadata: { provider_name: this.endpoint.provider.id } }));
+        return;
+      }
+      attempt.emit({ type: 'audio-delta', data: (chunk as Buffer).toString('base64'), format });
+      if (attempt.answerBegun) this.received(at);
+      if (attempt.error !== null) return;
+      const drain = attempt.waitForDrain();
+      if (drain !== null) await drain;
+    }
+    this.received(performance.now());
+    if (attempt.error !== null) return;
+    if (size === 0) {
+      attempt.fail(new GatewayError('provider_error', 'The provider returned an answer this gateway cannot read: the audio is empty.', { metadata: { provider_name: this.endpoint.provider.id } }));
+      return;
+    }
+    attempt.emit({ type: 'finish', reason: { unified: 'stop', raw: null } });
   }
 
   /** Reading the body threw: an oversized SSE event, or the connection broke (not by our abort). */

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { StreamPart } from '../../canonical/stream-part.ts';
+import { assertNever, type StreamPart } from '../../canonical/stream-part.ts';
 import type { EmbeddingTask, TaskRequest } from '../../canonical/task.ts';
 import { estimateTextTokens } from '../../canonical/estimate-tokens.ts';
 import type { Endpoint } from '../../catalog/types.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import { taskUsage } from '../tasks/task-answers.ts';
 import { simImages } from './sim-images.ts';
+import { simSpeech, simTranscription } from './sim-audio.ts';
 
 // The sim's task models: deterministic answers with no credentials, so every endpoint of
 // docs/modalities.md works on a fresh install and tests can check exact values.
@@ -14,14 +14,18 @@ import { simImages } from './sim-images.ts';
 /** Dimensions of a sim embedding when the request names none. */
 export const SIM_EMBEDDING_DIMENSIONS = 256;
 
-export function simTaskParts(_req: CanonicalRequest, task: TaskRequest, endpoint: Endpoint): StreamPart[] {
+export function simTaskParts(_req: CanonicalRequest, task: TaskRequest, _endpoint: Endpoint): StreamPart[] {
   switch (task.kind) {
     case 'embedding':
       return simEmbeddings(task);
     case 'image':
       return simImages(task);
+    case 'speech':
+      return simSpeech(task);
+    case 'transcription':
+      return simTranscription(task);
     default:
-      return [{ type: 'error', error: new GatewayError('provider_error', `The sim provider does not serve ${task.kind} requests yet.`, { metadata: { provider_name: endpoint.provider.id } }) }];
+      return assertNever(task);
   }
 }
 

@@ -35,6 +35,14 @@ const imagesBody = {
   },
 };
 
+const speechBody = {
+  ...open('An OpenAI speech request: model, input (at most 4,096 characters), voice, response_format, speed, instructions, provider, models'),
+  properties: {
+    model: { type: 'string' }, input: { type: 'string' }, voice: { type: 'string' },
+    response_format: { enum: ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] }, speed: { type: 'number', minimum: 0.25, maximum: 4 }, instructions: { type: 'string' },
+  },
+};
+
 const docs: Record<string, RouteDoc> = {
   'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
   'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
@@ -46,6 +54,9 @@ const docs: Record<string, RouteDoc> = {
   'POST /images/generations': { summary: 'Image generation (OpenAI shape): n images for a prompt, as base64 or gateway URLs', tags: ['models'], body: imagesBody, response: '{created, data: [{b64_json | url, revised_prompt?}], output_format, size, quality, background, usage}' },
   'POST /images/edits': { summary: 'Image edits (OpenAI shape, multipart/form-data): image or image[] files, an optional PNG mask, prompt and the generation fields', tags: ['models'], response: '{created, data: [{b64_json | url}], output_format, size, quality, background, usage}' },
   'GET /images/files/:id': { summary: 'An image answered as a URL: served for server.image_url_ttl_seconds to keys of the account it was made for (404 otherwise)', tags: ['models'], params: { id: 'The image id from the URL.' }, response: 'The image bytes (image/png, image/jpeg or image/webp)' },
+  'POST /audio/speech': { summary: 'Speech (OpenAI shape): the audio of a text, sent once charged', tags: ['models'], body: speechBody, response: 'The audio file (Content-Type by response_format), X-Generation-Id' },
+  'POST /audio/transcriptions': { summary: 'Transcription (OpenAI shape, multipart/form-data: file, model, language, prompt, response_format, timestamp_granularities[], temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
+  'POST /audio/translations': { summary: 'Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },

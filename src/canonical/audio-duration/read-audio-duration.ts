@@ -1,0 +1,47 @@
+import { flacDurationMs, isFlac } from './flac-duration.ts';
+import { isMp3, mp3DurationMs } from './mp3-duration.ts';
+import { isMp4, mp4DurationMs } from './mp4-duration.ts';
+import { isOgg, oggDurationMs } from './ogg-duration.ts';
+import { wavDurationMs } from './wav-duration.ts';
+import { isWebm, webmDurationMs } from './webm-duration.ts';
+
+// An uploaded audio file's duration, read from its own headers before any upstream call:
+// it bounds the hold of a transcription priced per second (docs/audio.md). The container is
+// recognized by its bytes, never by the file name or the content type a client claims. Pure
+// and bounded: every walk stops after a fixed number of chunks, boxes, pages or elements.
+
+export type AudioContainer = 'wav' | 'mp3' | 'flac' | 'ogg' | 'mp4' | 'webm';
+
+/** The containers whose duration is read (OpenAI's accepted uploads: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm). */
+export const AUDIO_CONTAINERS: readonly AudioContainer[] = ['wav', 'mp3', 'flac', 'ogg', 'mp4', 'webm'];
+
+export interface AudioDuration {
+  container: AudioContainer | null;
+  /** Milliseconds, or null when the container is unknown or its header does not say. */
+  durationMs: number | null;
+}
+
+export function sniffAudioContainer(b: Buffer): AudioContainer | null {
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WAVE') return 'wav';
+  if (isFlac(b)) return 'flac';
+  if (isOgg(b)) return 'ogg';
+  if (isMp4(b)) return 'mp4';
+  if (isWebm(b)) return 'webm';
+  if (isMp3(b)) return 'mp3';
+  return null;
+}
+
+export function readAudioDuration(b: Buffer): AudioDuration {
+  const container = sniffAudioContainer(b);
+  let durationMs: number | null = null;
+  switch (container) {
+    case 'wav': durationMs = wavDurationMs(b); break;
+    case 'flac': durationMs = flacDurationMs(b); break;
+    case 'ogg': durationMs = oggDurationMs(b); break;
+    case 'mp4': durationMs = mp4DurationMs(b); break;
+    case 'webm': durationMs = webmDurationMs(b); break;
+    case 'mp3': durationMs = mp3DurationMs(b); break;
+    case null: break;
+  }
+  return { container, durationMs: durationMs !== null && durationMs > 0 && Number.isFinite(durationMs) ? durationMs : null };
+}

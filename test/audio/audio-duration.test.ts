@@ -1,0 +1,92 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readAudioDuration } from '../../src/canonical/audio-duration/read-audio-duration.ts';
+import { flacBytes, id3Tag, mp3Bytes, mp4Bytes, oggBytes, wavBytes, webmBytes } from '../support/audio-files.ts';
+import { simPcm, wavFile } from '../../src/providers/sim/sim-wav.ts';
+
+// The duration of an uploaded file bounds a transcription's hold: read from each
+// container's own header (docs/audio.md), and null — refused — when it cannot be.
+
+describe('audio duration from the file header', () => {
+  test('WAV: data bytes over the byte rate, past odd-sized chunks; a data size beyond the file counts what is there', () => {
+    assert.deepEqual(readAudioDuration(wavBytes(2500)), { container: 'wav', durationMs: 2500 });
+    assert.equal(readAudioDuration(wavBytes(1000, { sampleRate: 44100, channels: 2, extraChunk: true })).durationMs, 1000);
+    const streamed = wavBytes(1000);
+    streamed.writeUInt32LE(0xffffffff, 40);
+    assert.equal(readAudioDuration(streamed).durationMs, 1000);
+    assert.equal(readAudioDuration(wavBytes(3000).subarray(0, 16000 + 44)).durationMs, 500, 'a cut file: what is there');
+    // The sim's own voice: 60 ms a character, with its INFO chunk before the data.
+    assert.equal(readAudioDuration(wavFile(simPcm('hello'), 'hello')).durationMs, 300);
+  });
+
+  test('MP3: a frame walk, a Xing header, a VBRI header, MPEG-2, an ID3 tag and a trailing tag', () => {
+    const frameMs = (1152 * 1000) / 44100;
+    assert.deepEqual(readAudioDuration(mp3Bytes(100)), { container: 'mp3', durationMs: Math.round(100 * frameMs) });
+    assert.equal(readAudioDuration(mp3Bytes(100, { id3: true, trailer: true })).durationMs, Math.round(100 * frameMs));
+    // A Xing header's count wins over the frames present (a VBR file's average is not its length).
+    assert.equal(readAudioDuration(mp3Bytes(5, { header: 'xing' })).durationMs, Math.round(5 * frameMs));
+    const xing = mp3Bytes(20, { header: 'xing' });
+    xing.writeUInt32BE(1000, 4 + 32 + 8);
+    assert.equal(readAudioDuration(xing).durationMs, Math.round(1000 * frameMs));
+    const vbri = mp3Bytes(20, { header: 'vbri' });
+    vbri.writeUInt32BE(500, 4 + 32 + 14);
+    assert.equal(readAudioDuration(vbri).durationMs, Math.round(500 * frameMs));
+    assert.equal(readAudioDuration(mp3Bytes(50, { mpeg2: true })).durationMs, 50 * 24);
+    assert.equal(readAudioDuration(mp3Bytes(50, { mpeg2: true, header: 'xing' })).durationMs, 50 * 24);
+  });
+
+  test('FLAC: STREAMINFO total samples over the rate, after an ID3 tag too', () => {
+    assert.deepEqual(readAudioDuration(flacBytes(44100 * 3)), { container: 'flac', durationMs: 3000 });
+    assert.equal(readAudioDuration(Buffer.concat([id3Tag(100), flacBytes(48000 * 2, 48000)])).durationMs, 2000);
+    assert.equal(readAudioDuration(flacBytes(0)).durationMs, null, 'an encoder that did not know the length');
+  });
+
+  test('Ogg: the last granule position (Opus less its pre-skip, Vorbis at its rate)', () => {
+    assert.deepEqual(readAudioDuration(oggBytes(4200)), { container: 'ogg', durationMs: 4200 });
+    assert.equal(readAudioDuration(oggBytes(1500, 'vorbis', { rate: 22050 })).durationMs, 1500);
+    assert.equal(readAudioDuration(oggBytes(1500, 'opus', { truncated: true })).durationMs, null, 'headers only: no audio page');
+  });
+
+  test('MP4/M4A: mvhd version 0 and 1, moov after mdat, and a fragmented file\'s mehd', () => {
+    assert.deepEqual(readAudioDuration(mp4Bytes(7250)), { container: 'mp4', durationMs: 7250 });
+    assert.equal(readAudioDuration(mp4Bytes(7250, { version: 1 })).durationMs, 7250);
+    assert.equal(readAudioDuration(mp4Bytes(1000, { mdatFirst: true })).durationMs, 1000);
+    assert.equal(readAudioDuration(mp4Bytes(9000, { fragmented: true })).durationMs, 9000);
+    assert.equal(readAudioDuration(mp4Bytes(1000, { noMoov: true })).durationMs, null);
+  });
+
+  test('WebM: Info\'s Duration, or a MediaRecorder file\'s clusters of unknown size walked to the last block', () => {
+    assert.deepEqual(readAudioDuration(webmBytes(3300)), { container: 'webm', durationMs: 3300 });
+    assert.equal(readAudioDuration(webmBytes(2500, { live: true })).durationMs, 2500);
+  });
+
+  test('malformed and truncated files have no duration', () => {
+    const cases: [string, Buffer][] = [
+      ['empty', Buffer.alloc(0)],
+      ['text', Buffer.from('this is not audio at all, just some words')],
+      ['random bytes', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251))],
+      ['a RIFF header only', wavBytes(1000).subarray(0, 12)],
+      ['a WAV cut inside fmt', wavBytes(1000).subarray(0, 30)],
+      ['a WAV with no data chunk', wavBytes(1000).subarray(0, 36)],
+      ['a WAV with a zero byte rate', (() => { const b = wavBytes(1000); b.writeUInt32LE(0, 28); return b; })()],
+      ['a lone MP3 frame header', mp3Bytes(1).subarray(0, 100)],
+      ['a FLAC cut inside STREAMINFO', flacBytes(44100).subarray(0, 20)],
+      ['an Ogg page header cut short', oggBytes(1000).subarray(0, 20)],
+      ['an MP4 cut inside mvhd', mp4Bytes(1000).subarray(0, 40)],
+      ['a WebM EBML header only', webmBytes(1000).subarray(0, 30)],
+      ['a live WebM with no blocks', webmBytes(0, { live: true })],
+      ['an ID3 tag and nothing else', id3Tag(500)],
+    ];
+    for (const [what, bytes] of cases) assert.equal(readAudioDuration(bytes).durationMs, null, what);
+  });
+
+  test('a hostile file is read in bounded time (chunk, box and element walks stop)', () => {
+    // 100,000 empty RIFF chunks and a 25 MB run of MP3-looking sync bytes with no valid header.
+    const chunks = Buffer.concat([wavBytes(0).subarray(0, 12), Buffer.alloc(8 * 100_000)]);
+    const syncs = Buffer.alloc(25 * 1024 * 1024, 0xff);
+    const started = performance.now();
+    assert.equal(readAudioDuration(chunks).durationMs, null);
+    assert.equal(readAudioDuration(syncs).durationMs, null);
+    assert.ok(performance.now() - started < 2000);
+  });
+});
