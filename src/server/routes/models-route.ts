@@ -26,7 +26,7 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     if (s === undefined) {
       const records = new Map<ModelInfo, string>();
       for (const m of catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
-      s = { body: JSON.stringify({ data: catalog.models.map(toModelRecord) }), records };
+      s = { body: JSON.stringify({ object: 'list', data: catalog.models.map(toModelRecord) }), records };
       serialized.set(catalog, s);
     }
     return s;
