@@ -3,7 +3,7 @@
 # step). Three stages: `build` installs every dependency (dev ones too: Vite) and builds the
 # dashboard (web/ -> dist/dashboard); `deps` installs the production dependencies only;
 # `runtime` is the slim image that serves them, as the unprivileged `node` user, with its
-# SQLite database on the /data volume. test/e2e/container-layout.test.ts reads this file:
+# SQLite database on the /data volume. test/deploy/container-layout.test.ts reads this file:
 # it builds and runs the image where Docker runs, and elsewhere lays out the same files
 # (the COPY lines below) and runs the same start command (CMD).
 #
