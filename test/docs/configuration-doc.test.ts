@@ -146,3 +146,13 @@ test('the environment variables docs/configuration.md names are read, and every 
   const undocumented = [...read].filter((v) => !INTERNAL_ENV.has(v) && !allDocs.includes(`\`${v}`));
   assert.deepEqual(undocumented, [], 'read but documented nowhere');
 });
+
+test("the provider kinds docs/configuration.md lists are the loader's, and each has its adapter", async () => {
+  const { PROVIDER_KINDS } = await import('../../src/config/provider-kinds.ts');
+  const { builtinAdapters } = await import('../../src/providers/registry.ts');
+  const row = doc.split('\n').find((l) => l.startsWith('| `kind` |'))!;
+  const listed = [...row.split('|')[2]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!);
+  assert.deepEqual([...listed].sort(), [...PROVIDER_KINDS].sort());
+  const adapters = builtinAdapters();
+  assert.deepEqual(PROVIDER_KINDS.filter((k) => !adapters.has(k)), [], 'every kind has its adapter, as the doc says');
+});
