@@ -76,3 +76,11 @@ test('every path the comments of Dockerfile, docker-compose.yml, .dockerignore a
   assert.ok(checked >= 5, `${checked} paths checked`);
   assert.deepEqual(missing, []);
 });
+
+test("architecture.md's folder table has a row for every folder of src/ and test/", () => {
+  const arch = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8');
+  const rows = arch.split('\n').filter((l) => l.startsWith('| `')).map((l) => l.split('|')[1]!);
+  const named = new Set(rows.flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, '').replace(/\/<[^>]+>$/, ''))));
+  const folders = ['src', 'test'].flatMap((top) => readdirSync(join(root, top), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${top}/${e.name}`));
+  assert.deepEqual(folders.filter((f) => !named.has(f)), []);
+});
