@@ -26,13 +26,15 @@ describe('toModelRecord', () => {
     const model = buildCatalog(config, {}, adapters).catalog.get('acme/widget')!;
     assert.deepEqual(toModelRecord(model), {
       id: 'acme/widget',
+      object: 'model',
+      created: 1735776000,
+      owned_by: 'acme',
       name: 'Acme Widget',
       provider: 'acme',
       description: 'A model.',
       context_length: 64000,
       pricing: { prompt: '0.000001', completion: '0.000002', input_cache_read: '0.0000005' },
       capabilities: ['text', 'tool_calling', 'streaming', 'multimodal'],
-      created: 1735776000,
       architecture: { modality: 'text+image->text', input_modalities: ['text', 'image'], output_modalities: ['text'] },
       top_provider: { context_length: 32000, max_completion_tokens: 4096 },
       supported_parameters: ['max_tokens', 'seed', 'temperature', 'tools', 'top_k'],
