@@ -85,7 +85,28 @@ function runNodeSteps(s: Stage, dir: string): void {
 interface Started {
   origin: string;
   key: string;
+  /** The first start's output. */
+  banner: string;
+  /** Runs a command line as `docker exec <container> sh -c` would; its stdout. */
+  shell: (line: string) => string;
   stop: () => Promise<void>;
+}
+
+/**
+ * The runtime stage's `ln -s TARGET LINK` steps, in the laid-out image: /app is the app's
+ * folder, any other absolute path is under `fs`. Returns the folders of the links made
+ * (the image's PATH has them: /usr/local/bin).
+ */
+function linkSteps(s: Stage, app: string, fs: string): string[] {
+  const place = (p: string) => (p.startsWith('/app/') ? join(app, p.slice('/app/'.length)) : join(fs, p));
+  const dirs: string[] = [];
+  for (const step of runSteps(s).filter((r) => r.startsWith('ln -s '))) {
+    const [target, link] = step.split(' ').slice(2);
+    mkdirSync(dirname(place(link!)), { recursive: true });
+    symlinkSync(place(target!), place(link!));
+    dirs.push(dirname(place(link!)));
+  }
+  return dirs;
 }
 
 /** Without Docker: the image's files laid out in a folder and its CMD started there. */
@@ -104,16 +125,21 @@ function startLaidOut(): Promise<Started> {
   assert.ok(readdirSync(join(app, 'node_modules', '.cache', 'switchyard-type-stripped')).length > 100, 'the type-stripped cache is filled');
   assert.equal(existsSync(join(app, 'bench')), false, 'no bench in the image');
   assert.equal(lstatSync(join(app, 'node_modules', 'vite'), { throwIfNoEntry: false }), undefined, 'no dev dependency in the image');
+  // The image's PATH: its links (the CLI as `switchyard`), then the system's, where `node` is Node 24.
+  const path = [...linkSteps(runtime, app, join(root, 'fs')), dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
   const [bin, ...argv] = command(runtime);
   assert.equal(bin, 'node');
   const data = join(root, 'data');
-  const s: ServeRun = run(process.execPath, argv, {
-    cwd: app,
-    env: serveEnv({ ...env(runtime), SWITCHYARD_DATA_DIR: data, HOST: '127.0.0.1', PORT: '0', SWITCHYARD_TYPE_STRIPPED_CACHE: '' }),
-  });
+  const imageEnv = serveEnv({ ...env(runtime), PATH: path, SWITCHYARD_DATA_DIR: data, HOST: '127.0.0.1', PORT: '0', SWITCHYARD_TYPE_STRIPPED_CACHE: '' });
+  const s: ServeRun = run(process.execPath, argv, { cwd: app, env: imageEnv });
+  const shell = (line: string): string => {
+    const r = spawnSync('sh', ['-c', line], { cwd: app, env: imageEnv, encoding: 'utf8' });
+    assert.equal(r.status, 0, `${line}:\n${r.stderr}`);
+    return r.stdout;
+  };
   return listening(s).then(async (origin) => {
-    await s.waitFor(/^Try: .*\n.*\n/m);
-    return { origin, key: readFileSync(join(data, 'first-start-key.txt'), 'utf8').trim(), stop: async () => void (await stop(s)) };
+    await s.waitFor(/--admin\n/);
+    return { origin, key: readFileSync(join(data, 'first-start-key.txt'), 'utf8').trim(), banner: s.stderr, shell, stop: async () => void (await stop(s)) };
   });
 }
 
@@ -128,12 +154,20 @@ async function startImage(): Promise<Started> {
   docker('build', '-q', '-t', tag, '.');
   const id = docker('run', '-d', '-p', '127.0.0.1::8080', tag);
   const origin = `http://${docker('port', id, '8080/tcp').split('\n')[0]}`;
-  const stopIt = async () => void spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore' }).status;
-  for (;;) {
-    const r = spawnSync('docker', ['exec', id, 'cat', '/data/first-start-key.txt'], { encoding: 'utf8' });
-    if (r.status === 0 && r.stdout.trim() !== '') return { origin, key: r.stdout.trim(), stop: stopIt };
-    if (docker('inspect', '-f', '{{.State.Running}}', id) !== 'true') throw new Error(`the container stopped:\n${spawnSync('docker', ['logs', id], { encoding: 'utf8' }).stderr}`);
-    await new Promise((resolve) => setImmediate(resolve));
+  const stopIt = async () => {
+    spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
+    spawnSync('docker', ['rmi', tag], { stdio: 'ignore' });
+  };
+  const shell = (line: string) => docker('exec', id, 'sh', '-c', line);
+  // The first start's output ends with the admin key's command: the key file is written by then.
+  for (const until = Date.now() + 60_000; ;) {
+    const banner = spawnSync('docker', ['logs', id], { encoding: 'utf8' }).stderr;
+    if (/--admin\n/.test(banner)) return { origin, key: shell('cat /data/first-start-key.txt').trim(), banner, shell, stop: stopIt };
+    if (docker('inspect', '-f', '{{.State.Running}}', id) !== 'true' || Date.now() > until) {
+      await stopIt();
+      throw new Error(`the container did not finish its first start:\n${banner}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200)); // polling another process's log: no event to wait on
   }
 }
 
@@ -167,4 +201,18 @@ test(`the image (${dockerRuns ? 'built and run by Docker' : "its files laid out 
   const body = (await chat.json()) as { choices?: Array<{ message: { content: string } }>; provider?: string };
   assert.equal(chat.status, 200, JSON.stringify(body));
   assert.ok((body.choices?.[0]?.message.content ?? '').length > 0, JSON.stringify(body));
+
+  // The first start's output leads to the dashboard: in the image the CLI is `switchyard` on
+  // PATH (docker exec), and the management key it makes as printed signs in.
+  const line = /^ {4}(.*\bswitchyard keys create --account acct_\w+ --name dashboard --management)$/m.exec(started.banner)?.[1];
+  assert.ok(line !== undefined, started.banner);
+  assert.match(line, /^(\S+=\S+ )*switchyard keys create/, 'the image\'s CLI is on PATH: no npx, no path');
+  const made = started.shell(line);
+  const managementKey = /^ {4}(sk-sy-v1-\S+)$/m.exec(made)?.[1];
+  assert.ok(managementKey !== undefined, made);
+  const session = await fetch(`${origin}/api/v1/dashboard/session`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: managementKey }),
+  });
+  assert.equal(session.status, 200, await session.clone().text());
+  assert.equal(((await session.json()) as { kind: string }).kind, 'management');
 });
