@@ -1,25 +1,38 @@
 # syntax=docker/dockerfile:1
-# switchyard: the gateway on Node 24 (it runs its TypeScript sources directly: no build
-# step). Two stages: `deps` installs the production dependencies from the lockfile;
-# `runtime` is the slim image that serves, as the unprivileged `node` user, with its
-# SQLite database on the /data volume.
+# switchyard: the gateway on Node 24 (it runs its TypeScript sources directly: no compile
+# step). Three stages: `build` installs every dependency (dev ones too: Vite) and builds the
+# dashboard (web/ -> dist/dashboard); `deps` installs the production dependencies only;
+# `runtime` is the slim image that serves them, as the unprivileged `node` user, with its
+# SQLite database on the /data volume. test/deploy/container-layout.test.ts reads this file:
+# it builds and runs the image where Docker runs, and elsewhere lays out the same files
+# (the COPY lines below) and runs the same start command (CMD).
 #
 #   docker build --build-arg BUILD=$(git rev-parse --short HEAD) -t switchyard .
 #   docker run -p 8080:8080 -v switchyard-data:/data switchyard
 #
-# The first start prints the operator's API key once: `docker logs <container>`.
+# The first start writes the operator's API key to /data/first-start-key.txt (the output
+# is not a terminal) and prints the commands that follow: `docker logs <container>`.
+# The CLI is on the image's PATH: `docker exec <container> switchyard keys list`.
 
 ARG NODE_IMAGE=node:24-slim
 
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# --ignore-scripts: no `prepare` (the dashboard is built below, once its sources are here)
+# and no second Node 24 from the `node` package's install script (the image has one).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY bin ./bin
+COPY web ./web
+RUN node bin/build-dashboard.mjs
+
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
-# --ignore-scripts: the `node` package's install script would fetch a second Node 24; the
-# image has one (bin/switchyard.mjs runs on it directly).
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
-# The git commit this image was built from: /ready, `switchyard --version` (src/server/build-info.ts).
+# The git commit this image was built from: /ready, `switchyard --version` (src/config/build-info.ts).
 ARG BUILD=dev
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
@@ -30,9 +43,12 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY bin ./bin
 COPY src ./src
-# The sources with their types stripped, cached, so the gateway loads no type stripper (bin/type-stripped-sources.mjs).
+COPY --from=build /app/dist/dashboard ./dist/dashboard
+# The sources with their types stripped, cached, so the gateway loads no type stripper
+# (bin/type-stripped-sources.mjs; it fails the build on an error rather than skip the cache).
 RUN echo "${BUILD}" > BUILD \
  && node bin/type-stripped-sources.mjs \
+ && ln -s /app/bin/switchyard.mjs /usr/local/bin/switchyard \
  && mkdir -p /data \
  && chown node:node /data
 USER node

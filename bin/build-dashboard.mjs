@@ -9,4 +9,4 @@ const built = existsSync(`${root}dist/dashboard/index.html`);
 if (process.argv.includes('--if-missing') && built) process.exit(0);
 const { build } = await import('vite');
 await build({ configFile: `${root}web/vite.config.ts` });
-console.error('dashboard built: dist/dashboard');
+console.log('dashboard built: dist/dashboard');

@@ -1,11 +1,21 @@
 import { formatAttos } from '../money/money.ts';
 import type { Capability, Endpoint, ModelInfo, ModelKind } from './types.ts';
 
-/** The spec's Model record, with the extra fields OpenRouter's /models clients read. */
+/**
+ * The spec's Model record, with the fields OpenAI's model object has (`object`, `created`,
+ * `owned_by`: OpenAI-compatible UIs read them) and the extra ones OpenRouter's /models
+ * clients read. The one serializer of a model: `GET /v1/models` and `/api/v1/models`, and
+ * `switchyard config check --json`.
+ */
 export interface ModelRecord {
   id: string;
   /** What the model produces: `chat`, `embedding`, `image`, `speech` or `transcription`. */
   kind: ModelKind;
+  object: 'model';
+  /** Unix seconds, as OpenAI's `created`. */
+  created: number;
+  /** OpenAI's name for the model's author: the same as `provider`. */
+  owned_by: string;
   name: string;
   /** The model's author (the part of the id before the slash). */
   provider: string;
@@ -13,7 +23,6 @@ export interface ModelRecord {
   context_length: number;
   pricing: ModelRecordPricing;
   capabilities: Capability[];
-  created: number;
   architecture: { modality: string; input_modalities: string[]; output_modalities: string[] };
   top_provider: { context_length: number; max_completion_tokens: number | null };
   supported_parameters: string[];
@@ -47,16 +56,45 @@ export function toModelRecord(model: ModelInfo): ModelRecord {
   return {
     id: model.id,
     kind: model.kind,
+    object: 'model',
+    created: model.created,
+    owned_by: model.author,
     name: model.name,
     provider: model.author,
     description: model.description,
     context_length: model.contextLength,
     pricing: encodePricing(top),
     capabilities: model.capabilities,
-    created: model.created,
     architecture: encodeArchitecture(model.kind, model.capabilities),
     top_provider: { context_length: top.contextLength, max_completion_tokens: top.maxOutputTokens ?? null },
     supported_parameters: [...supported].sort(),
+  };
+}
+
+/**
+ * One endpoint of a model as the catalog describes it, in OpenRouter's shape (what
+ * `GET /v1/models/{author}/{slug}/endpoints` adds its live health to, and what
+ * `switchyard config check --json` lists).
+ */
+export function toEndpointRecord(model: ModelInfo, ep: Endpoint): Record<string, unknown> {
+  return {
+    name: `${ep.provider.name}: ${model.name}`,
+    model_id: model.id,
+    model_name: model.name,
+    // The slugs `provider.order`, `only` and `ignore` accept: `tag` names the provider (all
+    // its endpoints), `endpoint_id` this endpoint alone.
+    tag: ep.provider.id,
+    endpoint_id: ep.id,
+    provider_name: ep.provider.name,
+    context_length: ep.contextLength,
+    max_prompt_tokens: ep.contextLength,
+    max_completion_tokens: ep.maxOutputTokens ?? null,
+    quantization: ep.quantization ?? null,
+    pricing: encodePricing(ep),
+    supported_parameters: [...ep.supportedParameters].sort(),
+    supports_implicit_caching: ep.provider.cacheFamily === 'prompt_cache_key',
+    data_collection: ep.dataCollection,
+    zdr: ep.zdr,
   };
 }
 

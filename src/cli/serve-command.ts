@@ -13,6 +13,7 @@ import { UsageError } from './output.ts';
 import { runClusterPrimary } from './serve-cluster.ts';
 import { workerCount } from './worker-count.ts';
 import { fdStream, LogSink } from '../observability/log-sink.ts';
+import { cliInvocation } from '../runtime/cli-invocation.ts';
 
 /** In a worker of `serve --workers N`, its slot (1..N); null in a single process. */
 const workerSlot = cluster.isWorker ? (process.env.SWITCHYARD_WORKER_SLOT ?? String(cluster.worker?.id ?? '?')) : null;
@@ -76,6 +77,7 @@ export async function runServe(values: ServeValues): Promise<number> {
     env: process.env,
     log,
     operatorLogSink: operatorLog(),
+    cliInvocation: cliInvocation({ env: process.env, cwd: process.cwd(), configPath: values.config }),
     onLeaseLost: (reason) => {
       leaseLost = `${reason}; stopping, so that two gateways never serve one database`;
       void stopping?.(leaseLost, 1);
@@ -256,44 +258,55 @@ function listenFailure(err: unknown, config: GatewayConfig): string {
 /**
  * One write, so that whoever reads the output gets the banner whole. A first start's key is
  * printed only to a terminal; otherwise it is written to a file only this user can read
- * (first-start-key.ts) and the banner names the file.
+ * (first-start-key.ts) and the banner names the file. Then the way into the dashboard: its
+ * address and the command (as this operator types it: `npx switchyard ...` after `npm ci`)
+ * that makes the management key it signs in with (the API key only calls models).
  */
 function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
   const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
+  const base = `${address}${config.server.basePath ?? ''}`;
   const lines = [
     `switchyard listening on ${address}${workerSlot === null ? '' : ` (worker ${workerSlot} of ${process.env.SWITCHYARD_WORKER_COUNT ?? '?'}, pid ${process.pid})`}`,
     `database: ${services.backends.kind === 'fleet' ? 'Postgres (DATABASE_URL), with Redis' : config.database.path}`,
     `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
+    `dashboard: ${base}/dashboard/`,
   ];
-  if (starter !== null) {
-    const delivery = deliverStarterKey(starter.key, process.stderr.isTTY === true, firstStartKeyFolder(config, process.env));
-    const model = services.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
-    lines.push('', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`);
-    if (delivery.kind === 'shown') {
-      lines.push('Its API key is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
-    } else if (delivery.kind === 'file') {
-      lines.push(
-        'Its API key is not printed (this output is not a terminal, and logs travel): it is in a file only this user can read.',
-        'Keep the key somewhere safe, then delete the file:',
-        '',
-        `    ${delivery.path}`,
-        '',
-        `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer $(cat '${delivery.path}')" \\`,
-      );
-    } else {
-      lines.push(
-        `Its API key could not be saved: ${delivery.reason}; it is not printed either (this output is not a terminal).`,
-        `Make another: switchyard keys create --account ${starter.accountId} --name starter`,
-        `Try: curl ${address}/v1/chat/completions -H "Authorization: Bearer <that key>" \\`,
-      );
-    }
+  if (starter !== null) lines.push(...firstStartLines(services, config, base, starter));
+  operatorLog().write(`${lines.join('\n')}\n`);
+}
+
+function firstStartLines(services: Services, config: GatewayConfig, base: string, starter: { accountId: string; key: string }): string[] {
+  const cli = services.cli.invocation;
+  const delivery = deliverStarterKey(starter.key, process.stderr.isTTY === true, firstStartKeyFolder(config, process.env));
+  const model = services.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
+  const lines = ['', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`];
+  if (delivery.kind === 'shown') {
+    lines.push('Its API key (for calling models) is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
+  } else if (delivery.kind === 'file') {
     lines.push(
-      `       -d '{"model": "${model}", "messages": [{"role": "user", "content": "Hello"}]}'`,
+      'Its API key (for calling models) is not printed (this output is not a terminal, and logs travel): it is in a file only this user can read.',
+      'Keep the key somewhere safe, then delete the file:',
       '',
-      'For the admin API (/api/v1/admin, docs/admin-api.md), create an admin key:',
-      `    switchyard keys create --account ${starter.accountId} --name ops --admin`,
+      `    ${delivery.path}`,
       '',
+      `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer $(cat '${delivery.path}')" \\`,
+    );
+  } else {
+    lines.push(
+      `Its API key could not be saved: ${delivery.reason}; it is not printed either (this output is not a terminal).`,
+      `Make another: ${cli} keys create --account ${starter.accountId} --name starter`,
+      `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer <that key>" \\`,
     );
   }
-  operatorLog().write(`${lines.join('\n')}\n`);
+  lines.push(
+    `       -d '{"model": "${model}", "messages": [{"role": "user", "content": "Hello"}]}'`,
+    '',
+    `The dashboard (${base}/dashboard/) signs in with a management key, not with the API key:`,
+    'make one (it is printed once) and paste it into the sign-in page:',
+    `    ${cli} keys create --account ${starter.accountId} --name dashboard --management`,
+    'The operator\'s view (every account, the audit log) and the admin API (/api/v1/admin, docs/admin-api.md) take an admin key:',
+    `    ${cli} keys create --account ${starter.accountId} --name ops --admin`,
+    '',
+  );
+  return lines;
 }

@@ -38,6 +38,7 @@ import { GatewayMetrics } from '../observability/gateway-metrics.ts';
 import { createRequestLogger, logLevelFromEnv, stdoutLogSink } from '../observability/request-log.ts';
 import type { LogSink } from '../observability/log-sink.ts';
 import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
+import { cliCommand, cliInvocation } from '../runtime/cli-invocation.ts';
 import { buildInfo } from '../config/build-info.ts';
 
 /**
@@ -115,6 +116,11 @@ export interface Services {
    * (runtime/compact-heap.ts).
    */
   compactHeapAfterStart(): Promise<void>;
+  /**
+   * How the operator runs `switchyard` (runtime/cli-invocation.ts): `invocation` against this
+   * database, for the operator's own output; `command` names no path, for answers to clients.
+   */
+  readonly cli: { invocation: string; command: string };
   close(): Promise<void>;
 }
 
@@ -144,6 +150,8 @@ export interface ServiceOptions {
   fleet?: FleetServices;
   /** The writer thread's timings (store/sqlite-writer/sqlite-writer.ts). */
   writer?: Omit<SqliteWriterOptions, 'log'>;
+  /** How the operator runs `switchyard` against this database (default: from `env` and the current folder; runtime/cli-invocation.ts). */
+  cliInvocation?: string;
 }
 
 export async function createServices(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
@@ -321,6 +329,10 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     },
     reload,
     telemetry,
+    cli: {
+      invocation: opts.cliInvocation ?? cliInvocation({ env: opts.env, cwd: process.cwd() }),
+      command: cliCommand({ env: opts.env, cwd: process.cwd() }) ?? 'switchyard',
+    },
     async compactHeapAfterStart() {
       compactHeap();
       // Best effort: a writer thread restarting just now starts with a small heap anyway.

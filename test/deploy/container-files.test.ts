@@ -24,7 +24,7 @@ test('the Dockerfile builds in stages from Node 24 slim and serves as a non-root
   const lines = instructions(dockerfile);
   assert.ok(lines.includes('ARG NODE_IMAGE=node:24-slim'), 'Node 24 slim');
   const stages = lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+AS\s+/i)[1]);
-  assert.deepEqual(stages, ['deps', 'runtime']);
+  assert.deepEqual(stages, ['build', 'deps', 'runtime']);
   assert.ok(lines.some((l) => l.startsWith('COPY --from=deps /app/node_modules')), 'the runtime takes the dependencies of the deps stage');
   assert.ok(lines.some((l) => /^RUN npm ci --omit=dev/.test(l)), 'production dependencies from the lockfile');
   const runtime = lines.slice(lines.findIndex((l) => / AS runtime$/.test(l)));

@@ -47,7 +47,7 @@ describe('admin keys from the CLI', () => {
     const made = spawnSync(process.execPath, [BIN, 'keys', 'create', '--account', account, '--name', 'ops', '--admin', '--json'], { env: env(dir), encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     const out = JSON.parse(made.stdout);
-    assert.equal(out.is_admin, true);
+    assert.equal(out.kind, 'admin');
     const auth = { authorization: `Bearer ${out.key}` };
     const accounts = await fetch(`${origin}/api/v1/admin/accounts`, { headers: auth });
     assert.equal(accounts.status, 200);

@@ -70,7 +70,13 @@ describe('config check and config errors', () => {
     const doc = JSON.parse(json.out);
     assert.equal(doc.ok, true);
     assert.deepEqual(doc.models.map((m: any) => m.id), ['acme/mock-1']);
-    assert.deepEqual(doc.models[0].endpoints[0], { id: 'local/mock-model', provider: 'local', upstream_model: 'mock-model', prompt_per_million: '1.5', completion_per_million: '2' });
+    // The API's model record (GET /v1/models) and endpoint record, and what only the operator sees.
+    assert.equal(doc.models[0].object, 'model');
+    assert.equal(doc.models[0].owned_by, 'acme');
+    assert.deepEqual(doc.models[0].pricing, { prompt: '0.0000015', completion: '0.000002' });
+    const endpoint = doc.models[0].endpoints[0];
+    assert.deepEqual([endpoint.endpoint_id, endpoint.tag, endpoint.upstream_model, endpoint.pricing],
+      ['local/mock-model', 'local', 'mock-model', { prompt: '0.0000015', completion: '0.000002' }]);
     assert.deepEqual(doc.providers.find((p: any) => p.id === 'openai'), { id: 'openai', kind: 'openai', enabled: false, why: 'no credential: set OPENAI_API_KEY' });
   });
 

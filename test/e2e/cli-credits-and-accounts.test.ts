@@ -83,7 +83,7 @@ describe('credits and accounts from the CLI', () => {
     assert.equal(runCliJson(gw.dir, 'accounts', 'list').filter((a: any) => a.name === 'Comma Corp').length, 0, 'nothing left behind');
 
     const ok = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Comma Corp', '--credits', '12.50');
-    assert.equal(ok.balance, '12.5');
+    assert.equal(ok.balance_usd, '12.5');
     const all = runCliJson(gw.dir, 'accounts', 'list').filter((a: any) => a.name === 'Comma Corp');
     assert.deepEqual(all.map((a: any) => a.id), [ok.id]);
   });

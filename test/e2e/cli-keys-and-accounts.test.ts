@@ -38,8 +38,8 @@ describe('keys and accounts from the CLI', () => {
     assert.ok(r.out.includes(limited.hash));
 
     const json = runCliJson(gw.dir, 'keys', 'list', '--account', acct.id);
-    assert.deepEqual(json.map((k: any) => [k.name, k.status, k.is_management, k.limit]), [
-      ['ci', 'active', false, '3'], ['mgmt', 'active', true, null], ['old', 'expired', false, null],
+    assert.deepEqual(json.map((k: any) => [k.name, k.status, k.kind, k.limit_usd]), [
+      ['ci', 'active', 'api', '3'], ['mgmt', 'active', 'management', null], ['old', 'expired', 'api', null],
     ]);
   });
 
@@ -114,7 +114,7 @@ describe('keys and accounts from the CLI', () => {
   test('a negative amount after a space is a value, not a flag: credits adjust --amount -5', () => {
     const acct = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Negative', '--credits', '10');
     const adjusted = runCliJson(gw.dir, 'credits', 'adjust', '--account', acct.id, '--amount', '-5', '--reason', 'refund reversal');
-    assert.equal(adjusted.balance, '5');
+    assert.equal(adjusted.balance_usd, '5');
     const zero = runCli(gw.dir, 'credits', 'adjust', '--account', acct.id, '--amount', '0', '--reason', 'nothing');
     assert.equal(zero.code, 1);
     assert.match(zero.err, /non-zero amount/);

@@ -92,10 +92,10 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(added.code, 0, added.err);
     const listed = runCliWithEnv(gw.dir, env, 'accounts', 'list', '--json');
     assert.equal(listed.code, 0, listed.err);
-    const mine = (JSON.parse(listed.out) as Array<{ id: string; balance: string }>).find((a) => a.id === gw.accountId)!;
-    assert.equal(mine.balance, JSON.parse(added.out).balance);
+    const mine = (JSON.parse(listed.out) as Array<{ id: string; balance_usd: string }>).find((a) => a.id === gw.accountId)!;
+    assert.equal(mine.balance_usd, JSON.parse(added.out).balance_usd);
     const shown = await call('GET', `${api}/accounts/${gw.accountId}`, admin.key);
-    assert.equal(shown.json.data.balance_usd, mine.balance);
+    assert.equal(shown.json.data.balance_usd, mine.balance_usd);
     // `reload` finds a gateway through SQLite's serve lease: on Postgres it says what to do instead.
     const reload = runCliWithEnv(gw.dir, env, 'reload');
     assert.equal(reload.code, 1);

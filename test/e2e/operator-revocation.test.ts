@@ -33,7 +33,8 @@ describe("an operator's revocation is final", () => {
     assert.equal(await ask(key), 200);
 
     const revoked = runCliJson(gw.dir, 'keys', 'revoke', hash);
-    assert.equal(revoked.is_active, false);
+    assert.equal(revoked.status, 'revoked');
+    assert.equal(revoked.disabled, true);
     assert.equal(revoked.disabled_by, 'operator');
     // The gateway looks for the CLI's writes every 100 ms; this has it look now.
     await gw.seeCliChanges();
@@ -81,7 +82,8 @@ describe("an operator's revocation is final", () => {
     await gw.seeCliChanges();
     assert.equal(await ask(key), 401);
     const enabled = runCliJson(gw.dir, 'keys', 'enable', hash);
-    assert.equal(enabled.is_active, true);
+    assert.equal(enabled.status, 'active');
+    assert.equal(enabled.disabled, false);
     assert.equal(enabled.disabled_by, null);
     await gw.seeCliChanges();
     assert.equal(await ask(key), 200);

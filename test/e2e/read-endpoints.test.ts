@@ -11,16 +11,21 @@ describe('GET /v1/models and GET /v1/key', () => {
   });
   after(() => gw.close());
 
-  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'kind', 'name', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
+  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'kind', 'name', 'object', 'owned_by', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
 
   test('models: every field of the model record, prices as strings', async () => {
     for (const prefix of ['/v1', '/api/v1']) {
       const res = await fetch(`${gw.origin}${prefix}/models`, { headers: auth });
       assert.equal(res.status, 200);
-      const { data } = (await res.json()) as { data: any[] };
+      const { object, data } = (await res.json()) as { object: string; data: any[] };
+      assert.equal(object, 'list', "OpenAI's list object");
       assert.ok(data.length >= 2);
       for (const m of data) {
         assert.match(m.id, /^[^/]+\/[^/]+$/);
+        // OpenAI's model object: what OpenAI-compatible UIs read.
+        assert.equal(m.object, 'model');
+        assert.equal(m.owned_by, m.id.split('/')[0], `${m.id}.owned_by is its author`);
+        assert.equal(m.owned_by, m.provider);
         for (const f of ['name', 'provider', 'description']) assert.equal(typeof m[f], 'string', `${m.id}.${f}`);
         assert.equal(typeof m.context_length, 'number');
         assert.equal(typeof m.pricing.prompt, 'string');

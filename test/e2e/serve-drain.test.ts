@@ -74,7 +74,7 @@ test('SIGTERM to `npm start` lets an open stream finish, records its charge, exi
     const expectedNanos = BigInt(usage.prompt_tokens) * 1000n + BigInt(usage.completion_tokens) * 2000n;
     const keys = runCliJson(dir, 'keys', 'list');
     assert.equal(keys.length, 1);
-    assert.equal(toNanos(keys[0].usage), expectedNanos);
+    assert.equal(toNanos(keys[0].usage_usd), expectedNanos);
   } finally {
     killLeft(tree);
   }
@@ -99,7 +99,7 @@ test('past timeouts.drain_ms a stream still running is cut, charged what it used
     assert.match(s.stderr, /drain timeout \(200 ms\): cancelling 1 request\(s\) still in flight/);
     assert.deepEqual(await untilGone([s.child.pid!], port), []);
     const keys = runCliJson(dir, 'keys', 'list');
-    assert.ok(toNanos(keys[0].usage) > 0n, `charged what it used: ${JSON.stringify(keys[0])}`);
+    assert.ok(toNanos(keys[0].usage_usd) > 0n, `charged what it used: ${JSON.stringify(keys[0])}`);
   } finally {
     killLeft([s.child.pid!]);
   }

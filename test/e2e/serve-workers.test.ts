@@ -114,7 +114,7 @@ function usageNanos(dir: string, config: string, workers: number): { total: bigi
     const wdir = join(dir, `worker-${w}`);
     copyFileSync(config, join(wdir, 'switchyard.yaml'));
     const keys = JSON.parse(runCli(wdir, 'keys', 'list', '--json').out);
-    total += toNanos(keys[0].usage);
+    total += toNanos(keys[0].usage_usd);
     const list = runCli(wdir, 'generations', 'list', '--json');
     assert.equal(list.code, 0, list.err);
     generations.push(JSON.parse(list.out).length);

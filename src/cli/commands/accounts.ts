@@ -6,6 +6,7 @@ import { checkModelName } from '../gateway-catalog.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
 import { bool, nonNegativeUsd, positiveInt } from '../parse-values.ts';
+import { accountView } from '../../server/routes/admin/admin-views.ts';
 
 interface CreateOptions extends CommonOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
 interface UpdateOptions extends CommonOptions {
@@ -32,7 +33,7 @@ export function accountsCommand(program: Command): void {
     if (o.credits !== undefined) input.creditsUsd = o.credits;
     if (o.defaultModel !== undefined) input.defaultModel = checkModelName(s.config, o.defaultModel);
     const a = await s.accountService.createAccount(input);
-    emit(o.json, accountJson(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
+    emit(o.json, accountView(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
   }));
 
   examples(withCommonOptions(accounts.command('update').description('change an account\'s tier, default model, status or rate limits')
@@ -63,7 +64,7 @@ export function accountsCommand(program: Command): void {
       throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd or --clear-limits');
     }
     const a = await s.accountService.updateAccount(o.account, patch);
-    emit(o.json, accountJson(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
+    emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
   }));
 
   examples(withCommonOptions(accounts.command('list').description('list every account with its balance')), [
@@ -71,7 +72,7 @@ export function accountsCommand(program: Command): void {
     'switchyard accounts list --json',
   ]).action((o: CommonOptions) => withStores(o, async (s) => {
     const all = await s.accounts.listAccounts();
-    emit(o.json, all.map(accountJson), () => (all.length === 0 ? 'no accounts' : renderTable(
+    emit(o.json, all.map(accountView), () => (all.length === 0 ? 'no accounts' : renderTable(
       ['ID', 'NAME', 'TYPE', 'TIER', 'BALANCE', 'DEFAULT MODEL', 'STATUS'],
       all.map((a) => [a.id, a.name, a.accountType, a.tier, `$${formatNanos(a.balanceNanos)}`, a.defaultModel ?? '-', a.isActive ? 'active' : 'inactive']),
       [4],
@@ -84,12 +85,4 @@ export async function requireAccount(s: CliStores, id: string): Promise<AccountR
   const a = await s.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
-}
-
-export function accountJson(a: AccountRecord): Record<string, unknown> {
-  return {
-    id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
-    balance: formatNanos(a.balanceNanos), is_active: a.isActive,
-    limits_override: a.limitsOverride, created_at: a.createdAt,
-  };
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatAttos, priceToAttos } from '../../money/money.ts';
 import type { Endpoint } from '../../catalog/types.ts';
+import { toEndpointRecord, toModelRecord } from '../../catalog/encode-model-record.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { describeProviders } from '../describe-providers.ts';
 import { gatewayCatalog } from '../gateway-catalog.ts';
@@ -20,9 +21,11 @@ export function configCommand(program: Command): void {
     const cfg = loadCliConfig(o);
     const { catalog, warnings } = gatewayCatalog(cfg);
     const providers = describeProviders(cfg, catalog, process.env);
+    // The API's records (GET /v1/models, and each endpoint as GET /v1/models/{id}/endpoints has it),
+    // with what only the operator sees: the aliases and each endpoint's upstream model.
     const models = catalog.models.map((m) => ({
-      id: m.id, context_length: m.contextLength, aliases: m.aliases,
-      endpoints: m.endpoints.map((e) => ({ id: e.id, provider: e.provider.id, upstream_model: e.upstreamModel, ...perMillion(e) })),
+      ...toModelRecord(m), aliases: m.aliases,
+      endpoints: m.endpoints.map((e) => ({ ...toEndpointRecord(m, e), upstream_model: e.upstreamModel })),
     }));
     emit(o.json, {
       ok: true, config_file: cfg.source?.file ?? null, database: cfg.database.path, providers, models, warnings,
@@ -36,7 +39,10 @@ export function configCommand(program: Command): void {
       `Models (${models.length}; prices in USD per million tokens):`,
       models.length === 0 ? '  none: no enabled provider serves a model' : indent(renderTable(
         ['MODEL', 'ENDPOINT', 'CONTEXT', 'PROMPT', 'COMPLETION'],
-        models.flatMap((m) => m.endpoints.map((e, i) => [i === 0 ? m.id : '', e.id, i === 0 ? String(m.context_length) : '', e.prompt_per_million, e.completion_per_million])),
+        catalog.models.flatMap((m) => m.endpoints.map((e, i) => {
+          const price = perMillion(e);
+          return [i === 0 ? m.id : '', e.id, i === 0 ? String(m.contextLength) : '', price.prompt, price.completion];
+        })),
         [2, 3, 4],
       )),
       ...(warnings.length === 0 ? [] : ['', 'Warnings:', ...warnings.map((w) => `  ${w}`)]),
@@ -44,9 +50,9 @@ export function configCommand(program: Command): void {
   });
 }
 
-function perMillion(e: Endpoint): { prompt_per_million: string; completion_per_million: string } {
+function perMillion(e: Endpoint): { prompt: string; completion: string } {
   const m = (price: string): string => formatAttos(priceToAttos(price) * 1_000_000n);
-  return { prompt_per_million: m(e.pricing.prompt), completion_per_million: m(e.pricing.completion) };
+  return { prompt: m(e.pricing.prompt), completion: m(e.pricing.completion) };
 }
 
 function indent(text: string): string {

@@ -5,6 +5,7 @@ import { withStores } from '../open-cli-stores.ts';
 import { emit, UsageError } from '../output.ts';
 import { positiveUsd, signedUsd } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
+import { money } from '../../server/routes/admin/admin-common.ts';
 
 interface AddOptions extends CommonOptions { account: string; amount: string }
 interface AdjustOptions extends AddOptions { reason: string }
@@ -22,7 +23,7 @@ export function creditsCommand(program: Command): void {
   ]).action((o: AddOptions) => withStores(o, async (s) => {
     await requireAccount(s, o.account);
     const balance = await s.accountService.addCredits(o.account, o.amount, 'added by operator');
-    emit(o.json, { account_id: o.account, balance: formatNanos(balance) }, () => `account ${o.account} balance: $${formatNanos(balance)}`);
+    emit(o.json, { account_id: o.account, ...money('balance', balance) }, () => `account ${o.account} balance: $${formatNanos(balance)}`);
   }));
 
   examples(withCommonOptions(credits.command('adjust').description('an operator correction either way, with its reason on the ledger')
@@ -35,6 +36,6 @@ export function creditsCommand(program: Command): void {
     await requireAccount(s, o.account);
     if (o.reason.trim() === '') throw new UsageError('--reason: an adjustment needs a reason (it is kept on the ledger row)');
     const balance = await s.accountService.adjustCredits(o.account, o.amount, o.reason);
-    emit(o.json, { account_id: o.account, balance: formatNanos(balance) }, () => `account ${o.account} adjusted; balance: $${formatNanos(balance)}`);
+    emit(o.json, { account_id: o.account, ...money('balance', balance) }, () => `account ${o.account} adjusted; balance: $${formatNanos(balance)}`);
   }));
 }

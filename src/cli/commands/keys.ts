@@ -6,6 +6,7 @@ import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
 import { futureDate, limitReset, nonNegativeUsd, usdOrNone } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
+import { adminKeyView, keyKind, keyStatus } from '../../server/routes/admin/admin-views.ts';
 
 interface CreateOptions extends CommonOptions {
   account: string; name?: string; limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none'; expires?: string; management?: boolean; admin?: boolean;
@@ -40,7 +41,7 @@ export function keysCommand(program: Command): void {
     const { key, record } = await s.accountService.createKey({
       accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, limitReset: reset, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
     });
-    emit(o.json, { key, ...keyJson(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
+    emit(o.json, { key, ...adminKeyView(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
   }));
 
   examples(withCommonOptions(keys.command('list').description('list keys (never the keys themselves: their labels and hashes)')
@@ -51,10 +52,10 @@ export function keysCommand(program: Command): void {
     if (o.account !== undefined) await requireAccount(s, o.account);
     const all = await s.accounts.listKeys(o.account);
     const now = Date.now();
-    emit(o.json, all.map((k) => keyJson(k, now)), () => (all.length === 0 ? 'no keys' : renderTable(
+    emit(o.json, all.map(adminKeyView), () => (all.length === 0 ? 'no keys' : renderTable(
       ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],
       all.map((k) => [
-        k.label, k.name, k.accountId, keyStatus(k, now), k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api',
+        k.label, k.name, k.accountId, keyStatus(k, now), keyKind(k),
         k.limitNanos === null ? '-' : `$${formatNanos(k.limitNanos)}${k.limitReset === null ? '' : ` ${k.limitReset}`}`, `$${formatNanos(k.usageNanos)}`,
         k.expiresAt ?? '-', k.hash,
       ]),
@@ -80,7 +81,7 @@ export function keysCommand(program: Command): void {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    emit(o.json, keyJson(key), () => `key ${key.label} (hash ${key.hash}): limit ${key.limitNanos === null ? 'none' : `$${formatNanos(key.limitNanos)}`}` +
+    emit(o.json, adminKeyView(key), () => `key ${key.label} (hash ${key.hash}): limit ${key.limitNanos === null ? 'none' : `$${formatNanos(key.limitNanos)}`}` +
       `${key.limitReset === null ? '' : `, reset ${key.limitReset}`}`);
   }));
 
@@ -90,11 +91,11 @@ export function keysCommand(program: Command): void {
   ]).action((ref: string, o: CommonOptions) => withStores(o, async (s) => {
     const before = await findKey(s, ref);
     if (!before.isActive && before.disabledBy === 'operator') {
-      emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) was already revoked; nothing changed`);
+      emit(o.json, { ...adminKeyView(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) was already revoked; nothing changed`);
       return;
     }
     const key = (await s.accountService.revokeKey(before.hash))!;
-    emit(o.json, { ...keyJson(key), changed: true }, () => `revoked key ${key.label} (hash ${key.hash})`);
+    emit(o.json, { ...adminKeyView(key), changed: true }, () => `revoked key ${key.label} (hash ${key.hash})`);
   }));
 
   examples(withCommonOptions(keys.command('enable').description('lift a revocation (the operator\'s or the account\'s)')
@@ -103,11 +104,11 @@ export function keysCommand(program: Command): void {
   ]).action((ref: string, o: CommonOptions) => withStores(o, async (s) => {
     const before = await findKey(s, ref);
     if (before.isActive) {
-      emit(o.json, { ...keyJson(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) is already active; nothing changed`);
+      emit(o.json, { ...adminKeyView(before), changed: false }, () => `key ${before.label} (hash ${before.hash}) is already active; nothing changed`);
       return;
     }
     const key = (await s.accountService.enableKey(before.hash))!;
-    emit(o.json, { ...keyJson(key), changed: true }, () => `enabled key ${key.label} (hash ${key.hash})`);
+    emit(o.json, { ...adminKeyView(key), changed: true }, () => `enabled key ${key.label} (hash ${key.hash})`);
   }));
 }
 
@@ -115,20 +116,4 @@ async function findKey(s: CliStores, ref: string): Promise<KeyRecord> {
   const key = await s.accountService.findKey(ref);
   if (key === undefined) throw new UsageError(`no key matches "${ref}" (give its hash, or a label that only one key has; switchyard keys list shows them)`);
   return key;
-}
-
-/** active, revoked (by the operator), disabled (by the account) or expired. */
-export function keyStatus(k: KeyRecord, now = Date.now()): string {
-  if (!k.isActive) return k.disabledBy === 'account' ? 'disabled' : 'revoked';
-  if (k.expiresAt !== null && Date.parse(k.expiresAt) <= now) return 'expired';
-  return 'active';
-}
-
-export function keyJson(k: KeyRecord, now = Date.now()): Record<string, unknown> {
-  return {
-    hash: k.hash, label: k.label, name: k.name, account_id: k.accountId,
-    limit: k.limitNanos === null ? null : formatNanos(k.limitNanos), limit_reset: k.limitReset, usage: formatNanos(k.usageNanos),
-    status: keyStatus(k, now), is_active: k.isActive, disabled_by: k.disabledBy, is_management: k.isManagement, is_admin: k.isAdmin,
-    expires_at: k.expiresAt, created_at: k.createdAt, last_used: k.lastUsed,
-  };
 }

@@ -93,7 +93,9 @@ async function signInKey(services: Services, body: unknown): Promise<AuthContext
   }
   const auth = await services.auth.authenticate(key.trim());
   if (!auth.key.isManagement && !auth.key.isAdmin) {
-    throw new GatewayError('forbidden', 'The dashboard needs a management key (an account) or an admin key (the operator); this is an API key for calling models.');
+    // The next step, whoever pastes it: the operator (a newcomer with the first start's key) runs the command; anyone else asks them.
+    throw new GatewayError('forbidden', 'This is an API key: it calls models and cannot sign in. Sign in with a management key of its account ' +
+      `(or with an admin key). The operator makes one on the gateway's machine, printed once: ${services.cli.command} keys create --account ${auth.account.id} --name dashboard --management`);
   }
   return auth;
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { formatAttos } from '../../money/money.ts';
-import { toModelRecord } from '../../catalog/encode-model-record.ts';
+import { toEndpointRecord, toModelRecord } from '../../catalog/encode-model-record.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Endpoint, ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -56,35 +55,7 @@ function buildListing(model: ModelInfo): ModelListing {
   const record = toModelRecord(model);
   return {
     head: { id: model.id, name: model.name, created: model.created, description: model.description, architecture: record.architecture },
-    endpoints: model.endpoints.map((ep) => ({ endpoint: ep, fields: staticFields(model, ep) })),
-  };
-}
-
-function staticFields(model: ModelInfo, ep: Endpoint): Record<string, unknown> {
-  const p = ep.compiledPricing;
-  const pricing: Record<string, string> = { prompt: formatAttos(p.prompt), completion: formatAttos(p.completion) };
-  if (p.request !== 0n) pricing.request = formatAttos(p.request);
-  if (p.image !== 0n) pricing.image = formatAttos(p.image);
-  if (p.cacheRead !== p.prompt) pricing.input_cache_read = formatAttos(p.cacheRead);
-  if (p.cacheWrite !== p.prompt) pricing.input_cache_write = formatAttos(p.cacheWrite);
-  return {
-    name: `${ep.provider.name}: ${model.name}`,
-    model_id: model.id,
-    model_name: model.name,
-    // The slugs `provider.order`, `only` and `ignore` accept: `tag` names the provider (all
-    // its endpoints), `endpoint_id` this endpoint alone.
-    tag: ep.provider.id,
-    endpoint_id: ep.id,
-    provider_name: ep.provider.name,
-    context_length: ep.contextLength,
-    max_prompt_tokens: ep.contextLength,
-    max_completion_tokens: ep.maxOutputTokens ?? null,
-    quantization: ep.quantization ?? null,
-    pricing,
-    supported_parameters: [...ep.supportedParameters].sort(),
-    supports_implicit_caching: ep.provider.cacheFamily === 'prompt_cache_key',
-    data_collection: ep.dataCollection,
-    zdr: ep.zdr,
+    endpoints: model.endpoints.map((ep) => ({ endpoint: ep, fields: toEndpointRecord(model, ep) })),
   };
 }
 

@@ -45,7 +45,7 @@ function filteredBody(catalog: Catalog, s: Serialized, wanted: string): string {
   for (const m of catalog.models) {
     if (all || toModelRecord(m).architecture.output_modalities.some((o) => names.includes(o))) parts.push(s.records.get(m)!);
   }
-  const body = `{"data":[${parts.join(',')}]}`;
+  const body = `{"object":"list","data":[${parts.join(',')}]}`;
   if (s.filtered.size < MAX_FILTERS_KEPT) s.filtered.set(wanted, body);
   return body;
 }
@@ -60,7 +60,7 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     if (s === undefined) {
       const records = new Map<ModelInfo, string>();
       for (const m of catalog.models) records.set(m, JSON.stringify(toModelRecord(m)));
-      s = { body: JSON.stringify({ data: catalog.models.map(toModelRecord) }), records, filtered: new Map() };
+      s = { body: JSON.stringify({ object: 'list', data: catalog.models.map(toModelRecord) }), records, filtered: new Map() };
       serialized.set(catalog, s);
     }
     return s;

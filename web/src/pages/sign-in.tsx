@@ -28,8 +28,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         <label for="key">Key</label>
         <input id="key" name="key" type="password" autocomplete="off" placeholder="sk-sy-v1-…" required
           value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
-        {error !== '' && <p class="error" role="alert">{error}</p>}
+        {error !== '' && <p class="error sign-in-error" role="alert">{error}</p>}
         <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <p class="hint">
+          The API key the first start made calls models; it does not sign in here. The gateway's first start also
+          printed the command that makes a management key; on the gateway's machine, in its folder:{' '}
+          <code>npx switchyard keys create --account &lt;id&gt; --name dashboard --management</code>{' '}
+          (<code>npx switchyard accounts list</code> shows the ids).
+        </p>
       </form>
     </main>
   );

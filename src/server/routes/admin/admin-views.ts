@@ -5,6 +5,7 @@ import type { AuditEntry } from '../../../store/audit-store.ts';
 import { money } from './admin-common.ts';
 
 // The JSON shapes of the admin and reporting routes. Money: a USD number and its exact text.
+// The CLI's --json prints the same objects through the same functions (accounts, keys).
 
 export function accountView(a: AccountRecord): Record<string, unknown> {
   return {
@@ -13,10 +14,21 @@ export function accountView(a: AccountRecord): Record<string, unknown> {
   };
 }
 
+/** A key's state: active, revoked (by the operator), disabled (by its account) or expired (refused by the API). */
+export function keyStatus(k: KeyRecord, now = Date.now()): 'active' | 'revoked' | 'disabled' | 'expired' {
+  if (!k.isActive) return k.disabledBy === 'account' ? 'disabled' : 'revoked';
+  if (k.expiresAt !== null && Date.parse(k.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+export function keyKind(k: KeyRecord): 'admin' | 'management' | 'api' {
+  return k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api';
+}
+
 export function adminKeyView(k: KeyRecord): Record<string, unknown> {
   return {
     hash: k.hash, account_id: k.accountId, name: k.name, label: k.label,
-    kind: k.isAdmin ? 'admin' : k.isManagement ? 'management' : 'api',
+    kind: keyKind(k), status: keyStatus(k),
     disabled: !k.isActive, disabled_by: k.disabledBy,
     ...(k.limitNanos === null ? { limit: null, limit_usd: null } : money('limit', k.limitNanos)), limit_reset: k.limitReset,
     ...money('usage', k.usageNanos),
