@@ -80,7 +80,7 @@ export class AttemptPlanner {
         throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, { param: 'model' });
       }
       const model = resolved.model;
-      if (model.kind !== kind) throw wrongKind(choice.model, model.kind, kind);
+      if (!servesKind(model, kind)) throw wrongKind(choice.model, model.kind, kind);
       const prefs = compilePreferences(req.provider, choice.provider, resolved.variant);
       const cands: Candidate[] = [];
       filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
@@ -207,4 +207,9 @@ function wrongKind(name: string, kind: ModelKind, wanted: ModelKind): GatewayErr
     `Model "${name}" is ${kind === 'image' || kind === 'embedding' ? 'an' : 'a'} ${kind} model and cannot serve a ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
     { param: 'model', metadata: { model_kind: kind, request_kind: wanted } },
   );
+}
+
+/** A model serves requests of its kind; a chat model that outputs images also serves image requests (Gemini's image models). */
+function servesKind(model: ModelInfo, kind: ModelKind): boolean {
+  return model.kind === kind || (kind === 'image' && model.kind === 'chat' && model.capabilities.includes('image_output'));
 }

@@ -33,9 +33,10 @@ export const IMAGE_MODELS: readonly BuiltinModel[] = [
     endpoints: [{ provider: 'openai', model: 'dall-e-3', pricing: DALL_E_3, dataCollection: 'deny' }],
   },
   {
-    id: 'google/gemini-2.5-flash-image', kind: 'image', name: 'Google: Gemini 2.5 Flash Image',
-    description: 'Gemini\'s image model: generates and edits images from text and images, one a request, by aspect ratio; billed per token.',
-    contextLength: 32_768, maxOutputTokens: 1_290, capabilities: ['text', 'multimodal'],
+    // A chat model that draws (images in chat answers, as OpenRouter serves it), also served by /v1/images.
+    id: 'google/gemini-2.5-flash-image', name: 'Google: Gemini 2.5 Flash Image',
+    description: 'Gemini\'s image model: generates and edits images from text and images, in chat answers or through /v1/images (one a request, by aspect ratio); billed per token.',
+    contextLength: 32_768, maxOutputTokens: 1_290, capabilities: ['text', 'streaming', 'multimodal', 'image_output'],
     aliases: ['gemini-2.5-flash-image-preview'], created: utc('2025-08-26'),
     endpoints: [{ provider: 'google', model: 'gemini-2.5-flash-image', pricing: GEMINI_FLASH_IMAGE, dataCollection: 'deny' }],
   },
