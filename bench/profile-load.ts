@@ -15,7 +15,7 @@ import { checkTarget, warmUp } from './lib/measure.ts';
 import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { throughputSlice } from './lib/throughput.ts';
 import { toolHeavyBody } from './lib/tool-heavy-request.ts';
@@ -36,7 +36,7 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const gw = await startChild<{ port: number; key: string }>('switchyard', join(BENCH, 'gateway-server.ts'), [`http://127.0.0.1:${upstream.info.port}/v1`], {
     nodeArgs: [...gatewayNodeFlags(), ...(profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : [])],
-    env: fleetEnv ?? {},
+    env: { ...gatewayEnv(), ...(fleetEnv ?? {}) },
   });
   const target: Target = { name: 'switchyard', origin: `http://127.0.0.1:${gw.info.port}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.info.key}` }, model: GATEWAY_MODEL, pid: gw.pid };
   // Unpinned, the writer thread runs on the other core: the profile is then the main thread's own work

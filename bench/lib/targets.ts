@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from './processes.ts';
 import { GATEWAY_MODEL, UPSTREAM_MODEL } from './scenarios.ts';
-import { gatewayNodeFlags, UPSTREAM_KEY } from './switchyard-config.ts';
+import { gatewayEnv, gatewayNodeFlags, UPSTREAM_KEY } from './switchyard-config.ts';
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = ['--import', join(BENCH, 'loop-delay-preload.ts')];
@@ -72,7 +72,7 @@ export async function startSwitchyard(upstreamOrigin: string, opts: { name?: str
     // Started as `npm start` starts it (its young-generation flag), so its memory and pauses are what operators see.
     nodeArgs: [...gatewayNodeFlags(), ...PRELOAD, ...(opts.nodeArgs ?? [])],
     ipc: true,
-    env: { BENCH_TELEMETRY: opts.telemetry ?? 'on' },
+    env: { ...gatewayEnv(), BENCH_TELEMETRY: opts.telemetry ?? 'on' },
   });
   return {
     child,
