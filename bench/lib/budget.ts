@@ -107,17 +107,20 @@ export async function measureBudget(proxy: Target, switchyard: Target, o: Budget
     for (let r = 0; r < o.rounds; r++) {
       for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
         const s = await throughputSlice(targets[i]!, { stream, connections: o.connections, seconds: o.sliceSeconds, upstreamPid: o.upstreamPid, body: bodies[i]! });
-        if (s.completed < 50) continue; // a slice the machine starved says nothing about the cost
         if (s.failures > 0 && s.completed === 0) throw new Error(`${targets[i]!.name}: every request failed (${c})`);
+        if (s.completed < 50) continue; // a slice the machine starved says nothing about the cost
         best[i] = Math.min(best[i]!, s.cpuUsPerResponse);
       }
     }
-    if (!Number.isFinite(best[0]!) || !Number.isFinite(best[1]!)) throw new Error(`budget ${c}: no slice completed enough responses`);
+    if (!Number.isFinite(best[0]!) || !Number.isFinite(best[1]!)) throw new StarvedMeasurement(`budget ${c}: no slice completed 50 responses (the machine is starving the servers)`);
     out[c] = { oneConnection, saturation: { proxyUs: best[0]!, switchyardUs: best[1]!, ratio: best[1]! / best[0]! } };
     o.log?.(`  budget ${c}: saturation ${best[1]!.toFixed(0)} µs vs proxy ${best[0]!.toFixed(0)} (×${(best[1]! / best[0]!).toFixed(2)})${oneConnection === null ? '' : `; 1 connection ${oneConnection.switchyardUs.toFixed(0)} vs ${oneConnection.proxyUs.toFixed(0)} µs`}`);
   }
   return out;
 }
+
+/** Every slice of a case completed too few responses to say anything: the machine, not the code. */
+export class StarvedMeasurement extends Error {}
 
 export interface Baseline {
   /** switchyard's CPU per response at saturation ÷ the bare proxy's, per case. */

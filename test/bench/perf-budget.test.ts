@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { BUDGET_CASES, measureBudget, overBudget, type Baseline, type BudgetCase } from '../../bench/lib/budget.ts';
+import { BUDGET_CASES, measureBudget, overBudget, StarvedMeasurement, type Baseline, type BudgetCase } from '../../bench/lib/budget.ts';
 import { warmUp } from '../../bench/lib/measure.ts';
 import { killAll, stopChild, type Child } from '../../bench/lib/processes.ts';
 import { startBareProxy, startSwitchyard, startUpstream, type Target } from '../../bench/lib/targets.ts';
@@ -32,17 +32,23 @@ after(async () => {
   killAll();
 });
 
-test('CPU per response at saturation stays within 15 % of the committed ratio to the bare proxy', { timeout: 240_000 }, async () => {
+test('CPU per response at saturation stays within 15 % of the committed ratio to the bare proxy', { timeout: 240_000 }, async (t) => {
   const targets: Target[] = [proxy.target, switchyard.target];
   for (const t of targets) await warmUp(t, 100);
   const measure = (cases: readonly BudgetCase[], rounds: number, sliceSeconds: number) =>
     measureBudget(proxy.target, switchyard.target, { oneConnectionRequests: 0, connections: 64, sliceSeconds, rounds, upstreamPid: upstream.pid, cases });
-  const first = await measure(BUDGET_CASES, 5, 0.5);
-  let over = overBudget(first, baseline);
-  if (over.length > 0) {
-    // Once more, only the cases over the budget, with more and longer slices: a slow spell of a loaded machine is not a regression.
-    const again = BUDGET_CASES.filter((c) => over.some((line) => line.startsWith(`${c}:`)));
-    over = overBudget(await measure(again, 6, 0.8), baseline);
+  let over: string[];
+  try {
+    over = overBudget(await measure(BUDGET_CASES, 5, 0.5), baseline);
+    if (over.length > 0) {
+      // Once more, only the cases over the budget, with more and longer slices: a slow spell of a loaded machine is not a regression.
+      const again = BUDGET_CASES.filter((c) => over.some((line) => line.startsWith(`${c}:`)));
+      over = overBudget(await measure(again, 6, 0.8), baseline);
+    }
+  } catch (err) {
+    // Not one slice of 50 responses in 0.5-0.8 s: the machine measured nothing of the code.
+    if (err instanceof StarvedMeasurement) return t.skip(err.message);
+    throw err;
   }
   assert.deepEqual(over, [], `CPU per response over the budget of bench/baseline.json (docs/benchmarks.md, "The standing budget"):\n${over.join('\n')}`);
 });
