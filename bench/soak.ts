@@ -1,4 +1,4 @@
-// The soak (issue 29): node bench/soak.ts [--minutes 30] [--rate 200] [--root CHECKOUT] [--json PATH]
+// The soak (issue 29): node bench/soak.ts [--minutes 30] [--rate 200] [--mix 45,40,15] [--root CHECKOUT] [--json PATH]
 //
 // switchyard (bench/gateway-server.ts, every promise on, started as `npm start` starts it) in
 // front of the bench upstream, under a mixed load at a fixed rate below saturation: 45 % plain
@@ -21,7 +21,10 @@ import { startSwitchyard, startUpstream } from './lib/targets.ts';
 import { PATH } from './lib/throughput.ts';
 import { toolHeavyBody } from './lib/tool-heavy-request.ts';
 
-const { values: flags } = parseArgs({ options: { minutes: { type: 'string' }, rate: { type: 'string' }, root: { type: 'string' }, json: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { minutes: { type: 'string' }, rate: { type: 'string' }, root: { type: 'string' }, json: { type: 'string' }, mix: { type: 'string' } } });
+// --mix P,S,T: the shares of plain, streamed and tool-heavy requests (default 45,40,15).
+const [mixPlain, mixStreamed, mixTools] = (flags.mix ?? '45,40,15').split(',').map(Number) as [number, number, number];
+const mixTotal = mixPlain + mixStreamed + mixTools;
 const minutes = Number(flags.minutes ?? 30);
 const rate = Number(flags.rate ?? 200);
 const MAX_IN_FLIGHT = 256;
@@ -57,7 +60,7 @@ try {
   let inFlight = 0;
   const send = async (due: number): Promise<void> => {
     const r = random();
-    const body = r < 0.45 ? bodies.plain : r < 0.85 ? bodies.streamed : bodies.tools;
+    const body = r < mixPlain / mixTotal ? bodies.plain : r < (mixPlain + mixStreamed) / mixTotal ? bodies.streamed : bodies.tools;
     inFlight++;
     try {
       const res = await pool.request({ path: PATH, method: 'POST', headers: t.headers, body });
@@ -70,7 +73,7 @@ try {
       inFlight--;
     }
   };
-  log(`soak: ${minutes} min at ${rate} requests/s (45 % plain, 40 % streamed, 15 % tool-heavy), gateway pid ${t.pid}`);
+  log(`soak: ${minutes} min at ${rate} requests/s (plain, streamed, tool-heavy: ${mixPlain}:${mixStreamed}:${mixTools}), gateway pid ${t.pid}`);
   process.stdout.write('minute  requests  errors  p50 ms  p99 ms  p99.9 ms  max ms  RSS MB  CPU\n');
   const out: Minute[] = [];
   const start = performance.now();
