@@ -37,7 +37,9 @@ ARG BUILD=dev
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    SWITCHYARD_DATA_DIR=/data
+    SWITCHYARD_DATA_DIR=/data \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./

@@ -15,7 +15,7 @@ import { perRequest, readStoreCounts, startFleetEngines, type FleetEngines } fro
 import { checkTarget, warmUp } from './lib/measure.ts';
 import { cpuSecondsOf, hasTaskset, killAll, rssMb, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 
@@ -43,7 +43,7 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
   const children = await Promise.all(roots.map((root, i) =>
-    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])], env: fleetEnvs[i] ?? {} })));
+    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])], env: { ...gatewayEnv(), ...(fleetEnvs[i] ?? {}) } })));
   const targets: Target[] = children.map((c, i) => ({
     name: `${String.fromCharCode(65 + i)} ${roots[i]}${extraFlags[i]?.length ? ` ${extraFlags[i]!.join(' ')}` : ''}`,
     origin: `http://127.0.0.1:${c.info.port}`,

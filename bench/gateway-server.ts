@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { LogSink } from '../src/observability/log-sink.ts';
+import { LogSink, REQUEST_LOG_BATCH } from '../src/observability/log-sink.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
@@ -48,7 +48,7 @@ config.server = { ...config.server, host: '127.0.0.1', port: 0 };
 const services = await createServices(config, {
   env,
   log: (m) => process.stderr.write(`gateway: ${m}\n`),
-  logDestination: new LogSink(createWriteStream('/dev/null')), // as production writes stdout: queued, one write per burst
+  logDestination: new LogSink(createWriteStream('/dev/null'), REQUEST_LOG_BATCH), // as production writes stdout: queued, one write per batch
 });
 for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
 const account = await services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });

@@ -1,4 +1,4 @@
-// CPU profile of switchyard at saturation: node bench/profile-load.ts [--stream] [--seconds S] [--dir D] [--fleet] [--no-profile] [--no-pin]
+// CPU profile of switchyard at saturation: node bench/profile-load.ts [--stream | --tools] [--seconds S] [--dir D] [--fleet] [--no-profile] [--no-pin]
 // Starts the upstream and bench/gateway-server.ts under --cpu-prof (pinned as in `npm run bench`),
 // warms it, loads it with 64 connections for S seconds, stops it (the profile is written at that
 // clean exit) and prints bench/lib/profile.ts's summary: self time by function and by package.
@@ -15,15 +15,17 @@ import { checkTarget, warmUp } from './lib/measure.ts';
 import { hasTaskset, killAll, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { throughputSlice } from './lib/throughput.ts';
+import { toolHeavyBody } from './lib/tool-heavy-request.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const { values: flags } = parseArgs({
-  options: { stream: { type: 'boolean' }, seconds: { type: 'string' }, dir: { type: 'string' }, top: { type: 'string' }, fleet: { type: 'boolean' }, 'no-profile': { type: 'boolean' }, 'no-pin': { type: 'boolean' } },
+  options: { stream: { type: 'boolean' }, tools: { type: 'boolean' }, seconds: { type: 'string' }, dir: { type: 'string' }, top: { type: 'string' }, fleet: { type: 'boolean' }, 'no-profile': { type: 'boolean' }, 'no-pin': { type: 'boolean' } },
 });
-const stream = flags.stream === true;
+// --tools: the tool-heavy agent request of the budget (bench/lib/tool-heavy-request.ts), streamed.
+const stream = flags.stream === true || flags.tools === true;
 const profile = flags['no-profile'] !== true;
 const dir = resolve(flags.dir ?? join(BENCH, 'results', 'profiles', `load-${Date.now()}`));
 if (profile) mkdirSync(dir, { recursive: true });
@@ -34,7 +36,7 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const gw = await startChild<{ port: number; key: string }>('switchyard', join(BENCH, 'gateway-server.ts'), [`http://127.0.0.1:${upstream.info.port}/v1`], {
     nodeArgs: [...gatewayNodeFlags(), ...(profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : [])],
-    env: fleetEnv ?? {},
+    env: { ...gatewayEnv(), ...(fleetEnv ?? {}) },
   });
   const target: Target = { name: 'switchyard', origin: `http://127.0.0.1:${gw.info.port}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.info.key}` }, model: GATEWAY_MODEL, pid: gw.pid };
   // Unpinned, the writer thread runs on the other core: the profile is then the main thread's own work
@@ -48,7 +50,7 @@ try {
   await warmUp(target, 500);
   const seconds = Number(flags.seconds ?? 8);
   const before = fleetEnv === null ? null : await readStoreCounts(fleetEnv.REDIS_URL, fleetEnv.DATABASE_URL);
-  const slice = await throughputSlice(target, { stream, connections: 64, seconds, upstreamPid: upstream.pid });
+  const slice = await throughputSlice(target, { stream, connections: 64, seconds, upstreamPid: upstream.pid, ...(flags.tools === true ? { body: toolHeavyBody(GATEWAY_MODEL, true) } : {}) });
   process.stdout.write(`${slice.completed} responses (${slice.rps.toFixed(0)}/s), ${slice.cpuUsPerResponse.toFixed(0)} µs gateway CPU per response\n`);
   if (fleetEnv !== null && before !== null) {
     const counts = perRequest(before, await readStoreCounts(fleetEnv.REDIS_URL, fleetEnv.DATABASE_URL), slice.completed);

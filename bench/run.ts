@@ -12,7 +12,7 @@
 // the raw figures to bench/results/latest.json. docs/benchmarks.md explains every figure.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import { readLoopDelay, resetLoopDelay, type LoopDelay } from './lib/loop-delay.
 import { checkTarget, chunkTiming, openStreamsMemory, warmUp } from './lib/measure.ts';
 import { hasTaskset, isStopping, killAll, rssMb, setAffinity, stopChild, type Child } from './lib/processes.ts';
 import { formatProfile, summarizeProfile } from './lib/profile.ts';
+import { measureBudget, overBudget, renderBudget, type Baseline, type BudgetResult } from './lib/budget.ts';
 import { detailReport } from './lib/report.ts';
 import type { BenchResults, Measured, TargetResults } from './lib/results.ts';
 import { directTarget, NAMES, releaseHeldStreams, startBareProxy, startIdleProbe, startPortkey, startSwitchyard, startUpstream, type Target } from './lib/targets.ts';
@@ -251,6 +252,18 @@ async function main(): Promise<void> {
   for (const t of everyTarget) targets[t.name]!.idleAfterLoadRssMb = rssMb(t.pid);
   await stopChild(telemetryOff.child);
 
+  // ---- the standing budget (bench/lib/budget.ts): plain, streamed, tool-heavy; unpinned, as the test measures it
+  log('budget: CPU per request at 1 and at 64 connections, switchyard and the bare proxy, three kinds of request...');
+  let budget: BudgetResult | null = null;
+  try {
+    budget = await measureBudget(proxy.target, switchyard.target, {
+      oneConnectionRequests: quick ? 1000 : 3000, connections: opts.connections, sliceSeconds: opts.sliceSeconds,
+      rounds: quick ? 3 : 4, upstreamPid: upstream.pid, log,
+    });
+  } catch (err) {
+    log(`budget failed: ${(err as Error).message}`);
+  }
+
   // ---- metrics overhead in process (this process is idle now)
   const micro = new Map(measureTelemetryInProcess(quick ? 50_000 : 200_000).map((r) => [r.variant, r.usPerRequest]));
   const on = targets[NAMES.switchyard]!.saturation.nonStreamed;
@@ -288,13 +301,18 @@ async function main(): Promise<void> {
       pinned: cpuOf, date: new Date().toISOString(), git: gitState(), loadAverageAtStart, loadAverage: loadavg(),
     },
     options: { quick, samples: opts.samples, rounds: opts.rounds, connections: opts.connections, sliceSeconds: opts.sliceSeconds, throughputRounds: opts.rounds },
-    targets, idleLoopDelay, telemetry, workers, openStreams, chunks,
+    targets, idleLoopDelay, telemetry, workers, openStreams, chunks, budget,
   };
   const rows = issueRows(results);
   const minutes = (performance.now() - startedAt) / 60_000;
   process.stdout.write(`\n${quick ? 'QUICK RUN (smoke test): fewer than 10,000 samples per target; p99.9 and max are not meaningful.\n' : ''}`);
   process.stdout.write(`The issue's table (issue 14), re-measured — ${results.machine.date}, commit ${results.machine.git}, ${minutes.toFixed(1)} min\n\n${renderText(rows)}\n`);
   process.stdout.write(`${detailReport(results, 'text')}\n`);
+  if (budget !== null) {
+    const baseline = JSON.parse(readFileSync(join(BENCH, 'baseline.json'), 'utf8')) as Baseline;
+    const over = overBudget(budget, baseline);
+    process.stdout.write(`\nThe standing budget (bench/baseline.json; unpinned): CPU µs per request, switchyard (bare proxy)\n${renderBudget(budget, baseline)}\n${over.length === 0 ? 'every case within the budget' : `over the budget:\n  ${over.join('\n  ')}`}\n`);
+  }
 
   if (opts.profile) {
     const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));

@@ -5,6 +5,7 @@ import type { OneConnectionStats } from './latency.ts';
 import type { LoopDelay } from './loop-delay.ts';
 import type { ChunkTimingStats, OpenStreamsStats } from './measure.ts';
 import type { ThroughputStats } from './throughput.ts';
+import type { BudgetResult } from './budget.ts';
 
 /** A measurement, or why there is none (the target failed it, or the phase was skipped). */
 export type Measured<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -66,5 +67,7 @@ export interface BenchResults {
   workers: { runs: WorkersRun[]; skipped: string | null };
   openStreams: Record<string, Measured<OpenStreamsStats>>;
   chunks: Record<string, Measured<ChunkTimingStats>>;
+  /** The standing budget (budget.ts); null when it failed, absent in results written before it existed. */
+  budget?: BudgetResult | null;
   profile?: string;
 }

@@ -34,6 +34,17 @@ export function gatewayNodeFlags(): string[] {
   return flags;
 }
 
+/**
+ * The allocator settings `npm start` (and the image) give the gateway's process, read from
+ * package.json's start script (`MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} …`): glibc reads them
+ * at start-up, so the bench sets them in the gateway's environment.
+ */
+export function gatewayEnv(): Record<string, string> {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return Object.fromEntries([...pkg.scripts.start.matchAll(/\b(MALLOC_[A-Z_]+)=\$\{\1:-(\d+)\}/g)].map((m) => [m[1]!, process.env[m[1]!] ?? m[2]!]));
+}
+
 export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';
 export const UPSTREAM_KEY = 'upstream-secret';
 /** The tier the benchmark's account is on. */

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from './processes.ts';
 import { GATEWAY_MODEL, UPSTREAM_MODEL } from './scenarios.ts';
-import { gatewayNodeFlags, UPSTREAM_KEY } from './switchyard-config.ts';
+import { gatewayEnv, gatewayNodeFlags, UPSTREAM_KEY } from './switchyard-config.ts';
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = ['--import', join(BENCH, 'loop-delay-preload.ts')];
@@ -64,13 +64,15 @@ export async function startPortkey(upstreamOrigin: string): Promise<{ child: Chi
 }
 
 /** switchyard through its real composition root (bench/gateway-server.ts), with `npm start`'s Node flags; `telemetry` as BENCH_TELEMETRY. */
-export async function startSwitchyard(upstreamOrigin: string, opts: { name?: string; telemetry?: 'on' | 'off'; nodeArgs?: string[] } = {}): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
+export async function startSwitchyard(upstreamOrigin: string, opts: { name?: string; telemetry?: 'on' | 'off'; nodeArgs?: string[]; root?: string } = {}): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
   const name = opts.name ?? NAMES.switchyard;
-  const child = await startChild<{ port: number; key: string }>(name, join(BENCH, 'gateway-server.ts'), [`${upstreamOrigin}/v1`], {
+  // `root`: another checkout's gateway (e.g. a `git archive` of the commit before a change).
+  const script = opts.root === undefined ? join(BENCH, 'gateway-server.ts') : join(opts.root, 'bench', 'gateway-server.ts');
+  const child = await startChild<{ port: number; key: string }>(name, script, [`${upstreamOrigin}/v1`], {
     // Started as `npm start` starts it (its young-generation flag), so its memory and pauses are what operators see.
     nodeArgs: [...gatewayNodeFlags(), ...PRELOAD, ...(opts.nodeArgs ?? [])],
     ipc: true,
-    env: { BENCH_TELEMETRY: opts.telemetry ?? 'on' },
+    env: { ...gatewayEnv(), BENCH_TELEMETRY: opts.telemetry ?? 'on' },
   });
   return {
     child,

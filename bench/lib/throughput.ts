@@ -68,14 +68,16 @@ export interface SliceOptions {
   serverPids?: readonly number[];
   /** The upstream's pid, for its CPU figure. */
   upstreamPid: number;
+  /** The request body (default: the small chat request of scenarios.ts). */
+  body?: string;
 }
 
-function autocannonOptions(target: Target, stream: boolean, connections: number, seconds: number) {
+function autocannonOptions(target: Target, stream: boolean, connections: number, seconds: number, body?: string) {
   return {
     url: target.origin + PATH,
     method: 'POST',
     headers: target.headers,
-    body: chatBody(target.model, stream),
+    body: body ?? chatBody(target.model, stream),
     connections,
     pipelining: 1,
     timeout: 10,
@@ -84,8 +86,8 @@ function autocannonOptions(target: Target, stream: boolean, connections: number,
 }
 
 /** Saturation traffic that is not measured: opens the connections and warms the code. */
-export async function saturate(target: Target, stream: boolean, connections: number, seconds: number): Promise<void> {
-  await autocannon(autocannonOptions(target, stream, connections, seconds));
+export async function saturate(target: Target, stream: boolean, connections: number, seconds: number, body?: string): Promise<void> {
+  await autocannon(autocannonOptions(target, stream, connections, seconds, body));
 }
 
 export async function throughputSlice(target: Target, o: SliceOptions): Promise<ThroughputSlice> {
@@ -97,7 +99,7 @@ export async function throughputSlice(target: Target, o: SliceOptions): Promise<
   const l0 = process.cpuUsage();
   const t0 = performance.now();
   const latencyMs: number[] = [];
-  const run = autocannon(autocannonOptions(target, o.stream, o.connections, o.seconds));
+  const run = autocannon(autocannonOptions(target, o.stream, o.connections, o.seconds, o.body));
   run.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencyMs.push(ms);
   });

@@ -1,4 +1,5 @@
 import type { CanonicalRequest, FilePart, ImagePart, Message, ToolResultPart, UserContentPart } from './request.ts';
+import { schemaJson } from './schema-json.ts';
 import { assertNever } from './stream-part.ts';
 import type { TaskRequest } from './task.ts';
 
@@ -135,6 +136,22 @@ export function estimateRequestTokens(req: CanonicalRequest): number {
   return measureRequest(req, HEURISTIC);
 }
 
+const estimates = new WeakMap<CanonicalRequest, number>();
+
+/**
+ * `estimateRequestTokens` of an admitted request, computed once for it: admission plans with
+ * it and the messages stream reports it as the input of `message_start`. An admitted request's
+ * prompt does not change (the decoders build it; only a default model may be added).
+ */
+export function admittedPromptTokens(req: CanonicalRequest): number {
+  let tokens = estimates.get(req);
+  if (tokens === undefined) {
+    tokens = measureRequest(req, HEURISTIC);
+    estimates.set(req, tokens);
+  }
+  return tokens;
+}
+
 /** The prompt measured with `m`: framing overheads plus each part's measure. */
 export function measureRequest(req: CanonicalRequest, m: PromptMeasure): number {
   if (req.task !== undefined) return measureTask(req.task, m);
@@ -143,12 +160,12 @@ export function measureRequest(req: CanonicalRequest, m: PromptMeasure): number 
   if (req.tools !== undefined && req.tools.length > 0) {
     tokens += TOOLS_SECTION_TOKENS;
     for (const tool of req.tools) {
-      tokens += TOOL_OVERHEAD_TOKENS + m.text(tool.name) + m.text(JSON.stringify(tool.parameters));
+      tokens += TOOL_OVERHEAD_TOKENS + m.text(tool.name) + m.text(schemaJson(tool.parameters));
       if (tool.description !== undefined) tokens += m.text(tool.description);
     }
   }
   // Providers inject the response schema into the prompt, so it is paid as input.
-  if (req.responseFormat?.type === 'json_schema') tokens += m.text(JSON.stringify(req.responseFormat.schema));
+  if (req.responseFormat?.type === 'json_schema') tokens += m.text(schemaJson(req.responseFormat.schema));
   return tokens;
 }
 

@@ -50,12 +50,23 @@ export function effectiveLimits(tier: TierLimits, override: LimitsOverride | nul
 /** Whether a tier may call a model (`*` matches any run of characters). */
 export function tierAllowsModel(tier: TierLimits, modelId: string): boolean {
   if (tier.models === null) return true;
-  return tier.models.some((pattern) => globMatch(pattern, modelId));
+  return compiledPatterns(tier.models).some((parts) => globMatch(parts, modelId));
 }
 
-function globMatch(pattern: string, text: string): boolean {
-  const parts = pattern.split('*');
-  if (parts.length === 1) return pattern === text;
+/** Each tier's patterns split at their `*` once (by the tier's list, which a reload replaces), not on every attempt. */
+const compiled = new WeakMap<readonly string[], readonly (readonly string[])[]>();
+
+function compiledPatterns(models: readonly string[]): readonly (readonly string[])[] {
+  let parts = compiled.get(models);
+  if (parts === undefined) {
+    parts = models.map((pattern) => pattern.split('*'));
+    compiled.set(models, parts);
+  }
+  return parts;
+}
+
+function globMatch(parts: readonly string[], text: string): boolean {
+  if (parts.length === 1) return parts[0] === text;
   if (!text.startsWith(parts[0]!) || !text.endsWith(parts.at(-1)!)) return false;
   let pos = parts[0]!.length;
   for (let i = 1; i < parts.length - 1; i++) {

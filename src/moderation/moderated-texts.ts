@@ -1,6 +1,7 @@
 import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
 import { dataUriMediaType } from '../canonical/data-uri.ts';
 import { assertNever } from '../canonical/stream-part.ts';
+import { schemaJson } from '../canonical/schema-json.ts';
 
 // Everything of a request the model will read as text, for moderation: every turn's text
 // whatever its role (system, user, assistant, tool), reasoning the client sends back,
@@ -72,12 +73,12 @@ export function moderatedTexts(req: CanonicalRequest): string[] {
   for (const tool of req.tools ?? []) {
     add(tool.name);
     add(tool.description);
-    add(JSON.stringify(tool.parameters));
+    add(schemaJson(tool.parameters));
   }
   const format = req.responseFormat;
   if (format?.type === 'json_schema') {
     add(format.description);
-    add(JSON.stringify(format.schema));
+    add(schemaJson(format.schema));
   }
   return out;
 }

@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { moderatedTexts } from './moderated-texts.ts';
+import { ClearTextMemo } from './clear-text-memo.ts';
 import { combineModerationPatterns, findPattern, type ModerationPattern } from '../config/moderation-pattern.ts';
 
 export interface ModerationRule {
@@ -45,6 +46,8 @@ export class Moderator {
   private readonly maxInputChars: number;
   /** All the rules' patterns in one regex: a request whose texts it does not match is clear after one pass per text. */
   private readonly screen: ModerationPattern | null;
+  /** Long texts the rules found clear for an account (clear-text-memo.ts). */
+  private readonly memo = new ClearTextMemo();
 
   constructor(rules: readonly ModerationRule[], upstream: ModerationUpstream | null, client: UpstreamClient, maxInputChars: number) {
     this.rules = rules;
@@ -58,7 +61,8 @@ export class Moderator {
     return this.rules.length > 0 || this.upstream !== null;
   }
 
-  async check(req: CanonicalRequest, signal: AbortSignal): Promise<ModerationVerdict> {
+  /** `scope`: whose request it is (the account): a text found clear is remembered for that scope only. */
+  async check(req: CanonicalRequest, signal: AbortSignal, scope = ''): Promise<ModerationVerdict> {
     const texts = moderatedTexts(req);
     let total = 0;
     for (const t of texts) total += t.length;
@@ -68,14 +72,14 @@ export class Moderator {
         error: new GatewayError('request_too_large', `The input (${total} characters) is longer than moderation reads (${this.maxInputChars}), and every endpoint that could serve this request is moderated.`),
       };
     }
-    const byRules = this.checkRules(texts);
+    const byRules = this.checkRules(texts, scope);
     if (byRules.kind === 'flagged' || this.upstream === null) return byRules;
     return this.checkUpstream(this.upstream, texts, signal);
   }
 
-  private checkRules(texts: readonly string[]): ModerationVerdict {
-    const screen = this.screen;
-    if (screen !== null && texts.every((t) => findPattern(screen, t) < 0)) return CLEAR;
+  private checkRules(texts: readonly string[], scope: string): ModerationVerdict {
+    if (this.rules.length === 0) return CLEAR;
+    if (texts.every((t) => this.clearText(t, scope))) return CLEAR;
     const reasons: string[] = [];
     let flaggedInput = '';
     for (const rule of this.rules) {
@@ -90,6 +94,16 @@ export class Moderator {
       }
     }
     return reasons.length === 0 ? CLEAR : { kind: 'flagged', reasons, flaggedInput };
+  }
+
+  /** Does no rule's pattern match `text`? Long texts found clear are remembered for `scope`. */
+  private clearText(text: string, scope: string): boolean {
+    const key = this.memo.key(scope, text);
+    if (key !== null && this.memo.has(key)) return true;
+    const screen = this.screen;
+    const clear = screen !== null ? findPattern(screen, text) < 0 : this.rules.every((r) => r.patterns.every((p) => findPattern(p, text) < 0));
+    if (clear && key !== null) this.memo.remember(key);
+    return clear;
   }
 
   private async checkUpstream(up: ModerationUpstream, texts: readonly string[], signal: AbortSignal): Promise<ModerationVerdict> {

@@ -36,6 +36,34 @@ describe('LogSink', () => {
     assert.equal(sink.dropped, 0);
   });
 
+  it('batched: the lines of one batch go in one write, a full batch at once, the rest when its timer fires', async () => {
+    const out = stalledStream();
+    const wrote = (): Promise<void> => new Promise((resolve) => {
+      const original = out.write.bind(out);
+      out.write = ((...args: Parameters<typeof original>) => {
+        out.write = original;
+        const r = original(...args);
+        resolve();
+        return r;
+      }) as typeof out.write;
+    });
+    const sink = new LogSink(out, { batchMs: 5, batchBytes: 8 });
+    sink.write('a\n');
+    sink.write('b\n');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(out.written, [], 'not one write per turn of the event loop');
+    sink.write('cccc\n'); // 9 bytes waiting: the batch is full
+    assert.deepEqual(out.written, ['a\nb\ncccc\n']);
+    out.release();
+    const next = wrote();
+    sink.write('d\n');
+    await next; // the batch's timer
+    assert.deepEqual(out.written, ['a\nb\ncccc\n', 'd\n']);
+    out.release();
+    await sink.flush(1_000);
+    assert.equal(sink.dropped, 0);
+  });
+
   it('drops and counts the lines beyond its bound while the reader does not read', async () => {
     const out = stalledStream();
     const sink = new LogSink(out, { maxQueuedBytes: 10, coalesce: false });

@@ -2,7 +2,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { createRequire } from 'node:module';
 import type pinoPrettyModule from 'pino-pretty';
 import { ConfigError } from '../config/config-error.ts';
-import { fdStream, LogSink } from './log-sink.ts';
+import { fdStream, LogSink, REQUEST_LOG_BATCH } from './log-sink.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -45,7 +45,7 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
   if (options.level === 'silent') return pino(options, { write: () => {} });
   if (opts.destination !== undefined) return pino(options, opts.destination);
   if (process.stdout.isTTY === true) return pino(options, loadPinoPretty()({ colorize: true, sync: true, destination: 1 }));
-  return pino(options, new LogSink(fdStream(1)));
+  return pino(options, new LogSink(fdStream(1), REQUEST_LOG_BATCH));
 }
 
 /**
@@ -57,7 +57,7 @@ export function createRequestLogger(opts: RequestLogOptions = {}): Logger {
  */
 export function stdoutLogSink(level: LogLevel): LogSink | null {
   if (level === 'silent' || process.stdout.isTTY === true) return null;
-  return new LogSink(fdStream(1));
+  return new LogSink(fdStream(1), REQUEST_LOG_BATCH);
 }
 
 /** `LOG_LEVEL` read from the environment, refused when it names no level. */

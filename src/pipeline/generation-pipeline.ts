@@ -3,7 +3,7 @@ import type { AuthContext } from '../auth/authenticate.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
-import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
+import { admittedPromptTokens } from '../canonical/estimate-tokens.ts';
 import { PromptBound } from '../canonical/prompt-token-bound.ts';
 import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
@@ -18,6 +18,7 @@ import type { PlannedAttempt } from '../catalog/types.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routing.ts';
+import { mayUsePromptCache } from '../routing/sticky/prompt-cache-keys.ts';
 import { TrackingSink } from './tracking-sink.ts';
 import { RecordingSink, type CacheDirective, type CacheProbe, type ResponseCache } from './response-cache/response-cache.ts';
 import { replayCachedAnswer } from './response-cache/replay-cached-answer.ts';
@@ -167,14 +168,14 @@ export class GenerationPipeline {
       }
       // Before the estimate: a PDF sent as its text is held and charged as text.
       if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req);
-      const promptTokens = estimateRequestTokens(req);
+      const promptTokens = admittedPromptTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       // The sticky lookup and the rate limits at once (in a fleet: one Redis round trip, not
       // two): the limits depend on the plan's models, which stickiness does not change.
       const draft = this.deps.planner.draft(req, promptTokens);
       const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
-      const lookup = this.stickyLookup(account.id, req, draft.stickyApplies);
+      const lookup = this.stickyLookup(account.id, req, promptTokens, draft.stickyApplies);
       // Refused by the limits below, the lookup is not awaited: its failure must not go unhandled.
       lookup.catch(() => {});
       const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
@@ -245,10 +246,12 @@ export class GenerationPipeline {
    * `find` false (no model of this request's plan has a choice of endpoints left, or each
    * has an explicit order): the keys only, so that the turn is still remembered.
    */
-  private async stickyLookup(accountId: string, req: CanonicalRequest, find: boolean): Promise<StickyLookup | null> {
+  private async stickyLookup(accountId: string, req: CanonicalRequest, promptTokens: number, find: boolean): Promise<StickyLookup | null> {
     const sticky = this.deps.sticky;
     // Task requests (embeddings, images, audio) have no prompt cache to stick to.
     if (sticky === undefined || req.task !== undefined) return null;
+    // Too short for any provider to cache, and not asking for caching: nothing to find or remember.
+    if (!mayUsePromptCache(req, promptTokens)) return null;
     const model = this.deps.catalog.resolve(req.models[0]!.model)?.model;
     // Unknown: the planner refuses it. One endpoint: there is no choice to make.
     if (model === undefined || model.endpoints.length < 2) return null;
@@ -359,7 +362,7 @@ export class GenerationPipeline {
     const plan = admitted.plan;
     const moderator = this.deps.moderator;
     if (!moderator.enabled || !plan.some((a) => a.endpoint.moderated === true)) return plan;
-    const verdict = await moderator.check(admitted.req, signal);
+    const verdict = await moderator.check(admitted.req, signal, admitted.auth.account.id);
     if (verdict.kind === 'clear') return plan;
     const open = plan.filter((a) => a.endpoint.moderated !== true);
     if (open.length > 0) return open;

@@ -17,6 +17,7 @@ import type { openSqliteStores } from '../store/sqlite-stores.ts';
 import type { AccountRepository, GenerationRepository, KeyUsageRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
 import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
 import { compactHeap } from '../runtime/compact-heap.ts';
+import { shrinkHeapWhenIdle } from '../runtime/idle-heap-shrink.ts';
 import type { Backends } from '../shared/select-backends.ts';
 import { engineParts, openStores, type EngineParts } from './open-stores.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
@@ -217,6 +218,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     const released = reservations.releaseStale(true) as number;
     if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);
   }
+  let stopIdleShrink: (() => void) | null = null;
   // A fleet: every instance reconciles the holds of instances that died (each step atomic, so running twice is harmless).
   const sweep = setInterval(() => {
     // Holds of requests whose settlements wait in memory (writes refused) are not stale.
@@ -334,12 +336,18 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       command: cliCommand({ env: opts.env, cwd: process.cwd() }) ?? 'switchyard',
     },
     async compactHeapAfterStart() {
-      compactHeap();
-      // Best effort: a writer thread restarting just now starts with a small heap anyway.
-      await writer?.compactHeap().catch(() => {});
+      const shrink = async (): Promise<void> => {
+        compactHeap();
+        // Best effort: a writer thread restarting just now starts with a small heap anyway.
+        await writer?.compactHeap().catch(() => {});
+      };
+      await shrink();
+      // And again whenever a busy spell is over (runtime/idle-heap-shrink.ts).
+      stopIdleShrink ??= shrinkHeapWhenIdle(shrink);
     },
     async close() {
       clearInterval(sweep);
+      stopIdleShrink?.();
       // Flush, then end the writer thread, then release the lease (the next gateway may start).
       await settlements.close();
       await upstream.close();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { BIN, descendants, killLeft, listening, REPO, run, serveEnv, starterKey, untilGone, type ServeRun, tempDir } from '../support/serve-process.ts';
 
@@ -47,6 +47,12 @@ test('SIGTERM to `npm start` stops the whole process tree and frees the port', {
   const { port, tree } = await started(s);
   assert.ok(tree.length >= 2, `npm and the gateway at least: ${tree.join(', ')}`);
   try {
+    // npm start gives the gateway glibc's allocator settings (docs/operations.md, "Memory and GC").
+    const gateway = tree.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('bin/switchyard.mjs'));
+    assert.ok(gateway !== undefined, `a gateway in ${tree.join(', ')}`);
+    const environ = readFileSync(`/proc/${gateway}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`), 'MALLOC_ARENA_MAX');
+    assert.ok(environ.includes(`MALLOC_TRIM_THRESHOLD_=${process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072'}`), 'MALLOC_TRIM_THRESHOLD_');
     s.child.kill('SIGTERM');
     await s.exited;
     assert.deepEqual(await untilGone(tree, port), [], s.stderr);

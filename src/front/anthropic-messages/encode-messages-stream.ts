@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
-import { estimateRequestTokens } from '../../canonical/estimate-tokens.ts';
+import { admittedPromptTokens } from '../../canonical/estimate-tokens.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
@@ -82,7 +82,7 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
       const known = encodeMessagesUsage(primed, 0);
       usage = { input_tokens: known.input_tokens, cache_creation_input_tokens: known.cache_creation_input_tokens, cache_read_input_tokens: known.cache_read_input_tokens, output_tokens: OUTPUT_PLACEHOLDER };
     } else {
-      this.inputEstimate = this.req === undefined ? 0 : estimateRequestTokens(this.req);
+      this.inputEstimate = this.req === undefined ? 0 : admittedPromptTokens(this.req);
       usage = { input_tokens: this.inputEstimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: OUTPUT_PLACEHOLDER };
     }
     const message = {

@@ -3,6 +3,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { bounded, fieldOf, type ParameterTable } from '../parameter-rules.ts';
 import { checkUnpricedOption } from '../../config/unpriced-options.ts';
+import { schemaJson } from '../../canonical/schema-json.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { openAIUpstreamHeaders, openAIUpstreamUrl } from './openai-upstream-address.ts';
@@ -12,13 +13,51 @@ import type {
 
 const STREAM_OPTIONS = { include_usage: true } as const;
 
-export function convertToOpenAIChatRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest {
+/** What every request to an endpoint shares: its URL and headers, built on its first request, not on each (issue 27). */
+interface EndpointWire {
+  url: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** By endpoint object: a config reload builds new endpoints, so a changed key or URL is a new entry. */
+const wires = new WeakMap<Endpoint, EndpointWire>();
+
+function endpointWire(endpoint: Endpoint): EndpointWire {
+  let wire = wires.get(endpoint);
+  if (wire !== undefined) return wire;
   const profile = openAIProfileFor(endpoint.provider);
-  return {
+  wire = {
     url: openAIUpstreamUrl(profile, endpoint, 'chat/completions'),
-    headers: openAIUpstreamHeaders(profile, endpoint, 'application/json'),
-    body: JSON.stringify(buildOpenAIChatBody(req, endpoint)),
+    headers: Object.freeze(openAIUpstreamHeaders(profile, endpoint, 'application/json')),
   };
+  wires.set(endpoint, wire);
+  return wire;
+}
+
+export function convertToOpenAIChatRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest {
+  const wire = endpointWire(endpoint);
+  // A copy: the request's headers are its own (tracing adds a traceparent to its copy).
+  return { url: wire.url, headers: { ...wire.headers }, body: encodeOpenAIChatBody(buildOpenAIChatBody(req, endpoint)) };
+}
+
+/**
+ * The body's JSON text. Tool parameter schemas are not serialized again: their text is the
+ * request's one serialization of them (schema-json.ts), spliced in. The same JSON as
+ * `JSON.stringify(body)`, with `tools` as the last member.
+ */
+export function encodeOpenAIChatBody(body: OpenAIChatRequestBody): string {
+  const { tools, ...rest } = body;
+  if (tools === undefined || tools.length === 0) return JSON.stringify(body);
+  let text = '[';
+  for (let i = 0; i < tools.length; i++) {
+    const { parameters, ...head } = tools[i]!.function;
+    // `head` has a name, so its JSON is never `{}`: the schema goes in before its closing brace.
+    const headText = JSON.stringify(head);
+    const schema = parameters === undefined ? '' : `,"parameters":${schemaJson(parameters)}`;
+    text += `${i === 0 ? '' : ','}{"type":${JSON.stringify(tools[i]!.type)},"function":${headText.slice(0, -1)}${schema}}}`;
+  }
+  // `rest` has a model, so its JSON is never `{}` either.
+  return `${JSON.stringify(rest).slice(0, -1)},"tools":${text}]}`;
 }
 
 /**

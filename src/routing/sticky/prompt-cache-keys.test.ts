@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { CanonicalRequest, Message } from '../../canonical/request.ts';
-import { DEFAULT_CACHE_TTL_MS, LONG_CACHE_TTL_MS, promptCacheKeys } from './prompt-cache-keys.ts';
+import { estimateRequestTokens } from '../../canonical/estimate-tokens.ts';
+import { DEFAULT_CACHE_TTL_MS, LONG_CACHE_TTL_MS, mayUsePromptCache, MIN_CACHED_PROMPT_TOKENS, promptCacheKeys } from './prompt-cache-keys.ts';
 
 const text = (t: string, ttl?: string) => (ttl === undefined ? { type: 'text' as const, text: t } : { type: 'text' as const, text: t, cacheControl: { type: 'ephemeral' as const, ttl } });
 const sys: Message = { role: 'system', content: [text('You are terse.')] };
@@ -71,6 +72,12 @@ describe('promptCacheKeys', () => {
       const keys = promptCacheKeys('acct', 'acme/m', req(messages, { tools }));
       assert.equal(keys.lookup[0], expected(tools, messages));
     }
+    // Tools whose schemas name no cacheControl take the text built from each schema's one serialization: the same key.
+    const plainTools = [
+      { name: 'read', description: 'Reads a "file"\n', parameters: { type: 'object', properties: { path: { type: 'string', description: 'ünïcode ✓' } }, required: ['path'] }, strict: true, cacheControl: { type: 'ephemeral' as const, ttl: '1h' as const } },
+      { name: 'none', description: undefined, parameters: {} },
+    ];
+    assert.equal(promptCacheKeys('acct', 'acme/m', req([sys, u('q')], { tools: plainTools })).lookup[0], expected(plainTools, [sys, u('q')]));
     const noTools = promptCacheKeys('acct', 'acme/m', req([sys, u('q')]));
     assert.equal(noTools.lookup[0], expected([], [sys, u('q')]));
   });
@@ -89,5 +96,15 @@ describe('promptCacheKeys', () => {
     const keys = promptCacheKeys('acct', 'acme/m', req(msgs));
     assert.equal(keys.lookup.length, 33);
     assert.equal(keys.lookup.at(-1), promptCacheKeys('acct', 'acme/m', req([sys, u('x')])).lookup.at(-1));
+  });
+
+  it('sticky routing has nothing to do for a prompt too short for any provider to cache, unless it asks for caching', () => {
+    const short = req([sys, u('What does a gateway do?')]);
+    assert.ok(estimateRequestTokens(short) < MIN_CACHED_PROMPT_TOKENS);
+    assert.equal(mayUsePromptCache(short, estimateRequestTokens(short)), false);
+    assert.equal(mayUsePromptCache(req([sys, u('q')], { promptCacheKey: 'conv-1' }), 10), true);
+    assert.equal(mayUsePromptCache(req([sys, { role: 'user', content: [text('q', '5m')] }]), 10), true);
+    const long = req([sys, u('Explain each step of the reasoning with care and examples. '.repeat(10))]);
+    assert.equal(mayUsePromptCache(long, estimateRequestTokens(long)), true);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash, hash as sha256Once, type Hash } from 'node:crypto';
-import type { CacheControl, CanonicalRequest, Message } from '../../canonical/request.ts';
+import type { CacheControl, CanonicalRequest, Message, ToolDefinition } from '../../canonical/request.ts';
+import { schemaJson } from '../../canonical/schema-json.ts';
 
 /** Five minutes: the prompt caches' default lifetime (Anthropic, OpenAI), refreshed on each hit. */
 export const DEFAULT_CACHE_TTL_MS = 5 * 60_000;
@@ -42,10 +43,10 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
   const tag = scopeTag(scope);
   if (req.promptCacheKey !== undefined) {
     const key = sha256Once('sha256', `${scope}pck\n${req.promptCacheKey}`);
-    return { scope: tag, lookup: [key], store: key, cacheable: true, ttlMs: ttlOf(req) };
+    return { scope: tag, lookup: [key], store: key, cacheable: true, ttlMs: breakpoints(req).longTtl ? LONG_CACHE_TTL_MS : DEFAULT_CACHE_TTL_MS };
   }
   const hash = createHash('sha256').update(`${scope}prefix\n`);
-  hash.update(stringifyWithoutCacheControl(req.tools ?? []));
+  hash.update(toolsText(req.tools ?? []));
   const messages = req.messages;
   let i = 0;
   // The head: the system messages at the start, which every turn of a conversation repeats.
@@ -57,7 +58,8 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
   }
   // An empty head (no tools, no system message) is the same for every conversation: not a key.
   const first = boundaries[0]!.end === 0 && (req.tools?.length ?? 0) === 0 ? 1 : 0;
-  const breakpoint = lastBreakpoint(req);
+  const marks = breakpoints(req);
+  const breakpoint = marks.last;
   let storeEnd = breakpoint >= 0 ? breakpoint + 1 : lastUserTurn(messages);
   // A first turn without a head: its whole prompt is what the next turn begins with.
   if (storeEnd < 1 && first === 1) storeEnd = messages.length;
@@ -66,7 +68,7 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
   const lookup: string[] = [];
   for (let j = boundaries.length - 1; j >= first && lookup.length < MAX_LOOKUP_PREFIXES; j--) lookup.push(boundaries[j]!.key);
   if (first === 0 && lookup.at(-1) !== boundaries[0]!.key) lookup.push(boundaries[0]!.key);
-  return { scope: tag, lookup, store, cacheable: hasBreakpoint(req), ttlMs: ttlOf(req) };
+  return { scope: tag, lookup, store, cacheable: marks.any, ttlMs: marks.longTtl ? LONG_CACHE_TTL_MS : DEFAULT_CACHE_TTL_MS };
 }
 
 function digest(hash: Hash): string {
@@ -101,35 +103,74 @@ function stringifyWithoutCacheControl(value: unknown): string {
   return plain.includes('"cacheControl"') ? JSON.stringify(value, withoutCacheControl) : plain;
 }
 
+/**
+ * `stringifyWithoutCacheControl(tools)`, the same text, with each parameter schema's text
+ * taken from the request's one serialization of it (schema-json.ts) instead of made again.
+ */
+function toolsText(tools: readonly ToolDefinition[]): string {
+  let out = '[';
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i]!;
+    const params = schemaJson(tool.parameters);
+    // A schema naming `cacheControl` loses that member to the replacer: the slow path says exactly how.
+    if (params.includes('"cacheControl"')) return stringifyWithoutCacheControl(tools);
+    if (i > 0) out += ',';
+    out += '{';
+    let first = true;
+    for (const key of Object.keys(tool)) {
+      if (key === 'cacheControl') continue;
+      const value = (tool as unknown as Record<string, unknown>)[key];
+      const text = key === 'parameters' ? params : value === undefined ? undefined : stringifyWithoutCacheControl(value);
+      if (text === undefined) continue; // as JSON.stringify leaves out undefined members (and functions)
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+      first = false;
+    }
+    out += '}';
+  }
+  return `${out}]`;
+}
+
 function withoutCacheControl(key: string, value: unknown): unknown {
   return key === 'cacheControl' ? undefined : value;
 }
 
-/** The index of the last message with a `cache_control` breakpoint, or -1 (tools' breakpoints count as the head). */
-function lastBreakpoint(req: CanonicalRequest): number {
-  for (let i = req.messages.length - 1; i >= 0; i--) if (messageControls(req.messages[i]!).length > 0) return i;
-  return -1;
+/**
+ * The request's `cache_control` breakpoints in one pass: any at all, any asking for 1 h, and
+ * the index of the last message holding one (-1: none; tools' breakpoints count as the head).
+ */
+export function breakpoints(req: CanonicalRequest): { any: boolean; longTtl: boolean; last: number } {
+  let any = false;
+  let longTtl = false;
+  let last = -1;
+  const see = (c: CacheControl | undefined): boolean => {
+    if (c === undefined) return false;
+    any = true;
+    if (c.ttl === '1h') longTtl = true;
+    return true;
+  };
+  for (const t of req.tools ?? []) see(t.cacheControl);
+  const messages = req.messages;
+  for (let i = 0; i < messages.length; i++) {
+    for (const part of messages[i]!.content) if ('cacheControl' in part && see(part.cacheControl)) last = i;
+  }
+  return { any, longTtl, last };
 }
 
-function hasBreakpoint(req: CanonicalRequest): boolean {
-  return allControls(req).length > 0;
-}
+/**
+ * The fewest prompt tokens any provider caches (DeepSeek caches in units of 64 tokens;
+ * OpenAI, Anthropic and Gemini start at 1,024 or more): a shorter prompt cannot have been
+ * cached anywhere, and nothing it could be remembered under would be found cached.
+ */
+export const MIN_CACHED_PROMPT_TOKENS = 64;
 
-function ttlOf(req: CanonicalRequest): number {
-  return allControls(req).some((c) => c.ttl === '1h') ? LONG_CACHE_TTL_MS : DEFAULT_CACHE_TTL_MS;
-}
-
-function allControls(req: CanonicalRequest): CacheControl[] {
-  const out: CacheControl[] = [];
-  for (const t of req.tools ?? []) if (t.cacheControl !== undefined) out.push(t.cacheControl);
-  for (const m of req.messages) out.push(...messageControls(m));
-  return out;
-}
-
-function messageControls(m: Message): CacheControl[] {
-  const out: CacheControl[] = [];
-  for (const part of m.content) if ('cacheControl' in part && part.cacheControl !== undefined) out.push(part.cacheControl);
-  return out;
+/**
+ * Whether sticky routing has anything to do for this request: its prompt is long enough for
+ * some provider to cache it (by the token estimate), or it asks for caching itself (a
+ * `prompt_cache_key`, which names the conversation from its first short turn on, or a
+ * breakpoint). Otherwise no key is computed and no store is asked.
+ */
+export function mayUsePromptCache(req: CanonicalRequest, estimatedPromptTokens: number): boolean {
+  return estimatedPromptTokens >= MIN_CACHED_PROMPT_TOKENS || req.promptCacheKey !== undefined || breakpoints(req).any;
 }
 
 /** The number of messages before the last user turn (all of them when there is none). */

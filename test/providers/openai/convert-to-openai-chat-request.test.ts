@@ -14,6 +14,23 @@ describe('convertToOpenAIChatRequest', () => {
     assert.equal(JSON.parse(up.body).model, 'gpt-test');
   });
 
+  it('the body with tools is the object\'s JSON, each schema\'s text the request\'s one serialization of it', () => {
+    const parameters = { type: 'object', properties: { q: { type: 'string', description: 'ünï "quoted"\n' } }, required: ['q'] };
+    const req = testRequest({
+      tools: [{ name: 'search', description: 'Searches "things"', parameters, strict: true }, { name: 'bare', parameters: {} }],
+      toolChoice: { type: 'auto' },
+      stream: true,
+    });
+    const ep = testEndpoint();
+    const up = convertToOpenAIChatRequest(req, ep);
+    assert.deepEqual(JSON.parse(up.body), JSON.parse(JSON.stringify(buildOpenAIChatBody(req, ep))));
+    assert.ok(up.body.includes(JSON.stringify(parameters)));
+    // Built once per endpoint, copied per request: one request's headers are not another's.
+    const again = convertToOpenAIChatRequest(req, ep);
+    assert.notEqual(again.headers, up.headers);
+    assert.deepEqual(again.headers, up.headers);
+  });
+
   it('maps every user part kind', () => {
     const body = buildOpenAIChatBody(testRequest({
       messages: [{
