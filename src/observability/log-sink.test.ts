@@ -47,7 +47,8 @@ describe('LogSink', () => {
         return r;
       }) as typeof out.write;
     });
-    const sink = new LogSink(out, { batchMs: 5, batchBytes: 8 });
+    // A timer long enough that a loaded machine cannot fire it before the check below (one turn of the loop).
+    const sink = new LogSink(out, { batchMs: 250, batchBytes: 8 });
     sink.write('a\n');
     sink.write('b\n');
     await new Promise((r) => setImmediate(r));
