@@ -5,8 +5,6 @@ import { closingParen, normalizeExpression, sqliteType, type ForeignKeyShape, ty
 // sqlite_master and PRAGMA table_info / index_list / index_info / foreign_key_list.
 // CHECK constraints have no pragma: they are read from the CREATE TABLE text.
 
-type Row = Record<string, unknown>;
-
 export function readSqliteSchema(db: DatabaseSync): SchemaShape {
   const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string; sql: string }>;
   const shape: SchemaShape = {};
