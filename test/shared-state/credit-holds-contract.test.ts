@@ -91,16 +91,23 @@ async function fleet(balance: bigint, limit: bigint | null): Promise<Subject> {
   return subject(base, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
 }
 
-/** One contract case on a fresh account of `balance` (and key limit): both implementations must return the same. */
-function contractCase(name: string, balance: bigint, limit: bigint | null, fn: (s: Subject) => Promise<unknown>): void {
+type Open = (balance: bigint, limit: bigint | null) => Promise<Subject>;
+
+/** A contract case that opens its own subjects (fresh accounts): both implementations must return the same. */
+function agree(name: string, fn: (open: Open) => Promise<unknown>): void {
   test(`${name} (in process and on Redis alike)`, async (t) => {
-    const local = await fn(inProcess(balance, limit));
+    const local = await fn(async (balance, limit) => inProcess(balance, limit));
     if (skipRedis !== null) {
       t.diagnostic(`Redis part skipped: ${skipRedis}`);
       return;
     }
-    assert.deepEqual(await fn(await fleet(balance, limit)), local);
+    assert.deepEqual(await fn(fleet), local);
   });
+}
+
+/** One contract case on a fresh account of `balance` (and key limit). */
+function contractCase(name: string, balance: bigint, limit: bigint | null, fn: (s: Subject) => Promise<unknown>): void {
+  agree(name, async (open) => fn(await open(balance, limit)));
 }
 
 contractCase('holds never together exceed the balance; what is held is reported and counted', 3n * HOLD + HOLD / 2n, null, async (s) => {
@@ -150,6 +157,21 @@ for (const [balance, limit] of [[5n * HOLD, null], [5n * HOLD, 3n * HOLD], [2n *
     return steps;
   });
 }
+
+agree('the overshoot rule over a grid of costs: with another hold in flight, finish charges the same', async (open) => {
+  const charges = [];
+  for (const [balance, limit] of [[5n * HOLD, null], [5n * HOLD, 3n * HOLD], [2n * HOLD + HOLD / 3n, null]] as const) {
+    for (const cost of [0n, HOLD / 2n, HOLD, HOLD + 1n, 2n * HOLD, 3n * HOLD, 10n * HOLD]) {
+      const s = await open(balance, limit);
+      assert.equal(await s.reserve('g1'), HOLD);
+      assert.equal(await s.reserve('g2'), HOLD);
+      const charge = await s.finish('g1', HOLD, cost);
+      assert.ok(charge <= cost, `never more than the cost: ${charge} for ${cost}`);
+      charges.push([String(balance), String(limit), String(cost), String(charge)]);
+    }
+  }
+  return charges;
+});
 
 contractCase("a key's own limit refuses past it, whatever the balance", 10n * HOLD, 2n * HOLD, async (s) => {
   const results = [await s.reserve('g1'), await s.reserve('g2'), await s.reserve('g3')];
