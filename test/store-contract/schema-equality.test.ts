@@ -84,7 +84,7 @@ test('the comparison names the table and the difference: a column, a type, an in
   assert.deepEqual(schemaDifferences(base, drifted).map((d) => d.message), [
     'table accounts: column note only in Postgres',
     'table ledger: index ledger_account: SQLite "(account_id, id)", Postgres "(account_id)"',
-    `table refusal_counts: index refusal_counts_errors: SQLite null, Postgres "unique (key_hash) where reason='rate_limited'"`,
+    "table refusal_counts: index refusal_counts_errors unique (key_hash) where reason='rate_limited' only in Postgres",
   ]);
   // Shapes edited directly: what no SQLite ALTER can make.
   const edited = structuredClone(base);
@@ -112,7 +112,7 @@ test("the Postgres reader sees drift too: an extra partial index, a changed defa
   assert.deepEqual(unintended(schemaDifferences(sqliteSchema(), drifted)).map((d) => d.message), [
     'table api_keys: column usage_nanos default: SQLite "0", Postgres "5"',
     'table generations: column key_hash NOT NULL: SQLite true, Postgres false',
-    `table generations: index generations_errors: SQLite null, Postgres "(provider, created_at) where status='error'"`,
+    "table generations: index generations_errors (provider, created_at) where status='error' only in Postgres",
     'table reservations: foreign keys: SQLite ["(account_id) → accounts(id) on update no action on delete no action"], Postgres []',
   ]);
 });

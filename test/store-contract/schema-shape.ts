@@ -159,7 +159,12 @@ function tableDifferences(t: string, a: TableShape, b: TableShape): SchemaDiffer
   const idxA = new Map(byName(a.indexes).map((i) => [i.name, indexText(i)]));
   const idxB = new Map(byName(b.indexes).map((i) => [i.name, indexText(i)]));
   for (const name of [...new Set([...idxA.keys(), ...idxB.keys()])].sort()) {
-    diff(`index ${name}`, `index ${name}`, idxA.get(name) ?? null, idxB.get(name) ?? null);
+    const [x, y] = [idxA.get(name), idxB.get(name)];
+    if (x === undefined || y === undefined) {
+      out.push({ key: `${t}.index ${name}`, message: `table ${t}: index ${name} ${x ?? y} only in ${x === undefined ? 'Postgres' : 'SQLite'}` });
+    } else {
+      diff(`index ${name}`, `index ${name}`, x, y);
+    }
   }
   diff('triggers', 'triggers', [...a.triggers].sort(), [...b.triggers].sort());
   return out;
