@@ -27,7 +27,7 @@ const HOLD = worstCaseCost(request(), plan(), 10);
 interface Subject {
   holds: CreditHolds;
   base: Ledgered;
-  /** reserve's amount, or the refusal's error code. */
+  /** reserve's amount, or the refusal's error code (and its reason: balance or key_limit). */
   reserve(id: string): Promise<bigint | string>;
   /** finish, as the pipeline calls it after the answer: returns the charge. */
   finish(id: string, held: bigint, cost: bigint): Promise<bigint>;
@@ -56,7 +56,7 @@ function subject(base: Ledgered, holds: CreditHolds, queue: SettlementQueue, for
       try {
         return await holds.reserve(id, base.auth, request(), plan(), PROMPT);
       } catch (err) {
-        if (err instanceof GatewayError) return err.code;
+        if (err instanceof GatewayError) return err.metadata?.reason === undefined ? err.code : `${err.code}: ${String(err.metadata.reason)}`;
         throw err;
       }
     },
@@ -113,7 +113,7 @@ function contractCase(name: string, balance: bigint, limit: bigint | null, fn: (
 contractCase('holds never together exceed the balance; what is held is reported and counted', 3n * HOLD + HOLD / 2n, null, async (s) => {
   const results = [];
   for (const id of ['g1', 'g2', 'g3', 'g4']) results.push(await s.reserve(id));
-  assert.deepEqual(results, [HOLD, HOLD, HOLD, 'insufficient_quota']);
+  assert.deepEqual(results, [HOLD, HOLD, HOLD, 'insufficient_quota: balance']);
   assert.equal(await s.holds.heldFor('acct_1'), 3n * HOLD);
   assert.equal(s.holds.outstanding, 3);
   return results;
@@ -129,13 +129,13 @@ contractCase('finish charges the cost and frees the rest; the charge counts whil
   assert.equal(await s.holds.heldFor('acct_1'), 0n);
   // 2.5 holds left: two fit, the third does not.
   const after = [await s.reserve('g2'), await s.reserve('g3'), await s.reserve('g4')];
-  assert.deepEqual(after, [HOLD, HOLD, 'insufficient_quota']);
+  assert.deepEqual(after, [HOLD, HOLD, 'insufficient_quota: balance']);
   return { charge, after };
 });
 
 contractCase('a failed request (cost 0) is charged nothing and its hold is freed', HOLD, null, async (s) => {
   assert.equal(await s.reserve('g1'), HOLD);
-  assert.equal(await s.reserve('g2'), 'insufficient_quota');
+  assert.equal(await s.reserve('g2'), 'insufficient_quota: balance');
   assert.equal(await s.finish('g1', HOLD, 0n), 0n);
   assert.equal(await s.holds.heldFor('acct_1'), 0n);
   assert.equal(await s.reserve('g2'), HOLD);
@@ -173,15 +173,19 @@ agree('the overshoot rule over a grid of costs: with another hold in flight, fin
   return charges;
 });
 
-contractCase("a key's own limit refuses past it, whatever the balance", 10n * HOLD, 2n * HOLD, async (s) => {
-  const results = [await s.reserve('g1'), await s.reserve('g2'), await s.reserve('g3')];
-  assert.deepEqual(results, [HOLD, HOLD, 'insufficient_quota']);
+contractCase("a key's own limit refuses past it with reason key_limit, whatever the balance; usage counts against it once settled", 100n * HOLD, HOLD + HOLD / 2n, async (s) => {
+  const results = [await s.reserve('g1'), await s.reserve('g2')];
+  assert.deepEqual(results, [HOLD, 'insufficient_quota: key_limit']);
+  const charge = await s.finish('g1', HOLD, HOLD);
+  await s.commit('g1', charge);
+  results.push(await s.reserve('g2'));
+  assert.equal(results[2], 'insufficient_quota: key_limit', 'the limit left is half a hold');
   return results;
 });
 
 contractCase('changes made in the database count once forgotten; a revoked key or an inactive account is refused with 401', HOLD, null, async (s) => {
   assert.equal(await s.reserve('g1'), HOLD);
-  assert.equal(await s.reserve('g2'), 'insufficient_quota');
+  assert.equal(await s.reserve('g2'), 'insufficient_quota: balance');
   s.base.ledger.addEntry('acct_1', 'credit', HOLD, null, '2026-01-01T00:00:00Z');
   await s.forget('hash_1', 'acct_1');
   assert.equal(await s.reserve('g2'), HOLD);
