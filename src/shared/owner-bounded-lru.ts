@@ -20,7 +20,7 @@ export class OwnerBoundedLru<V> {
   private readonly maxPerOwner: number;
   private readonly all: LRUCache<string, Held<V>>;
   private readonly sizeOf: (value: V) => number;
-  /** owner → its keys, least recently used first → each one's size. */
+  /** owner → its entries' ids (entryId), least recently used first → each one's size. */
   private readonly owners = new Map<string, Map<string, number>>();
   private readonly ownerTotals = new Map<string, number>();
 
@@ -59,12 +59,13 @@ export class OwnerBoundedLru<V> {
 
   /** The value, when `owner` holds it and it has not expired; it becomes that owner's most recently used. */
   get(owner: string, key: string): V | undefined {
-    const held = this.all.get(key);
+    const id = entryId(owner, key);
+    const held = this.all.get(id);
     if (held === undefined || held.owner !== owner) return undefined;
     const keys = this.owners.get(owner)!;
-    const size = keys.get(key)!;
-    keys.delete(key);
-    keys.set(key, size);
+    const size = keys.get(id)!;
+    keys.delete(id);
+    keys.set(id, size);
     return held.value;
   }
 
@@ -76,7 +77,8 @@ export class OwnerBoundedLru<V> {
   set(owner: string, key: string, value: V, ttlMs: number, maxPerOwner = this.maxPerOwner): boolean {
     const bound = Math.max(1, Math.min(maxPerOwner, this.maxTotal));
     const size = Math.max(1, this.sizeOf(value));
-    this.all.delete(key);
+    const id = entryId(owner, key);
+    this.all.delete(id);
     if (size > bound) return false;
     const keys = this.owners.get(owner);
     if (keys !== undefined) {
@@ -87,8 +89,8 @@ export class OwnerBoundedLru<V> {
         if (!this.all.delete(oldest)) this.untrack(owner, oldest);
       }
     }
-    this.all.set(key, { owner, value, size }, { ttl: ttlMs });
-    this.track(owner, key, size);
+    this.all.set(id, { owner, value, size }, { ttl: ttlMs });
+    this.track(owner, id, size);
     return true;
   }
 
@@ -114,4 +116,9 @@ export class OwnerBoundedLru<V> {
       this.ownerTotals.set(owner, this.ownerTotals.get(owner)! - size);
     }
   }
+}
+
+/** An entry's id: its key within its owner's, so two owners' equal keys are two entries (as in the Redis stores). */
+function entryId(owner: string, key: string): string {
+  return `${owner}\u0000${key}`;
 }

@@ -103,6 +103,17 @@ async function floodKeepsOthers(rig: Rig): Promise<void> {
   assert.equal((await rig.chat(flood(0), {}, key)).headers.get('x-switchyard-cache'), 'MISS');
 }
 
+/** An account's share of 100 bytes (400 × 0.25) holds no answer: each is asked upstream, never kept (in Redis it was kept, evicting the rest). */
+const TINY_SHARE = 'cache: { enabled: true, max_total_bytes: 400, account_share: 0.25 }\n';
+
+async function overShareNotKept(rig: Rig): Promise<void> {
+  const first = await rig.chat(ASK);
+  assert.equal(first.headers.get('x-switchyard-cache'), 'MISS');
+  assert.ok(first.text.length > 100, `an answer of ${first.text.length} bytes is over the share`);
+  assert.equal((await rig.chat(ASK)).headers.get('x-switchyard-cache'), 'MISS');
+  assert.equal(rig.emu.requests.length, 2);
+}
+
 describe('response cache, in process', () => {
   test("one account's flood of cacheable requests evicts only its own answers (cache.account_share)", async () => {
     const rig = await startRig(SMALL_CACHE);
@@ -241,6 +252,15 @@ describe('response cache, in process', () => {
     }
   });
 
+  test("an answer larger than the account's share of the cache is not kept", async () => {
+    const rig = await startRig(TINY_SHARE);
+    try {
+      await overShareNotKept(rig);
+    } finally {
+      await rig.close();
+    }
+  });
+
   test('a hit still counts against the rate limits', async () => {
     const rig = await startRig(`${CACHE}tiers:\n  tier2:\n    requests_per_minute: 2\n`);
     try {
@@ -270,6 +290,15 @@ describe('response cache, in Redis', { skip }, () => {
     const rig = await startRig(SMALL_CACHE, { redis: { url: redis.url, prefix: `rcf-${process.pid}` } });
     try {
       await floodKeepsOthers(rig);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  test("an answer larger than the account's share of the cache is not kept in Redis either", async () => {
+    const rig = await startRig(TINY_SHARE, { redis: { url: redis.url, prefix: `rcs-${process.pid}` } });
+    try {
+      await overShareNotKept(rig);
     } finally {
       await rig.close();
     }

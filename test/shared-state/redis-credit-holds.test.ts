@@ -1,16 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ledgered, plan, request, settlement, writerOf, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
-import { CreditReservations } from '../../src/billing/credit-reservations.ts';
+import { ledgered, settlement, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
 import { RedisCreditHolds, type PeriodDays, type SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
-import { SettlementQueue } from '../../src/billing/settlement-queue.ts';
-import { worstCaseCost } from '../../src/billing/worst-case-cost.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { ReservationStore } from '../../src/store/reservation-store.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The database side is the real SQLite store of the fixtures (one account acct_1 with key
-// hash_1); the shared side a real Redis. Each test uses its own key prefix.
+// hash_1); the shared side a real Redis. Each test uses its own key prefix. That the Redis
+// holds behave as CreditReservations' (the overshoot rule, refusals, forgetting) is
+// credit-holds-contract.test.ts's: the contract suite both implementations run.
 
 const skip = redisUnavailable() ?? false;
 let redis: RedisServer;
@@ -139,27 +138,4 @@ test('credits granted are seen once forgotten', { skip }, async () => {
   base.ledger.addEntry('acct_1', 'credit', HOLD, null, '2026-01-01T00:00:00.000Z');
   await a!.forget('acct_1');
   assert.equal((await b!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
-});
-
-test('the overshoot rule charges what CreditReservations charges', { skip }, async () => {
-  const req = request();
-  const worst = worstCaseCost(req, plan(), 10);
-  const bound = { cheap: 10, tight: () => 10 };
-  for (const [balance, limit] of [[5n * worst, null], [5n * worst, 3n * worst], [2n * worst + worst / 3n, null]] as const) {
-    const base = ledgered(balance, limit);
-    const queue = new SettlementQueue(writerOf(base.ledger), { log: () => {}, firstRetryMs: 60_000 });
-    const memory = new CreditReservations(new ReservationStore(base.db), queue, { holdMs: 60_000 });
-    const { instances: [shared] } = await fleet(balance, limit, 1);
-    for (const id of ['g1', 'g2']) {
-      memory.reserve(id, base.auth, req, plan(), bound);
-      assert.equal((await shared!.reserve(id, 'acct_1', 'hash_1', worst)).ok, true);
-    }
-    for (const cost of [0n, worst / 2n, worst, worst + 1n, 2n * worst, 3n * worst, 10n * worst]) {
-      const expected = memory.chargeable('acct_1', 'hash_1', worst, cost);
-      assert.equal(await shared!.chargeable('acct_1', 'hash_1', worst, cost), expected, `balance ${balance} limit ${limit} cost ${cost}`);
-    }
-    // finish applies the same rule, atomically with the release.
-    const expected = memory.chargeable('acct_1', 'hash_1', worst, 10n * worst);
-    assert.equal(await shared!.finish('g1', 'acct_1', 'hash_1', 10n * worst), expected);
-  }
 });

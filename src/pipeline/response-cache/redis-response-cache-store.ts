@@ -5,7 +5,8 @@ import type { ResponseCacheStore } from './response-cache-store.ts';
 // Each account's entries, least recently used first: a sorted set (member: the entry's
 // digest, score: its last use in ms) and a hash of their sizes (`#total`: their sum). A new
 // entry past the account's share evicts the account's own oldest entries, in the same
-// script: another account's are never touched. Entries Redis itself expired or evicted
+// script: another account's are never touched. A value larger than the whole share is not
+// kept (and the entry it would replace goes), as in process. Entries Redis itself expired or evicted
 // (maxmemory) stay counted until they are the oldest and go first.
 const SET = new RedisScript(`
 local member, size, cap = ARGV[5], string.len(ARGV[1]), tonumber(ARGV[4])
@@ -15,6 +16,11 @@ if prev then
   total = total - tonumber(prev)
   redis.call('ZREM', KEYS[2], member)
   redis.call('HDEL', KEYS[3], member)
+end
+if size > cap then
+  if prev then redis.call('HSET', KEYS[3], '#total', total) end
+  redis.call('DEL', KEYS[1])
+  return 0
 end
 while total + size > cap do
   local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
