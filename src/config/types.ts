@@ -1,5 +1,6 @@
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
+import type { RecordsConfig } from './parse-records.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -44,6 +45,8 @@ export interface GatewayConfig {
   cache: ResponseCacheConfig;
   /** `sticky:` — the bounds of sticky routing's memory, per account and in all (parse-sticky.ts). */
   sticky: StickyConfig;
+  /** `records:` — how long generation records are kept (parse-records.ts). */
+  records: RecordsConfig;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }
