@@ -71,8 +71,11 @@ export class ActivityStore {
     return stmt.get(id) as unknown as ActivityRow | undefined;
   }
 
-  /** Up to `limit` records matching the filter, newest first, after the cursor. */
-  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): ActivityRow[] {
+  /**
+   * Up to `limit` records matching the filter, newest first, after the cursor. `whole`: every
+   * column of the `generations` view (a GenerationRecord's, for toGenerationRecord), not only the list's.
+   */
+  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null, whole = false): ActivityRow[] {
     const where: string[] = [];
     const params: Array<string | number> = [];
     const shape: string[] = [];
@@ -89,10 +92,11 @@ export class ActivityStore {
       shape.push('after');
     }
     params.push(limit);
+    if (whole) shape.push('whole');
     const key = shape.join(',');
     let stmt = this.statements.get(key);
     if (stmt === undefined) {
-      stmt = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM generations
+      stmt = this.db.prepare(`SELECT ${whole ? '*' : LIST_COLUMNS} FROM generations
         ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ${NEWEST_FIRST} LIMIT ?`);
       stmt.setReadBigInts(true);
       this.statements.set(key, stmt);

@@ -76,7 +76,8 @@ export interface GenerationRepository {
 /** The generation list: filters and keyset pages, newest first on (created_at, id). */
 export interface ActivityRepository {
   get(id: string): Promise<ActivityRow | undefined>;
-  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): Promise<ActivityRow[]>;
+  /** `whole`: every column of the record (toGenerationRecord reads the rows), for exports. */
+  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null, whole?: boolean): Promise<ActivityRow[]>;
 }
 
 /** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */

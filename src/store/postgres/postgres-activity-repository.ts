@@ -15,7 +15,7 @@ export class PostgresActivityRepository implements ActivityRepository {
     return (await this.pg.query<ActivityRow>(`SELECT ${LIST_COLUMNS} FROM generations WHERE id = $1`, [id])).rows[0];
   }
 
-  async list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): Promise<ActivityRow[]> {
+  async list(filter: ActivityFilter, limit: number, after: ActivityCursor | null, whole = false): Promise<ActivityRow[]> {
     const where: string[] = [];
     const params: Array<string | number> = [];
     const next = (): string => `$${params.length}`;
@@ -32,7 +32,7 @@ export class PostgresActivityRepository implements ActivityRepository {
       where.push(AFTER_CURSOR.replace('?', at).replace('?', next()));
     }
     params.push(limit);
-    const sql = `SELECT ${LIST_COLUMNS} FROM generations ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+    const sql = `SELECT ${whole ? '*' : LIST_COLUMNS} FROM generations ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ${NEWEST_FIRST} LIMIT ${next()}`;
     return (await this.pg.query<ActivityRow>(sql, params)).rows;
   }
