@@ -18,7 +18,9 @@ const DAY_MS = 86_400_000;
 const MAX_STEP_ROWS = 1000;
 const MIN_STEP_ROWS = 25;
 const STEP_TARGET_MS = 1;
-const PAUSE_MS = 5;
+const PAUSE_MS = 2;
+/** The first step's rows: small, since a step of 1,000 takes some 30 ms on a busy 2-core machine. */
+const FIRST_STEP_ROWS = 100;
 
 export interface RetentionDeps {
   listAccounts(): Promise<AccountRecord[]>;
@@ -34,9 +36,10 @@ export interface PruneResult {
   deleted: number;
   /** Accounts with a retention (their records older than it looked for). */
   accounts: number;
-  /** Steps (transactions) the pass took, and the longest one's write lock, ms. */
+  /** Steps (transactions) the pass took, and the longest one's and all of them together's write lock, ms. */
   steps: number;
   maxStepMs: number;
+  totalStepMs: number;
 }
 
 /** The days an account's records are kept, or null for forever. */
@@ -60,7 +63,7 @@ export class RecordsRetention {
   private running: Promise<PruneResult> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private stepRows = MAX_STEP_ROWS;
+  private stepRows = FIRST_STEP_ROWS;
 
   constructor(deps: RetentionDeps) {
     this.deps = deps;
@@ -91,7 +94,7 @@ export class RecordsRetention {
 
   private async pass(): Promise<PruneResult> {
     const cutoffs = retentionCutoffs(await this.deps.listAccounts(), this.deps.config(), this.deps.now());
-    const result: PruneResult = { deleted: 0, accounts: cutoffs.length, steps: 0, maxStepMs: 0 };
+    const result: PruneResult = { deleted: 0, accounts: cutoffs.length, steps: 0, maxStepMs: 0, totalStepMs: 0 };
     let next = 0;
     while (next < cutoffs.length && !this.stopped) {
       const step = await this.deps.step(cutoffs, next, this.stepRows);
@@ -99,6 +102,7 @@ export class RecordsRetention {
       result.deleted += step.deleted;
       result.steps += 1;
       result.maxStepMs = Math.max(result.maxStepMs, step.ms);
+      result.totalStepMs += step.ms;
       if (step.ms > STEP_TARGET_MS) this.stepRows = Math.max(MIN_STEP_ROWS, Math.floor(this.stepRows / 2));
       else if (step.ms < STEP_TARGET_MS / 2) this.stepRows = Math.min(MAX_STEP_ROWS, this.stepRows * 2);
       if (next < cutoffs.length) await pause(PAUSE_MS);

@@ -27,9 +27,14 @@ const TITLES = ['Acme Chat', 'Support Bot', 'Docs Search', 'Code Review Assistan
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 export const sampleAccountId = (i: number) => `acct_${(i % SAMPLE_ACCOUNTS).toString(36).padStart(6, '0')}`;
-export const sampleKeyHash = (account: number, key: number) => createHash('sha256').update(`key-${account}-${key}`).digest('hex');
+const KEY_HASHES = Array.from({ length: SAMPLE_ACCOUNTS * 4 }, (_, i) => createHash('sha256').update(`key-${Math.floor(i / 4)}-${i % 4}`).digest('hex'));
+export const sampleKeyHash = (account: number, key: number) => KEY_HASHES[(account % SAMPLE_ACCOUNTS) * 4 + key]!;
 
-const text = (rnd: () => number, n: number) => Array.from({ length: n }, () => ALPHABET[Math.floor(rnd() * 64)]).join('');
+function text(rnd: () => number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += ALPHABET[(rnd() * 64) | 0];
+  return s;
+}
 const usd = (nanos: number) => (nanos === 0 ? '0' : (nanos / 1e9).toFixed(9).replace(/0+$/, ''));
 
 /** `count` records from `startMs`, `stepMs` apart. */

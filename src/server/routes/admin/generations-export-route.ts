@@ -44,12 +44,14 @@ export function registerGenerationsExportRoutes(app: FastifyInstance, services: 
     schema: routeSchema({
       summary: 'Delete the generation records past their retention now (records.retention_days, per tier, per account); rollups stay',
       tags: ['admin: generations'],
-      response: '{data: {deleted, accounts, steps, max_step_ms}}',
+      response: '{data: {deleted, accounts, steps, max_step_ms, total_step_ms}}',
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
     const r = await services.retention.runOnce();
     await services.stores.audit.record(actorOf(auth), 'generations.prune', null, { deleted: r.deleted, accounts: r.accounts }, new Date().toISOString());
-    return { data: { deleted: r.deleted, accounts: r.accounts, steps: r.steps, max_step_ms: Math.round(r.maxStepMs * 1000) / 1000 } };
+    return { data: { deleted: r.deleted, accounts: r.accounts, steps: r.steps, max_step_ms: round(r.maxStepMs), total_step_ms: round(r.totalStepMs) } };
   });
 }
+
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
