@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       metrics: { enabled: true },
       cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 0n, denominator: 1n } },
       sticky: { maxEntries: 100_000, accountShare: 0.25 },
+      records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
     });
   });
 
