@@ -46,6 +46,7 @@ export function fillRecords(db: DatabaseSync, records: Iterable<GenerationRecord
     addToRollup(rollups, r);
     if (++n % BATCH === 0) {
       db.exec('COMMIT');
+      db.exec('PRAGMA wal_checkpoint(PASSIVE)'); // no checkpointer runs while nothing settles: keep the WAL short
       progress(n);
       db.exec('BEGIN');
     }

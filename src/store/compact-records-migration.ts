@@ -8,13 +8,18 @@ import type { Migration } from './migrations.ts';
 //   app titles, error codes...); records hold its integer id. Names are never deleted.
 // - `generation_records`: `seq` is the rowid, so every index ends with it for free; the list
 //   is newest first on (created_ms, seq). Indexes: id (lookups and the settlement's upsert),
-//   time (all accounts; pruning), account, key and model, each then time.
+//   time (all accounts; pruning), account (then time, and the Activity filters model,
+//   provider and status, checked in the index), key and model, each then time.
 // - `generations`: a view with the old table's columns (names, ISO times, JSON), for reading
 //   as before; the list queries filter and order on the view's stored columns (seq,
 //   created_ms, *_ref), which SQLite pushes down to the table's indexes.
 // - `accounts.retention_days`: the account's own retention of records (records-retention.ts).
 
-/** The view's SELECT, shared with later migrations that add columns (they recreate the view). */
+/**
+ * The view as migration 11 creates it. A later migration that adds a column to
+ * generation_records writes its own `DROP VIEW generations; CREATE VIEW generations AS …`
+ * (a shipped migration never changes, so it does not reuse this constant).
+ */
 export const GENERATIONS_VIEW_SQLITE = `
   CREATE VIEW generations AS SELECT
     g.seq, g.created_ms, g.account_ref, g.key_ref, g.model_ref, g.provider_ref, g.is_error,
@@ -137,7 +142,9 @@ export const COMPACT_RECORDS_SQLITE: Migration = {
 
     CREATE UNIQUE INDEX generation_records_id ON generation_records(id);
     CREATE INDEX generation_records_created ON generation_records(created_ms);
-    CREATE INDEX generation_records_account ON generation_records(account_ref, created_ms);
+    -- The Activity page's filters (model, provider, status) ride in the account's index: a
+    -- rare combination is found by walking index entries, not by reading each record.
+    CREATE INDEX generation_records_account ON generation_records(account_ref, created_ms, model_ref, provider_ref, is_error);
     CREATE INDEX generation_records_key ON generation_records(key_ref, created_ms);
     CREATE INDEX generation_records_model ON generation_records(model_ref, created_ms);
     ${GENERATIONS_VIEW_SQLITE}

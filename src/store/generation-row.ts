@@ -11,9 +11,11 @@ import type { GenerationRecord } from './generation-store.ts';
 //   order of BREAKDOWN_KEYS (an object with other items, e.g. `written_off`, is kept as is).
 //
 // Both engines write and read records through this module and the `generations` view (the
-// record as it was, names and ISO times included). A new column: add it to the table and
-// the view in a migration (both engines), to STORED_COLUMNS and to storedValues / the
-// decoder below.
+// record as it was, names and ISO times included). A new column (e.g. units of a new kind of
+// request): a migration on both engines adds it to generation_records (a small integer,
+// NULL when absent, costs a byte or nothing) and recreates the view with it; then add it to
+// STORED_COLUMNS and storedValues here, to COLUMN_TYPES (postgres-settlement.ts), and read
+// it in toGenerationRecord (generation-store.ts).
 
 /** The cost breakdown's line items, in the order of their stored array. */
 export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_write', 'request', 'image'] as const;

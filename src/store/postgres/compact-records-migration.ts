@@ -134,7 +134,7 @@ export const COMPACT_RECORDS_POSTGRES: Migration = {
     DROP TABLE generations;
 
     CREATE INDEX generation_records_created ON generation_records(created_ms, seq);
-    CREATE INDEX generation_records_account ON generation_records(account_ref, created_ms, seq);
+    CREATE INDEX generation_records_account ON generation_records(account_ref, created_ms, seq, model_ref, provider_ref, is_error);
     CREATE INDEX generation_records_key ON generation_records(key_ref, created_ms, seq);
     CREATE INDEX generation_records_model ON generation_records(model_ref, created_ms, seq);
     ${GENERATIONS_VIEW_POSTGRES}
