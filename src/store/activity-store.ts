@@ -48,6 +48,17 @@ export const FILTER_COLUMNS: Array<[keyof ActivityFilter, string, (v: string) =>
   ['from', 'created_ms >= ?', ms], ['to', 'created_ms < ?', ms],
 ];
 
+/**
+ * The clause of a filter in a list with these filters: with an account, the model's (and
+ * provider's) clause is `+model_ref`, which no index serves, so that the planner walks the
+ * account's index (which holds model, provider and status: no record read to check them)
+ * rather than the model's, whose entries it would have to check against each record's
+ * account (SQLite's planner took the model's: 33 ms for a page against 0.9).
+ */
+export function filterClause(field: keyof ActivityFilter, clause: string, filter: ActivityFilter): string {
+  return (field === 'model' || field === 'provider') && filter.accountId !== undefined ? `+${clause}` : clause;
+}
+
 /** After the cursor's record, newest first (a cursor whose record was pruned since: after its time). */
 export const AFTER_CURSOR = '(created_ms, seq) < (?, coalesce((SELECT seq FROM generation_records WHERE id = ?), 0))';
 export const NEWEST_FIRST = 'ORDER BY created_ms DESC, seq DESC';
@@ -82,7 +93,7 @@ export class ActivityStore {
     for (const [field, clause, param] of FILTER_COLUMNS) {
       const v = filter[field];
       if (v === undefined) continue;
-      where.push(clause);
+      where.push(filterClause(field, clause, filter));
       params.push(param(v));
       shape.push(field);
     }

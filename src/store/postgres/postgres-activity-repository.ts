@@ -1,4 +1,4 @@
-import { AFTER_CURSOR, FILTER_COLUMNS, LIST_COLUMNS, NEWEST_FIRST, type ActivityCursor, type ActivityFilter, type ActivityRow } from '../activity-store.ts';
+import { AFTER_CURSOR, FILTER_COLUMNS, filterClause, LIST_COLUMNS, NEWEST_FIRST, type ActivityCursor, type ActivityFilter, type ActivityRow } from '../activity-store.ts';
 import type { ActivityRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -23,7 +23,7 @@ export class PostgresActivityRepository implements ActivityRepository {
       const v = filter[field];
       if (v === undefined) continue;
       params.push(param(v));
-      where.push(clause.replace('?', next()));
+      where.push(filterClause(field, clause, filter).replace('?', next()));
     }
     if (after !== null) {
       params.push(Date.parse(after.createdAt));
