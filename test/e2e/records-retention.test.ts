@@ -3,6 +3,14 @@ import assert from 'node:assert/strict';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allPages, call } from '../support/admin-client.ts';
 import type { SettlementRecord } from '../../src/store/ledger-store.ts';
+import type { AccountRecord } from '../../src/store/account-store.ts';
+import { parseConfig } from '../../src/config/load-config.ts';
+import { RecordsRetention } from '../../src/server/records-retention.ts';
+import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
+import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
+import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
+import { pruneStepPostgres } from '../../src/store/postgres/postgres-record-pruner.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 
 // Retention of generation records: records.retention_days for every account, a tier's own
 // (tiers.<id>.retention_days), an account's own (admin API retention_days), pruned by
@@ -111,5 +119,39 @@ describe('records retention: config', () => {
     assert.throws(() => parseConfig({ records: { retention: 3 } }, {}), /records\.retention/);
     assert.equal(parseConfig({ tiers: { free: { retention_days: 14 } } }, {}).tiers.find((t) => t.id === 'free')!.retentionDays, 14);
     assert.throws(() => parseConfig({ tiers: { free: { retention_days: 'x' } } }, {}), /tiers\.free\.retention_days/);
+  });
+});
+
+describe('records retention on Postgres', { skip: postgresUnavailable() ?? false }, () => {
+  after(() => stopPostgres());
+
+  test('batched deletes per account: the records past each retention go, the rollups stay', async () => {
+    const pool = createPostgresPool({ url: await createTestDatabase(), max: 2 });
+    try {
+      await migratePostgres(pool);
+      const ledger = new PostgresLedger(pool);
+      const batch: SettlementRecord[] = [];
+      for (const [name, ages] of [['a', [1, 40, 100]], ['b', [1, 40, 100]]] as const) {
+        ages.forEach((age, i) => batch.push({ ...record(`gen-pg-${name}-${age}`, `acct_${name}`, `hash_${name}`, age, i), costNanos: 0n }));
+      }
+      for (let i = 0; i < 300; i++) batch.push({ ...record(`gen-pg-bulk-${i}`, 'acct_a', 'hash_a', 50, i), costNanos: 0n });
+      await ledger.settle([], batch);
+      const rollups = async () => (await pool.query('SELECT sum(requests)::text AS n FROM usage_daily')).rows[0].n;
+      const before = await rollups();
+      const account = (id: string, retentionDays: number | null) => ({ id, tier: 'free', retentionDays }) as AccountRecord;
+      const config = parseConfig({ records: { retention_days: 30 } }, {});
+      const retention = new RecordsRetention({
+        listAccounts: async () => [account('acct_a', null), account('acct_b', 60)],
+        step: (cutoffs, start, limit) => pruneStepPostgres(pool, cutoffs, start, limit), config: () => config, now: () => NOW, log: () => {},
+      });
+      const r = await retention.runOnce();
+      assert.equal(r.deleted, 2 + 300 + 1);
+      assert.ok(r.steps >= 3, `steps of at most 100 rows first: ${r.steps}`);
+      const left = (await pool.query('SELECT id FROM generations ORDER BY id')).rows.map((x) => x.id);
+      assert.deepEqual(left, ['gen-pg-a-1', 'gen-pg-b-1', 'gen-pg-b-40']);
+      assert.equal(await rollups(), before);
+    } finally {
+      await pool.end();
+    }
   });
 });
