@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allPages, call } from '../support/admin-client.ts';
+import { runCli } from '../support/run-cli.ts';
 import type { SettlementRecord } from '../../src/store/ledger-store.ts';
 import type { AccountRecord } from '../../src/store/account-store.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
@@ -107,6 +108,20 @@ describe('records retention', () => {
     assert.equal((await call('POST', `${gw.origin}${api}/generations/prune`, admin)).json.data.deleted, 0);
     const audit = await call('GET', `${gw.origin}${api}/audit?limit=5`, admin);
     assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'generations.prune'));
+  });
+
+  test('the CLI sets and clears an account\'s retention_days', async () => {
+    const id = accounts.enterprise!.id;
+    const set = runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', '12', '--json');
+    assert.equal(set.code, 0, set.err);
+    assert.equal(JSON.parse(set.out).retention_days, 12);
+    assert.equal((await call('GET', `${gw.origin}${api}/accounts/${id}`, admin)).json.data.retention_days, 12);
+    assert.equal(JSON.parse(runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', 'none', '--json').out).retention_days, null);
+    for (const bad of ['0', '36501', 'soon']) {
+      const r = runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', bad);
+      assert.notEqual(r.code, 0, bad);
+      assert.match(r.err, /retention-days/, bad);
+    }
   });
 });
 
