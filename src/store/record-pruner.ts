@@ -16,7 +16,7 @@ export interface PruneStep {
   deleted: number;
   /** The first cutoff not finished yet (cutoffs.length: all done). */
   next: number;
-  /** How long the step held the database's write lock, ms. */
+  /** How long the step held the database's write lock, ms (from BEGIN IMMEDIATE's return to COMMIT's). */
   ms: number;
 }
 
@@ -35,8 +35,8 @@ export function pruneStep(db: DatabaseSync, cutoffs: readonly PruneCutoff[], sta
   }
   let deleted = 0;
   let next = start;
-  const t0 = performance.now();
   db.exec('BEGIN IMMEDIATE');
+  const t0 = performance.now(); // from holding the write lock (the wait for it is not holding it)
   try {
     while (next < cutoffs.length && deleted < limit) {
       const c = cutoffs[next]!;
