@@ -8,9 +8,9 @@
 // account's activity first page (management key). Prints p50 and max per query against
 // the targets: aggregates and generation pages < 100 ms, activity < 300 ms.
 //
-// Fill: one prepared INSERT per record in transactions of 50,000; the rollups are summed
-// in memory and written once (what settlement does batch by batch). The random draws are
-// seeded, so every run builds the same database.
+// Fill: bench/lib/fill-records.ts (the records as settlement stores them, bulk-inserted; the
+// rollups summed in memory and written once). The random draws are seeded, so every run
+// builds the same database.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -21,10 +21,7 @@ import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
 import type { GenerationRecord } from '../src/store/generation-store.ts';
-import {
-  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
-  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
-} from '../src/store/usage-rollup.ts';
+import { fillRecords } from './lib/fill-records.ts';
 import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';
 
@@ -58,7 +55,7 @@ const accounts = [];
 for (let i = 0; i < ACCOUNTS; i++) {
   accounts.push(await services.accountService.createAccount({ name: `account ${i}`, type: 'organization', tier: 'enterprise', creditsUsd: '1000' }));
 }
-const keys = [];
+const keys: Array<{ accountId: string; hash: string; models: string[]; apps: Array<string | null> }> = [];
 for (const a of accounts) {
   for (let i = 0; i < KEYS_PER_ACCOUNT; i++) {
     const { record } = await services.accountService.createKey({ accountId: a.id, name: `key ${i}` });
@@ -66,18 +63,10 @@ for (const a of accounts) {
     keys.push({ accountId: a.id, hash: record.hash, models: [pick(MODELS), pick(MODELS), pick(MODELS)], apps: [pick(APPS), pick(APPS)] });
   }
 }
-const insert = services.db.prepare(`INSERT INTO generations (id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect,
-  streamed, cancelled, status, error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write,
-  tokens_reasoning, cost_nanos, latency_ms, first_token_ms, attempts, x_title, created_at)
-  VALUES (?, ?, ?, ?, ?, ?, 'chat', ?, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, '[]', ?, ?)`);
-const upsert = services.db.prepare(ROLLUP_UPSERT_SQL);
-const rollups = new Map<string, RollupRow>();
 const end = Date.now();
 const start = end - DAYS * DAY_MS;
-const BATCH = 50_000;
-for (let b = 0; b < RECORDS; b += BATCH) {
-  services.db.exec('BEGIN');
-  for (let i = b; i < Math.min(RECORDS, b + BATCH); i++) {
+function* records(): Generator<GenerationRecord> {
+  for (let i = 0; i < RECORDS; i++) {
     const k = keys[Math.floor(random() * keys.length)]!;
     const rare = i % 100_000 === 7;
     const model = rare ? RARE_MODEL : pick(k.models);
@@ -85,32 +74,20 @@ for (let b = 0; b < RECORDS; b += BATCH) {
     const error = random() < 0.03;
     const prompt = error ? 0 : 50 + Math.floor(random() * 4000);
     const completion = error ? 0 : 10 + Math.floor(random() * 1000);
-    const cost = error ? 0n : BigInt(prompt * 1000 + completion * 4000);
     const latency = 100 + Math.floor(random() * 5000);
-    // Records in time order, as settlement writes them.
-    const createdAt = new Date(start + Math.floor((i / RECORDS) * DAYS * DAY_MS)).toISOString();
-    const app = pick(k.apps);
-    const id = `gen-${i.toString(36).padStart(8, '0')}`;
-    insert.run(id, k.accountId, k.hash, model, provider, model, random() < 0.5 ? 1 : 0, error ? 'error' : 'success',
-      error ? 'provider_error' : null, error ? null : 'stop', prompt, completion, Math.floor(prompt / 4), Math.floor(completion / 10),
-      cost, latency, Math.floor(latency / 3), app, createdAt);
-    addToRollup(rollups, {
-      id, accountId: k.accountId, keyHash: k.hash, model, provider, xTitle: app, status: error ? 'error' : 'success',
+    yield {
+      id: `gen-${i.toString(36).padStart(8, '0')}`, accountId: k.accountId, keyHash: k.hash, model, provider, upstreamModel: model,
+      upstreamId: null, dialect: 'chat', streamed: random() < 0.5, cancelled: false, status: error ? 'error' : 'success',
+      errorCode: error ? 'provider_error' : null, finishReason: error ? null : 'stop', nativeFinishReason: null,
       tokensPrompt: prompt, tokensCompletion: completion, tokensCacheRead: Math.floor(prompt / 4), tokensCacheWrite: 0,
-      tokensReasoning: Math.floor(completion / 10), costNanos: cost, latencyMs: latency, createdAt,
-    } as GenerationRecord);
+      tokensReasoning: Math.floor(completion / 10), costNanos: error ? 0n : BigInt(prompt * 1000 + completion * 4000), costBreakdown: null,
+      latencyMs: latency, firstTokenMs: Math.floor(latency / 3), attempts: [], httpReferer: null, xTitle: pick(k.apps), endUser: null,
+      // Records in time order, as settlement writes them.
+      createdAt: new Date(start + Math.floor((i / RECORDS) * DAYS * DAY_MS)).toISOString(),
+    };
   }
-  services.db.exec('COMMIT');
 }
-services.db.exec('BEGIN');
-for (const row of rollups.values()) upsert.run(...rollupParams(row));
-const coarse = coarseRollups(rollups.values());
-const upsertGlobal = services.db.prepare(GLOBAL_ROLLUP_UPSERT_SQL);
-const upsertKeys = services.db.prepare(KEYS_ROLLUP_UPSERT_SQL);
-for (const row of coarse.global) upsertGlobal.run(...globalRollupParams(row));
-for (const row of coarse.keys) upsertKeys.run(...keysRollupParams(row));
-services.db.exec('COMMIT');
-services.db.exec('ANALYZE');
+fillRecords(services.db, records());
 const fillS = (performance.now() - t0) / 1000;
 
 // ------------------------------------------------------------------ measure over HTTP
@@ -172,7 +149,7 @@ for (const q of queries) {
 }
 
 const count = (sql: string): number => Number((services.db.prepare(sql).get() as { n: number }).n);
-process.stdout.write(`admin aggregates: ${count('SELECT count(*) AS n FROM generations').toLocaleString('en')} generation records over ${DAYS} days, `
+process.stdout.write(`admin aggregates: ${count('SELECT count(*) AS n FROM generation_records').toLocaleString('en')} generation records over ${DAYS} days, `
   + `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows (`
   + `${count('SELECT count(*) AS n FROM usage_daily_global').toLocaleString('en')} all-accounts, ${count('SELECT count(*) AS n FROM usage_daily_keys').toLocaleString('en')} per key); filled in ${fillS.toFixed(1)} s\n`);
 process.stdout.write(`${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`);

@@ -151,7 +151,7 @@ async function wroteToPostgres(url: string): Promise<boolean> {
     const exists = await client.query("SELECT to_regclass('public.generations') IS NOT NULL AS ok");
     if (exists.rows[0]?.ok !== true) return false;
     // The check request's record is written by its settlement, before its last byte.
-    const rows = await client.query<{ n: string }>('SELECT count(*) AS n FROM generations');
+    const rows = await client.query<{ n: string }>('SELECT count(*) AS n FROM generation_records');
     return Number(rows.rows[0]!.n) > 0;
   } finally {
     await client.end();

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
-import type { AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
+import type { AccountPatch, AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/account-store.ts';
 import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
 import { BalanceOutOfBounds, MAX_AMOUNT_USD, withinMaxAmount } from '../money/amount-bounds.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { LimitsOverride, TierTable } from '../config/tier-limits.ts';
+import type { TierTable } from '../config/tier-limits.ts';
 import { checkExpiry, checkName } from './account-input.ts';
 
 /** Keys an account may hold unless the config says otherwise (`accounts.max_keys`). */
@@ -85,7 +85,7 @@ export class AccountService {
    * Deactivating ends every dashboard session of the account's keys, in the same
    * transaction: reactivating the account later revives none of them.
    */
-  async updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord> {
+  async updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord> {
     if (patch.tier !== undefined) this.checkTier(patch.tier);
     const updated = await this.stores.transaction(async (tx) => {
       const out = await tx.accounts.updateAccount(id, patch);

@@ -80,6 +80,7 @@ describe('loadConfig', () => {
       cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 0n, denominator: 1n } },
       sticky: { maxEntries: 100_000, accountShare: 0.25 },
       pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
+      records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
     });
   });
 

@@ -4,6 +4,7 @@ import { ConfigError, explainConfigError, type ConfigSource } from './config-err
 import { parseModels } from './parse-models.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
+import { parseRecords } from './parse-records.ts';
 import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
 import { parseSticky } from './parse-sticky.ts';
@@ -38,7 +39,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -106,6 +107,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     cache: parseResponseCache(root.cache, 'cache'),
     sticky: parseSticky(root.sticky, 'sticky'),
     pdf: parsePdf(root.pdf, 'pdf'),
+    records: parseRecords(root.records, 'records'),
   };
 }
 

@@ -19,6 +19,8 @@ export interface TierLimits {
    * `body_limit_bytes`. Refused (413) from the Content-Length, before the body is read.
    */
   maxBodyBytes: number | null;
+  /** Days this tier's accounts' generation records are kept; absent: `records.retention_days`. */
+  retentionDays?: number;
 }
 
 export type TierTable = ReadonlyMap<string, TierLimits>;

@@ -2,6 +2,7 @@ import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
+import type { RecordsConfig } from './parse-records.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -48,6 +49,8 @@ export interface GatewayConfig {
   sticky: StickyConfig;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
+  /** `records:` — how long generation records are kept (parse-records.ts). */
+  records: RecordsConfig;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }

@@ -5,6 +5,7 @@ import { selectBackends, type Backends } from '../shared/select-backends.ts';
 import type { SettlementWriter } from '../store/ledger-store.ts';
 import type { PostgresStores } from '../store/postgres/postgres-stores.ts';
 import { ReservationStore } from '../store/reservation-store.ts';
+import { pruneStep, type PruneCutoff, type PruneStep } from '../store/record-pruner.ts';
 import { ServeLock } from '../store/serve-lock.ts';
 import { SqliteWriter } from '../store/sqlite-writer/sqlite-writer.ts';
 import { openSqliteStores, type SqliteStores } from '../store/sqlite-stores.ts';
@@ -53,6 +54,8 @@ export interface EngineParts {
   fleet: FleetServices | null;
   /** Postgres: the sweep of hold rows left by instances that died (store/postgres/postgres-stale-holds.ts); null otherwise. */
   releaseStaleRows: ((beforeIso: string, nowIso: string) => Promise<number>) | null;
+  /** One step of the records' pruning (store/record-pruner.ts): on the SQLite writer thread, or on Postgres. */
+  pruneStep: (cutoffs: readonly PruneCutoff[], start: number, limit: number) => Promise<PruneStep>;
 }
 
 export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: ServiceOptions, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
@@ -70,7 +73,10 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
     const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch, refusals) => sync.ledger.settle(holds, batch, refusals) };
     const fleet = opts.fleet ?? null;
-    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null };
+    const prune: EngineParts['pruneStep'] = writer !== null
+      ? (cutoffs, start, limit) => writer.prune(cutoffs, start, limit)
+      : async (cutoffs, start, limit) => pruneStep(db, cutoffs, start, limit);
+    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null, pruneStep: prune };
   }
   // A fleet: no lease (instances are many); every batch is written to Postgres by the queue
   // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
@@ -85,8 +91,10 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   const { releaseStaleHolds } = await import('../store/postgres/postgres-stale-holds.ts');
+  const { pruneStepPostgres } = await import('../store/postgres/postgres-record-pruner.ts');
   return {
     lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet,
     releaseStaleRows: (beforeIso, nowIso) => releaseStaleHolds(pg.pool, beforeIso, nowIso),
+    pruneStep: (cutoffs, start, limit) => pruneStepPostgres(pg.pool, cutoffs, start, limit),
   };
 }

@@ -31,6 +31,7 @@ import { InProcessResponseCacheStore } from '../pipeline/response-cache/response
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
+import { RecordsRetention } from './records-retention.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
@@ -97,6 +98,8 @@ export interface Services {
   readonly current: ConfigGeneration;
   /** The last reload attempt (null before any). */
   readonly lastReload: ReloadResult | null;
+  /** Deletes generation records past their retention (records-retention.ts), every `records.prune_interval_minutes` and on demand. */
+  retention: RecordsRetention;
   /** Model calls running; draining once a graceful stop began. */
   inFlight: InFlight;
   /** False once the database's serve lease is lost (always true in a fleet: no lease, instances are many). */
@@ -225,6 +228,11 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     if (!settlements.failing) void sweepStaleHolds(reservations, log);
   }, opts.holdSweepMs ?? config.timeouts.holdGraceMs);
   sweep.unref();
+  const retention = new RecordsRetention({
+    listAccounts: () => stores.accounts.listAccounts(), step: engine.pruneStep, config: () => current.config,
+    now: () => (opts.now ?? Date.now)(), log,
+  });
+  retention.start(config.records.pruneIntervalMs);
   // Account and key changes drop the caches at once when made here, and within the
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a
   // fleet, through the Redis invalidation bus.
@@ -299,6 +307,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     adapters,
     upstream,
     settlements,
+    retention,
     writer,
     settled: () => settlements.flush(),
     reservations,
@@ -348,6 +357,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     async close() {
       clearInterval(sweep);
       stopIdleShrink?.();
+      await retention.stop();
       // Flush, then end the writer thread, then release the lease (the next gateway may start).
       await settlements.close();
       await upstream.close();

@@ -14,6 +14,17 @@ export interface AccountRecord {
   isActive: boolean;
   createdAt: string;
   limitsOverride: LimitsOverride | null;
+  /** Days the account's generation records are kept; null: its tier's, else `records.retention_days` (records-retention.ts). */
+  retentionDays: number | null;
+}
+
+/** An operator's change to an account (undefined: unchanged; null clears an override). */
+export interface AccountPatch {
+  tier?: string;
+  defaultModel?: string;
+  isActive?: boolean;
+  limitsOverride?: LimitsOverride | null;
+  retentionDays?: number | null;
 }
 
 export interface KeyRecord {
@@ -57,7 +68,7 @@ export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'm
 
 export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null;
+  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null;
 }
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
@@ -70,6 +81,7 @@ export function toAccount(r: AccountRow): AccountRecord {
     id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
     balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
+    retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
@@ -103,6 +115,7 @@ export class AccountStore {
       updateAccount: db.prepare(`UPDATE accounts SET
         tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
+      setRetention: db.prepare('UPDATE accounts SET retention_days = ? WHERE id = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
@@ -153,12 +166,13 @@ export class AccountStore {
     return row?.balance_nanos;
   }
 
-  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): AccountRecord | undefined {
+  updateAccount(id: string, patch: AccountPatch): AccountRecord | undefined {
     transaction(this.db, () => {
       this.stmts.updateAccount.run(patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, id);
       if (patch.limitsOverride !== undefined) {
         this.stmts.setLimitsOverride.run(patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id);
       }
+      if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
     });
     return this.getAccount(id);
   }

@@ -14,7 +14,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'accounts', orderBy: 'id' },
   { name: 'api_keys', orderBy: 'hash' },
   { name: 'ledger', orderBy: 'id', identity: 'id' },
-  { name: 'generations', orderBy: 'id' },
+  { name: 'record_names', orderBy: 'id', identity: 'id' },
+  { name: 'generation_records', orderBy: 'seq', identity: 'seq' },
   { name: 'admin_actions', orderBy: 'id', identity: 'id' },
   { name: 'usage_daily', orderBy: 'account_id, day, key_hash, model, provider, app_title' },
   { name: 'usage_daily_global', orderBy: 'day, model, provider, app_title' },
@@ -31,7 +32,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
  */
 export const SKIPPED_TABLES = ['reservations'] as const;
 
-/** Rows per INSERT: generations have 28 columns, well under Postgres's 65 535 parameters. */
+/** Rows per INSERT: generation records have 31 columns, well under Postgres's 65 535 parameters. */
 const BATCH_ROWS = 500;
 
 export class CopyRefused extends Error {}

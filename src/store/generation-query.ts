@@ -18,13 +18,19 @@ export class GenerationQuery {
 
   constructor(db: DatabaseSync) {
     this.stmt = db.prepare(`SELECT id FROM generations
-      WHERE (?1 IS NULL OR account_id = ?1) AND (?2 IS NULL OR key_hash = ?2) AND (?3 IS NULL OR model = ?3)
-        AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR created_at >= ?5) AND (?6 IS NULL OR created_at < ?6)
-      ORDER BY created_at DESC, id DESC LIMIT ?7`);
+      WHERE (?1 IS NULL OR account_ref = (SELECT id FROM record_names WHERE name = ?1))
+        AND (?2 IS NULL OR key_ref = (SELECT id FROM record_names WHERE name = ?2))
+        AND (?3 IS NULL OR model_ref = (SELECT id FROM record_names WHERE name = ?3))
+        AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR created_ms >= ?5) AND (?6 IS NULL OR created_ms < ?6)
+      ORDER BY created_ms DESC, seq DESC LIMIT ?7`);
   }
 
   ids(f: GenerationFilter): string[] {
-    const rows = this.stmt.all(f.accountId ?? null, f.keyHash ?? null, f.model ?? null, f.status ?? null, f.since ?? null, f.until ?? null, f.limit);
+    const rows = this.stmt.all(f.accountId ?? null, f.keyHash ?? null, f.model ?? null, f.status ?? null, msOrNull(f.since), msOrNull(f.until), f.limit);
     return (rows as Array<{ id: string }>).map((r) => r.id);
   }
+}
+
+export function msOrNull(iso: string | undefined): number | null {
+  return iso === undefined ? null : Date.parse(iso);
 }

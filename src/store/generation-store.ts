@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { decodeBreakdown } from './generation-row.ts';
 
 export interface UsageWindow {
   costNanos: bigint;
@@ -46,7 +47,7 @@ export class GenerationStore {
   constructor(db: DatabaseSync) {
     this.stmts = {
       keyWindow: db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS cost, count(*) AS n
-        FROM generations WHERE key_hash = ? AND created_at >= ?`),
+        FROM generation_records WHERE key_ref = (SELECT id FROM record_names WHERE name = ?) AND created_ms >= ?`),
       byId: db.prepare('SELECT * FROM generations WHERE id = ?'),
     };
     this.stmts.keyWindow.setReadBigInts(true);
@@ -54,7 +55,7 @@ export class GenerationStore {
   }
 
   keyUsageSince(keyHash: string, sinceIso: string): UsageWindow {
-    const row = this.stmts.keyWindow.get(keyHash, sinceIso) as { cost: bigint; n: bigint };
+    const row = this.stmts.keyWindow.get(keyHash, Date.parse(sinceIso)) as { cost: bigint; n: bigint };
     return { costNanos: row.cost, requests: Number(row.n) };
   }
 
@@ -64,7 +65,7 @@ export class GenerationStore {
   }
 }
 
-/** A `generations` row (integers as bigint) as a GenerationRecord. */
+/** A row of the `generations` view (integers as bigint) as a GenerationRecord. */
 export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
   const n = (v: unknown): number => Number(v ?? 0);
   const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -77,7 +78,7 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
     tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
     tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
     costNanos: (r.cost_nanos as bigint | null) ?? 0n,
-    costBreakdown: r.cost_breakdown === null ? null : (JSON.parse(String(r.cost_breakdown)) as Record<string, string>),
+    costBreakdown: decodeBreakdown(r.cost_breakdown === null ? null : String(r.cost_breakdown)),
     latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
     attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
     httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),

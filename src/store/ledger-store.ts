@@ -2,6 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../money/amount-bounds.ts';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
+import { namesOf, STORED_COLUMNS, storedValues } from './generation-row.ts';
+import { RecordNames } from './record-names.ts';
 import { RefusalCountWriter, type RefusalCount } from './refusal-counts.ts';
 import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
@@ -34,11 +36,6 @@ export interface SettlementWriter {
   settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals?: readonly RefusalCount[]): Promise<void>;
 }
 
-const GENERATION_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id',
-  'endpoint_dialect', 'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason',
-  'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning',
-  'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'attempts', 'http_referer', 'x_title', 'end_user', 'created_at', 'cache_hit'];
-
 /**
  * The ledger: every balance change is a row, and the account's balance column moves in
  * the same transaction, so the two never disagree. Settlements arrive in batches and are
@@ -48,10 +45,12 @@ export class LedgerStore {
   private readonly db: DatabaseSync;
   private readonly stmts;
   private readonly refusals: RefusalCountWriter;
+  private readonly names: RecordNames;
 
   constructor(db: DatabaseSync) {
     this.db = db;
     this.refusals = new RefusalCountWriter(db);
+    this.names = new RecordNames(db);
     this.stmts = {
       insertEntry: db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -63,17 +62,18 @@ export class LedgerStore {
       insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertHoldAgain: db.prepare(`INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO NOTHING`),
-      alreadySettled: db.prepare(`SELECT 1 AS settled FROM generations WHERE id = ? AND (error_code IS NULL OR error_code <> 'interrupted')`),
+      alreadySettled: db.prepare(`SELECT 1 AS settled FROM generation_records g WHERE id = ?
+        AND NOT EXISTS (SELECT 1 FROM record_names n WHERE n.id = g.error_code_ref AND n.name = 'interrupted')`),
       removeHold: db.prepare('DELETE FROM reservations WHERE id = ?'),
       balance: db.prepare('SELECT balance_nanos FROM accounts WHERE id = ?'),
       totals: db.prepare(`SELECT coalesce(sum(CASE WHEN kind IN ('credit', 'adjustment') THEN amount_nanos ELSE 0 END), 0) AS credits,
         coalesce(-sum(CASE WHEN kind = 'charge' THEN amount_nanos ELSE 0 END), 0) AS usage FROM ledger WHERE account_id = ?`),
       // A settlement written late (the database refused it for a while) may find the
       // 'interrupted' record the stale-hold sweep left for its request: it takes its place.
-      insertGeneration: db.prepare(`INSERT INTO generations (${GENERATION_COLUMNS.join(', ')})
-        VALUES (${GENERATION_COLUMNS.map(() => '?').join(', ')})
-        ON CONFLICT (id) DO UPDATE SET ${GENERATION_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
-        WHERE generations.error_code = 'interrupted'`),
+      insertGeneration: db.prepare(`INSERT INTO generation_records (${STORED_COLUMNS.join(', ')})
+        VALUES (${STORED_COLUMNS.map(() => '?').join(', ')})
+        ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
+        WHERE generation_records.error_code_ref = (SELECT id FROM record_names WHERE name = 'interrupted')`),
       upsertRollup: db.prepare(ROLLUP_UPSERT_SQL),
       upsertGlobalRollup: db.prepare(GLOBAL_ROLLUP_UPSERT_SQL),
       upsertKeysRollup: db.prepare(KEYS_ROLLUP_UPSERT_SQL),
@@ -124,6 +124,8 @@ export class LedgerStore {
     if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return;
     const s = this.stmts;
     const insertHold = replay ? s.insertHoldAgain : s.insertHold;
+    if (batch.length > 0) this.names.ensure(batch.flatMap(namesOf));
+    const ref = this.names.ref;
     transaction(this.db, () => {
       for (const h of holds) insertHold.run(h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt);
       const byAccount = new Map<string, bigint>();
@@ -144,11 +146,7 @@ export class LedgerStore {
           k.cost += r.costNanos;
           if (r.createdAt > k.at) k.at = r.createdAt;
         }
-        const written = s.insertGeneration.run(r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
-          r.dialect, r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
-          r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
-          r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
-          JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt, r.cacheHit === true ? 1 : 0);
+        const written = s.insertGeneration.run(...storedValues(r, ref));
         // A record already settled (changes 0) is not counted twice.
         if (Number(written.changes) > 0) addToRollup(rollups, r);
       }

@@ -1,6 +1,9 @@
 // Schema migrations, applied in order at start-up; each runs once, inside a transaction.
 // Append only: never edit a migration that has shipped.
-// Money columns are INTEGER nano-USD (see money/money.ts); times are ISO 8601 UTC text.
+// Money columns are INTEGER nano-USD (see money/money.ts); times are ISO 8601 UTC text, except in
+// generation_records (Unix ms: see generation-row.ts).
+
+import { COMPACT_RECORDS_SQLITE } from './compact-records-migration.ts';
 
 export interface Migration {
   version: number;
@@ -289,4 +292,5 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN is_playground INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  COMPACT_RECORDS_SQLITE,
 ];

@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, type Migration } from './migrations.ts';
 import { prepareDatabaseFiles } from './prepare-database-files.ts';
 
 /**
@@ -34,14 +34,15 @@ export function configureConnection(db: DatabaseSync, opts: { autoCheckpoint?: b
   if (opts.autoCheckpoint === false) db.exec('PRAGMA wal_autocheckpoint = 0');
 }
 
-export function migrate(db: DatabaseSync): void {
+/** `migrations`: all of them, or (tests, benchmarks) the first few, to build an older schema. */
+export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
   );
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const m of MIGRATIONS) {
+  for (const m of migrations) {
     if (applied.has(m.version)) continue;
     db.exec('BEGIN IMMEDIATE');
     try {

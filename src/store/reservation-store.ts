@@ -70,8 +70,12 @@ export class ReservationStore {
       staleBefore: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations WHERE expires_at < ?'),
       all: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations'),
       remove: db.prepare('DELETE FROM reservations WHERE id = ?'),
-      recordInterrupted: db.prepare(`INSERT OR IGNORE INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, cancelled, status, error_code, created_at)
-        VALUES (?, ?, ?, '', 0, 1, 'error', 'interrupted', ?)`),
+      addNames: db.prepare(`INSERT INTO record_names (name) VALUES (?), (?), ('interrupted') ON CONFLICT (name) DO NOTHING`),
+      // The record's dialect is unknown (NULL: read as ''), nothing was counted nor charged.
+      recordInterrupted: db.prepare(`INSERT OR IGNORE INTO generation_records (id, created_ms, account_ref, key_ref, streamed, cancelled,
+          cache_hit, is_error, error_code_ref, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos)
+        VALUES (?1, ?4, (SELECT id FROM record_names WHERE name = ?2), (SELECT id FROM record_names WHERE name = ?3), 0, 1, 0, 1,
+          (SELECT id FROM record_names WHERE name = 'interrupted'), 0, 0, 0, 0, 0, 0)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
       charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
     };
@@ -128,7 +132,8 @@ export class ReservationStore {
       }>;
       for (const r of rows) {
         this.stmts.remove.run(r.id);
-        this.stmts.recordInterrupted.run(r.id, r.account_id, r.key_hash, nowIso);
+        this.stmts.addNames.run(r.account_id, r.key_hash);
+        this.stmts.recordInterrupted.run(r.id, r.account_id, r.key_hash, Date.parse(nowIso));
       }
       return rows.map((r) => ({ id: r.id, accountId: r.account_id, keyHash: r.key_hash, amountNanos: r.amount_nanos }));
     });

@@ -1,5 +1,4 @@
-import type { LimitsOverride } from '../config/tier-limits.ts';
-import type { AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
+import type { AccountPatch, AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
@@ -26,7 +25,7 @@ export interface AccountRepository {
   countAccounts(): Promise<number>;
   /** The balance as it stands in the database (the ledger's sum). */
   balance(accountId: string): Promise<bigint | undefined>;
-  updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord | undefined>;
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined>;
   /** `limitNanos` null removes the key's own limit; `limitReset` null makes it cap the whole usage; undefined leaves either. */
   updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): Promise<KeyRecord | undefined>;
   deleteKey(hash: string): Promise<boolean>;
@@ -77,7 +76,8 @@ export interface GenerationRepository {
 /** The generation list: filters and keyset pages, newest first on (created_at, id). */
 export interface ActivityRepository {
   get(id: string): Promise<ActivityRow | undefined>;
-  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): Promise<ActivityRow[]>;
+  /** `whole`: every column of the record (toGenerationRecord reads the rows), for exports. */
+  list(filter: ActivityFilter, limit: number, after: ActivityCursor | null, whole?: boolean): Promise<ActivityRow[]>;
 }
 
 /** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */

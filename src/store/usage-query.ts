@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { msOrNull } from './generation-query.ts';
 
 export type UsageGrouping = 'day' | 'model' | 'key';
 
@@ -41,7 +42,7 @@ export class UsageQuery {
           coalesce(sum(tokens_prompt), 0) AS prompt, coalesce(sum(tokens_completion), 0) AS completion,
           coalesce(sum(cost_nanos), 0) AS cost
         FROM generations
-        WHERE account_id = ?1 AND (?2 IS NULL OR created_at >= ?2) AND (?3 IS NULL OR created_at < ?3)
+        WHERE account_ref = (SELECT id FROM record_names WHERE name = ?1) AND (?2 IS NULL OR created_ms >= ?2) AND (?3 IS NULL OR created_ms < ?3)
         GROUP BY grp ORDER BY ${order}`);
       stmt.setReadBigInts(true);
       return stmt;
@@ -50,7 +51,7 @@ export class UsageQuery {
   }
 
   byAccount(accountId: string, by: UsageGrouping, range: UsageRange = {}): UsageRow[] {
-    const rows = this.stmts[by].all(accountId, range.since ?? null, range.until ?? null) as Array<Record<string, bigint | string>>;
+    const rows = this.stmts[by].all(accountId, msOrNull(range.since), msOrNull(range.until)) as Array<Record<string, bigint | string>>;
     return rows.map((r) => ({
       group: String(r.grp),
       requests: Number(r.requests),

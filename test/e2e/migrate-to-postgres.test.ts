@@ -79,7 +79,7 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
   const summary = JSON.parse(first.out);
   assert.equal(summary.ok, true);
   assert.deepEqual(summary.mismatches, []);
-  assert.equal(summary.copied.generations, 3);
+  assert.equal(summary.copied.generation_records, 3);
   assert.equal(summary.copied.accounts, 2);
   assert.equal(summary.copied.api_keys, 3);
   assert.equal(summary.copied.admin_actions, 2);
@@ -122,18 +122,18 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
     await client.query("UPDATE ledger SET amount_nanos = amount_nanos + 1 WHERE id = (SELECT min(id) FROM ledger WHERE kind = 'charge')");
     assert.equal(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').code, 0, 'put back: verified again');
     // A change that moves no money: one generation's model name.
-    await client.query("UPDATE generations SET model = 'acme/other' WHERE id = (SELECT min(id) FROM generations)");
+    await client.query("UPDATE generation_records SET latency_ms = latency_ms + 1 WHERE id = (SELECT min(id) FROM generation_records)");
     const renamed = migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only');
     assert.equal(renamed.code, 1);
-    assert.match(renamed.out, /VERIFICATION FAILED: 1 difference\(s\)[^]*content of generations: the rows differ/);
+    assert.match(renamed.out, /VERIFICATION FAILED: 1 difference\(s\)[^]*content of generation_records: the rows differ/);
     // A deleted generation record: the row counts disagree.
-    await client.query('DELETE FROM generations WHERE id = (SELECT min(id) FROM generations)');
-    assert.match(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').out, /rows in generations: sqlite 3, postgres 2[^]*content of generations: the rows differ/);
+    await client.query('DELETE FROM generation_records WHERE id = (SELECT min(id) FROM generation_records)');
+    assert.match(migrate('--from', `sqlite:${path}`, '--to', url, '--verify-only').out, /rows in generation_records: sqlite 3, postgres 2[^]*content of generation_records: the rows differ/);
 
     // --force replaces the target; the verification passes again.
     const forced = migrate('--from', `sqlite:${path}`, '--to', url, '--force');
     assert.equal(forced.code, 0, forced.err + forced.out);
-    assert.match(forced.out, /verified: the row counts and contents of 10 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
+    assert.match(forced.out, /verified: the row counts and contents of 11 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
   } finally {
     await client.end();
   }

@@ -71,7 +71,7 @@ describe('refusals are counted, not stored', () => {
     // Every text cell of every table: none holds a client's string.
     const db = gw.services.db;
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
-    assert.ok(tables.includes('refusal_counts') && tables.includes('generations') && tables.includes('usage_daily'));
+    assert.ok(tables.includes('refusal_counts') && tables.includes('generation_records') && tables.includes('record_names') && tables.includes('usage_daily'));
     for (const table of tables) {
       const text = JSON.stringify(db.prepare(`SELECT * FROM "${table}"`).all());
       assert.doesNotMatch(text, /zq\d+x/, `table ${table} holds a client's string`);

@@ -138,7 +138,7 @@ describe('settlement when the database refuses writes', () => {
     const db = gw.services.db;
     db.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)');
     // On arrival at the upstream the database may not grow, every free page is taken, and
-    // the generations table's own pages are packed full: the record cannot be written.
+    // the generation records' own pages are packed full: the record cannot be written.
     up.onNextRequest = () => {
       const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
       db.exec(`PRAGMA max_page_count = ${pages}`);
@@ -150,8 +150,9 @@ describe('settlement when the database refuses writes', () => {
         }
       };
       full(() => db.exec('INSERT INTO filler VALUES (randomblob(3000))'));
-      const filler = db.prepare(`INSERT INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, status, created_at)
-        VALUES (?, 'filler', 'filler', 'chat', 0, 'success', '2000-01-01T00:00:00Z')`);
+      const filler = db.prepare(`INSERT INTO generation_records (id, created_ms, account_ref, key_ref, streamed, cancelled, cache_hit, is_error,
+          tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos)
+        VALUES (?, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)`);
       let n = 0;
       full(() => filler.run(`filler-${n++}`));
       // The writer thread's connection may not grow the file either (max_page_count is per connection).
@@ -167,7 +168,7 @@ describe('settlement when the database refuses writes', () => {
 
     // Space again: the next request writes the queued charge first, then is served.
     db.exec('DROP TABLE filler');
-    db.exec("DELETE FROM generations WHERE account_id = 'filler'");
+    db.exec('DELETE FROM generation_records WHERE account_ref = 0');
     db.exec('PRAGMA max_page_count = 1073741823');
     await gw.services.writer!.exec('PRAGMA max_page_count = 1073741823');
     const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { MAX_RETENTION_DAYS } from '../../config/parse-records.ts';
 import { formatNanos } from '../../money/money.ts';
 import type { AccountRecord } from '../../store/account-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
@@ -11,6 +12,7 @@ import { accountView } from '../../server/routes/admin/admin-views.ts';
 interface CreateOptions extends CommonOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
 interface UpdateOptions extends CommonOptions {
   account: string; tier?: string; defaultModel?: string; active?: boolean; rpm?: number; rpd?: number | 'none'; clearLimits?: boolean;
+  retentionDays?: number | 'none';
 }
 
 export function accountsCommand(program: Command): void {
@@ -43,10 +45,13 @@ export function accountsCommand(program: Command): void {
     .option('--active <true|false>', 'false refuses every request of the account', bool)
     .option('--rpm <n>', 'override: requests per minute per key', positiveInt)
     .option('--rpd <n|none>', 'override: requests per day per key (none: no daily cap)', (v: string) => (v === 'none' ? 'none' : positiveInt(v)))
-    .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')), [
+    .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')
+    .option('--retention-days <n|none>', 'days the account\'s generation records are kept (none: the tier\'s, else records.retention_days)',
+      (v: string) => (v === 'none' ? 'none' : retentionDays(v)))), [
     'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
     'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
     'switchyard accounts update --account acct_123 --active false',
+    'switchyard accounts update --account acct_123 --retention-days 400',
   ]).action((o: UpdateOptions) => withStores(o, async (s) => {
     const current = await requireAccount(s, o.account);
     const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
@@ -60,8 +65,9 @@ export function accountsCommand(program: Command): void {
       if (o.rpd !== undefined) next.requests_per_day = o.rpd === 'none' ? null : o.rpd;
       patch.limitsOverride = next;
     }
+    if (o.retentionDays !== undefined) patch.retentionDays = o.retentionDays === 'none' ? null : o.retentionDays;
     if (Object.keys(patch).length === 0) {
-      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd or --clear-limits');
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits or --retention-days');
     }
     const a = await s.accountService.updateAccount(o.account, patch);
     emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
@@ -85,4 +91,10 @@ export async function requireAccount(s: CliStores, id: string): Promise<AccountR
   const a = await s.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
+}
+
+function retentionDays(v: string): number {
+  const n = positiveInt(v);
+  if (n > MAX_RETENTION_DAYS) throw new InvalidArgumentError(`at most ${MAX_RETENTION_DAYS} days.`);
+  return n;
 }

@@ -1,4 +1,9 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
+import { exportLines, type ExportFormat } from '../../server/generation-export.ts';
+import type { ActivityFilter } from '../../store/activity-store.ts';
 import { formatNanos } from '../../money/money.ts';
 import type { GenerationFilter } from '../../store/generation-query.ts';
 import type { GenerationRecord } from '../../store/generation-store.ts';
@@ -7,6 +12,10 @@ import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
 import { checkRange, isoDate, positiveInt } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
+
+interface ExportOptions extends CommonOptions {
+  format: ExportFormat; account?: string; since?: string; until?: string; out?: string;
+}
 
 interface ListOptions extends CommonOptions {
   account?: string; key?: string; model?: string; status?: 'success' | 'error'; since?: string; until?: string; limit: number;
@@ -47,6 +56,34 @@ export function generationsCommand(program: Command): void {
         String(g.tokensPrompt), String(g.tokensCompletion), `$${formatNanos(g.costNanos)}`, g.latencyMs === null ? '-' : `${g.latencyMs} ms`]),
       [6, 7, 8, 9],
     )));
+  }));
+
+  examples(withCommonOptions(generations.command('export')
+    .description('every generation record of a range as CSV or JSON lines, newest first, streamed (e.g. before the retention prunes them)')
+    .addOption(new Option('--format <format>', 'csv, or jsonl (one whole record per line)').choices(['csv', 'jsonl']).default('csv'))
+    .option('--account <id>', 'only this account\'s')
+    .option('--since <date>', 'from this ISO 8601 date or time (inclusive, UTC)', isoDate)
+    .option('--until <date>', 'up to this ISO 8601 date or time (exclusive, UTC)', isoDate)
+    .option('--out <file>', 'write to this file (default: standard output)')), [
+    'switchyard generations export --until 2026-10-01 --format jsonl --out before-october.jsonl',
+    'switchyard generations export --account acct_123 --since 2026-11-01 > november.csv',
+  ]).action((o: ExportOptions) => withStores(o, async (s) => {
+    if (o.account !== undefined) await requireAccount(s, o.account);
+    checkRange(o.since, o.until);
+    const filter: ActivityFilter = {};
+    if (o.account !== undefined) filter.accountId = o.account;
+    if (o.since !== undefined) filter.from = o.since;
+    if (o.until !== undefined) filter.to = o.until;
+    const out = o.out === undefined ? process.stdout : createWriteStream(o.out);
+    // Backpressure: the next page is read once the output has taken the last one.
+    for await (const chunk of exportLines(s.stores.activity, filter, o.format)) {
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    if (o.out !== undefined) {
+      out.end();
+      await finished(out);
+      process.stderr.write(`written to ${o.out}\n`);
+    }
   }));
 
   examples(withCommonOptions(generations.command('show').description('every field of one generation record')

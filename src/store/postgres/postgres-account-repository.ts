@@ -1,6 +1,5 @@
-import type { LimitsOverride } from '../../config/tier-limits.ts';
 import {
-  toAccount, toKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
+  toAccount, toKey, type AccountPatch, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
   type KeyRecord, type KeyRow,
 } from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
@@ -17,6 +16,7 @@ const SQL = {
   updateAccount: `UPDATE accounts SET tier = coalesce($1, tier), default_model = coalesce($2, default_model),
     is_active = coalesce($3::bigint, is_active) WHERE id = $4`,
   setLimitsOverride: 'UPDATE accounts SET limits_override = $1 WHERE id = $2',
+  setRetention: 'UPDATE accounts SET retention_days = $1 WHERE id = $2',
   updateKey: 'UPDATE api_keys SET name = coalesce($1, name), updated_at = $2 WHERE hash = $3',
   setKeyLimit: 'UPDATE api_keys SET limit_nanos = $1, updated_at = $2 WHERE hash = $3',
   setKeyLimitReset: 'UPDATE api_keys SET limit_reset = $1, updated_at = $2 WHERE hash = $3',
@@ -67,12 +67,13 @@ export class PostgresAccountRepository implements AccountRepository {
     return (await this.pg.query<{ balance_nanos: bigint }>(SQL.balance, [accountId])).rows[0]?.balance_nanos;
   }
 
-  async updateAccount(id: string, patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null }): Promise<AccountRecord | undefined> {
+  async updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined> {
     await this.pg.atomically(async (tx) => {
       await tx.query(SQL.updateAccount, [patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive, id]);
       if (patch.limitsOverride !== undefined) {
         await tx.query(SQL.setLimitsOverride, [patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id]);
       }
+      if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
     });
     return this.getAccount(id);
   }

@@ -1,12 +1,8 @@
-import { FILTER_COLUMNS, type ActivityCursor, type ActivityFilter, type ActivityRow } from '../activity-store.ts';
+import { AFTER_CURSOR, FILTER_COLUMNS, filterClause, LIST_COLUMNS, NEWEST_FIRST, type ActivityCursor, type ActivityFilter, type ActivityRow } from '../activity-store.ts';
 import type { ActivityRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
-// activity-store.ts for Postgres: the same columns (attempt_count from the attempts JSON),
-// filters and keyset on (created_at, id), newest first, ordered byte-wise as in SQLite.
-const LIST_COLUMNS = `id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect, streamed, cancelled, status,
-  error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
-  cost_nanos, latency_ms, first_token_ms, x_title, created_at, coalesce(json_array_length(attempts::json), 0)::bigint AS attempt_count`;
+// activity-store.ts for Postgres: the same view, columns, filters and keyset.
 
 export class PostgresActivityRepository implements ActivityRepository {
   private readonly pg: PgExecutor;
@@ -19,25 +15,25 @@ export class PostgresActivityRepository implements ActivityRepository {
     return (await this.pg.query<ActivityRow>(`SELECT ${LIST_COLUMNS} FROM generations WHERE id = $1`, [id])).rows[0];
   }
 
-  async list(filter: ActivityFilter, limit: number, after: ActivityCursor | null): Promise<ActivityRow[]> {
+  async list(filter: ActivityFilter, limit: number, after: ActivityCursor | null, whole = false): Promise<ActivityRow[]> {
     const where: string[] = [];
     const params: Array<string | number> = [];
     const next = (): string => `$${params.length}`;
-    for (const [field, clause] of FILTER_COLUMNS) {
+    for (const [field, clause, param] of FILTER_COLUMNS) {
       const v = filter[field];
       if (v === undefined) continue;
-      params.push(v);
-      where.push(clause.replace('?', next()));
+      params.push(param(v));
+      where.push(filterClause(field, clause, filter).replace('?', next()));
     }
     if (after !== null) {
-      params.push(after.createdAt);
+      params.push(Date.parse(after.createdAt));
       const at = next();
       params.push(after.id);
-      where.push(`(created_at COLLATE "C", id COLLATE "C") < (${at}, ${next()})`);
+      where.push(AFTER_CURSOR.replace('?', at).replace('?', next()));
     }
     params.push(limit);
-    const sql = `SELECT ${LIST_COLUMNS} FROM generations ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-      ORDER BY created_at COLLATE "C" DESC, id COLLATE "C" DESC LIMIT ${next()}`;
+    const sql = `SELECT ${whole ? '*' : LIST_COLUMNS} FROM generations ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      ${NEWEST_FIRST} LIMIT ${next()}`;
     return (await this.pg.query<ActivityRow>(sql, params)).rows;
   }
 }

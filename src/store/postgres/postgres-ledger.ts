@@ -4,6 +4,8 @@ import type { KeyLimitReset } from '../account-store.ts';
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
 import { settleBatch } from './postgres-settlement.ts';
+import { PostgresRecordNames } from './postgres-record-names.ts';
+import { namesOf } from '../generation-row.ts';
 import type { RefusalCount } from '../refusal-counts.ts';
 import { PostgresRefusalCounts } from './postgres-refusal-counts.ts';
 
@@ -27,15 +29,18 @@ const SQL = {
 export class PostgresLedger {
   private readonly pool: pg.Pool;
   private readonly refusals = new PostgresRefusalCounts();
+  private readonly names: PostgresRecordNames;
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
+    this.names = new PostgresRecordNames(pool);
   }
 
   async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {
     if (holds.length === 0 && batch.length === 0 && refusals.length === 0) return;
+    if (batch.length > 0) await this.names.ensure(batch.flatMap(namesOf));
     await this.transaction('READ COMMITTED', async (c) => {
-      if (holds.length > 0 || batch.length > 0) await settleBatch(c, holds, batch);
+      if (holds.length > 0 || batch.length > 0) await settleBatch(c, holds, batch, this.names.ref);
       if (refusals.length > 0) await this.refusals.write(c, refusals);
     });
   }

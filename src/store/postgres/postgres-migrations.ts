@@ -1,4 +1,5 @@
 import type { Migration } from '../migrations.ts';
+import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
 
 // The schema of src/store/migrations.ts for Postgres: the same versions, tables, columns and
 // meanings, so one store contract fits both engines. Differences: every INTEGER is BIGINT
@@ -277,4 +278,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN is_playground BIGINT NOT NULL DEFAULT 0;
     `,
   },
+  COMPACT_RECORDS_POSTGRES,
 ];

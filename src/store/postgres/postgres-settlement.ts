@@ -1,5 +1,9 @@
 import type pg from 'pg';
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
+import { STORED_COLUMNS, storedValues } from '../generation-row.ts';
+
+/** A name's `record_names` id (postgres-record-names.ts; every name of the batch ensured). */
+export type NameRef = (name: string | null) => number | null;
 import { addToRollup, coarseRollups, globalRollupParams, keysRollupParams, rollupParams, type RollupRow } from '../usage-rollup.ts';
 
 // A settlement batch on Postgres as a fixed handful of set-based statements, whatever its
@@ -12,14 +16,16 @@ import { addToRollup, coarseRollups, globalRollupParams, keysRollupParams, rollu
 // actually wrote (RETURNING), so nothing is counted twice. An `interrupted` record the
 // stale-hold sweep left is replaced by the real settlement, which is then charged.
 
-const GENERATION_COLUMNS: ReadonlyArray<readonly [string, 'text' | 'bigint']> = [
-  ['id', 'text'], ['account_id', 'text'], ['key_hash', 'text'], ['model', 'text'], ['provider', 'text'], ['upstream_model', 'text'],
-  ['upstream_id', 'text'], ['endpoint_dialect', 'text'], ['streamed', 'bigint'], ['cancelled', 'bigint'], ['status', 'text'],
-  ['error_code', 'text'], ['finish_reason', 'text'], ['native_finish_reason', 'text'], ['tokens_prompt', 'bigint'],
-  ['tokens_completion', 'bigint'], ['tokens_cache_read', 'bigint'], ['tokens_cache_write', 'bigint'], ['tokens_reasoning', 'bigint'],
-  ['cost_nanos', 'bigint'], ['cost_breakdown', 'text'], ['latency_ms', 'bigint'], ['first_token_ms', 'bigint'], ['attempts', 'text'],
-  ['http_referer', 'text'], ['x_title', 'text'], ['end_user', 'text'], ['created_at', 'text'], ['cache_hit', 'bigint'],
-];
+/** The pg type of each stored column (generation-row.ts), for its array parameter. */
+const COLUMN_TYPES: Record<(typeof STORED_COLUMNS)[number], string> = {
+  id: 'text', created_ms: 'bigint', account_ref: 'integer', key_ref: 'integer', model_ref: 'integer', provider_ref: 'integer',
+  upstream_model_ref: 'integer', upstream_id: 'text', dialect_ref: 'integer', streamed: 'smallint', cancelled: 'smallint',
+  cache_hit: 'smallint', is_error: 'smallint', error_code_ref: 'integer', finish_reason_ref: 'integer',
+  native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
+  tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
+  first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
+  app_title_ref: 'integer', end_user: 'text',
+};
 
 const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
   'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];
@@ -27,7 +33,8 @@ const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'to
 /** `unnest($from::t1[], $from+1::t2[], …)`: one array parameter per column. */
 const unnest = (types: readonly string[], from: number) => `unnest(${types.map((t, i) => `$${i + from}::${t}[]`).join(', ')})`;
 
-const GENERATION_NAMES = GENERATION_COLUMNS.map(([c]) => c);
+/** After the records' columns: each record's id, account id, key hash and time as text (its charge's ledger row). */
+const CHARGE_FROM = 8 + STORED_COLUMNS.length;
 
 /**
  * Hold rows (a row already there kept), hold rows of the settled records removed (whether
@@ -42,14 +49,16 @@ const WRITE_RECORDS = `WITH held AS (
   ), freed AS (
     DELETE FROM reservations WHERE id = ANY($7::text[])
   ), written AS (
-    INSERT INTO generations (${GENERATION_NAMES.join(', ')})
-    SELECT * FROM ${unnest(GENERATION_COLUMNS.map(([, t]) => t), 8)}
-    ON CONFLICT (id) DO UPDATE SET ${GENERATION_NAMES.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-    WHERE generations.error_code = 'interrupted'
-    RETURNING id, account_id, key_hash, cost_nanos, created_at
+    INSERT INTO generation_records (${STORED_COLUMNS.join(', ')})
+    SELECT * FROM ${unnest(STORED_COLUMNS.map((c) => COLUMN_TYPES[c]), 8)}
+    ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+    WHERE generation_records.error_code_ref = (SELECT id FROM record_names WHERE name = 'interrupted')
+    RETURNING id, cost_nanos
   ), charged AS (
     INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
-    SELECT account_id, key_hash, 'charge', -cost_nanos, id, NULL, created_at FROM written WHERE cost_nanos <> 0
+    SELECT r.account_id, r.key_hash, 'charge', -w.cost_nanos, w.id, NULL, r.created_at
+    FROM written w JOIN ${unnest(['text', 'text', 'text', 'text'], CHARGE_FROM)} AS r(id, account_id, key_hash, created_at) ON r.id = w.id
+    WHERE w.cost_nanos <> 0
   )
   SELECT id FROM written`;
 
@@ -98,24 +107,18 @@ const named = (name: string, text: string, values: unknown[]): pg.QueryConfig =>
 
 const byText = <T>(key: (r: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
-function generationRow(r: SettlementRecord): Cell[] {
-  return [r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId,
-    r.dialect, r.streamed, r.cancelled, r.status, r.errorCode, r.finishReason, r.nativeFinishReason,
-    r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
-    r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown), r.latencyMs, r.firstTokenMs,
-    JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt, r.cacheHit === true];
-}
 
 /**
  * Writes one batch on `c`, inside the caller's transaction: at most six statements (the
  * records with their holds and charges; three rollup tables; balances; key usage).
  */
-export async function settleBatch(c: pg.PoolClient, holds: readonly HoldRecord[], batch: readonly SettlementRecord[]): Promise<void> {
+export async function settleBatch(c: pg.PoolClient, holds: readonly HoldRecord[], batch: readonly SettlementRecord[], ref: NameRef): Promise<void> {
   const settling = new Set(batch.map((r) => r.id));
   // A hold settled in this very batch needs no row (the queue never sends one; kept exact if it did).
   const holdRows = holds.filter((h) => !settling.has(h.id)).map((h): Cell[] => [h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt]);
   const result = await c.query<{ id: string }>(named('settle-records', WRITE_RECORDS, [
-    ...columns(holdRows, 6), [...settling], ...columns(batch.map(generationRow), GENERATION_COLUMNS.length),
+    ...columns(holdRows, 6), [...settling], ...columns(batch.map((r) => storedValues(r, ref)), STORED_COLUMNS.length),
+    ...columns(batch.map((r) => [r.id, r.accountId, r.keyHash, r.createdAt]), 4),
   ]));
   const written = new Set(result.rows.map((r) => r.id));
   if (written.size === 0) return;

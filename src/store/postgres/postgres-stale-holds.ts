@@ -16,9 +16,20 @@ const RELEASE_STALE = `WITH gone AS (
     DELETE FROM reservations WHERE id IN (
       SELECT id FROM reservations WHERE expires_at < $1 ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
     ) RETURNING id, account_id, key_hash
+  ), named AS (
+    INSERT INTO record_names (name)
+    SELECT n FROM (SELECT account_id AS n FROM gone UNION SELECT key_hash FROM gone UNION SELECT 'interrupted' FROM gone) v ORDER BY n
+    ON CONFLICT (name) DO NOTHING RETURNING id, name
+  ), names AS (
+    SELECT id, name FROM named
+    UNION ALL SELECT id, name FROM record_names
+    WHERE name IN (SELECT account_id FROM gone UNION SELECT key_hash FROM gone UNION SELECT 'interrupted')
   ), recorded AS (
-    INSERT INTO generations (id, account_id, key_hash, endpoint_dialect, streamed, cancelled, status, error_code, created_at)
-    SELECT id, account_id, key_hash, '', 0, 1, 'error', 'interrupted', $2 FROM gone
+    INSERT INTO generation_records (id, created_ms, account_ref, key_ref, streamed, cancelled, cache_hit, is_error, error_code_ref,
+        tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos)
+    SELECT g.id, $2, (SELECT min(id) FROM names WHERE name = g.account_id), (SELECT min(id) FROM names WHERE name = g.key_hash),
+      0, 1, 0, 1, (SELECT min(id) FROM names WHERE name = 'interrupted'), 0, 0, 0, 0, 0, 0
+    FROM gone g
     ON CONFLICT (id) DO NOTHING
   )
   SELECT count(*) AS n FROM gone`;
@@ -30,7 +41,7 @@ const RELEASE_STALE = `WITH gone AS (
  */
 export async function releaseStaleHolds(pool: pg.Pool, beforeIso: string, nowIso: string): Promise<number> {
   try {
-    return Number((await pool.query<{ n: string }>(RELEASE_STALE, [beforeIso, nowIso])).rows[0]!.n);
+    return Number((await pool.query<{ n: string }>(RELEASE_STALE, [beforeIso, Date.parse(nowIso)])).rows[0]!.n);
   } catch (err) {
     throw postgresUnavailable(err);
   }

@@ -1,5 +1,6 @@
 import type { UsageRepository } from '../store-contract.ts';
 import type { UsageGrouping, UsageRange, UsageRow } from '../usage-query.ts';
+import { msOrNull } from '../generation-query.ts';
 import { cursorParams, figures, GROUP_COLUMN, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -47,9 +48,9 @@ export class PostgresUsageRepository implements UsageRepository {
         coalesce(sum(tokens_prompt), 0) AS prompt, coalesce(sum(tokens_completion), 0) AS completion,
         coalesce(sum(cost_nanos), 0) AS cost
       FROM generations
-      WHERE account_id = $1 AND ($2::text IS NULL OR created_at >= $2) AND ($3::text IS NULL OR created_at < $3)
+      WHERE account_ref = (SELECT id FROM record_names WHERE name = $1) AND ($2::bigint IS NULL OR created_ms >= $2) AND ($3::bigint IS NULL OR created_ms < $3)
       GROUP BY ${expr} ORDER BY ${order}`;
-    const rows = (await this.pg.query<Record<string, bigint | string>>(sql, [accountId, range.since ?? null, range.until ?? null])).rows;
+    const rows = (await this.pg.query<Record<string, bigint | string>>(sql, [accountId, msOrNull(range.since), msOrNull(range.until)])).rows;
     return rows.map((r) => ({
       group: String(r.grp),
       requests: Number(r.requests),

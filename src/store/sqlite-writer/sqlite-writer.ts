@@ -2,6 +2,7 @@ import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
 import type { RefusalCount } from '../refusal-counts.ts';
+import type { PruneCutoff, PruneStep } from '../record-pruner.ts';
 import type { CheckpointStats } from './checkpointer-protocol.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
@@ -36,7 +37,7 @@ export class WriterUnavailable extends Error {
 export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (step?: PruneStep) => void;
   reject: (err: Error) => void;
 }
 
@@ -175,6 +176,12 @@ export class SqliteWriter implements SettlementWriter {
     await exited;
   }
 
+  /** One step of the records' pruning (record-pruner.ts), on the writer's connection between settlement batches. */
+  prune(cutoffs: readonly PruneCutoff[], start: number, limit: number): Promise<PruneStep> {
+    // The thread answers a prune with its step ('done' carries it).
+    return this.call((id) => ({ op: 'prune', id, cutoffs, start, limit })) as unknown as Promise<PruneStep>;
+  }
+
   private call(message: (id: number) => ToWriter): Promise<void> {
     if (this.worker === null) {
       // Dead: this write fails (fail closed), and asks for the thread now rather than at its timer.
@@ -185,7 +192,7 @@ export class SqliteWriter implements SettlementWriter {
     // The thread keeps the process alive only while a write waits on it (a shutdown's last flush).
     if (this.waiters.size === 0) this.worker.ref();
     return new Promise<void>((resolve, reject) => {
-      this.waiters.set(id, { resolve, reject });
+      this.waiters.set(id, { resolve: resolve as (step?: PruneStep) => void, reject });
       this.post(message(id));
     });
   }
@@ -217,7 +224,7 @@ export class SqliteWriter implements SettlementWriter {
         this.waiters.delete(m.id);
         // Closing, it keeps the process alive until it has exited (the lease is released after that).
         if (this.waiters.size === 0 && !this.closing) this.worker?.unref();
-        if (m.op === 'done') w?.resolve();
+        if (m.op === 'done') w?.resolve(m.step);
         else w?.reject(fromWire(m.error));
         return;
       }

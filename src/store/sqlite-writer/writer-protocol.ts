@@ -1,5 +1,6 @@
 import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
 import type { RefusalCount } from '../refusal-counts.ts';
+import type { PruneCutoff, PruneStep } from '../record-pruner.ts';
 
 // The messages between the gateway's main thread and its SQLite writer thread
 // (writer-thread.ts). Records cross by structured clone (bigints included).
@@ -25,6 +26,7 @@ export interface LeaseTerms {
 export type ToWriter =
   | { op: 'settle'; id: number; holds: readonly HoldRecord[]; batch: readonly SettlementRecord[]; refusals: readonly RefusalCount[]; replay: boolean }
   | { op: 'exec'; id: number; sql: string }
+  | { op: 'prune'; id: number; cutoffs: readonly PruneCutoff[]; start: number; limit: number }
   | { op: 'check-changes'; id: number }
   | { op: 'lease'; lease: LeaseTerms }
   | { op: 'compact-heap'; id: number }
@@ -43,7 +45,7 @@ export type LeaseRenewal = { changes: number; expiresAt: number } | { error: str
 
 export type FromWriter =
   | { op: 'ready' }
-  | { op: 'done'; id: number }
+  | { op: 'done'; id: number; step?: PruneStep }
   | { op: 'failed'; id: number; error: WireError }
   | { op: 'lease'; renewal: LeaseRenewal }
   | { op: 'external-change' };

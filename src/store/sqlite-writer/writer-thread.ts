@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DatabaseSync } from 'node:sqlite';
 import { ExternalChangeWatcher } from '../external-change-watcher.ts';
 import { LedgerStore } from '../ledger-store.ts';
+import { pruneStep } from '../record-pruner.ts';
 import { configureConnection } from '../open-database.ts';
 import { compactHeap } from '../../runtime/compact-heap.ts';
 import { renewLease } from '../serve-lock.ts';
@@ -79,6 +80,13 @@ port.on('message', (m: ToWriter) => {
       try {
         db.exec(m.sql);
         post({ op: 'done', id: m.id });
+      } catch (err) {
+        post({ op: 'failed', id: m.id, error: toWire(err) });
+      }
+      return;
+    case 'prune':
+      try {
+        post({ op: 'done', id: m.id, step: pruneStep(db, m.cutoffs, m.start, m.limit) });
       } catch (err) {
         post({ op: 'failed', id: m.id, error: toWire(err) });
       }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { LimitsOverride } from '../../../config/tier-limits.ts';
-import type { AccountRecord } from '../../../store/account-store.ts';
+import type { AccountPatch, AccountRecord } from '../../../store/account-store.ts';
+import { MAX_RETENTION_DAYS } from '../../../config/parse-records.ts';
 import type { Services } from '../../services.ts';
 import {
   actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramsOf, queryOf,
@@ -84,6 +85,10 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
             account_requests_per_minute: { type: ['integer', 'null'], minimum: 1, description: 'The whole account; null: none.' },
           },
         },
+        retention_days: {
+          type: ['integer', 'null'], minimum: 1, maximum: MAX_RETENTION_DAYS,
+          description: "Days the account's generation records are kept (then pruned; usage rollups stay); null: its tier's, else records.retention_days.",
+        },
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
@@ -91,7 +96,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const account = await findAccount(services, paramsOf(request).id!);
     const body = objectBody(request.body);
     const name = optionalName(body);
-    const patch: { tier?: string; defaultModel?: string; isActive?: boolean; limitsOverride?: LimitsOverride | null } = {};
+    const patch: AccountPatch = {};
     const tier = optionalString(body, 'tier');
     if (tier !== undefined) patch.tier = tier;
     const defaultModel = optionalString(body, 'default_model');
@@ -104,6 +109,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
       }
     }
     if ('limits' in body) patch.limitsOverride = readLimits(body.limits);
+    if ('retention_days' in body) patch.retentionDays = readRetention(body.retention_days);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(account.id, name);
       const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
@@ -123,8 +129,14 @@ export async function findAccount(services: Services, id: string): Promise<Accou
 
 function changes(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['tier', 'default_model', 'is_active', 'limits']) if (k in body) out[k] = body[k];
+  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days']) if (k in body) out[k] = body[k];
   return out;
+}
+
+function readRetention(v: unknown): number | null {
+  if (v === null) return null;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_RETENTION_DAYS) return v;
+  throw new GatewayError('invalid_parameter', `"retention_days" must be an integer from 1 to ${MAX_RETENTION_DAYS}, or null.`, { param: 'retention_days' });
 }
 
 const LIMIT_FIELDS = ['requests_per_minute', 'requests_per_day', 'account_requests_per_minute'] as const;

@@ -10,7 +10,8 @@ import { money } from './admin-common.ts';
 export function accountView(a: AccountRecord): Record<string, unknown> {
   return {
     id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
-    ...money('balance', a.balanceNanos), is_active: a.isActive, limits_override: a.limitsOverride, created_at: a.createdAt,
+    ...money('balance', a.balanceNanos), is_active: a.isActive, limits_override: a.limitsOverride,
+    retention_days: a.retentionDays, created_at: a.createdAt,
   };
 }
 

@@ -20,7 +20,7 @@ import { routeSchema } from './route-schema.ts';
 export const MAX_CSV_ROWS = 100_000;
 const PAGE = 1000;
 
-const COLUMNS: Array<[string, (r: ActivityRow) => string | number | bigint | null]> = [
+export const COLUMNS: Array<[string, (r: ActivityRow) => string | number | bigint | null]> = [
   ['created_at', (r) => r.created_at], ['id', (r) => r.id], ['account_id', (r) => r.account_id], ['key_hash', (r) => r.key_hash],
   ['app_title', (r) => r.x_title], ['model', (r) => r.model], ['provider', (r) => r.provider], ['status', (r) => r.status],
   ['error_code', (r) => r.error_code], ['streamed', (r) => (r.streamed === 1n ? 'true' : 'false')],
@@ -102,7 +102,7 @@ async function* rows(stores: AdminStores, filter: ActivityFilter, max: number): 
  * chose (an app title, a model name) that starts like a formula is prefixed with `'`, so a
  * spreadsheet shows it rather than runs it.
  */
-function cell(v: string | number | bigint | null): string {
+export function cell(v: string | number | bigint | null): string {
   if (v === null) return '';
   if (typeof v !== 'string') return String(v);
   const text = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;

@@ -82,7 +82,7 @@ async function list(stores: AdminStores, filter: ActivityFilter, q: Query): Prom
 }
 
 /** The fields of a whole record the list leaves out. */
-function detailOf(r: GenerationRecord): Record<string, unknown> {
+export function detailOf(r: GenerationRecord): Record<string, unknown> {
   return {
     upstream_id: r.upstreamId, native_finish_reason: r.nativeFinishReason,
     cost_breakdown: r.costBreakdown, attempts: r.attempts, http_referer: r.httpReferer, user: r.endUser,

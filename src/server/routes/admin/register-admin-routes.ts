@@ -9,6 +9,7 @@ import { registerAuditRoute } from './audit-routes.ts';
 import { registerCreditsRoutes } from './credits-routes.ts';
 import { registerGenerationsRoutes } from './generations-routes.ts';
 import { registerGenerationsCsvRoutes } from './generations-csv-route.ts';
+import { registerGenerationsExportRoutes } from './generations-export-route.ts';
 import { registerAdminHealthRoute } from './health-routes.ts';
 import { registerRefusalsRoute } from './refusals-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
@@ -24,6 +25,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerUsageRoutes(app, services, stores, prefix);
     registerGenerationsRoutes(app, services, stores, prefix);
     registerGenerationsCsvRoutes(app, services, stores, prefix);
+    registerGenerationsExportRoutes(app, services, stores, prefix);
     registerAdminHealthRoute(app, services, prefix);
     registerAuditRoute(app, services, stores, prefix);
     registerRefusalsRoute(app, services, stores, prefix);

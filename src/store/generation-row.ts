@@ -1,0 +1,99 @@
+import type { GenerationRecord } from './generation-store.ts';
+
+// How a generation record is stored (`generation_records`, migration 11): one row of small
+// numbers, strings that repeat (account, key hash, model, provider, app title, codes) as
+// ids of `record_names`, the time as Unix milliseconds, and only what cannot be derived:
+//
+// - the provider attempts: one that answered 200 for the record's own model and provider
+//   (almost every request) is its endpoint and duration (`endpoint_ref`, `upstream_ms`);
+//   the JSON list is kept only when there were several attempts or one failed;
+// - the cost breakdown: its six line items as a JSON array of their decimal texts, in the
+//   order of BREAKDOWN_KEYS (an object with other items, e.g. `written_off`, is kept as is).
+//
+// Both engines write and read records through this module and the `generations` view (the
+// record as it was, names and ISO times included). A new column (e.g. units of a new kind of
+// request): a migration on both engines adds it to generation_records (a small integer,
+// NULL when absent, costs a byte or nothing) and recreates the view with it; then add it to
+// STORED_COLUMNS and storedValues here, to COLUMN_TYPES (postgres-settlement.ts), and read
+// it in toGenerationRecord (generation-store.ts).
+
+/** The cost breakdown's line items, in the order of their stored array. */
+export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_write', 'request', 'image'] as const;
+
+/** A stored column: its name and whether it holds a `record_names` id. */
+export const STORED_COLUMNS = [
+  'id', 'created_ms', 'account_ref', 'key_ref', 'model_ref', 'provider_ref', 'upstream_model_ref', 'upstream_id',
+  'dialect_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error', 'error_code_ref', 'finish_reason_ref',
+  'native_finish_reason_ref', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
+  'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'endpoint_ref', 'upstream_ms',
+  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user',
+] as const;
+
+export type StoredValue = string | number | bigint | null;
+
+/** The strings of a record kept in `record_names` (null where absent). */
+export function namesOf(r: GenerationRecord): Array<string | null> {
+  const one = singleAttempt(r);
+  return [r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.dialect, r.errorCode, r.finishReason,
+    r.nativeFinishReason, one === null ? null : one.endpoint, r.httpReferer, r.xTitle];
+}
+
+/** A record as the values of STORED_COLUMNS; `ref` gives a name's id (every name of `namesOf` is known to it). */
+export function storedValues(r: GenerationRecord, ref: (name: string | null) => number | null): StoredValue[] {
+  const one = singleAttempt(r);
+  return [r.id, isoToMs(r.createdAt), ref(r.accountId), ref(r.keyHash), ref(r.model), ref(r.provider), ref(r.upstreamModel),
+    r.upstreamId, ref(r.dialect), r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.cacheHit === true ? 1 : 0,
+    r.status === 'success' ? 0 : 1, ref(r.errorCode), ref(r.finishReason), ref(r.nativeFinishReason),
+    r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning, r.costNanos,
+    encodeBreakdown(r.costBreakdown), r.latencyMs, r.firstTokenMs, one === null ? null : ref(one.endpoint),
+    one === null ? null : one.ms, one === null && r.attempts.length > 0 ? JSON.stringify(r.attempts) : null,
+    ref(r.httpReferer), ref(r.xTitle), r.endUser];
+}
+
+interface SingleAttempt {
+  endpoint: string;
+  ms: number;
+}
+
+/** The record's only attempt when it is stored as its endpoint and duration (see above), else null. */
+function singleAttempt(r: GenerationRecord): SingleAttempt | null {
+  if (r.attempts.length !== 1) return null;
+  const a = r.attempts[0] as Record<string, unknown>;
+  const keys = Object.keys(a);
+  if (keys.length !== 6 || keys.join() !== 'model,provider,endpoint,status,errorCode,ms') return null;
+  if (a.status !== 200 || a.errorCode !== null || a.model !== r.model || a.provider !== r.provider) return null;
+  if (typeof a.endpoint !== 'string' || !Number.isSafeInteger(a.ms)) return null;
+  return { endpoint: a.endpoint, ms: a.ms as number };
+}
+
+/** The one attempt stored as endpoint and duration, as the record held it. */
+export function attemptOf(model: string | null, provider: string | null, endpoint: string, ms: number): Record<string, unknown> {
+  return { model, provider, endpoint, status: 200, errorCode: null, ms };
+}
+
+export function encodeBreakdown(b: Record<string, string> | null): string | null {
+  if (b === null) return null;
+  const keys = Object.keys(b);
+  if (keys.length !== BREAKDOWN_KEYS.length || keys.some((k, i) => k !== BREAKDOWN_KEYS[i] || typeof b[k] !== 'string')) return JSON.stringify(b);
+  return JSON.stringify(BREAKDOWN_KEYS.map((k) => b[k]));
+}
+
+export function decodeBreakdown(text: string | null): Record<string, string> | null {
+  if (text === null) return null;
+  const v = JSON.parse(text) as unknown;
+  if (!Array.isArray(v)) return v as Record<string, string>;
+  const out: Record<string, string> = {};
+  BREAKDOWN_KEYS.forEach((k, i) => { out[k] = String(v[i] ?? '0'); });
+  return out;
+}
+
+/** ISO 8601 text → Unix milliseconds (throws on text that is not an instant). */
+export function isoToMs(iso: string): number {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw new Error(`not an ISO 8601 instant: ${iso}`);
+  return ms;
+}
+
+export function msToIso(ms: number | bigint): string {
+  return new Date(Number(ms)).toISOString();
+}
