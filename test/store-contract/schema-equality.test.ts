@@ -18,7 +18,7 @@ import { schemaDifferences, type SchemaDifference, type SchemaShape } from './sc
 
 /** The differences that are meant: one entry each, with why. An entry no longer needed fails the test. */
 const INTENDED: ReadonlyArray<{ key: string; reason: string }> = [
-  ...['accounts.id', 'api_keys.hash', 'dashboard_sessions.id_hash', 'generations.id', 'reservations.id'].map((column) => ({
+  ...['accounts.id', 'api_keys.hash', 'dashboard_sessions.id_hash', 'reservations.id'].map((column) => ({
     key: `${column}.notNull`,
     reason: "SQLite lets a rowid table's non-INTEGER PRIMARY KEY hold NULL (a legacy quirk, https://sqlite.org/lang_createtable.html#the_primary_key); " +
       'Postgres makes every primary key NOT NULL. The stores always write these ids, and adding NOT NULL in SQLite means rebuilding the table.',
@@ -26,6 +26,29 @@ const INTENDED: ReadonlyArray<{ key: string; reason: string }> = [
   {
     key: 'schema_migrations.version.type',
     reason: "the migration runners' own table (open-database.ts, migrate-postgres.ts), not a migration: versions are small numbers, int32 holds them",
+  },
+  // The compact generation record (migration 11, issue 30 §3: bytes per record).
+  ...['account_ref', 'key_ref', 'model_ref', 'provider_ref', 'upstream_model_ref', 'dialect_ref', 'error_code_ref', 'finish_reason_ref',
+    'native_finish_reason_ref', 'endpoint_ref', 'http_referer_ref', 'app_title_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error',
+    'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning', 'latency_ms', 'first_token_ms', 'upstream_ms',
+  ].map((column) => ({
+    key: `generation_records.${column}.type`,
+    reason: 'Postgres keeps the record narrow (4 bytes, not 8): names ids, flags, token counts and milliseconds stay far below 2^31; ' +
+      'SQLite stores any INTEGER in as few bytes as its value needs. Money (cost_nanos) and times (created_ms) are bigint on both',
+  })),
+  { key: 'record_names.id.type', reason: 'a names id: Postgres int32 like the generation_records columns that refer to it; SQLite has one INTEGER' },
+  {
+    key: 'generation_records.primaryKey',
+    reason: "SQLite keys the table by its rowid (seq: INTEGER PRIMARY KEY) with a unique index on id; Postgres keys it by id and numbers rows with seq",
+  },
+  { key: 'generation_records.index generation_records_id', reason: "SQLite's unique index on id is Postgres's primary key (above)" },
+  ...['generation_records_account', 'generation_records_created', 'generation_records_key', 'generation_records_model'].map((index) => ({
+    key: `generation_records.index ${index}`,
+    reason: "every SQLite index ends in the rowid (seq) implicitly; Postgres's names seq where SQLite's would hold it, so both walk pages in the same order",
+  })),
+  {
+    key: 'generations',
+    reason: "a view over generation_records on both engines (compact-records-migration.ts): the Postgres reader lists views' columns, SQLite's reads tables only",
   },
   {
     key: 'schema_migrations.version.default',
@@ -88,31 +111,31 @@ test('the comparison names the table and the difference: a column, a type, an in
   ]);
   // Shapes edited directly: what no SQLite ALTER can make.
   const edited = structuredClone(base);
-  const cost = edited.generations!.columns.find((c) => c.name === 'cost_nanos')!;
+  const cost = edited.api_keys!.columns.find((c) => c.name === 'usage_nanos')!;
   cost.type = 'int32';
   cost.default = '1';
   edited.api_keys!.checks = edited.api_keys!.checks.map((c) => c.replace("'monthly'", "'yearly'"));
   delete edited.usage_daily_keys;
   assert.deepEqual(schemaDifferences(base, edited).map((d) => d.message), [
+    'table api_keys: column usage_nanos type: SQLite "int64", Postgres "int32"',
+    'table api_keys: column usage_nanos default: SQLite "0", Postgres "1"',
     `table api_keys: check constraints: SQLite ["disabled_by in('operator','account')","limit_reset in('daily','weekly','monthly')"], ` +
       `Postgres ["disabled_by in('operator','account')","limit_reset in('daily','weekly','yearly')"]`,
-    'table generations: column cost_nanos type: SQLite "int64", Postgres "int32"',
-    'table generations: column cost_nanos default: SQLite "0", Postgres "1"',
     'table usage_daily_keys: only in SQLite',
   ]);
 });
 
 test("the Postgres reader sees drift too: an extra partial index, a changed default, a dropped foreign key, a nullable column", { skip }, async () => {
   const drifted = await postgresSchema(`
-    CREATE INDEX generations_errors ON generations(provider, created_at) WHERE status = 'error';
+    CREATE INDEX generation_records_errors ON generation_records(provider_ref, created_ms) WHERE is_error = 1;
     ALTER TABLE api_keys ALTER COLUMN usage_nanos SET DEFAULT 5;
     ALTER TABLE reservations DROP CONSTRAINT reservations_account_id_fkey;
-    ALTER TABLE generations ALTER COLUMN key_hash DROP NOT NULL;
+    ALTER TABLE generation_records ALTER COLUMN key_ref DROP NOT NULL;
   `);
   assert.deepEqual(unintended(schemaDifferences(sqliteSchema(), drifted)).map((d) => d.message), [
     'table api_keys: column usage_nanos default: SQLite "0", Postgres "5"',
-    'table generations: column key_hash NOT NULL: SQLite true, Postgres false',
-    "table generations: index generations_errors (provider, created_at) where status='error' only in Postgres",
+    'table generation_records: column key_ref NOT NULL: SQLite true, Postgres false',
+    'table generation_records: index generation_records_errors (provider_ref, created_ms) where is_error=1 only in Postgres',
     'table reservations: foreign keys: SQLite ["(account_id) → accounts(id) on update no action on delete no action"], Postgres []',
   ]);
 });
