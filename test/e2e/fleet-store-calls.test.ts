@@ -44,7 +44,8 @@ async function commandCalls(conn: RedisConnection): Promise<Map<string, number>>
 
 /** A conversation of `n` messages after the system prompt: n + 1 prefixes to look up (capped at 33). */
 function conversation(n: number): Array<{ role: string; content: string }> {
-  const messages = [{ role: 'system', content: 'You are terse.' }];
+  // Long enough for a provider to cache (≥ 64 tokens): shorter prompts are not looked up (sticky-routing.ts).
+  const messages = [{ role: 'system', content: `You are terse. ${'Answer in as few words as you can, and never repeat the question. '.repeat(8)}` }];
   for (let i = 0; i < n; i++) messages.push({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` });
   return messages;
 }
