@@ -89,4 +89,28 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(syncs).durationMs, null);
     assert.ok(performance.now() - started < 2000);
   });
+
+  test('a header that says less than the file holds is not believed (a short header on long audio)', () => {
+    const M = 1024 * 1024;
+    // WAV: a byte rate far above what the samples play at; a tiny first data chunk before the real one.
+    const fast = wavBytes(10_000);
+    fast.writeUInt32LE(0xfffffff0, 28);
+    assert.equal(readAudioDuration(fast).durationMs, 10_000, 'PCM plays at sampleRate × blockAlign');
+    const twoData = wavBytes(10_000);
+    twoData.writeUInt32LE(2, 40);
+    assert.equal(readAudioDuration(twoData).durationMs, 10_000, 'a decoder reads on past a short data chunk');
+    // MP3: a Xing count of 1 on 2,000 frames; junk between frames is skipped, as a decoder resyncs.
+    const frameMs = (1152 * 1000) / 44100;
+    const xing = mp3Bytes(2000, { header: 'xing' });
+    xing.writeUInt32BE(1, 4 + 32 + 8);
+    assert.equal(readAudioDuration(xing).durationMs, Math.round(2000 * frameMs));
+    const junk = Buffer.concat([mp3Bytes(2), Buffer.from('not a frame'), mp3Bytes(500)]);
+    assert.equal(readAudioDuration(junk).durationMs, Math.round(502 * frameMs));
+    // Containers whose duration is only a header's word: at least the size over the densest audio they carry.
+    const pad = (file: Buffer): Buffer => Buffer.concat([file, Buffer.alloc(4 * M)]);
+    assert.equal(readAudioDuration(pad(mp4Bytes(1000, { mdatFirst: false }))).durationMs! >= Math.round((4 * M * 1000) / 64_000), true, 'mp4');
+    assert.equal(readAudioDuration(pad(flacBytes(44100))).durationMs! >= Math.round((4 * M * 1000) / 400_000), true, 'flac');
+    assert.equal(readAudioDuration(pad(webmBytes(1000))).durationMs! >= Math.round((4 * M * 1000) / 64_000), true, 'webm');
+    assert.equal(readAudioDuration(mp4Bytes(7250)).durationMs, 7250, 'an honest small file keeps its header\'s duration');
+  });
 });

@@ -31,6 +31,16 @@ export function sniffAudioContainer(b: Buffer): AudioContainer | null {
   return null;
 }
 
+/**
+ * The densest audio each container is taken to hold, in bytes a second, where the duration
+ * is a header's word that a decoder does not follow (an MP4's `mvhd`, an Ogg page's granule,
+ * WebM's Duration, FLAC's STREAMINFO): a file is held and charged for at least its size
+ * over this rate, so a short header on long audio is not cheap. Lossy audio stays below
+ * 64,000 (Opus tops out at 510 kbit/s, AAC at 320 in practice); lossless FLAC at 96 kHz,
+ * 24-bit stereo below 400,000. WAV and MP3 are measured from their samples and frames.
+ */
+export const MAX_BYTES_PER_SECOND: Readonly<Record<'flac' | 'ogg' | 'mp4' | 'webm', number>> = { flac: 400_000, ogg: 64_000, mp4: 64_000, webm: 64_000 };
+
 export function readAudioDuration(b: Buffer): AudioDuration {
   const container = sniffAudioContainer(b);
   let durationMs: number | null = null;
@@ -42,6 +52,9 @@ export function readAudioDuration(b: Buffer): AudioDuration {
     case 'webm': durationMs = webmDurationMs(b); break;
     case 'mp3': durationMs = mp3DurationMs(b); break;
     case null: break;
+  }
+  if (durationMs !== null && (container === 'flac' || container === 'ogg' || container === 'mp4' || container === 'webm')) {
+    durationMs = Math.max(durationMs, Math.round((b.length * 1000) / MAX_BYTES_PER_SECOND[container]));
   }
   return { container, durationMs: durationMs !== null && durationMs > 0 && Number.isFinite(durationMs) ? durationMs : null };
 }
