@@ -139,4 +139,22 @@ models:
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });
+
+  test('the hold covers every input up to the context length: many long inputs are not held as one', async () => {
+    // Four token arrays of 8,000 tokens at $0.0001 a token cost $3.20; one context (8,192) is $0.82.
+    const { key } = await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '1' });
+    const input = Array.from({ length: 4 }, () => Array.from({ length: 8000 }, (_, i) => i % 1000));
+    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/paid-embed', input }, { authorization: `Bearer ${key}` });
+    assert.equal(res.status, 402, res.text);
+    const one = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/paid-embed', input: input.slice(0, 1) }, { authorization: `Bearer ${key}` });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.json.usage.prompt_tokens, 8000);
+    // Inputs that each fit the context are served however long they are together (a RAG batch).
+    const batch = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.json.data.length, 4);
+    const tooLong = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: [[1], Array.from({ length: 9000 }, () => 7)] }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(tooLong.status, 400, tooLong.text);
+    assert.equal(tooLong.json.error.param, 'input');
+  });
 });
