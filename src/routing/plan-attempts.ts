@@ -194,17 +194,21 @@ function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[
 
 /** Where each kind of model is called: named in the 400 for a model sent to the wrong endpoint. */
 const KIND_ROUTES: Record<ModelKind, string> = {
-  chat: 'POST /v1/chat/completions (or /v1/messages, /v1/responses)',
-  embedding: 'POST /v1/embeddings',
+  chat: "POST /v1/chat/completions (or /v1/messages, /v1/responses, Gemini's :generateContent)",
+  embedding: "POST /v1/embeddings (or Gemini's :embedContent, :batchEmbedContents)",
   image: 'POST /v1/images/generations (or /v1/images/edits)',
   speech: 'POST /v1/audio/speech',
   transcription: 'POST /v1/audio/transcriptions (or /v1/audio/translations)',
 };
 
+function article(kind: ModelKind): string {
+  return kind === 'image' || kind === 'embedding' ? 'an' : 'a';
+}
+
 function wrongKind(name: string, kind: ModelKind, wanted: ModelKind): GatewayError {
   return new GatewayError(
     'invalid_parameter',
-    `Model "${name}" is ${kind === 'image' || kind === 'embedding' ? 'an' : 'a'} ${kind} model and cannot serve a ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
+    `Model "${name}" is ${article(kind)} ${kind} model and cannot serve ${article(wanted)} ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
     { param: 'model', metadata: { model_kind: kind, request_kind: wanted } },
   );
 }

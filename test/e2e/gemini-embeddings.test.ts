@@ -49,7 +49,10 @@ describe('Gemini embedContent and batchEmbedContents', () => {
     const chat = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:embedContent`, { content: { parts: [{ text: 'x' }] } }, auth);
     assert.equal(chat.status, 400);
     assert.equal(chat.json.error.status, 'INVALID_ARGUMENT');
-    assert.match(chat.json.error.message, /chat model/);
+    assert.match(chat.json.error.message, /is a chat model and cannot serve an embedding request/);
+    const embedAsChat = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-embed:generateContent`, { contents: [{ parts: [{ text: 'x' }] }] }, auth);
+    assert.equal(embedAsChat.status, 400);
+    assert.match(embedAsChat.json.error.message, /:embedContent/, 'a Gemini client is told the Gemini method too');
     const mismatch = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-embed:batchEmbedContents`, { requests: [{ model: 'models/other/model', content: { parts: [{ text: 'x' }] } }] }, auth);
     assert.equal(mismatch.status, 400);
     assert.match(mismatch.json.error.message, /requests\[0\]\.model/);
