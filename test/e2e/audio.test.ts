@@ -364,6 +364,31 @@ moderation:
     assert.match(big.json.error.message, /larger than 25 MB/);
   });
 
+  test('a form of too many parts is refused before it is read; a hand-written form (quoted boundary, a preamble, filename*) is read', async () => {
+    const many = new FormData();
+    many.append('model', 'switchyard/sim-transcribe');
+    many.append('file', new File([wavBytes(500)], 'a.wav'));
+    for (let i = 0; i < 300; i++) many.append('prompt', 'p');
+    const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: many });
+    assert.equal(res.status, 400);
+    const err = ((await res.json()) as any).error;
+    assert.equal(err.param, 'body');
+    assert.match(err.message, /more than 256 parts/);
+    const b = 'x-boundary-1';
+    const body = Buffer.concat([
+      Buffer.from(`a preamble\r\n--${b}\r\nContent-Disposition: form-data; name="model"\r\n\r\nswitchyard/sim-transcribe\r\n`),
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.wav"; filename*=UTF-8''%C3%A9t%C3%A9.wav\r\nContent-Type: audio/wav\r\n\r\n`),
+      wavBytes(1500),
+      Buffer.from(`\r\n--${b}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\nverbose_json\r\n--${b}--\r\n`),
+    ]);
+    const ok = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary="${b}"` }, body });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.equal(((await ok.json()) as { duration: number }).duration, 1.5);
+    const cut = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${b}` }, body: body.subarray(0, 200) });
+    assert.equal(cut.status, 400);
+    assert.equal(((await cut.json()) as any).error.param, 'body');
+  });
+
   test('a model of another kind is a clear 400 on each audio route, and an audio model on chat', async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const chat = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-fast', voice: 'alloy', input: 'x' }, auth);
