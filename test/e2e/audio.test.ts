@@ -430,6 +430,19 @@ moderation:
     assert.equal(upstream.requests.length, before + 1);
   });
 
+  test('a header that says the audio is short does not make it cheap: held and charged for what a decoder plays', async () => {
+    // 10 s of 16 kHz PCM whose fmt chunk claims ten times the byte rate; 60 MP3 frames whose Xing header says 1.
+    const wav = wavBytes(10_000);
+    wav.writeUInt32LE(320_000, 28);
+    const raw = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wav, 'lie.wav') }).withResponse();
+    assert.equal((await record(gw, raw.response.headers.get('x-generation-id'))).total_cost, 0.001);
+    const mp3 = mp3Bytes(60, { header: 'xing' });
+    mp3.writeUInt32BE(1, 4 + 32 + 8);
+    const m = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(mp3, 'lie.mp3') }).withResponse();
+    // 60 frames of 26.12 ms = 1.567 s → 2 seconds.
+    assert.equal((await record(gw, m.response.headers.get('x-generation-id'))).total_cost, 0.0002);
+  });
+
   test('a balance and a key limit stop speech exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
       const res = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' }, { authorization: `Bearer ${key}` });
