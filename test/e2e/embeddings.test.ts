@@ -157,4 +157,12 @@ models:
     assert.equal(tooLong.status, 400, tooLong.text);
     assert.equal(tooLong.json.error.param, 'input');
   });
+
+  test('the sim refuses to draw more than a million numbers in one answer (it would stall the event loop for seconds)', async () => {
+    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: Array.from({ length: 64 }, () => 'x'), dimensions: 65_536 }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(res.status, 400, res.text.slice(0, 300));
+    assert.equal(res.json.error.param, 'dimensions');
+    const ok = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: Array.from({ length: 256 }, () => 'x'), dimensions: 4096 }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(ok.status, 200);
+  });
 });
