@@ -389,4 +389,23 @@ models:
     const record = await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: Record<string, unknown> };
     assert.equal(record.data.total_cost, 0.039);
   });
+
+  test('one account making many URL images never drops another account\'s (each holds a share of the store)', async () => {
+    // A store of 40 KiB: each account may fill 10 KiB (sim PNGs of a few hundred bytes, 1 KiB of overhead each).
+    const small = await startTestGateway({ yaml: `server:\n  image_url_max_bytes: 40960\n${SIM_ONLY}` });
+    try {
+      const victim = await small.services.accountService.createAccount({ name: 'victim', creditsUsd: '5' });
+      const { key: victimKey } = await small.services.accountService.createKey({ accountId: victim.id });
+      const made = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'mine', response_format: 'url' }, { authorization: `Bearer ${victimKey}` });
+      assert.equal(made.status, 200, made.text);
+      const url: string = made.json.data[0].url;
+      for (let i = 0; i < 20; i++) {
+        const flood = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: `flood ${i}`, n: 10, response_format: 'url' }, { authorization: `Bearer ${small.key}` });
+        assert.equal(flood.status, 200, flood.text);
+      }
+      assert.equal((await fetch(url, { headers: { authorization: `Bearer ${victimKey}` } })).status, 200, 'the victim\'s image is still served');
+    } finally {
+      await small.close();
+    }
+  });
 });
