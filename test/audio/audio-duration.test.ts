@@ -98,7 +98,17 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(fast).durationMs, 10_000, 'PCM plays at sampleRate × blockAlign');
     const twoData = wavBytes(10_000);
     twoData.writeUInt32LE(2, 40);
-    assert.equal(readAudioDuration(twoData).durationMs, 10_000, 'a decoder reads on past a short data chunk');
+    assert.equal(readAudioDuration(twoData).durationMs, 10_000, 'the bytes after a short data chunk are not a chunk: counted to the end');
+    // A short data chunk, then a second one holding the rest: both are audio.
+    const head = wavBytes(0);
+    const tail = (id: string, body: Buffer): Buffer => { const h = Buffer.alloc(8); h.write(id, 0, 'latin1'); h.writeUInt32LE(body.length, 4); return Buffer.concat([h, body]); };
+    const split = Buffer.concat([head, Buffer.alloc(2), tail('data', Buffer.alloc(320_000))]);
+    split.writeUInt32LE(2, 40);
+    assert.equal(readAudioDuration(split).durationMs, 10_000);
+    // Cover art after the audio is not audio; 300 empty chunks before it do not hide it.
+    assert.equal(readAudioDuration(Buffer.concat([wavBytes(1000), tail('id3 ', Buffer.alloc(500_000))])).durationMs, 1000);
+    const hidden = Buffer.concat([head.subarray(0, head.length - 8), Buffer.concat(Array.from({ length: 300 }, () => tail('junk', Buffer.alloc(0)))), tail('data', Buffer.alloc(320_000))]);
+    assert.ok(readAudioDuration(hidden).durationMs! >= 10_000, 'past the chunk bound the rest counts as audio');
     // MP3: a Xing count of 1 on 2,000 frames; junk between frames is skipped, as a decoder resyncs.
     const frameMs = (1152 * 1000) / 44100;
     const xing = mp3Bytes(2000, { header: 'xing' });
