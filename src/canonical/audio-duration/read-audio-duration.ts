@@ -1,6 +1,6 @@
 import { flacDurationMs, isFlac } from './flac-duration.ts';
 import { isMp3, mp3DurationMs } from './mp3-duration.ts';
-import { isMp4, mp4DurationMs } from './mp4-duration.ts';
+import { isFragmentedMp4, isMp4, mp4DurationMs } from './mp4-duration.ts';
 import { isOgg, oggDurationMs } from './ogg-duration.ts';
 import { wavDurationMs } from './wav-duration.ts';
 import { isWebm, webmDurationMs } from './webm-duration.ts';
@@ -33,13 +33,15 @@ export function sniffAudioContainer(b: Buffer): AudioContainer | null {
 
 /**
  * The densest audio each container is taken to hold, in bytes a second, where the duration
- * is a header's word that a decoder does not follow (an MP4's `mvhd`, an Ogg page's granule,
- * WebM's Duration, FLAC's STREAMINFO): a file is held and charged for at least its size
- * over this rate, so a short header on long audio is not cheap. Lossy audio stays below
+ * is a header's word that a decoder does not follow (an Ogg page's granule, FLAC's
+ * STREAMINFO, a fragmented MP4's `mehd`): such a file is held and charged for at least its
+ * size over this rate, so a short header on long audio is not cheap. Lossy audio stays below
  * 64,000 (Opus tops out at 510 kbit/s, AAC at 320 in practice); lossless FLAC at 96 kHz,
- * 24-bit stereo below 400,000. WAV and MP3 are measured from their samples and frames.
+ * 24-bit stereo below 400,000. WAV and MP3 are measured from their samples and frames, a
+ * plain MP4 from its sound tracks' sample tables, WebM from its blocks' times: a video's
+ * bytes never count as seconds of audio.
  */
-export const MAX_BYTES_PER_SECOND: Readonly<Record<'flac' | 'ogg' | 'mp4' | 'webm', number>> = { flac: 400_000, ogg: 64_000, mp4: 64_000, webm: 64_000 };
+export const MAX_BYTES_PER_SECOND: Readonly<Record<'flac' | 'ogg' | 'mp4', number>> = { flac: 400_000, ogg: 64_000, mp4: 64_000 };
 
 export function readAudioDuration(b: Buffer): AudioDuration {
   const container = sniffAudioContainer(b);
@@ -53,7 +55,7 @@ export function readAudioDuration(b: Buffer): AudioDuration {
     case 'mp3': durationMs = mp3DurationMs(b); break;
     case null: break;
   }
-  if (durationMs !== null && (container === 'flac' || container === 'ogg' || container === 'mp4' || container === 'webm')) {
+  if (durationMs !== null && (container === 'flac' || container === 'ogg' || (container === 'mp4' && isFragmentedMp4(b)))) {
     durationMs = Math.max(durationMs, Math.round((b.length * 1000) / MAX_BYTES_PER_SECOND[container]));
   }
   return { container, durationMs: durationMs !== null && durationMs > 0 && Number.isFinite(durationMs) ? durationMs : null };
