@@ -461,4 +461,16 @@ moderation:
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });
+
+  test('a balance and a key limit stop translation exactly as they stop chat', async () => {
+    const clip = wavBytes(4200);
+    await assertBudgetsStopSurface(gw, async (key) => {
+      const body = new FormData();
+      body.append('file', new File([clip], 'clip.wav'));
+      body.append('model', 'switchyard/sim-transcribe');
+      const res = await fetch(`${gw.origin}/api/v1/audio/translations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
+      await res.arrayBuffer();
+      return { status: res.status, generationId: res.headers.get('x-generation-id') };
+    });
+  });
 });

@@ -72,4 +72,11 @@ describe('Gemini embedContent and batchEmbedContents', () => {
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });
+
+  test('a balance and a key limit stop embedContent (the key in ?key=) exactly as they stop chat', async () => {
+    await assertBudgetsStopSurface(gw, async (key) => {
+      const res = await postJson(`${gw.origin}/v1beta/models/acme/paid-embed:embedContent?key=${key}`, { content: { parts: [{ text: 'some words to embed here' }] } });
+      return { status: res.status, generationId: res.headers.get('x-generation-id') };
+    });
+  });
 });
