@@ -125,6 +125,8 @@ describe('audio duration from the file header', () => {
     // Containers whose duration is only a header's word: at least the size over the densest audio they carry.
     const pad = (file: Buffer): Buffer => Buffer.concat([file, Buffer.alloc(4 * M)]);
     assert.equal(readAudioDuration(pad(flacBytes(44100))).durationMs! >= Math.round((4 * M * 1000) / 400_000), true, 'flac');
+    const longOgg = Buffer.concat([oggBytes(1000).subarray(0, 200), Buffer.alloc(4 * M), oggBytes(1000)]);
+    assert.ok(readAudioDuration(longOgg).durationMs! >= Math.round((4 * M * 1000) / 64_000), 'ogg');
     assert.equal(readAudioDuration(pad(mp4Bytes(1000, { fragmented: true }))).durationMs! >= Math.round((4 * M * 1000) / 64_000), true, 'fragmented mp4');
     assert.equal(readAudioDuration(mp4Bytes(7250)).durationMs, 7250, 'an honest small file keeps its header\'s duration');
   });

@@ -1,7 +1,7 @@
 import { flacDurationMs, isFlac } from './flac-duration.ts';
 import { isMp3, mp3DurationMs } from './mp3-duration.ts';
 import { isFragmentedMp4, isMp4, mp4DurationMs } from './mp4-duration.ts';
-import { isOgg, oggDurationMs } from './ogg-duration.ts';
+import { isOgg, isOggFlac, oggDurationMs } from './ogg-duration.ts';
 import { wavDurationMs } from './wav-duration.ts';
 import { isWebm, webmDurationMs } from './webm-duration.ts';
 
@@ -56,7 +56,9 @@ export function readAudioDuration(b: Buffer): AudioDuration {
     case null: break;
   }
   if (durationMs !== null && (container === 'flac' || container === 'ogg' || (container === 'mp4' && isFragmentedMp4(b)))) {
-    durationMs = Math.max(durationMs, Math.round((b.length * 1000) / MAX_BYTES_PER_SECOND[container]));
+    // Ogg carrying FLAC (its first packet "\x7fFLAC") is lossless: FLAC's rate.
+    const rate = container === 'ogg' && isOggFlac(b) ? MAX_BYTES_PER_SECOND.flac : MAX_BYTES_PER_SECOND[container];
+    durationMs = Math.max(durationMs, Math.round((b.length * 1000) / rate));
   }
   return { container, durationMs: durationMs !== null && durationMs > 0 && Number.isFinite(durationMs) ? durationMs : null };
 }
