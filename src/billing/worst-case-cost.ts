@@ -62,7 +62,9 @@ function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: num
   if (task !== undefined) {
     // A task's output is bounded by its own units (n images, the input's characters, the audio's duration).
     // An edit's input images are billed as image tokens, which may be dearer (image_prompt).
-    const prompt = BigInt(promptOn(endpoint, promptBound)) * (task.kind === 'image' ? maxBig(promptPrice, p.imagePrompt) : promptPrice);
+    // Embedding inputs are each a prompt of their own: the context length bounds each, not their sum.
+    const promptTokens = task.kind === 'embedding' ? Math.min(promptBound, endpoint.contextLength * task.input.length) : promptOn(endpoint, promptBound);
+    const prompt = BigInt(promptTokens) * (task.kind === 'image' ? maxBig(promptPrice, p.imagePrompt) : promptPrice);
     return prompt + BigInt(taskOutputTokensBound(task, endpoint)) * p.completion + p.request + taskUnitsWorstCase(task, endpoint);
   }
   const fixed = p.request + BigInt(countInputImages(req)) * p.image;

@@ -152,6 +152,17 @@ export function admittedPromptTokens(req: CanonicalRequest): number {
   return tokens;
 }
 
+/**
+ * The tokens that must fit an endpoint's context window: the whole prompt, except for
+ * embeddings, whose inputs are each embedded on their own (the longest input must fit).
+ */
+export function estimateContextTokens(req: CanonicalRequest, promptTokens: number): number {
+  if (req.task?.kind !== 'embedding') return promptTokens;
+  let longest = 0;
+  for (const input of req.task.input) longest = Math.max(longest, typeof input === 'string' ? estimateTextTokens(input) : input.length);
+  return longest;
+}
+
 /** The prompt measured with `m`: framing overheads plus each part's measure. */
 export function measureRequest(req: CanonicalRequest, m: PromptMeasure): number {
   if (req.task !== undefined) return measureTask(req.task, m);

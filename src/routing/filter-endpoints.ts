@@ -5,7 +5,7 @@ import { matchesAny, type RouteEndpoint } from './route-endpoint.ts';
 
 /** What the filters need to know of the request, computed once per request. */
 export interface RequestFacts {
-  /** Estimated prompt tokens (src/canonical/estimate-tokens.ts). */
+  /** Estimated prompt tokens that must fit the context (estimateContextTokens: an embedding request's longest input). */
   promptTokens: number;
   /** The requested `max_tokens`, or -1 when absent. */
   maxOutputTokens: number;

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
-import { estimateRequestTokens } from '../canonical/estimate-tokens.ts';
+import { estimateContextTokens, estimateRequestTokens } from '../canonical/estimate-tokens.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { requestKind, type ModelKind } from '../canonical/task.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -65,7 +65,7 @@ export class AttemptPlanner {
   draft(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req)): PlanDraft {
     const used = requestParameters(req);
     const facts: RequestFacts = {
-      promptTokens,
+      promptTokens: estimateContextTokens(req, promptTokens),
       maxOutputTokens: req.maxOutputTokens ?? -1,
       used,
       preferred: preferredParameters(used),
@@ -182,7 +182,7 @@ function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[
       'context_length_exceeded',
       `This request's prompt is about ${facts.promptTokens} tokens, more than the context window of any endpoint that could serve it ` +
         `(the largest is ${tally.largestTooSmall} tokens). Shorten the messages or choose a model with a longer context.`,
-      { param: 'messages', metadata: { prompt_tokens: facts.promptTokens, context_length: tally.largestTooSmall, excluded } },
+      { param: req.task?.kind === 'embedding' ? 'input' : 'messages', metadata: { prompt_tokens: facts.promptTokens, context_length: tally.largestTooSmall, excluded } },
     );
   }
   const headers = tally.circuitRetryMs >= 0 ? { 'retry-after': String(Math.max(1, Math.ceil(tally.circuitRetryMs / 1000))) } : undefined;
@@ -194,17 +194,21 @@ function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[
 
 /** Where each kind of model is called: named in the 400 for a model sent to the wrong endpoint. */
 const KIND_ROUTES: Record<ModelKind, string> = {
-  chat: 'POST /v1/chat/completions (or /v1/messages, /v1/responses)',
-  embedding: 'POST /v1/embeddings',
+  chat: "POST /v1/chat/completions (or /v1/messages, /v1/responses, Gemini's :generateContent)",
+  embedding: "POST /v1/embeddings (or Gemini's :embedContent, :batchEmbedContents)",
   image: 'POST /v1/images/generations (or /v1/images/edits)',
   speech: 'POST /v1/audio/speech',
   transcription: 'POST /v1/audio/transcriptions (or /v1/audio/translations)',
 };
 
+function article(kind: ModelKind): string {
+  return kind === 'image' || kind === 'embedding' ? 'an' : 'a';
+}
+
 function wrongKind(name: string, kind: ModelKind, wanted: ModelKind): GatewayError {
   return new GatewayError(
     'invalid_parameter',
-    `Model "${name}" is ${kind === 'image' || kind === 'embedding' ? 'an' : 'a'} ${kind} model and cannot serve a ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
+    `Model "${name}" is ${article(kind)} ${kind} model and cannot serve ${article(wanted)} ${wanted} request: call it with ${KIND_ROUTES[kind]}.`,
     { param: 'model', metadata: { model_kind: kind, request_kind: wanted } },
   );
 }

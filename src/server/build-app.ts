@@ -4,6 +4,7 @@ import { installConnectionGuards, serverOptions } from './connection-guards.ts';
 import { installJsonBodyParser } from './body/parse-json-body.ts';
 import { installSingleQueryValues } from './single-query-values.ts';
 import { chatDialect } from '../front/openai-chat/chat-dialect.ts';
+import { geminiSseDialect } from '../front/gemini-generate/gemini-dialect.ts';
 import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
 import { registerKeyRoute } from './routes/key-route.ts';
@@ -32,6 +33,9 @@ import { registerPlaygroundKeyRoute } from './dashboard/playground-key-route.ts'
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
+/** Paths of Gemini's own API (`/v1beta/...`, the SDK's uploads under `/upload/v1beta/...`), under any base path. */
+const GEMINI_PATH = /^[^?]*\/(?:upload\/)?v1beta(?:\/|\?|$)/;
+
 export function buildApp(services: Services): FastifyInstance {
   const basePath = services.config.server.basePath ?? '';
   const rewriteUrl = baseStripper(basePath);
@@ -53,8 +57,12 @@ export function buildApp(services: Services): FastifyInstance {
 
   installJsonBodyParser(app);
 
-  // Outside the dialect routes, errors take the spec's record shape (the chat dialect's).
-  const renderError = dialectErrorHandler(chatDialect);
+  // Outside the dialect routes, errors take the spec's record shape (the chat dialect's),
+  // except under Gemini's own prefixes, where a Google client expects Google's shape.
+  const renderChatError = dialectErrorHandler(chatDialect);
+  const renderGeminiError = dialectErrorHandler(geminiSseDialect);
+  const renderError: typeof renderChatError = (error, request, reply) =>
+    (GEMINI_PATH.test(request.url) ? renderGeminiError : renderChatError)(error, request, reply);
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);

@@ -111,6 +111,7 @@ providers:
     api_key: gm-secret
 models:
   - id: google/gemini-2.5-flash-image
+    kind: chat
     context_length: 32768
     capabilities: [text, streaming, multimodal, image_output]
     endpoints:

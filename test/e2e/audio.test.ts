@@ -364,6 +364,31 @@ moderation:
     assert.match(big.json.error.message, /larger than 25 MB/);
   });
 
+  test('a form of too many parts is refused before it is read; a hand-written form (quoted boundary, a preamble, filename*) is read', async () => {
+    const many = new FormData();
+    many.append('model', 'switchyard/sim-transcribe');
+    many.append('file', new File([wavBytes(500)], 'a.wav'));
+    for (let i = 0; i < 300; i++) many.append('prompt', 'p');
+    const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: many });
+    assert.equal(res.status, 400);
+    const err = ((await res.json()) as any).error;
+    assert.equal(err.param, 'body');
+    assert.match(err.message, /more than 256 parts/);
+    const b = 'x-boundary-1';
+    const body = Buffer.concat([
+      Buffer.from(`a preamble\r\n--${b}\r\nContent-Disposition: form-data; name="model"\r\n\r\nswitchyard/sim-transcribe\r\n`),
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.wav"; filename*=UTF-8''%C3%A9t%C3%A9.wav\r\nContent-Type: audio/wav\r\n\r\n`),
+      wavBytes(1500),
+      Buffer.from(`\r\n--${b}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\nverbose_json\r\n--${b}--\r\n`),
+    ]);
+    const ok = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary="${b}"` }, body });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.equal(((await ok.json()) as { duration: number }).duration, 1.5);
+    const cut = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${b}` }, body: body.subarray(0, 200) });
+    assert.equal(cut.status, 400);
+    assert.equal(((await cut.json()) as any).error.param, 'body');
+  });
+
   test('a model of another kind is a clear 400 on each audio route, and an audio model on chat', async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const chat = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-fast', voice: 'alloy', input: 'x' }, auth);
@@ -405,6 +430,19 @@ moderation:
     assert.equal(upstream.requests.length, before + 1);
   });
 
+  test('a header that says the audio is short does not make it cheap: held and charged for what a decoder plays', async () => {
+    // 10 s of 16 kHz PCM whose fmt chunk claims ten times the byte rate; 60 MP3 frames whose Xing header says 1.
+    const wav = wavBytes(10_000);
+    wav.writeUInt32LE(320_000, 28);
+    const raw = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wav, 'lie.wav') }).withResponse();
+    assert.equal((await record(gw, raw.response.headers.get('x-generation-id'))).total_cost, 0.001);
+    const mp3 = mp3Bytes(60, { header: 'xing' });
+    mp3.writeUInt32BE(1, 4 + 32 + 8);
+    const m = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(mp3, 'lie.mp3') }).withResponse();
+    // 60 frames of 26.12 ms = 1.567 s → 2 seconds.
+    assert.equal((await record(gw, m.response.headers.get('x-generation-id'))).total_cost, 0.0002);
+  });
+
   test('a balance and a key limit stop speech exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
       const res = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' }, { authorization: `Bearer ${key}` });
@@ -419,6 +457,18 @@ moderation:
       body.append('file', new File([clip], 'clip.wav'));
       body.append('model', 'switchyard/sim-transcribe');
       const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
+      await res.arrayBuffer();
+      return { status: res.status, generationId: res.headers.get('x-generation-id') };
+    });
+  });
+
+  test('a balance and a key limit stop translation exactly as they stop chat', async () => {
+    const clip = wavBytes(4200);
+    await assertBudgetsStopSurface(gw, async (key) => {
+      const body = new FormData();
+      body.append('file', new File([clip], 'clip.wav'));
+      body.append('model', 'switchyard/sim-transcribe');
+      const res = await fetch(`${gw.origin}/api/v1/audio/translations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
       await res.arrayBuffer();
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });

@@ -5,19 +5,32 @@ import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../suppo
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { emulatorVector, startOpenAITasksEmulator, type OpenAITasksEmulator } from '../emulators/openai-tasks-emulator.ts';
 import { simVector } from '../../src/providers/sim/sim-tasks.ts';
+import { sendJson } from '../emulators/emulator-http.ts';
 
 describe('POST /v1/embeddings', () => {
   let gw: TestGateway;
   let upstream: OpenAITasksEmulator;
+  let liar: OpenAITasksEmulator;
+  let liarTokens: unknown = 0;
   let client: OpenAI;
   before(async () => {
     upstream = await startOpenAITasksEmulator();
+    liar = await startOpenAITasksEmulator();
+    liar.handle('/v1/embeddings', (_req, res) => sendJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0] }], model: 'm', usage: { prompt_tokens: liarTokens, total_tokens: liarTokens } }));
     gw = await startTestGateway({
       yaml: `${SIM_ONLY}  - id: vendor
     kind: openai
     base_url: ${upstream.baseUrl}
     api_key: sk-upstream-secret
+  - id: liar
+    kind: openai
+    base_url: ${liar.baseUrl}
 models:
+  - id: acme/liar-embed
+    kind: embedding
+    context_length: 8192
+    endpoints:
+      - { provider: liar, model: e, pricing: { prompt: "0.001", completion: "0" } }
   - id: acme/embed
     kind: embedding
     context_length: 8192
@@ -37,6 +50,7 @@ models:
     client = new OpenAI({ apiKey: gw.key, baseURL: gw.baseUrl });
   });
   after(async () => {
+    await liar.close();
     await upstream.close();
     await gw?.close();
   });
@@ -128,7 +142,7 @@ models:
     assert.deepEqual(embed.architecture.output_modalities, ['embeddings']);
     assert.deepEqual(embed.architecture.input_modalities, ['text']);
     const only = await (await fetch(`${gw.baseUrl}/models?output_modalities=embeddings`)).json() as { data: { id: string }[] };
-    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/embed', 'acme/paid-embed', 'switchyard/sim-embed']);
+    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/embed', 'acme/liar-embed', 'acme/paid-embed', 'switchyard/sim-embed']);
     const bad = await fetch(`${gw.baseUrl}/models?output_modalities=smell`);
     assert.equal(bad.status, 400);
   });
@@ -138,5 +152,47 @@ models:
       const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/paid-embed', input: 'some words to embed here' }, { authorization: `Bearer ${key}` });
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
+  });
+
+  test('the hold covers every input up to the context length: many long inputs are not held as one', async () => {
+    // Four token arrays of 8,000 tokens at $0.0001 a token cost $3.20; one context (8,192) is $0.82.
+    const { key } = await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '1' });
+    const input = Array.from({ length: 4 }, () => Array.from({ length: 8000 }, (_, i) => i % 1000));
+    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/paid-embed', input }, { authorization: `Bearer ${key}` });
+    assert.equal(res.status, 402, res.text);
+    const one = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/paid-embed', input: input.slice(0, 1) }, { authorization: `Bearer ${key}` });
+    assert.equal(one.status, 200, one.text);
+    assert.equal(one.json.usage.prompt_tokens, 8000);
+    // Inputs that each fit the context are served however long they are together (a RAG batch).
+    const batch = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.json.data.length, 4);
+    const tooLong = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: [[1], Array.from({ length: 9000 }, () => 7)] }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(tooLong.status, 400, tooLong.text);
+    assert.equal(tooLong.json.error.param, 'input');
+  });
+
+  test('the sim refuses to draw more than a million numbers in one answer (it would stall the event loop for seconds)', async () => {
+    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: Array.from({ length: 64 }, () => 'x'), dimensions: 65_536 }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(res.status, 400, res.text.slice(0, 300));
+    assert.equal(res.json.error.param, 'dimensions');
+    const ok = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: Array.from({ length: 256 }, () => 'x'), dimensions: 4096 }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(ok.status, 200);
+  });
+
+  test('an upstream\'s negative or fractional token count never credits the account nor breaks the charge', async () => {
+    const balance = async (): Promise<bigint> => (await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos;
+    liarTokens = -5_000_000;
+    const before = await balance();
+    const negative = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/liar-embed', input: 'x' }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(negative.status, 200, negative.text);
+    assert.equal(negative.json.usage.prompt_tokens, 0);
+    await gw.flush();
+    assert.ok(await balance() <= before, 'no credit from a negative count');
+    liarTokens = 1.5;
+    const fractional = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/liar-embed', input: 'x' }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(fractional.status, 200, fractional.text);
+    assert.equal(fractional.json.usage.prompt_tokens, 2);
+    assert.equal(fractional.json.usage.cost, 0.002);
   });
 });

@@ -49,7 +49,10 @@ describe('Gemini embedContent and batchEmbedContents', () => {
     const chat = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:embedContent`, { content: { parts: [{ text: 'x' }] } }, auth);
     assert.equal(chat.status, 400);
     assert.equal(chat.json.error.status, 'INVALID_ARGUMENT');
-    assert.match(chat.json.error.message, /chat model/);
+    assert.match(chat.json.error.message, /is a chat model and cannot serve an embedding request/);
+    const embedAsChat = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-embed:generateContent`, { contents: [{ parts: [{ text: 'x' }] }] }, auth);
+    assert.equal(embedAsChat.status, 400);
+    assert.match(embedAsChat.json.error.message, /:embedContent/, 'a Gemini client is told the Gemini method too');
     const mismatch = await postJson(`${gw.origin}/v1beta/models/switchyard/sim-embed:batchEmbedContents`, { requests: [{ model: 'models/other/model', content: { parts: [{ text: 'x' }] } }] }, auth);
     assert.equal(mismatch.status, 400);
     assert.match(mismatch.json.error.message, /requests\[0\]\.model/);
@@ -66,6 +69,13 @@ describe('Gemini embedContent and batchEmbedContents', () => {
   test('a balance and a key limit stop batchEmbedContents exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
       const res = await postJson(`${gw.origin}/v1beta/models/acme/paid-embed:batchEmbedContents`, { requests: [{ content: { parts: [{ text: 'some words to embed here' }] } }] }, { 'x-goog-api-key': key });
+      return { status: res.status, generationId: res.headers.get('x-generation-id') };
+    });
+  });
+
+  test('a balance and a key limit stop embedContent (the key in ?key=) exactly as they stop chat', async () => {
+    await assertBudgetsStopSurface(gw, async (key) => {
+      const res = await postJson(`${gw.origin}/v1beta/models/acme/paid-embed:embedContent?key=${key}`, { content: { parts: [{ text: 'some words to embed here' }] } });
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });

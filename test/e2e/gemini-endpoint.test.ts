@@ -141,6 +141,19 @@ describe('Gemini API over HTTP', () => {
     assert.equal(emu.requests.length, 0, 'nothing reached the upstream');
   });
 
+  test('a path of Gemini\'s API the gateway does not serve is a 404 in Google\'s shape (the SDK\'s files, tuned models); elsewhere OpenAI\'s', async () => {
+    for (const [method, path] of [['POST', '/upload/v1beta/files'], ['GET', '/v1beta/tunedModels'], ['DELETE', '/v1beta/models/acme/mock-1:generateContent']] as const) {
+      const res = await fetch(`${gw.origin}${path}?key=${gw.key}`, { method, headers });
+      const json = (await res.json()) as any;
+      assert.equal(res.status, 404, path);
+      assert.equal(json.error.status, 'NOT_FOUND', path);
+      assert.equal(json.error.code, 404);
+      assert.doesNotMatch(JSON.stringify(json), new RegExp(gw.key), 'the ?key= is not echoed');
+    }
+    const openai = await fetch(`${gw.origin}/v1/no-such-route`, { headers });
+    assert.equal(((await openai.json()) as any).error.type, 'not_found_error');
+  });
+
   test('an upstream failure is Google\'s shape too (502 UNAVAILABLE), and in-stream it is a last {error} chunk', async () => {
     // Every retry fails alike.
     for (let i = 0; i < 8; i++) emu.enqueue({ fault: 'status', status: 500 });

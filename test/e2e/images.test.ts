@@ -8,6 +8,7 @@ import OpenAI, { toFile } from 'openai';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator } from '../emulators/openai-tasks-emulator.ts';
+import { sendJson } from '../emulators/emulator-http.ts';
 import { emulatorImage, geminiImageGenerate, imageEdits, imageGenerations, imagenPredict, readEditForm } from '../emulators/openai-images-handlers.ts';
 import { writeTestServiceAccount } from '../support/google-service-account.ts';
 import { simPng, SIM_IMAGE_SIDE } from '../../src/providers/sim/sim-png.ts';
@@ -51,6 +52,11 @@ describe('POST /v1/images/generations and /v1/images/edits', () => {
     upstream.handle('/v1/images/generations', imageGenerations);
     upstream.handle('/v1/images/edits', imageEdits);
     upstream.handle('/v1/models/gemini-2.5-flash-image:generateContent', geminiImageGenerate);
+    // A Gemini image model that draws two images where one was asked for (it may interleave several).
+    upstream.handle('/v1/models/gemini-two-images:generateContent', (_req, res) => sendJson(res, 200, {
+      candidates: [{ content: { role: 'model', parts: [0, 1].map((i) => ({ inlineData: { mimeType: 'image/png', data: emulatorImage('gemini', i).toString('base64') } })) }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 2580, totalTokenCount: 2592 },
+    }));
     upstream.handle('/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict', imagenPredict);
     gw = await startTestGateway({
       now: () => Date.now() + clockOffsetMs,
@@ -84,6 +90,12 @@ models:
         model: gemini-2.5-flash-image
         max_output_tokens: 1290
         pricing: { prompt: "0.0000003", completion: "0.00003" }
+  - id: acme/gemini-two
+    kind: image
+    endpoints:
+      - provider: gem
+        model: gemini-two-images
+        pricing: { prompt: "0", completion: "0", image_output: "0.039" }
   - id: acme/gpt-image
     kind: image
     capabilities: [text, multimodal]
@@ -345,7 +357,7 @@ models:
     assert.deepEqual(sim.architecture.output_modalities, ['image']);
     assert.deepEqual(sim.architecture.input_modalities, ['text', 'image']);
     assert.equal(sim.pricing.image_output, '0.001');
-    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gpt-image', 'acme/imagen', 'switchyard/sim-image']);
+    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gemini-two', 'acme/gpt-image', 'acme/imagen', 'switchyard/sim-image']);
   });
 
   test('a balance and a key limit stop image generations exactly as they stop chat', async () => {
@@ -366,5 +378,34 @@ models:
       await res.arrayBuffer();
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
+  });
+
+  test('an upstream that makes more images than asked: the client gets n, and is charged n (the hold was for n)', async () => {
+    const raw = await client.images.generate({ model: 'acme/gemini-two', prompt: 'one cat', n: 1 }).withResponse();
+    assert.equal(raw.data.data?.length, 1);
+    assert.equal((raw.data.usage as unknown as { cost: number }).cost, 0.039);
+    await gw.flush();
+    const id = raw.response.headers.get('x-generation-id');
+    const record = await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: Record<string, unknown> };
+    assert.equal(record.data.total_cost, 0.039);
+  });
+
+  test('one account making many URL images never drops another account\'s (each holds a share of the store)', async () => {
+    // A store of 40 KiB: each account may fill 10 KiB (sim PNGs of a few hundred bytes, 1 KiB of overhead each).
+    const small = await startTestGateway({ yaml: `server:\n  image_url_max_bytes: 40960\n${SIM_ONLY}` });
+    try {
+      const victim = await small.services.accountService.createAccount({ name: 'victim', creditsUsd: '5' });
+      const { key: victimKey } = await small.services.accountService.createKey({ accountId: victim.id });
+      const made = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'mine', response_format: 'url' }, { authorization: `Bearer ${victimKey}` });
+      assert.equal(made.status, 200, made.text);
+      const url: string = made.json.data[0].url;
+      for (let i = 0; i < 20; i++) {
+        const flood = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: `flood ${i}`, n: 10, response_format: 'url' }, { authorization: `Bearer ${small.key}` });
+        assert.equal(flood.status, 200, flood.text);
+      }
+      assert.equal((await fetch(url, { headers: { authorization: `Bearer ${victimKey}` } })).status, 200, 'the victim\'s image is still served');
+    } finally {
+      await small.close();
+    }
   });
 });

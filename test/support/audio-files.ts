@@ -164,8 +164,25 @@ function box(type: string, ...children: Buffer[]): Buffer {
   return Buffer.concat([head, body]);
 }
 
+/** A sound track whose sample table has `samples` samples of `delta` units at `timescale`. */
+function soundTrak(t: { timescale: number; samples: number; delta: number }): Buffer {
+  const mdhd = Buffer.alloc(24);
+  mdhd.writeUInt32BE(t.timescale, 12);
+  mdhd.writeUInt32BE(t.samples * t.delta, 16);
+  const hdlr = Buffer.alloc(24);
+  hdlr.write('soun', 8, 'latin1');
+  const stts = Buffer.alloc(16);
+  stts.writeUInt32BE(1, 4);
+  stts.writeUInt32BE(t.samples, 8);
+  stts.writeUInt32BE(t.delta, 12);
+  const stsz = Buffer.alloc(12);
+  stsz.writeUInt32BE(100, 4);
+  stsz.writeUInt32BE(t.samples, 8);
+  return box('trak', box('mdia', box('mdhd', mdhd), box('hdlr', hdlr), box('minf', box('stbl', box('stts', stts), box('stsz', stsz)))));
+}
+
 /** An M4A: ftyp, moov/mvhd (version 0 or 1; or a fragmented file's mvex/mehd), mdat. */
-export function mp4Bytes(ms: number, opts: { version?: 0 | 1; fragmented?: boolean; noMoov?: boolean; mdatFirst?: boolean } = {}): Buffer {
+export function mp4Bytes(ms: number, opts: { version?: 0 | 1; fragmented?: boolean; noMoov?: boolean; mdatFirst?: boolean; soundTrack?: { timescale: number; samples: number; delta: number } } = {}): Buffer {
   const timescale = 44100;
   const duration = BigInt(Math.round((timescale * ms) / 1000));
   const ftyp = box('ftyp', Buffer.from('M4A \0\0\0\0M4A isom', 'latin1'));
@@ -179,7 +196,7 @@ export function mp4Bytes(ms: number, opts: { version?: 0 | 1; fragmented?: boole
     mvhd.writeUInt32BE(timescale, 12);
     mvhd.writeUInt32BE(opts.fragmented ? 0 : Number(duration), 16);
   }
-  const moovChildren = [box('mvhd', mvhd), box('trak', Buffer.alloc(32))];
+  const moovChildren = [box('mvhd', mvhd), opts.soundTrack === undefined ? box('trak', Buffer.alloc(32)) : soundTrak(opts.soundTrack)];
   if (opts.fragmented) {
     const mehd = Buffer.alloc(8);
     mehd.writeUInt32BE(Number(duration), 4);
@@ -215,7 +232,7 @@ function uint(n: number, bytes = 4): Buffer {
  * A WebM: with Info's Duration (a file written whole), or as a browser's MediaRecorder
  * writes it (unknown Segment and Cluster sizes, no Duration; 20 ms Opus blocks in clusters).
  */
-export function webmBytes(ms: number, opts: { live?: boolean } = {}): Buffer {
+export function webmBytes(ms: number, opts: { live?: boolean; claimMs?: number } = {}): Buffer {
   const header = ebml(0x1a45dfa3, Buffer.concat([ebml(0x4286, uint(1, 1)), ebml(0x4282, Buffer.from('webm', 'latin1'))]));
   const scale = ebml(0x2ad7b1, uint(1_000_000, 3));
   if (!opts.live) {
@@ -224,7 +241,10 @@ export function webmBytes(ms: number, opts: { live?: boolean } = {}): Buffer {
     const info = ebml(0x1549a966, Buffer.concat([scale, ebml(0x4489, duration)]));
     return Buffer.concat([header, ebml(0x18538067, Buffer.concat([info, ebml(0x1654ae6b, Buffer.alloc(20))]))]);
   }
-  const info = ebml(0x1549a966, Buffer.concat([scale, ebml(0x4d80, Buffer.from('Chrome', 'latin1'))]));
+  // A live file's blocks, with a Duration that may say otherwise (claimMs).
+  const claim = Buffer.alloc(8);
+  claim.writeDoubleBE(opts.claimMs ?? 0);
+  const info = ebml(0x1549a966, Buffer.concat([scale, ebml(0x4d80, Buffer.from('Chrome', 'latin1')), ...(opts.claimMs === undefined ? [] : [ebml(0x4489, claim)])]));
   const clusters: Buffer[] = [];
   // Blocks every 20 ms, the last one starting at ms − 20: clusters of 1 s.
   for (let clusterStart = 0; clusterStart < ms; clusterStart += 1000) {

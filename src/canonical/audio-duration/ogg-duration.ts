@@ -17,6 +17,13 @@ interface Codec {
   flacMs?: number | null;
 }
 
+/** An Ogg stream whose first packet is FLAC's mapping header (0x7F "FLAC"): lossless audio. */
+export function isOggFlac(b: Buffer): boolean {
+  if (!isOgg(b)) return false;
+  const packet = 27 + b[26]!;
+  return packet + 5 <= b.length && b[packet] === 0x7f && b.toString('latin1', packet + 1, packet + 5) === 'FLAC';
+}
+
 export function oggDurationMs(b: Buffer): number | null {
   if (!isOgg(b) || b[4] !== 0) return null;
   const serial = b.readUInt32LE(14);

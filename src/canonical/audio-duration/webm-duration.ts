@@ -1,6 +1,8 @@
-// WebM / Matroska (EBML): the Segment's Info holds Duration (in TimecodeScale units). A
-// live recording (a browser's MediaRecorder) writes none: then the clusters are walked and
-// the duration is the last block's time plus one block step (the codec's frame). The walk is bounded by the element count.
+// WebM / Matroska (EBML): the Segment's Info holds Duration (in TimecodeScale units), and the
+// clusters are walked too: the duration is the last block's time plus one block step (the
+// codec's frame), or Info's Duration when that is longer. A live recording (a browser's
+// MediaRecorder) writes no Duration; a file whose Duration is short of its blocks is not
+// cheap. The walk is bounded by the element count.
 
 const EBML = 0x1a45dfa3;
 const SEGMENT = 0x18538067;
@@ -67,6 +69,7 @@ export function webmDurationMs(b: Buffer): number | null {
   let clusterTime = 0;
   let lastBlock = -1;
   let blockStep = 0;
+  let infoMs = 0;
   let at = segment.body;
   for (let i = 0; i < MAX_ELEMENTS && at < end; i++) {
     const el = element(b, at);
@@ -80,7 +83,7 @@ export function webmDurationMs(b: Buffer): number | null {
     if (el.id === INFO) {
       const info = readInfo(b, el);
       scale = info.scale;
-      if (info.duration !== null) return Math.round((info.duration * scale) / 1e6);
+      if (info.duration !== null) infoMs = Math.round((info.duration * scale) / 1e6);
     } else if (el.id === CLUSTER_TIMECODE) {
       clusterTime = readUint(b, el);
     } else if (el.id === SIMPLE_BLOCK || el.id === BLOCK) {
@@ -97,7 +100,9 @@ export function webmDurationMs(b: Buffer): number | null {
   }
   // The last block lasts as long as the step before it (a codec's frame).
   const last = lastBlock + blockStep;
-  return last <= 0 ? null : Math.round((last * scale) / 1e6);
+  const blocksMs = last <= 0 ? 0 : Math.round((last * scale) / 1e6);
+  const ms = Math.max(blocksMs, infoMs);
+  return ms <= 0 ? null : ms;
 }
 
 function readInfo(b: Buffer, info: Element): { scale: number; duration: number | null } {

@@ -59,7 +59,7 @@ export function nearestRatio(size: string, ratios: readonly string[]): string {
   return best;
 }
 
-export function decodeGeminiImages(_task: ImageTask, body: Buffer, endpoint: Endpoint, emit: PartSink): void {
+export function decodeGeminiImages(task: ImageTask, body: Buffer, endpoint: Endpoint, emit: PartSink): void {
   const answer = parseTaskJson<GeminiResponseWire>(body, endpoint, emit);
   if (answer === null) return;
   const candidates = Array.isArray(answer.candidates) ? (answer.candidates as GeminiCandidateWire[]) : [];
@@ -82,6 +82,8 @@ export function decodeGeminiImages(_task: ImageTask, body: Buffer, endpoint: End
     const reason = answer.promptFeedback?.blockReason ?? candidates[0]?.finishReason;
     return emit(malformedTaskAnswer(endpoint, `Gemini made no image${typeof reason === 'string' ? ` (${reason})` : ''}${text === undefined ? '' : `: ${text.slice(0, 200)}`}`));
   }
+  // A model that drew more than asked (it may interleave several): the client asked, and was held, for n.
+  if (images.length > task.n) images.length = task.n;
   // The model's words beside its image, when it says any, stand as the revised prompt.
   if (text !== undefined && images.length === 1) images[0]!.revisedPrompt = text;
   emit({ type: 'task-result', result: { kind: 'image', images, outputFormat: mimeType.slice(6) } });

@@ -4,6 +4,7 @@ import { assertNever, type StreamPart } from '../../canonical/stream-part.ts';
 import type { EmbeddingTask, TaskRequest } from '../../canonical/task.ts';
 import { estimateTextTokens } from '../../canonical/estimate-tokens.ts';
 import type { Endpoint } from '../../catalog/types.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { taskUsage } from '../tasks/task-answers.ts';
 import { simImages } from './sim-images.ts';
 import { simSpeech, simTranscription } from './sim-audio.ts';
@@ -29,8 +30,19 @@ export function simTaskParts(_req: CanonicalRequest, task: TaskRequest, _endpoin
   }
 }
 
+/**
+ * The most numbers (inputs × dimensions) the sim draws for one request: 2,048 inputs of 512,
+ * or 256 inputs of 4,096. Drawing and encoding them runs on the event loop (about a second
+ * for 4 million), so a larger request is refused rather than stall every other one.
+ */
+export const SIM_EMBEDDING_MAX_NUMBERS = 1_048_576;
+
 function simEmbeddings(task: EmbeddingTask): StreamPart[] {
   const dims = task.dimensions ?? SIM_EMBEDDING_DIMENSIONS;
+  if (dims * task.input.length > SIM_EMBEDDING_MAX_NUMBERS) {
+    const error = new GatewayError('invalid_parameter', `The sim draws at most ${SIM_EMBEDDING_MAX_NUMBERS} numbers a request (inputs × dimensions): ${task.input.length} × ${dims} is more. Send fewer inputs or dimensions.`, { param: 'dimensions' });
+    return [{ type: 'error', error }];
+  }
   let tokens = 0;
   const vectors = task.input.map((input) => {
     const text = typeof input === 'string' ? input : input.join(' ');

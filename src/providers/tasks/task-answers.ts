@@ -28,11 +28,20 @@ export function malformedTaskAnswer(endpoint: Endpoint, what: string): StreamPar
   };
 }
 
-/** Usage of a task: prompt tokens in, output tokens (image tokens, audio tokens) out. */
-export function taskUsage(input: number, output: number, raw?: unknown): Usage {
-  const usage: Usage = { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+/**
+ * Usage of a task: prompt tokens in, output tokens (image tokens, audio tokens) out. The
+ * counts are the vendor's: a negative, fractional or non-numeric one (an OpenAI-compatible
+ * server may send anything) is taken as a non-negative integer, so that it never credits an
+ * account nor makes the charge's BigInt throw.
+ */
+export function taskUsage(input: unknown, output: unknown, raw?: unknown): Usage {
+  const usage: Usage = { input: count(input), output: count(output), cacheRead: 0, cacheWrite: 0, reasoning: 0 };
   if (raw !== undefined) usage.raw = raw;
   return usage;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && value > 0 && Number.isFinite(value) ? Math.min(Math.ceil(value), Number.MAX_SAFE_INTEGER) : 0;
 }
 
 /** A vector as a vendor sends it: an array of numbers, or base64 of little-endian float32s. */
