@@ -100,7 +100,10 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     proxy.refuse(true);
     const res = await chat();
     assert.equal(res.status, 503, res.text);
-    assert.equal(res.json.error.code, 'storage_unavailable');
+    // The hold row's write fails (storage_unavailable); on a loaded machine the key's cached
+    // authentication (2 s) may have lapsed since the last request, and reading it fails first
+    // (shared_state_unavailable): refused before any upstream call either way.
+    assert.ok(['storage_unavailable', 'shared_state_unavailable'].includes(res.json.error.code), res.text);
     assert.equal(gw.services.reservations.outstanding, 0, 'its hold released');
     proxy.refuse(false);
     while (!(await gw.services.settlements.retry()));

@@ -20,8 +20,12 @@ after(async () => {
 });
 
 /** A migrated database with `accounts` accounts of 1 USD, each with key `hash_<n>` (account `acct_<n>`). */
+// Batches queue for the pool's few connections: on a loaded machine a wait can pass the
+// 2 s default, which is a connection timeout, not what these tests check.
+const QUEUE_WAIT_MS = 60_000;
+
 async function database(accounts = 1, max = 2): Promise<{ pool: pg.Pool; statements: () => number }> {
-  const pool = createPostgresPool({ url: await createTestDatabase(), max });
+  const pool = createPostgresPool({ url: await createTestDatabase(), max, connectionTimeoutMs: QUEUE_WAIT_MS });
   const statements = countStatements(pool);
   await migratePostgres(pool);
   for (let n = 1; n <= accounts; n++) {
@@ -115,7 +119,7 @@ test('a batch is a fixed number of statements whatever its size (1 or 64 records
 
 test('batches of two instances touching the same accounts and keys in opposite orders never deadlock', { skip, timeout: 120_000 }, async () => {
   const { pool } = await database(6, 4);
-  const other = createPostgresPool({ url: (pool as unknown as { options: { connectionString: string } }).options.connectionString, max: 4 });
+  const other = createPostgresPool({ url: (pool as unknown as { options: { connectionString: string } }).options.connectionString, max: 4, connectionTimeoutMs: QUEUE_WAIT_MS });
   try {
     const random = seededRandom(13);
     const a = new PostgresLedger(pool);
