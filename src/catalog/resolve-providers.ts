@@ -4,6 +4,7 @@ import type { GatewayConfig, ProviderInput } from '../config/types.ts';
 import { BUILTIN_PROVIDERS, SIM_PROVIDER_ID } from './builtin-catalog.ts';
 import type { BuiltinProvider } from './builtin/builtin-types.ts';
 import type { CacheFamily, ProviderConfig } from './types.ts';
+import { CredentialPool } from './credential-pool.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -80,7 +81,7 @@ function admit(c: Candidate, adapters: ReadonlyMap<string, AdapterInfo>, serving
 }
 
 function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config: GatewayConfig, env: Env): Candidate {
-  const apiKey = over?.apiKey ?? firstSet(env, b.credentialEnv);
+  const apiKey = over?.apiKey ?? over?.apiKeys?.[0]?.key ?? firstSet(env, b.credentialEnv);
   const provider: ProviderConfig = {
     id: b.id,
     kind: over?.kind ?? b.kind,
@@ -90,6 +91,7 @@ function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config
     cacheFamily: over?.cacheFamily ?? b.cacheFamily,
   };
   if (apiKey !== undefined) provider.apiKey = apiKey;
+  if (over?.apiKeys !== undefined) provider.credentials = poolFor(over, provider.kind, `providers[${over.id}]`);
   const headers = merged(b.headers, over?.headers);
   if (headers !== undefined) provider.headers = headers;
   const profile = over?.profile ?? b.profile;
@@ -130,7 +132,9 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
     timeoutMs: input.timeoutMs ?? config.timeouts.attemptMs,
     cacheFamily: input.cacheFamily ?? defaultCacheFamily(input.kind, input.profile),
   };
-  if (input.apiKey !== undefined) provider.apiKey = input.apiKey;
+  const apiKey = input.apiKey ?? input.apiKeys?.[0]?.key;
+  if (apiKey !== undefined) provider.apiKey = apiKey;
+  if (input.apiKeys !== undefined) provider.credentials = poolFor(input, input.kind, path);
   if (input.headers !== undefined) provider.headers = input.headers;
   if (input.profile !== undefined) provider.profile = input.profile;
   if (input.options !== undefined) provider.options = input.options;
@@ -176,4 +180,14 @@ function firstSet(env: Env, names: readonly string[]): string | undefined {
 function merged<T>(base: Record<string, T> | undefined, over: Record<string, T> | undefined): Record<string, T> | undefined {
   if (base === undefined && over === undefined) return undefined;
   return { ...base, ...over };
+}
+
+/** Kinds whose adapters carry the key in a header the transport can swap per attempt (call-upstream.ts). */
+const POOLED_KINDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'google']);
+
+function poolFor(input: ProviderInput, kind: string, path: string): CredentialPool {
+  if (!POOLED_KINDS.has(kind)) {
+    throw new ConfigError(`${path}.api_keys`, `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`);
+  }
+  return new CredentialPool(input.apiKeys!);
 }
