@@ -176,7 +176,11 @@ export class Telemetry implements UpstreamObserver {
   private logRequest(end: RequestEnd, status: number): void {
     const { record: r, error } = end;
     const s = this.scrubber();
-    const attempts = (r.attempts as AttemptRecord[]).map((a) => ({ model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms }));
+    const attempts = (r.attempts as AttemptRecord[]).map((a) => ({
+      model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms,
+      // A pooled credential's label (never its key).
+      ...(a.credential === undefined ? {} : { credential: a.credential }),
+    }));
     for (let i = 0; i < attempts.length; i++) {
       const a = attempts[i]!;
       if (a.error === null) continue;

@@ -117,6 +117,9 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     assert.equal(labels.length, 2);
     assert.deepEqual(new Set(labels), new Set(['team-a', 'team-b']));
     assert.equal(log.some((l) => l.includes('cooling down for 40 s')), true, log.join('\n'));
+    // The request log names both credentials of the request's attempts.
+    const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.generation_id === first.json.id);
+    assert.deepEqual(new Set(line.attempts.map((x: any) => x.credential)), new Set(['team-a', 'team-b']));
     const cooledLabel = cooled === KEY_A ? 'team-a' : 'team-b';
     const h = await health('pooled');
     const c = h.credentials.find((x: any) => x.label === cooledLabel);
