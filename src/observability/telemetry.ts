@@ -154,6 +154,7 @@ export class Telemetry implements UpstreamObserver {
         continue;
       }
       m.attempts.inc({ provider: a.provider, endpoint: a.endpoint, outcome: a.errorCode ?? 'ok' });
+      if (a.credential !== undefined) m.credentialAttempts.inc({ provider: a.provider, credential: a.credential, outcome: a.errorCode ?? 'ok' });
       m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
       if (i > 0) {
         const before = attempts[i - 1]!;

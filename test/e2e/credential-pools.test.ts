@@ -121,6 +121,8 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.generation_id === first.json.id);
     assert.deepEqual(new Set(line.attempts.map((x: any) => x.credential)), new Set(['team-a', 'team-b']));
     const cooledLabel = cooled === KEY_A ? 'team-a' : 'team-b';
+    const metrics = await (await fetch(`${gw.origin}/metrics`)).text();
+    assert.match(metrics, new RegExp(`switchyard_credential_attempts_total\\{provider="pooled",credential="${cooledLabel}",outcome="provider_error"\\} 1`));
     const h = await health('pooled');
     const c = h.credentials.find((x: any) => x.label === cooledLabel);
     assert.equal(c.health, 'cooling_down');
@@ -189,6 +191,7 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
       res.text,
       JSON.stringify((await call('GET', `${gw.baseUrl}/admin/health`, admin.key)).json),
       JSON.stringify((await call('GET', `${gw.baseUrl}/admin/config`, admin.key)).json),
+      await (await fetch(`${gw.origin}/metrics`)).text(),
       log.join('\n'), logLines.join('\n'), stderr,
     ];
     for (const text of views) {
