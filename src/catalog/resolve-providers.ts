@@ -82,6 +82,7 @@ function admit(c: Candidate, adapters: ReadonlyMap<string, AdapterInfo>, serving
 
 function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config: GatewayConfig, env: Env): Candidate {
   const apiKey = over?.apiKey ?? over?.apiKeys?.[0]?.key ?? firstSet(env, b.credentialEnv);
+  // With a pool, only the file's own api_key joins it (not the built-in's environment variable).
   const provider: ProviderConfig = {
     id: b.id,
     kind: over?.kind ?? b.kind,
@@ -189,5 +190,11 @@ function poolFor(input: ProviderInput, kind: string, path: string): CredentialPo
   if (!POOLED_KINDS.has(kind)) {
     throw new ConfigError(`${path}.api_keys`, `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`);
   }
-  return new CredentialPool(input.apiKeys!);
+  // `api_key` beside `api_keys` is one more credential of the pool, labelled `default`.
+  const list = input.apiKeys!;
+  if (input.apiKey === undefined) return new CredentialPool(list);
+  if (list.some((c) => c.label === 'default')) {
+    throw new ConfigError(`${path}.api_keys`, 'the label "default" names the provider\'s api_key when both api_key and api_keys are given; choose another label');
+  }
+  return new CredentialPool([{ key: input.apiKey, label: 'default', weight: 1 }, ...list]);
 }

@@ -53,6 +53,7 @@ describe('config check: credential pools', () => {
     ['an empty key (an unset variable)', `    kind: openai\n    api_keys:\n      - { key: "\${UNSET_POOL_KEY}", label: a }\n`, /api_keys\[0\]\.key/],
     ['a weight of 0', `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a, weight: 0 }\n`, /api_keys\[0\]\.weight: expected a number greater than 0/],
     ['an empty list', `    kind: openai\n    api_keys: []\n`, /providers\[0\]\.api_keys: expected at least one credential/],
+    ['the label "default" beside api_key', `    kind: openai\n    api_key: "${SECRET}"\n    api_keys:\n      - { key: "${SECRET}x", label: default }\n`, /api_keys: the label "default" names the provider's api_key/],
     ['a kind without pools', `    kind: sim\n    api_keys:\n      - { key: "${SECRET}", label: a }\n`, /api_keys: credential pools are not supported for kind "sim"/],
   ];
   for (const [what, provider, message] of cases) {

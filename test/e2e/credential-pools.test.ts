@@ -67,6 +67,12 @@ providers:
     api_keys:
       - { key: "${KEY_A}", label: small, weight: 1000000, rpm: 2 }
       - { key: "${KEY_C}", label: spare, weight: 0.000001 }
+  - id: mixed
+    kind: openai
+    base_url: "${oa.baseUrl}"
+    api_key: "${KEY_C}"
+    api_keys:
+      - { key: "${KEY_A}", label: elsewhere, models: ["not-this-one"] }
   - id: claude
     kind: anthropic
     base_url: "${an.baseUrl}"
@@ -74,7 +80,7 @@ providers:
       - { key: "${KEY_A}", label: anth-a }
       - { key: "${KEY_B}", label: anth-b }
 models:
-${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y-1', 'restricted')}${model('budget', 'm', 'budgeted')}${model('claude', 'claude-m', 'claude')}`,
+${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y-1', 'restricted')}${model('budget', 'm', 'budgeted')}${model('claude', 'claude-m', 'claude')}${model('mixed', 'm', 'mixed')}`,
     });
   });
   after(async () => {
@@ -166,6 +172,12 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
       assert.equal((await ask('acme/y')).status, 200);
     }
     for (const r of oa.requests) assert.equal(keyOf(r.headers as Record<string, unknown>), r.body.model === 'gpt-x-1' ? KEY_A : KEY_B);
+  });
+
+  test('api_key beside api_keys is the pool\'s "default" credential', async () => {
+    for (let i = 0; i < 4; i++) assert.equal((await ask('acme/mixed')).status, 200);
+    assert.deepEqual(keysSeen(), [KEY_C, KEY_C, KEY_C, KEY_C]);
+    assert.deepEqual((await health('mixed')).credentials.map((c: any) => c.label), ['default', 'elsewhere']);
   });
 
   test('rpm headroom: a credential at its requests-per-minute budget is passed over until the minute moves on', async () => {
