@@ -163,7 +163,9 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     assert.equal(an.requests.some((r) => keyOf(r.headers as Record<string, unknown>) === removed), false);
     const h = await health('claude');
     assert.equal(h.credentials.find((x: any) => x.label === label).health, 'removed');
+    // The bad credential is not a bad endpoint: its health saw only successes.
     assert.equal(h.endpoints[0].circuit, 'closed');
+    assert.equal(h.endpoints[0].uptime_last_5m, 100, JSON.stringify(h.endpoints[0]));
   });
 
   test('model restrictions: each upstream model gets only the credential allowed for it', async () => {
