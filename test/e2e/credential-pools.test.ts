@@ -168,6 +168,25 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     assert.equal(h.endpoints[0].uptime_last_5m, 100, JSON.stringify(h.endpoints[0]));
   });
 
+  test('the upstream\'s x-ratelimit-remaining-requests: 0 passes the credential over until its reset (streamed requests too)', async () => {
+    clock += 10 * 60_000;
+    oa.enqueue({ fault: 'status', status: 500, headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '20s' } });
+    const stream = (m: string) => postJson(`${gw.baseUrl}/chat/completions`, { model: m, stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    assert.equal((await stream('acme/pooled')).status, 200);
+    const spent = keysSeen()[0]!;
+    assert.equal(keysSeen().length, 2);
+    assert.notEqual(keysSeen()[1], spent);
+    const label = spent === KEY_A ? 'team-a' : 'team-b';
+    assert.equal((await health('pooled')).credentials.find((x: any) => x.label === label).remaining_requests, 0);
+    oa.reset();
+    for (let i = 0; i < 12; i++) assert.equal((await stream('acme/pooled')).status, 200);
+    assert.equal(keysSeen().includes(spent), false);
+    clock += 21_000;
+    oa.reset();
+    for (let i = 0; i < 40; i++) assert.equal((await stream('acme/pooled')).status, 200);
+    assert.equal(keysSeen().includes(spent), true);
+  });
+
   test('model restrictions: each upstream model gets only the credential allowed for it', async () => {
     for (let i = 0; i < 6; i++) {
       assert.equal((await ask('acme/x')).status, 200);
