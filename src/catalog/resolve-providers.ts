@@ -4,6 +4,7 @@ import type { GatewayConfig, ProviderInput } from '../config/types.ts';
 import { BUILTIN_PROVIDERS, SIM_PROVIDER_ID } from './builtin-catalog.ts';
 import type { BuiltinProvider } from './builtin/builtin-types.ts';
 import type { CacheFamily, ProviderConfig } from './types.ts';
+import { CredentialPool } from './credential-pool.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -80,7 +81,8 @@ function admit(c: Candidate, adapters: ReadonlyMap<string, AdapterInfo>, serving
 }
 
 function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config: GatewayConfig, env: Env): Candidate {
-  const apiKey = over?.apiKey ?? firstSet(env, b.credentialEnv);
+  const apiKey = over?.apiKey ?? over?.apiKeys?.[0]?.key ?? firstSet(env, b.credentialEnv);
+  // With a pool, only the file's own api_key joins it (not the built-in's environment variable).
   const provider: ProviderConfig = {
     id: b.id,
     kind: over?.kind ?? b.kind,
@@ -90,6 +92,7 @@ function fromBuiltin(b: BuiltinProvider, over: ProviderInput | undefined, config
     cacheFamily: over?.cacheFamily ?? b.cacheFamily,
   };
   if (apiKey !== undefined) provider.apiKey = apiKey;
+  if (over?.apiKeys !== undefined) provider.credentials = poolFor(over, provider.kind, `providers[${over.id}]`);
   const headers = merged(b.headers, over?.headers);
   if (headers !== undefined) provider.headers = headers;
   const profile = over?.profile ?? b.profile;
@@ -130,7 +133,9 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
     timeoutMs: input.timeoutMs ?? config.timeouts.attemptMs,
     cacheFamily: input.cacheFamily ?? defaultCacheFamily(input.kind, input.profile),
   };
-  if (input.apiKey !== undefined) provider.apiKey = input.apiKey;
+  const apiKey = input.apiKey ?? input.apiKeys?.[0]?.key;
+  if (apiKey !== undefined) provider.apiKey = apiKey;
+  if (input.apiKeys !== undefined) provider.credentials = poolFor(input, input.kind, path);
   if (input.headers !== undefined) provider.headers = input.headers;
   if (input.profile !== undefined) provider.profile = input.profile;
   if (input.options !== undefined) provider.options = input.options;
@@ -176,4 +181,20 @@ function firstSet(env: Env, names: readonly string[]): string | undefined {
 function merged<T>(base: Record<string, T> | undefined, over: Record<string, T> | undefined): Record<string, T> | undefined {
   if (base === undefined && over === undefined) return undefined;
   return { ...base, ...over };
+}
+
+/** Kinds whose adapters carry the key in a header the transport can swap per attempt (call-upstream.ts). */
+const POOLED_KINDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'google']);
+
+function poolFor(input: ProviderInput, kind: string, path: string): CredentialPool {
+  if (!POOLED_KINDS.has(kind)) {
+    throw new ConfigError(`${path}.api_keys`, `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`);
+  }
+  // `api_key` beside `api_keys` is one more credential of the pool, labelled `default`.
+  const list = input.apiKeys!;
+  if (input.apiKey === undefined) return new CredentialPool(list);
+  if (list.some((c) => c.label === 'default')) {
+    throw new ConfigError(`${path}.api_keys`, 'the label "default" names the provider\'s api_key when both api_key and api_keys are given; choose another label');
+  }
+  return new CredentialPool([{ key: input.apiKey, label: 'default', weight: 1 }, ...list]);
 }

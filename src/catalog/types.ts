@@ -2,6 +2,7 @@
 // Built once at boot from the built-in catalog, the credentials present and the config.
 
 import type { Capability } from '../canonical/capabilities.ts';
+import type { CredentialPool } from './credential-pool.ts';
 import type { CacheFamily, CompiledPricing, PricingSpec } from '../money/pricing.ts';
 
 export type { Capability } from '../canonical/capabilities.ts';
@@ -17,6 +18,11 @@ export interface ProviderConfig {
   name: string;
   baseUrl: string;
   apiKey?: string;
+  /**
+   * `api_keys:` — several credentials, one picked per attempt (credential-pool.ts). `apiKey`
+   * is then the first's key: the adapters write it, and the transport swaps in the pick.
+   */
+  credentials?: CredentialPool;
   /** Extra headers sent upstream with every request. */
   headers?: Record<string, string>;
   /** Per-attempt timeout in ms. */

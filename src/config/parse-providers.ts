@@ -6,10 +6,10 @@ import {
   at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString,
 } from './read-fields.ts';
 import { UNPRICED_OPTIONS } from './unpriced-options.ts';
-import type { ProviderInput } from './types.ts';
+import type { CredentialInput, ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [
-  'id', 'kind', 'name', 'base_url', 'api_key', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated', 'unpriced_options',
+  'id', 'kind', 'name', 'base_url', 'api_key', 'api_keys', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated', 'unpriced_options',
   ...CLOUD_PROVIDER_KEYS,
 ] as const;
 
@@ -48,6 +48,8 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   }
   const apiKey = optString(fields, 'api_key', path);
   if (apiKey !== undefined) out.apiKey = apiKey;
+  const apiKeys = parseCredentials(fields.api_keys, at(path, 'api_keys'));
+  if (apiKeys !== undefined) out.apiKeys = apiKeys;
   const headers = optStringMap(fields, 'headers', path);
   if (headers !== undefined) out.headers = headers;
   const timeoutMs = optInt(fields, 'timeout_ms', path, 1);
@@ -76,4 +78,43 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   }
   parseCloudFields(fields, out, path);
   return out;
+}
+
+const CREDENTIAL_KEYS = ['key', 'label', 'weight', 'rpm', 'tpm', 'models'] as const;
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** `api_keys:` — the provider's credential pool; labels unique, keys non-empty, weights positive. */
+function parseCredentials(value: unknown, path: string): CredentialInput[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = readList(value, path);
+  if (list.length === 0) throw new ConfigError(path, 'expected at least one credential ({key, label}); remove api_keys to use api_key alone');
+  const labels = new Set<string>();
+  return list.map((item, i) => {
+    const p = at(path, i);
+    const fields = readMapping(item, p);
+    checkKeys(fields, CREDENTIAL_KEYS, p);
+    const label = readString(fields.label, at(p, 'label'));
+    if (!LABEL.test(label)) throw new ConfigError(at(p, 'label'), `"${label}" is not a label (letters, digits, '.', '_' and '-'; at most 64)`);
+    if (labels.has(label)) throw new ConfigError(at(p, 'label'), `duplicate credential label "${label}"`);
+    labels.add(label);
+    // The value is never quoted back: it is a secret.
+    if (typeof fields.key !== 'string') throw new ConfigError(at(p, 'key'), 'required: the credential (a string, or an environment reference such as ${OPENAI_KEY_2})');
+    if (fields.key.trim() === '') throw new ConfigError(at(p, 'key'), 'is empty (an unset environment variable?)');
+    const out: CredentialInput = { key: fields.key, label, weight: 1 };
+    if (fields.weight !== undefined && fields.weight !== null) {
+      const w = fields.weight;
+      if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) throw new ConfigError(at(p, 'weight'), 'expected a number greater than 0');
+      out.weight = w;
+    }
+    const rpm = optInt(fields, 'rpm', p, 1);
+    if (rpm !== undefined) out.rpm = rpm;
+    const tpm = optInt(fields, 'tpm', p, 1);
+    if (tpm !== undefined) out.tpm = tpm;
+    const models = optStringList(fields, 'models', p);
+    if (models !== undefined) {
+      if (models.length === 0) throw new ConfigError(at(p, 'models'), 'expected at least one model glob (remove models to allow all)');
+      out.models = models;
+    }
+    return out;
+  });
 }

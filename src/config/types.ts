@@ -106,6 +106,22 @@ export interface ModerationConfig {
  * that provider field by field; otherwise it defines a new one (then `kind` and `baseUrl`
  * are required, which the catalog checks).
  */
+/** One credential of a provider's pool (`api_keys:` item). */
+export interface CredentialInput {
+  /** The secret (an env reference allowed, as for `api_key`). */
+  key: string;
+  /** Names the credential in records, logs, metrics and the admin API; never the secret. */
+  label: string;
+  /** Relative share of requests (default 1). */
+  weight: number;
+  /** Requests per minute this credential may carry (counted in process). */
+  rpm?: number;
+  /** Tokens per minute this credential may carry (counted in process). */
+  tpm?: number;
+  /** Upstream model globs (`gpt-4o*`) this credential may serve; absent: all. */
+  models?: string[];
+}
+
 export interface ProviderInput {
   id: string;
   kind?: string;
@@ -113,6 +129,8 @@ export interface ProviderInput {
   baseUrl?: string;
   /** Absent when the file gave none or an empty string (an unset `${VAR}`). */
   apiKey?: string;
+  /** `api_keys:` — a pool of credentials (docs/configuration.md, "Credential pools"). */
+  apiKeys?: CredentialInput[];
   headers?: Record<string, string>;
   timeoutMs?: number;
   cacheFamily?: CacheFamily;

@@ -43,6 +43,7 @@ export class GatewayMetrics {
   readonly overhead: Histogram<'route' | 'streamed'>;
   readonly upstreamDuration: Histogram<'provider' | 'endpoint'>;
   readonly attempts: Counter<'provider' | 'endpoint' | 'outcome'>;
+  readonly credentialAttempts: Counter<'provider' | 'credential' | 'outcome'>;
   readonly retries: Counter<'provider' | 'endpoint' | 'reason'>;
   readonly fallbacks: Counter<'reason'>;
   readonly tokens: Counter<'model' | 'provider' | 'type'>;
@@ -102,6 +103,12 @@ export class GatewayMetrics {
       name: 'switchyard_upstream_attempts_total',
       help: 'Upstream attempts by outcome: ok, or the error code of the catalogue.',
       labelNames: ['provider', 'endpoint', 'outcome'],
+      registers,
+    });
+    this.credentialAttempts = new Counter({
+      name: 'switchyard_credential_attempts_total',
+      help: 'Upstream attempts that carried a pooled credential (api_keys), by its label and outcome.',
+      labelNames: ['provider', 'credential', 'outcome'],
       registers,
     });
     this.retries = new Counter({

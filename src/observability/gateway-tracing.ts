@@ -107,6 +107,7 @@ export class GatewayTracing {
         'gen_ai.request.model': endpoint.upstreamModel,
         'switchyard.model': attempt.model.id,
         'switchyard.endpoint': endpoint.id,
+        ...(attempt.credential === undefined ? {} : { 'switchyard.credential': attempt.credential }),
       },
     }, parentContext);
     const carrier: Record<string, string> = { ...headers };

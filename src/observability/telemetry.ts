@@ -154,6 +154,7 @@ export class Telemetry implements UpstreamObserver {
         continue;
       }
       m.attempts.inc({ provider: a.provider, endpoint: a.endpoint, outcome: a.errorCode ?? 'ok' });
+      if (a.credential !== undefined) m.credentialAttempts.inc({ provider: a.provider, credential: a.credential, outcome: a.errorCode ?? 'ok' });
       m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
       if (i > 0) {
         const before = attempts[i - 1]!;
@@ -176,7 +177,11 @@ export class Telemetry implements UpstreamObserver {
   private logRequest(end: RequestEnd, status: number): void {
     const { record: r, error } = end;
     const s = this.scrubber();
-    const attempts = (r.attempts as AttemptRecord[]).map((a) => ({ model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms }));
+    const attempts = (r.attempts as AttemptRecord[]).map((a) => ({
+      model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms,
+      // A pooled credential's label (never its key).
+      ...(a.credential === undefined ? {} : { credential: a.credential }),
+    }));
     for (let i = 0; i < attempts.length; i++) {
       const a = attempts[i]!;
       if (a.error === null) continue;

@@ -20,6 +20,10 @@ export class AttemptRun implements UpstreamAttempt {
   firstContentAt = -1;
   /** Output tokens from the upstream's usage, or -1 when it sent none. */
   outputTokens = -1;
+  /** Input and output tokens from the upstream's usage (a credential's tpm), 0 when it sent none. */
+  totalTokens = 0;
+  /** The upstream's response headers (call-upstream.ts). */
+  upstreamHeaders?: Record<string, string | string[] | undefined>;
   /** The adapter could not encode the request for this endpoint: nothing was sent. */
   notSent = false;
   /** Milliseconds spent waiting on the upstream (call-upstream.ts's `UpstreamAttempt.waitedMs`). */
@@ -35,7 +39,10 @@ export class AttemptRun implements UpstreamAttempt {
         return;
       }
       if (this.firstContentAt < 0 && CONTENT_PARTS.has(part.type)) this.firstContentAt = now();
-      else if (part.type === 'usage') this.outputTokens = part.usage.output;
+      else if (part.type === 'usage') {
+        this.outputTokens = part.usage.output;
+        this.totalTokens = part.usage.input + part.usage.output;
+      }
       sink.part(part);
     };
   }

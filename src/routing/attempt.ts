@@ -10,6 +10,8 @@ export interface AttemptRecord {
   status: number;
   errorCode: string | null;
   ms: number;
+  /** The label of the pooled credential the attempt carried (`api_keys:`), never its key. */
+  credential?: string;
 }
 
 /**

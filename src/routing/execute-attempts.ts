@@ -15,6 +15,8 @@ import { CircuitBreakers } from './circuit-breaker.ts';
 import type { HealthStore } from './health/health-store.ts';
 import { InProcessHealthStore } from './health/in-process-health-store.ts';
 import { observeAttempt } from './observe-attempt.ts';
+import { settleCredential } from './settle-credential.ts';
+import type { PickedCredential } from '../catalog/credential-pool.ts';
 import { retriesSameEndpoint, RetryPolicy } from './retry-policy.ts';
 
 /** Where an answer's parts go: the dialect's encoder, streaming or folding. */
@@ -57,6 +59,12 @@ export interface ExecutorDeps {
   requestTimeoutMs?: number;
   /** Waits `ms`, or less when `signal` aborts; injected so retry tests need not wait. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Epoch ms for credential pools' minutes and cool-downs (default Date.now); tests move it. */
+  wallClock?: () => number;
+  /** Draws among pooled credentials (default Math.random). */
+  random?: () => number;
+  /** The operator log: a credential cooled down or taken out. */
+  log?: (message: string) => void;
 }
 
 /** Why the request's signal aborted, as the caller tells it (client gone or deadline). */
@@ -82,6 +90,9 @@ export class AttemptExecutor {
   private readonly retry: RetryPolicy;
   private readonly requestTimeoutMs: number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly wallClock: () => number;
+  private readonly random: () => number;
+  private readonly log: (message: string) => void;
 
   constructor(deps: ExecutorDeps) {
     this.adapters = deps.adapters;
@@ -92,6 +103,9 @@ export class AttemptExecutor {
     this.retry = deps.retry ?? new RetryPolicy();
     this.requestTimeoutMs = deps.requestTimeoutMs ?? Infinity;
     this.sleep = deps.sleep ?? abortableSleep;
+    this.wallClock = deps.wallClock ?? Date.now;
+    this.random = deps.random ?? Math.random;
+    this.log = deps.log ?? (() => {});
   }
 
   async execute(
@@ -130,13 +144,26 @@ export class AttemptExecutor {
         at.nextModel();
         continue;
       }
+      // A provider with a credential pool: this attempt's credential, among those not yet tried here.
+      const pool = attempt.endpoint.provider.credentials;
+      let credential: PickedCredential | undefined;
+      if (pool !== undefined) {
+        credential = pool.pick(attempt.endpoint.upstreamModel, this.wallClock(), at.tried, this.random) ?? undefined;
+        if (credential === undefined) {
+          this.breakers.release(endpointId);
+          recordNoCredential(result, attempt);
+          at.nextEndpoint();
+          continue;
+        }
+        at.tried.add(credential.label);
+      }
       const t0 = this.now();
       if (!sink.committed) sink.beginAttempt(attempt);
       const run = new AttemptRun(sink, this.now);
-      await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs);
+      await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs, credential);
       const t1 = this.now();
       result.upstreamWaitMs += run.waitedMs;
-      recordAttempt(result, attempt, run, signal, started, t0, t1);
+      recordAttempt(result, attempt, run, signal, started, t0, t1, credential);
       const error = run.error;
       // A retry that failed again tells nothing new of its endpoint: this request's first
       // failure there already counted. Counting each would let one request demote an
@@ -149,6 +176,14 @@ export class AttemptExecutor {
         this.breakers.release(endpointId);
         result.error = error;
         at.nextEndpoint();
+        continue;
+      }
+      if (credential !== undefined && settleCredential(pool!, credential, run, attempt.endpoint, this.wallClock(), this.log)
+        && !sink.committed && clientLeft?.() !== true && pool!.hasOther(attempt.endpoint.upstreamModel, this.wallClock(), at.tried)) {
+        // The credential failed, not the endpoint: its health and circuit are left alone, and
+        // the same endpoint is tried with another credential before the plan moves on.
+        this.breakers.release(endpointId);
+        result.error = error;
         continue;
       }
       if (observed) observeAttempt(this.health, this.breakers, endpointId, run, error, t0, t1, req.stream);
@@ -165,6 +200,7 @@ export class AttemptExecutor {
       } else if (at.isLast && (await this.pausedForRetry(at.retries, error, deadlineAt, signal))) {
         if (signal.aborted) return this.abortedBetweenAttempts(result, signal);
         at.retries++;
+        at.tried.clear(); // a retry may carry any credential with headroom again
       } else {
         at.nextEndpoint();
       }
@@ -186,7 +222,7 @@ export class AttemptExecutor {
     return true;
   }
 
-  private async runAttempt(attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal, attemptTimeoutMs: number): Promise<void> {
+  private async runAttempt(attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal, attemptTimeoutMs: number, credential?: PickedCredential): Promise<void> {
     const adapter = this.adapters.get(attempt.endpoint.provider.kind);
     if (adapter === undefined) {
       run.fail(new GatewayError('provider_error', `No adapter for provider kind "${attempt.endpoint.provider.kind}".`, {
@@ -199,7 +235,8 @@ export class AttemptExecutor {
       run.waitedMs = (req.stream && run.firstContentAt >= 0 ? run.firstContentAt : this.now()) - start;
     } else {
       const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
-      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, attempt);
+      const traced = credential === undefined ? attempt : { ...attempt, credential: credential.label };
+      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, traced, credential);
     }
   }
 
@@ -258,6 +295,8 @@ class PlanCursor {
   private readonly plan: readonly PlannedAttempt[];
   private i = 0;
   retries = 0;
+  /** Labels of the pooled credentials already tried at the current endpoint. */
+  readonly tried = new Set<string>();
 
   constructor(plan: readonly PlannedAttempt[]) {
     this.plan = plan;
@@ -279,6 +318,7 @@ class PlanCursor {
   nextEndpoint(): void {
     this.i++;
     this.retries = 0;
+    this.tried.clear();
   }
 
   /** On to the first attempt for another model; done when there is none. */
@@ -288,6 +328,7 @@ class PlanCursor {
     while (k < this.plan.length && this.plan[k]!.model === model) k++;
     this.i = k;
     this.retries = 0;
+    this.tried.clear();
   }
 }
 
@@ -297,10 +338,19 @@ function recordRefusal(result: ExecutionResult, attempt: PlannedAttempt, refused
   result.error = refused;
 }
 
+/** No credential of the endpoint's pool has headroom for its model (all cooling, spent, removed or restricted): nothing is sent. */
+function recordNoCredential(result: ExecutionResult, attempt: PlannedAttempt): void {
+  result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: attempt.endpoint.id, status: 0, errorCode: 'no_provider_available', ms: 0 });
+  result.error = new GatewayError('no_provider_available', `No credential of provider "${attempt.endpoint.provider.id}" has headroom for this model now.`, {
+    metadata: { provider_name: attempt.endpoint.provider.id, reason: 'credentials' },
+  });
+}
+
 /** Adds the attempt to the record, and the request's time to first content when it brought the first. */
-function recordAttempt(result: ExecutionResult, attempt: PlannedAttempt, run: AttemptRun, signal: AbortSignal, started: number, t0: number, t1: number): void {
+function recordAttempt(result: ExecutionResult, attempt: PlannedAttempt, run: AttemptRun, signal: AbortSignal, started: number, t0: number, t1: number, credential?: PickedCredential): void {
   if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
   result.attempts.push({
+    ...(credential === undefined ? {} : { credential: credential.label }),
     model: attempt.model.id,
     provider: attempt.endpoint.provider.id,
     endpoint: attempt.endpoint.id,

@@ -90,6 +90,9 @@ export function buildGeneration(
     health: shared.health,
     breakers: shared.breakers,
     requestTimeoutMs: config.timeouts.requestMs,
+    log: shared.log,
+    ...(shared.now === undefined ? {} : { wallClock: shared.now }),
+    ...(shared.random === undefined ? {} : { random: shared.random }),
   });
   const moderation = config.moderation;
   const moderator = new Moderator(moderation.rules, moderation.upstream, shared.upstream, moderation.maxInputChars);

@@ -2,7 +2,9 @@ import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
+import type { PickedCredential } from '../../catalog/credential-pool.ts';
 import { readAllText } from './read-all-text.ts';
+import { swapCredential } from './swap-credential.ts';
 import { callInParts, splitForVendor } from './call-upstream-task.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink, UpstreamRequest, UpstreamTaskRequest } from '../types.ts';
@@ -31,6 +33,8 @@ export interface UpstreamAttempt {
   status: number;
   /** Set when the adapter could not encode the request for this endpoint: nothing was sent. */
   notSent: boolean;
+  /** The upstream's response headers, once they arrived (a credential pool reads its rate-limit answers). */
+  upstreamHeaders?: Record<string, string | string[] | undefined>;
   /**
    * Milliseconds spent waiting on the upstream (`performance.now()`): from handing the
    * request to the HTTP client to its last byte read, or, for a stream, to the arrival of
@@ -64,11 +68,12 @@ export async function callUpstream(
   signal: AbortSignal,
   timeoutMs: number,
   traced?: TracedAttempt,
+  credential?: PickedCredential,
 ): Promise<void> {
   // More inputs than the vendor takes in one call: one call per part, joined (call-upstream-task.ts).
   const parts = splitForVendor(adapter, endpoint, req);
   if (parts !== null) {
-    return callInParts(parts, (part, partAttempt, partSignal) => callUpstream(client, adapter, endpoint, part, partAttempt, partSignal, timeoutMs, traced), attempt, signal);
+    return callInParts(parts, (part, partAttempt, partSignal) => callUpstream(client, adapter, endpoint, part, partAttempt, partSignal, timeoutMs, traced, credential), attempt, signal);
   }
   let upstreamReq: UpstreamRequest | UpstreamTaskRequest;
   try {
@@ -80,6 +85,8 @@ export async function callUpstream(
     attempt.fail(providerFailure(err, endpoint));
     return;
   }
+  // A pooled credential: this attempt's pick replaces the key the adapter wrote.
+  if (credential !== undefined) upstreamReq = { ...upstreamReq, headers: swapCredential(upstreamReq.headers, endpoint, credential.key) } as typeof upstreamReq;
   // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
   if (adapter.authorize !== undefined) {
@@ -189,6 +196,7 @@ class Exchange {
     const res = this.res!;
     const attempt = this.attempt;
     attempt.status = res.status;
+    attempt.upstreamHeaders = res.headers;
     try {
       if (attempt.error !== null) return; // the deadline passed as the headers arrived
       if (res.status >= 400) await this.readError(res);

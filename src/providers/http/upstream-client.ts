@@ -7,6 +7,8 @@ export interface TracedAttempt {
   /** The catalog model; its kind names the span's operation (chat, embeddings, ...). */
   model: { id: string; kind?: ModelKind };
   endpoint: { id: string; upstreamModel: string; provider: { id: string } };
+  /** The label of the pooled credential the attempt carries (never its key). */
+  credential?: string;
 }
 
 /** One traced upstream attempt: the headers to send (with `traceparent`), and how it went. */

@@ -4,10 +4,14 @@ import { requireAdmin } from './admin-common.ts';
 import { routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 
-/** GET /admin/health: every provider endpoint of the catalog with its live health and circuit state. */
+/**
+ * GET /admin/health: every provider endpoint of the catalog with its live health and circuit
+ * state; a provider with a credential pool (`api_keys:`) also lists each credential's label,
+ * health (ok, cooling down until, removed) and headroom, never its key.
+ */
 export function registerAdminHealthRoute(app: FastifyInstance, services: Services, prefix: string): void {
   app.get(`${prefix}/admin/health`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...]}]}}' }),
+    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...], credentials?: [...]}]}}' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const byProvider = new Map<string, Array<Record<string, unknown>>>();
@@ -24,6 +28,14 @@ export function registerAdminHealthRoute(app: FastifyInstance, services: Service
         byProvider.set(ep.provider.id, list);
       }
     }
-    return { data: { providers: [...byProvider].map(([id, endpoints]) => ({ id, endpoints })) } };
+    const now = services.now();
+    return {
+      data: {
+        providers: [...byProvider].map(([id, endpoints]) => {
+          const pool = services.catalog.providers.get(id)?.credentials;
+          return pool === undefined ? { id, endpoints } : { id, endpoints, credentials: pool.status(now) };
+        }),
+      },
+    };
   });
 }
