@@ -1,3 +1,4 @@
+import { keyStatus } from './admin/admin-views.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
@@ -238,6 +239,7 @@ async function keyView(services: Services, k: KeyRecord): Promise<Record<string,
     name: k.name,
     label: k.label,
     disabled: !k.isActive,
+    status: keyStatus(k, now),
     limit: k.limitNanos === null ? null : nanosToNumber(k.limitNanos),
     limit_remaining: remaining,
     limit_reset: k.limitReset,
