@@ -98,6 +98,8 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
     await page.getByLabel('Key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    // The first page's calls have answered (leaving it earlier aborts them: failed requests).
+    await page.waitForFunction(noneLoading);
     return { page, problems };
   }
 

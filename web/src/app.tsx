@@ -69,7 +69,8 @@ export function App() {
     return <SignIn onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
   }
   const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
-  const page = pages.find((p) => p.route === route) ?? pages[0]!;
+  // An unknown route is not any page: it says so (and links to the first), it does not show the first.
+  const page = pages.find((p) => p.route === route);
   const signOut = async (): Promise<void> => {
     try { await api('DELETE', '/dashboard/session'); } finally { setSession(null); navigate(''); }
   };
@@ -87,9 +88,18 @@ export function App() {
         ))}
       </nav>
       <main class="main">
-        <h1>{page.title}</h1>
-        {page.view(session)}
+        {page === undefined ? <NotFound route={route} home={pages[0]!.title} /> : <><h1>{page.title}</h1>{page.view(session)}</>}
       </main>
     </div>
+  );
+}
+
+function NotFound({ route, home }: { route: string; home: string }) {
+  return (
+    <section aria-label="Not found">
+      <h1>Page not found</h1>
+      <p>There is no page <code>/dashboard/{route}</code>.{' '}
+        <a href={href('')} onClick={(e) => { e.preventDefault(); navigate(''); }}>Go to {home}</a>.</p>
+    </section>
   );
 }
