@@ -111,6 +111,15 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
       ['models', 'Models'], ['playground', 'Playground'], ['settings', 'Settings']] as const) {
       found.push(...await check(page, problems, gw.origin, 'account', route, title, shots));
     }
+    // A model opened (its endpoints and its code sample) at phone width.
+    await page.setViewportSize(PHONE);
+    await page.goto(`${gw.origin}/dashboard/models`);
+    await page.locator('table[aria-label="Models"] tbody tr').first().click();
+    await page.locator('pre.code').waitFor();
+    await page.waitForFunction(noneLoading);
+    await page.screenshot({ path: `${SHOTS}account-model-sample-390.png`, fullPage: true });
+    shots.push({ file: 'account-model-sample-390.png', page: 'Account: Models, a model opened (code sample)', width: 390 });
+    for (const o of await page.evaluate(overflows)) found.push(`account Models, a model opened, at 390 px: ${o}`);
     assert.deepEqual(found, [], 'no page scrolls sideways, no table is wider than its box');
     await page.context().close();
   });
