@@ -128,7 +128,7 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
     const admin = await createAdminKey(gw, 'layout operator 2');
     const { page, problems } = await signedIn(admin.key);
     const found: string[] = [];
-    for (const [route, title] of [['', 'Accounts'], ['keys', 'All keys'], ['activity', 'Activity'], ['health', 'Health'],
+    for (const [route, title] of [['', 'Accounts'], ['keys', 'All keys'], ['activity', 'Activity'], ['usage', 'Usage'], ['health', 'Health'],
       ['audit', 'Audit log'], ['config', 'Configuration'], ['models', 'Models']] as const) {
       found.push(...await check(page, problems, gw.origin, 'operator', route, title, shots));
     }

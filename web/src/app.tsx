@@ -12,6 +12,7 @@ import { Settings } from './pages/settings.tsx';
 import { Playground } from './pages/playground.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
+import { AdminUsage } from './pages/admin-usage.tsx';
 import { AdminHealth } from './pages/admin-health.tsx';
 import { AdminAudit } from './pages/admin-audit.tsx';
 import { AdminConfig } from './pages/admin-config.tsx';
@@ -43,6 +44,7 @@ const ADMIN_PAGES: Page[] = [
   { route: '', title: 'Accounts', view: () => <AdminAccounts /> },
   { route: 'keys', title: 'All keys', view: () => <AdminKeys /> },
   { route: 'activity', title: 'Activity', view: () => <Activity scope="admin" /> },
+  { route: 'usage', title: 'Usage', view: () => <AdminUsage /> },
   { route: 'health', title: 'Health', view: () => <AdminHealth /> },
   { route: 'audit', title: 'Audit log', view: () => <AdminAudit /> },
   { route: 'config', title: 'Configuration', view: () => <AdminConfig /> },
