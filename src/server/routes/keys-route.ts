@@ -1,4 +1,3 @@
-import { keyStatus } from './admin/admin-views.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
@@ -10,6 +9,7 @@ import { access, requestAuth } from '../route-access.ts';
 import { checkName } from '../../billing/account-input.ts';
 import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
+import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
