@@ -12,6 +12,7 @@ import { Settings } from './pages/settings.tsx';
 import { Playground } from './pages/playground.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
+import { AdminUsage } from './pages/admin-usage.tsx';
 import { AdminHealth } from './pages/admin-health.tsx';
 import { AdminAudit } from './pages/admin-audit.tsx';
 import { AdminConfig } from './pages/admin-config.tsx';
@@ -43,6 +44,7 @@ const ADMIN_PAGES: Page[] = [
   { route: '', title: 'Accounts', view: () => <AdminAccounts /> },
   { route: 'keys', title: 'All keys', view: () => <AdminKeys /> },
   { route: 'activity', title: 'Activity', view: () => <Activity scope="admin" /> },
+  { route: 'usage', title: 'Usage', view: () => <AdminUsage /> },
   { route: 'health', title: 'Health', view: () => <AdminHealth /> },
   { route: 'audit', title: 'Audit log', view: () => <AdminAudit /> },
   { route: 'config', title: 'Configuration', view: () => <AdminConfig /> },
@@ -69,7 +71,8 @@ export function App() {
     return <SignIn onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
   }
   const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
-  const page = pages.find((p) => p.route === route) ?? pages[0]!;
+  // An unknown route is not any page: it says so (and links to the first), it does not show the first.
+  const page = pages.find((p) => p.route === route);
   const signOut = async (): Promise<void> => {
     try { await api('DELETE', '/dashboard/session'); } finally { setSession(null); navigate(''); }
   };
@@ -87,9 +90,18 @@ export function App() {
         ))}
       </nav>
       <main class="main">
-        <h1>{page.title}</h1>
-        {page.view(session)}
+        {page === undefined ? <NotFound route={route} home={pages[0]!.title} /> : <><h1>{page.title}</h1>{page.view(session)}</>}
       </main>
     </div>
+  );
+}
+
+function NotFound({ route, home }: { route: string; home: string }) {
+  return (
+    <section aria-label="Not found">
+      <h1>Page not found</h1>
+      <p>There is no page <code>/dashboard/{route}</code>.{' '}
+        <a href={href('')} onClick={(e) => { e.preventDefault(); navigate(''); }}>Go to {home}</a>.</p>
+    </section>
   );
 }

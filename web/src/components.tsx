@@ -66,7 +66,7 @@ export function Table<T>({ rows, columns, pageSize = 25, label, onRow, rowKey }:
             <tr key={rowKey(row)} class={onRow === undefined ? '' : 'clickable'} tabIndex={onRow === undefined ? undefined : 0}
               onClick={onRow === undefined ? undefined : () => onRow(row)}
               onKeyDown={onRow === undefined ? undefined : (e) => { if (e.key === 'Enter') onRow(row); }}>
-              {columns.map((c) => <td class={c.numeric === true ? 'num' : ''} data-label={c.label}>{c.render(row)}</td>)}
+              {columns.map((c) => <td class={c.numeric === true ? 'num' : ''} data-label={c.label}><div class="cell">{c.render(row)}</div></td>)}
             </tr>
           ))}
         </tbody>

@@ -29,10 +29,11 @@ export function useApi<T = any>(path: string | null): Loaded<T> {
  * GET every page of a keyset-paged list (following `next_cursor`, at most `maxPages`), their
  * `data` joined: for lists bounded by design, such as the usage of an account's keys.
  */
-export function useAllPages<R>(path: string, maxPages = 10): Loaded<{ data: R[] }> {
+export function useAllPages<R>(path: string | null, maxPages = 10): Loaded<{ data: R[] }> {
   const [state, setState] = useState<{ data: { data: R[] } | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
+    if (path === null) return;
     let live = true;
     setState((s) => ({ ...s, loading: true, error: undefined }));
     const sep = path.includes('?') ? '&' : '?';

@@ -9,6 +9,7 @@ import { access, requestAuth } from '../route-access.ts';
 import { checkName } from '../../billing/account-input.ts';
 import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
+import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
@@ -238,6 +239,7 @@ async function keyView(services: Services, k: KeyRecord): Promise<Record<string,
     name: k.name,
     label: k.label,
     disabled: !k.isActive,
+    status: keyStatus(k, now),
     limit: k.limitNanos === null ? null : nanosToNumber(k.limitNanos),
     limit_remaining: remaining,
     limit_reset: k.limitReset,

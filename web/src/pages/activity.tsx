@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { API, api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
-import { cost, int, ms, time } from '../format.ts';
+import { cost, int, ms, shortTime, time } from '../format.ts';
 import { Generation } from './generation.tsx';
 import { kindOfSurface } from '../kinds.ts';
 import { useApi } from '../use-api.ts';
+import { AccountName, useAccountNames } from '../account-names.tsx';
 
 export interface Row {
   id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
@@ -29,6 +30,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
   // An account's keys by name (the filter's choices and the Key column); the operator filters by hash.
   const keys = useApi<{ data: { hash: string; name: string }[] }>(scope === 'account' ? '/keys' : null);
   const keyName = new Map((keys.data?.data ?? []).map((k) => [k.hash, k.name]));
+  const accountNames = useAccountNames(scope === 'admin');
 
   // The filters as the API takes them: days in the browser's time zone, as instants.
   const filterQuery = {
@@ -80,21 +82,41 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         Requests refused before any model was called (rate limits, credits, unknown models) are not listed: they are counted per key, minute and reason{scope === 'admin' ? ' (below)' : ''}.</p>
       <Loadable loading={state.loading} error={state.error} empty={state.rows.length === 0}>
         <Table label="Generations" rows={state.rows} pageSize={50} rowKey={(r) => r.id} onRow={setOpen} columns={[
-          { key: 'time', label: 'Time', render: (r) => <span class="nowrap">{time(r.created_at)}</span>, sort: (r) => r.created_at },
-          ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => r.account_id }] : []),
-          { key: 'key', label: 'Key', render: (r) => keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
-          { key: 'app', label: 'App', render: (r) => r.app_title ?? '—' },
-          { key: 'kind', label: 'Kind', render: (r) => <span class="badge kind" data-testid="row-kind" title={`POST ${r.api_type ?? ''}`}>{kindOfSurface(r.api_type)}</span>, sort: (r) => kindOfSurface(r.api_type) },
-          { key: 'model', label: 'Model', render: (r) => r.model ?? '—', sort: (r) => r.model ?? '' },
-          { key: 'provider', label: 'Provider', render: (r) => r.provider_name ?? '—' },
-          { key: 'tokens', label: 'Tokens in / out', render: (r) => `${int(r.tokens_prompt)} / ${int(r.tokens_completion)}`, numeric: true },
-          { key: 'cache', label: 'Cache read / write', render: (r) => `${int(r.native_tokens_cached)} / ${int(r.native_tokens_cache_write)}`, numeric: true },
-          { key: 'reasoning', label: 'Reasoning', render: (r) => int(r.native_tokens_reasoning), numeric: true },
+          { key: 'time', label: 'Time', render: (r) => <span class="nowrap" title={time(r.created_at)}>{shortTime(r.created_at)}</span>, sort: (r) => r.created_at },
+          ...(scope === 'admin' ? [{ key: 'account', label: 'Account', render: (r: Row) => <AccountName id={r.account_id} names={accountNames} />, sort: (r: Row) => accountNames.get(r.account_id) ?? r.account_id }] : []),
+          // The key, and under it the app that sent the request (X-Title).
+          { key: 'key', label: 'Key · app', render: (r) => (
+            <>
+              {keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code>}
+              {r.app_title !== null && <><br /><span class="hint" data-testid="row-app">{r.app_title}</span></>}
+            </>
+          ) },
+          // The model, under it its kind (the surface) and the provider that answered.
+          { key: 'model', label: 'Model · kind · provider', render: (r) => (
+            <>
+              {r.model ?? '—'}<br />
+              <span class="badge kind" data-testid="row-kind" title={`POST ${r.api_type ?? ''}`}>{kindOfSurface(r.api_type)}</span>{' '}
+              <span class="hint">{r.provider_name ?? '—'}</span>
+            </>
+          ), sort: (r) => r.model ?? '' },
+          // Tokens in / out; cache and reasoning under them when there are any.
+          { key: 'tokens', label: 'Tokens in / out', render: (r) => (
+            <>
+              {`${int(r.tokens_prompt)} / ${int(r.tokens_completion)}`}
+              {(r.native_tokens_cached > 0 || r.native_tokens_cache_write > 0) && <><br /><span class="hint">cache {int(r.native_tokens_cached)} / {int(r.native_tokens_cache_write)}</span></>}
+              {r.native_tokens_reasoning > 0 && <><br /><span class="hint">reasoning {int(r.native_tokens_reasoning)}</span></>}
+            </>
+          ), sort: (r) => r.tokens_prompt + r.tokens_completion, numeric: true },
           { key: 'cost', label: 'Cost', render: (r) => <span data-testid="row-cost">{cost(r.total_cost_usd)}</span>, sort: (r) => Number(r.total_cost_usd), numeric: true },
-          { key: 'latency', label: 'Latency', render: (r) => ms(r.latency), sort: (r) => r.latency ?? 0, numeric: true },
-          { key: 'ttft', label: 'TTFT', render: (r) => ms(r.time_to_first_token), numeric: true },
-          { key: 'attempts', label: 'Attempts', render: (r) => String(r.attempt_count), sort: (r) => r.attempt_count, numeric: true },
-          { key: 'status', label: 'Status', render: (r) => <span class={r.status === 'success' ? 'badge on' : 'badge off'}>{r.error_code ?? r.status}</span> },
+          { key: 'latency', label: 'Latency', render: (r) => (
+            <>{ms(r.latency)}{r.time_to_first_token !== null && <><br /><span class="hint">TTFT {ms(r.time_to_first_token)}</span></>}</>
+          ), sort: (r) => r.latency ?? 0, numeric: true },
+          { key: 'status', label: 'Status', render: (r) => (
+            <>
+              <span class={r.status === 'success' ? 'badge on' : 'badge off'} data-testid="row-status">{r.error_code ?? r.status}</span>
+              {r.attempt_count > 1 && <><br /><span class="hint">{r.attempt_count} attempts</span></>}
+            </>
+          ), sort: (r) => r.status },
         ]} />
       </Loadable>
       <div class="pager">
@@ -111,6 +133,7 @@ interface RefusalRow { minute: string; account_id: string; key_hash: string; rea
 
 /** The latest refusal counts (GET /admin/refusals, first page): refused requests leave no generation record. */
 function RefusalCounts() {
+  const accountNames = useAccountNames(true);
   const counts = useApi<{ data: RefusalRow[] }>('/admin/refusals?limit=50');
   return (
     <section class="card" aria-label="Refused requests">
@@ -118,7 +141,7 @@ function RefusalCounts() {
       <Loadable loading={counts.loading} error={counts.error} empty={(counts.data?.data ?? []).length === 0}>
         <Table label="Refused requests" rows={counts.data?.data ?? []} pageSize={50} rowKey={(r) => `${r.minute} ${r.key_hash} ${r.reason}`} columns={[
           { key: 'minute', label: 'Minute', render: (r) => <span class="nowrap">{time(r.minute)}</span>, sort: (r) => r.minute },
-          { key: 'account', label: 'Account', render: (r) => r.account_id },
+          { key: 'account', label: 'Account', render: (r) => <AccountName id={r.account_id} names={accountNames} /> },
           { key: 'key', label: 'Key', render: (r) => <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code> },
           { key: 'reason', label: 'Reason', render: (r) => r.reason },
           { key: 'count', label: 'Count', render: (r) => int(r.count), sort: (r) => r.count, numeric: true },

@@ -13,11 +13,11 @@ export function AdminAudit() {
   return (
     <Loadable loading={audit.loading} error={audit.error} empty={(audit.data?.data.length ?? 0) === 0}>
       <Table label="Audit log" rows={audit.data?.data ?? []} pageSize={100} rowKey={(e) => String(e.id)} columns={[
-        { key: 'at', label: 'Time', render: (e) => time(e.at), sort: (e) => e.at },
+        { key: 'at', label: 'Time', render: (e) => <span class="nowrap">{time(e.at)}</span>, sort: (e) => e.at },
         { key: 'actor', label: 'By', render: (e) => <code>{e.actor.label}</code> },
         { key: 'action', label: 'Action', render: (e) => e.action, sort: (e) => e.action },
-        { key: 'target', label: 'Target', render: (e) => e.target ?? '—' },
-        { key: 'details', label: 'Details', render: (e) => (e.details == null ? '—' : <code>{JSON.stringify(e.details)}</code>) },
+        { key: 'target', label: 'Target', render: (e) => (e.target === null ? '—' : <code class="wrap">{e.target}</code>) },
+        { key: 'details', label: 'Details', render: (e) => (e.details == null ? '—' : <code class="wrap">{JSON.stringify(e.details)}</code>) },
       ]} />
       <div class="pager">
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>

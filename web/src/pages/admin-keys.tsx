@@ -1,14 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
-import { spend, time, usd } from '../format.ts';
+import { shortTime, spend, time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
+import { StatusBadge, type KeyStatus } from './key-status.tsx';
+import { AccountName, useAccountNames } from '../account-names.tsx';
 
 interface Key {
-  hash: string; account_id: string; name: string; label: string; kind: string; disabled: boolean; usage_usd: string;
-  limit: number | null; limit_usd: string | null; limit_reset: LimitReset | null; created_at: string; last_used: string | null;
+  hash: string; account_id: string; name: string; label: string; kind: string; disabled: boolean; status: KeyStatus; usage_usd: string;
+  limit: number | null; limit_usd: string | null; limit_reset: LimitReset | null; expires_at: string | null; created_at: string; last_used: string | null;
 }
 
 export function AdminKeys() {
@@ -19,6 +21,7 @@ export function AdminKeys() {
   const [created, setCreated] = useState<{ key: string; name: string; kind: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
+  const accountNames = useAccountNames(true);
   const toggle = async (k: Key): Promise<void> => {
     setError('');
     try { await api('PATCH', `/admin/keys/${k.hash}`, { disabled: !k.disabled }); } catch (err) { setError(errorText(err)); }
@@ -39,12 +42,18 @@ export function AdminKeys() {
             <button type="button" class="link" onClick={() => setOpen(k)} aria-label={`Usage of ${k.name}`}>{k.name}</button>
           ) },
           { key: 'label', label: 'Key', render: (k) => <code>{k.label}</code> },
-          { key: 'account', label: 'Account', render: (k) => <code>{k.account_id}</code>, sort: (k) => k.account_id },
+          { key: 'account', label: 'Account', render: (k) => <AccountName id={k.account_id} names={accountNames} />, sort: (k) => accountNames.get(k.account_id) ?? k.account_id },
+          { key: 'status', label: 'Status', render: (k) => (
+            <>
+              <StatusBadge status={k.status} />
+              {k.expires_at !== null && <><br /><span class="hint">expires {shortTime(k.expires_at)}</span></>}
+            </>
+          ), sort: (k) => k.status },
           { key: 'kind', label: 'Kind', render: (k) => k.kind, sort: (k) => k.kind },
           { key: 'usage', label: 'Usage', render: (k) => spend(k.usage_usd), sort: (k) => Number(k.usage_usd), numeric: true },
           { key: 'limit', label: 'Limit', render: (k) => (k.limit_usd === null ? 'none' : `${usd(k.limit_usd)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}`) },
           { key: 'last', label: 'Last used', render: (k) => time(k.last_used), sort: (k) => k.last_used ?? '' },
-          { key: 'status', label: 'Actions', render: (k) => (
+          { key: 'actions', label: 'Actions', render: (k) => (
             <span class="actions">
               {k.kind === 'api' && <button type="button" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>Limit</button>}
               <button type="button" onClick={() => toggle(k)} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>

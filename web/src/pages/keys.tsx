@@ -5,9 +5,12 @@ import { dayAgo, int, shortTime, spend, usd } from '../format.ts';
 import { useAllPages, useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
+import { StatusBadge, type KeyStatus } from './key-status.tsx';
 
 interface Key {
-  hash: string; name: string; label: string; disabled: boolean; limit: number | null; limit_remaining: number | null; limit_reset: LimitReset | null;
+  hash: string; name: string; label: string; disabled: boolean;
+  /** The API's own word for the key: active, disabled (by the account), revoked (by the operator), expired. */
+  status: KeyStatus; limit: number | null; limit_remaining: number | null; limit_reset: LimitReset | null;
   usage: number; expires_at: string | null; created_at: string; last_used: string | null;
 }
 interface KeyUsageRow { group: string | null; requests: number; cost: number; cost_usd: string }
@@ -64,9 +67,9 @@ export function Keys() {
               <br /><code class="hint">{k.label}</code>
             </>
           ) },
-          { key: 'status', label: 'Status', sort: (k) => (k.disabled ? 1 : 0), render: (k) => (
+          { key: 'status', label: 'Status', sort: (k) => k.status, render: (k) => (
             <>
-              <span class={k.disabled ? 'badge off' : 'badge on'}>{k.disabled ? 'disabled' : 'active'}</span>
+              <StatusBadge status={k.status} />
               <br /><span class="hint">{k.last_used === null ? 'never used' : `used ${shortTime(k.last_used)}`}</span>
               {k.expires_at !== null && <><br /><span class="hint">expires {shortTime(k.expires_at)}</span></>}
             </>
