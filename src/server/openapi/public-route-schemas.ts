@@ -45,9 +45,9 @@ const speechBody = {
 
 const docs: Record<string, RouteDoc> = {
   'POST /chat/completions': { summary: 'Chat completions (OpenAI dialect); SSE when stream is true', tags: ['models'], body: chatBody, response: 'A chat completion, or an SSE stream of chunks' },
-  'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
+  'POST /messages': { summary: 'Messages (Anthropic dialect); SSE when stream is true. Also served at <prefix>/v1/messages (an SDK appends /v1/messages to a base address ending in /v1), an undocumented alias', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
   'POST /v1/messages': { summary: 'Messages (Anthropic dialect), for clients whose base address lacks /v1', tags: ['models'], body: messagesBody, response: 'A message, or an SSE stream of events' },
-  'POST /messages/count_tokens': { summary: 'Count the input tokens of a messages request', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
+  'POST /messages/count_tokens': { summary: 'Count the input tokens of a messages request (also at <prefix>/v1/messages/count_tokens, an undocumented alias)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}' },
   'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events' },
   'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}' },
@@ -78,17 +78,13 @@ const unprefixed: Record<string, RouteDoc> = {
 export function publicRouteSchema(method: string, url: string): FastifySchema | undefined {
   const probe = unprefixed[`${method} ${url}`];
   if (probe !== undefined) {
-    const schema = routeSchema({ ...probe, docsOnly: true });
-    delete (schema as Record<string, unknown>).security;
-    return schema;
+    return routeSchema({ ...probe, docsOnly: true });
   }
   for (const prefix of PREFIXES) {
     if (!url.startsWith(`${prefix}/`)) continue;
     const doc = docs[`${method} ${url.slice(prefix.length)}`];
     if (doc === undefined) continue;
-    const schema = routeSchema({ ...doc, docsOnly: true });
-    if (url.endsWith('/openapi.json')) delete (schema as Record<string, unknown>).security;
-    return schema;
+    return routeSchema({ ...doc, docsOnly: true });
   }
   return undefined;
 }

@@ -31,7 +31,6 @@ export function routeSchema(d: RouteDoc): FastifySchema {
   const schema: Record<string, unknown> = {
     summary: d.summary,
     tags: d.tags,
-    security: [{ bearerAuth: [] }],
     response: {
       [d.status ?? 200]: { description: d.response, type: 'object', additionalProperties: true },
       default: { description: 'An error: {"error": {"message", "type", "code"}} (docs/errors.md).', type: 'object', additionalProperties: true },
