@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { call, createAdminKey } from '../support/admin-client.ts';
 import { registeredRoutes } from '../../src/server/openapi/register-openapi.ts';
 import { describeRoutes } from '../../src/server/route-access.ts';
 import { securityOf } from '../../src/server/openapi/route-security.ts';
@@ -10,8 +11,10 @@ const docPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}').replace(
 describe('OpenAPI document', () => {
   let gw: TestGateway;
   let doc: any;
+  let adminKey: string;
   before(async () => {
     gw = await startTestGateway();
+    adminKey = (await createAdminKey(gw)).key;
     const res = await fetch(`${gw.origin}/api/v1/openapi.json`);
     assert.equal(res.status, 200);
     doc = await res.json();
@@ -56,6 +59,16 @@ describe('OpenAPI document', () => {
     assert.deepEqual(doc.paths['/api/v1/admin/accounts'].get.security, [{ adminKey: [] }, { dashboardSession: [] }]);
     assert.deepEqual(doc.paths['/api/v1/keys'].get.security, [{ managementKey: [] }, { dashboardSession: [] }]);
     assert.equal(doc.paths['/api/v1/admin/accounts'].get.operationId, 'getApiV1AdminAccounts');
+  });
+
+  test('query parameters are documented with their types: limit an integer, details a boolean (validation still takes them as text)', async () => {
+    const param = (path: string, name: string): any => doc.paths[path].get.parameters.find((p: any) => p.in === 'query' && p.name === name);
+    assert.deepEqual(param('/api/v1/admin/accounts', 'limit').schema, { type: 'integer', minimum: 1, maximum: 200 });
+    assert.equal(param('/api/v1/keys', 'limit').schema.type, 'integer');
+    assert.equal(param('/api/v1/keys', 'offset').schema.type, 'integer');
+    assert.equal(param('/api/v1/key', 'details').schema.type, 'boolean');
+    assert.equal(param('/api/v1/admin/accounts', 'search').schema.type, 'string');
+    assert.equal((await call('GET', `${gw.origin}/api/v1/admin/accounts?limit=2`, adminKey)).status, 200, 'limit=2 (text on the wire) is still taken');
   });
 
   test('the /v1/messages aliases under a prefix are served but not documented as paths of their own', async () => {

@@ -60,7 +60,7 @@ const docs: Record<string, RouteDoc> = {
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{data: [model]}' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}' },
-  'GET /key': { summary: 'The status of the calling key', tags: ['keys'], query: { details: 'true adds balance and usage statistics.' }, response: '{data: key status}' },
+  'GET /key': { summary: 'The status of the calling key', tags: ['keys'], query: { details: { type: 'boolean', description: 'true adds balance and usage statistics.' } }, response: '{data: key status}' },
   'GET /credits': { summary: "The account's credits granted and used", tags: ['credits'], response: '{data: {total_credits, total_usage}}' },
   'GET /generation': { summary: 'One generation record of the account', tags: ['generations'], query: { id: 'The generation id (X-Generation-Id).' }, response: '{data: generation}' },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document', tags: ['meta'], response: 'The OpenAPI document' },

@@ -25,7 +25,7 @@ const tags = ['keys'];
 const hashParams = { hash: 'The key hash.' };
 const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.', limit: 'Page size, 1..100 (default 100).', cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}' }),
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}' }),
   create: routeSchema({
     summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}',
     body: bodySchema({

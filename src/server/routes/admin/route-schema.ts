@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
 import { markStrict } from '../../openapi/strict-validation.ts';
+import { queryParamSchema, type TypedQueryParam } from '../../openapi/query-types.ts';
 
 // Route schemas: the one description of a route's input, for the OpenAPI document and for
 // validation alike. A route built here is strict (openapi/strict-validation.ts): its query
@@ -8,13 +9,11 @@ import { markStrict } from '../../openapi/strict-validation.ts';
 // of the type given; a refusal is a 400 naming the field. `docsOnly` routes (the model
 // calls, whose dialect decoders validate and render their own errors) only document.
 
-const str = { type: 'string' };
-
 export interface RouteDoc {
   summary: string;
   tags: string[];
-  /** Query parameters: name → description (all strings on the wire). */
-  query?: Record<string, string>;
+  /** Query parameters: name → description (text), or a typed one (validated as text, documented as its type: query-types.ts). */
+  query?: Record<string, string | TypedQueryParam>;
   /** Path parameters: name → description. */
   params?: Record<string, string>;
   /** The body: an object schema (strict routes: built with `bodySchema`, so it lists every field it takes). */
@@ -46,10 +45,10 @@ export function routeSchema(d: RouteDoc): FastifySchema {
   return strict ? markStrict(schema as FastifySchema) : schema as FastifySchema;
 }
 
-function properties(fields: Record<string, string>, required: string[], closed: boolean): Record<string, unknown> {
+function properties(fields: Record<string, string | TypedQueryParam>, required: string[], closed: boolean): Record<string, unknown> {
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([k, description]) => [k, { ...str, description }])),
+    properties: Object.fromEntries(Object.entries(fields).map(([k, p]) => [k, queryParamSchema(p)])),
     required,
     ...(closed ? { additionalProperties: false } : {}),
   };
@@ -81,7 +80,7 @@ export const FIELD = {
 } as const;
 
 export const PAGE_QUERY = {
-  limit: 'Page size, 1..200 (default 50).',
+  limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Page size, 1..200 (default 50).' } as TypedQueryParam,
   cursor: 'The `next_cursor` of the previous page.',
 };
 
