@@ -24,7 +24,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   const base = `${prefix}/admin/accounts`;
 
   app.get(base, { ...access('admin'),
-    schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}' }),
+    schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}', answers: 'AccountPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
@@ -65,7 +65,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   });
 
   app.get(`${base}/:id`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}' }),
+    schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     await requireAdmin(services, request);
     return { data: accountView(await findAccount(services, paramsOf(request).id!)) };

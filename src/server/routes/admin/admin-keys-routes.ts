@@ -17,7 +17,7 @@ const tags = ['admin: keys'];
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/keys`, { ...access('admin'),
     schema: routeSchema({
-      summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}',
+      summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}', answers: 'KeyPage',
     }),
   }, async (request) => {
     await requireAdmin(services, request);

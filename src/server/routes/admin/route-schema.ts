@@ -20,6 +20,10 @@ export interface RouteDoc {
   body?: Record<string, unknown>;
   /** What a 2xx answer holds. */
   response: string;
+  /** The answer's named schema (openapi/response-components.ts), when it has one. */
+  answers?: string;
+  /** The errors' named schema: `Error` (the OpenAI shape) unless the dialect has its own. */
+  errors?: 'Error' | 'AnthropicError' | 'GoogleError';
   status?: number;
   /** Documentation only: nothing is validated against this schema. */
   docsOnly?: boolean;
@@ -31,8 +35,8 @@ export function routeSchema(d: RouteDoc): FastifySchema {
     summary: d.summary,
     tags: d.tags,
     response: {
-      [d.status ?? 200]: { description: d.response, type: 'object', additionalProperties: true },
-      default: { description: 'An error: {"error": {"message", "type", "code"}} (docs/errors.md).', type: 'object', additionalProperties: true },
+      [d.status ?? 200]: d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
+      default: { description: 'An error (docs/errors.md).', $ref: `${d.errors ?? 'Error'}#` },
     },
   };
   // A strict route that lists no query parameters takes none.
