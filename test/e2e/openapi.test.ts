@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { call, createAdminKey } from '../support/admin-client.ts';
 import { registeredRoutes } from '../../src/server/openapi/register-openapi.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describeRoutes } from '../../src/server/route-access.ts';
 import { securityOf } from '../../src/server/openapi/route-security.ts';
 
@@ -90,5 +91,65 @@ describe('OpenAPI document', () => {
     assert.equal(chat.json.error.code, 'invalid_parameter');
     const keys = await postJson(`${gw.baseUrl}/keys`, { name: 5 }, auth);
     assert.equal(keys.status, 403, 'the handler decides, not a schema');
+  });
+
+  /** The documented schema of an answer: the operation's response for the status, else its default (errors). */
+  function validatorFor(path: string, method: string, status: number): (value: unknown) => string | undefined {
+    const op = doc.paths[path]?.[method];
+    assert.ok(op !== undefined, `${method} ${path} is documented`);
+    const response = op.responses[String(status)] ?? op.responses.default;
+    const schema = response?.content?.['application/json']?.schema;
+    assert.match(schema?.$ref ?? '', /^#\/components\/schemas\/\w+$/, `${method} ${path} ${status} answers a named schema`);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema({ $id: 'https://switchyard.test/openapi.json', components: doc.components });
+    const validate = ajv.compile({ $ref: `https://switchyard.test/openapi.json${schema.$ref}` });
+    return (value) => (validate(value) ? undefined : ajv.errorsText(validate.errors));
+  }
+
+  test('the answers of a real gateway match their documented schemas (public, account and admin reads, model calls, errors per dialect)', async () => {
+    const auth = { authorization: `Bearer ${gw.key}` };
+    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    await gw.flush();
+    const get = async (url: string, key: string | null): Promise<{ status: number; json: unknown }> => call('GET', url, key);
+    const cases: { path: string; method: string; answer: () => Promise<{ status: number; json: unknown }> }[] = [
+      { path: '/v1/models', method: 'get', answer: () => get(`${gw.origin}/v1/models`, null) },
+      { path: '/api/v1/models', method: 'get', answer: () => get(`${gw.origin}/api/v1/models`, null) },
+      { path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/switchyard/sim-fast`, null) },
+      { path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/nobody/nothing`, null) },
+      { path: '/health', method: 'get', answer: () => get(`${gw.origin}/health`, null) },
+      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, gw.key) },
+      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key?details=true`, gw.key) },
+      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, null) },
+      { path: '/api/v1/credits', method: 'get', answer: () => get(`${gw.origin}/api/v1/credits`, gw.key) },
+      { path: '/api/v1/generation', method: 'get', answer: () => get(`${gw.origin}/api/v1/generation?id=${(chat.json as { id: string }).id}`, gw.key) },
+      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=2`, adminKey) },
+      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=nope`, adminKey) },
+      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts`, gw.key) },
+      { path: '/api/v1/admin/accounts/{id}', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, adminKey) },
+      { path: '/api/v1/admin/keys', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/keys?limit=3`, adminKey) },
+      { path: '/v1/chat/completions', method: 'post', answer: async () => chat },
+      { path: '/v1/chat/completions', method: 'post', answer: () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: 7 }, auth) },
+      { path: '/v1/embeddings', method: 'post', answer: () => postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: ['a', 'b'] }, auth) },
+      { path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', messages: 'nope' }, auth) },
+      { path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, {}, {}) },
+      { path: '/v1beta/models/{model_id}', method: 'post', answer: () => postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:generateContent`, {}, {}) },
+    ];
+    for (const c of cases) {
+      const { status, json } = await c.answer();
+      const problem = validatorFor(c.path, c.method, status)(json);
+      assert.equal(problem, undefined, `${c.method.toUpperCase()} ${c.path} answered ${status} ${JSON.stringify(json).slice(0, 300)}: ${problem}`);
+    }
+  });
+
+  test('the schema check fails on an answer its schema does not describe (a field added, a type changed, a field missing)', async () => {
+    const model = (await call('GET', `${gw.origin}/v1/models/switchyard/sim-fast`, null)).json;
+    const check = validatorFor('/v1/models/{model_id}', 'get', 200);
+    assert.equal(check(model), undefined);
+    assert.match(check({ ...model, surprise: 1 }) ?? '', /additional properties/);
+    assert.match(check({ ...model, created: '2026' }) ?? '', /integer/);
+    const { owned_by: _, ...missing } = model;
+    assert.match(check(missing) ?? '', /owned_by/);
+    const account = (await call('GET', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, adminKey)).json;
+    assert.match(validatorFor('/api/v1/admin/accounts/{id}', 'get', 200)({ data: { ...account.data, balance: 'lots' } }) ?? '', /number/);
   });
 });
