@@ -111,31 +111,57 @@ describe('OpenAPI document', () => {
     const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth);
     await gw.flush();
     const get = async (url: string, key: string | null): Promise<{ status: number; json: unknown }> => call('GET', url, key);
-    const cases: { path: string; method: string; answer: () => Promise<{ status: number; json: unknown }> }[] = [
-      { path: '/v1/models', method: 'get', answer: () => get(`${gw.origin}/v1/models`, null) },
-      { path: '/api/v1/models', method: 'get', answer: () => get(`${gw.origin}/api/v1/models`, null) },
-      { path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/switchyard/sim-fast`, null) },
-      { path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/nobody/nothing`, null) },
-      { path: '/health', method: 'get', answer: () => get(`${gw.origin}/health`, null) },
-      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, gw.key) },
-      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key?details=true`, gw.key) },
-      { path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, null) },
-      { path: '/api/v1/credits', method: 'get', answer: () => get(`${gw.origin}/api/v1/credits`, gw.key) },
-      { path: '/api/v1/generation', method: 'get', answer: () => get(`${gw.origin}/api/v1/generation?id=${(chat.json as { id: string }).id}`, gw.key) },
-      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=2`, adminKey) },
-      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=nope`, adminKey) },
-      { path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts`, gw.key) },
-      { path: '/api/v1/admin/accounts/{id}', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, adminKey) },
-      { path: '/api/v1/admin/keys', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/keys?limit=3`, adminKey) },
-      { path: '/v1/chat/completions', method: 'post', answer: async () => chat },
-      { path: '/v1/chat/completions', method: 'post', answer: () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: 7 }, auth) },
-      { path: '/v1/embeddings', method: 'post', answer: () => postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: ['a', 'b'] }, auth) },
-      { path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', messages: 'nope' }, auth) },
-      { path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, {}, {}) },
-      { path: '/v1beta/models/{model_id}', method: 'post', answer: () => postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:generateContent`, {}, {}) },
+    const cases: { path: string; method: string; status: number; answer: () => Promise<{ status: number; json: unknown }> }[] = [
+      { status: 200, path: '/v1/models', method: 'get', answer: () => get(`${gw.origin}/v1/models`, null) },
+      { status: 200, path: '/api/v1/models', method: 'get', answer: () => get(`${gw.origin}/api/v1/models`, null) },
+      { status: 200, path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/switchyard/sim-fast`, null) },
+      { status: 404, path: '/v1/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1/models/nobody/nothing`, null) },
+      { status: 200, path: '/health', method: 'get', answer: () => get(`${gw.origin}/health`, null) },
+      { status: 200, path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, gw.key) },
+      { status: 200, path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key?details=true`, gw.key) },
+      { status: 401, path: '/api/v1/key', method: 'get', answer: () => get(`${gw.origin}/api/v1/key`, null) },
+      { status: 200, path: '/api/v1/credits', method: 'get', answer: () => get(`${gw.origin}/api/v1/credits`, gw.key) },
+      { status: 200, path: '/api/v1/generation', method: 'get', answer: () => get(`${gw.origin}/api/v1/generation?id=${(chat.json as { id: string }).id}`, gw.key) },
+      { status: 200, path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=2`, adminKey) },
+      { status: 400, path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts?limit=nope`, adminKey) },
+      { status: 403, path: '/api/v1/admin/accounts', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts`, gw.key) },
+      { status: 200, path: '/api/v1/admin/accounts/{id}', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, adminKey) },
+      { status: 200, path: '/api/v1/admin/keys', method: 'get', answer: () => get(`${gw.origin}/api/v1/admin/keys?limit=3`, adminKey) },
+      { status: 200, path: '/v1/chat/completions', method: 'post', answer: async () => chat },
+      { status: 400, path: '/v1/chat/completions', method: 'post', answer: () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: 7 }, auth) },
+      { status: 200, path: '/v1/embeddings', method: 'post', answer: () => postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: ['a', 'b'] }, auth) },
+      { status: 400, path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', messages: 'nope' }, auth) },
+      { status: 401, path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, {}, {}) },
+      { status: 401, path: '/v1beta/models/{model_id}', method: 'post', answer: () => postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:generateContent`, {}, {}) },
     ];
+    // The admin and account writes and reads: a management key made by the admin API first.
+    const made = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, adminKey, { name: 'manager', kind: 'management' });
+    const mgmt = made.json.key as string;
+    const own = await call('POST', `${gw.origin}/api/v1/keys`, mgmt, { name: 'made by the manager' });
+    const api = `${gw.origin}/api/v1`;
+    cases.push(
+      { status: 201, path: '/api/v1/admin/accounts/{id}/keys', method: 'post', answer: async () => made },
+      { status: 200, path: '/api/v1/admin/keys/{hash}', method: 'patch', answer: () => call('PATCH', `${api}/admin/keys/${made.json.data.hash}`, adminKey, { limit: '5' }) },
+      { status: 201, path: '/api/v1/admin/accounts', method: 'post', answer: () => call('POST', `${api}/admin/accounts`, adminKey, { name: 'second' }) },
+      { status: 200, path: '/api/v1/admin/accounts/{id}', method: 'patch', answer: () => call('PATCH', `${api}/admin/accounts/${gw.accountId}`, adminKey, { name: 'renamed account' }) },
+      { status: 200, path: '/api/v1/admin/generations', method: 'get', answer: () => get(`${api}/admin/generations?limit=5`, adminKey) },
+      { status: 200, path: '/api/v1/admin/generations/{id}', method: 'get', answer: () => get(`${api}/admin/generations/${(chat.json as { id: string }).id}`, adminKey) },
+      { status: 200, path: '/api/v1/admin/accounts/{id}/ledger', method: 'get', answer: () => get(`${api}/admin/accounts/${gw.accountId}/ledger`, adminKey) },
+      { status: 200, path: '/api/v1/admin/audit', method: 'get', answer: () => get(`${api}/admin/audit`, adminKey) },
+      { status: 200, path: '/api/v1/activity', method: 'get', answer: () => get(`${api}/activity`, mgmt) },
+      { status: 200, path: '/api/v1/ledger', method: 'get', answer: () => get(`${api}/ledger`, mgmt) },
+      { status: 201, path: '/api/v1/keys', method: 'post', answer: async () => own },
+      { status: 200, path: '/api/v1/keys', method: 'get', answer: () => get(`${api}/keys`, mgmt) },
+      { status: 200, path: '/api/v1/keys/{hash}', method: 'get', answer: () => get(`${api}/keys/${own.json.data.hash}`, mgmt) },
+      { status: 200, path: '/api/v1/keys/{hash}', method: 'patch', answer: () => call('PATCH', `${api}/keys/${own.json.data.hash}`, mgmt, { disabled: true }) },
+      { status: 200, path: '/api/v1/account', method: 'get', answer: () => get(`${api}/account`, mgmt) },
+      { status: 200, path: '/api/v1/account', method: 'patch', answer: () => call('PATCH', `${api}/account`, mgmt, { name: 'mine' }) },
+      { status: 200, path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth) },
+      { status: 200, path: '/v1/messages/count_tokens', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages/count_tokens`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth) },
+    );
     for (const c of cases) {
       const { status, json } = await c.answer();
+      assert.equal(status, c.status, `${c.method.toUpperCase()} ${c.path} answered ${status} ${JSON.stringify(json).slice(0, 300)}`);
       const problem = validatorFor(c.path, c.method, status)(json);
       assert.equal(problem, undefined, `${c.method.toUpperCase()} ${c.path} answered ${status} ${JSON.stringify(json).slice(0, 300)}: ${problem}`);
     }

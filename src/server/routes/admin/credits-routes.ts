@@ -53,7 +53,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   });
 
   app.get(`${prefix}/admin/accounts/:id/ledger`, { ...access('admin'),
-    schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+    schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
@@ -61,7 +61,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   });
 
   app.get(`${prefix}/ledger`, { ...access('management'),
-    schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+    schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     return ledgerPage(stores, auth.account.id, queryOf(request));
