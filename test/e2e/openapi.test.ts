@@ -157,6 +157,18 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/api/v1/account', method: 'get', answer: () => get(`${api}/account`, mgmt) },
       { status: 200, path: '/api/v1/account', method: 'patch', answer: () => call('PATCH', `${api}/account`, mgmt, { name: 'mine' }) },
       { status: 200, path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth) },
+      { status: 200, path: '/ready', method: 'get', answer: () => get(`${gw.origin}/ready`, null) },
+      { status: 200, path: '/api/v1/models/{author}/{slug}/endpoints', method: 'get', answer: () => get(`${api}/models/switchyard/sim-fast/endpoints`, gw.key) },
+      { status: 200, path: '/api/v1/admin/keys/{hash}/usage', method: 'get', answer: () => get(`${api}/admin/keys/${gw.keyHash}/usage`, adminKey) },
+      { status: 200, path: '/api/v1/keys/{hash}/usage', method: 'get', answer: () => get(`${api}/keys/${gw.keyHash}/usage`, mgmt) },
+      { status: 200, path: '/api/v1/admin/usage', method: 'get', answer: () => get(`${api}/admin/usage?group_by=account`, adminKey) },
+      { status: 200, path: '/api/v1/usage', method: 'get', answer: () => get(`${api}/usage`, mgmt) },
+      { status: 200, path: '/api/v1/admin/refusals', method: 'get', answer: () => get(`${api}/admin/refusals`, adminKey) },
+      { status: 200, path: '/api/v1/admin/health', method: 'get', answer: () => get(`${api}/admin/health`, adminKey) },
+      { status: 200, path: '/v1/responses', method: 'post', answer: () => postJson(`${gw.baseUrl}/responses`, { model: 'switchyard/sim-fast', input: 'hi' }, auth) },
+      { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1`, gw.key) },
+      { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1000`, gw.key) },
+      { status: 200, path: '/api/v1/keys/{hash}', method: 'delete', answer: () => call('DELETE', `${api}/keys/${own.json.data.hash}`, mgmt) },
       { status: 200, path: '/v1/messages/count_tokens', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages/count_tokens`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth) },
     );
     for (const c of cases) {

@@ -121,6 +121,48 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     stop_reason: strOrNull, stop_sequence: strOrNull,
     usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int }, ['input_tokens', 'output_tokens']),
   }, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']),
+  Deleted: closed('The key is deleted.', { deleted: { const: true } }),
+  Ready: open('Readiness: each check, the failing ones, the build and the running configuration.', {
+    status: { enum: ['ready', 'not_ready'] },
+    failing: strings,
+    checks: { type: 'object', additionalProperties: closed('A check.', { ok: bool, detail: str }) },
+    version: str, build: str,
+  }, ['status', 'failing', 'checks']),
+  ModelEndpoints: closed("A model's endpoints (OpenRouter's shape) with their live health.", {
+    data: open('The model and its endpoints.', {
+      id: str, name: str, created: int, description: str,
+      endpoints: { type: 'array', items: open('An endpoint.', { name: str, model_id: str, tag: str, endpoint_id: str, provider_name: str, context_length: int, pricing }, ['name', 'model_id', 'tag', 'endpoint_id', 'provider_name', 'context_length', 'pricing']) },
+    }, ['id', 'name', 'endpoints']),
+  }),
+  KeyUsage: closed("A key's spend and requests per UTC day.", {
+    data: { type: 'array', items: closed('A day.', { day: str, requests: int, cost: num, cost_usd: usdText }) },
+    totals: closed('The whole range.', { requests: int, cost: num, cost_usd: usdText }),
+    from: str, to: str,
+  }),
+  UsageReport: closed('Usage aggregates per group (account, key, model, provider or day); the account report adds the balance.', {
+    data: { type: 'array', items: { $ref: 'UsageRow#' } },
+    next_cursor: strOrNull, totals: ref('UsageRow'), group_by: str, from: str, to: str, balance: num, balance_usd: usdText,
+  }, ['balance', 'balance_usd']),
+  UsageRow: closed('The aggregates of a group (`group`) or of the range (totals).', {
+    group: strOrNull, requests: int, errors: int, tokens_prompt: int, tokens_completion: int, tokens_cache_read: int, tokens_cache_write: int,
+    tokens_reasoning: int, cost: num, cost_usd: usdText, avg_latency_ms: numOrNull,
+  }, ['group']),
+  RefusalPage: pageOf('Refusal', 'A page of refusal counts.'),
+  Refusal: closed('Requests refused, counted per key, minute and reason.', { minute: str, account_id: str, key_hash: str, reason: str, count: int }),
+  ProviderHealth: closed('Provider and endpoint health.', {
+    data: closed('The providers.', {
+      providers: { type: 'array', items: closed('A provider.', { id: str, endpoints: { type: 'array', items: open('An endpoint and its health.', { endpoint_id: str, model: str, provider_name: str, circuit: str }, ['endpoint_id', 'model', 'circuit']) } }) },
+    }),
+  }),
+  Response: open("A response (OpenAI's responses shape), in outline.", {
+    id: str, object: { const: 'response' }, created_at: int, status: str, model: str,
+    output: { type: 'array', items: open('An output item.', { type: str }, ['type']) },
+    usage: { type: ['object', 'null'] },
+  }, ['id', 'object', 'created_at', 'status', 'model', 'output']),
+  GeminiModelList: closed("The model list in Google's shape.", {
+    models: { type: 'array', items: open('A Gemini model.', { name: str, baseModelId: str, displayName: str, inputTokenLimit: int, outputTokenLimit: int, supportedGenerationMethods: strings }, ['name', 'displayName', 'supportedGenerationMethods']) },
+    nextPageToken: str,
+  }, ['nextPageToken']),
   InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
   Generation: open('A generation record (GET /generation).', {
     id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,

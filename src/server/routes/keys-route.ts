@@ -38,7 +38,7 @@ const SCHEMA = {
     summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
     body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
   }),
-  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}' }),
+  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}', answers: 'Deleted' }),
 };
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {

@@ -7,7 +7,7 @@ import { access } from '../../route-access.ts';
 /** GET /admin/health: every provider endpoint of the catalog with its live health and circuit state. */
 export function registerAdminHealthRoute(app: FastifyInstance, services: Services, prefix: string): void {
   app.get(`${prefix}/admin/health`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...]}]}}' }),
+    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...]}]}}', answers: 'ProviderHealth' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const byProvider = new Map<string, Array<Record<string, unknown>>>();

@@ -24,7 +24,7 @@ export const GEMINI_LIST_SCHEMA: FastifySchema = routeSchema({
   summary: "The model list in Gemini's shape (models/<id>, token limits, supportedGenerationMethods)",
   tags: ['models'],
   query: { pageSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Models per page (default 50, at most 1000)' }, pageToken: 'The nextPageToken of the previous page' },
-  response: '{models: [Model], nextPageToken?}',
+  response: '{models: [Model], nextPageToken?}', answers: 'GeminiModelList',
   docsOnly: true, errors: 'GoogleError',
 });
 
