@@ -169,6 +169,9 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1`, gw.key) },
       { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1000`, gw.key) },
       { status: 200, path: '/api/v1/keys/{hash}', method: 'delete', answer: () => call('DELETE', `${api}/keys/${own.json.data.hash}`, mgmt) },
+      { status: 201, path: '/api/v1/admin/accounts/{id}/credits', method: 'post', answer: () => call('POST', `${api}/admin/accounts/${gw.accountId}/credits`, adminKey, { kind: 'grant', amount: '2.5', reason: 'schema test' }) },
+      { status: 200, path: '/api/v1/dashboard/session', method: 'get', answer: () => get(`${api}/dashboard/session`, null) },
+      { status: 200, path: '/api/v1/dashboard/session', method: 'post', answer: () => postJson(`${api}/dashboard/session`, { key: mgmt }, { origin: gw.origin }) },
       { status: 200, path: '/v1/messages/count_tokens', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages/count_tokens`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth) },
     );
     for (const c of cases) {

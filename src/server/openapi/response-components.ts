@@ -163,6 +163,16 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     models: { type: 'array', items: open('A Gemini model.', { name: str, baseModelId: str, displayName: str, inputTokenLimit: int, outputTokenLimit: int, supportedGenerationMethods: strings }, ['name', 'displayName', 'supportedGenerationMethods']) },
     nextPageToken: str,
   }, ['nextPageToken']),
+  CreditsChanged: closed("Credits granted or adjusted: the account's new balance and the ledger entry written.", {
+    data: closed('The change.', { account_id: str, balance: num, balance_usd: usdText, entry: ref('LedgerEntry') }),
+  }),
+  DashboardSession: { oneOf: [
+    closed('Not signed in.', { signed_in: { const: false } }),
+    closed('A dashboard session (`expires_at` in the sign-in answer).', {
+      signed_in: { const: true }, kind: { enum: ['admin', 'management'] }, key_label: str,
+      account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
+    }, ['expires_at']),
+  ] },
   InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
   Generation: open('A generation record (GET /generation).', {
     id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,
