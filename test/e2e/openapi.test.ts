@@ -172,6 +172,8 @@ describe('OpenAPI document', () => {
       { status: 201, path: '/api/v1/admin/accounts/{id}/credits', method: 'post', answer: () => call('POST', `${api}/admin/accounts/${gw.accountId}/credits`, adminKey, { kind: 'grant', amount: '2.5', reason: 'schema test' }) },
       { status: 200, path: '/api/v1/dashboard/session', method: 'get', answer: () => get(`${api}/dashboard/session`, null) },
       { status: 200, path: '/api/v1/dashboard/session', method: 'post', answer: () => postJson(`${api}/dashboard/session`, { key: mgmt }, { origin: gw.origin }) },
+      { status: 200, path: '/v1/images/generations', method: 'post', answer: () => postJson(`${gw.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'a cat' }, auth) },
+      { status: 200, path: '/v1/images/generations', method: 'post', answer: () => postJson(`${gw.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'a cat', response_format: 'url' }, auth) },
       { status: 200, path: '/v1/messages/count_tokens', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages/count_tokens`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth) },
     );
     for (const c of cases) {
@@ -179,6 +181,19 @@ describe('OpenAPI document', () => {
       assert.equal(status, c.status, `${c.method.toUpperCase()} ${c.path} answered ${status} ${JSON.stringify(json).slice(0, 300)}`);
       const problem = validatorFor(c.path, c.method, status)(json);
       assert.equal(problem, undefined, `${c.method.toUpperCase()} ${c.path} answered ${status} ${JSON.stringify(json).slice(0, 300)}: ${problem}`);
+    }
+  });
+
+  test("a draining gateway's /ready answers 503 in its documented shape (Ready, not an error)", async () => {
+    const draining = await startTestGateway();
+    try {
+      draining.services.inFlight.startDraining();
+      const { status, json } = await call('GET', `${draining.origin}/ready`, null);
+      assert.equal(status, 503);
+      assert.equal(validatorFor('/ready', 'get', 503)(json), undefined);
+      assert.equal(json.status, 'not_ready');
+    } finally {
+      await draining.close();
     }
   });
 

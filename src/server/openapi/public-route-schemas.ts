@@ -51,8 +51,8 @@ const docs: Record<string, RouteDoc> = {
   'POST /v1/messages/count_tokens': { summary: 'Count the input tokens of a messages request (base address without /v1)', tags: ['models'], body: messagesBody, response: '{input_tokens}', answers: 'InputTokens', errors: 'AnthropicError' },
   'POST /responses': { summary: 'Responses (OpenAI responses dialect); SSE when stream is true', tags: ['models'], body: responsesBody, response: 'A response, or an SSE stream of events', answers: 'Response' },
   'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}', answers: 'Embeddings' },
-  'POST /images/generations': { summary: 'Image generation (OpenAI shape): n images for a prompt, as base64 or gateway URLs', tags: ['models'], body: imagesBody, response: '{created, data: [{b64_json | url, revised_prompt?}], output_format, size, quality, background, usage}' },
-  'POST /images/edits': { summary: 'Image edits (OpenAI shape, multipart/form-data): image or image[] files, an optional PNG mask, prompt and the generation fields', tags: ['models'], response: '{created, data: [{b64_json | url}], output_format, size, quality, background, usage}' },
+  'POST /images/generations': { summary: 'Image generation (OpenAI shape): n images for a prompt, as base64 or gateway URLs', tags: ['models'], body: imagesBody, response: '{created, data: [{b64_json | url, revised_prompt?}], output_format, size, quality, background, usage}', answers: 'Images' },
+  'POST /images/edits': { summary: 'Image edits (OpenAI shape, multipart/form-data): image or image[] files, an optional PNG mask, prompt and the generation fields', tags: ['models'], response: '{created, data: [{b64_json | url}], output_format, size, quality, background, usage}', answers: 'Images' },
   'GET /images/files/:id': { summary: 'An image answered as a URL: served for server.image_url_ttl_seconds to keys of the account it was made for (404 otherwise)', tags: ['models'], params: { id: 'The image id from the URL.' }, response: 'The image bytes (image/png, image/jpeg or image/webp)' },
   'POST /audio/speech': { summary: 'Speech (OpenAI shape): the audio of a text, sent once charged', tags: ['models'], body: speechBody, response: 'The audio file (Content-Type by response_format), X-Generation-Id' },
   'POST /audio/transcriptions': { summary: 'Transcription (OpenAI shape, multipart/form-data: file, model, language, prompt, response_format, timestamp_granularities[], temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
@@ -71,7 +71,7 @@ const PREFIXES = ['/api/v1', '/v1'];
 /** Routes outside the API prefixes: the probes (docs/operations.md), unauthenticated. */
 const unprefixed: Record<string, RouteDoc> = {
   'GET /health': { summary: 'Liveness: the process serves (no key, never touches an upstream)', tags: ['operations'], response: '{status: "ok"}', answers: 'Health' },
-  'GET /ready': { summary: 'Readiness: database writable, catalog loaded, not draining; 503 names the failing part (no key)', tags: ['operations'], response: '{status, checks, failing, version, build, ...}', answers: 'Ready' },
+  'GET /ready': { summary: 'Readiness: database writable, catalog loaded, not draining; 503 names the failing part (no key)', tags: ['operations'], response: '{status, checks, failing, version, build, ...}', answers: 'Ready', alsoAnswers: { 503: { description: 'Not ready: the same object, `failing` naming the checks that fail', answers: 'Ready' } } },
 };
 
 /** The schema of a public route, by its method and full path; undefined for a route not in the table. */

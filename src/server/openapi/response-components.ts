@@ -173,6 +173,12 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
       account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
     }, ['expires_at']),
   ] },
+  Images: open('Images made (OpenAI shape): each as base64 or a gateway URL.', {
+    created: int,
+    data: { type: 'array', items: open('An image.', { b64_json: str, url: str, revised_prompt: str }, []) },
+    output_format: str, size: str, quality: str, background: str,
+    usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int, total_tokens: int, cost: num }, []),
+  }, ['created', 'data']),
   InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
   Generation: open('A generation record (GET /generation).', {
     id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,

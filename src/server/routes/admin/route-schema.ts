@@ -25,6 +25,8 @@ export interface RouteDoc {
   /** The errors' named schema: `Error` (the OpenAI shape) unless the dialect has its own. */
   errors?: 'Error' | 'AnthropicError' | 'GoogleError';
   status?: number;
+  /** Other statuses that answer a named schema, not an error (GET /ready's 503 answers `Ready`). */
+  alsoAnswers?: Record<number, { description: string; answers: string }>;
   /** Documentation only: nothing is validated against this schema. */
   docsOnly?: boolean;
 }
@@ -36,6 +38,7 @@ export function routeSchema(d: RouteDoc): FastifySchema {
     tags: d.tags,
     response: {
       [d.status ?? 200]: d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
+      ...Object.fromEntries(Object.entries(d.alsoAnswers ?? {}).map(([status, a]) => [status, { description: a.description, $ref: `${a.answers}#` }])),
       default: { description: 'An error (docs/errors.md).', $ref: `${d.errors ?? 'Error'}#` },
     },
   };
