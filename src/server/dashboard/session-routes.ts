@@ -39,7 +39,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   app.post(SESSION_PATH, {
     ...signIn,
     schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
-      body: bodySchema({ key: { type: 'string', maxLength: 256, description: 'A management or admin key (sk-sy-v1-...).' } }, { required: ['key'] }), response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie' }),
+      body: bodySchema({ key: { type: 'string', maxLength: 256, description: 'A management or admin key (sk-sy-v1-...).' } }, { required: ['key'] }), response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie', answers: 'DashboardSession' }),
   }, async (request, reply) => {
     let auth: AuthContext;
     try {
@@ -59,7 +59,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
   app.get(SESSION_PATH, {
     ...access('none', { note: 'reads the session cookie when present' }),
-    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}' }),
+    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}', answers: 'DashboardSession' }),
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const token = extractBearer(request.headers.authorization);

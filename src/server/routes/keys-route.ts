@@ -26,20 +26,20 @@ const tags = ['keys'];
 const hashParams = { hash: 'The key hash.' };
 const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: 'Skip this many keys.', include_disabled: 'false hides disabled keys.', limit: 'Page size, 1..100 (default 100).', cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}' }),
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
   create: routeSchema({
-    summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}',
+    summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}', answers: 'AccountKeyCreated',
     body: bodySchema({
       name: FIELD.name, limit: LIMIT, limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
       management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
     }, { required: ['name'] }),
   }),
-  one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}' }),
+  one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer' }),
   update: routeSchema({
-    summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}',
+    summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
     body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
   }),
-  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}' }),
+  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}', answers: 'Deleted' }),
 };
 
 export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {

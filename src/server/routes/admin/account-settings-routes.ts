@@ -14,7 +14,7 @@ import { access } from '../../route-access.ts';
 export function registerAccountSettingsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   const tags = ['account reports'];
   app.get(`${prefix}/account`, { ...access('management'),
-    schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}' }),
+    schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     return { data: accountView((await services.accounts.getAccount(auth.account.id))!) };
@@ -22,7 +22,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
 
   app.patch(`${prefix}/account`, { ...access('management'),
     schema: routeSchema({
-      summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}',
+      summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}', answers: 'AccountAnswer',
       body: bodySchema({
         name: FIELD.name, default_model: { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' },
       }, { atLeastOne: true }),

@@ -24,7 +24,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   const base = `${prefix}/admin/accounts`;
 
   app.get(base, { ...access('admin'),
-    schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}' }),
+    schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}', answers: 'AccountPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
@@ -39,7 +39,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
 
   app.post(base, { ...access('admin'),
     schema: routeSchema({
-      summary: 'Create an account', tags, status: 201, response: '{data: account}',
+      summary: 'Create an account', tags, status: 201, response: '{data: account}', answers: 'AccountAnswer',
       body: bodySchema({
         name: FIELD.name, type: { enum: ['user', 'organization'], description: 'Default user.' }, tier: { ...TIER, description: 'A configured tier (default free).' },
         default_model: { ...MODEL, type: ['string', 'null'] }, credits: FIELD.usd('Initial credits, USD decimal text (at most 1,000,000,000).'),
@@ -65,7 +65,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   });
 
   app.get(`${base}/:id`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}' }),
+    schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     await requireAdmin(services, request);
     return { data: accountView(await findAccount(services, paramsOf(request).id!)) };
@@ -74,7 +74,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.patch(`${base}/:id`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
-      response: '{data: account}',
+      response: '{data: account}', answers: 'AccountAnswer',
       body: bodySchema({
         name: FIELD.name, tier: { ...TIER, description: 'A configured tier.' }, default_model: MODEL, is_active: { type: 'boolean', description: 'false deactivates, true reactivates.' },
         limits: {

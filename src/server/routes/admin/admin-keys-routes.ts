@@ -17,7 +17,7 @@ const tags = ['admin: keys'];
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/keys`, { ...access('admin'),
     schema: routeSchema({
-      summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}',
+      summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}', answers: 'KeyPage',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -32,7 +32,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
   app.post(`${prefix}/admin/accounts/:id/keys`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Create a key for an account (the key is in the answer, this once)', tags, params: { id: 'The account id.' }, status: 201,
-      response: '{data: key, key}',
+      response: '{data: key, key}', answers: 'AdminKeyCreated',
       body: bodySchema({
         name: FIELD.name, kind: { enum: ['api', 'management'], description: 'Default api; admin keys are made with the CLI.' },
         limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: none'), limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
@@ -65,7 +65,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
   app.patch(`${prefix}/admin/keys/:hash`, { ...access('admin'),
     schema: routeSchema({
       summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period", tags, params: { hash: 'The key hash.' },
-      response: '{data: key}', body: bodySchema({
+      response: '{data: key}', answers: 'KeyAnswer', body: bodySchema({
         disabled: { type: 'boolean' }, limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: no limit'), limit_reset: FIELD.limitReset,
       }, { atLeastOne: true }),
     }),

@@ -12,7 +12,7 @@ export function registerAuditRoute(app: FastifyInstance, services: Services, sto
     schema: routeSchema({
       summary: 'The admin audit log', tags: ['admin: audit'],
       query: { action: 'Only this action, e.g. credits.grant.', target: 'Only actions on this account id or key hash.', ...PAGE_QUERY },
-      response: '{data: [{id, at, actor: {key_hash, label, account_id}, action, target, details}], next_cursor}',
+      response: '{data: [{id, at, actor: {key_hash, label, account_id}, action, target, details}], next_cursor}', answers: 'AuditPage',
     }),
   }, async (request) => {
     await requireAdmin(services, request);

@@ -23,7 +23,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   app.post(`${prefix}/admin/accounts/:id/credits`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Grant credits (kind "grant", positive) or adjust a balance either way (kind "adjustment"), with a reason', tags,
-      params: { id: 'The account id.' }, status: 201, response: '{data: {account_id, balance, balance_usd, entry}}',
+      params: { id: 'The account id.' }, status: 201, response: '{data: {account_id, balance, balance_usd, entry}}', answers: 'CreditsChanged',
       body: bodySchema({
         kind: { enum: ['grant', 'adjustment'] },
         amount: FIELD.usd('USD decimal text, e.g. "12.50" or "-3"; at most 1,000,000,000 either way, and the balance stays within ±2,000,000,000'),
@@ -53,7 +53,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   });
 
   app.get(`${prefix}/admin/accounts/:id/ledger`, { ...access('admin'),
-    schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+    schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
@@ -61,7 +61,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
   });
 
   app.get(`${prefix}/ledger`, { ...access('management'),
-    schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}' }),
+    schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     return ledgerPage(stores, auth.account.id, queryOf(request));

@@ -33,7 +33,7 @@ export const COLUMNS: Array<[string, (r: ActivityRow) => string | number | bigin
 const schema = (summary: string, extra: Record<string, string>): FastifySchema => routeSchema({
   summary,
   tags: [extra.account === undefined ? 'account reports' : 'admin: generations'],
-  query: { ...extra, ...FILTER_QUERY, max_rows: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` },
+  query: { ...extra, ...FILTER_QUERY, max_rows: { type: 'integer', minimum: 1, maximum: MAX_CSV_ROWS, description: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` } },
   response: 'text/csv: a header line, then one line per generation record, newest first',
 });
 

@@ -25,7 +25,7 @@ export const FILTER_QUERY = {
  */
 export function registerGenerationsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   app.get(`${prefix}/admin/generations`, { ...access('admin'),
-    schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
+    schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}', answers: 'ActivityPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
@@ -33,7 +33,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   });
 
   app.get(`${prefix}/admin/generations/:id`, { ...access('admin'),
-    schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}' }),
+    schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}', answers: 'GenerationAnswer' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const id = paramsOf(request).id!;
@@ -44,7 +44,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   });
 
   app.get(`${prefix}/activity`, { ...access('management'),
-    schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}' }),
+    schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}', answers: 'ActivityPage' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     const q = queryOf(request);

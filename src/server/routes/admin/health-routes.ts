@@ -11,7 +11,7 @@ import { access } from '../../route-access.ts';
  */
 export function registerAdminHealthRoute(app: FastifyInstance, services: Services, prefix: string): void {
   app.get(`${prefix}/admin/health`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...], credentials?: [...]}]}}' }),
+    schema: routeSchema({ summary: 'Provider and endpoint health', tags: ['admin: health'], response: '{data: {providers: [{id, endpoints: [...], credentials?: [...]}]}}', answers: 'ProviderHealth' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const byProvider = new Map<string, Array<Record<string, unknown>>>();

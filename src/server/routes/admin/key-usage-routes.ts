@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
 export function registerKeyUsageRoutes(app: FastifyInstance, services: Services, prefix: string): void {
   const doc = (tags: string[]) => routeSchema({
     summary: "A key's requests and spend per UTC day", tags, params: { hash: 'The key hash.' }, query: RANGE_QUERY,
-    response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}',
+    response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}', answers: 'KeyUsage',
   });
 
   app.get(`${prefix}/keys/:hash/usage`, { ...access('management'), schema: doc(['account reports']) }, async (request) => {

@@ -23,7 +23,7 @@ export function registerRefusalsRoute(app: FastifyInstance, services: Services, 
         account: 'Only this account.', key: 'Only this key (its hash).',
         from: 'First minute, ISO 8601 date-time (inclusive).', to: 'Last minute, ISO 8601 date-time (inclusive).', ...PAGE_QUERY,
       },
-      response: '{data: [{minute, account_id, key_hash, reason, count}], next_cursor}',
+      response: '{data: [{minute, account_id, key_hash, reason, count}], next_cursor}', answers: 'RefusalPage',
     }),
   }, async (request) => {
     await requireAdmin(services, request);

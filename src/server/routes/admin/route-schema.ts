@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
 import { markStrict } from '../../openapi/strict-validation.ts';
+import { queryParamSchema, type TypedQueryParam } from '../../openapi/query-types.ts';
 
 // Route schemas: the one description of a route's input, for the OpenAPI document and for
 // validation alike. A route built here is strict (openapi/strict-validation.ts): its query
@@ -8,20 +9,24 @@ import { markStrict } from '../../openapi/strict-validation.ts';
 // of the type given; a refusal is a 400 naming the field. `docsOnly` routes (the model
 // calls, whose dialect decoders validate and render their own errors) only document.
 
-const str = { type: 'string' };
-
 export interface RouteDoc {
   summary: string;
   tags: string[];
-  /** Query parameters: name → description (all strings on the wire). */
-  query?: Record<string, string>;
+  /** Query parameters: name → description (text), or a typed one (validated as text, documented as its type: query-types.ts). */
+  query?: Record<string, string | TypedQueryParam>;
   /** Path parameters: name → description. */
   params?: Record<string, string>;
   /** The body: an object schema (strict routes: built with `bodySchema`, so it lists every field it takes). */
   body?: Record<string, unknown>;
   /** What a 2xx answer holds. */
   response: string;
+  /** The answer's named schema (openapi/response-components.ts), when it has one. */
+  answers?: string;
+  /** The errors' named schema: `Error` (the OpenAI shape) unless the dialect has its own. */
+  errors?: 'Error' | 'AnthropicError' | 'GoogleError';
   status?: number;
+  /** Other statuses that answer a named schema, not an error (GET /ready's 503 answers `Ready`). */
+  alsoAnswers?: Record<number, { description: string; answers: string }>;
   /** Documentation only: nothing is validated against this schema. */
   docsOnly?: boolean;
 }
@@ -31,10 +36,10 @@ export function routeSchema(d: RouteDoc): FastifySchema {
   const schema: Record<string, unknown> = {
     summary: d.summary,
     tags: d.tags,
-    security: [{ bearerAuth: [] }],
     response: {
-      [d.status ?? 200]: { description: d.response, type: 'object', additionalProperties: true },
-      default: { description: 'An error: {"error": {"message", "type", "code"}} (docs/errors.md).', type: 'object', additionalProperties: true },
+      [d.status ?? 200]: d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
+      ...Object.fromEntries(Object.entries(d.alsoAnswers ?? {}).map(([status, a]) => [status, { description: a.description, $ref: `${a.answers}#` }])),
+      default: { description: 'An error (docs/errors.md).', $ref: `${d.errors ?? 'Error'}#` },
     },
   };
   // A strict route that lists no query parameters takes none.
@@ -47,10 +52,10 @@ export function routeSchema(d: RouteDoc): FastifySchema {
   return strict ? markStrict(schema as FastifySchema) : schema as FastifySchema;
 }
 
-function properties(fields: Record<string, string>, required: string[], closed: boolean): Record<string, unknown> {
+function properties(fields: Record<string, string | TypedQueryParam>, required: string[], closed: boolean): Record<string, unknown> {
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([k, description]) => [k, { ...str, description }])),
+    properties: Object.fromEntries(Object.entries(fields).map(([k, p]) => [k, queryParamSchema(p)])),
     required,
     ...(closed ? { additionalProperties: false } : {}),
   };
@@ -82,7 +87,7 @@ export const FIELD = {
 } as const;
 
 export const PAGE_QUERY = {
-  limit: 'Page size, 1..200 (default 50).',
+  limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Page size, 1..200 (default 50).' } as TypedQueryParam,
   cursor: 'The `next_cursor` of the previous page.',
 };
 

@@ -24,7 +24,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
     schema: routeSchema({
       summary: 'Usage aggregates (all accounts or one), per day, model, kind, provider, key, app or account', tags: ['admin: usage'],
       query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY },
-      response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}',
+      response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
@@ -36,7 +36,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
   app.get(`${prefix}/usage`, { ...access('management'),
     schema: routeSchema({
       summary: "The caller's account usage (management key): aggregates, balance", tags: ['account reports'],
-      query: { ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}',
+      query: { ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
     const auth = await requireManager(services, request);

@@ -17,20 +17,20 @@ export const GEMINI_METHOD_SCHEMA: FastifySchema = routeSchema({
   query: { alt: "'sse' streams as server-sent events", key: 'The API key (also x-goog-api-key or Authorization: Bearer)' },
   body: generateBody,
   response: 'A GenerateContentResponse, a stream of them, or {totalTokens}',
-  docsOnly: true,
+  docsOnly: true, errors: 'GoogleError',
 });
 
 export const GEMINI_LIST_SCHEMA: FastifySchema = routeSchema({
   summary: "The model list in Gemini's shape (models/<id>, token limits, supportedGenerationMethods)",
   tags: ['models'],
-  query: { pageSize: 'Models per page (default 50, at most 1000)', pageToken: 'The nextPageToken of the previous page' },
-  response: '{models: [Model], nextPageToken?}',
-  docsOnly: true,
+  query: { pageSize: { type: 'integer', minimum: 1, maximum: 1000, description: 'Models per page (default 50, at most 1000)' }, pageToken: 'The nextPageToken of the previous page' },
+  response: '{models: [Model], nextPageToken?}', answers: 'GeminiModelList',
+  docsOnly: true, errors: 'GoogleError',
 });
 
 export const GEMINI_MODEL_SCHEMA: FastifySchema = routeSchema({
   summary: "One model in Gemini's shape, by catalog id (slash as is or %2F), alias or bare name",
   tags: ['models'],
   response: 'A Gemini Model',
-  docsOnly: true,
+  docsOnly: true, errors: 'GoogleError',
 });

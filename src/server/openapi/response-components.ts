@@ -1,0 +1,217 @@
+// The named objects of the OpenAPI document (`components.schemas`): what the routes answer,
+// referenced from their responses (`$ref: 'Model#'` in a route schema; register-openapi.ts
+// adds each with `app.addSchema`). Answers are serialized with JSON.stringify, so these
+// schemas document and are checked by test/e2e/openapi.test.ts (each documented answer of
+// a real gateway validated against its schema); they never reshape an answer. The gateway's
+// own objects are closed (`additionalProperties: false`: a field added to an answer must be
+// added here); the dialects' objects (a chat completion) are outlines, open to the fields
+// upstreams add.
+
+type Schema = Record<string, unknown>;
+
+const str: Schema = { type: 'string' };
+const strOrNull: Schema = { type: ['string', 'null'] };
+const int: Schema = { type: 'integer' };
+const intOrNull: Schema = { type: ['integer', 'null'] };
+const num: Schema = { type: 'number' };
+const numOrNull: Schema = { type: ['number', 'null'] };
+const bool: Schema = { type: 'boolean' };
+const ref = (name: string): Schema => ({ $ref: `${name}#` });
+const strings: Schema = { type: 'array', items: str };
+/** USD as decimal text (money is never a float in the store; `_usd` fields carry it exactly). */
+const usdText: Schema = { type: 'string', pattern: '^-?[0-9]+(\\.[0-9]+)?$' };
+
+/** An object with exactly these fields, all present (`optional` ones may be absent). */
+function closed(description: string, fields: Record<string, Schema>, optional: string[] = []): Schema {
+  return { type: 'object', description, properties: fields, required: Object.keys(fields).filter((k) => !optional.includes(k)), additionalProperties: false };
+}
+function open(description: string, fields: Record<string, Schema>, required: string[]): Schema {
+  return { type: 'object', description, properties: fields, required, additionalProperties: true };
+}
+const dataOf = (name: string, description: string): Schema => closed(description, { data: ref(name) });
+const pageOf = (name: string, description: string): Schema => closed(description, { data: { type: 'array', items: ref(name) }, next_cursor: strOrNull });
+
+const pricing = closed('USD per token (per request, image, character or audio second) as decimal text; optional prices only where they apply.', {
+  prompt: usdText, completion: usdText, request: usdText, image: usdText, input_cache_read: usdText, input_cache_write: usdText,
+  image_output: usdText, character: usdText, audio_second: usdText,
+}, ['request', 'image', 'input_cache_read', 'input_cache_write', 'image_output', 'character', 'audio_second']);
+
+export const RESPONSE_COMPONENTS: Record<string, Schema> = {
+  Error: closed('An error in the OpenAI shape (the gateway API, the admin API; docs/errors.md).', {
+    error: closed('The error.', { message: str, type: str, code: str, param: strOrNull, metadata: { type: 'object' } }, ['param', 'metadata']),
+  }),
+  AnthropicError: closed("An error in Anthropic's shape (the messages routes).", {
+    type: { const: 'error' },
+    error: closed('The error.', { type: str, message: str, code: str }, ['code']),
+  }),
+  GoogleError: closed("An error in Google's shape (the Gemini routes).", {
+    error: closed('The error.', { code: int, message: str, status: str, details: { type: 'array', items: { type: 'object' } } }, ['details']),
+  }),
+  Model: closed("A model record: OpenAI's model object (object, created, owned_by) with OpenRouter's fields (src/catalog/encode-model-record.ts).", {
+    id: str,
+    kind: { enum: ['chat', 'embedding', 'image', 'speech', 'transcription'] },
+    object: { const: 'model' },
+    created: int,
+    owned_by: str,
+    name: str,
+    provider: str,
+    description: str,
+    context_length: int,
+    pricing,
+    capabilities: strings,
+    architecture: closed('What the model takes and makes.', { modality: str, input_modalities: strings, output_modalities: strings }),
+    top_provider: closed('The cheapest endpoint (the default route).', { context_length: int, max_completion_tokens: intOrNull }),
+    supported_parameters: strings,
+  }),
+  ModelList: closed('The model list.', { object: { const: 'list' }, data: { type: 'array', items: ref('Model') } }),
+  Health: closed('Liveness.', { status: { const: 'ok' } }),
+  Credits: closed("The account's credits, in USD.", { data: closed('Totals.', { total_credits: num, total_usage: num }) }),
+  KeyStatus: closed('The status of the calling key.', {
+    data: closed('The key.', {
+      label: str, name: str, usage: num, limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
+      is_free_tier: bool, tier: str, tier_name: str,
+      rate_limit: { oneOf: [{ type: 'null' }, closed('Requests per interval.', { requests: intOrNull, interval: str })] },
+      is_management_key: bool, is_active: bool, is_org_key: bool, created_at: str, last_used: strOrNull,
+      org_id: str, org_name: str, balance: num, account_type: str, usage_stats: { type: 'object' },
+    }, ['org_id', 'org_name', 'balance', 'account_type', 'usage_stats']),
+  }),
+  Account: closed('An account (the admin API).', {
+    id: str, name: str, account_type: { enum: ['user', 'organization'] }, tier: str, default_model: strOrNull,
+    balance: num, balance_usd: usdText, is_active: bool, limits_override: { type: ['object', 'null'] }, retention_days: intOrNull, created_at: str,
+  }),
+  AccountAnswer: dataOf('Account', 'One account.'),
+  AccountPage: pageOf('Account', 'A page of accounts.'),
+  Key: closed('A key as the admin API shows it (never the key itself: its hash and label).', {
+    hash: str, account_id: str, name: str, label: str,
+    kind: { enum: ['admin', 'management', 'api'] }, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
+    disabled: bool, disabled_by: strOrNull, limit: numOrNull, limit_usd: { type: ['string', 'null'] }, limit_reset: strOrNull,
+    usage: num, usage_usd: usdText, expires_at: strOrNull, created_at: str, updated_at: strOrNull, last_used: strOrNull,
+  }),
+  KeyPage: pageOf('Key', 'A page of keys.'),
+  KeyAnswer: dataOf('Key', 'One key.'),
+  AdminKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('Key'), key: str }),
+  AccountKey: closed("An API key as its account's management key sees it (the key-management API, /keys).", {
+    hash: str, name: str, label: str, disabled: bool, limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
+    usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
+    created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
+  }),
+  AccountKeyPage: pageOf('AccountKey', "A page of the account's keys."),
+  AccountKeyAnswer: dataOf('AccountKey', 'One key of the account.'),
+  AccountKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('AccountKey'), key: str }),
+  ActivityRecord: closed('A generation record as lists show it (the admin API, /activity).', {
+    id: str, account_id: str, key_hash: strOrNull, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull,
+    streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
+    tokens_prompt: int, tokens_completion: int, native_tokens_cached: int, native_tokens_cache_write: int, native_tokens_reasoning: int,
+    total_cost: num, total_cost_usd: usdText, latency: numOrNull, time_to_first_token: numOrNull, app_title: strOrNull, created_at: str,
+    attempt_count: int,
+  }),
+  ActivityPage: pageOf('ActivityRecord', 'A page of generation records, newest first.'),
+  LedgerEntry: closed('A ledger entry: credits granted, a charge, a refund.', {
+    id: int, account_id: str, key_hash: strOrNull, kind: str, amount: num, amount_usd: usdText, generation_id: strOrNull, note: strOrNull, created_at: str,
+  }),
+  LedgerPage: pageOf('LedgerEntry', 'A page of ledger entries, newest first.'),
+  AuditEntry: closed('An audit log entry: who changed what.', {
+    id: int, at: str, actor: closed('Who acted.', { key_hash: strOrNull, label: strOrNull, account_id: strOrNull }),
+    action: str, target: strOrNull, details: {},
+  }),
+  AuditPage: pageOf('AuditEntry', 'A page of audit entries, newest first.'),
+  AnthropicMessage: open("A message (Anthropic's shape), in outline.", {
+    id: str, type: { const: 'message' }, role: { const: 'assistant' }, model: str,
+    content: { type: 'array', items: open('A content block.', { type: str }, ['type']) },
+    stop_reason: strOrNull, stop_sequence: strOrNull,
+    usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int }, ['input_tokens', 'output_tokens']),
+  }, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']),
+  Deleted: closed('The key is deleted.', { deleted: { const: true } }),
+  Ready: open('Readiness: each check, the failing ones, the build and the running configuration.', {
+    status: { enum: ['ready', 'not_ready'] },
+    failing: strings,
+    checks: { type: 'object', additionalProperties: closed('A check.', { ok: bool, detail: str }) },
+    version: str, build: str,
+  }, ['status', 'failing', 'checks']),
+  ModelEndpoints: closed("A model's endpoints (OpenRouter's shape) with their live health.", {
+    data: open('The model and its endpoints.', {
+      id: str, name: str, created: int, description: str,
+      endpoints: { type: 'array', items: open('An endpoint.', { name: str, model_id: str, tag: str, endpoint_id: str, provider_name: str, context_length: int, pricing }, ['name', 'model_id', 'tag', 'endpoint_id', 'provider_name', 'context_length', 'pricing']) },
+    }, ['id', 'name', 'endpoints']),
+  }),
+  KeyUsage: closed("A key's spend and requests per UTC day.", {
+    data: { type: 'array', items: closed('A day.', { day: str, requests: int, cost: num, cost_usd: usdText }) },
+    totals: closed('The whole range.', { requests: int, cost: num, cost_usd: usdText }),
+    from: str, to: str,
+  }),
+  UsageReport: closed('Usage aggregates per group (account, key, model, provider or day); the account report adds the balance.', {
+    data: { type: 'array', items: { $ref: 'UsageRow#' } },
+    next_cursor: strOrNull, totals: ref('UsageRow'), group_by: str, from: str, to: str, balance: num, balance_usd: usdText,
+  }, ['balance', 'balance_usd']),
+  UsageRow: closed('The aggregates of a group (`group`) or of the range (totals).', {
+    group: strOrNull, requests: int, errors: int, tokens_prompt: int, tokens_completion: int, tokens_cache_read: int, tokens_cache_write: int,
+    tokens_reasoning: int, cost: num, cost_usd: usdText, avg_latency_ms: numOrNull,
+  }, ['group']),
+  RefusalPage: pageOf('Refusal', 'A page of refusal counts.'),
+  Refusal: closed('Requests refused, counted per key, minute and reason.', { minute: str, account_id: str, key_hash: str, reason: str, count: int }),
+  ProviderHealth: closed('Provider and endpoint health.', {
+    data: closed('The providers.', {
+      providers: { type: 'array', items: closed('A provider.', {
+        id: str,
+        endpoints: { type: 'array', items: open('An endpoint and its health.', { endpoint_id: str, model: str, provider_name: str, circuit: str }, ['endpoint_id', 'model', 'circuit']) },
+        // A credential pool's state (never a key): docs/configuration.md, "Credential pools".
+        credentials: { type: 'array', items: open("A pooled credential: its label, weight, health and headroom (never the key).", { label: str, health: str }, ['label', 'health']) },
+      }, ['credentials']) },
+    }),
+  }),
+  Response: open("A response (OpenAI's responses shape), in outline.", {
+    id: str, object: { const: 'response' }, created_at: int, status: str, model: str,
+    output: { type: 'array', items: open('An output item.', { type: str }, ['type']) },
+    usage: { type: ['object', 'null'] },
+  }, ['id', 'object', 'created_at', 'status', 'model', 'output']),
+  GeminiModelList: closed("The model list in Google's shape.", {
+    models: { type: 'array', items: open('A Gemini model.', { name: str, baseModelId: str, displayName: str, inputTokenLimit: int, outputTokenLimit: int, supportedGenerationMethods: strings }, ['name', 'displayName', 'supportedGenerationMethods']) },
+    nextPageToken: str,
+  }, ['nextPageToken']),
+  CreditsChanged: closed("Credits granted or adjusted: the account's new balance and the ledger entry written.", {
+    data: closed('The change.', { account_id: str, balance: num, balance_usd: usdText, entry: ref('LedgerEntry') }),
+  }),
+  DashboardSession: { oneOf: [
+    closed('Not signed in.', { signed_in: { const: false } }),
+    closed('A dashboard session (`expires_at` in the sign-in answer).', {
+      signed_in: { const: true }, kind: { enum: ['admin', 'management'] }, key_label: str,
+      account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
+    }, ['expires_at']),
+  ] },
+  Images: open('Images made (OpenAI shape): each as base64 or a gateway URL.', {
+    created: int,
+    data: { type: 'array', items: open('An image.', { b64_json: str, url: str, revised_prompt: str }, []) },
+    output_format: str, size: str, quality: str, background: str,
+    usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int, total_tokens: int, cost: num }, []),
+  }, ['created', 'data']),
+  InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
+  Generation: open('A generation record (GET /generation).', {
+    id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,
+    streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
+    tokens_prompt: int, tokens_completion: int, total_cost: num, usage: num, latency: numOrNull,
+    attempts: { type: 'array', items: { type: 'object' } },
+  }, ['id', 'model', 'created_at', 'status', 'tokens_prompt', 'tokens_completion', 'total_cost', 'attempts']),
+  GenerationAnswer: dataOf('Generation', 'One generation record.'),
+  Embeddings: closed('Embeddings (OpenAI shape).', {
+    object: { const: 'list' },
+    data: { type: 'array', items: closed('One vector.', { object: { const: 'embedding' }, index: int, embedding: { oneOf: [{ type: 'array', items: num }, str] } }) },
+    model: str,
+    usage: open('Tokens and cost.', { prompt_tokens: int, total_tokens: int }, ['prompt_tokens', 'total_tokens']),
+    id: str, provider: str,
+  }, ['id', 'provider']),
+  ChatCompletion: open('A chat completion (OpenAI shape), in outline: the fields every answer has.', {
+    id: str,
+    object: { const: 'chat.completion' },
+    created: int,
+    model: str,
+    choices: {
+      type: 'array',
+      items: open('A choice.', {
+        index: int,
+        message: open('The assistant message.', { role: { const: 'assistant' }, content: strOrNull, tool_calls: { type: 'array' } }, ['role']),
+        finish_reason: strOrNull,
+      }, ['index', 'message', 'finish_reason']),
+    },
+    usage: open('Tokens and cost.', { prompt_tokens: int, completion_tokens: int, total_tokens: int, cost: num }, ['prompt_tokens', 'completion_tokens', 'total_tokens']),
+  }, ['id', 'object', 'created', 'model', 'choices']),
+};
