@@ -91,7 +91,8 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   KeyAnswer: dataOf('Key', 'One key.'),
   AdminKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('Key'), key: str }),
   AccountKey: closed("An API key as its account's management key sees it (the key-management API, /keys).", {
-    hash: str, name: str, label: str, disabled: bool, limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
+    hash: str, name: str, label: str, disabled: bool, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
+    limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
     usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
     created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
   }),
