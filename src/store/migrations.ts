@@ -11,6 +11,9 @@ export interface Migration {
   sql: string;
 }
 
+/** The migration that adds the audit log's hash chain: its runner chains the rows already there. */
+export const AUDIT_CHAIN_MIGRATION = 12;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -293,4 +296,15 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   COMPACT_RECORDS_SQLITE,
+  {
+    version: 12,
+    name: 'audit log hash chain',
+    sql: `
+      -- Each admin action carries the hash of the one before it (prev_hash) and its own
+      -- (entry_hash: SHA-256 over the row and prev_hash, see audit-chain.ts). The rows already
+      -- there are chained in id order by the code that runs this migration, in its transaction.
+      ALTER TABLE admin_actions ADD COLUMN prev_hash TEXT;
+      ALTER TABLE admin_actions ADD COLUMN entry_hash TEXT;
+    `,
+  },
 ];

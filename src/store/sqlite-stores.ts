@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { AccountStore } from './account-store.ts';
 import { ActivityStore } from './activity-store.ts';
 import { AdminStore } from './admin-store.ts';
-import { AuditStore } from './audit-store.ts';
+import { AuditStore, verifySqliteAuditChain } from './audit-store.ts';
 import { GenerationQuery } from './generation-query.ts';
 import { GenerationStore } from './generation-store.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
@@ -64,7 +64,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     },
     keyUsage: { costOnDays: async (...a) => keyUsage.costOnDays(...a), perDay: async (...a) => keyUsage.perDay(...a) },
     admin: { accountIds: async (...a) => admin.accountIds(...a), rename: async (...a) => admin.rename(...a), ledger: async (...a) => admin.ledger(...a) },
-    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a) },
+    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a), verify: async () => verifySqliteAuditChain(db) },
     refusals: { list: async (...a) => refusals.list(...a) },
     sessions: new SqliteSessionRepository(db),
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },

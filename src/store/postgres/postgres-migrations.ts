@@ -279,4 +279,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   COMPACT_RECORDS_POSTGRES,
+  {
+    version: 12,
+    name: 'audit log hash chain',
+    sql: `
+      -- Each admin action carries the hash of the one before it (prev_hash) and its own
+      -- (entry_hash: SHA-256 over the row and prev_hash, see audit-chain.ts). The rows already
+      -- there are chained in id order by the code that runs this migration, in its transaction.
+      ALTER TABLE admin_actions ADD COLUMN prev_hash TEXT;
+      ALTER TABLE admin_actions ADD COLUMN entry_hash TEXT;
+    `,
+  },
 ];
