@@ -9,6 +9,7 @@ import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerKeysRoutes } from './routes/keys-route.ts';
+import { registerWebhookRoutes } from './routes/webhooks-route.ts';
 import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
 import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
@@ -83,6 +84,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerModelEndpointsRoute(api, services, API_PREFIXES);
     registerKeyRoute(api, services, API_PREFIXES);
     registerKeysRoutes(api, services, API_PREFIXES);
+    registerWebhookRoutes(api, services, API_PREFIXES);
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);

@@ -14,6 +14,7 @@ import { SqliteSessionRepository } from './sqlite-session-repository.ts';
 import type { AccountRepository, Stores } from './store-contract.ts';
 import { UsageQuery } from './usage-query.ts';
 import { UsageStore } from './usage-store.ts';
+import { SqlWebhookRepository } from './webhook-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -68,6 +69,10 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     refusals: { list: async (...a) => refusals.list(...a) },
     sessions: new SqliteSessionRepository(db),
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },
+    webhooks: new SqlWebhookRepository({
+      all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+      run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
+    }),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -3,6 +3,7 @@ import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-sto
 import type { LedgerEntry } from './admin-store.ts';
 import type { ChainBreak } from './audit-chain.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
+import type { WebhookRepository } from './webhook-store.ts';
 import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
@@ -157,6 +158,7 @@ export interface Stores {
   readonly refusals: RefusalRepository;
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
+  readonly webhooks: WebhookRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -10,6 +10,7 @@ import { checkName } from '../../billing/account-input.ts';
 import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import type { Services } from '../services.ts';
+import { keyEvent } from '../webhooks/webhook-events.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
 // manages the keys of its own account. Management keys cannot call models.
@@ -94,6 +95,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         }, new Date().toISOString());
         return out;
       });
+      await services.webhooks.emit(auth.account.id, 'key.created', keyEvent(created.record, 'account'));
       reply.code(201);
       return { data: await keyView(services, created.record), key: created.key };
     });
@@ -138,6 +140,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       });
       services.auth.invalidate(key.hash); // disabling takes effect at once
       services.reservations.forget(key.hash);
+      if (patch.isActive === false && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
       return { data: await keyView(services, updated) };
     });
 
@@ -150,6 +153,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       });
       services.auth.invalidate(key.hash);
       services.reservations.forget(key.hash);
+      await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'deleted' });
       return { deleted: true };
     });
 
