@@ -4,6 +4,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { call } from '../support/admin-client.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Signed webhooks through a real gateway and a real receiver on loopback (allowed with
@@ -52,11 +54,28 @@ async function startReceiver(answer: (n: number) => number | 'hang') {
 
 const ALLOWED = `${SIM_ONLY}webhooks: { allow_private_addresses: true, retry_base_ms: 20, timeout_ms: 30000 }\n`;
 
-describe('webhooks on a gateway that allows a loopback receiver', () => {
+let redis: RedisServer | undefined;
+after(async () => {
+  await redis?.stop();
+  await stopPostgres();
+});
+
+const ENGINES = [
+  { name: 'SQLite', skip: false as string | false, env: async (): Promise<Record<string, string>> => ({}) },
+  {
+    name: 'Postgres and Redis', skip: postgresUnavailable() ?? redisUnavailable() ?? false,
+    env: async (): Promise<Record<string, string>> => {
+      redis = await startRedis();
+      return { LOCAL_KEY: 'k', DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url };
+    },
+  },
+];
+
+for (const engine of ENGINES) describe(`webhooks on a gateway that allows a loopback receiver: ${engine.name}`, { skip: engine.skip }, () => {
   let gw: TestGateway;
   let mgmt: string;
   before(async () => {
-    gw = await startTestGateway({ yaml: ALLOWED });
+    gw = await startTestGateway({ yaml: ALLOWED, env: await engine.env() });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
   });
   after(() => gw?.close());

@@ -297,7 +297,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       -- An account's webhook endpoints. The secret signs deliveries (HMAC-SHA256), so it is kept
       -- as given: the gateway has no master key to encrypt it with (docs/security.md).
       CREATE TABLE webhooks (
-        id          TEXT PRIMARY KEY,            -- wh_...
+        id          TEXT NOT NULL PRIMARY KEY,   -- wh_...
         account_id  TEXT NOT NULL REFERENCES accounts(id),
         url         TEXT NOT NULL,
         events      TEXT NOT NULL,               -- JSON array of event types
@@ -309,7 +309,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       -- The outbox: one row per event and endpoint, sent by the delivery loop off the request
       -- path, retried with backoff until delivered or max attempts ('failed').
       CREATE TABLE webhook_deliveries (
-        id              TEXT PRIMARY KEY,        -- whd_...
+        id              TEXT NOT NULL PRIMARY KEY, -- whd_...
         webhook_id      TEXT NOT NULL,
         account_id      TEXT NOT NULL,
         event_id        TEXT NOT NULL,           -- evt_... (a replay sends the same event again)
