@@ -10,6 +10,7 @@ import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerKeysRoutes } from './routes/keys-route.ts';
 import { registerWebhookRoutes } from './routes/webhooks-route.ts';
+import { installSpendEvents } from './webhooks/spend-events.ts';
 import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
 import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
@@ -65,6 +66,7 @@ export function buildApp(services: Services): FastifyInstance {
   const renderError: typeof renderChatError = (error, request, reply) =>
     (GEMINI_PATH.test(request.url) ? renderGeminiError : renderChatError)(error, request, reply);
   app.setErrorHandler(renderError);
+  installSpendEvents(app, services);
   app.setNotFoundHandler((request, reply) => {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });

@@ -52,7 +52,7 @@ async function startReceiver(answer: (n: number) => number | 'hang') {
   };
 }
 
-const ALLOWED = `${SIM_ONLY}webhooks: { allow_private_addresses: true, retry_base_ms: 20, timeout_ms: 30000 }\n`;
+const ALLOWED = `${SIM_ONLY}webhooks: { allow_private_addresses: true, retry_base_ms: 20, timeout_ms: 30000, balance_low_usd: "10" }\n`;
 
 let redis: RedisServer | undefined;
 after(async () => {
@@ -137,6 +137,35 @@ for (const engine of ENGINES) describe(`webhooks on a gateway that allows a loop
       assert.equal((await call('POST', `${gw.origin}/api/v1/webhooks/${hookId}/deliveries/whd_nope/replay`, mgmt)).status, 404);
       assert.equal((await call('DELETE', `${gw.origin}/api/v1/webhooks/${hookId}`, mgmt)).status, 200);
       assert.equal((await call('GET', `${gw.origin}/api/v1/webhooks/${hookId}/deliveries`, mgmt)).status, 404);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('key.limit_reached and balance.low after a model request, once each', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const account = await gw.services.accountService.createAccount({ name: 'low', type: 'user', tier: 'tier2', creditsUsd: '5' });
+      const owner = (await gw.services.accountService.createKey({ accountId: account.id, name: 'm', management: true })).key;
+      const created = await call('POST', `${gw.origin}/api/v1/webhooks`, owner, { url: receiver.url, events: ['key.limit_reached', 'balance.low'] });
+      assert.equal(created.status, 201, JSON.stringify(created.json));
+      const capped = (await gw.services.accountService.createKey({ accountId: account.id, name: 'capped', limitUsd: '0' }));
+      const chat = { model: 'sim-fast', messages: [{ role: 'user', content: 'hi' }] };
+      const refused = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${capped.key}` });
+      assert.equal(refused.status, 402, refused.text);
+      await receiver.until(2);
+      const events = receiver.got.map((r) => JSON.parse(r.body)).sort((a, b) => a.type.localeCompare(b.type));
+      assert.deepEqual(events.map((e) => e.type), ['balance.low', 'key.limit_reached']);
+      assert.equal(events[0].data.account_id, account.id);
+      assert.equal(events[0].data.threshold, '10');
+      assert.equal(events[1].data.key.hash, capped.record.hash);
+      assert.equal(events[1].data.limit, '0');
+      // Refused again: neither fires a second time (the next delivery seen is a key.created).
+      assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${capped.key}` })).status, 402);
+      await call('POST', `${gw.origin}/api/v1/webhooks`, owner, { url: receiver.url, events: ['key.created'] });
+      assert.equal((await postJson(`${gw.origin}/api/v1/keys`, { name: 'marker' }, { authorization: `Bearer ${owner}` })).status, 201);
+      await receiver.until(3);
+      assert.equal(JSON.parse(receiver.got[2]!.body).type, 'key.created');
     } finally {
       await receiver.close();
     }

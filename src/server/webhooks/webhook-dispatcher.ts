@@ -43,6 +43,10 @@ export class WebhookDispatcher {
     this.o = o;
   }
 
+  log(message: string): void {
+    this.o.log(message);
+  }
+
   start(): void {
     this.schedule(0);
   }
