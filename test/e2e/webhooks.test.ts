@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config.ts';
 import { call } from '../support/admin-client.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
@@ -223,5 +226,46 @@ describe('webhooks without webhooks.allow_private_addresses', () => {
       assert.match(res.json.error.message, /allow_private_addresses/, url);
     }
     assert.deepEqual((await call('GET', `${gw.origin}/api/v1/webhooks`, mgmt)).json.data, []);
+  });
+});
+
+describe('a webhook registered while private addresses were allowed, delivered after they no longer are', () => {
+  let gw: TestGateway;
+  let mgmt: string;
+  before(async () => {
+    gw = await startTestGateway({ yaml: ALLOWED });
+    mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
+  });
+  after(() => gw?.close());
+
+  test('each attempt is refused at connect and logged; the receiver hears nothing', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const created = await call('POST', `${gw.origin}/api/v1/webhooks`, mgmt, { url: receiver.url, events: ['key.created'] });
+      assert.equal(created.status, 201);
+      const path = join(gw.dir, 'switchyard.yaml');
+      writeFileSync(path, `${SIM_ONLY}webhooks: { retry_base_ms: 20, max_attempts: 2 }\n`);
+      const result = gw.services.reload(() => {
+        const c = loadConfig({ path, env: { SWITCHYARD_DATA_DIR: gw.dir } });
+        c.server = { ...c.server, host: '127.0.0.1', port: 0 };
+        return c;
+      });
+      assert.equal(result.ok, true, JSON.stringify(result));
+      assert.equal((await postJson(`${gw.origin}/api/v1/keys`, { name: 'k' }, { authorization: `Bearer ${mgmt}` })).status, 201);
+      let d: any;
+      for (;;) {
+        [d] = (await call('GET', `${gw.origin}/api/v1/webhooks/${created.json.data.id}/deliveries`, mgmt)).json.data;
+        if (d?.status === 'failed') break;
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(d.attempts, 2);
+      for (const a of d.attempt_log) {
+        assert.equal(a.status, null);
+        assert.match(a.error, /private or loopback/);
+      }
+      assert.equal(receiver.got.length, 0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
