@@ -26,9 +26,9 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     return true;
   };
 
-  const check = async (accountId: string, keyHash: string, refused: boolean): Promise<void> => {
+  const check = async (accountId: string, keyHash: string, hasLimit: boolean, refused: boolean): Promise<void> => {
     const now = services.now();
-    if (due(`k:${keyHash}`, now, refused)) {
+    if (hasLimit && due(`k:${keyHash}`, now, refused)) {
       const key = await services.accounts.getKey(keyHash);
       if (key !== undefined && key.limitNanos !== null) {
         const used = await limitUsageNanos(key, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days));
@@ -67,6 +67,6 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       return; // refused before authentication
     }
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
-    void check(auth.account.id, auth.key.hash, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
   });
 }
