@@ -87,7 +87,8 @@ export class WebhookDispatcher {
       id: newId('whd'), webhookId: d.webhookId, accountId: d.accountId, eventId: d.eventId, type: d.type, body: d.body,
       status: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, deliveredAt: null,
     };
-    await this.o.stores.webhooks.enqueue(row);
+    // In the stores' transaction queue: on SQLite a bare write could join another call's open transaction (and go with its rollback).
+    await this.o.stores.transaction((tx) => tx.webhooks.enqueue(row));
     return row;
   }
 
@@ -117,7 +118,7 @@ export class WebhookDispatcher {
         const due = await this.o.stores.webhooks.due(new Date(now).toISOString(), room);
         const lease = new Date(now + this.o.config().timeoutMs + LEASE_SLACK_MS).toISOString();
         for (const d of due) {
-          if (!(await this.o.stores.webhooks.claim(d.id, d.nextAttemptAt!, lease))) continue;
+          if (!(await this.o.stores.transaction((tx) => tx.webhooks.claim(d.id, d.nextAttemptAt!, lease)))) continue;
           const p = this.attempt(d).catch((err: unknown) => this.o.log(`webhooks: delivery ${d.id}: ${(err as Error).message}`))
             .finally(() => {
               this.inFlight.delete(p);
