@@ -11,6 +11,7 @@ import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { auditCommand } from './commands/audit.ts';
 import { ReportedFailure } from './output.ts';
 import { versionLine } from '../config/build-info.ts';
 
@@ -52,6 +53,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   generationsCommand(program);
   reloadCommand(program);
   migrateCommand(program);
+  auditCommand(program);
   return program;
 }
 

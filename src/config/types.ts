@@ -1,5 +1,6 @@
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
+import type { WebhooksConfig } from './parse-webhooks.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
@@ -47,6 +48,8 @@ export interface GatewayConfig {
   cache: ResponseCacheConfig;
   /** `sticky:` — the bounds of sticky routing's memory, per account and in all (parse-sticky.ts). */
   sticky: StickyConfig;
+  /** `webhooks:` — delivery of accounts' webhooks: SSRF, timeouts, retries, balance.low (parse-webhooks.ts). */
+  webhooks: WebhooksConfig;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */

@@ -9,6 +9,8 @@ import { dialectErrorHandler } from './generation-route.ts';
 import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts';
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerKeysRoutes } from './routes/keys-route.ts';
+import { registerWebhookRoutes } from './routes/webhooks-route.ts';
+import { installSpendEvents } from './webhooks/spend-events.ts';
 import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
 import { registerMessagesRoute } from './routes/messages-route.ts';
 import { registerModelsRoute } from './routes/models-route.ts';
@@ -64,6 +66,7 @@ export function buildApp(services: Services): FastifyInstance {
   const renderError: typeof renderChatError = (error, request, reply) =>
     (GEMINI_PATH.test(request.url) ? renderGeminiError : renderChatError)(error, request, reply);
   app.setErrorHandler(renderError);
+  installSpendEvents(app, services);
   app.setNotFoundHandler((request, reply) => {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
@@ -83,6 +86,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerModelEndpointsRoute(api, services, API_PREFIXES);
     registerKeyRoute(api, services, API_PREFIXES);
     registerKeysRoutes(api, services, API_PREFIXES);
+    registerWebhookRoutes(api, services, API_PREFIXES);
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);

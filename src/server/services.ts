@@ -42,6 +42,7 @@ import type { LogSink } from '../observability/log-sink.ts';
 import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing.ts';
 import { cliCommand, cliInvocation } from '../runtime/cli-invocation.ts';
 import { buildInfo } from '../config/build-info.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 
 /**
  * The composition root: every long-lived service, built once at boot. The fields built
@@ -100,6 +101,8 @@ export interface Services {
   readonly lastReload: ReloadResult | null;
   /** Deletes generation records past their retention (records-retention.ts), every `records.prune_interval_minutes` and on demand. */
   retention: RecordsRetention;
+  /** Accounts' webhooks: emit() queues an event, a loop off the request path delivers it (webhooks/webhook-dispatcher.ts). */
+  webhooks: WebhookDispatcher;
   /** Model calls running; draining once a graceful stop began. */
   inFlight: InFlight;
   /** False once the database's serve lease is lost (always true in a fleet: no lease, instances are many). */
@@ -287,11 +290,14 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     return result;
   };
 
+  const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log });
+  webhooks.start();
   return {
     get config() {
       return current.config;
     },
     ...stores,
+    webhooks,
     get db(): DatabaseSync {
       if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
       return (stores.stores as ReturnType<typeof openSqliteStores>).db;
@@ -358,6 +364,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       clearInterval(sweep);
       stopIdleShrink?.();
       await retention.stop();
+      await webhooks.stop();
       // Flush, then end the writer thread, then release the lease (the next gateway may start).
       await settlements.close();
       await upstream.close();

@@ -22,6 +22,9 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'usage_daily_keys', orderBy: 'day, account_id, key_hash' },
   { name: 'dashboard_sessions', orderBy: 'id_hash' },
   { name: 'refusal_counts', orderBy: 'key_hash, minute, reason' },
+  { name: 'webhooks', orderBy: 'id' },
+  { name: 'webhook_deliveries', orderBy: 'id' },
+  { name: 'webhook_attempts', orderBy: 'delivery_id, attempt' },
 ];
 
 /**

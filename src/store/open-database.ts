@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
-import { MIGRATIONS, type Migration } from './migrations.ts';
+import { sealAuditChain } from './audit-store.ts';
+import { AUDIT_CHAIN_MIGRATION, MIGRATIONS, type Migration } from './migrations.ts';
 import { prepareDatabaseFiles } from './prepare-database-files.ts';
 
 /**
@@ -47,6 +48,7 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIG
     db.exec('BEGIN IMMEDIATE');
     try {
       db.exec(m.sql);
+      if (m.version === AUDIT_CHAIN_MIGRATION) sealAuditChain(db);
       record.run(m.version, m.name, new Date().toISOString());
       db.exec('COMMIT');
     } catch (err) {

@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { AccountStore } from './account-store.ts';
 import { ActivityStore } from './activity-store.ts';
 import { AdminStore } from './admin-store.ts';
-import { AuditStore } from './audit-store.ts';
+import { AuditStore, verifySqliteAuditChain } from './audit-store.ts';
 import { GenerationQuery } from './generation-query.ts';
 import { GenerationStore } from './generation-store.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
@@ -14,6 +14,7 @@ import { SqliteSessionRepository } from './sqlite-session-repository.ts';
 import type { AccountRepository, Stores } from './store-contract.ts';
 import { UsageQuery } from './usage-query.ts';
 import { UsageStore } from './usage-store.ts';
+import { SqlWebhookRepository } from './webhook-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -64,10 +65,14 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     },
     keyUsage: { costOnDays: async (...a) => keyUsage.costOnDays(...a), perDay: async (...a) => keyUsage.perDay(...a) },
     admin: { accountIds: async (...a) => admin.accountIds(...a), rename: async (...a) => admin.rename(...a), ledger: async (...a) => admin.ledger(...a) },
-    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a) },
+    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a), verify: async () => verifySqliteAuditChain(db) },
     refusals: { list: async (...a) => refusals.list(...a) },
     sessions: new SqliteSessionRepository(db),
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },
+    webhooks: new SqlWebhookRepository({
+      all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+      run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
+    }),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -1,7 +1,9 @@
 import type { AccountPatch, AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
+import type { ChainBreak } from './audit-chain.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
+import type { WebhookRepository } from './webhook-store.ts';
 import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
@@ -106,6 +108,8 @@ export interface RefusalRepository {
 export interface AuditRepository {
   record(actor: AuditActor, action: string, target: string | null, details: Record<string, unknown> | null, at: string): Promise<void>;
   list(filter: { action?: string; target?: string }, beforeId: number | null, limit: number): Promise<AuditEntry[]>;
+  /** Walks the hash chain (audit-chain.ts): how many entries were checked before the first broken one, if any. */
+  verify(): Promise<{ checked: number; broken: ChainBreak | null }>;
 }
 
 /** A dashboard session's row (only the SHA-256 of its id is stored). */
@@ -154,6 +158,7 @@ export interface Stores {
   readonly refusals: RefusalRepository;
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
+  readonly webhooks: WebhookRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

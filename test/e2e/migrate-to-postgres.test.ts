@@ -89,6 +89,11 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
   assert.equal(summary.verified.accounts, 2);
   assert.ok(!first.out.includes(url) && !first.err.includes(url), 'the URL (with its password) is never printed');
 
+  // The audit log's hash chain arrives whole: it verifies on Postgres.
+  const audit = spawnSync(process.execPath, [BIN, 'audit', 'verify', '--json'], { encoding: 'utf8', env: { ...process.env, SWITCHYARD_CONFIG: '', DATABASE_URL: url, REDIS_URL: 'redis://127.0.0.1:1', LOCAL_KEY: 'k' } }); // the CLI needs Redis only to announce changes: verify makes none
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+  assert.deepEqual(JSON.parse(audit.stdout), { ok: true, checked: 2 });
+
   // Postgres has the balances SQLite has, to the nano-USD, and each equals its ledger.
   const client = new pg.Client(url);
   await client.connect();
@@ -133,7 +138,7 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
     // --force replaces the target; the verification passes again.
     const forced = migrate('--from', `sqlite:${path}`, '--to', url, '--force');
     assert.equal(forced.code, 0, forced.err + forced.out);
-    assert.match(forced.out, /verified: the row counts and contents of 11 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
+    assert.match(forced.out, /verified: the row counts and contents of 14 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
   } finally {
     await client.end();
   }

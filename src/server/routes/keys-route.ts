@@ -11,6 +11,7 @@ import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
+import { keyEvent } from '../webhooks/webhook-events.ts';
 
 // The key-management API in OpenRouter's form. Only a management key may call it, and it
 // manages the keys of its own account. Management keys cannot call models.
@@ -95,6 +96,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         }, new Date().toISOString());
         return out;
       });
+      await services.webhooks.emit(auth.account.id, 'key.created', keyEvent(created.record, 'account'));
       reply.code(201);
       return { data: await keyView(services, created.record), key: created.key };
     });
@@ -139,6 +141,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       });
       services.auth.invalidate(key.hash); // disabling takes effect at once
       services.reservations.forget(key.hash);
+      if (patch.isActive === false && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
       return { data: await keyView(services, updated) };
     });
 
@@ -151,6 +154,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       });
       services.auth.invalidate(key.hash);
       services.reservations.forget(key.hash);
+      await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'deleted' });
       return { deleted: true };
     });
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { Migration } from '../migrations.ts';
+import { AUDIT_CHAIN_MIGRATION, type Migration } from '../migrations.ts';
+import { sealPostgresAuditChain } from './postgres-audit-repository.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
 
 /** The advisory lock every instance takes to migrate: one at a time, the others wait and then find nothing to do. */
@@ -24,6 +25,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
+          if (m.version === AUDIT_CHAIN_MIGRATION) await sealPostgresAuditChain(client);
           await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
           await client.query('COMMIT');
         } catch (err) {

@@ -279,4 +279,63 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   COMPACT_RECORDS_POSTGRES,
+  {
+    version: 12,
+    name: 'audit log hash chain',
+    sql: `
+      -- Each admin action carries the hash of the one before it (prev_hash) and its own
+      -- (entry_hash: SHA-256 over the row and prev_hash, see audit-chain.ts). The rows already
+      -- there are chained in id order by the code that runs this migration, in its transaction.
+      ALTER TABLE admin_actions ADD COLUMN prev_hash TEXT;
+      ALTER TABLE admin_actions ADD COLUMN entry_hash TEXT;
+    `,
+  },
+  {
+    version: 13,
+    name: 'webhooks and their delivery outbox',
+    sql: `
+      -- An account's webhook endpoints. The secret signs deliveries (HMAC-SHA256), so it is kept
+      -- as given: the gateway has no master key to encrypt it with (docs/security.md).
+      CREATE TABLE webhooks (
+        id          TEXT NOT NULL PRIMARY KEY,   -- wh_...
+        account_id  TEXT NOT NULL REFERENCES accounts(id),
+        url         TEXT NOT NULL,
+        events      TEXT NOT NULL,               -- JSON array of event types
+        secret      TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+      CREATE INDEX webhooks_account ON webhooks(account_id, created_at);
+
+      -- The outbox: one row per event and endpoint, sent by the delivery loop off the request
+      -- path, retried with backoff until delivered or max attempts ('failed').
+      CREATE TABLE webhook_deliveries (
+        id              TEXT NOT NULL PRIMARY KEY, -- whd_...
+        webhook_id      TEXT NOT NULL,
+        account_id      TEXT NOT NULL,
+        event_id        TEXT NOT NULL,           -- evt_... (a replay sends the same event again)
+        event_type      TEXT NOT NULL,
+        body            TEXT NOT NULL,           -- the JSON body sent, byte for byte
+        status          TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts        BIGINT NOT NULL DEFAULT 0,
+        next_attempt_at TEXT,                    -- when pending: due then (a claim moves it on)
+        last_status     BIGINT,                   -- the last attempt's HTTP status; NULL: no answer
+        last_error      TEXT,
+        created_at      TEXT NOT NULL,
+        delivered_at    TEXT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+      CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, created_at);
+
+      -- Each attempt's outcome.
+      CREATE TABLE webhook_attempts (
+        delivery_id  TEXT NOT NULL,
+        attempt      BIGINT NOT NULL,
+        at           TEXT NOT NULL,
+        status       BIGINT,                      -- HTTP status; NULL: no answer (error says why)
+        error        TEXT,
+        duration_ms  BIGINT NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Stores } from '../store-contract.ts';
+import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
@@ -58,6 +59,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       refusals: new PostgresRefusalRepository(exec),
       sessions: new PostgresSessionRepository(exec),
       reloadStatus: new PostgresReloadStatus(exec),
+      webhooks: new SqlWebhookRepository(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.
@@ -72,4 +74,16 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
     return stores;
   };
   return on(PgExecutor.ofPool(pool));
+}
+
+/** webhook-store.ts's SQL on Postgres: its `?` parameters numbered. */
+function pgRunner(exec: PgExecutor): SqlRunner {
+  const numbered = (sql: string): string => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
+  return {
+    all: async (sql, params) => (await exec.query<Record<string, unknown>>(numbered(sql), params)).rows,
+    run: async (sql, params) => (await exec.query(numbered(sql), params)).rowCount,
+  };
 }

@@ -9,6 +9,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
 import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
+import { keyEvent } from '../../webhooks/webhook-events.ts';
 import { access } from '../../route-access.ts';
 
 const tags = ['admin: keys'];
@@ -58,6 +59,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }, new Date().toISOString());
       return out;
     });
+    await services.webhooks.emit(account.id, 'key.created', keyEvent(created.record, 'operator'));
     reply.code(201);
     return { data: adminKeyView(created.record), key: created.key };
   });
@@ -99,6 +101,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       return out;
     });
     services.reservations.forget(key.hash);
+    if (disabled === true && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'operator'), reason: 'disabled' });
     return { data: adminKeyView(updated) };
   });
 }

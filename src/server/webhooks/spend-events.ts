@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { limitUsageNanos, periodStart } from '../../billing/key-limit-remaining.ts';
+import { usdToNanos } from '../../money/money.ts';
+import { requestAuth } from '../route-access.ts';
+import type { Services } from '../services.ts';
+import { keyEvent } from './webhook-events.ts';
+
+// key.limit_reached and balance.low, looked for after a model request's answer was sent
+// (onResponse: the request never waits for it), at most once per key and account every
+// CHECK_MS (always after a refusal). Each fires once per condition in this process: a key's
+// limit once per limit period, a low balance once until the balance is above the threshold
+// again. In a fleet, each instance that sees the condition emits it (exactly-once across
+// instances is not done here).
+
+const CHECK_MS = 5_000;
+const MAX_REMEMBERED = 100_000;
+
+export function installSpendEvents(app: FastifyInstance, services: Services): void {
+  const lastCheck = new Map<string, number>();
+  const limitFired = new Set<string>();
+  const lowBalance = new Set<string>();
+  const due = (id: string, now: number, force: boolean): boolean => {
+    if (!force && now - (lastCheck.get(id) ?? -Infinity) < CHECK_MS) return false;
+    if (lastCheck.size >= MAX_REMEMBERED) lastCheck.clear();
+    lastCheck.set(id, now);
+    return true;
+  };
+
+  const check = async (accountId: string, keyHash: string, hasLimit: boolean, refused: boolean): Promise<void> => {
+    const now = services.now();
+    if (hasLimit && due(`k:${keyHash}`, now, refused)) {
+      const key = await services.accounts.getKey(keyHash);
+      if (key !== undefined && key.limitNanos !== null) {
+        const used = await limitUsageNanos(key, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days));
+        const period = key.limitReset === null ? 'all' : String(periodStart(key.limitReset, now));
+        const mark = `${key.hash}:${key.limitNanos}:${period}`;
+        if (used >= key.limitNanos && !limitFired.has(mark)) {
+          if (limitFired.size >= MAX_REMEMBERED) limitFired.clear();
+          limitFired.add(mark);
+          await services.webhooks.emit(accountId, 'key.limit_reached', {
+            ...keyEvent(key, 'account'), limit: String(key.limitNanos), used: String(used), limit_reset: key.limitReset,
+          });
+        }
+      }
+    }
+    const threshold = services.config.webhooks.balanceLowUsd;
+    if (threshold !== null && due(`a:${accountId}`, now, refused)) {
+      const account = await services.accounts.getAccount(accountId);
+      if (account === undefined) return;
+      const below = account.balanceNanos < usdToNanos(threshold);
+      if (below && !lowBalance.has(accountId)) {
+        if (lowBalance.size >= MAX_REMEMBERED) lowBalance.clear();
+        lowBalance.add(accountId);
+        await services.webhooks.emit(accountId, 'balance.low', { account_id: accountId, balance: String(account.balanceNanos), threshold });
+      } else if (!below) {
+        lowBalance.delete(accountId);
+      }
+    }
+  };
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config?.access?.auth !== 'model-key') return;
+    let auth;
+    try {
+      auth = requestAuth(request);
+    } catch {
+      return; // refused before authentication
+    }
+    const refused = reply.statusCode === 402 || reply.statusCode === 403;
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+  });
+}

@@ -1,0 +1,14 @@
+import type { KeyRecord } from '../../store/account-store.ts';
+
+// The events an account's webhooks may subscribe to (docs/webhooks.md).
+export const WEBHOOK_EVENTS = ['key.created', 'key.revoked', 'key.limit_reached', 'balance.low'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+export function isWebhookEvent(v: unknown): v is WebhookEventType {
+  return typeof v === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(v);
+}
+
+/** A key in an event's data: never the key itself. */
+export function keyEvent(k: KeyRecord, by: 'account' | 'operator'): Record<string, unknown> {
+  return { key: { hash: k.hash, label: k.label, name: k.name, account_id: k.accountId }, by };
+}
