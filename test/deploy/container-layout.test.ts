@@ -204,7 +204,7 @@ test(`the image (${dockerRuns ? 'built and run by Docker' : "its files laid out 
 
   // The first start's output leads to the dashboard: in the image the CLI is `switchyard` on
   // PATH (docker exec), and the management key it makes as printed signs in.
-  const line = /^ {4}(.*\bswitchyard keys create --account acct_\w+ --name dashboard --management)$/m.exec(started.banner)?.[1];
+  const line = /^ {4}(.*\bswitchyard keys create --account acct_[\w-]+ --name dashboard --management)$/m.exec(started.banner)?.[1];
   assert.ok(line !== undefined, started.banner);
   assert.match(line, /^(\S+=\S+ )*switchyard keys create/, 'the image\'s CLI is on PATH: no npx, no path');
   const made = started.shell(line);

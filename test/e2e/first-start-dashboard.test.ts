@@ -41,7 +41,7 @@ test('the first-start banner leads to a signed-in dashboard: its URL, and the ma
     for (const m of banner.matchAll(/^.*\bkeys create\b.*$/gm)) {
       assert.match(m[0], /^ {4}(\S+=\S+ )*npx switchyard keys create /, `every command as README runs it (npx switchyard): ${m[0]}`);
     }
-    const line = /^ {4}(.*keys create --account (acct_\w+) --name dashboard --management)$/m.exec(banner);
+    const line = /^ {4}(.*keys create --account (acct_[\w-]+) --name dashboard --management)$/m.exec(banner);
     assert.ok(line !== null, banner);
     const accountId = line[2]!;
 
