@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { serveClusterMetrics } from '../observability/cluster-metrics.ts';
 
 /** Restart delays of a worker that died: the first, doubling per crash in a row up to the last. */
+/** The message a worker sends its primary after a reload asked over HTTP. */
+export const RELOAD_OTHERS = 'switchyard:reload-others';
+
 export interface RestartBackoff {
   firstMs: number;
   maxMs: number;
@@ -124,6 +127,13 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
     if (stopping) return;
     log(`SIGHUP: every worker reloads its config`);
     for (const w of running()) w.process.kill('SIGHUP');
+  });
+  // A reload asked over HTTP (POST /admin/config/reload) lands on one worker, which reloaded
+  // itself and answered: the others are told as SIGHUP would tell them.
+  cluster.on('message', (from: Worker, message: unknown) => {
+    if (stopping || (message as { type?: unknown } | null)?.type !== RELOAD_OTHERS) return;
+    log(`worker ${bySlot.get(from)?.n ?? '?'} reloaded its config over HTTP: the other workers reload too`);
+    for (const w of running()) if (w !== from) w.process.kill('SIGHUP');
   });
   for (const slot of slots) fork(slot);
   return done;

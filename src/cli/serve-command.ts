@@ -4,13 +4,13 @@ import { bootstrapOperator } from '../billing/bootstrap-operator.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
-import { createServices, type ServiceOptions, type Services } from '../server/services.ts';
+import { createServices, type ReloadResult, type ServiceOptions, type Services } from '../server/services.ts';
 import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lock.ts';
 import { configuredBackends } from '../server/open-stores.ts';
 import { deliverStarterKey, firstStartKeyFolder } from './first-start-key.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { UsageError } from './output.ts';
-import { runClusterPrimary } from './serve-cluster.ts';
+import { RELOAD_OTHERS, runClusterPrimary } from './serve-cluster.ts';
 import { workerCount } from './worker-count.ts';
 import { fdStream, LogSink } from '../observability/log-sink.ts';
 import { cliInvocation } from '../runtime/cli-invocation.ts';
@@ -78,6 +78,12 @@ export async function runServe(values: ServeValues): Promise<number> {
     log,
     operatorLogSink: operatorLog(),
     cliInvocation: cliInvocation({ env: process.env, cwd: process.cwd(), configPath: values.config }),
+    loadConfigAgain: () => loadCliConfig(values),
+    onHttpReload: (result) => {
+      reportReload(result, ' (asked over HTTP)');
+      // The primary has the other workers reload as SIGHUP would: every worker serves one config.
+      if (result.ok && workerSlot !== null) process.send?.({ type: RELOAD_OTHERS });
+    },
     onLeaseLost: (reason) => {
       leaseLost = `${reason}; stopping, so that two gateways never serve one database`;
       void stopping?.(leaseLost, 1);
@@ -220,13 +226,16 @@ const CANCEL_SETTLE_MS = 5_000;
  * environment. Accepted, it serves new requests at once; refused, the old one stays.
  */
 function reloadConfig(services: Services, values: ServeValues): void {
-  const result = services.reload(() => loadCliConfig(values));
+  reportReload(services.reload(() => loadCliConfig(values)), '');
+}
+
+function reportReload(result: ReloadResult, how: string): void {
   if (!result.ok) {
-    log(`config reload refused: ${result.error}; the previous config (generation ${result.generation}) stays in force`);
+    log(`config reload${how} refused: ${result.error}; the previous config (generation ${result.generation}) stays in force`);
     return;
   }
   for (const w of result.warnings) log(`catalog: ${w}`);
-  log(`config reloaded: generation ${result.generation}, ${result.models} models`);
+  log(`config reloaded${how}: generation ${result.generation}, ${result.models} models`);
 }
 
 /**

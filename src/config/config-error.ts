@@ -31,6 +31,8 @@ export interface ConfigSource {
   file: string | undefined;
   /** Field path → names of `${VAR}` references in it whose variable was unset or empty (no default). */
   unsetReferences: ReadonlyMap<string, readonly string[]>;
+  /** The file's YAML as written (`${VAR}` references unresolved), for the operator's view of it; undefined without a file. */
+  tree?: unknown;
 }
 
 /**

@@ -56,7 +56,7 @@ export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
  */
 export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}, file?: string): GatewayConfig {
   const unsetReferences = new Map<string, string[]>();
-  const source: ConfigSource = { file, unsetReferences };
+  const source: ConfigSource = file === undefined ? { file, unsetReferences } : { file, unsetReferences, tree };
   try {
     const config = parseTree(resolveEnvReferences(tree ?? {}, env, '', unsetReferences), env, overrides);
     // Not enumerable: a record of where the config came from, not a setting (deep-equal comparisons ignore it).

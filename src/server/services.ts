@@ -1,3 +1,4 @@
+import { loadConfig } from '../config/load-config.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { Authenticator } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
@@ -115,6 +116,11 @@ export interface Services {
    * the one in force stays. The outcome is also written to the database (reload-status.ts).
    */
   reload(load: () => GatewayConfig): ReloadResult;
+  /**
+   * Reloads from where the configuration came from (ServiceOptions.loadConfigAgain, else its
+   * file), as SIGHUP does; null when there is nothing to read again (a config built in memory).
+   */
+  reloadAgain(): ReloadResult | null;
   /** Metrics (GET /metrics), the request log (JSON lines on stdout) and traces (OTLP, when configured). */
   telemetry: Telemetry;
   /**
@@ -159,6 +165,14 @@ export interface ServiceOptions {
   writer?: Omit<SqliteWriterOptions, 'log'>;
   /** How the operator runs `switchyard` against this database (default: from `env` and the current folder; runtime/cli-invocation.ts). */
   cliInvocation?: string;
+  /**
+   * Reads the configuration again as the gateway was started (serve: the file and the
+   * command line's --host/--port), for a reload asked over HTTP (POST /admin/config/reload).
+   * Absent: the file the config came from, when it came from one.
+   */
+  loadConfigAgain?: () => GatewayConfig;
+  /** Told the outcome of each reload asked over HTTP (serve logs it; a worker's accepted one makes the other workers reload too). */
+  onHttpReload?: (result: ReloadResult) => void;
 }
 
 export async function createServices(config: GatewayConfig, opts: ServiceOptions): Promise<Services> {
@@ -290,6 +304,15 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     return result;
   };
 
+  const sourceFile = config.source?.file;
+  const loadAgain = opts.loadConfigAgain ?? (sourceFile === undefined ? undefined : () => loadConfig({ path: sourceFile, env: opts.env }));
+  const reloadAgain = (): ReloadResult | null => {
+    if (loadAgain === undefined) return null;
+    const result = reload(loadAgain);
+    opts.onHttpReload?.(result);
+    return result;
+  };
+
   const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log });
   webhooks.start();
   return {
@@ -345,6 +368,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       return lock.lastWriteError;
     },
     reload,
+    reloadAgain,
     telemetry,
     cli: {
       invocation: opts.cliInvocation ?? cliInvocation({ env: opts.env, cwd: process.cwd() }),

@@ -113,8 +113,20 @@ describe('dashboard in a browser', { skip }, () => {
     await page.getByLabel('Status').selectOption('');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.locator('table[aria-label="Generations"] tbody tr').first().click();
-    await page.locator('dialog.record pre.json').waitFor();
-    assert.match((await page.locator('dialog.record pre.json').textContent())!, new RegExp(record.id));
+    // The record as OpenRouter shows one: tokens, the cost item by item, the provider attempts, timings.
+    const dialog = page.locator('dialog.record');
+    await dialog.getByRole('region', { name: 'Tokens' }).waitFor();
+    assert.match((await dialog.locator('h2').textContent())!, new RegExp(record.id));
+    const tokens = (await dialog.getByRole('region', { name: 'Tokens' }).textContent())!;
+    assert.ok(tokens.includes(`Prompt${record.tokensPrompt.toLocaleString('en-US')}`), tokens);
+    assert.equal((await dialog.getByTestId('generation-total').textContent())!.replaceAll(',', ''), `$${asShown(exact)}`);
+    assert.equal(await dialog.getByTestId('generation-status').textContent(), 'success');
+    const attempts = dialog.getByTestId('attempt');
+    assert.equal(await attempts.count(), record.attempts.length || 1);
+    assert.match((await attempts.first().textContent())!, /HTTP 200/);
+    assert.ok((await dialog.getByRole('region', { name: 'Timings' }).textContent())!.includes('Time to first token'));
+    await dialog.locator('details summary').click();
+    assert.match((await dialog.locator('pre.json').textContent())!, new RegExp(record.id));
     await screenshots(page, 'activity-record');
     await page.getByRole('button', { name: 'Close' }).click();
 
@@ -186,9 +198,26 @@ describe('dashboard in a browser', { skip }, () => {
       ['Activity', 'admin-activity', 'table[aria-label="Generations"], .empty'],
       ['Health', 'admin-health', 'table[aria-label="Endpoint health"]'],
       ['Audit log', 'admin-audit', 'table[aria-label="Audit log"]'],
-      ['Configuration', 'admin-config', 'section[aria-label="Configuration: server"]'],
+      ['Configuration', 'admin-config', 'section[aria-label="Configuration in force"]'],
       ['Models', 'admin-models', 'table[aria-label="Models"]'],
     ] as const) await visit(page, problems, title, shot, ready);
+
+    // The audit log reads as sentences, the account named and linked.
+    await visit(page, problems, 'Audit log', 'admin-audit', 'table[aria-label="Audit log"]');
+    const sentences = page.getByTestId('audit-sentence');
+    await sentences.filter({ hasText: 'created the account Acme Robotics' }).waitFor();
+    await sentences.filter({ hasText: 'granted $25.00 of credits to Acme Robotics (welcome credits)' }).waitFor();
+    assert.equal(await sentences.filter({ hasText: 'created the account' }).getByRole('link', { name: 'Acme Robotics' }).count(), 1);
+
+    // The configuration in the file's own names, and Reload doing what SIGHUP does.
+    await visit(page, problems, 'Configuration', 'admin-config', 'section[aria-label="Configuration in force"]');
+    const generation = Number(await page.getByTestId('config-generation').textContent());
+    assert.match((await page.getByTestId('config-yaml').textContent())!, /^sim: /m);
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await page.getByTestId('reload-outcome').filter({ hasText: `Reloaded: generation ${generation + 1} in force` }).waitFor();
+    await page.getByTestId('config-generation').filter({ hasText: String(generation + 1) }).waitFor();
+    await page.getByTestId('last-reload').filter({ hasText: 'accepted' }).waitFor();
+    problems.assertNone('the Configuration page');
     await page.context().close();
   });
 

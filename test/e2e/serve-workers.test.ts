@@ -219,6 +219,44 @@ test('a worker that dies is restarted on the same port; SIGHUP reaches every wor
   }
 });
 
+test('POST /admin/config/reload on one worker reloads every worker, as SIGHUP does', { timeout: 60_000 }, async () => {
+  const setup = clusterSetup(0);
+  const admin = JSON.parse(runCli(join(setup.dir, 'template'), 'keys', 'create', '--account', adminAccount(setup), '--name', 'ops', '--admin', '--json').out).key as string;
+  const s = startCluster(setup);
+  let tree: number[] = [];
+  try {
+    const port = Number((await s.waitFor(/2 workers serving on [\d.]+:(\d+)/))[1]);
+    tree = [s.child.pid!, ...descendants(s.child.pid!)];
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`http://127.0.0.1:${port}/api/v1/admin/config/reload`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${admin}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(JSON.parse(answer.text).data.generation, 2);
+    const asked = Number((await s.waitFor(/worker (\d): config reloaded \(asked over HTTP\): generation 2/))[1]);
+    await s.waitFor(new RegExp(`worker ${asked} reloaded its config over HTTP: the other workers reload too`));
+    await s.waitFor(new RegExp(`worker ${asked === 1 ? 2 : 1}: config reloaded: generation 2`));
+
+    s.child.kill('SIGINT');
+    assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
+    assert.deepEqual(await untilGone(tree, port), [], s.stderr);
+  } finally {
+    killLeft(tree);
+  }
+});
+
+/** The operator account of the cluster's template database (where `keys create --admin` belongs). */
+function adminAccount(setup: { dir: string }): string {
+  const accounts = JSON.parse(runCli(join(setup.dir, 'template'), 'accounts', 'list', '--json').out) as { id: string; type: string }[];
+  return accounts.find((a) => a.type === 'operator')?.id ?? accounts[0]!.id;
+}
+
 test('a worker that cannot serve (the port is taken) stops the others and the primary exits 1', async () => {
   const setup = clusterSetup(0);
   const { createServer } = await import('node:net');

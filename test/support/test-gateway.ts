@@ -89,9 +89,14 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, opts.yaml ?? SIM_ONLY);
   const env = { SWITCHYARD_DATA_DIR: dir, ...opts.env };
-  const config = loadConfig({ path: configPath, env });
-  config.server = { ...config.server, host: '127.0.0.1', port: 0 };
-  opts.tweak?.(config);
+  // As serve does with --host/--port: the file read again (a reload) gets the same address and tweaks.
+  const readConfig = (): GatewayConfig => {
+    const c = loadConfig({ path: configPath, env });
+    c.server = { ...c.server, host: '127.0.0.1', port: 0 };
+    opts.tweak?.(c);
+    return c;
+  };
+  const config = readConfig();
   let spend: ReservationStore | undefined;
   const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
     loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
@@ -105,6 +110,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     env,
     log: opts.log ?? (() => {}),
     random: opts.random ?? seededRandom(1),
+    loadConfigAgain: readConfig,
     logDestination: opts.logDestination ?? { write: () => {} },
     ...(opts.holdSweepMs === undefined ? {} : { holdSweepMs: opts.holdSweepMs }),
     ...(opts.now === undefined ? {} : { now: opts.now }),

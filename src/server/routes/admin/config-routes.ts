@@ -1,23 +1,56 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.ts';
-import { redactConfig } from '../../../config/redact-config.ts';
-import { requireAdmin } from './admin-common.ts';
+import { stringify } from 'yaml';
+import { redactConfig, redactUrls } from '../../../config/redact-config.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { ReloadResult, Services } from '../../services.ts';
+import { actorOf, requireAdmin } from './admin-common.ts';
 import { routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 
 /**
- * GET /admin/config: the running configuration, read-only, for the operator's dashboard.
- * Every secret is masked (config/redact-config.ts: secret-named fields, every header value,
- * the credentials of every URL), then, as a second net, any configured upstream credential
- * wherever else it appears (the scrubber's list).
+ * GET /admin/config: the running configuration, read-only, for the operator's dashboard:
+ * the file as the operator wrote it (`yaml`: its own names, `${VAR}` references unresolved)
+ * and the whole configuration as loaded with every default (`data`), which generation is
+ * in force and how the last reload went. Every secret is masked (config/redact-config.ts:
+ * secret-named fields, every header value, the credentials of every URL), then, as a second
+ * net, any configured upstream credential wherever else it appears (the scrubber's list).
+ *
+ * POST /admin/config/reload: what SIGHUP does, asked over HTTP — the file is read again and
+ * swapped in for new requests, or refused with the reason while the one in force stays.
  */
 export function registerAdminConfigRoute(app: FastifyInstance, services: Services, prefix: string): void {
   app.get(`${prefix}/admin/config`, { ...access('admin'),
-    schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config}' }),
+    schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config, file, yaml, generation, loaded_at, last_reload}' }),
   }, async (request) => {
     await requireAdmin(services, request);
-    const { source: _source, ...config } = services.config;
-    const masked = redactConfig(config);
-    return { data: JSON.parse(services.scrubber.text(JSON.stringify(masked))) as unknown };
+    const config = services.config;
+    const mask = (v: unknown): unknown => JSON.parse(services.scrubber.text(JSON.stringify(redactConfig(v)))) as unknown;
+    const source = config.source;
+    return {
+      data: mask(config),
+      file: source?.file ?? null,
+      yaml: source?.tree === undefined ? null : stringify(mask(source.tree), { lineWidth: 0 }),
+      generation: services.current.generation,
+      loaded_at: services.current.loadedAt,
+      last_reload: reloadView(services.lastReload),
+    };
   });
+
+  app.post(`${prefix}/admin/config/reload`, { ...access('admin'),
+    schema: routeSchema({ summary: 'Reload the configuration file, as SIGHUP does', tags: ['admin: config'], response: '{data: {ok, generation, at, models?, warnings?, error?}}' }),
+  }, async (request) => {
+    const auth = await requireAdmin(services, request);
+    const result = services.reloadAgain();
+    if (result === null) throw new GatewayError('not_found', 'No configuration file behind this gateway (it runs on the defaults): there is nothing to reload.');
+    await services.stores.audit.record(actorOf(auth), 'config.reload', null,
+      result.ok ? { ok: true, generation: result.generation } : { ok: false, error: redactUrls(result.error) }, result.at);
+    return { data: reloadView(result) };
+  });
+}
+
+function reloadView(r: ReloadResult | null): Record<string, unknown> | null {
+  if (r === null) return null;
+  return r.ok
+    ? { ok: true, generation: r.generation, at: r.at, models: r.models, warnings: r.warnings }
+    : { ok: false, generation: r.generation, at: r.at, error: redactUrls(r.error) };
 }
