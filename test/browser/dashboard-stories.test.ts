@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { formatNanos } from '../../src/money/money.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { call } from '../support/admin-client.ts';
 import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage, type PageProblems } from './browser-support.ts';
 
 // The dashboard in a real headless Chromium against a real gateway with the sim provider.
@@ -191,6 +192,21 @@ describe('dashboard in a browser', { skip }, () => {
     await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Ledger"] tbody tr', { hasText: 'welcome credits' }).waitFor();
     const amount = await page.locator('section[aria-label="Account Acme Robotics"] [data-testid="ledger-amount"]').first().textContent();
     assert.equal(amount, '$25.00');
+
+    // The account's page edits its settings and lists its keys.
+    const acme = page.locator('section[aria-label="Account Acme Robotics"]');
+    const id = (await acme.locator('h2 code').textContent())!;
+    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/keys`, admin.key, { name: 'acme ci', kind: 'api' })).status, 201);
+    await acme.getByLabel('Tier').selectOption('enterprise');
+    await acme.getByLabel('Requests per minute, per key').fill('50');
+    await acme.getByLabel('Keep records (days)').fill('30');
+    await acme.getByRole('button', { name: 'Save account' }).click();
+    await acme.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = (await call('GET', `${gw.origin}/api/v1/admin/accounts/${id}`, admin.key)).json.data;
+    assert.deepEqual([saved.tier, saved.limits_override, saved.retention_days, saved.name], ['enterprise', { requests_per_minute: 50 }, 30, 'Acme Robotics']);
+    await acme.getByRole('button', { name: 'Close' }).click();
+    await row.click();
+    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Keys of the account"] tbody tr', { hasText: 'acme ci' }).waitFor();
     await screenshots(page, 'admin-accounts');
     problems.assertNone('the Accounts page');
     for (const [title, shot, ready] of [

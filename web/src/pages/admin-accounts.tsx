@@ -4,8 +4,9 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { Ledger } from './credits.tsx';
+import { AccountKeys, EditAccount, type AccountFields } from './admin-account-edit.tsx';
 
-interface Account { id: string; name: string; account_type: string; tier: string; balance_usd: string; is_active: boolean; created_at: string }
+interface Account extends AccountFields { account_type: string; balance_usd: string; is_active: boolean; created_at: string }
 
 export function AdminAccounts() {
   const [search, setSearch] = useState('');
@@ -29,7 +30,7 @@ export function AdminAccounts() {
           { key: 'created', label: 'Created', render: (a) => time(a.created_at), sort: (a) => a.created_at },
         ]} />
       </Loadable>
-      {open !== null && <AccountDetail account={open} onChanged={() => accounts.reload()} onClose={() => setOpen(null)} />}
+      {open !== null && <AccountDetail key={open.id} account={accounts.data?.data.find((a) => a.id === open.id) ?? open} onChanged={() => accounts.reload()} onClose={() => setOpen(null)} />}
     </>
   );
 }
@@ -86,6 +87,10 @@ function AccountDetail({ account, onChanged, onClose }: { account: Account; onCh
         <button type="button" onClick={() => setActive(!account.is_active)}>{account.is_active ? 'Deactivate' : 'Reactivate'}</button>
         <button type="button" class="link" onClick={onClose}>Close</button>
       </p>
+      <h3>Settings</h3>
+      <EditAccount account={account} onSaved={onChanged} />
+      <h3>Keys</h3>
+      <AccountKeys accountId={account.id} />
       <h3>Ledger</h3>
       <Ledger key={tick} path={`/admin/accounts/${account.id}/ledger`} />
     </section>
