@@ -165,6 +165,8 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/api/v1/usage', method: 'get', answer: () => get(`${api}/usage`, mgmt) },
       { status: 200, path: '/api/v1/admin/refusals', method: 'get', answer: () => get(`${api}/admin/refusals`, adminKey) },
       { status: 200, path: '/api/v1/admin/health', method: 'get', answer: () => get(`${api}/admin/health`, adminKey) },
+      { status: 200, path: '/api/v1/admin/config', method: 'get', answer: () => get(`${api}/admin/config`, adminKey) },
+      { status: 200, path: '/api/v1/admin/config/reload', method: 'post', answer: () => call('POST', `${api}/admin/config/reload`, adminKey) },
       { status: 200, path: '/v1/responses', method: 'post', answer: () => postJson(`${gw.baseUrl}/responses`, { model: 'switchyard/sim-fast', input: 'hi' }, auth) },
       { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1`, gw.key) },
       { status: 200, path: '/v1beta/models', method: 'get', answer: () => get(`${gw.origin}/v1beta/models?pageSize=1000`, gw.key) },

@@ -16,13 +16,10 @@ import { AdminUsage } from './pages/admin-usage.tsx';
 import { AdminHealth } from './pages/admin-health.tsx';
 import { AdminAudit } from './pages/admin-audit.tsx';
 import { AdminConfig } from './pages/admin-config.tsx';
+import type { DashboardSession } from './api/types.ts';
 
-export interface Session {
-  kind: 'management' | 'admin';
-  key_label: string;
-  account: { id: string; name: string };
-  csrf_token: string;
-}
+/** A signed-in dashboard session (GET /dashboard/session). */
+export type Session = Extract<DashboardSession, { signed_in: true }>;
 
 interface Page {
   route: string;

@@ -13,6 +13,8 @@ const str: Schema = { type: 'string' };
 const strOrNull: Schema = { type: ['string', 'null'] };
 const int: Schema = { type: 'integer' };
 const intOrNull: Schema = { type: ['integer', 'null'] };
+/** How often a key's limit resets; null: never (docs/billing.md). */
+const limitReset: Schema = { type: ['string', 'null'], enum: ['daily', 'weekly', 'monthly', null] };
 const num: Schema = { type: 'number' };
 const numOrNull: Schema = { type: ['number', 'null'] };
 const bool: Schema = { type: 'boolean' };
@@ -21,6 +23,12 @@ const strings: Schema = { type: 'array', items: str };
 /** USD as decimal text (money is never a float in the store; `_usd` fields carry it exactly). */
 const usdText: Schema = { type: 'string', pattern: '^-?[0-9]+(\\.[0-9]+)?$' };
 
+/** Percentiles of the last 30 minutes (null: no sample). */
+const percentiles: Schema = { type: ['object', 'null'], additionalProperties: false, properties: { p50: num, p75: num, p90: num, p99: num } };
+/** An endpoint's live health, as /models/{id}/endpoints and /admin/health give it. */
+const healthFigures: Record<string, Schema> = {
+  uptime_last_5m: numOrNull, uptime_last_30m: numOrNull, uptime_last_1d: numOrNull, latency_last_30m: percentiles, throughput_last_30m: percentiles,
+};
 /** An object with exactly these fields, all present (`optional` ones may be absent). */
 function closed(description: string, fields: Record<string, Schema>, optional: string[] = []): Schema {
   return { type: 'object', description, properties: fields, required: Object.keys(fields).filter((k) => !optional.includes(k)), additionalProperties: false };
@@ -68,7 +76,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Credits: closed("The account's credits, in USD.", { data: closed('Totals.', { total_credits: num, total_usage: num }) }),
   KeyStatus: closed('The status of the calling key.', {
     data: closed('The key.', {
-      label: str, name: str, usage: num, limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
+      label: str, name: str, usage: num, limit: numOrNull, limit_remaining: numOrNull, limit_reset: limitReset,
       is_free_tier: bool, tier: str, tier_name: str,
       rate_limit: { oneOf: [{ type: 'null' }, closed('Requests per interval.', { requests: intOrNull, interval: str })] },
       is_management_key: bool, is_active: bool, is_org_key: bool, created_at: str, last_used: strOrNull,
@@ -77,14 +85,17 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   }),
   Account: closed('An account (the admin API).', {
     id: str, name: str, account_type: { enum: ['user', 'organization'] }, tier: str, default_model: strOrNull,
-    balance: num, balance_usd: usdText, is_active: bool, limits_override: { type: ['object', 'null'] }, retention_days: intOrNull, created_at: str,
+    balance: num, balance_usd: usdText, is_active: bool, limits_override: {
+      type: ['object', 'null'], additionalProperties: false, description: "Rate limits overriding the tier's (absent: the tier's).",
+      properties: { requests_per_minute: int, requests_per_day: intOrNull, account_requests_per_minute: intOrNull },
+    }, retention_days: intOrNull, created_at: str,
   }),
   AccountAnswer: dataOf('Account', 'One account.'),
   AccountPage: pageOf('Account', 'A page of accounts.'),
   Key: closed('A key as the admin API shows it (never the key itself: its hash and label).', {
     hash: str, account_id: str, name: str, label: str,
     kind: { enum: ['admin', 'management', 'api'] }, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
-    disabled: bool, disabled_by: strOrNull, limit: numOrNull, limit_usd: { type: ['string', 'null'] }, limit_reset: strOrNull,
+    disabled: bool, disabled_by: strOrNull, limit: numOrNull, limit_usd: { type: ['string', 'null'] }, limit_reset: limitReset,
     usage: num, usage_usd: usdText, expires_at: strOrNull, created_at: str, updated_at: strOrNull, last_used: strOrNull,
   }),
   KeyPage: pageOf('Key', 'A page of keys.'),
@@ -92,7 +103,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   AdminKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('Key'), key: str }),
   AccountKey: closed("An API key as its account's management key sees it (the key-management API, /keys).", {
     hash: str, name: str, label: str, disabled: bool, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
-    limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
+    limit: numOrNull, limit_remaining: numOrNull, limit_reset: limitReset,
     usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
     created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
   }),
@@ -113,7 +124,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   LedgerPage: pageOf('LedgerEntry', 'A page of ledger entries, newest first.'),
   AuditEntry: closed('An audit log entry: who changed what.', {
     id: int, at: str, actor: closed('Who acted.', { key_hash: strOrNull, label: strOrNull, account_id: strOrNull }),
-    action: str, target: strOrNull, details: {},
+    action: str, target: strOrNull, details: { type: ['object', 'null'], additionalProperties: true },
   }),
   AuditPage: pageOf('AuditEntry', 'A page of audit entries, newest first.'),
   AnthropicMessage: open("A message (Anthropic's shape), in outline.", {
@@ -132,7 +143,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   ModelEndpoints: closed("A model's endpoints (OpenRouter's shape) with their live health.", {
     data: open('The model and its endpoints.', {
       id: str, name: str, created: int, description: str,
-      endpoints: { type: 'array', items: open('An endpoint.', { name: str, model_id: str, tag: str, endpoint_id: str, provider_name: str, context_length: int, pricing }, ['name', 'model_id', 'tag', 'endpoint_id', 'provider_name', 'context_length', 'pricing']) },
+      endpoints: { type: 'array', items: open('An endpoint.', { name: str, model_id: str, tag: str, endpoint_id: str, provider_name: str, context_length: int, pricing, status: int, ...healthFigures }, ['name', 'model_id', 'tag', 'endpoint_id', 'provider_name', 'context_length', 'pricing']) },
     }, ['id', 'name', 'endpoints']),
   }),
   KeyUsage: closed("A key's spend and requests per UTC day.", {
@@ -154,7 +165,9 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     data: closed('The providers.', {
       providers: { type: 'array', items: closed('A provider.', {
         id: str,
-        endpoints: { type: 'array', items: open('An endpoint and its health.', { endpoint_id: str, model: str, provider_name: str, circuit: str }, ['endpoint_id', 'model', 'circuit']) },
+        endpoints: { type: 'array', items: closed('An endpoint and its health.', {
+          endpoint_id: str, model: str, provider_name: str, circuit: { enum: ['closed', 'open', 'half-open'] }, recent_outage: bool, ...healthFigures,
+        }) },
         // A credential pool's state (never a key): docs/configuration.md, "Credential pools".
         credentials: { type: 'array', items: open("A pooled credential: its label, weight, health and headroom (never the key).", { label: str, health: str }, ['label', 'health']) },
       }, ['credentials']) },
@@ -186,12 +199,26 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int, total_tokens: int, cost: num }, []),
   }, ['created', 'data']),
   InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
-  Generation: open('A generation record (GET /generation).', {
-    id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,
-    streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
-    tokens_prompt: int, tokens_completion: int, total_cost: num, usage: num, latency: numOrNull,
-    attempts: { type: 'array', items: { type: 'object' } },
-  }, ['id', 'model', 'created_at', 'status', 'tokens_prompt', 'tokens_completion', 'total_cost', 'attempts']),
+  Generation: open('A generation record, whole (GET /generation; GET /admin/generations/{id} adds the list fields: account, key, cost as text).', {
+    id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, upstream_id: strOrNull, api_type: strOrNull, created_at: str,
+    streamed: bool, cancelled: bool, cache_hit: bool, status: str, error_code: strOrNull, finish_reason: strOrNull, native_finish_reason: strOrNull,
+    tokens_prompt: int, tokens_completion: int, native_tokens_cached: int, native_tokens_cache_write: int, native_tokens_reasoning: int,
+    total_cost: num, usage: num, cost_breakdown: { type: ['object', 'null'], description: 'USD per item as decimal text (prompt, completion, cache_read, cache_write, request, image, ...).', additionalProperties: str },
+    latency: numOrNull, generation_time: numOrNull, time_to_first_token: numOrNull,
+    attempts: { type: 'array', items: open('A provider attempt: which endpoint, its HTTP status (0: no answer), error code, duration, credential label.', {
+      model: str, provider: str, endpoint: str, status: int, errorCode: strOrNull, ms: num, credential: str,
+    }, ['model', 'provider', 'endpoint', 'status', 'errorCode', 'ms']) },
+    http_referer: strOrNull, app_title: strOrNull, user: strOrNull,
+  }, ['id', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed', 'cancelled', 'status', 'error_code',
+    'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write',
+    'native_tokens_reasoning', 'total_cost', 'cost_breakdown', 'latency', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user']),
+  ConfigReload: closed('The outcome of a configuration reload.', { ok: bool, generation: int, at: str, models: int, warnings: strings, error: str }, ['models', 'warnings', 'error']),
+  ConfigReloadAnswer: dataOf('ConfigReload', 'The outcome.'),
+  RunningConfig: closed('The running configuration, every secret masked.', {
+    data: { type: 'object', additionalProperties: true, description: 'Everything as loaded, defaults included (internal names).' },
+    file: strOrNull, yaml: strOrNull, generation: int, loaded_at: str,
+    last_reload: { oneOf: [{ type: 'null' }, ref('ConfigReload')] },
+  }),
   GenerationAnswer: dataOf('Generation', 'One generation record.'),
   Embeddings: closed('Embeddings (OpenAI shape).', {
     object: { const: 'list' },

@@ -3,12 +3,9 @@ import { href, navigate } from '../router.ts';
 import { AccountName } from '../account-names.tsx';
 import { usd } from '../format.ts';
 
-/** An audit entry as GET /admin/audit answers it. */
-export interface AuditEntry {
-  id: number; at: string;
-  actor: { label: string; account_id: string; key_hash?: string | null };
-  action: string; target: string | null; details: Record<string, unknown> | null;
-}
+import type { AuditEntry } from '../api/types.ts';
+
+export type { AuditEntry };
 
 type Details = Record<string, unknown>;
 

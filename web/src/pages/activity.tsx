@@ -2,18 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { API, api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { cost, int, ms, shortTime, time } from '../format.ts';
-import { Generation } from './generation.tsx';
+import { GenerationDialog } from './generation.tsx';
 import { kindOfSurface } from '../kinds.ts';
 import { useApi } from '../use-api.ts';
 import { AccountName, useAccountNames } from '../account-names.tsx';
+import type { ActivityRecord, Refusal } from '../api/types.ts';
 
-export interface Row {
-  id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
-  tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
-  total_cost_usd: string; attempt_count: number; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
-  /** The surface the request came through: chat, messages, responses, embeddings, images, speech, transcriptions. */
-  api_type: string | null;
-}
+/** A generation as lists show it; `api_type` is the surface it came through: chat, messages, responses, embeddings, images, speech, transcriptions. */
+export type Row = ActivityRecord;
 
 interface Filters { key: string; model: string; provider: string; status: string; from: string; to: string }
 const NO_FILTERS: Filters = { key: '', model: '', provider: '', status: '', from: '', to: '' };
@@ -87,7 +83,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
           // The key, and under it the app that sent the request (X-Title).
           { key: 'key', label: 'Key · app', render: (r) => (
             <>
-              {keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code>}
+              {r.key_hash === null ? '—' : keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code>}
               {r.app_title !== null && <><br /><span class="hint" data-testid="row-app">{r.app_title}</span></>}
             </>
           ) },
@@ -123,13 +119,13 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
         <button type="button" disabled={state.next === null} onClick={() => setCursors([...cursors, state.next])}>Older</button>
       </div>
-      {open !== null && <Generation row={open} scope={scope} onClose={() => setOpen(null)} />}
+      {open !== null && <GenerationDialog row={open} scope={scope} onClose={() => setOpen(null)} />}
       {scope === 'admin' && <RefusalCounts />}
     </>
   );
 }
 
-interface RefusalRow { minute: string; account_id: string; key_hash: string; reason: string; count: number }
+type RefusalRow = Refusal;
 
 /** The latest refusal counts (GET /admin/refusals, first page): refused requests leave no generation record. */
 function RefusalCounts() {

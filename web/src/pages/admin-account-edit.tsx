@@ -4,10 +4,7 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-export interface AccountFields {
-  id: string; name: string; tier: string; default_model: string | null; retention_days: number | null;
-  limits_override: { requests_per_minute?: number; requests_per_day?: number | null; account_requests_per_minute?: number | null } | null;
-}
+import type { Account, AdminKey } from '../api/types.ts';
 
 interface Tier { id: string; name: string }
 
@@ -22,7 +19,7 @@ function limitOf(text: string): number | undefined {
  * default model, rate-limit overrides (blank: the tier's) and record retention (blank: the
  * tier's or the gateway's). The API validates; its message is shown as it comes.
  */
-export function EditAccount({ account, onSaved }: { account: AccountFields; onSaved: () => void }) {
+export function EditAccount({ account, onSaved }: { account: Account; onSaved: () => void }) {
   const tiers = useApi<{ data: { tiers: Tier[] } }>('/admin/config');
   const models = useApi<{ data: { id: string }[] }>('/models');
   const o = account.limits_override ?? {};
@@ -75,7 +72,7 @@ export function EditAccount({ account, onSaved }: { account: AccountFields; onSa
   );
 }
 
-interface KeyRow { hash: string; name: string; kind: string; status: string; usage_usd: string; limit_usd: string | null; created_at: string }
+type KeyRow = AdminKey;
 
 /** The account's keys (GET /admin/keys?account=), with the API's status. */
 export function AccountKeys({ accountId }: { accountId: string }) {

@@ -4,9 +4,8 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { Ledger } from './credits.tsx';
-import { AccountKeys, EditAccount, type AccountFields } from './admin-account-edit.tsx';
-
-interface Account extends AccountFields { account_type: string; balance_usd: string; is_active: boolean; created_at: string }
+import { AccountKeys, EditAccount } from './admin-account-edit.tsx';
+import type { Account } from '../api/types.ts';
 
 export function AdminAccounts() {
   const [search, setSearch] = useState('');

@@ -4,15 +4,7 @@ import { Loadable } from '../components.tsx';
 import { time } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-interface Reload { ok: boolean; generation: number; at: string; models?: number; warnings?: string[]; error?: string }
-interface ConfigAnswer {
-  data: Record<string, unknown>;
-  file: string | null;
-  yaml: string | null;
-  generation: number;
-  loaded_at: string;
-  last_reload: Reload | null;
-}
+import type { ConfigReload as Reload, RunningConfig as ConfigAnswer } from '../api/types.ts';
 
 /**
  * The running configuration in the YAML's own names: the file as the operator wrote it

@@ -1,7 +1,7 @@
 import { Loadable, Table } from '../components.tsx';
 import { useApi } from '../use-api.ts';
 
-interface Endpoint { endpoint_id: string; model: string; provider_name: string; circuit: string; recent_outage: boolean; uptime_last_30m: number | null; latency_last_30m: { p50?: number } | null; throughput_last_30m: { p50?: number } | null }
+import type { EndpointHealth as Endpoint } from '../api/types.ts';
 
 export function AdminHealth() {
   const health = useApi<{ data: { providers: { id: string; endpoints: Endpoint[] }[] } }>('/admin/health');

@@ -3,15 +3,13 @@ import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { shortTime, spend, time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
-import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
+import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
-import { StatusBadge, type KeyStatus } from './key-status.tsx';
+import { StatusBadge } from './key-status.tsx';
+import type { AdminKey } from '../api/types.ts';
 import { AccountName, useAccountNames } from '../account-names.tsx';
 
-interface Key {
-  hash: string; account_id: string; name: string; label: string; kind: string; disabled: boolean; status: KeyStatus; usage_usd: string;
-  limit: number | null; limit_usd: string | null; limit_reset: LimitReset | null; expires_at: string | null; created_at: string; last_used: string | null;
-}
+type Key = AdminKey;
 
 export function AdminKeys() {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);

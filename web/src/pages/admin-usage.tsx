@@ -5,12 +5,13 @@ import { dayAgo, int, spend } from '../format.ts';
 import { decimalOf, nanosOf } from '../decimal.ts';
 import { useAllPages, useApi } from '../use-api.ts';
 import { useAccountNames } from '../account-names.tsx';
+import type { UsageRow } from '../api/types.ts';
 
 // The operator's usage across accounts (GET /admin/usage, from the daily rollups): requests
 // and spend per day, per account, model, provider or key over 30 days, and the top movers:
 // the groups whose spend changed most between the last 7 days and the 7 before.
 
-interface Figures { group: string | null; requests: number; errors: number; cost: number; cost_usd: string }
+type Figures = UsageRow;
 type GroupBy = 'account' | 'model' | 'provider' | 'key';
 const GROUP_LABEL: Record<GroupBy, string> = { account: 'Account', model: 'Model', provider: 'Provider', key: 'Key' };
 

@@ -4,7 +4,9 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-export interface LedgerRow { id: number; kind: string; amount_usd: string; generation_id: string | null; note: string | null; created_at: string }
+import type { LedgerEntry } from '../api/types.ts';
+
+export type LedgerRow = LedgerEntry;
 
 /** The ledger: grants, adjustments and charges, newest first, server pages; spend per day. */
 export function Credits() {

@@ -4,17 +4,10 @@ import { Loadable } from '../components.tsx';
 import { cost, int, ms, time } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import type { Row } from './activity.tsx';
+import type { Generation } from '../api/types.ts';
 
-/** What GET /generation and GET /admin/generations/:id answer (the fields this view reads). */
-interface Detail {
-  id: string; model: string | null; provider_name: string | null; upstream_model?: string | null; upstream_id?: string | null;
-  api_type: string | null; created_at: string; streamed: boolean; cancelled?: boolean; cache_hit?: boolean;
-  status: string; error_code: string | null; finish_reason?: string | null; native_finish_reason?: string | null;
-  tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
-  cost_breakdown: Record<string, string> | null; latency: number | null; time_to_first_token: number | null;
-  attempts: Attempt[] | null; app_title: string | null; http_referer?: string | null; user?: string | null;
-}
-interface Attempt { model: string; provider: string; endpoint: string; status: number; errorCode: string | null; ms: number; credential?: string }
+/** What GET /generation and GET /admin/generations/:id answer. */
+type Detail = Generation;
 
 /** The cost breakdown's items, in the order a bill reads. */
 const COST_ITEMS: Array<[string, string]> = [
@@ -27,7 +20,7 @@ const COST_ITEMS: Array<[string, string]> = [
  * answered, the tokens, the cost item by item, the provider attempts with their outcomes,
  * and the timings; the raw record stays one click away.
  */
-export function Generation({ row, scope, onClose }: { row: Row; scope: 'account' | 'admin'; onClose: () => void }) {
+export function GenerationDialog({ row, scope, onClose }: { row: Row; scope: 'account' | 'admin'; onClose: () => void }) {
   const path = scope === 'admin' ? `/admin/generations/${encodeURIComponent(row.id)}` : `/generation?id=${encodeURIComponent(row.id)}`;
   const rec = useApi<{ data: Detail }>(path);
   const ref = useRef<HTMLDialogElement>(null);

@@ -3,7 +3,7 @@ import { DayChart, Loadable, Table } from '../components.tsx';
 import { int, spend } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-interface Day { day: string; requests: number; cost: number; cost_usd: string }
+import type { KeyUsageDay as Day } from '../api/types.ts';
 
 /** One key's requests and spend per UTC day over the last 30 days: a chart and a table. */
 export function KeyUsage({ path, name, onClose }: { path: string; name: string; onClose: () => void }) {

@@ -3,17 +3,14 @@ import { api, qs } from '../api.ts';
 import { Loadable, Table } from '../components.tsx';
 import { dayAgo, int, shortTime, spend, usd } from '../format.ts';
 import { useAllPages, useApi } from '../use-api.ts';
-import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
+import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
-import { StatusBadge, type KeyStatus } from './key-status.tsx';
+import { StatusBadge } from './key-status.tsx';
+import type { AccountKey, UsageRow } from '../api/types.ts';
 
-interface Key {
-  hash: string; name: string; label: string; disabled: boolean;
-  /** The API's own word for the key: active, disabled (by the account), revoked (by the operator), expired. */
-  status: KeyStatus; limit: number | null; limit_remaining: number | null; limit_reset: LimitReset | null;
-  usage: number; expires_at: string | null; created_at: string; last_used: string | null;
-}
-interface KeyUsageRow { group: string | null; requests: number; cost: number; cost_usd: string }
+/** The API's own word for a key (`status`): active, disabled (by the account), revoked (by the operator), expired. */
+type Key = AccountKey;
+type KeyUsageRow = UsageRow;
 
 /** A USD number from the keys API (OpenRouter's shape), shown with 2 decimals; exact figures come from /usage. */
 function dollars(n: number | null): string {

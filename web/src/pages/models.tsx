@@ -3,13 +3,9 @@ import { BASE } from '../api.ts';
 import { CopyButton, Loadable, Table } from '../components.tsx';
 import { int, perMillion } from '../format.ts';
 import { useApi } from '../use-api.ts';
-import { taskPrices, type TaskPricing } from '../kinds.ts';
+import { taskPrices } from '../kinds.ts';
 
-interface Model {
-  id: string; name: string; kind?: string; context_length: number; capabilities: string[];
-  pricing: { prompt: string; completion: string } & TaskPricing;
-  architecture?: { input_modalities: string[]; output_modalities: string[] };
-}
+import type { Model, ModelEndpoint } from '../api/types.ts';
 
 /** "text, image → text": what the model takes and what it produces (OpenRouter's modality names). */
 function modalities(m: Model): string {
@@ -39,7 +35,7 @@ export function Models() {
   );
 }
 
-interface EndpointHealth { provider_name?: string; name?: string; status?: number; uptime_last_30m?: number | null; latency_last_30m?: Record<string, number> | null; throughput_last_30m?: Record<string, number> | null }
+type EndpointHealth = ModelEndpoint;
 
 function ModelDetail({ model, onClose }: { model: Model; onClose: () => void }) {
   const endpoints = useApi<{ data: { endpoints: EndpointHealth[] } }>(`/models/${model.id}/endpoints`);

@@ -4,8 +4,7 @@ import { DayChart, Loadable, Stat, Table } from '../components.tsx';
 import { dayAgo, int, spend, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-interface Group { group: string | null; requests: number; errors: number; cost: number; cost_usd: string; tokens_prompt: number; tokens_completion: number }
-interface Usage { data: Group[]; totals: Group; balance_usd?: string }
+import type { UsageReport as Usage } from '../api/types.ts';
 
 export function Overview() {
   const month = useApi<Usage>(`/usage${qs({ group_by: 'day' })}`);

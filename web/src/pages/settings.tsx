@@ -5,7 +5,7 @@ import { Loadable } from '../components.tsx';
 import { usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-interface Account { id: string; name: string; tier: string; default_model: string | null; balance_usd: string }
+import type { Account } from '../api/types.ts';
 
 /** The account's name and default model (picked from the catalog; the gateway validates it). */
 export function Settings({ session }: { session: Session }) {

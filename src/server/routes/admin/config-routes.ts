@@ -20,7 +20,7 @@ import { access } from '../../route-access.ts';
  */
 export function registerAdminConfigRoute(app: FastifyInstance, services: Services, prefix: string): void {
   app.get(`${prefix}/admin/config`, { ...access('admin'),
-    schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config, file, yaml, generation, loaded_at, last_reload}' }),
+    schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config, file, yaml, generation, loaded_at, last_reload}', answers: 'RunningConfig' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const config = services.config;
@@ -37,7 +37,7 @@ export function registerAdminConfigRoute(app: FastifyInstance, services: Service
   });
 
   app.post(`${prefix}/admin/config/reload`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Reload the configuration file, as SIGHUP does', tags: ['admin: config'], response: '{data: {ok, generation, at, models?, warnings?, error?}}' }),
+    schema: routeSchema({ summary: 'Reload the configuration file, as SIGHUP does', tags: ['admin: config'], response: '{data: {ok, generation, at, models?, warnings?, error?}}', answers: 'ConfigReloadAnswer' }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
     const result = services.reloadAgain();
