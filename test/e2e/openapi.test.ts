@@ -39,6 +39,21 @@ describe('OpenAPI document', () => {
     }
   });
 
+  test("every operation's success answer is described: JSON by a named schema, anything else by its media type", () => {
+    const vague: string[] = [];
+    for (const [path, ops] of Object.entries<Record<string, { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> }>>(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!status.startsWith('2')) continue;
+          const content = response.content ?? {};
+          const json = content['application/json'];
+          if (Object.keys(content).length === 0 || (json !== undefined && json.schema?.$ref === undefined)) vague.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    assert.deepEqual(vague, [], 'answers without a named schema (openapi/response-components.ts) or a media type (`produces`)');
+  });
+
   test('every operation has a unique operationId and the security its declared access enforces', () => {
     const ids = new Set<string>();
     const declared = describeRoutes(gw.app);
@@ -177,6 +192,23 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/v1/images/generations', method: 'post', answer: () => postJson(`${gw.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'a cat' }, auth) },
       { status: 200, path: '/v1/images/generations', method: 'post', answer: () => postJson(`${gw.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'a cat', response_format: 'url' }, auth) },
       { status: 200, path: '/v1/messages/count_tokens', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages/count_tokens`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth) },
+      { status: 200, path: '/v1beta/models/{model_id}', method: 'get', answer: () => get(`${gw.origin}/v1beta/models/switchyard/sim-fast`, gw.key) },
+      { status: 200, path: '/v1beta/models/{model_id}', method: 'post', answer: () => postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:generateContent`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, auth) },
+      { status: 200, path: '/v1beta/models/{model_id}', method: 'post', answer: () => postJson(`${gw.origin}/v1beta/models/switchyard/sim-fast:countTokens`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, auth) },
+      { status: 200, path: '/api/v1/openapi.json', method: 'get', answer: () => get(`${api}/openapi.json`, null) },
+      { status: 200, path: '/api/v1/admin/generations/prune', method: 'post', answer: () => call('POST', `${api}/admin/generations/prune`, adminKey) },
+    );
+    // Webhooks: registered (the receiver's address allowed as private for the test), an event delivered, replayed, removed.
+    gw.services.config.webhooks.allowPrivateAddresses = true;
+    const hook = await call('POST', `${api}/webhooks`, mgmt, { url: 'http://127.0.0.1:9/hook', events: ['key.created'] });
+    await call('POST', `${api}/keys`, mgmt, { name: 'an event for the webhook' });
+    const deliveries = await get(`${api}/webhooks/${hook.json.data.id}/deliveries`, mgmt);
+    cases.push(
+      { status: 201, path: '/api/v1/webhooks', method: 'post', answer: async () => hook },
+      { status: 200, path: '/api/v1/webhooks', method: 'get', answer: () => get(`${api}/webhooks`, mgmt) },
+      { status: 200, path: '/api/v1/webhooks/{id}/deliveries', method: 'get', answer: async () => deliveries },
+      { status: 202, path: '/api/v1/webhooks/{id}/deliveries/{delivery}/replay', method: 'post', answer: () => call('POST', `${api}/webhooks/${hook.json.data.id}/deliveries/${(deliveries.json as { data: { id: string }[] }).data[0]!.id}/replay`, mgmt) },
+      { status: 200, path: '/api/v1/webhooks/{id}', method: 'delete', answer: () => call('DELETE', `${api}/webhooks/${hook.json.data.id}`, mgmt) },
     );
     for (const c of cases) {
       const { status, json } = await c.answer();

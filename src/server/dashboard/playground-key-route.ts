@@ -20,7 +20,7 @@ export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Servi
     ...access('session', { note: "a management key's dashboard session" }),
     schema: routeSchema({
       summary: `A short-lived API key of the playground's own (${PLAYGROUND_KEY_TTL_MS / 60_000} minutes, at most $${PLAYGROUND_KEY_LIMIT_USD}) for a dashboard session of a management key; X-CSRF-Token required`,
-      tags: ['dashboard sessions'], status: 201, response: '{key, data: {hash, label, name, limit, expires_at}}',
+      tags: ['dashboard sessions'], status: 201, response: '{key, data: {hash, label, name, limit, expires_at}}', answers: 'PlaygroundKey',
     }),
   }, async (request, reply) => {
     const auth = requestAuth(request);

@@ -76,7 +76,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
 
   app.delete(SESSION_PATH, {
     ...access('session'),
-    schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}' }),
+    schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}', answers: 'SignedOut' }),
   }, async (request, reply) => {
     const token = sessionTokenOf(request);
     await services.sessions.revoke(token);

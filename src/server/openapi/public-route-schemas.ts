@@ -7,6 +7,8 @@ import { routeSchema, type RouteDoc } from '../routes/admin/route-schema.ts';
 // schemas change no behaviour (`docsOnly`). The key-management routes declare their own,
 // strict schemas (keys-route.ts).
 
+const TRANSCRIPT = { 'application/json': { $ref: 'Transcription#' }, 'text/plain': { type: 'string', description: 'response_format text, srt or vtt.' } };
+
 const open = (description: string): Record<string, unknown> => ({ type: 'object', additionalProperties: true, description });
 
 const chatBody = {
@@ -53,17 +55,17 @@ const docs: Record<string, RouteDoc> = {
   'POST /embeddings': { summary: 'Embeddings (OpenAI shape): vectors for a text, texts or token arrays', tags: ['models'], body: embeddingsBody, response: '{object: "list", data: [{object: "embedding", index, embedding}], model, usage}', answers: 'Embeddings' },
   'POST /images/generations': { summary: 'Image generation (OpenAI shape): n images for a prompt, as base64 or gateway URLs', tags: ['models'], body: imagesBody, response: '{created, data: [{b64_json | url, revised_prompt?}], output_format, size, quality, background, usage}', answers: 'Images' },
   'POST /images/edits': { summary: 'Image edits (OpenAI shape, multipart/form-data): image or image[] files, an optional PNG mask, prompt and the generation fields', tags: ['models'], response: '{created, data: [{b64_json | url}], output_format, size, quality, background, usage}', answers: 'Images' },
-  'GET /images/files/:id': { summary: 'An image answered as a URL: served for server.image_url_ttl_seconds to keys of the account it was made for (404 otherwise)', tags: ['models'], params: { id: 'The image id from the URL.' }, response: 'The image bytes (image/png, image/jpeg or image/webp)' },
-  'POST /audio/speech': { summary: 'Speech (OpenAI shape): the audio of a text, sent once charged', tags: ['models'], body: speechBody, response: 'The audio file (Content-Type by response_format), X-Generation-Id' },
-  'POST /audio/transcriptions': { summary: 'Transcription (OpenAI shape, multipart/form-data: file, model, language, prompt, response_format, timestamp_granularities[], temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
-  'POST /audio/translations': { summary: 'Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain' },
+  'GET /images/files/:id': { summary: 'An image answered as a URL: served for server.image_url_ttl_seconds to keys of the account it was made for (404 otherwise)', tags: ['models'], params: { id: 'The image id from the URL.' }, response: 'The image bytes (image/png, image/jpeg or image/webp)', produces: { 'image/png': { type: 'string', format: 'binary' }, 'image/jpeg': { type: 'string', format: 'binary' }, 'image/webp': { type: 'string', format: 'binary' } } },
+  'POST /audio/speech': { summary: 'Speech (OpenAI shape): the audio of a text, sent once charged', tags: ['models'], body: speechBody, response: 'The audio file (Content-Type by response_format), X-Generation-Id', produces: { 'audio/mpeg': { type: 'string', format: 'binary' }, 'audio/opus': { type: 'string', format: 'binary' }, 'audio/aac': { type: 'string', format: 'binary' }, 'audio/flac': { type: 'string', format: 'binary' }, 'audio/wav': { type: 'string', format: 'binary' }, 'audio/pcm': { type: 'string', format: 'binary' } } },
+  'POST /audio/transcriptions': { summary: 'Transcription (OpenAI shape, multipart/form-data: file, model, language, prompt, response_format, timestamp_granularities[], temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain', produces: TRANSCRIPT },
+  'POST /audio/translations': { summary: 'Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature)', tags: ['models'], response: '{text, usage}, verbose_json, or text/srt/vtt as text/plain', produces: TRANSCRIPT },
   'GET /models': { summary: 'The model list', tags: ['models'], response: '{object: "list", data: [model]}', answers: 'ModelList' },
   'GET /models/*': { summary: 'One model by id (author/slug, alias or bare name; the slash may be encoded as %2F)', tags: ['models'], response: 'The model record', answers: 'Model' },
   'GET /models/:author/:slug/endpoints': { summary: "A model's endpoints with their live health", tags: ['models'], params: { author: 'The model author.', slug: 'The model slug.' }, response: '{data: {id, name, endpoints: [...]}}', answers: 'ModelEndpoints' },
   'GET /key': { summary: 'The status of the calling key', tags: ['keys'], query: { details: { type: 'boolean', description: 'true adds balance and usage statistics.' } }, response: '{data: key status}', answers: 'KeyStatus' },
   'GET /credits': { summary: "The account's credits granted and used", tags: ['credits'], response: '{data: {total_credits, total_usage}}', answers: 'Credits' },
   'GET /generation': { summary: 'One generation record of the account', tags: ['generations'], query: { id: 'The generation id (X-Generation-Id).' }, response: '{data: generation}', answers: 'GenerationAnswer' },
-  'GET /openapi.json': { summary: 'This OpenAPI 3.1 document', tags: ['meta'], response: 'The OpenAPI document' },
+  'GET /openapi.json': { summary: 'This OpenAPI 3.1 document', tags: ['meta'], response: 'The OpenAPI document', answers: 'OpenApiDocument' },
 };
 
 const PREFIXES = ['/api/v1', '/v1'];

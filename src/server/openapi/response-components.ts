@@ -212,6 +212,33 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   }, ['id', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed', 'cancelled', 'status', 'error_code',
     'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write',
     'native_tokens_reasoning', 'total_cost', 'cost_breakdown', 'latency', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user']),
+  Webhook: closed("An account's webhook (the secret is never shown again after its creation).", { id: str, url: str, events: strings, created_at: str }),
+  WebhookList: closed("The account's webhooks.", { data: { type: 'array', items: ref('Webhook') } }),
+  WebhookCreated: closed('A webhook just registered: its signing secret is in `secret`, this once.', { data: ref('Webhook'), secret: str }),
+  WebhookDelivery: closed('A delivery of an event to a webhook, with each attempt.', {
+    id: str, webhook_id: str, event_id: str, type: str, status: { enum: ['pending', 'delivered', 'failed'] }, attempts: int,
+    last_status: intOrNull, last_error: strOrNull, next_attempt_at: strOrNull, created_at: str, delivered_at: strOrNull,
+    attempt_log: { type: 'array', items: closed('One attempt: the receiver\'s HTTP status (null: no answer), the error, how long it took.', { attempt: int, at: str, status: intOrNull, error: strOrNull, duration_ms: num }) },
+  }),
+  WebhookDeliveries: closed("A webhook's deliveries, newest first.", { data: { type: 'array', items: ref('WebhookDelivery') } }),
+  WebhookDeliveryAnswer: dataOf('WebhookDelivery', 'The new delivery.'),
+  SignedOut: closed('The session ended.', { signed_out: { const: true } }),
+  PlaygroundKey: closed("The playground's short-lived key: the key itself in `key`, this once.", {
+    key: str, data: closed('The key.', { hash: str, label: str, name: str, limit: { type: ['string', 'null'] }, expires_at: strOrNull }),
+  }),
+  Pruned: closed('What a prune deleted, and how long its batches held the database.', {
+    data: closed('The outcome.', { deleted: int, accounts: int, steps: int, max_step_ms: num, total_step_ms: num }),
+  }),
+  GeminiModel: open("A model in Google's shape.", { name: str, baseModelId: str, displayName: str, inputTokenLimit: int, outputTokenLimit: int, supportedGenerationMethods: strings }, ['name', 'displayName', 'supportedGenerationMethods']),
+  GeminiAnswer: { description: "generateContent's GenerateContentResponse, countTokens' {totalTokens}, embedContent's {embedding}, batchEmbedContents' {embeddings}; streamGenerateContent without alt=sse: a JSON array of GenerateContentResponse.", oneOf: [
+    open('A GenerateContentResponse.', { candidates: { type: 'array', items: { type: 'object' } }, usageMetadata: { type: 'object' }, modelVersion: str, responseId: str }, ['candidates']),
+    closed('countTokens.', { totalTokens: int, cachedContentTokenCount: int, promptTokensDetails: { type: 'array' } }, ['cachedContentTokenCount', 'promptTokensDetails']),
+    closed('embedContent.', { embedding: closed('A vector.', { values: { type: 'array', items: num } }) }),
+    closed('batchEmbedContents.', { embeddings: { type: 'array', items: closed('A vector.', { values: { type: 'array', items: num } }) } }),
+    { type: 'array', items: { type: 'object' } },
+  ] },
+  Transcription: open('A transcription (OpenAI shape): the text, and with verbose_json the language, duration, segments and words.', { text: str, usage: { type: 'object' }, language: str, duration: num, segments: { type: 'array' }, words: { type: 'array' } }, ['text']),
+  OpenApiDocument: open('This OpenAPI 3.1 document.', { openapi: str, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, ['openapi', 'info', 'paths']),
   ConfigReload: closed('The outcome of a configuration reload.', { ok: bool, generation: int, at: str, models: int, warnings: strings, error: str }, ['models', 'warnings', 'error']),
   ConfigReloadAnswer: dataOf('ConfigReload', 'The outcome.'),
   RunningConfig: closed('The running configuration, every secret masked.', {

@@ -16,7 +16,7 @@ export function registerMetricsRoute(app: FastifyInstance, services: Services): 
   const schema = {
     summary: 'Prometheus metrics of this gateway (docs/operations.md); a bearer token when metrics.token is set',
     tags: ['meta'],
-    response: { 200: { description: 'The Prometheus text exposition format', type: 'string' } },
+    response: { 200: { description: 'The Prometheus text exposition format', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
   };
   const declared = expected === null
     ? access('none', { note: 'open: no `metrics.token` configured' })

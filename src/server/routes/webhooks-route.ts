@@ -20,22 +20,22 @@ const MAX_URL_CHARS = 2048;
 const tags = ['webhooks'];
 const idParam = { id: 'The webhook id (wh_...).' };
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's webhooks (management key)", tags, response: '{data: [webhook]}' }),
+  list: routeSchema({ summary: "The account's webhooks (management key)", tags, response: '{data: [webhook]}', answers: 'WebhookList' }),
   create: routeSchema({
-    summary: 'Register a webhook (management key); the secret is in the answer, this once', tags, status: 201, response: '{data: webhook, secret}',
+    summary: 'Register a webhook (management key); the secret is in the answer, this once', tags, status: 201, response: '{data: webhook, secret}', answers: 'WebhookCreated',
     body: bodySchema({
       url: { type: 'string', minLength: 1, maxLength: MAX_URL_CHARS, description: 'An https:// or http:// URL the deliveries are POSTed to.' },
       events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] }, description: `Events to deliver: ${WEBHOOK_EVENTS.join(', ')}.` },
       secret: { type: 'string', minLength: 16, maxLength: 256, description: 'The signing secret (16 to 256 characters); absent: one is made.' },
     }, { required: ['url', 'events'] }),
   }),
-  remove: routeSchema({ summary: 'Remove a webhook and its delivery log (management key)', tags, params: idParam, response: '{deleted: true}' }),
+  remove: routeSchema({ summary: 'Remove a webhook and its delivery log (management key)', tags, params: idParam, response: '{deleted: true}', answers: 'Deleted' }),
   deliveries: routeSchema({
     summary: "A webhook's deliveries, newest first, with each attempt (management key)", tags, params: idParam,
-    query: { limit: 'At most this many, 1..100 (default 50).' }, response: '{data: [delivery]}',
+    query: { limit: 'At most this many, 1..100 (default 50).' }, response: '{data: [delivery]}', answers: 'WebhookDeliveries',
   }),
   replay: routeSchema({
-    summary: "Send a delivery's event again, as a new delivery (management key)", tags, status: 202, response: '{data: delivery}',
+    summary: "Send a delivery's event again, as a new delivery (management key)", tags, status: 202, response: '{data: delivery}', answers: 'WebhookDeliveryAnswer',
     params: { id: 'The webhook id (wh_...).', delivery: 'The delivery id (whd_...).' },
   }),
 };

@@ -2087,6 +2087,39 @@ export type components = {
                 type: string;
             };
         };
+        /** @description generateContent's GenerateContentResponse, countTokens' {totalTokens}, embedContent's {embedding}, batchEmbedContents' {embeddings}; streamGenerateContent without alt=sse: a JSON array of GenerateContentResponse. */
+        GeminiAnswer: ({
+            candidates: Record<string, never>[];
+            modelVersion?: string;
+            responseId?: string;
+            usageMetadata?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        }) | {
+            cachedContentTokenCount?: number;
+            promptTokensDetails?: unknown[];
+            totalTokens: number;
+        } | {
+            /** @description A vector. */
+            embedding: {
+                values: number[];
+            };
+        } | {
+            embeddings: {
+                values: number[];
+            }[];
+        } | Record<string, never>[];
+        /** @description A model in Google's shape. */
+        GeminiModel: {
+            baseModelId?: string;
+            displayName: string;
+            inputTokenLimit?: number;
+            name: string;
+            outputTokenLimit?: number;
+            supportedGenerationMethods: string[];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description The model list in Google's shape. */
         GeminiModelList: {
             models: ({
@@ -2388,6 +2421,27 @@ export type components = {
             /** @enum {unknown} */
             object: "list";
         };
+        /** @description This OpenAPI 3.1 document. */
+        OpenApiDocument: {
+            components?: Record<string, never>;
+            info: Record<string, never>;
+            openapi: string;
+            paths: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The playground's short-lived key: the key itself in `key`, this once. */
+        PlaygroundKey: {
+            /** @description The key. */
+            data: {
+                expires_at: string | null;
+                hash: string;
+                label: string;
+                limit: string | null;
+                name: string;
+            };
+            key: string;
+        };
         /** @description Provider and endpoint health. */
         ProviderHealth: {
             /** @description The providers. */
@@ -2424,6 +2478,17 @@ export type components = {
                     }[];
                     id: string;
                 }[];
+            };
+        };
+        /** @description What a prune deleted, and how long its batches held the database. */
+        Pruned: {
+            /** @description The outcome. */
+            data: {
+                accounts: number;
+                deleted: number;
+                max_step_ms: number;
+                steps: number;
+                total_step_ms: number;
             };
         };
         /** @description Readiness: each check, the failing ones, the build and the running configuration. */
@@ -2484,6 +2549,22 @@ export type components = {
             loaded_at: string;
             yaml: string | null;
         };
+        /** @description The session ended. */
+        SignedOut: {
+            /** @enum {unknown} */
+            signed_out: true;
+        };
+        /** @description A transcription (OpenAI shape): the text, and with verbose_json the language, duration, segments and words. */
+        Transcription: {
+            duration?: number;
+            language?: string;
+            segments?: unknown[];
+            text: string;
+            usage?: Record<string, never>;
+            words?: unknown[];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Usage aggregates per group (account, key, model, provider or day); the account report adds the balance. */
         UsageReport: {
             balance?: number;
@@ -2508,6 +2589,52 @@ export type components = {
             tokens_completion: number;
             tokens_prompt: number;
             tokens_reasoning: number;
+        };
+        /** @description An account's webhook (the secret is never shown again after its creation). */
+        Webhook: {
+            created_at: string;
+            events: string[];
+            id: string;
+            url: string;
+        };
+        /** @description A webhook just registered: its signing secret is in `secret`, this once. */
+        WebhookCreated: {
+            data: components["schemas"]["Webhook"];
+            secret: string;
+        };
+        /** @description A webhook's deliveries, newest first. */
+        WebhookDeliveries: {
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description A delivery of an event to a webhook, with each attempt. */
+        WebhookDelivery: {
+            attempt_log: {
+                at: string;
+                attempt: number;
+                duration_ms: number;
+                error: string | null;
+                status: number | null;
+            }[];
+            attempts: number;
+            created_at: string;
+            delivered_at: string | null;
+            event_id: string;
+            id: string;
+            last_error: string | null;
+            last_status: number | null;
+            next_attempt_at: string | null;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            type: string;
+            webhook_id: string;
+        };
+        /** @description The new delivery. */
+        WebhookDeliveryAnswer: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /** @description The account's webhooks. */
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
         };
     };
     responses: never;
@@ -2660,9 +2787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3153,9 +3278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3233,9 +3356,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3264,9 +3386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Pruned"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3541,9 +3661,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "audio/aac": string;
+                    "audio/flac": string;
+                    "audio/mpeg": string;
+                    "audio/opus": string;
+                    "audio/pcm": string;
+                    "audio/wav": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3572,9 +3695,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Transcription"];
+                    "text/plain": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3603,9 +3725,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Transcription"];
+                    "text/plain": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3706,9 +3827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PlaygroundKey"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3802,9 +3921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SignedOut"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3940,9 +4057,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4513,9 +4630,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GeminiAnswer"];
+                    "text/event-stream": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4544,9 +4660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4656,9 +4770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4698,9 +4810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4732,9 +4842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4769,9 +4877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveries"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4805,9 +4911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4865,7 +4969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/plain; version=0.0.4": string;
                 };
             };
         };
@@ -5050,9 +5154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5543,9 +5645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5623,9 +5723,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/x-ndjson": string;
+                    "text/csv": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5654,9 +5753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Pruned"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5931,9 +6028,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "audio/aac": string;
+                    "audio/flac": string;
+                    "audio/mpeg": string;
+                    "audio/opus": string;
+                    "audio/pcm": string;
+                    "audio/wav": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5962,9 +6062,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Transcription"];
+                    "text/plain": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5993,9 +6092,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Transcription"];
+                    "text/plain": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6203,9 +6301,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6776,9 +6874,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GeminiAnswer"];
+                    "text/event-stream": string;
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6807,9 +6904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6919,9 +7014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6961,9 +7054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6995,9 +7086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7032,9 +7121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveries"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7068,9 +7155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7136,9 +7221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GeminiModel"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7184,9 +7267,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GeminiAnswer"];
+                    "text/event-stream": string;
                 };
             };
             /** @description An error (docs/errors.md). */

@@ -35,6 +35,7 @@ const schema = (summary: string, extra: Record<string, string>): FastifySchema =
   tags: [extra.account === undefined ? 'account reports' : 'admin: generations'],
   query: { ...extra, ...FILTER_QUERY, max_rows: { type: 'integer', minimum: 1, maximum: MAX_CSV_ROWS, description: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` } },
   response: 'text/csv: a header line, then one line per generation record, newest first',
+  produces: { 'text/csv': { type: 'string' } },
 });
 
 export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {

@@ -25,6 +25,7 @@ export function registerGenerationsExportRoutes(app: FastifyInstance, services: 
       tags: ['admin: generations'],
       query: { format: 'csv (default) or jsonl.', account: 'An account id.', ...FILTER_QUERY },
       response: 'text/csv (the columns of generations.csv) or application/x-ndjson (one whole record per line)',
+      produces: { 'text/csv': { type: 'string' }, 'application/x-ndjson': { type: 'string', description: 'One generation record (JSON) per line.' } },
     }),
   }, async (request, reply) => {
     await requireAdmin(services, request);
@@ -44,7 +45,7 @@ export function registerGenerationsExportRoutes(app: FastifyInstance, services: 
     schema: routeSchema({
       summary: 'Delete the generation records past their retention now (records.retention_days, per tier, per account); rollups stay',
       tags: ['admin: generations'],
-      response: '{data: {deleted, accounts, steps, max_step_ms, total_step_ms}}',
+      response: '{data: {deleted, accounts, steps, max_step_ms, total_step_ms}}', answers: 'Pruned',
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);

@@ -22,6 +22,11 @@ export interface RouteDoc {
   response: string;
   /** The answer's named schema (openapi/response-components.ts), when it has one. */
   answers?: string;
+  /**
+   * An answer that is not (only) JSON: media type → its schema (a `$ref` to a component, or
+   * e.g. `{type: 'string', format: 'binary'}` for audio, images, CSV, a stream).
+   */
+  produces?: Record<string, Record<string, unknown>>;
   /** The errors' named schema: `Error` (the OpenAI shape) unless the dialect has its own. */
   errors?: 'Error' | 'AnthropicError' | 'GoogleError';
   status?: number;
@@ -37,7 +42,9 @@ export function routeSchema(d: RouteDoc): FastifySchema {
     summary: d.summary,
     tags: d.tags,
     response: {
-      [d.status ?? 200]: d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
+      [d.status ?? 200]: d.produces !== undefined
+        ? { description: d.response, content: Object.fromEntries(Object.entries(d.produces).map(([type, schema]) => [type, { schema }])) }
+        : d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
       ...Object.fromEntries(Object.entries(d.alsoAnswers ?? {}).map(([status, a]) => [status, { description: a.description, $ref: `${a.answers}#` }])),
       default: { description: 'An error (docs/errors.md).', $ref: `${d.errors ?? 'Error'}#` },
     },

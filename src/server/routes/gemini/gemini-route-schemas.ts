@@ -17,6 +17,7 @@ export const GEMINI_METHOD_SCHEMA: FastifySchema = routeSchema({
   query: { alt: "'sse' streams as server-sent events", key: 'The API key (also x-goog-api-key or Authorization: Bearer)' },
   body: generateBody,
   response: 'A GenerateContentResponse, a stream of them, or {totalTokens}',
+  produces: { 'application/json': { $ref: 'GeminiAnswer#' }, 'text/event-stream': { type: 'string', description: 'alt=sse: `data: <GenerateContentResponse>` events.' } },
   docsOnly: true, errors: 'GoogleError',
 });
 
@@ -31,6 +32,6 @@ export const GEMINI_LIST_SCHEMA: FastifySchema = routeSchema({
 export const GEMINI_MODEL_SCHEMA: FastifySchema = routeSchema({
   summary: "One model in Gemini's shape, by catalog id (slash as is or %2F), alias or bare name",
   tags: ['models'],
-  response: 'A Gemini Model',
+  response: 'A Gemini Model', answers: 'GeminiModel',
   docsOnly: true, errors: 'GoogleError',
 });
