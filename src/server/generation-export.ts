@@ -4,7 +4,7 @@ import { toGenerationRecord } from '../store/generation-store.ts';
 import type { ActivityRepository } from '../store/store-contract.ts';
 import { activityView } from './routes/admin/admin-views.ts';
 import { cell, COLUMNS } from './routes/admin/generations-csv-route.ts';
-import { detailOf } from './routes/admin/generations-routes.ts';
+import { generationView } from './routes/generation-view.ts';
 
 // Generation records of a range as CSV or JSON lines, for the admin API's export and
 // `switchyard generations export`: read in keyset pages of PAGE rows, newest first, each
@@ -43,6 +43,6 @@ async function* csvLines(activity: ActivityRepository, filter: ActivityFilter): 
 
 async function* jsonLines(activity: ActivityRepository, filter: ActivityFilter): AsyncGenerator<string> {
   for await (const rows of pages(activity, filter)) {
-    yield rows.map((r) => `${JSON.stringify({ ...activityView(r), ...detailOf(toGenerationRecord(r as unknown as Record<string, bigint | string | null>)) })}\n`).join('');
+    yield rows.map((r) => `${JSON.stringify({ ...activityView(r), ...generationView(toGenerationRecord(r as unknown as Record<string, bigint | string | null>)) })}\n`).join('');
   }
 }

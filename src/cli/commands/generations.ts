@@ -6,7 +6,7 @@ import { exportLines, type ExportFormat } from '../../server/generation-export.t
 import type { ActivityFilter } from '../../store/activity-store.ts';
 import { formatNanos } from '../../money/money.ts';
 import type { GenerationFilter } from '../../store/generation-query.ts';
-import type { GenerationRecord } from '../../store/generation-store.ts';
+import { generationView } from '../../server/routes/generation-view.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
@@ -50,7 +50,7 @@ export function generationsCommand(program: Command): void {
     if (o.until !== undefined) filter.until = o.until;
     const ids = await s.stores.generations.ids(filter);
     const records = await Promise.all(ids.map(async (id) => (await s.generations.getRecord(id))!));
-    emit(o.json, records.map(generationJson), () => (records.length === 0 ? 'no generations' : renderTable(
+    emit(o.json, records.map(generationView), () => (records.length === 0 ? 'no generations' : renderTable(
       ['ID', 'CREATED', 'ACCOUNT', 'MODEL', 'PROVIDER', 'STATUS', 'TOKENS IN', 'TOKENS OUT', 'COST', 'LATENCY'],
       records.map((g) => [g.id, g.createdAt, g.accountId, g.model ?? '-', g.provider ?? '-', g.status === 'success' ? 'success' : `error (${g.errorCode ?? '?'})`,
         String(g.tokensPrompt), String(g.tokensCompletion), `$${formatNanos(g.costNanos)}`, g.latencyMs === null ? '-' : `${g.latencyMs} ms`]),
@@ -92,7 +92,7 @@ export function generationsCommand(program: Command): void {
   ]).action((id: string, o: CommonOptions) => withStores(o, async (s) => {
     const g = await s.generations.getRecord(id);
     if (g === undefined) throw new UsageError(`no generation ${id} (switchyard generations list shows recent ones)`);
-    const json = generationJson(g);
+    const json = generationView(g);
     emit(o.json, json, () => Object.entries(json)
       .map(([k, v]) => `${`${k}:`.padEnd(22)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n'));
   }));
@@ -104,15 +104,3 @@ async function keyHash(s: CliStores, ref: string): Promise<string> {
   return key.hash;
 }
 
-function generationJson(g: GenerationRecord): Record<string, unknown> {
-  return {
-    id: g.id, created_at: g.createdAt, account_id: g.accountId, key_hash: g.keyHash,
-    model: g.model, provider: g.provider, upstream_model: g.upstreamModel, upstream_id: g.upstreamId,
-    dialect: g.dialect, streamed: g.streamed, cancelled: g.cancelled, status: g.status, error_code: g.errorCode,
-    finish_reason: g.finishReason, native_finish_reason: g.nativeFinishReason,
-    tokens_prompt: g.tokensPrompt, tokens_completion: g.tokensCompletion, tokens_cache_read: g.tokensCacheRead,
-    tokens_cache_write: g.tokensCacheWrite, tokens_reasoning: g.tokensReasoning,
-    cost: formatNanos(g.costNanos), cost_breakdown: g.costBreakdown, latency_ms: g.latencyMs, first_token_ms: g.firstTokenMs,
-    attempts: g.attempts, http_referer: g.httpReferer, x_title: g.xTitle, end_user: g.endUser,
-  };
-}

@@ -2136,6 +2136,7 @@ export type components = {
         };
         /** @description A generation record, whole (GET /generation; GET /admin/generations/{id} adds the list fields: account, key, cost as text). */
         Generation: {
+            account_id: string;
             api_type: string | null;
             app_title: string | null;
             attempts: ({
@@ -2161,6 +2162,7 @@ export type components = {
             generation_time?: number | null;
             http_referer: string | null;
             id: string;
+            key_hash: string | null;
             latency: number | null;
             model: string;
             native_finish_reason: string | null;
@@ -2174,6 +2176,7 @@ export type components = {
             tokens_completion: number;
             tokens_prompt: number;
             total_cost: number;
+            total_cost_usd: string;
             upstream_id: string | null;
             upstream_model: string | null;
             usage?: number;

@@ -1,4 +1,4 @@
-import type { GenerationRecord } from '../../../store/generation-store.ts';
+import { generationView } from '../generation-view.ts';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ActivityFilter } from '../../../store/activity-store.ts';
@@ -40,7 +40,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     const row = await stores.activity.get(id);
     const record = await services.generations.getRecord(id);
     if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);
-    return { data: { ...activityView(row), ...detailOf(record) } };
+    return { data: { ...activityView(row), ...generationView(record) } };
   });
 
   app.get(`${prefix}/activity`, { ...access('management'),
@@ -81,10 +81,3 @@ async function list(stores: AdminStores, filter: ActivityFilter, q: Query): Prom
   return { data: out.data.map(activityView), next_cursor: out.next_cursor };
 }
 
-/** The fields of a whole record the list leaves out. */
-export function detailOf(r: GenerationRecord): Record<string, unknown> {
-  return {
-    upstream_id: r.upstreamId, native_finish_reason: r.nativeFinishReason,
-    cost_breakdown: r.costBreakdown, attempts: r.attempts, http_referer: r.httpReferer, user: r.endUser,
-  };
-}
