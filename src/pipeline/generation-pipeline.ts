@@ -27,7 +27,7 @@ import { ScrubbingSink } from './scrubbing-sink.ts';
 import type { FileParser } from './file-parser/file-parser.ts';
 import { pdfEngineOf } from './file-parser/file-parser-plugin.ts';
 import type { WebSearchDeps } from './web-search/search-backend.ts';
-import { mayAskWebSearch } from './web-search/web-search-ask.ts';
+import { mayAskWebSearch, readWebSearchAsk } from './web-search/web-search-ask.ts';
 import { planWebSearch, runWebSearch, type PlannedWebSearch, type WebSearchOutcome } from './web-search/gateway-web-search.ts';
 import { CitingSink } from './web-search/citing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
@@ -176,6 +176,8 @@ export class GenerationPipeline {
       }
       // Before the estimate: a PDF sent as its text is held and charged as text.
       if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req);
+      // Read (and a malformed one refused) before anything is counted; decided once the plan is known.
+      const searchAsk = this.deps.webSearch !== undefined && mayAskWebSearch(req) ? readWebSearchAsk(req) : null;
       const promptTokens = admittedPromptTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
@@ -191,7 +193,7 @@ export class GenerationPipeline {
       const sticky = await lookup;
       const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
       // Decided on the plan (does every endpoint search natively?), held with the rest.
-      const webSearch = this.deps.webSearch !== undefined && mayAskWebSearch(req) ? planWebSearch(req, plan, this.deps.webSearch) : null;
+      const webSearch = searchAsk === null ? null : planWebSearch(req, searchAsk, plan, this.deps.webSearch!);
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
       const holdRow = heldNanos !== 0n && this.deps.reservations.holdRows ? this.deps.settlements.holdWritten(generationId) : null;

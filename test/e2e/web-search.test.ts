@@ -216,6 +216,36 @@ describe('web search for every model', () => {
     }
   });
 
+  test('a backend that hangs is cut at search.timeout_ms: 502 "timed out"', async () => {
+    const slow = await startFakeSearchBackend('searxng');
+    slow.hang = true;
+    const other = await startTestGateway({ yaml: yaml(emu.baseUrl, slow, 'searxng', '  timeout_ms: 300\n'), env: { SEARCH_KEY: 'k' } });
+    try {
+      emu.reset();
+      const res = await postJson(`${other.baseUrl}/chat/completions`, { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] }, { authorization: `Bearer ${other.key}` });
+      assert.equal(res.status, 502, res.text);
+      assert.equal(res.json.error.metadata.reason, 'timed out');
+      assert.equal(slow.requests.length, 1);
+      assert.equal(emu.requests.length, 0);
+    } finally {
+      await other.close();
+      await slow.close();
+    }
+  });
+
+  test("messages: Anthropic's web_search server tool is run by the gateway, counted in Anthropic's usage field", async () => {
+    reset();
+    emu.enqueue({ text: CITING, usage: USAGE });
+    const res = await postJson(`${gw.baseUrl}/messages`, {
+      model: 'acme/plain', max_tokens: 50, messages: [{ role: 'user', content: 'What is switchyard?' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
+    }, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    assert.equal(res.status, 200, res.text);
+    injected();
+    assert.equal(res.json.content[0].text, CITING);
+    assert.deepEqual(res.json.usage.server_tool_use, { web_search_requests: 1 });
+  });
+
   test('native: a provider that searches itself gets the plugin as sent, and the backend is not called', async () => {
     reset();
     const res = await chat({ model: 'acme/routed', plugins: [{ id: 'web', max_results: 3 }] });

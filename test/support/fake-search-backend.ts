@@ -24,6 +24,8 @@ export interface FakeSearchBackend {
   results: FakeResult[];
   /** Answer this HTTP status instead of results. */
   failWith: number | null;
+  /** Never answer (until the connection is closed). */
+  hang: boolean;
   reset(): void;
   close(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export async function startFakeSearchBackend(kind: FakeSearchKind): Promise<Fake
     requests: [] as FakeSearchRequest[],
     results: DEFAULT_RESULTS,
     failWith: null as number | null,
+    hang: false,
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -45,6 +48,7 @@ export async function startFakeSearchBackend(kind: FakeSearchKind): Promise<Fake
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       state.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text === '' ? undefined : JSON.parse(text) });
+      if (state.hang) return;
       if (state.failWith !== null) {
         res.writeHead(state.failWith, { 'content-type': 'application/json' }).end('{"error":"backend down"}');
         return;
@@ -61,10 +65,13 @@ export async function startFakeSearchBackend(kind: FakeSearchKind): Promise<Fake
     set results(r: FakeResult[]) { state.results = r; },
     get failWith() { return state.failWith; },
     set failWith(s: number | null) { state.failWith = s; },
+    get hang() { return state.hang; },
+    set hang(h: boolean) { state.hang = h; },
     reset() {
       state.requests.length = 0;
       state.results = DEFAULT_RESULTS;
       state.failWith = null;
+      state.hang = false;
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -3,10 +3,11 @@ import type { PlannedAttempt } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { SearchBackendError, type SearchQuery, type SearchResult, type WebSearchDeps } from './search-backend.ts';
 import { clipResults, injectResults, resultsTokenBound, searchQueryOf } from './search-results-message.ts';
-import { passNative, readWebSearchAsk, stripWebSearchFields, type WebSearchAsk } from './web-search-ask.ts';
+import { passNative, stripWebSearchFields, type WebSearchAsk } from './web-search-ask.ts';
 import { searchesNatively } from './native-search.ts';
 
-// Web search for every model (docs/tools.md, "Web search"). At admission, `planWebSearch`
+// Web search for every model (docs/tools.md, "Web search"). At admission (the request's
+// ask read by web-search-ask.ts), `planWebSearch`
 // decides who searches: the provider, when every endpoint of the plan searches natively
 // (or the request says `engine: "native"`): the fields go to it as before; else the
 // gateway, through the operator's backend: the fields are removed from what providers are
@@ -28,9 +29,7 @@ export interface WebSearchOutcome {
   skipped?: string;
 }
 
-export function planWebSearch(req: CanonicalRequest, plan: readonly PlannedAttempt[], deps: WebSearchDeps): PlannedWebSearch | null {
-  const ask = readWebSearchAsk(req);
-  if (ask === null) return null;
+export function planWebSearch(req: CanonicalRequest, ask: WebSearchAsk, plan: readonly PlannedAttempt[], deps: WebSearchDeps): PlannedWebSearch | null {
   if (ask.engine === 'native' || (ask.engine === 'auto' && isNativeOnPlan(req, plan, ask))) {
     passNative(req, ask);
     return null;
