@@ -233,6 +233,24 @@ describe('web search for every model', () => {
     }
   });
 
+  test('the request deadline counts the search: past timeouts.request_ms it is a 408, nothing charged', async () => {
+    const slow = await startFakeSearchBackend('searxng');
+    slow.hang = true;
+    const other = await startTestGateway({ yaml: yaml(emu.baseUrl, slow, 'searxng', 'timeouts:\n  request_ms: 300\n'), env: { SEARCH_KEY: 'k' } });
+    try {
+      emu.reset();
+      const res = await postJson(`${other.baseUrl}/chat/completions`, { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] }, { authorization: `Bearer ${other.key}` });
+      assert.equal(res.status, 408, res.text);
+      assert.equal(res.json.error.code, 'timeout');
+      assert.equal(emu.requests.length, 0);
+      await other.flush();
+      assert.equal((await other.services.accounts.getAccount(other.accountId))!.balanceNanos, 100_000_000_000n, 'nothing charged');
+    } finally {
+      await other.close();
+      await slow.close();
+    }
+  });
+
   test("messages: Anthropic's web_search server tool is run by the gateway, counted in Anthropic's usage field", async () => {
     reset();
     emu.enqueue({ text: CITING, usage: USAGE });

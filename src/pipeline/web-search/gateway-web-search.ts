@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { PlannedAttempt } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { RequestDeadlineError } from '../../routing/execute-attempts.ts';
 import { SearchBackendError, type SearchQuery, type SearchResult, type WebSearchDeps } from './search-backend.ts';
 import { clipResults, injectResults, resultsTokenBound, searchQueryOf } from './search-results-message.ts';
 import { passNative, stripWebSearchFields, type WebSearchAsk } from './web-search-ask.ts';
@@ -64,7 +65,8 @@ export async function runWebSearch(planned: PlannedWebSearch, req: CanonicalRequ
   try {
     results = clipResults(await deps.backend.search(query, signal), planned.maxResults);
   } catch (err) {
-    if (signal.aborted || !(err instanceof SearchBackendError)) throw err;
+    if (signal.aborted) throw abortedSearch(signal, deps.backend.kind);
+    if (!(err instanceof SearchBackendError)) throw err;
     if (ask.continueOnError) return { searches: 0, results: [], skipped: `the web search failed (${err.reason})` };
     throw new GatewayError('search_failed', `The web search failed (${deps.backend.kind}: ${err.reason}). Send "on_error": "continue" with the search options to be answered without search instead.`, {
       metadata: { backend: deps.backend.kind, reason: err.reason },
@@ -72,4 +74,10 @@ export async function runWebSearch(planned: PlannedWebSearch, req: CanonicalRequ
   }
   injectResults(req, results, ask.searchPrompt, now);
   return { searches: 1, results };
+}
+
+/** The request's deadline passed during the search (408, as an upstream that took too long), or its client left. */
+function abortedSearch(signal: AbortSignal, kind: string): GatewayError {
+  if (signal.reason instanceof RequestDeadlineError) return new GatewayError('timeout', 'The request exceeded its time limit (during its web search).');
+  return new GatewayError('search_failed', 'The web search was cancelled: the client left.', { metadata: { backend: kind, reason: 'cancelled' } });
 }
