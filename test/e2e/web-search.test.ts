@@ -264,6 +264,18 @@ describe('web search for every model', () => {
     assert.deepEqual(res.json.usage.server_tool_use, { web_search_requests: 1 });
   });
 
+  test("Gemini's API: the googleSearch tool is run by the gateway", async () => {
+    reset();
+    emu.enqueue({ text: CITING, usage: USAGE });
+    const res = await postJson(`${gw.origin}/v1beta/models/acme/plain:generateContent`, {
+      contents: [{ role: 'user', parts: [{ text: 'What is switchyard?' }] }], tools: [{ googleSearch: {} }],
+    }, { 'x-goog-api-key': gw.key });
+    assert.equal(res.status, 200, res.text);
+    injected();
+    assert.equal(search.requests.length, 1);
+    assert.equal(res.json.candidates[0].content.parts[0].text, CITING);
+  });
+
   test('native: a provider that searches itself gets the plugin as sent, and the backend is not called', async () => {
     reset();
     const res = await chat({ model: 'acme/routed', plugins: [{ id: 'web', max_results: 3 }] });
