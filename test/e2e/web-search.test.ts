@@ -198,6 +198,13 @@ describe('web search for every model', () => {
     assert.equal(ok.json.usage.server_tool_use, undefined, 'no search charged');
     assert.equal(ok.json.usage.cost, 0.00014);
     assert.equal((emu.requests[0]!.body.messages as unknown[]).length, 1, 'the model got the question alone');
+
+    // Streamed, the finish chunk's delta says so.
+    emu.enqueue({ text: 'No search today.', usage: USAGE });
+    const streamed = await chat({ model: 'acme/plain', stream: true, search_parameters: { mode: 'on', on_error: 'continue' } });
+    assert.equal(streamed.status, 200, streamed.text);
+    const finish = (sseData(streamed.text) as any[]).find((c) => c !== '[DONE]' && c.choices[0]?.finish_reason != null);
+    assert.deepEqual(finish.choices[0].delta, { web_search: { status: 'skipped', reason: 'the web search failed (HTTP 503)' } });
   });
 
   test('a backend that is down (connection refused) is a 502 in the responses error shape too', async () => {
