@@ -62,10 +62,6 @@ export class HttpSearchBackend implements SearchBackend {
     if (results === null) throw new SearchBackendError(`the answer is not in ${c.kind}'s shape`);
     return results;
   }
-
-  close(): Promise<void> {
-    return this.agent.close();
-  }
 }
 
 async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
