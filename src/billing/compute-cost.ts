@@ -12,6 +12,8 @@ export interface Cost {
     /** Task models only, when they bill the unit: images generated, characters synthesized, seconds transcribed. */
     image_output?: string; image_input?: string; characters?: string; audio?: string;
     written_off?: string; cache_hit_discount?: string;
+    /** Web searches the gateway ran (`search.price_per_search` each). */
+    web_search?: string;
   };
 }
 
@@ -49,6 +51,16 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
   if (characters !== 0n) breakdown.characters = formatAttos(characters);
   if (audio !== 0n) breakdown.audio = formatAttos(audio);
   return { totalNanos: attosToNanos(total), breakdown };
+}
+
+/**
+ * `cost` (null when no model answered) plus the web searches the gateway ran for it, at the
+ * operator's price per search: a search that ran is charged, whatever became of the answer.
+ */
+export function addWebSearchCost(cost: Cost | null, searches: number, pricePerSearch: Nanos): Cost {
+  const nanos = BigInt(searches) * pricePerSearch;
+  const base: Cost = cost ?? { totalNanos: 0n, breakdown: { prompt: '0', completion: '0', cache_read: '0', cache_write: '0', request: '0', image: '0' } };
+  return { totalNanos: base.totalNanos + nanos, breakdown: { ...base.breakdown, web_search: formatNanos(nanos) } };
 }
 
 /**

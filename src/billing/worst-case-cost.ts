@@ -13,6 +13,12 @@ import { taskOutputTokensBound, taskUnitsWorstCase } from './task-cost.ts';
  * routing may fall back to it.
  */
 export function worstCaseCost(req: CanonicalRequest, plan: readonly PlannedAttempt[], promptBound: number): Nanos {
+  const search = req.webSearch;
+  // A web search the gateway runs: its price, and its results in the prompt (docs/tools.md).
+  if (search !== undefined) {
+    const bound = promptBound + search.promptTokens;
+    return ceilToNanos(attemptCost(req, dearestEndpoint(req, plan, bound), bound)) + search.priceNanos;
+  }
   return ceilToNanos(attemptCost(req, dearestEndpoint(req, plan, promptBound), promptBound));
 }
 
@@ -47,6 +53,11 @@ export function maxOutputTokens(req: CanonicalRequest, endpoint: Endpoint, promp
  * request and image prices are covered: what a 402 tells the client.
  */
 export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint, promptBound: number, availableNanos: Nanos): number {
+  const search = req.webSearch;
+  if (search !== undefined) {
+    promptBound += search.promptTokens;
+    availableNanos -= search.priceNanos;
+  }
   const p = endpoint.compiledPricing;
   const fixed = BigInt(promptOn(endpoint, promptBound)) * maxBig(p.prompt, p.cacheWrite) + p.request + BigInt(countInputImages(req)) * p.image;
   const left = availableNanos * ATTOS_PER_NANO - fixed;

@@ -210,6 +210,21 @@ export interface CanonicalRequest {
    * none, so that a request without one costs no walk of its messages to find out.
    */
   inlinePdfs?: number;
+  /**
+   * The web search the gateway runs for this request (pipeline/web-search/), set at
+   * admission once it is decided: what its hold adds to the model's worst case.
+   */
+  webSearch?: WebSearchHold;
+  /** The responses dialect's `web_search` / `web_search_preview` tool was offered (the gateway may run it). */
+  webSearchTool?: true;
+}
+
+/** What a web search the gateway runs adds to a request's hold: its price and the prompt tokens its results may take. */
+export interface WebSearchHold {
+  /** nano-USD: the price of the searches it may run. */
+  priceNanos: bigint;
+  /** An upper bound of the prompt tokens the results add (their UTF-8 bytes). */
+  promptTokens: number;
 }
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

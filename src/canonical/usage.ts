@@ -21,6 +21,8 @@ export interface Usage {
   characters?: number;
   /** Milliseconds of input audio (transcription models priced per second). */
   audioMs?: number;
+  /** Web searches the gateway ran for the answer (priced per search by the operator's `search:`). */
+  webSearchRequests?: number;
   /** The provider's own usage object, untouched. */
   raw?: unknown;
 }

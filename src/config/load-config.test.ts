@@ -82,7 +82,27 @@ describe('loadConfig', () => {
       pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
+      search: null,
     });
+  });
+
+  it('reads search: the web search backend, its key by reference and its price; refuses what is missing or unknown', () => {
+    const c = loadConfig({ path: writeConfig('search:\n  kind: brave\n  url: https://api.search.brave.com/\n  key: ${BRAVE_KEY}\n  price_per_search: "0.005"\n'), env: { BRAVE_KEY: 'bk-1' } }).search;
+    assert.deepEqual(c, { kind: 'brave', url: 'https://api.search.brave.com', key: 'bk-1', pricePerSearch: '0.005', timeoutMs: 10_000, defaultResults: 5, allowPrivateAddresses: false });
+    const searx = loadConfig({ path: writeConfig('search: { kind: searxng, url: "http://searx:8080", price_per_search: 0, timeout_ms: 500, default_results: 8, allow_private_addresses: true }\n'), env: {} }).search;
+    assert.deepEqual(searx, { kind: 'searxng', url: 'http://searx:8080', pricePerSearch: '0', timeoutMs: 500, defaultResults: 8, allowPrivateAddresses: true }, 'SearXNG needs no key');
+    for (const [yaml, field] of [
+      ['search: { kind: bing, url: "https://x", price_per_search: "0" }', /search\.kind/],
+      ['search: { url: "https://x", price_per_search: "0" }', /search\.kind/],
+      ['search: { kind: exa, price_per_search: "0", key: k }', /search\.url/],
+      ['search: { kind: exa, url: "ftp://x", price_per_search: "0", key: k }', /search\.url/],
+      ['search: { kind: exa, url: "https://u:p@x", price_per_search: "0", key: k }', /search\.url/],
+      ['search: { kind: exa, url: "https://x", price_per_search: "0" }', /search\.key/],
+      ['search: { kind: tavily, url: "https://x", key: k }', /search\.price_per_search/],
+      ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "-1" }', /search\.price_per_search/],
+      ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "0", default_results: 31 }', /search\.default_results/],
+      ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "0", engine: exa }', /search/],
+    ] as const) assert.throws(() => loadConfig({ path: writeConfig(yaml + '\n'), env: {} }), field, yaml);
   });
 
   it('reads cache: enabled, TTL, bounds and hit_price as an exact fraction; refuses a price above 1 or unknown keys', () => {

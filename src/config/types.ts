@@ -1,6 +1,7 @@
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
+import type { SearchConfig } from './parse-search.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
@@ -54,6 +55,8 @@ export interface GatewayConfig {
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */
   records: RecordsConfig;
+  /** `search:` — the web search backend the gateway runs for models that cannot search (parse-search.ts, docs/tools.md); null: none. */
+  search: SearchConfig | null;
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }

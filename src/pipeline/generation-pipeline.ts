@@ -5,7 +5,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { admittedPromptTokens } from '../canonical/estimate-tokens.ts';
 import { PromptBound } from '../canonical/prompt-token-bound.ts';
-import { computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
+import { addWebSearchCost, computeCost, writeOff, type Cost } from '../billing/compute-cost.ts';
 import { countInputImages } from '../billing/worst-case-cost.ts';
 import { addTaskUnits } from '../billing/task-cost.ts';
 import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
@@ -26,6 +26,10 @@ import { estimateUsage } from './estimate-usage.ts';
 import { ScrubbingSink } from './scrubbing-sink.ts';
 import type { FileParser } from './file-parser/file-parser.ts';
 import { pdfEngineOf } from './file-parser/file-parser-plugin.ts';
+import type { WebSearchDeps } from './web-search/search-backend.ts';
+import { mayAskWebSearch, readWebSearchAsk } from './web-search/web-search-ask.ts';
+import { planWebSearch, runWebSearch, type PlannedWebSearch, type WebSearchOutcome } from './web-search/gateway-web-search.ts';
+import { CitingSink } from './web-search/citing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
@@ -62,6 +66,8 @@ export interface AdmittedRequest {
   sticky: StickyLookup | null;
   /** An eligible request's response-cache key and hit (X-Switchyard-Cache: HIT or MISS), or null. */
   cache: CacheProbe | null;
+  /** The web search the gateway runs before the model (docs/tools.md), or null. */
+  webSearch: PlannedWebSearch | null;
 }
 
 /** Whether the client went away before its answer was complete (the route knows). */
@@ -97,6 +103,8 @@ export interface PipelineDeps {
   telemetry?: Telemetry;
   /** PDFs for every model: their text where no endpoint reads them (default: PDFs go as files, as sent). */
   files?: FileParser;
+  /** The operator's web search backend (`search:`); absent: search fields go to providers that search natively, as sent. */
+  webSearch?: WebSearchDeps;
   now?: () => number;
 }
 
@@ -168,6 +176,8 @@ export class GenerationPipeline {
       }
       // Before the estimate: a PDF sent as its text is held and charged as text.
       if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req);
+      // Read (and a malformed one refused) before anything is counted; decided once the plan is known.
+      const searchAsk = this.deps.webSearch !== undefined && mayAskWebSearch(req) ? readWebSearchAsk(req) : null;
       const promptTokens = admittedPromptTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
@@ -182,13 +192,16 @@ export class GenerationPipeline {
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
       const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
+      // Decided on the plan (does every endpoint search natively?), held with the rest.
+      const webSearch = searchAsk === null ? null : planWebSearch(req, searchAsk, plan, this.deps.webSearch!);
       const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
       // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
       const holdRow = heldNanos !== 0n && this.deps.reservations.holdRows ? this.deps.settlements.holdWritten(generationId) : null;
-      const cache = (await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null;
+      // Search results change: an answer built on them is not cached.
+      const cache = webSearch !== null ? null : ((await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null);
       if (holdRow !== null) await this.holdDurable(holdRow, generationId, auth, heldNanos);
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache };
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache, webSearch };
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
@@ -310,11 +323,17 @@ export class GenerationPipeline {
     const tracking = new TrackingSink(recorder ?? sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
     const scrubber = this.scrubber;
+    let searched: WebSearchOutcome | null = null;
     try {
       const plan = await this.moderate(admitted, signal);
+      let inner: ExecutionSink = tracking;
+      if (admitted.webSearch !== null) {
+        searched = await runWebSearch(admitted.webSearch, admitted.req, this.deps.webSearch!, signal, this.now());
+        inner = new CitingSink(tracking, searched.results, admitted.webSearch.ask.returnCitations, searched.skipped);
+      }
       execution = hit !== null
         ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
-        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(tracking, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true);
+        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(inner, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true);
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
@@ -342,6 +361,11 @@ export class GenerationPipeline {
     if (recorder !== null && served !== null && execution.error === null && !execution.cancelled) this.deps.responseCache?.save(cache!, served, recorder.parts);
     let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;
     if (hit !== null && cost !== null && this.deps.responseCache !== undefined) cost = this.deps.responseCache.priceHit(cost);
+    // A search that ran is charged at the operator's price, whatever became of the answer.
+    if (searched !== null && searched.searches > 0) {
+      if (usage !== null) usage.webSearchRequests = searched.searches;
+      cost = addWebSearchCost(cost, searched.searches, this.deps.webSearch!.priceNanos);
+    }
     // The hold is released; beyond it, an answer is charged only what the account and key have room for.
     const { auth, heldNanos } = admitted;
     const charged = await this.deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);

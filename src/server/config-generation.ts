@@ -21,6 +21,9 @@ import type { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { ResponseCache } from '../pipeline/response-cache/response-cache.ts';
 import { FileParser } from '../pipeline/file-parser/file-parser.ts';
 import type { ResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
+import type { WebSearchDeps } from '../pipeline/web-search/search-backend.ts';
+import { usdToNanos } from '../money/money.ts';
+import { HttpSearchBackend } from './web-search/http-search-backend.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -110,6 +113,7 @@ export function buildGeneration(
     timeouts: config.timeouts,
     telemetry: shared.telemetry,
     files: new FileParser(config.pdf, shared.adapters),
+    ...webSearchOf(config),
     ...(shared.now === undefined ? {} : { now: shared.now }),
   });
   return {
@@ -123,6 +127,13 @@ export function buildGeneration(
     pipeline,
     scrubber,
   };
+}
+
+/** The operator's search backend (`search:`), when configured: web search for every model (docs/tools.md). */
+function webSearchOf(config: GatewayConfig): { webSearch?: WebSearchDeps } {
+  const search = config.search;
+  if (search === null) return {};
+  return { webSearch: { backend: new HttpSearchBackend(search), priceNanos: usdToNanos(search.pricePerSearch), defaultResults: search.defaultResults } };
 }
 
 /** Fields a running gateway cannot change: a reload that changes one is refused, naming it. */

@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 // a config (YAML, through the real loader) with a distinct secret in every place a config
 // can hold one — providers' keys (from the file and from ${ENV}), header values, a base
 // URL's userinfo and key parameter, secret-named provider options, the moderation
-// upstream's key and URL, the metrics token, the database's and Redis's URLs (user and
+// upstream's key and URL, the web search backend's key, the metrics token, the database's and Redis's URLs (user and
 // password), a URL with credentials in free text — and none of them comes back.
 
 const S = {
@@ -20,6 +20,7 @@ const S = {
   optNested: 'optnest-O1p2Q3r4S5', optUrl: 'opturl-T6u7V8w9X0', modKey: 'modkey-Y1z2A3b4C5', modUrlPass: 'modpass-D6e7F8g9H0',
   metrics: 'metrics-I1j2K3l4M5', textPass: 'txtpass-N6o7P8q9R0', textToken: 'txttok-S1t2U3v4W5',
   dbUser: 'dbuser_x1y2z3a4', dbPass: 'dbpass-B5c6D7e8F9', redisUser: 'rduser-G1h2I3j4K5', redisPass: 'rdpass-L6m7N8o9P0',
+  searchKey: 'srchkey-Q1r2S3t4U5',
 };
 
 function yaml(database = ''): string {
@@ -52,6 +53,7 @@ models:
         pricing: { prompt: "0.000001", completion: "0.000002" }
 moderation:
   upstream: { base_url: "https://mod:${S.modUrlPass}@127.0.0.1:9/v1", api_key: "${S.modKey}" }
+search: { kind: brave, url: "https://api.search.brave.com", key: "${S.searchKey}", price_per_search: "0.005" }
 `;
 }
 

@@ -55,6 +55,8 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
     stream: readBoolean(body, 'stream') ?? false,
     extra: {},
   };
+  // Anthropic's web search server tool (`web_search_20250305`, named `web_search`): the gateway may run it (docs/tools.md).
+  for (const name of dropped) if (name.startsWith('web_search')) req.webSearchTool = true;
   if (state.inlinePdfs > 0) req.inlinePdfs = state.inlinePdfs;
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
   const stop = readStringArray(body, 'stop_sequences');

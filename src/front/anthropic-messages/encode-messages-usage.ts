@@ -13,6 +13,8 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
   output_tokens: number;
   output_tokens_details?: { thinking_tokens: number };
+  /** Web searches the gateway ran (Anthropic's own field for its web search tool). */
+  server_tool_use?: { web_search_requests: number };
   cost?: number;
 }
 
@@ -29,6 +31,7 @@ export function encodeMessagesUsage(usage: Usage | null, estimatedInput: number,
       output_tokens: usage.output,
     };
     if (usage.reasoning > 0) out.output_tokens_details = { thinking_tokens: usage.reasoning };
+    if (usage.webSearchRequests !== undefined) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
   }
   if (cost !== undefined) out.cost = cost;
   return out;

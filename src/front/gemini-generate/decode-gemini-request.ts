@@ -49,8 +49,9 @@ export function decodeGeminiRequest(body: unknown, target: GeminiTarget, opts: G
     stream: target.stream,
     extra: {},
   };
-  const { tools, toolChoice } = decodeGeminiTools(body);
+  const { tools, toolChoice, webSearch } = decodeGeminiTools(body);
   if (tools !== undefined) req.tools = tools;
+  if (webSearch) req.webSearchTool = true;
   if (toolChoice !== undefined) req.toolChoice = toolChoice;
   decodeGenerationConfig(body, req);
   const provider = decodeProviderPreferences(body, 'provider');

@@ -23,12 +23,15 @@ function emptySchema(): Record<string, unknown> {
 export interface DecodedTools {
   tools: ToolDefinition[] | undefined;
   toolChoice: ToolChoice | undefined;
+  /** Google's search tool (`googleSearch`, `googleSearchRetrieval`) was offered: the gateway may run it (docs/tools.md). */
+  webSearch: boolean;
 }
 
 export function decodeGeminiTools(body: JsonObject): DecodedTools {
   const raw = body.tools;
   let tools: ToolDefinition[] | undefined;
   let droppedBuiltIns = false;
+  let webSearch = false;
   if (raw !== undefined && raw !== null) {
     if (!Array.isArray(raw)) throw invalidType('tools', 'an array of Tool objects', raw);
     const out: ToolDefinition[] = [];
@@ -38,6 +41,7 @@ export function decodeGeminiTools(body: JsonObject): DecodedTools {
       const declarations = tool.functionDeclarations;
       if (declarations === undefined || declarations === null) {
         droppedBuiltIns ||= Object.keys(tool).length > 0;
+        webSearch ||= tool.googleSearch !== undefined || tool.google_search !== undefined || tool.googleSearchRetrieval !== undefined;
         continue;
       }
       if (!Array.isArray(declarations)) throw invalidType(`tools[${i}].functionDeclarations`, 'an array of function declarations', declarations);
@@ -45,7 +49,7 @@ export function decodeGeminiTools(body: JsonObject): DecodedTools {
     }
     if (out.length > 0) tools = out;
   }
-  return { tools, toolChoice: decodeToolConfig(body, tools, droppedBuiltIns) };
+  return { tools, toolChoice: decodeToolConfig(body, tools, droppedBuiltIns), webSearch };
 }
 
 function decodeDeclaration(raw: unknown, path: string): ToolDefinition {

@@ -1,4 +1,5 @@
 import type { AssistantAudioPart } from '../../canonical/request.ts';
+import type { UrlCitation } from '../../canonical/finish-reason.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { encodeChatUsage, type ChatUsage } from './encode-chat-usage.ts';
@@ -45,6 +46,10 @@ export interface ChatCompletionMessage {
   images?: ChatImage[];
   /** URLs the answer cites (xAI live search), when the provider lists them. */
   citations?: string[];
+  /** The sources of a web search the gateway ran, where the text cites them (OpenAI's and OpenRouter's shape). */
+  annotations?: UrlCitation[];
+  /** A web search the gateway was to run that was skipped (`on_error: "continue"`), and why. */
+  web_search?: { status: 'skipped'; reason: string };
 }
 
 export interface ChatCompletion {
@@ -104,6 +109,10 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   if (images !== null) message.images = images;
   const citations = resp.finish?.citations;
   if (citations !== undefined && citations.length > 0) message.citations = citations;
+  const annotations = resp.finish?.annotations;
+  if (annotations !== undefined && annotations.length > 0) message.annotations = annotations;
+  const skipped = resp.finish?.searchSkipped;
+  if (skipped !== undefined) message.web_search = { status: 'skipped', reason: skipped };
 
   return {
     id: meta.id,

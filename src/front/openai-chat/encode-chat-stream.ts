@@ -1,3 +1,4 @@
+import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { Usage } from '../../canonical/usage.ts';
@@ -17,6 +18,14 @@ const ROLE_CHOICES = '[{"index":0,"delta":{"role":"assistant","content":""},"log
 const DELTA_OPEN = '[{"index":0,"delta":{';
 const DELTA_CLOSE = '},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}\n\n';
 const DONE = 'data: [DONE]\n\n';
+
+function searchDelta(reason: FinishReason): string {
+  const delta: Record<string, unknown> = {};
+  if (reason.citations !== undefined && reason.citations.length > 0) delta.citations = reason.citations;
+  if (reason.annotations !== undefined && reason.annotations.length > 0) delta.annotations = reason.annotations;
+  if (reason.searchSkipped !== undefined) delta.web_search = { status: 'skipped', reason: reason.searchSkipped };
+  return JSON.stringify(delta);
+}
 
 export class ChatStreamEncoder {
   /** `data: {` + the shared fields + `"choices":`; each chunk appends its choices. */
@@ -78,7 +87,9 @@ export class ChatStreamEncoder {
       case 'finish': {
         // Citations arrive with the finish (xAI sends them last), so they ride in its delta.
         const citations = part.reason.citations;
-        const delta = citations === undefined || citations.length === 0 ? '{}' : '{"citations":' + JSON.stringify(citations) + '}';
+        let delta = citations === undefined || citations.length === 0 ? '{}' : '{"citations":' + JSON.stringify(citations) + '}';
+        // A web search the gateway ran: its annotations (or why it was skipped) in the same delta.
+        if (part.reason.annotations !== undefined || part.reason.searchSkipped !== undefined) delta = searchDelta(part.reason);
         return this.head + '[{"index":0,"delta":' + delta + ',"logprobs":null,"finish_reason":' + JSON.stringify(part.reason.unified) +
           ',"native_finish_reason":' + JSON.stringify(part.reason.raw) + '}]}\n\n';
       }

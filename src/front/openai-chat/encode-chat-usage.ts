@@ -14,6 +14,8 @@ export interface ChatUsage {
   cache_creation_input_tokens?: number;
   reasoning_tokens?: number;
   audio_tokens?: number;
+  /** Web searches the gateway ran (Anthropic's and OpenRouter's name). */
+  server_tool_use?: { web_search_requests: number };
   cost?: number;
 }
 
@@ -43,6 +45,7 @@ export function encodeChatUsage(usage: Usage | null, cost: number | undefined): 
     if (usage.audioInput !== undefined || usage.audioOutput !== undefined) {
       out.audio_tokens = (usage.audioInput ?? 0) + (usage.audioOutput ?? 0);
     }
+    if (usage.webSearchRequests !== undefined) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
   }
   if (cost !== undefined) out.cost = cost;
   return out;

@@ -53,6 +53,8 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   const choice = decodeResponsesToolChoice(body.tool_choice);
   const dropped = new Set<string>();
   let tools = decodeResponsesTools(body.tools, dropped);
+  // OpenAI's web search tool (`web_search`, `web_search_preview`, dated): the gateway may run it (docs/tools.md).
+  for (const name of dropped) if (name.startsWith('web_search')) req.webSearchTool = true;
   // A forced choice needs the tool it forces (before allowed_tools narrows the list).
   const toolChoice = checkToolChoice(choice?.choice, tools, responsesToolChoiceRule(dropped));
   if (tools !== undefined && choice?.allowed !== undefined) {

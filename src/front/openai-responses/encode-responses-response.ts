@@ -5,7 +5,7 @@ import type { ResponseMeta } from '../front-dialect.ts';
 import { echoOf, type ResponsesEchoJson } from './responses-echo.ts';
 import { encodeResponsesUsage, type ResponsesUsage } from './encode-responses-usage.ts';
 import {
-  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, messageItem, reasoningItem,
+  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, messageItem, reasoningItem, responsesAnnotationsOf,
   redactedReasoningItem, responseIdTail, statusOf, type MessageItem, type OutputItem,
   type ResponseStatus,
 } from './responses-output-items.ts';
@@ -69,6 +69,12 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
       default:
         assertNever(part);
     }
+  }
+  // A web search the gateway ran: its sources on the answer's last message.
+  const annotations = responsesAnnotationsOf(resp.finish);
+  if (annotations.length > 0) {
+    const lastMessage = output.findLast((item) => item.type === 'message');
+    if (lastMessage !== undefined) lastMessage.content[0]!.annotations = annotations;
   }
   // The item being written when an answer was cut is the incomplete one.
   const last = output[output.length - 1];

@@ -8,7 +8,7 @@ import type { DialectStreamEncoder, ResponseMeta } from '../front-dialect.ts';
 import { echoOf } from './responses-echo.ts';
 import { encodeResponsesUsage } from './encode-responses-usage.ts';
 import {
-  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, itemStatusFor, messageItem, reasoningItem,
+  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, itemStatusFor, messageItem, reasoningItem, responsesAnnotationsOf,
   redactedReasoningItem, responseIdTail, statusOf, type ItemStatus, type OutputItem, type ReasoningItem, type ResponseStatus,
 } from './responses-output-items.ts';
 
@@ -191,10 +191,16 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   private closeMessage(status: ItemStatus): string {
     if (this.messageIndex < 0) return '';
     const text = JSON.stringify(this.text);
-    const item = messageItem(this.messageId, status, this.text);
+    // A web search the gateway ran: the finish (which closes the message) brings its sources.
+    const annotations = responsesAnnotationsOf(this.finish);
+    const item = messageItem(this.messageId, status, this.text, annotations);
     this.output[this.messageIndex] = item;
-    const out = this.event('response.output_text.done', `${this.messageRoute},"content_index":0,"text":${text},"logprobs":[]`) +
-      this.event('response.content_part.done', `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":${text},"annotations":[]}`) +
+    let added = '';
+    annotations.forEach((annotation, i) => {
+      added += this.event('response.output_text.annotation.added', `${this.messageRoute},"content_index":0,"annotation_index":${i},"annotation":${JSON.stringify(annotation)}`);
+    });
+    const out = added + this.event('response.output_text.done', `${this.messageRoute},"content_index":0,"text":${text},"logprobs":[]`) +
+      this.event('response.content_part.done', `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":${text},"annotations":${JSON.stringify(annotations)}}`) +
       this.itemDone(this.messageIndex, item);
     this.messageIndex = -1;
     this.text = '';

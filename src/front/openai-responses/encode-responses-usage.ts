@@ -17,6 +17,8 @@ export interface ResponsesUsage {
   completion_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Web searches the gateway ran. */
+  server_tool_use?: { web_search_requests: number };
   cost?: number;
 }
 
@@ -45,6 +47,7 @@ export function encodeResponsesUsage(usage: Usage | null, cost: number | undefin
       cache_read_input_tokens: usage.cacheRead,
       cache_creation_input_tokens: usage.cacheWrite,
     };
+    if (usage.webSearchRequests !== undefined) out.server_tool_use = { web_search_requests: usage.webSearchRequests };
   }
   if (cost !== undefined) out.cost = cost;
   return out;

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../canonical/finish-reason.ts';
+import type { FinishReason, UrlCitation } from '../../canonical/finish-reason.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { ReasoningPart, ToolCallPart } from '../../canonical/request.ts';
 import { redactedToEncryptedContent } from './reasoning-encrypted-content.ts';
@@ -17,7 +17,8 @@ export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 export interface OutputTextPart {
   type: 'output_text';
   text: string;
-  annotations: never[];
+  /** `url_citation` annotations of a web search the gateway ran (on the answer's last message). */
+  annotations: ResponsesUrlCitation[];
 }
 
 export interface MessageItem {
@@ -117,8 +118,24 @@ export function itemStatusFor(status: ResponseStatus): ItemStatus {
   return status === 'completed' ? 'completed' : 'incomplete';
 }
 
-export function messageItem(id: string, status: ItemStatus, text: string): MessageItem {
-  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+/** The responses API's annotation: flat, where chat's nests under `url_citation`. */
+export interface ResponsesUrlCitation {
+  type: 'url_citation';
+  start_index: number;
+  end_index: number;
+  url: string;
+  title: string;
+}
+
+export function messageItem(id: string, status: ItemStatus, text: string, annotations: ResponsesUrlCitation[] = []): MessageItem {
+  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations }] };
+}
+
+/** A finish's web search annotations in the responses shape (none when the gateway searched for nothing). */
+export function responsesAnnotationsOf(finish: FinishReason | null): ResponsesUrlCitation[] {
+  const list: UrlCitation[] | undefined = finish?.annotations;
+  if (list === undefined) return [];
+  return list.map(({ url_citation: c }) => ({ type: 'url_citation', start_index: c.start_index, end_index: c.end_index, url: c.url, title: c.title }));
 }
 
 export function functionCallItem(id: string, status: ItemStatus, call: ToolCallPart): FunctionCallItem {

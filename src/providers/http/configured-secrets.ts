@@ -20,5 +20,8 @@ export function scrubberForConfig(config: GatewayConfig, catalog: Catalog): Secr
   for (const p of catalog.providers.values()) addProvider(p);
   const moderationKey = config.moderation.upstream?.apiKey;
   if (moderationKey !== undefined) secrets.push(moderationKey);
+  // The web search backend's key (`search.key`).
+  const searchKey = config.search?.key;
+  if (searchKey !== undefined) secrets.push(searchKey);
   return new SecretScrubber(secrets);
 }
