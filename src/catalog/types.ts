@@ -8,13 +8,14 @@ import type { CacheFamily, CompiledPricing, PricingSpec } from '../money/pricing
 export type { Capability } from '../canonical/capabilities.ts';
 export type { ModelKind } from '../canonical/task.ts';
 import type { ModelKind } from '../canonical/task.ts';
+import type { ProviderKind } from '../config/provider-kinds.ts';
 export type { CacheFamily, PricingSpec } from '../money/pricing.ts';
 
 export interface ProviderConfig {
   /** Slug used in routing (`openai`, `anthropic`, `local`, ...). */
   id: string;
-  /** Adapter kind: `openai`, `anthropic`, `google`, `sim`, ... */
-  kind: string;
+  /** Adapter kind: `openai`, `anthropic`, `google`, `bedrock`, `vertex`, `sim`. */
+  kind: ProviderKind;
   name: string;
   baseUrl: string;
   apiKey?: string;

@@ -1,3 +1,4 @@
+import type { ProviderKind } from './provider-kinds.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
@@ -130,7 +131,7 @@ export interface CredentialInput {
 
 export interface ProviderInput {
   id: string;
-  kind?: string;
+  kind?: ProviderKind;
   name?: string;
   baseUrl?: string;
   /** Absent when the file gave none or an empty string (an unset `${VAR}`). */

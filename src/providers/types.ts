@@ -1,3 +1,4 @@
+import type { ProviderKind } from '../config/provider-kinds.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { ModelKind, TaskRequest } from '../canonical/task.ts';
 import type { FormData } from 'undici';
@@ -38,7 +39,7 @@ export type StreamFraming = 'sse' | 'aws-eventstream';
 
 /** An adapter for a provider reached over HTTP. Pure: no I/O of its own, but for `authorize`. */
 export interface HttpProviderAdapter {
-  readonly kind: string;
+  readonly kind: ProviderKind;
   readonly transport: 'http';
   /** Default `sse`. */
   readonly streamFraming?: StreamFraming;
@@ -91,7 +92,7 @@ export interface TaskCodec {
 
 /** An adapter that produces answers in-process (the `sim` provider). */
 export interface LocalProviderAdapter {
-  readonly kind: string;
+  readonly kind: ProviderKind;
   readonly transport: 'local';
   readonly supportedParameters: ReadonlySet<string>;
   /** As HttpProviderAdapter's (absent: it does not read PDFs). */

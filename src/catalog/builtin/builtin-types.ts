@@ -3,10 +3,11 @@
 // states (credential env vars, parameter exclusions).
 
 import type { CacheFamily, Capability, ModelKind, PricingSpec } from '../types.ts';
+import type { ProviderKind } from '../../config/provider-kinds.ts';
 
 export interface BuiltinProvider {
   id: string;
-  kind: string;
+  kind: ProviderKind;
   name: string;
   baseUrl: string;
   /** Env vars that hold the API key, first non-empty wins. Empty: needs no credential. */

@@ -29,7 +29,7 @@ interface OpenAISubjectSpec {
 function openaiSubject(spec: OpenAISubjectSpec): ConformanceSubject {
   const profile = OPENAI_PROFILES.get(spec.profile)!;
   const config = {
-    id: spec.provider, kind: 'openai', name: profile.vendor, timeoutMs: 10_000,
+    id: spec.provider, kind: 'openai' as const, name: profile.vendor, timeoutMs: 10_000,
     cacheFamily: 'prompt_cache_key' as const, profile: spec.profile,
     // The wire mapping is under test here: the operator lets the options that cost extra through.
     unpricedOptions: new Set(['service_tier', 'web_search_options', 'plugins']),
