@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { buildInfo } from '../config/build-info.ts';
 import { aggregateAcrossWorkers } from './cluster-metrics.ts';
+import { BoundCounter } from './bound-counter.ts';
 import { DIALECT_NAMES, type DialectName } from '../canonical/dialect-name.ts';
 
 /** Seconds buckets for whole requests and upstream attempts (model calls last seconds to minutes). */
@@ -36,18 +37,23 @@ export interface GaugeSources {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
-  readonly requests: Counter<'route' | 'model' | 'provider' | 'status_class'>;
+  /** Label sets bound once (bound-counter.ts): `.inc(value, ...label values in labelNames' order)`. */
+  readonly httpRequests: BoundCounter<'method' | 'route' | 'status_class'>;
+  /** Label sets bound once (bound-counter.ts): `.inc(value, ...label values in labelNames' order)`. */
+  readonly requests: BoundCounter<'route' | 'model' | 'provider' | 'status_class'>;
   readonly requestDuration: Histogram<'route' | 'model' | 'provider'>;
   readonly timeToFirstToken: Histogram<'route' | 'model' | 'provider'>;
   readonly overhead: Histogram<'route' | 'streamed'>;
   readonly upstreamDuration: Histogram<'provider' | 'endpoint'>;
-  readonly attempts: Counter<'provider' | 'endpoint' | 'outcome'>;
+  /** Label sets bound once (bound-counter.ts): `.inc(value, ...label values in labelNames' order)`. */
+  readonly attempts: BoundCounter<'provider' | 'endpoint' | 'outcome'>;
   readonly credentialAttempts: Counter<'provider' | 'credential' | 'outcome'>;
   readonly retries: Counter<'provider' | 'endpoint' | 'reason'>;
   readonly fallbacks: Counter<'reason'>;
-  readonly tokens: Counter<'model' | 'provider' | 'type'>;
-  readonly cost: Counter<'model' | 'provider'>;
+  /** Label sets bound once (bound-counter.ts): `.inc(value, ...label values in labelNames' order)`. */
+  readonly tokens: BoundCounter<'model' | 'provider' | 'type'>;
+  /** Label sets bound once (bound-counter.ts): `.inc(value, ...label values in labelNames' order)`. */
+  readonly cost: BoundCounter<'model' | 'provider'>;
   readonly rateLimitRefusals: Counter<'scope'>;
   readonly admissionRefusals: Counter<'reason'>;
   readonly circuitOpened: Counter<'endpoint'>;
@@ -59,13 +65,13 @@ export class GatewayMetrics {
   constructor(sources: GaugeSources, opts: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({
+    this.httpRequests = new BoundCounter({
       name: 'switchyard_http_requests_total',
       help: 'HTTP requests answered, every route (authentication failures and unknown routes included), by method, route pattern and status class.',
       labelNames: ['method', 'route', 'status_class'],
       registers,
     });
-    this.requests = new Counter({
+    this.requests = new BoundCounter({
       name: 'switchyard_requests_total',
       help: 'Model requests finished (refusals at admission included), by route, model, provider and status class.',
       labelNames: ['route', 'model', 'provider', 'status_class'],
@@ -99,7 +105,7 @@ export class GatewayMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.attempts = new Counter({
+    this.attempts = new BoundCounter({
       name: 'switchyard_upstream_attempts_total',
       help: 'Upstream attempts by outcome: ok, or the error code of the catalogue.',
       labelNames: ['provider', 'endpoint', 'outcome'],
@@ -123,13 +129,13 @@ export class GatewayMetrics {
       labelNames: ['reason'],
       registers,
     });
-    this.tokens = new Counter({
+    this.tokens = new BoundCounter({
       name: 'switchyard_tokens_total',
       help: 'Tokens charged, by type: prompt, completion, cache_read, cache_write, reasoning.',
       labelNames: ['model', 'provider', 'type'],
       registers,
     });
-    this.cost = new Counter({
+    this.cost = new BoundCounter({
       name: 'switchyard_cost_nanousd_total',
       help: 'Cost charged to accounts, in nano-USD (1e-9 USD).',
       labelNames: ['model', 'provider'],

@@ -140,7 +140,7 @@ export class Telemetry implements UpstreamObserver {
     const route = r.dialect;
     const model = this.modelLabel(r.model);
     const provider = r.provider ?? 'none';
-    m.requests.inc({ route, model, provider, status_class: r.cancelled && error === null ? 'cancelled' : `${Math.floor(status / 100)}xx` });
+    m.requests.inc(1, route, model, provider, r.cancelled && error === null ? 'cancelled' : STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`);
     const latencyMs = r.latencyMs ?? 0;
     const seconds = latencyMs / 1000;
     m.requestDuration.observe({ route, model, provider }, seconds);
@@ -153,7 +153,7 @@ export class Telemetry implements UpstreamObserver {
         m.rateLimitRefusals.inc({ scope: 'model' });
         continue;
       }
-      m.attempts.inc({ provider: a.provider, endpoint: a.endpoint, outcome: a.errorCode ?? 'ok' });
+      m.attempts.inc(1, a.provider, a.endpoint, a.errorCode ?? 'ok');
       if (a.credential !== undefined) m.credentialAttempts.inc({ provider: a.provider, credential: a.credential, outcome: a.errorCode ?? 'ok' });
       m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
       if (i > 0) {
@@ -165,12 +165,12 @@ export class Telemetry implements UpstreamObserver {
     }
     if (error?.code === 'rate_limited' && attempts.length === 0) m.rateLimitRefusals.inc({ scope: 'request' });
     if (r.provider !== null) {
-      if (r.tokensPrompt > 0) m.tokens.inc({ model, provider, type: 'prompt' }, r.tokensPrompt);
-      if (r.tokensCompletion > 0) m.tokens.inc({ model, provider, type: 'completion' }, r.tokensCompletion);
-      if (r.tokensCacheRead > 0) m.tokens.inc({ model, provider, type: 'cache_read' }, r.tokensCacheRead);
-      if (r.tokensCacheWrite > 0) m.tokens.inc({ model, provider, type: 'cache_write' }, r.tokensCacheWrite);
-      if (r.tokensReasoning > 0) m.tokens.inc({ model, provider, type: 'reasoning' }, r.tokensReasoning);
-      if (r.costNanos > 0n) m.cost.inc({ model, provider }, Number(r.costNanos));
+      m.tokens.inc(r.tokensPrompt, model, provider, 'prompt');
+      m.tokens.inc(r.tokensCompletion, model, provider, 'completion');
+      m.tokens.inc(r.tokensCacheRead, model, provider, 'cache_read');
+      m.tokens.inc(r.tokensCacheWrite, model, provider, 'cache_write');
+      m.tokens.inc(r.tokensReasoning, model, provider, 'reasoning');
+      if (r.costNanos > 0n) m.cost.inc(Number(r.costNanos), model, provider);
     }
   }
 
@@ -243,6 +243,8 @@ export class Telemetry implements UpstreamObserver {
 }
 
 const NO_SECRETS = new SecretScrubber([]);
+/** A status's class label by its hundreds (no string built per request). */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 /** The stream a pino logger writes its lines to (a LogSink, a file, pino-pretty's stream). */
 function requestLogDestination(log: Logger): DestinationStream {

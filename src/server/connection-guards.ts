@@ -34,19 +34,24 @@ export function serverOptions(s: ServerConfig): FastifyHttpOptions<Server> {
 
 export function installConnectionGuards(app: FastifyInstance, s: ServerConfig): void {
   const idleMs = s.idleTimeoutMs;
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks, not async ones: each async hook is a promise and a turn of the microtask
+  // queue per request, for work that never waits (docs/benchmarks.md, "Fifth round").
+  app.addHook('onRequest', (request, _reply, done) => {
     // Node re-arms nothing for a second request on a keep-alive connection: arm it here.
     request.raw.socket.setTimeout(idleMs);
     // No route: answer before the body is read (Fastify would parse it for the 404 handler).
-    if (request.is404) throw new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    if (request.is404) done(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
+    else done();
   });
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     request.raw.socket.setTimeout(0);
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     resumeIdleTimeout(request, idleMs);
     // Answered without reading the body (a route that takes none, or a refusal): close rather than drain it.
     closeIfBodyPending(request, reply);
+    done(null, payload);
   });
 }
 

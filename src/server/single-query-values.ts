@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 
 /**
@@ -10,14 +10,18 @@ export function installSingleQueryValues(app: FastifyInstance): void {
   app.addHook('onRequest', refuseRepeatedQueryParameters);
 }
 
-async function refuseRepeatedQueryParameters(request: FastifyRequest): Promise<void> {
+// A callback hook (no promise per request: it never waits).
+function refuseRepeatedQueryParameters(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const query = request.query as Record<string, unknown> | undefined;
-  if (query === undefined || query === null) return;
-  for (const name in query) {
-    const value = query[name];
-    if (Array.isArray(value)) {
-      const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
-      throw new GatewayError('invalid_parameter', `The query parameter "${shown}" is given ${value.length} times; give it once.`, { param: shown });
+  if (query !== undefined && query !== null) {
+    for (const name in query) {
+      const value = query[name];
+      if (Array.isArray(value)) {
+        const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
+        done(new GatewayError('invalid_parameter', `The query parameter "${shown}" is given ${value.length} times; give it once.`, { param: shown }));
+        return;
+      }
     }
   }
+  done();
 }

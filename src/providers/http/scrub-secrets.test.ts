@@ -41,4 +41,15 @@ describe('SecretScrubber', () => {
     assert.equal(out.retryable, false);
     assert.equal(out.status, 502);
   });
+
+  it('answers a text it scrubbed before as a new pass would: short ones from its memo, past its bound too', () => {
+    const fresh = new SecretScrubber(['configured-key-0001']);
+    const texts = ['model acme/mock-1', 'app configured-key-0001', 'Bearer abc.def', `${'x'.repeat(300)} configured-key-0001`];
+    // Twice over, and again once the memo has been filled and cleared (256 entries).
+    for (let round = 0; round < 3; round++) {
+      for (const t of texts) assert.equal(fresh.text(t), new SecretScrubber(['configured-key-0001']).text(t), t.slice(0, 40));
+      if (round === 1) for (let i = 0; i < 300; i++) fresh.text(`title ${i}`);
+    }
+    assert.equal(fresh.text('app configured-key-0001'), 'app [REDACTED]');
+  });
 });

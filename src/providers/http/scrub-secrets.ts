@@ -28,8 +28,19 @@ const PATTERNS: readonly RegExp[] = [
   /((?:aws_secret_access_key|secretaccesskey)\\?"?\s*[:=]\s*\\?"?)[A-Za-z0-9/+=]{40}/gi,
 ];
 
+/** Short texts scrubbed are remembered (per scrubber), at most this many, this long. */
+const MEMO_ENTRIES = 256;
+const MEMO_MAX_LENGTH = 256;
+
 export class SecretScrubber {
   private readonly secrets: readonly string[];
+  /**
+   * Short texts already scrubbed, and what they became: the request log scrubs the same
+   * few model names, titles and referers on every request, and each pass is 8 regular
+   * expressions over the text (issue 29: the request log's cost). A pure function of the
+   * text and this scrubber's secrets, so the memo answers what a new pass would.
+   */
+  private readonly memo = new Map<string, string>();
 
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
@@ -44,6 +55,16 @@ export class SecretScrubber {
   }
 
   text(text: string): string {
+    if (text.length > MEMO_MAX_LENGTH) return this.scrub(text);
+    const known = this.memo.get(text);
+    if (known !== undefined) return known;
+    const out = this.scrub(text);
+    if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
+    this.memo.set(text, out);
+    return out;
+  }
+
+  private scrub(text: string): string {
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
     for (const pattern of PATTERNS) out = out.replace(pattern, redactAfterGroup);

@@ -21,22 +21,34 @@ export const CSRF_HEADER = 'x-csrf-token';
 export function installSessionCookieAuth(app: FastifyInstance, publicOrigin: string | undefined): void {
   // Parses and serializes cookies (its own hook is not relied on: ours parses the header).
   app.register(fastifyCookie);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    const url = request.url;
-    if (!url.startsWith('/api/v1/')) return;
-    if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) return;
-    const header = request.headers.cookie;
-    if (header === undefined) return;
-    const token = app.parseCookie(header)[sessionCookieName(request)];
-    if (token === undefined || token === '') return;
-    // Signing in again with an old cookie still present takes the key in the body.
-    if (request.method === 'POST' && url.split('?')[0] === SESSION_PATH) return;
-    if (!SAFE_METHODS.has(request.method)) {
-      checkOrigin(request, publicOrigin);
-      if (request.headers[CSRF_HEADER] !== csrfTokenOf(token)) {
-        throw new GatewayError('forbidden', 'Missing or wrong X-CSRF-Token header for this dashboard session.');
-      }
+  // A callback hook (every request passes here; an async one is a promise each).
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      sessionAsKey(request, app, publicOrigin);
+    } catch (err) {
+      done(err as Error);
+      return;
     }
-    request.headers.authorization = `Bearer ${token}`;
+    done();
   });
+}
+
+/** The session cookie's token as the request's key, when it has the cookie and no key of its own. */
+function sessionAsKey(request: FastifyRequest, app: FastifyInstance, publicOrigin: string | undefined): void {
+  const url = request.url;
+  if (!url.startsWith('/api/v1/')) return;
+  if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) return;
+  const header = request.headers.cookie;
+  if (header === undefined) return;
+  const token = app.parseCookie(header)[sessionCookieName(request)];
+  if (token === undefined || token === '') return;
+  // Signing in again with an old cookie still present takes the key in the body.
+  if (request.method === 'POST' && url.split('?')[0] === SESSION_PATH) return;
+  if (!SAFE_METHODS.has(request.method)) {
+    checkOrigin(request, publicOrigin);
+    if (request.headers[CSRF_HEADER] !== csrfTokenOf(token)) {
+      throw new GatewayError('forbidden', 'Missing or wrong X-CSRF-Token header for this dashboard session.');
+    }
+  }
+  request.headers.authorization = `Bearer ${token}`;
 }

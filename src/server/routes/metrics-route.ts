@@ -39,7 +39,7 @@ export function countHttpRequests(app: FastifyInstance, services: Services): voi
   if (counter === undefined) return;
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    counter.inc({ method: request.method, route: request.is404 ? 'unmatched' : route, status_class: STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other' });
+    counter.inc(1, request.method, request.is404 ? 'unmatched' : route, STATUS_CLASSES[Math.floor(reply.statusCode / 100) - 1] ?? 'other');
     done();
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { limitUsageNanos, periodStart } from '../../billing/key-limit-remaining.ts';
 import { usdToNanos } from '../../money/money.ts';
 import { requestAuth } from '../route-access.ts';
@@ -58,7 +58,16 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     }
   };
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: every request passes here, and none waits for it.
+  app.addHook('onResponse', (request, reply, done) => {
+    try {
+      afterModelResponse(request, reply);
+    } finally {
+      done();
+    }
+  });
+
+  function afterModelResponse(request: FastifyRequest, reply: FastifyReply): void {
     if (request.routeOptions.config?.access?.auth !== 'model-key') return;
     let auth;
     try {
@@ -68,5 +77,5 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     }
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
     void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
-  });
+  }
 }
