@@ -21,6 +21,8 @@ import type { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { ResponseCache } from '../pipeline/response-cache/response-cache.ts';
 import { FileParser } from '../pipeline/file-parser/file-parser.ts';
 import type { ResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
+import type { McpClient } from '../mcp/mcp-client.ts';
+import { McpRegistry } from '../mcp/mcp-registry.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -40,6 +42,8 @@ export interface ConfigGeneration {
   planner: AttemptPlanner;
   pipeline: GenerationPipeline;
   scrubber: SecretScrubber;
+  /** The operator's MCP servers and their tool lists (cached per generation: a reload lists them again). */
+  mcp: McpRegistry;
 }
 
 /**
@@ -61,6 +65,8 @@ export interface SharedState {
   sticky: StickyRouting;
   /** Where response-cache entries are kept (outlives reloads; `cache:` in each generation's config says how they are used). */
   responseCacheStore: ResponseCacheStore;
+  /** The connections to MCP servers (outlives reloads; its bounds and SSRF setting are read at start). */
+  mcpClient: McpClient;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -122,6 +128,7 @@ export function buildGeneration(
     planner,
     pipeline,
     scrubber,
+    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient }),
   };
 }
 
