@@ -38,6 +38,19 @@ export interface GenerationRecord {
   createdAt: string;
   /** Served from the response cache (no upstream call); absent means false. */
   cacheHit?: boolean;
+  /** A later model turn of a request that runs MCP tools: the first turn's generation id (docs/tools.md); absent: none. */
+  parentId?: string | null;
+  /** The MCP calls whose results this turn was given (server, tool, duration, status; never arguments nor results); absent: none. */
+  toolCalls?: ToolCallRecord[] | null;
+}
+
+/** One MCP call the gateway ran, as its generation record keeps it. */
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ms: number;
+  /** `ok`, `tool_error` (the tool said it failed), or why the call failed (`timeout`, `too_large`, `unreachable`, ...). */
+  status: string;
 }
 
 /** Reads over generation records (usage statistics, the generation lookup). */
