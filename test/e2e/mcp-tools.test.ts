@@ -11,6 +11,14 @@ import { generationRecord } from '../support/public-api.ts';
 
 const WEATHER_CALL = { id: 'call_w1', name: 'docs__weather', arguments: '{"city":"Oslo"}' };
 
+/** The records of the later turns of the request whose first turn is `parentId`. */
+async function turnsOf(gw: TestGateway, parentId: string): Promise<any[]> {
+  await gw.flush();
+  const ids = await gw.services.generations.ids({ accountId: gw.accountId, limit: 50 });
+  const records = await Promise.all(ids.map((id) => generationRecord(gw.origin, gw.key, id)));
+  return records.filter((r) => r.parent_id === parentId).reverse();
+}
+
 describe('MCP tools the gateway runs', () => {
   let mcp: McpTestServer;
   let upstream: OpenAIChatEmulator;
@@ -77,11 +85,22 @@ mcp_servers:
     const parent = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
     assert.equal(res.json.id, parent.id);
     assert.equal(parent.parent_id, null);
-    assert.equal(parent.tokens_prompt > 0, true);
+    assert.deepEqual(parent.tool_calls, []);
+    assert.equal(parent.finish_reason, 'tool_calls');
+    const turns = await turnsOf(gw, parent.id);
+    assert.equal(turns.length, 1, 'one later turn');
+    const child = turns[0]!;
+    assert.equal(child.finish_reason, 'stop');
+    assert.equal(child.tool_calls.length, 1);
+    const call = child.tool_calls[0];
+    assert.deepEqual({ server: call.server, tool: call.tool, status: call.status }, { server: 'docs', tool: 'weather', status: 'ok' });
+    assert.equal(typeof call.ms, 'number');
+    assert.ok(!JSON.stringify(child).includes('Oslo'), 'the record holds no arguments nor results');
+    assert.equal(res.json.usage.prompt_tokens, parent.tokens_prompt + child.tokens_prompt);
     const after = await gw.services.accounts.getAccount(gw.accountId);
     const charged = Number(before!.balanceNanos - after!.balanceNanos) / 1e9;
     assert.ok(Math.abs(charged - res.json.usage.cost) < 1e-9, `charged ${charged}, answer says ${res.json.usage.cost}`);
-    assert.ok(res.json.usage.cost > parent.total_cost, 'the answer\'s cost includes the second turn');
+    assert.ok(Math.abs(res.json.usage.cost - (parent.total_cost + child.total_cost)) < 1e-9, 'the answer\'s cost is its turns\'');
   });
 
   it('chat, streamed: text, the MCP call as it starts and ends, then the final text', async () => {
