@@ -33,7 +33,7 @@ describe('MCP tools the gateway runs', () => {
     });
     upstream = await startOpenAIChatEmulator();
     gw = await startTestGateway({
-      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, call_timeout_ms: 500, max_result_bytes: 65536 }
+      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, call_timeout_ms: 3000, max_result_bytes: 65536 }
 mcp_servers:
   - name: docs
     url: ${mcp.url}
@@ -147,10 +147,10 @@ mcp_servers:
       model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }], mcp: { servers: [{ name: 'docs' }] },
     }, auth());
     assert.equal(res.status, 200, res.text);
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(Date.now() - started < 20_000);
     const calls = res.json.choices[0].message.mcp_calls;
     assert.deepEqual(calls.map((c: any) => [c.name, c.status]), [['hang', 'failed'], ['huge', 'failed']]);
-    assert.match(calls[0].error, /did not answer within 500 ms/);
+    assert.match(calls[0].error, /did not answer within 3000 ms/);
     assert.match(calls[1].error, /larger than 65536 bytes/);
     const results = upstream.requests[1]!.body.messages.filter((m: any) => m.role === 'tool');
     assert.equal(results.length, 2);
