@@ -91,6 +91,24 @@ mcp_servers:
     assert.equal(upstream.requests.length, 0);
   });
 
+  it('a reload swaps the servers in (their tools listed anew); one that changes the MCP client\'s bounds is refused', async () => {
+    const config = gw.services.config;
+    const renamed = { ...config, mcpServers: config.mcpServers.map((s) => (s.name === 'docs' ? { ...s, name: 'docs2' } : s)) };
+    assert.equal(gw.services.reload(() => renamed).ok, true);
+    try {
+      upstream.enqueue({ text: 'fine' });
+      assert.equal((await chat(gw, {})).status, 400, 'the old name is gone');
+      const res = await chat(gw, { mcp: { servers: [{ name: 'docs2' }] } });
+      assert.equal(res.status, 200, res.text);
+      assert.ok(upstream.requests[0]!.body.tools.some((t: any) => t.function.name === 'docs2__weather'));
+      const refused = gw.services.reload(() => ({ ...renamed, mcp: { ...renamed.mcp, callTimeoutMs: 1234 } }));
+      assert.equal(refused.ok, false);
+      assert.match((refused as { error: string }).error, /mcp\.call_timeout_ms changed \(30000 → 1234\); it takes a restart to apply/);
+    } finally {
+      assert.equal(gw.services.reload(() => config).ok, true);
+    }
+  });
+
   it('by default a server on a loopback address is refused (mcp.allow_private_addresses), and never called', async () => {
     const calls = mcp.requests.length;
     const res = await chat(guarded, {});
