@@ -124,6 +124,24 @@ mcp_servers:
     assert.ok(usage.cost > 0);
   });
 
+  it('streamed, a later turn that fails ends the stream with the error in-stream; the turn before stays charged and recorded', async () => {
+    upstream.enqueue({ toolCalls: [WEATHER_CALL] }, { fault: 'status', status: 400, body: { error: { message: 'bad turn', type: 'invalid_request_error' } } });
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Weather?' }], mcp: { servers: [{ name: 'docs' }] },
+    }, auth());
+    assert.equal(res.status, 200);
+    const chunks = sseData(res.text) as any[];
+    assert.ok(chunks.some((c) => c.choices?.[0]?.delta?.mcp_calls?.[0]?.status === 'completed'));
+    const last = chunks.at(-1);
+    assert.equal(last.error.code, 'upstream_rejected_request');
+    const parent = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
+    assert.equal(parent.status, 'success');
+    assert.ok(parent.total_cost > 0);
+    const [child] = await turnsOf(gw, parent.id);
+    assert.equal(child.status, 'error');
+    assert.equal(child.tool_calls[0].tool, 'weather');
+  });
+
   it('a server the account may not use, or that is unknown, is a 400 naming it; nothing is called', async () => {
     for (const name of ['private', 'nope']) {
       const res = await postJson(`${gw.baseUrl}/chat/completions`, {
