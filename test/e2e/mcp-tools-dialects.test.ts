@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server.ts';
@@ -116,6 +117,19 @@ describe('MCP tools in the responses and messages dialects', () => {
     assert.equal(result.content_block.content[0].text, 'sunny in Oslo');
     assert.equal(events.at(-1).type, 'message_stop');
     assert.equal(events.find((e) => e.type === 'message_delta').delta.stop_reason, 'end_turn');
+  });
+
+  it('messages, streamed through the official Anthropic client (beta MCP connector): its final message has the MCP blocks', async () => {
+    const client = new Anthropic({ apiKey: gw.key, baseURL: gw.origin });
+    const stream = client.beta.messages.stream({
+      model: 'acme/mock-1', max_tokens: 100, messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      mcp_servers: [{ type: 'url', url: mcp.url, name: 'docs' }], betas: ['mcp-client-2025-04-04'],
+    });
+    const message = await stream.finalMessage();
+    assert.deepEqual(message.content.map((b) => b.type), ['mcp_tool_use', 'mcp_tool_result', 'text']);
+    const use = message.content[0] as unknown as { input: unknown; server_name: string; name: string };
+    assert.deepEqual([use.name, use.server_name, use.input], ['weather', 'docs', { city: 'Oslo' }]);
+    assert.equal((message.content[2] as { text: string }).text, 'It is sunny in Oslo.');
   });
 
   it('a URL that is not the named server\'s, or a server approval the gateway cannot give, is a 400', async () => {
