@@ -2,6 +2,7 @@
 // adapter encodes from. Only fields the client actually set are present; an absent
 // field means "provider default", never a silently invented value.
 
+import type { McpServerChoice } from './server-tools.ts';
 import type { TaskRequest } from './task.ts';
 
 export interface CacheControl {
@@ -217,6 +218,11 @@ export interface CanonicalRequest {
   webSearch?: WebSearchHold;
   /** The responses dialect's `web_search` / `web_search_preview` tool was offered (the gateway may run it). */
   webSearchTool?: true;
+  /**
+   * The MCP servers whose tools the gateway runs for this request (docs/tools.md); absent
+   * when none, so that a request without costs nothing on the way.
+   */
+  mcp?: McpServerChoice[];
 }
 
 /** What a web search the gateway runs adds to a request's hold: its price and the prompt tokens its results may take. */

@@ -83,6 +83,8 @@ describe('loadConfig', () => {
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
       search: null,
+      mcp: { allowPrivateAddresses: false, callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
+      mcpServers: [],
     });
   });
 
@@ -115,6 +117,24 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: 1.5 }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: half }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { size: 3 }\n'), env: {} }), /cache/);
+  });
+
+  it('reads mcp and mcp_servers: bounds, servers with ${ENV} headers; refuses unknown keys, bad names, twice-listed names and non-http URLs', () => {
+    const yaml = 'mcp: { max_tool_turns: 3, allow_private_addresses: true }\nmcp_servers:\n  - name: docs\n    url: https://mcp.example.com/mcp\n    headers: { Authorization: "Bearer ${TOKEN}" }\n    tools: [search]\n    accounts: [acct_1]\n  - { name: wiki, url: "http://10.0.0.1/mcp", transport: sse }\n';
+    const c = loadConfig({ path: writeConfig(yaml), env: { TOKEN: 't0k' } });
+    assert.equal(c.mcp.maxToolTurns, 3);
+    assert.equal(c.mcp.allowPrivateAddresses, true);
+    assert.deepEqual(c.mcpServers, [
+      { name: 'docs', url: 'https://mcp.example.com/mcp', transport: 'auto', headers: { Authorization: 'Bearer t0k' }, tools: ['search'], accounts: ['acct_1'] },
+      { name: 'wiki', url: 'http://10.0.0.1/mcp', transport: 'sse', headers: {}, tools: null, accounts: null },
+    ]);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp: { turns: 3 }\n'), env: {} }), /mcp\.turns/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp: { max_tool_turns: 0 }\n'), env: {} }), /mcp\.max_tool_turns/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: "a b", url: "https://x" }]\n'), env: {} }), /mcp_servers\[0\]\.name/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "ftp://x" }]\n'), env: {} }), /mcp_servers\[0\]\.url/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a }]\n'), env: {} }), /mcp_servers\[0\]\.url/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x" }, { name: a, url: "https://y" }]\n'), env: {} }), /mcp_servers\[1\]\.name/);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x", token: t }]\n'), env: {} }), /mcp_servers\[0\]\.token/);
   });
 
   it('reads pdf: the bounds of PDF text extraction; refuses unknown keys and values out of range', () => {

@@ -11,6 +11,7 @@ import { parseSticky } from './parse-sticky.ts';
 import { parseWebhooks } from './parse-webhooks.ts';
 import { parsePdf } from './parse-pdf.ts';
 import { parseSearch } from './parse-search.ts';
+import { parseMcp, parseMcpServers } from './parse-mcp.ts';
 import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabase } from './resolve-database-path.ts';
@@ -41,7 +42,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -112,6 +113,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
     search: parseSearch(root.search, 'search'),
+    mcp: parseMcp(root.mcp, 'mcp'),
+    mcpServers: parseMcpServers(root.mcp_servers, 'mcp_servers'),
   };
 }
 

@@ -6,6 +6,7 @@ import type { SearchConfig } from './parse-search.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
+import type { McpConfig, McpServerConfig } from './parse-mcp.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
 // wrote them (validated, camelCase); the catalog merges them with the built-ins.
@@ -58,6 +59,10 @@ export interface GatewayConfig {
   records: RecordsConfig;
   /** `search:` — the web search backend the gateway runs for models that cannot search (parse-search.ts, docs/tools.md); null: none. */
   search: SearchConfig | null;
+  /** `mcp:` — the bounds of the MCP tools the gateway runs: SSRF, timeouts, sizes, turns (parse-mcp.ts, docs/tools.md). */
+  mcp: McpConfig;
+  /** `mcp_servers:` — the operator's MCP servers, whose tools requests may name (docs/tools.md). */
+  mcpServers: McpServerConfig[];
   /** Where it came from (set by loadConfig/parseConfig): lets later errors, e.g. the catalog's, name the file and unset variables. */
   source?: ConfigSource;
 }

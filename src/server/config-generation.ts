@@ -24,6 +24,8 @@ import type { ResponseCacheStore } from '../pipeline/response-cache/response-cac
 import type { WebSearchDeps } from '../pipeline/web-search/search-backend.ts';
 import { usdToNanos } from '../money/money.ts';
 import { HttpSearchBackend } from './web-search/http-search-backend.ts';
+import type { McpClient } from '../mcp/mcp-client.ts';
+import { McpRegistry } from '../mcp/mcp-registry.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -43,6 +45,8 @@ export interface ConfigGeneration {
   planner: AttemptPlanner;
   pipeline: GenerationPipeline;
   scrubber: SecretScrubber;
+  /** The operator's MCP servers and their tool lists (cached per generation: a reload lists them again). */
+  mcp: McpRegistry;
 }
 
 /**
@@ -64,6 +68,8 @@ export interface SharedState {
   sticky: StickyRouting;
   /** Where response-cache entries are kept (outlives reloads; `cache:` in each generation's config says how they are used). */
   responseCacheStore: ResponseCacheStore;
+  /** The connections to MCP servers (outlives reloads; its bounds and SSRF setting are read at start). */
+  mcpClient: McpClient;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -126,6 +132,7 @@ export function buildGeneration(
     planner,
     pipeline,
     scrubber,
+    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient }),
   };
 }
 
@@ -143,6 +150,10 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
     ['server.port', current.server.port, next.server.port],
     ['server.public_models', current.server.publicModels ?? true, next.server.publicModels ?? true],
     ['database.path', current.database.path, next.database.path],
+    // The MCP client is built once (services.ts): its SSRF setting and bounds.
+    ['mcp.allow_private_addresses', current.mcp.allowPrivateAddresses, next.mcp.allowPrivateAddresses],
+    ['mcp.call_timeout_ms', current.mcp.callTimeoutMs, next.mcp.callTimeoutMs],
+    ['mcp.max_result_bytes', current.mcp.maxResultBytes, next.mcp.maxResultBytes],
   ];
   for (const [name, was, now] of fields) {
     if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;

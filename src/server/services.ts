@@ -34,6 +34,8 @@ import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { RecordsRetention } from './records-retention.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
+import { McpClient } from '../mcp/mcp-client.ts';
+import type { McpRegistry } from '../mcp/mcp-registry.ts';
 import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
 import { Telemetry } from '../observability/telemetry.ts';
@@ -94,6 +96,8 @@ export interface Services {
   breakers: CircuitBreakers;
   readonly planner: AttemptPlanner;
   readonly pipeline: GenerationPipeline;
+  /** The MCP servers whose tools requests may name (the operator's, of the config in force; mcp/mcp-registry.ts). */
+  readonly mcp: McpRegistry;
   /** Scrubs upstream credentials from what goes to clients and logs. */
   readonly scrubber: SecretScrubber;
   /** The configuration generation in force. */
@@ -218,6 +222,13 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     telemetry,
     sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes({ maxEntries: config.sticky.maxEntries }), log, maxEntriesPerAccount(config.sticky)),
     responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
+    // Read at start: the SSRF setting and the bounds of every exchange with an MCP server.
+    mcpClient: new McpClient({
+      allowPrivateAddresses: config.mcp.allowPrivateAddresses,
+      callTimeoutMs: config.mcp.callTimeoutMs,
+      maxResultBytes: config.mcp.maxResultBytes,
+      clientInfo: { name: 'switchyard', version: buildInfo().version },
+    }),
     log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
@@ -351,6 +362,9 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     get pipeline() {
       return current.pipeline;
     },
+    get mcp() {
+      return current.mcp;
+    },
     get scrubber() {
       return current.scrubber;
     },
@@ -392,6 +406,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       // Flush, then end the writer thread, then release the lease (the next gateway may start).
       await settlements.close();
       await upstream.close();
+      await shared.mcpClient.close();
       await telemetry.tracing?.shutdown();
       unsubscribe?.();
       await fleet?.close();

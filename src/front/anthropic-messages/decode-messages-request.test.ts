@@ -244,8 +244,11 @@ describe('decodeMessagesRequest: system and messages', () => {
       const err = assertRequestError(() => decodeMessagesRequest(user({ type, source: {} })), 'unsupported_content', 'messages[0].content[0].type');
       assert.match(err.message, new RegExp(type));
     }
-    for (const type of ['server_tool_use', 'mcp_tool_use']) {
-      assertRequestError(() => decodeMessagesRequest(assistant({ type, id: 'x', name: 'y', input: {} })), 'unsupported_content', 'messages[1].content[0].type');
+    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'server_tool_use', id: 'x', name: 'y', input: {} })), 'unsupported_content', 'messages[1].content[0].type');
+    // An earlier answer's MCP calls, replayed by the assistant, are dropped (docs/tools.md); from the user they are refused.
+    for (const type of ['mcp_tool_use', 'mcp_tool_result']) {
+      assert.deepEqual(decodeMessagesRequest(assistant({ type, id: 'x', name: 'y', input: {} })).messages[1], { role: 'assistant', content: [] });
+      assertRequestError(() => decodeMessagesRequest(user({ type, id: 'x', name: 'y', input: {} })), 'unsupported_content', 'messages[0].content[0].type');
     }
     assertRequestError(() => decodeMessagesRequest(user({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] })), 'unsupported_content', 'messages[0].content[0].content[0].type');
     assertRequestError(() => decodeMessagesRequest(user({ type: 'video' })), 'invalid_message', 'messages[0].content[0].type');

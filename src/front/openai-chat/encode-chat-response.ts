@@ -4,6 +4,7 @@ import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { encodeChatUsage, type ChatUsage } from './encode-chat-usage.ts';
 import type { ResponseMeta } from '../front-dialect.ts';
+import { mcpCallItem, type McpCallItem } from '../shared/encode-mcp-call.ts';
 
 // A whole answer → the chat completion body (spec "Chat completion response" in OpenAI's
 // wire shape, with OpenRouter's `provider`, `reasoning` and `native_finish_reason`).
@@ -50,6 +51,8 @@ export interface ChatCompletionMessage {
   annotations?: UrlCitation[];
   /** A web search the gateway was to run that was skipped (`on_error: "continue"`), and why. */
   web_search?: { status: 'skipped'; reason: string };
+  /** The gateway's extension: the MCP tools it ran for this answer, in order (docs/tools.md). */
+  mcp_calls?: McpCallItem[];
 }
 
 export interface ChatCompletion {
@@ -113,6 +116,10 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   if (annotations !== undefined && annotations.length > 0) message.annotations = annotations;
   const skipped = resp.finish?.searchSkipped;
   if (skipped !== undefined) message.web_search = { status: 'skipped', reason: skipped };
+  if (resp.serverTools !== undefined) {
+    const calls = resp.serverTools.flatMap((e) => (e.kind === 'call' ? [mcpCallItem(e.call)] : []));
+    if (calls.length > 0) message.mcp_calls = calls;
+  }
 
   return {
     id: meta.id,

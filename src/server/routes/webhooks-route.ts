@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { DeliveryRow, WebhookRow } from '../../store/webhook-store.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
-import { privateAddressOf } from '../webhooks/ssrf-guard.ts';
+import { privateAddressOf } from '../../net/ssrf-guard.ts';
 import { newId } from '../webhooks/webhook-dispatcher.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/webhook-events.ts';
 import { actorOf } from './admin/admin-common.ts';

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { SearchConfig } from '../../config/parse-search.ts';
 import { SearchBackendError, type SearchBackend, type SearchQuery, type SearchResult } from '../../pipeline/web-search/search-backend.ts';
-import { bareHost, guardedLookup, isPrivateAddress } from '../webhooks/ssrf-guard.ts';
+import { bareHost, guardedLookup, isPrivateAddress } from '../../net/ssrf-guard.ts';
 import { readResults, wireRequest } from './search-wire-formats.ts';
 
 // The operator's search backend over HTTP: the kind's wire format (search-wire-formats.ts),

@@ -4,7 +4,7 @@ import { Agent, request } from 'undici';
 import type { WebhooksConfig } from '../../config/parse-webhooks.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import type { DeliveryRow } from '../../store/webhook-store.ts';
-import { bareHost, guardedLookup, isPrivateAddress, PrivateAddressError } from './ssrf-guard.ts';
+import { bareHost, guardedLookup, isPrivateAddress, PrivateAddressError } from '../../net/ssrf-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
 import type { WebhookEventType } from './webhook-events.ts';
 

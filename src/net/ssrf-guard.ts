@@ -2,8 +2,9 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookupAsync } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
-// Where a webhook may not be delivered unless the operator allows it
-// (`webhooks.allow_private_addresses`): loopback, private, link-local, shared, multicast and
+// Where the gateway may not connect on a client's or an account's behalf unless the operator
+// allows it (`webhooks.allow_private_addresses` for webhooks, `mcp.allow_private_addresses`
+// for MCP servers): loopback, private, link-local, shared, multicast and
 // reserved ranges, in IPv4 and IPv6 (an IPv4-mapped IPv6 address as its IPv4 one). The check
 // runs at registration and again at each connection (the socket's DNS lookup), on every
 // address the host resolves to, so a DNS answer that changes after registration cannot slip past.
@@ -18,7 +19,7 @@ for (const [net, prefix] of [
   ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
 
-/** True for an address a webhook may not reach without `allow_private_addresses`. */
+/** True for an address the gateway may not reach without `allow_private_addresses`. */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped !== null) return isPrivateAddress(mapped[1]!);
@@ -40,21 +41,28 @@ export async function privateAddressOf(url: URL): Promise<string | null> {
 }
 
 export class PrivateAddressError extends Error {
-  constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, a private or loopback address (webhooks.allow_private_addresses is off)`);
+  constructor(host: string, address: string, setting = 'webhooks.allow_private_addresses') {
+    super(`${host} resolves to ${address}, a private or loopback address (${setting} is off)`);
   }
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A socket `lookup` that refuses a host with any private address among its answers. */
-export function guardedLookup(hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
-    if (err !== null) return callback(err, []);
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad !== undefined) return callback(Object.assign(new PrivateAddressError(hostname, bad.address), { code: 'EPRIVATEADDRESS' }), []);
-    if (options.all === true) return callback(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
+export type GuardedLookup = (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback) => void;
+
+/** A socket `lookup` that refuses a host with any private address among its answers; the error names `setting`. */
+export function privateAddressLookup(setting: string): GuardedLookup {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
+      if (err !== null) return callback(err, []);
+      const bad = addresses.find((a) => isPrivateAddress(a.address));
+      if (bad !== undefined) return callback(Object.assign(new PrivateAddressError(hostname, bad.address, setting), { code: 'EPRIVATEADDRESS' }), []);
+      if (options.all === true) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
 }
+
+/** Webhooks' lookup (`webhooks.allow_private_addresses`). */
+export const guardedLookup: GuardedLookup = privateAddressLookup('webhooks.allow_private_addresses');
