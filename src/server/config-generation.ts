@@ -22,7 +22,7 @@ import { ResponseCache } from '../pipeline/response-cache/response-cache.ts';
 import { FileParser } from '../pipeline/file-parser/file-parser.ts';
 import type { ResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 import type { McpClient } from '../mcp/mcp-client.ts';
-import { McpRegistry } from '../mcp/mcp-registry.ts';
+import { McpRegistry, type AccountServers } from '../mcp/mcp-registry.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -67,6 +67,8 @@ export interface SharedState {
   responseCacheStore: ResponseCacheStore;
   /** The connections to MCP servers (outlives reloads; its bounds and SSRF setting are read at start). */
   mcpClient: McpClient;
+  /** Accounts' own MCP servers (from the store), joined to each generation's registry. */
+  mcpAccountServers?: AccountServers;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -128,7 +130,7 @@ export function buildGeneration(
     planner,
     pipeline,
     scrubber,
-    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient }),
+    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient, ...(shared.mcpAccountServers === undefined ? {} : { accountServers: shared.mcpAccountServers }) }),
   };
 }
 

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthContext } from '../../auth/authenticate.ts';
+import { buildInfo } from '../../config/build-info.ts';
+import type { McpCallRow } from '../../store/mcp-store.ts';
+import { resumeIdleTimeout } from '../connection-guards.ts';
+import { access, requestAuth } from '../route-access.ts';
+import type { Services } from '../services.ts';
+import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
+import type { GatewayToolSource } from './gateway-tool-source.ts';
+
+// `/mcp`: one MCP server (streamable HTTP, stateless: no session, every POST stands alone)
+// that serves the tools of every MCP server the calling API key may use, so an MCP client
+// (Claude Code, Codex, …) configures the gateway once instead of each server. The key is
+// a gateway API key (Authorization: Bearer), checked from the headers before the body is
+// read (route-access.ts). Answers are JSON (no SSE): a tool call is one request, one answer.
+
+export const MCP_ENDPOINT_PATH = '/mcp';
+
+const NOTE = 'MCP streamable HTTP (stateless): the tools of every MCP server the key may use';
+
+export function registerMcpEndpoint(app: FastifyInstance, services: Services, source: GatewayToolSource): void {
+  const version = buildInfo().version;
+  app.post(MCP_ENDPOINT_PATH, { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }) }, async (request, reply) => {
+    const auth = requestAuth(request);
+    await serve(request, reply, services, source, auth, version);
+    return reply;
+  });
+  // A stateless server offers no stream to GET and no session to DELETE (the MCP transport's 405).
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method, url: MCP_ENDPOINT_PATH, ...access('model-key', { note: NOTE }),
+      handler: async (_request, reply) => {
+        reply.code(405).header('allow', 'POST');
+        return { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not served: this MCP endpoint is stateless; POST JSON-RPC messages to it.` }, id: null };
+      },
+    });
+  }
+}
+
+async function serve(request: FastifyRequest, reply: FastifyReply, services: Services, source: GatewayToolSource, auth: AuthContext, version: string): Promise<void> {
+  const record = (outcome: ToolCallOutcome): Promise<void> => recordToolCall(services, auth, 'endpoint', outcome);
+  const server = gatewayMcpServer(source, auth, record, version);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  reply.hijack();
+  const done = new AbortController();
+  const leave = services.inFlight.enter(done);
+  // A graceful stop past its drain timeout cancels what runs: the transport's close aborts the handlers.
+  done.signal.addEventListener('abort', () => void transport.close(), { once: true });
+  reply.raw.once('close', () => {
+    leave();
+    void transport.close();
+    void server.close();
+    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+}
+
+/** Records one tool call (never its arguments or result); a failed write costs the record, not the call. */
+export async function recordToolCall(services: Services, auth: AuthContext, via: McpCallRow['via'], o: ToolCallOutcome, generationId: string | null = null): Promise<void> {
+  const row: McpCallRow = {
+    id: `mcpc_${randomBytes(12).toString('hex')}`, at: new Date(services.now()).toISOString(), accountId: auth.account.id, keyHash: auth.key.hash,
+    server: o.server, tool: o.tool.slice(0, 256), via, status: o.status, durationMs: o.durationMs, error: o.error, generationId,
+  };
+  try {
+    await services.stores.mcpCalls.record(row);
+  } catch {
+    // The call was made; losing its record is better than failing it.
+  }
+}
