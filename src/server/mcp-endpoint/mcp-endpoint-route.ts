@@ -9,6 +9,7 @@ import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
 import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
 import type { GatewayToolSource } from './gateway-tool-source.ts';
+import { routeSchema } from '../routes/admin/route-schema.ts';
 
 // `/mcp`: one MCP server (streamable HTTP, stateless: no session, every POST stands alone)
 // that serves the tools of every MCP server the calling API key may use, so an MCP client
@@ -19,10 +20,16 @@ import type { GatewayToolSource } from './gateway-tool-source.ts';
 export const MCP_ENDPOINT_PATH = '/mcp';
 
 const NOTE = 'MCP streamable HTTP (stateless): the tools of every MCP server the key may use';
+const tags = ['mcp'];
+const POST_SCHEMA = routeSchema({
+  summary: 'MCP streamable HTTP (stateless): JSON-RPC messages (initialize, tools/list, tools/call) for the tools of every MCP server the key may use, named <server>__<tool>',
+  tags, docsOnly: true, response: 'A JSON-RPC answer (docs/mcp-endpoint.md).',
+});
+const NOT_SERVED_SCHEMA = routeSchema({ summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405', tags, docsOnly: true, status: 405, response: 'A JSON-RPC error.' });
 
 export function registerMcpEndpoint(app: FastifyInstance, services: Services, source: GatewayToolSource): void {
   const version = buildInfo().version;
-  app.post(MCP_ENDPOINT_PATH, { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }) }, async (request, reply) => {
+  app.post(MCP_ENDPOINT_PATH, { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }), schema: POST_SCHEMA }, async (request, reply) => {
     const auth = requestAuth(request);
     await serve(request, reply, services, source, auth, version);
     return reply;
@@ -30,7 +37,7 @@ export function registerMcpEndpoint(app: FastifyInstance, services: Services, so
   // A stateless server offers no stream to GET and no session to DELETE (the MCP transport's 405).
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
-      method, url: MCP_ENDPOINT_PATH, ...access('model-key', { note: NOTE }),
+      method, url: MCP_ENDPOINT_PATH, ...access('model-key', { note: NOTE }), schema: NOT_SERVED_SCHEMA,
       handler: async (_request, reply) => {
         reply.code(405).header('allow', 'POST');
         return { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not served: this MCP endpoint is stateless; POST JSON-RPC messages to it.` }, id: null };
