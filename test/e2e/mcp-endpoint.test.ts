@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { call, createAdminKey } from '../support/admin-client.ts';
-import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server.ts';
+import { startMcpTestServer, untilAborted, type McpTestServer } from '../support/mcp-test-server.ts';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // The /mcp endpoint (docs/mcp-endpoint.md) through the official MCP client, against real MCP
@@ -39,11 +39,12 @@ describe('/mcp: one MCP endpoint for every MCP server a gateway key may use', ()
     docs = await startMcpTestServer({
       search: { inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, run: (a) => ({ text: `found: ${String(a.q)}` }) },
       fails: { run: () => ({ text: 'tool said no', isError: true }) },
+      hangs: { run: (_a, signal) => untilAborted(signal) },
     });
     vault = await startMcpTestServer({ open: { run: () => ({ text: 'the vault is open' }) } });
     own = await startMcpTestServer({ lookup: { run: (a) => ({ text: `own lookup ${String(a.id)}` }) } });
     gw = await startTestGateway({
-      yaml: `${SIM_ONLY}mcp: { allow_private_addresses: true, allowed_hosts: ["127.0.0.1"] }
+      yaml: `${SIM_ONLY}mcp: { allow_private_addresses: true, allowed_hosts: ["127.0.0.1"], call_timeout_ms: 500 }
 mcp_servers:
   - { name: docs, url: "${docs.url}", headers: { Authorization: "Bearer operator-docs-token" } }
   - { name: vault, url: "${vault.url}", accounts: [acct_somebody_else] }
@@ -58,7 +59,7 @@ mcp_servers:
     await Promise.all([docs.close(), vault.close(), own.close()]);
   });
 
-  it('refuses a request without a key or with a bad one (401), and a management key (403), before reading the body', async () => {
+  it('refuses a request without a key or with a bad one (401), and a management key (403)', async () => {
     for (const headers of [{}, { authorization: 'Bearer sk-sy-v1-not-a-key' }]) {
       const res = await fetch(`${gw.origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(INIT) });
       assert.equal(res.status, 401);
@@ -72,7 +73,7 @@ mcp_servers:
   it("lists the tools of the servers the key's account may use, named <server>__<tool>, and calls one on its server", async () => {
     const c = await client(gw.key);
     const { tools } = await c.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['docs__fails', 'docs__search'], 'not vault: the account may not use it');
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['docs__fails', 'docs__hangs', 'docs__search'], 'not vault: the account may not use it');
     assert.deepEqual(tools.find((t) => t.name === 'docs__search')!.inputSchema.required, ['q']);
 
     const result = await c.callTool({ name: 'docs__search', arguments: { q: 'switchyard' } });
@@ -86,6 +87,17 @@ mcp_servers:
     const failed = await c.callTool({ name: 'docs__fails', arguments: {} });
     assert.equal(failed.isError, true);
     assert.equal(text(failed), 'tool said no');
+  });
+
+  it('a tool that hangs ends at mcp.call_timeout_ms as a tool error the client reads, recorded as failed', async () => {
+    const c = await client(gw.key);
+    const result = await c.callTool({ name: 'docs__hangs', arguments: {} });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /^docs__hangs failed: the MCP server "docs" did not answer within 500 ms \(mcp\.call_timeout_ms\)/);
+    const rows = await call('GET', `${gw.baseUrl}/admin/mcp/calls?status=failed`, admin);
+    assert.equal(rows.json.data[0].tool, 'hangs');
+    assert.match(rows.json.data[0].error, /within 500 ms/);
+    assert.ok(rows.json.data[0].duration_ms >= 400);
   });
 
   it('refuses a tool of a server the account may not use, without calling it', async () => {
@@ -160,7 +172,7 @@ mcp_servers:
     assert.deepEqual(listed.json.data.map((s: { name: string; header_names: string[] }) => [s.name, s.header_names]), [['theirs', ['X-Token']]]);
     assert.ok(!JSON.stringify(listed.json).includes('admin-set-secret'));
     const key = (await gw.services.accountService.createKey({ accountId: other.id, name: 'k' })).key;
-    assert.deepEqual((await (await client(key)).listTools()).tools.map((t) => t.name).sort(), ['docs__fails', 'docs__search', 'theirs__lookup']);
+    assert.deepEqual((await (await client(key)).listTools()).tools.map((t) => t.name).sort(), ['docs__fails', 'docs__hangs', 'docs__search', 'theirs__lookup']);
     assert.equal((await call('DELETE', `${gw.baseUrl}/admin/accounts/${other.id}/mcp-servers/${created.json.data.id}`, admin)).status, 200);
     assert.deepEqual((await call('GET', `${gw.baseUrl}/admin/accounts/${other.id}/mcp-servers`, admin)).json.data, []);
     assert.equal((await call('GET', `${gw.baseUrl}/admin/accounts/acct_nobody/mcp-servers`, admin)).status, 404);

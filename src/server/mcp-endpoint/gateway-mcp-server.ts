@@ -59,7 +59,7 @@ export function gatewayMcpServer(
       const message = errorText(err);
       await record({ server: serverName, tool: toolName, status: 'failed', durationMs: elapsed(), error: message });
       // A tool that fails is the model's to read (MCP: a tool error is a result with isError), not a protocol error.
-      return { content: [{ type: 'text', text: `The MCP server "${serverName}" did not answer ${exposedToolName(serverName, toolName)}: ${message}` }], isError: true };
+      return { content: [{ type: 'text', text: `${exposedToolName(serverName, toolName)} failed: ${message}` }], isError: true };
     }
     await record({ server: serverName, tool: toolName, status: result.isError === true ? 'tool_error' : 'ok', durationMs: elapsed(), error: null });
     return result;
