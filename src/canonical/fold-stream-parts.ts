@@ -100,6 +100,19 @@ export class StreamFolder {
       case 'error':
         this.error = part.error;
         return;
+      case 'server-tool-list':
+        (r.serverTools ??= []).push({ kind: 'list', before: r.content.length, list: part.list });
+        this.last = null;
+        return;
+      case 'server-tool-call': {
+        // A call's start and its end share an id: the end replaces the start where it stands.
+        const entries = (r.serverTools ??= []);
+        const at = entries.findIndex((e) => e.kind === 'call' && e.call.id === part.call.id);
+        if (at === -1) entries.push({ kind: 'call', before: r.content.length, call: part.call });
+        else entries[at] = { kind: 'call', before: entries[at]!.before, call: part.call };
+        this.last = null;
+        return;
+      }
       default:
         assertNever(part);
     }

@@ -2,6 +2,7 @@
 // adapter encodes from. Only fields the client actually set are present; an absent
 // field means "provider default", never a silently invented value.
 
+import type { McpServerChoice } from './server-tools.ts';
 import type { TaskRequest } from './task.ts';
 
 export interface CacheControl {
@@ -210,6 +211,11 @@ export interface CanonicalRequest {
    * none, so that a request without one costs no walk of its messages to find out.
    */
   inlinePdfs?: number;
+  /**
+   * The MCP servers whose tools the gateway runs for this request (docs/tools.md); absent
+   * when none, so that a request without costs nothing on the way.
+   */
+  mcp?: McpServerChoice[];
 }
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

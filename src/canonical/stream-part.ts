@@ -2,6 +2,7 @@ import type { FinishReason } from './finish-reason.ts';
 import type { Usage } from './usage.ts';
 import type { TaskResult } from './task.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import type { ServerToolCall, ServerToolList } from './server-tools.ts';
 
 // A flat union of everything an answer is made of, streamed or not. Named noun-then-action.
 // Tool calls are keyed by `index`, their order of appearance in this answer.
@@ -34,6 +35,10 @@ export interface TaskResultPart { type: 'task-result'; result: TaskResult }
 export interface FinishPart { type: 'finish'; reason: FinishReason }
 export interface UsagePart { type: 'usage'; usage: Usage }
 export interface ErrorPart { type: 'error'; error: GatewayError }
+/** The tools of an MCP server the gateway gave the model (docs/tools.md); only the gateway's loop emits it. */
+export interface ServerToolListPart { type: 'server-tool-list'; list: ServerToolList }
+/** A tool the gateway runs: once as it starts (`in_progress`), once done (`completed`, `failed`) with the same id. */
+export interface ServerToolCallPart { type: 'server-tool-call'; call: ServerToolCall }
 
 export type StreamPart =
   | StreamStartPart
@@ -49,7 +54,9 @@ export type StreamPart =
   | TaskResultPart
   | FinishPart
   | UsagePart
-  | ErrorPart;
+  | ErrorPart
+  | ServerToolListPart
+  | ServerToolCallPart;
 
 export function assertNever(value: never): never {
   throw new Error(`unhandled variant: ${JSON.stringify(value)}`);

@@ -13,8 +13,6 @@ export interface McpClientOptions {
   callTimeoutMs: number;
   /** The most bytes of one answer read. */
   maxResultBytes: number;
-  /** A pooled session unused this long is closed (default 60 s). */
-  idleMs?: number;
   /** The client's name and version in MCP's `initialize`. */
   clientInfo?: { name: string; version: string };
 }
@@ -26,29 +24,24 @@ interface Session {
   client: Client;
   /** Aborted when an answer of this session passed the byte bound (the SDK reports that only as text). */
   broken: AbortController;
-  idle: NodeJS.Timeout | null;
-  /** Operations in flight. */
-  busy: number;
-  /** One session per operation (HTTP+SSE: one GET stream carries every answer, the byte bound would add them up). */
-  pooled: boolean;
 }
 
 /**
  * Talks to MCP servers through the official SDK's client: MCP's streamable HTTP, or the
  * older HTTP+SSE (`transport: sse`, or `auto` when the server refuses streamable HTTP's
- * POST with a 4xx). Streamable HTTP sessions are pooled per server (URL and headers) and
- * closed after a while unused, or at once after a failure. Every exchange is bounded by
- * `callTimeoutMs` and each answer by `maxResultBytes`; connections go through the SSRF guard.
- * Only the server's own configured headers are sent.
+ * POST with a 4xx, remembered per server). Each exchange (a tool list, a call) has its own
+ * session, opened with MCP's `initialize` and closed after: a failure, a stall or an answer
+ * past the byte bound then ends that exchange alone, never a neighbour's. Every exchange is
+ * bounded by `callTimeoutMs` and each answer by `maxResultBytes`; connections go through the
+ * SSRF guard. Only the server's own configured headers are sent.
  */
 export class McpClient {
   private readonly opts: McpClientOptions;
   private readonly http: GuardedFetch;
-  private readonly sessions = new Map<string, Promise<Session>>();
-  /** Each pooled session once open (set before anyone awaiting the promise gets it): lets `drop` forget it synchronously. */
-  private readonly opened = new WeakMap<Promise<Session>, Session>();
   /** Servers (by key) found to speak only HTTP+SSE under `transport: auto`. */
   private readonly sseOnly = new Set<string>();
+  /** Sessions open now (closed by `close()`). */
+  private readonly open = new Set<Client>();
   private closed = false;
 
   constructor(opts: McpClientOptions) {
@@ -81,9 +74,8 @@ export class McpClient {
 
   async close(): Promise<void> {
     this.closed = true;
-    const open = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(open.map(async (s) => (await s).client.close()));
+    await Promise.allSettled([...this.open].map((c) => c.close()));
+    this.open.clear();
     await this.http.close();
   }
 
@@ -91,54 +83,38 @@ export class McpClient {
     if (this.closed) throw new McpCallError(server.name, 'unreachable', 'the gateway is stopping');
     const timeout = this.opts.callTimeoutMs;
     const deadline = AbortSignal.timeout(timeout);
-    const key = sessionKey(server);
+    const broken = new AbortController();
+    const signals = [deadline, broken.signal];
+    if (signal !== undefined) signals.push(signal);
+    const bounded = AbortSignal.any(signals);
     let session: Session | null = null;
     try {
-      session = await this.session(server, key, signal === undefined ? deadline : AbortSignal.any([deadline, signal]));
-      session.busy++;
-      if (session.idle !== null) clearTimeout(session.idle);
-      const signals = [deadline, session.broken.signal];
-      if (signal !== undefined) signals.push(signal);
-      return await op(session.client, { signal: AbortSignal.any(signals), timeout });
+      session = await this.openSession(server, sessionKey(server), broken, bounded);
+      return await op(session.client, { signal: bounded, timeout });
     } catch (err) {
-      if (session !== null) this.drop(key, session);
-      throw explain(server, err, session?.broken.signal, deadline, timeout);
+      throw explain(server, err, broken.signal, deadline, timeout);
     } finally {
-      if (session !== null) this.release(key, session);
+      if (session !== null) {
+        this.open.delete(session.client);
+        void session.client.close().catch(() => {});
+      }
     }
   }
 
-  private session(server: McpServerSpec, key: string, signal: AbortSignal): Promise<Session> {
-    const pooled = this.sessions.get(key);
-    if (pooled !== undefined) return pooled;
-    const opening = this.open(server, key, signal);
-    if (server.transport !== 'sse' && !this.sseOnly.has(key)) {
-      this.sessions.set(key, opening);
-      opening.then((s) => {
-        if (s.pooled) this.opened.set(opening, s);
-        else if (this.sessions.get(key) === opening) this.sessions.delete(key);
-      }, () => {
-        if (this.sessions.get(key) === opening) this.sessions.delete(key);
-      });
-    }
-    return opening;
-  }
-
-  private async open(server: McpServerSpec, key: string, signal: AbortSignal): Promise<Session> {
+  private async openSession(server: McpServerSpec, key: string, broken: AbortController, signal: AbortSignal): Promise<Session> {
     const useSse = server.transport === 'sse' || this.sseOnly.has(key);
     try {
-      return await this.connect(server, useSse, signal);
+      return await this.connect(server, useSse, broken, signal);
     } catch (err) {
       // `auto`: a server that refuses streamable HTTP's POST (404, 405, 400) may speak the older HTTP+SSE.
       if (useSse || server.transport !== 'auto' || !(err instanceof StreamableHTTPError) || !refusesPost(err.code)) throw err;
-      const session = await this.connect(server, true, signal);
+      const session = await this.connect(server, true, broken, signal);
       this.sseOnly.add(key);
       return session;
     }
   }
 
-  private async connect(server: McpServerSpec, sse: boolean, signal: AbortSignal): Promise<Session> {
-    const broken = new AbortController();
+  private async connect(server: McpServerSpec, sse: boolean, broken: AbortController, signal: AbortSignal): Promise<Session> {
     const fetch = this.http.fetchFor((err) => broken.abort(err));
     const url = new URL(server.url);
     const requestInit = { headers: { ...server.headers } };
@@ -146,36 +122,17 @@ export class McpClient {
       ? new SSEClientTransport(url, { requestInit, fetch })
       : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
     const client = new Client(this.opts.clientInfo ?? { name: 'switchyard', version: '1' }, { capabilities: {} });
-    // Transport noise (a closed GET stream) is not an error of any call: calls fail on their own.
+    // Transport noise (a closed GET stream) is not an error of the exchange: it fails on its own.
     client.onerror = () => {};
+    this.open.add(client);
     try {
-      await client.connect(transport, { signal: AbortSignal.any([signal, broken.signal]), timeout: this.opts.callTimeoutMs });
+      await client.connect(transport, { signal, timeout: this.opts.callTimeoutMs });
     } catch (err) {
+      this.open.delete(client);
       await client.close().catch(() => {});
       throw err;
     }
-    return { client, broken, idle: null, busy: 0, pooled: !sse };
-  }
-
-  private release(key: string, session: Session): void {
-    session.busy--;
-    if (session.busy > 0) return;
-    if (!session.pooled) {
-      void session.client.close().catch(() => {});
-      return;
-    }
-    session.idle = setTimeout(() => this.drop(key, session), this.opts.idleMs ?? 60_000);
-    session.idle.unref();
-  }
-
-  /** A session that failed, or sat unused, is forgotten and closed once its last exchange ends; the next exchange opens a new one. */
-  private drop(key: string, session: Session): void {
-    const entry = this.sessions.get(key);
-    if (entry !== undefined && this.opened.get(entry) === session) this.sessions.delete(key);
-    if (session.idle !== null) clearTimeout(session.idle);
-    session.idle = null;
-    session.pooled = false;
-    if (session.busy === 0) void session.client.close().catch(() => {});
+    return { client, broken };
   }
 }
 

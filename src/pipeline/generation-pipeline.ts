@@ -30,6 +30,7 @@ import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
+import type { ToolCallRecord } from '../store/generation-store.ts';
 import { silentTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */
@@ -41,6 +42,10 @@ export interface RequestInfo {
   traceparent?: string | null;
   /** The client's response-cache headers (X-Switchyard-Cache, X-Switchyard-Cache-TTL). */
   cache?: CacheDirective;
+  /** A later turn of a request that runs MCP tools (server/mcp-loop/): the first turn's generation id. */
+  parentId?: string;
+  /** The MCP calls whose results this turn is given, for its record. */
+  toolCalls?: ToolCallRecord[];
 }
 
 /** A request that passed admission: who pays, what to try. */
@@ -415,6 +420,8 @@ export class GenerationPipeline {
       createdAt: new Date(a.startedAt).toISOString(),
       cacheHit: a.cache?.hit != null,
     };
+    if (a.info.parentId !== undefined) record.parentId = a.info.parentId;
+    if (a.info.toolCalls !== undefined && a.info.toolCalls.length > 0) record.toolCalls = a.info.toolCalls;
     const result = await this.deps.settlements.push(record);
     if (!result.committed && record.status === 'success') {
       // Written later, when the database accepts writes again: the client got no answer.

@@ -18,6 +18,7 @@ import { SseWriter } from './sse-writer.ts';
 import { streamBinaryAnswer } from './binary-answer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
 import { publicBase } from './public-base.ts';
+import { runMcpGeneration } from './mcp-loop/mcp-generation.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -43,6 +44,8 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
   const auth = requestAuth(request);
   // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
   if (services.settlements.failing && !(await services.settlements.retry())) throw storageUnavailable();
+  // MCP servers named: the gateway runs their tools between model turns (mcp-loop/).
+  if (req.mcp !== undefined) return runMcpGeneration(services, dialect, request, reply, req);
   // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
   const pipeline = services.pipeline;
   const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
@@ -138,7 +141,7 @@ export function generationAccess(
 }
 
 /** Calls `done` once the response's last bytes left the process (or the connection closed). */
-function afterResponse(reply: FastifyReply, done: () => void): void {
+export function afterResponse(reply: FastifyReply, done: () => void): void {
   const res = reply.raw;
   if (res.writableFinished || res.destroyed) return done();
   res.once('finish', done);
@@ -154,7 +157,7 @@ export function dialectErrorHandler(dialect: FrontDialect) {
   };
 }
 
-function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcome: GenerationOutcome | null): ResponseMeta {
+export function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcome: GenerationOutcome | null): ResponseMeta {
   const meta: ResponseMeta = {
     id: admitted.generationId,
     created: admitted.created,
@@ -174,7 +177,7 @@ function responseMeta(admitted: AdmittedRequest, attempt: PlannedAttempt, outcom
  * earlier with keep-alive events only: that still leaves failover open (nothing of an
  * answer was sent), but a failure is then written in-stream, the status being gone.
  */
-class DialectSseSink implements ExecutionSink {
+export class DialectSseSink implements ExecutionSink {
   private readonly dialect: FrontDialect;
   private readonly writer: SseWriter;
   private readonly admitted: AdmittedRequest;

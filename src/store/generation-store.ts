@@ -38,6 +38,19 @@ export interface GenerationRecord {
   createdAt: string;
   /** Served from the response cache (no upstream call); absent means false. */
   cacheHit?: boolean;
+  /** A later model turn of a request that runs MCP tools: the first turn's generation id (docs/tools.md); absent: none. */
+  parentId?: string | null;
+  /** The MCP calls whose results this turn was given (server, tool, duration, status; never arguments nor results); absent: none. */
+  toolCalls?: ToolCallRecord[] | null;
+}
+
+/** One MCP call the gateway ran, as its generation record keeps it. */
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ms: number;
+  /** `ok`, `tool_error` (the tool said it failed), or why the call failed (`timeout`, `too_large`, `unreachable`, ...). */
+  status: string;
 }
 
 /** Reads over generation records (usage statistics, the generation lookup). */
@@ -70,7 +83,7 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
   const n = (v: unknown): number => Number(v ?? 0);
   const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
   const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-  return {
+  const record: GenerationRecord = {
     id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
     model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
     dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
@@ -84,4 +97,8 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
     httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
     cacheHit: r.cache_hit === 1n,
   };
+  // Only MCP turns have them (migration 18): other records read back as they were written.
+  if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);
+  if (r.tool_calls !== null && r.tool_calls !== undefined) record.toolCalls = JSON.parse(String(r.tool_calls)) as ToolCallRecord[];
+  return record;
 }

@@ -1,7 +1,7 @@
 import type { SqlRunner } from './webhook-store.ts';
 
 // Accounts' own MCP servers (table account_mcp_servers) and the record of MCP tool calls
-// (mcp_tool_calls), migration 18: one implementation over both engines, its SQL written once
+// (mcp_tool_calls), migration 19: one implementation over both engines, its SQL written once
 // with `?` parameters (Postgres's runner numbers them). Times are ISO 8601 UTC text.
 
 export interface AccountMcpServerRow {

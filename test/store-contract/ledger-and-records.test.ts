@@ -74,6 +74,17 @@ contractCase('generation records: read back whole after settle, ids by filter ne
   return { g1, g2: await s.generations.getRecord('g2') };
 });
 
+contractCase('generation records: a later MCP turn keeps its parent id and its MCP calls (migration 18)', async (s) => {
+  await seed(s);
+  const calls = [{ server: 'docs', tool: 'weather', ms: 12, status: 'ok' }, { server: 'docs', tool: 'hang', ms: 500, status: 'timeout' }];
+  await s.ledger.settle([], [record('g5', { parentId: 'g1', toolCalls: calls, createdAt: DAY2 })]);
+  const g5 = await s.generations.getRecord('g5');
+  assert.equal(g5?.parentId, 'g1');
+  assert.deepEqual(g5?.toolCalls, calls);
+  assert.equal((await s.generations.getRecord('g1'))?.parentId, undefined);
+  return { g5 };
+});
+
 contractCase('activity: the list shape, filters and keyset pages on (created_at, id)', async (s) => {
   await seed(s);
   const one = await s.activity.get('g1');

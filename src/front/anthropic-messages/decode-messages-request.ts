@@ -1,4 +1,5 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
+import { decodeMessagesMcpServers } from '../shared/decode-mcp-servers.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
@@ -56,6 +57,9 @@ export function decodeMessagesRequest(body: unknown, opts: MessagesDecodeOptions
     extra: {},
   };
   if (state.inlinePdfs > 0) req.inlinePdfs = state.inlinePdfs;
+  // The MCP connector's servers: the gateway runs their tools itself (docs/tools.md).
+  const mcp = decodeMessagesMcpServers(body);
+  if (mcp !== undefined) req.mcp = mcp;
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
   const stop = readStringArray(body, 'stop_sequences');
   if (stop !== undefined && stop.length > 0) req.stop = stop;

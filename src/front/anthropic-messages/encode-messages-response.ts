@@ -1,6 +1,8 @@
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { ResponseMeta } from '../front-dialect.ts';
+import { serverToolsBefore } from '../../canonical/server-tools-order.ts';
+import { mcpToolResultBlock, mcpToolUseBlock, type McpToolResultBlock, type McpToolUseBlock } from './encode-messages-mcp.ts';
 import { encodeMessagesUsage, type MessagesUsage } from './encode-messages-usage.ts';
 import { mapMessagesStopReason, stopSequenceOf } from './map-messages-stop-reason.ts';
 
@@ -14,7 +16,9 @@ export type MessagesContentBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | McpToolUseBlock
+  | McpToolResultBlock;
 
 export interface MessagesResponse {
   id: string;
@@ -32,7 +36,12 @@ export interface MessagesResponse {
 export function encodeMessagesResponse(resp: CanonicalResponse, meta: ResponseMeta): MessagesResponse {
   const content: MessagesContentBlock[] = [];
   let hasToolCalls = false;
-  for (const part of resp.content) {
+  for (let i = 0; i <= resp.content.length; i++) {
+    for (const entry of serverToolsBefore(resp, i)) {
+      if (entry.kind === 'call') content.push(mcpToolUseBlock(entry.call), mcpToolResultBlock(entry.call));
+    }
+    const part = resp.content[i];
+    if (part === undefined) break;
     switch (part.type) {
       case 'text':
         if (part.text.length > 0) content.push({ type: 'text', text: part.text });

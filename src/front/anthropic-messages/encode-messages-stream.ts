@@ -1,4 +1,5 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
+import { mcpToolResultBlock, mcpToolUseBlock } from './encode-messages-mcp.ts';
 import { admittedPromptTokens } from '../../canonical/estimate-tokens.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
@@ -145,7 +146,20 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
       case 'error':
         return this.error(part.error);
       case 'stream-start':
+      // The tool list has no block in the MCP connector's answer.
+      case 'server-tool-list':
         return '';
+      case 'server-tool-call': {
+        // The MCP connector's blocks: `mcp_tool_use` as the call starts, `mcp_tool_result` once it ended.
+        const call = part.call;
+        if (call.status === 'in_progress') {
+          // As Anthropic streams it: the block with an empty input, the input as one delta, the stop.
+          const head = this.openBlock(NONE, JSON.stringify({ ...mcpToolUseBlock(call), input: {} }));
+          const args = call.arguments.length === 0 ? '{}' : call.arguments;
+          return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"input_json_delta","partial_json":' + JSON.stringify(args) + '}' + END + this.closeBlock();
+        }
+        return this.openBlock(NONE, JSON.stringify(mcpToolResultBlock(call))) + this.closeBlock();
+      }
       // No block for generated audio or images: see encode-messages-response.ts.
       case 'audio-delta':
       case 'image-output':

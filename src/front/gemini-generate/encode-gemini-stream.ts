@@ -105,6 +105,9 @@ export class GeminiStreamEncoder implements DialectStreamEncoder {
       case 'stream-start':
       // Task answers never stream (their routes are not chat dialects).
       case 'task-result':
+      // Gemini's API names no MCP servers: the gateway runs none for it.
+      case 'server-tool-list':
+      case 'server-tool-call':
         return '';
       default:
         return assertNever(part);

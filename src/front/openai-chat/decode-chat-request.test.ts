@@ -242,7 +242,7 @@ describe('decodeChatRequest: provider-specific fields', () => {
     const fields = {
       search_parameters: { mode: 'auto', max_search_results: 5, sources: [{ type: 'web' }] },
       safe_prompt: true, raw_mode: false, deferred: true, plugins: [{ id: 'file-parser', pdf: { engine: 'x' } }],
-      mcp: { servers: [{ name: 's' }] }, verbosity: 'low', service_tier: 'flex',
+      verbosity: 'low', service_tier: 'flex',
       prediction: { type: 'content', content: 'x' }, web_search_options: { search_context_size: 'low' },
       transforms: ['middle-out'],
     };

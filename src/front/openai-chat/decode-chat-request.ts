@@ -1,4 +1,5 @@
 import type { CanonicalRequest, Message, SamplingParams } from '../../canonical/request.ts';
+import { decodeSpecMcp } from '../shared/decode-mcp-servers.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
@@ -26,7 +27,7 @@ const MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
 
 /** Provider-specific fields, passed through untouched to providers that accept them. */
 const EXTRA_FIELDS = [
-  'search_parameters', 'safe_prompt', 'raw_mode', 'deferred', 'plugins', 'mcp', 'verbosity',
+  'search_parameters', 'safe_prompt', 'raw_mode', 'deferred', 'plugins', 'verbosity',
   'service_tier', 'prediction', 'web_search_options', 'transforms',
 ] as const;
 
@@ -44,6 +45,9 @@ export function decodeChatRequest(body: unknown): CanonicalRequest {
     extra: decodeExtra(body),
   };
   if (content.inlinePdfs > 0) req.inlinePdfs = content.inlinePdfs;
+  // The gateway runs MCP servers' tools itself (docs/tools.md): never passed to a provider.
+  const mcp = decodeSpecMcp(body);
+  if (mcp !== undefined) req.mcp = mcp;
 
   const maxTokens = readNumber(body, 'max_tokens', MAX_TOKENS);
   const maxCompletionTokens = readNumber(body, 'max_completion_tokens', MAX_TOKENS);

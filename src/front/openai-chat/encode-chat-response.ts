@@ -3,6 +3,7 @@ import type { CanonicalResponse } from '../../canonical/response.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { encodeChatUsage, type ChatUsage } from './encode-chat-usage.ts';
 import type { ResponseMeta } from '../front-dialect.ts';
+import { mcpCallItem, type McpCallItem } from '../shared/encode-mcp-call.ts';
 
 // A whole answer → the chat completion body (spec "Chat completion response" in OpenAI's
 // wire shape, with OpenRouter's `provider`, `reasoning` and `native_finish_reason`).
@@ -45,6 +46,8 @@ export interface ChatCompletionMessage {
   images?: ChatImage[];
   /** URLs the answer cites (xAI live search), when the provider lists them. */
   citations?: string[];
+  /** The gateway's extension: the MCP tools it ran for this answer, in order (docs/tools.md). */
+  mcp_calls?: McpCallItem[];
 }
 
 export interface ChatCompletion {
@@ -104,6 +107,10 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
   if (images !== null) message.images = images;
   const citations = resp.finish?.citations;
   if (citations !== undefined && citations.length > 0) message.citations = citations;
+  if (resp.serverTools !== undefined) {
+    const calls = resp.serverTools.flatMap((e) => (e.kind === 'call' ? [mcpCallItem(e.call)] : []));
+    if (calls.length > 0) message.mcp_calls = calls;
+  }
 
   return {
     id: meta.id,

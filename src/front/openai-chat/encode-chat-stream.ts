@@ -4,6 +4,7 @@ import type { Usage } from '../../canonical/usage.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChatResponseMeta } from './encode-chat-response.ts';
 import { encodeChatUsage } from './encode-chat-usage.ts';
+import { mcpCallItem } from '../shared/encode-mcp-call.ts';
 
 // Stream parts → chat completion chunks, as the SSE text to write. This is the per-chunk
 // hot path: the fields every chunk shares are serialized once, in the constructor, and a
@@ -87,12 +88,16 @@ export class ChatStreamEncoder {
         return '';
       case 'error':
         return this.error(part.error);
+      case 'server-tool-call':
+        // The gateway's extension (docs/tools.md): each MCP call as it starts and as it ends, same id.
+        return this.head + DELTA_OPEN + '"mcp_calls":[' + JSON.stringify(mcpCallItem(part.call)) + ']' + DELTA_CLOSE;
       // The chat format has no field for these: signatures and redacted reasoning only
       // matter for replay, which chat clients do with plain `reasoning` text.
       case 'stream-start':
       case 'reasoning-signature':
       case 'reasoning-redacted':
       case 'tool-call-end':
+      case 'server-tool-list':
       // Task answers never stream (their routes are not chat dialects).
       case 'task-result':
         return '';

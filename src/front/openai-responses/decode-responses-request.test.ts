@@ -284,7 +284,8 @@ describe('decodeResponsesRequest: parameters', () => {
     assert.equal(req.promptCacheKey, 'k');
     assert.deepEqual(req.provider, { order: ['a'], allowFallbacks: false });
     assert.deepEqual(req.modalities, ['text']);
-    assert.deepEqual(req.extra, { mcp: { servers: [{ name: 's' }] }, service_tier: 'flex' });
+    assert.deepEqual(req.extra, { service_tier: 'flex' });
+    assert.deepEqual(req.mcp, [{ name: 's', form: 'spec' }]);
     assert.equal('frobnicate' in req, false);
   });
 

@@ -1,4 +1,5 @@
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
+import { decodeResponsesMcp } from './decode-responses-mcp.ts';
 import { GatewayError, invalidParameter } from '../../errors/gateway-error.ts';
 import { checkToolChoice } from '../shared/check-tool-choice.ts';
 import { decodeModelList } from '../shared/decode-model-list.ts';
@@ -26,7 +27,7 @@ const MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
 const TRUNCATION: ReadonlySet<string> = new Set(['auto', 'disabled']);
 
 /** Provider-specific fields, passed through untouched to providers that accept them. */
-const EXTRA_FIELDS = ['mcp', 'service_tier', 'plugins'] as const;
+const EXTRA_FIELDS = ['service_tier', 'plugins'] as const;
 
 export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   if (!isObject(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
@@ -44,6 +45,9 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
     extra: pickFields(body, EXTRA_FIELDS),
   };
   if (decoded.inlinePdfs > 0) req.inlinePdfs = decoded.inlinePdfs;
+  // The gateway runs MCP servers' tools itself (docs/tools.md): `mcp` and `{type: 'mcp'}` tools, never passed to a provider.
+  const mcp = decodeResponsesMcp(body);
+  if (mcp !== undefined) req.mcp = mcp;
 
   const maxOutputTokens = readNumber(body, 'max_output_tokens', MAX_TOKENS);
   if (maxOutputTokens !== undefined) req.maxOutputTokens = maxOutputTokens;

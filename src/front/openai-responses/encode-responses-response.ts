@@ -1,5 +1,7 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
+import { serverToolsBefore } from '../../canonical/server-tools-order.ts';
+import { mcpCallItem, mcpListToolsItem } from '../shared/encode-mcp-call.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { ResponseMeta } from '../front-dialect.ts';
 import { echoOf, type ResponsesEchoJson } from './responses-echo.ts';
@@ -36,7 +38,15 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
   const output: OutputItem[] = [];
   // Consecutive text parts are one message item, as the stream encoder writes them.
   let message: MessageItem | null = null;
-  for (const part of resp.content) {
+  for (let i = 0; i <= resp.content.length; i++) {
+    for (const entry of serverToolsBefore(resp, i)) {
+      output.push(entry.kind === 'list'
+        ? { ...mcpListToolsItem(entry.list), id: itemId('mcpl', tail, output.length) }
+        : { ...mcpCallItem(entry.call), id: itemId('mcp', tail, output.length) });
+      message = null;
+    }
+    const part = resp.content[i];
+    if (part === undefined) break;
     switch (part.type) {
       case 'text':
         if (part.text.length === 0) break;

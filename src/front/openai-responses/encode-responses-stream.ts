@@ -6,6 +6,8 @@ import type { Usage } from '../../canonical/usage.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { DialectStreamEncoder, ResponseMeta } from '../front-dialect.ts';
 import { echoOf } from './responses-echo.ts';
+import type { ServerToolCall, ServerToolList } from '../../canonical/server-tools.ts';
+import { mcpCallItem, mcpListToolsItem } from '../shared/encode-mcp-call.ts';
 import { encodeResponsesUsage } from './encode-responses-usage.ts';
 import {
   FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, itemStatusFor, messageItem, reasoningItem,
@@ -73,6 +75,8 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
 
   /** Open function calls by canonical tool-call index, in order of start. */
   private readonly calls = new Map<number, OpenCall>();
+  /** MCP calls the gateway runs, by their id → output index, until they end. */
+  private readonly mcpCalls = new Map<string, number>();
 
   constructor(meta: ResponseMeta, req?: CanonicalRequest) {
     this.tail = responseIdTail(meta.id);
@@ -124,6 +128,10 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
         return this.error(part.error);
       case 'stream-start':
         return '';
+      case 'server-tool-list':
+        return this.mcpList(part.list);
+      case 'server-tool-call':
+        return part.call.status === 'in_progress' ? this.mcpCallStart(part.call) : this.mcpCallEnd(part.call);
       // No output item holds generated audio or images: see encode-responses-response.ts.
       case 'audio-delta':
       case 'image-output':
@@ -265,6 +273,44 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     this.output[call.outputIndex] = item;
     return this.event('response.function_call_arguments.done', `${call.route},"arguments":${JSON.stringify(call.args)},"name":${JSON.stringify(call.name)}`) +
       this.itemDone(call.outputIndex, item);
+  }
+
+  /** An MCP server's tool list: added and done at once (OpenAI's `mcp_list_tools` events between). */
+  private mcpList(list: ServerToolList): string {
+    const out = this.closeMessage('completed') + this.closeReasoning(undefined);
+    const index = this.nextIndex;
+    const item = { ...mcpListToolsItem(list), id: this.newId('mcpl') };
+    this.output[index] = item;
+    const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
+    return out + this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, tools: [] })}`) +
+      this.event('response.mcp_list_tools.in_progress', route) +
+      this.event('response.mcp_list_tools.completed', route) +
+      this.itemDone(index, item);
+  }
+
+  /** An MCP call the gateway starts: its item, in progress, with its arguments whole. */
+  private mcpCallStart(call: ServerToolCall): string {
+    const out = this.closeMessage('completed') + this.closeReasoning(undefined);
+    const index = this.nextIndex;
+    const item = { ...mcpCallItem(call), id: this.newId('mcp') };
+    this.mcpCalls.set(call.id, index);
+    this.output[index] = item;
+    const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
+    return out + this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, arguments: '' })}`) +
+      this.event('response.mcp_call.in_progress', route) +
+      this.event('response.mcp_call_arguments.delta', `${route},"delta":${JSON.stringify(call.arguments)}`) +
+      this.event('response.mcp_call_arguments.done', `${route},"arguments":${JSON.stringify(call.arguments)}`);
+  }
+
+  /** The MCP call ended: completed or failed, then its item whole. */
+  private mcpCallEnd(call: ServerToolCall): string {
+    const index = this.mcpCalls.get(call.id);
+    if (index === undefined) return '';
+    this.mcpCalls.delete(call.id);
+    const item = { ...mcpCallItem(call), id: (this.output[index] as { id: string }).id };
+    this.output[index] = item;
+    const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
+    return this.event(call.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', route) + this.itemDone(index, item);
   }
 
   private closeOpenItems(status: ItemStatus): string {

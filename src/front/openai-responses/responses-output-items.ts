@@ -2,6 +2,7 @@ import type { FinishReason } from '../../canonical/finish-reason.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { ReasoningPart, ToolCallPart } from '../../canonical/request.ts';
 import { redactedToEncryptedContent } from './reasoning-encrypted-content.ts';
+import type { McpCallItem, McpListToolsItem } from '../shared/encode-mcp-call.ts';
 
 // The output items of a response and the rules both encoders share, so a streamed and a
 // whole answer to the same parts are the same items with the same ids.
@@ -56,7 +57,7 @@ export interface ErrorItem {
   message: string;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | ErrorItem;
+export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | ErrorItem | McpCallItem | McpListToolsItem;
 
 export type ResponseStatus = 'completed' | 'incomplete' | 'failed';
 

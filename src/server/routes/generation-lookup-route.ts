@@ -44,6 +44,9 @@ export function registerGenerationLookupRoute(app: FastifyInstance, services: Se
           http_referer: row.httpReferer,
           app_title: row.xTitle,
           user: row.endUser,
+          // A later model turn of a request that ran MCP tools: the first turn's id, and the calls it was given (docs/tools.md).
+          parent_id: row.parentId ?? null,
+          tool_calls: row.toolCalls ?? [],
         },
       };
     });
