@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { buildInfo } from '../../config/build-info.ts';
-import type { McpCallRow } from '../../store/mcp-store.ts';
 import { resumeIdleTimeout } from '../connection-guards.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
 import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
 import type { GatewayToolSource } from './gateway-tool-source.ts';
+import { recordToolCall } from './record-tool-call.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
 
 // `/mcp`: one MCP server (streamable HTTP, stateless: no session, every POST stands alone)
@@ -63,17 +62,4 @@ async function serve(request: FastifyRequest, reply: FastifyReply, services: Ser
   });
   await server.connect(transport);
   await transport.handleRequest(request.raw, reply.raw, request.body);
-}
-
-/** Records one tool call (never its arguments or result); a failed write costs the record, not the call. */
-export async function recordToolCall(services: Services, auth: AuthContext, via: McpCallRow['via'], o: ToolCallOutcome, generationId: string | null = null): Promise<void> {
-  const row: McpCallRow = {
-    id: `mcpc_${randomBytes(12).toString('hex')}`, at: new Date(services.now()).toISOString(), accountId: auth.account.id, keyHash: auth.key.hash,
-    server: o.server, tool: o.tool.slice(0, 256), via, status: o.status, durationMs: o.durationMs, error: o.error, generationId,
-  };
-  try {
-    await services.stores.mcpCalls.record(row);
-  } catch {
-    // The call was made; losing its record is better than failing it.
-  }
 }

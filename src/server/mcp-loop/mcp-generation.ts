@@ -19,6 +19,7 @@ import { afterResponse, DialectSseSink, responseMeta } from '../generation-route
 import { McpTurnSink } from './mcp-turn-sink.ts';
 import { resolveMcpTools, type McpToolSet } from './resolve-mcp-tools.ts';
 import { runMcpCalls } from './run-mcp-calls.ts';
+import { recordLoopCalls } from '../mcp-endpoint/record-tool-call.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -118,6 +119,7 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
       }
       const ran = await runMcpCalls(mcpCalls, set.bindings, registry, total.signal, (p) => sink.emit(p));
       pendingCalls = ran.records;
+      void recordLoopCalls(services, auth, ran.records, admitted.generationId);
       if (total.signal.aborted) {
         error = new GatewayError('timeout', `The request's MCP tool loop did not end within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`);
         break;
