@@ -60,6 +60,12 @@ async function serve(request: FastifyRequest, reply: FastifyReply, services: Ser
     void server.close();
     resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
   });
-  await server.connect(transport);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch {
+    // The transport answers what it can refuse itself; past that (the reply is ours, hijacked) nothing is left to say.
+    if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    else reply.raw.destroy();
+  }
 }
