@@ -124,6 +124,11 @@ mcp_servers:
     assert.deepEqual(refused.json.data.map((r: { server: string | null; tool: string }) => [r.server, r.tool]), [[null, 'vault__open']]);
     assert.equal((await call('GET', `${gw.baseUrl}/admin/mcp/calls?status=nope`, admin)).status, 400);
     assert.equal((await call('GET', `${gw.baseUrl}/admin/mcp/calls`, gw.key)).status, 403);
+    // The account sees its own calls with its management key.
+    const own = await call('GET', `${gw.baseUrl}/mcp-calls?server=docs&status=ok`, manager);
+    assert.equal(own.status, 200);
+    assert.ok(own.json.data.length > 0 && own.json.data.every((r: { account_id: string; server: string }) => r.account_id === gw.accountId && r.server === 'docs'));
+    assert.equal((await call('GET', `${gw.baseUrl}/mcp-calls`, gw.key)).status, 403, 'not with an API key');
   });
 
   it("an account's own MCP server: added with its management key, its header never answered back, served by /mcp to that account only, removed", async () => {
@@ -149,6 +154,7 @@ mcp_servers:
     const otherManager = (await gw.services.accountService.createKey({ accountId: other.id, name: 'm', management: true })).key;
     assert.ok(!(await (await client(otherKey)).listTools()).tools.some((t) => t.name.startsWith('mine__')));
     assert.deepEqual((await call('GET', `${gw.baseUrl}/mcp-servers`, otherManager)).json.data, []);
+    assert.deepEqual((await call('GET', `${gw.baseUrl}/mcp-calls`, otherManager)).json.data, [], "another account's calls are not its to see");
     assert.equal((await call('DELETE', `${gw.baseUrl}/mcp-servers/${created.json.data.id}`, otherManager)).status, 404);
 
     assert.equal((await call('POST', `${gw.baseUrl}/mcp-servers`, manager, { name: 'mine', url: own.url })).status, 400, 'a name the account already has');

@@ -5,14 +5,14 @@ import { access } from '../../route-access.ts';
 import type { Services } from '../../services.ts';
 import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../../mcp-endpoint/account-mcp-servers.ts';
 import { findAccount } from './accounts-routes.ts';
-import { decodeCursor, page, pageSize, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
+import { decodeCursor, page, pageSize, paramsOf, queryOf, requireAdmin, type Query } from './admin-common.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './route-schema.ts';
 
 // The operator's view of MCP: any account's own MCP servers (list, add, remove; audited), and
 // the record of MCP tool calls (GET /admin/mcp/calls: server, tool, duration, status, key,
 // account; never the arguments or the result), newest first.
 
-const STATUSES: readonly McpCallStatus[] = ['ok', 'tool_error', 'failed', 'refused'];
+export const MCP_CALL_STATUSES: readonly McpCallStatus[] = ['ok', 'tool_error', 'failed', 'refused'];
 const accountParam = { id: 'The account id.' };
 
 function isCallCursor(v: unknown): v is McpCallCursor {
@@ -24,6 +24,22 @@ function callView(c: McpCallRow): Record<string, unknown> {
     id: c.id, at: c.at, account_id: c.accountId, key_hash: c.keyHash, server: c.server, tool: c.tool, via: c.via,
     status: c.status, duration_ms: c.durationMs, error: c.error, generation_id: c.generationId,
   };
+}
+
+/** A page of the record of MCP tool calls, by the query's `key`, `server`, `status`, `limit` and `cursor`; `accountId`: only its calls. */
+export async function mcpCallsPage(services: Services, q: Query, accountId: string | undefined): Promise<{ data: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  const limit = pageSize(q);
+  const filter: McpCallFilter = {};
+  if (accountId !== undefined) filter.accountId = accountId;
+  if (q.key !== undefined && q.key !== '') filter.keyHash = q.key;
+  if (q.server !== undefined && q.server !== '') filter.server = q.server;
+  if (q.status !== undefined && q.status !== '') {
+    if (!(MCP_CALL_STATUSES as readonly string[]).includes(q.status)) throw new GatewayError('invalid_parameter', `"status" must be one of ${MCP_CALL_STATUSES.join(', ')}.`, { param: 'status' });
+    filter.status = q.status as McpCallStatus;
+  }
+  const rows = await services.stores.mcpCalls.list(filter, decodeCursor(q, isCallCursor), limit + 1);
+  const out = page(rows, limit, (r): McpCallCursor => [r.at, r.id]);
+  return { data: out.data.map(callView), next_cursor: out.next_cursor };
 }
 
 export function registerAdminMcpRoutes(app: FastifyInstance, services: Services, prefix: string): void {
@@ -68,24 +84,13 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
       summary: 'MCP tool calls the gateway made (server, tool, duration, status, key, account; never arguments), newest first', tags,
       query: {
         account: 'Only this account.', key: 'Only this key (its hash).', server: 'Only this MCP server.',
-        status: `Only this outcome: ${STATUSES.join(', ')}.`, ...PAGE_QUERY,
+        status: `Only this outcome: ${MCP_CALL_STATUSES.join(', ')}.`, ...PAGE_QUERY,
       },
       response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
-    const limit = pageSize(q);
-    const filter: McpCallFilter = {};
-    if (q.account !== undefined && q.account !== '') filter.accountId = (await findAccount(services, q.account)).id;
-    if (q.key !== undefined && q.key !== '') filter.keyHash = q.key;
-    if (q.server !== undefined && q.server !== '') filter.server = q.server;
-    if (q.status !== undefined && q.status !== '') {
-      if (!(STATUSES as readonly string[]).includes(q.status)) throw new GatewayError('invalid_parameter', `"status" must be one of ${STATUSES.join(', ')}.`, { param: 'status' });
-      filter.status = q.status as McpCallStatus;
-    }
-    const rows = await services.stores.mcpCalls.list(filter, decodeCursor(q, isCallCursor), limit + 1);
-    const out = page(rows, limit, (r): McpCallCursor => [r.at, r.id]);
-    return { data: out.data.map(callView), next_cursor: out.next_cursor };
+    return mcpCallsPage(services, q, q.account !== undefined && q.account !== '' ? (await findAccount(services, q.account)).id : undefined);
   });
 }
