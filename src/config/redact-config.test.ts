@@ -22,3 +22,8 @@ test('secret-named fields and header maps are masked whole at any depth; the res
     credentialsFile: '/etc/sa.json', n: '3', re: 'a+', list: [`https://${MASK}@h/`], missing: null,
   });
 });
+
+test('an MCP server\'s headers and the token of its URL are masked in the config as shown', () => {
+  const out = redactConfig({ mcpServers: [{ name: 'docs', url: 'https://mcp.example/mcp?token=t0k', headers: { Authorization: 'Bearer s3cret' }, tools: null }] });
+  assert.deepEqual(out, { mcpServers: [{ name: 'docs', url: `https://mcp.example/mcp?token=${MASK}`, headers: { Authorization: MASK }, tools: null }] });
+});

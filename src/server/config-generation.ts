@@ -141,6 +141,10 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
     ['server.port', current.server.port, next.server.port],
     ['server.public_models', current.server.publicModels ?? true, next.server.publicModels ?? true],
     ['database.path', current.database.path, next.database.path],
+    // The MCP client is built once (services.ts): its SSRF setting and bounds.
+    ['mcp.allow_private_addresses', current.mcp.allowPrivateAddresses, next.mcp.allowPrivateAddresses],
+    ['mcp.call_timeout_ms', current.mcp.callTimeoutMs, next.mcp.callTimeoutMs],
+    ['mcp.max_result_bytes', current.mcp.maxResultBytes, next.mcp.maxResultBytes],
   ];
   for (const [name, was, now] of fields) {
     if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;

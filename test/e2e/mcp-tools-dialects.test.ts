@@ -89,6 +89,16 @@ describe('MCP tools in the responses and messages dialects', () => {
     assert.deepEqual(content[1], { type: 'mcp_tool_result', tool_use_id: 'mcp_call_w1', is_error: false, content: [{ type: 'text', text: 'sunny in Oslo' }] });
     assert.equal(content[2].text, 'It is sunny in Oslo.');
     assert.equal(res.json.stop_reason, 'end_turn');
+
+    // The answer replayed as history (as Claude clients do) is accepted: its MCP blocks are dropped.
+    upstream.reset();
+    upstream.enqueue({ text: 'You are welcome.' });
+    const next = await postJson(`${gw.baseUrl}/messages`, {
+      model: 'acme/mock-1', max_tokens: 100,
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }, { role: 'assistant', content }, { role: 'user', content: 'Thanks!' }],
+    }, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    assert.equal(next.status, 200, next.text);
+    assert.equal(upstream.requests[0]!.body.messages[1].content, 'It is sunny in Oslo.');
   });
 
   it('messages, streamed: the blocks as Anthropic streams them (the input as one input_json_delta)', async () => {

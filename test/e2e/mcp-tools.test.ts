@@ -33,7 +33,7 @@ describe('MCP tools the gateway runs', () => {
     });
     upstream = await startOpenAIChatEmulator();
     gw = await startTestGateway({
-      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, call_timeout_ms: 500, max_result_bytes: 65536 }
+      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, call_timeout_ms: 3000, max_result_bytes: 65536 }
 mcp_servers:
   - name: docs
     url: ${mcp.url}
@@ -124,6 +124,24 @@ mcp_servers:
     assert.ok(usage.cost > 0);
   });
 
+  it('streamed, a later turn that fails ends the stream with the error in-stream; the turn before stays charged and recorded', async () => {
+    upstream.enqueue({ toolCalls: [WEATHER_CALL] }, { fault: 'status', status: 400, body: { error: { message: 'bad turn', type: 'invalid_request_error' } } });
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Weather?' }], mcp: { servers: [{ name: 'docs' }] },
+    }, auth());
+    assert.equal(res.status, 200);
+    const chunks = sseData(res.text) as any[];
+    assert.ok(chunks.some((c) => c.choices?.[0]?.delta?.mcp_calls?.[0]?.status === 'completed'));
+    const last = chunks.at(-1);
+    assert.equal(last.error.code, 'upstream_rejected_request');
+    const parent = await generationRecord(gw.origin, gw.key, res.headers.get('x-generation-id')!);
+    assert.equal(parent.status, 'success');
+    assert.ok(parent.total_cost > 0);
+    const [child] = await turnsOf(gw, parent.id);
+    assert.equal(child.status, 'error');
+    assert.equal(child.tool_calls[0].tool, 'weather');
+  });
+
   it('a server the account may not use, or that is unknown, is a 400 naming it; nothing is called', async () => {
     for (const name of ['private', 'nope']) {
       const res = await postJson(`${gw.baseUrl}/chat/completions`, {
@@ -147,10 +165,10 @@ mcp_servers:
       model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }], mcp: { servers: [{ name: 'docs' }] },
     }, auth());
     assert.equal(res.status, 200, res.text);
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(Date.now() - started < 20_000);
     const calls = res.json.choices[0].message.mcp_calls;
     assert.deepEqual(calls.map((c: any) => [c.name, c.status]), [['hang', 'failed'], ['huge', 'failed']]);
-    assert.match(calls[0].error, /did not answer within 500 ms/);
+    assert.match(calls[0].error, /did not answer within 3000 ms/);
     assert.match(calls[1].error, /larger than 65536 bytes/);
     const results = upstream.requests[1]!.body.messages.filter((m: any) => m.role === 'tool');
     assert.equal(results.length, 2);

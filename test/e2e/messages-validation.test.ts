@@ -46,7 +46,8 @@ const CASES: Array<[string, unknown, string, string]> = [
   ['a document of a media type other than PDF', userBlock({ type: 'document', source: { type: 'base64', media_type: 'application/msword', data: 'AAAA' } }), 'invalid_message', 'media_type'],
   ['a search_result block', userBlock({ type: 'search_result', source: 'https://example.com', title: 't', content: [] }), 'unsupported_content', 'search_result'],
   ['a server_tool_use block', assistantBlock({ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }), 'unsupported_content', 'server_tool_use'],
-  ['an mcp_tool_use block', assistantBlock({ type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'x', server_name: 's', input: {} }), 'unsupported_content', 'mcp_tool_use'],
+  // From the assistant, an earlier answer's MCP call replayed, it is dropped (docs/tools.md); from the user it is refused.
+  ['an mcp_tool_use block from the user', userBlock({ type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'x', server_name: 's', input: {} }), 'unsupported_content', 'mcp_tool_use'],
   ['an image from an uploaded file', userBlock({ type: 'image', source: { type: 'file', file_id: 'file_1' } }), 'unsupported_content', 'file'],
   ['an image of an unsupported media type', userBlock({ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'Qk0=' } }), 'invalid_message', 'media_type'],
   ['an unknown block type', userBlock({ type: 'video', url: 'x' }), 'invalid_message', 'type'],

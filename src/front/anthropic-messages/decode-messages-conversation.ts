@@ -136,6 +136,11 @@ function decodeAssistantBlocks(blocks: readonly unknown[], i: number, state: Dec
       case 'redacted_thinking':
         parts.push(decodeRedactedThinkingBlock(block as JsonObject, i, j));
         break;
+      // An earlier answer's MCP calls (docs/tools.md), replayed: the gateway ran them then and
+      // lists and runs anew; they are dropped, as the responses dialect drops mcp_call items.
+      case 'mcp_tool_use':
+      case 'mcp_tool_result':
+        break;
       default:
         throw unexpectedBlock(type, i, j, ASSISTANT_BLOCKS);
     }

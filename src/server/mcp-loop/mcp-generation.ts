@@ -4,6 +4,7 @@ import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { Usage } from '../../canonical/usage.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { logSafely } from '../../providers/http/scrub-secrets.ts';
 import type { FrontDialect } from '../../front/front-dialect.ts';
 import { FoldingSink } from '../../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../../pipeline/generation-pipeline.ts';
@@ -135,6 +136,10 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
       if (!live) sink.flush();
       loop.addTurn(answer.content, ran.results);
     }
+  } catch (thrown) {
+    // A bug, not an upstream's or a server's failure (those are outcomes): the answer ends with it, the stream closed.
+    if (!(thrown instanceof GatewayError)) logSafely(`internal error in the MCP loop: ${(thrown as Error)?.stack ?? String(thrown)}`);
+    error = thrown instanceof GatewayError ? thrown : new GatewayError('internal_error', 'Internal server error');
   } finally {
     clearTimeout(totalTimer);
     client.release();
