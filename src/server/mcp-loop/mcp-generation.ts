@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AssistantContentPart, CanonicalRequest, Message, ToolCallPart, ToolResultPart } from '../../canonical/request.ts';
+import type { CanonicalRequest, ToolCallPart } from '../../canonical/request.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import type { Usage } from '../../canonical/usage.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { logSafely } from '../../providers/http/scrub-secrets.ts';
@@ -17,6 +16,7 @@ import type { Services } from '../services.ts';
 import { SseWriter } from '../sse-writer.ts';
 import { resumeIdleTimeout } from '../connection-guards.ts';
 import { afterResponse, DialectSseSink, responseMeta } from '../generation-route.ts';
+import { McpLoop, UsageSum } from './mcp-conversation.ts';
 import { McpTurnSink } from './mcp-turn-sink.ts';
 import { resolveMcpTools, type McpToolSet } from './resolve-mcp-tools.ts';
 import { runMcpCalls } from './run-mcp-calls.ts';
@@ -173,65 +173,10 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
   return JSON.stringify(encoded);
 }
 
-/** The conversation as it grows turn by turn, and each turn's request. */
-class McpLoop {
-  private readonly req: CanonicalRequest;
-  private readonly set: McpToolSet;
-  private readonly maxTurns: number;
-  private readonly messages: Message[];
-  private turns = 0;
-
-  constructor(req: CanonicalRequest, set: McpToolSet, maxTurns: number) {
-    this.req = req;
-    this.set = set;
-    this.maxTurns = maxTurns;
-    this.messages = [...req.messages];
-  }
-
-  /** The next turn's request: the client's, its tools and the MCP tools, the conversation so far. */
-  turnRequest(): CanonicalRequest {
-    this.turns++;
-    const { mcp: _mcp, ...rest } = this.req;
-    const turn: CanonicalRequest = { ...rest, models: this.req.models.map((m) => ({ ...m })), messages: [...this.messages], extra: { ...this.req.extra } };
-    const tools = [...(this.req.tools ?? []), ...this.set.tools];
-    if (tools.length > 0) turn.tools = tools;
-    // The last turn allowed may call no tool: its answer is the one returned.
-    if (this.turns >= this.maxTurns && tools.length > 0) turn.toolChoice = { type: 'none' };
-    return turn;
-  }
-
-  addTurn(content: AssistantContentPart[], results: ToolResultPart[]): void {
-    this.messages.push({ role: 'assistant', content }, { role: 'tool', content: results });
-  }
-}
-
 /** The answer's finish: the last turn's; a turn that still called MCP tools past the bound says so. */
 function finalFinish(finish: FinishReason | null, cutAtBound: boolean): FinishReason {
   if (cutAtBound) return { unified: 'stop', raw: 'max_tool_turns' };
   return finish ?? { unified: 'stop', raw: null };
-}
-
-/** Every turn's usage added up: the answer reports what all its turns used. */
-class UsageSum {
-  private sum: Usage | null = null;
-
-  add(u: Usage): void {
-    const s = this.sum;
-    if (s === null) {
-      const { raw: _raw, ...copy } = u;
-      this.sum = copy;
-      return;
-    }
-    s.input += u.input;
-    s.output += u.output;
-    s.cacheRead += u.cacheRead;
-    s.cacheWrite += u.cacheWrite;
-    s.reasoning += u.reasoning;
-  }
-
-  total(): Usage {
-    return this.sum === null ? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 } : { ...this.sum };
-  }
 }
 
 /** A turn's own controller: aborted by the client leaving or the loop's deadline; the turn's own deadline aborts only it. */
