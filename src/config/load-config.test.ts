@@ -83,7 +83,7 @@ describe('loadConfig', () => {
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
       search: null,
-      mcp: { allowPrivateAddresses: false, callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
+      mcp: { allowPrivateAddresses: false, allowedHosts: [], callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
       mcpServers: [],
     });
   });
@@ -129,6 +129,9 @@ describe('loadConfig', () => {
       { name: 'wiki', url: 'http://10.0.0.1/mcp', transport: 'sse', headers: {}, tools: null, accounts: null },
     ]);
     assert.throws(() => loadConfig({ path: writeConfig('mcp: { turns: 3 }\n'), env: {} }), /mcp\.turns/);
+    assert.deepEqual(loadConfig({ path: writeConfig('mcp: { allowed_hosts: [MCP.Example.com, "*.tools.example", "*", "[::1]"] }\n'), env: {} }).mcp.allowedHosts,
+      ['mcp.example.com', '*.tools.example', '*', '::1']);
+    assert.throws(() => loadConfig({ path: writeConfig('mcp: { allowed_hosts: ["https://x.example"] }\n'), env: {} }), /mcp\.allowed_hosts\[0\]/);
     assert.throws(() => loadConfig({ path: writeConfig('mcp: { max_tool_turns: 0 }\n'), env: {} }), /mcp\.max_tool_turns/);
     assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: "a b", url: "https://x" }]\n'), env: {} }), /mcp_servers\[0\]\.name/);
     assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "ftp://x" }]\n'), env: {} }), /mcp_servers\[0\]\.url/);

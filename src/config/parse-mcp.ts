@@ -24,6 +24,11 @@ export interface McpServerConfig {
 export interface McpConfig {
   /** Reach MCP servers on private, loopback and link-local addresses too (off: SSRF protection). */
   allowPrivateAddresses: boolean;
+  /**
+   * The hosts accounts may add their own MCP servers on (management API): host names,
+   * `*.example.com` (its subdomains), IP addresses, or `*` (any). Empty: accounts add none.
+   */
+  allowedHosts: string[];
   /** One call to a server (connect, list or call) must answer within this. */
   callTimeoutMs: number;
   /** The most bytes of one answer of a server read (a tool's result, a tool list); past it the call fails. */
@@ -38,6 +43,7 @@ export interface McpConfig {
 
 export const MCP_DEFAULTS: McpConfig = {
   allowPrivateAddresses: false,
+  allowedHosts: [],
   callTimeoutMs: 30_000,
   maxResultBytes: 1_048_576,
   maxToolTurns: 8,
@@ -50,10 +56,11 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 export function parseMcp(value: unknown, path: string): McpConfig {
   if (value === undefined || value === null) return MCP_DEFAULTS;
   const fields = readMapping(value, path);
-  checkKeys(fields, ['allow_private_addresses', 'call_timeout_ms', 'max_result_bytes', 'max_tool_turns', 'total_timeout_ms', 'tools_ttl_ms'], path);
+  checkKeys(fields, ['allow_private_addresses', 'allowed_hosts', 'call_timeout_ms', 'max_result_bytes', 'max_tool_turns', 'total_timeout_ms', 'tools_ttl_ms'], path);
   const d = MCP_DEFAULTS;
   return {
     allowPrivateAddresses: optBoolean(fields, 'allow_private_addresses', path) ?? d.allowPrivateAddresses,
+    allowedHosts: parseAllowedHosts(optStringList(fields, 'allowed_hosts', path), at(path, 'allowed_hosts')) ?? d.allowedHosts,
     callTimeoutMs: optInt(fields, 'call_timeout_ms', path, 100, 600_000) ?? d.callTimeoutMs,
     maxResultBytes: optInt(fields, 'max_result_bytes', path, 1024, 64 * 1_048_576) ?? d.maxResultBytes,
     maxToolTurns: optInt(fields, 'max_tool_turns', path, 1, 64) ?? d.maxToolTurns,
@@ -102,4 +109,15 @@ function checkUrl(url: string, path: string): void {
     throw new ConfigError(path, 'expected an absolute http(s) URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(path, `expected an http(s) URL, got ${parsed.protocol}`);
+}
+
+/** A host name, `*.` and a host name, an IP address (IPv6 with or without brackets), or `*`. */
+const ALLOWED_HOST = /^(?:\*|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[?[0-9A-Fa-f:.]+\]?)$/;
+
+function parseAllowedHosts(hosts: string[] | undefined, path: string): string[] | undefined {
+  if (hosts === undefined) return undefined;
+  return hosts.map((h, i) => {
+    if (!ALLOWED_HOST.test(h)) throw new ConfigError(at(path, i), `expected a host name, "*.example.com", an IP address or "*"; got "${h}"`);
+    return h.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  });
 }

@@ -2,6 +2,9 @@ import type { McpConfig, McpServerConfig } from '../config/parse-mcp.ts';
 import { McpClient } from './mcp-client.ts';
 import { McpCallError, type McpServerSpec, type McpTool, type McpToolResult } from './mcp-types.ts';
 
+/** An account's own MCP servers (the store's, read per request: every instance of a fleet sees a change at once). */
+export type AccountServers = (accountId: string) => Promise<McpServerSpec[]>;
+
 /** Tool lists kept at most (the operator's servers and accounts' own): past it the oldest is forgotten. */
 const MAX_CACHED_LISTS = 1000;
 
@@ -22,9 +25,11 @@ export class McpRegistry {
   private readonly client: McpClient;
   private readonly lists = new Map<string, CachedList>();
   private readonly now: () => number;
+  private readonly accountServers: AccountServers;
 
-  constructor(servers: readonly McpServerConfig[], config: McpConfig, opts: { client?: McpClient; now?: () => number; clientInfo?: { name: string; version: string } } = {}) {
+  constructor(servers: readonly McpServerConfig[], config: McpConfig, opts: { client?: McpClient; now?: () => number; clientInfo?: { name: string; version: string }; accountServers?: AccountServers } = {}) {
     this.config = config;
+    this.accountServers = opts.accountServers ?? (async () => []);
     this.byName = new Map(servers.map((s) => [s.name, s]));
     this.now = opts.now ?? Date.now;
     this.client = opts.client ?? new McpClient({
@@ -58,6 +63,22 @@ export class McpRegistry {
   /** The operator's servers an account may use. */
   usableBy(accountId: string): McpServerConfig[] {
     return this.servers().filter((s) => this.mayUse(s, accountId));
+  }
+
+  /**
+   * Every server an account may use: the operator's it may use, then its own (added through
+   * the management API; an account's server may not take an operator's name).
+   */
+  async serversFor(accountId: string): Promise<McpServerSpec[]> {
+    const own = await this.accountServers(accountId);
+    return [...this.usableBy(accountId), ...own.filter((s) => !this.byName.has(s.name))];
+  }
+
+  /** The server of that name an account may use (the operator's or its own), or undefined. */
+  async resolve(accountId: string, name: string): Promise<McpServerSpec | undefined> {
+    const operator = this.byName.get(name);
+    if (operator !== undefined) return this.mayUse(operator, accountId) ? operator : undefined;
+    return (await this.accountServers(accountId)).find((s) => s.name === name);
   }
 
   /** The server's tools it exposes (its list, filtered by `tools`), from the cache while fresh. */

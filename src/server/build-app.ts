@@ -31,6 +31,9 @@ import { installSessionCookieAuth } from './dashboard/session-cookie-auth.ts';
 import { registerSessionRoutes } from './dashboard/session-routes.ts';
 import { installRouteAccess } from './route-access.ts';
 import { registerPlaygroundKeyRoute } from './dashboard/playground-key-route.ts';
+import { registerMcpEndpoint } from './mcp-endpoint/mcp-endpoint-route.ts';
+import { registryToolSource } from './mcp-endpoint/registry-tool-source.ts';
+import { registerMcpServersRoutes } from './routes/mcp-servers-route.ts';
 
 /** Every endpoint is served under both prefixes. */
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -87,6 +90,8 @@ export function buildApp(services: Services): FastifyInstance {
     registerKeyRoute(api, services, API_PREFIXES);
     registerKeysRoutes(api, services, API_PREFIXES);
     registerWebhookRoutes(api, services, API_PREFIXES);
+    registerMcpServersRoutes(api, services, API_PREFIXES);
+    registerMcpEndpoint(api, services, registryToolSource(() => services.mcp));
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);

@@ -25,7 +25,7 @@ import type { WebSearchDeps } from '../pipeline/web-search/search-backend.ts';
 import { usdToNanos } from '../money/money.ts';
 import { HttpSearchBackend } from './web-search/http-search-backend.ts';
 import type { McpClient } from '../mcp/mcp-client.ts';
-import { McpRegistry } from '../mcp/mcp-registry.ts';
+import { McpRegistry, type AccountServers } from '../mcp/mcp-registry.ts';
 
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
@@ -70,6 +70,8 @@ export interface SharedState {
   responseCacheStore: ResponseCacheStore;
   /** The connections to MCP servers (outlives reloads; its bounds and SSRF setting are read at start). */
   mcpClient: McpClient;
+  /** Accounts' own MCP servers (from the store), joined to each generation's registry. */
+  mcpAccountServers?: AccountServers;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -132,7 +134,7 @@ export function buildGeneration(
     planner,
     pipeline,
     scrubber,
-    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient }),
+    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient, ...(shared.mcpAccountServers === undefined ? {} : { accountServers: shared.mcpAccountServers }) }),
   };
 }
 

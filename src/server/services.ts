@@ -36,6 +36,7 @@ import { RecordsRetention } from './records-retention.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { McpClient } from '../mcp/mcp-client.ts';
 import type { McpRegistry } from '../mcp/mcp-registry.ts';
+import { accountMcpServerSpecs } from './mcp-endpoint/account-mcp-servers.ts';
 import { InFlight } from './in-flight.ts';
 import type { DestinationStream } from 'pino';
 import { Telemetry } from '../observability/telemetry.ts';
@@ -229,6 +230,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       maxResultBytes: config.mcp.maxResultBytes,
       clientInfo: { name: 'switchyard', version: buildInfo().version },
     }),
+    mcpAccountServers: accountMcpServerSpecs(stores.stores),
     log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),

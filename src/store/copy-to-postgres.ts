@@ -25,6 +25,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'webhooks', orderBy: 'id' },
   { name: 'webhook_deliveries', orderBy: 'id' },
   { name: 'webhook_attempts', orderBy: 'delivery_id, attempt' },
+  { name: 'account_mcp_servers', orderBy: 'id' },
+  { name: 'mcp_tool_calls', orderBy: 'id' },
 ];
 
 /**

@@ -10,6 +10,7 @@ import { Credits } from './pages/credits.tsx';
 import { Models } from './pages/models.tsx';
 import { Settings } from './pages/settings.tsx';
 import { Playground } from './pages/playground.tsx';
+import { McpServers } from './pages/mcp-servers.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
 import { AdminUsage } from './pages/admin-usage.tsx';
@@ -34,6 +35,7 @@ const ACCOUNT_PAGES: Page[] = [
   { route: 'credits', title: 'Credits', view: () => <Credits /> },
   { route: 'models', title: 'Models', view: () => <Models /> },
   { route: 'playground', title: 'Playground', view: () => <Playground /> },
+  { route: 'mcp-servers', title: 'MCP servers', view: () => <McpServers /> },
   { route: 'settings', title: 'Settings', view: (s) => <Settings session={s} /> },
 ];
 

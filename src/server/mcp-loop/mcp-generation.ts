@@ -20,6 +20,7 @@ import { McpLoop, UsageSum } from './mcp-conversation.ts';
 import { McpTurnSink } from './mcp-turn-sink.ts';
 import { resolveMcpTools, type McpToolSet } from './resolve-mcp-tools.ts';
 import { runMcpCalls } from './run-mcp-calls.ts';
+import { recordLoopCalls } from '../mcp-endpoint/record-tool-call.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -119,6 +120,7 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
       }
       const ran = await runMcpCalls(mcpCalls, set.bindings, registry, total.signal, (p) => sink.emit(p));
       pendingCalls = ran.records;
+      void recordLoopCalls(services, auth, ran.records, admitted.generationId);
       if (total.signal.aborted) {
         error = new GatewayError('timeout', `The request's MCP tool loop did not end within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`);
         break;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ToolDefinition } from '../../canonical/request.ts';
 import type { McpServerChoice, ServerToolList } from '../../canonical/server-tools.ts';
-import type { McpServerConfig } from '../../config/parse-mcp.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { McpRegistry } from '../../mcp/mcp-registry.ts';
 import { McpCallError, type McpServerSpec } from '../../mcp/mcp-types.ts';
@@ -32,7 +31,7 @@ export interface McpToolSet {
 export async function resolveMcpTools(
   registry: McpRegistry, choices: readonly McpServerChoice[], accountId: string, clientTools: readonly ToolDefinition[] | undefined, signal: AbortSignal,
 ): Promise<McpToolSet> {
-  const servers = choices.map((choice, i) => ({ choice, server: checkedServer(registry, choice, i, accountId) }));
+  const servers = await Promise.all(choices.map(async (choice, i) => ({ choice, server: await checkedServer(registry, choice, i, accountId) })));
   const listed = await Promise.all(servers.map(async ({ choice, server }) => {
     try {
       const tools = await registry.listTools(server, signal);
@@ -60,11 +59,12 @@ export async function resolveMcpTools(
   return set;
 }
 
-function checkedServer(registry: McpRegistry, choice: McpServerChoice, i: number, accountId: string): McpServerConfig {
+async function checkedServer(registry: McpRegistry, choice: McpServerChoice, i: number, accountId: string): Promise<McpServerSpec> {
   const param = choice.form === 'spec' ? `mcp.servers[${i}].name` : choice.form === 'messages' ? 'mcp_servers' : 'tools';
-  const server = registry.server(choice.name);
+  // The operator's servers the account may use, and the account's own (McpRegistry.resolve).
+  const server = await registry.resolve(accountId, choice.name);
   // Not told apart from an unknown one: another account's server is not disclosed.
-  if (server === undefined || !registry.mayUse(server, accountId)) {
+  if (server === undefined) {
     throw new GatewayError('invalid_parameter', `Unknown MCP server "${choice.name}": it is not one this account may use.`, { param });
   }
   if (choice.url !== undefined && !sameUrl(choice.url, server.url)) {

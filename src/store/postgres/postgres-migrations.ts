@@ -380,4 +380,41 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 ;
     `,
   },
+  {
+    version: 20,
+    name: 'account MCP servers and MCP tool calls',
+    sql: `
+      -- An account's own MCP servers (management API, docs/mcp-endpoint.md). The headers (its
+      -- tokens) are sent to the server and never answered back; kept as given, like webhook
+      -- secrets: the gateway has no master key to encrypt them with (docs/security.md).
+      CREATE TABLE account_mcp_servers (
+        id          TEXT NOT NULL PRIMARY KEY,   -- mcps_...
+        account_id  TEXT NOT NULL REFERENCES accounts(id),
+        name        TEXT NOT NULL,
+        url         TEXT NOT NULL,
+        headers     TEXT NOT NULL,               -- JSON object: header name -> value
+        tools       TEXT,                        -- JSON array of the tools exposed; NULL: all
+        created_at  TEXT NOT NULL,
+        UNIQUE (account_id, name)
+      );
+
+      -- One row per MCP tool call the gateway made for a key (server, tool, how long, how it
+      -- ended; never the arguments or the result), newest read first.
+      CREATE TABLE mcp_tool_calls (
+        id          TEXT NOT NULL PRIMARY KEY,   -- mcpc_...
+        at          TEXT NOT NULL,
+        account_id  TEXT NOT NULL,
+        key_hash    TEXT NOT NULL,
+        server      TEXT,                        -- NULL: the tool named no server the key may use
+        tool        TEXT NOT NULL,
+        via         TEXT NOT NULL,               -- 'endpoint' (/mcp) or 'generation' (a model's turn)
+        status      TEXT NOT NULL CHECK (status IN ('ok', 'tool_error', 'failed', 'refused')),
+        duration_ms BIGINT NOT NULL,
+        error       TEXT,                        -- why, for failed and refused (bounded)
+        generation_id TEXT
+      );
+      CREATE INDEX mcp_tool_calls_at ON mcp_tool_calls(at, id);
+      CREATE INDEX mcp_tool_calls_account ON mcp_tool_calls(account_id, at, id);
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import { registerGenerationsCsvRoutes } from './generations-csv-route.ts';
 import { registerGenerationsExportRoutes } from './generations-export-route.ts';
 import { registerAdminHealthRoute } from './health-routes.ts';
 import { registerRefusalsRoute } from './refusals-routes.ts';
+import { registerAdminMcpRoutes } from './mcp-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
 
 /** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
@@ -31,5 +32,6 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerRefusalsRoute(app, services, stores, prefix);
     registerAccountSettingsRoutes(app, services, stores, prefix);
     registerAdminConfigRoute(app, services, prefix);
+    registerAdminMcpRoutes(app, services, prefix);
   }
 }
