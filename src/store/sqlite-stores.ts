@@ -15,6 +15,7 @@ import type { AccountRepository, Stores } from './store-contract.ts';
 import { UsageQuery } from './usage-query.ts';
 import { UsageStore } from './usage-store.ts';
 import { SqlWebhookRepository } from './webhook-store.ts';
+import { SqlMemberRepository } from './member-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -71,6 +72,15 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },
     webhooks: new SqlWebhookRepository({
       all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+      run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
+    }),
+    // Read as bigints: a member's budget is money (nano-USD).
+    members: new SqlMemberRepository({
+      all: async (sql, params) => {
+        const stmt = db.prepare(sql);
+        stmt.setReadBigInts(true);
+        return stmt.all(...params) as Array<Record<string, unknown>>;
+      },
       run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
     }),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
