@@ -296,8 +296,15 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log });
   webhooks.start();
   const members = new MemberService(stores.stores, {
-    changed: (accountId) => stores.accountService.announce({ accountId }),
-    keyChanged: (accountId, keyHash) => stores.accountService.announce({ accountId, keyHash }),
+    // At once here; on the other instances of a fleet when the bus's message arrives.
+    changed: (accountId) => {
+      auth.invalidate();
+      stores.accountService.announce({ accountId });
+    },
+    keyChanged: (accountId, keyHash) => {
+      auth.invalidate(keyHash);
+      stores.accountService.announce({ accountId, keyHash });
+    },
     emit: (accountId, type, data) => webhooks.emit(accountId, type, data),
   });
   return {
