@@ -21,11 +21,6 @@ export function hasRole(ctx: AuthContext, min: Role): boolean {
   return RANK[roleOf(ctx)] >= RANK[min];
 }
 
-/** `a` ranks above `b`. */
-export function outranks(a: Role, b: Role): boolean {
-  return RANK[a] > RANK[b];
-}
-
 /** Only the member's own keys: a caller whose role is `member` manages and sees no one else's. */
 export function ownKeysOnly(ctx: AuthContext): boolean {
   return ctx.member !== undefined && ctx.member !== null && ctx.member.role === 'member';

@@ -78,6 +78,10 @@ for (const engine of ENGINES) describe(`members and roles: ${engine.name}`, { sk
     // An admin manages members below owner only; the operator's admin key is above all accounts.
     const byAdmin = await call('POST', api('/members'), tokens.admin, { email: 'boss@example.com', role: 'owner' });
     assert.equal(byAdmin.status, 403);
+    const ownerMember = await add('own@example.com', 'owner');
+    assert.equal((await call('DELETE', api(`/members/${ownerMember.id}?keys=disable`), tokens.admin)).status, 403);
+    assert.equal((await call('PATCH', api(`/members/${roles.viewer.id}`), tokens.admin, { role: 'owner' })).status, 403);
+    assert.equal((await call('PATCH', api(`/members/${roles.viewer.id}`), tokens.admin, { name: 'Vic' })).status, 200);
     assert.equal((await call('GET', api(`/admin/accounts/${gw.accountId}/members`), admin)).status, 200);
     assert.equal((await call('GET', api('/members'), admin)).status, 403, 'the admin API key uses the admin routes');
     // A member sees only their own keys: the one they made, not the owner's.

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
-import { outranks, roleOf } from '../../auth/roles.ts';
+import { roleOf } from '../../auth/roles.ts';
 import type { RemovedKeys } from '../../billing/member-service.ts';
 import { MAX_ALLOWED_MODELS } from '../../billing/member-input.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -88,8 +88,7 @@ function removedView(out: { keys: string[]; action: RemovedKeys['action']; to: s
 function checkReach(auth: AuthContext, target: { role: string } | null, newRole: unknown): void {
   const role = roleOf(auth);
   if (role === 'owner' || role === 'operator') return;
-  const touchesOwner = target?.role === 'owner' || newRole === 'owner';
-  if (touchesOwner || (target !== null && !outranks(role, target.role as never))) {
+  if (target?.role === 'owner' || newRole === 'owner') {
     throw new GatewayError('forbidden', 'Only an owner adds, changes or removes an owner; an admin manages the members below owner.');
   }
 }
