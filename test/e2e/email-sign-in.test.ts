@@ -57,6 +57,10 @@ describe('email sign-in with smtp: configured', () => {
     const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     const res = await call('POST', `${gw.origin}/api/v1/members`, mgmt, { email: 'Mia@Example.com', name: 'Mia', role: 'viewer' });
     assert.equal(res.status, 201);
+    // With smtp:, adding a member mails them a link: the invitation.
+    await smtp.until(1);
+    assert.equal(smtp.mails[0]!.to.toLowerCase(), 'mia@example.com');
+    tokenOf(smtp.mails[0]!);
   });
   after(async () => {
     await gw?.close();
@@ -67,12 +71,13 @@ describe('email sign-in with smtp: configured', () => {
   const redeem = (token: string) => postJson(`${gw.origin}/api/v1/sessions/email/redeem`, { token });
 
   test('the mailed link signs in once, as the member with their role; a replay fails', async () => {
+    const base = smtp.mails.length;
     const sent = await ask('mia@example.com');
     assert.equal(sent.status, 202);
     assert.deepEqual(sent.json, { sent: true });
-    await smtp.until(1);
-    assert.equal(smtp.mails[0]!.to, 'mia@example.com');
-    const token = tokenOf(smtp.mails[0]!);
+    await smtp.until(base + 1);
+    assert.equal(smtp.mails[base]!.to, 'mia@example.com');
+    const token = tokenOf(smtp.mails[base]!);
     const signedIn = await redeem(token);
     assert.equal(signedIn.status, 200, JSON.stringify(signedIn.json));
     assert.equal(signedIn.json.kind, 'member');

@@ -121,6 +121,8 @@ for (const engine of ENGINES) describe(`members and roles: ${engine.name}`, { sk
     const usage = await call('GET', api(`/usage?member=${ann.id}&group_by=key`), owner);
     assert.deepEqual(usage.json.data.map((g: { group: string }) => g.group), [annKey.json.data.hash]);
     assert.equal(usage.json.totals.requests, 1);
+    const annKeys = await call('GET', api(`/keys?member=${ann.id}`), owner);
+    assert.deepEqual(annKeys.json.data.map((k: { hash: string }) => k.hash), [annKey.json.data.hash]);
     const adminActivity = await call('GET', api(`/admin/generations?member=${bob.id}`), admin);
     assert.deepEqual([...new Set(adminActivity.json.data.map((g: { key_hash: string }) => g.key_hash))], [bobKey.json.data.hash]);
     const adminUsage = await call('GET', api(`/admin/usage?member=${bob.id}`), admin);

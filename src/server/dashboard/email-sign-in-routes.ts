@@ -9,6 +9,7 @@ import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-
 import { SESSION_TTL_MS, sessionView, SIGN_IN_MAX_BODY_BYTES } from './session-routes.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { smtpSender, type SendSignInMail } from './sign-in-mailer.ts';
+import type { MemberRecord } from '../../store/member-store.ts';
 
 // Members sign in by an emailed one-time link when the operator configured `smtp:`
 // (docs/governance.md). POST /sessions/email {email} mails a link to every account the email
@@ -31,9 +32,39 @@ const EMAIL_WINDOW_MS = 15 * 60_000;
 
 const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex');
 
-export function registerEmailSignInRoutes(app: FastifyInstance, services: Services, opts: { send?: SendSignInMail } = {}): void {
+/** Mails sign-in links to members (one mail, one link per membership); null without `smtp:`. */
+export type LinkMailer = (email: string, members: readonly MemberRecord[], log: (m: string) => void) => Promise<void>;
+
+const mailers = new WeakMap<Services, LinkMailer | null>();
+
+/** The gateway's link mailer (one SMTP transport per gateway), or null without `smtp:`. */
+export function linkMailer(services: Services): LinkMailer | null {
+  if (mailers.has(services)) return mailers.get(services)!;
   const smtp = services.config.smtp;
-  const send = smtp === null ? null : opts.send ?? smtpSender(smtp);
+  const send: SendSignInMail | null = smtp === null ? null : smtpSender(smtp);
+  const mailer: LinkMailer | null = send === null ? null : async (email, members, log) => {
+    const links: Array<{ account: string; url: string }> = [];
+    const now = services.now();
+    const ttlMs = smtp!.linkTtlSeconds * 1000;
+    for (const m of members) {
+      const account = await services.accounts.getAccount(m.accountId);
+      if (account === undefined || !account.isActive) continue;
+      const token = randomBytes(32).toString('base64url');
+      await services.stores.members.insertLink({
+        tokenHash: sha256(token), memberId: m.id, createdAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString(), usedAt: null,
+      }, new Date(now).toISOString());
+      // server.public_origin (load-config requires it with smtp:): a Host header cannot steer where the token goes.
+      links.push({ account: account.name, url: `${services.config.server.publicOrigin!}${services.config.server.basePath ?? ''}/dashboard/#${LINK_FRAGMENT}${token}` });
+    }
+    // Off the answer's path: a member and a stranger get the same answer in the same time.
+    if (links.length > 0) void send({ to: email, links, minutes: Math.round(ttlMs / 60_000) }).catch((err: Error) => log(`sign-in mail to a member not sent: ${err.message}`));
+  };
+  mailers.set(services, mailer);
+  return mailer;
+}
+
+export function registerEmailSignInRoutes(app: FastifyInstance, services: Services): void {
+  const mailer = linkMailer(services);
   const basePath = services.config.server.basePath ?? '';
   const publicOrigin = services.config.server.publicOrigin;
   const limiter = new SignInLimiter();
@@ -42,7 +73,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
   const guarded = (note: string) => access('none', {
     maxBodyBytes: SIGN_IN_MAX_BODY_BYTES,
     beforeBody: (request) => {
-      if (send === null) throw notConfigured();
+      if (mailer === null) throw notConfigured();
       checkOrigin(request, publicOrigin);
       limiter.take(request.ip);
     },
@@ -58,24 +89,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
   }, async (request, reply) => {
     const email = checkEmail((request.body as { email: unknown }).email);
     perEmail.take(email.toLowerCase());
-    const memberships = await services.stores.members.withEmail(email);
-    const links: Array<{ account: string; url: string }> = [];
-    const now = services.now();
-    const ttlMs = smtp!.linkTtlSeconds * 1000;
-    for (const m of memberships) {
-      const account = await services.accounts.getAccount(m.accountId);
-      if (account === undefined || !account.isActive) continue;
-      const token = randomBytes(32).toString('base64url');
-      await services.stores.members.insertLink({
-        tokenHash: sha256(token), memberId: m.id, createdAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString(), usedAt: null,
-      }, new Date(now).toISOString());
-      // server.public_origin (load-config requires it with smtp:): a Host header cannot steer where the token goes.
-      links.push({ account: account.name, url: `${publicOrigin!}${basePath}/dashboard/#${LINK_FRAGMENT}${token}` });
-    }
-    // Off the answer's path: a member and a stranger get the same answer in the same time.
-    if (links.length > 0) {
-      void send!({ to: email, links, minutes: Math.round(ttlMs / 60_000) }).catch((err: Error) => request.log.warn(`sign-in mail to a member not sent: ${err.message}`));
-    }
+    await mailer!(email, await services.stores.members.withEmail(email), (m) => request.log.warn(m));
     reply.code(202);
     return { sent: true };
   });

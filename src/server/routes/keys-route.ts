@@ -13,6 +13,7 @@ import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { ownKeysOnly } from '../../auth/roles.ts';
+import { accountMemberFilter } from './admin/member-filter.ts';
 
 // The key-management API in OpenRouter's form. Only a management key (or a member's session)
 // may call it, and it manages the keys of its own account. Management keys cannot call
@@ -30,7 +31,7 @@ const tags = ['keys'];
 const hashParams = { hash: 'The key hash.' };
 const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { member: 'A member id (mem_...): only the keys this member holds.', offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
   create: routeSchema({
     summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}', answers: 'AccountKeyCreated',
     body: bodySchema({
@@ -68,7 +69,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const auth = await manager(request);
       const q = request.query as Record<string, string | undefined>;
       const { limit, offset, after } = keysPageQuery(q);
-      if (ownKeysOnly(auth)) return { data: await Promise.all((await memberKeys(services, auth, q, offset, limit)).map((k) => keyView(services, k))), next_cursor: null };
+      const memberId = await accountMemberFilter(services, auth, q);
+      if (memberId !== undefined) return { data: await Promise.all((await memberKeys(services, memberId, q, offset, limit)).map((k) => keyView(services, k))), next_cursor: null };
       const filter = { accountId: auth.account.id, apiKeysOnly: true, activeOnly: q.include_disabled === 'false' };
       const rows = await services.accounts.keysPage(filter, after, limit + 1, offset);
       const more = rows.length > limit;
@@ -180,9 +182,9 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
 }
 
 /** A member's own API keys (few: one page, no cursor), as the list filters them. */
-async function memberKeys(services: Services, auth: AuthContext, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
+async function memberKeys(services: Services, memberId: string, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
   const keys: KeyRecord[] = [];
-  for (const hash of await services.stores.members.keyHashes(auth.member!.id)) {
+  for (const hash of await services.stores.members.keyHashes(memberId)) {
     const k = await services.accounts.getKey(hash);
     if (k === undefined || k.isManagement || k.isAdmin || (q.include_disabled === 'false' && !k.isActive)) continue;
     keys.push(k);

@@ -12,6 +12,7 @@ import type { Services } from '../services.ts';
 import { actorOf, objectBody } from './admin/admin-common.ts';
 import { findAccount } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
+import { linkMailer } from '../dashboard/email-sign-in-routes.ts';
 
 // An account's members (docs/governance.md): /members with a management key or a session
 // (scoped to the caller's account; reading needs `viewer`, changing needs `admin`, and only
@@ -98,6 +99,10 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services, p
   const changer = access('management', { role: 'admin' });
   const member = async (auth: AuthContext, id: string): Promise<MemberRecord> => services.members.find(auth.account.id, id);
   const id = (request: FastifyRequest): string => (request.params as { id: string }).id;
+  // With `smtp:`, a new member is mailed a sign-in link (the invitation).
+  const invite = async (m: MemberRecord, request: FastifyRequest): Promise<void> => {
+    await linkMailer(services)?.(m.email, [m], (line) => request.log.warn(line));
+  };
 
   app.get(`${prefix}/members`, { ...reader, schema: SCHEMA.list(tags) }, async (request) => {
     const auth = requestAuth(request);
@@ -109,6 +114,7 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services, p
     const body = objectBody(request.body);
     checkReach(auth, null, body.role);
     const m = await services.members.add(actorOf(auth), auth.account.id, body);
+    await invite(m, request);
     reply.code(201);
     return { data: memberView(m) };
   });
@@ -146,6 +152,7 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services, p
   });
   app.post(base, { ...adminAccess, schema: SCHEMA.add(adminTags, acct) }, async (request, reply) => {
     const m = await services.members.add(operator(request), await account(request), objectBody(request.body));
+    await invite(m, request);
     reply.code(201);
     return { data: memberView(m) };
   });
