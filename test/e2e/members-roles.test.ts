@@ -127,6 +127,11 @@ for (const engine of ENGINES) describe(`members and roles: ${engine.name}`, { sk
     assert.deepEqual([...new Set(adminActivity.json.data.map((g: { key_hash: string }) => g.key_hash))], [bobKey.json.data.hash]);
     const adminUsage = await call('GET', api(`/admin/usage?member=${bob.id}`), admin);
     assert.equal(adminUsage.json.totals.requests, 1);
+    // A member reads their own generations only; the owner reads any of the account's.
+    const annGen = activity.json.data[0].id as string;
+    assert.equal((await call('GET', api(`/generation?id=${annGen}`), bobSession)).status, 404);
+    assert.equal((await call('GET', api(`/generation?id=${annGen}`), annSession)).status, 200);
+    assert.equal((await call('GET', api(`/generation?id=${annGen}`), owner)).status, 200);
     // The member sees their own activity whatever they ask.
     const own = await call('GET', api('/activity'), bobSession);
     assert.deepEqual([...new Set(own.json.data.map((g: { key_hash: string }) => g.key_hash))], [bobKey.json.data.hash]);
