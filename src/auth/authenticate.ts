@@ -1,11 +1,15 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AccountRecord, KeyRecord } from '../store/account-store.ts';
 import type { AccountRepository } from '../store/store-contract.ts';
+import type { MemberRecord, MemberRepository } from '../store/member-store.ts';
+import { MEMBER_SESSION_PREFIX, memberSessionKey } from './roles.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
 
 export interface AuthContext {
   key: KeyRecord;
   account: AccountRecord;
+  /** The member acting: a member's sign-in, or a key that belongs to a member (roles.ts). */
+  member?: MemberRecord | null;
 }
 
 interface CacheEntry {
@@ -40,9 +44,13 @@ export class Authenticator {
 
   private readonly watcher: { check(): void } | undefined;
   private readonly sessions: SessionResolver | undefined;
+  private readonly members: Pick<MemberRepository, 'get'> | undefined;
 
-  constructor(store: Pick<AccountRepository, 'getKey' | 'getAccount'>, opts: { ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver } = {}) {
+  constructor(store: Pick<AccountRepository, 'getKey' | 'getAccount'>, opts: {
+    ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver; members?: Pick<MemberRepository, 'get'>;
+  } = {}) {
     this.store = store;
+    this.members = opts.members;
     this.sessions = opts.sessions;
     this.ttlMs = opts.ttlMs ?? 2000;
     this.now = opts.now ?? Date.now;
@@ -54,7 +62,8 @@ export class Authenticator {
    * or unknown key's message names the headers the route reads (`headers`).
    */
   async authenticate(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): Promise<AuthContext> {
-    // A dashboard session acts as the key it was made from (src/server/dashboard/).
+    // A dashboard session acts as the key it was made from (src/server/dashboard/), or as
+    // the member who signed in (their key hash is `member:<id>`, resolved by load()).
     if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) {
       const keyHash = await this.sessions.keyHashOf(rawKey);
       if (keyHash === undefined) throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
@@ -99,11 +108,21 @@ export class Authenticator {
   }
 
   private async load(hash: string): Promise<AuthContext | null> {
+    if (hash.startsWith(MEMBER_SESSION_PREFIX)) {
+      const member = await this.members?.get(hash.slice(MEMBER_SESSION_PREFIX.length));
+      if (member === undefined) return null;
+      const account = await this.store.getAccount(member.accountId);
+      return account === undefined ? null : { key: memberSessionKey(member), account, member };
+    }
     const key = await this.store.getKey(hash);
     if (key === undefined) return null;
     const account = await this.store.getAccount(key.accountId);
     if (account === undefined) return null;
-    return { key, account };
+    if (key.memberId === null) return { key, account, member: null };
+    // A key of a member acts with the member's role; a member gone (never left so: removal
+    // disables or moves their keys) leaves the key nothing to act as.
+    const member = await this.members?.get(key.memberId);
+    return member === undefined || member.accountId !== key.accountId ? null : { key, account, member };
   }
 }
 

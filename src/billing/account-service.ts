@@ -58,6 +58,11 @@ export class AccountService {
     this.changeListeners.push(listener);
   }
 
+  /** Tells the listeners of a change made elsewhere (members: member-service.ts). */
+  announce(change: AccountChange): void {
+    this.changed(change);
+  }
+
   private changed(change: AccountChange): void {
     for (const l of this.changeListeners) l(change);
   }

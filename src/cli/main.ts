@@ -7,6 +7,7 @@ import { creditsCommand } from './commands/credits.ts';
 import { generationsCommand } from './commands/generations.ts';
 import { initCommand } from './commands/init.ts';
 import { keysCommand } from './commands/keys.ts';
+import { membersCommand } from './commands/members.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
@@ -48,6 +49,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   configCommand(program);
   accountsCommand(program);
   keysCommand(program);
+  membersCommand(program);
   creditsCommand(program);
   usageCommand(program);
   generationsCommand(program);

@@ -85,6 +85,7 @@ describe('loadConfig', () => {
       search: null,
       mcp: { allowPrivateAddresses: false, allowedHosts: [], callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
       mcpServers: [],
+      smtp: null,
     });
   });
 

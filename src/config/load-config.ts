@@ -1,3 +1,4 @@
+import { parseSmtp } from './parse-smtp.ts';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
@@ -42,7 +43,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -61,6 +62,10 @@ export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOption
   const source: ConfigSource = file === undefined ? { file, unsetReferences } : { file, unsetReferences, tree };
   try {
     const config = parseTree(resolveEnvReferences(tree ?? {}, env, '', unsetReferences), env, overrides);
+    // A sign-in link's origin must not come from a request's Host header (another host could get the token).
+    if (config.smtp !== null && config.server.publicOrigin === undefined) {
+      throw new Error('smtp: needs server.public_origin (https://gateway.example.com): the emailed sign-in links point there.');
+    }
     // Not enumerable: a record of where the config came from, not a setting (deep-equal comparisons ignore it).
     Object.defineProperty(config, 'source', { value: source, enumerable: false });
     return config;
@@ -110,6 +115,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     cache: parseResponseCache(root.cache, 'cache'),
     sticky: parseSticky(root.sticky, 'sticky'),
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
+    smtp: parseSmtp(root.smtp, 'smtp'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
     search: parseSearch(root.search, 'search'),

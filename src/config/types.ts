@@ -1,4 +1,5 @@
 import type { ProviderKind } from './provider-kinds.ts';
+import type { SmtpConfig } from './parse-smtp.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
@@ -53,6 +54,8 @@ export interface GatewayConfig {
   sticky: StickyConfig;
   /** `webhooks:` — delivery of accounts' webhooks: SSRF, timeouts, retries, balance.low (parse-webhooks.ts). */
   webhooks: WebhooksConfig;
+  /** Members' emailed sign-in links; null: not configured. */
+  smtp: SmtpConfig | null;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */

@@ -1,3 +1,4 @@
+import { registerEmailSignInRoutes } from './dashboard/email-sign-in-routes.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { installConnectionGuards, serverOptions } from './connection-guards.ts';
@@ -101,6 +102,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerAudioRoutes(api, services, API_PREFIXES);
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
+    registerEmailSignInRoutes(api, services);
     registerPlaygroundKeyRoute(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
     registerMetricsRoute(api, services);

@@ -160,5 +160,7 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
   for (const [name, was, now] of fields) {
     if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;
   }
+  // The sign-in mailer and its routes are built at start (its password is not quoted here).
+  if (JSON.stringify(current.smtp) !== JSON.stringify(next.smtp)) return 'smtp changed; it takes a restart to apply';
   return null;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { extractBearer, type AuthContext, type Authenticator, type KeyHeaders } from '../auth/authenticate.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { isSessionToken } from './dashboard/session-store.ts';
+import { hasRole, roleOf, type Role } from '../auth/roles.ts';
 
 // Every route declares how a caller proves who they are (its `RouteAccess`, in the route's
 // `config.access`), and one `onRequest` hook on the root instance enforces it from the
@@ -68,6 +69,12 @@ export interface RouteAccess {
   onRefused?: (auth: AuthContext, error: GatewayError) => void;
   /** For `metrics-token`: the token's check (true: let through). */
   checkToken?: (presented: string | undefined) => boolean;
+  /**
+   * The least role of the account's people that may call it (auth/roles.ts; docs/governance.md):
+   * required on every `management` route (the start fails without it), optional on `session`.
+   * A management key of no member, and its session, act as `owner`.
+   */
+  role?: Role;
   /** The 403's message for a key of the wrong kind (`management`, `admin`). */
   denied?: string;
   /** For the docs' route table: what the route is for, when the auth kind alone does not say. */
@@ -141,6 +148,11 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
     if (missing.length > 0) {
       throw new Error(`Routes without a declared access (config.access, src/server/route-access.ts): ${missing.map((r) => `${r.method} ${r.url}`).join(', ')}`);
     }
+    // Every management route names the least role that may call it: the role table is these declarations.
+    const roleless = list.filter((r) => r.access?.auth === 'management' && r.access.role === undefined);
+    if (roleless.length > 0) {
+      throw new Error(`Management routes without a declared role (access('management', {role}), src/server/route-access.ts): ${roleless.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+    }
   });
 
   app.addHook('onRequest', async (request) => {
@@ -213,6 +225,10 @@ function checkKind(declared: RouteAccess, ctx: AuthContext): void {
       return;
     case 'management':
       if (!key.isManagement) throw new GatewayError('forbidden', declared.denied ?? 'This endpoint needs a management key of the account.');
+      checkRole(declared, ctx);
+      return;
+    case 'session':
+      checkRole(declared, ctx);
       return;
     case 'admin':
       if (!key.isAdmin) throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
@@ -220,6 +236,12 @@ function checkKind(declared: RouteAccess, ctx: AuthContext): void {
     default:
       return;
   }
+}
+
+/** The caller's role is below the route's: 403 naming both. */
+function checkRole(declared: RouteAccess, ctx: AuthContext): void {
+  if (declared.role === undefined || hasRole(ctx, declared.role)) return;
+  throw new GatewayError('forbidden', `This needs the ${declared.role} role or above in the account; you are ${roleOf(ctx) === 'operator' ? 'the operator' : `a ${roleOf(ctx)}`}.`);
 }
 
 function bearerOf(headers: IncomingHttpHeaders): string | undefined {

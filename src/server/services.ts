@@ -47,6 +47,7 @@ import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing
 import { cliCommand, cliInvocation } from '../runtime/cli-invocation.ts';
 import { buildInfo } from '../config/build-info.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { MemberService } from '../billing/member-service.ts';
 
 /**
  * The composition root: every long-lived service, built once at boot. The fields built
@@ -107,6 +108,8 @@ export interface Services {
   readonly lastReload: ReloadResult | null;
   /** Deletes generation records past their retention (records-retention.ts), every `records.prune_interval_minutes` and on demand. */
   retention: RecordsRetention;
+  /** Accounts' members: add, change, remove, ensureMember (billing/member-service.ts). */
+  members: MemberService;
   /** Accounts' webhooks: emit() queues an event, a loop off the request path delivers it (webhooks/webhook-dispatcher.ts). */
   webhooks: WebhookDispatcher;
   /** Model calls running; draining once a graceful stop began. */
@@ -267,7 +270,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a
   // fleet, through the Redis invalidation bus.
   const sessions = new SessionStore(stores.stores.sessions);
-  const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
+  const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) }, members: stores.stores.members });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
@@ -328,12 +331,25 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
 
   const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log });
   webhooks.start();
+  const members = new MemberService(stores.stores, {
+    // At once here; on the other instances of a fleet when the bus's message arrives.
+    changed: (accountId) => {
+      auth.invalidate();
+      stores.accountService.announce({ accountId });
+    },
+    keyChanged: (accountId, keyHash) => {
+      auth.invalidate(keyHash);
+      stores.accountService.announce({ accountId, keyHash });
+    },
+    emit: (accountId, type, data) => webhooks.emit(accountId, type, data),
+  });
   return {
     get config() {
       return current.config;
     },
     ...stores,
     webhooks,
+    members,
     get db(): DatabaseSync {
       if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
       return (stores.stores as ReturnType<typeof openSqliteStores>).db;

@@ -48,6 +48,8 @@ export interface KeyRecord {
   disabledBy: KeyDisabler | null;
   /** Made by the dashboard's playground for itself (short-lived, limited): the only keys the playground removes. */
   isPlayground: boolean;
+  /** The member who holds it (members, migration 15); null: the account's. */
+  memberId: string | null;
 }
 
 export type KeyDisabler = 'operator' | 'account';
@@ -73,7 +75,7 @@ export interface AccountRow {
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
-  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null; is_playground: bigint;
+  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null; is_playground: bigint; member_id?: string | null;
 }
 
 export function toAccount(r: AccountRow): AccountRecord {
@@ -89,7 +91,7 @@ export function toKey(r: KeyRow): KeyRecord {
     hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
     limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
-    disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n,
+    disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n, memberId: r.member_id ?? null,
   };
 }
 

@@ -9,6 +9,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 export interface ActivityFilter {
   accountId?: string;
   keyHash?: string;
+  /** Only the keys this member holds now (api_keys.member_id). */
+  memberId?: string;
   model?: string;
   provider?: string;
   status?: 'success' | 'error';
@@ -43,7 +45,8 @@ const ms = (iso: string) => Date.parse(iso);
 
 /** Each filter: its clause over the view's stored columns (one `?`) and its parameter. */
 export const FILTER_COLUMNS: Array<[keyof ActivityFilter, string, (v: string) => string | number]> = [
-  ['accountId', nameRef('account_ref'), String], ['keyHash', nameRef('key_ref'), String], ['model', nameRef('model_ref'), String],
+  ['accountId', nameRef('account_ref'), String], ['keyHash', nameRef('key_ref'), String],
+  ['memberId', 'key_ref IN (SELECT n.id FROM record_names n JOIN api_keys k ON k.hash = n.name WHERE k.member_id = ?)', String], ['model', nameRef('model_ref'), String],
   ['provider', nameRef('provider_ref'), String], ['status', 'is_error = ?', (v) => (v === 'success' ? 0 : 1)],
   ['from', 'created_ms >= ?', ms], ['to', 'created_ms < ?', ms],
 ];

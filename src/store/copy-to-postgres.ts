@@ -12,6 +12,7 @@ import { readLeaseHolder } from './serve-lock.ts';
 /** What is copied, parents before children (foreign keys), each read in its key order. */
 export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; identity?: string }> = [
   { name: 'accounts', orderBy: 'id' },
+  { name: 'members', orderBy: 'id' },
   { name: 'api_keys', orderBy: 'hash' },
   { name: 'ledger', orderBy: 'id', identity: 'id' },
   { name: 'record_names', orderBy: 'id', identity: 'id' },
@@ -27,6 +28,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'webhook_attempts', orderBy: 'delivery_id, attempt' },
   { name: 'account_mcp_servers', orderBy: 'id' },
   { name: 'mcp_tool_calls', orderBy: 'id' },
+  { name: 'sign_in_links', orderBy: 'token_hash' },
 ];
 
 /**

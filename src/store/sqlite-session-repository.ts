@@ -10,12 +10,13 @@ export class SqliteSessionRepository implements SessionRepository {
   constructor(db: DatabaseSync) {
     this.db = db;
     this.stmts = {
-      insert: db.prepare('INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)'),
-      find: db.prepare('SELECT key_hash, expires_at, revoked_at FROM dashboard_sessions WHERE id_hash = ?'),
+      insert: db.prepare('INSERT INTO dashboard_sessions (id_hash, key_hash, created_at, expires_at, member_id) VALUES (?, ?, ?, ?, ?)'),
+      find: db.prepare('SELECT key_hash, expires_at, revoked_at, member_id FROM dashboard_sessions WHERE id_hash = ?'),
       revoke: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL'),
       revokeKey: db.prepare('UPDATE dashboard_sessions SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL'),
-      revokeAccount: db.prepare(`UPDATE dashboard_sessions SET revoked_at = ?
-        WHERE revoked_at IS NULL AND key_hash IN (SELECT hash FROM api_keys WHERE account_id = ?)`),
+      revokeAccount: db.prepare(`UPDATE dashboard_sessions SET revoked_at = ?1
+        WHERE revoked_at IS NULL AND (key_hash IN (SELECT hash FROM api_keys WHERE account_id = ?2)
+          OR member_id IN (SELECT id FROM members WHERE account_id = ?2))`),
       purge: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
         (SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ${SESSION_PURGE_BATCH})`),
       trim: db.prepare(`DELETE FROM dashboard_sessions WHERE id_hash IN
@@ -23,17 +24,17 @@ export class SqliteSessionRepository implements SessionRepository {
     };
   }
 
-  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void> {
+  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number, memberId: string | null = null): Promise<void> {
     transaction(this.db, () => {
       this.stmts.purge.run(purgeBefore);
-      this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt);
+      this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt, memberId);
       this.stmts.trim.run(keyHash, keepPerKey);
     });
   }
 
   async find(idHash: string): Promise<SessionRow | undefined> {
-    const row = this.stmts.find.get(idHash) as { key_hash: string; expires_at: string; revoked_at: string | null } | undefined;
-    return row === undefined ? undefined : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at };
+    const row = this.stmts.find.get(idHash) as { key_hash: string; expires_at: string; revoked_at: string | null; member_id: string | null } | undefined;
+    return row === undefined ? undefined : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at, memberId: row.member_id };
   }
 
   async revoke(idHash: string, at: string): Promise<void> {

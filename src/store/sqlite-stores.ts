@@ -16,6 +16,7 @@ import { UsageQuery } from './usage-query.ts';
 import { UsageStore } from './usage-store.ts';
 import { SqlWebhookRepository, type SqlRunner } from './webhook-store.ts';
 import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
+import { SqlMemberRepository } from './member-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -77,6 +78,15 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     webhooks: new SqlWebhookRepository(runner),
     mcpServers: new SqlMcpServerRepository(runner),
     mcpCalls: new SqlMcpCallRepository(runner),
+    // Read as bigints: a member's budget is money (nano-USD).
+    members: new SqlMemberRepository({
+      all: async (sql, params) => {
+        const stmt = db.prepare(sql);
+        stmt.setReadBigInts(true);
+        return stmt.all(...params) as Array<Record<string, unknown>>;
+      },
+      run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
+    }),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -5,6 +5,7 @@ import type { ChainBreak } from './audit-chain.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
 import type { WebhookRepository } from './webhook-store.ts';
 import type { McpCallRepository, McpServerRepository } from './mcp-store.ts';
+import type { MemberRepository } from './member-store.ts';
 import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
@@ -86,8 +87,9 @@ export interface ActivityRepository {
 /** Usage aggregates: from the daily rollups (aggregate, totals) or one account's records (byAccount). */
 export interface UsageRepository {
   /** Groups ordered by day, or by cost (highest first) then group; `page`: a keyset page of them (usage-store.ts). */
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page?: UsagePage): Promise<UsageGroupRow[]>;
-  totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures>;
+  /** `memberId` (with an account): only the keys that member holds. */
+  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page?: UsagePage, memberId?: string): Promise<UsageGroupRow[]>;
+  totals(accountId: string | null, fromDay: string, toDay: string, memberId?: string): Promise<UsageFigures>;
   byAccount(accountId: string, by: UsageGrouping, range?: UsageRange): Promise<UsageRow[]>;
 }
 
@@ -115,7 +117,10 @@ export interface AuditRepository {
 
 /** A dashboard session's row (only the SHA-256 of its id is stored). */
 export interface SessionRow {
+  /** The key it was made from; a member's sign-in: `member:<id>`. */
   keyHash: string;
+  /** The member of a member's sign-in (emailed link, SSO); null for a key's session. */
+  memberId: string | null;
   expiresAt: string;
   revokedAt: string | null;
 }
@@ -131,7 +136,7 @@ export interface SessionRepository {
    * index, so a sign-in never walks the table), and keeps only the key's `keepPerKey` newest
    * sessions (created_at, then id hash), the new one included: older ones end.
    */
-  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number): Promise<void>;
+  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number, memberId?: string | null): Promise<void>;
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;
@@ -164,6 +169,8 @@ export interface Stores {
   readonly mcpServers: McpServerRepository;
   /** The record of MCP tool calls (mcp-store.ts). */
   readonly mcpCalls: McpCallRepository;
+  /** Accounts' members, their keys' owner, their sessions and sign-in links (member-store.ts). */
+  readonly members: MemberRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -108,7 +108,7 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
     const { page, problems } = await signedIn(mgmt.key);
     const found: string[] = [];
     for (const [route, title] of [['', 'Overview'], ['keys', 'Keys'], ['activity', 'Activity'], ['credits', 'Credits'],
-      ['models', 'Models'], ['playground', 'Playground'], ['mcp-servers', 'MCP servers'], ['settings', 'Settings']] as const) {
+      ['models', 'Models'], ['playground', 'Playground'], ['mcp-servers', 'MCP servers'], ['members', 'Members'], ['settings', 'Settings']] as const) {
       found.push(...await check(page, problems, gw.origin, 'account', route, title, shots));
     }
     // A model opened (its endpoints and its code sample) at phone width.

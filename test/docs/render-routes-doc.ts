@@ -32,7 +32,7 @@ export function renderRoutesTable(routes: readonly DeclaredRoute[], serverLimit:
   for (const r of routes) {
     if (r.method === 'HEAD') continue; // every GET's twin, with the same declaration
     const { path, twin } = canonicalPath(r.url, urls);
-    const auth = r.access === undefined ? 'UNDECLARED' : AUTH_KINDS[r.access.auth];
+    const auth = r.access === undefined ? 'UNDECLARED' : `${AUTH_KINDS[r.access.auth]}${r.access.role === undefined ? '' : `; role ${r.access.role} or above`}`;
     const taken = body(r, serverLimit);
     const note = r.access?.note ?? '';
     const id = `${path} ${auth} ${taken} ${note}`;

@@ -176,7 +176,7 @@ contractCase('sessions: create, look up, revoke one, revoke a key\'s, ended by d
   await s.sessions.insert('sid3', 'k2', DAY1, later, DAY1, 20);
   await s.sessions.insert('sid4', 'k3', DAY1, later, DAY1, 20);
   await s.sessions.insert('old', 'k3', DAY1, DAY1, DAY1, 20);
-  assert.deepEqual(await s.sessions.find('sid1'), { keyHash: 'k1', expiresAt: later, revokedAt: null });
+  assert.deepEqual(await s.sessions.find('sid1'), { keyHash: 'k1', expiresAt: later, revokedAt: null, memberId: null });
   await s.sessions.revoke('sid1', DAY2);
   assert.equal((await s.sessions.find('sid1'))?.revokedAt, DAY2);
   await s.sessions.revokeKey('k1', DAY2);

@@ -9,6 +9,7 @@ import { Activity } from './pages/activity.tsx';
 import { Credits } from './pages/credits.tsx';
 import { Models } from './pages/models.tsx';
 import { Settings } from './pages/settings.tsx';
+import { Members } from './pages/members.tsx';
 import { Playground } from './pages/playground.tsx';
 import { McpServers } from './pages/mcp-servers.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
@@ -36,6 +37,7 @@ const ACCOUNT_PAGES: Page[] = [
   { route: 'models', title: 'Models', view: () => <Models /> },
   { route: 'playground', title: 'Playground', view: () => <Playground /> },
   { route: 'mcp-servers', title: 'MCP servers', view: () => <McpServers /> },
+  { route: 'members', title: 'Members', view: () => <Members /> },
   { route: 'settings', title: 'Settings', view: (s) => <Settings session={s} /> },
 ];
 
@@ -52,13 +54,17 @@ const ADMIN_PAGES: Page[] = [
 
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [emailSignIn, setEmailSignIn] = useState(false);
   const route = useRoute();
 
   useEffect(() => {
     whenUnauthorized(() => setSession(null));
     api<Session & { signed_in: boolean }>('GET', '/dashboard/session')
       .then((s) => {
-        if (!s.signed_in) return setSession(null);
+        if (!s.signed_in) {
+          setEmailSignIn((s as { email_sign_in?: boolean }).email_sign_in === true);
+          return setSession(null);
+        }
         setCsrfToken(s.csrf_token);
         setSession(s);
       })
@@ -67,7 +73,7 @@ export function App() {
 
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session === null) {
-    return <SignIn onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
+    return <SignIn emailSignIn={emailSignIn} onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
   }
   const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
   // An unknown route is not any page: it says so (and links to the first), it does not show the first.
@@ -79,7 +85,7 @@ export function App() {
     <div class="shell">
       <header class="top">
         <span class="brand">Switchyard</span>
-        <span class="who" data-testid="who">{session.kind === 'admin' ? 'Operator' : session.account.name}</span>
+        <span class="who" data-testid="who">{session.kind === 'admin' ? 'Operator' : session.member != null ? `${session.member.email} · ${session.account.name} (${session.role})` : session.account.name}</span>
         <button type="button" class="link" onClick={signOut}>Sign out</button>
       </header>
       <nav class="nav" aria-label="Pages">

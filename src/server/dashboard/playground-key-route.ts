@@ -17,7 +17,7 @@ export const PLAYGROUND_KEY_PATH = '/api/v1/dashboard/playground-key';
  */
 export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Services): void {
   app.post(PLAYGROUND_KEY_PATH, {
-    ...access('session', { note: "a management key's dashboard session" }),
+    ...access('session', { role: 'member', note: "a management key's (or a member's) dashboard session" }),
     schema: routeSchema({
       summary: `A short-lived API key of the playground's own (${PLAYGROUND_KEY_TTL_MS / 60_000} minutes, at most $${PLAYGROUND_KEY_LIMIT_USD}) for a dashboard session of a management key; X-CSRF-Token required`,
       tags: ['dashboard sessions'], status: 201, response: '{key, data: {hash, label, name, limit, expires_at}}', answers: 'PlaygroundKey',
@@ -28,6 +28,8 @@ export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Servi
     const minted = await services.stores.transaction(async (tx) => {
       const at = new Date();
       const out = await mintPlaygroundKey(services.accountService, tx, auth.account.id, at);
+      // A member's playground key is theirs (their usage, their role's reach).
+      if (auth.member != null) await tx.members.setKeyMember(out.record.hash, auth.member.id);
       const actor = actorOf(auth);
       for (const k of out.removed) {
         await tx.audit.record(actor, 'key.delete', k.hash, { account_id: k.accountId, label: k.label, name: k.name, playground: true }, at.toISOString());

@@ -43,7 +43,7 @@ function sessionAsKey(request: FastifyRequest, app: FastifyInstance, publicOrigi
   const token = app.parseCookie(header)[sessionCookieName(request)];
   if (token === undefined || token === '') return;
   // Signing in again with an old cookie still present takes the key in the body.
-  if (request.method === 'POST' && url.split('?')[0] === SESSION_PATH) return;
+  if (request.method === 'POST' && (url.split('?')[0] === SESSION_PATH || url.startsWith('/api/v1/sessions/email'))) return;
   if (!SAFE_METHODS.has(request.method)) {
     checkOrigin(request, publicOrigin);
     if (request.headers[CSRF_HEADER] !== csrfTokenOf(token)) {

@@ -8,6 +8,7 @@ import { csrfTokenOf, isSessionToken } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
 import { access } from '../route-access.ts';
+import { MEMBER_SESSION_PREFIX, roleOf } from '../../auth/roles.ts';
 
 // Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
 // key (the operator's) is exchanged for a session cookie (httpOnly, SameSite=Strict, Secure
@@ -63,12 +64,13 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const token = extractBearer(request.headers.authorization);
-    if (token === undefined || !isSessionToken(token)) return { signed_in: false };
+    const signedOut = { signed_in: false, email_sign_in: services.config.smtp !== null };
+    if (token === undefined || !isSessionToken(token)) return signedOut;
     let auth: AuthContext;
     try {
       auth = await services.auth.authenticate(token);
     } catch (err) {
-      if (err instanceof GatewayError && err.code === 'authentication_required') return { signed_in: false };
+      if (err instanceof GatewayError && err.code === 'authentication_required') return signedOut;
       throw err;
     }
     return sessionView(auth, token, null);
@@ -106,10 +108,14 @@ function sessionTokenOf(request: FastifyRequest): string {
   return token;
 }
 
-function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
+/** A session as the dashboard sees it: a member's sign-in is `kind: member`; `role` is what the caller may do (auth/roles.ts). */
+export function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
+  const member = auth.member ?? null;
   return {
     signed_in: true,
-    kind: auth.key.isAdmin ? 'admin' : 'management',
+    kind: auth.key.isAdmin ? 'admin' : auth.key.hash.startsWith(MEMBER_SESSION_PREFIX) ? 'member' : 'management',
+    role: roleOf(auth),
+    member: member === null ? null : { id: member.id, email: member.email, name: member.name },
     key_label: auth.key.label,
     account: { id: auth.account.id, name: auth.account.name },
     csrf_token: csrfTokenOf(token),

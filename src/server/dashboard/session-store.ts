@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionRepository } from '../../store/store-contract.ts';
+import { MEMBER_SESSION_PREFIX } from '../../auth/roles.ts';
 
 // Dashboard sessions (migration 5). A session id is 256 random bits, handed to the browser
 // once in an httpOnly cookie; only its SHA-256 is stored. A session names the key it was
@@ -49,6 +50,21 @@ export class SessionStore {
     this.lastCreatedMs = created;
     const expiresAt = new Date(now + ttlMs);
     await this.repo.insert(sha256(token), keyHash, new Date(created).toISOString(), expiresAt.toISOString(), new Date(now).toISOString(), MAX_SESSIONS_PER_KEY);
+    return { token, expiresAt };
+  }
+
+  /**
+   * A new session for a member's sign-in (an emailed link; SSO): it acts as the member, with
+   * their role (auth/roles.ts). The member keeps MAX_SESSIONS_PER_KEY newest sessions.
+   */
+  async createForMember(memberId: string, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
+    const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
+    const now = this.now();
+    const created = Math.max(now, this.lastCreatedMs + 1);
+    this.lastCreatedMs = created;
+    const expiresAt = new Date(now + ttlMs);
+    await this.repo.insert(sha256(token), MEMBER_SESSION_PREFIX + memberId, new Date(created).toISOString(), expiresAt.toISOString(),
+      new Date(now).toISOString(), MAX_SESSIONS_PER_KEY, memberId);
     return { token, expiresAt };
   }
 

@@ -105,7 +105,18 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     hash: str, name: str, label: str, disabled: bool, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
     limit: numOrNull, limit_remaining: numOrNull, limit_reset: limitReset,
     usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
-    created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
+    member_id: strOrNull, created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
+  }),
+  Member: closed("A member of an account (docs/governance.md): allowed_models and budget are enforced by the allowlist and budget parts.", {
+    id: str, account_id: str, email: str, name: str, role: { enum: ['owner', 'admin', 'member', 'viewer'] },
+    allowed_models: { type: ['array', 'null'], items: str },
+    budget: { oneOf: [{ type: 'null' }, closed('A budget.', { amount: num, amount_usd: usdText, reset: { enum: ['daily', 'weekly', 'monthly', 'none'] } })] },
+    created_at: str, updated_at: strOrNull,
+  }),
+  MemberList: closed("The account's members, oldest first.", { data: { type: 'array', items: ref('Member') } }),
+  MemberAnswer: dataOf('Member', 'One member.'),
+  MemberRemoved: closed('A member removed, and what became of their keys.', {
+    deleted: { const: true }, keys: { enum: ['disable', 'reassign'] }, to: strOrNull, key_hashes: strings,
   }),
   AccountKeyPage: pageOf('AccountKey', "A page of the account's keys."),
   AccountKeyAnswer: dataOf('AccountKey', 'One key of the account.'),
@@ -186,10 +197,12 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     data: closed('The change.', { account_id: str, balance: num, balance_usd: usdText, entry: ref('LedgerEntry') }),
   }),
   DashboardSession: { oneOf: [
-    closed('Not signed in.', { signed_in: { const: false } }),
+    closed('Not signed in; `email_sign_in`: members may ask for an emailed link (`smtp:` configured).', { signed_in: { const: false }, email_sign_in: bool }),
     closed('A dashboard session (`expires_at` in the sign-in answer).', {
-      signed_in: { const: true }, kind: { enum: ['admin', 'management'] }, key_label: str,
+      signed_in: { const: true }, kind: { enum: ['admin', 'management', 'member'] }, key_label: str,
       account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
+      role: { enum: ['owner', 'admin', 'member', 'viewer', 'operator'] },
+      member: { oneOf: [{ type: 'null' }, closed('The member signed in (or holding the key).', { id: str, email: str, name: str })] },
     }, ['expires_at']),
   ] },
   Images: open('Images made (OpenAI shape): each as base64 or a gateway URL.', {

@@ -12,9 +12,13 @@ import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/adm
 import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
+import { ownKeysOnly } from '../../auth/roles.ts';
+import { accountMemberFilter } from './admin/member-filter.ts';
 
-// The key-management API in OpenRouter's form. Only a management key may call it, and it
-// manages the keys of its own account. Management keys cannot call models.
+// The key-management API in OpenRouter's form. Only a management key (or a member's session)
+// may call it, and it manages the keys of its own account. Management keys cannot call
+// models. Roles (docs/governance.md): a `member` sees and manages only the keys they hold;
+// a key created by a member is theirs; a `viewer` has no key access.
 
 const DAY_MS = 86_400_000;
 /** A key's own USD limit is at most this (money/amount-bounds.ts: it and any usage fit the ledger's 64-bit integers). */
@@ -27,7 +31,7 @@ const tags = ['keys'];
 const hashParams = { hash: 'The key hash.' };
 const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
+  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { member: 'A member id (mem_...): only the keys this member holds.', offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
   create: routeSchema({
     summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}', answers: 'AccountKeyCreated',
     body: bodySchema({
@@ -47,13 +51,15 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
   // Every route here authenticates a management key from the headers before its body is read
   // (route-access.ts): neither a parse nor the schema's check comes first.
   const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
-  const managed = access('management', { denied: 'The key-management API needs a management key.' }).config;
+  const managed = access('management', { role: 'member', denied: 'The key-management API needs a management key.' }).config;
   // Management keys manage the account's API keys only: its management keys (the caller's
   // siblings, and the caller itself) and admin keys are the operator's, so they are not
   // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await services.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+      throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    }
     return key;
   };
 
@@ -63,6 +69,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const auth = await manager(request);
       const q = request.query as Record<string, string | undefined>;
       const { limit, offset, after } = keysPageQuery(q);
+      const memberId = await accountMemberFilter(services, auth, q);
+      if (memberId !== undefined) return { data: await Promise.all((await memberKeys(services, memberId, q, offset, limit)).map((k) => keyView(services, k))), next_cursor: null };
       const filter = { accountId: auth.account.id, apiKeysOnly: true, activeOnly: q.include_disabled === 'false' };
       const rows = await services.accounts.keysPage(filter, after, limit + 1, offset);
       const more = rows.length > limit;
@@ -91,8 +99,15 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const expiresAt = readExpiry(body.expires_at);
       const created = await services.stores.transaction(async (tx) => {
         const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt });
+        // A member's key is theirs.
+        const memberId = auth.member?.id ?? null;
+        if (memberId !== null) {
+          await tx.members.setKeyMember(out.record.hash, memberId);
+          out.record = { ...out.record, memberId };
+        }
         await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
           account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
+          ...(memberId === null ? {} : { member_id: memberId }),
         }, new Date().toISOString());
         return out;
       });
@@ -164,6 +179,17 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
+}
+
+/** A member's own API keys (few: one page, no cursor), as the list filters them. */
+async function memberKeys(services: Services, memberId: string, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
+  const keys: KeyRecord[] = [];
+  for (const hash of await services.stores.members.keyHashes(memberId)) {
+    const k = await services.accounts.getKey(hash);
+    if (k === undefined || k.isManagement || k.isAdmin || (q.include_disabled === 'false' && !k.isActive)) continue;
+    keys.push(k);
+  }
+  return keys.slice(offset, offset + limit);
 }
 
 /** At most this many keys a page, as OpenRouter's `GET /keys` (its `offset` pages by 100). */
@@ -251,6 +277,7 @@ async function keyView(services: Services, k: KeyRecord): Promise<Record<string,
     usage_daily: daily,
     usage_weekly: weekly,
     usage_monthly: monthly,
+    member_id: k.memberId,
     created_at: k.createdAt,
     updated_at: k.updatedAt,
     expires_at: k.expiresAt,

@@ -26,9 +26,12 @@ const SCHEMA = {
 };
 
 export function registerMcpServersRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const managed = access('management', { denied: "An account's MCP servers are managed with its management key." }).config;
+  // Reading the servers and the calls: viewers and up; adding and removing them: admins and owners (docs/governance.md).
+  const denied = "An account's MCP servers are managed with its management key.";
+  const reads = access('management', { role: 'viewer', denied }).config;
+  const managed = access('management', { role: 'admin', denied }).config;
   for (const prefix of prefixes) {
-    app.get(`${prefix}/mcp-servers`, { config: managed, schema: SCHEMA.list }, async (request) => {
+    app.get(`${prefix}/mcp-servers`, { config: reads, schema: SCHEMA.list }, async (request) => {
       const auth = requestAuth(request);
       return { data: (await services.stores.mcpServers.list(auth.account.id)).map(accountMcpServerView) };
     });
@@ -40,7 +43,7 @@ export function registerMcpServersRoutes(app: FastifyInstance, services: Service
       return { data: accountMcpServerView(row) };
     });
 
-    app.get(`${prefix}/mcp-calls`, { config: managed, schema: SCHEMA.calls }, async (request) => {
+    app.get(`${prefix}/mcp-calls`, { config: reads, schema: SCHEMA.calls }, async (request) => {
       const auth = requestAuth(request);
       return mcpCallsPage(services, queryOf(request), auth.account.id);
     });

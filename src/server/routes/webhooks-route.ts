@@ -54,7 +54,7 @@ function deliveryView(d: DeliveryRow, attempts: Array<{ attempt: number; at: str
 }
 
 export function registerWebhookRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const managed = access('management', { denied: 'Webhooks are managed with a management key of the account.' }).config;
+  const managed = access('management', { role: 'admin', denied: 'Webhooks are managed with a management key of the account.' }).config;
   const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
   const ownHook = async (auth: AuthContext, id: string): Promise<WebhookRow> => {
     const w = await services.stores.webhooks.get(id);

@@ -339,6 +339,49 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 15,
+    name: 'members and roles, email sign-in links',
+    sql: `
+      -- An account's people (docs/governance.md): one row per email (unique per account,
+      -- case-insensitive: email_lower), with a role. allowed_models (JSON array) and the
+      -- budget are stored here and enforced by the allowlist and budget parts.
+      CREATE TABLE members (
+        id            TEXT NOT NULL PRIMARY KEY,   -- mem_...
+        account_id    TEXT NOT NULL REFERENCES accounts(id),
+        email         TEXT NOT NULL,
+        email_lower   TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        role          TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member', 'viewer')),
+        allowed_models TEXT,
+        budget_nanos  BIGINT,
+        budget_reset  TEXT,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT
+      );
+      CREATE UNIQUE INDEX members_account_email ON members(account_id, email_lower);
+      CREATE INDEX members_email ON members(email_lower);
+
+      -- A key may belong to a member (their own keys; usage filtered by member).
+      ALTER TABLE api_keys ADD COLUMN member_id TEXT;
+      CREATE INDEX api_keys_member ON api_keys(member_id);
+
+      -- A session made by a member's sign-in (an emailed link, SSO) names the member; its
+      -- key_hash is then 'member:<id>' (no key). Removing the member ends them.
+      ALTER TABLE dashboard_sessions ADD COLUMN member_id TEXT;
+      CREATE INDEX dashboard_sessions_member ON dashboard_sessions(member_id);
+
+      -- One-time sign-in links: only the SHA-256 of the token is kept; used once, short-lived.
+      CREATE TABLE sign_in_links (
+        token_hash  TEXT NOT NULL PRIMARY KEY,
+        member_id   TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        used_at     TEXT
+      );
+      CREATE INDEX sign_in_links_expiry ON sign_in_links(expires_at);
+    `,
+  },
+  {
     version: 18,
     name: 'MCP tool loop: a turn\'s parent generation and the MCP calls it was given',
     sql: `

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Stores } from '../store-contract.ts';
 import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
 import { SqlMcpCallRepository, SqlMcpServerRepository } from '../mcp-store.ts';
+import { SqlMemberRepository } from '../member-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
@@ -63,6 +64,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       webhooks: new SqlWebhookRepository(pgRunner(exec)),
       mcpServers: new SqlMcpServerRepository(pgRunner(exec)),
       mcpCalls: new SqlMcpCallRepository(pgRunner(exec)),
+      members: new SqlMemberRepository(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.

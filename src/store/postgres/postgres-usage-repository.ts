@@ -1,7 +1,7 @@
 import type { UsageRepository } from '../store-contract.ts';
 import type { UsageGrouping, UsageRange, UsageRow } from '../usage-query.ts';
 import { msOrNull } from '../generation-query.ts';
-import { cursorParams, figures, GROUP_COLUMN, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-store.ts';
+import { cursorParams, figures, GROUP_COLUMN, MEMBER_KEYS, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // usage-store.ts (the daily rollups) and usage-query.ts (one account's records) for
@@ -20,22 +20,26 @@ export class PostgresUsageRepository implements UsageRepository {
     this.pg = pg;
   }
 
-  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }): Promise<UsageGroupRow[]> {
+  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }, memberId?: string): Promise<UsageGroupRow[]> {
     const col = GROUP_COLUMN[group];
     const order = group === 'day' ? `${col} COLLATE "C"` : `cost_nanos DESC, ${col} COLLATE "C"`;
     const scoped = accountId !== null;
+    const member = scoped && memberId !== undefined;
     const table = scoped ? 'usage_daily' : group === 'account' || group === 'key' ? 'usage_daily_keys' : 'usage_daily_global';
     const sql = `SELECT ${col} AS grp, ${SUMS} FROM ${table}
-      WHERE ${scoped ? 'account_id = $3' : '$3::text IS NULL'} AND day BETWEEN $1 AND $2 AND ($4::text IS NULL OR ${col} COLLATE "C" > $4)
+      WHERE ${scoped ? 'account_id = $3' : '$3::text IS NULL'} AND day BETWEEN $1 AND $2 AND ($4::text IS NULL OR ${col} COLLATE "C" > $4)${member ? ` AND ${MEMBER_KEYS.replace('?', '$8')}` : ''}
       GROUP BY ${col} HAVING ($5::numeric IS NULL OR sum(cost_nanos) < $5 OR (sum(cost_nanos) = $5 AND ${col} COLLATE "C" > $6::text))
       ORDER BY ${order} LIMIT $7`;
     const [afterGroup, afterCost, afterCostGroup] = cursorParams(page.after);
-    const rows = (await this.pg.query<Row>(sql, [fromDay, toDay, accountId, afterGroup, afterCost, afterCostGroup, page.limit < 0 ? null : page.limit])).rows;
+    const params = [fromDay, toDay, accountId, afterGroup, afterCost, afterCostGroup, page.limit < 0 ? null : page.limit];
+    const rows = (await this.pg.query<Row>(sql, member ? [...params, memberId!] : params)).rows;
     return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
   }
 
-  async totals(accountId: string | null, fromDay: string, toDay: string): Promise<UsageFigures> {
-    const res = accountId !== null
+  async totals(accountId: string | null, fromDay: string, toDay: string, memberId?: string): Promise<UsageFigures> {
+    const res = accountId !== null && memberId !== undefined
+      ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3 AND ${MEMBER_KEYS.replace('?', '$4')}`, [accountId, fromDay, toDay, memberId])
+      : accountId !== null
       ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3`, [accountId, fromDay, toDay])
       : await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN $1 AND $2`, [fromDay, toDay]);
     return figures(res.rows[0]!);

@@ -72,6 +72,43 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/accounts/{account}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members, oldest first */
+        get: operations["getApiV1AdminAccountsByAccountMembers"];
+        put?: never;
+        /** Add (invite) a member; with SMTP configured, they can sign in by an emailed link */
+        post: operations["postApiV1AdminAccountsByAccountMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{account}/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One member */
+        get: operations["getApiV1AdminAccountsByAccountMembersById"];
+        put?: never;
+        post?: never;
+        /** Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...) */
+        delete: operations["deleteApiV1AdminAccountsByAccountMembersById"];
+        options?: never;
+        head?: never;
+        /** Change a member's name, role, allowed models or budget */
+        patch: operations["patchApiV1AdminAccountsByAccountMembersById"];
+        trace?: never;
+    };
     "/api/v1/admin/accounts/{id}": {
         parameters: {
             query?: never;
@@ -136,6 +173,41 @@ export type paths = {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account's own MCP servers; header values are never shown */
+        get: operations["getApiV1AdminAccountsByIdMcpServers"];
+        put?: never;
+        /** Add an MCP server to an account (a host of mcp.allowed_hosts) */
+        post: operations["postApiV1AdminAccountsByIdMcpServers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/mcp-servers/{server}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of an account's MCP servers */
+        delete: operations["deleteApiV1AdminAccountsByIdMcpServersByServer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -337,6 +409,23 @@ export type paths = {
         };
         /** A key's requests and spend per UTC day */
         get: operations["getApiV1AdminKeysByHashUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/mcp/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP tool calls the gateway made (server, tool, duration, status, key, account; never arguments), newest first */
+        get: operations["getApiV1AdminMcpCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,6 +762,95 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's MCP tool calls (management key): server, tool, duration, status, key; never arguments; newest first */
+        get: operations["getApiV1McpCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own MCP servers (management key); header values are never shown */
+        get: operations["getApiV1McpServers"];
+        put?: never;
+        /** Add an MCP server to the account (management key): a host of the operator's mcp.allowed_hosts */
+        post: operations["postApiV1McpServers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the account's MCP servers (management key) */
+        delete: operations["deleteApiV1McpServersById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members, oldest first */
+        get: operations["getApiV1Members"];
+        put?: never;
+        /** Add (invite) a member; with SMTP configured, they can sign in by an emailed link */
+        post: operations["postApiV1Members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One member */
+        get: operations["getApiV1MembersById"];
+        put?: never;
+        post?: never;
+        /** Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...) */
+        delete: operations["deleteApiV1MembersById"];
+        options?: never;
+        head?: never;
+        /** Change a member's name, role, allowed models or budget */
+        patch: operations["patchApiV1MembersById"];
+        trace?: never;
+    };
     "/api/v1/messages": {
         parameters: {
             query?: never;
@@ -793,6 +971,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a one-time sign-in link to a member (with `smtp:` configured); the same answer whether or not the email is a member */
+        post: operations["postApiV1SessionsEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/email/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with an emailed one-time link: its token for a session cookie acting as the member (the link works once) */
+        post: operations["postApiV1SessionsEmailRedeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -891,6 +1103,25 @@ export type paths = {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405 */
+        get: operations["getMcp"];
+        put?: never;
+        /** MCP streamable HTTP (stateless): JSON-RPC messages (initialize, tools/list, tools/call) for the tools of every MCP server the key may use, named <server>__<tool> */
+        post: operations["postMcp"];
+        /** Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405 */
+        delete: operations["deleteMcp"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1000,6 +1231,43 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/accounts/{account}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members, oldest first */
+        get: operations["getV1AdminAccountsByAccountMembers"];
+        put?: never;
+        /** Add (invite) a member; with SMTP configured, they can sign in by an emailed link */
+        post: operations["postV1AdminAccountsByAccountMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{account}/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One member */
+        get: operations["getV1AdminAccountsByAccountMembersById"];
+        put?: never;
+        post?: never;
+        /** Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...) */
+        delete: operations["deleteV1AdminAccountsByAccountMembersById"];
+        options?: never;
+        head?: never;
+        /** Change a member's name, role, allowed models or budget */
+        patch: operations["patchV1AdminAccountsByAccountMembersById"];
+        trace?: never;
+    };
     "/v1/admin/accounts/{id}": {
         parameters: {
             query?: never;
@@ -1064,6 +1332,41 @@ export type paths = {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account's own MCP servers; header values are never shown */
+        get: operations["getV1AdminAccountsByIdMcpServers"];
+        put?: never;
+        /** Add an MCP server to an account (a host of mcp.allowed_hosts) */
+        post: operations["postV1AdminAccountsByIdMcpServers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/mcp-servers/{server}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of an account's MCP servers */
+        delete: operations["deleteV1AdminAccountsByIdMcpServersByServer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1265,6 +1568,23 @@ export type paths = {
         };
         /** A key's requests and spend per UTC day */
         get: operations["getV1AdminKeysByHashUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/mcp/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP tool calls the gateway made (server, tool, duration, status, key, account; never arguments), newest first */
+        get: operations["getV1AdminMcpCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1565,6 +1885,95 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's MCP tool calls (management key): server, tool, duration, status, key; never arguments; newest first */
+        get: operations["getV1McpCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own MCP servers (management key); header values are never shown */
+        get: operations["getV1McpServers"];
+        put?: never;
+        /** Add an MCP server to the account (management key): a host of the operator's mcp.allowed_hosts */
+        post: operations["postV1McpServers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the account's MCP servers (management key) */
+        delete: operations["deleteV1McpServersById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members, oldest first */
+        get: operations["getV1Members"];
+        put?: never;
+        /** Add (invite) a member; with SMTP configured, they can sign in by an emailed link */
+        post: operations["postV1Members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One member */
+        get: operations["getV1MembersById"];
+        put?: never;
+        post?: never;
+        /** Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...) */
+        delete: operations["deleteV1MembersById"];
+        options?: never;
+        head?: never;
+        /** Change a member's name, role, allowed models or budget */
+        patch: operations["patchV1MembersById"];
+        trace?: never;
+    };
     "/v1/messages": {
         parameters: {
             query?: never;
@@ -1846,6 +2255,7 @@ export type components = {
             limit_remaining: number | null;
             /** @enum {string|null} */
             limit_reset: "daily" | "weekly" | "monthly" | null;
+            member_id: string | null;
             name: string;
             /** @enum {unknown} */
             status: "active" | "revoked" | "disabled" | "expired";
@@ -2034,6 +2444,7 @@ export type components = {
             };
         };
         DashboardSession: {
+            email_sign_in: boolean;
             /** @enum {unknown} */
             signed_in: false;
         } | {
@@ -2046,7 +2457,14 @@ export type components = {
             expires_at?: string;
             key_label: string;
             /** @enum {unknown} */
-            kind: "admin" | "management";
+            kind: "admin" | "management" | "member";
+            member: null | {
+                email: string;
+                id: string;
+                name: string;
+            };
+            /** @enum {unknown} */
+            role: "owner" | "admin" | "member" | "viewer" | "operator";
             /** @enum {unknown} */
             signed_in: true;
         };
@@ -2328,6 +2746,41 @@ export type components = {
         LedgerPage: {
             data: components["schemas"]["LedgerEntry"][];
             next_cursor: string | null;
+        };
+        /** @description A member of an account (docs/governance.md): allowed_models and budget are enforced by the allowlist and budget parts. */
+        Member: {
+            account_id: string;
+            allowed_models: string[] | null;
+            budget: null | {
+                amount: number;
+                amount_usd: string;
+                /** @enum {unknown} */
+                reset: "daily" | "weekly" | "monthly" | "none";
+            };
+            created_at: string;
+            email: string;
+            id: string;
+            name: string;
+            /** @enum {unknown} */
+            role: "owner" | "admin" | "member" | "viewer";
+            updated_at: string | null;
+        };
+        /** @description One member. */
+        MemberAnswer: {
+            data: components["schemas"]["Member"];
+        };
+        /** @description The account's members, oldest first. */
+        MemberList: {
+            data: components["schemas"]["Member"][];
+        };
+        /** @description A member removed, and what became of their keys. */
+        MemberRemoved: {
+            /** @enum {unknown} */
+            deleted: true;
+            key_hashes: string[];
+            /** @enum {unknown} */
+            keys: "disable" | "reassign";
+            to: string | null;
         };
         /** @description A model record: OpenAI's model object (object, created, owned_by) with OpenRouter's fields (src/catalog/encode-model-record.ts). */
         Model: {
@@ -2725,6 +3178,8 @@ export interface operations {
                 key?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -2769,6 +3224,8 @@ export interface operations {
                 key?: string;
                 /** @description At most this many rows, 1..100000 (default 100000). */
                 max_rows?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -2873,6 +3330,221 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AdminAccountsByAccountMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [member]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AdminAccountsByAccountMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description An email address (unique in the account, case-insensitive). */
+                    email: string;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: {
+                /** @description What becomes of the member's keys: disable or reassign (required). */
+                keys?: string;
+                /** @description With keys=reassign: the member (mem_...) who gets them. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, keys, to, key_hashes} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemoved"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -3105,6 +3777,125 @@ export interface operations {
             };
         };
     };
+    getApiV1AdminAccountsByIdMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [mcp_server]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AdminAccountsByIdMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sent to the server with every request (e.g. its Authorization); stored, never answered back. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>). */
+                    name: string;
+                    /** @description Only these of its tools are exposed (absent: all). */
+                    tools?: string[];
+                    /** @description The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: mcp_server} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AdminAccountsByIdMcpServersByServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description The server id (mcps_...). */
+                server: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1AdminAudit: {
         parameters: {
             query?: {
@@ -3214,6 +4005,8 @@ export interface operations {
                 key?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -3260,6 +4053,8 @@ export interface operations {
                 key?: string;
                 /** @description At most this many rows, 1..100000 (default 100000). */
                 max_rows?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -3338,6 +4133,8 @@ export interface operations {
                 from?: string;
                 /** @description A key hash. */
                 key?: string;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -3550,6 +4347,50 @@ export interface operations {
             };
         };
     };
+    getApiV1AdminMcpCalls: {
+        parameters: {
+            query?: {
+                /** @description Only this account. */
+                account?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this key (its hash). */
+                key?: string;
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description Only this MCP server. */
+                server?: string;
+                /** @description Only this outcome: ok, tool_error, failed, refused. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1AdminRefusals: {
         parameters: {
             query?: {
@@ -3605,6 +4446,8 @@ export interface operations {
                 group_by?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Last UTC day, YYYY-MM-DD, inclusive (default: today). */
                 to?: string;
             };
@@ -4164,6 +5007,8 @@ export interface operations {
                 include_disabled?: boolean;
                 /** @description Page size, 1..100 (default 100). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Skip this many keys. */
                 offset?: number;
             };
@@ -4407,6 +5252,362 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1McpCalls: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this key (its hash). */
+                key?: string;
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description Only this MCP server. */
+                server?: string;
+                /** @description Only this outcome: ok, tool_error, failed, refused. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1McpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [mcp_server]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1McpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sent to the server with every request (e.g. its Authorization); stored, never answered back. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>). */
+                    name: string;
+                    /** @description Only these of its tools are exposed (absent: all). */
+                    tools?: string[];
+                    /** @description The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: mcp_server} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1McpServersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server id (mcps_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [member]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description An email address (unique in the account, case-insensitive). */
+                    email: string;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1MembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1MembersById: {
+        parameters: {
+            query?: {
+                /** @description What becomes of the member's keys: disable or reassign (required). */
+                keys?: string;
+                /** @description With keys=reassign: the member (mem_...) who gets them. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, keys, to, key_hashes} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemoved"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiV1MembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4718,6 +5919,80 @@ export interface operations {
             };
         };
     };
+    postApiV1SessionsEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A member's email address. */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {sent: true} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1SessionsEmailRedeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the link's `#sign-in-link=` fragment. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {kind: member, role, member, account, csrf_token, expires_at} and Set-Cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardSession"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1Usage: {
         parameters: {
             query?: {
@@ -4729,6 +6004,8 @@ export interface operations {
                 group_by?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Last UTC day, YYYY-MM-DD, inclusive (default: today). */
                 to?: string;
             };
@@ -4797,8 +6074,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, member.added, member.removed. */
+                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
@@ -4957,6 +6234,99 @@ export interface operations {
             };
         };
     };
+    getMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC error. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC answer (docs/mcp-endpoint.md). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON-RPC error. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -5092,6 +6462,8 @@ export interface operations {
                 key?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -5136,6 +6508,8 @@ export interface operations {
                 key?: string;
                 /** @description At most this many rows, 1..100000 (default 100000). */
                 max_rows?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -5240,6 +6614,221 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminAccountsByAccountMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [member]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AdminAccountsByAccountMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description An email address (unique in the account, case-insensitive). */
+                    email: string;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: {
+                /** @description What becomes of the member's keys: disable or reassign (required). */
+                keys?: string;
+                /** @description With keys=reassign: the member (mem_...) who gets them. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, keys, to, key_hashes} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemoved"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1AdminAccountsByAccountMembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                account: string;
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5472,6 +7061,125 @@ export interface operations {
             };
         };
     };
+    getV1AdminAccountsByIdMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [mcp_server]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AdminAccountsByIdMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sent to the server with every request (e.g. its Authorization); stored, never answered back. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>). */
+                    name: string;
+                    /** @description Only these of its tools are exposed (absent: all). */
+                    tools?: string[];
+                    /** @description The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: mcp_server} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AdminAccountsByIdMcpServersByServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description The server id (mcps_...). */
+                server: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1AdminAudit: {
         parameters: {
             query?: {
@@ -5581,6 +7289,8 @@ export interface operations {
                 key?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -5627,6 +7337,8 @@ export interface operations {
                 key?: string;
                 /** @description At most this many rows, 1..100000 (default 100000). */
                 max_rows?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -5705,6 +7417,8 @@ export interface operations {
                 from?: string;
                 /** @description A key hash. */
                 key?: string;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description A model id. */
                 model?: string;
                 /** @description A provider id. */
@@ -5917,6 +7631,50 @@ export interface operations {
             };
         };
     };
+    getV1AdminMcpCalls: {
+        parameters: {
+            query?: {
+                /** @description Only this account. */
+                account?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this key (its hash). */
+                key?: string;
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description Only this MCP server. */
+                server?: string;
+                /** @description Only this outcome: ok, tool_error, failed, refused. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1AdminRefusals: {
         parameters: {
             query?: {
@@ -5972,6 +7730,8 @@ export interface operations {
                 group_by?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Last UTC day, YYYY-MM-DD, inclusive (default: today). */
                 to?: string;
             };
@@ -6408,6 +8168,8 @@ export interface operations {
                 include_disabled?: boolean;
                 /** @description Page size, 1..100 (default 100). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Skip this many keys. */
                 offset?: number;
             };
@@ -6651,6 +8413,362 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1McpCalls: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this key (its hash). */
+                key?: string;
+                /** @description Page size, 1..200 (default 50). */
+                limit?: number;
+                /** @description Only this MCP server. */
+                server?: string;
+                /** @description Only this outcome: ok, tool_error, failed, refused. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1McpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [mcp_server]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1McpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sent to the server with every request (e.g. its Authorization); stored, never answered back. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>). */
+                    name: string;
+                    /** @description Only these of its tools are exposed (absent: all). */
+                    tools?: string[];
+                    /** @description The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: mcp_server} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1McpServersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server id (mcps_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [member]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description An email address (unique in the account, case-insensitive). */
+                    email: string;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1MembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1MembersById: {
+        parameters: {
+            query?: {
+                /** @description What becomes of the member's keys: disable or reassign (required). */
+                keys?: string;
+                /** @description With keys=reassign: the member (mem_...) who gets them. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, keys, to, key_hashes} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberRemoved"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1MembersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member id (mem_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
+                    allowed_models?: string[] | null;
+                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    budget?: {
+                        /** @description USD. */
+                        amount: string | number;
+                        /** @enum {string} */
+                        reset?: "daily" | "weekly" | "monthly" | "none";
+                    } | null;
+                    /** @description Display name (default: the part of the email before @). */
+                    name?: string;
+                    /**
+                     * @description owner, admin, member (default) or viewer.
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: member} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6973,6 +9091,8 @@ export interface operations {
                 group_by?: string;
                 /** @description Page size, 1..200 (default 50). */
                 limit?: number;
+                /** @description A member id (mem_...): only the keys this member holds. */
+                member?: string;
                 /** @description Last UTC day, YYYY-MM-DD, inclusive (default: today). */
                 to?: string;
             };
@@ -7041,8 +9161,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, member.added, member.removed. */
+                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */

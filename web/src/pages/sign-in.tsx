@@ -1,11 +1,41 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import type { Session } from '../app.tsx';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
+/** The token of an emailed sign-in link (`#sign-in-link=...`), taken out of the address bar. */
+function linkToken(): string | null {
+  const m = /^#sign-in-link=([A-Za-z0-9_-]{43})$/.exec(location.hash);
+  if (m === null) return null;
+  history.replaceState(null, '', location.pathname);
+  return m[1]!;
+}
+
+export function SignIn({ onSignedIn, emailSignIn }: { onSignedIn: (s: Session) => void; emailSignIn: boolean }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [email, setEmail] = useState('');
+  const [mailed, setMailed] = useState(false);
+  // An emailed link opened the page: its token signs in (once).
+  useEffect(() => {
+    const token = linkToken();
+    if (token === null) return;
+    setBusy(true);
+    api<Session>('POST', '/sessions/email/redeem', { token })
+      .then(onSignedIn)
+      .catch((err) => setError(err instanceof ApiError ? err.message : 'The gateway could not be reached.'))
+      .finally(() => setBusy(false));
+  }, []);
+  const askLink = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError('');
+    try {
+      await api('POST', '/sessions/email', { email });
+      setMailed(true);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'The gateway could not be reached.');
+    }
+  };
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setBusy(true);
@@ -37,6 +67,15 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           (<code>npx switchyard accounts list</code> shows the ids).
         </p>
       </form>
+      {emailSignIn && (
+        <form onSubmit={askLink} class="card" aria-label="Sign in by email">
+          <p>Members: get a one-time sign-in link by email.</p>
+          <label for="email">Email</label>
+          <input id="email" type="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+          <button type="submit">Email me a link</button>
+          {mailed && <p role="status">If this address is a member, a link is on its way (it works once, for a few minutes).</p>}
+        </form>
+      )}
     </main>
   );
 }

@@ -13,14 +13,14 @@ import { access } from '../../route-access.ts';
  */
 export function registerAccountSettingsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
   const tags = ['account reports'];
-  app.get(`${prefix}/account`, { ...access('management'),
+  app.get(`${prefix}/account`, { ...access('management', { role: 'viewer' }),
     schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     return { data: accountView((await services.accounts.getAccount(auth.account.id))!) };
   });
 
-  app.patch(`${prefix}/account`, { ...access('management'),
+  app.patch(`${prefix}/account`, { ...access('management', { role: 'admin' }),
     schema: routeSchema({
       summary: "Rename the caller's account or set its default model (management key)", tags, response: '{data: account}', answers: 'AccountAnswer',
       body: bodySchema({

@@ -30,8 +30,14 @@ export async function requireManager(_services: Services, request: FastifyReques
   return auth;
 }
 
+/**
+ * Who made a change, for the audit log: the key (or its session), named with the member who
+ * holds it or signed in (`member:<id>` is a member's sign-in, which has no key).
+ */
 export function actorOf(auth: AuthContext): AuditActor {
-  return { keyHash: auth.key.hash, label: auth.key.label, accountId: auth.account.id };
+  const member = auth.member;
+  const label = member == null || auth.key.hash.startsWith('member:') ? auth.key.label : `${auth.key.label} (member ${member.email})`;
+  return { keyHash: auth.key.hash, label, accountId: auth.account.id };
 }
 
 export type Query = Record<string, string | undefined>;

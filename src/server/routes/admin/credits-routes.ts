@@ -60,7 +60,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     return ledgerPage(stores, account.id, queryOf(request));
   });
 
-  app.get(`${prefix}/ledger`, { ...access('management'),
+  app.get(`${prefix}/ledger`, { ...access('management', { role: 'owner' }),
     schema: routeSchema({ summary: "The caller's account ledger, newest first (management key)", tags: ['account reports'], query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     const auth = await requireManager(services, request);

@@ -9,6 +9,7 @@ import { queryOf, requireAdmin, requireManager, type Query } from './admin-commo
 import type { AdminStores } from './admin-stores.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
 import { access } from '../../route-access.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey } from './member-filter.ts';
 import { routeSchema } from './route-schema.ts';
 
 // The generation list as CSV, the whole filtered range: GET /activity.csv (the caller's
@@ -44,19 +45,21 @@ export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Ser
   }, async (request, reply) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
-    return csv(reply, stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q, 'generations');
+    const member = await adminMemberFilter(services, q);
+    return csv(reply, stores, {
+      ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
+      ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
+    }, q, 'generations');
   });
 
-  app.get(`${prefix}/activity.csv`, { ...access('management'),
+  app.get(`${prefix}/activity.csv`, { ...access('management', { role: 'viewer' }),
     schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
   }, async (request, reply) => {
     const auth = await requireManager(services, request);
     const q = queryOf(request);
-    if (q.key !== undefined && q.key !== '') {
-      const key = await services.accounts.getKey(q.key);
-      if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${q.key}".`);
-    }
-    return csv(reply, stores, { ...filterOf(q), accountId: auth.account.id }, q, 'activity');
+    await checkReportKey(services, auth, q.key);
+    const memberId = await accountMemberFilter(services, auth, q);
+    return csv(reply, stores, { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) }, q, 'activity');
   });
 }
 

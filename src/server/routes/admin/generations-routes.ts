@@ -8,9 +8,11 @@ import type { AdminStores } from './admin-stores.ts';
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey, MEMBER_QUERY } from './member-filter.ts';
 
 export const FILTER_QUERY = {
   key: 'A key hash.',
+  ...MEMBER_QUERY,
   model: 'A model id.',
   provider: 'A provider id.',
   status: 'success or error.',
@@ -29,7 +31,11 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
-    return list(stores, { ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }) }, q);
+    const member = await adminMemberFilter(services, q);
+    return list(stores, {
+      ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
+      ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
+    }, q);
   });
 
   app.get(`${prefix}/admin/generations/:id`, { ...access('admin'),
@@ -43,16 +49,14 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     return { data: { ...activityView(row), ...generationView(record) } };
   });
 
-  app.get(`${prefix}/activity`, { ...access('management'),
+  app.get(`${prefix}/activity`, { ...access('management', { role: 'viewer' }),
     schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}', answers: 'ActivityPage' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     const q = queryOf(request);
-    if (q.key !== undefined && q.key !== '') {
-      const key = await services.accounts.getKey(q.key);
-      if (key === undefined || key.accountId !== auth.account.id) throw new GatewayError('not_found', `No key with hash "${q.key}".`);
-    }
-    return list(stores, { ...filterOf(q), accountId: auth.account.id }, q);
+    await checkReportKey(services, auth, q.key);
+    const memberId = await accountMemberFilter(services, auth, q);
+    return list(stores, { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) }, q);
   });
 }
 

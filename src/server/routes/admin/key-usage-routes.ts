@@ -5,6 +5,7 @@ import type { Services } from '../../services.ts';
 import { dayRange, money, paramsOf, queryOf, requireAdmin, requireManager } from './admin-common.ts';
 import { RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+import { ownKeysOnly } from '../../../auth/roles.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -19,10 +20,12 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
     response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}', answers: 'KeyUsage',
   });
 
-  app.get(`${prefix}/keys/:hash/usage`, { ...access('management'), schema: doc(['account reports']) }, async (request) => {
+  app.get(`${prefix}/keys/:hash/usage`, { ...access('management', { role: 'viewer' }), schema: doc(['account reports']) }, async (request) => {
     const auth = await requireManager(services, request);
     const key = await services.accounts.getKey(paramsOf(request).hash!);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+      throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
+    }
     return perDay(services, key, queryOf(request));
   });
 

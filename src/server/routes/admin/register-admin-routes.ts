@@ -16,6 +16,7 @@ import { registerAdminMcpRoutes } from './mcp-routes.ts';
 import { registerUsageRoutes } from './usage-routes.ts';
 
 /** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
+import { registerMemberRoutes } from '../members-routes.ts';
 export function registerAdminRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
   const stores = services.stores;
   for (const prefix of prefixes) {
@@ -31,6 +32,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: Services, pr
     registerAuditRoute(app, services, stores, prefix);
     registerRefusalsRoute(app, services, stores, prefix);
     registerAccountSettingsRoutes(app, services, stores, prefix);
+    registerMemberRoutes(app, services, prefix);
     registerAdminConfigRoute(app, services, prefix);
     registerAdminMcpRoutes(app, services, prefix);
   }

@@ -17,8 +17,9 @@ export async function usageByKind(
   to: string,
   after: UsageCursor | null,
   limit: number,
+  memberId?: string,
 ): Promise<UsageGroupRow[]> {
-  const byModel = await stores.usage.aggregate(accountId, 'model', from, to);
+  const byModel = await stores.usage.aggregate(accountId, 'model', from, to, undefined, memberId);
   const byKind = new Map<string | null, UsageGroupRow>();
   for (const row of byModel) {
     const kind = row.group === null ? null : catalog.get(row.group)?.kind ?? null;

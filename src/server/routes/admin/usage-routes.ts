@@ -8,6 +8,7 @@ import type { AdminStores } from './admin-stores.ts';
 import { PAGE_QUERY, RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 import { usageByKind } from './usage-by-kind.ts';
+import { accountMemberFilter, adminMemberFilter, MEMBER_QUERY } from './member-filter.ts';
 import type { Catalog } from '../../../catalog/catalog.ts';
 
 /** The groupings: the rollups' own, and `kind` (the models' sums folded by their kind: usage-by-kind.ts). */
@@ -23,27 +24,33 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
   app.get(`${prefix}/admin/usage`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Usage aggregates (all accounts or one), per day, model, kind, provider, key, app or account', tags: ['admin: usage'],
-      query: { account: 'Only this account.', ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY },
+      query: { account: 'Only this account.', ...MEMBER_QUERY, ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY },
       response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
     const q = queryOf(request);
+    const member = await adminMemberFilter(services, q);
+    if (member !== undefined) {
+      if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account with "member": a member is of one account.', { param: 'group_by' });
+      return usage(stores, services.catalog, member.accountId, q, member.id);
+    }
     const account = q.account === undefined || q.account === '' ? null : (await findAccount(services, q.account)).id;
     return usage(stores, services.catalog, account, q);
   });
 
-  app.get(`${prefix}/usage`, { ...access('management'),
+  app.get(`${prefix}/usage`, { ...access('management', { role: 'viewer' }),
     schema: routeSchema({
       summary: "The caller's account usage (management key): aggregates, balance", tags: ['account reports'],
-      query: { ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}', answers: 'UsageReport',
+      query: { ...MEMBER_QUERY, ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
     const auth = await requireManager(services, request);
     const q = queryOf(request);
     if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account is for the admin API.', { param: 'group_by' });
+    const memberId = await accountMemberFilter(services, auth, q);
     const balance = await services.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
-    return { ...(await usage(stores, services.catalog, auth.account.id, q)), ...money('balance', balance) };
+    return { ...(await usage(stores, services.catalog, auth.account.id, q, memberId)), ...money('balance', balance) };
   });
 }
 
@@ -51,16 +58,16 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
  * One page of groups (`limit`, `cursor`: admin-common.ts), and the totals over the whole
  * range, whichever page this is. A cursor names its grouping: it is refused with another.
  */
-async function usage(stores: AdminStores, catalog: Catalog, accountId: string | null, q: Query): Promise<Record<string, unknown>> {
+async function usage(stores: AdminStores, catalog: Catalog, accountId: string | null, q: Query, memberId?: string): Promise<Record<string, unknown>> {
   const group = (q.group_by ?? 'day') as UsageGroup | 'kind';
   if (!GROUPS.includes(group)) throw new GatewayError('invalid_parameter', `"group_by" must be one of ${GROUPS.join(', ')}.`, { param: 'group_by' });
   const { from, to } = dayRange(q);
   const limit = pageSize(q);
   const after: UsageCursor | null = decodeCursor<UsageCursor>(q, (v): v is UsageCursor => (group === 'day' ? isDayCursor(v) : isCostCursor(v)));
   const rows = group === 'kind'
-    ? await usageByKind(stores, catalog, accountId, from, to, after, limit + 1)
-    : await stores.usage.aggregate(accountId, group, from, to, { after, limit: limit + 1 });
-  const totals = await stores.usage.totals(accountId, from, to);
+    ? await usageByKind(stores, catalog, accountId, from, to, after, limit + 1, memberId)
+    : await stores.usage.aggregate(accountId, group, from, to, { after, limit: limit + 1 }, memberId);
+  const totals = await stores.usage.totals(accountId, from, to, memberId);
   const out = page(rows, limit, (r) => usageCursorOf(group === 'kind' ? 'model' : group, r));
   return { data: out.data.map((r) => ({ group: r.group, ...figuresView(r) })), next_cursor: out.next_cursor, totals: figuresView(totals), group_by: group, from, to };
 }
