@@ -240,7 +240,10 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a
   // fleet, through the Redis invalidation bus.
   const sessions = new SessionStore(stores.stores.sessions);
-  const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) } });
+  const auth = new Authenticator(stores.accounts, {
+    sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) },
+    ...(opts.now === undefined ? {} : { secretClock: opts.now }),
+  });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();
