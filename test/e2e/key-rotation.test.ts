@@ -4,7 +4,9 @@ import { call, createAdminKey } from '../support/admin-client.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { runCli } from '../support/run-cli.ts';
-import { postJson, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postJson, SIM_ONLY, startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/test-gateway.ts';
 
 // Gateway key rotation over HTTP: POST /api/v1/keys/{hash}/rotate (management key) and
 // /api/v1/admin/keys/{hash}/rotate (admin key) give the same key record a new secret. The
@@ -13,6 +15,7 @@ import { postJson, startTestGateway, type TestGateway, type TestGatewayOptions }
 // one is refused at once on the other, which had the old secret in its auth cache.
 
 const chat = { model: 'switchyard/sim-pro', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] };
+const YAML = `${SIM_ONLY}webhooks: { allow_private_addresses: true, retry_base_ms: 20 }\n`;
 const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
 
 let redis: Promise<RedisServer> | undefined;
@@ -51,8 +54,8 @@ for (const engine of ENGINES) {
     let now = Date.UTC(2026, 2, 2, 9, 0, 0);
     before(async () => {
       const o = await engine.options();
-      gw = await startTestGateway({ now: () => now, ...o.first });
-      other = o.second === null ? gw : await startTestGateway({ now: () => now, ...o.second });
+      gw = await startTestGateway({ yaml: YAML, now: () => now, ...o.first });
+      other = o.second === null ? gw : await startTestGateway({ yaml: YAML, now: () => now, ...o.second });
       mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
       admin = (await createAdminKey(gw)).key;
     });
@@ -155,6 +158,41 @@ for (const engine of ENGINES) {
       assert.deepEqual(await everywhere(res.json.key), [401, 401]);
       assert.deepEqual(await everywhere(k.key), [401, 401]);
       assert.deepEqual(await everywhere(second.json.key), [200, 200]);
+    });
+
+    test('the account\'s webhooks get key.rotated, naming the key and the overlap, never a secret', async () => {
+      const bodies: string[] = [];
+      const { promise: got, resolve } = Promise.withResolvers<void>();
+      const receiver = createServer((req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          bodies.push(body);
+          res.writeHead(200).end();
+          resolve();
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      try {
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+        const hook = await call('POST', `${gw.origin}/api/v1/webhooks`, mgmt, { url, events: ['key.rotated'] });
+        assert.equal(hook.status, 201, JSON.stringify(hook.json));
+        const k = await newKey('hooked');
+        const res = await call('POST', `${gw.origin}/api/v1/keys/${k.hash}/rotate`, mgmt, { overlap_seconds: 30 });
+        assert.equal(res.status, 200);
+        await got;
+        const event = JSON.parse(bodies[0]!);
+        assert.equal(event.type, 'key.rotated');
+        assert.equal(event.data.key.hash, k.hash);
+        assert.equal(event.data.by, 'account');
+        assert.equal(event.data.overlap_seconds, 30);
+        assert.equal(event.data.previous_key_expires_at, res.json.previous_key_expires_at);
+        assert.equal(bodies[0]!.includes(res.json.key) || bodies[0]!.includes(k.key), false);
+        await call('DELETE', `${gw.origin}/api/v1/webhooks/${hook.json.data.id}`, mgmt);
+      } finally {
+        receiver.closeAllConnections();
+        await new Promise<void>((r) => receiver.close(() => r()));
+      }
     });
 
     test('bad input: a strict body, a bounded overlap, another account\'s key or an unknown one', async () => {
