@@ -2,6 +2,7 @@ import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { buildCatalog } from '../catalog/build-catalog.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { SharedCredentialUse } from '../catalog/shared-credential-use.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -61,6 +62,8 @@ export interface SharedState {
   sticky: StickyRouting;
   /** Where response-cache entries are kept (outlives reloads; `cache:` in each generation's config says how they are used). */
   responseCacheStore: ResponseCacheStore;
+  /** Credential pools' use counted by the fleet (Redis); absent: each process counts its own. */
+  credentialUse?: SharedCredentialUse;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -76,6 +79,9 @@ export function buildGeneration(
   built: { catalog: Catalog; warnings: string[] } = buildCatalog(config, shared.env, shared.adapters),
 ): ConfigGeneration {
   const { catalog, warnings } = built;
+  if (shared.credentialUse !== undefined) {
+    for (const provider of catalog.providers.values()) provider.credentials?.share(shared.credentialUse, provider.id);
+  }
   const scrubber = scrubberForConfig(config, catalog);
   const tiers = new Map(config.tiers.map((t) => [t.id, t]));
   const planner = new AttemptPlanner({

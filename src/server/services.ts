@@ -204,6 +204,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     telemetry,
     sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes({ maxEntries: config.sticky.maxEntries }), log, maxEntriesPerAccount(config.sticky)),
     responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
+    ...(fleet === null ? {} : { credentialUse: fleet.credentialUse }),
     log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
