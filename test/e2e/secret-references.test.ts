@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -256,6 +256,13 @@ ${MODELS('local')}`);
       assert.equal(keys[0], S.fileKey, 'the held request went out with the key in force when it started');
       assert.ok(keys.every((k) => k === S.fileKey || k === S.rotated), 'only the two keys were ever sent');
       // A request sent once the load is over goes out with the new key.
+      assert.equal((await chat()).status, 200);
+      assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
+
+      // The file gone, a reload is refused naming it, and the key in force stays.
+      rmSync(keyFile);
+      s.child.kill('SIGHUP');
+      await s.waitFor(/config reload refused: .*providers\[0\]\.api_key: the secret file .*openai-key \(from file:.*\) does not exist; the previous config \(generation 2\) stays in force/);
       assert.equal((await chat()).status, 200);
       assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
       assert.equal(s.stderr.includes(S.rotated) || s.stderr.includes(S.fileKey), false, 'no key in the log');
