@@ -22,6 +22,10 @@ function setup(expiresAt: string | null = null) {
       lookups++;
       return store.getKey(hash);
     },
+    getKeyBySecret: async (secretHash: string) => {
+      lookups++;
+      return store.getKeyBySecret(secretHash);
+    },
     getAccount: async (id: string) => store.getAccount(id),
   };
   const clock = { now: Date.parse(NOW) };
@@ -120,4 +124,27 @@ test('a lookup that an invalidation overtakes is not cached (the next request re
   await first;
   await auth.authenticate(KEY);
   assert.equal(s.lookups(), 2);
+});
+
+test('a rotated key: the new secret works, the old one until its overlap ends (by the injected clock), then 401', async () => {
+  const s = setup();
+  const auth = new Authenticator(s.repo, { secretClock: () => s.clock.now });
+  const hash = hashApiKey(KEY);
+  await auth.authenticate(KEY);
+  const NEW = `sk-sy-v1-${'C'.repeat(43)}`;
+  s.store.rotateKeySecret(hash, { secretHash: hashApiKey(NEW), previousUntil: new Date(s.clock.now + 60_000).toISOString(), now: NOW });
+  auth.invalidate(hash);
+  assert.equal((await auth.authenticate(NEW)).key.hash, hash, 'the same record');
+  assert.equal((await auth.authenticate(KEY)).key.hash, hash, 'the old secret within its overlap');
+  s.clock.now += 60_000;
+  assert.match((await refusal(() => auth.authenticate(KEY))).message, /rotated/);
+  assert.equal((await auth.authenticate(NEW)).key.hash, hash);
+
+  // A second rotation without overlap: the secret it replaces (cached under its own hash) fails at once.
+  const THIRD = `sk-sy-v1-${'D'.repeat(43)}`;
+  s.store.rotateKeySecret(hash, { secretHash: hashApiKey(THIRD), previousUntil: null, now: NOW });
+  auth.invalidate(hash);
+  await refusal(() => auth.authenticate(NEW));
+  await refusal(() => auth.authenticate(KEY));
+  assert.equal((await auth.authenticate(THIRD)).key.hash, hash);
 });

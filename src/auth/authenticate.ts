@@ -1,9 +1,9 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { AccountRecord, KeyRecord } from '../store/account-store.ts';
 import type { AccountRepository } from '../store/store-contract.ts';
+import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
 import type { MemberRecord, MemberRepository } from '../store/member-store.ts';
 import { MEMBER_SESSION_PREFIX, memberSessionKey } from './roles.ts';
-import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
 
 export interface AuthContext {
   key: KeyRecord;
@@ -15,7 +15,12 @@ export interface AuthContext {
 interface CacheEntry {
   ctx: AuthContext | null;
   expires: number;
+  /** A rotated key's previous secret: it stops working then (epoch ms); null for the secret in force. */
+  secretEnds: number | null;
 }
+
+/** A dashboard session's cache entry is keyed by its key's record hash, apart from presented secrets' hashes. */
+const SESSION = 's:';
 
 /** The headers a route reads the key from: named in the 401 that says a key is missing or unknown. */
 export type KeyHeaders = 'bearer' | 'bearer-or-x-api-key' | 'google';
@@ -38,22 +43,31 @@ export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   /** Bumped by `invalidate`: a load that started before it does not fill the cache. */
   private epoch = 0;
-  private readonly store: Pick<AccountRepository, 'getKey' | 'getAccount'>;
+  /** Record hash → the cache keys (presented secrets' hashes) holding that key: a key's change drops them all. */
+  private readonly byKey = new Map<string, Set<string>>();
+  private readonly store: Pick<AccountRepository, 'getKey' | 'getKeyBySecret' | 'getAccount'>;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  /** The clock a rotated key's previous secret ends by (the clock rotations are made with). */
+  private readonly secretClock: () => number;
 
   private readonly watcher: { check(): void } | undefined;
   private readonly sessions: SessionResolver | undefined;
   private readonly members: Pick<MemberRepository, 'get'> | undefined;
 
-  constructor(store: Pick<AccountRepository, 'getKey' | 'getAccount'>, opts: {
-    ttlMs?: number; now?: () => number; watcher?: { check(): void }; sessions?: SessionResolver; members?: Pick<MemberRepository, 'get'>;
-  } = {}) {
+  constructor(
+    store: Pick<AccountRepository, 'getKey' | 'getKeyBySecret' | 'getAccount'>,
+    opts: {
+      ttlMs?: number; now?: () => number; secretClock?: () => number; watcher?: { check(): void }; sessions?: SessionResolver;
+      members?: Pick<MemberRepository, 'get'>;
+    } = {},
+  ) {
     this.store = store;
     this.members = opts.members;
     this.sessions = opts.sessions;
     this.ttlMs = opts.ttlMs ?? 2000;
     this.now = opts.now ?? Date.now;
+    this.secretClock = opts.secretClock ?? Date.now;
     this.watcher = opts.watcher;
   }
 
@@ -67,7 +81,7 @@ export class Authenticator {
     if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) {
       const keyHash = await this.sessions.keyHashOf(rawKey);
       if (keyHash === undefined) throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
-      return this.authenticateHash(keyHash, headers);
+      return this.authenticateHash(SESSION + keyHash, headers);
     }
     if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
       throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
@@ -75,24 +89,31 @@ export class Authenticator {
     return this.authenticateHash(hashApiKey(rawKey), headers);
   }
 
-  /** The key and account of a key hash, with the same checks as a presented key. */
-  private async authenticateHash(hash: string, headers: KeyHeaders): Promise<AuthContext> {
+  /**
+   * The key and account of a presented secret's hash (or, prefixed SESSION, of a session's
+   * key record), with the same checks for both.
+   */
+  private async authenticateHash(cacheKey: string, headers: KeyHeaders): Promise<AuthContext> {
     // Another process (the CLI) may have changed keys or accounts: caches drop at once.
     this.watcher?.check();
     let now = this.now();
-    let entry = this.cache.get(hash);
+    let entry = this.cache.get(cacheKey);
     if (entry === undefined || entry.expires <= now) {
       const epoch = this.epoch;
-      const ctx = await this.load(hash);
+      entry = await this.load(cacheKey);
       now = this.now();
-      entry = { ctx, expires: now + this.ttlMs };
+      entry.expires = now + this.ttlMs;
       if (epoch === this.epoch) {
-        if (this.cache.size > 100_000) this.cache.clear();
-        this.cache.set(hash, entry);
+        if (this.cache.size > 100_000) this.clear();
+        this.cache.set(cacheKey, entry);
+        if (entry.ctx !== null) this.byKey.set(entry.ctx.key.hash, (this.byKey.get(entry.ctx.key.hash) ?? new Set()).add(cacheKey));
       }
     }
     const ctx = entry.ctx;
     if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
+    if (entry.secretEnds !== null && entry.secretEnds <= this.secretClock()) {
+      throw new GatewayError('authentication_required', 'Authentication required: this API key has been rotated and its overlap has ended; use the new key.');
+    }
     if (!ctx.key.isActive) throw new GatewayError('authentication_required', 'Authentication required: this API key has been revoked.');
     if (ctx.key.expiresAt !== null && Date.parse(ctx.key.expiresAt) <= now) {
       throw new GatewayError('authentication_required', 'Authentication required: this API key has expired.');
@@ -101,28 +122,41 @@ export class Authenticator {
     return ctx;
   }
 
+  /** Drops a key's cache entries (every secret of it and its sessions'), or all with no hash. */
   invalidate(hash?: string): void {
     this.epoch += 1;
-    if (hash === undefined) this.cache.clear();
-    else this.cache.delete(hash);
+    if (hash === undefined) return this.clear();
+    this.cache.delete(hash);
+    this.cache.delete(SESSION + hash);
+    for (const cacheKey of this.byKey.get(hash) ?? []) this.cache.delete(cacheKey);
+    this.byKey.delete(hash);
   }
 
-  private async load(hash: string): Promise<AuthContext | null> {
-    if (hash.startsWith(MEMBER_SESSION_PREFIX)) {
-      const member = await this.members?.get(hash.slice(MEMBER_SESSION_PREFIX.length));
-      if (member === undefined) return null;
+  private clear(): void {
+    this.cache.clear();
+    this.byKey.clear();
+  }
+
+  private async load(cacheKey: string): Promise<CacheEntry> {
+    const none: CacheEntry = { ctx: null, expires: 0, secretEnds: null };
+    if (cacheKey.startsWith(SESSION + MEMBER_SESSION_PREFIX)) {
+      const member = await this.members?.get(cacheKey.slice(SESSION.length + MEMBER_SESSION_PREFIX.length));
+      if (member === undefined) return none;
       const account = await this.store.getAccount(member.accountId);
-      return account === undefined ? null : { key: memberSessionKey(member), account, member };
+      return account === undefined ? none : { ctx: { key: memberSessionKey(member), account, member }, expires: 0, secretEnds: null };
     }
-    const key = await this.store.getKey(hash);
-    if (key === undefined) return null;
-    const account = await this.store.getAccount(key.accountId);
-    if (account === undefined) return null;
-    if (key.memberId === null) return { key, account, member: null };
+    const found = cacheKey.startsWith(SESSION)
+      ? await this.store.getKey(cacheKey.slice(SESSION.length)).then((key) => key && { key, secretExpiresAt: null })
+      : await this.store.getKeyBySecret(cacheKey);
+    if (found === undefined) return none;
+    const account = await this.store.getAccount(found.key.accountId);
+    if (account === undefined) return none;
+    const secretEnds = found.secretExpiresAt === null ? null : Date.parse(found.secretExpiresAt);
+    if (found.key.memberId === null) return { ctx: { key: found.key, account, member: null }, expires: 0, secretEnds };
     // A key of a member acts with the member's role; a member gone (never left so: removal
     // disables or moves their keys) leaves the key nothing to act as.
-    const member = await this.members?.get(key.memberId);
-    return member === undefined || member.accountId !== key.accountId ? null : { key, account, member };
+    const member = await this.members?.get(found.key.memberId);
+    return member === undefined || member.accountId !== found.key.accountId ? none : { ctx: { key: found.key, account, member }, expires: 0, secretEnds };
   }
 }
 

@@ -22,6 +22,9 @@ export interface AccountChange {
   keyHash?: string;
 }
 
+/** The longest a rotated key's old secret may keep working: 7 days. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 604_800;
+
 /** Operator actions on accounts, keys and credits: shared by the CLI and first-start bootstrap. */
 export class AccountService {
   private readonly stores: Stores;
@@ -207,6 +210,26 @@ export class AccountService {
     const updated = await this.accounts.updateKey(key.hash, patch, this.now().toISOString());
     this.changed({ accountId: key.accountId, keyHash: key.hash });
     return updated;
+  }
+
+  /**
+   * A new secret for the same key record (id, label, limits, usage, account): returned in
+   * clear, this once. The old secret keeps working `overlapSeconds` more (0: stops at once;
+   * at most MAX_ROTATION_OVERLAP_SECONDS), then is refused. A rotation during an overlap ends
+   * the older secret's at once. `at`: the clock of the overlap (the gateway's request clock).
+   */
+  async rotateKey(hashOrLabel: string, overlapSeconds = 0, at: Date = this.now()): Promise<{ key: string; record: KeyRecord; previousUntil: string | null } | undefined> {
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_OVERLAP_SECONDS) {
+      throw new Error(`the overlap must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)`);
+    }
+    const key = await this.findKey(hashOrLabel);
+    if (key === undefined) return undefined;
+    const secret = generateApiKey();
+    const previousUntil = overlapSeconds === 0 ? null : new Date(at.getTime() + overlapSeconds * 1000).toISOString();
+    const record = await this.accounts.rotateKeySecret(key.hash, { secretHash: hashApiKey(secret), previousUntil, now: at.toISOString() });
+    if (record === undefined) return undefined;
+    this.changed({ accountId: key.accountId, keyHash: key.hash });
+    return { key: secret, record, previousUntil };
   }
 
   async findKey(hashOrLabel: string): Promise<KeyRecord | undefined> {

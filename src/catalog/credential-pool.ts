@@ -1,9 +1,11 @@
 import type { CredentialInput } from '../config/types.ts';
+import type { CredentialCandidate, SharedCredentialUse } from './shared-credential-use.ts';
 
 // A provider's pool of credentials (`api_keys:`): which one an attempt uses, and what each
-// has left. Counted in this process over a sliding minute (a fleet-exact count in Redis is
-// a follow-up: each gateway process counts its own use). Built with the catalog, so a
-// reload starts every credential afresh (a removed one comes back).
+// has left. Counted in this process over a sliding minute; in a fleet (Redis configured) the
+// budgets and cool-downs are also counted in Redis (`share`), so they hold for the fleet
+// (shared-credential-use.ts). Built with the catalog, so a reload starts every credential's
+// own state afresh (a removed one comes back); the fleet's counts outlive reloads.
 
 /** A cool-down asked by an upstream is held at most this long. */
 export const MAX_COOLDOWN_MS = 5 * 60_000;
@@ -93,6 +95,14 @@ class Credential {
     return (r === null || r > 0) && (t === null || t > 0);
   }
 
+  /** What the upstream's own headers leave (the fleet's count decides the budgets): removed, cooling or told 0 left. */
+  openUpstream(now: number): boolean {
+    if (this.removed !== null || this.coolUntil > now) return false;
+    const r = this.upstreamRequests !== null && this.upstreamRequests.until > now ? this.upstreamRequests.left : null;
+    const t = this.upstreamTokens !== null && this.upstreamTokens.until > now ? this.upstreamTokens.left : null;
+    return (r === null || r > 0) && (t === null || t > 0);
+  }
+
   use(now: number): void {
     this.uses.push(now);
   }
@@ -104,9 +114,15 @@ class Credential {
 
 export class CredentialPool {
   private readonly list: Credential[];
+  private shared: { use: SharedCredentialUse; poolId: string } | null = null;
 
   constructor(inputs: readonly CredentialInput[]) {
     this.list = inputs.map((c) => new Credential(c));
+  }
+
+  /** Counts this pool's use for a fleet too (Redis): its budgets and cool-downs then hold across instances. */
+  share(use: SharedCredentialUse, poolId: string): void {
+    this.shared = { use, poolId };
   }
 
   get size(): number {
@@ -122,20 +138,27 @@ export class CredentialPool {
    * A credential for one attempt at `model`, drawn by weight among those with headroom that
    * serve it and are not in `tried`; counted as used. Null when none is left.
    */
-  pick(model: string, now: number, tried: ReadonlySet<string>, random: () => number): PickedCredential | null {
-    const open = this.list.filter((c) => !tried.has(c.input.label) && c.serves(model) && c.hasHeadroom(now));
-    if (open.length === 0) return null;
-    let total = 0;
-    for (const c of open) total += c.input.weight;
-    let target = random() * total;
-    let chosen = open[open.length - 1]!;
-    for (const c of open) {
-      target -= c.input.weight;
-      if (target < 0) {
-        chosen = c;
-        break;
-      }
+  async pick(model: string, now: number, tried: ReadonlySet<string>, random: () => number): Promise<PickedCredential | null> {
+    if (this.shared === null) {
+      const open = this.list.filter((c) => !tried.has(c.input.label) && c.serves(model) && c.hasHeadroom(now));
+      if (open.length === 0) return null;
+      const chosen = drawByWeight(open, random);
+      chosen.use(now);
+      return { label: chosen.input.label, key: chosen.input.key };
     }
+    // A fleet: the weighted draw orders the candidates; Redis claims the first with room.
+    const open = this.list.filter((c) => !tried.has(c.input.label) && c.serves(model) && c.openUpstream(now));
+    const order: Credential[] = [];
+    while (open.length > 0) {
+      const next = drawByWeight(open, random);
+      order.push(next);
+      open.splice(open.indexOf(next), 1);
+    }
+    if (order.length === 0) return null;
+    const candidates: CredentialCandidate[] = order.map((c) => ({ label: c.input.label, rpm: c.input.rpm ?? null, tpm: c.input.tpm ?? null }));
+    const label = await this.shared.use.claim(this.shared.poolId, candidates, now);
+    const chosen = label === null ? undefined : this.find(label);
+    if (chosen === undefined) return null;
     chosen.use(now);
     return { label: chosen.input.label, key: chosen.input.key };
   }
@@ -155,6 +178,8 @@ export class CredentialPool {
     const c = this.find(label);
     const wait = Math.min(MAX_COOLDOWN_MS, Math.max(1000, ms ?? DEFAULT_COOLDOWN_MS));
     if (c !== undefined) c.coolUntil = Math.max(c.coolUntil, now + wait);
+    // Best effort for the fleet: this instance rests it whatever Redis says.
+    if (this.shared !== null) void this.shared.use.coolDown(this.shared.poolId, label, now + wait, now).catch(() => {});
     return wait;
   }
 
@@ -177,6 +202,7 @@ export class CredentialPool {
   /** Tokens an answer used, against the credential's tpm. */
   addTokens(label: string, tokens: number, now: number): void {
     this.find(label)?.addTokens(tokens, now);
+    if (this.shared !== null && tokens > 0) void this.shared.use.addTokens(this.shared.poolId, label, tokens, now).catch(() => {});
   }
 
   status(now: number): CredentialStatus[] {
@@ -202,6 +228,18 @@ export class CredentialPool {
   private find(label: string): Credential | undefined {
     return this.list.find((c) => c.input.label === label);
   }
+}
+
+/** One of `list`, drawn with probability proportional to its weight. */
+function drawByWeight(list: readonly Credential[], random: () => number): Credential {
+  let total = 0;
+  for (const c of list) total += c.input.weight;
+  let target = random() * total;
+  for (const c of list) {
+    target -= c.input.weight;
+    if (target < 0) return c;
+  }
+  return list[list.length - 1]!;
 }
 
 function minOf(a: number | null, b: number | null): number | null {

@@ -16,7 +16,7 @@ export type CliStores = OpenedStores & { config: GatewayConfig };
  * where it looked instead of making an empty database there.
  */
 export async function openCliStores(opts: CommonOptions): Promise<CliStores> {
-  const config = loadCliConfig(opts);
+  const config = loadCliConfig(opts, 'stores');
   const path = config.database.path;
   if (config.database.url === undefined && path !== ':memory:' && !existsSync(path)) {
     throw new UsageError(

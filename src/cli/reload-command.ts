@@ -32,7 +32,7 @@ export async function runReload(values: { config?: string; json?: boolean }): Pr
   };
   let path: string;
   try {
-    const database = loadCliConfig(values).database;
+    const database = loadCliConfig(values, 'stores').database;
     if (database.url !== undefined) {
       return fail('switchyard reload finds the gateway through the SQLite serve lease; a fleet on Postgres has none: send SIGHUP to each gateway instance (e.g. kill -HUP <pid>)');
     }

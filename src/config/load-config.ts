@@ -17,6 +17,8 @@ import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
 import { resolveDatabase } from './resolve-database-path.ts';
 import { resolveEnvReferences } from './resolve-env-references.ts';
+import { resolveSecretFields, SECRET_FIELDS } from './resolve-secret-references.ts';
+import { withUrlPassword } from './url-password.ts';
 import type { GatewayConfig, SimSetting } from './types.ts';
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +29,12 @@ export interface LoadConfigOptions {
   env: Env;
   /** CLI flags, which win over env and file. */
   overrides?: { host?: string; port?: number };
+  /**
+   * `stores`: resolve only the database's and Redis's secret references (the CLI's commands
+   * that only open the database: the operator's shell need not see the providers' secrets).
+   * Default `all`.
+   */
+  secrets?: 'all' | 'stores';
 }
 
 export const CONFIG_DEFAULTS = {
@@ -50,18 +58,24 @@ export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
   const env = opts.env;
   const file = opts.path ?? (env.SWITCHYARD_CONFIG === '' ? undefined : env.SWITCHYARD_CONFIG);
   const tree = file === undefined ? {} : readYamlFile(file);
-  return parseConfig(tree, env, opts.overrides, file);
+  return parseConfig(tree, env, opts.overrides, file, opts.secrets === 'stores' ? STORE_SECRET_FIELDS : SECRET_FIELDS);
 }
+
+const STORE_SECRET_FIELDS = SECRET_FIELDS.filter((f) => f.startsWith('database.') || f.startsWith('redis.'));
 
 /**
  * The same as loadConfig for a tree already parsed (tests, `config check` tooling).
  * Errors name `file` when given, and the unset variable a faulty field came from.
  */
-export function parseConfig(tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}, file?: string): GatewayConfig {
+export function parseConfig(
+  tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}, file?: string, secretFields: readonly string[] = SECRET_FIELDS,
+): GatewayConfig {
   const unsetReferences = new Map<string, string[]>();
   const source: ConfigSource = file === undefined ? { file, unsetReferences } : { file, unsetReferences, tree };
   try {
-    const config = parseTree(resolveEnvReferences(tree ?? {}, env, '', unsetReferences), env, overrides);
+    // `${VAR}` first, so a reference may be built from variables (`file:${SECRETS_DIR}/openai`).
+    const resolved = resolveSecretFields(resolveEnvReferences(tree ?? {}, env, '', unsetReferences), env, secretFields);
+    const config = parseTree(resolved, env, overrides);
     // A sign-in link's origin must not come from a request's Host header (another host could get the token).
     if (config.smtp !== null && config.server.publicOrigin === undefined) {
       throw new Error('smtp: needs server.public_origin (https://gateway.example.com): the emailed sign-in links point there.');
@@ -79,8 +93,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   checkKeys(root, TOP_KEYS, '');
 
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
-  const database = section(root, 'database', ['path', 'url']);
-  const redis = section(root, 'redis', ['url', 'command_timeout_ms']);
+  const database = section(root, 'database', ['path', 'url', 'password']);
+  const redis = section(root, 'redis', ['url', 'password', 'command_timeout_ms']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const accounts = section(root, 'accounts', ['max_keys']);
@@ -91,8 +105,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
 
   return {
     server: { ...parseServer(server, { host: overrides.host ?? envHost, port: overrides.port ?? envPort }), ...publicModels(server) },
-    database: resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')),
-    redis: { ...redisUrl(env, optString(redis, 'url', 'redis')), ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)) },
+    database: databaseWithPassword(resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')), optString(database, 'password', 'database')),
+    redis: { ...redisUrl(env, optString(redis, 'url', 'redis'), optString(redis, 'password', 'redis')), ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)) },
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
@@ -128,10 +142,21 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
-/** `redis.url`, or REDIS_URL (which wins); shared/select-backends.ts checks it goes with Postgres. */
-function redisUrl(env: Env, fileUrl: string | undefined): GatewayConfig['redis'] {
+/** `redis.url`, or REDIS_URL (which wins); shared/select-backends.ts checks it goes with Postgres. `redis.password` goes into it. */
+function redisUrl(env: Env, fileUrl: string | undefined, password: string | undefined): GatewayConfig['redis'] {
   const url = env.REDIS_URL !== undefined && env.REDIS_URL !== '' ? env.REDIS_URL : fileUrl;
-  return url === undefined || url === '' ? {} : { url };
+  if (url === undefined || url === '') {
+    if (password !== undefined) throw new ConfigError('redis.password', 'needs a Redis URL (redis.url or REDIS_URL) to go with');
+    return {};
+  }
+  return { url: password === undefined ? url : withUrlPassword(url, password, 'redis.password') };
+}
+
+/** `database.password` goes into the Postgres URL (DATABASE_URL or database.url). */
+function databaseWithPassword(database: GatewayConfig['database'], password: string | undefined): GatewayConfig['database'] {
+  if (password === undefined) return database;
+  if (database.url === undefined) throw new ConfigError('database.password', 'needs a Postgres URL (database.url or DATABASE_URL) to go with; SQLite has no password');
+  return { ...database, url: withUrlPassword(database.url, password, 'database.password') };
 }
 
 /** `metrics:` — an empty token (an unset `${VAR}`) is no token; `overhead_header` only when the file says. */

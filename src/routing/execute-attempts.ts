@@ -148,7 +148,12 @@ export class AttemptExecutor {
       const pool = attempt.endpoint.provider.credentials;
       let credential: PickedCredential | undefined;
       if (pool !== undefined) {
-        credential = pool.pick(attempt.endpoint.upstreamModel, this.wallClock(), at.tried, this.random) ?? undefined;
+        try {
+          credential = (await pool.pick(attempt.endpoint.upstreamModel, this.wallClock(), at.tried, this.random)) ?? undefined;
+        } catch (err) {
+          this.breakers.release(endpointId); // the fleet's count could not decide: nothing is sent
+          throw err;
+        }
         if (credential === undefined) {
           this.breakers.release(endpointId);
           recordNoCredential(result, attempt);

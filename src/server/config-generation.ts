@@ -2,6 +2,7 @@ import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { buildCatalog } from '../catalog/build-catalog.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { SharedCredentialUse } from '../catalog/shared-credential-use.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
@@ -72,6 +73,8 @@ export interface SharedState {
   mcpClient: McpClient;
   /** Accounts' own MCP servers (from the store), joined to each generation's registry. */
   mcpAccountServers?: AccountServers;
+  /** Credential pools' use counted by the fleet (Redis); absent: each process counts its own. */
+  credentialUse?: SharedCredentialUse;
   /** The operator log. */
   log: (message: string) => void;
   random?: () => number;
@@ -87,6 +90,9 @@ export function buildGeneration(
   built: { catalog: Catalog; warnings: string[] } = buildCatalog(config, shared.env, shared.adapters),
 ): ConfigGeneration {
   const { catalog, warnings } = built;
+  if (shared.credentialUse !== undefined) {
+    for (const provider of catalog.providers.values()) provider.credentials?.share(shared.credentialUse, provider.id);
+  }
   const scrubber = scrubberForConfig(config, catalog);
   const tiers = new Map(config.tiers.map((t) => [t.id, t]));
   const planner = new AttemptPlanner({

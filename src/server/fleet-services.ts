@@ -8,6 +8,7 @@ import { RedisResponseCacheStore } from '../pipeline/response-cache/redis-respon
 import type { Invalidation } from '../shared/invalidation-bus.ts';
 import { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { RedisInvalidationBus } from '../shared/redis/redis-invalidation-bus.ts';
+import { RedisCredentialUse } from '../shared/redis/redis-credential-use.ts';
 import type { Backends } from '../shared/select-backends.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import { transportReason } from '../providers/http/upstream-error.ts';
@@ -52,6 +53,8 @@ export interface FleetServices {
   readonly sticky: RedisStickyRoutes;
   /** The response cache's entries, shared by the fleet. */
   readonly responseCache: RedisResponseCacheStore;
+  /** Credential pools' use (rpm, tpm, cool-downs), counted for the fleet. */
+  readonly credentialUse: RedisCredentialUse;
   /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits; `rows`: the holds' durable rows, if any. */
   creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>, rows?: DurableHoldRows): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
@@ -113,6 +116,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     bus,
     sticky: new RedisStickyRoutes(connection, `${prefix}:st`),
     responseCache: new RedisResponseCacheStore(connection, `${prefix}:rc`),
+    credentialUse: new RedisCredentialUse(connection, `${prefix}:cr`),
     creditHolds(settlements, accountOf, rows) {
       return new FleetCreditHolds(holds, settlements, {
         accountOf,

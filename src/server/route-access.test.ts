@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { Authenticator } from '../auth/authenticate.ts';
 import { access, describeRoutes, installRouteAccess } from './route-access.ts';
 
-const noKeys = new Authenticator({ getKey: async () => undefined, getAccount: async () => undefined });
+const noKeys = new Authenticator({ getKey: async () => undefined, getKeyBySecret: async () => undefined, getAccount: async () => undefined });
 
 describe('installRouteAccess', () => {
   it('refuses to start an app with a route that declares no access, naming it', async () => {

@@ -234,6 +234,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       clientInfo: { name: 'switchyard', version: buildInfo().version },
     }),
     mcpAccountServers: accountMcpServerSpecs(stores.stores),
+    ...(fleet === null ? {} : { credentialUse: fleet.credentialUse }),
     log,
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
@@ -270,7 +271,11 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a
   // fleet, through the Redis invalidation bus.
   const sessions = new SessionStore(stores.stores.sessions);
-  const auth = new Authenticator(stores.accounts, { sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) }, members: stores.stores.members });
+  const auth = new Authenticator(stores.accounts, {
+    sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) },
+    members: stores.stores.members,
+    ...(opts.now === undefined ? {} : { secretClock: opts.now }),
+  });
   const dropCaches = (): void => {
     reservations.forget();
     auth.invalidate();

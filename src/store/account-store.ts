@@ -54,6 +54,41 @@ export interface KeyRecord {
 
 export type KeyDisabler = 'operator' | 'account';
 
+/**
+ * A key found by a presented secret's hash: the secret in force (`secretExpiresAt` null), or
+ * the one a rotation replaced, which works until `secretExpiresAt` (ISO time).
+ */
+export interface KeyBySecret {
+  key: KeyRecord;
+  secretExpiresAt: string | null;
+}
+
+/** How a key's secret is replaced (key rotation): the new secret's hash; the old one works until `previousUntil` (null: not at all). */
+export interface KeyRotation {
+  secretHash: string;
+  previousUntil: string | null;
+  now: string;
+}
+
+/** The secret columns of an api_keys row (migration 17). */
+interface SecretColumns { secret_hash: string | null; previous_secret_hash: string | null; previous_secret_expires_at: string | null }
+
+/** Which secret of the row `secretHash` is, if any. */
+export function keyBySecret(row: (KeyRow & Partial<SecretColumns>) | undefined, secretHash: string): KeyBySecret | undefined {
+  if (row === undefined) return undefined;
+  const current = row.secret_hash ?? row.hash;
+  if (current === secretHash) return { key: toKey(row), secretExpiresAt: null };
+  if (row.previous_secret_hash === secretHash && row.previous_secret_expires_at != null) return { key: toKey(row), secretExpiresAt: row.previous_secret_expires_at };
+  return undefined;
+}
+
+/** The SQL of a rotation: $1 the new secret's hash, $2 the old one's end (NULL: now), $3 now, $4 the key's hash. */
+export const ROTATE_KEY_SQL = `UPDATE api_keys SET
+  previous_secret_hash = CASE WHEN $2 IS NULL THEN NULL ELSE coalesce(secret_hash, hash) END,
+  previous_secret_expires_at = $2, secret_hash = $1, updated_at = $3 WHERE hash = $4`;
+/** The SQL of the lookup by a presented secret's hash ($1): the secret in force, a never-rotated key's own hash, or the previous secret. */
+export const KEY_BY_SECRET_SQL = `SELECT * FROM api_keys WHERE secret_hash = $1 OR (hash = $1 AND secret_hash IS NULL) OR previous_secret_hash = $1`;
+
 /** Which keys a page lists: one account's or all; API keys only (no management or admin keys); enabled ones only. */
 export interface KeyPageFilter {
   accountId?: string;
@@ -135,6 +170,8 @@ export class AccountStore {
       // Enabling clears who disabled it; disabling keeps an operator's mark over an account's.
       setKeyActive: db.prepare(`UPDATE api_keys SET is_active = ?1,
         disabled_by = CASE WHEN ?1 = 1 THEN NULL WHEN ?2 = 'operator' THEN 'operator' ELSE coalesce(disabled_by, ?2) END WHERE hash = ?3`),
+      keyBySecret: bigints(db.prepare(KEY_BY_SECRET_SQL.replaceAll('$1', '?1'))),
+      rotateKey: db.prepare(ROTATE_KEY_SQL.replace(/\$(\d)/g, '?$1')),
       touchKey: db.prepare('UPDATE api_keys SET last_used = ? WHERE hash = ? AND (last_used IS NULL OR last_used < ?)'),
     };
   }
@@ -229,6 +266,21 @@ export class AccountStore {
   /** Returns false when no key has that hash. `by` is recorded when disabling. */
   setKeyActive(hash: string, active: boolean, by: KeyDisabler): boolean {
     return Number(this.stmts.setKeyActive.run(active ? 1 : 0, by, hash).changes) > 0;
+  }
+
+  /** The key a presented secret (its hash) opens, and until when; undefined: none. */
+  getKeyBySecret(secretHash: string): KeyBySecret | undefined {
+    for (const row of this.stmts.keyBySecret.all(secretHash) as unknown as KeyRow[]) {
+      const found = keyBySecret(row, secretHash);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /** Gives the key a new secret (key rotation); undefined when no key has that hash. */
+  rotateKeySecret(hash: string, rotation: KeyRotation): KeyRecord | undefined {
+    this.stmts.rotateKey.run(rotation.secretHash, rotation.previousUntil, rotation.now, hash);
+    return this.getKey(hash);
   }
 
   /** Records last use for many keys at once (batched off the hot path). */

@@ -115,6 +115,8 @@ function accountRepository(a: AccountStore): AccountRepository {
     deleteKey: async (hash) => a.deleteKey(hash),
     createKey: async (i) => a.createKey(i),
     getKey: async (hash) => a.getKey(hash),
+    getKeyBySecret: async (secretHash) => a.getKeyBySecret(secretHash),
+    rotateKeySecret: async (hash, rotation) => a.rotateKeySecret(hash, rotation),
     listKeys: async (id) => a.listKeys(id),
     countKeys: async (id) => a.countKeys(id),
     keysPage: async (...args) => a.keysPage(...args),

@@ -1,4 +1,6 @@
-import type { AccountPatch, AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
+import type {
+  AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord, KeyRotation,
+} from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
 import type { ChainBreak } from './audit-chain.ts';
@@ -39,6 +41,10 @@ export interface AccountRepository {
   }): Promise<KeyRecord>;
   /** Key lookup by hash (the authenticator's, behind its cache). */
   getKey(hash: string): Promise<KeyRecord | undefined>;
+  /** The key a presented secret's hash opens (the authenticator's, behind its cache): its secret in force, or the one a rotation replaced, with its end. */
+  getKeyBySecret(secretHash: string): Promise<KeyBySecret | undefined>;
+  /** Gives the key a new secret, the one it had kept until `previousUntil` (null: not at all); undefined when no key has that hash. */
+  rotateKeySecret(hash: string, rotation: KeyRotation): Promise<KeyRecord | undefined>;
   /** Every key, or one account's, in creation order (created_at, hash). */
   listKeys(accountId?: string): Promise<KeyRecord[]>;
   /** How many keys the account holds (any kind, disabled ones included). */

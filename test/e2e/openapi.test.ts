@@ -169,6 +169,10 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/api/v1/keys', method: 'get', answer: () => get(`${api}/keys`, mgmt) },
       { status: 200, path: '/api/v1/keys/{hash}', method: 'get', answer: () => get(`${api}/keys/${own.json.data.hash}`, mgmt) },
       { status: 200, path: '/api/v1/keys/{hash}', method: 'patch', answer: () => call('PATCH', `${api}/keys/${own.json.data.hash}`, mgmt, { disabled: true }) },
+      { status: 200, path: '/api/v1/keys/{hash}/rotate', method: 'post', answer: () => call('POST', `${api}/keys/${own.json.data.hash}/rotate`, mgmt) },
+      { status: 400, path: '/api/v1/keys/{hash}/rotate', method: 'post', answer: () => call('POST', `${api}/keys/${own.json.data.hash}/rotate`, mgmt, { overlap_seconds: 604_801 }) },
+      // An overlap: the management key rotated here keeps working for the cases after this one.
+      { status: 200, path: '/api/v1/admin/keys/{hash}/rotate', method: 'post', answer: () => call('POST', `${api}/admin/keys/${made.json.data.hash}/rotate`, adminKey, { overlap_seconds: 3600 }) },
       { status: 200, path: '/api/v1/account', method: 'get', answer: () => get(`${api}/account`, mgmt) },
       { status: 200, path: '/api/v1/account', method: 'patch', answer: () => call('PATCH', `${api}/account`, mgmt, { name: 'mine' }) },
       { status: 200, path: '/v1/messages', method: 'post', answer: () => postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth) },

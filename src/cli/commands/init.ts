@@ -12,7 +12,7 @@ export function initCommand(program: Command): void {
     'switchyard init',
     'SWITCHYARD_DATA_DIR=/var/lib/switchyard switchyard init',
   ]).action(async (o: CommonOptions) => {
-    const config = loadCliConfig(o);
+    const config = loadCliConfig(o, 'stores');
     if (config.database.url !== undefined) {
       // Postgres: opening runs the migrations (under the advisory lock).
       await (await openStores(config)).stores.close();

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MAX_ROTATION_OVERLAP_SECONDS } from '../../billing/account-service.ts';
 import { formatNanos } from '../../money/money.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
@@ -13,9 +14,17 @@ interface CreateOptions extends CommonOptions {
 }
 interface UpdateOptions extends CommonOptions { limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none' }
 interface ListOptions extends CommonOptions { account?: string }
+interface RotateOptions extends CommonOptions { overlap?: number }
+
+/** `--overlap`: whole seconds, 0 to 7 days. */
+function overlapSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > MAX_ROTATION_OVERLAP_SECONDS) throw new UsageError(`--overlap: "${value}" is not a number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)`);
+  return n;
+}
 
 export function keysCommand(program: Command): void {
-  const keys = examples(program.command('keys').description('create, list, revoke and enable API keys'), [
+  const keys = examples(program.command('keys').description('create, list, revoke, enable and rotate API keys'), [
     'switchyard keys create --account acct_123 --name ci --limit 5',
     'switchyard keys list --account acct_123',
     'switchyard keys revoke sk-sy-v1-3f9...c1a',
@@ -96,6 +105,27 @@ export function keysCommand(program: Command): void {
     }
     const key = (await s.accountService.revokeKey(before.hash))!;
     emit(o.json, { ...adminKeyView(key), changed: true }, () => `revoked key ${key.label} (hash ${key.hash})`);
+  }));
+
+  examples(withCommonOptions(keys.command('rotate').description('a new secret for the same key (same hash, label, limits and usage), shown this once; the old one works --overlap seconds more')
+    .argument('<key>', 'the key\'s hash, or its label when only one key has it')
+    .option('--overlap <seconds>', `how long the old secret keeps working, 0 (default: it stops at once) to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)`, overlapSeconds)), [
+    'switchyard keys rotate sk-sy-v1-3f9...c1a',
+    'switchyard keys rotate 9c1e...f0 --overlap 3600 --json',
+  ]).action((ref: string, o: RotateOptions) => withStores(o, async (s) => {
+    const before = await findKey(s, ref);
+    const overlap = o.overlap ?? 0;
+    const rotated = await s.stores.transaction(async (tx) => {
+      const out = (await s.accountService.within(tx).rotateKey(before.hash, overlap))!;
+      // The operator's shell has no key of its own: the audit names the CLI as the actor.
+      await tx.audit.record({ keyHash: 'cli', label: 'switchyard keys rotate', accountId: before.accountId }, 'key.rotate', before.hash, {
+        account_id: before.accountId, label: before.label, by: 'operator', overlap_seconds: overlap, previous_key_expires_at: out.previousUntil,
+      }, new Date().toISOString());
+      return out;
+    });
+    const until = rotated.previousUntil === null ? 'the old secret stopped working now' : `the old secret works until ${rotated.previousUntil}`;
+    emit(o.json, { key: rotated.key, previous_key_expires_at: rotated.previousUntil, ...adminKeyView(rotated.record) },
+      () => `rotated key ${rotated.record.label} (hash ${rotated.record.hash}); ${until}\n\n    ${rotated.key}\n\nThe new key is shown this once; keep it.`);
   }));
 
   examples(withCommonOptions(keys.command('enable').description('lift a revocation (the operator\'s or the account\'s)')

@@ -100,6 +100,9 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   }),
   KeyPage: pageOf('Key', 'A page of keys.'),
   KeyAnswer: dataOf('Key', 'One key.'),
+  AdminKeyRotated: closed('A key just rotated: its new secret is in `key`, this once; the old one works until `previous_key_expires_at` (null: it stopped at once).', {
+    data: ref('Key'), key: str, previous_key_expires_at: strOrNull,
+  }),
   AdminKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('Key'), key: str }),
   AccountKey: closed("An API key as its account's management key sees it (the key-management API, /keys).", {
     hash: str, name: str, label: str, disabled: bool, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
@@ -120,6 +123,9 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   }),
   AccountKeyPage: pageOf('AccountKey', "A page of the account's keys."),
   AccountKeyAnswer: dataOf('AccountKey', 'One key of the account.'),
+  AccountKeyRotated: closed('A key just rotated: its new secret is in `key`, this once; the old one works until `previous_key_expires_at` (null: it stopped at once).', {
+    data: ref('AccountKey'), key: str, previous_key_expires_at: strOrNull,
+  }),
   AccountKeyCreated: closed('A key just made: the key itself is in `key`, this once.', { data: ref('AccountKey'), key: str }),
   ActivityRecord: closed('A generation record as lists show it (the admin API, /activity).', {
     id: str, account_id: str, key_hash: strOrNull, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull,

@@ -14,6 +14,7 @@ import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { ownKeysOnly } from '../../auth/roles.ts';
 import { accountMemberFilter } from './admin/member-filter.ts';
+import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from './key-rotation.ts';
 
 // The key-management API in OpenRouter's form. Only a management key (or a member's session)
 // may call it, and it manages the keys of its own account. Management keys cannot call
@@ -43,6 +44,10 @@ const SCHEMA = {
   update: routeSchema({
     summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
     body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
+  }),
+  rotate: routeSchema({
+    summary: 'Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more',
+    tags, params: hashParams, response: '{data: key, key, previous_key_expires_at}', answers: 'AccountKeyRotated', body: ROTATE_BODY,
   }),
   remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}', answers: 'Deleted' }),
 };
@@ -158,6 +163,13 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       services.reservations.forget(key.hash);
       if (patch.isActive === false && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
       return { data: await keyView(services, updated) };
+    });
+
+    app.post(`${prefix}/keys/:hash/rotate`, { config: managed, schema: SCHEMA.rotate, preValidation: noBodyIsEmpty }, async (request) => {
+      const auth = await manager(request);
+      const key = await ownKey(auth, (request.params as { hash: string }).hash);
+      const rotated = await rotateKey(services, auth, key, request.body, 'account');
+      return { data: await keyView(services, rotated.record), key: rotated.key, previous_key_expires_at: rotated.previousUntil };
     });
 
     app.delete(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.remove }, async (request) => {

@@ -3,6 +3,7 @@ import {
   type KeyRecord, type KeyRow,
 } from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
+import { KEY_BY_SECRET_SQL, keyBySecret, ROTATE_KEY_SQL, type KeyBySecret, type KeyRotation } from '../account-store.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // Text keys order byte-wise (COLLATE "C"), as SQLite's do, whatever the database's locale.
@@ -104,6 +105,19 @@ export class PostgresAccountRepository implements AccountRepository {
   async getKey(hash: string): Promise<KeyRecord | undefined> {
     const row = (await this.pg.query<KeyRow>(SQL.getKey, [hash])).rows[0];
     return row && toKey(row);
+  }
+
+  async getKeyBySecret(secretHash: string): Promise<KeyBySecret | undefined> {
+    for (const row of (await this.pg.query<KeyRow>(KEY_BY_SECRET_SQL, [secretHash])).rows) {
+      const found = keyBySecret(row, secretHash);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  async rotateKeySecret(hash: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
+    await this.pg.query(ROTATE_KEY_SQL.replaceAll('$2', '$2::text'), [rotation.secretHash, rotation.previousUntil, rotation.now, hash]);
+    return this.getKey(hash);
   }
 
   async listKeys(accountId?: string): Promise<KeyRecord[]> {

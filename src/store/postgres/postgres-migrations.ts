@@ -382,6 +382,21 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 17,
+    name: 'key rotation: the current and previous secret of a key',
+    sql: `
+      -- A rotated key keeps its record (hash: the id the API uses, its usage, limits, label)
+      -- and gets a new secret: secret_hash is the SHA-256 of the secret in force (NULL: the
+      -- key was never rotated, its secret is the one whose hash is \`hash\`). The secret it
+      -- replaced keeps working until previous_secret_expires_at (ISO time), then never again.
+      ALTER TABLE api_keys ADD COLUMN secret_hash TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_secret_hash TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_secret_expires_at TEXT;
+      CREATE UNIQUE INDEX api_keys_secret_hash ON api_keys(secret_hash) WHERE secret_hash IS NOT NULL;
+      CREATE INDEX api_keys_previous_secret_hash ON api_keys(previous_secret_hash) WHERE previous_secret_hash IS NOT NULL;
+    `,
+  },
+  {
     version: 18,
     name: 'MCP tool loop: a turn\'s parent generation and the MCP calls it was given',
     sql: `

@@ -400,6 +400,23 @@ export type paths = {
         patch: operations["patchApiV1AdminKeysByHash"];
         trace?: never;
     };
+    "/api/v1/admin/keys/{hash}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a key: a new secret for the same key record (the key is in the answer, this once); the old one works `overlap_seconds` more */
+        post: operations["postApiV1AdminKeysByHashRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/keys/{hash}/usage": {
         parameters: {
             query?: never;
@@ -726,6 +743,23 @@ export type paths = {
         head?: never;
         /** Rename, disable/enable or limit an API key (management key) */
         patch: operations["patchApiV1KeysByHash"];
+        trace?: never;
+    };
+    "/api/v1/keys/{hash}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more */
+        post: operations["postApiV1KeysByHashRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/keys/{hash}/usage": {
@@ -1559,6 +1593,23 @@ export type paths = {
         patch: operations["patchV1AdminKeysByHash"];
         trace?: never;
     };
+    "/v1/admin/keys/{hash}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a key: a new secret for the same key record (the key is in the answer, this once); the old one works `overlap_seconds` more */
+        post: operations["postV1AdminKeysByHashRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/keys/{hash}/usage": {
         parameters: {
             query?: never;
@@ -1849,6 +1900,23 @@ export type paths = {
         head?: never;
         /** Rename, disable/enable or limit an API key (management key) */
         patch: operations["patchV1KeysByHash"];
+        trace?: never;
+    };
+    "/v1/keys/{hash}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more */
+        post: operations["postV1KeysByHashRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/keys/{hash}/usage": {
@@ -2279,6 +2347,12 @@ export type components = {
             data: components["schemas"]["AccountKey"][];
             next_cursor: string | null;
         };
+        /** @description A key just rotated: its new secret is in `key`, this once; the old one works until `previous_key_expires_at` (null: it stopped at once). */
+        AccountKeyRotated: {
+            data: components["schemas"]["AccountKey"];
+            key: string;
+            previous_key_expires_at: string | null;
+        };
         /** @description A page of accounts. */
         AccountPage: {
             data: components["schemas"]["Account"][];
@@ -2320,6 +2394,12 @@ export type components = {
         AdminKeyCreated: {
             data: components["schemas"]["Key"];
             key: string;
+        };
+        /** @description A key just rotated: its new secret is in `key`, this once; the old one works until `previous_key_expires_at` (null: it stopped at once). */
+        AdminKeyRotated: {
+            data: components["schemas"]["Key"];
+            key: string;
+            previous_key_expires_at: string | null;
         };
         /** @description An error in Anthropic's shape (the messages routes). */
         AnthropicError: {
@@ -4310,6 +4390,45 @@ export interface operations {
             };
         };
     };
+    postApiV1AdminKeysByHashRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key hash. */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds the old secret keeps working, 0 (default: it stops at once) to 604800 (7 days). */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: key, key, previous_key_expires_at} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeyRotated"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getApiV1AdminKeysByHashUsage: {
         parameters: {
             query?: {
@@ -5181,6 +5300,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1KeysByHashRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key hash. */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds the old secret keeps working, 0 (default: it stops at once) to 604800 (7 days). */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: key, key, previous_key_expires_at} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountKeyRotated"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6074,8 +6232,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, member.added, member.removed. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
@@ -7594,6 +7752,45 @@ export interface operations {
             };
         };
     };
+    postV1AdminKeysByHashRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key hash. */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds the old secret keeps working, 0 (default: it stops at once) to 604800 (7 days). */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: key, key, previous_key_expires_at} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminKeyRotated"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1AdminKeysByHashUsage: {
         parameters: {
             query?: {
@@ -8342,6 +8539,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1KeysByHashRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key hash. */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds the old secret keeps working, 0 (default: it stops at once) to 604800 (7 days). */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description {data: key, key, previous_key_expires_at} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountKeyRotated"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9161,8 +9397,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, member.added, member.removed. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */

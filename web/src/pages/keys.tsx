@@ -7,6 +7,7 @@ import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL } fro
 import { KeyUsage } from './key-usage.tsx';
 import { StatusBadge } from './key-status.tsx';
 import type { AccountKey, UsageRow } from '../api/types.ts';
+import { RotatedKey, RotateKey, type Rotated } from './rotate-key.tsx';
 
 /** The API's own word for a key (`status`): active, disabled (by the account), revoked (by the operator), expired. */
 type Key = AccountKey;
@@ -36,6 +37,8 @@ export function Keys() {
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
+  const [rotating, setRotating] = useState<Key | null>(null);
+  const [rotated, setRotated] = useState<Rotated | null>(null);
   const [error, setError] = useState('');
   const byKey = (u: typeof today) => new Map((u.data?.data ?? []).map((r) => [r.group ?? '', r]));
   const [d1, d7, d30] = [byKey(today), byKey(week), byKey(month)];
@@ -55,6 +58,11 @@ export function Keys() {
         <EditLimit name={editing.name} limit={editing.limit} reset={editing.limit_reset} onClose={() => { setEditing(null); reload(); }}
           save={(body) => api('PATCH', `/keys/${editing.hash}`, body)} />
       )}
+      {rotating !== null && (
+        <RotateKey hash={rotating.hash} name={rotating.name} onClose={() => setRotating(null)}
+          onRotated={(r) => { setRotating(null); setRotated(r); reload(); }} />
+      )}
+      {rotated !== null && <RotatedKey rotated={rotated} onDone={() => setRotated(null)} />}
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
         <Table label="API keys" rows={keys.data?.data ?? []} rowKey={(k) => k.hash} columns={[
@@ -89,6 +97,7 @@ export function Keys() {
             <span class="actions">
               <button type="button" onClick={() => act(() => api('PATCH', `/keys/${k.hash}`, { disabled: !k.disabled }))}
                 aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
+              <button type="button" onClick={() => { setRotated(null); setRotating(k); }} aria-label={`Rotate ${k.name}`}>Rotate</button>
               <button type="button" class="danger" aria-label={`Delete ${k.name}`}
                 onClick={() => { if (confirm(`Delete the key "${k.name}"? Clients using it stop working.`)) void act(() => api('DELETE', `/keys/${k.hash}`)); }}>Delete</button>
             </span>

@@ -11,6 +11,7 @@ import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
 import { keyEvent } from '../../webhooks/webhook-events.ts';
 import { access } from '../../route-access.ts';
+import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from '../key-rotation.ts';
 
 const tags = ['admin: keys'];
 
@@ -103,6 +104,20 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     services.reservations.forget(key.hash);
     if (disabled === true && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'operator'), reason: 'disabled' });
     return { data: adminKeyView(updated) };
+  });
+
+  app.post(`${prefix}/admin/keys/:hash/rotate`, { ...access('admin'), preValidation: noBodyIsEmpty,
+    schema: routeSchema({
+      summary: 'Rotate a key: a new secret for the same key record (the key is in the answer, this once); the old one works `overlap_seconds` more', tags,
+      params: { hash: 'The key hash.' }, response: '{data: key, key, previous_key_expires_at}', answers: 'AdminKeyRotated', body: ROTATE_BODY,
+    }),
+  }, async (request) => {
+    const auth = await requireAdmin(services, request);
+    const hash = paramsOf(request).hash!;
+    const key = await services.accounts.getKey(hash);
+    if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
+    const rotated = await rotateKey(services, auth, key, request.body, 'operator');
+    return { data: adminKeyView(rotated.record), key: rotated.key, previous_key_expires_at: rotated.previousUntil };
   });
 }
 
