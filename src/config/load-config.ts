@@ -9,6 +9,7 @@ import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
 import { parseSticky } from './parse-sticky.ts';
 import { parseWebhooks } from './parse-webhooks.ts';
+import { parseByok } from './parse-byok.ts';
 import { parsePdf } from './parse-pdf.ts';
 import { parseServer, SERVER_DEFAULTS, SERVER_KEYS } from './parse-server.ts';
 import { at, checkKeys, optBoolean, optInt, optString, readBoolean, readInt, readMapping, readUsd, type Fields } from './read-fields.ts';
@@ -40,7 +41,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'byok'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -108,6 +109,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     cache: parseResponseCache(root.cache, 'cache'),
     sticky: parseSticky(root.sticky, 'sticky'),
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
+    byok: parseByok(root.byok, 'byok'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
   };

@@ -10,6 +10,7 @@ import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerKeysRoutes } from './routes/keys-route.ts';
 import { registerWebhookRoutes } from './routes/webhooks-route.ts';
+import { registerByokRoutes } from './routes/byok-routes.ts';
 import { installSpendEvents } from './webhooks/spend-events.ts';
 import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
 import { registerMessagesRoute } from './routes/messages-route.ts';
@@ -87,6 +88,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerKeyRoute(api, services, API_PREFIXES);
     registerKeysRoutes(api, services, API_PREFIXES);
     registerWebhookRoutes(api, services, API_PREFIXES);
+    registerByokRoutes(api, services, API_PREFIXES);
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);

@@ -1,3 +1,4 @@
+import type { ByokSource } from '../pipeline/generation-pipeline.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { buildCatalog } from '../catalog/build-catalog.ts';
@@ -63,6 +64,8 @@ export interface SharedState {
   responseCacheStore: ResponseCacheStore;
   /** The operator log. */
   log: (message: string) => void;
+  /** Accounts' own provider keys (auth/byok-keys.ts). */
+  byok?: ByokSource;
   random?: () => number;
   /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */
   now?: () => number;
@@ -110,6 +113,7 @@ export function buildGeneration(
     timeouts: config.timeouts,
     telemetry: shared.telemetry,
     files: new FileParser(config.pdf, shared.adapters),
+    ...(shared.byok === undefined ? {} : { byok: shared.byok }),
     ...(shared.now === undefined ? {} : { now: shared.now }),
   });
   return {
@@ -132,6 +136,8 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
     ['server.port', current.server.port, next.server.port],
     ['server.public_models', current.server.publicModels ?? true, next.server.publicModels ?? true],
     ['database.path', current.database.path, next.database.path],
+    // The keys stored are sealed under it: changing it is `switchyard byok rotate-master-key`, then a restart.
+    ['byok.master_key', current.byok.masterKey, next.byok.masterKey],
   ];
   for (const [name, was, now] of fields) {
     if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;

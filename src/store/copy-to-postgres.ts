@@ -25,6 +25,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'webhooks', orderBy: 'id' },
   { name: 'webhook_deliveries', orderBy: 'id' },
   { name: 'webhook_attempts', orderBy: 'delivery_id, attempt' },
+  { name: 'byok_keys', orderBy: 'account_id, provider' },
 ];
 
 /**

@@ -38,6 +38,8 @@ export interface GenerationRecord {
   createdAt: string;
   /** Served from the response cache (no upstream call); absent means false. */
   cacheHit?: boolean;
+  /** Served with the account's own provider key (docs/byok.md), charged the BYOK fee; absent means false. */
+  byok?: boolean;
 }
 
 /** Reads over generation records (usage statistics, the generation lookup). */
@@ -83,5 +85,6 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
     attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
     httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
     cacheHit: r.cache_hit === 1n,
+    ...(r.byok === 1n ? { byok: true } : {}),
   };
 }

@@ -3,6 +3,7 @@
 // Money columns are INTEGER nano-USD (see money/money.ts); times are ISO 8601 UTC text, except in
 // generation_records (Unix ms: see generation-row.ts).
 
+import { BYOK_SQLITE } from './byok-migration.ts';
 import { COMPACT_RECORDS_SQLITE } from './compact-records-migration.ts';
 
 export interface Migration {
@@ -355,4 +356,5 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  BYOK_SQLITE,
 ];

@@ -4,6 +4,7 @@ import type { LedgerEntry } from './admin-store.ts';
 import type { ChainBreak } from './audit-chain.ts';
 import type { AuditActor, AuditEntry } from './audit-store.ts';
 import type { WebhookRepository } from './webhook-store.ts';
+import type { ByokRepository } from './byok-store.ts';
 import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
@@ -159,6 +160,8 @@ export interface Stores {
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
   readonly webhooks: WebhookRepository;
+  /** Accounts' own provider keys, sealed (docs/byok.md). */
+  readonly byok: ByokRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -104,7 +104,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
     tokens_prompt: int, tokens_completion: int, native_tokens_cached: int, native_tokens_cache_write: int, native_tokens_reasoning: int,
     total_cost: num, total_cost_usd: usdText, latency: numOrNull, time_to_first_token: numOrNull, app_title: strOrNull, created_at: str,
-    attempt_count: int,
+    attempt_count: int, byok: bool,
   }),
   ActivityPage: pageOf('ActivityRecord', 'A page of generation records, newest first.'),
   LedgerEntry: closed('A ledger entry: credits granted, a charge, a refund.', {
@@ -123,6 +123,13 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int }, ['input_tokens', 'output_tokens']),
   }, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']),
   Deleted: closed('The key is deleted.', { deleted: { const: true } }),
+  ByokKey: closed("An account's own key for a provider (BYOK), as it is shown: never the key, only its last four characters.", {
+    provider: str, label: strOrNull, last_four: str, mode: { enum: ['prefer', 'only'] }, created_at: str, updated_at: str,
+    last_failure_at: strOrNull, last_failure: strOrNull,
+  }),
+  ByokKeyList: closed("The account's own provider keys (BYOK), by provider.", { data: { type: 'array', items: ref('ByokKey') } }),
+  ByokKeyAnswer: dataOf('ByokKey', 'The key as stored.'),
+  ByokKeyDeleted: closed('The key is deleted.', { deleted: { const: true }, provider: str }),
   Ready: open('Readiness: each check, the failing ones, the build and the running configuration.', {
     status: { enum: ['ready', 'not_ready'] },
     failing: strings,
@@ -189,7 +196,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Generation: open('A generation record (GET /generation).', {
     id: str, model: str, provider_name: strOrNull, upstream_model: strOrNull, api_type: strOrNull, created_at: str,
     streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
-    tokens_prompt: int, tokens_completion: int, total_cost: num, usage: num, latency: numOrNull,
+    tokens_prompt: int, tokens_completion: int, total_cost: num, usage: num, latency: numOrNull, byok: bool,
     attempts: { type: 'array', items: { type: 'object' } },
   }, ['id', 'model', 'created_at', 'status', 'tokens_prompt', 'tokens_completion', 'total_cost', 'attempts']),
   GenerationAnswer: dataOf('Generation', 'One generation record.'),

@@ -25,6 +25,7 @@ export function registerGenerationLookupRoute(app: FastifyInstance, services: Se
           streamed: row.streamed,
           cancelled: row.cancelled,
           cache_hit: row.cacheHit === true,
+          byok: row.byok === true,
           status: row.status,
           error_code: row.errorCode,
           finish_reason: row.finishReason,

@@ -1,3 +1,4 @@
+import { BYOK_POSTGRES } from './byok-migration.ts';
 import type { Migration } from '../migrations.ts';
 import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
 
@@ -338,4 +339,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  BYOK_POSTGRES,
 ];
