@@ -138,7 +138,7 @@ test('migrate copies a gateway\'s SQLite database into Postgres and verifies eve
     // --force replaces the target; the verification passes again.
     const forced = migrate('--from', `sqlite:${path}`, '--to', url, '--force');
     assert.equal(forced.code, 0, forced.err + forced.out);
-    assert.match(forced.out, /verified: the row counts and contents of 14 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
+    assert.match(forced.out, /verified: the row counts and contents of 15 tables, and for 2 accounts and 3 keys every balance, ledger sum and key usage, match exactly/);
   } finally {
     await client.end();
   }
