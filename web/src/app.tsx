@@ -22,6 +22,8 @@ export interface Session {
   key_label: string;
   account: { id: string; name: string };
   csrf_token: string;
+  /** The gateway has a BYOK master key: accounts may store their own provider keys. */
+  byok_enabled?: boolean;
 }
 
 interface Page {

@@ -52,7 +52,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString());
+    return sessionView(auth, session.token, session.expiresAt.toISOString(), services.byok.enabled);
   });
 
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
@@ -71,7 +71,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       if (err instanceof GatewayError && err.code === 'authentication_required') return { signed_in: false };
       throw err;
     }
-    return sessionView(auth, token, null);
+    return sessionView(auth, token, null, services.byok.enabled);
   });
 
   app.delete(SESSION_PATH, {
@@ -106,13 +106,15 @@ function sessionTokenOf(request: FastifyRequest): string {
   return token;
 }
 
-function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
+/** `byokEnabled`: whether the gateway has a master key (the Settings page offers accounts' own provider keys only then). */
+function sessionView(auth: AuthContext, token: string, expiresAt: string | null, byokEnabled: boolean): Record<string, unknown> {
   return {
     signed_in: true,
     kind: auth.key.isAdmin ? 'admin' : 'management',
     key_label: auth.key.label,
     account: { id: auth.account.id, name: auth.account.name },
     csrf_token: csrfTokenOf(token),
+    byok_enabled: byokEnabled,
     ...(expiresAt === null ? {} : { expires_at: expiresAt }),
   };
 }

@@ -184,6 +184,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     closed('A dashboard session (`expires_at` in the sign-in answer).', {
       signed_in: { const: true }, kind: { enum: ['admin', 'management'] }, key_label: str,
       account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
+      byok_enabled: bool,
     }, ['expires_at']),
   ] },
   Images: open('Images made (OpenAI shape): each as base64 or a gateway URL.', {
