@@ -73,6 +73,14 @@ models:
     assert.equal(html.includes(ACCOUNT_KEY), false, 'the page still holds the key after storing it');
     await screenshots(page, 'settings-byok');
 
+    // A request served with the key: Activity marks it BYOK.
+    const answer = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.equal(answer.status, 200);
+    await gw.flush();
+    await page.goto(`${gw.origin}/dashboard/activity`);
+    await page.getByTestId('row-byok').first().waitFor();
+    await page.goto(`${gw.origin}/dashboard/settings`);
+
     await row.getByRole('button', { name: 'Remove the key for acme-up' }).click();
     await section.getByText('No keys of your own.').waitFor();
     problems.assertNone('the Settings page');

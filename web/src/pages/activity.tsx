@@ -10,7 +10,7 @@ import { AccountName, useAccountNames } from '../account-names.tsx';
 export interface Row {
   id: string; account_id: string; key_hash: string; model: string | null; provider_name: string | null; status: string; error_code: string | null;
   tokens_prompt: number; tokens_completion: number; native_tokens_cached: number; native_tokens_cache_write: number; native_tokens_reasoning: number;
-  total_cost_usd: string; attempt_count: number; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
+  total_cost_usd: string; attempt_count: number; byok?: boolean; latency: number | null; time_to_first_token: number | null; app_title: string | null; created_at: string; streamed: boolean;
   /** The surface the request came through: chat, messages, responses, embeddings, images, speech, transcriptions. */
   api_type: string | null;
 }
@@ -107,7 +107,9 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
               {r.native_tokens_reasoning > 0 && <><br /><span class="hint">reasoning {int(r.native_tokens_reasoning)}</span></>}
             </>
           ), sort: (r) => r.tokens_prompt + r.tokens_completion, numeric: true },
-          { key: 'cost', label: 'Cost', render: (r) => <span data-testid="row-cost">{cost(r.total_cost_usd)}</span>, sort: (r) => Number(r.total_cost_usd), numeric: true },
+          { key: 'cost', label: 'Cost', render: (r) => (
+            <><span data-testid="row-cost">{cost(r.total_cost_usd)}</span>{r.byok === true && <><br /><span class="hint" data-testid="row-byok" title="served with your own provider key: charged the BYOK fee">BYOK</span></>}</>
+          ), sort: (r) => Number(r.total_cost_usd), numeric: true },
           { key: 'latency', label: 'Latency', render: (r) => (
             <>{ms(r.latency)}{r.time_to_first_token !== null && <><br /><span class="hint">TTFT {ms(r.time_to_first_token)}</span></>}</>
           ), sort: (r) => r.latency ?? 0, numeric: true },
