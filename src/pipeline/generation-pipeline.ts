@@ -69,6 +69,8 @@ export interface AdmittedRequest {
 
 /** Accounts' own provider keys, as the pipeline uses them (auth/byok-keys.ts). */
 export interface ByokSource {
+  /** False without a master key: nothing to look up, the request path skips it. */
+  readonly enabled: boolean;
   /** The account's keys, decrypted, or null when it has none (cached briefly). */
   forAccount(accountId: string): Promise<AccountByok | null>;
   /** The upstream refused the account's key (401/403): recorded, alerted. Never throws. */
@@ -195,7 +197,7 @@ export class GenerationPipeline {
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
       let plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
-      const byok = (await this.deps.byok?.forAccount(account.id)) ?? null;
+      const byok = this.deps.byok?.enabled === true ? await this.deps.byok.forAccount(account.id) : null;
       let heldNanos: bigint;
       if (byok === null) {
         heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));

@@ -189,6 +189,14 @@ export class AttemptExecutor {
         at.nextEndpoint();
         continue;
       }
+      if (attempt.endpoint.provider.byok !== undefined && run.status === 429 && error !== null && !sink.committed) {
+        // The account's own key is rate limited: its quota, not the endpoint's health (which
+        // every account shares). On to the next endpoint (the operator's in mode \`prefer\`).
+        this.breakers.release(endpointId);
+        result.error = error;
+        at.nextEndpoint();
+        continue;
+      }
       if (credential !== undefined && settleCredential(pool!, credential, run, attempt.endpoint, this.wallClock(), this.log)
         && !sink.committed && clientLeft?.() !== true && pool!.hasOther(attempt.endpoint.upstreamModel, this.wallClock(), at.tried)) {
         // The credential failed, not the endpoint: its health and circuit are left alone, and

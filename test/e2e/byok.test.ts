@@ -231,6 +231,19 @@ describe('bring your own key', () => {
     await zeroBalance();
   });
 
+  test('`prefer`: a 429 on the account key moves to the operator key without touching the endpoint health', async () => {
+    await gw.services.accountService.addCredits(gw.accountId, '5', 'test');
+    up.reset();
+    up.enqueue({ fault: 'rate-limit', retryAfterSeconds: 30 });
+    const res = await ask('acme/own');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(seen(), [ACCOUNT_KEY, OPERATOR_KEY]);
+    const health = await call('GET', `${gw.origin}/api/v1/admin/health`, admin);
+    const endpoint = (health.json.data.providers as any[]).find((p) => p.id === 'acme-up').endpoints[0];
+    assert.equal(endpoint.circuit, 'closed');
+    await zeroBalance();
+  });
+
   test('`prefer` with $0 credits: the account key alone carries the request (no fallback it cannot pay for)', async () => {
     await zeroBalance();
     up.refusedKeys.clear();
