@@ -153,6 +153,7 @@ export class ByokKeys {
     const rows = await this.stores.byok.list(accountId);
     if (rows.length === 0) return null;
     const keys = new Map<string, AccountByokKey>();
+    const unusable = new Set<string>();
     const secrets: string[] = [];
     for (const row of rows) {
       let secret: string;
@@ -161,13 +162,14 @@ export class ByokKeys {
       } catch {
         // Sealed under another master key (a rotation not run) or altered: unusable, said once per read.
         this.log(`BYOK: the key of account ${accountId} for provider "${row.provider}" does not open with the configured master key (sealed by ${row.masterKeyId}); run switchyard byok rotate-master-key`);
+        if (row.mode === 'only') unusable.add(row.provider);
         continue;
       }
       const credential = readProviderCredential({ id: row.provider, kind: kindOf(secret) }, secret);
       keys.set(row.provider, { provider: row.provider, mode: row.mode, credential });
       secrets.push(...secretsOf(credential));
     }
-    return keys.size === 0 ? null : { accountId, keys, feeBasisPoints: this.fee(), secrets };
+    return keys.size === 0 && unusable.size === 0 ? null : { accountId, keys, unusable, feeBasisPoints: this.fee(), secrets };
   }
 }
 

@@ -235,6 +235,11 @@ export class GenerationPipeline {
    */
   private async reserveByok(id: string, auth: AuthContext, req: CanonicalRequest, drawn: PlannedAttempt[], byok: AccountByok): Promise<{ plan: PlannedAttempt[]; heldNanos: bigint }> {
     const { plan, fallbacks } = byokPlan(drawn, byok);
+    if (plan.length === 0) {
+      throw new GatewayError('no_provider_available', 'This model is served only by providers set to your own key (BYOK mode "only"), and that key cannot be used now (the gateway\'s operator is rotating its encryption); the gateway\'s own credentials are not used instead.', {
+        metadata: { byok: true },
+      });
+    }
     try {
       return { plan, heldNanos: await this.holdByok(id, auth, req, plan) };
     } catch (err) {

@@ -29,6 +29,11 @@ export interface AccountByok {
   readonly keys: ReadonlyMap<string, AccountByokKey>;
   /** The fee in basis points of the price (`byok.fee_percent` × 100). */
   readonly feeBasisPoints: number;
+  /**
+   * Providers in mode `only` whose stored key could not be opened (sealed under another master
+   * key): never the operator's credentials for them either, so their attempts are dropped.
+   */
+  readonly unusable: ReadonlySet<string>;
   /** Every secret of the keys, for the scrubber of upstream errors. */
   readonly secrets: readonly string[];
 }

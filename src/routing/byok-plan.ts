@@ -24,6 +24,8 @@ export function byokPlan(plan: readonly PlannedAttempt[], byok: AccountByok): By
   const out: PlannedAttempt[] = [];
   const fallbacks = new Set<PlannedAttempt>();
   for (const attempt of plan) {
+    // Mode `only` with a key that cannot be opened: neither its key nor the operator's.
+    if (byok.unusable.has(attempt.endpoint.provider.id)) continue;
     const key = byok.keys.get(attempt.endpoint.provider.id);
     if (key === undefined) {
       out.push(attempt);

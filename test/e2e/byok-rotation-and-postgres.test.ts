@@ -75,10 +75,17 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     const withNew = await new ByokKeys(gw.services.stores, MasterKey.parse(NEW), () => 0).forAccount(gw.accountId);
     assert.equal(withNew?.keys.get('acme-up')?.credential.apiKey, ACCOUNT_KEY);
     const withOld = await new ByokKeys(gw.services.stores, MasterKey.parse(OLD), () => 0).forAccount(gw.accountId);
-    assert.equal(withOld, null);
+    assert.equal(withOld?.keys.size, 0);
+    assert.deepEqual([...withOld!.unusable], ['acme-up']);
     // Run again: nothing left to re-seal.
     const again = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
     assert.deepEqual(JSON.parse(again.out), { resealed: 0, already_new: 1 });
+    // This gateway still runs on the old master key: it cannot open the key, and in mode
+    // `only` it never uses the operator's key instead.
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.error.code, 'no_provider_available');
+    assert.deepEqual(up.requests.filter((q) => q.path === '/v1/chat/completions'), []);
     // The CLI's list, under the new key: the last four, never the key.
     const list = runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'list', '--account', gw.accountId, '--json');
     assert.equal(list.code, 0, list.err);
