@@ -86,6 +86,15 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.equal(res.status, 503, res.text);
     assert.equal(res.json.error.code, 'no_provider_available');
     assert.deepEqual(up.requests.filter((q) => q.path === '/v1/chat/completions'), []);
+    // `config check` reads the master key as the gateway would: a reference that does not resolve, or to a key of the wrong size, is named.
+    const unset = runCliWithEnv(gw.dir, {}, 'config', 'check');
+    assert.notEqual(unset.code, 0);
+    assert.match(unset.err, /byok\.master_key.*BYOK_MASTER/);
+    const short = runCliWithEnv(gw.dir, { BYOK_MASTER: 'not-32-bytes-of-key' }, 'config', 'check');
+    assert.notEqual(short.code, 0);
+    assert.match(short.err, /does not hold a 256-bit key/);
+    assert.equal(short.err.includes('not-32-bytes-of-key'), false);
+    assert.equal(runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'config', 'check').code, 0);
     // The CLI's list, under the new key: the last four, never the key.
     const list = runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'list', '--account', gw.accountId, '--json');
     assert.equal(list.code, 0, list.err);
