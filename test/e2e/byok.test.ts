@@ -233,14 +233,18 @@ describe('bring your own key', () => {
 
   test('`prefer`: a 429 on the account key moves to the operator key without touching the endpoint health', async () => {
     await gw.services.accountService.addCredits(gw.accountId, '5', 'test');
+    const endpointHealth = async () => ((await call('GET', `${gw.origin}/api/v1/admin/health`, admin)).json.data.providers as any[])
+      .find((p) => p.id === 'acme-up').endpoints.find((e: any) => e.model === 'acme/own');
+    const before = await endpointHealth();
+    assert.equal(before.uptime_last_5m, 100, JSON.stringify(before));
     up.reset();
     up.enqueue({ fault: 'rate-limit', retryAfterSeconds: 30 });
     const res = await ask('acme/own');
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(seen(), [ACCOUNT_KEY, OPERATOR_KEY]);
-    const health = await call('GET', `${gw.origin}/api/v1/admin/health`, admin);
-    const endpoint = (health.json.data.providers as any[]).find((p) => p.id === 'acme-up').endpoints[0];
-    assert.equal(endpoint.circuit, 'closed');
+    const after = await endpointHealth();
+    assert.equal(after.circuit, 'closed');
+    assert.equal(after.uptime_last_5m, 100, `the account key's 429 counted against the endpoint: ${JSON.stringify(after)}`);
     await zeroBalance();
   });
 
