@@ -231,10 +231,11 @@ describe('bring your own key', () => {
     await zeroBalance();
   });
 
-  test('`prefer`: a 429 on the account key moves to the operator key without touching the endpoint health', async () => {
+  test('`prefer`: a 429 on the account key moves on to the operator key, the uptime and circuit of the endpoint as they were', async () => {
     await gw.services.accountService.addCredits(gw.accountId, '5', 'test');
     const endpointHealth = async () => ((await call('GET', `${gw.origin}/api/v1/admin/health`, admin)).json.data.providers as any[])
       .find((p) => p.id === 'acme-up').endpoints.find((e: any) => e.model === 'acme/own');
+    assert.equal((await ask('acme/own')).status, 200);
     const before = await endpointHealth();
     assert.equal(before.uptime_last_5m, 100, JSON.stringify(before));
     up.reset();
