@@ -1,6 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { call } from '../support/admin-client.ts';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
@@ -35,6 +38,17 @@ models:
         model: m-own
         pricing: { prompt: "0.000001", completion: "0.000002" }
 `;
+
+/** The CLI without blocking this process (its `byok set` calls the emulator this process serves). */
+function runCliAsync(dir: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const bin = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString('utf8'); });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
 
 const bearer = (r: { headers: Record<string, unknown> }) => String(r.headers.authorization ?? '').replace(/^Bearer /, '');
 
@@ -100,6 +114,23 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.equal(list.code, 0, list.err);
     assert.equal(JSON.parse(list.out).data[0].last_four, ACCOUNT_KEY.slice(-4));
     assert.equal(list.out.includes(ACCOUNT_KEY), false);
+
+    // set (checked at the provider with the key) and remove, from a key file: never on the command line.
+    const keyFile = join(gw.dir, 'other.key');
+    writeFileSync(keyFile, 'sk-cli-given-key-J8kL3zX5cV\n');
+    const set = await runCliAsync(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'set', '--account', gw.accountId, '--provider', 'acme-up', '--mode', 'prefer', '--label', 'cli', '--key-file', keyFile, '--json');
+    assert.equal(set.code, 0, set.err);
+    assert.equal(JSON.parse(set.out).data.last_four, 'X5cV');
+    assert.equal(set.out.includes('sk-cli-given-key'), false);
+    assert.equal(String(up.requests.filter((q) => q.path === '/v1/models').at(-1)?.headers.authorization), 'Bearer sk-cli-given-key-J8kL3zX5cV');
+    up.refusedKeys.add('sk-cli-refused-key-000000');
+    writeFileSync(keyFile, 'sk-cli-refused-key-000000');
+    const refused = await runCliAsync(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'set', '--account', gw.accountId, '--provider', 'acme-up', '--mode', 'only', '--key-file', keyFile);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /refused the key \(HTTP 401/);
+    const removed = runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'remove', '--account', gw.accountId, '--provider', 'acme-up', '--json');
+    assert.equal(removed.code, 0, removed.err);
+    assert.equal(gw.services.db.prepare('SELECT count(*) AS n FROM byok_keys').get()!.n, 0);
   });
 });
 
