@@ -45,6 +45,32 @@ export interface ProviderConfig {
   project?: string;
   /** Service-account key file (kind `vertex`); absent: Application Default Credentials. */
   credentialsFile?: string;
+  /** An account's own AWS key pair (a BYOK copy of a `bedrock` provider): SigV4 signs with it, not the AWS chain. */
+  awsKeyPair?: AwsKeyPair;
+  /** An account's own service account (a BYOK copy of a `vertex` provider): its token, not the operator's credentials. */
+  serviceAccount?: ServiceAccountKey;
+  /** Set on the copy of a provider that carries an account's own key (routing/byok-plan.ts). */
+  byok?: { readonly accountId: string; readonly mode: ByokMode };
+}
+
+/** How an account uses its own key for a provider (docs/byok.md): before the operator's, or instead of it. */
+export type ByokMode = 'prefer' | 'only';
+
+/** An AWS access key pair (an account's own Bedrock credentials, docs/byok.md). */
+export interface AwsKeyPair {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** A Google service account's JSON key (an account's own Vertex credentials, docs/byok.md). */
+export interface ServiceAccountKey {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+  project_id?: string;
+  type: 'service_account';
+  [field: string]: unknown;
 }
 
 export interface Endpoint {

@@ -8,6 +8,7 @@ import { generationsCommand } from './commands/generations.ts';
 import { initCommand } from './commands/init.ts';
 import { keysCommand } from './commands/keys.ts';
 import { membersCommand } from './commands/members.ts';
+import { byokCommand } from './commands/byok.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usageCommand } from './commands/usage.ts';
 import { reloadCommand } from './commands/reload.ts';
@@ -56,6 +57,7 @@ Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) 
   reloadCommand(program);
   migrateCommand(program);
   auditCommand(program);
+  byokCommand(program);
   return program;
 }
 

@@ -10,6 +10,7 @@ import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
 import { parseSticky } from './parse-sticky.ts';
 import { parseWebhooks } from './parse-webhooks.ts';
+import { parseByok } from './parse-byok.ts';
 import { parsePdf } from './parse-pdf.ts';
 import { parseSearch } from './parse-search.ts';
 import { parseMcp, parseMcpServers } from './parse-mcp.ts';
@@ -51,7 +52,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -130,6 +131,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     sticky: parseSticky(root.sticky, 'sticky'),
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
     smtp: parseSmtp(root.smtp, 'smtp'),
+    byok: parseByok(root.byok, 'byok'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
     search: parseSearch(root.search, 'search'),

@@ -4,6 +4,7 @@ import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
 import type { SearchConfig } from './parse-search.ts';
+import type { ByokConfig } from './parse-byok.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
@@ -56,6 +57,8 @@ export interface GatewayConfig {
   webhooks: WebhooksConfig;
   /** Members' emailed sign-in links; null: not configured. */
   smtp: SmtpConfig | null;
+  /** `byok:` — accounts' own provider keys: the master key's reference and the fee (parse-byok.ts). */
+  byok: ByokConfig;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */

@@ -36,11 +36,13 @@ export const ERROR_CODES = {
   model_not_found: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The model id is unknown, not enabled, or not available to this key.' },
   context_length_exceeded: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The prompt does not fit the context window of any candidate endpoint.' },
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The provider refused the request as invalid (its 400/404/413/422); `metadata.raw` has its answer.' },
+  byok_key_invalid: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A key given for BYOK (`PUT /byok/{provider}`) failed its check at the provider (refused, unreachable in time, or not in the shape the provider takes); the message names the failure. Nothing was stored.' },
   authentication_required: { status: 401, type: 'authentication_error', retryable: false, description: 'Missing, malformed, unknown, revoked or expired key, or an inactive account.' },
   insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit) cannot pay for the request.' },
   forbidden: { status: 403, type: 'permission_error', retryable: false, description: 'The key may not use this endpoint (e.g. a management key calling a model).' },
   key_limit_reached: { status: 403, type: 'permission_error', retryable: false, description: 'The account holds as many keys as the gateway allows (`accounts.max_keys`, default 1000): delete one to make room.' },
   content_filtered: { status: 403, type: 'content_filter_error', retryable: false, description: 'The input was flagged by moderation.' },
+  byok_key_rejected: { status: 403, type: 'permission_error', retryable: false, description: 'The provider refused the account\'s own key (BYOK) with 401/403; `metadata.provider_name` names the provider. In mode `only` the operator\'s credentials are never used instead: replace the key (`PUT /byok/{provider}`).' },
   not_found: { status: 404, type: 'not_found_error', retryable: false, description: 'No such route or resource.' },
   timeout: { status: 408, type: 'timeout_error', retryable: true, description: 'The upstream did not answer in time.' },
   request_too_large: { status: 413, type: 'request_too_large', retryable: false, description: 'The request body is larger than the gateway accepts.' },
@@ -52,6 +54,7 @@ export const ERROR_CODES = {
   no_provider_available: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'No provider endpoint meets the request\'s requirements.' },
   shared_state_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'A gateway of a fleet cannot reach its shared state (Redis or Postgres): model calls are refused, never served without holding their credits, until it answers again; `metadata.store` names which; see `Retry-After`.' },
   storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full, its writer thread restarting): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },
+  byok_not_configured: { status: 503, type: 'service_unavailable_error', retryable: false, description: 'BYOK is off: the gateway has no master key to seal accounts\' keys with (`byok.master_key` in the configuration).' },
   internal_error: { status: 500, type: 'internal_error', retryable: false, description: 'A bug in the gateway. Nothing secret is in the message.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

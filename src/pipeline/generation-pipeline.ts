@@ -14,7 +14,8 @@ import type { CreditHolds } from '../billing/credit-holds.ts';
 import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { Moderator } from '../moderation/moderator.ts';
-import type { PlannedAttempt } from '../catalog/types.ts';
+import type { Endpoint, PlannedAttempt } from '../catalog/types.ts';
+import { byokPlan, type AccountByok } from '../routing/byok-plan.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routing.ts';
@@ -73,6 +74,18 @@ export interface AdmittedRequest {
   cache: CacheProbe | null;
   /** The web search the gateway runs before the model (docs/tools.md), or null. */
   webSearch: PlannedWebSearch | null;
+  /** The account's own provider keys in this plan (docs/byok.md), or null. */
+  byok?: AccountByok | null;
+}
+
+/** Accounts' own provider keys, as the pipeline uses them (auth/byok-keys.ts). */
+export interface ByokSource {
+  /** False without a master key: nothing to look up, the request path skips it. */
+  readonly enabled: boolean;
+  /** The account's keys, decrypted, or null when it has none (cached briefly). */
+  forAccount(accountId: string): Promise<AccountByok | null>;
+  /** The upstream refused the account's key (401/403): recorded, alerted. Never throws. */
+  rejected(accountId: string, endpoint: Endpoint, status: number): void;
 }
 
 /** Whether the client went away before its answer was complete (the route knows). */
@@ -110,6 +123,8 @@ export interface PipelineDeps {
   files?: FileParser;
   /** The operator's web search backend (`search:`); absent: search fields go to providers that search natively, as sent. */
   webSearch?: WebSearchDeps;
+  /** Accounts' own provider keys (default: none). */
+  byok?: ByokSource;
   now?: () => number;
 }
 
@@ -196,17 +211,23 @@ export class GenerationPipeline {
       const limits = await this.deps.rateLimits.admit(subject, drawn, startedAt, this.now);
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
-      const plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
+      let plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
       // Decided on the plan (does every endpoint search natively?), held with the rest.
       const webSearch = searchAsk === null ? null : planWebSearch(req, searchAsk, plan, this.deps.webSearch!);
-      const heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
+      const byok = this.deps.byok?.enabled === true ? await this.deps.byok.forAccount(account.id) : null;
+      let heldNanos: bigint;
+      if (byok === null) {
+        heldNanos = await this.deps.reservations.reserve(generationId, auth, req, plan, new PromptBound(req));
+      } else {
+        ({ plan, heldNanos } = await this.reserveByok(generationId, auth, req, plan, byok));
+      }
       // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
       const holdRow = heldNanos !== 0n && this.deps.reservations.holdRows ? this.deps.settlements.holdWritten(generationId) : null;
       // Search results change: an answer built on them is not cached.
       const cache = webSearch !== null ? null : ((await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null);
       if (holdRow !== null) await this.holdDurable(holdRow, generationId, auth, heldNanos);
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache, webSearch };
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache, webSearch, byok };
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
@@ -225,6 +246,37 @@ export class GenerationPipeline {
    * whose context the PDFs as files overflow counts as one that does not). `native` keeps
    * them as files. Throws the plugin's 400 and the extraction's 400 and 413.
    */
+  /**
+   * The plan with the account's own keys (routing/byok-plan.ts), held at the BYOK fee. In mode
+   * `prefer` the operator's fallbacks are priced in full: when the account cannot pay for
+   * them, they are dropped and the account's keys alone carry the request.
+   */
+  private async reserveByok(id: string, auth: AuthContext, req: CanonicalRequest, drawn: PlannedAttempt[], byok: AccountByok): Promise<{ plan: PlannedAttempt[]; heldNanos: bigint }> {
+    const { plan, fallbacks } = byokPlan(drawn, byok);
+    if (plan.length === 0) {
+      throw new GatewayError('no_provider_available', 'This model is served only by providers set to your own key (BYOK mode "only"), and that key cannot be used now (the gateway\'s operator is rotating its encryption); the gateway\'s own credentials are not used instead.', {
+        metadata: { byok: true },
+      });
+    }
+    try {
+      return { plan, heldNanos: await this.holdByok(id, auth, req, plan) };
+    } catch (err) {
+      const own = plan.filter((a) => !fallbacks.has(a));
+      if (fallbacks.size === 0 || own.length === 0 || !(err instanceof GatewayError) || err.code !== 'insufficient_quota') throw err;
+      return { plan: own, heldNanos: await this.holdByok(id, auth, req, own) };
+    }
+  }
+
+  /**
+   * The hold of a plan with BYOK attempts. A plan carried by the account's own keys alone
+   * that can cost nothing (`byok.fee_percent` 0) is not refused for a balance of $0: the
+   * operator is owed nothing (a negative balance is refused before the body, as ever).
+   */
+  private async holdByok(id: string, auth: AuthContext, req: CanonicalRequest, plan: PlannedAttempt[]): Promise<bigint> {
+    if (auth.account.balanceNanos >= 0n && plan.every((a) => a.endpoint.provider.byok !== undefined && a.endpoint.compiledPricing.free)) return 0n;
+    return this.deps.reservations.reserve(id, auth, req, plan, new PromptBound(req));
+  }
+
   private async readPdfs(req: CanonicalRequest): Promise<void> {
     const files = this.deps.files;
     if (files === undefined) return;
@@ -327,7 +379,10 @@ export class GenerationPipeline {
     const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
     const tracking = new TrackingSink(recorder ?? sink);
     let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
-    const scrubber = this.scrubber;
+    // The account's own keys are secrets too: an upstream's error that repeats one is scrubbed.
+    const byok = admitted.byok ?? null;
+    const scrubber = byok === null ? this.scrubber : this.scrubber.with(new SecretScrubber(byok.secrets));
+    const byokRejected = byok === null ? undefined : (endpoint: Endpoint, status: number) => this.deps.byok?.rejected(byok.accountId, endpoint, status);
     let searched: WebSearchOutcome | null = null;
     try {
       const plan = await this.moderate(admitted, signal);
@@ -338,7 +393,7 @@ export class GenerationPipeline {
       }
       execution = hit !== null
         ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
-        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(inner, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true);
+        : await this.deps.executor.execute(plan, admitted.req, new ScrubbingSink(inner, scrubber), signal, this.deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true, byokRejected);
     } catch (thrown) {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
@@ -443,6 +498,7 @@ export class GenerationPipeline {
       endUser: a.req.user ?? null,
       createdAt: new Date(a.startedAt).toISOString(),
       cacheHit: a.cache?.hit != null,
+      ...(served?.endpoint.provider.byok === undefined ? {} : { byok: true }),
     };
     if (a.info.parentId !== undefined) record.parentId = a.info.parentId;
     if (a.info.toolCalls !== undefined && a.info.toolCalls.length > 0) record.toolCalls = a.info.toolCalls;

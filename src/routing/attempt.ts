@@ -12,6 +12,8 @@ export interface AttemptRecord {
   ms: number;
   /** The label of the pooled credential the attempt carried (`api_keys:`), never its key. */
   credential?: string;
+  /** The attempt carried the account's own key (docs/byok.md). */
+  byok?: true;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { providerFailure } from '../providers/http/upstream-error.ts';
 import type { LocalProviderAdapter, ProviderAdapter } from '../providers/types.ts';
 import type { AttemptGate, AttemptRecord } from './attempt.ts';
-import type { PlannedAttempt } from '../catalog/types.ts';
+import type { Endpoint, PlannedAttempt } from '../catalog/types.ts';
 
 export type { AttemptGate } from './attempt.ts';
 import { AttemptRun } from './attempt-run.ts';
@@ -116,6 +116,7 @@ export class AttemptExecutor {
     attemptTimeoutMs: number,
     gate?: AttemptGate,
     clientLeft?: () => boolean,
+    byokRejected?: (endpoint: Endpoint, status: number) => void,
   ): Promise<ExecutionResult> {
     const started = this.now();
     const deadlineAt = started + this.requestTimeoutMs;
@@ -178,6 +179,24 @@ export class AttemptExecutor {
       if (run.notSent) {
         // Nothing reached the provider, so nothing is learned of its health; the next
         // endpoint may be able to carry what this one cannot.
+        this.breakers.release(endpointId);
+        result.error = error;
+        at.nextEndpoint();
+        continue;
+      }
+      if (attempt.endpoint.provider.byok !== undefined && isCredentialRefusal(run.status) && error !== null && !sink.committed) {
+        // The account's own key was refused: its failure, not the endpoint's (whose health and
+        // circuit are left alone). The account is told in words naming BYOK; the plan goes on
+        // to the next endpoint, which is the operator's only in mode \`prefer\`.
+        this.breakers.release(endpointId);
+        byokRejected?.(attempt.endpoint, run.status);
+        result.error = byokKeyRejected(attempt.endpoint, run.status);
+        at.nextEndpoint();
+        continue;
+      }
+      if (attempt.endpoint.provider.byok !== undefined && run.status === 429 && error !== null && !sink.committed) {
+        // The account's own key is rate limited: its quota, not the endpoint's health (which
+        // every account shares). On to the next endpoint (the operator's in mode \`prefer\`).
         this.breakers.release(endpointId);
         result.error = error;
         at.nextEndpoint();
@@ -356,6 +375,7 @@ function recordAttempt(result: ExecutionResult, attempt: PlannedAttempt, run: At
   if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
   result.attempts.push({
     ...(credential === undefined ? {} : { credential: credential.label }),
+    ...(attempt.endpoint.provider.byok === undefined ? {} : { byok: true as const }),
     model: attempt.model.id,
     provider: attempt.endpoint.provider.id,
     endpoint: attempt.endpoint.id,
@@ -377,6 +397,20 @@ function failedInStream(result: ExecutionResult, attempt: PlannedAttempt, sink: 
   result.error = error;
   sink.part({ type: 'error', error });
   return result;
+}
+
+function isCredentialRefusal(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/** The account's own key (BYOK) refused upstream: said to the account, naming its provider and mode. */
+function byokKeyRejected(endpoint: Endpoint, status: number): GatewayError {
+  const provider = endpoint.provider.id;
+  const mode = endpoint.provider.byok?.mode ?? 'only';
+  const then = mode === 'only' ? 'the gateway\'s own credentials are not used instead (mode "only")' : 'the gateway\'s own credentials were tried next (mode "prefer")';
+  return new GatewayError('byok_key_rejected', `Your own key (BYOK) for provider "${provider}" was refused by the provider (HTTP ${status}); ${then}. Replace it with PUT /api/v1/byok/${provider}.`, {
+    metadata: { provider_name: provider, byok: true, upstream_status: status },
+  });
 }
 
 function allCircuitsOpen(plan: readonly PlannedAttempt[]): GatewayError {

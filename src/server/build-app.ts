@@ -11,6 +11,7 @@ import { registerChatCompletionsRoute } from './routes/chat-completions-route.ts
 import { registerKeyRoute } from './routes/key-route.ts';
 import { registerKeysRoutes } from './routes/keys-route.ts';
 import { registerWebhookRoutes } from './routes/webhooks-route.ts';
+import { registerByokRoutes } from './routes/byok-routes.ts';
 import { installSpendEvents } from './webhooks/spend-events.ts';
 import { registerGenerationLookupRoute } from './routes/generation-lookup-route.ts';
 import { registerMessagesRoute } from './routes/messages-route.ts';
@@ -93,6 +94,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerWebhookRoutes(api, services, API_PREFIXES);
     registerMcpServersRoutes(api, services, API_PREFIXES);
     registerMcpEndpoint(api, services, registryToolSource(() => services.mcp));
+    registerByokRoutes(api, services, API_PREFIXES);
     registerGenerationLookupRoute(api, services, API_PREFIXES);
     registerMessagesRoute(api, services, API_PREFIXES);
     registerResponsesRoute(api, services, API_PREFIXES);

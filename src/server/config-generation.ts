@@ -1,3 +1,4 @@
+import type { ByokSource } from '../pipeline/generation-pipeline.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import { buildCatalog } from '../catalog/build-catalog.ts';
@@ -77,6 +78,8 @@ export interface SharedState {
   credentialUse?: SharedCredentialUse;
   /** The operator log. */
   log: (message: string) => void;
+  /** Accounts' own provider keys (auth/byok-keys.ts). */
+  byok?: ByokSource;
   random?: () => number;
   /** The clock of requests (epoch ms; default Date.now): tests move it across a key limit's period. */
   now?: () => number;
@@ -128,6 +131,7 @@ export function buildGeneration(
     telemetry: shared.telemetry,
     files: new FileParser(config.pdf, shared.adapters),
     ...webSearchOf(config),
+    ...(shared.byok === undefined ? {} : { byok: shared.byok }),
     ...(shared.now === undefined ? {} : { now: shared.now }),
   });
   return {
@@ -162,6 +166,8 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
     ['mcp.allow_private_addresses', current.mcp.allowPrivateAddresses, next.mcp.allowPrivateAddresses],
     ['mcp.call_timeout_ms', current.mcp.callTimeoutMs, next.mcp.callTimeoutMs],
     ['mcp.max_result_bytes', current.mcp.maxResultBytes, next.mcp.maxResultBytes],
+    // The keys stored are sealed under it: changing it is `switchyard byok rotate-master-key`, then a restart.
+    ['byok.master_key', current.byok.masterKey, next.byok.masterKey],
   ];
   for (const [name, was, now] of fields) {
     if (was !== now) return `${name} changed (${String(was)} → ${String(now)}); it takes a restart to apply`;

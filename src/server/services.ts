@@ -48,6 +48,8 @@ import { cliCommand, cliInvocation } from '../runtime/cli-invocation.ts';
 import { buildInfo } from '../config/build-info.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { MemberService } from '../billing/member-service.ts';
+import { buildByok, masterKeyFromRef } from './build-byok.ts';
+import type { ByokKeys } from '../auth/byok-keys.ts';
 
 /**
  * The composition root: every long-lived service, built once at boot. The fields built
@@ -112,6 +114,8 @@ export interface Services {
   members: MemberService;
   /** Accounts' webhooks: emit() queues an event, a loop off the request path delivers it (webhooks/webhook-dispatcher.ts). */
   webhooks: WebhookDispatcher;
+  /** Accounts' own provider keys (docs/byok.md): stored sealed, used for their requests. */
+  byok: ByokKeys;
   /** Model calls running; draining once a graceful stop began. */
   inFlight: InFlight;
   /** False once the database's serve lease is lost (always true in a fleet: no lease, instances are many). */
@@ -187,6 +191,8 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const adapters = builtinAdapters();
   // The catalog first: a config mistake stops the start before any file is created.
   const firstCatalog = buildCatalog(config, opts.env, adapters);
+  // So is a master key that cannot be read (byok.master_key).
+  const master = masterKeyFromRef(config.byok.masterKey, opts.env);
   const stores = await openStores(config, opts.env);
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
   const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(current.scrubber.text(m)));
@@ -214,7 +220,14 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     : fleet.creditHolds(settlements, async (keyHash) => (await stores.accounts.getKey(keyHash))?.accountId,
       // On Postgres, hold rows too: the requests of an instance that died are recorded as interrupted.
       engine.releaseStaleRows === null ? undefined : { holdMs, write: (h) => settlements.pushHold(h), releaseStale: engine.releaseStaleRows });
+  // Accounts' own keys: built once (the master key is read at start); `webhooks` exists by the first request.
+  const byok = buildByok(master, () => current.config, stores.stores, {
+    log,
+    emit: (accountId, data) => void webhooks.emit(accountId, 'byok.key_failed', data).catch((err: unknown) => log(`webhook byok.key_failed not queued: ${(err as Error)?.message ?? 'unknown'}`)),
+    ...(opts.now === undefined ? {} : { now: opts.now }),
+  });
   const shared: SharedState = {
+    byok,
     env: opts.env,
     adapters,
     upstream,
@@ -355,6 +368,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     ...stores,
     webhooks,
     members,
+    byok,
     get db(): DatabaseSync {
       if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
       return (stores.stores as ReturnType<typeof openSqliteStores>).db;

@@ -34,11 +34,13 @@ export interface ActivityRow {
   latency_ms: bigint | null; first_token_ms: bigint | null; x_title: string | null; created_at: string;
   /** Provider attempts the request made (fallbacks and retries included). */
   attempt_count: bigint;
+  /** 1 when served with the account's own provider key (docs/byok.md); NULL otherwise. */
+  byok: bigint | null;
 }
 
 export const LIST_COLUMNS = `id, account_id, key_hash, model, provider, upstream_model, endpoint_dialect, streamed, cancelled, status,
   error_code, finish_reason, tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning,
-  cost_nanos, latency_ms, first_token_ms, x_title, created_at, attempt_count`;
+  cost_nanos, latency_ms, first_token_ms, x_title, created_at, attempt_count, byok`;
 
 const nameRef = (column: string) => `${column} = (SELECT id FROM record_names WHERE name = ?)`;
 const ms = (iso: string) => Date.parse(iso);

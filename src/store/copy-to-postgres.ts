@@ -29,6 +29,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; ident
   { name: 'account_mcp_servers', orderBy: 'id' },
   { name: 'mcp_tool_calls', orderBy: 'id' },
   { name: 'sign_in_links', orderBy: 'token_hash' },
+  { name: 'byok_keys', orderBy: 'account_id, provider' },
 ];
 
 /**

@@ -42,6 +42,8 @@ export interface GenerationRecord {
   parentId?: string | null;
   /** The MCP calls whose results this turn was given (server, tool, duration, status; never arguments nor results); absent: none. */
   toolCalls?: ToolCallRecord[] | null;
+  /** Served with the account's own provider key (docs/byok.md), charged the BYOK fee; absent means false. */
+  byok?: boolean;
 }
 
 /** One MCP call the gateway ran, as its generation record keeps it. */
@@ -96,6 +98,7 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
     attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
     httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
     cacheHit: r.cache_hit === 1n,
+    ...(r.byok === 1n ? { byok: true } : {}),
   };
   // Only MCP turns have them (migration 18): other records read back as they were written.
   if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);

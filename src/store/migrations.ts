@@ -3,6 +3,7 @@
 // Money columns are INTEGER nano-USD (see money/money.ts); times are ISO 8601 UTC text, except in
 // generation_records (Unix ms: see generation-row.ts).
 
+import { BYOK_SQLITE } from './byok-migration.ts';
 import { COMPACT_RECORDS_SQLITE } from './compact-records-migration.ts';
 
 export interface Migration {
@@ -398,6 +399,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sign_in_links_expiry ON sign_in_links(expires_at);
     `,
   },
+  BYOK_SQLITE,
   {
     version: 17,
     name: 'key rotation: the current and previous secret of a key',
@@ -438,7 +440,7 @@ export const MIGRATIONS: readonly Migration[] = [
     CASE WHEN g.attempts IS NOT NULL THEN json_array_length(g.attempts) WHEN g.endpoint_ref IS NOT NULL THEN 1 ELSE 0 END AS attempt_count,
     hr.name AS http_referer, t.name AS x_title, g.end_user,
     strftime('%Y-%m-%dT%H:%M:%S', g.created_ms / 1000, 'unixepoch') || printf('.%03dZ', g.created_ms % 1000) AS created_at,
-    g.cache_hit, g.parent_id, g.tool_calls
+    g.cache_hit, g.byok, g.parent_id, g.tool_calls
   FROM generation_records g
     JOIN record_names a ON a.id = g.account_ref
     JOIN record_names k ON k.id = g.key_ref

@@ -17,6 +17,7 @@ import { UsageStore } from './usage-store.ts';
 import { SqlWebhookRepository, type SqlRunner } from './webhook-store.ts';
 import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
 import { SqlMemberRepository } from './member-store.ts';
+import { SqlByokRepository } from './byok-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -42,6 +43,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
   const audit = new AuditStore(db);
   const keyUsage = new KeyPeriodUsage(db);
   const refusals = new RefusalCountQuery(db);
+  // webhook-store.ts's, mcp-store.ts's and byok-store.ts's SQL, run on this connection.
   const runner: SqlRunner = {
     all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
     run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
@@ -87,6 +89,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       },
       run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
     }),
+    byok: new SqlByokRepository(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

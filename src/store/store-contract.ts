@@ -8,6 +8,7 @@ import type { AuditActor, AuditEntry } from './audit-store.ts';
 import type { WebhookRepository } from './webhook-store.ts';
 import type { McpCallRepository, McpServerRepository } from './mcp-store.ts';
 import type { MemberRepository } from './member-store.ts';
+import type { ByokRepository } from './byok-store.ts';
 import type { GenerationFilter } from './generation-query.ts';
 import type { GenerationRecord, UsageWindow } from './generation-store.ts';
 import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
@@ -177,6 +178,8 @@ export interface Stores {
   readonly mcpCalls: McpCallRepository;
   /** Accounts' members, their keys' owner, their sessions and sign-in links (member-store.ts). */
   readonly members: MemberRepository;
+  /** Accounts' own provider keys, sealed (docs/byok.md). */
+  readonly byok: ByokRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -116,7 +116,7 @@ export interface OpenAIChatEmulatorOptions {
 
 
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
-export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest> & { readonly promptCache: PromptPrefixCache | null };
+export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest> & { readonly promptCache: PromptPrefixCache | null; readonly refusedKeys: Set<string> };
 
 const DONE = 'data: [DONE]\n\n';
 const ID_SLOT = '@@EMULATOR_ID@@';
@@ -152,6 +152,8 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
   private readonly waitingForArrivals: Array<{ step: AnswerStep; ex: Exchange; res: ServerResponse; until: number }> = [];
 
   readonly promptCache: PromptPrefixCache | null;
+  /** Bearer keys answered 401 on every route (a revoked key). */
+  readonly refusedKeys = new Set<string>();
 
   constructor(record: boolean, count: Counter | null, promptCache: PromptPrefixCache | null) {
     super({ record });
@@ -165,6 +167,17 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
 
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     this.record({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, seq: ++arrivals });
+    // A key the test marked refused: 401 on any route, as OpenAI answers a revoked key.
+    const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (this.refusedKeys.has(bearer)) {
+      this.sendJson(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+      return;
+    }
+    // The model list: the cheap authenticated call a key is checked with.
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      this.sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: this.created, owned_by: 'system' }] });
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       this.sendJson(res, 404, { error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
       return;

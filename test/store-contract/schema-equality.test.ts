@@ -29,7 +29,7 @@ const INTENDED: ReadonlyArray<{ key: string; reason: string }> = [
   },
   // The compact generation record (migration 11, issue 30 §3: bytes per record).
   ...['account_ref', 'key_ref', 'model_ref', 'provider_ref', 'upstream_model_ref', 'dialect_ref', 'error_code_ref', 'finish_reason_ref',
-    'native_finish_reason_ref', 'endpoint_ref', 'http_referer_ref', 'app_title_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error',
+    'native_finish_reason_ref', 'endpoint_ref', 'http_referer_ref', 'app_title_ref', 'streamed', 'cancelled', 'cache_hit', 'byok', 'is_error',
     'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning', 'latency_ms', 'first_token_ms', 'upstream_ms',
   ].map((column) => ({
     key: `generation_records.${column}.type`,

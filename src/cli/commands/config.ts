@@ -5,6 +5,7 @@ import { toEndpointRecord, toModelRecord } from '../../catalog/encode-model-reco
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { describeProviders } from '../describe-providers.ts';
 import { gatewayCatalog } from '../gateway-catalog.ts';
+import { masterKeyFromRef } from '../../server/build-byok.ts';
 import { loadCliConfig } from '../load-cli-config.ts';
 import { emit, renderTable } from '../output.ts';
 
@@ -20,6 +21,8 @@ export function configCommand(program: Command): void {
   ]).action((o: CommonOptions) => {
     const cfg = loadCliConfig(o);
     const { catalog, warnings } = gatewayCatalog(cfg);
+    // The BYOK master key is read as the gateway would at start: a reference that does not resolve is named (never a value).
+    masterKeyFromRef(cfg.byok.masterKey, process.env);
     const providers = describeProviders(cfg, catalog, process.env);
     // The API's records (GET /v1/models, and each endpoint as GET /v1/models/{id}/endpoints has it),
     // with what only the operator sees: the aliases and each endpoint's upstream model.

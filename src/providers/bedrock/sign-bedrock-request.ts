@@ -60,7 +60,10 @@ function signerFor(provider: ProviderConfig): Promise<SignatureV4> {
     signer = loadAwsSigning().then(({ SignatureV4, Hash, fromNodeProviderChain }) => new SignatureV4({
       service: 'bedrock',
       region: provider.region ?? regionOfHost(provider.baseUrl),
-      credentials: fromNodeProviderChain(provider.awsProfile === undefined ? {} : { profile: provider.awsProfile }),
+      // An account's own key pair (BYOK), else the AWS chain.
+      credentials: provider.awsKeyPair !== undefined
+        ? { ...provider.awsKeyPair }
+        : fromNodeProviderChain(provider.awsProfile === undefined ? {} : { profile: provider.awsProfile }),
       // SHA-256 as the signer takes it (what the AWS SDK passes: Node's crypto behind smithy's Hash).
       sha256: Hash.bind(null, 'sha256'),
     }));

@@ -37,7 +37,10 @@ function authFor(provider: ProviderConfig): Promise<GoogleAuth> {
   let auth = clients.get(provider);
   if (auth === undefined) {
     auth = loadLibrary().then(({ GoogleAuth }) => {
-      const client = new GoogleAuth(provider.credentialsFile === undefined ? { scopes: SCOPE } : { scopes: SCOPE, keyFile: provider.credentialsFile });
+      // An account's own service account (BYOK), else the operator's key file, else ADC.
+      const client = new GoogleAuth(provider.serviceAccount !== undefined
+        ? { scopes: SCOPE, credentials: provider.serviceAccount }
+        : provider.credentialsFile === undefined ? { scopes: SCOPE } : { scopes: SCOPE, keyFile: provider.credentialsFile });
       // What google-gax sets for every Cloud client library: service accounts sign their own token.
       client.useJWTAccessWithScope = true;
       return client;

@@ -112,7 +112,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
     const auth = await services.auth.authenticate(session.token);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...sessionCookieOptions(request, basePath), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString());
+    return sessionView(auth, session.token, session.expiresAt.toISOString(), services.byok.enabled);
   });
 }
 

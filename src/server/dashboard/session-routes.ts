@@ -53,7 +53,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString());
+    return sessionView(auth, session.token, session.expiresAt.toISOString(), services.byok.enabled);
   });
 
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
@@ -73,7 +73,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       if (err instanceof GatewayError && err.code === 'authentication_required') return signedOut;
       throw err;
     }
-    return sessionView(auth, token, null);
+    return sessionView(auth, token, null, services.byok.enabled);
   });
 
   app.delete(SESSION_PATH, {
@@ -108,8 +108,11 @@ function sessionTokenOf(request: FastifyRequest): string {
   return token;
 }
 
-/** A session as the dashboard sees it: a member's sign-in is `kind: member`; `role` is what the caller may do (auth/roles.ts). */
-export function sessionView(auth: AuthContext, token: string, expiresAt: string | null): Record<string, unknown> {
+/**
+ * A session as the dashboard sees it: a member's sign-in is `kind: member`; `role` is what the caller may do (auth/roles.ts);
+ * `byokEnabled`: whether the gateway has a master key (the Settings page offers accounts' own provider keys only then).
+ */
+export function sessionView(auth: AuthContext, token: string, expiresAt: string | null, byokEnabled: boolean): Record<string, unknown> {
   const member = auth.member ?? null;
   return {
     signed_in: true,
@@ -119,6 +122,7 @@ export function sessionView(auth: AuthContext, token: string, expiresAt: string 
     key_label: auth.key.label,
     account: { id: auth.account.id, name: auth.account.name },
     csrf_token: csrfTokenOf(token),
+    byok_enabled: byokEnabled,
     ...(expiresAt === null ? {} : { expires_at: expiresAt }),
   };
 }

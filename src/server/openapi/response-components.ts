@@ -132,7 +132,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     streamed: bool, cancelled: bool, status: str, error_code: strOrNull, finish_reason: strOrNull,
     tokens_prompt: int, tokens_completion: int, native_tokens_cached: int, native_tokens_cache_write: int, native_tokens_reasoning: int,
     total_cost: num, total_cost_usd: usdText, latency: numOrNull, time_to_first_token: numOrNull, app_title: strOrNull, created_at: str,
-    attempt_count: int,
+    attempt_count: int, byok: bool,
   }),
   ActivityPage: pageOf('ActivityRecord', 'A page of generation records, newest first.'),
   LedgerEntry: closed('A ledger entry: credits granted, a charge, a refund.', {
@@ -151,6 +151,13 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     usage: open('Tokens and cost.', { input_tokens: int, output_tokens: int }, ['input_tokens', 'output_tokens']),
   }, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']),
   Deleted: closed('The key is deleted.', { deleted: { const: true } }),
+  ByokKey: closed("An account's own key for a provider (BYOK), as it is shown: never the key, only its last four characters.", {
+    provider: str, label: strOrNull, last_four: str, mode: { enum: ['prefer', 'only'] }, created_at: str, updated_at: str,
+    last_failure_at: strOrNull, last_failure: strOrNull,
+  }),
+  ByokKeyList: closed("The account's own provider keys (BYOK), by provider.", { data: { type: 'array', items: ref('ByokKey') } }),
+  ByokKeyAnswer: dataOf('ByokKey', 'The key as stored.'),
+  ByokKeyDeleted: closed('The key is deleted.', { deleted: { const: true }, provider: str }),
   Ready: open('Readiness: each check, the failing ones, the build and the running configuration.', {
     status: { enum: ['ready', 'not_ready'] },
     failing: strings,
@@ -209,6 +216,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
       account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,
       role: { enum: ['owner', 'admin', 'member', 'viewer', 'operator'] },
       member: { oneOf: [{ type: 'null' }, closed('The member signed in (or holding the key).', { id: str, email: str, name: str })] },
+      byok_enabled: bool,
     }, ['expires_at']),
   ] },
   Images: open('Images made (OpenAI shape): each as base64 or a gateway URL.', {
@@ -220,7 +228,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   InputTokens: closed('The input tokens of a messages request.', { input_tokens: int }),
   Generation: open('A generation record, whole (GET /generation; GET /admin/generations/{id} adds the list fields: account, key, cost as text).', {
     id: str, account_id: str, key_hash: strOrNull, model: str, provider_name: strOrNull, upstream_model: strOrNull, upstream_id: strOrNull, api_type: strOrNull, created_at: str,
-    streamed: bool, cancelled: bool, cache_hit: bool, status: str, error_code: strOrNull, finish_reason: strOrNull, native_finish_reason: strOrNull,
+    streamed: bool, cancelled: bool, cache_hit: bool, byok: bool, status: str, error_code: strOrNull, finish_reason: strOrNull, native_finish_reason: strOrNull,
     tokens_prompt: int, tokens_completion: int, native_tokens_cached: int, native_tokens_cache_write: int, native_tokens_reasoning: int,
     total_cost: num, total_cost_usd: usdText, usage: num, cost_breakdown: { type: ['object', 'null'], description: 'USD per item as decimal text (prompt, completion, cache_read, cache_write, request, image, ...).', additionalProperties: str },
     latency: numOrNull, generation_time: numOrNull, time_to_first_token: numOrNull,
@@ -228,7 +236,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
       model: str, provider: str, endpoint: str, status: int, errorCode: strOrNull, ms: num, credential: str,
     }, ['model', 'provider', 'endpoint', 'status', 'errorCode', 'ms']) },
     http_referer: strOrNull, app_title: strOrNull, user: strOrNull,
-  }, ['id', 'account_id', 'key_hash', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed', 'cancelled', 'status', 'error_code',
+  }, ['id', 'account_id', 'key_hash', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed', 'cancelled', 'byok', 'status', 'error_code',
     'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write',
     'native_tokens_reasoning', 'total_cost', 'total_cost_usd', 'cost_breakdown', 'latency', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user']),
   Webhook: closed("An account's webhook (the secret is never shown again after its creation).", { id: str, url: str, events: strings, created_at: str }),

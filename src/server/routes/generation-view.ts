@@ -22,6 +22,8 @@ export function generationView(row: GenerationRecord): Record<string, unknown> {
     streamed: row.streamed,
     cancelled: row.cancelled,
     cache_hit: row.cacheHit === true,
+    // Carried by the account's own provider key (docs/byok.md): charged the BYOK fee, not the price.
+    byok: row.byok === true,
     status: row.status,
     error_code: row.errorCode,
     finish_reason: row.finishReason,

@@ -1,3 +1,4 @@
+import { BYOK_POSTGRES } from './byok-migration.ts';
 import type { Migration } from '../migrations.ts';
 import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
 
@@ -381,6 +382,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sign_in_links_expiry ON sign_in_links(expires_at);
     `,
   },
+  BYOK_POSTGRES,
   {
     version: 17,
     name: 'key rotation: the current and previous secret of a key',
@@ -421,7 +423,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     (CASE WHEN g.attempts IS NOT NULL THEN json_array_length(g.attempts::json) WHEN g.endpoint_ref IS NOT NULL THEN 1 ELSE 0 END)::bigint AS attempt_count,
     hr.name AS http_referer, t.name AS x_title, g.end_user,
     to_char(timestamp '1970-01-01' + g.created_ms * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
-    g.cache_hit::bigint AS cache_hit, g.parent_id, g.tool_calls
+    g.cache_hit::bigint AS cache_hit, g.byok::bigint AS byok, g.parent_id, g.tool_calls
   FROM generation_records g
     JOIN record_names a ON a.id = g.account_ref
     JOIN record_names k ON k.id = g.key_ref

@@ -127,6 +127,41 @@ export type paths = {
         patch: operations["patchApiV1AdminAccountsById"];
         trace?: never;
     };
+    "/api/v1/admin/accounts/{id}/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own provider keys, never the keys (admin key) */
+        get: operations["getApiV1AdminAccountsByIdByok"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/accounts/{id}/byok/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the account's own key for a provider, checked at the provider first (admin key) */
+        put: operations["putApiV1AdminAccountsByIdByokByProvider"];
+        post?: never;
+        /** Remove the account's own key for a provider (admin key) */
+        delete: operations["deleteApiV1AdminAccountsByIdByokByProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/accounts/{id}/credits": {
         parameters: {
             query?: never;
@@ -531,6 +566,41 @@ export type paths = {
         /** Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature) */
         post: operations["postApiV1AudioTranslations"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own provider keys, never the keys (management key) */
+        get: operations["getApiV1Byok"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/byok/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the account's own key for a provider, checked at the provider first (management key) */
+        put: operations["putApiV1ByokByProvider"];
+        post?: never;
+        /** Remove the account's own key for a provider (management key) */
+        delete: operations["deleteApiV1ByokByProvider"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1320,6 +1390,41 @@ export type paths = {
         patch: operations["patchV1AdminAccountsById"];
         trace?: never;
     };
+    "/v1/admin/accounts/{id}/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own provider keys, never the keys (admin key) */
+        get: operations["getV1AdminAccountsByIdByok"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/byok/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the account's own key for a provider, checked at the provider first (admin key) */
+        put: operations["putV1AdminAccountsByIdByokByProvider"];
+        post?: never;
+        /** Remove the account's own key for a provider (admin key) */
+        delete: operations["deleteV1AdminAccountsByIdByokByProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/accounts/{id}/credits": {
         parameters: {
             query?: never;
@@ -1724,6 +1829,41 @@ export type paths = {
         /** Translation to English (OpenAI shape, multipart/form-data: file, model, prompt, response_format, temperature) */
         post: operations["postV1AudioTranslations"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own provider keys, never the keys (management key) */
+        get: operations["getV1Byok"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/byok/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the account's own key for a provider, checked at the provider first (management key) */
+        put: operations["putV1ByokByProvider"];
+        post?: never;
+        /** Remove the account's own key for a provider (management key) */
+        delete: operations["deleteV1ByokByProvider"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2369,6 +2509,7 @@ export type components = {
             api_type: string | null;
             app_title: string | null;
             attempt_count: number;
+            byok: boolean;
             cancelled: boolean;
             created_at: string;
             error_code: string | null;
@@ -2458,6 +2599,32 @@ export type components = {
             data: components["schemas"]["AuditEntry"][];
             next_cursor: string | null;
         };
+        /** @description An account's own key for a provider (BYOK), as it is shown: never the key, only its last four characters. */
+        ByokKey: {
+            created_at: string;
+            label: string | null;
+            last_failure: string | null;
+            last_failure_at: string | null;
+            last_four: string;
+            /** @enum {unknown} */
+            mode: "prefer" | "only";
+            provider: string;
+            updated_at: string;
+        };
+        /** @description The key as stored. */
+        ByokKeyAnswer: {
+            data: components["schemas"]["ByokKey"];
+        };
+        /** @description The key is deleted. */
+        ByokKeyDeleted: {
+            /** @enum {unknown} */
+            deleted: true;
+            provider: string;
+        };
+        /** @description The account's own provider keys (BYOK), by provider. */
+        ByokKeyList: {
+            data: components["schemas"]["ByokKey"][];
+        };
         /** @description A chat completion (OpenAI shape), in outline: the fields every answer has. */
         ChatCompletion: {
             choices: ({
@@ -2533,6 +2700,7 @@ export type components = {
                 id: string;
                 name: string;
             };
+            byok_enabled: boolean;
             csrf_token: string;
             expires_at?: string;
             key_label: string;
@@ -2648,6 +2816,7 @@ export type components = {
             } & {
                 [key: string]: unknown;
             })[];
+            byok: boolean;
             cache_hit?: boolean;
             cancelled: boolean;
             /** @description USD per item as decimal text (prompt, completion, cache_read, cache_write, request, image, ...). */
@@ -3725,6 +3894,120 @@ export interface operations {
             };
         };
     };
+    getApiV1AdminAccountsByIdByok: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [byok key]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putApiV1AdminAccountsByIdByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text). */
+                    key: string | Record<string, never>;
+                    /** @description A name for the key (shown in lists). */
+                    label?: string | null;
+                    /**
+                     * @description "prefer": this key first, the operator's credentials as fallback; "only": never the operator's.
+                     * @enum {unknown}
+                     */
+                    mode: "prefer" | "only";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: byok key} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AdminAccountsByIdByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, provider} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyDeleted"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postApiV1AdminAccountsByIdCredits: {
         parameters: {
             query?: never;
@@ -4692,6 +4975,113 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Transcription"];
                     "text/plain": string;
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Byok: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [byok key]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putApiV1ByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text). */
+                    key: string | Record<string, never>;
+                    /** @description A name for the key (shown in lists). */
+                    label?: string | null;
+                    /**
+                     * @description "prefer": this key first, the operator's credentials as fallback; "only": never the operator's.
+                     * @enum {unknown}
+                     */
+                    mode: "prefer" | "only";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: byok key} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1ByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, provider} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyDeleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6232,8 +6622,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed. */
-                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed, byok.key_failed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed" | "byok.key_failed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
@@ -7074,6 +7464,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminAccountsByIdByok: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [byok key]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1AdminAccountsByIdByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text). */
+                    key: string | Record<string, never>;
+                    /** @description A name for the key (shown in lists). */
+                    label?: string | null;
+                    /**
+                     * @description "prefer": this key first, the operator's credentials as fallback; "only": never the operator's.
+                     * @enum {unknown}
+                     */
+                    mode: "prefer" | "only";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: byok key} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1AdminAccountsByIdByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account id. */
+                id: string;
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, provider} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyDeleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -8054,6 +8558,113 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Transcription"];
                     "text/plain": string;
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Byok: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {data: [byok key]} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyList"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1ByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text). */
+                    key: string | Record<string, never>;
+                    /** @description A name for the key (shown in lists). */
+                    label?: string | null;
+                    /**
+                     * @description "prefer": this key first, the operator's credentials as fallback; "only": never the operator's.
+                     * @enum {unknown}
+                     */
+                    mode: "prefer" | "only";
+                };
+            };
+        };
+        responses: {
+            /** @description {data: byok key} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyAnswer"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1ByokByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A provider id of the gateway (GET /providers lists them). */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {deleted: true, provider} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ByokKeyDeleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9397,8 +10008,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed. */
-                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed, byok.key_failed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed" | "byok.key_failed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */

@@ -103,7 +103,9 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
               {r.native_tokens_reasoning > 0 && <><br /><span class="hint">reasoning {int(r.native_tokens_reasoning)}</span></>}
             </>
           ), sort: (r) => r.tokens_prompt + r.tokens_completion, numeric: true },
-          { key: 'cost', label: 'Cost', render: (r) => <span data-testid="row-cost">{cost(r.total_cost_usd)}</span>, sort: (r) => Number(r.total_cost_usd), numeric: true },
+          { key: 'cost', label: 'Cost', render: (r) => (
+            <><span data-testid="row-cost">{cost(r.total_cost_usd)}</span>{r.byok === true && <><br /><span class="hint" data-testid="row-byok" title="served with your own provider key: charged the BYOK fee">BYOK</span></>}</>
+          ), sort: (r) => Number(r.total_cost_usd), numeric: true },
           { key: 'latency', label: 'Latency', render: (r) => (
             <>{ms(r.latency)}{r.time_to_first_token !== null && <><br /><span class="hint">TTFT {ms(r.time_to_first_token)}</span></>}</>
           ), sort: (r) => r.latency ?? 0, numeric: true },

@@ -4,6 +4,7 @@ import type { Session } from '../app.tsx';
 import { Loadable } from '../components.tsx';
 import { usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
+import { ByokSettings } from './byok-settings.tsx';
 
 import type { Account } from '../api/types.ts';
 
@@ -54,6 +55,9 @@ export function Settings({ session }: { session: Session }) {
         <dt>Balance</dt><dd>{usd(account.data?.data.balance_usd)}</dd>
         <dt>Signed in with</dt><dd><code>{session.key_label}</code> (management key)</dd>
       </dl>
+      {session.byok_enabled === true
+        ? <ByokSettings />
+        : <p class="card hint">Bring-your-own-key is off on this gateway (its operator sets <code>byok.master_key</code>).</p>}
     </Loadable>
   );
 }

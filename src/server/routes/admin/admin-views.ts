@@ -54,7 +54,7 @@ export function activityView(r: ActivityRow): Record<string, unknown> {
     native_tokens_cached: Number(r.tokens_cache_read), native_tokens_cache_write: Number(r.tokens_cache_write),
     native_tokens_reasoning: Number(r.tokens_reasoning), ...money('total_cost', r.cost_nanos),
     latency: opt(r.latency_ms), time_to_first_token: opt(r.first_token_ms), app_title: r.x_title, created_at: r.created_at,
-    attempt_count: Number(r.attempt_count),
+    attempt_count: Number(r.attempt_count), byok: r.byok === 1n,
   };
 }
 

@@ -1,0 +1,65 @@
+import type { Migration } from './migrations.ts';
+
+// Migration 16 (SQLite; postgres/byok-migration.ts is Postgres's): accounts' own provider
+// keys, and the generation record's byok column with the generations view recreated to
+// show it (generation-row.ts says how a column is added).
+
+export const BYOK_SQLITE: Migration = {
+  version: 16,
+  name: 'accounts own provider keys (BYOK)',
+  sql: `
+      -- Accounts' own provider keys (docs/byok.md), one per account and provider, sealed by
+      -- envelope encryption (auth/byok-cipher.ts): the data key sealed by the master key
+      -- (wrapped_key, and which master key: master_key_id), the secret sealed by the data key.
+      -- Never the key in clear: only its last four characters, to tell keys apart.
+      CREATE TABLE byok_keys (
+        account_id      TEXT NOT NULL REFERENCES accounts(id),
+        provider        TEXT NOT NULL,
+        mode            TEXT NOT NULL CHECK (mode IN ('prefer', 'only')),
+        label           TEXT,
+        last_four       TEXT NOT NULL,
+        wrapped_key     TEXT NOT NULL,
+        ciphertext      TEXT NOT NULL,
+        master_key_id   TEXT NOT NULL,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL,
+        last_failure_at TEXT,                    -- the upstream's last 401/403 on this key
+        last_failure    TEXT,
+        PRIMARY KEY (account_id, provider)
+      );
+
+      -- A record served with an account's own key (1); NULL otherwise.
+      ALTER TABLE generation_records ADD COLUMN byok INTEGER;
+      DROP VIEW generations;
+
+  CREATE VIEW generations AS SELECT
+    g.seq, g.created_ms, g.account_ref, g.key_ref, g.model_ref, g.provider_ref, g.is_error,
+    g.id, a.name AS account_id, k.name AS key_hash, m.name AS model, p.name AS provider, um.name AS upstream_model,
+    g.upstream_id, coalesce(d.name, '') AS endpoint_dialect, g.streamed, g.cancelled,
+    CASE g.is_error WHEN 0 THEN 'success' ELSE 'error' END AS status,
+    ec.name AS error_code, fr.name AS finish_reason, nfr.name AS native_finish_reason,
+    g.tokens_prompt, g.tokens_completion, g.tokens_cache_read, g.tokens_cache_write, g.tokens_reasoning,
+    g.cost_nanos, g.cost_breakdown, g.latency_ms, g.first_token_ms,
+    CASE WHEN g.attempts IS NOT NULL THEN g.attempts
+      WHEN g.endpoint_ref IS NOT NULL THEN json_array(json_object('model', m.name, 'provider', p.name, 'endpoint', e.name,
+        'status', 200, 'errorCode', NULL, 'ms', g.upstream_ms))
+      ELSE '[]' END AS attempts,
+    CASE WHEN g.attempts IS NOT NULL THEN json_array_length(g.attempts) WHEN g.endpoint_ref IS NOT NULL THEN 1 ELSE 0 END AS attempt_count,
+    hr.name AS http_referer, t.name AS x_title, g.end_user,
+    strftime('%Y-%m-%dT%H:%M:%S', g.created_ms / 1000, 'unixepoch') || printf('.%03dZ', g.created_ms % 1000) AS created_at,
+    g.cache_hit, g.byok
+  FROM generation_records g
+    JOIN record_names a ON a.id = g.account_ref
+    JOIN record_names k ON k.id = g.key_ref
+    LEFT JOIN record_names m ON m.id = g.model_ref
+    LEFT JOIN record_names p ON p.id = g.provider_ref
+    LEFT JOIN record_names um ON um.id = g.upstream_model_ref
+    LEFT JOIN record_names d ON d.id = g.dialect_ref
+    LEFT JOIN record_names ec ON ec.id = g.error_code_ref
+    LEFT JOIN record_names fr ON fr.id = g.finish_reason_ref
+    LEFT JOIN record_names nfr ON nfr.id = g.native_finish_reason_ref
+    LEFT JOIN record_names e ON e.id = g.endpoint_ref
+    LEFT JOIN record_names hr ON hr.id = g.http_referer_ref
+    LEFT JOIN record_names t ON t.id = g.app_title_ref;
+`,
+};
