@@ -36,6 +36,15 @@ const pricing = closed('USD per token (per request, image, character or audio se
   image_output: usdText, character: usdText, audio_second: usdText,
 }, ['request', 'image', 'input_cache_read', 'input_cache_write', 'image_output', 'character', 'audio_second']);
 
+/** What a key may reach (docs/governance.md#allowlists): its own lists, or its account's. */
+const allowlist: Record<string, Schema> = {
+  allowed_models: { type: ['array', 'null'], items: str, description: 'Model ids and globs; null: no list.' },
+  allowed_providers: { type: ['array', 'null'], items: str, description: 'Provider ids; null: no list.' },
+  max_price: {
+    oneOf: [{ type: 'null' }, closed('USD per million tokens, decimal text.', { prompt: usdText, completion: usdText }, ['prompt', 'completion'])],
+  },
+};
+
 export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Error: closed('An error in the OpenAI shape (the gateway API, the admin API; docs/errors.md).', {
     error: closed('The error.', { message: str, type: str, code: str, param: strOrNull, metadata: { type: 'object' } }, ['param', 'metadata']),
@@ -78,6 +87,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Account: closed('An account (the admin API).', {
     id: str, name: str, account_type: { enum: ['user', 'organization'] }, tier: str, default_model: strOrNull,
     balance: num, balance_usd: usdText, is_active: bool, limits_override: { type: ['object', 'null'] }, retention_days: intOrNull, created_at: str,
+    ...allowlist,
   }),
   AccountAnswer: dataOf('Account', 'One account.'),
   AccountPage: pageOf('Account', 'A page of accounts.'),
@@ -86,6 +96,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     kind: { enum: ['admin', 'management', 'api'] }, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
     disabled: bool, disabled_by: strOrNull, limit: numOrNull, limit_usd: { type: ['string', 'null'] }, limit_reset: strOrNull,
     usage: num, usage_usd: usdText, expires_at: strOrNull, created_at: str, updated_at: strOrNull, last_used: strOrNull,
+    ...allowlist, max_in_flight: intOrNull,
   }),
   KeyPage: pageOf('Key', 'A page of keys.'),
   KeyAnswer: dataOf('Key', 'One key.'),
@@ -95,6 +106,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     limit: numOrNull, limit_remaining: numOrNull, limit_reset: strOrNull,
     usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
     created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
+    ...allowlist, max_in_flight: intOrNull,
   }),
   AccountKeyPage: pageOf('AccountKey', "A page of the account's keys."),
   AccountKeyAnswer: dataOf('AccountKey', 'One key of the account.'),

@@ -338,4 +338,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 14,
+    name: 'allowlists on accounts and keys, a key\'s cap on concurrent requests',
+    sql: `
+      -- What a key may reach (catalog/model-access.ts): JSON {models?, providers?, maxPrice?}; NULL: no list.
+      ALTER TABLE accounts ADD COLUMN allowlist TEXT;
+      ALTER TABLE api_keys ADD COLUMN allowlist TEXT;
+      -- Requests of the key in flight at once; NULL: no cap.
+      ALTER TABLE api_keys ADD COLUMN max_in_flight BIGINT;
+    `,
+  },
 ];
