@@ -6,8 +6,9 @@ import { useAllPages, useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
 import { StatusBadge, type KeyStatus } from './key-status.tsx';
+import { accessText, EditAccess, type KeyAccess } from './key-access.tsx';
 
-interface Key {
+interface Key extends KeyAccess {
   hash: string; name: string; label: string; disabled: boolean;
   /** The API's own word for the key: active, disabled (by the account), revoked (by the operator), expired. */
   status: KeyStatus; limit: number | null; limit_remaining: number | null; limit_reset: LimitReset | null;
@@ -38,6 +39,7 @@ export function Keys() {
   const month = useAllPages<KeyUsageRow>(`/usage${qs({ group_by: 'key', limit: 200 })}`);
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
+  const [editingAccess, setEditingAccess] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
   const [error, setError] = useState('');
   const byKey = (u: typeof today) => new Map((u.data?.data ?? []).map((r) => [r.group ?? '', r]));
@@ -57,6 +59,10 @@ export function Keys() {
       {editing !== null && (
         <EditLimit name={editing.name} limit={editing.limit} reset={editing.limit_reset} onClose={() => { setEditing(null); reload(); }}
           save={(body) => api('PATCH', `/keys/${editing.hash}`, body)} />
+      )}
+      {editingAccess !== null && (
+        <EditAccess name={editingAccess.name} access={editingAccess} onClose={() => { setEditingAccess(null); reload(); }}
+          save={(body) => api('PATCH', `/keys/${editingAccess.hash}`, body)} />
       )}
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
@@ -82,10 +88,12 @@ export function Keys() {
             </span>
           ) },
           { key: 'requests', label: 'Requests, 30d', render: (k) => int(d30.get(k.hash)?.requests ?? 0), sort: (k) => d30.get(k.hash)?.requests ?? 0, numeric: true },
-          { key: 'limit', label: 'Limit', sort: (k) => k.limit ?? Infinity, render: (k) => (
+          { key: 'limit', label: 'Limit · access', sort: (k) => k.limit ?? Infinity, render: (k) => (
             <>
               <span data-testid="key-limit" class="limit">{limitText(k)}</span>{' '}
               <button type="button" class="link" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>edit</button>
+              <br /><span data-testid="key-access" class="hint">{accessText(k)}</span>{' '}
+              <button type="button" class="link" onClick={() => setEditingAccess(k)} aria-label={`Edit the access of ${k.name}`}>edit</button>
             </>
           ) },
           { key: 'actions', label: 'Actions', render: (k) => (
