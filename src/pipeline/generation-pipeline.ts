@@ -16,6 +16,7 @@ import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import { inFlightRefusal, type InFlightLimiter } from '../limits/in-flight-limiter.ts';
 import type { Moderator } from '../moderation/moderator.ts';
+import { guardRequest, guardrailRefusal } from '../moderation/guardrails.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { ModelAccess } from '../catalog/model-access.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
@@ -177,6 +178,13 @@ export class GenerationPipeline {
       // Before the estimate: a PDF sent as its text is held and charged as text.
       const access = keyAccess(auth);
       if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req, access);
+      // The account's guardrails, before the estimate (a redaction changes the prompt) and any upstream call.
+      const guardrails = auth.account.guardrails;
+      if (guardrails != null && guardrails.length > 0) {
+        const outcome = guardRequest(req, guardrails);
+        if (outcome.hits.length > 0) this.telemetry.guardrailsFired(outcome.hits);
+        if (outcome.blocked.length > 0) throw guardrailRefusal(outcome.blocked);
+      }
       const promptTokens = admittedPromptTokens(req);
       const account = auth.account;
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };

@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { LimitsOverride } from '../config/tier-limits.ts';
 import type { Allowlist } from '../catalog/model-access.ts';
+import type { GuardrailRule } from '../catalog/guardrail-rule.ts';
 
 export type AccountType = 'user' | 'organization';
 
@@ -19,6 +20,8 @@ export interface AccountRecord {
   retentionDays: number | null;
   /** What the account's keys may reach (catalog/model-access.ts); null: everything. */
   allowlist: Allowlist | null;
+  /** Rules applied to every text the model will read (moderation/guardrails.ts); null: none. */
+  guardrails: GuardrailRule[] | null;
 }
 
 /** An operator's change to an account (undefined: unchanged; null clears an override). */
@@ -29,6 +32,7 @@ export interface AccountPatch {
   limitsOverride?: LimitsOverride | null;
   retentionDays?: number | null;
   allowlist?: Allowlist | null;
+  guardrails?: GuardrailRule[] | null;
 }
 
 /** A change of a key (undefined: unchanged; null clears). */
@@ -93,7 +97,7 @@ export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'm
 
 export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null; allowlist?: string | null;
+  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null; allowlist?: string | null; guardrails?: string | null;
 }
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
@@ -109,6 +113,7 @@ export function toAccount(r: AccountRow): AccountRecord {
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
     retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
     allowlist: parseAllowlist(r.allowlist),
+    guardrails: r.guardrails === null || r.guardrails === undefined ? null : (JSON.parse(r.guardrails) as GuardrailRule[]),
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
@@ -154,6 +159,7 @@ export class AccountStore {
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
       setRetention: db.prepare('UPDATE accounts SET retention_days = ? WHERE id = ?'),
       setAccountAllowlist: db.prepare('UPDATE accounts SET allowlist = ? WHERE id = ?'),
+      setGuardrails: db.prepare('UPDATE accounts SET guardrails = ? WHERE id = ?'),
       setKeyAllowlist: db.prepare('UPDATE api_keys SET allowlist = ?, updated_at = ? WHERE hash = ?'),
       setKeyMaxInFlight: db.prepare('UPDATE api_keys SET max_in_flight = ?, updated_at = ? WHERE hash = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
@@ -214,6 +220,7 @@ export class AccountStore {
       }
       if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
       if (patch.allowlist !== undefined) this.stmts.setAccountAllowlist.run(allowlistColumn(patch.allowlist), id);
+      if (patch.guardrails !== undefined) this.stmts.setGuardrails.run(patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id);
     });
     return this.getAccount(id);
   }

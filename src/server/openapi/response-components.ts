@@ -88,6 +88,10 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     id: str, name: str, account_type: { enum: ['user', 'organization'] }, tier: str, default_model: strOrNull,
     balance: num, balance_usd: usdText, is_active: bool, limits_override: { type: ['object', 'null'] }, retention_days: intOrNull, created_at: str,
     ...allowlist,
+    guardrails: {
+      type: ['array', 'null'], description: 'Rules applied to every text the model will read (docs/governance.md#guardrails).',
+      items: closed('A rule.', { detector: str, action: { enum: ['block', 'redact'] }, pattern: str, name: str }, ['pattern', 'name']),
+    },
   }),
   AccountAnswer: dataOf('Account', 'One account.'),
   AccountPage: pageOf('Account', 'A page of accounts.'),

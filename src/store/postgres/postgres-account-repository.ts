@@ -18,6 +18,7 @@ const SQL = {
   setLimitsOverride: 'UPDATE accounts SET limits_override = $1 WHERE id = $2',
   setRetention: 'UPDATE accounts SET retention_days = $1 WHERE id = $2',
   setAccountAllowlist: 'UPDATE accounts SET allowlist = $1 WHERE id = $2',
+  setGuardrails: 'UPDATE accounts SET guardrails = $1 WHERE id = $2',
   setKeyAllowlist: 'UPDATE api_keys SET allowlist = $1, updated_at = $2 WHERE hash = $3',
   setKeyMaxInFlight: 'UPDATE api_keys SET max_in_flight = $1, updated_at = $2 WHERE hash = $3',
   updateKey: 'UPDATE api_keys SET name = coalesce($1, name), updated_at = $2 WHERE hash = $3',
@@ -78,6 +79,7 @@ export class PostgresAccountRepository implements AccountRepository {
       }
       if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
       if (patch.allowlist !== undefined) await tx.query(SQL.setAccountAllowlist, [allowlistColumn(patch.allowlist), id]);
+      if (patch.guardrails !== undefined) await tx.query(SQL.setGuardrails, [patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id]);
     });
     return this.getAccount(id);
   }

@@ -11,7 +11,8 @@ import {
 import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
-import { ALLOWLIST_FIELDS, bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { ALLOWLIST_FIELDS, bodySchema, FIELD, GUARDRAILS_FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { readGuardrails } from '../../../billing/guardrail-input.ts';
 import { allowlistView, applyAllowlist, readAllowlistChange } from '../../../billing/allowlist-input.ts';
 import { access } from '../../route-access.ts';
 
@@ -96,7 +97,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
           type: ['integer', 'null'], minimum: 1, maximum: MAX_RETENTION_DAYS,
           description: "Days the account's generation records are kept (then pruned; usage rollups stay); null: its tier's, else records.retention_days.",
         },
-        ...ALLOWLIST_FIELDS,
+        ...ALLOWLIST_FIELDS, guardrails: GUARDRAILS_FIELD,
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
@@ -120,6 +121,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     if ('retention_days' in body) patch.retentionDays = readRetention(body.retention_days);
     const allowlistChange = readAllowlistChange(body);
     if (allowlistChange !== null) patch.allowlist = applyAllowlist(account.allowlist, allowlistChange);
+    if ('guardrails' in body) patch.guardrails = readGuardrails(body.guardrails);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(account.id, name);
       const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
@@ -139,7 +141,7 @@ export async function findAccount(services: Services, id: string): Promise<Accou
 
 function changes(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days', 'allowed_models', 'allowed_providers', 'max_price']) if (k in body) out[k] = body[k];
+  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days', 'allowed_models', 'allowed_providers', 'max_price', 'guardrails']) if (k in body) out[k] = body[k];
   return out;
 }
 

@@ -3,6 +3,8 @@ import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.t
 import {
   MAX_ALLOWLIST_ENTRIES, MAX_IN_FLIGHT, MAX_PATTERN_CHARS, MODEL_PATTERN, PROVIDER_PATTERN,
 } from '../../../billing/allowlist-input.ts';
+import { GUARDRAIL_NAME_PATTERN, MAX_GUARDRAIL_PATTERN_CHARS, MAX_GUARDRAILS } from '../../../billing/guardrail-input.ts';
+import { GUARDRAIL_DETECTORS } from '../../../catalog/guardrail-rule.ts';
 import { markStrict } from '../../openapi/strict-validation.ts';
 import { queryParamSchema, type TypedQueryParam } from '../../openapi/query-types.ts';
 
@@ -105,6 +107,21 @@ export const ALLOWLIST_FIELDS = {
     type: ['object', 'null'], additionalProperties: false, properties: { prompt: PRICE, completion: PRICE },
     description: 'The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none.',
   },
+} as const;
+
+/** An account's guardrails (docs/governance.md#guardrails). */
+export const GUARDRAILS_FIELD = {
+  type: ['array', 'null'], maxItems: MAX_GUARDRAILS,
+  items: {
+    type: 'object', additionalProperties: false, required: ['detector', 'action'],
+    properties: {
+      detector: { enum: [...GUARDRAIL_DETECTORS] },
+      action: { enum: ['block', 'redact'] },
+      pattern: { type: 'string', minLength: 1, maxLength: MAX_GUARDRAIL_PATTERN_CHARS, description: 'RE2, for detector "pattern".' },
+      name: { type: 'string', pattern: GUARDRAIL_NAME_PATTERN, description: 'Names the rule in reasons and metrics, and its placeholder; required for a pattern.' },
+    },
+  },
+  description: 'Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none.',
 } as const;
 
 export const MAX_IN_FLIGHT_FIELD = {
