@@ -101,7 +101,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
         await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
           account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
-          ...allowlistView(allowlist), max_in_flight: maxInFlight,
+          // Only what was set: a key made without them is audited as before.
+          ...(allowlist === null ? {} : allowlistView(allowlist)), ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
         }, new Date().toISOString());
         return out;
       });

@@ -62,7 +62,8 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }));
       await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
         account_id: account.id, label: out.record.label, kind, limit, limit_reset: limitReset, expires_at: expiresAt,
-        ...allowlistView(allowlist), max_in_flight: maxInFlight,
+        // Only what was set: a key made without them is audited as before.
+          ...(allowlist === null ? {} : allowlistView(allowlist)), ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
       }, new Date().toISOString());
       return out;
     });
