@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emulators/openai-chat-emulator.ts';
 import { call, createAdminKey } from '../support/admin-client.ts';
+import { runCli, runCliJson } from '../support/run-cli.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // An account's guardrails (issue 24 §5, docs/governance.md#guardrails): every text the model
@@ -110,5 +111,17 @@ describe('guardrails of an account', () => {
     const cleared = await call('PATCH', url, admin, { guardrails: null });
     assert.equal(cleared.json.data.guardrails, null);
     assert.equal((await chat('my card is 4111 1111 1111 1111')).status, 200);
+  });
+
+  test('the CLI sets and clears them, checked as the admin API checks them', async () => {
+    const set = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', JSON.stringify([{ detector: 'payment_card', action: 'block' }]));
+    assert.deepEqual(set.guardrails, [{ detector: 'payment_card', action: 'block' }]);
+    await gw.seeCliChanges();
+    assert.equal((await chat('my card is 4111 1111 1111 1111')).status, 403);
+    const refused = runCli(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', JSON.stringify([{ detector: 'pattern', pattern: '(a)\\1', name: 'x', action: 'block' }]));
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /guardrails\[0\]\.pattern/);
+    const cleared = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', 'none');
+    assert.equal(cleared.guardrails, null);
   });
 });

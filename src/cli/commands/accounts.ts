@@ -10,11 +10,13 @@ import { bool, nonNegativeUsd, positiveInt } from '../parse-values.ts';
 import { accountView } from '../../server/routes/admin/admin-views.ts';
 import { allowlistChangeOf, describeAllowlist, withAllowlistOptions, type AllowlistOptions } from '../allowlist-options.ts';
 import { applyAllowlist } from '../../billing/allowlist-input.ts';
+import { readGuardrails } from '../../billing/guardrail-input.ts';
 
 interface CreateOptions extends CommonOptions, AllowlistOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
 interface UpdateOptions extends CommonOptions, AllowlistOptions {
   account: string; tier?: string; defaultModel?: string; active?: boolean; rpm?: number; rpd?: number | 'none'; clearLimits?: boolean;
   retentionDays?: number | 'none';
+  guardrails?: string;
 }
 
 export function accountsCommand(program: Command): void {
@@ -52,12 +54,14 @@ export function accountsCommand(program: Command): void {
     .option('--rpd <n|none>', 'override: requests per day per key (none: no daily cap)', (v: string) => (v === 'none' ? 'none' : positiveInt(v)))
     .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')
     .option('--retention-days <n|none>', 'days the account\'s generation records are kept (none: the tier\'s, else records.retention_days)',
-      (v: string) => (v === 'none' ? 'none' : retentionDays(v))))), [
+      (v: string) => (v === 'none' ? 'none' : retentionDays(v)))
+    .option('--guardrails <json|none>', 'the rules applied to every text its requests send, as the admin API takes them (docs/governance.md#guardrails); none: no rules'))), [
     'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
     'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
     'switchyard accounts update --account acct_123 --active false',
     'switchyard accounts update --account acct_123 --retention-days 400',
     'switchyard accounts update --account acct_123 --allowed-models "anthropic/*" --max-price prompt=3',
+    'switchyard accounts update --account acct_123 --guardrails \'[{"detector":"email","action":"redact"},{"detector":"payment_card","action":"block"}]\'',
   ]).action((o: UpdateOptions) => withStores(o, async (s) => {
     const current = await requireAccount(s, o.account);
     const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
@@ -74,8 +78,9 @@ export function accountsCommand(program: Command): void {
     if (o.retentionDays !== undefined) patch.retentionDays = o.retentionDays === 'none' ? null : o.retentionDays;
     const allowlist = allowlistChangeOf(o);
     if (allowlist !== null) patch.allowlist = applyAllowlist(current.allowlist, allowlist);
+    if (o.guardrails !== undefined) patch.guardrails = readGuardrails(o.guardrails === 'none' ? null : parseJson(o.guardrails, '--guardrails'));
     if (Object.keys(patch).length === 0) {
-      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits, --retention-days, --allowed-models, --allowed-providers or --max-price');
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits, --retention-days, --allowed-models, --allowed-providers, --max-price or --guardrails');
     }
     const a = await s.accountService.updateAccount(o.account, patch);
     emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'}; allowlist ${describeAllowlist(a.allowlist)})`);
@@ -99,6 +104,14 @@ export async function requireAccount(s: CliStores, id: string): Promise<AccountR
   const a = await s.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
+}
+
+function parseJson(text: string, option: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${option} takes JSON (an array of rules) or none`);
+  }
 }
 
 function retentionDays(v: string): number {
