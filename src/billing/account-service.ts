@@ -7,6 +7,8 @@ import { BalanceOutOfBounds, MAX_AMOUNT_USD, withinMaxAmount } from '../money/am
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { TierTable } from '../config/tier-limits.ts';
 import { checkExpiry, checkName } from './account-input.ts';
+import type { Allowlist } from '../catalog/model-access.ts';
+import { applyAllowlist, type AllowlistChange } from './allowlist-input.ts';
 
 /** Keys an account may hold unless the config says otherwise (`accounts.max_keys`). */
 export const DEFAULT_MAX_KEYS_PER_ACCOUNT = 1000;
@@ -118,6 +120,9 @@ export class AccountService {
     accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
     /** The dashboard playground's own key (playground-keys.ts). */
     playground?: boolean;
+    /** What the key may reach besides its account's list (read with allowlist-input.ts). */
+    allowlist?: Allowlist | null;
+    maxInFlight?: number | null;
   }): Promise<{ key: string; record: KeyRecord }> {
     if (await this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : boundedUsd(input.limitUsd, 'limit');
@@ -143,6 +148,8 @@ export class AccountService {
         isPlayground: input.playground === true,
         expiresAt,
         now: this.now().toISOString(),
+        allowlist: input.allowlist ?? null,
+        maxInFlight: input.maxInFlight ?? null,
       });
     });
     return { key, record };
@@ -231,7 +238,20 @@ export class AccountService {
     this.changed({ accountId: key.accountId, keyHash: key.hash });
     return { key: secret, record, previousUntil };
   }
-
+  /**
+   * A key's allowlist (each list changed or removed on its own) and its cap on concurrent
+   * requests (null: none); undefined leaves either. Returns the key, or undefined when none matched.
+   */
+  async updateKeyAccess(hashOrLabel: string, change: { allowlist?: AllowlistChange | null; maxInFlight?: number | null }): Promise<KeyRecord | undefined> {
+    const key = await this.findKey(hashOrLabel);
+    if (key === undefined) return undefined;
+    const patch: { allowlist?: Allowlist | null; maxInFlight?: number | null } = {};
+    if (change.allowlist != null) patch.allowlist = applyAllowlist(key.allowlist, change.allowlist);
+    if (change.maxInFlight !== undefined) patch.maxInFlight = change.maxInFlight;
+    const updated = await this.accounts.updateKey(key.hash, patch, this.now().toISOString());
+    this.changed({ accountId: key.accountId, keyHash: key.hash });
+    return updated;
+  }
   async findKey(hashOrLabel: string): Promise<KeyRecord | undefined> {
     const byHash = await this.accounts.getKey(hashOrLabel);
     if (byHash !== undefined) return byHash;

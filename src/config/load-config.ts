@@ -95,7 +95,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
 
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
   const database = section(root, 'database', ['path', 'url', 'password']);
-  const redis = section(root, 'redis', ['url', 'password', 'command_timeout_ms']);
+  const redis = section(root, 'redis', ['url', 'password', 'command_timeout_ms', 'in_flight_lease_ms']);
   const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const accounts = section(root, 'accounts', ['max_keys']);
@@ -107,7 +107,8 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   return {
     server: { ...parseServer(server, { host: overrides.host ?? envHost, port: overrides.port ?? envPort }), ...publicModels(server) },
     database: databaseWithPassword(resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')), optString(database, 'password', 'database')),
-    redis: { ...redisUrl(env, optString(redis, 'url', 'redis'), optString(redis, 'password', 'redis')), ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)) },
+    redis: { ...redisUrl(env, optString(redis, 'url', 'redis'), optString(redis, 'password', 'redis')), ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)),
+      ...optional('inFlightLeaseMs', optInt(redis, 'in_flight_lease_ms', 'redis', 1000, 600_000)) },
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,

@@ -67,7 +67,8 @@ function compiledPatterns(models: readonly string[]): readonly (readonly string[
   return parts;
 }
 
-function globMatch(parts: readonly string[], text: string): boolean {
+/** Whether `text` matches a pattern split at its `*`s (`*` matches any run of characters, `/` included). */
+export function globMatch(parts: readonly string[], text: string): boolean {
   if (parts.length === 1) return parts[0] === text;
   if (!text.startsWith(parts[0]!) || !text.endsWith(parts.at(-1)!)) return false;
   let pos = parts[0]!.length;

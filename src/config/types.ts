@@ -31,7 +31,8 @@ export interface GatewayConfig {
   database: { path: string; url?: string };
   /** Redis (REDIS_URL or `redis.url`): credit holds, rate limits and invalidation shared by a fleet. */
   /** `commandTimeoutMs`: a Redis command without a reply within it fails closed (503); default 1000. */
-  redis: { url?: string; commandTimeoutMs?: number };
+  /** `inFlightLeaseMs`: a key's `max_in_flight` lease lives this long without renewal (default 30000). */
+  redis: { url?: string; commandTimeoutMs?: number; inFlightLeaseMs?: number };
   /** `attemptMs`: first byte of each upstream attempt; `requestMs`: the whole request. */
   /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
   /** drainMs: on SIGTERM/SIGINT, how long in-flight requests and streams may run on before they are cut. */

@@ -56,6 +56,7 @@ export class GatewayMetrics {
   readonly cost: BoundCounter<'model' | 'provider'>;
   readonly rateLimitRefusals: Counter<'scope'>;
   readonly admissionRefusals: Counter<'reason'>;
+  readonly guardrailHits: Counter<'detector' | 'action'>;
   readonly circuitOpened: Counter<'endpoint'>;
   readonly holdsOutstanding: Gauge;
   readonly settlementsDropped: Counter;
@@ -151,6 +152,12 @@ export class GatewayMetrics {
       name: 'switchyard_admission_refusals_total',
       help: 'Requests refused at admission, before any upstream call (no generation record: counted per key in refusal_counts), by error code.',
       labelNames: ['reason'],
+      registers,
+    });
+    this.guardrailHits = new Counter({
+      name: 'switchyard_guardrail_hits_total',
+      help: "Requests in which an account's guardrail rule fired, by detector and action (redact: the text was rewritten; block: refused 403).",
+      labelNames: ['detector', 'action'],
       registers,
     });
     this.circuitOpened = new Counter({

@@ -66,6 +66,13 @@ export class Telemetry implements UpstreamObserver {
     return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), dialect, startedAt, signal, traceparent);
   }
 
+  /** Guardrail rules that fired on one request (moderation/guardrails.ts): counted by detector and action, never the text. */
+  guardrailsFired(hits: ReadonlyArray<{ detector: string; action: string }>): void {
+    const m = this.metrics;
+    if (m === null) return;
+    for (const h of hits) m.guardrailHits.inc({ detector: h.detector, action: h.action });
+  }
+
   /** A model call refused from its headers, before its body was read: counted by reason. */
   refusedBeforeBody(error: GatewayError): void {
     this.metrics?.admissionRefusals.inc({ reason: error.code });

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import type { AuthContext } from '../auth/authenticate.ts';
+import { keyAccess } from '../auth/key-access.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -13,9 +14,12 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
 import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { RateLimitGate } from '../limits/rate-limit-gate.ts';
+import { inFlightRefusal, type InFlightLimiter } from '../limits/in-flight-limiter.ts';
 import type { Moderator } from '../moderation/moderator.ts';
 import type { Endpoint, PlannedAttempt } from '../catalog/types.ts';
 import { byokPlan, type AccountByok } from '../routing/byok-plan.ts';
+import { guardRequest, guardrailRefusal } from '../moderation/guardrails.ts';
+import type { ModelAccess } from '../catalog/model-access.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
 import { AttemptExecutor, RequestDeadlineError, type AttemptGate, type ExecutionResult, type ExecutionSink } from '../routing/execute-attempts.ts';
 import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routing.ts';
@@ -76,6 +80,8 @@ export interface AdmittedRequest {
   webSearch: PlannedWebSearch | null;
   /** The account's own provider keys in this plan (docs/byok.md), or null. */
   byok?: AccountByok | null;
+  /** It holds a lease of its key's `max_in_flight` (given back when it has run: `run`). */
+  leased: boolean;
 }
 
 /** Accounts' own provider keys, as the pipeline uses them (auth/byok-keys.ts). */
@@ -109,6 +115,8 @@ export interface PipelineDeps {
   /** Credit holds: in process (SQLite) or shared by a fleet (Redis). */
   reservations: CreditHolds;
   rateLimits: RateLimitGate;
+  /** Keys' caps on concurrent requests (default: none enforced). */
+  inFlight?: InFlightLimiter;
   moderator: Moderator;
   /** Sticky routing for prompt caches (default: none). */
   sticky?: StickyRouting;
@@ -182,6 +190,7 @@ export class GenerationPipeline {
     const startedAt = this.now();
     const generationId = newGenerationId(startedAt);
     const responseHeaders: Record<string, string> = { 'x-generation-id': generationId };
+    let leased = false;
     try {
       if (auth.key.isManagement) {
         throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
@@ -195,7 +204,15 @@ export class GenerationPipeline {
         req.models.push({ model: fallback });
       }
       // Before the estimate: a PDF sent as its text is held and charged as text.
-      if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req);
+      const access = keyAccess(auth);
+      if (req.inlinePdfs !== undefined || req.extra.plugins !== undefined) await this.readPdfs(req, access);
+      // The account's guardrails, before the estimate (a redaction changes the prompt) and any upstream call.
+      const guardrails = auth.account.guardrails;
+      if (guardrails != null && guardrails.length > 0) {
+        const outcome = guardRequest(req, guardrails);
+        if (outcome.hits.length > 0) this.telemetry.guardrailsFired(outcome.hits);
+        if (outcome.blocked.length > 0) throw guardrailRefusal(outcome.blocked);
+      }
       // Read (and a malformed one refused) before anything is counted; decided once the plan is known.
       const searchAsk = this.deps.webSearch !== undefined && mayAskWebSearch(req) ? readWebSearchAsk(req) : null;
       const promptTokens = admittedPromptTokens(req);
@@ -203,7 +220,7 @@ export class GenerationPipeline {
       const subject = { keyHash: auth.key.hash, accountId: account.id, tier: account.tier, limitsOverride: account.limitsOverride };
       // The sticky lookup and the rate limits at once (in a fleet: one Redis round trip, not
       // two): the limits depend on the plan's models, which stickiness does not change.
-      const draft = this.deps.planner.draft(req, promptTokens);
+      const draft = this.deps.planner.draft(req, promptTokens, access);
       const drawn = this.deps.rateLimits.allowedAttempts(subject, draft.finish(null));
       const lookup = this.stickyLookup(account.id, req, promptTokens, draft.stickyApplies);
       // Refused by the limits below, the lookup is not awaited: its failure must not go unhandled.
@@ -212,6 +229,11 @@ export class GenerationPipeline {
       Object.assign(responseHeaders, limits.headers);
       const sticky = await lookup;
       let plan = sticky?.endpointId == null ? drawn : this.deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
+      const maxInFlight = auth.key.maxInFlight;
+      if (maxInFlight != null && this.deps.inFlight !== undefined) {
+        if (!(await this.deps.inFlight.acquire(auth.key.hash, account.id, maxInFlight, generationId))) throw inFlightRefusal(maxInFlight);
+        leased = true;
+      }
       // Decided on the plan (does every endpoint search natively?), held with the rest.
       const webSearch = searchAsk === null ? null : planWebSearch(req, searchAsk, plan, this.deps.webSearch!);
       const byok = this.deps.byok?.enabled === true ? await this.deps.byok.forAccount(account.id) : null;
@@ -227,8 +249,9 @@ export class GenerationPipeline {
       const cache = webSearch !== null ? null : ((await this.deps.responseCache?.probe(account.id, req, info.cache)) ?? null);
       if (holdRow !== null) await this.holdDurable(holdRow, generationId, auth, heldNanos);
       if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
-      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache, webSearch, byok };
+      return { generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders, modelLimits: limits.models, sticky, cache, webSearch, byok, leased };
     } catch (thrown) {
+      if (leased) await this.releaseLease(auth, generationId);
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
       // Counted per key, reason and minute, never a record of its own: a flood of refusals
@@ -277,19 +300,19 @@ export class GenerationPipeline {
     return this.deps.reservations.reserve(id, auth, req, plan, new PromptBound(req));
   }
 
-  private async readPdfs(req: CanonicalRequest): Promise<void> {
+  private async readPdfs(req: CanonicalRequest, access: ModelAccess | null): Promise<void> {
     const files = this.deps.files;
     if (files === undefined) return;
     const engine = pdfEngineOf(req);
     if (req.inlinePdfs === undefined || engine === 'native') return;
-    if (engine === 'auto' && this.planReadsPdf(req, files)) return;
+    if (engine === 'auto' && this.planReadsPdf(req, files, access)) return;
     await files.replacePdfs(req);
   }
 
-  private planReadsPdf(req: CanonicalRequest, files: FileParser): boolean {
+  private planReadsPdf(req: CanonicalRequest, files: FileParser, access: ModelAccess | null): boolean {
     let plan: PlannedAttempt[];
     try {
-      plan = this.deps.planner.plan(req);
+      plan = this.deps.planner.plan(req, undefined, null, access);
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'context_length_exceeded') return false;
       throw err;
@@ -370,6 +393,26 @@ export class GenerationPipeline {
    * is not delivered: the error becomes `storage_unavailable` (the charge stays queued).
    */
   async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
+    if (!admitted.leased) return this.runAdmitted(admitted, sink, abort, client);
+    try {
+      return await this.runAdmitted(admitted, sink, abort, client);
+    } finally {
+      // Whatever the outcome, before the answer's last bytes: the client's next request finds the slot free.
+      admitted.leased = false;
+      await this.releaseLease(admitted.auth, admitted.generationId);
+    }
+  }
+
+  /** Gives a `max_in_flight` lease back; a failure to (a fleet's Redis down) is logged by the limiter, the lease expires. */
+  private async releaseLease(auth: AuthContext, generationId: string): Promise<void> {
+    try {
+      await this.deps.inFlight?.release(auth.key.hash, auth.account.id, generationId);
+    } catch (err) {
+      logSafely(`a concurrent-request lease could not be released: ${(err as Error).message}`);
+    }
+  }
+
+  private async runAdmitted(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
     const timer = setTimeout(abortAtDeadline, this.deps.timeouts.requestMs, abort);
     const signal = abort.signal;
     // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.

@@ -5,6 +5,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { requestKind, type ModelKind } from '../canonical/task.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
+import type { ModelAccess } from '../catalog/model-access.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { compilePreferences } from './compile-preferences.ts';
 import { filterEndpoints, newTally, type Candidate, type Exclusion, type FilterTally, type RequestFacts } from './filter-endpoints.ts';
@@ -25,7 +26,8 @@ export interface PlannerDeps {
  * Turns a request's model list into the ordered attempts the executor will try: for each
  * model in order (the primary, then `models`, then `fallbacks`), its endpoints filtered by
  * the preferences that apply to it and ordered (order-endpoints.ts). Throws 400
- * `model_not_found` for an unknown model, 400 `context_length_exceeded` when the prompt
+ * `model_not_found` for an unknown model (and, alike, for a model outside the key's
+ * allowlist: `access`, catalog/model-access.ts, whose endpoints are the only ones planned), 400 `context_length_exceeded` when the prompt
  * fits no endpoint that meets the preferences, and 503 `no_provider_available` (saying what
  * excluded each endpoint) when nothing else is left.
  */
@@ -51,8 +53,8 @@ export class AttemptPlanner {
    * `sticky`: the endpoint id holding this conversation's prompt cache (sticky-routing.ts),
    * or null: see `moveStickyFirst`.
    */
-  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), sticky: string | null = null): PlannedAttempt[] {
-    return this.draft(req, promptTokens).finish(sticky);
+  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), sticky: string | null = null, access: ModelAccess | null = null): PlannedAttempt[] {
+    return this.draft(req, promptTokens, access).finish(sticky);
   }
 
   /**
@@ -62,7 +64,7 @@ export class AttemptPlanner {
    * order of a model's endpoints (what stickiness changes). Throws as `plan` does for an
    * unknown model.
    */
-  draft(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req)): PlanDraft {
+  draft(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), access: ModelAccess | null = null): PlanDraft {
     const used = requestParameters(req);
     const facts: RequestFacts = {
       promptTokens: estimateContextTokens(req, promptTokens),
@@ -76,14 +78,17 @@ export class AttemptPlanner {
     const kind = requestKind(req.task);
     for (const choice of req.models) {
       const resolved = this.catalog.resolve(choice.model);
-      if (resolved === undefined) {
+      // Outside the allowlist, a model is an unknown one: the same error, word for word.
+      if (resolved === undefined || (access !== null && !access.allowsModel(resolved.model))) {
         throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, { param: 'model' });
       }
       const model = resolved.model;
       if (!servesKind(model, kind)) throw wrongKind(choice.model, model.kind, kind);
       const prefs = compilePreferences(req.provider, choice.provider, resolved.variant);
       const cands: Candidate[] = [];
-      filterEndpoints(this.routes.get(model) ?? [], prefs, facts, this.breakers, model.id, cands, excluded, tally);
+      // Endpoints the allowlist excludes are not candidates at all (nor named in a 503's `excluded`).
+      const routes = this.routes.get(model) ?? [];
+      filterEndpoints(access === null ? routes : access.endpointsOf(routes), prefs, facts, this.breakers, model.id, cands, excluded, tally);
       orderCandidates(cands, prefs, this.health, this.random);
       models.push({ model, ordered: prefs.order !== null, allowFallbacks: prefs.allowFallbacks, cands });
     }

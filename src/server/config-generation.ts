@@ -7,6 +7,7 @@ import type { SharedCredentialUse } from '../catalog/shared-credential-use.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { RateLimitGate } from '../limits/rate-limit-gate.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { InFlightLimiter } from '../limits/in-flight-limiter.ts';
 import type { TierLimits } from '../config/tier-limits.ts';
 import { Moderator } from '../moderation/moderator.ts';
 import { GenerationPipeline } from '../pipeline/generation-pipeline.ts';
@@ -63,6 +64,8 @@ export interface SharedState {
   health: HealthStore;
   breakers: CircuitBreakers;
   limiter: RateLimiter;
+  /** Keys' `max_in_flight` leases: in process, or in Redis for a fleet. */
+  inFlight: InFlightLimiter;
   settlements: SettlementQueue;
   reservations: CreditHolds;
   telemetry: Telemetry;
@@ -123,6 +126,7 @@ export function buildGeneration(
     settlements: shared.settlements,
     reservations: shared.reservations,
     rateLimits: new RateLimitGate(shared.limiter, tiers),
+    inFlight: shared.inFlight,
     moderator,
     sticky: shared.sticky,
     responseCache: new ResponseCache(config.cache, shared.responseCacheStore, catalog, shared.log),

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { FleetCreditHolds, type DurableHoldRows, type SettlementEvents } from '../billing/fleet-credit-holds.ts';
 import { RedisCreditHolds, type SpendStateLoader } from '../billing/redis-credit-holds.ts';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.ts';
+import { RedisInFlightLimiter } from '../limits/redis-in-flight-limiter.ts';
 import { RedisStickyRoutes } from '../routing/sticky/redis-sticky-routes.ts';
 import { RedisResponseCacheStore } from '../pipeline/response-cache/redis-response-cache-store.ts';
 import type { Invalidation } from '../shared/invalidation-bus.ts';
@@ -29,6 +30,8 @@ export interface FleetServiceOptions {
   commandTimeoutMs?: number;
   /** Key prefix of everything this gateway keeps in Redis (default 'sy'). */
   prefix?: string;
+  /** A `max_in_flight` lease's life without renewal (default 30 s): what a dead instance's leases outlive it by. */
+  inFlightLeaseMs?: number;
   /**
    * The clock of the credit holds: hold expiry and which reset period a key's limit is in
    * (default Redis's TIME, one clock for the fleet). The gateway passes its injected clock
@@ -48,6 +51,8 @@ export interface FleetServices {
   readonly connection: RedisConnection;
   readonly holds: RedisCreditHolds;
   readonly limiter: RedisRateLimiter;
+  /** Keys' caps on concurrent requests: leases in Redis, renewed while their requests run. */
+  readonly inFlight: RedisInFlightLimiter;
   readonly bus: RedisInvalidationBus;
   /** Sticky routes for prompt caches, shared by the fleet. */
   readonly sticky: RedisStickyRoutes;
@@ -108,11 +113,15 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   const limiter = new RedisRateLimiter(connection, { prefix: `${prefix}:rl` });
+  const inFlight = new RedisInFlightLimiter(connection, {
+    prefix: `${prefix}:if`, log: opts.log, ...(opts.inFlightLeaseMs === undefined ? {} : { leaseMs: opts.inFlightLeaseMs }),
+  });
   return {
     instanceId,
     connection,
     holds,
     limiter,
+    inFlight,
     bus,
     sticky: new RedisStickyRoutes(connection, `${prefix}:st`),
     responseCache: new RedisResponseCacheStore(connection, `${prefix}:rc`),
@@ -130,6 +139,7 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
     },
     postgresCheck,
     async close() {
+      inFlight.close();
       await bus.close();
       await connection.close();
     },

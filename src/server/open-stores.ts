@@ -87,6 +87,7 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     holdMs,
     log,
     ...(config.redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redis.commandTimeoutMs }),
+    ...(config.redis.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: config.redis.inFlightLeaseMs }),
     // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });

@@ -30,6 +30,7 @@ import { maxEntriesPerAccount } from '../config/parse-sticky.ts';
 import { StickyRouting } from '../routing/sticky/sticky-routing.ts';
 import { InProcessResponseCacheStore } from '../pipeline/response-cache/response-cache-store.ts';
 import { InProcessRateLimiter } from '../limits/in-process-rate-limiter.ts';
+import { InProcessInFlightLimiter } from '../limits/in-flight-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { RecordsRetention } from './records-retention.ts';
@@ -234,6 +235,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     health,
     breakers,
     limiter: fleet?.limiter ?? new InProcessRateLimiter(),
+    inFlight: fleet?.inFlight ?? new InProcessInFlightLimiter(),
     settlements,
     reservations,
     telemetry,

@@ -1,6 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { LimitsOverride } from '../config/tier-limits.ts';
+import type { Allowlist } from '../catalog/model-access.ts';
+import type { GuardrailRule } from '../catalog/guardrail-rule.ts';
 
 export type AccountType = 'user' | 'organization';
 
@@ -16,6 +18,10 @@ export interface AccountRecord {
   limitsOverride: LimitsOverride | null;
   /** Days the account's generation records are kept; null: its tier's, else `records.retention_days` (records-retention.ts). */
   retentionDays: number | null;
+  /** What the account's keys may reach (catalog/model-access.ts); null: everything. */
+  allowlist: Allowlist | null;
+  /** Rules applied to every text the model will read (moderation/guardrails.ts); null: none. */
+  guardrails: GuardrailRule[] | null;
 }
 
 /** An operator's change to an account (undefined: unchanged; null clears an override). */
@@ -25,6 +31,25 @@ export interface AccountPatch {
   isActive?: boolean;
   limitsOverride?: LimitsOverride | null;
   retentionDays?: number | null;
+  allowlist?: Allowlist | null;
+  guardrails?: GuardrailRule[] | null;
+}
+
+/** A change of a key (undefined: unchanged; null clears). */
+export interface KeyPatch {
+  name?: string;
+  isActive?: boolean;
+  limitNanos?: bigint | null;
+  limitReset?: KeyLimitReset | null;
+  allowlist?: Allowlist | null;
+  maxInFlight?: number | null;
+}
+
+/** A new key's row. */
+export interface NewKey {
+  hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
+  isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
+  allowlist?: Allowlist | null; maxInFlight?: number | null;
 }
 
 export interface KeyRecord {
@@ -50,6 +75,10 @@ export interface KeyRecord {
   isPlayground: boolean;
   /** The member who holds it (members, migration 15); null: the account's. */
   memberId: string | null;
+  /** What the key may reach, besides its account's list (catalog/model-access.ts); null: no list of its own. */
+  allowlist: Allowlist | null;
+  /** Requests of this key in flight at once; null: no cap (limits/in-flight-limiter.ts). */
+  maxInFlight: number | null;
 }
 
 export type KeyDisabler = 'operator' | 'account';
@@ -105,12 +134,13 @@ export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'm
 
 export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null;
+  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null; allowlist?: string | null; guardrails?: string | null;
 }
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
   is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
   disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null; is_playground: bigint; member_id?: string | null;
+  allowlist?: string | null; max_in_flight?: bigint | number | null;
 }
 
 export function toAccount(r: AccountRow): AccountRecord {
@@ -119,6 +149,8 @@ export function toAccount(r: AccountRow): AccountRecord {
     balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
     retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
+    allowlist: parseAllowlist(r.allowlist),
+    guardrails: r.guardrails === null || r.guardrails === undefined ? null : (JSON.parse(r.guardrails) as GuardrailRule[]),
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
@@ -127,7 +159,17 @@ export function toKey(r: KeyRow): KeyRecord {
     limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
     disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n, memberId: r.member_id ?? null,
+    allowlist: parseAllowlist(r.allowlist), maxInFlight: r.max_in_flight === null || r.max_in_flight === undefined ? null : Number(r.max_in_flight),
   };
+}
+
+function parseAllowlist(text: string | null | undefined): Allowlist | null {
+  return text === null || text === undefined ? null : (JSON.parse(text) as Allowlist);
+}
+
+/** An allowlist as its column holds it (NULL: none). */
+export function allowlistColumn(list: Allowlist | null): string | null {
+  return list === null ? null : JSON.stringify(list);
 }
 
 function bigints(stmt: StatementSync): StatementSync {
@@ -153,12 +195,16 @@ export class AccountStore {
         tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
       setRetention: db.prepare('UPDATE accounts SET retention_days = ? WHERE id = ?'),
+      setAccountAllowlist: db.prepare('UPDATE accounts SET allowlist = ? WHERE id = ?'),
+      setGuardrails: db.prepare('UPDATE accounts SET guardrails = ? WHERE id = ?'),
+      setKeyAllowlist: db.prepare('UPDATE api_keys SET allowlist = ?, updated_at = ? WHERE hash = ?'),
+      setKeyMaxInFlight: db.prepare('UPDATE api_keys SET max_in_flight = ?, updated_at = ? WHERE hash = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
-      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`),
+      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at,
+        allowlist, max_in_flight) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
@@ -212,6 +258,8 @@ export class AccountStore {
         this.stmts.setLimitsOverride.run(patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id);
       }
       if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
+      if (patch.allowlist !== undefined) this.stmts.setAccountAllowlist.run(allowlistColumn(patch.allowlist), id);
+      if (patch.guardrails !== undefined) this.stmts.setGuardrails.run(patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id);
     });
     return this.getAccount(id);
   }
@@ -220,12 +268,14 @@ export class AccountStore {
    * The account's change (key-management API). `limitNanos` null removes the key's own limit;
    * `limitReset` null makes the limit cap the whole usage again; undefined leaves either.
    */
-  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): KeyRecord | undefined {
+  updateKey(hash: string, patch: KeyPatch, now: string): KeyRecord | undefined {
     transaction(this.db, () => {
       this.stmts.updateKey.run(patch.name ?? null, now, hash);
       if (patch.isActive !== undefined) this.setKeyActive(hash, patch.isActive, 'account');
       if (patch.limitNanos !== undefined) this.stmts.setKeyLimit.run(patch.limitNanos, now, hash);
       if (patch.limitReset !== undefined) this.stmts.setKeyLimitReset.run(patch.limitReset, now, hash);
+      if (patch.allowlist !== undefined) this.stmts.setKeyAllowlist.run(allowlistColumn(patch.allowlist), now, hash);
+      if (patch.maxInFlight !== undefined) this.stmts.setKeyMaxInFlight.run(patch.maxInFlight, now, hash);
     });
     return this.getKey(hash);
   }
@@ -234,12 +284,10 @@ export class AccountStore {
     return Number(this.stmts.deleteKey.run(hash).changes) > 0;
   }
 
-  createKey(input: {
-    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
-  }): KeyRecord {
+  createKey(input: NewKey): KeyRecord {
     this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.isPlayground === true ? 1 : 0, input.expiresAt, input.now);
+      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.isPlayground === true ? 1 : 0, input.expiresAt, input.now,
+      allowlistColumn(input.allowlist ?? null), input.maxInFlight ?? null);
     return this.getKey(input.hash)!;
   }
 

@@ -1,5 +1,5 @@
 import type {
-  AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord, KeyRotation,
+  AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
 } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
@@ -34,12 +34,9 @@ export interface AccountRepository {
   balance(accountId: string): Promise<bigint | undefined>;
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined>;
   /** `limitNanos` null removes the key's own limit; `limitReset` null makes it cap the whole usage; undefined leaves either. */
-  updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): Promise<KeyRecord | undefined>;
+  updateKey(hash: string, patch: KeyPatch, now: string): Promise<KeyRecord | undefined>;
   deleteKey(hash: string): Promise<boolean>;
-  createKey(input: {
-    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
-  }): Promise<KeyRecord>;
+  createKey(input: NewKey): Promise<KeyRecord>;
   /** Key lookup by hash (the authenticator's, behind its cache). */
   getKey(hash: string): Promise<KeyRecord | undefined>;
   /** The key a presented secret's hash opens (the authenticator's, behind its cache): its secret in force, or the one a rotation replaced, with its end. */

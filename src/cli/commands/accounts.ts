@@ -8,11 +8,15 @@ import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
 import { bool, nonNegativeUsd, positiveInt } from '../parse-values.ts';
 import { accountView } from '../../server/routes/admin/admin-views.ts';
+import { allowlistChangeOf, describeAllowlist, withAllowlistOptions, type AllowlistOptions } from '../allowlist-options.ts';
+import { applyAllowlist } from '../../billing/allowlist-input.ts';
+import { readGuardrails } from '../../billing/guardrail-input.ts';
 
-interface CreateOptions extends CommonOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
-interface UpdateOptions extends CommonOptions {
+interface CreateOptions extends CommonOptions, AllowlistOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
+interface UpdateOptions extends CommonOptions, AllowlistOptions {
   account: string; tier?: string; defaultModel?: string; active?: boolean; rpm?: number; rpd?: number | 'none'; clearLimits?: boolean;
   retentionDays?: number | 'none';
+  guardrails?: string;
 }
 
 export function accountsCommand(program: Command): void {
@@ -22,23 +26,26 @@ export function accountsCommand(program: Command): void {
     'switchyard accounts update --help',
   ]);
 
-  examples(withCommonOptions(accounts.command('create').description('create an account')
+  examples(withCommonOptions(withAllowlistOptions(accounts.command('create').description('create an account')
     .requiredOption('--name <name>', 'its display name')
     .option('--org', 'an organization rather than a user')
     .option('--credits <usd>', 'initial credits in USD', nonNegativeUsd)
     .option('--tier <tier>', 'rate-limit tier (default: free)')
-    .option('--default-model <model>', 'model used when a request names none (checked against the catalog)')), [
+    .option('--default-model <model>', 'model used when a request names none (checked against the catalog)'))), [
     'switchyard accounts create --name "Acme" --org --credits 50 --tier tier2',
+    'switchyard accounts create --name "Acme" --org --allowed-models "anthropic/*,openai/*"',
   ]).action((o: CreateOptions) => withStores(o, async (s) => {
     const input: Parameters<typeof s.accountService.createAccount>[0] = { name: o.name, type: o.org === true ? 'organization' : 'user' };
     if (o.tier !== undefined) input.tier = o.tier;
     if (o.credits !== undefined) input.creditsUsd = o.credits;
     if (o.defaultModel !== undefined) input.defaultModel = checkModelName(s.config, o.defaultModel);
-    const a = await s.accountService.createAccount(input);
+    const allowlist = applyAllowlist(null, allowlistChangeOf(o));
+    let a = await s.accountService.createAccount(input);
+    if (allowlist !== null) a = await s.accountService.updateAccount(a.id, { allowlist });
     emit(o.json, accountView(a), () => `created account ${a.id} (${a.name}, ${a.accountType}, tier ${a.tier}, balance $${formatNanos(a.balanceNanos)})`);
   }));
 
-  examples(withCommonOptions(accounts.command('update').description('change an account\'s tier, default model, status or rate limits')
+  examples(withCommonOptions(withAllowlistOptions(accounts.command('update').description('change an account\'s tier, default model, status, rate limits or allowlist')
     .requiredOption('--account <id>', 'the account id (acct_...)')
     .option('--tier <tier>', 'rate-limit tier')
     .option('--default-model <model>', 'model used when a request names none (checked against the catalog)')
@@ -47,11 +54,14 @@ export function accountsCommand(program: Command): void {
     .option('--rpd <n|none>', 'override: requests per day per key (none: no daily cap)', (v: string) => (v === 'none' ? 'none' : positiveInt(v)))
     .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')
     .option('--retention-days <n|none>', 'days the account\'s generation records are kept (none: the tier\'s, else records.retention_days)',
-      (v: string) => (v === 'none' ? 'none' : retentionDays(v)))), [
+      (v: string) => (v === 'none' ? 'none' : retentionDays(v)))
+    .option('--guardrails <json|none>', 'the rules applied to every text its requests send, as the admin API takes them (docs/governance.md#guardrails); none: no rules'))), [
     'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
     'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
     'switchyard accounts update --account acct_123 --active false',
     'switchyard accounts update --account acct_123 --retention-days 400',
+    'switchyard accounts update --account acct_123 --allowed-models "anthropic/*" --max-price prompt=3',
+    'switchyard accounts update --account acct_123 --guardrails \'[{"detector":"email","action":"redact"},{"detector":"payment_card","action":"block"}]\'',
   ]).action((o: UpdateOptions) => withStores(o, async (s) => {
     const current = await requireAccount(s, o.account);
     const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
@@ -66,11 +76,14 @@ export function accountsCommand(program: Command): void {
       patch.limitsOverride = next;
     }
     if (o.retentionDays !== undefined) patch.retentionDays = o.retentionDays === 'none' ? null : o.retentionDays;
+    const allowlist = allowlistChangeOf(o);
+    if (allowlist !== null) patch.allowlist = applyAllowlist(current.allowlist, allowlist);
+    if (o.guardrails !== undefined) patch.guardrails = readGuardrails(o.guardrails === 'none' ? null : parseJson(o.guardrails, '--guardrails'));
     if (Object.keys(patch).length === 0) {
-      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits or --retention-days');
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits, --retention-days, --allowed-models, --allowed-providers, --max-price or --guardrails');
     }
     const a = await s.accountService.updateAccount(o.account, patch);
-    emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'})`);
+    emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'}; allowlist ${describeAllowlist(a.allowlist)})`);
   }));
 
   examples(withCommonOptions(accounts.command('list').description('list every account with its balance')), [
@@ -91,6 +104,14 @@ export async function requireAccount(s: CliStores, id: string): Promise<AccountR
   const a = await s.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
+}
+
+function parseJson(text: string, option: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${option} takes JSON (an array of rules) or none`);
+  }
 }
 
 function retentionDays(v: string): number {

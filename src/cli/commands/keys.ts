@@ -7,12 +7,15 @@ import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';
 import { futureDate, limitReset, nonNegativeUsd, usdOrNone } from '../parse-values.ts';
 import { requireAccount } from './accounts.ts';
+import { allowlistChangeOf, describeAllowlist, maxInFlightOf, withAllowlistOptions, type AllowlistOptions } from '../allowlist-options.ts';
+import { applyAllowlist } from '../../billing/allowlist-input.ts';
 import { adminKeyView, keyKind, keyStatus } from '../../server/routes/admin/admin-views.ts';
 
-interface CreateOptions extends CommonOptions {
+interface CreateOptions extends CommonOptions, AllowlistOptions {
   account: string; name?: string; limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none'; expires?: string; management?: boolean; admin?: boolean;
+  maxInFlight?: string;
 }
-interface UpdateOptions extends CommonOptions { limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none' }
+interface UpdateOptions extends CommonOptions, AllowlistOptions { limit?: string; limitReset?: 'daily' | 'weekly' | 'monthly' | 'none'; maxInFlight?: string }
 interface ListOptions extends CommonOptions { account?: string }
 interface RotateOptions extends CommonOptions { overlap?: number }
 
@@ -30,15 +33,17 @@ export function keysCommand(program: Command): void {
     'switchyard keys revoke sk-sy-v1-3f9...c1a',
   ]);
 
-  examples(withCommonOptions(keys.command('create').description('create a key for an account (the key is shown this once)')
+  examples(withCommonOptions(withAllowlistOptions(keys.command('create').description('create a key for an account (the key is shown this once)')
     .requiredOption('--account <id>', 'the account id (acct_...)')
     .option('--name <name>', 'a name to recognise it by', 'default')
     .option('--limit <usd>', 'a spending limit of its own, in USD', nonNegativeUsd)
     .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset)
     .option('--expires <date>', 'expiry, a future ISO 8601 date (2026-12-31 or 2026-12-31T18:00:00Z)', futureDate)
     .option('--management', 'a management key: manages the account\'s keys over HTTP, cannot call models')
-    .option('--admin', 'an admin key: the operator\'s key for the admin API (/api/v1/admin), global, cannot call models')), [
+    .option('--admin', 'an admin key: the operator\'s key for the admin API (/api/v1/admin), global, cannot call models'))
+    .option('--max-in-flight <n>', 'requests of the key in flight at once (the next is refused 429)')), [
     'switchyard keys create --account acct_123 --name ci --limit 5',
+    'switchyard keys create --account acct_123 --name claude --allowed-models "anthropic/*" --max-in-flight 4',
     'switchyard keys create --account acct_123 --name daily --limit 2 --limit-reset daily',
     'switchyard keys create --account acct_123 --name admin --management',
     'switchyard keys create --account acct_123 --name ops --admin',
@@ -47,8 +52,11 @@ export function keysCommand(program: Command): void {
     await requireAccount(s, o.account);
     const reset = o.limitReset === undefined || o.limitReset === 'none' ? null : o.limitReset;
     if (reset !== null && o.limit === undefined) throw new UsageError('--limit-reset needs --limit (the limit that starts again each period)');
+    const allowlist = applyAllowlist(null, allowlistChangeOf(o));
+    const maxInFlight = maxInFlightOf(o.maxInFlight) ?? null;
     const { key, record } = await s.accountService.createKey({
       accountId: o.account, name: o.name ?? 'default', limitUsd: o.limit ?? null, limitReset: reset, expiresAt: o.expires ?? null, management: o.management === true, admin: o.admin === true,
+      allowlist, maxInFlight,
     });
     emit(o.json, { key, ...adminKeyView(record) }, () => `created key ${record.label} (hash ${record.hash})\n\n    ${key}\n\nThe key is shown this once; keep it.`);
   }));
@@ -72,26 +80,39 @@ export function keysCommand(program: Command): void {
     )));
   }));
 
-  examples(withCommonOptions(keys.command('update').description("change a key's credit limit and the limit's reset period")
+  examples(withCommonOptions(withAllowlistOptions(keys.command('update').description("change a key's credit limit and the limit's reset period, what it may reach and its cap on concurrent requests")
     .argument('<key>', 'the key\'s hash, or its label when only one key has it')
     .option('--limit <usd>', 'a spending limit of its own, in USD, or none', usdOrNone)
-    .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset)), [
+    .option('--limit-reset <period>', 'the limit starts again each UTC day, week (Monday) or month: daily, weekly, monthly or none', limitReset))
+    .option('--max-in-flight <n|none>', 'requests of the key in flight at once (the next is refused 429); none: no cap')), [
     'switchyard keys update sk-sy-v1-3f9...c1a --limit 5 --limit-reset weekly',
     'switchyard keys update sk-sy-v1-3f9...c1a --limit none',
+    'switchyard keys update sk-sy-v1-3f9...c1a --allowed-models "openai/*,anthropic/*" --max-price prompt=5,completion=15',
+    'switchyard keys update sk-sy-v1-3f9...c1a --allowed-models none --max-in-flight none',
   ]).action((ref: string, o: UpdateOptions) => withStores(o, async (s) => {
     const before = await findKey(s, ref);
-    if (o.limit === undefined && o.limitReset === undefined) throw new UsageError('nothing to change: give --limit and/or --limit-reset');
-    let key: KeyRecord;
+    const allowlist = allowlistChangeOf(o);
+    const maxInFlight = maxInFlightOf(o.maxInFlight);
+    const limits = o.limit !== undefined || o.limitReset !== undefined;
+    if (!limits && allowlist === null && maxInFlight === undefined) {
+      throw new UsageError('nothing to change: give --limit, --limit-reset, --allowed-models, --allowed-providers, --max-price or --max-in-flight');
+    }
+    let key: KeyRecord = before;
     try {
-      key = (await s.accountService.updateKeyLimit(before.hash, {
-        ...(o.limit === undefined ? {} : { limitUsd: o.limit === 'none' ? null : o.limit }),
-        ...(o.limitReset === undefined ? {} : { limitReset: o.limitReset === 'none' ? null : o.limitReset }),
-      }))!;
+      if (limits) {
+        key = (await s.accountService.updateKeyLimit(before.hash, {
+          ...(o.limit === undefined ? {} : { limitUsd: o.limit === 'none' ? null : o.limit }),
+          ...(o.limitReset === undefined ? {} : { limitReset: o.limitReset === 'none' ? null : o.limitReset }),
+        }))!;
+      }
+      if (allowlist !== null || maxInFlight !== undefined) {
+        key = (await s.accountService.updateKeyAccess(before.hash, { allowlist, ...(maxInFlight === undefined ? {} : { maxInFlight }) }))!;
+      }
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
     emit(o.json, adminKeyView(key), () => `key ${key.label} (hash ${key.hash}): limit ${key.limitNanos === null ? 'none' : `$${formatNanos(key.limitNanos)}`}` +
-      `${key.limitReset === null ? '' : `, reset ${key.limitReset}`}`);
+      `${key.limitReset === null ? '' : `, reset ${key.limitReset}`}; allowlist ${describeAllowlist(key.allowlist)}; max in flight ${key.maxInFlight ?? 'none'}`);
   }));
 
   examples(withCommonOptions(keys.command('revoke').description('revoke a key (final for the account: its management key cannot enable it again)')

@@ -44,6 +44,15 @@ const pricing = closed('USD per token (per request, image, character or audio se
   image_output: usdText, character: usdText, audio_second: usdText,
 }, ['request', 'image', 'input_cache_read', 'input_cache_write', 'image_output', 'character', 'audio_second']);
 
+/** What a key may reach (docs/governance.md#allowlists): its own lists, or its account's. */
+const allowlist: Record<string, Schema> = {
+  allowed_models: { type: ['array', 'null'], items: str, description: 'Model ids and globs; null: no list.' },
+  allowed_providers: { type: ['array', 'null'], items: str, description: 'Provider ids; null: no list.' },
+  max_price: {
+    oneOf: [{ type: 'null' }, closed('USD per million tokens, decimal text.', { prompt: usdText, completion: usdText }, ['prompt', 'completion'])],
+  },
+};
+
 export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Error: closed('An error in the OpenAI shape (the gateway API, the admin API; docs/errors.md).', {
     error: closed('The error.', { message: str, type: str, code: str, param: strOrNull, metadata: { type: 'object' } }, ['param', 'metadata']),
@@ -89,6 +98,11 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
       type: ['object', 'null'], additionalProperties: false, description: "Rate limits overriding the tier's (absent: the tier's).",
       properties: { requests_per_minute: int, requests_per_day: intOrNull, account_requests_per_minute: intOrNull },
     }, retention_days: intOrNull, created_at: str,
+    ...allowlist,
+    guardrails: {
+      type: ['array', 'null'], description: 'Rules applied to every text the model will read (docs/governance.md#guardrails).',
+      items: closed('A rule.', { detector: str, action: { enum: ['block', 'redact'] }, pattern: str, name: str }, ['pattern', 'name']),
+    },
   }),
   AccountAnswer: dataOf('Account', 'One account.'),
   AccountPage: pageOf('Account', 'A page of accounts.'),
@@ -97,6 +111,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     kind: { enum: ['admin', 'management', 'api'] }, status: { enum: ['active', 'revoked', 'disabled', 'expired'] },
     disabled: bool, disabled_by: strOrNull, limit: numOrNull, limit_usd: { type: ['string', 'null'] }, limit_reset: limitReset,
     usage: num, usage_usd: usdText, expires_at: strOrNull, created_at: str, updated_at: strOrNull, last_used: strOrNull,
+    ...allowlist, max_in_flight: intOrNull,
   }),
   KeyPage: pageOf('Key', 'A page of keys.'),
   KeyAnswer: dataOf('Key', 'One key.'),
@@ -109,6 +124,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     limit: numOrNull, limit_remaining: numOrNull, limit_reset: limitReset,
     usage: num, usage_daily: num, usage_weekly: num, usage_monthly: num,
     member_id: strOrNull, created_at: str, updated_at: strOrNull, expires_at: strOrNull, last_used: strOrNull,
+    ...allowlist, max_in_flight: intOrNull,
   }),
   Member: closed("A member of an account (docs/governance.md): allowed_models and budget are enforced by the allowlist and budget parts.", {
     id: str, account_id: str, email: str, name: str, role: { enum: ['owner', 'admin', 'member', 'viewer'] },

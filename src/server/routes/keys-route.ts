@@ -3,14 +3,17 @@ import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { KeyLimitReset, KeyRecord } from '../../store/account-store.ts';
+import type { KeyPatch, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { checkName } from '../../billing/account-input.ts';
-import { bodySchema, FIELD, routeSchema } from './admin/route-schema.ts';
+import { ALLOWLIST_FIELDS, bodySchema, FIELD, MAX_IN_FLIGHT_FIELD, routeSchema } from './admin/route-schema.ts';
+import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } from '../../billing/allowlist-input.ts';
+import type { Allowlist } from '../../catalog/model-access.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
+import type { KeyLimitReset } from '../../store/account-store.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { ownKeysOnly } from '../../auth/roles.ts';
 import { accountMemberFilter } from './admin/member-filter.ts';
@@ -38,12 +41,15 @@ const SCHEMA = {
     body: bodySchema({
       name: FIELD.name, limit: LIMIT, limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
       management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
+      ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
     }, { required: ['name'] }),
   }),
   one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer' }),
   update: routeSchema({
-    summary: 'Rename, disable/enable or limit an API key (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
-    body: bodySchema({ name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset }, { atLeastOne: true }),
+    summary: 'Rename, disable/enable, limit an API key, or change what it may reach (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
+    body: bodySchema({
+      name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset, ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
+    }, { atLeastOne: true }),
   }),
   rotate: routeSchema({
     summary: 'Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more',
@@ -102,8 +108,10 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const limitReset = readLimitReset(body.limit_reset);
       if (limitReset !== null && limitUsd === null) throw noLimitToReset();
       const expiresAt = readExpiry(body.expires_at);
+      const allowlist = applyAllowlist(null, readAllowlistChange(body));
+      const maxInFlight = body.max_in_flight === undefined ? null : readMaxInFlight(body.max_in_flight);
       const created = await services.stores.transaction(async (tx) => {
-        const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt });
+        const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
         // A member's key is theirs.
         const memberId = auth.member?.id ?? null;
         if (memberId !== null) {
@@ -113,6 +121,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
           account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
           ...(memberId === null ? {} : { member_id: memberId }),
+          // Only what was set: a key made without them is audited as before.
+          ...(allowlist === null ? {} : allowlistView(allowlist)), ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
         }, new Date().toISOString());
         return out;
       });
@@ -148,6 +158,9 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         patch.limitNanos = limit === null ? null : usdToNanos(limit);
       }
       if ('limit_reset' in body) patch.limitReset = readLimitReset(body.limit_reset);
+      const allowlistChange = readAllowlistChange(body);
+      if (allowlistChange !== null) patch.allowlist = applyAllowlist(key.allowlist, allowlistChange);
+      if ('max_in_flight' in body) patch.maxInFlight = readMaxInFlight(body.max_in_flight);
       const limitAfter = patch.limitNanos !== undefined ? patch.limitNanos : key.limitNanos;
       if (limitAfter === null) {
         if (patch.limitReset != null) throw noLimitToReset();
@@ -219,8 +232,6 @@ function keysPageQuery(q: Record<string, string | undefined>): { limit: number; 
   return { limit: int('limit', 1, KEYS_PAGE, KEYS_PAGE), offset: int('offset', 0, 1_000_000, 0), after: decodeCursor(q, isTimeIdCursor) };
 }
 
-type KeyPatch = { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null };
-
 /** The audit rows of a PATCH: one per kind of change, named as the admin API names them (plus `key.rename`). */
 function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<string, unknown>]> {
   const who = { account_id: key.accountId, label: key.label };
@@ -232,7 +243,15 @@ function auditedChanges(key: KeyRecord, patch: KeyPatch): Array<[string, Record<
     const reset = patch.limitReset !== undefined ? patch.limitReset : key.limitReset;
     out.push(['key.limit', { ...who, limit: limit === null ? null : formatNanos(limit), limit_reset: reset }]);
   }
+  if (patch.allowlist !== undefined || patch.maxInFlight !== undefined) out.push(['key.access', accessAudit(key, patch)]);
   return out;
+}
+
+/** The audit row of a change of what a key may reach: the whole allowlist and cap after it. */
+export function accessAudit(key: KeyRecord, patch: { allowlist?: Allowlist | null; maxInFlight?: number | null }): Record<string, unknown> {
+  const list = patch.allowlist !== undefined ? patch.allowlist : key.allowlist;
+  const cap = patch.maxInFlight !== undefined ? patch.maxInFlight : key.maxInFlight;
+  return { account_id: key.accountId, label: key.label, ...allowlistView(list), max_in_flight: cap };
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
@@ -294,5 +313,7 @@ async function keyView(services: Services, k: KeyRecord): Promise<Record<string,
     updated_at: k.updatedAt,
     expires_at: k.expiresAt,
     last_used: k.lastUsed,
+    ...allowlistView(k.allowlist),
+    max_in_flight: k.maxInFlight,
   };
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import { countMessageTokens, decodeCountTokensRequest } from '../../front/anthropic-messages/count-message-tokens.ts';
 import { messagesDialect } from '../../front/anthropic-messages/messages-dialect.ts';
-import { access } from '../route-access.ts';
+import { access, requestAuth } from '../route-access.ts';
+import { keyAccess } from '../../auth/key-access.ts';
+import { modelForKey, unknownModel } from '../key-models.ts';
 import { dialectErrorHandler, registerGenerationRoute } from '../generation-route.ts';
 import type { Services } from '../services.ts';
 
@@ -20,9 +21,7 @@ export function registerMessagesRoute(app: FastifyInstance, services: Services, 
     const req = decodeCountTokensRequest(request.body);
     // The model must exist, as for a message; an absent one means the account default.
     const model = req.models[0]?.model;
-    if (model !== undefined && services.catalog.resolve(model) === undefined) {
-      throw new GatewayError('model_not_found', `Model "${model}" is not a valid model ID or is not available.`, { param: 'model' });
-    }
+    if (model !== undefined && modelForKey(services.catalog, model, keyAccess(requestAuth(request))) === undefined) throw unknownModel(model);
     return countMessageTokens(req);
   };
   const errorHandler = dialectErrorHandler(messagesDialect);

@@ -6,7 +6,9 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { HealthStore } from '../../routing/health/health-store.ts';
 import type { Services } from '../services.ts';
-import { access } from '../route-access.ts';
+import { access, requestAuth } from '../route-access.ts';
+import { keyAccess } from '../../auth/key-access.ts';
+import { modelForKey } from '../key-models.ts';
 
 /** `status` of an endpoint: 0 healthy, -1 demoted for an outage in the last 30 s, -2 circuit open (or probing). */
 const STATUS_OK = 0;
@@ -33,10 +35,13 @@ export function registerModelEndpointsRoute(app: FastifyInstance, services: Serv
     app.get(`${prefix}/models/:author/:slug/endpoints`, access('key'), async (request) => {
       const { author, slug } = request.params as { author: string; slug: string };
       const catalog = services.catalog;
-      const model = catalog.resolve(`${author}/${slug}`)?.model;
+      // A key with an allowlist sees the models and endpoints it may use only.
+      const allowed = keyAccess(requestAuth(request));
+      const model = modelForKey(catalog, `${author}/${slug}`, allowed);
       const listing = model === undefined ? undefined : listingsOf(catalog).get(model);
       if (listing === undefined) throw new GatewayError('not_found', `No model "${author}/${slug}".`);
-      return { data: { ...listing.head, endpoints: listing.endpoints.map((e) => withHealth(e, services.health, services.breakers)) } };
+      const endpoints = allowed === null ? listing.endpoints : allowed.endpointsOf(listing.endpoints);
+      return { data: { ...listing.head, endpoints: endpoints.map((e) => withHealth(e, services.health, services.breakers)) } };
     });
   }
 }

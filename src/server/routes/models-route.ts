@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toModelRecord } from '../../catalog/encode-model-record.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import type { Services } from '../services.ts';
-import { access } from '../route-access.ts';
+import { access, requestAuth } from '../route-access.ts';
+import type { ModelAccess } from '../../catalog/model-access.ts';
+import { modelForKey, presentedAccess } from '../key-models.ts';
 
 /**
  * GET /v1/models: the catalog, serialized once (per config generation); GET /v1/models/{id}: one model's
@@ -16,7 +18,9 @@ import { access } from '../route-access.ts';
  * Public by default, like OpenRouter's model list: no key is needed, and a key sent is not
  * looked at (a wrong one does not turn the list into a 401). `server.public_models: false`
  * asks for a valid key (bearer or `x-api-key`), which makes the list an authentication
- * check again; `GET /v1/key` is one either way.
+ * check again; `GET /v1/key` is one either way. A valid key whose account or own allowlist
+ * restricts the models (catalog/model-access.ts) sees only what it may use, and any other
+ * model is not found, as one the catalog lacks.
  */
 interface Serialized {
   body: string;
@@ -32,8 +36,8 @@ const MAX_FILTERS_KEPT = 32;
  * OpenRouter's `output_modalities` filter: a comma-separated list of `text`, `image`, `audio`,
  * `embeddings` (a model matches when it outputs any of them), or `all`.
  */
-function filteredBody(catalog: Catalog, s: Serialized, wanted: string): string {
-  const kept = s.filtered.get(wanted);
+function filteredBody(catalog: Catalog, s: Serialized, wanted: string, access: ModelAccess | null = null): string {
+  const kept = access === null ? s.filtered.get(wanted) : undefined;
   if (kept !== undefined) return kept;
   const names = wanted.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
   const unknown = names.filter((n) => !OUTPUT_MODALITIES.has(n));
@@ -43,11 +47,19 @@ function filteredBody(catalog: Catalog, s: Serialized, wanted: string): string {
   const all = names.includes('all');
   const parts: string[] = [];
   for (const m of catalog.models) {
+    if (access !== null && !access.allowsModel(m)) continue;
     if (all || toModelRecord(m).architecture.output_modalities.some((o) => names.includes(o))) parts.push(s.records.get(m)!);
   }
   const body = `{"object":"list","data":[${parts.join(',')}]}`;
-  if (s.filtered.size < MAX_FILTERS_KEPT) s.filtered.set(wanted, body);
+  if (access === null && s.filtered.size < MAX_FILTERS_KEPT) s.filtered.set(wanted, body);
   return body;
+}
+
+/** The list as a key with an allowlist sees it (built per request: the records are serialized already). */
+function allowedBody(catalog: Catalog, s: Serialized, access: ModelAccess): string {
+  const parts: string[] = [];
+  for (const m of catalog.models) if (access.allowsModel(m)) parts.push(s.records.get(m)!);
+  return `{"object":"list","data":[${parts.join(',')}]}`;
 }
 
 const OUTPUT_MODALITIES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'embeddings', 'all']);
@@ -66,26 +78,32 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     return s;
   };
   // Public unless `server.public_models: false` (read at start: a reload does not change a route's access).
-  const declared = services.config.server.publicModels === false
+  const keyed = services.config.server.publicModels === false;
+  const declared = keyed
     ? access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' })
     : access('none');
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(services, request, readAnyApiKey, keyed ? requestAuth(request) : null);
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/models`, declared, async (request, reply) => {
       reply.header('content-type', 'application/json; charset=utf-8');
-      const s = forCatalog(services.catalog);
+      const catalog = services.catalog;
+      const s = forCatalog(catalog);
+      const allowed = await accessOf(request);
       const wanted = (request.query as { output_modalities?: string }).output_modalities;
-      return wanted === undefined ? s.body : filteredBody(services.catalog, s, wanted);
+      if (wanted !== undefined) return filteredBody(catalog, s, wanted, allowed);
+      return allowed === null ? s.body : allowedBody(catalog, s, allowed);
     });
     // After the static and `/:author/:slug/endpoints` routes: the router tries those first.
     app.get(`${prefix}/models/*`, declared, async (request, reply) => {
       const name = (request.params as { '*': string })['*'];
       reply.header('content-type', 'application/json; charset=utf-8');
       const catalog = services.catalog;
-      const { body, records } = forCatalog(catalog);
-      if (name === '') return body; // `/v1/models/`: the list
-      const model = catalog.resolve(name)?.model;
-      const record = model === undefined ? undefined : records.get(model);
+      const s = forCatalog(catalog);
+      const allowed = await accessOf(request);
+      if (name === '') return allowed === null ? s.body : allowedBody(catalog, s, allowed); // `/v1/models/`: the list
+      const model = modelForKey(catalog, name, allowed);
+      const record = model === undefined ? undefined : s.records.get(model);
       if (record === undefined) throw new GatewayError('not_found', `No model "${name}" in this gateway's catalog; GET /v1/models lists them.`, { param: 'model' });
       return record;
     });

@@ -1,5 +1,5 @@
 import {
-  toAccount, toKey, type AccountPatch, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
+  allowlistColumn, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter,
   type KeyRecord, type KeyRow,
 } from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
@@ -18,12 +18,16 @@ const SQL = {
     is_active = coalesce($3::bigint, is_active) WHERE id = $4`,
   setLimitsOverride: 'UPDATE accounts SET limits_override = $1 WHERE id = $2',
   setRetention: 'UPDATE accounts SET retention_days = $1 WHERE id = $2',
+  setAccountAllowlist: 'UPDATE accounts SET allowlist = $1 WHERE id = $2',
+  setGuardrails: 'UPDATE accounts SET guardrails = $1 WHERE id = $2',
+  setKeyAllowlist: 'UPDATE api_keys SET allowlist = $1, updated_at = $2 WHERE hash = $3',
+  setKeyMaxInFlight: 'UPDATE api_keys SET max_in_flight = $1, updated_at = $2 WHERE hash = $3',
   updateKey: 'UPDATE api_keys SET name = coalesce($1, name), updated_at = $2 WHERE hash = $3',
   setKeyLimit: 'UPDATE api_keys SET limit_nanos = $1, updated_at = $2 WHERE hash = $3',
   setKeyLimitReset: 'UPDATE api_keys SET limit_reset = $1, updated_at = $2 WHERE hash = $3',
   deleteKey: 'DELETE FROM api_keys WHERE hash = $1',
-  insertKey: `INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11)`,
+  insertKey: `INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at,
+    allowlist, max_in_flight) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10, $11, $12, $13)`,
   getKey: 'SELECT * FROM api_keys WHERE hash = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at COLLATE "C", hash COLLATE "C"',
   listKeysOf: 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at COLLATE "C", hash COLLATE "C"',
@@ -75,16 +79,20 @@ export class PostgresAccountRepository implements AccountRepository {
         await tx.query(SQL.setLimitsOverride, [patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id]);
       }
       if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
+      if (patch.allowlist !== undefined) await tx.query(SQL.setAccountAllowlist, [allowlistColumn(patch.allowlist), id]);
+      if (patch.guardrails !== undefined) await tx.query(SQL.setGuardrails, [patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id]);
     });
     return this.getAccount(id);
   }
 
-  async updateKey(hash: string, patch: { name?: string; isActive?: boolean; limitNanos?: bigint | null; limitReset?: KeyLimitReset | null }, now: string): Promise<KeyRecord | undefined> {
+  async updateKey(hash: string, patch: KeyPatch, now: string): Promise<KeyRecord | undefined> {
     await this.pg.atomically(async (tx) => {
       await tx.query(SQL.updateKey, [patch.name ?? null, now, hash]);
       if (patch.isActive !== undefined) await tx.query(SQL.setKeyActive, [patch.isActive, 'account', hash]);
       if (patch.limitNanos !== undefined) await tx.query(SQL.setKeyLimit, [patch.limitNanos, now, hash]);
       if (patch.limitReset !== undefined) await tx.query(SQL.setKeyLimitReset, [patch.limitReset, now, hash]);
+      if (patch.allowlist !== undefined) await tx.query(SQL.setKeyAllowlist, [allowlistColumn(patch.allowlist), now, hash]);
+      if (patch.maxInFlight !== undefined) await tx.query(SQL.setKeyMaxInFlight, [patch.maxInFlight, now, hash]);
     });
     return this.getKey(hash);
   }
@@ -93,12 +101,10 @@ export class PostgresAccountRepository implements AccountRepository {
     return (await this.pg.query(SQL.deleteKey, [hash])).rowCount > 0;
   }
 
-  async createKey(input: {
-    hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-    isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
-  }): Promise<KeyRecord> {
+  async createKey(input: NewKey): Promise<KeyRecord> {
     await this.pg.query(SQL.insertKey, [input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement, input.isAdmin === true, input.isPlayground === true, input.expiresAt, input.now]);
+      input.isManagement, input.isAdmin === true, input.isPlayground === true, input.expiresAt, input.now,
+      allowlistColumn(input.allowlist ?? null), input.maxInFlight ?? null]);
     return (await this.getKey(input.hash))!;
   }
 

@@ -340,6 +340,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'allowlists on accounts and keys, a key\'s cap on concurrent requests, accounts\' guardrails',
+    sql: `
+      -- What a key may reach (catalog/model-access.ts): JSON {models?, providers?, maxPrice?}; NULL: no list.
+      ALTER TABLE accounts ADD COLUMN allowlist TEXT;
+      -- The account's guardrails (moderation/guardrails.ts): JSON [{detector, action, pattern?, name?}]; NULL: none.
+      ALTER TABLE accounts ADD COLUMN guardrails TEXT;
+      ALTER TABLE api_keys ADD COLUMN allowlist TEXT;
+      -- Requests of the key in flight at once; NULL: no cap.
+      ALTER TABLE api_keys ADD COLUMN max_in_flight BIGINT;
+    `,
+  },
+  {
     version: 15,
     name: 'members and roles, email sign-in links',
     sql: `

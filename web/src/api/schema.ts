@@ -431,7 +431,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period */
+        /** Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period, what it may reach and its cap on concurrent requests */
         patch: operations["patchApiV1AdminKeysByHash"];
         trace?: never;
     };
@@ -811,7 +811,7 @@ export type paths = {
         delete: operations["deleteApiV1KeysByHash"];
         options?: never;
         head?: never;
-        /** Rename, disable/enable or limit an API key (management key) */
+        /** Rename, disable/enable, limit an API key, or change what it may reach (management key) */
         patch: operations["patchApiV1KeysByHash"];
         trace?: never;
     };
@@ -1694,7 +1694,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period */
+        /** Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period, what it may reach and its cap on concurrent requests */
         patch: operations["patchV1AdminKeysByHash"];
         trace?: never;
     };
@@ -2038,7 +2038,7 @@ export type paths = {
         delete: operations["deleteV1KeysByHash"];
         options?: never;
         head?: never;
-        /** Rename, disable/enable or limit an API key (management key) */
+        /** Rename, disable/enable, limit an API key, or change what it may reach (management key) */
         patch: operations["patchV1KeysByHash"];
         trace?: never;
     };
@@ -2431,10 +2431,22 @@ export type components = {
         Account: {
             /** @enum {unknown} */
             account_type: "user" | "organization";
+            /** @description Model ids and globs; null: no list. */
+            allowed_models: string[] | null;
+            /** @description Provider ids; null: no list. */
+            allowed_providers: string[] | null;
             balance: number;
             balance_usd: string;
             created_at: string;
             default_model: string | null;
+            /** @description Rules applied to every text the model will read (docs/governance.md#guardrails). */
+            guardrails: {
+                /** @enum {unknown} */
+                action: "block" | "redact";
+                detector: string;
+                name?: string;
+                pattern?: string;
+            }[] | null;
             id: string;
             is_active: boolean;
             /** @description Rate limits overriding the tier's (absent: the tier's). */
@@ -2443,6 +2455,10 @@ export type components = {
                 requests_per_day?: number | null;
                 requests_per_minute?: number;
             } | null;
+            max_price: null | {
+                completion?: string;
+                prompt?: string;
+            };
             name: string;
             retention_days: number | null;
             tier: string;
@@ -2453,6 +2469,10 @@ export type components = {
         };
         /** @description An API key as its account's management key sees it (the key-management API, /keys). */
         AccountKey: {
+            /** @description Model ids and globs; null: no list. */
+            allowed_models: string[] | null;
+            /** @description Provider ids; null: no list. */
+            allowed_providers: string[] | null;
             created_at: string;
             disabled: boolean;
             expires_at: string | null;
@@ -2463,6 +2483,11 @@ export type components = {
             limit_remaining: number | null;
             /** @enum {string|null} */
             limit_reset: "daily" | "weekly" | "monthly" | null;
+            max_in_flight: number | null;
+            max_price: null | {
+                completion?: string;
+                prompt?: string;
+            };
             member_id: string | null;
             name: string;
             /** @enum {unknown} */
@@ -2903,6 +2928,10 @@ export type components = {
         /** @description A key as the admin API shows it (never the key itself: its hash and label). */
         Key: {
             account_id: string;
+            /** @description Model ids and globs; null: no list. */
+            allowed_models: string[] | null;
+            /** @description Provider ids; null: no list. */
+            allowed_providers: string[] | null;
             created_at: string;
             disabled: boolean;
             disabled_by: string | null;
@@ -2916,6 +2945,11 @@ export type components = {
             /** @enum {string|null} */
             limit_reset: "daily" | "weekly" | "monthly" | null;
             limit_usd: string | null;
+            max_in_flight: number | null;
+            max_price: null | {
+                completion?: string;
+                prompt?: string;
+            };
             name: string;
             /** @enum {unknown} */
             status: "active" | "revoked" | "disabled" | "expired";
@@ -3556,10 +3590,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description Initial credits, USD decimal text (at most 1,000,000,000). */
                     credits?: string | number;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name: string;
                     /** @description A configured tier (default free). */
                     tier?: string;
@@ -3852,8 +3897,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
+                    /** @description Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none. */
+                    guardrails?: {
+                        /** @enum {unknown} */
+                        action: "block" | "redact";
+                        /** @enum {unknown} */
+                        detector: "email" | "phone" | "payment_card" | "iban" | "credentials" | "pattern";
+                        /** @description Names the rule in reasons and metrics, and its placeholder; required for a pattern. */
+                        name?: string;
+                        /** @description RE2, for detector "pattern". */
+                        pattern?: string;
+                    }[] | null;
                     /** @description false deactivates, true reactivates. */
                     is_active?: boolean;
                     /** @description Rate-limit override; null clears it. */
@@ -3864,6 +3924,13 @@ export interface operations {
                         requests_per_day?: number | null;
                         /** @description Per key. */
                         requests_per_minute?: number;
+                    } | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
                     } | null;
                     name?: string;
                     /** @description Days the account's generation records are kept (then pruned; usage rollups stay); null: its tier's, else records.retention_days. */
@@ -4064,6 +4131,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description ISO 8601 date-time, in the future; null: never. */
                     expires_at?: string | null;
                     /**
@@ -4078,6 +4149,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name?: string;
                 };
             };
@@ -4641,6 +4721,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     disabled?: boolean;
                     /** @description USD decimal text, 0 to 1,000,000,000; null: no limit */
                     limit?: string | number | null;
@@ -4649,6 +4733,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                 };
             };
         };
@@ -5557,6 +5650,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description ISO 8601 date-time, in the future; null: never. */
                     expires_at?: string | null;
                     /** @description USD, 0 to 1000000000, at most 9 decimals; null: no limit of its own */
@@ -5568,6 +5665,15 @@ export interface operations {
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
                     /** @description Only false: management keys are made by the operator. */
                     management?: boolean;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name: string;
                 };
             };
@@ -5670,6 +5776,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     disabled?: boolean;
                     /** @description USD, 0 to 1000000000, at most 9 decimals; null: no limit of its own */
                     limit?: string | number | null;
@@ -5678,6 +5788,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name?: string;
                 };
             };
@@ -7139,10 +7258,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description Initial credits, USD decimal text (at most 1,000,000,000). */
                     credits?: string | number;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name: string;
                     /** @description A configured tier (default free). */
                     tier?: string;
@@ -7435,8 +7565,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
+                    /** @description Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none. */
+                    guardrails?: {
+                        /** @enum {unknown} */
+                        action: "block" | "redact";
+                        /** @enum {unknown} */
+                        detector: "email" | "phone" | "payment_card" | "iban" | "credentials" | "pattern";
+                        /** @description Names the rule in reasons and metrics, and its placeholder; required for a pattern. */
+                        name?: string;
+                        /** @description RE2, for detector "pattern". */
+                        pattern?: string;
+                    }[] | null;
                     /** @description false deactivates, true reactivates. */
                     is_active?: boolean;
                     /** @description Rate-limit override; null clears it. */
@@ -7447,6 +7592,13 @@ export interface operations {
                         requests_per_day?: number | null;
                         /** @description Per key. */
                         requests_per_minute?: number;
+                    } | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
                     } | null;
                     name?: string;
                     /** @description Days the account's generation records are kept (then pruned; usage rollups stay); null: its tier's, else records.retention_days. */
@@ -7647,6 +7799,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description ISO 8601 date-time, in the future; null: never. */
                     expires_at?: string | null;
                     /**
@@ -7661,6 +7817,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name?: string;
                 };
             };
@@ -8224,6 +8389,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     disabled?: boolean;
                     /** @description USD decimal text, 0 to 1,000,000,000; null: no limit */
                     limit?: string | number | null;
@@ -8232,6 +8401,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                 };
             };
         };
@@ -9017,6 +9195,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     /** @description ISO 8601 date-time, in the future; null: never. */
                     expires_at?: string | null;
                     /** @description USD, 0 to 1000000000, at most 9 decimals; null: no limit of its own */
@@ -9028,6 +9210,15 @@ export interface operations {
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
                     /** @description Only false: management keys are made by the operator. */
                     management?: boolean;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name: string;
                 };
             };
@@ -9130,6 +9321,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
+                    allowed_models?: string[] | null;
+                    /** @description Provider ids whose endpoints this may use; null: no list. */
+                    allowed_providers?: string[] | null;
                     disabled?: boolean;
                     /** @description USD, 0 to 1000000000, at most 9 decimals; null: no limit of its own */
                     limit?: string | number | null;
@@ -9138,6 +9333,15 @@ export interface operations {
                      * @enum {unknown}
                      */
                     limit_reset?: "daily" | "weekly" | "monthly" | null;
+                    /** @description Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap. */
+                    max_in_flight?: number | null;
+                    /** @description The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none. */
+                    max_price?: {
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        completion?: string | number;
+                        /** @description USD per million tokens (decimal text, or a JSON number). */
+                        prompt?: string | number;
+                    } | null;
                     name?: string;
                 };
             };

@@ -8,6 +8,7 @@ import { KeyUsage } from './key-usage.tsx';
 import { StatusBadge } from './key-status.tsx';
 import type { AccountKey, UsageRow } from '../api/types.ts';
 import { RotatedKey, RotateKey, type Rotated } from './rotate-key.tsx';
+import { accessText, EditAccess } from './key-access.tsx';
 
 /** The API's own word for a key (`status`): active, disabled (by the account), revoked (by the operator), expired. */
 type Key = AccountKey;
@@ -36,6 +37,7 @@ export function Keys() {
   const month = useAllPages<KeyUsageRow>(`/usage${qs({ group_by: 'key', limit: 200 })}`);
   const [created, setCreated] = useState<{ key: string; name: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
+  const [editingAccess, setEditingAccess] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
   const [rotating, setRotating] = useState<Key | null>(null);
   const [rotated, setRotated] = useState<Rotated | null>(null);
@@ -63,6 +65,10 @@ export function Keys() {
           onRotated={(r) => { setRotating(null); setRotated(r); reload(); }} />
       )}
       {rotated !== null && <RotatedKey rotated={rotated} onDone={() => setRotated(null)} />}
+      {editingAccess !== null && (
+        <EditAccess name={editingAccess.name} access={editingAccess} onClose={() => { setEditingAccess(null); reload(); }}
+          save={(body) => api('PATCH', `/keys/${editingAccess.hash}`, body)} />
+      )}
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
         <Table label="API keys" rows={keys.data?.data ?? []} rowKey={(k) => k.hash} columns={[
@@ -87,10 +93,12 @@ export function Keys() {
             </span>
           ) },
           { key: 'requests', label: 'Requests, 30d', render: (k) => int(d30.get(k.hash)?.requests ?? 0), sort: (k) => d30.get(k.hash)?.requests ?? 0, numeric: true },
-          { key: 'limit', label: 'Limit', sort: (k) => k.limit ?? Infinity, render: (k) => (
+          { key: 'limit', label: 'Limit · access', sort: (k) => k.limit ?? Infinity, render: (k) => (
             <>
               <span data-testid="key-limit" class="limit">{limitText(k)}</span>{' '}
               <button type="button" class="link" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>edit</button>
+              <br /><span data-testid="key-access" class="hint">{accessText(k)}</span>{' '}
+              <button type="button" class="link" onClick={() => setEditingAccess(k)} aria-label={`Edit the access of ${k.name}`}>edit</button>
             </>
           ) },
           { key: 'actions', label: 'Actions', render: (k) => (

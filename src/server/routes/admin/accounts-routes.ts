@@ -11,7 +11,9 @@ import {
 import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
-import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { ALLOWLIST_FIELDS, bodySchema, FIELD, GUARDRAILS_FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { readGuardrails } from '../../../billing/guardrail-input.ts';
+import { allowlistView, applyAllowlist, readAllowlistChange } from '../../../billing/allowlist-input.ts';
 import { access } from '../../route-access.ts';
 
 const tags = ['admin: accounts'];
@@ -43,6 +45,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
       body: bodySchema({
         name: FIELD.name, type: { enum: ['user', 'organization'], description: 'Default user.' }, tier: { ...TIER, description: 'A configured tier (default free).' },
         default_model: { ...MODEL, type: ['string', 'null'] }, credits: FIELD.usd('Initial credits, USD decimal text (at most 1,000,000,000).'),
+        ...ALLOWLIST_FIELDS,
       }, { required: ['name'] }),
     }),
   }, async (request, reply) => {
@@ -52,12 +55,17 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
     const credits = body.credits === undefined ? undefined : String(body.credits);
     const model = body.default_model === null ? undefined : optionalString(body, 'default_model');
+    const allowlist = applyAllowlist(null, readAllowlistChange(body));
     const account = await services.stores.transaction(async (tx) => {
-      const created = await asBadRequest(() => services.accountService.within(tx).createAccount({
+      const service = services.accountService.within(tx);
+      let created = await asBadRequest(() => service.createAccount({
         name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: model === undefined ? null : defaultModelOf(services, model),
         ...(credits === undefined ? {} : { creditsUsd: credits }),
       }));
-      await tx.audit.record(actorOf(auth), 'account.create', created.id, { name: created.name, type, tier: created.tier, credits: credits ?? '0' }, new Date().toISOString());
+      if (allowlist !== null) created = await service.updateAccount(created.id, { allowlist });
+      await tx.audit.record(actorOf(auth), 'account.create', created.id, {
+        name: created.name, type, tier: created.tier, credits: credits ?? '0', ...(allowlist === null ? {} : allowlistView(allowlist)),
+      }, new Date().toISOString());
       return created;
     });
     reply.code(201);
@@ -89,6 +97,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
           type: ['integer', 'null'], minimum: 1, maximum: MAX_RETENTION_DAYS,
           description: "Days the account's generation records are kept (then pruned; usage rollups stay); null: its tier's, else records.retention_days.",
         },
+        ...ALLOWLIST_FIELDS, guardrails: GUARDRAILS_FIELD,
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
@@ -110,6 +119,9 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     }
     if ('limits' in body) patch.limitsOverride = readLimits(body.limits);
     if ('retention_days' in body) patch.retentionDays = readRetention(body.retention_days);
+    const allowlistChange = readAllowlistChange(body);
+    if (allowlistChange !== null) patch.allowlist = applyAllowlist(account.allowlist, allowlistChange);
+    if ('guardrails' in body) patch.guardrails = readGuardrails(body.guardrails);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(account.id, name);
       const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
@@ -129,7 +141,7 @@ export async function findAccount(services: Services, id: string): Promise<Accou
 
 function changes(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days']) if (k in body) out[k] = body[k];
+  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days', 'allowed_models', 'allowed_providers', 'max_price', 'guardrails']) if (k in body) out[k] = body[k];
   return out;
 }
 

@@ -7,7 +7,9 @@ import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
-import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { ALLOWLIST_FIELDS, bodySchema, FIELD, MAX_IN_FLIGHT_FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } from '../../../billing/allowlist-input.ts';
+import { accessAudit } from '../keys-route.ts';
 import { asBadRequest } from './service-errors.ts';
 import { keyEvent } from '../../webhooks/webhook-events.ts';
 import { access } from '../../route-access.ts';
@@ -38,6 +40,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       body: bodySchema({
         name: FIELD.name, kind: { enum: ['api', 'management'], description: 'Default api; admin keys are made with the CLI.' },
         limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: none'), limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
+        ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
       }),
     }),
   }, async (request, reply) => {
@@ -51,12 +54,17 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
     const limitReset = readLimitReset(body.limit_reset) ?? null;
     const expiresAt = optionalString(body, 'expires_at') ?? null;
+    const allowlist = applyAllowlist(null, readAllowlistChange(body));
+    const maxInFlight = body.max_in_flight === undefined ? null : readMaxInFlight(body.max_in_flight);
     const created = await services.stores.transaction(async (tx) => {
       const out = await asBadRequest(() => services.accountService.within(tx).createKey({
         accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, limitReset, expiresAt, management: kind === 'management',
+        allowlist, maxInFlight,
       }));
       await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
         account_id: account.id, label: out.record.label, kind, limit, limit_reset: limitReset, expires_at: expiresAt,
+        // Only what was set: a key made without them is audited as before.
+          ...(allowlist === null ? {} : allowlistView(allowlist)), ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
       }, new Date().toISOString());
       return out;
     });
@@ -67,9 +75,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
 
   app.patch(`${prefix}/admin/keys/:hash`, { ...access('admin'),
     schema: routeSchema({
-      summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period", tags, params: { hash: 'The key hash.' },
+      summary: "Disable a key (the operator's revocation, final for its account) or enable it again; change its limit and the limit's reset period, what it may reach and its cap on concurrent requests", tags, params: { hash: 'The key hash.' },
       response: '{data: key}', answers: 'KeyAnswer', body: bodySchema({
         disabled: { type: 'boolean' }, limit: FIELD.usdOrNull('USD decimal text, 0 to 1,000,000,000; null: no limit'), limit_reset: FIELD.limitReset,
+        ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
@@ -79,8 +88,11 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
     const limitChange = readLimitChange(body);
-    if (body.disabled === undefined && limitChange === null) {
-      throw new GatewayError('missing_parameter', 'Give "disabled", "limit" or "limit_reset".', { param: 'disabled' });
+    const allowlistChange = readAllowlistChange(body);
+    const maxInFlight = 'max_in_flight' in body ? readMaxInFlight(body.max_in_flight) : undefined;
+    const accessChange = allowlistChange !== null || maxInFlight !== undefined;
+    if (body.disabled === undefined && limitChange === null && !accessChange) {
+      throw new GatewayError('missing_parameter', 'Give "disabled", "limit", "limit_reset", "allowed_models", "allowed_providers", "max_price" or "max_in_flight".', { param: 'disabled' });
     }
     if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
@@ -94,6 +106,10 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
         await tx.audit.record(actorOf(auth), 'key.limit', key.hash, {
           account_id: key.accountId, label: key.label, limit: limitChange.limitUsd ?? null, limit_reset: out.limitReset,
         }, at);
+      }
+      if (accessChange) {
+        out = (await service.updateKeyAccess(key.hash, { allowlist: allowlistChange, ...(maxInFlight === undefined ? {} : { maxInFlight }) }))!;
+        await tx.audit.record(actorOf(auth), 'key.access', key.hash, accessAudit(out, {}), at);
       }
       if (disabled !== undefined) {
         out = (disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash))!;

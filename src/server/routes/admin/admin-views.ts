@@ -3,6 +3,7 @@ import type { ActivityRow } from '../../../store/activity-store.ts';
 import type { LedgerEntry } from '../../../store/admin-store.ts';
 import type { AuditEntry } from '../../../store/audit-store.ts';
 import { money } from './admin-common.ts';
+import { allowlistView } from '../../../billing/allowlist-input.ts';
 
 // The JSON shapes of the admin and reporting routes. Money: a USD number and its exact text.
 // The CLI's --json prints the same objects through the same functions (accounts, keys).
@@ -11,7 +12,7 @@ export function accountView(a: AccountRecord): Record<string, unknown> {
   return {
     id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
     ...money('balance', a.balanceNanos), is_active: a.isActive, limits_override: a.limitsOverride,
-    retention_days: a.retentionDays, created_at: a.createdAt,
+    retention_days: a.retentionDays, ...allowlistView(a.allowlist), guardrails: a.guardrails, created_at: a.createdAt,
   };
 }
 
@@ -34,6 +35,7 @@ export function adminKeyView(k: KeyRecord): Record<string, unknown> {
     ...(k.limitNanos === null ? { limit: null, limit_usd: null } : money('limit', k.limitNanos)), limit_reset: k.limitReset,
     ...money('usage', k.usageNanos),
     expires_at: k.expiresAt, created_at: k.createdAt, updated_at: k.updatedAt, last_used: k.lastUsed,
+    ...allowlistView(k.allowlist), max_in_flight: k.maxInFlight,
   };
 }
 

@@ -1,5 +1,10 @@
 import type { FastifySchema } from 'fastify';
 import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
+import {
+  MAX_ALLOWLIST_ENTRIES, MAX_IN_FLIGHT, MAX_PATTERN_CHARS, MODEL_PATTERN, PROVIDER_PATTERN,
+} from '../../../billing/allowlist-input.ts';
+import { GUARDRAIL_NAME_PATTERN, MAX_GUARDRAIL_PATTERN_CHARS, MAX_GUARDRAILS } from '../../../billing/guardrail-input.ts';
+import { GUARDRAIL_DETECTORS } from '../../../catalog/guardrail-rule.ts';
 import { markStrict } from '../../openapi/strict-validation.ts';
 import { queryParamSchema, type TypedQueryParam } from '../../openapi/query-types.ts';
 
@@ -91,6 +96,44 @@ export const FIELD = {
   usdOrNull: (description: string) => ({ type: ['string', 'number', 'null'], maxLength: 64, description }),
   limitReset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month; null: the whole usage.' },
   expiresAt: { type: ['string', 'null'], maxLength: MAX_DATE_CHARS, description: 'ISO 8601 date-time, in the future; null: never.' },
+} as const;
+
+const PRICE = { type: ['string', 'number'], maxLength: 40, description: 'USD per million tokens (decimal text, or a JSON number).' };
+
+/** The allowlist fields (docs/governance.md#allowlists): accounts and keys take the first three, keys also `max_in_flight`. */
+export const ALLOWLIST_FIELDS = {
+  allowed_models: {
+    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MODEL_PATTERN },
+    description: 'Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels\' lists.',
+  },
+  allowed_providers: {
+    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: PROVIDER_PATTERN },
+    description: 'Provider ids whose endpoints this may use; null: no list.',
+  },
+  max_price: {
+    type: ['object', 'null'], additionalProperties: false, properties: { prompt: PRICE, completion: PRICE },
+    description: 'The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none.',
+  },
+} as const;
+
+/** An account's guardrails (docs/governance.md#guardrails). */
+export const GUARDRAILS_FIELD = {
+  type: ['array', 'null'], maxItems: MAX_GUARDRAILS,
+  items: {
+    type: 'object', additionalProperties: false, required: ['detector', 'action'],
+    properties: {
+      detector: { enum: [...GUARDRAIL_DETECTORS] },
+      action: { enum: ['block', 'redact'] },
+      pattern: { type: 'string', minLength: 1, maxLength: MAX_GUARDRAIL_PATTERN_CHARS, description: 'RE2, for detector "pattern".' },
+      name: { type: 'string', pattern: GUARDRAIL_NAME_PATTERN, description: 'Names the rule in reasons and metrics, and its placeholder; required for a pattern.' },
+    },
+  },
+  description: 'Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none.',
+} as const;
+
+export const MAX_IN_FLIGHT_FIELD = {
+  type: ['integer', 'null'], minimum: 1, maximum: MAX_IN_FLIGHT,
+  description: "Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap.",
 } as const;
 
 export const PAGE_QUERY = {

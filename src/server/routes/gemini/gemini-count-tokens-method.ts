@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countGeminiTokens, decodeCountTokensRequest } from '../../../front/gemini-generate/count-gemini-tokens.ts';
-import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import type { GeminiMethod } from './gemini-method.ts';
+import { requestAuth } from '../../route-access.ts';
+import { keyAccess } from '../../../auth/key-access.ts';
+import { modelForKey, unknownModel } from '../../key-models.ts';
 
 // countTokens: the gateway's own count of the prompt (count-gemini-tokens.ts), for a model
 // of the catalog (an unknown one is Google's 404), without any upstream call or charge.
@@ -12,9 +14,7 @@ export const countTokens: GeminiMethod = {
   charges: false,
   async handle(services: Services, request: FastifyRequest, _reply: FastifyReply, model: string): Promise<unknown> {
     const req = decodeCountTokensRequest(request.body, model);
-    if (services.catalog.resolve(model) === undefined) {
-      throw new GatewayError('model_not_found', `Model "${model}" is not a valid model ID or is not available.`, { param: 'model' });
-    }
+    if (modelForKey(services.catalog, model, keyAccess(requestAuth(request))) === undefined) throw unknownModel(model);
     return countGeminiTokens(req);
   },
 };

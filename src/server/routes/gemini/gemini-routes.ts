@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import { encodeGeminiModel } from '../../../front/gemini-generate/encode-gemini-models.ts';
 import { geminiSseDialect, readGeminiKey } from '../../../front/gemini-generate/gemini-dialect.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { overheadClock } from '../../gateway-overhead.ts';
 import { dialectErrorHandler, generationAccess } from '../../generation-route.ts';
-import { access } from '../../route-access.ts';
+import { access, requestAuth } from '../../route-access.ts';
+import type { ModelAccess } from '../../../catalog/model-access.ts';
+import { modelForKey, modelsForKey, presentedAccess } from '../../key-models.ts';
 import type { Services } from '../../services.ts';
 import { countTokens } from './gemini-count-tokens-method.ts';
 import { batchEmbedContents, embedContent } from './gemini-embed-methods.ts';
@@ -58,25 +60,29 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
   });
 
   // The model list: public unless `server.public_models: false`, as GET /v1/models.
-  const listAccess = services.config.server.publicModels === false
+  const keyed = services.config.server.publicModels === false;
+  const listAccess = keyed
     ? access('key', { readKey: readGeminiKey, keyHeaders: 'google' })
     : access('none');
   const list = { errorHandler, ...listAccess };
-  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(services.catalog, request.query as Record<string, unknown>));
+  // A valid key with an allowlist sees only what it may use (key-models.ts).
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(services, request, readGeminiKey, keyed ? requestAuth(request) : null);
+  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(services.catalog, request.query as Record<string, unknown>, await accessOf(request)));
   app.get(`${GEMINI_PREFIX}/models/*`, { ...list, schema: GEMINI_MODEL_SCHEMA }, async (request) => {
     const { model } = geminiTarget(request);
-    if (model === '') return listModels(services.catalog, request.query as Record<string, unknown>);
-    const found = services.catalog.resolve(model)?.model;
+    const allowed = await accessOf(request);
+    if (model === '') return listModels(services.catalog, request.query as Record<string, unknown>, allowed);
+    const found = modelForKey(services.catalog, model, allowed);
     if (found === undefined) throw new GatewayError('not_found', `models/${model} is not found in this gateway's catalog; GET ${GEMINI_PREFIX}/models lists them.`, { param: 'model' });
     return encodeGeminiModel(found);
   });
 }
 
 /** A page of the catalog: `pageSize` (default 50, at most 1000) models from `pageToken` (an offset this list handed out). */
-function listModels(catalog: Catalog, query: Record<string, unknown>): { models: unknown[]; nextPageToken?: string } {
+function listModels(catalog: Catalog, query: Record<string, unknown>, allowed: ModelAccess | null): { models: unknown[]; nextPageToken?: string } {
   const size = pageNumber(query.pageSize, 'pageSize', DEFAULT_PAGE_SIZE);
   const from = pageNumber(query.pageToken, 'pageToken', 0);
-  const models = catalog.models;
+  const models = modelsForKey(catalog, allowed);
   const page = models.slice(from, from + Math.min(size === 0 ? DEFAULT_PAGE_SIZE : size, MAX_PAGE_SIZE)).map(encodeGeminiModel);
   const next = from + page.length;
   return next < models.length ? { models: page, nextPageToken: String(next) } : { models: page };
