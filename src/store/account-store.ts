@@ -16,6 +16,16 @@ export interface AccountRecord {
   limitsOverride: LimitsOverride | null;
   /** Days the account's generation records are kept; null: its tier's, else `records.retention_days` (records-retention.ts). */
   retentionDays: number | null;
+  /** What the account may spend per window (billing/budgets.ts); null: no budget. */
+  budget: AccountBudget | null;
+}
+
+/** An account's budget: `amountNanos` per `reset` window (UTC, as a key's limit_reset), or over its whole usage (null). */
+export interface AccountBudget {
+  amountNanos: bigint;
+  reset: KeyLimitReset | null;
+  /** Percentages at which budget.threshold fires; null: the configured alerts.thresholds. */
+  alertThresholds: number[] | null;
 }
 
 /** An operator's change to an account (undefined: unchanged; null clears an override). */
@@ -25,6 +35,7 @@ export interface AccountPatch {
   isActive?: boolean;
   limitsOverride?: LimitsOverride | null;
   retentionDays?: number | null;
+  budget?: AccountBudget | null;
 }
 
 export interface KeyRecord {
@@ -69,6 +80,7 @@ export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'm
 export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
   balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null;
+  budget_nanos?: bigint | string | null; budget_reset?: KeyLimitReset | null; budget_alert_thresholds?: string | null;
 }
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
@@ -82,6 +94,11 @@ export function toAccount(r: AccountRow): AccountRecord {
     balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
     retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
+    budget: r.budget_nanos === null || r.budget_nanos === undefined ? null : {
+      amountNanos: BigInt(r.budget_nanos),
+      reset: r.budget_reset ?? null,
+      alertThresholds: r.budget_alert_thresholds === null || r.budget_alert_thresholds === undefined ? null : (JSON.parse(r.budget_alert_thresholds) as number[]),
+    },
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
@@ -91,6 +108,12 @@ export function toKey(r: KeyRow): KeyRecord {
     expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
     disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n,
   };
+}
+
+/** The accounts table's budget columns for a budget (null: cleared). */
+export function budgetColumns(b: AccountBudget | null): [string | null, KeyLimitReset | null, string | null] {
+  if (b === null) return [null, null, null];
+  return [String(b.amountNanos), b.reset, b.alertThresholds === null ? null : JSON.stringify(b.alertThresholds)];
 }
 
 function bigints(stmt: StatementSync): StatementSync {
@@ -116,6 +139,7 @@ export class AccountStore {
         tier = coalesce(?, tier), default_model = coalesce(?, default_model), is_active = coalesce(?, is_active) WHERE id = ?`),
       setLimitsOverride: db.prepare('UPDATE accounts SET limits_override = ? WHERE id = ?'),
       setRetention: db.prepare('UPDATE accounts SET retention_days = ? WHERE id = ?'),
+      setBudget: db.prepare('UPDATE accounts SET budget_nanos = ?, budget_reset = ?, budget_alert_thresholds = ? WHERE id = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
@@ -173,6 +197,7 @@ export class AccountStore {
         this.stmts.setLimitsOverride.run(patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id);
       }
       if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
+      if (patch.budget !== undefined) this.stmts.setBudget.run(...budgetColumns(patch.budget), id);
     });
     return this.getAccount(id);
   }

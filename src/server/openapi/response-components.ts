@@ -88,7 +88,14 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     balance: num, balance_usd: usdText, is_active: bool, limits_override: {
       type: ['object', 'null'], additionalProperties: false, description: "Rate limits overriding the tier's (absent: the tier's).",
       properties: { requests_per_minute: int, requests_per_day: intOrNull, account_requests_per_minute: intOrNull },
-    }, retention_days: intOrNull, created_at: str,
+    }, retention_days: intOrNull, budget: {
+      type: ['object', 'null'], additionalProperties: false, description: 'What the account may spend per window (docs/budgets.md); null: no budget.',
+      required: ['amount', 'amount_usd', 'reset', 'alert_thresholds'],
+      properties: {
+        amount: num, amount_usd: usdText, reset: limitReset,
+        alert_thresholds: { type: ['array', 'null'], items: { type: 'integer' }, description: 'Percentages; null: alerts.thresholds.' },
+      },
+    }, created_at: str,
   }),
   AccountAnswer: dataOf('Account', 'One account.'),
   AccountPage: pageOf('Account', 'A page of accounts.'),

@@ -1,5 +1,5 @@
 import {
-  toAccount, toKey, type AccountPatch, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
+  budgetColumns, toAccount, toKey, type AccountPatch, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyLimitReset, type KeyPageFilter,
   type KeyRecord, type KeyRow,
 } from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
@@ -17,6 +17,7 @@ const SQL = {
     is_active = coalesce($3::bigint, is_active) WHERE id = $4`,
   setLimitsOverride: 'UPDATE accounts SET limits_override = $1 WHERE id = $2',
   setRetention: 'UPDATE accounts SET retention_days = $1 WHERE id = $2',
+  setBudget: 'UPDATE accounts SET budget_nanos = $1, budget_reset = $2, budget_alert_thresholds = $3 WHERE id = $4',
   updateKey: 'UPDATE api_keys SET name = coalesce($1, name), updated_at = $2 WHERE hash = $3',
   setKeyLimit: 'UPDATE api_keys SET limit_nanos = $1, updated_at = $2 WHERE hash = $3',
   setKeyLimitReset: 'UPDATE api_keys SET limit_reset = $1, updated_at = $2 WHERE hash = $3',
@@ -74,6 +75,7 @@ export class PostgresAccountRepository implements AccountRepository {
         await tx.query(SQL.setLimitsOverride, [patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id]);
       }
       if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
+      if (patch.budget !== undefined) await tx.query(SQL.setBudget, [...budgetColumns(patch.budget), id]);
     });
     return this.getAccount(id);
   }
