@@ -1,3 +1,4 @@
+import { parseAlerts } from './parse-alerts.ts';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
@@ -41,7 +42,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'alerts'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -109,6 +110,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     cache: parseResponseCache(root.cache, 'cache'),
     sticky: parseSticky(root.sticky, 'sticky'),
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
+    alerts: parseAlerts(root.alerts, 'alerts'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
     search: parseSearch(root.search, 'search'),

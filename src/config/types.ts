@@ -1,3 +1,4 @@
+import type { AlertsConfig } from './parse-alerts.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
@@ -51,6 +52,7 @@ export interface GatewayConfig {
   sticky: StickyConfig;
   /** `webhooks:` — delivery of accounts' webhooks: SSRF, timeouts, retries, balance.low (parse-webhooks.ts). */
   webhooks: WebhooksConfig;
+  alerts: AlertsConfig;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */

@@ -1,3 +1,4 @@
+import type { BudgetAlertRepository } from './budget-alert-store.ts';
 import type { AccountPatch, AccountRecord, AccountType, KeyCursor, KeyDisabler, KeyLimitReset, KeyPageFilter, KeyRecord } from './account-store.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
 import type { LedgerEntry } from './admin-store.ts';
@@ -159,6 +160,7 @@ export interface Stores {
   readonly sessions: SessionRepository;
   readonly reloadStatus: ReloadStatusRepository;
   readonly webhooks: WebhookRepository;
+  readonly budgetAlerts: BudgetAlertRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

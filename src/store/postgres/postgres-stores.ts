@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Stores } from '../store-contract.ts';
 import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
+import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
@@ -60,6 +61,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       sessions: new PostgresSessionRepository(exec),
       reloadStatus: new PostgresReloadStatus(exec),
       webhooks: new SqlWebhookRepository(pgRunner(exec)),
+      budgetAlerts: new SqlBudgetAlertRepository(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.
