@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, createAdminKey } from '../support/admin-client.ts';
+import { runCli } from '../support/run-cli.ts';
 import { startHookedUpstream, type HookedUpstream } from '../support/hooked-upstream.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
@@ -113,3 +114,31 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('an account budget through the CLI', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({});
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  test('switchyard accounts update --budget / --budget-reset / --budget-alerts sets, changes and clears it', async () => {
+    const admin = (await createAdminKey(gw)).key;
+    const id = gw.accountId;
+    const set = runCli(gw.dir, 'accounts', 'update', '--account', id, '--budget', '100', '--budget-reset', 'monthly', '--json');
+    assert.equal(set.code, 0, set.err);
+    assert.deepEqual(JSON.parse(set.out).budget, { amount: 100, amount_usd: '100', reset: 'monthly', alert_thresholds: null });
+    const alerts = runCli(gw.dir, 'accounts', 'update', '--account', id, '--budget-alerts', '90,75', '--json');
+    assert.equal(alerts.code, 0, alerts.err);
+    assert.deepEqual(JSON.parse(alerts.out).budget, { amount: 100, amount_usd: '100', reset: 'monthly', alert_thresholds: [75, 90] });
+    assert.deepEqual((await call('GET', `${gw.origin}/api/v1/admin/accounts/${id}`, admin)).json.data.budget.alert_thresholds, [75, 90]);
+    for (const [flag, value] of [['--budget', '-3'], ['--budget-reset', 'hourly'], ['--budget-alerts', '0']]) {
+      const r = runCli(gw.dir, 'accounts', 'update', '--account', id, flag!, value!);
+      assert.notEqual(r.code, 0, `${flag} ${value}`);
+      assert.ok(r.err.includes(flag!), r.err);
+    }
+    assert.equal(JSON.parse(runCli(gw.dir, 'accounts', 'update', '--account', id, '--budget', 'none', '--json').out).budget, null);
+  });
+});

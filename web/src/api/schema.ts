@@ -86,7 +86,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates) */
+        /** Update an account (name, tier, default model, limits, budget; is_active false deactivates, true reactivates) */
         patch: operations["patchApiV1AdminAccountsById"];
         trace?: never;
     };
@@ -1014,7 +1014,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates) */
+        /** Update an account (name, tier, default model, limits, budget; is_active false deactivates, true reactivates) */
         patch: operations["patchV1AdminAccountsById"];
         trace?: never;
     };
@@ -1816,6 +1816,15 @@ export type components = {
             account_type: "user" | "organization";
             balance: number;
             balance_usd: string;
+            /** @description What the account may spend per window (docs/budgets.md); null: no budget. */
+            budget: {
+                /** @description Percentages; null: alerts.thresholds. */
+                alert_thresholds: number[] | null;
+                amount: number;
+                amount_usd: string;
+                /** @enum {string|null} */
+                reset: "daily" | "weekly" | "monthly" | null;
+            } | null;
             created_at: string;
             default_model: string | null;
             id: string;
@@ -2931,6 +2940,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the account may spend per window, refused beyond it (402 insufficient_quota, reason budget); null clears it. */
+                    budget?: {
+                        /** @description Percentages at which budget.threshold fires; null: alerts.thresholds (default 50, 80, 100). */
+                        alert_thresholds?: number[] | null;
+                        /** @description USD decimal text, 0 to 1,000,000,000. */
+                        amount: string | number;
+                        /**
+                         * @description The budget caps the spend of each UTC day, week (from Monday) or month; null: the whole usage.
+                         * @enum {unknown}
+                         */
+                        reset?: "daily" | "weekly" | "monthly" | null;
+                    } | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
                     /** @description false deactivates, true reactivates. */
@@ -4797,8 +4818,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, budget.threshold. */
+                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "budget.threshold")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
@@ -5298,6 +5319,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the account may spend per window, refused beyond it (402 insufficient_quota, reason budget); null clears it. */
+                    budget?: {
+                        /** @description Percentages at which budget.threshold fires; null: alerts.thresholds (default 50, 80, 100). */
+                        alert_thresholds?: number[] | null;
+                        /** @description USD decimal text, 0 to 1,000,000,000. */
+                        amount: string | number;
+                        /**
+                         * @description The budget caps the spend of each UTC day, week (from Monday) or month; null: the whole usage.
+                         * @enum {unknown}
+                         */
+                        reset?: "daily" | "weekly" | "monthly" | null;
+                    } | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
                     /** @description false deactivates, true reactivates. */
@@ -7041,8 +7074,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low. */
-                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.limit_reached, balance.low, budget.threshold. */
+                    events: ("key.created" | "key.revoked" | "key.limit_reached" | "balance.low" | "budget.threshold")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
