@@ -29,7 +29,7 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     return true;
   };
 
-  const check = async (accountId: string, keyHash: string, hasLimit: boolean, refused: boolean): Promise<void> => {
+  const check = async (accountId: string, keyHash: string, hasLimit: boolean, hasBudget: boolean, refused: boolean): Promise<void> => {
     const now = services.now();
     if (hasLimit && due(`k:${keyHash}`, now, refused)) {
       const key = await services.accounts.getKey(keyHash);
@@ -48,7 +48,8 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       }
     }
     const threshold = services.config.webhooks.balanceLowUsd;
-    if (!due(`a:${accountId}`, now, refused)) return;
+    // Nothing to look for without a low-balance threshold or a budget (as the request's auth saw the account).
+    if ((threshold === null && !hasBudget) || !due(`a:${accountId}`, now, refused)) return;
     const account = await services.accounts.getAccount(accountId);
     if (account === undefined) return;
     const budget = account.budget;
@@ -77,6 +78,6 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       return; // refused before authentication
     }
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
-    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
   });
 }
