@@ -12,6 +12,7 @@ import { emulatorConfig, postJson, startTestGateway, type TestGateway, type Test
 // in process, SQLite with the holds in Redis, a fleet instance on Postgres and Redis. The
 // upstream charges every answer $0.00014; a budget of $0.00042 pays exactly three, whichever
 // of the account's keys spends it. The gateway's clock is injected and moved across midnight.
+// Two fleet instances share one budget: a hold in flight on one refuses the other.
 
 const BUDGET = '0.00042';
 const chat = { model: 'acme/mock-1', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] };
@@ -140,5 +141,41 @@ describe('an account budget through the CLI', () => {
       assert.ok(r.err.includes(flag!), r.err);
     }
     assert.equal(JSON.parse(runCli(gw.dir, 'accounts', 'update', '--account', id, '--budget', 'none', '--json').out).budget, null);
+  });
+});
+
+describe('an account budget across a fleet: two instances on one Postgres and Redis', { skip: fleetSkip }, () => {
+  test("a hold in flight on one instance refuses the other's request that would exceed the budget", async () => {
+    const upstream = await startHookedUpstream();
+    const env = { LOCAL_KEY: 'k', DATABASE_URL: await createTestDatabase(), REDIS_URL: await redisUrl() };
+    const now = Date.UTC(2026, 0, 7, 12);
+    const a = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl), credits: '20', now: () => now, env });
+    const b = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl), credits: '20', now: () => now, env });
+    try {
+      const admin = (await createAdminKey(a)).key;
+      assert.equal((await call('PATCH', `${a.origin}/api/v1/admin/accounts/${a.accountId}`, admin, { budget: { amount: '0.00028', reset: 'daily' } })).status, 200);
+      const key = (await a.services.accountService.createKey({ accountId: a.accountId, name: 'k' })).key;
+      const complete = (gw: TestGateway) => postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
+      assert.equal((await complete(b)).status, 200, 'half the budget, spent through b');
+      let arrived!: () => void;
+      const upstreamHasIt = new Promise<void>((resolve) => (arrived = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      upstream.onNextRequest = () => {
+        arrived();
+        return held;
+      };
+      const inFlight = complete(a);
+      await upstreamHasIt;
+      const refused = await complete(b);
+      release();
+      assert.equal(refused.status, 402, refused.text);
+      assert.equal(refused.json.error.metadata.reason, 'budget');
+      assert.equal((await inFlight).status, 200);
+    } finally {
+      await a.close();
+      await b.close();
+      await upstream.close();
+    }
   });
 });
