@@ -1,8 +1,8 @@
-import { parseAlerts } from './parse-alerts.ts';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
 import { parseModels } from './parse-models.ts';
+import { parseAlerts } from './parse-alerts.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseRecords } from './parse-records.ts';

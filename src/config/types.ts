@@ -1,7 +1,7 @@
-import type { AlertsConfig } from './parse-alerts.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
+import type { AlertsConfig } from './parse-alerts.ts';
 import type { SearchConfig } from './parse-search.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
