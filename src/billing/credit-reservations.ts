@@ -3,7 +3,8 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { SettlementRecord } from '../store/ledger-store.ts';
-import type { ReservationStore } from '../store/reservation-store.ts';
+import type { ReservationStore, SpendState } from '../store/reservation-store.ts';
+import { budgetWindow } from './budgets.ts';
 import type { Nanos } from '../money/money.ts';
 import type { CreditHolds } from './credit-holds.ts';
 import { clampZero, insufficient } from './insufficient-credits.ts';
@@ -15,6 +16,8 @@ import { worstCaseCost } from './worst-case-cost.ts';
 interface AccountSnapshot {
   balanceNanos: bigint;
   active: boolean;
+  /** The account's budget and what it spent in the window [periodStart, periodEnd) (budgets.ts); null: none. */
+  budget: { amountNanos: bigint; usageNanos: bigint; periodStart: number; periodEnd: number } | null;
 }
 
 interface KeySnapshot {
@@ -98,9 +101,13 @@ export class CreditReservations implements CreditHolds {
     const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
     const keyRoom = snap.key.limitNanos === null ? null : snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
+    const budget = snap.account.budget;
+    // The account's budget counts every key's holds and charges: the account's in-flight money.
+    const budgetRoom = budget === null ? null : budget.amountNanos - budget.usageNanos - account.settling - account.held;
     // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters
     // (not when nothing is left: a used-up balance is refused without tokenizing).
-    const room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
+    let room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
+    if (budgetRoom !== null && budgetRoom < room) room = budgetRoom;
     if (amount > room && room > 0n) amount = worstCaseCost(req, plan, prompt.tight());
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
@@ -108,6 +115,9 @@ export class CreditReservations implements CreditHolds {
     }
     if (keyRoom !== null && (keyRoom <= 0n || keyRoom < amount)) {
       throw insufficient('key_limit', clampZero(keyRoom < accountAvailable ? keyRoom : accountAvailable), amount, req, plan, prompt);
+    }
+    if (budgetRoom !== null && (budgetRoom <= 0n || budgetRoom < amount)) {
+      throw insufficient('budget', clampZero(budgetRoom < accountAvailable ? budgetRoom : accountAvailable), amount, req, plan, prompt);
     }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
@@ -142,6 +152,11 @@ export class CreditReservations implements CreditHolds {
     if (snap.key.limitNanos !== null) {
       const keyRoom = snap.key.limitNanos - snap.key.usageNanos - key.settling - (key.held - heldNanos);
       if (keyRoom < room) room = keyRoom;
+    }
+    const budget = snap.account.budget;
+    if (budget !== null) {
+      const budgetRoom = budget.amountNanos - budget.usageNanos - account.settling - (account.held - heldNanos);
+      if (budgetRoom < room) room = budgetRoom;
     }
     // What was held was reserved for this answer: it is always chargeable.
     if (room < heldNanos) room = heldNanos;
@@ -196,7 +211,7 @@ export class CreditReservations implements CreditHolds {
     let key = this.keySnapshots.get(keyHash);
     let account = this.accountSnapshots.get(accountId);
     const now = this.now();
-    if (key === undefined || account === undefined || now >= key.periodEnd) {
+    if (key === undefined || account === undefined || now >= key.periodEnd || (account.budget !== null && now >= account.budget.periodEnd)) {
       const state = this.store.spendState(keyHash);
       if (state === undefined) return undefined;
       const reset = state.limitReset ?? null;
@@ -209,12 +224,20 @@ export class CreditReservations implements CreditHolds {
         active: state.keyActive,
         expiresAt: state.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(state.expiresAt),
       };
-      account = { balanceNanos: state.balanceNanos, active: state.accountActive };
+      account = { balanceNanos: state.balanceNanos, active: state.accountActive, budget: this.budgetOf(accountId, state, now) };
       this.keySnapshots.set(keyHash, key);
       this.accountSnapshots.set(accountId, account);
       if (this.queue.inDoubt) this.readInDoubt.add(keyHash);
     }
     return { key, account };
+  }
+
+  private budgetOf(accountId: string, state: SpendState, now: number): AccountSnapshot['budget'] {
+    const amount = state.budgetNanos ?? null;
+    if (amount === null) return null;
+    const reset = state.budgetReset ?? null;
+    const [start, end] = budgetWindow(reset, now);
+    return { amountNanos: amount, usageNanos: this.store.accountCostOnDays(accountId, reset === null ? null : periodDays(reset, now)), periodStart: start, periodEnd: end };
   }
 
   private committed(r: SettlementRecord): void {
@@ -225,7 +248,10 @@ export class CreditReservations implements CreditHolds {
     // A charge of a request begun before the period does not count in it (the rollup puts it on its own day).
     if (key !== undefined && Date.parse(r.createdAt) >= key.periodStart) key.usageNanos += r.costNanos;
     const account = this.accountSnapshots.get(r.accountId);
-    if (account !== undefined) account.balanceNanos -= r.costNanos;
+    if (account !== undefined) {
+      account.balanceNanos -= r.costNanos;
+      if (account.budget !== null && Date.parse(r.createdAt) >= account.budget.periodStart) account.budget.usageNanos += r.costNanos;
+    }
   }
 }
 

@@ -7,18 +7,20 @@ import { affordableOutputTokens, dearestEndpoint, maxOutputTokens, promptOn } fr
 
 /** The 402 for a request its account balance or its key's limit cannot hold: what is left, and what would fit. */
 export function insufficient(
-  reason: 'balance' | 'key_limit',
+  reason: 'balance' | 'key_limit' | 'budget',
   available: Nanos,
   needed: Nanos,
   req: CanonicalRequest,
   plan: readonly PlannedAttempt[],
   prompt: PromptTokenBound,
 ): GatewayError {
-  const whose = reason === 'balance' ? 'the account balance' : "this key's credit limit";
-  // A key's limit is not the account's money: adding credits would not help, raising the limit would.
+  const whose = reason === 'balance' ? 'the account balance' : reason === 'budget' ? "the account's budget for this period" : "this key's credit limit";
+  // A key's limit (or the account's budget) is not the account's money: adding credits would not help, raising the limit would.
   const remedy = reason === 'balance'
     ? 'add credits'
-    : "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account";
+    : reason === 'budget'
+      ? "wait for the budget's next period or ask the gateway operator to raise the account's budget"
+      : "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account";
   // With nothing left the cheap bound says as much as the tokenizer's would.
   const promptTokens = available > 0n ? prompt.tight() : prompt.cheap;
   // Priced on the endpoint the hold was priced on: the plan's dearest.

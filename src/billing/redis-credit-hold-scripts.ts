@@ -9,6 +9,9 @@ import { RedisScript } from '../shared/redis/redis-script.ts';
 //    per key of the account: k:<hash>:usage, :limit ('' none), :active, :exp ('' none), :held, :settling,
 //    and the reset period the usage was read for, :pstart and :pend (epoch ms; '' both without
 //    a reset: the usage is then the key's whole usage). At :pend the snapshot is read afresh.
+//    The account's budget (budgets.ts): budget ('' none), busage (what the account spent in
+//    the window), bpstart and bpend (the window, epoch ms; '' both without a reset); at
+//    bpend the snapshot is read afresh. The budget counts the account's held and settling.
 //  entries hash: id -> 'h|<keyHash>|<nanos>|<owner>' (a hold) or 's|<keyHash>|<nanos>|<owner>'
 //    (a charge settling: the request ended, its database write has not committed yet).
 //  expiry set: id -> epoch ms when the entry is abandoned (its instance died).
@@ -50,14 +53,15 @@ end
 // period starts from the database's figure. The 'load' reply carries the clock reading
 // that decided it, so the period loaded is the one in force by this clock.
 // ARGV: now, id, keyHash, amount, owner, holdMs, maxAgeMs.
-// -> {'ok', held} | {'balance'|'key_limit', available} | {'inactive'} | {'load', seq, now, settling ids...}
+// -> {'ok', held} | {'balance'|'key_limit'|'budget', available} | {'inactive'} | {'load', seq, now, settling ids...}
 export const RESERVE = new RedisScript(`${COMMON}
 local now = clock(ARGV[1])
 local id, kh, amount, owner = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local p = 'k:' .. kh .. ':'
-local a = redis.call('HMGET', KEYS[1], 'balance', 'active', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'active', p .. 'exp', p .. 'held', p .. 'settling', 'seq', 'at', p .. 'pend')
+local a = redis.call('HMGET', KEYS[1], 'balance', 'active', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'active', p .. 'exp', p .. 'held', p .. 'settling', 'seq', 'at', p .. 'pend', 'budget', 'busage', 'bpend')
 if not a[1] or not a[5] or not a[12] or now - tonumber(a[12]) > tonumber(ARGV[7])
-  or not a[13] or (a[13] ~= '' and now >= tonumber(a[13])) then
+  or not a[13] or (a[13] ~= '' and now >= tonumber(a[13]))
+  or not a[14] or (a[16] and a[16] ~= '' and now >= tonumber(a[16])) then
   local reply = {'load', a[11] or '0', fmt(now)}
   for _, sid in ipairs(settlingIds()) do reply[#reply + 1] = sid end
   return reply
@@ -72,6 +76,12 @@ if a[6] ~= '' then
   local keyRoom = tonumber(a[6]) - tonumber(a[5]) - n0(a[10]) - n0(a[9])
   if keyRoom <= 0 or keyRoom < amount then
     return {'key_limit', fmt(math.max(math.min(keyRoom, available), 0))}
+  end
+end
+if a[14] ~= '' then
+  local budgetRoom = tonumber(a[14]) - n0(a[15]) - n0(a[4]) - n0(a[3])
+  if budgetRoom <= 0 or budgetRoom < amount then
+    return {'budget', fmt(math.max(math.min(budgetRoom, available), 0))}
   end
 end
 if amount == 0 then return {'ok', '0'} end
@@ -89,12 +99,16 @@ const CHARGEABLE_BODY = `
 local function chargeable(kh, held, cost)
   if cost <= held then return cost end
   local p = 'k:' .. kh .. ':'
-  local a = redis.call('HMGET', KEYS[1], 'balance', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'held', p .. 'settling')
+  local a = redis.call('HMGET', KEYS[1], 'balance', 'held', 'settling', p .. 'usage', p .. 'limit', p .. 'held', p .. 'settling', 'budget', 'busage')
   if not a[1] or not a[4] then return held end
   local room = tonumber(a[1]) - n0(a[3]) - (n0(a[2]) - held)
   if a[5] ~= '' then
     local keyRoom = tonumber(a[5]) - tonumber(a[4]) - n0(a[7]) - (n0(a[6]) - held)
     if keyRoom < room then room = keyRoom end
+  end
+  if a[8] and a[8] ~= '' then
+    local budgetRoom = tonumber(a[8]) - n0(a[9]) - n0(a[3]) - (n0(a[2]) - held)
+    if budgetRoom < room then room = budgetRoom end
   end
   if room < held then room = held end
   if cost < room then return cost end
@@ -150,8 +164,11 @@ for i = 2, #ARGV, 2 do
       drop(id, state, kh, amount)
       if commit then
         if redis.call('HEXISTS', KEYS[1], 'balance') == 1 then redis.call('HINCRBY', KEYS[1], 'balance', '-' .. amount) end
-        local u = redis.call('HMGET', KEYS[1], 'k:' .. kh .. ':usage', 'k:' .. kh .. ':pstart')
+        local u = redis.call('HMGET', KEYS[1], 'k:' .. kh .. ':usage', 'k:' .. kh .. ':pstart', 'busage', 'bpstart')
         local begun = tonumber(ARGV[i + 1] or '')
+        if u[3] and (not u[4] or u[4] == '' or (begun and begun >= tonumber(u[4]))) then
+          redis.call('HINCRBY', KEYS[1], 'busage', amount)
+        end
         if u[1] and (not u[2] or u[2] == '' or (begun and begun >= tonumber(u[2]))) then
           redis.call('HINCRBY', KEYS[1], 'k:' .. kh .. ':usage', amount)
         end
@@ -167,13 +184,15 @@ return 'ok'
 // when a commit, drop or forget came in between. The settling ids the database already has
 // in its ledger (ARGV[12..]) are part of the loaded balance: their entries go.
 // ARGV: seq, now, keyHash, balance, accountActive, usage (the limit's: of the period with a
-// reset), limit|'', keyActive, exp|'', period start|'', period end|'', committed ids...
+// reset), limit|'', keyActive, exp|'', period start|'', period end|'', budget|'', budget usage,
+// budget window start|'', budget window end|'', committed ids...
 export const LOAD = new RedisScript(`${COMMON}
 if (redis.call('HGET', KEYS[1], 'seq') or '0') ~= ARGV[1] then return 'retry' end
 local p = 'k:' .. ARGV[3] .. ':'
 redis.call('HSET', KEYS[1], 'balance', ARGV[4], 'active', ARGV[5], 'at', fmt(clock(ARGV[2])),
-  p .. 'usage', ARGV[6], p .. 'limit', ARGV[7], p .. 'active', ARGV[8], p .. 'exp', ARGV[9], p .. 'pstart', ARGV[10], p .. 'pend', ARGV[11])
-for i = 12, #ARGV do
+  p .. 'usage', ARGV[6], p .. 'limit', ARGV[7], p .. 'active', ARGV[8], p .. 'exp', ARGV[9], p .. 'pstart', ARGV[10], p .. 'pend', ARGV[11],
+  'budget', ARGV[12], 'busage', ARGV[13], 'bpstart', ARGV[14], 'bpend', ARGV[15])
+for i = 16, #ARGV do
   local e = redis.call('HGET', KEYS[2], ARGV[i])
   if e then
     local state, kh, amount = parse(e)
@@ -189,7 +208,7 @@ export const FORGET = new RedisScript(`${COMMON}
 if ARGV[1] == '' then
   local fields = redis.call('HKEYS', KEYS[1])
   for _, f in ipairs(fields) do
-    if f == 'balance' or f == 'active' or f == 'at' or string.match(f, '^k:.*:usage$') then redis.call('HDEL', KEYS[1], f) end
+    if f == 'balance' or f == 'active' or f == 'at' or f == 'budget' or string.match(f, '^k:.*:usage$') then redis.call('HDEL', KEYS[1], f) end
   end
 else
   redis.call('HDEL', KEYS[1], 'k:' .. ARGV[1] .. ':usage', 'at')

@@ -23,7 +23,7 @@ export interface CommittedCharge {
 
 export type ReserveResult =
   | { ok: true; heldNanos: Nanos }
-  | { ok: false; reason: 'balance' | 'key_limit'; availableNanos: Nanos }
+  | { ok: false; reason: 'balance' | 'key_limit' | 'budget'; availableNanos: Nanos }
   | { ok: false; reason: 'inactive' };
 
 export interface RedisCreditHoldsOptions {
@@ -164,7 +164,8 @@ export class RedisCreditHolds {
         case 'ok': return { ok: true, heldNanos: BigInt(reply[1]!) };
         case 'inactive': return { ok: false, reason: 'inactive' };
         case 'balance':
-        case 'key_limit': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
+        case 'key_limit':
+        case 'budget': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
         case 'load': {
           // The script's clock decides the period the snapshot is loaded for.
           const at = Number(reply[2]);
@@ -181,14 +182,19 @@ export class RedisCreditHolds {
 
   /** Stores the loaded state; `at` (epoch ms) is the clock reading its reset period was read for. */
   private async load(keys: string[], seq: string, keyHash: string, s: LoadedSpendState, at: number): Promise<void> {
-    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n]) {
+    const budget = s.budgetNanos ?? null;
+    const budgetReset = s.budgetReset ?? null;
+    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n, budget ?? 0n, s.budgetUsageNanos ?? 0n]) {
       if (v >= EXACT || v <= -EXACT) throw new RangeError(`a balance, usage or limit of ${v} nano-USD is beyond what the shared credit holds count exactly (2^53)`);
     }
     const expires = s.expiresAt === null ? '' : String(Date.parse(s.expiresAt));
     const reset = s.limitReset;
     await LOAD.run<string>(this.conn, keys, [seq, this.nowArg(), keyHash, String(s.balanceNanos), s.accountActive ? '1' : '0',
       String(s.limitUsageNanos), s.limitNanos === null ? '' : String(s.limitNanos), s.keyActive ? '1' : '0', expires,
-      reset === null ? '' : String(periodStart(reset, at)), reset === null ? '' : String(periodEnd(reset, at)), ...s.committedIds]);
+      reset === null ? '' : String(periodStart(reset, at)), reset === null ? '' : String(periodEnd(reset, at)),
+      budget === null ? '' : String(budget), String(s.budgetUsageNanos ?? 0n),
+      budget === null || budgetReset === null ? '' : String(periodStart(budgetReset, at)),
+      budget === null || budgetReset === null ? '' : String(periodEnd(budgetReset, at)), ...s.committedIds]);
   }
 
   private async redisNow(): Promise<string> {

@@ -82,6 +82,7 @@ describe('loadConfig', () => {
       pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
+      alerts: { thresholds: [50, 80, 100] },
       search: null,
       mcp: { allowPrivateAddresses: false, allowedHosts: [], callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
       mcpServers: [],

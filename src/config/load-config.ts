@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
 import { parseModels } from './parse-models.ts';
+import { parseAlerts } from './parse-alerts.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseRecords } from './parse-records.ts';
@@ -52,7 +53,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok', 'alerts'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -133,6 +134,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
     smtp: parseSmtp(root.smtp, 'smtp'),
     byok: parseByok(root.byok, 'byok'),
+    alerts: parseAlerts(root.alerts, 'alerts'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
     search: parseSearch(root.search, 'search'),

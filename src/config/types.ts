@@ -3,6 +3,7 @@ import type { SmtpConfig } from './parse-smtp.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
+import type { AlertsConfig } from './parse-alerts.ts';
 import type { SearchConfig } from './parse-search.ts';
 import type { ByokConfig } from './parse-byok.ts';
 import type { ModelKind } from '../canonical/task.ts';
@@ -60,6 +61,7 @@ export interface GatewayConfig {
   smtp: SmtpConfig | null;
   /** `byok:` — accounts' own provider keys: the master key's reference and the fee (parse-byok.ts). */
   byok: ByokConfig;
+  alerts: AlertsConfig;
   /** `pdf:` — the bounds of PDF text extraction (parse-pdf.ts, docs/pdf.md). */
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */

@@ -22,6 +22,16 @@ export interface AccountRecord {
   allowlist: Allowlist | null;
   /** Rules applied to every text the model will read (moderation/guardrails.ts); null: none. */
   guardrails: GuardrailRule[] | null;
+  /** What the account may spend per window (billing/budgets.ts); null: no budget. */
+  budget: AccountBudget | null;
+}
+
+/** An account's budget: `amountNanos` per `reset` window (UTC, as a key's limit_reset), or over its whole usage (null). */
+export interface AccountBudget {
+  amountNanos: bigint;
+  reset: KeyLimitReset | null;
+  /** Percentages at which budget.threshold fires; null: the configured alerts.thresholds. */
+  alertThresholds: number[] | null;
 }
 
 /** An operator's change to an account (undefined: unchanged; null clears an override). */
@@ -33,6 +43,7 @@ export interface AccountPatch {
   retentionDays?: number | null;
   allowlist?: Allowlist | null;
   guardrails?: GuardrailRule[] | null;
+  budget?: AccountBudget | null;
 }
 
 /** A change of a key (undefined: unchanged; null clears). */
@@ -135,6 +146,7 @@ export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'm
 export interface AccountRow {
   id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
   balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null; allowlist?: string | null; guardrails?: string | null;
+  budget_nanos?: bigint | string | null; budget_reset?: KeyLimitReset | null; budget_alert_thresholds?: string | null;
 }
 export interface KeyRow {
   hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
@@ -151,6 +163,11 @@ export function toAccount(r: AccountRow): AccountRecord {
     retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
     allowlist: parseAllowlist(r.allowlist),
     guardrails: r.guardrails === null || r.guardrails === undefined ? null : (JSON.parse(r.guardrails) as GuardrailRule[]),
+    budget: r.budget_nanos === null || r.budget_nanos === undefined ? null : {
+      amountNanos: BigInt(r.budget_nanos),
+      reset: r.budget_reset ?? null,
+      alertThresholds: r.budget_alert_thresholds === null || r.budget_alert_thresholds === undefined ? null : (JSON.parse(r.budget_alert_thresholds) as number[]),
+    },
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
@@ -170,6 +187,12 @@ function parseAllowlist(text: string | null | undefined): Allowlist | null {
 /** An allowlist as its column holds it (NULL: none). */
 export function allowlistColumn(list: Allowlist | null): string | null {
   return list === null ? null : JSON.stringify(list);
+}
+
+/** The accounts table's budget columns for a budget (null: cleared). */
+export function budgetColumns(b: AccountBudget | null): [string | null, KeyLimitReset | null, string | null] {
+  if (b === null) return [null, null, null];
+  return [String(b.amountNanos), b.reset, b.alertThresholds === null ? null : JSON.stringify(b.alertThresholds)];
 }
 
 function bigints(stmt: StatementSync): StatementSync {
@@ -199,6 +222,7 @@ export class AccountStore {
       setGuardrails: db.prepare('UPDATE accounts SET guardrails = ? WHERE id = ?'),
       setKeyAllowlist: db.prepare('UPDATE api_keys SET allowlist = ?, updated_at = ? WHERE hash = ?'),
       setKeyMaxInFlight: db.prepare('UPDATE api_keys SET max_in_flight = ?, updated_at = ? WHERE hash = ?'),
+      setBudget: db.prepare('UPDATE accounts SET budget_nanos = ?, budget_reset = ?, budget_alert_thresholds = ? WHERE id = ?'),
       updateKey: db.prepare(`UPDATE api_keys SET name = coalesce(?, name), updated_at = ? WHERE hash = ?`),
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
@@ -260,6 +284,7 @@ export class AccountStore {
       if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
       if (patch.allowlist !== undefined) this.stmts.setAccountAllowlist.run(allowlistColumn(patch.allowlist), id);
       if (patch.guardrails !== undefined) this.stmts.setGuardrails.run(patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id);
+      if (patch.budget !== undefined) this.stmts.setBudget.run(...budgetColumns(patch.budget), id);
     });
     return this.getAccount(id);
   }

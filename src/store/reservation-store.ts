@@ -13,6 +13,9 @@ export interface SpendState {
   expiresAt: string | null;
   /** The limit's reset period: the limit then caps `keyCostOnDays` over the period, not `usageNanos`. Absent: none. */
   limitReset?: KeyLimitReset | null;
+  /** The account's budget (billing/budgets.ts): it caps `accountCostOnDays` over its window, else the account's whole usage. Absent: none. */
+  budgetNanos?: bigint | null;
+  budgetReset?: KeyLimitReset | null;
 }
 
 /** A spend state plus which of the asked-about settling charges the ledger already has (one database snapshot). */
@@ -25,6 +28,8 @@ export interface LoadedSpendState extends SpendState {
    * spent on the period's days (usage_daily_keys); without, `usageNanos`.
    */
   limitUsageNanos: bigint;
+  /** What the account spent in its budget's window (the budget's reset period by the same clock), read in the same snapshot; 0 without a budget. */
+  budgetUsageNanos?: bigint;
 }
 
 /**
@@ -49,6 +54,8 @@ interface SpendRow {
   key_active: bigint;
   expires_at: string | null;
   limit_reset: KeyLimitReset | null;
+  budget_nanos: bigint | null;
+  budget_reset: KeyLimitReset | null;
 }
 
 /**
@@ -65,7 +72,8 @@ export class ReservationStore {
     this.db = db;
     this.stmts = {
       spend: db.prepare(`SELECT k.account_id, a.balance_nanos, a.is_active AS account_active,
-          k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at, k.limit_reset
+          k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at, k.limit_reset,
+          a.budget_nanos, a.budget_reset
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
       staleBefore: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations WHERE expires_at < ?'),
       all: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations'),
@@ -77,12 +85,16 @@ export class ReservationStore {
         VALUES (?1, ?4, (SELECT id FROM record_names WHERE name = ?2), (SELECT id FROM record_names WHERE name = ?3), 0, 1, 0, 1,
           (SELECT id FROM record_names WHERE name = 'interrupted'), 0, 0, 0, 0, 0, 0)`),
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
+      accountDay: db.prepare('SELECT coalesce(sum(cost_nanos), 0) AS cost FROM usage_daily_keys WHERE day = ? AND account_id = ?'),
+      accountTotal: db.prepare('SELECT coalesce(sum(usage_nanos), 0) AS cost FROM api_keys WHERE account_id = ?'),
       charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
     };
     this.periodUsage = new KeyPeriodUsage(db);
     this.stmts.spend.setReadBigInts(true);
     this.stmts.staleBefore.setReadBigInts(true);
     this.stmts.all.setReadBigInts(true);
+    this.stmts.accountDay.setReadBigInts(true);
+    this.stmts.accountTotal.setReadBigInts(true);
   }
 
   spendState(keyHash: string): SpendState | undefined {
@@ -93,6 +105,14 @@ export class ReservationStore {
   /** What the key spent on these UTC days (the usage a resetting limit caps). */
   keyCostOnDays(accountId: string, keyHash: string, days: readonly string[]): bigint {
     return this.periodUsage.costOnDays(accountId, keyHash, days);
+  }
+
+  /** What the account spent on these UTC days (every key's), or (days null) over its whole usage: the usage a budget caps. */
+  accountCostOnDays(accountId: string, days: readonly string[] | null): bigint {
+    if (days === null) return (this.stmts.accountTotal.get(accountId) as { cost: bigint }).cost;
+    let sum = 0n;
+    for (const d of days) sum += (this.stmts.accountDay.get(d, accountId) as { cost: bigint }).cost;
+    return sum;
   }
 
   /**
@@ -112,6 +132,7 @@ export class ReservationStore {
         ...state,
         limitReset: reset,
         limitUsageNanos: reset === null ? r.usage_nanos : this.periodUsage.costOnDays(r.account_id, keyHash, periodDays(reset)),
+        budgetUsageNanos: r.budget_nanos === null ? 0n : this.accountCostOnDays(r.account_id, r.budget_reset === null ? null : periodDays(r.budget_reset)),
         committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined),
       };
     } finally {
@@ -153,5 +174,7 @@ function spendOf(r: SpendRow): SpendState {
     keyActive: r.key_active === 1n,
     expiresAt: r.expires_at,
     limitReset: r.limit_reset,
+    budgetNanos: r.budget_nanos,
+    budgetReset: r.budget_reset,
   };
 }

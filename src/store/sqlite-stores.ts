@@ -18,6 +18,7 @@ import { SqlWebhookRepository, type SqlRunner } from './webhook-store.ts';
 import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
 import { SqlMemberRepository } from './member-store.ts';
 import { SqlByokRepository } from './byok-store.ts';
+import { SqlBudgetAlertRepository } from './budget-alert-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -43,7 +44,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
   const audit = new AuditStore(db);
   const keyUsage = new KeyPeriodUsage(db);
   const refusals = new RefusalCountQuery(db);
-  // webhook-store.ts's, mcp-store.ts's and byok-store.ts's SQL, run on this connection.
+  // webhook-store.ts's, mcp-store.ts's, byok-store.ts's and budget-alert-store.ts's SQL, run on this connection.
   const runner: SqlRunner = {
     all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
     run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
@@ -90,6 +91,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
     }),
     byok: new SqlByokRepository(runner),
+    budgetAlerts: new SqlBudgetAlertRepository(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -1,3 +1,4 @@
+import type { BudgetAlertRepository } from './budget-alert-store.ts';
 import type {
   AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
 } from './account-store.ts';
@@ -177,6 +178,8 @@ export interface Stores {
   readonly members: MemberRepository;
   /** Accounts' own provider keys, sealed (docs/byok.md). */
   readonly byok: ByokRepository;
+  /** Fired budget and limit alerts, one row per subject, window and threshold (budget-alert-store.ts). */
+  readonly budgetAlerts: BudgetAlertRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -110,7 +110,7 @@ test("PostgresLedger.spendState reads a key's state and which settling charges t
   const state = await ledger.spendState('hash_1', ['g1', 'g2'], () => assert.fail('no reset: no period'));
   assert.deepEqual(state, {
     balanceNanos: 900n, accountActive: true, usageNanos: 100n, limitNanos: null, limitReset: null, limitUsageNanos: 100n,
-    keyActive: true, expiresAt: null, committedIds: ['g1'],
+    keyActive: true, expiresAt: null, committedIds: ['g1'], budgetNanos: null, budgetReset: null, budgetUsageNanos: 0n,
   });
   assert.equal(await ledger.spendState('nope', [], () => []), undefined);
 });

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_RETENTION_DAYS } from '../../config/parse-records.ts';
 import { formatNanos } from '../../money/money.ts';
-import type { AccountRecord } from '../../store/account-store.ts';
+import type { AccountBudget, AccountRecord } from '../../store/account-store.ts';
+import { readBudget } from '../../billing/budgets.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { checkModelName } from '../gateway-catalog.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
@@ -15,7 +16,7 @@ import { readGuardrails } from '../../billing/guardrail-input.ts';
 interface CreateOptions extends CommonOptions, AllowlistOptions { name: string; org?: boolean; credits?: string; tier?: string; defaultModel?: string }
 interface UpdateOptions extends CommonOptions, AllowlistOptions {
   account: string; tier?: string; defaultModel?: string; active?: boolean; rpm?: number; rpd?: number | 'none'; clearLimits?: boolean;
-  retentionDays?: number | 'none';
+  retentionDays?: number | 'none'; budget?: string; budgetReset?: string; budgetAlerts?: string;
   guardrails?: string;
 }
 
@@ -55,13 +56,17 @@ export function accountsCommand(program: Command): void {
     .option('--clear-limits', 'drop the rate-limit overrides (back to the tier\'s)')
     .option('--retention-days <n|none>', 'days the account\'s generation records are kept (none: the tier\'s, else records.retention_days)',
       (v: string) => (v === 'none' ? 'none' : retentionDays(v)))
-    .option('--guardrails <json|none>', 'the rules applied to every text its requests send, as the admin API takes them (docs/governance.md#guardrails); none: no rules'))), [
+    .option('--guardrails <json|none>', 'the rules applied to every text its requests send, as the admin API takes them (docs/governance.md#guardrails); none: no rules')
+    .option('--budget <usd|none>', 'what the account may spend per --budget-reset window, refused beyond it (none: no budget)')
+    .option('--budget-reset <daily|weekly|monthly|none>', 'the budget\'s UTC window (none: the account\'s whole usage)')
+    .option('--budget-alerts <percents|default>', 'budget.threshold percentages, e.g. 50,80,100 (default: alerts.thresholds)'))), [
     'switchyard accounts update --account acct_123 --default-model openai/gpt-4.1',
     'switchyard accounts update --account acct_123 --rpm 120 --rpd none',
     'switchyard accounts update --account acct_123 --active false',
     'switchyard accounts update --account acct_123 --retention-days 400',
     'switchyard accounts update --account acct_123 --allowed-models "anthropic/*" --max-price prompt=3',
     'switchyard accounts update --account acct_123 --guardrails \'[{"detector":"email","action":"redact"},{"detector":"payment_card","action":"block"}]\'',
+    'switchyard accounts update --account acct_123 --budget 100 --budget-reset monthly',
   ]).action((o: UpdateOptions) => withStores(o, async (s) => {
     const current = await requireAccount(s, o.account);
     const patch: Parameters<typeof s.accountService.updateAccount>[1] = {};
@@ -79,8 +84,10 @@ export function accountsCommand(program: Command): void {
     const allowlist = allowlistChangeOf(o);
     if (allowlist !== null) patch.allowlist = applyAllowlist(current.allowlist, allowlist);
     if (o.guardrails !== undefined) patch.guardrails = readGuardrails(o.guardrails === 'none' ? null : parseJson(o.guardrails, '--guardrails'));
+    const budget = budgetOf(current, o);
+    if (budget !== undefined) patch.budget = budget;
     if (Object.keys(patch).length === 0) {
-      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits, --retention-days, --allowed-models, --allowed-providers, --max-price or --guardrails');
+      throw new UsageError('nothing to update: give --tier, --default-model, --active, --rpm, --rpd, --clear-limits, --retention-days, --allowed-models, --allowed-providers, --max-price, --guardrails or --budget');
     }
     const a = await s.accountService.updateAccount(o.account, patch);
     emit(o.json, accountView(a), () => `updated account ${a.id} (tier ${a.tier}, default model ${a.defaultModel ?? 'none'}, ${a.isActive ? 'active' : 'inactive'}; allowlist ${describeAllowlist(a.allowlist)})`);
@@ -111,6 +118,25 @@ function parseJson(text: string, option: string): unknown {
     return JSON.parse(text);
   } catch {
     throw new UsageError(`${option} takes JSON (an array of rules) or none`);
+  }
+}
+
+/** The budget the --budget* options ask for: undefined unchanged, null cleared (the admin API's rules, budgets.ts). */
+function budgetOf(current: AccountRecord, o: UpdateOptions): AccountBudget | null | undefined {
+  if (o.budget === undefined && o.budgetReset === undefined && o.budgetAlerts === undefined) return undefined;
+  if (o.budget === 'none') return null;
+  const base = current.budget;
+  if (o.budget === undefined && base === null) throw new UsageError('the account has no budget: give --budget <usd> too');
+  const input: Record<string, unknown> = {
+    amount: o.budget ?? formatNanos(base!.amountNanos),
+    reset: o.budgetReset === undefined ? base?.reset ?? null : o.budgetReset === 'none' ? null : o.budgetReset,
+    alert_thresholds: o.budgetAlerts === undefined ? base?.alertThresholds ?? null
+      : o.budgetAlerts === 'default' ? null : o.budgetAlerts.split(',').map((t) => Number(t.trim())),
+  };
+  try {
+    return readBudget(input);
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/"budget\.amount"/, '--budget').replace(/"budget\.reset"/, '--budget-reset').replace(/"budget\.alert_thresholds"/, '--budget-alerts'));
   }
 }
 

@@ -84,7 +84,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
     ...guarded('takes an email; rate-limited per address and per email; 404 without `smtp:`'),
     schema: routeSchema({
       summary: 'Mail a one-time sign-in link to a member (with `smtp:` configured); the same answer whether or not the email is a member', tags, status: 202,
-      body: bodySchema({ email: { type: 'string', maxLength: 254, description: "A member's email address." } }, { required: ['email'] }), response: '{sent: true}',
+      body: bodySchema({ email: { type: 'string', maxLength: 254, description: "A member's email address." } }, { required: ['email'] }), response: '{sent: true}', answers: 'Sent',
     }),
   }, async (request, reply) => {
     const email = checkEmail((request.body as { email: unknown }).email);

@@ -22,9 +22,9 @@ const NOTE = 'MCP streamable HTTP (stateless): the tools of every MCP server the
 const tags = ['mcp'];
 const POST_SCHEMA = routeSchema({
   summary: 'MCP streamable HTTP (stateless): JSON-RPC messages (initialize, tools/list, tools/call) for the tools of every MCP server the key may use, named <server>__<tool>',
-  tags, docsOnly: true, response: 'A JSON-RPC answer (docs/mcp-endpoint.md).',
+  tags, docsOnly: true, response: 'A JSON-RPC answer (docs/mcp-endpoint.md).', answers: 'JsonRpcAnswer',
 });
-const NOT_SERVED_SCHEMA = routeSchema({ summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405', tags, docsOnly: true, status: 405, response: 'A JSON-RPC error.' });
+const NOT_SERVED_SCHEMA = routeSchema({ summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405', tags, docsOnly: true, status: 405, response: 'A JSON-RPC error.', answers: 'JsonRpcAnswer' });
 
 export function registerMcpEndpoint(app: FastifyInstance, services: Services, source: GatewayToolSource): void {
   const version = buildInfo().version;

@@ -97,7 +97,14 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     balance: num, balance_usd: usdText, is_active: bool, limits_override: {
       type: ['object', 'null'], additionalProperties: false, description: "Rate limits overriding the tier's (absent: the tier's).",
       properties: { requests_per_minute: int, requests_per_day: intOrNull, account_requests_per_minute: intOrNull },
-    }, retention_days: intOrNull, created_at: str,
+    }, retention_days: intOrNull, budget: {
+      type: ['object', 'null'], additionalProperties: false, description: 'What the account may spend per window (docs/budgets.md); null: no budget.',
+      required: ['amount', 'amount_usd', 'reset', 'alert_thresholds'],
+      properties: {
+        amount: num, amount_usd: usdText, reset: limitReset,
+        alert_thresholds: { type: ['array', 'null'], items: { type: 'integer' }, description: 'Percentages; null: alerts.thresholds.' },
+      },
+    }, created_at: str,
     ...allowlist,
     guardrails: {
       type: ['array', 'null'], description: 'Rules applied to every text the model will read (docs/governance.md#guardrails).',
@@ -282,6 +289,18 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   ] },
   Transcription: open('A transcription (OpenAI shape): the text, and with verbose_json the language, duration, segments and words.', { text: str, usage: { type: 'object' }, language: str, duration: num, segments: { type: 'array' }, words: { type: 'array' } }, ['text']),
   OpenApiDocument: open('This OpenAPI 3.1 document.', { openapi: str, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, ['openapi', 'info', 'paths']),
+  AccountMcpServer: closed("An account's own MCP server: its header values are never shown, only their names.", {
+    id: str, account_id: str, name: str, url: str, header_names: strings, tools: { type: ['array', 'null'], items: str }, created_at: str,
+  }),
+  AccountMcpServerList: closed("The account's MCP servers.", { data: { type: 'array', items: ref('AccountMcpServer') } }),
+  AccountMcpServerAnswer: dataOf('AccountMcpServer', 'One MCP server.'),
+  McpCall: closed('An MCP tool call the gateway made (never its arguments or result).', {
+    id: str, at: str, account_id: str, key_hash: str, server: strOrNull, tool: str, via: { enum: ['endpoint', 'generation'] },
+    status: { enum: ['ok', 'tool_error', 'failed', 'refused'] }, duration_ms: num, error: strOrNull, generation_id: strOrNull,
+  }),
+  McpCallPage: pageOf('McpCall', 'A page of MCP tool calls, newest first.'),
+  JsonRpcAnswer: open('A JSON-RPC 2.0 answer (MCP).', { jsonrpc: { const: '2.0' }, id: {}, result: { type: 'object' }, error: { type: 'object' } }, ['jsonrpc']),
+  Sent: closed('Asked: a sign-in link is mailed if the address is a member (the same answer either way).', { sent: { const: true } }),
   ConfigReload: closed('The outcome of a configuration reload.', { ok: bool, generation: int, at: str, models: int, warnings: strings, error: str }, ['models', 'warnings', 'error']),
   ConfigReloadAnswer: dataOf('ConfigReload', 'The outcome.'),
   RunningConfig: closed('The running configuration, every secret masked.', {

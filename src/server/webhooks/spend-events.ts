@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { limitUsageNanos, periodStart } from '../../billing/key-limit-remaining.ts';
+import { limitUsageNanos, periodDays, periodStart } from '../../billing/key-limit-remaining.ts';
 import { usdToNanos } from '../../money/money.ts';
 import { requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
+import { BudgetAlerts } from './budget-alerts.ts';
 import { keyEvent } from './webhook-events.ts';
 
-// key.limit_reached and balance.low, looked for after a model request's answer was sent
-// (onResponse: the request never waits for it), at most once per key and account every
-// CHECK_MS (always after a refusal). Each fires once per condition in this process: a key's
-// limit once per limit period, a low balance once until the balance is above the threshold
-// again. In a fleet, each instance that sees the condition emits it (exactly-once across
-// instances is not done here).
+// key.limit_reached, balance.low and budget.threshold, looked for after a model request's
+// answer was sent (onResponse: the request never waits for it), at most once per key and
+// account every CHECK_MS (always after a refusal). key.limit_reached fires once per
+// condition in this process (a key's limit once per limit period). budget.threshold (a key's
+// limit and an account's budget, budget-alerts.ts) and balance.low fire once across a fleet:
+// the instance whose insert of the alert's row wins sends it. A low balance fires once until
+// the balance is above the threshold again (an instance that saw it low then re-arms it).
 
 const CHECK_MS = 5_000;
 const MAX_REMEMBERED = 100_000;
@@ -19,6 +21,7 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
   const lastCheck = new Map<string, number>();
   const limitFired = new Set<string>();
   const lowBalance = new Set<string>();
+  const alerts = new BudgetAlerts(services);
   const due = (id: string, now: number, force: boolean): boolean => {
     if (!force && now - (lastCheck.get(id) ?? -Infinity) < CHECK_MS) return false;
     if (lastCheck.size >= MAX_REMEMBERED) lastCheck.clear();
@@ -26,12 +29,13 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     return true;
   };
 
-  const check = async (accountId: string, keyHash: string, hasLimit: boolean, refused: boolean): Promise<void> => {
+  const check = async (accountId: string, keyHash: string, hasLimit: boolean, hasBudget: boolean, refused: boolean): Promise<void> => {
     const now = services.now();
     if (hasLimit && due(`k:${keyHash}`, now, refused)) {
       const key = await services.accounts.getKey(keyHash);
       if (key !== undefined && key.limitNanos !== null) {
         const used = await limitUsageNanos(key, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days));
+        await alerts.check({ scope: 'key', id: key.hash, accountId, amountNanos: key.limitNanos, reset: key.limitReset, alertThresholds: null }, used, now);
         const period = key.limitReset === null ? 'all' : String(periodStart(key.limitReset, now));
         const mark = `${key.hash}:${key.limitNanos}:${period}`;
         if (used >= key.limitNanos && !limitFired.has(mark)) {
@@ -44,17 +48,24 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       }
     }
     const threshold = services.config.webhooks.balanceLowUsd;
-    if (threshold !== null && due(`a:${accountId}`, now, refused)) {
-      const account = await services.accounts.getAccount(accountId);
-      if (account === undefined) return;
-      const below = account.balanceNanos < usdToNanos(threshold);
-      if (below && !lowBalance.has(accountId)) {
-        if (lowBalance.size >= MAX_REMEMBERED) lowBalance.clear();
-        lowBalance.add(accountId);
-        await services.webhooks.emit(accountId, 'balance.low', { account_id: accountId, balance: String(account.balanceNanos), threshold });
-      } else if (!below) {
-        lowBalance.delete(accountId);
-      }
+    // Nothing to look for without a low-balance threshold or a budget (as the request's auth saw the account).
+    if ((threshold === null && !hasBudget) || !due(`a:${accountId}`, now, refused)) return;
+    const account = await services.accounts.getAccount(accountId);
+    if (account === undefined) return;
+    const budget = account.budget;
+    if (budget !== null) {
+      const spent = await services.stores.budgetAlerts.accountCost(accountId, budget.reset === null ? null : periodDays(budget.reset, now));
+      await alerts.check({ scope: 'account', id: accountId, accountId, amountNanos: budget.amountNanos, reset: budget.reset, alertThresholds: budget.alertThresholds }, spent, now);
+    }
+    if (threshold === null) return;
+    const below = account.balanceNanos < usdToNanos(threshold);
+    if (below && !lowBalance.has(accountId)) {
+      if (lowBalance.size >= MAX_REMEMBERED) lowBalance.clear();
+      lowBalance.add(accountId);
+      const mine = await services.stores.budgetAlerts.claim({ scope: 'balance', subjectId: accountId, windowStart: '', threshold: 0, accountId, createdAt: new Date(now).toISOString() });
+      if (mine) await services.webhooks.emit(accountId, 'balance.low', { account_id: accountId, balance: String(account.balanceNanos), threshold });
+    } else if (!below && lowBalance.delete(accountId)) {
+      await services.stores.budgetAlerts.rearm('balance', accountId);
     }
   };
 
@@ -76,6 +87,6 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       return; // refused before authentication
     }
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
-    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
   }
 }

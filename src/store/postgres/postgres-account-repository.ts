@@ -1,5 +1,5 @@
 import {
-  allowlistColumn, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter,
+  allowlistColumn, budgetColumns, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter,
   type KeyRecord, type KeyRow,
 } from '../account-store.ts';
 import type { AccountRepository } from '../store-contract.ts';
@@ -22,6 +22,7 @@ const SQL = {
   setGuardrails: 'UPDATE accounts SET guardrails = $1 WHERE id = $2',
   setKeyAllowlist: 'UPDATE api_keys SET allowlist = $1, updated_at = $2 WHERE hash = $3',
   setKeyMaxInFlight: 'UPDATE api_keys SET max_in_flight = $1, updated_at = $2 WHERE hash = $3',
+  setBudget: 'UPDATE accounts SET budget_nanos = $1, budget_reset = $2, budget_alert_thresholds = $3 WHERE id = $4',
   updateKey: 'UPDATE api_keys SET name = coalesce($1, name), updated_at = $2 WHERE hash = $3',
   setKeyLimit: 'UPDATE api_keys SET limit_nanos = $1, updated_at = $2 WHERE hash = $3',
   setKeyLimitReset: 'UPDATE api_keys SET limit_reset = $1, updated_at = $2 WHERE hash = $3',
@@ -81,6 +82,7 @@ export class PostgresAccountRepository implements AccountRepository {
       if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
       if (patch.allowlist !== undefined) await tx.query(SQL.setAccountAllowlist, [allowlistColumn(patch.allowlist), id]);
       if (patch.guardrails !== undefined) await tx.query(SQL.setGuardrails, [patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id]);
+      if (patch.budget !== undefined) await tx.query(SQL.setBudget, [...budgetColumns(patch.budget), id]);
     });
     return this.getAccount(id);
   }

@@ -11,11 +11,14 @@ import { PostgresRefusalCounts } from './postgres-refusal-counts.ts';
 
 const SQL = {
   spend: `SELECT k.account_id, a.balance_nanos, a.is_active AS account_active, k.usage_nanos, k.limit_nanos, k.limit_reset,
-      k.is_active AS key_active, k.expires_at
+      k.is_active AS key_active, k.expires_at, a.budget_nanos, a.budget_reset
     FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
   // What a key spent on the days of its limit's period (KeyUsageRepository.costOnDays, in the same snapshot).
   periodUsage: `SELECT coalesce(sum(cost_nanos), 0)::text AS cost FROM usage_daily_keys
     WHERE account_id = $1 AND key_hash = $2 AND day = ANY($3::text[])`,
+  // What the account spent in its budget's window (every key's), or its whole usage.
+  accountPeriodUsage: `SELECT coalesce(sum(cost_nanos), 0)::text AS cost FROM usage_daily_keys WHERE account_id = $1 AND day = ANY($2::text[])`,
+  accountUsage: 'SELECT coalesce(sum(usage_nanos), 0)::text AS cost FROM api_keys WHERE account_id = $1',
   charged: 'SELECT generation_id FROM ledger WHERE generation_id = ANY($1::text[])',
 };
 
@@ -55,12 +58,16 @@ export class PostgresLedger {
       const row = (await c.query(SQL.spend, [keyHash])).rows[0] as {
         account_id: string; balance_nanos: string; account_active: string; usage_nanos: string; limit_nanos: string | null;
         limit_reset: KeyLimitReset | null; key_active: string; expires_at: string | null;
+        budget_nanos: string | null; budget_reset: KeyLimitReset | null;
       } | undefined;
       if (row === undefined) return undefined;
       const reset = row.limit_reset;
       const limitUsage = reset === null
         ? row.usage_nanos
         : (await c.query<{ cost: string }>(SQL.periodUsage, [row.account_id, keyHash, [...periodDays(reset)]])).rows[0]!.cost;
+      const budgetUsage = row.budget_nanos === null ? '0' : row.budget_reset === null
+        ? (await c.query<{ cost: string }>(SQL.accountUsage, [row.account_id])).rows[0]!.cost
+        : (await c.query<{ cost: string }>(SQL.accountPeriodUsage, [row.account_id, [...periodDays(row.budget_reset)]])).rows[0]!.cost;
       const charged = settlingIds.length === 0 ? [] : (await c.query<{ generation_id: string }>(SQL.charged, [settlingIds])).rows.map((r) => r.generation_id);
       return {
         balanceNanos: BigInt(row.balance_nanos),
@@ -72,6 +79,9 @@ export class PostgresLedger {
         keyActive: row.key_active === '1',
         expiresAt: row.expires_at,
         committedIds: charged,
+        budgetNanos: row.budget_nanos === null ? null : BigInt(row.budget_nanos),
+        budgetReset: row.budget_reset,
+        budgetUsageNanos: BigInt(budgetUsage),
       };
     });
   }

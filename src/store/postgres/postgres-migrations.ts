@@ -454,6 +454,30 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 19,
+    name: 'account budgets and threshold alerts',
+    sql: `
+      -- An account's budget: at most budget_nanos spent per window ('daily', 'weekly',
+      -- 'monthly' UTC, as a key's limit_reset; NULL: over the account's whole usage), summed
+      -- from usage_daily_keys. NULL budget_nanos: none. budget_alert_thresholds: a JSON array
+      -- of percentages (NULL: the configured alerts.thresholds).
+      ALTER TABLE accounts ADD COLUMN budget_nanos BIGINT;
+      ALTER TABLE accounts ADD COLUMN budget_reset TEXT CHECK (budget_reset IN ('daily', 'weekly', 'monthly'));
+      ALTER TABLE accounts ADD COLUMN budget_alert_thresholds TEXT;
+      -- One row per alert sent: the instance whose insert wins sends budget.threshold, so an
+      -- alert fires once per (scope, subject, window, threshold) across a fleet.
+      CREATE TABLE budget_alerts (
+        scope        TEXT NOT NULL,              -- 'account' | 'member' | 'key'
+        subject_id   TEXT NOT NULL,              -- the account id, member id or key hash
+        window_start TEXT NOT NULL,              -- ISO; '' for a budget without a window
+        threshold    BIGINT NOT NULL,           -- percent
+        account_id   TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        PRIMARY KEY (scope, subject_id, window_start, threshold)
+      );
+    `,
+  },
+  {
     version: 20,
     name: 'account MCP servers and MCP tool calls',
     sql: `

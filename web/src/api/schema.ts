@@ -123,7 +123,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates) */
+        /** Update an account (name, tier, default model, limits, budget; is_active false deactivates, true reactivates) */
         patch: operations["patchApiV1AdminAccountsById"];
         trace?: never;
     };
@@ -1386,7 +1386,7 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates) */
+        /** Update an account (name, tier, default model, limits, budget; is_active false deactivates, true reactivates) */
         patch: operations["patchV1AdminAccountsById"];
         trace?: never;
     };
@@ -2437,6 +2437,15 @@ export type components = {
             allowed_providers: string[] | null;
             balance: number;
             balance_usd: string;
+            /** @description What the account may spend per window (docs/budgets.md); null: no budget. */
+            budget: {
+                /** @description Percentages; null: alerts.thresholds. */
+                alert_thresholds: number[] | null;
+                amount: number;
+                amount_usd: string;
+                /** @enum {string|null} */
+                reset: "daily" | "weekly" | "monthly" | null;
+            } | null;
             created_at: string;
             default_model: string | null;
             /** @description Rules applied to every text the model will read (docs/governance.md#guardrails). */
@@ -2517,6 +2526,24 @@ export type components = {
             data: components["schemas"]["AccountKey"];
             key: string;
             previous_key_expires_at: string | null;
+        };
+        /** @description An account's own MCP server: its header values are never shown, only their names. */
+        AccountMcpServer: {
+            account_id: string;
+            created_at: string;
+            header_names: string[];
+            id: string;
+            name: string;
+            tools: string[] | null;
+            url: string;
+        };
+        /** @description One MCP server. */
+        AccountMcpServerAnswer: {
+            data: components["schemas"]["AccountMcpServer"];
+        };
+        /** @description The account's MCP servers. */
+        AccountMcpServerList: {
+            data: components["schemas"]["AccountMcpServer"][];
         };
         /** @description A page of accounts. */
         AccountPage: {
@@ -2925,6 +2952,16 @@ export type components = {
         InputTokens: {
             input_tokens: number;
         };
+        /** @description A JSON-RPC 2.0 answer (MCP). */
+        JsonRpcAnswer: {
+            error?: Record<string, never>;
+            id?: unknown;
+            /** @enum {unknown} */
+            jsonrpc: "2.0";
+            result?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A key as the admin API shows it (never the key itself: its hash and label). */
         Key: {
             account_id: string;
@@ -3028,6 +3065,27 @@ export type components = {
         /** @description A page of ledger entries, newest first. */
         LedgerPage: {
             data: components["schemas"]["LedgerEntry"][];
+            next_cursor: string | null;
+        };
+        /** @description An MCP tool call the gateway made (never its arguments or result). */
+        McpCall: {
+            account_id: string;
+            at: string;
+            duration_ms: number;
+            error: string | null;
+            generation_id: string | null;
+            id: string;
+            key_hash: string;
+            server: string | null;
+            /** @enum {unknown} */
+            status: "ok" | "tool_error" | "failed" | "refused";
+            tool: string;
+            /** @enum {unknown} */
+            via: "endpoint" | "generation";
+        };
+        /** @description A page of MCP tool calls, newest first. */
+        McpCallPage: {
+            data: components["schemas"]["McpCall"][];
             next_cursor: string | null;
         };
         /** @description A member of an account (docs/governance.md): allowed_models and budget are enforced by the allowlist and budget parts. */
@@ -3287,6 +3345,11 @@ export type components = {
             last_reload: null | components["schemas"]["ConfigReload"];
             loaded_at: string;
             yaml: string | null;
+        };
+        /** @description Asked: a sign-in link is mailed if the address is a member (the same answer either way). */
+        Sent: {
+            /** @enum {unknown} */
+            sent: true;
         };
         /** @description The session ended. */
         SignedOut: {
@@ -3901,6 +3964,18 @@ export interface operations {
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
                     allowed_providers?: string[] | null;
+                    /** @description What the account may spend per window, refused beyond it (402 insufficient_quota, reason budget); null clears it. */
+                    budget?: {
+                        /** @description Percentages at which budget.threshold fires; null: alerts.thresholds (default 50, 80, 100). */
+                        alert_thresholds?: number[] | null;
+                        /** @description USD decimal text, 0 to 1,000,000,000. */
+                        amount: string | number;
+                        /**
+                         * @description The budget caps the spend of each UTC day, week (from Monday) or month; null: the whole usage.
+                         * @enum {unknown}
+                         */
+                        reset?: "daily" | "weekly" | "monthly" | null;
+                    } | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
                     /** @description Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none. */
@@ -4238,9 +4313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4287,9 +4360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4323,9 +4394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -4870,9 +4939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["McpCallPage"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5958,9 +6025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["McpCallPage"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -5989,9 +6054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6035,9 +6098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6069,9 +6130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6608,9 +6667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Sent"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6741,8 +6798,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed, byok.key_failed. */
-                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed" | "byok.key_failed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, budget.threshold, member.added, member.removed, byok.key_failed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "budget.threshold" | "member.added" | "member.removed" | "byok.key_failed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */
@@ -6916,9 +6973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JsonRpcAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6947,9 +7002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JsonRpcAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -6978,9 +7031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JsonRpcAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7569,6 +7620,18 @@ export interface operations {
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
                     allowed_providers?: string[] | null;
+                    /** @description What the account may spend per window, refused beyond it (402 insufficient_quota, reason budget); null clears it. */
+                    budget?: {
+                        /** @description Percentages at which budget.threshold fires; null: alerts.thresholds (default 50, 80, 100). */
+                        alert_thresholds?: number[] | null;
+                        /** @description USD decimal text, 0 to 1,000,000,000. */
+                        amount: string | number;
+                        /**
+                         * @description The budget caps the spend of each UTC day, week (from Monday) or month; null: the whole usage.
+                         * @enum {unknown}
+                         */
+                        reset?: "daily" | "weekly" | "monthly" | null;
+                    } | null;
                     /** @description A model the catalog serves (an id, alias or bare name; stored as its id). */
                     default_model?: string;
                     /** @description Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none. */
@@ -7906,9 +7969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7955,9 +8016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -7991,9 +8050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -8538,9 +8595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["McpCallPage"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9503,9 +9558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["McpCallPage"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9534,9 +9587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerList"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9580,9 +9631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AccountMcpServerAnswer"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -9614,9 +9663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description An error (docs/errors.md). */
@@ -10212,8 +10259,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, member.added, member.removed, byok.key_failed. */
-                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "member.added" | "member.removed" | "byok.key_failed")[];
+                    /** @description Events to deliver: key.created, key.revoked, key.rotated, key.limit_reached, balance.low, budget.threshold, member.added, member.removed, byok.key_failed. */
+                    events: ("key.created" | "key.revoked" | "key.rotated" | "key.limit_reached" | "balance.low" | "budget.threshold" | "member.added" | "member.removed" | "byok.key_failed")[];
                     /** @description The signing secret (16 to 256 characters); absent: one is made. */
                     secret?: string;
                     /** @description An https:// or http:// URL the deliveries are POSTed to. */

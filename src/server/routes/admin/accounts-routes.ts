@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { LimitsOverride } from '../../../config/tier-limits.ts';
 import type { AccountPatch, AccountRecord } from '../../../store/account-store.ts';
+import { readBudget } from '../../../billing/budgets.ts';
 import { MAX_RETENTION_DAYS } from '../../../config/parse-records.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -81,7 +82,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
 
   app.patch(`${base}/:id`, { ...access('admin'),
     schema: routeSchema({
-      summary: 'Update an account (name, tier, default model, limits; is_active false deactivates, true reactivates)', tags, params: accountParams,
+      summary: 'Update an account (name, tier, default model, limits, budget; is_active false deactivates, true reactivates)', tags, params: accountParams,
       response: '{data: account}', answers: 'AccountAnswer',
       body: bodySchema({
         name: FIELD.name, tier: { ...TIER, description: 'A configured tier.' }, default_model: MODEL, is_active: { type: 'boolean', description: 'false deactivates, true reactivates.' },
@@ -91,6 +92,18 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
             requests_per_minute: { type: 'integer', minimum: 1, description: 'Per key.' },
             requests_per_day: { type: ['integer', 'null'], minimum: 1, description: 'Per key; null: no daily cap.' },
             account_requests_per_minute: { type: ['integer', 'null'], minimum: 1, description: 'The whole account; null: none.' },
+          },
+        },
+        budget: {
+          type: ['object', 'null'], additionalProperties: false, required: ['amount'],
+          description: "What the account may spend per window, refused beyond it (402 insufficient_quota, reason budget); null clears it.",
+          properties: {
+            amount: FIELD.usd('USD decimal text, 0 to 1,000,000,000.'),
+            reset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The budget caps the spend of each UTC day, week (from Monday) or month; null: the whole usage.' },
+            alert_thresholds: {
+              type: ['array', 'null'], minItems: 1, maxItems: 10, items: { type: 'integer', minimum: 1, maximum: 100 },
+              description: 'Percentages at which budget.threshold fires; null: alerts.thresholds (default 50, 80, 100).',
+            },
           },
         },
         retention_days: {
@@ -122,6 +135,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const allowlistChange = readAllowlistChange(body);
     if (allowlistChange !== null) patch.allowlist = applyAllowlist(account.allowlist, allowlistChange);
     if ('guardrails' in body) patch.guardrails = readGuardrails(body.guardrails);
+    if ('budget' in body) patch.budget = readBudget(body.budget);
     const updated = await services.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(account.id, name);
       const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
@@ -141,7 +155,7 @@ export async function findAccount(services: Services, id: string): Promise<Accou
 
 function changes(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days', 'allowed_models', 'allowed_providers', 'max_price', 'guardrails']) if (k in body) out[k] = body[k];
+  for (const k of ['tier', 'default_model', 'is_active', 'limits', 'retention_days', 'allowed_models', 'allowed_providers', 'max_price', 'guardrails', 'budget']) if (k in body) out[k] = body[k];
   return out;
 }
 

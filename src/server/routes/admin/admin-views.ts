@@ -12,7 +12,9 @@ export function accountView(a: AccountRecord): Record<string, unknown> {
   return {
     id: a.id, name: a.name, account_type: a.accountType, tier: a.tier, default_model: a.defaultModel,
     ...money('balance', a.balanceNanos), is_active: a.isActive, limits_override: a.limitsOverride,
-    retention_days: a.retentionDays, ...allowlistView(a.allowlist), guardrails: a.guardrails, created_at: a.createdAt,
+    retention_days: a.retentionDays, budget: a.budget === null ? null : {
+      ...money('amount', a.budget.amountNanos), reset: a.budget.reset, alert_thresholds: a.budget.alertThresholds,
+    }, ...allowlistView(a.allowlist), guardrails: a.guardrails, created_at: a.createdAt,
   };
 }
 

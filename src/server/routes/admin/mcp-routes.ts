@@ -46,7 +46,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
   const tags = ['admin: mcp'];
   app.get(`${prefix}/admin/accounts/:id/mcp-servers`, {
     ...access('admin'),
-    schema: routeSchema({ summary: "An account's own MCP servers; header values are never shown", tags, params: accountParam, response: '{data: [mcp_server]}' }),
+    schema: routeSchema({ summary: "An account's own MCP servers; header values are never shown", tags, params: accountParam, response: '{data: [mcp_server]}', answers: 'AccountMcpServerList' }),
   }, async (request) => {
     await requireAdmin(services, request);
     const account = await findAccount(services, paramsOf(request).id!);
@@ -56,7 +56,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
   app.post(`${prefix}/admin/accounts/:id/mcp-servers`, {
     ...access('admin'),
     schema: routeSchema({
-      summary: "Add an MCP server to an account (a host of mcp.allowed_hosts)", tags, params: accountParam, status: 201, response: '{data: mcp_server}',
+      summary: "Add an MCP server to an account (a host of mcp.allowed_hosts)", tags, params: accountParam, status: 201, response: '{data: mcp_server}', answers: 'AccountMcpServerAnswer',
       body: bodySchema({ ...ACCOUNT_MCP_SERVER_FIELDS }, { required: ['name', 'url'] }),
     }),
   }, async (request, reply) => {
@@ -69,7 +69,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
 
   app.delete(`${prefix}/admin/accounts/:id/mcp-servers/:server`, {
     ...access('admin'),
-    schema: routeSchema({ summary: "Remove one of an account's MCP servers", tags, params: { ...accountParam, server: 'The server id (mcps_...).' }, response: '{deleted: true}' }),
+    schema: routeSchema({ summary: "Remove one of an account's MCP servers", tags, params: { ...accountParam, server: 'The server id (mcps_...).' }, response: '{deleted: true}', answers: 'Deleted' }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
     const params = paramsOf(request);
@@ -86,7 +86,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
         account: 'Only this account.', key: 'Only this key (its hash).', server: 'Only this MCP server.',
         status: `Only this outcome: ${MCP_CALL_STATUSES.join(', ')}.`, ...PAGE_QUERY,
       },
-      response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}',
+      response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}', answers: 'McpCallPage',
     }),
   }, async (request) => {
     await requireAdmin(services, request);
