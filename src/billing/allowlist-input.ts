@@ -17,14 +17,18 @@ export const MAX_IN_FLIGHT = 100_000;
 export const MAX_PRICE_PER_MILLION = 1_000_000;
 export const MODEL_PATTERN = '^[A-Za-z0-9._:@/+*-]+$';
 export const PROVIDER_PATTERN = '^[A-Za-z0-9._-]+$';
+/** An MCP server's name, or `server/tool` for one of its tools. */
+export const MCP_SERVER_PATTERN = '^[A-Za-z0-9_-]+(/[A-Za-z0-9._-]+)?$';
 const MODEL_RE = new RegExp(MODEL_PATTERN);
 const PROVIDER_RE = new RegExp(PROVIDER_PATTERN);
+const MCP_SERVER_RE = new RegExp(MCP_SERVER_PATTERN);
 
 /** What a body asks to change (undefined: unchanged; null: that list removed). */
 export interface AllowlistChange {
   models?: string[] | null;
   providers?: string[] | null;
   maxPrice?: { prompt?: string; completion?: string } | null;
+  mcpServers?: string[] | null;
 }
 
 /** The allowlist fields of a body (`allowed_models`, `allowed_providers`, `max_price`), or null when it has none. */
@@ -33,6 +37,7 @@ export function readAllowlistChange(body: Record<string, unknown>): AllowlistCha
   if ('allowed_models' in body) out.models = readList(body.allowed_models, 'allowed_models', MODEL_RE, 'model ids or globs such as "anthropic/*"');
   if ('allowed_providers' in body) out.providers = readList(body.allowed_providers, 'allowed_providers', PROVIDER_RE, 'provider ids');
   if ('max_price' in body) out.maxPrice = readMaxPrice(body.max_price);
+  if ('allowed_mcp_servers' in body) out.mcpServers = readList(body.allowed_mcp_servers, 'allowed_mcp_servers', MCP_SERVER_RE, 'MCP server names, or server/tool');
   return Object.keys(out).length === 0 ? null : out;
 }
 
@@ -43,7 +48,8 @@ export function applyAllowlist(current: Allowlist | null, change: AllowlistChang
   if (change.models !== undefined) set(next, 'models', change.models);
   if (change.providers !== undefined) set(next, 'providers', change.providers);
   if (change.maxPrice !== undefined) set(next, 'maxPrice', change.maxPrice);
-  return next.models === undefined && next.providers === undefined && next.maxPrice === undefined ? null : next;
+  if (change.mcpServers !== undefined) set(next, 'mcpServers', change.mcpServers);
+  return next.models === undefined && next.providers === undefined && next.maxPrice === undefined && next.mcpServers === undefined ? null : next;
 }
 
 function set<K extends keyof Allowlist>(list: Allowlist, field: K, value: Allowlist[K] | null): void {
@@ -59,8 +65,10 @@ export function readMaxInFlight(value: unknown): number | null {
 }
 
 /** The API's view of an allowlist (the fields a body takes). */
-export function allowlistView(list: Allowlist | null): { allowed_models: string[] | null; allowed_providers: string[] | null; max_price: { prompt?: string; completion?: string } | null } {
-  return { allowed_models: list?.models ?? null, allowed_providers: list?.providers ?? null, max_price: list?.maxPrice ?? null };
+export function allowlistView(list: Allowlist | null): {
+  allowed_models: string[] | null; allowed_providers: string[] | null; max_price: { prompt?: string; completion?: string } | null; allowed_mcp_servers: string[] | null;
+} {
+  return { allowed_models: list?.models ?? null, allowed_providers: list?.providers ?? null, max_price: list?.maxPrice ?? null, allowed_mcp_servers: list?.mcpServers ?? null };
 }
 
 function readList(value: unknown, field: string, re: RegExp, what: string): string[] | null {

@@ -17,6 +17,8 @@ export interface Allowlist {
   providers?: string[];
   /** USD per million tokens, decimal text (OpenRouter's `provider.max_price` convention). */
   maxPrice?: { prompt?: string; completion?: string };
+  /** MCP servers the gateway may run tools of (`server`, or `server/tool` for one tool); not a model list (src/mcp/mcp-scope.ts). */
+  mcpServers?: string[];
 }
 
 const PER_MILLION = 1_000_000n;

@@ -131,6 +131,16 @@ mcp_servers:
     assert.equal((await call('GET', `${gw.baseUrl}/mcp-calls`, gw.key)).status, 403, 'not with an API key');
   });
 
+  it("a key limited by allowed_mcp_servers sees and calls only those servers' tools", async () => {
+    const made = await call('POST', `${gw.origin}/api/v1/keys`, manager, { name: 'only docs/search', allowed_mcp_servers: ['docs/search'] });
+    assert.equal(made.status, 201);
+    const c = await client(made.json.key as string);
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['docs__search']);
+    const before = docs.calls.length;
+    await assert.rejects(c.callTool({ name: 'docs__fails', arguments: {} }), /Unknown tool "docs__fails"/);
+    assert.equal(docs.calls.length, before, 'nothing called');
+  });
+
   it("an account's own MCP server: added with its management key, its header never answered back, served by /mcp to that account only, removed", async () => {
     const secret = 'Bearer acct-secret-91c2';
     const created = await call('POST', `${gw.baseUrl}/mcp-servers`, manager, { name: 'mine', url: own.url, headers: { Authorization: secret } });

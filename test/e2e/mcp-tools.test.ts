@@ -155,6 +155,34 @@ mcp_servers:
     assert.equal(upstream.requests.length, 0);
   });
 
+  it("a key limited by allowed_mcp_servers (through the keys API) may name only those servers and tools: another is a 400 naming it; nothing is called", async () => {
+    const manager = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mcp scope manager', management: true })).key;
+    const made = await postJson(`${gw.origin}/api/v1/keys`, { name: 'only docs/weather', allowed_mcp_servers: ['docs/weather'] }, { authorization: `Bearer ${manager}` });
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual(made.json.data.allowed_mcp_servers, ['docs/weather']);
+    const limited = { authorization: `Bearer ${made.json.key}` };
+    // Its account has no list: the key's alone decides. A server outside it is refused before any upstream call.
+    const refused = await postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }], mcp: { servers: [{ name: 'docs' }] },
+    }, { authorization: `Bearer ${(await postJson(`${gw.origin}/api/v1/keys`, { name: 'no mcp', allowed_mcp_servers: [] }, { authorization: `Bearer ${manager}` })).json.key}` });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.json.error.param, 'mcp.servers[0].name');
+    assert.match(refused.json.error.message, /"docs" is not one this key may use/);
+    assert.equal(upstream.requests.length, 0);
+    // The allowed tool is offered, the others of the server are not.
+    upstream.enqueue({ toolCalls: [WEATHER_CALL] }, { text: 'Sunny.' });
+    const ok = await postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'acme/mock-1', messages: [{ role: 'user', content: 'Weather?' }], mcp: { servers: [{ name: 'docs' }] },
+    }, limited);
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual(upstream.requests[0]!.body.tools.map((t: any) => t.function.name), ['docs__weather']);
+    assert.equal(ok.json.choices[0].message.mcp_calls[0].output, 'sunny in Oslo');
+    // A bad entry is refused by the keys API, naming the field.
+    const bad = await postJson(`${gw.origin}/api/v1/keys`, { name: 'bad', allowed_mcp_servers: ['no spaces'] }, { authorization: `Bearer ${manager}` });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /allowed_mcp_servers/);
+  });
+
   it('a tool that hangs and one answering 10 MB are bounded: the model is told, the request ends normally', async () => {
     upstream.enqueue(
       { toolCalls: [{ id: 'call_h', name: 'docs__hang', arguments: '{}' }, { id: 'call_b', name: 'docs__huge', arguments: '{}' }] },

@@ -1,3 +1,4 @@
+import { mcpScopeOf } from '../../mcp/mcp-scope.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpRegistry } from '../../mcp/mcp-registry.ts';
 import type { McpTool } from '../../mcp/mcp-types.ts';
@@ -12,13 +13,17 @@ export function registryToolSource(registry: () => McpRegistry): GatewayToolSour
   return {
     async listTools(auth, signal) {
       const mcp = registry();
-      const servers = await mcp.serversFor(auth.account.id);
+      // The servers and tools the key and its account may have run (allowed_mcp_servers).
+      const scope = mcpScopeOf(auth);
+      const servers = (await mcp.serversFor(auth.account.id)).filter((s) => scope === null || scope.allowsServer(s.name));
       const lists = await Promise.allSettled(servers.map((s) => mcp.listTools(s, signal)));
       const tools: SourceTool[] = [];
       const failed: Array<{ server: string; error: string }> = [];
       lists.forEach((list, i) => {
         const server = servers[i]!.name;
-        if (list.status === 'fulfilled') for (const t of list.value) tools.push({ server, tool: sdkTool(t) });
+        if (list.status === 'fulfilled') {
+          for (const t of list.value) if (scope === null || scope.allowsTool(server, t.name)) tools.push({ server, tool: sdkTool(t) });
+        }
         else failed.push({ server, error: list.reason instanceof Error ? list.reason.message : String(list.reason) });
       });
       return { tools, failed };
@@ -26,7 +31,8 @@ export function registryToolSource(registry: () => McpRegistry): GatewayToolSour
     async callTool(auth, server, tool, args, signal) {
       const mcp = registry();
       const spec = await mcp.resolve(auth.account.id, server);
-      if (spec === undefined) throw new Error(`the MCP server "${server}" is not one this key may use`);
+      const scope = mcpScopeOf(auth);
+      if (spec === undefined || (scope !== null && !scope.allowsTool(spec.name, tool))) throw new Error(`the MCP server "${server}" is not one this key may use`);
       const result = await mcp.callTool(spec, tool, args, signal);
       return { content: [{ type: 'text', text: result.text }], isError: result.isError };
     },

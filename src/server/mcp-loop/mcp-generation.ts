@@ -1,3 +1,4 @@
+import { mcpScopeOf } from '../../mcp/mcp-scope.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CanonicalRequest, ToolCallPart } from '../../canonical/request.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
@@ -45,7 +46,7 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
   totalTimer.unref();
   let set: McpToolSet;
   try {
-    set = await resolveMcpTools(registry, req.mcp!, auth.account.id, req.tools, total.signal);
+    set = await resolveMcpTools(registry, req.mcp!, auth.account.id, req.tools, total.signal, mcpScopeOf(auth));
   } catch (err) {
     clearTimeout(totalTimer);
     throw total.signal.aborted ? new GatewayError('timeout', `The MCP servers did not list their tools within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`) : err;

@@ -51,6 +51,7 @@ const allowlist: Record<string, Schema> = {
   max_price: {
     oneOf: [{ type: 'null' }, closed('USD per million tokens, decimal text.', { prompt: usdText, completion: usdText }, ['prompt', 'completion'])],
   },
+  allowed_mcp_servers: { type: ['array', 'null'], items: str, description: 'MCP servers (`server` or `server/tool`) whose tools the gateway may run; null: no list.' },
 };
 
 export const RESPONSE_COMPONENTS: Record<string, Schema> = {

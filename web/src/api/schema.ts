@@ -2431,6 +2431,8 @@ export type components = {
         Account: {
             /** @enum {unknown} */
             account_type: "user" | "organization";
+            /** @description MCP servers (`server` or `server/tool`) whose tools the gateway may run; null: no list. */
+            allowed_mcp_servers: string[] | null;
             /** @description Model ids and globs; null: no list. */
             allowed_models: string[] | null;
             /** @description Provider ids; null: no list. */
@@ -2478,6 +2480,8 @@ export type components = {
         };
         /** @description An API key as its account's management key sees it (the key-management API, /keys). */
         AccountKey: {
+            /** @description MCP servers (`server` or `server/tool`) whose tools the gateway may run; null: no list. */
+            allowed_mcp_servers: string[] | null;
             /** @description Model ids and globs; null: no list. */
             allowed_models: string[] | null;
             /** @description Provider ids; null: no list. */
@@ -2965,6 +2969,8 @@ export type components = {
         /** @description A key as the admin API shows it (never the key itself: its hash and label). */
         Key: {
             account_id: string;
+            /** @description MCP servers (`server` or `server/tool`) whose tools the gateway may run; null: no list. */
+            allowed_mcp_servers: string[] | null;
             /** @description Model ids and globs; null: no list. */
             allowed_models: string[] | null;
             /** @description Provider ids; null: no list. */
@@ -3653,6 +3659,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -3960,6 +3968,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -4206,6 +4216,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -4790,6 +4802,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -5717,6 +5731,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -5843,6 +5859,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -7309,6 +7327,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -7616,6 +7636,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -7862,6 +7884,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -8446,6 +8470,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -9250,6 +9276,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */
@@ -9376,6 +9404,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists. */
+                    allowed_mcp_servers?: string[] | null;
                     /** @description Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists. */
                     allowed_models?: string[] | null;
                     /** @description Provider ids whose endpoints this may use; null: no list. */

@@ -1,7 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
 import {
-  MAX_ALLOWLIST_ENTRIES, MAX_IN_FLIGHT, MAX_PATTERN_CHARS, MODEL_PATTERN, PROVIDER_PATTERN,
+  MAX_ALLOWLIST_ENTRIES, MAX_IN_FLIGHT, MAX_PATTERN_CHARS, MCP_SERVER_PATTERN, MODEL_PATTERN, PROVIDER_PATTERN,
 } from '../../../billing/allowlist-input.ts';
 import { GUARDRAIL_NAME_PATTERN, MAX_GUARDRAIL_PATTERN_CHARS, MAX_GUARDRAILS } from '../../../billing/guardrail-input.ts';
 import { GUARDRAIL_DETECTORS } from '../../../catalog/guardrail-rule.ts';
@@ -113,6 +113,10 @@ export const ALLOWLIST_FIELDS = {
   max_price: {
     type: ['object', 'null'], additionalProperties: false, properties: { prompt: PRICE, completion: PRICE },
     description: 'The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none.',
+  },
+  allowed_mcp_servers: {
+    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MCP_SERVER_PATTERN },
+    description: 'MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels\' lists.',
   },
 } as const;
 
