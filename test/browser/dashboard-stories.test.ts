@@ -197,6 +197,7 @@ describe('dashboard in a browser', { skip }, () => {
     const acme = page.locator('section[aria-label="Account Acme Robotics"]');
     const id = (await acme.locator('h2 code').textContent())!;
     assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/keys`, admin.key, { name: 'acme ci', kind: 'api' })).status, 201);
+    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/members`, admin.key, { email: 'ada@acme.test', name: 'Ada', role: 'admin' })).status, 201);
     await acme.getByLabel('Tier').selectOption('enterprise');
     await acme.getByLabel('Requests per minute, per key').fill('50');
     await acme.getByLabel('Keep records (days)').fill('30');
@@ -207,6 +208,7 @@ describe('dashboard in a browser', { skip }, () => {
     await acme.getByRole('button', { name: 'Close' }).click();
     await row.click();
     await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Keys of the account"] tbody tr', { hasText: 'acme ci' }).waitFor();
+    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Members of the account"] tbody tr', { hasText: 'ada@acme.test' }).filter({ hasText: 'admin' }).waitFor();
     await screenshots(page, 'admin-accounts');
     problems.assertNone('the Accounts page');
     for (const [title, shot, ready] of [

@@ -20,6 +20,7 @@ export type Refusal = Schemas['Refusal'];
 export type ProviderHealth = Schemas['ProviderHealth'];
 export type KeyUsageDay = Schemas['KeyUsage']['data'][number];
 export type Generation = Schemas['Generation'];
+export type Member = Schemas['Member'];
 export type DashboardSession = Schemas['DashboardSession'];
 export type RunningConfig = Schemas['RunningConfig'];
 export type ConfigReload = Schemas['ConfigReload'];

@@ -4,7 +4,7 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
-import type { Account, AdminKey } from '../api/types.ts';
+import type { Account, AdminKey, Member } from '../api/types.ts';
 
 interface Tier { id: string; name: string }
 
@@ -86,6 +86,21 @@ export function AccountKeys({ accountId }: { accountId: string }) {
         { key: 'usage', label: 'Used', render: (k) => usd(k.usage_usd), numeric: true },
         { key: 'limit', label: 'Limit', render: (k) => (k.limit_usd === null ? 'none' : usd(k.limit_usd)), numeric: true },
         { key: 'created', label: 'Created', render: (k) => time(k.created_at), sort: (k) => k.created_at },
+      ]} />
+    </Loadable>
+  );
+}
+
+/** The account's members and their roles (GET /admin/accounts/{id}/members; docs/governance.md). */
+export function AccountMembers({ accountId }: { accountId: string }) {
+  const members = useApi<{ data: Member[] }>(`/admin/accounts/${accountId}/members`);
+  return (
+    <Loadable loading={members.loading} error={members.error} empty={(members.data?.data.length ?? 0) === 0}>
+      <Table label="Members of the account" rows={members.data?.data ?? []} rowKey={(m) => m.id} columns={[
+        { key: 'name', label: 'Name', render: (m) => m.name, sort: (m) => m.name },
+        { key: 'email', label: 'Email', render: (m) => <code class="wrap">{m.email}</code>, sort: (m) => m.email },
+        { key: 'role', label: 'Role', render: (m) => m.role, sort: (m) => m.role },
+        { key: 'created', label: 'Added', render: (m) => time(m.created_at), sort: (m) => m.created_at },
       ]} />
     </Loadable>
   );

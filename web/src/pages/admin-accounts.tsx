@@ -4,7 +4,7 @@ import { Loadable, Table } from '../components.tsx';
 import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { Ledger } from './credits.tsx';
-import { AccountKeys, EditAccount } from './admin-account-edit.tsx';
+import { AccountKeys, AccountMembers, EditAccount } from './admin-account-edit.tsx';
 import type { Account } from '../api/types.ts';
 
 export function AdminAccounts() {
@@ -90,6 +90,8 @@ function AccountDetail({ account, onChanged, onClose }: { account: Account; onCh
       <EditAccount account={account} onSaved={onChanged} />
       <h3>Keys</h3>
       <AccountKeys accountId={account.id} />
+      <h3>Members</h3>
+      <AccountMembers accountId={account.id} />
       <h3>Ledger</h3>
       <Ledger key={tick} path={`/admin/accounts/${account.id}/ledger`} />
     </section>
