@@ -18,7 +18,9 @@ type Env = Record<string, string | undefined>;
 /**
  * The fields whose values are secrets, as paths in the YAML tree: `[]` stands for every
  * item of a list, `*` for every key of a mapping. A field added later that holds a secret
- * (an OIDC client secret, a BYOK master key, an SMTP password) adds its path here.
+ * (an OIDC client secret, an SMTP password) adds its path here. Not `byok.master_key`: the
+ * configuration keeps that reference itself (never the key), resolved at start by
+ * server/build-byok.ts, since the sealed keys are bound to it (a change needs a restart).
  */
 export const SECRET_FIELDS: readonly string[] = [
   'providers[].api_key',
@@ -30,7 +32,6 @@ export const SECRET_FIELDS: readonly string[] = [
   'redis.password',
   'moderation.upstream.api_key',
   'metrics.token',
-  'byok.master_key',
   'oidc.client_secret',
   'smtp.password',
 ];
