@@ -78,9 +78,9 @@ describe('chat request validation over HTTP', () => {
     }
     // Besides the twins, only the unprefixed probes (/health, /ready: docs/operations.md)
     // and /metrics, the dashboard with its root redirect (docs/dashboard.md), and Gemini's
-    // API under its own version (docs/gemini-api.md).
+    // API under its own version (docs/gemini-api.md), and /mcp, the one MCP endpoint (docs/mcp-endpoint.md).
     const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
-    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/metrics', '/ready', '/v1beta/models', '/v1beta/models/*']);
+    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/mcp', '/metrics', '/ready', '/v1beta/models', '/v1beta/models/*']);
     // Under /api/v1 only: the dashboard's session (sign-in) and playground-key routes, which no API client calls.
     const apiOnly = routes.filter((r) => r.url.startsWith('/api/v1/') && !gw.app.hasRoute({ method: r.method as 'GET', url: r.url.slice(4) }));
     assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), ['/api/v1/dashboard/playground-key', '/api/v1/dashboard/session']);
