@@ -56,6 +56,8 @@ models:
     await page.getByLabel('Key').fill(mgmt.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    // The first page's calls have answered (leaving it earlier aborts them: failed requests).
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading').length === 0);
     await page.goto(`${gw.origin}/dashboard/settings`);
     const section = page.getByRole('region', { name: 'Your own provider keys' });
     await section.getByText('No keys of your own.').waitFor();
@@ -79,6 +81,7 @@ models:
     await gw.flush();
     await page.goto(`${gw.origin}/dashboard/activity`);
     await page.getByTestId('row-byok').first().waitFor();
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading').length === 0);
     await page.goto(`${gw.origin}/dashboard/settings`);
 
     await row.getByRole('button', { name: 'Remove the key for acme-up' }).click();
