@@ -264,12 +264,6 @@ export class GenerationPipeline {
   }
 
   /**
-   * The request's inline PDFs become their text when its `file-parser` plugin asks for
-   * `pdf-text`, or, without the plugin, when no endpoint of its plan reads PDFs (a plan
-   * whose context the PDFs as files overflow counts as one that does not). `native` keeps
-   * them as files. Throws the plugin's 400 and the extraction's 400 and 413.
-   */
-  /**
    * The plan with the account's own keys (routing/byok-plan.ts), held at the BYOK fee. In mode
    * `prefer` the operator's fallbacks are priced in full: when the account cannot pay for
    * them, they are dropped and the account's keys alone carry the request.
@@ -300,6 +294,12 @@ export class GenerationPipeline {
     return this.deps.reservations.reserve(id, auth, req, plan, new PromptBound(req));
   }
 
+  /**
+   * The request's inline PDFs become their text when its `file-parser` plugin asks for
+   * `pdf-text`, or, without the plugin, when no endpoint of its plan reads PDFs (a plan
+   * whose context the PDFs as files overflow counts as one that does not). `native` keeps
+   * them as files. Throws the plugin's 400 and the extraction's 400 and 413.
+   */
   private async readPdfs(req: CanonicalRequest, access: ModelAccess | null): Promise<void> {
     const files = this.deps.files;
     if (files === undefined) return;
