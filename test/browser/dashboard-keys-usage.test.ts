@@ -113,8 +113,9 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     const exact = formatNanos((await gw.services.generations.getRecord(res.json.id))!.costNanos);
     await visit(page, 'Overview', '.stat-value');
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
+    // The usage column fills in when the keys' usage (a call of its own) has answered: waited for, not raced.
+    await row().locator('td[data-label="Requests, 30d"]').filter({ hasText: /^1$/ }).waitFor();
     assert.equal(await row().getByTestId('key-usage-30').textContent(), tinySpend(exact));
-    assert.equal(await row().locator('td[data-label="Requests, 30d"]').textContent(), '1');
     await page.getByRole('button', { name: 'Usage of daily key' }).click();
     const usage = page.getByTestId('key-usage');
     await usage.locator('.chart canvas').first().waitFor();
