@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
-import { openDatabase } from '../src/store/open-database.ts';
+import { openDatabase } from '../src/store/sqlite/open-database.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';
 import { sampleAccountId, sampleKeyHash, sampleRecords, seedSampleAccounts } from '../test/support/sample-records.ts';
 import { fillRecords } from './lib/fill-records.ts';

@@ -1,6 +1,6 @@
 // node bench/settlement-throughput.ts [--src DIR] [--records N] [--batch N] [--writer]
 //
-// --writer: through the gateway's SQLite writer thread (store/sqlite-writer/), one batch
+// --writer: through the gateway's SQLite writer thread (store/sqlite/sqlite-writer/), one batch
 // in flight at a time as the settlement queue sends them, the main thread awaiting each:
 // what the thread hop costs beside the transaction itself.
 //
@@ -20,8 +20,8 @@ const SRC = resolve(flags.src ?? join(import.meta.dirname, '..', 'src'));
 const RECORDS = Number(flags.records ?? 200_000);
 const BATCH = Number(flags.batch ?? 64);
 
-const { openDatabase } = await import(join(SRC, 'store/open-database.ts'));
-const { LedgerStore } = await import(join(SRC, 'store/ledger-store.ts'));
+const { openDatabase } = await import(join(SRC, 'store/sqlite/open-database.ts'));
+const { LedgerStore } = await import(join(SRC, 'store/sqlite/ledger-store.ts'));
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-settle-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +36,7 @@ for (const account of new Set(keys.map((k) => k.account))) {
 for (const k of keys) db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(k.hash, k.account, now);
 const record = settlementRecords(keys);
 const writer = flags.writer === true
-  ? new (await import(join(SRC, 'store/sqlite-writer/sqlite-writer.ts'))).SqliteWriter(join(dir, 'switchyard.db'), { log: (m: string) => process.stderr.write(`${m}\n`) })
+  ? new (await import(join(SRC, 'store/sqlite/sqlite-writer/sqlite-writer.ts'))).SqliteWriter(join(dir, 'switchyard.db'), { log: (m: string) => process.stderr.write(`${m}\n`) })
   : null;
 const t0 = performance.now();
 for (let done = 0; done < RECORDS; done += BATCH) {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { AccountStore } from '../store/account-store.ts';
-import { openDatabase } from '../store/open-database.ts';
+import { AccountStore } from '../store/sqlite/account-store.ts';
+import { openDatabase } from '../store/sqlite/open-database.ts';
 import { hashApiKey, labelApiKey } from './api-key.ts';
 import { Authenticator, extractBearer } from './authenticate.ts';
 

@@ -3,9 +3,9 @@ import type { AuthContext } from '../auth/authenticate.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
-import { AccountStore } from '../store/account-store.ts';
-import { LedgerStore, type SettlementRecord, type SettlementWriter } from '../store/ledger-store.ts';
-import { openDatabase } from '../store/open-database.ts';
+import { AccountStore } from '../store/sqlite/account-store.ts';
+import { LedgerStore, type SettlementRecord, type SettlementWriter } from '../store/sqlite/ledger-store.ts';
+import { openDatabase } from '../store/sqlite/open-database.ts';
 import { compilePricing } from '../money/pricing.ts';
 
 // Fixtures for the money code's unit tests: a real in-memory database with one account and

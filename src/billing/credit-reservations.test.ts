@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { ReservationStore } from '../store/reservation-store.ts';
+import { ReservationStore } from '../store/sqlite/reservation-store.ts';
 import { ledgered, writerOf, plan, request, setWritable, settlement, type Ledgered } from './billing-fixtures.test-util.ts';
 import { CreditReservations } from './credit-reservations.ts';
 import { SettlementQueue } from './settlement-queue.ts';

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ledgered, NOW, settlement } from './billing-fixtures.test-util.ts';
-import type { HoldRecord } from '../store/ledger-store.ts';
+import type { HoldRecord } from '../store/sqlite/ledger-store.ts';
 
 // A batch the writer thread may have committed before it died is written again as a
-// replay (store/sqlite-writer/): what is already there is skipped, so nothing is charged twice.
+// replay (store/sqlite/sqlite-writer/): what is already there is skipped, so nothing is charged twice.
 
 const hold = (id: string): HoldRecord => ({ id, accountId: 'acct_1', keyHash: 'hash_1', amountNanos: 50n, createdAt: NOW, expiresAt: NOW });
 

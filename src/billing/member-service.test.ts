@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStores } from '../store/sqlite-stores.ts';
+import { openSqliteStores } from '../store/sqlite/sqlite-stores.ts';
 import { MemberService } from './member-service.ts';
 
 // ensureMember: the just-in-time creation a single sign-on's first sign-in uses.

@@ -3,9 +3,9 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import { ConfigError } from '../config/config-error.ts';
-import { openDatabase } from '../store/open-database.ts';
-import { readReloadStatus } from '../store/reload-status.ts';
-import { readLeaseHolder } from '../store/serve-lock.ts';
+import { openDatabase } from '../store/sqlite/open-database.ts';
+import { readReloadStatus } from '../store/sqlite/reload-status.ts';
+import { readLeaseHolder } from '../store/sqlite/serve-lock.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { emit } from './output.ts';
 
@@ -17,9 +17,9 @@ const POLL_MS = 100;
  * `switchyard reload [--config PATH] [--json]`: asks the gateway serving the configured
  * database to load its config file again, and says whether it was accepted.
  *
- * The gateway is found through the database's serve lease (store/serve-lock.ts: its pid
+ * The gateway is found through the database's serve lease (store/sqlite/serve-lock.ts: its pid
  * and host); it is sent SIGHUP only when it runs on this host. The outcome is read back
- * from the database (store/reload-status.ts), where the gateway writes every reload
+ * from the database (store/sqlite/reload-status.ts), where the gateway writes every reload
  * attempt: exit 0 when accepted, 1 with the gateway's error when refused (the previous
  * config then stays in force), or when no gateway answers.
  */

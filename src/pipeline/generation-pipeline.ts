@@ -38,8 +38,8 @@ import { CitingSink } from './web-search/citing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
-import type { SettlementRecord } from '../store/ledger-store.ts';
-import type { ToolCallRecord } from '../store/generation-store.ts';
+import type { SettlementRecord } from '../store/sqlite/ledger-store.ts';
+import type { ToolCallRecord } from '../store/sqlite/generation-store.ts';
 import { silentTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */
@@ -182,7 +182,7 @@ export class GenerationPipeline {
    * Admission: default model, plan, tier model access, rate limits, credit hold. Every
    * answer from here on names its generation (X-Generation-Id), refusals included (the id
    * the request log names); a refusal leaves no generation record, only a count per key,
-   * reason and minute (store/refusal-counts.ts). When the shared state (Redis, Postgres)
+   * reason and minute (store/sqlite/refusal-counts.ts). When the shared state (Redis, Postgres)
    * cannot answer, the request is refused with 503 `shared_state_unavailable`: a request
    * is never served without its hold.
    */
@@ -255,7 +255,7 @@ export class GenerationPipeline {
       const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
       if (!(err instanceof GatewayError)) throw err;
       // Counted per key, reason and minute, never a record of its own: a flood of refusals
-      // must not fill the disk (store/refusal-counts.ts). The record is for telemetry only.
+      // must not fill the disk (store/sqlite/refusal-counts.ts). The record is for telemetry only.
       this.deps.settlements.countRefusal(auth.account.id, auth.key.hash, err.code, startedAt);
       const record = this.refusalRecord(generationId, auth, req, info, err, startedAt);
       this.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);

@@ -2,13 +2,13 @@ import { AccountService } from '../billing/account-service.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { TierTable } from '../config/tier-limits.ts';
 import { selectBackends, type Backends } from '../shared/select-backends.ts';
-import type { SettlementWriter } from '../store/ledger-store.ts';
+import type { SettlementWriter } from '../store/sqlite/ledger-store.ts';
 import type { PostgresStores } from '../store/postgres/postgres-stores.ts';
-import { ReservationStore } from '../store/reservation-store.ts';
-import { pruneStep, type PruneCutoff, type PruneStep } from '../store/record-pruner.ts';
-import { ServeLock } from '../store/serve-lock.ts';
-import { SqliteWriter } from '../store/sqlite-writer/sqlite-writer.ts';
-import { openSqliteStores, type SqliteStores } from '../store/sqlite-stores.ts';
+import { ReservationStore } from '../store/sqlite/reservation-store.ts';
+import { pruneStep, type PruneCutoff, type PruneStep } from '../store/sqlite/record-pruner.ts';
+import { ServeLock } from '../store/sqlite/serve-lock.ts';
+import { SqliteWriter } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
+import { openSqliteStores, type SqliteStores } from '../store/sqlite/sqlite-stores.ts';
 import type { Stores } from '../store/store-contract.ts';
 import type { FleetServices } from './fleet-services.ts';
 import type { ServiceOptions, Services } from './services.ts';
@@ -54,7 +54,7 @@ export interface EngineParts {
   fleet: FleetServices | null;
   /** Postgres: the sweep of hold rows left by instances that died (store/postgres/postgres-stale-holds.ts); null otherwise. */
   releaseStaleRows: ((beforeIso: string, nowIso: string) => Promise<number>) | null;
-  /** One step of the records' pruning (store/record-pruner.ts): on the SQLite writer thread, or on Postgres. */
+  /** One step of the records' pruning (store/sqlite/record-pruner.ts): on the SQLite writer thread, or on Postgres. */
   pruneStep: (cutoffs: readonly PruneCutoff[], start: number, limit: number) => Promise<PruneStep>;
 }
 

@@ -14,9 +14,9 @@ import { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
-import type { openSqliteStores } from '../store/sqlite-stores.ts';
+import type { openSqliteStores } from '../store/sqlite/sqlite-stores.ts';
 import type { AccountRepository, GenerationRepository, KeyUsageRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
-import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite-writer/sqlite-writer.ts';
+import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
 import { compactHeap } from '../runtime/compact-heap.ts';
 import { shrinkHeapWhenIdle } from '../runtime/idle-heap-shrink.ts';
 import type { Backends } from '../shared/select-backends.ts';
@@ -90,7 +90,7 @@ export interface Services {
   now: () => number;
   /**
    * The writer thread that commits the settlements, checkpoints the WAL and renews the
-   * serve lease on its own connection (store/sqlite-writer/); null for an in-memory
+   * serve lease on its own connection (store/sqlite/sqlite-writer/); null for an in-memory
    * database, whose settlements are written on `db`, and in a fleet (Postgres).
    */
   writer: SqliteWriter | null;
@@ -161,7 +161,7 @@ export interface ServiceOptions {
   holdSweepMs?: number;
   /** The uniform source of routing's weighted draw (default Math.random); tests seed it. */
   random?: () => number;
-  /** The serve lease of the database was lost (store/serve-lock.ts): this process must stop serving. */
+  /** The serve lease of the database was lost (store/sqlite/serve-lock.ts): this process must stop serving. */
   onLeaseLost?: (reason: string) => void;
   /** Where the request log's JSON lines go (default stdout; tests capture them). */
   logDestination?: DestinationStream;
@@ -174,7 +174,7 @@ export interface ServiceOptions {
    * built and connected by the caller; closed with the services. Absent: everything in process.
    */
   fleet?: FleetServices;
-  /** The writer thread's timings (store/sqlite-writer/sqlite-writer.ts). */
+  /** The writer thread's timings (store/sqlite/sqlite-writer/sqlite-writer.ts). */
   writer?: Omit<SqliteWriterOptions, 'log'>;
   /** How the operator runs `switchyard` against this database (default: from `env` and the current folder; runtime/cli-invocation.ts). */
   cliInvocation?: string;

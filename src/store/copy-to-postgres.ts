@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type pg from 'pg';
-import { MIGRATIONS } from './migrations.ts';
-import { readLeaseHolder } from './serve-lock.ts';
+import { MIGRATIONS } from './sqlite/migrations.ts';
+import { readLeaseHolder } from './sqlite/serve-lock.ts';
 
 // `switchyard migrate`: the embedded SQLite database copied into Postgres. The source is
 // opened read-only and read in one transaction (one consistent snapshot); the target gets

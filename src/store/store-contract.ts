@@ -1,22 +1,22 @@
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
 import type {
   AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
-} from './account-store.ts';
-import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-store.ts';
-import type { LedgerEntry } from './admin-store.ts';
+} from './sqlite/account-store.ts';
+import type { ActivityCursor, ActivityFilter, ActivityRow } from './sqlite/activity-store.ts';
+import type { LedgerEntry } from './sqlite/admin-store.ts';
 import type { ChainBreak } from './audit-chain.ts';
-import type { AuditActor, AuditEntry } from './audit-store.ts';
+import type { AuditActor, AuditEntry } from './sqlite/audit-store.ts';
 import type { WebhookRepository } from './webhook-store.ts';
 import type { McpCallRepository, McpServerRepository } from './mcp-store.ts';
 import type { MemberRepository } from './member-store.ts';
 import type { ByokRepository } from './byok-store.ts';
-import type { GenerationFilter } from './generation-query.ts';
-import type { GenerationRecord, UsageWindow } from './generation-store.ts';
-import type { HoldRecord, SettlementRecord } from './ledger-store.ts';
-import type { ReloadStatus } from './reload-status.ts';
-import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-counts.ts';
-import type { UsageRange, UsageGrouping, UsageRow } from './usage-query.ts';
-import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage } from './usage-store.ts';
+import type { GenerationFilter } from './sqlite/generation-query.ts';
+import type { GenerationRecord, UsageWindow } from './sqlite/generation-store.ts';
+import type { HoldRecord, SettlementRecord } from './sqlite/ledger-store.ts';
+import type { ReloadStatus } from './sqlite/reload-status.ts';
+import type { RefusalCount, RefusalCursor, RefusalFilter } from './sqlite/refusal-counts.ts';
+import type { UsageRange, UsageGrouping, UsageRow } from './sqlite/usage-query.ts';
+import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage } from './sqlite/usage-store.ts';
 
 // The store contract: what every caller (routes, dashboard, authenticator, account service,
 // CLI) may ask of the durable records, whatever the engine. Every method returns a Promise.

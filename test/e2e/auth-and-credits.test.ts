@@ -59,7 +59,7 @@ describe('authentication and credits', () => {
     const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 402);
     assert.equal(res.json.error.type, 'insufficient_quota_error');
-    // Refused before any provider was asked: counted, not recorded (store/refusal-counts.ts).
+    // Refused before any provider was asked: counted, not recorded (store/sqlite/refusal-counts.ts).
     await gw.flush();
     const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(lookup.status, 404);

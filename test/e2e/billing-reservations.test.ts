@@ -31,7 +31,7 @@ describe('credit reservations', () => {
       assert.equal(emu.requests.length, 0, 'no upstream call');
       assert.ok(res.headers.get('x-ratelimit-limit'), 'the refusal still carries the rate-limit state');
       await gw.flush();
-      // Counted, not recorded (store/refusal-counts.ts).
+      // Counted, not recorded (store/sqlite/refusal-counts.ts).
       const counted = await gw.services.stores.refusals.list({ keyHash: gw.keyHash }, null, 10);
       assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
 

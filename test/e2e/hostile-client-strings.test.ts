@@ -107,7 +107,7 @@ describe('client strings and lists are bounded', () => {
     const g = ((await rec.json()) as any).data;
     assert.equal(g.app_title, 'T'.repeat(512));
     assert.equal(g.http_referer.length, 512);
-    // Refusals are counted, not recorded (store/refusal-counts.ts).
+    // Refusals are counted, not recorded (store/sqlite/refusal-counts.ts).
     const none = await fetch(`${gw.origin}/api/v1/generation?id=${refused.headers.get('x-generation-id')}`, { headers: auth });
     assert.equal(none.status, 404);
   });

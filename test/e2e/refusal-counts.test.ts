@@ -5,7 +5,7 @@ import { allPages, call, createAdminKey } from '../support/admin-client.ts';
 import { scrape, sumOf } from '../support/prometheus-text.ts';
 
 // Refused requests (rate limits, unknown models...) cost the operator a counter, not a
-// generation record each (store/refusal-counts.ts): a flood of them does not grow the
+// generation record each (store/sqlite/refusal-counts.ts): a flood of them does not grow the
 // generation table, and the strings a client chose (unknown model names, titles) are
 // stored nowhere.
 

@@ -1,12 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SettlementRecord } from '../../src/store/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
 import { startHookedUpstream, type HookedUpstream } from '../support/hooked-upstream.ts';
 import { runCliJson } from '../support/run-cli.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Settlements are committed by the gateway's SQLite writer thread, on its own connection
-// (src/store/sqlite-writer/): what it commits is what the main thread reads right after
+// (src/store/sqlite/sqlite-writer/): what it commits is what the main thread reads right after
 // the answer; its own commits are not mistaken for another process's changes, while the
 // operator CLI's are seen without any request asking; and when the thread dies, the
 // answers whose charges it cannot write are refused (503) and the charges are written,

@@ -5,7 +5,7 @@ import { endianness } from 'node:os';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // The WAL is checkpointed by a thread of its own, on its own connection
-// (src/store/sqlite-writer/checkpointer-thread.ts): no settlement's COMMIT copies the WAL into
+// (src/store/sqlite/sqlite-writer/checkpointer-thread.ts): no settlement's COMMIT copies the WAL into
 // the database (every connection of the gateway has wal_autocheckpoint = 0), and the -wal
 // file stays within its bound under a sustained load, because a commit that leaves it past
 // the bound has the checkpointer start it over at once, without waiting for its timer; and

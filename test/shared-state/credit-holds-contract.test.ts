@@ -9,7 +9,7 @@ import { SettlementQueue } from '../../src/billing/settlement-queue.ts';
 import { worstCaseCost } from '../../src/billing/worst-case-cost.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
-import { ReservationStore } from '../../src/store/reservation-store.ts';
+import { ReservationStore } from '../../src/store/sqlite/reservation-store.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The CreditHolds contract, as the pipeline relies on it (reserve → finish → settlement

@@ -1,15 +1,15 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
-import { migrate } from '../../src/store/open-database.ts';
+import { migrate } from '../../src/store/sqlite/open-database.ts';
 import type pg from 'pg';
 import { ledgered, NOW, settlement } from '../../src/billing/billing-fixtures.test-util.ts';
-import type { HoldRecord, SettlementRecord } from '../../src/store/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/postgres-migrations.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { SharedStateUnavailable } from '../../src/shared/shared-state-unavailable.ts';
 import { freePort } from '../support/free-port.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ledgered, settlement, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
 import { RedisCreditHolds, type PeriodDays, type SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
-import { ReservationStore } from '../../src/store/reservation-store.ts';
+import { ReservationStore } from '../../src/store/sqlite/reservation-store.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The database side is the real SQLite store of the fixtures (one account acct_1 with key

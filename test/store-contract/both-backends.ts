@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStores } from '../../src/store/sqlite-stores.ts';
+import { openSqliteStores } from '../../src/store/sqlite/sqlite-stores.ts';
 import { openPostgresStores } from '../../src/store/postgres/postgres-stores.ts';
 import type { Stores } from '../../src/store/store-contract.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';

@@ -2,7 +2,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import type pg from 'pg';
-import { migrate } from '../../src/store/open-database.ts';
+import { migrate } from '../../src/store/sqlite/open-database.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
@@ -10,7 +10,7 @@ import { readPostgresSchema } from './read-postgres-schema.ts';
 import { readSqliteSchema } from './read-sqlite-schema.ts';
 import { schemaDifferences, type SchemaDifference, type SchemaShape } from './schema-shape.ts';
 
-// src/store/migrations.ts and src/store/postgres/postgres-migrations.ts are hand copies: a
+// src/store/sqlite/migrations.ts and src/store/postgres/postgres-migrations.ts are hand copies: a
 // fresh database of each engine, migrated, must have the same tables, and in each the same
 // columns (logical type, NOT NULL, default), primary key, unique constraints, foreign keys,
 // CHECK constraints, indexes (columns, uniqueness, partial predicate) and triggers. The type

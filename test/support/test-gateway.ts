@@ -9,7 +9,7 @@ import { buildApp } from '../../src/server/build-app.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/server/services.ts';
 import { createFleetServices } from '../../src/server/fleet-services.ts';
-import { ReservationStore } from '../../src/store/reservation-store.ts';
+import { ReservationStore } from '../../src/store/sqlite/reservation-store.ts';
 import type { SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 
 /** The simulated provider alone, at full speed. */

@@ -1,6 +1,6 @@
-import type { Migration } from '../migrations.ts';
+import type { Migration } from '../sqlite/migrations.ts';
 
-// Migration 16 on Postgres: src/store/byok-migration.ts's tables and view.
+// Migration 16 on Postgres: src/store/sqlite/byok-migration.ts's tables and view.
 
 export const BYOK_POSTGRES: Migration = {
   version: 16,

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations.ts';
+import type { Migration } from '../sqlite/migrations.ts';
 
 // Migration 11 for Postgres: ../compact-records-migration.ts (SQLite) in Postgres's dialect.
 // Differences: identities instead of rowids; the primary key is the text id (the

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { AUDIT_CHAIN_MIGRATION, type Migration } from '../migrations.ts';
+import { AUDIT_CHAIN_MIGRATION, type Migration } from '../sqlite/migrations.ts';
 import { sealPostgresAuditChain } from './postgres-audit-repository.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
 

@@ -1,8 +1,8 @@
 import { BYOK_POSTGRES } from './byok-migration.ts';
-import type { Migration } from '../migrations.ts';
+import type { Migration } from '../sqlite/migrations.ts';
 import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
 
-// The schema of src/store/migrations.ts for Postgres: the same versions, tables, columns and
+// The schema of src/store/sqlite/migrations.ts for Postgres: the same versions, tables, columns and
 // meanings, so one store contract fits both engines. Differences: every INTEGER is BIGINT
 // (nano-USD, counters; flags stay 0/1 numbers as in SQLite), row ids are identity columns,
 // no WITHOUT ROWID, and migration 4's backfill is written in Postgres's dialect.

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
-import { SESSION_PURGE_BATCH, type SessionRepository, type SessionRow } from './store-contract.ts';
+import { SESSION_PURGE_BATCH, type SessionRepository, type SessionRow } from '../store-contract.ts';
 
 /** Dashboard sessions in SQLite (table dashboard_sessions, migration 5). */
 export class SqliteSessionRepository implements SessionRepository {

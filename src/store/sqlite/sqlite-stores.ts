@@ -11,14 +11,14 @@ import { openDatabase } from './open-database.ts';
 import { RefusalCountQuery } from './refusal-counts.ts';
 import { readReloadStatus, writeReloadStatus } from './reload-status.ts';
 import { SqliteSessionRepository } from './sqlite-session-repository.ts';
-import type { AccountRepository, Stores } from './store-contract.ts';
+import type { AccountRepository, Stores } from '../store-contract.ts';
 import { UsageQuery } from './usage-query.ts';
 import { UsageStore } from './usage-store.ts';
-import { SqlWebhookRepository, type SqlRunner } from './webhook-store.ts';
-import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
-import { SqlMemberRepository } from './member-store.ts';
-import { SqlByokRepository } from './byok-store.ts';
-import { SqlBudgetAlertRepository } from './budget-alert-store.ts';
+import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
+import { SqlMcpCallRepository, SqlMcpServerRepository } from '../mcp-store.ts';
+import { SqlMemberRepository } from '../member-store.ts';
+import { SqlByokRepository } from '../byok-store.ts';
+import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {

@@ -1,14 +1,14 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../money/amount-bounds.ts';
+import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../../money/amount-bounds.ts';
 import { transaction } from './open-database.ts';
 import type { GenerationRecord } from './generation-store.ts';
-import { namesOf, STORED_COLUMNS, storedValues } from './generation-row.ts';
+import { namesOf, STORED_COLUMNS, storedValues } from '../generation-row.ts';
 import { RecordNames } from './record-names.ts';
 import { RefusalCountWriter, type RefusalCount } from './refusal-counts.ts';
 import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
   ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
-} from './usage-rollup.ts';
+} from '../usage-rollup.ts';
 
 /** One finished request: its charge and its generation record, written together. */
 export interface SettlementRecord extends GenerationRecord {

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { checkChain, entryHash, GENESIS_HASH, toChainFields, type ChainBreak, type ChainRow } from './audit-chain.ts';
+import { checkChain, entryHash, GENESIS_HASH, toChainFields, type ChainBreak, type ChainRow } from '../audit-chain.ts';
 import { transaction } from './open-database.ts';
 
 // The admin audit log (table admin_actions): who did what, on what, when. Written in the

@@ -1,8 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
-import type { LimitsOverride } from '../config/tier-limits.ts';
-import type { Allowlist } from '../catalog/model-access.ts';
-import type { GuardrailRule } from '../catalog/guardrail-rule.ts';
+import type { LimitsOverride } from '../../config/tier-limits.ts';
+import type { Allowlist } from '../../catalog/model-access.ts';
+import type { GuardrailRule } from '../../catalog/guardrail-rule.ts';
 
 export type AccountType = 'user' | 'organization';
 

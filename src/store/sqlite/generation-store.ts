@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { decodeBreakdown } from './generation-row.ts';
+import { decodeBreakdown } from '../generation-row.ts';
 
 export interface UsageWindow {
   costNanos: bigint;

@@ -5,7 +5,7 @@ import { ExternalChangeWatcher } from '../external-change-watcher.ts';
 import { LedgerStore } from '../ledger-store.ts';
 import { pruneStep } from '../record-pruner.ts';
 import { configureConnection } from '../open-database.ts';
-import { compactHeap } from '../../runtime/compact-heap.ts';
+import { compactHeap } from '../../../runtime/compact-heap.ts';
 import { renewLease } from '../serve-lock.ts';
 import { toWire, type FromWriter, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';
 
