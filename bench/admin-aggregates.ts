@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
-import type { GenerationRecord } from '../src/store/sqlite/generation-store.ts';
+import type { GenerationRecord } from '../src/store/generation-records.ts';
 import { fillRecords } from './lib/fill-records.ts';
 import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';

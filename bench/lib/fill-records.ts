@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { namesOf, STORED_COLUMNS, storedValues } from '../../src/store/generation-row.ts';
-import type { GenerationRecord } from '../../src/store/sqlite/generation-store.ts';
+import type { GenerationRecord } from '../../src/store/generation-records.ts';
 import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
   ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,

@@ -9,7 +9,7 @@ import { GatewayMetrics } from '../../src/observability/gateway-metrics.ts';
 import { createRequestLogger } from '../../src/observability/request-log.ts';
 import { Telemetry } from '../../src/observability/telemetry.ts';
 import { SecretScrubber } from '../../src/providers/http/scrub-secrets.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 
 const RECORD: SettlementRecord = {
   id: 'gen-1764000000-AbCdEfGhIjKlMn', accountId: 'acct_bench', keyHash: 'h', costNanos: 28_000n, holdRowWritten: true,

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { AccountRecord, KeyRecord } from '../store/sqlite/account-store.ts';
+import type { AccountRecord, KeyRecord } from '../store/account-records.ts';
 import type { AccountRepository } from '../store/store-contract.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key.ts';
 import type { MemberRecord, MemberRepository } from '../store/member-store.ts';

@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../store/sqlite/account-store.ts';
+import type { KeyRecord } from '../store/account-records.ts';
 import type { MemberRecord, MemberRole } from '../store/member-store.ts';
 import type { AuthContext } from './authenticate.ts';
 

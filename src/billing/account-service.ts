@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, labelApiKey } from '../auth/api-key.ts';
-import type { AccountPatch, AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/sqlite/account-store.ts';
+import type { AccountPatch, AccountRecord, AccountType, KeyLimitReset, KeyRecord } from '../store/account-records.ts';
 import type { Stores } from '../store/store-contract.ts';
 import { usdToNanos } from '../money/money.ts';
 import { BalanceOutOfBounds, MAX_AMOUNT_USD, withinMaxAmount } from '../money/amount-bounds.ts';

@@ -4,7 +4,8 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { Endpoint, ModelInfo } from '../catalog/types.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import { AccountStore } from '../store/sqlite/account-store.ts';
-import { LedgerStore, type SettlementRecord, type SettlementWriter } from '../store/sqlite/ledger-store.ts';
+import { LedgerStore } from '../store/sqlite/ledger-store.ts';
+import type { SettlementRecord, SettlementWriter } from '../store/ledger-records.ts';
 import { openDatabase } from '../store/sqlite/open-database.ts';
 import { compilePricing } from '../money/pricing.ts';
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { usdToNanos } from '../money/money.ts';
-import type { AccountBudget, KeyLimitReset } from '../store/sqlite/account-store.ts';
+import type { AccountBudget, KeyLimitReset } from '../store/account-records.ts';
 import { isKeyLimitReset, periodEnd, periodStart } from './key-limit-remaining.ts';
 
 // Budgets: what an account (or, later, a member) may spend per UTC window, enforced by the

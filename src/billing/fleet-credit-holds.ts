@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Nanos } from '../money/money.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { Invalidation } from '../shared/invalidation-bus.ts';
-import type { HoldRecord, SettlementRecord } from '../store/sqlite/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../store/ledger-records.ts';
 import type { CreditHolds } from './credit-holds.ts';
 import { clampZero, insufficient } from './insufficient-credits.ts';
 import type { RedisCreditHolds } from './redis-credit-holds.ts';

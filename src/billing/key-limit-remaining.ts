@@ -1,4 +1,4 @@
-import type { KeyLimitReset, KeyRecord } from '../store/sqlite/account-store.ts';
+import type { KeyLimitReset, KeyRecord } from '../store/account-records.ts';
 import { nanosToNumber } from '../money/money.ts';
 
 // A key's credit limit and its optional reset period (OpenRouter's `limit_reset`): the one

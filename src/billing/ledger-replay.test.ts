@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ledgered, NOW, settlement } from './billing-fixtures.test-util.ts';
-import type { HoldRecord } from '../store/sqlite/ledger-store.ts';
+import type { HoldRecord } from '../store/ledger-records.ts';
 
 // A batch the writer thread may have committed before it died is written again as a
 // replay (store/sqlite/sqlite-writer/): what is already there is skipped, so nothing is charged twice.

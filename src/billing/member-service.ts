@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { formatNanos } from '../money/money.ts';
-import type { AuditActor } from '../store/sqlite/audit-store.ts';
+import type { AuditActor } from '../store/audit-records.ts';
 import type { MemberPatch, MemberRecord, MemberRole } from '../store/member-store.ts';
 import type { Stores } from '../store/store-contract.ts';
 import { checkAllowedModels, checkBudget, checkEmail, checkMemberName, checkRole } from './member-input.ts';

@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../store/sqlite/account-store.ts';
+import type { KeyRecord } from '../store/account-records.ts';
 import type { Stores } from '../store/store-contract.ts';
 import type { AccountService } from './account-service.ts';
 

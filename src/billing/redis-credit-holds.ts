@@ -1,4 +1,4 @@
-import type { LoadedSpendState, PeriodDays } from '../store/sqlite/reservation-store.ts';
+import type { LoadedSpendState, PeriodDays } from '../store/spend-state.ts';
 import type { RedisConnection } from '../shared/redis/redis-connection.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { Nanos } from '../money/money.ts';

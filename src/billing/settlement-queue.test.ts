@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HoldRecord, SettlementRecord } from '../store/sqlite/ledger-store.ts';
-import type { RefusalCount } from '../store/sqlite/refusal-counts.ts';
+import type { HoldRecord, SettlementRecord } from '../store/ledger-records.ts';
+import type { RefusalCount } from '../store/refusal-records.ts';
 import { NOW, ledgered, setWritable, settlement } from './billing-fixtures.test-util.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import { isStorageFailure, SettlementQueue, storageUnavailable } from './settlement-queue.ts';

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import { SharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
-import type { HoldRecord, SettlementRecord, SettlementWriter } from '../store/sqlite/ledger-store.ts';
-import { addRefusal, type RefusalCount } from '../store/sqlite/refusal-counts.ts';
+import type { HoldRecord, SettlementRecord, SettlementWriter } from '../store/ledger-records.ts';
+import { addRefusal, type RefusalCount } from '../store/refusal-records.ts';
 
 /** What `push` resolves with: whether the record reached the database. */
 export type SettlementResult = { committed: true } | { committed: false; error: unknown };

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SecretScrubber } from '../providers/http/scrub-secrets.ts';
-import type { SettlementRecord } from '../store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../store/ledger-records.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createRequestLogger } from './request-log.ts';
 import { Telemetry } from './telemetry.ts';

@@ -6,7 +6,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { createRequestLogger } from './request-log.ts';
 import type { LogSink } from './log-sink.ts';
-import type { SettlementRecord } from '../store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../store/ledger-records.ts';
 import type { AttemptRecord } from '../routing/attempt.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { DialectName } from '../canonical/dialect-name.ts';

@@ -38,8 +38,8 @@ import { CitingSink } from './web-search/citing-sink.ts';
 import { logSafely, SecretScrubber } from '../providers/http/scrub-secrets.ts';
 
 import type { DialectName } from '../canonical/dialect-name.ts';
-import type { SettlementRecord } from '../store/sqlite/ledger-store.ts';
-import type { ToolCallRecord } from '../store/sqlite/generation-store.ts';
+import type { SettlementRecord } from '../store/ledger-records.ts';
+import type { ToolCallRecord } from '../store/generation-records.ts';
 import { silentTelemetry, type Telemetry } from '../observability/telemetry.ts';
 
 /** What the route knows of the HTTP request, for the generation record. */

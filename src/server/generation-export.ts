@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { ActivityCursor, ActivityFilter, ActivityRow } from '../store/sqlite/activity-store.ts';
-import { toGenerationRecord } from '../store/sqlite/generation-store.ts';
+import type { ActivityCursor, ActivityFilter, ActivityRow } from '../store/activity-records.ts';
+import { toGenerationRecord } from '../store/generation-records.ts';
 import type { ActivityRepository } from '../store/store-contract.ts';
 import { activityView } from './routes/admin/admin-views.ts';
 import { cell, COLUMNS } from './routes/admin/generations-csv-route.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import type { GatewayConfig } from '../config/types.ts';
-import type { AccountRecord } from '../store/sqlite/account-store.ts';
-import type { PruneCutoff, PruneStep } from '../store/sqlite/record-pruner.ts';
+import type { AccountRecord } from '../store/account-records.ts';
+import type { PruneCutoff, PruneStep } from '../store/record-pruning.ts';
 
 // Generation records past their retention are deleted by this job, off the request path: a
 // pass every `records.prune_interval_minutes`, and on demand (POST /admin/generations/prune).

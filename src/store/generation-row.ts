@@ -1,4 +1,4 @@
-import type { GenerationRecord } from './sqlite/generation-store.ts';
+import type { GenerationRecord } from './generation-records.ts';
 
 // How a generation record is stored (`generation_records`, migration 11): one row of small
 // numbers, strings that repeat (account, key hash, model, provider, app title, codes) as

@@ -1,27 +1,24 @@
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
-import type {
-  AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
-} from './sqlite/account-store.ts';
-import type { ActivityCursor, ActivityFilter, ActivityRow } from './sqlite/activity-store.ts';
-import type { LedgerEntry } from './sqlite/admin-store.ts';
+import type { AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey } from './account-records.ts';
+import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-records.ts';
 import type { ChainBreak } from './audit-chain.ts';
-import type { AuditActor, AuditEntry } from './sqlite/audit-store.ts';
+import type { AuditActor, AuditEntry } from './audit-records.ts';
 import type { WebhookRepository } from './webhook-store.ts';
 import type { McpCallRepository, McpServerRepository } from './mcp-store.ts';
 import type { MemberRepository } from './member-store.ts';
 import type { ByokRepository } from './byok-store.ts';
-import type { GenerationFilter } from './sqlite/generation-query.ts';
-import type { GenerationRecord, UsageWindow } from './sqlite/generation-store.ts';
-import type { HoldRecord, SettlementRecord } from './sqlite/ledger-store.ts';
-import type { ReloadStatus } from './sqlite/reload-status.ts';
-import type { RefusalCount, RefusalCursor, RefusalFilter } from './sqlite/refusal-counts.ts';
-import type { UsageRange, UsageGrouping, UsageRow } from './sqlite/usage-query.ts';
-import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage } from './sqlite/usage-store.ts';
+import type { GenerationFilter, GenerationRecord, UsageWindow } from './generation-records.ts';
+import type { HoldRecord, LedgerEntry, SettlementRecord } from './ledger-records.ts';
+import type { ReloadStatus } from './reload-status-record.ts';
+import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-records.ts';
+import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage, UsageRange, UsageGrouping, UsageRow } from './usage-records.ts';
 
 // The store contract: what every caller (routes, dashboard, authenticator, account service,
 // CLI) may ask of the durable records, whatever the engine. Every method returns a Promise.
-// Two implementations: SQLite (sqlite-stores.ts: the synchronous classes of this folder,
-// resolving at once) and Postgres (postgres/postgres-stores.ts). The conformance suite
+// Its types are its own (this folder's *-records.ts and the SqlRunner repositories, which
+// both engines run): no engine's file defines them. Two implementations, one folder each:
+// SQLite (sqlite/sqlite-stores.ts: the synchronous classes of sqlite/, resolving at once)
+// and Postgres (postgres/postgres-stores.ts). The conformance suite
 // (test/store-contract/) runs the same cases over both and expects the same answers.
 
 /** Accounts and API keys. */

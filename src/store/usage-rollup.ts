@@ -1,5 +1,5 @@
-import type { GenerationRecord } from './sqlite/generation-store.ts';
-import type { UsageFigures } from './sqlite/usage-store.ts';
+import type { GenerationRecord } from './generation-records.ts';
+import type { UsageFigures } from './usage-records.ts';
 
 // The daily usage rollups: usage_daily, one row per UTC day × account × key × model ×
 // provider × app title, and two coarser tables for the all-accounts views, moved in the

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { formatNanos } from '../../src/money/money.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage, type PageProblems } from './browser-support.ts';
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 
 // The CSV export of Activity: the whole filtered range from the server (keyset pages of
 // 1,000 read in turn), not the page on screen; cut at max_rows with a last line saying so.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { call } from '../support/admin-client.ts';
 import { runCli } from '../support/run-cli.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 
 // Exports of generation records before they are pruned: GET /admin/generations/export
 // (CSV or JSON lines, streamed in keyset pages) and `switchyard generations export`.

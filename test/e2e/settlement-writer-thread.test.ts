@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 import { startHookedUpstream, type HookedUpstream } from '../support/hooked-upstream.ts';
 import { runCliJson } from '../support/run-cli.ts';
 import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';

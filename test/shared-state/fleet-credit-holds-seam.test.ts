@@ -10,7 +10,7 @@ import { worstCaseCost } from '../../src/billing/worst-case-cost.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
 import { SharedStateUnavailable, sharedStateUnavailable } from '../../src/shared/shared-state-unavailable.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';

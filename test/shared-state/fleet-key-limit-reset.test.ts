@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { NOW, settlement } from '../../src/billing/billing-fixtures.test-util.ts';
 import { RedisCreditHolds } from '../../src/billing/redis-credit-holds.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
-import type { KeyLimitReset } from '../../src/store/sqlite/account-store.ts';
+import type { KeyLimitReset } from '../../src/store/account-records.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';

@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { migrate } from '../../src/store/sqlite/open-database.ts';
 import type pg from 'pg';
 import { ledgered, NOW, settlement } from '../../src/billing/billing-fixtures.test-util.ts';
-import type { HoldRecord, SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../../src/store/ledger-records.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/postgres-migrations.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';

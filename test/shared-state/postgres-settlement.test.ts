@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import type pg from 'pg';
 import { NOW, settlement } from '../../src/billing/billing-fixtures.test-util.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
-import type { HoldRecord, SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../../src/store/ledger-records.ts';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.ts';
 import { PostgresLedger } from '../../src/store/postgres/postgres-ledger.ts';
 import { createPostgresPool } from '../../src/store/postgres/postgres-pool.ts';

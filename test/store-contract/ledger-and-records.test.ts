@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { contractCase } from './both-backends.ts';
 import type { Stores } from '../../src/store/store-contract.ts';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 
 const DAY1 = '2026-03-01T10:00:00.000Z';
 const DAY2 = '2026-03-02T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { contractCase } from './both-backends.ts';
-import type { RefusalCount } from '../../src/store/sqlite/refusal-counts.ts';
+import type { RefusalCount } from '../../src/store/refusal-records.ts';
 
 const count = (keyHash: string, minute: string, reason: string, n: number, accountId = 'acct_1'): RefusalCount => ({ accountId, keyHash, minute, reason, count: n });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { SettlementRecord } from '../../src/store/sqlite/ledger-store.ts';
+import type { SettlementRecord } from '../../src/store/ledger-records.ts';
 
 // Generation records as the gateway writes them, for the size benchmark, the 10 M-record
 // benchmark and the tests that bound a record's size: seeded (the same records every run),

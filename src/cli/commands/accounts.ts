@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_RETENTION_DAYS } from '../../config/parse-records.ts';
 import { formatNanos } from '../../money/money.ts';
-import type { AccountBudget, AccountRecord } from '../../store/sqlite/account-store.ts';
+import type { AccountBudget, AccountRecord } from '../../store/account-records.ts';
 import { readBudget } from '../../billing/budgets.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { checkModelName } from '../gateway-catalog.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { MAX_ROTATION_OVERLAP_SECONDS } from '../../billing/account-service.ts';
 import { formatNanos } from '../../money/money.ts';
-import type { KeyRecord } from '../../store/sqlite/account-store.ts';
+import type { KeyRecord } from '../../store/account-records.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
 import { emit, renderTable, UsageError } from '../output.ts';

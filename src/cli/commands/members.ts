@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MemberService, type RemovedKeys } from '../../billing/member-service.ts';
-import type { AuditActor } from '../../store/sqlite/audit-store.ts';
+import type { AuditActor } from '../../store/audit-records.ts';
 import type { MemberRecord } from '../../store/member-store.ts';
 import { WebhookDispatcher } from '../../server/webhooks/webhook-dispatcher.ts';
 import { memberView } from '../../server/routes/members-routes.ts';

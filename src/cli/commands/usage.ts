@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { formatNanos } from '../../money/money.ts';
-import type { UsageGrouping } from '../../store/sqlite/usage-query.ts';
+import type { UsageGrouping } from '../../store/usage-records.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { withStores } from '../open-cli-stores.ts';
 import { emit, renderTable } from '../output.ts';

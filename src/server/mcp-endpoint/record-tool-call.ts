@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import type { McpCallRow } from '../../store/mcp-store.ts';
-import type { ToolCallRecord } from '../../store/sqlite/generation-store.ts';
+import type { ToolCallRecord } from '../../store/generation-records.ts';
 import type { Services } from '../services.ts';
 import type { ToolCallOutcome } from './gateway-mcp-server.ts';
 

@@ -10,7 +10,7 @@ import { FoldingSink } from '../../pipeline/folding-sink.ts';
 import type { AdmittedRequest, GenerationOutcome } from '../../pipeline/generation-pipeline.ts';
 import type { PlannedAttempt } from '../../catalog/types.ts';
 import { RequestDeadlineError, type ExecutionResult } from '../../routing/execute-attempts.ts';
-import type { ToolCallRecord } from '../../store/sqlite/generation-store.ts';
+import type { ToolCallRecord } from '../../store/generation-records.ts';
 import { requestAuth } from '../route-access.ts';
 import { ClientAbort, requestInfo } from '../request-helpers.ts';
 import type { Services } from '../services.ts';

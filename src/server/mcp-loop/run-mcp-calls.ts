@@ -2,7 +2,7 @@ import type { ToolCallPart, ToolResultPart } from '../../canonical/request.ts';
 import type { ServerToolCall } from '../../canonical/server-tools.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import type { McpRegistry } from '../../mcp/mcp-registry.ts';
-import type { ToolCallRecord } from '../../store/sqlite/generation-store.ts';
+import type { ToolCallRecord } from '../../store/generation-records.ts';
 import { McpCallError } from '../../mcp/mcp-types.ts';
 import type { McpToolBinding } from './resolve-mcp-tools.ts';
 

@@ -1,4 +1,4 @@
-import type { GenerationRecord } from '../../store/sqlite/generation-store.ts';
+import type { GenerationRecord } from '../../store/generation-records.ts';
 import { formatNanos, nanosToNumber } from '../../money/money.ts';
 
 /**

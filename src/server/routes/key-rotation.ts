@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { MAX_ROTATION_OVERLAP_SECONDS } from '../../billing/account-service.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { KeyRecord } from '../../store/sqlite/account-store.ts';
+import type { KeyRecord } from '../../store/account-records.ts';
 import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { actorOf } from './admin/admin-common.ts';

@@ -5,7 +5,7 @@ import type { RemovedKeys } from '../../billing/member-service.ts';
 import { MAX_ALLOWED_MODELS } from '../../billing/member-input.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatNanos, nanosToNumber } from '../../money/money.ts';
-import type { AuditActor } from '../../store/sqlite/audit-store.ts';
+import type { AuditActor } from '../../store/audit-records.ts';
 import { BUDGET_RESETS, MEMBER_ROLES, type MemberRecord } from '../../store/member-store.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';

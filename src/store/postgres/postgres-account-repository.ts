@@ -1,9 +1,6 @@
-import {
-  allowlistColumn, budgetColumns, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter,
-  type KeyRecord, type KeyRow,
-} from '../sqlite/account-store.ts';
+import { allowlistColumn, budgetColumns, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter, type KeyRecord, type KeyRow } from '../account-records.ts';
 import type { AccountRepository } from '../store-contract.ts';
-import { KEY_BY_SECRET_SQL, keyBySecret, ROTATE_KEY_SQL, type KeyBySecret, type KeyRotation } from '../sqlite/account-store.ts';
+import { KEY_BY_SECRET_SQL, keyBySecret, ROTATE_KEY_SQL, type KeyBySecret, type KeyRotation } from '../account-records.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // Text keys order byte-wise (COLLATE "C"), as SQLite's do, whatever the database's locale.

@@ -1,4 +1,4 @@
-import { toLedgerEntry, type LedgerEntry, type LedgerRow } from '../sqlite/admin-store.ts';
+import { toLedgerEntry, type LedgerEntry, type LedgerRow } from '../ledger-records.ts';
 import type { AdminRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { checkChain, entryHash, GENESIS_HASH, toChainFields, type ChainBreak, type ChainRow } from '../audit-chain.ts';
-import { toAuditEntry, type AuditActor, type AuditEntry, type AuditRow } from '../sqlite/audit-store.ts';
+import { toAuditEntry, type AuditActor, type AuditEntry, type AuditRow } from '../audit-records.ts';
 import type { AuditRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

@@ -1,5 +1,5 @@
-import { msOrNull, type GenerationFilter } from '../sqlite/generation-query.ts';
-import { toGenerationRecord, type GenerationRecord, type UsageWindow } from '../sqlite/generation-store.ts';
+import { msOrNull, type GenerationFilter } from '../generation-records.ts';
+import { toGenerationRecord, type GenerationRecord, type UsageWindow } from '../generation-records.ts';
 import type { GenerationRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

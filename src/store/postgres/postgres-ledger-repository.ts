@@ -1,6 +1,6 @@
 import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../../money/amount-bounds.ts';
-import type { HoldRecord, SettlementRecord } from '../sqlite/ledger-store.ts';
-import type { RefusalCount } from '../sqlite/refusal-counts.ts';
+import type { HoldRecord, SettlementRecord } from '../ledger-records.ts';
+import type { RefusalCount } from '../refusal-records.ts';
 import type { LedgerRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 import type { PostgresLedger } from './postgres-ledger.ts';

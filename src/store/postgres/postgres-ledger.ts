@@ -1,12 +1,12 @@
 import type pg from 'pg';
-import type { LoadedSpendState, PeriodDays } from '../sqlite/reservation-store.ts';
-import type { KeyLimitReset } from '../sqlite/account-store.ts';
-import type { HoldRecord, SettlementRecord } from '../sqlite/ledger-store.ts';
+import type { LoadedSpendState, PeriodDays } from '../spend-state.ts';
+import type { KeyLimitReset } from '../account-records.ts';
+import type { HoldRecord, SettlementRecord } from '../ledger-records.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
 import { settleBatch } from './postgres-settlement.ts';
 import { PostgresRecordNames } from './postgres-record-names.ts';
 import { namesOf } from '../generation-row.ts';
-import type { RefusalCount } from '../sqlite/refusal-counts.ts';
+import type { RefusalCount } from '../refusal-records.ts';
 import { PostgresRefusalCounts } from './postgres-refusal-counts.ts';
 
 const SQL = {

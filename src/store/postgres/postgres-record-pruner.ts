@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PruneCutoff, PruneStep } from '../sqlite/record-pruner.ts';
+import type { PruneCutoff, PruneStep } from '../record-pruning.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
 
 // record-pruner.ts for Postgres: the same steps, each account's batch one statement (its own

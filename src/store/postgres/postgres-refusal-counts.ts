@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { RefusalPruneClock, toRefusalCount, type RefusalCount, type RefusalCountRow, type RefusalCursor, type RefusalFilter } from '../sqlite/refusal-counts.ts';
+import { RefusalPruneClock, toRefusalCount, type RefusalCount, type RefusalCountRow, type RefusalCursor, type RefusalFilter } from '../refusal-records.ts';
 import type { RefusalRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

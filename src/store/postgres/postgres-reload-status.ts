@@ -1,4 +1,4 @@
-import type { ReloadStatus } from '../sqlite/reload-status.ts';
+import type { ReloadStatus } from '../reload-status-record.ts';
 import type { ReloadStatusRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

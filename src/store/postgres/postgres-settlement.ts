@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { HoldRecord, SettlementRecord } from '../sqlite/ledger-store.ts';
+import type { HoldRecord, SettlementRecord } from '../ledger-records.ts';
 import { STORED_COLUMNS, storedValues } from '../generation-row.ts';
 
 /** A name's `record_names` id (postgres-record-names.ts; every name of the batch ensured). */

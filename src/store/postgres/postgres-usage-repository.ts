@@ -1,7 +1,7 @@
 import type { UsageRepository } from '../store-contract.ts';
-import type { UsageGrouping, UsageRange, UsageRow } from '../sqlite/usage-query.ts';
-import { msOrNull } from '../sqlite/generation-query.ts';
-import { cursorParams, figures, GROUP_COLUMN, MEMBER_KEYS, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../sqlite/usage-store.ts';
+import type { UsageGrouping, UsageRange, UsageRow } from '../usage-records.ts';
+import { msOrNull } from '../generation-records.ts';
+import { cursorParams, figures, GROUP_COLUMN, MEMBER_KEYS, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-records.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // usage-store.ts (the daily rollups) and usage-query.ts (one account's records) for

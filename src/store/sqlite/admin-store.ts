@@ -1,23 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { type LedgerEntry, type LedgerRow, toLedgerEntry } from '../ledger-records.ts';
 
 // What the admin API reads and writes beyond the account store: the account list with
 // search and keyset pagination, renaming, and an account's ledger page by page.
-
-export interface LedgerEntry {
-  id: number;
-  accountId: string;
-  keyHash: string | null;
-  kind: 'credit' | 'charge' | 'adjustment';
-  amountNanos: bigint;
-  generationId: string | null;
-  note: string | null;
-  createdAt: string;
-}
-
-export interface LedgerRow {
-  id: bigint; account_id: string; key_hash: string | null; kind: LedgerEntry['kind']; amount_nanos: bigint;
-  generation_id: string | null; note: string | null; created_at: string;
-}
 
 export class AdminStore {
   private readonly stmts;
@@ -53,9 +38,3 @@ export class AdminStore {
   }
 }
 
-export function toLedgerEntry(r: LedgerRow): LedgerEntry {
-  return {
-    id: Number(r.id), accountId: r.account_id, keyHash: r.key_hash, kind: r.kind, amountNanos: r.amount_nanos,
-    generationId: r.generation_id, note: r.note, createdAt: r.created_at,
-  };
-}

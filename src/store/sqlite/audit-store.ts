@@ -1,32 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { checkChain, entryHash, GENESIS_HASH, toChainFields, type ChainBreak, type ChainRow } from '../audit-chain.ts';
 import { transaction } from './open-database.ts';
+import { type AuditActor, type AuditEntry, type AuditRow, toAuditEntry } from '../audit-records.ts';
 
 // The admin audit log (table admin_actions): who did what, on what, when. Written in the
 // transaction of the change it records. Details never hold a secret or a full key.
 // Each row is chained to the one before it (audit-chain.ts); record() takes the write lock
 // (an IMMEDIATE transaction, or the caller's) so the chain stays one line.
-
-export interface AuditActor {
-  keyHash: string;
-  label: string;
-  accountId: string;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  actor: AuditActor;
-  action: string;
-  target: string | null;
-  details: Record<string, unknown> | null;
-}
-
-export interface AuditRow {
-  id: number | bigint; at: string; actor_key_hash: string; actor_label: string; actor_account_id: string;
-  action: string; target: string | null; details: string | null;
-  prev_hash?: string | null; entry_hash?: string | null;
-}
 
 export class AuditStore {
   private readonly db: DatabaseSync;
@@ -59,14 +39,6 @@ export class AuditStore {
     const rows = this.stmts.list.all(beforeId, filter.action ?? null, filter.target ?? null, limit) as unknown as AuditRow[];
     return rows.map(toAuditEntry);
   }
-}
-
-export function toAuditEntry(r: AuditRow): AuditEntry {
-  return {
-    id: Number(r.id), at: r.at,
-    actor: { keyHash: r.actor_key_hash, label: r.actor_label, accountId: r.actor_account_id },
-    action: r.action, target: r.target, details: r.details === null ? null : (JSON.parse(r.details) as Record<string, unknown>),
-  };
 }
 
 /** Rows in id order after `afterId`, at most `limit` (audit verify reads the chain in pages). */

@@ -1,16 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-
-export interface GenerationFilter {
-  accountId?: string;
-  keyHash?: string;
-  model?: string;
-  status?: 'success' | 'error';
-  /** ISO 8601, inclusive. */
-  since?: string;
-  /** ISO 8601, exclusive. */
-  until?: string;
-  limit: number;
-}
+import { type GenerationFilter, msOrNull } from '../generation-records.ts';
 
 /** Ids of generation records matching a filter, newest first (read each with GenerationStore.getRecord). */
 export class GenerationQuery {
@@ -31,6 +20,3 @@ export class GenerationQuery {
   }
 }
 
-export function msOrNull(iso: string | undefined): number | null {
-  return iso === undefined ? null : Date.parse(iso);
-}

@@ -1,46 +1,16 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { BalanceOutOfBounds, MAX_BALANCE_NANOS } from '../../money/amount-bounds.ts';
 import { transaction } from './open-database.ts';
-import type { GenerationRecord } from './generation-store.ts';
 import { namesOf, STORED_COLUMNS, storedValues } from '../generation-row.ts';
 import { RecordNames } from './record-names.ts';
-import { RefusalCountWriter, type RefusalCount } from './refusal-counts.ts';
+import { RefusalCountWriter } from './refusal-counts.ts';
+import type { RefusalCount } from '../refusal-records.ts';
 import {
   addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
   ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
 } from '../usage-rollup.ts';
+import type { SettlementRecord, HoldRecord } from '../ledger-records.ts';
 
-/** One finished request: its charge and its generation record, written together. */
-export interface SettlementRecord extends GenerationRecord {
-  /** The request's credit hold has a row in `reservations` to remove (holds settled before their row was written have none). */
-  holdRowWritten: boolean;
-}
-
-/** A credit hold's durable row: written so a hold left by a dead process can be found. */
-export interface HoldRecord {
-  id: string;
-  accountId: string;
-  keyHash: string;
-  amountNanos: bigint;
-  createdAt: string;
-  expiresAt: string;
-}
-
-/**
- * Where the settlement queue writes its batches: one transaction per call, resolved once it
- * committed, rejected with the database's error (its `errcode` kept) when it did not. The
- * SQLite writer thread (sqlite-writer/) and the Postgres ledger both are one.
- */
-export interface SettlementWriter {
-  /** `refusals`: counts of requests refused at admission (refusal-counts.ts), added in the same transaction. */
-  settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals?: readonly RefusalCount[]): Promise<void>;
-}
-
-/**
- * The ledger: every balance change is a row, and the account's balance column moves in
- * the same transaction, so the two never disagree. Settlements arrive in batches and are
- * written in one transaction each (group commit).
- */
 export class LedgerStore {
   private readonly db: DatabaseSync;
   private readonly stmts;

@@ -1,24 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { PruneCutoff, PruneStep } from '../record-pruning.ts';
 
 // Deleting generation records past their retention (the job: server/records-retention.ts),
 // one short transaction at a time: at most `limit` rows of the accounts `cutoffs` lists,
 // from `start` on, oldest first, each account's through its (account_ref, created_ms)
 // index. On SQLite it runs on the writer thread (sqlite-writer/), between settlement batches.
-
-/** Records of `accountId` older than `beforeMs` (Unix ms) are to go. */
-export interface PruneCutoff {
-  accountId: string;
-  beforeMs: number;
-}
-
-export interface PruneStep {
-  /** Rows deleted by this step. */
-  deleted: number;
-  /** The first cutoff not finished yet (cutoffs.length: all done). */
-  next: number;
-  /** How long the step held the database's write lock, ms (from BEGIN IMMEDIATE's return to COMMIT's). */
-  ms: number;
-}
 
 const DELETE_OLDEST = `DELETE FROM generation_records WHERE seq IN (
     SELECT seq FROM generation_records WHERE account_ref = (SELECT id FROM record_names WHERE name = ?) AND created_ms < ?

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { ReloadStatus } from '../reload-status-record.ts';
 
 /**
  * The outcome of the serving gateway's last configuration reload, in the database it
@@ -16,16 +17,6 @@ const CREATE = `CREATE TABLE IF NOT EXISTS serve_reload (
   error       TEXT,
   at          TEXT NOT NULL
 )`;
-
-export interface ReloadStatus {
-  pid: number;
-  attempt: number;
-  /** The config generation in force after the attempt. */
-  generation: number;
-  ok: boolean;
-  error: string | null;
-  at: string;
-}
 
 interface Row {
   pid: number;

@@ -1,49 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
-import type { KeyLimitReset } from './account-store.ts';
+import type { KeyLimitReset } from '../account-records.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
-
-/** What the database says a key and its account may spend (holds in flight are the caller's). */
-export interface SpendState {
-  balanceNanos: bigint;
-  accountActive: boolean;
-  usageNanos: bigint;
-  limitNanos: bigint | null;
-  keyActive: boolean;
-  expiresAt: string | null;
-  /** The limit's reset period: the limit then caps `keyCostOnDays` over the period, not `usageNanos`. Absent: none. */
-  limitReset?: KeyLimitReset | null;
-  /** The account's budget (billing/budgets.ts): it caps `accountCostOnDays` over its window, else the account's whole usage. Absent: none. */
-  budgetNanos?: bigint | null;
-  budgetReset?: KeyLimitReset | null;
-}
-
-/** A spend state plus which of the asked-about settling charges the ledger already has (one database snapshot). */
-export interface LoadedSpendState extends SpendState {
-  /** Of the `settlingIds` asked about: those whose charge row is in the ledger (part of the balance read). */
-  committedIds: readonly string[];
-  limitReset: KeyLimitReset | null;
-  /**
-   * The usage the key's limit caps, read in the same snapshot: with a reset, what the key
-   * spent on the period's days (usage_daily_keys); without, `usageNanos`.
-   */
-  limitUsageNanos: bigint;
-  /** What the account spent in its budget's window (the budget's reset period by the same clock), read in the same snapshot; 0 without a budget. */
-  budgetUsageNanos?: bigint;
-}
-
-/**
- * The UTC days (YYYY-MM-DD) of the reset period in force, by the clock of whoever asks for
- * the spend state (the credit holds decide the period; the store only sums its days).
- */
-export type PeriodDays = (reset: KeyLimitReset) => readonly string[];
-
-export interface StaleReservation {
-  id: string;
-  accountId: string;
-  keyHash: string;
-  amountNanos: bigint;
-}
+import type { SpendState, LoadedSpendState, PeriodDays, StaleReservation } from '../spend-state.ts';
 
 interface SpendRow {
   account_id: string;

@@ -1,24 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { msOrNull } from './generation-query.ts';
-
-export type UsageGrouping = 'day' | 'model' | 'key';
-
-export interface UsageRow {
-  /** The day (YYYY-MM-DD, UTC), the model id, or the key hash. */
-  group: string;
-  requests: number;
-  errors: number;
-  tokensPrompt: number;
-  tokensCompletion: number;
-  costNanos: bigint;
-}
-
-export interface UsageRange {
-  /** ISO 8601, inclusive. */
-  since?: string;
-  /** ISO 8601, exclusive. */
-  until?: string;
-}
+import { msOrNull } from '../generation-records.ts';
+import type { UsageGrouping, UsageRow, UsageRange } from '../usage-records.ts';
 
 export const GROUP_SQL: Record<UsageGrouping, { expr: string; order: string }> = {
   day: { expr: 'substr(created_at, 1, 10)', order: 'grp' },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { LimitsOverride } from '../../../config/tier-limits.ts';
-import type { AccountPatch, AccountRecord } from '../../../store/sqlite/account-store.ts';
+import type { AccountPatch, AccountRecord } from '../../../store/account-records.ts';
 import { readBudget } from '../../../billing/budgets.ts';
 import { MAX_RETENTION_DAYS } from '../../../config/parse-records.ts';
 import type { Services } from '../../services.ts';

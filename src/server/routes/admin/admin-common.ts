@@ -5,8 +5,8 @@ import { checkName } from '../../../billing/account-input.ts';
 import { catalogModelId, nearestModelId } from '../../../catalog/model-name.ts';
 import { formatNanos, nanosToNumber } from '../../../money/money.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { AuditActor } from '../../../store/sqlite/audit-store.ts';
-import type { UsageFigures } from '../../../store/sqlite/usage-store.ts';
+import type { AuditActor } from '../../../store/audit-records.ts';
+import type { UsageFigures } from '../../../store/usage-records.ts';
 import type { Services } from '../../services.ts';
 
 // What the admin routes and the account-scoped reporting routes share: who may call them,

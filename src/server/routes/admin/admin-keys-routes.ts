@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
-import type { KeyLimitReset } from '../../../store/sqlite/account-store.ts';
+import type { KeyLimitReset } from '../../../store/account-records.ts';
 import type { Services } from '../../services.ts';
 import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';

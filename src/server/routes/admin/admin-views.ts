@@ -1,7 +1,7 @@
-import type { AccountRecord, KeyRecord } from '../../../store/sqlite/account-store.ts';
-import type { ActivityRow } from '../../../store/sqlite/activity-store.ts';
-import type { LedgerEntry } from '../../../store/sqlite/admin-store.ts';
-import type { AuditEntry } from '../../../store/sqlite/audit-store.ts';
+import type { AccountRecord, KeyRecord } from '../../../store/account-records.ts';
+import type { ActivityRow } from '../../../store/activity-records.ts';
+import type { LedgerEntry } from '../../../store/ledger-records.ts';
+import type { AuditEntry } from '../../../store/audit-records.ts';
 import { money } from './admin-common.ts';
 import { allowlistView } from '../../../billing/allowlist-input.ts';
 

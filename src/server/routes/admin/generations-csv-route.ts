@@ -3,7 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { formatNanos } from '../../../money/money.ts';
-import type { ActivityCursor, ActivityFilter, ActivityRow } from '../../../store/sqlite/activity-store.ts';
+import type { ActivityCursor, ActivityFilter, ActivityRow } from '../../../store/activity-records.ts';
 import type { Services } from '../../services.ts';
 import { queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';

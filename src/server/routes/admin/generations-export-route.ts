@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { ActivityFilter } from '../../../store/sqlite/activity-store.ts';
+import type { ActivityFilter } from '../../../store/activity-records.ts';
 import type { Services } from '../../services.ts';
 import { EXPORT_FORMATS, exportLines, isExportFormat } from '../../generation-export.ts';
 import { actorOf, queryOf, requireAdmin } from './admin-common.ts';

@@ -1,7 +1,7 @@
 import { generationView } from '../generation-view.ts';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { ActivityFilter } from '../../../store/sqlite/activity-store.ts';
+import type { ActivityFilter } from '../../../store/activity-records.ts';
 import type { Services } from '../../services.ts';
 import { decodeCursor, isTimeIdCursor, page, pageSize, paramsOf, queryOf, readInstant, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { KeyRecord } from '../../../store/sqlite/account-store.ts';
+import type { KeyRecord } from '../../../store/account-records.ts';
 import type { Services } from '../../services.ts';
 import { dayRange, money, paramsOf, queryOf, requireAdmin, requireManager } from './admin-common.ts';
 import { RANGE_QUERY, routeSchema } from './route-schema.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { refusalMinute, type RefusalCursor, type RefusalFilter } from '../../../store/sqlite/refusal-counts.ts';
+import { refusalMinute, type RefusalCursor, type RefusalFilter } from '../../../store/refusal-records.ts';
 import type { Services } from '../../services.ts';
 import { decodeCursor, page, pageSize, queryOf, readInstant, requireAdmin } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';

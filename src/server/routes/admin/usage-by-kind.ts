@@ -1,5 +1,5 @@
 import type { Catalog } from '../../../catalog/catalog.ts';
-import type { UsageCursor, UsageFigures, UsageGroupRow } from '../../../store/sqlite/usage-store.ts';
+import type { UsageCursor, UsageFigures, UsageGroupRow } from '../../../store/usage-records.ts';
 import type { AdminStores } from './admin-stores.ts';
 
 // `group_by=kind` of the usage aggregates: chat, embedding, image, speech, transcription.

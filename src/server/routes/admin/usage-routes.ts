@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { usageCursorOf, USAGE_GROUPS, type UsageCursor, type UsageGroup } from '../../../store/sqlite/usage-store.ts';
+import { usageCursorOf, USAGE_GROUPS, type UsageCursor, type UsageGroup } from '../../../store/usage-records.ts';
 import type { Services } from '../../services.ts';
 import { dayRange, decodeCursor, figuresView, money, page, pageSize, queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';

@@ -1,8 +1,8 @@
 import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { HoldRecord, SettlementRecord, SettlementWriter } from '../ledger-store.ts';
-import type { RefusalCount } from '../refusal-counts.ts';
-import type { PruneCutoff, PruneStep } from '../record-pruner.ts';
+import type { HoldRecord, SettlementRecord, SettlementWriter } from '../../ledger-records.ts';
+import type { RefusalCount } from '../../refusal-records.ts';
+import type { PruneCutoff, PruneStep } from '../../record-pruning.ts';
 import type { CheckpointStats } from './checkpointer-protocol.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { fromWire, type FromWriter, type LeaseRenewal, type LeaseTerms, type ToWriter, type WriterData } from './writer-protocol.ts';

@@ -1,6 +1,6 @@
-import type { HoldRecord, SettlementRecord } from '../ledger-store.ts';
-import type { RefusalCount } from '../refusal-counts.ts';
-import type { PruneCutoff, PruneStep } from '../record-pruner.ts';
+import type { HoldRecord, SettlementRecord } from '../../ledger-records.ts';
+import type { RefusalCount } from '../../refusal-records.ts';
+import type { PruneCutoff, PruneStep } from '../../record-pruning.ts';
 
 // The messages between the gateway's main thread and its SQLite writer thread
 // (writer-thread.ts). Records cross by structured clone (bigints included).
