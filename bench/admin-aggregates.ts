@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
+import { sqliteDatabaseOf } from '../test/support/sqlite-database.ts';
 import type { GenerationRecord } from '../src/store/generation-records.ts';
 import { fillRecords } from './lib/fill-records.ts';
 import { seededRandom } from '../src/canonical/seeded-random.test-util.ts';
@@ -87,7 +88,7 @@ function* records(): Generator<GenerationRecord> {
     };
   }
 }
-fillRecords(services.db, records());
+fillRecords(sqliteDatabaseOf(services), records());
 const fillS = (performance.now() - t0) / 1000;
 
 // ------------------------------------------------------------------ measure over HTTP
@@ -148,7 +149,7 @@ for (const q of queries) {
   lines.push(`${q.name.padEnd(42)} ${p50.toFixed(1).padStart(7)} ms ${max.toFixed(1).padStart(7)} ms   < ${q.targetMs} ms ${ok ? 'PASS' : 'MISS'}   (${rows} rows)`);
 }
 
-const count = (sql: string): number => Number((services.db.prepare(sql).get() as { n: number }).n);
+const count = (sql: string): number => Number((sqliteDatabaseOf(services).prepare(sql).get() as { n: number }).n);
 process.stdout.write(`admin aggregates: ${count('SELECT count(*) AS n FROM generation_records').toLocaleString('en')} generation records over ${DAYS} days, `
   + `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows (`
   + `${count('SELECT count(*) AS n FROM usage_daily_global').toLocaleString('en')} all-accounts, ${count('SELECT count(*) AS n FROM usage_daily_keys').toLocaleString('en')} per key); filled in ${fillS.toFixed(1)} s\n`);

@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load-config.ts';
 import { buildApp } from '../src/server/build-app.ts';
 import { createServices } from '../src/server/services.ts';
+import { sqliteDatabaseOf } from '../test/support/sqlite-database.ts';
 import { openDatabase } from '../src/store/sqlite/open-database.ts';
 import { SIM_ONLY } from '../test/support/test-gateway.ts';
 import { sampleAccountId, sampleKeyHash, sampleRecords, seedSampleAccounts } from '../test/support/sample-records.ts';
@@ -52,7 +53,7 @@ const fill = fillRecords(filling, sampleRecords(RECORDS, { seed: 7, startMs: sta
 filling.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 filling.close();
 const services = await createServices(config, { env, log: (m) => process.stderr.write(`gateway: ${m}\n`) });
-const db = services.db;
+const db = sqliteDatabaseOf(services);
 const pageBytes = (): number => Number((db.prepare('SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()').get() as { s: number }).s);
 const recordBytes = (): number => Number((db.prepare(`SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
   (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`).get() as { s: number }).s);

@@ -3,8 +3,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { SettlementRecord } from '../store/ledger-records.ts';
-import type { ReservationStore } from '../store/sqlite/reservation-store.ts';
-import type { SpendState } from '../store/spend-state.ts';
+import type { InProcessHoldData, SpendState } from '../store/spend-state.ts';
 import { budgetWindow } from './budgets.ts';
 import type { Nanos } from '../money/money.ts';
 import type { CreditHolds } from './credit-holds.ts';
@@ -56,7 +55,7 @@ interface InFlight {
  */
 export class CreditReservations implements CreditHolds {
   readonly holdRows = true;
-  private readonly store: ReservationStore;
+  private readonly store: InProcessHoldData;
   private readonly queue: SettlementQueue;
   private readonly holdMs: number;
   private readonly now: () => number;
@@ -69,7 +68,7 @@ export class CreditReservations implements CreditHolds {
   /** Keys whose snapshot was read while a settlement write was in doubt (it may or may not include it). */
   private readonly readInDoubt = new Set<string>();
 
-  constructor(store: ReservationStore, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
+  constructor(store: InProcessHoldData, queue: SettlementQueue, opts: { holdMs: number; now?: () => number }) {
     this.store = store;
     this.queue = queue;
     this.holdMs = opts.holdMs;

@@ -1,7 +1,5 @@
 import { formatNanos } from '../money/money.ts';
-import { CopyRefused, copySqliteToPostgres, openSqliteSource, type CopyResult } from '../store/copy-to-postgres.ts';
-import { migratePostgres } from '../store/postgres/migrate-postgres.ts';
-import { createPostgresPool } from '../store/postgres/postgres-pool.ts';
+import { CopyRefused, copySqliteToPostgres, createPostgresPool, migratePostgres, openSqliteSource, type CopyResult } from '../store/copy-to-postgres.ts';
 import { compareFigures, postgresFigures, sqliteColumnsOf, sqliteFigures, type Verification } from '../store/verify-copy.ts';
 import { emit, UsageError } from './output.ts';
 

@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DatabaseSync } from 'node:sqlite';
 import { ConfigError } from '../config/config-error.ts';
-import { openDatabase } from '../store/sqlite/open-database.ts';
-import { readReloadStatus } from '../store/sqlite/reload-status.ts';
-import { readLeaseHolder } from '../store/sqlite/serve-lock.ts';
+import { openServeLeaseReader, type ServeLeaseReader } from '../store/serve-lease.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import { emit } from './output.ts';
 
@@ -17,7 +14,7 @@ const POLL_MS = 100;
  * `switchyard reload [--config PATH] [--json]`: asks the gateway serving the configured
  * database to load its config file again, and says whether it was accepted.
  *
- * The gateway is found through the database's serve lease (store/sqlite/serve-lock.ts: its pid
+ * The gateway is found through the database's serve lease (store/serve-lease.ts: its pid
  * and host); it is sent SIGHUP only when it runs on this host. The outcome is read back
  * from the database (store/sqlite/reload-status.ts), where the gateway writes every reload
  * attempt: exit 0 when accepted, 1 with the gateway's error when refused (the previous
@@ -43,21 +40,21 @@ export async function runReload(values: { config?: string; json?: boolean }): Pr
     return fail(`config reload refused: ${err.message}; the gateway was not asked, its config stays in force`);
   }
   if (path === ':memory:' || !existsSync(path)) return fail(`no gateway serves ${path}: the database does not exist`);
-  const db = openDatabase(path);
+  const lease = openServeLeaseReader(path);
   try {
-    return await signalAndWait(db, path, json, fail);
+    return await signalAndWait(lease, path, json, fail);
   } finally {
-    db.close();
+    lease.close();
   }
 }
 
-async function signalAndWait(db: DatabaseSync, path: string, json: boolean, fail: (m: string, extra?: Record<string, unknown>) => number): Promise<number> {
-  const holder = readLeaseHolder(db);
+async function signalAndWait(lease: ServeLeaseReader, path: string, json: boolean, fail: (m: string, extra?: Record<string, unknown>) => number): Promise<number> {
+  const holder = lease.holder();
   if (holder === null || holder.expiresAt < Date.now()) return fail(`no gateway is serving ${path} (no live serve lease)`);
   if (holder.host !== hostname()) {
     return fail(`the gateway serving ${path} runs on host ${holder.host} (pid ${holder.pid}), not here; run switchyard reload there`);
   }
-  const before = readReloadStatus(db);
+  const before = lease.reloadStatus();
   const since = before !== null && before.pid === holder.pid ? before.attempt : 0;
   try {
     process.kill(holder.pid, 'SIGHUP');
@@ -69,7 +66,7 @@ async function signalAndWait(db: DatabaseSync, path: string, json: boolean, fail
   const deadline = Date.now() + REPORT_TIMEOUT_MS;
   while (Date.now() < deadline) {
     await delay(POLL_MS);
-    const now = readReloadStatus(db);
+    const now = lease.reloadStatus();
     if (now === null || now.pid !== holder.pid || now.attempt <= since) continue;
     if (!now.ok) {
       return fail(`config reload refused by the gateway (pid ${holder.pid}): ${now.error}; generation ${now.generation} stays in force`, {

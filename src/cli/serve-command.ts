@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/build-app.ts';
 import { createServices, type ReloadResult, type ServiceOptions, type Services } from '../server/services.ts';
-import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/sqlite/serve-lock.ts';
+import { LEASE_TTL_MS, ServeLeaseHeld } from '../store/serve-lease.ts';
 import { configuredBackends } from '../server/open-stores.ts';
 import { deliverStarterKey, firstStartKeyFolder } from './first-start-key.ts';
 import { loadCliConfig } from './load-cli-config.ts';

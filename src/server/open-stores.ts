@@ -4,18 +4,24 @@ import type { TierTable } from '../config/tier-limits.ts';
 import { selectBackends, type Backends } from '../shared/select-backends.ts';
 import type { SettlementWriter } from '../store/ledger-records.ts';
 import type { PostgresStores } from '../store/postgres/postgres-stores.ts';
-import { ReservationStore } from '../store/sqlite/reservation-store.ts';
 import { pruneStep } from '../store/sqlite/record-pruner.ts';
 import type { PruneCutoff, PruneStep } from '../store/record-pruning.ts';
 import { ServeLock } from '../store/sqlite/serve-lock.ts';
 import { SqliteWriter } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
 import { openSqliteStores, type SqliteStores } from '../store/sqlite/sqlite-stores.ts';
 import type { Stores } from '../store/store-contract.ts';
+import type { InProcessHoldData } from '../store/spend-state.ts';
 import type { FleetServices } from './fleet-services.ts';
 import type { ServiceOptions, Services } from './services.ts';
 
 // The stores a gateway or a CLI command runs on, and what differs between one process on
 // SQLite and a fleet on Postgres and Redis (the composition root, services.ts, uses both).
+// The one file above store/ that names an engine: it opens the store the configuration
+// selects (store/sqlite/ or store/postgres/); everything else takes the contract
+// (store/store-contract.ts). test/docs/layers.test.ts holds every other file to that.
+
+/** The SQLite writer thread, as the composition root hands it out (null in a fleet). */
+export type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
 
 export type OpenedStores = Pick<Services, 'stores' | 'backends' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'>;
 
@@ -50,7 +56,7 @@ export interface EngineParts {
   /** SQLite: the writer thread (null for an in-memory database). */
   writer: SqliteWriter | null;
   /** SQLite: the spend states of the in-process holds; null when the holds are in Redis. */
-  holdStore: ReservationStore | null;
+  holdStore: InProcessHoldData | null;
   /** The Redis pieces: built here in a fleet, or given (tests: SQLite with Redis holds). */
   fleet: FleetServices | null;
   /** Postgres: the sweep of hold rows left by instances that died (store/postgres/postgres-stale-holds.ts); null otherwise. */
@@ -77,14 +83,14 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     const prune: EngineParts['pruneStep'] = writer !== null
       ? (cutoffs, start, limit) => writer.prune(cutoffs, start, limit)
       : async (cutoffs, start, limit) => pruneStep(db, cutoffs, start, limit);
-    return { lock, settleOn, writer, holdStore: fleet === null ? new ReservationStore(db) : null, fleet, releaseStaleRows: null, pruneStep: prune };
+    return { lock, settleOn, writer, holdStore: fleet === null ? stores.inProcessHolds : null, fleet, releaseStaleRows: null, pruneStep: prune };
   }
   // A fleet: no lease (instances are many); every batch is written to Postgres by the queue
   // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
   const pg = stores as PostgresStores;
   const backends = opened.backends as Extract<Backends, { kind: 'fleet' }>;
   const fleet = opts.fleet ?? await (await import('./fleet-services.ts')).createFleetServices(backends, {
-    loader: (_account, keyHash, ids, days) => pg.settlements.spendState(keyHash, ids, days),
+    loader: (_account, keyHash, ids, days) => stores.holds.loadSpendState(keyHash, ids, days),
     holdMs,
     log,
     ...(config.redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redis.commandTimeoutMs }),
@@ -92,11 +98,10 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
-  const { releaseStaleHolds } = await import('../store/postgres/postgres-stale-holds.ts');
   const { pruneStepPostgres } = await import('../store/postgres/postgres-record-pruner.ts');
   return {
     lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet,
-    releaseStaleRows: (beforeIso, nowIso) => releaseStaleHolds(pg.pool, beforeIso, nowIso),
+    releaseStaleRows: (beforeIso, nowIso) => stores.holds.releaseStale(beforeIso, nowIso),
     pruneStep: (cutoffs, start, limit) => pruneStepPostgres(pg.pool, cutoffs, start, limit),
   };
 }

@@ -1,5 +1,4 @@
 import { loadConfig } from '../config/load-config.ts';
-import type { DatabaseSync } from 'node:sqlite';
 import { Authenticator } from '../auth/authenticate.ts';
 import { AccountService } from '../billing/account-service.ts';
 import { SettlementQueue } from '../billing/settlement-queue.ts';
@@ -14,13 +13,11 @@ import { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { HealthStore } from '../routing/health/health-store.ts';
 import { InProcessHealthStore } from '../routing/health/in-process-health-store.ts';
 import type { AttemptPlanner } from '../routing/plan-attempts.ts';
-import type { openSqliteStores } from '../store/sqlite/sqlite-stores.ts';
 import type { AccountRepository, GenerationRepository, KeyUsageRepository, LedgerRepository, Stores } from '../store/store-contract.ts';
-import type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
 import { compactHeap } from '../runtime/compact-heap.ts';
 import { shrinkHeapWhenIdle } from '../runtime/idle-heap-shrink.ts';
 import type { Backends } from '../shared/select-backends.ts';
-import { engineParts, openStores, type EngineParts } from './open-stores.ts';
+import { engineParts, openStores, type EngineParts, type SqliteWriter, type SqliteWriterOptions } from './open-stores.ts';
 import { SessionStore, isSessionToken } from './dashboard/session-store.ts';
 import { CreditReservations } from '../billing/credit-reservations.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
@@ -64,8 +61,6 @@ export interface Services {
   stores: Stores;
   /** Which stores: `sqlite` (one process), or `fleet` (Postgres and Redis). */
   backends: Backends;
-  /** The SQLite database under the stores (tests, SQLite-only tools); throws in a fleet, which has none. */
-  readonly db: DatabaseSync;
   accounts: AccountRepository;
   ledger: LedgerRepository;
   generations: GenerationRepository;
@@ -371,10 +366,6 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     webhooks,
     members,
     byok,
-    get db(): DatabaseSync {
-      if (stores.stores.engine !== 'sqlite') throw new Error('no SQLite database: this gateway runs on Postgres (a fleet)');
-      return (stores.stores as ReturnType<typeof openSqliteStores>).db;
-    },
     auth,
     get catalog() {
       return current.catalog;

@@ -9,6 +9,10 @@ import { readLeaseHolder } from './sqlite/serve-lock.ts';
 // every row in one transaction, in batches of multi-row INSERTs, so a failure leaves it as
 // it was and the command can simply run again.
 
+/** The copy's target: a pool on the Postgres URL, and its schema brought up to date (the migrate command's). */
+export { createPostgresPool } from './postgres/postgres-pool.ts';
+export { migratePostgres } from './postgres/migrate-postgres.ts';
+
 /** What is copied, parents before children (foreign keys), each read in its key order. */
 export const COPIED_TABLES: ReadonlyArray<{ name: string; orderBy: string; identity?: string }> = [
   { name: 'accounts', orderBy: 'id' },

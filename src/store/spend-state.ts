@@ -41,3 +41,22 @@ export interface StaleReservation {
   keyHash: string;
   amountNanos: bigint;
 }
+
+/**
+ * The database side of the credit holds of one process on SQLite (billing/credit-reservations.ts):
+ * read at each admission, synchronously (the check and the hold run without interleaving).
+ * `Stores.inProcessHolds`: the SQLite engine's (sqlite/reservation-store.ts); none on Postgres,
+ * whose holds are in Redis.
+ */
+export interface InProcessHoldData {
+  spendState(keyHash: string): SpendState | undefined;
+  /** What the key spent on these UTC days (the usage a resetting limit caps). */
+  keyCostOnDays(accountId: string, keyHash: string, days: readonly string[]): bigint;
+  /** What the account spent on these UTC days, or (days null) over its whole usage: the usage a budget caps. */
+  accountCostOnDays(accountId: string, days: readonly string[] | null): bigint;
+  /**
+   * Removes hold rows whose requests never settled, each recorded as `interrupted`, nothing
+   * charged; `beforeIso` null takes every row (the start-up of the only process on the database).
+   */
+  releaseStale(beforeIso: string | null, nowIso: string): StaleReservation[];
+}

@@ -10,6 +10,7 @@ import type { ByokRepository } from './byok-store.ts';
 import type { GenerationFilter, GenerationRecord, UsageWindow } from './generation-records.ts';
 import type { HoldRecord, LedgerEntry, SettlementRecord } from './ledger-records.ts';
 import type { ReloadStatus } from './reload-status-record.ts';
+import type { InProcessHoldData, LoadedSpendState, PeriodDays } from './spend-state.ts';
 import type { RefusalCount, RefusalCursor, RefusalFilter } from './refusal-records.ts';
 import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage, UsageRange, UsageGrouping, UsageRow } from './usage-records.ts';
 
@@ -152,6 +153,25 @@ export interface ReloadStatusRepository {
   read(): Promise<ReloadStatus | null>;
 }
 
+/**
+ * The data behind credit holds, on either engine: what the shared (Redis) holds load, and the
+ * hold rows a dead process left (written and removed by the settlement batches).
+ */
+export interface HoldRepository {
+  /**
+   * The spend state of a key and its account, the usage its limit and the account's budget
+   * cap over the periods `periodDays` gives, and which of `settlingIds` the ledger already
+   * charged: one snapshot (billing/redis-credit-holds.ts's loader).
+   */
+  loadSpendState(keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays): Promise<LoadedSpendState | undefined>;
+  /**
+   * Removes the hold rows that expired before `beforeIso` (their request can no longer
+   * settle), each recorded as an `interrupted` generation at `nowIso`, nothing charged.
+   * Returns how many were removed.
+   */
+  releaseStale(beforeIso: string, nowIso: string): Promise<number>;
+}
+
 /** Every repository over one database. */
 export interface Stores {
   readonly engine: 'sqlite' | 'postgres';
@@ -177,6 +197,13 @@ export interface Stores {
   readonly byok: ByokRepository;
   /** Fired budget and limit alerts, one row per subject, window and threshold (budget-alert-store.ts). */
   readonly budgetAlerts: BudgetAlertRepository;
+  /** The data behind credit holds (spend states, stale hold rows). */
+  readonly holds: HoldRepository;
+  /**
+   * The same, synchronously, for the holds of one process (billing/credit-reservations.ts):
+   * SQLite's; null on Postgres, where a fleet keeps its holds in Redis.
+   */
+  readonly inProcessHolds: InProcessHoldData | null;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -136,7 +136,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await page.getByTestId('export-csv').click();
     const text = readFileSync((await (await download).path())!, 'utf8');
     const lines = text.split('\r\n').filter((l) => l !== '');
-    const total = Number((gw.services.db.prepare('SELECT count(*) AS n FROM generations WHERE account_id = ?').get(gw.accountId) as { n: number }).n);
+    const total = Number((gw.db.prepare('SELECT count(*) AS n FROM generations WHERE account_id = ?').get(gw.accountId) as { n: number }).n);
     assert.ok(total > 120, `${total} records`);
     assert.equal(lines.length, total + 1, 'a header and every record, not the 50 on screen');
     assert.ok(lines.some((l) => l.includes(res.json.id)));

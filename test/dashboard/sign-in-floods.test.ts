@@ -32,7 +32,7 @@ async function withGateway(fn: (gw: TestGateway, management: string, hash: strin
 
 const WRONG = 'sk-sy-v1-' + 'A'.repeat(43);
 const sessionRows = (gw: TestGateway, keyHash: string): number =>
-  Number((gw.services.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE key_hash = ?').get(keyHash) as { n: number }).n);
+  Number((gw.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE key_hash = ?').get(keyHash) as { n: number }).n);
 
 describe('sign-in floods', () => {
   test('36 bad guesses interleaved with 4 good sign-ins: the good ones do not reset the count, the eleventh failure is refused', async () => {
@@ -75,13 +75,13 @@ describe('sign-in floods', () => {
     await withGateway(async (gw, management) => {
       const past = '2020-01-01T00:00:00.000Z';
       for (let i = 0; i < 150; i++) await gw.services.stores.sessions.insert(`expired-${i}`, `key-${i}`, past, past, past, 20);
-      const expired = (): number => Number((gw.services.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE expires_at < ?').get(new Date().toISOString()) as { n: number }).n);
+      const expired = (): number => Number((gw.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE expires_at < ?').get(new Date().toISOString()) as { n: number }).n);
       assert.equal(expired(), 150);
       assert.equal((await signIn(gw, management)).status, 200);
       assert.equal(expired(), 50);
       assert.equal((await signIn(gw, management)).status, 200);
       assert.equal(expired(), 0);
-      const plan = (sql: string): string => JSON.stringify(gw.services.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 1));
+      const plan = (sql: string): string => JSON.stringify(gw.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 1));
       assert.match(plan('SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ?'), /USING (COVERING )?INDEX dashboard_sessions_expiry/);
       assert.match(plan('SELECT id_hash FROM dashboard_sessions WHERE key_hash = ? ORDER BY created_at DESC LIMIT ?'), /USING (COVERING )?INDEX dashboard_sessions_key_created/);
     });

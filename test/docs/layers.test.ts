@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,12 +10,16 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
 
-/** Folder → rank (0 at the bottom), from the `layers` block, top line first. */
-function documentedRanks(): Map<string, number> {
+function layersBlock(): string[] {
   const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
   const block = /^```layers\n([\s\S]*?)^```/m.exec(doc);
   assert.ok(block, 'docs/architecture.md has a ```layers block');
-  const lines = block[1]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return block[1]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}
+
+/** Folder → rank (0 at the bottom), from the `layers` block, top line first (its `←` lines are no layers). */
+function documentedRanks(): Map<string, number> {
+  const lines = layersBlock().filter((l) => !l.includes('←'));
   const ranks = new Map<string, number>();
   lines.forEach((line, i) => {
     for (const folder of line.split(',').map((f) => f.trim())) {
@@ -60,6 +64,35 @@ function violationsIn(ranks: ReadonlyMap<string, number>, file: string, text: st
   return bad;
 }
 
+/**
+ * The block's `a/b, c/d ← x/y.ts` lines: folders under src/ that no file outside their
+ * top folder imports, but x/y.ts (the store's engines: only the file that opens the store
+ * the configuration selects names one). Unit tests (`*.test.ts`, `*.test-util.ts`), which
+ * run an engine on purpose, are not held to it.
+ */
+function documentedGates(): Array<{ folders: string[]; only: string }> {
+  return layersBlock().filter((l) => l.includes('←')).map((l) => {
+    const [folders, only] = l.split('←').map((s) => s.trim());
+    return { folders: folders!.split(',').map((f) => f.trim()), only: only! };
+  });
+}
+
+/** The imports of one file under `src/` that pass a gate they may not, as `file: specifier (why)`. */
+function gateViolationsIn(gates: ReturnType<typeof documentedGates>, file: string, text: string): string[] {
+  const from = relative(SRC, file).split(sep).join('/');
+  if (/\.test(-util)?\.ts$/.test(from)) return [];
+  const bad: string[] = [];
+  for (const spec of relativeImports(text)) {
+    const target = relative(SRC, resolve(dirname(file), spec)).split(sep).join('/');
+    for (const gate of gates) {
+      const folder = gate.folders.find((f) => target.startsWith(`${f}/`));
+      if (folder === undefined || from === gate.only || from.split('/')[0] === folder.split('/')[0]) continue;
+      bad.push(`${relative(ROOT, file)}: ${spec} (only ${gate.only} imports ${folder}/)`);
+    }
+  }
+  return bad;
+}
+
 test('every folder of src/ has a place in the documented layers', () => {
   const ranks = documentedRanks();
   const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
@@ -82,4 +115,24 @@ test('the check catches an upward import, a peer import and an import of test/',
   assert.equal(probe('routing/x.ts', "export { a } from '../limits/x.ts';").length, 1, 'peers do not import each other');
   assert.equal(probe('providers/x/y.ts', "const m = await import('../../../test/emulators/e.ts');").length, 1);
   assert.equal(probe('server/x.ts', "import { a } from '../canonical/x.ts';").length, 0);
+});
+
+test('nothing outside store/ imports an engine folder but the one file that opens the configured store', () => {
+  const gates = documentedGates();
+  assert.deepEqual(gates, [{ folders: ['store/sqlite', 'store/postgres'], only: 'server/open-stores.ts' }]);
+  for (const gate of gates) for (const f of gate.folders) assert.ok(existsSync(join(SRC, f)), `${f} is a folder of src/`);
+  assert.ok(existsSync(join(SRC, gates[0]!.only)), `${gates[0]!.only} exists`);
+  assert.deepEqual(sourceFiles(SRC).flatMap((file) => gateViolationsIn(gates, file, readFileSync(file, 'utf8'))), []);
+});
+
+test('the engine check catches an engine named above store/, and lets the opener, the store and unit tests through', () => {
+  const gates = documentedGates();
+  const probe = (path: string, text: string): string[] => gateViolationsIn(gates, join(SRC, path), text);
+  assert.equal(probe('billing/x.ts', "import type { ReservationStore } from '../store/sqlite/reservation-store.ts';").length, 1);
+  assert.equal(probe('cli/x.ts', "const { m } = await import('../store/postgres/postgres-pool.ts');").length, 1);
+  assert.equal(probe('server/routes/x.ts', "import { a } from '../../store/store-contract.ts';").length, 0, 'the contract is open to all above');
+  assert.equal(probe('server/open-stores.ts', "import { a } from '../store/postgres/postgres-stores.ts';").length, 0);
+  assert.equal(probe('store/copy-to-postgres.ts', "import { a } from './sqlite/migrations.ts';").length, 0);
+  assert.equal(probe('store/postgres/x.ts', "import { a } from '../sqlite/x.ts';").length, 0, 'inside store/: the engines are its own');
+  assert.equal(probe('billing/x.test.ts', "import { a } from '../store/sqlite/x.ts';").length, 0);
 });

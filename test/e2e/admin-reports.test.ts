@@ -40,7 +40,7 @@ describe('usage rollups, activity and ledger reports', () => {
     assert.ok(statuses.includes(402) && statuses.includes(502) && statuses.filter((s) => s === 200).length >= 4, String(statuses));
     await gw.flush();
 
-    const db = gw.services.db;
+    const db = gw.db;
     const raw = db.prepare(`SELECT substr(created_at, 1, 10) AS day, account_id, key_hash, coalesce(model, '') AS model,
         coalesce(provider, '') AS provider, coalesce(x_title, '') AS app_title, count(*) AS requests, sum(status = 'error') AS errors,
         sum(tokens_prompt) AS tokens_prompt, sum(tokens_completion) AS tokens_completion, sum(tokens_cache_read) AS tokens_cache_read,

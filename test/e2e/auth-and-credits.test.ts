@@ -45,7 +45,7 @@ describe('authentication and credits', () => {
   });
 
   test('keys are stored only as hashes', () => {
-    const rows = gw.services.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    const rows = gw.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
     const dump = JSON.stringify(rows);
     assert.equal(dump.includes(gw.key), false);
     assert.equal(dump.includes(gw.key.slice(9, 30)), false);

@@ -29,7 +29,7 @@ describe('the hold row before the upstream call', () => {
   test('when the upstream receives a request, its hold row is in the database', async () => {
     let rowsAtArrival = -1;
     up.onNextRequest = () => {
-      rowsAtArrival = Number((gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
+      rowsAtArrival = Number((gw.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
     };
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(res.status, 200, res.text);

@@ -30,7 +30,7 @@ describe('holds are upper bounds', () => {
       assert.equal(ok[0]!.json.usage.prompt_tokens, 36_007, 'the upstream counted with o200k');
       assert.ok(results.every((r) => r.status === 200 || r.status === 402));
       await gw.flush();
-      const keyRow = gw.services.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
+      const keyRow = gw.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
       assert.ok(BigInt(keyRow.u) <= BigInt(keyRow.l), `key usage ${keyRow.u} over its limit ${keyRow.l}`);
       const account = (await gw.services.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
@@ -93,7 +93,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
       assert.ok(statuses.every((s) => s === 200), statuses.join(','));
       const charged = records.reduce((n, r) => n + r.costNanos, 0n);
       assert.ok(charged <= 30_000_000n, `charged ${charged}`);
-      const keyRow = gw.services.db.prepare('SELECT usage_nanos AS u FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number };
+      const keyRow = gw.db.prepare('SELECT usage_nanos AS u FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number };
       assert.equal(BigInt(keyRow.u), charged);
       assert.equal(charged, 30_000_000n, 'the key is charged up to its limit, not beyond');
     } finally {

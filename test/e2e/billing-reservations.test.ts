@@ -141,5 +141,5 @@ describe('credit reservations', () => {
 
 /** Holds left in the database: no public API shows them. */
 function countHolds(gw: TestGateway): number {
-  return Number((gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
+  return Number((gw.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n);
 }

@@ -68,11 +68,11 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
   });
 
   test('a wrong --old is refused and changes nothing; the right one re-seals every key, which then opens with the new key only', async () => {
-    const before = gw.services.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
+    const before = gw.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
     const wrong = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, WRONG: randomBytes(32).toString('base64'), NEXT: NEW }, 'byok', 'rotate-master-key', '--old', 'env:WRONG', '--new', 'env:NEXT');
     assert.equal(wrong.code, 1, wrong.out + wrong.err);
     assert.match(wrong.err, /does not open with the old master key \(sealed by [0-9a-f]+\); nothing was changed/);
-    assert.deepEqual(gw.services.db.prepare('SELECT * FROM byok_keys').get(), before);
+    assert.deepEqual(gw.db.prepare('SELECT * FROM byok_keys').get(), before);
     const missing = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD }, 'byok', 'rotate-master-key', '--new', 'env:NOT_SET_ANYWHERE');
     assert.equal(missing.code, 1);
     assert.match(missing.err, /NOT_SET_ANYWHERE/);
@@ -80,7 +80,7 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     const r = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(JSON.parse(r.out), { resealed: 1, already_new: 0 });
-    const after = gw.services.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
+    const after = gw.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
     assert.notEqual(after.wrapped_key, before.wrapped_key);
     assert.equal(after.ciphertext, before.ciphertext, 'the key itself is not re-encrypted, its data key is re-wrapped');
     assert.equal(after.master_key_id, MasterKey.parse(NEW)!.id);
@@ -130,7 +130,7 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.match(refused.err, /refused the key \(HTTP 401/);
     const removed = runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'remove', '--account', gw.accountId, '--provider', 'acme-up', '--json');
     assert.equal(removed.code, 0, removed.err);
-    assert.equal(gw.services.db.prepare('SELECT count(*) AS n FROM byok_keys').get()!.n, 0);
+    assert.equal(gw.db.prepare('SELECT count(*) AS n FROM byok_keys').get()!.n, 0);
   });
 });
 

@@ -259,7 +259,7 @@ describe('bring your own key', () => {
 
   test('the key is unreadable in the SQLite database file', async () => {
     await gw.flush();
-    gw.services.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    gw.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const files = readdirSync(gw.dir).filter((f) => f.includes('.db'));
     assert.ok(files.length > 0);
     for (const f of files) {
@@ -267,7 +267,7 @@ describe('bring your own key', () => {
       assert.equal(bytes.includes(Buffer.from(ACCOUNT_KEY)), false, `${f} holds the key in clear`);
       assert.equal(bytes.includes(Buffer.from(ACCOUNT_KEY.slice(4, -4))), false, `${f} holds part of the key`);
     }
-    const row = gw.services.db.prepare('SELECT * FROM byok_keys').get() as Record<string, unknown>;
+    const row = gw.db.prepare('SELECT * FROM byok_keys').get() as Record<string, unknown>;
     assert.equal(JSON.stringify(row).includes(ACCOUNT_KEY), false);
     assert.match(String(row.ciphertext), /^v1\./);
   });

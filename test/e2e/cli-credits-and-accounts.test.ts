@@ -61,7 +61,7 @@ describe('credits and accounts from the CLI', () => {
     assert.equal(Math.round((after.credits - after.usage) * 1e9) / 1e9, after.balance, '/credits agrees with the balance');
     assert.equal(after.usage, start.usage, 'an adjustment is not usage');
 
-    const row = gw.services.db.prepare(`SELECT kind, amount_nanos, note FROM ledger WHERE account_id = ? ORDER BY id DESC LIMIT 1`).get(gw.accountId) as { kind: string; amount_nanos: number; note: string };
+    const row = gw.db.prepare(`SELECT kind, amount_nanos, note FROM ledger WHERE account_id = ? ORDER BY id DESC LIMIT 1`).get(gw.accountId) as { kind: string; amount_nanos: number; note: string };
     assert.deepEqual({ ...row }, { kind: 'adjustment', amount_nanos: -5_000_000_000, note: 'refund reversal' });
 
     // An upward adjustment is a correction too, and still agrees.

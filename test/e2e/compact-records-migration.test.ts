@@ -89,7 +89,7 @@ describe('migration 11: old generation rows converted', () => {
           [want.id, want.createdAt, want.attempts, want.costBreakdown, want.status, want.errorCode, want.xTitle, want.httpReferer, want.endUser,
             want.model, want.provider, want.tokensPrompt, want.upstreamId, 'acct_old', 'a'.repeat(64)], r.id);
       }
-      const stored = gw.services.db.prepare('SELECT id, attempts, endpoint_ref, upstream_ms, cost_breakdown FROM generation_records ORDER BY seq').all() as Array<Record<string, unknown>>;
+      const stored = gw.db.prepare('SELECT id, attempts, endpoint_ref, upstream_ms, cost_breakdown FROM generation_records ORDER BY seq').all() as Array<Record<string, unknown>>;
       assert.deepEqual(stored.map((s) => s.id), LEGACY.map((r) => r.id), 'in time order');
       assert.equal(stored[0]!.attempts, null, 'one successful attempt: its endpoint and duration only');
       assert.equal(stored[0]!.upstream_ms, 321);
@@ -99,7 +99,7 @@ describe('migration 11: old generation rows converted', () => {
       assert.equal(stored[2]!.attempts, JSON.stringify(FAILED), 'a failed attempt: kept whole');
       assert.equal(stored[4]!.attempts, null);
       // The old table is gone; the view reads as it did.
-      assert.equal((gw.services.db.prepare("SELECT type FROM sqlite_schema WHERE name = 'generations'").get() as { type: string }).type, 'view');
+      assert.equal((gw.db.prepare("SELECT type FROM sqlite_schema WHERE name = 'generations'").get() as { type: string }).type, 'view');
       const listed = (await call('GET', `${gw.origin}/api/v1/admin/generations?account=acct_old`, admin)).json.data.map((g: { id: string }) => g.id);
       assert.deepEqual(listed, LEGACY.map((r) => r.id).reverse());
     } finally {

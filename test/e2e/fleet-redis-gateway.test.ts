@@ -36,7 +36,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 async function spentAndCharged(gw: TestGateway, startNanos: bigint): Promise<{ spent: bigint; charged: bigint; successes: number }> {
   await gw.flush();
   const balance = BigInt((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos);
-  const row = gw.services.db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS c, sum(status = 'success') AS n FROM generations WHERE account_id = ?`)
+  const row = gw.db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS c, sum(status = 'success') AS n FROM generations WHERE account_id = ?`)
     .get(gw.accountId) as { c: number | bigint; n: number | bigint };
   return { spent: startNanos - balance, charged: BigInt(row.c), successes: Number(row.n) };
 }

@@ -49,7 +49,7 @@ async function filledDatabase(): Promise<string> {
     }
     gw.services.sessions.create(admin.record.hash, 60_000);
     await gw.flush();
-    const charges = gw.services.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
+    const charges = gw.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
     assert.equal(charges.n, 3, 'three settled, charged generations');
   } finally {
     await gw.app.close();

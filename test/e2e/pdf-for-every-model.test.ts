@@ -211,7 +211,7 @@ models:
       noFiles.enqueue({ fault: 'slow-first-byte', delayMs: 200, then: { text: 'ok' } });
       const pending = postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(part) }, auth);
       await noFiles.whenRequests(1);
-      const row = gw.services.db.prepare('SELECT amount_nanos AS a FROM reservations').get() as { a: number | bigint };
+      const row = gw.db.prepare('SELECT amount_nanos AS a FROM reservations').get() as { a: number | bigint };
       held.push(BigInt(row.a));
       const res = await pending;
       assert.equal(res.status, 200, res.text);

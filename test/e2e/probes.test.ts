@@ -29,7 +29,7 @@ describe('probes', () => {
   // Both connections refuse writes or accept them: the main thread's and the writer thread's (settlements, lease).
   const writes = async (on: boolean): Promise<void> => {
     const sql = `PRAGMA query_only = ${on ? 'OFF' : 'ON'}`;
-    gw.services.db.exec(sql);
+    gw.db.exec(sql);
     await gw.services.writer!.exec(sql);
   };
   after(async () => {

@@ -20,8 +20,8 @@ describe('bytes per generation record', () => {
     const gw = await startTestGateway({ yaml: `${SIM_ONLY}tiers:\n  tier2:\n    requests_per_minute: 100000\n` });
     try {
       const size = () => {
-        gw.services.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-        return Number((gw.services.db.prepare(`SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
+        gw.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+        return Number((gw.db.prepare(`SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
           (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`).get() as { s: number }).s);
       };
       const ask = (i: number) => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 30, user: `user-${i % 7}`,

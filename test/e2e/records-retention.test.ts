@@ -62,7 +62,7 @@ describe('records retention', () => {
 
   const api = `/api/v1/admin`;
   const ids = async (accountId: string) => (await allPages(`${gw.origin}${api}/generations?account=${accountId}&limit=200`, admin)).map((g) => g.id as string);
-  const rollups = () => gw.services.db.prepare(`SELECT (SELECT sum(requests) FROM usage_daily) AS daily, (SELECT sum(cost_nanos) FROM usage_daily) AS cost,
+  const rollups = () => gw.db.prepare(`SELECT (SELECT sum(requests) FROM usage_daily) AS daily, (SELECT sum(cost_nanos) FROM usage_daily) AS cost,
     (SELECT sum(requests) FROM usage_daily_global) AS global, (SELECT sum(requests) FROM usage_daily_keys) AS keys,
     (SELECT sum(amount_nanos) FROM ledger) AS ledger, (SELECT sum(balance_nanos) FROM accounts) AS balances`).get();
 

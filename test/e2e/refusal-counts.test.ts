@@ -69,7 +69,7 @@ describe('refusals are counted, not stored', () => {
     await gw.flush();
     assert.equal(await generationRows(record.hash), 0);
     // Every text cell of every table: none holds a client's string.
-    const db = gw.services.db;
+    const db = gw.db;
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
     assert.ok(tables.includes('refusal_counts') && tables.includes('generation_records') && tables.includes('record_names') && tables.includes('usage_daily'));
     for (const table of tables) {

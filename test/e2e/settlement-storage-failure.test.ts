@@ -20,7 +20,7 @@ describe('settlement when the database refuses writes', () => {
   // settlement that follows, so it applies to them even when not awaited (upstream hooks).
   const writes = (on: boolean): Promise<void> => {
     const sql = `PRAGMA query_only = ${on ? 'OFF' : 'ON'}`;
-    gw.services.db.exec(sql);
+    gw.db.exec(sql);
     return gw.services.writer!.exec(sql);
   };
   before(async () => {
@@ -135,7 +135,7 @@ describe('settlement when the database refuses writes', () => {
 
   test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
     const usageBefore = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
-    const db = gw.services.db;
+    const db = gw.db;
     db.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)');
     // On arrival at the upstream the database may not grow, every free page is taken, and
     // the generation records' own pages are packed full: the record cannot be written.

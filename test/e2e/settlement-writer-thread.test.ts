@@ -111,9 +111,9 @@ describe('the SQLite writer thread', () => {
     assert.equal(rec.data.error_code, 'storage_unavailable', 'the record says the answer was not delivered');
     const after = await credits();
     assert.equal(Math.round((after.total_usage - before.total_usage) * 1e9), Number(2n * COST_NANOS), 'both answers charged, once each');
-    const charges = gw.services.db.prepare('SELECT count(*) AS n FROM ledger WHERE generation_id = ?').get(id) as { n: number };
+    const charges = gw.db.prepare('SELECT count(*) AS n FROM ledger WHERE generation_id = ?').get(id) as { n: number };
     assert.equal(charges.n, 1);
-    const holds = gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number };
+    const holds = gw.db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number };
     assert.equal(holds.n, 0, 'no hold row left behind');
   });
 });

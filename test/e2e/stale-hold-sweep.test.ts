@@ -38,7 +38,7 @@ describe('the periodic sweep of stale credit holds', () => {
     other.close();
 
     await released;
-    assert.equal(gw.services.db.prepare('SELECT count(*) AS n FROM reservations').get()!.n, 0);
+    assert.equal(gw.db.prepare('SELECT count(*) AS n FROM reservations').get()!.n, 0);
     const record = await (await fetch(`${gw.origin}/api/v1/generation?id=gen-left-behind`, { headers: auth })).json() as { data: { error_code: string; total_cost: number } };
     assert.equal(record.data.error_code, 'interrupted');
     assert.equal(record.data.total_cost, 0);

@@ -72,7 +72,7 @@ describe('WAL checkpoints', () => {
     test('no COMMIT checkpoints, however long the WAL grows; the checkpointer does when asked', async () => {
       const dbPath = gw.services.config.database.path;
       // The main thread's connection (the admin API's writes) does not checkpoint either.
-      assert.equal((gw.services.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0);
+      assert.equal((gw.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0);
       // Past SQLite's default threshold (1,000 frames) and the 10,000 this gateway used to checkpoint at inside a COMMIT.
       let requests = 0;
       while (walIndex(dbPath).mxFrame <= 12_000) {

@@ -9,7 +9,9 @@ import { buildApp } from '../../src/server/build-app.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/server/services.ts';
 import { createFleetServices } from '../../src/server/fleet-services.ts';
-import { ReservationStore } from '../../src/store/sqlite/reservation-store.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import type { Stores } from '../../src/store/store-contract.ts';
+import { sqliteDatabaseOf } from './sqlite-database.ts';
 import type { SpendStateLoader } from '../../src/billing/redis-credit-holds.ts';
 
 /** The simulated provider alone, at full speed. */
@@ -41,6 +43,8 @@ export interface TestGateway {
   keyHash: string;
   accountId: string;
   services: Services;
+  /** The SQLite database under the stores (throws on Postgres): what a test reads or breaks directly. */
+  readonly db: DatabaseSync;
   app: FastifyInstance;
   dir: string;
   /** Writes pending settlements (in the writer thread) so the ledger can be read. */
@@ -97,7 +101,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     return c;
   };
   const config = readConfig();
-  let spend: ReservationStore | undefined;
+  let spend: Stores['holds'] | undefined;
   const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
     loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
     holdMs: config.timeouts.requestMs + config.timeouts.holdGraceMs,
@@ -117,7 +121,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     ...(fleet === undefined ? {} : { fleet }),
     ...(opts.writer === undefined ? {} : { writer: opts.writer }),
   });
-  spend = services.stores.engine === 'sqlite' ? new ReservationStore(services.db) : undefined;
+  spend = services.stores.holds;
   const account = await services.accountService.createAccount({
     name: 'test account',
     type: 'user',
@@ -136,6 +140,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     keyHash: record.hash,
     accountId: account.id,
     services,
+    get db() {
+      return sqliteDatabaseOf(services);
+    },
     app,
     dir,
     flush: () => services.settlements.flush(),

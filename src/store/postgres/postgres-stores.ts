@@ -19,6 +19,7 @@ import { createPostgresPool, type PostgresPoolOptions } from './postgres-pool.ts
 import { PostgresRefusalRepository } from './postgres-refusal-counts.ts';
 import { PostgresReloadStatus } from './postgres-reload-status.ts';
 import { PostgresSessionRepository } from './postgres-session-repository.ts';
+import { releaseStaleHolds } from './postgres-stale-holds.ts';
 import { PostgresUsageRepository } from './postgres-usage-repository.ts';
 
 /** The Postgres stores, plus the pool and the settlement ledger (the settlement queue and the Redis holds' loader use it). */
@@ -69,6 +70,11 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       members: new SqlMemberRepository(pgRunner(exec)),
       byok: new SqlByokRepository(pgRunner(exec)),
       budgetAlerts: new SqlBudgetAlertRepository(pgRunner(exec)),
+      holds: {
+        loadSpendState: (keyHash, ids, days) => settlements.spendState(keyHash, ids, days),
+        releaseStale: (before, now) => releaseStaleHolds(pool, before, now),
+      },
+      inProcessHolds: null,
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.

@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { KeyLimitReset } from '../account-records.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
-import type { SpendState, LoadedSpendState, PeriodDays, StaleReservation } from '../spend-state.ts';
+import type { InProcessHoldData, SpendState, LoadedSpendState, PeriodDays, StaleReservation } from '../spend-state.ts';
 
 interface SpendRow {
   account_id: string;
@@ -22,7 +22,7 @@ interface SpendRow {
  * join, no transaction), and the release of hold rows left by requests that never settled.
  * Hold rows are written and removed by the settlement batches (ledger-store.ts).
  */
-export class ReservationStore {
+export class ReservationStore implements InProcessHoldData {
   private readonly db: DatabaseSync;
   private readonly stmts;
   private readonly periodUsage: KeyPeriodUsage;

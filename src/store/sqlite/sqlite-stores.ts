@@ -19,6 +19,7 @@ import { SqlMcpCallRepository, SqlMcpServerRepository } from '../mcp-store.ts';
 import { SqlMemberRepository } from '../member-store.ts';
 import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
+import { ReservationStore } from './reservation-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -44,6 +45,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
   const audit = new AuditStore(db);
   const keyUsage = new KeyPeriodUsage(db);
   const refusals = new RefusalCountQuery(db);
+  const reservations = new ReservationStore(db);
   // webhook-store.ts's, mcp-store.ts's, byok-store.ts's and budget-alert-store.ts's SQL, run on this connection.
   const runner: SqlRunner = {
     all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
@@ -92,6 +94,11 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     }),
     byok: new SqlByokRepository(runner),
     budgetAlerts: new SqlBudgetAlertRepository(runner),
+    holds: {
+      loadSpendState: async (...a) => reservations.loadSpendState(...a),
+      releaseStale: async (before, now) => reservations.releaseStale(before, now).length,
+    },
+    inProcessHolds: reservations,
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});
