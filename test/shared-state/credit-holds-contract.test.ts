@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ledgered, plan, request, settlement, writerOf, type Ledgered } from '../../src/billing/billing-fixtures.test-util.ts';
+import type { AuthContext } from '../../src/auth/authenticate.ts';
+import { ledgered, plan, request, settlement, writerOf } from '../../src/billing/billing-fixtures.test-util.ts';
 import type { CreditHolds } from '../../src/billing/credit-holds.ts';
 import { CreditReservations } from '../../src/billing/credit-reservations.ts';
 import { FleetCreditHolds } from '../../src/billing/fleet-credit-holds.ts';
@@ -9,14 +10,18 @@ import { SettlementQueue } from '../../src/billing/settlement-queue.ts';
 import { worstCaseCost } from '../../src/billing/worst-case-cost.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { RedisConnection } from '../../src/shared/redis/redis-connection.ts';
-import { ReservationStore } from '../../src/store/sqlite/reservation-store.ts';
+import { openSqliteStores } from '../../src/store/sqlite/sqlite-stores.ts';
+import { openPostgresStores, type PostgresStores } from '../../src/store/postgres/postgres-stores.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The CreditHolds contract, as the pipeline relies on it (reserve → finish → settlement
-// committed through the SettlementQueue), run against CreditReservations (one process) and
-// FleetCreditHolds over RedisCreditHolds (a real redis-server), both over the fixtures'
-// SQLite database (one account acct_1, one key hash_1). Each case asserts what it expects
-// on each and returns what the two must agree on. Each implementation's own matters (3
+// committed through the SettlementQueue), run against every implementation over every
+// database it runs on: CreditReservations (one process, SQLite: the fixtures' database),
+// FleetCreditHolds over RedisCreditHolds (a real redis-server) loading from that SQLite
+// database, and the same over Postgres (a fresh database, the fleet's hold rows written, as
+// a gateway of a fleet runs it). Each has one account acct_1 with one key hash_1. Each case
+// asserts what it expects on each and returns what all must agree on. Each implementation's own matters (3
 // instances at once, Redis outages, hold rows) stay in credit-reservations.test.ts,
 // redis-credit-holds.test.ts and fleet-credit-holds*.test.ts.
 
@@ -26,7 +31,12 @@ const HOLD = worstCaseCost(request(), plan(), 10);
 
 interface Subject {
   holds: CreditHolds;
-  base: Ledgered;
+  /** The database's side, changed as the operator would (then `forget`). */
+  db: {
+    credit(amountNanos: bigint): Promise<void>;
+    setKeyActive(on: boolean): Promise<void>;
+    setAccountActive(on: boolean): Promise<void>;
+  };
   /** reserve's amount, or the refusal's error code (and its reason: balance or key_limit). */
   reserve(id: string): Promise<bigint | string>;
   /** finish, as the pipeline calls it after the answer: returns the charge. */
@@ -38,6 +48,9 @@ interface Subject {
 }
 
 const skipRedis = redisUnavailable();
+const skipPostgres = postgresUnavailable();
+const NOW = '2026-01-01T00:00:00Z';
+const opened: PostgresStores[] = [];
 let redis: RedisServer | undefined;
 const connections: RedisConnection[] = [];
 let prefixes = 0;
@@ -47,14 +60,16 @@ before(async () => {
 after(async () => {
   for (const c of connections) await c.close();
   await redis?.stop();
+  for (const s of opened) await s.close();
+  await stopPostgres();
 });
 
-function subject(base: Ledgered, holds: CreditHolds, queue: SettlementQueue, forget: Subject['forget']): Subject {
+function subject(auth: AuthContext, db: Subject['db'], holds: CreditHolds, queue: SettlementQueue, forget: Subject['forget']): Subject {
   return {
-    holds, base, forget,
+    holds, db, forget,
     async reserve(id) {
       try {
-        return await holds.reserve(id, base.auth, request(), plan(), PROMPT);
+        return await holds.reserve(id, auth, request(), plan(), PROMPT);
       } catch (err) {
         if (err instanceof GatewayError) return err.metadata?.reason === undefined ? err.code : `${err.code}: ${String(err.metadata.reason)}`;
         throw err;
@@ -69,39 +84,80 @@ function subject(base: Ledgered, holds: CreditHolds, queue: SettlementQueue, for
   };
 }
 
-function inProcess(balance: bigint, limit: bigint | null): Subject {
+/** The fixtures' SQLite database, changed through its synchronous classes. */
+function sqliteBase(balance: bigint, limit: bigint | null) {
   const base = ledgered(balance, limit);
-  const queue = new SettlementQueue(writerOf(base.ledger), { log: () => {}, firstRetryMs: 60_000 });
-  const holds: CreditHolds = new CreditReservations(new ReservationStore(base.db), queue, { holdMs: 60_000 });
-  return subject(base, holds, queue, async (keyHash, accountId) => holds.forget(keyHash, accountId));
+  const stores = openSqliteStores({ db: base.db });
+  const db: Subject['db'] = {
+    credit: async (amount) => void base.ledger.addEntry('acct_1', 'credit', amount, null, NOW),
+    setKeyActive: async (on) => void base.accounts.setKeyActive('hash_1', on, 'operator'),
+    setAccountActive: async (on) => void base.accounts.updateAccount('acct_1', { isActive: on }),
+  };
+  return { auth: base.auth, db, writer: writerOf(base.ledger), holds: stores.holds, inProcessHolds: stores.inProcessHolds! };
 }
 
-async function fleet(balance: bigint, limit: bigint | null): Promise<Subject> {
-  const base = ledgered(balance, limit);
-  const queue = new SettlementQueue(writerOf(base.ledger), { log: () => {}, firstRetryMs: 60_000 });
-  const store = new ReservationStore(base.db);
+function inProcess(balance: bigint, limit: bigint | null): Subject {
+  const base = sqliteBase(balance, limit);
+  const queue = new SettlementQueue(base.writer, { log: () => {}, firstRetryMs: 60_000 });
+  const holds: CreditHolds = new CreditReservations(base.inProcessHolds, queue, { holdMs: 60_000 });
+  return subject(base.auth, base.db, holds, queue, async (keyHash, accountId) => holds.forget(keyHash, accountId));
+}
+
+/** FleetCreditHolds over Redis, its snapshots loaded from `loadFrom` (Stores.holds), its settlements written by `queue`. */
+async function onRedis(loadFrom: PostgresStores['holds'], queue: SettlementQueue, rows?: { write: (h: Parameters<SettlementQueue['pushHold']>[0]) => void; releaseStale: PostgresStores['holds']['releaseStale'] }): Promise<FleetCreditHolds> {
   const connection = new RedisConnection({ url: redis!.url });
   await connection.connect();
   connections.push(connection);
   const shared = new RedisCreditHolds(connection, {
-    loader: async (_accountId, keyHash, ids, days) => store.loadSpendState(keyHash, ids, days),
-    instanceId: 'i1', holdMs: 60_000, settleMs: 120_000, prefix: `chc${++prefixes}`,
+    loader: async (_accountId, keyHash, ids, days) => loadFrom.loadSpendState(keyHash, ids, days),
+    instanceId: 'i1', holdMs: 60_000, settleMs: 120_000, prefix: `chc${process.pid}-${++prefixes}`,
   });
-  const holds = new FleetCreditHolds(shared, queue, { accountOf: () => 'acct_1', publish: async () => {}, log: () => {} });
-  return subject(base, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
+  return new FleetCreditHolds(shared, queue, {
+    accountOf: () => 'acct_1', publish: async () => {}, log: () => {},
+    ...(rows === undefined ? {} : { rows: { holdMs: 60_000, ...rows } }),
+  });
+}
+
+async function fleet(balance: bigint, limit: bigint | null): Promise<Subject> {
+  const base = sqliteBase(balance, limit);
+  const queue = new SettlementQueue(base.writer, { log: () => {}, firstRetryMs: 60_000 });
+  const holds = await onRedis(base.holds, queue);
+  return subject(base.auth, base.db, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
+}
+
+/** A fleet on Postgres: a fresh database with acct_1 and hash_1, settlements and hold rows written there. */
+async function fleetOnPostgres(balance: bigint, limit: bigint | null): Promise<Subject> {
+  const stores = await openPostgresStores(await createTestDatabase(), { max: 3 });
+  opened.push(stores);
+  const account = await stores.accounts.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'tier2', defaultModel: null, now: NOW });
+  if (balance > 0n) await stores.ledger.addEntry('acct_1', 'credit', balance, null, NOW);
+  const key = await stores.accounts.createKey({ hash: 'hash_1', accountId: 'acct_1', name: 'k', label: 'sk-sy-v1-x...y', limitNanos: limit, isManagement: false, expiresAt: null, now: NOW });
+  const queue = new SettlementQueue(stores.settlements, { log: () => {}, firstRetryMs: 60_000 });
+  const holds = await onRedis(stores.holds, queue, { write: (h) => queue.pushHold(h), releaseStale: (b, n) => stores.holds.releaseStale(b, n) });
+  const db: Subject['db'] = {
+    credit: async (amount) => void await stores.ledger.addEntry('acct_1', 'credit', amount, null, NOW),
+    setKeyActive: async (on) => void await stores.accounts.setKeyActive('hash_1', on, 'operator'),
+    setAccountActive: async (on) => void await stores.accounts.updateAccount('acct_1', { isActive: on }),
+  };
+  return subject({ key, account: { ...account, balanceNanos: balance } }, db, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
 }
 
 type Open = (balance: bigint, limit: bigint | null) => Promise<Subject>;
 
-/** A contract case that opens its own subjects (fresh accounts): both implementations must return the same. */
+/** A contract case that opens its own subjects (fresh accounts): every implementation must return the same. */
 function agree(name: string, fn: (open: Open) => Promise<unknown>): void {
-  test(`${name} (in process and on Redis alike)`, async (t) => {
+  test(`${name} (in process, and on Redis over SQLite and over Postgres alike)`, async (t) => {
     const local = await fn(async (balance, limit) => inProcess(balance, limit));
     if (skipRedis !== null) {
-      t.diagnostic(`Redis part skipped: ${skipRedis}`);
+      t.diagnostic(`Redis parts skipped: ${skipRedis}`);
       return;
     }
-    assert.deepEqual(await fn(fleet), local);
+    assert.deepEqual(await fn(fleet), local, 'on Redis over SQLite');
+    if (skipPostgres !== null) {
+      t.diagnostic(`Postgres part skipped: ${skipPostgres}`);
+      return;
+    }
+    assert.deepEqual(await fn(fleetOnPostgres), local, 'on Redis over Postgres');
   });
 }
 
@@ -186,14 +242,14 @@ contractCase("a key's own limit refuses past it with reason key_limit, whatever 
 contractCase('changes made in the database count once forgotten; a revoked key or an inactive account is refused with 401', HOLD, null, async (s) => {
   assert.equal(await s.reserve('g1'), HOLD);
   assert.equal(await s.reserve('g2'), 'insufficient_quota: balance');
-  s.base.ledger.addEntry('acct_1', 'credit', HOLD, null, '2026-01-01T00:00:00Z');
+  await s.db.credit(HOLD);
   await s.forget('hash_1', 'acct_1');
   assert.equal(await s.reserve('g2'), HOLD);
-  s.base.accounts.setKeyActive('hash_1', false, 'operator');
+  await s.db.setKeyActive(false);
   await s.forget('hash_1', 'acct_1');
   assert.equal(await s.reserve('g3'), 'authentication_required');
-  s.base.accounts.setKeyActive('hash_1', true, 'operator');
-  s.base.accounts.updateAccount('acct_1', { isActive: false });
+  await s.db.setKeyActive(true);
+  await s.db.setAccountActive(false);
   await s.forget(undefined, 'acct_1');
   assert.equal(await s.reserve('g3'), 'authentication_required');
 });
