@@ -89,9 +89,15 @@ function sqliteBase(balance: bigint, limit: bigint | null) {
   const base = ledgered(balance, limit);
   const stores = openSqliteStores({ db: base.db });
   const db: Subject['db'] = {
-    credit: async (amount) => void base.ledger.addEntry('acct_1', 'credit', amount, null, NOW),
-    setKeyActive: async (on) => void base.accounts.setKeyActive('hash_1', on, 'operator'),
-    setAccountActive: async (on) => void base.accounts.updateAccount('acct_1', { isActive: on }),
+    credit: async (amount) => {
+      base.ledger.addEntry('acct_1', 'credit', amount, null, NOW);
+    },
+    setKeyActive: async (on) => {
+      base.accounts.setKeyActive('hash_1', on, 'operator');
+    },
+    setAccountActive: async (on) => {
+      base.accounts.updateAccount('acct_1', { isActive: on });
+    },
   };
   return { auth: base.auth, db, writer: writerOf(base.ledger), holds: stores.holds, inProcessHolds: stores.inProcessHolds! };
 }
@@ -135,9 +141,15 @@ async function fleetOnPostgres(balance: bigint, limit: bigint | null): Promise<S
   const queue = new SettlementQueue(stores.settlements, { log: () => {}, firstRetryMs: 60_000 });
   const holds = await onRedis(stores.holds, queue, { write: (h) => queue.pushHold(h), releaseStale: (b, n) => stores.holds.releaseStale(b, n) });
   const db: Subject['db'] = {
-    credit: async (amount) => void await stores.ledger.addEntry('acct_1', 'credit', amount, null, NOW),
-    setKeyActive: async (on) => void await stores.accounts.setKeyActive('hash_1', on, 'operator'),
-    setAccountActive: async (on) => void await stores.accounts.updateAccount('acct_1', { isActive: on }),
+    credit: async (amount) => {
+      await stores.ledger.addEntry('acct_1', 'credit', amount, null, NOW);
+    },
+    setKeyActive: async (on) => {
+      await stores.accounts.setKeyActive('hash_1', on, 'operator');
+    },
+    setAccountActive: async (on) => {
+      await stores.accounts.updateAccount('acct_1', { isActive: on });
+    },
   };
   return subject({ key, account: { ...account, balanceNanos: balance } }, db, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
 }
