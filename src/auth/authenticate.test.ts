@@ -148,3 +148,25 @@ test('a rotated key: the new secret works, the old one until its overlap ends (b
   await refusal(() => auth.authenticate(KEY));
   assert.equal((await auth.authenticate(THIRD)).key.hash, hash);
 });
+
+test('authenticateIfCached: undefined until the store has been read, then the same context (or refusal) with no lookup', async () => {
+  const s = setup('2026-01-01T00:00:10.000Z');
+  const auth = new Authenticator(s.repo, { ttlMs: 60_000, now: () => s.clock.now });
+  // A malformed key is refused at once, a key never read is not known yet.
+  assert.throws(() => auth.authenticateIfCached('not-a-key'), (e) => e instanceof GatewayError && e.status === 401);
+  assert.equal(auth.authenticateIfCached(KEY), undefined);
+  assert.equal(auth.authenticateIfCached(UNKNOWN), undefined);
+  assert.equal(s.lookups(), 0);
+  const ctx = await auth.authenticate(KEY);
+  await refusal(() => auth.authenticate(UNKNOWN));
+  assert.equal(s.lookups(), 2);
+  assert.equal(auth.authenticateIfCached(KEY), ctx);
+  // The cached negative answer and the checks of a cached key hold without the store.
+  assert.throws(() => auth.authenticateIfCached(UNKNOWN), (e) => e instanceof GatewayError && e.status === 401);
+  s.clock.now += 10_000;
+  assert.throws(() => auth.authenticateIfCached(KEY), (e) => e instanceof GatewayError && /expired/.test(e.message));
+  assert.equal(s.lookups(), 2);
+  // A change drops the entry: the next call must read the store again.
+  auth.invalidate(hashApiKey(KEY));
+  assert.equal(auth.authenticateIfCached(KEY), undefined);
+});

@@ -90,6 +90,25 @@ export class Authenticator {
   }
 
   /**
+   * The same answer as `authenticate` without a promise when it is already known: the
+   * context of a key whose cache entry is fresh (or the 401 of a malformed, unknown or
+   * refused one), and undefined when the store must be read (a cache miss, a dashboard
+   * session) — then call `authenticate`. The request path's access hook takes this lane
+   * for nearly every model call (route-access.ts).
+   */
+  authenticateIfCached(rawKey: string | undefined, headers: KeyHeaders = 'bearer'): AuthContext | undefined {
+    if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) return undefined;
+    if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
+      throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
+    }
+    this.watcher?.check();
+    const now = this.now();
+    const entry = this.cache.get(hashApiKey(rawKey));
+    if (entry === undefined || entry.expires <= now) return undefined;
+    return this.checked(entry, headers, now);
+  }
+
+  /**
    * The key and account of a presented secret's hash (or, prefixed SESSION, of a session's
    * key record), with the same checks for both.
    */
@@ -109,6 +128,11 @@ export class Authenticator {
         if (entry.ctx !== null) this.byKey.set(entry.ctx.key.hash, (this.byKey.get(entry.ctx.key.hash) ?? new Set()).add(cacheKey));
       }
     }
+    return this.checked(entry, headers, now);
+  }
+
+  /** A cache entry's context, or the 401 that says why it may not act. */
+  private checked(entry: CacheEntry, headers: KeyHeaders, now: number): AuthContext {
     const ctx = entry.ctx;
     if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
     if (entry.secretEnds !== null && entry.secretEnds <= this.secretClock()) {

@@ -155,31 +155,79 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
     }
   });
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: a key already in the authenticator's cache (nearly
+  // every model call) is checked with no promise at all; only a cache miss, a session or a
+  // `beforeBody` that waits takes the promise lane.
+  app.addHook('onRequest', (request, _reply, done) => {
     const declared = request.routeOptions.config.access;
     if (declared === undefined) {
-      if (request.is404) return; // the not-found answer (connection-guards.ts)
-      throw new GatewayError('internal_error', 'This route declares no access; it is not served.');
+      if (request.is404) return done(); // the not-found answer (connection-guards.ts)
+      return done(new GatewayError('internal_error', 'This route declares no access; it is not served.'));
     }
-    const ctx = await authenticate(auth, declared, request);
+    let known: AuthContext | null | undefined;
     try {
-      if (ctx !== null) {
-        authOf.set(request, ctx);
-        checkKind(declared, ctx);
-      }
-      const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
-      const length = contentLength(request.headers);
-      if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
-        throw new GatewayError('request_too_large', limit === 0
-          ? `${request.method} ${request.routeOptions.url} takes no request body.`
-          : `The request body is larger than this route accepts (${limit} bytes).`);
-      }
-      if (declared.beforeBody !== undefined) await declared.beforeBody(request, ctx);
+      known = authenticateIfKnown(auth, declared, request);
     } catch (err) {
-      if (ctx !== null && err instanceof GatewayError) declared.onRefused?.(ctx, err);
-      throw err;
+      return done(err as Error);
     }
+    if (known !== undefined) return admit(declared, known, request, serverBodyLimit, done);
+    authenticate(auth, declared, request).then(
+      (ctx) => admit(declared, ctx, request, serverBodyLimit, done),
+      (err: unknown) => done(err as Error),
+    );
   });
+}
+
+/** The checks after authentication, before the body: the key's kind and role, the body's size, `beforeBody`. */
+function admit(declared: RouteAccess, ctx: AuthContext | null, request: FastifyRequest, serverBodyLimit: number, done: (err?: Error) => void): void {
+  const refused = (err: unknown): void => {
+    if (ctx !== null && err instanceof GatewayError) declared.onRefused?.(ctx, err);
+    done(err as Error);
+  };
+  try {
+    if (ctx !== null) {
+      authOf.set(request, ctx);
+      checkKind(declared, ctx);
+    }
+    const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
+    const length = contentLength(request.headers);
+    if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
+      throw new GatewayError('request_too_large', limit === 0
+        ? `${request.method} ${request.routeOptions.url} takes no request body.`
+        : `The request body is larger than this route accepts (${limit} bytes).`);
+    }
+    const waiting = declared.beforeBody?.(request, ctx);
+    if (waiting instanceof Promise) {
+      waiting.then(() => done(), refused);
+      return;
+    }
+  } catch (err) {
+    refused(err);
+    return;
+  }
+  done();
+}
+
+/**
+ * The caller's identity when it is known without waiting: null for a route that takes no
+ * key (or a metrics token that checks out), the context of a cached key, or undefined when
+ * the store must be read (`authenticate`). Throws the refusals it can already make.
+ */
+function authenticateIfKnown(auth: Authenticator, declared: RouteAccess, request: FastifyRequest): AuthContext | null | undefined {
+  switch (declared.auth) {
+    case 'none':
+      return null;
+    case 'metrics-token':
+      checkMetricsToken(declared, request);
+      return null;
+    case 'session':
+      return undefined;
+    case 'model-key':
+    case 'key':
+    case 'management':
+    case 'admin':
+      return auth.authenticateIfCached((declared.readKey ?? bearerOf)(request.headers, request.url), declared.keyHeaders);
+  }
 }
 
 function contentLength(headers: IncomingHttpHeaders): number {
@@ -195,9 +243,7 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
     case 'none':
       return null;
     case 'metrics-token':
-      if (declared.checkToken !== undefined && !declared.checkToken(readKey(request.headers, request.url))) {
-        throw new GatewayError('authentication_required', `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`);
-      }
+      checkMetricsToken(declared, request);
       return null;
     case 'session': {
       const token = readKey(request.headers, request.url);
@@ -212,6 +258,12 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
     case 'management':
     case 'admin':
       return auth.authenticate(readKey(request.headers, request.url), declared.keyHeaders);
+  }
+}
+
+function checkMetricsToken(declared: RouteAccess, request: FastifyRequest): void {
+  if (declared.checkToken !== undefined && !declared.checkToken((declared.readKey ?? bearerOf)(request.headers, request.url))) {
+    throw new GatewayError('authentication_required', `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`);
   }
 }
 

@@ -514,4 +514,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_tool_calls_account ON mcp_tool_calls(account_id, at, id);
     `,
   },
+  {
+    version: 21,
+    name: 'credit holds without rowid',
+    // SQLite's migration 21 rebuilds `reservations` WITHOUT ROWID (one b-tree written per hold
+    // instead of two). A Postgres table is a heap with its primary key's index either way:
+    // nothing to change, the version is kept in step.
+    sql: `SELECT 1;`,
+  },
 ];

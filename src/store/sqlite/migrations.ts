@@ -531,4 +531,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_tool_calls_account ON mcp_tool_calls(account_id, at, id);
     `,
   },
+  {
+    version: 21,
+    name: 'credit holds without rowid',
+    sql: `
+      -- Each request inserts and deletes one hold row. Keyed by its TEXT id in a rowid table,
+      -- that is two b-trees (the rows and the id's index) written each time; WITHOUT ROWID
+      -- keeps the row in the id's b-tree alone: 1,643 WAL bytes a hold instead of 2,943, and
+      -- 1.5 µs less of the writer's time (docs/benchmarks.md, "Sixth round").
+      CREATE TABLE reservations_by_id (
+        id            TEXT NOT NULL PRIMARY KEY, -- the generation id
+        account_id    TEXT NOT NULL REFERENCES accounts(id),
+        key_hash      TEXT NOT NULL,
+        amount_nanos  INTEGER NOT NULL,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO reservations_by_id (id, account_id, key_hash, amount_nanos, created_at, expires_at)
+        SELECT id, account_id, key_hash, amount_nanos, created_at, expires_at FROM reservations;
+      DROP TABLE reservations;
+      ALTER TABLE reservations_by_id RENAME TO reservations;
+    `,
+  },
 ];
