@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   shared_state_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'A gateway of a fleet cannot reach its shared state (Redis or Postgres): model calls are refused, never served without holding their credits, until it answers again; `metadata.store` names which; see `Retry-After`.' },
   storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full, its writer thread restarting): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },
   byok_not_configured: { status: 503, type: 'service_unavailable_error', retryable: false, description: 'BYOK is off: the gateway has no master key to seal accounts\' keys with (`byok.master_key` in the configuration).' },
+  webhook_secrets_not_configured: { status: 503, type: 'service_unavailable_error', retryable: false, description: 'Webhooks are off: the gateway has no key to seal their signing secrets with (a fleet on Postgres needs `byok.master_key`; a gateway on SQLite makes its own key file): no webhook can be registered until the operator sets one.' },
   internal_error: { status: 500, type: 'internal_error', retryable: false, description: 'A bug in the gateway. Nothing secret is in the message.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -19,6 +19,7 @@ import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
 import { SqlMemberRepository } from './member-store.ts';
 import { SqlByokRepository } from './byok-store.ts';
 import { SqlBudgetAlertRepository } from './budget-alert-store.ts';
+import { SqlGovernancePruner } from './governance-prune-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -92,6 +93,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     }),
     byok: new SqlByokRepository(runner),
     budgetAlerts: new SqlBudgetAlertRepository(runner),
+    governancePruner: new SqlGovernancePruner(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -1,4 +1,5 @@
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
+import type { GovernancePruneRepository } from './governance-prune-store.ts';
 import type {
   AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
 } from './account-store.ts';
@@ -180,6 +181,8 @@ export interface Stores {
   readonly byok: ByokRepository;
   /** Fired budget and limit alerts, one row per subject, window and threshold (budget-alert-store.ts). */
   readonly budgetAlerts: BudgetAlertRepository;
+  /** Pruning webhook deliveries, MCP tool calls and budget alerts by age (governance-prune-store.ts). */
+  readonly governancePruner: GovernancePruneRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.
