@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The provider refused the request as invalid (its 400/404/413/422); `metadata.raw` has its answer.' },
   byok_key_invalid: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A key given for BYOK (`PUT /byok/{provider}`) failed its check at the provider (refused, unreachable in time, or not in the shape the provider takes); the message names the failure. Nothing was stored.' },
   authentication_required: { status: 401, type: 'authentication_error', retryable: false, description: 'Missing, malformed, unknown, revoked or expired key, or an inactive account.' },
-  insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit, or the account budget: `metadata.reason` says which) cannot pay for the request.' },
+  insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit, the account budget or the member budget: `metadata.reason` says which) cannot pay for the request.' },
   forbidden: { status: 403, type: 'permission_error', retryable: false, description: 'The key may not use this endpoint (e.g. a management key calling a model).' },
   key_limit_reached: { status: 403, type: 'permission_error', retryable: false, description: 'The account holds as many keys as the gateway allows (`accounts.max_keys`, default 1000): delete one to make room.' },
   content_filtered: { status: 403, type: 'content_filter_error', retryable: false, description: 'The input was flagged by moderation.' },

@@ -38,8 +38,9 @@ function memberBudget(current: MemberRecord | null, o: BudgetOptions): { amount:
   if (o.budget === undefined && o.budgetReset === undefined) return undefined;
   if (o.budget === 'none') return null;
   const base = current?.budget ?? null;
-  if (o.budget === undefined && base === null) throw new UsageError('the member has no budget: give --budget <usd> too');
-  const input = { amount: o.budget ?? formatNanos(base!.amountNanos), reset: o.budgetReset ?? base?.reset ?? 'none' };
+  const amount = o.budget ?? (base === null ? undefined : formatNanos(base.amountNanos));
+  if (amount === undefined) throw new UsageError('the member has no budget: give --budget <usd> too');
+  const input = { amount, reset: o.budgetReset ?? base?.reset ?? 'none' };
   try {
     checkBudget(input);
   } catch (err) {
