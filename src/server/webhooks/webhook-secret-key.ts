@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MasterKey } from '../../auth/byok-cipher.ts';
 import { WebhookSecrets } from './webhook-secrets.ts';
@@ -18,9 +18,10 @@ export function localKeyPath(dbPath: string): string | null {
 }
 
 /**
- * The local key at `path`: read, or made (mode 0600, never overwritten: two processes racing
- * read the one that won) when `create`; null when absent and not created. A file readable by
- * others is narrowed to 0600; one that holds no 256-bit key stops the start.
+ * The local key at `path`: read, or made (mode 0600, never overwritten: written whole to a file
+ * of its own, then linked to `path`, so processes racing, `serve --workers`, all read the one
+ * that won and never a half-written one) when `create`; null when absent and not created. A
+ * file readable by others is narrowed to 0600; one that holds no 256-bit key stops the start.
  */
 export function readLocalKey(path: string, create: boolean): MasterKey | null {
   let text: string;
@@ -29,10 +30,14 @@ export function readLocalKey(path: string, create: boolean): MasterKey | null {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     if (!create) return null;
+    const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     try {
-      writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      linkSync(draft, path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      unlinkSync(draft);
     }
     text = readFileSync(path, 'utf8');
   }
