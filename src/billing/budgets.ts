@@ -3,11 +3,11 @@ import { usdToNanos } from '../money/money.ts';
 import type { AccountBudget, KeyLimitReset } from '../store/account-records.ts';
 import { isKeyLimitReset, periodEnd, periodStart } from './key-limit-remaining.ts';
 
-// Budgets: what an account (or, later, a member) may spend per UTC window, enforced by the
-// credit holds before the upstream call exactly as a key's limit is (credit-reservations.ts,
+// Budgets: what an account or a member (all their keys) may spend per UTC window, enforced by
+// the credit holds before the upstream call exactly as a key's limit is (credit-reservations.ts,
 // redis-credit-hold-scripts.ts). A budget is {scope, id, amount, reset}; the windows are a
-// key limit's periods (key-limit-remaining.ts). Only the account scope is stored today: a
-// member budget slots in as another row of `Budget` checked beside it.
+// key limit's periods (key-limit-remaining.ts). An account's budget is stored on the account
+// (read here), a member's on the member (member-input.ts), and checked beside it.
 
 export type BudgetScope = 'account' | 'member' | 'key';
 

@@ -17,11 +17,21 @@ interface AccountSnapshot {
   balanceNanos: bigint;
   active: boolean;
   /** The account's budget and what it spent in the window [periodStart, periodEnd) (budgets.ts); null: none. */
-  budget: { amountNanos: bigint; usageNanos: bigint; periodStart: number; periodEnd: number } | null;
+  budget: BudgetSnapshot | null;
+}
+
+/** A budget and what its subject spent in the window [periodStart, periodEnd) (budgets.ts). */
+interface BudgetSnapshot {
+  amountNanos: bigint;
+  usageNanos: bigint;
+  periodStart: number;
+  periodEnd: number;
 }
 
 interface KeySnapshot {
   accountId: string;
+  /** The member the key belongs to (their budget is checked beside the account's); null: none. */
+  memberId: string | null;
   /** The usage the limit caps: all of it, or (a resetting limit) since `periodStart`. */
   usageNanos: bigint;
   /** Epoch ms: the period the usage was read for ([-Infinity, +Infinity] without a reset); past its end, it is read again. */
@@ -39,6 +49,8 @@ interface InFlight {
   held: bigint;
   /** Charges of finished requests whose settlement has not committed yet. */
   settling: bigint;
+  /** A key's entry: the member its money counts for (as the key belonged when the entry began); null: none. */
+  member?: string | null;
 }
 
 /**
@@ -61,9 +73,13 @@ export class CreditReservations implements CreditHolds {
   private readonly now: () => number;
   private readonly accounts = new Map<string, InFlight>();
   private readonly keys = new Map<string, InFlight>();
+  /** Members' in-flight money: every key of theirs (a member's budget counts it). */
+  private readonly members = new Map<string, InFlight>();
   /** The database's state as of the last read plus this process's commits since. */
   private readonly accountSnapshots = new Map<string, AccountSnapshot>();
   private readonly keySnapshots = new Map<string, KeySnapshot>();
+  /** Members' budgets (null: the member has none), read with a key of theirs. */
+  private readonly memberSnapshots = new Map<string, BudgetSnapshot | null>();
   private held = 0;
   /** Keys whose snapshot was read while a settlement write was in doubt (it may or may not include it). */
   private readonly readInDoubt = new Set<string>();
@@ -84,7 +100,7 @@ export class CreditReservations implements CreditHolds {
     // A charge that can never be written stops counting as in flight (the database never saw it).
     queue.onDropped((r) => {
       drop(this.accounts, r.accountId, r.costNanos);
-      drop(this.keys, r.keyHash, r.costNanos);
+      this.dropKey(r.keyHash, r.costNanos);
     });
   }
 
@@ -98,16 +114,22 @@ export class CreditReservations implements CreditHolds {
     }
     const account = inFlight(this.accounts, auth.account.id);
     const key = inFlight(this.keys, auth.key.hash);
+    key.member ??= snap.key.memberId;
+    const member = key.member === null ? null : inFlight(this.members, key.member);
     const balance = snap.account.balanceNanos - account.settling;
     const accountAvailable = balance - account.held;
     const keyRoom = snap.key.limitNanos === null ? null : snap.key.limitNanos - snap.key.usageNanos - key.settling - key.held;
     const budget = snap.account.budget;
     // The account's budget counts every key's holds and charges: the account's in-flight money.
     const budgetRoom = budget === null ? null : budget.amountNanos - budget.usageNanos - account.settling - account.held;
+    // The member's budget counts every key of theirs.
+    const memberBudget = snap.member;
+    const memberRoom = memberBudget === null || member === null ? null : memberBudget.amountNanos - memberBudget.usageNanos - member.settling - member.held;
     // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters
     // (not when nothing is left: a used-up balance is refused without tokenizing).
     let room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
     if (budgetRoom !== null && budgetRoom < room) room = budgetRoom;
+    if (memberRoom !== null && memberRoom < room) room = memberRoom;
     if (amount > room && room > 0n) amount = worstCaseCost(req, plan, prompt.tight());
     // A zero or negative balance refuses every request, free models included (spec).
     if (balance <= 0n || accountAvailable < amount) {
@@ -119,9 +141,13 @@ export class CreditReservations implements CreditHolds {
     if (budgetRoom !== null && (budgetRoom <= 0n || budgetRoom < amount)) {
       throw insufficient('budget', clampZero(budgetRoom < accountAvailable ? budgetRoom : accountAvailable), amount, req, plan, prompt);
     }
+    if (memberRoom !== null && (memberRoom <= 0n || memberRoom < amount)) {
+      throw insufficient('member_budget', clampZero(memberRoom < accountAvailable ? memberRoom : accountAvailable), amount, req, plan, prompt);
+    }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
     key.held += amount;
+    if (member !== null) member.held += amount;
     this.held += 1;
     this.queue.pushHold({
       id,
@@ -158,6 +184,13 @@ export class CreditReservations implements CreditHolds {
       const budgetRoom = budget.amountNanos - budget.usageNanos - account.settling - (account.held - heldNanos);
       if (budgetRoom < room) room = budgetRoom;
     }
+    const memberId = key.member ?? null;
+    const memberBudget = snap.member;
+    const member = memberId === null ? undefined : this.members.get(memberId);
+    if (memberBudget !== null && member !== undefined) {
+      const memberRoom = memberBudget.amountNanos - memberBudget.usageNanos - member.settling - (member.held - heldNanos);
+      if (memberRoom < room) room = memberRoom;
+    }
     // What was held was reserved for this answer: it is always chargeable.
     if (room < heldNanos) room = heldNanos;
     return costNanos < room ? costNanos : room;
@@ -177,7 +210,9 @@ export class CreditReservations implements CreditHolds {
 
   /** The request finished: its hold becomes its actual charge until the charge commits. */
   settling(accountId: string, keyHash: string, heldNanos: bigint, costNanos: bigint): void {
-    for (const f of [inFlight(this.accounts, accountId), inFlight(this.keys, keyHash)]) {
+    const key = inFlight(this.keys, keyHash);
+    const member = key.member === undefined || key.member === null ? [] : [inFlight(this.members, key.member)];
+    for (const f of [inFlight(this.accounts, accountId), key, ...member]) {
       f.held -= heldNanos;
       f.settling += costNanos;
     }
@@ -188,10 +223,12 @@ export class CreditReservations implements CreditHolds {
     if (keyHash === undefined) {
       this.accountSnapshots.clear();
       this.keySnapshots.clear();
+      this.memberSnapshots.clear();
     } else {
       const key = this.keySnapshots.get(keyHash);
       this.keySnapshots.delete(keyHash);
       if (key !== undefined) this.accountSnapshots.delete(key.accountId);
+      if (key?.memberId !== null && key?.memberId !== undefined) this.memberSnapshots.delete(key.memberId);
     }
   }
 
@@ -207,16 +244,19 @@ export class CreditReservations implements CreditHolds {
     return f === undefined ? 0n : f.held + f.settling;
   }
 
-  private snapshot(keyHash: string, accountId: string): { key: KeySnapshot; account: AccountSnapshot } | undefined {
+  private snapshot(keyHash: string, accountId: string): { key: KeySnapshot; account: AccountSnapshot; member: BudgetSnapshot | null } | undefined {
     let key = this.keySnapshots.get(keyHash);
     let account = this.accountSnapshots.get(accountId);
+    let member = key?.memberId === null || key?.memberId === undefined ? null : this.memberSnapshots.get(key.memberId);
     const now = this.now();
-    if (key === undefined || account === undefined || now >= key.periodEnd || (account.budget !== null && now >= account.budget.periodEnd)) {
+    if (key === undefined || account === undefined || member === undefined || now >= key.periodEnd
+      || (account.budget !== null && now >= account.budget.periodEnd) || (member !== null && now >= member.periodEnd)) {
       const state = this.store.spendState(keyHash);
       if (state === undefined) return undefined;
       const reset = state.limitReset ?? null;
       key = {
         accountId,
+        memberId: state.memberId ?? null,
         usageNanos: reset === null ? state.usageNanos : this.store.keyCostOnDays(accountId, keyHash, periodDays(reset, now)),
         periodStart: reset === null ? Number.NEGATIVE_INFINITY : periodStart(reset, now),
         periodEnd: reset === null ? Number.POSITIVE_INFINITY : periodEnd(reset, now),
@@ -225,11 +265,22 @@ export class CreditReservations implements CreditHolds {
         expiresAt: state.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(state.expiresAt),
       };
       account = { balanceNanos: state.balanceNanos, active: state.accountActive, budget: this.budgetOf(accountId, state, now) };
+      member = this.memberBudgetOf(state, now);
       this.keySnapshots.set(keyHash, key);
       this.accountSnapshots.set(accountId, account);
+      if (key.memberId !== null) this.memberSnapshots.set(key.memberId, member);
       if (this.queue.inDoubt) this.readInDoubt.add(keyHash);
     }
-    return { key, account };
+    return { key, account, member };
+  }
+
+  private memberBudgetOf(state: SpendState, now: number): BudgetSnapshot | null {
+    const memberId = state.memberId ?? null;
+    const amount = state.memberBudgetNanos ?? null;
+    if (memberId === null || amount === null) return null;
+    const reset = state.memberBudgetReset ?? null;
+    const [start, end] = budgetWindow(reset, now);
+    return { amountNanos: amount, usageNanos: this.store.memberCostOnDays(memberId, reset === null ? null : periodDays(reset, now)), periodStart: start, periodEnd: end };
   }
 
   private budgetOf(accountId: string, state: SpendState, now: number): AccountSnapshot['budget'] {
@@ -242,8 +293,10 @@ export class CreditReservations implements CreditHolds {
 
   private committed(r: SettlementRecord): void {
     drop(this.accounts, r.accountId, r.costNanos);
-    drop(this.keys, r.keyHash, r.costNanos);
+    const memberId = this.dropKey(r.keyHash, r.costNanos);
     if (r.costNanos === 0n) return;
+    const member = memberId === null ? undefined : this.memberSnapshots.get(memberId);
+    if (member !== undefined && member !== null && Date.parse(r.createdAt) >= member.periodStart) member.usageNanos += r.costNanos;
     const key = this.keySnapshots.get(r.keyHash);
     // A charge of a request begun before the period does not count in it (the rollup puts it on its own day).
     if (key !== undefined && Date.parse(r.createdAt) >= key.periodStart) key.usageNanos += r.costNanos;
@@ -252,6 +305,14 @@ export class CreditReservations implements CreditHolds {
       account.balanceNanos -= r.costNanos;
       if (account.budget !== null && Date.parse(r.createdAt) >= account.budget.periodStart) account.budget.usageNanos += r.costNanos;
     }
+  }
+
+  /** A key's charge is in the database now (or never will be): it stops counting for the key and its member. Returns the member. */
+  private dropKey(keyHash: string, cost: bigint): string | null {
+    const member = this.keys.get(keyHash)?.member ?? null;
+    drop(this.keys, keyHash, cost);
+    if (member !== null) drop(this.members, member, cost);
+    return member;
   }
 }
 

@@ -41,19 +41,21 @@ export function checkAllowedModels(v: unknown, field = 'allowed_models'): string
   return [...new Set((v as string[]).map((m) => m.trim()))];
 }
 
-/** `budget`: {amount: USD, reset: daily|weekly|monthly|none}, or null (none). */
+/** `budget`: {amount: USD, reset: daily|weekly|monthly|none}, or null (none). Refusals name the field (`budget.amount`...). */
 export function checkBudget(v: unknown, field = 'budget'): { amountNanos: bigint; reset: BudgetReset } | null {
   if (v === null) return null;
-  const bad = (): GatewayError => new GatewayError('invalid_parameter',
-    `"${field}" must be null or {amount, reset}: amount a USD amount from 0 to ${MAX_AMOUNT_USD} with at most 9 decimals, reset one of ${BUDGET_RESETS.join(', ')}.`, { param: field });
-  if (typeof v !== 'object' || Array.isArray(v)) throw bad();
+  const bad = (param: string, what: string): GatewayError => new GatewayError('invalid_parameter', `"${param}" ${what}`, { param });
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad(field, 'must be null or an object {amount, reset}.');
   const { amount, reset, ...rest } = v as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) throw bad();
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw bad(`${field}.${unknown}`, 'is not a budget field (known: amount, reset).');
+  if (amount === undefined) throw bad(`${field}.amount`, 'is required: a USD amount.');
   const text = typeof amount === 'number' || typeof amount === 'string' ? String(amount) : '';
-  if (text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text)) throw bad();
+  const amountRule = `must be a USD amount from 0 to ${MAX_AMOUNT_USD} with at most 9 decimals.`;
+  if (text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text)) throw bad(`${field}.amount`, amountRule);
   const nanos = usdToNanos(text);
-  if (nanos > MAX_AMOUNT_NANOS) throw bad();
+  if (nanos > MAX_AMOUNT_NANOS) throw bad(`${field}.amount`, amountRule);
   const r = reset ?? 'none';
-  if (typeof r !== 'string' || !(BUDGET_RESETS as readonly string[]).includes(r)) throw bad();
+  if (typeof r !== 'string' || !(BUDGET_RESETS as readonly string[]).includes(r)) throw bad(`${field}.reset`, `must be one of ${BUDGET_RESETS.join(', ')}.`);
   return { amountNanos: nanos, reset: r as BudgetReset };
 }

@@ -23,7 +23,7 @@ export interface CommittedCharge {
 
 export type ReserveResult =
   | { ok: true; heldNanos: Nanos }
-  | { ok: false; reason: 'balance' | 'key_limit' | 'budget'; availableNanos: Nanos }
+  | { ok: false; reason: 'balance' | 'key_limit' | 'budget' | 'member_budget'; availableNanos: Nanos }
   | { ok: false; reason: 'inactive' };
 
 export interface RedisCreditHoldsOptions {
@@ -165,7 +165,8 @@ export class RedisCreditHolds {
         case 'inactive': return { ok: false, reason: 'inactive' };
         case 'balance':
         case 'key_limit':
-        case 'budget': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
+        case 'budget':
+        case 'member_budget': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
         case 'load': {
           // The script's clock decides the period the snapshot is loaded for.
           const at = Number(reply[2]);
@@ -184,7 +185,10 @@ export class RedisCreditHolds {
   private async load(keys: string[], seq: string, keyHash: string, s: LoadedSpendState, at: number): Promise<void> {
     const budget = s.budgetNanos ?? null;
     const budgetReset = s.budgetReset ?? null;
-    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n, budget ?? 0n, s.budgetUsageNanos ?? 0n]) {
+    const memberId = s.memberId ?? null;
+    const memberBudget = memberId === null ? null : s.memberBudgetNanos ?? null;
+    const memberReset = s.memberBudgetReset ?? null;
+    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n, budget ?? 0n, s.budgetUsageNanos ?? 0n, memberBudget ?? 0n, s.memberBudgetUsageNanos ?? 0n]) {
       if (v >= EXACT || v <= -EXACT) throw new RangeError(`a balance, usage or limit of ${v} nano-USD is beyond what the shared credit holds count exactly (2^53)`);
     }
     const expires = s.expiresAt === null ? '' : String(Date.parse(s.expiresAt));
@@ -194,7 +198,10 @@ export class RedisCreditHolds {
       reset === null ? '' : String(periodStart(reset, at)), reset === null ? '' : String(periodEnd(reset, at)),
       budget === null ? '' : String(budget), String(s.budgetUsageNanos ?? 0n),
       budget === null || budgetReset === null ? '' : String(periodStart(budgetReset, at)),
-      budget === null || budgetReset === null ? '' : String(periodEnd(budgetReset, at)), ...s.committedIds]);
+      budget === null || budgetReset === null ? '' : String(periodEnd(budgetReset, at)),
+      memberId ?? '', memberBudget === null ? '' : String(memberBudget), String(s.memberBudgetUsageNanos ?? 0n),
+      memberBudget === null || memberReset === null ? '' : String(periodStart(memberReset, at)),
+      memberBudget === null || memberReset === null ? '' : String(periodEnd(memberReset, at)), ...s.committedIds]);
   }
 
   private async redisNow(): Promise<string> {

@@ -81,6 +81,7 @@ describe('loadConfig', () => {
       sticky: { maxEntries: 100_000, accountShare: 0.25 },
       pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
+      retention: { webhookDeliveriesDays: 30, mcpToolCallsDays: 30, budgetAlertsDays: 90, pruneIntervalMs: 3_600_000 },
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
       alerts: { thresholds: [50, 80, 100] },
       search: null,

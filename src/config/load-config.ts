@@ -7,6 +7,7 @@ import { parseAlerts } from './parse-alerts.ts';
 import { parseModeration } from './parse-moderation.ts';
 import { parseTiers } from './parse-tiers.ts';
 import { parseRecords } from './parse-records.ts';
+import { parseRetention } from './parse-retention.ts';
 import { parseProviders } from './parse-providers.ts';
 import { parseResponseCache } from './parse-response-cache.ts';
 import { parseSticky } from './parse-sticky.ts';
@@ -53,7 +54,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok', 'alerts'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok', 'alerts', 'retention'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -137,6 +138,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     alerts: parseAlerts(root.alerts, 'alerts'),
     pdf: parsePdf(root.pdf, 'pdf'),
     records: parseRecords(root.records, 'records'),
+    retention: parseRetention(root.retention, 'retention'),
     search: parseSearch(root.search, 'search'),
     mcp: parseMcp(root.mcp, 'mcp'),
     mcpServers: parseMcpServers(root.mcp_servers, 'mcp_servers'),

@@ -9,6 +9,7 @@ import type { ByokConfig } from './parse-byok.ts';
 import type { ModelKind } from '../canonical/task.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
+import type { RetentionConfig } from './parse-retention.ts';
 import type { McpConfig, McpServerConfig } from './parse-mcp.ts';
 // The gateway's configuration after loading: the YAML file, `${ENV}` references, env
 // overrides and defaults folded together. Provider and model entries stay as the operator
@@ -66,6 +67,8 @@ export interface GatewayConfig {
   pdf: PdfConfig;
   /** `records:` — how long generation records are kept (parse-records.ts). */
   records: RecordsConfig;
+  /** `retention:` — how long webhook deliveries, MCP tool calls and budget alerts are kept (parse-retention.ts). */
+  retention: RetentionConfig;
   /** `search:` — the web search backend the gateway runs for models that cannot search (parse-search.ts, docs/tools.md); null: none. */
   search: SearchConfig | null;
   /** `mcp:` — the bounds of the MCP tools the gateway runs: SSRF, timeouts, sizes, turns (parse-mcp.ts, docs/tools.md). */

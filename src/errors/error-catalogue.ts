@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', retryable: false, description: 'The provider refused the request as invalid (its 400/404/413/422); `metadata.raw` has its answer.' },
   byok_key_invalid: { status: 400, type: 'invalid_request_error', retryable: false, description: 'A key given for BYOK (`PUT /byok/{provider}`) failed its check at the provider (refused, unreachable in time, or not in the shape the provider takes); the message names the failure. Nothing was stored.' },
   authentication_required: { status: 401, type: 'authentication_error', retryable: false, description: 'Missing, malformed, unknown, revoked or expired key, or an inactive account.' },
-  insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit, or the account budget: `metadata.reason` says which) cannot pay for the request.' },
+  insufficient_quota: { status: 402, type: 'insufficient_quota_error', retryable: false, description: 'The account balance (or the key limit, the account budget or the member budget: `metadata.reason` says which) cannot pay for the request.' },
   forbidden: { status: 403, type: 'permission_error', retryable: false, description: 'The key may not use this endpoint (e.g. a management key calling a model).' },
   key_limit_reached: { status: 403, type: 'permission_error', retryable: false, description: 'The account holds as many keys as the gateway allows (`accounts.max_keys`, default 1000): delete one to make room.' },
   content_filtered: { status: 403, type: 'content_filter_error', retryable: false, description: 'The input was flagged by moderation.' },
@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   shared_state_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'A gateway of a fleet cannot reach its shared state (Redis or Postgres): model calls are refused, never served without holding their credits, until it answers again; `metadata.store` names which; see `Retry-After`.' },
   storage_unavailable: { status: 503, type: 'service_unavailable_error', retryable: true, description: 'The gateway\'s database refuses writes (read-only, disk full, its writer thread restarting): no model calls, whose charges could not be recorded, nor other changes until it accepts them again; see `Retry-After`.' },
   byok_not_configured: { status: 503, type: 'service_unavailable_error', retryable: false, description: 'BYOK is off: the gateway has no master key to seal accounts\' keys with (`byok.master_key` in the configuration).' },
+  webhook_secrets_not_configured: { status: 503, type: 'service_unavailable_error', retryable: false, description: 'Webhooks are off: the gateway has no key to seal their signing secrets with (a fleet on Postgres needs `byok.master_key`; a gateway on SQLite makes its own key file): no webhook can be registered until the operator sets one.' },
   internal_error: { status: 500, type: 'internal_error', retryable: false, description: 'A bug in the gateway. Nothing secret is in the message.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

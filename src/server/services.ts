@@ -31,6 +31,7 @@ import { InProcessInFlightLimiter } from '../limits/in-flight-limiter.ts';
 import type { TierLimits, TierTable } from '../config/tier-limits.ts';
 import { logSafely, scrubInProcessLogs, type SecretScrubber } from '../providers/http/scrub-secrets.ts';
 import { RecordsRetention } from './records-retention.ts';
+import { GovernanceRetention } from './governance-retention.ts';
 import { buildGeneration, restartOnlyChange, type ConfigGeneration, type SharedState } from './config-generation.ts';
 import { McpClient } from '../mcp/mcp-client.ts';
 import type { McpRegistry } from '../mcp/mcp-registry.ts';
@@ -45,6 +46,8 @@ import { GatewayTracing, tracesEndpoint } from '../observability/gateway-tracing
 import { cliCommand, cliInvocation } from '../runtime/cli-invocation.ts';
 import { buildInfo } from '../config/build-info.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { webhookSecretsFor } from './webhooks/webhook-secret-key.ts';
+import type { WebhookSecrets } from './webhooks/webhook-secrets.ts';
 import { MemberService } from '../billing/member-service.ts';
 import { buildByok, masterKeyFromRef } from './build-byok.ts';
 import type { ByokKeys } from '../auth/byok-keys.ts';
@@ -106,10 +109,14 @@ export interface Services {
   readonly lastReload: ReloadResult | null;
   /** Deletes generation records past their retention (records-retention.ts), every `records.prune_interval_minutes` and on demand. */
   retention: RecordsRetention;
+  /** Deletes webhook deliveries, MCP tool calls and budget alerts past their retention (governance-retention.ts), every `retention.prune_interval_minutes`. */
+  governanceRetention: GovernanceRetention;
   /** Accounts' members: add, change, remove, ensureMember (billing/member-service.ts). */
   members: MemberService;
   /** Accounts' webhooks: emit() queues an event, a loop off the request path delivers it (webhooks/webhook-dispatcher.ts). */
   webhooks: WebhookDispatcher;
+  /** Seals and opens webhooks' signing secrets (webhooks/webhook-secrets.ts). */
+  webhookSecrets: WebhookSecrets;
   /** Accounts' own provider keys (docs/byok.md): stored sealed, used for their requests. */
   byok: ByokKeys;
   /** Model calls running; draining once a graceful stop began. */
@@ -277,6 +284,8 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     now: () => (opts.now ?? Date.now)(), log,
   });
   retention.start(config.records.pruneIntervalMs);
+  const governanceRetention = new GovernanceRetention({ stores: stores.stores, config: () => current.config.retention, now: () => (opts.now ?? Date.now)(), log });
+  governanceRetention.start(config.retention.pruneIntervalMs);
   // Account and key changes drop the caches at once when made here, and within the
   // writer's change check (100 ms) when another process (the operator CLI) made them; in a
   // fleet, through the Redis invalidation bus.
@@ -344,7 +353,14 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     return result;
   };
 
-  const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log });
+  // Webhook secrets sealed at rest: those still in clear (before migration 24) are sealed before the first delivery.
+  const webhookSecrets = webhookSecretsFor(master, stores.stores.engine === 'sqlite' ? config.database.path : null);
+  const resealed = await webhookSecrets.sealAtRest(stores.stores);
+  if (resealed > 0) log(`sealed ${resealed} webhook signing secret(s) at rest`);
+  if (webhookSecrets.key === null && (await stores.stores.webhooks.all()).some((w) => w.secretKey === null)) {
+    log('webhooks: signing secrets are in clear in the database and no key seals them: set byok.master_key (docs/security.md#webhook-secrets)');
+  }
+  const webhooks = new WebhookDispatcher({ stores: stores.stores, config: () => current.config.webhooks, now: opts.now ?? Date.now, log, secrets: webhookSecrets });
   webhooks.start();
   const members = new MemberService(stores.stores, {
     // At once here; on the other instances of a fleet when the bus's message arrives.
@@ -364,6 +380,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     },
     ...stores,
     webhooks,
+    webhookSecrets,
     members,
     byok,
     auth,
@@ -378,6 +395,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     upstream,
     settlements,
     retention,
+    governanceRetention,
     writer,
     settled: () => settlements.flush(),
     reservations,
@@ -432,6 +450,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       clearInterval(sweep);
       stopIdleShrink?.();
       await retention.stop();
+      await governanceRetention.stop();
       await webhooks.stop();
       // Flush, then end the writer thread, then release the lease (the next gateway may start).
       await settlements.close();

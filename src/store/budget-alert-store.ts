@@ -22,6 +22,8 @@ export interface BudgetAlertRepository {
   rearm(scope: string, subjectId: string): Promise<void>;
   /** What the account spent (every key's) on these UTC days, or (null) over its whole usage. */
   accountCost(accountId: string, days: readonly string[] | null): Promise<bigint>;
+  /** What the member spent (every key they hold) on these UTC days, or (null) over those keys' whole usage. */
+  memberCost(memberId: string, days: readonly string[] | null): Promise<bigint>;
 }
 
 export class SqlBudgetAlertRepository implements BudgetAlertRepository {
@@ -48,6 +50,16 @@ export class SqlBudgetAlertRepository implements BudgetAlertRepository {
       ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE account_id = ?', [accountId])
       : await this.sql.all(`SELECT CAST(coalesce(sum(cost_nanos), 0) AS TEXT) AS cost FROM usage_daily_keys
           WHERE account_id = ? AND day IN (${days.map(() => '?').join(', ')})`, [accountId, ...days]);
+    return BigInt(String(rows[0]?.cost ?? '0'));
+  }
+
+  async memberCost(memberId: string, days: readonly string[] | null): Promise<bigint> {
+    if (days !== null && days.length === 0) return 0n;
+    const rows = days === null
+      ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE member_id = ?', [memberId])
+      : await this.sql.all(`SELECT CAST(coalesce(sum(u.cost_nanos), 0) AS TEXT) AS cost FROM api_keys k
+          JOIN usage_daily_keys u ON u.account_id = k.account_id AND u.key_hash = k.hash
+          WHERE k.member_id = ? AND u.day IN (${days.map(() => '?').join(', ')})`, [memberId, ...days]);
     return BigInt(String(rows[0]?.cost ?? '0'));
   }
 }

@@ -13,6 +13,10 @@ export interface SpendState {
   /** The account's budget (billing/budgets.ts): it caps `accountCostOnDays` over its window, else the account's whole usage. Absent: none. */
   budgetNanos?: bigint | null;
   budgetReset?: KeyLimitReset | null;
+  /** The member the key belongs to (null: none) and that member's budget: it caps `memberCostOnDays` over its window. Absent: none. */
+  memberId?: string | null;
+  memberBudgetNanos?: bigint | null;
+  memberBudgetReset?: KeyLimitReset | null;
 }
 
 /** A spend state plus which of the asked-about settling charges the ledger already has (one database snapshot). */
@@ -27,6 +31,13 @@ export interface LoadedSpendState extends SpendState {
   limitUsageNanos: bigint;
   /** What the account spent in its budget's window (the budget's reset period by the same clock), read in the same snapshot; 0 without a budget. */
   budgetUsageNanos?: bigint;
+  /** What the key's member spent (every key of theirs) in their budget's window, read in the same snapshot; 0 without a member budget. */
+  memberBudgetUsageNanos?: bigint;
+}
+
+/** A member's stored budget window ('daily', 'weekly', 'monthly'; 'none' or NULL: their keys' whole usage) as a key limit's reset. */
+export function memberBudgetReset(r: string | null): KeyLimitReset | null {
+  return r === 'daily' || r === 'weekly' || r === 'monthly' ? r : null;
 }
 
 /**
@@ -54,6 +65,8 @@ export interface InProcessHoldData {
   keyCostOnDays(accountId: string, keyHash: string, days: readonly string[]): bigint;
   /** What the account spent on these UTC days, or (days null) over its whole usage: the usage a budget caps. */
   accountCostOnDays(accountId: string, days: readonly string[] | null): bigint;
+  /** What the member spent (every key they hold) on these UTC days, or (days null) over those keys' whole usage: the usage a member's budget caps. */
+  memberCostOnDays(memberId: string, days: readonly string[] | null): bigint;
   /**
    * Removes hold rows whose requests never settled, each recorded as `interrupted`, nothing
    * charged; `beforeIso` null takes every row (the start-up of the only process on the database).

@@ -7,9 +7,16 @@ export interface WebhookRow {
   accountId: string;
   url: string;
   events: string[];
+  /** The signing secret at rest: its ciphertext (sealed, `secretKey` set), or the secret itself in a row not sealed yet. */
   secret: string;
+  /** The secret's data key, sealed by the key `secretMasterKeyId` names (server/webhooks/webhook-secrets.ts); null: `secret` is in clear. */
+  secretKey: string | null;
+  secretMasterKeyId: string | null;
   createdAt: string;
 }
+
+/** A webhook's secret as stored: see WebhookRow. */
+export type StoredWebhookSecret = Pick<WebhookRow, 'secret' | 'secretKey' | 'secretMasterKeyId'>;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -65,6 +72,10 @@ export interface WebhookRepository {
    */
   claim(id: string, seen: string, leaseUntil: string): Promise<boolean>;
   recordAttempt(a: AttemptRow, outcome: AttemptOutcome): Promise<void>;
+  /** Every account's webhooks (sealing and key rotation). */
+  all(): Promise<WebhookRow[]>;
+  /** Stores `next` as the webhook's secret if it still holds `previous` (a sealing or rotation racing a change); true when it did. */
+  reseal(id: string, previous: StoredWebhookSecret, next: StoredWebhookSecret): Promise<boolean>;
 }
 
 /** How the repository reaches its database. */
@@ -78,7 +89,10 @@ const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function toWebhook(r: Record<string, unknown>): WebhookRow {
-  return { id: r.id as string, accountId: r.account_id as string, url: r.url as string, events: JSON.parse(r.events as string) as string[], secret: r.secret as string, createdAt: r.created_at as string };
+  return {
+    id: r.id as string, accountId: r.account_id as string, url: r.url as string, events: JSON.parse(r.events as string) as string[], secret: r.secret as string,
+    secretKey: (r.secret_key as string | null | undefined) ?? null, secretMasterKeyId: (r.secret_master_key_id as string | null | undefined) ?? null, createdAt: r.created_at as string,
+  };
 }
 
 function toDelivery(r: Record<string, unknown>): DeliveryRow {
@@ -102,8 +116,17 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async create(w: WebhookRow): Promise<void> {
-    await this.sql.run('INSERT INTO webhooks (id, account_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.createdAt]);
+    await this.sql.run('INSERT INTO webhooks (id, account_id, url, events, secret, secret_key, secret_master_key_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.secretKey, w.secretMasterKeyId, w.createdAt]);
+  }
+
+  async all(): Promise<WebhookRow[]> {
+    return (await this.sql.all('SELECT * FROM webhooks ORDER BY created_at, id', [])).map(toWebhook);
+  }
+
+  async reseal(id: string, previous: StoredWebhookSecret, next: StoredWebhookSecret): Promise<boolean> {
+    return (await this.sql.run(`UPDATE webhooks SET secret = ?, secret_key = ?, secret_master_key_id = ?
+      WHERE id = ? AND secret = ? AND coalesce(secret_key, '') = ?`, [next.secret, next.secretKey, next.secretMasterKeyId, id, previous.secret, previous.secretKey ?? ''])) === 1;
   }
 
   async list(accountId: string): Promise<WebhookRow[]> {

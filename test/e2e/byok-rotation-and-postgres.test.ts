@@ -79,7 +79,7 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
 
     const r = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
     assert.equal(r.code, 0, r.err);
-    assert.deepEqual(JSON.parse(r.out), { resealed: 1, already_new: 0 });
+    assert.deepEqual(JSON.parse(r.out), { resealed: 1, already_new: 0, webhook_secrets: 0 });
     const after = gw.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
     assert.notEqual(after.wrapped_key, before.wrapped_key);
     assert.equal(after.ciphertext, before.ciphertext, 'the key itself is not re-encrypted, its data key is re-wrapped');
@@ -93,7 +93,7 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.deepEqual([...withOld!.unusable], ['acme-up']);
     // Run again: nothing left to re-seal.
     const again = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
-    assert.deepEqual(JSON.parse(again.out), { resealed: 0, already_new: 1 });
+    assert.deepEqual(JSON.parse(again.out), { resealed: 0, already_new: 1, webhook_secrets: 0 });
     // This gateway still runs on the old master key: it cannot open the key, and in mode
     // `only` it never uses the operator's key instead.
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });

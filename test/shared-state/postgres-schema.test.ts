@@ -111,6 +111,7 @@ test("PostgresLedger.spendState reads a key's state and which settling charges t
   assert.deepEqual(state, {
     balanceNanos: 900n, accountActive: true, usageNanos: 100n, limitNanos: null, limitReset: null, limitUsageNanos: 100n,
     keyActive: true, expiresAt: null, committedIds: ['g1'], budgetNanos: null, budgetReset: null, budgetUsageNanos: 0n,
+    memberId: null, memberBudgetNanos: null, memberBudgetReset: null, memberBudgetUsageNanos: 0n,
   });
   assert.equal(await ledger.spendState('nope', [], () => []), undefined);
 });

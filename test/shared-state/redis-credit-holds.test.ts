@@ -139,3 +139,26 @@ test('credits granted are seen once forgotten', { skip }, async () => {
   await a!.forget('acct_1');
   assert.equal((await b!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
 });
+
+test("a member's budget counts every hold of the member's keys across instances; an entry from before member budgets is released as before", { skip }, async () => {
+  const { base, instances: [a, b] } = await fleet(10n * HOLD, null, 2);
+  const prefix = `ch${prefixes}`;
+  base.db.prepare(`INSERT INTO members (id, account_id, email, email_lower, name, role, budget_nanos, budget_reset, created_at)
+    VALUES ('mem_1', 'acct_1', 'm@example.com', 'm@example.com', 'm', 'member', ?, 'none', '2026-01-01T00:00:00Z')`).run(3n * HOLD);
+  base.db.prepare(`UPDATE api_keys SET member_id = 'mem_1' WHERE hash = 'hash_1'`).run();
+  assert.equal((await a!.reserve('m1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
+  assert.deepEqual(await b!.reserve('m2', 'acct_1', 'hash_1', 2n * HOLD), { ok: false, reason: 'member_budget', availableNanos: HOLD });
+  // A hold an instance of the previous version took: its entry names no member.
+  const conn = await connection();
+  const tag = `${prefix}:{acct_1}`;
+  await conn.send(['HSET', `${tag}:entries`, 'old1', `h|hash_1|${HOLD}|instance-old`]);
+  await conn.send(['HINCRBY', `${tag}:account`, 'held', String(HOLD)]);
+  await conn.send(['HINCRBY', `${tag}:account`, 'k:hash_1:held', String(HOLD)]);
+  assert.equal(await b!.heldFor('acct_1'), 3n * HOLD);
+  assert.equal(await a!.finish('old1', 'acct_1', 'hash_1', 0n), 0n);
+  assert.equal(await b!.heldFor('acct_1'), 2n * HOLD, 'released from the account, the key and no member');
+  assert.equal(await a!.finish('m1', 'acct_1', 'hash_1', 0n), 0n);
+  assert.equal(await b!.heldFor('acct_1'), 0n);
+  assert.equal((await b!.reserve('m3', 'acct_1', 'hash_1', 3n * HOLD)).ok, true, "the member's whole budget is free again");
+  assert.deepEqual(await a!.reserve('m4', 'acct_1', 'hash_1', 1n), { ok: false, reason: 'member_budget', availableNanos: 0n });
+});

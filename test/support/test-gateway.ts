@@ -57,6 +57,10 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** The master key a test fleet (Postgres) gets when its config names none: 32 bytes, fixed. */
+const FLEET_MASTER_KEY_VAR = 'SWITCHYARD_TEST_FLEET_MASTER_KEY';
+const FLEET_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export interface TestGatewayOptions {
   /** The YAML config file's text. */
   yaml?: string;
@@ -82,6 +86,8 @@ export interface TestGatewayOptions {
    * Postgres stores. `redisPrefix` keeps gateways of one Redis apart (default: one per gateway).
    */
   redis?: { url: string; prefix?: string; instanceId?: string; loader?: SpendStateLoader };
+  /** The data directory (default: a new temporary one, removed at close); given, it is kept: a gateway started again on it finds its database. */
+  dir?: string;
 }
 
 /**
@@ -89,14 +95,18 @@ export interface TestGatewayOptions {
  * account with a key: what every end-to-end and contract test talks to.
  */
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, opts.yaml ?? SIM_ONLY);
-  const env = { SWITCHYARD_DATA_DIR: dir, ...opts.env };
+  const env: Record<string, string | undefined> = { SWITCHYARD_DATA_DIR: dir, [FLEET_MASTER_KEY_VAR]: FLEET_MASTER_KEY, ...opts.env };
   // As serve does with --host/--port: the file read again (a reload) gets the same address and tweaks.
   const readConfig = (): GatewayConfig => {
     const c = loadConfig({ path: configPath, env });
     c.server = { ...c.server, host: '127.0.0.1', port: 0 };
+    // A fleet seals webhooks' signing secrets with byok.master_key (it has no data directory
+    // of its own for a local key; docs/security.md#webhook-secrets): a test fleet gets one
+    // unless its config names its own.
+    if (c.byok.masterKey === null && (env.DATABASE_URL !== undefined || c.database.url !== undefined)) c.byok = { ...c.byok, masterKey: `env:${FLEET_MASTER_KEY_VAR}` };
     opts.tweak?.(c);
     return c;
   };
@@ -152,7 +162,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     async close() {
       await app.close();
       await services.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

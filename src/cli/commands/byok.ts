@@ -5,6 +5,8 @@ import { rotateMasterKey, RotationRefused } from '../../auth/byok-rotation.ts';
 import { ConfigError } from '../../config/config-error.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { masterKeyFromRef } from '../../server/build-byok.ts';
+import { localKeyPath, readLocalKey } from '../../server/webhooks/webhook-secret-key.ts';
+import { rotateWebhookSecrets, WebhookSecrets } from '../../server/webhooks/webhook-secrets.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { gatewayCatalog } from '../gateway-catalog.ts';
 import { withStores, type CliStores } from '../open-cli-stores.ts';
@@ -78,9 +80,13 @@ export function byokCommand(program: Command): void {
     if (oldRef === null || oldRef === undefined) throw new UsageError('--old: the config has no byok.master_key; name the master key in use');
     const previous = asUsageSync(() => masterKeyFromRef(oldRef, process.env, '--old'));
     const next = asUsageSync(() => masterKeyFromRef(o.new, process.env, '--new'));
-    const r = await asUsage(() => rotateMasterKey(s.stores, previous!, next!));
-    emit(o.json, { resealed: r.resealed, already_new: r.alreadyNew }, () =>
-      `re-sealed ${r.resealed} key(s) under the new master key${r.alreadyNew > 0 ? ` (${r.alreadyNew} already were)` : ''}; now set byok.master_key to ${o.new} and restart the gateway`);
+    // Webhook secrets too, in the same transaction: sealed by the old key or (SQLite) the local key file.
+    const localPath = s.stores.engine === 'sqlite' ? localKeyPath(s.config.database.path) : null;
+    const local = localPath === null ? null : asUsageSync(() => readLocalKey(localPath, false));
+    const from = new WebhookSecrets(previous, local === null ? [] : [local]);
+    const r = await asUsage(() => rotateMasterKey(s.stores, previous!, next!, (tx) => rotateWebhookSecrets(tx, from, next!)));
+    emit(o.json, { resealed: r.resealed, already_new: r.alreadyNew, webhook_secrets: r.also }, () =>
+      `re-sealed ${r.resealed} key(s) and ${r.also} webhook signing secret(s) under the new master key${r.alreadyNew > 0 ? ` (${r.alreadyNew} key(s) already were)` : ''}; now set byok.master_key to ${o.new} and restart the gateway`);
   }));
 }
 

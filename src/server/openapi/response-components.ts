@@ -137,7 +137,7 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
   Member: closed("A member of an account (docs/governance.md): allowed_models and budget are enforced by the allowlist and budget parts.", {
     id: str, account_id: str, email: str, name: str, role: { enum: ['owner', 'admin', 'member', 'viewer'] },
     allowed_models: { type: ['array', 'null'], items: str },
-    budget: { oneOf: [{ type: 'null' }, closed('A budget.', { amount: num, amount_usd: usdText, reset: { enum: ['daily', 'weekly', 'monthly', 'none'] } })] },
+    budget: { oneOf: [{ type: 'null' }, closed("What the member's keys may spend together per window (docs/budgets.md).", { amount: num, amount_usd: usdText, reset: { enum: ['daily', 'weekly', 'monthly', 'none'] } })] },
     created_at: str, updated_at: strOrNull,
   }),
   MemberList: closed("The account's members, oldest first.", { data: { type: 'array', items: ref('Member') } }),

@@ -27,7 +27,7 @@ const FIELDS = {
   budget: {
     type: ['object', 'null'], additionalProperties: false, required: ['amount'],
     properties: { amount: { type: ['string', 'number'], description: 'USD.' }, reset: { type: 'string', enum: [...BUDGET_RESETS] } },
-    description: '{amount, reset}; null: none. Enforced by the budgets.',
+    description: "{amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md).",
   },
 };
 const ID = { id: 'The member id (mem_...).' };

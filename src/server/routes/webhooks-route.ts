@@ -76,7 +76,9 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services, 
         throw new GatewayError('forbidden', `An account has at most ${MAX_WEBHOOKS} webhooks; remove one first.`);
       }
       const secret = body.secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
-      const hook: WebhookRow = { id: newId('wh'), accountId: auth.account.id, url: url.href, events: body.events, secret, createdAt: new Date().toISOString() };
+      const id = newId('wh');
+      // Sealed before it is stored: the database never holds it in clear (webhook-secrets.ts).
+      const hook: WebhookRow = { id, accountId: auth.account.id, url: url.href, events: body.events, ...services.webhookSecrets.seal(id, auth.account.id, secret), createdAt: new Date().toISOString() };
       await services.stores.transaction(async (tx) => {
         await tx.webhooks.create(hook);
         await tx.audit.record(actorOf(auth), 'webhook.create', hook.id, { account_id: hook.accountId, url: hook.url, events: hook.events }, hook.createdAt);

@@ -1,7 +1,7 @@
 import { budgetWindow, type Budget } from '../../billing/budgets.ts';
 import type { Services } from '../services.ts';
 
-// budget.threshold: a budget (an account's; a member's later) or a key's limit has reached
+// budget.threshold: a budget (an account's or a member's) or a key's limit has reached
 // one of its alert thresholds (percent of the amount) in its window. Each fires once per
 // (scope, id, window start, threshold) across a fleet: every instance that sees it tries to
 // insert the alert's row (ON CONFLICT DO NOTHING) and only the one whose insert made it

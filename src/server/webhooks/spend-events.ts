@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { limitUsageNanos, periodDays, periodStart } from '../../billing/key-limit-remaining.ts';
 import { usdToNanos } from '../../money/money.ts';
+import { memberBudgetReset } from '../../store/spend-state.ts';
 import { requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
 import { BudgetAlerts } from './budget-alerts.ts';
@@ -29,8 +30,9 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     return true;
   };
 
-  const check = async (accountId: string, keyHash: string, hasLimit: boolean, hasBudget: boolean, refused: boolean): Promise<void> => {
+  const check = async (accountId: string, keyHash: string, hasLimit: boolean, hasBudget: boolean, memberId: string | null, refused: boolean): Promise<void> => {
     const now = services.now();
+    if (memberId !== null && due(`m:${memberId}`, now, refused)) await checkMember(accountId, memberId, now);
     if (hasLimit && due(`k:${keyHash}`, now, refused)) {
       const key = await services.accounts.getKey(keyHash);
       if (key !== undefined && key.limitNanos !== null) {
@@ -69,6 +71,15 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
     }
   };
 
+  // A member's budget (read afresh: the request's auth may be a few seconds old).
+  const checkMember = async (accountId: string, memberId: string, now: number): Promise<void> => {
+    const member = await services.stores.members.get(memberId);
+    if (member === undefined || member.budget === null || member.accountId !== accountId) return;
+    const reset = memberBudgetReset(member.budget.reset);
+    const spent = await services.stores.budgetAlerts.memberCost(member.id, reset === null ? null : periodDays(reset, now));
+    await alerts.check({ scope: 'member', id: member.id, accountId, amountNanos: member.budget.amountNanos, reset, alertThresholds: null }, spent, now);
+  };
+
   // A callback hook: every request passes here, and none waits for it.
   app.addHook('onResponse', (request, reply, done) => {
     try {
@@ -87,6 +98,8 @@ export function installSpendEvents(app: FastifyInstance, services: Services): vo
       return; // refused before authentication
     }
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
-    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+    const member = auth.member ?? null;
+    const memberId = member !== null && member.budget !== null ? member.id : null;
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, memberId, refused).catch((err: unknown) => services.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
   }
 }

@@ -6,6 +6,7 @@ import type { Stores } from '../../store/store-contract.ts';
 import type { DeliveryRow } from '../../store/webhook-store.ts';
 import { bareHost, guardedLookup, isPrivateAddress, PrivateAddressError } from '../../net/ssrf-guard.ts';
 import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.ts';
+import type { WebhookSecrets } from './webhook-secrets.ts';
 import type { WebhookEventType } from './webhook-events.ts';
 
 // Webhook deliveries off the request path. emit() writes one outbox row per subscribed
@@ -27,6 +28,8 @@ export interface WebhookDispatcherOptions {
   config: () => WebhooksConfig;
   now: () => number;
   log: (message: string) => void;
+  /** Opens the endpoints' signing secrets; absent (a CLI that only queues events): nothing is sent. */
+  secrets?: WebhookSecrets;
 }
 
 export class WebhookDispatcher {
@@ -160,11 +163,13 @@ export class WebhookDispatcher {
       const host = bareHost(url);
       // An IP literal is connected to without a lookup: checked here.
       if (!c.allowPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) throw new PrivateAddressError(host, host);
+      if (this.o.secrets === undefined) throw new Error('no key to open the signing secret with');
+      const secret = this.o.secrets.open(hook);
       const res = await request(url, {
         method: 'POST', dispatcher: this.dispatcher(c), signal: AbortSignal.timeout(c.timeoutMs),
         headers: {
           'content-type': 'application/json', 'user-agent': 'switchyard-webhooks',
-          [SIGNATURE_HEADER]: signatureHeader(hook.secret, d.body, Math.floor(this.o.now() / 1000)),
+          [SIGNATURE_HEADER]: signatureHeader(secret, d.body, Math.floor(this.o.now() / 1000)),
         },
         body: d.body,
       });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LoadedSpendState, PeriodDays } from '../spend-state.ts';
+import { memberBudgetReset, type LoadedSpendState, type PeriodDays } from '../spend-state.ts';
 import type { KeyLimitReset } from '../account-records.ts';
 import type { HoldRecord, SettlementRecord } from '../ledger-records.ts';
 import { postgresUnavailable } from './postgres-pool.ts';
@@ -11,14 +11,19 @@ import { PostgresRefusalCounts } from './postgres-refusal-counts.ts';
 
 const SQL = {
   spend: `SELECT k.account_id, a.balance_nanos, a.is_active AS account_active, k.usage_nanos, k.limit_nanos, k.limit_reset,
-      k.is_active AS key_active, k.expires_at, a.budget_nanos, a.budget_reset
-    FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
+      k.is_active AS key_active, k.expires_at, a.budget_nanos, a.budget_reset,
+      k.member_id, m.budget_nanos AS member_budget_nanos, m.budget_reset AS member_budget_reset
+    FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN members m ON m.id = k.member_id WHERE k.hash = $1`,
   // What a key spent on the days of its limit's period (KeyUsageRepository.costOnDays, in the same snapshot).
   periodUsage: `SELECT coalesce(sum(cost_nanos), 0)::text AS cost FROM usage_daily_keys
     WHERE account_id = $1 AND key_hash = $2 AND day = ANY($3::text[])`,
   // What the account spent in its budget's window (every key's), or its whole usage.
   accountPeriodUsage: `SELECT coalesce(sum(cost_nanos), 0)::text AS cost FROM usage_daily_keys WHERE account_id = $1 AND day = ANY($2::text[])`,
   accountUsage: 'SELECT coalesce(sum(usage_nanos), 0)::text AS cost FROM api_keys WHERE account_id = $1',
+  // What a member spent in their budget's window (every key they hold), or those keys' whole usage.
+  memberPeriodUsage: `SELECT coalesce(sum(u.cost_nanos), 0)::text AS cost FROM api_keys k
+    JOIN usage_daily_keys u ON u.account_id = k.account_id AND u.key_hash = k.hash AND u.day = ANY($2::text[]) WHERE k.member_id = $1`,
+  memberUsage: 'SELECT coalesce(sum(usage_nanos), 0)::text AS cost FROM api_keys WHERE member_id = $1',
   charged: 'SELECT generation_id FROM ledger WHERE generation_id = ANY($1::text[])',
 };
 
@@ -59,6 +64,7 @@ export class PostgresLedger {
         account_id: string; balance_nanos: string; account_active: string; usage_nanos: string; limit_nanos: string | null;
         limit_reset: KeyLimitReset | null; key_active: string; expires_at: string | null;
         budget_nanos: string | null; budget_reset: KeyLimitReset | null;
+        member_id: string | null; member_budget_nanos: string | null; member_budget_reset: string | null;
       } | undefined;
       if (row === undefined) return undefined;
       const reset = row.limit_reset;
@@ -68,6 +74,11 @@ export class PostgresLedger {
       const budgetUsage = row.budget_nanos === null ? '0' : row.budget_reset === null
         ? (await c.query<{ cost: string }>(SQL.accountUsage, [row.account_id])).rows[0]!.cost
         : (await c.query<{ cost: string }>(SQL.accountPeriodUsage, [row.account_id, [...periodDays(row.budget_reset)]])).rows[0]!.cost;
+      const memberBudget = row.member_id === null || row.member_budget_nanos === null ? null : BigInt(row.member_budget_nanos);
+      const memberReset = memberBudgetReset(row.member_budget_reset);
+      const memberUsage = memberBudget === null || row.member_id === null ? '0' : memberReset === null
+        ? (await c.query<{ cost: string }>(SQL.memberUsage, [row.member_id])).rows[0]!.cost
+        : (await c.query<{ cost: string }>(SQL.memberPeriodUsage, [row.member_id, [...periodDays(memberReset)]])).rows[0]!.cost;
       const charged = settlingIds.length === 0 ? [] : (await c.query<{ generation_id: string }>(SQL.charged, [settlingIds])).rows.map((r) => r.generation_id);
       return {
         balanceNanos: BigInt(row.balance_nanos),
@@ -82,6 +93,10 @@ export class PostgresLedger {
         budgetNanos: row.budget_nanos === null ? null : BigInt(row.budget_nanos),
         budgetReset: row.budget_reset,
         budgetUsageNanos: BigInt(budgetUsage),
+        memberId: row.member_id,
+        memberBudgetNanos: memberBudget,
+        memberBudgetReset: memberReset,
+        memberBudgetUsageNanos: BigInt(memberUsage),
       };
     });
   }

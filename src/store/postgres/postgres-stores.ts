@@ -5,6 +5,7 @@ import { SqlMcpCallRepository, SqlMcpServerRepository } from '../mcp-store.ts';
 import { SqlMemberRepository } from '../member-store.ts';
 import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
+import { SqlGovernancePruner } from '../governance-prune-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
@@ -75,6 +76,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
         releaseStale: (before, now) => releaseStaleHolds(pool, before, now),
       },
       inProcessHolds: null,
+      governancePruner: new SqlGovernancePruner(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.

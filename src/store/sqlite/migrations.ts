@@ -553,4 +553,30 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE reservations_by_id RENAME TO reservations;
     `,
   },
+  {
+    version: 23,
+    name: 'member budgets: the tables their alerts and deliveries grow pruned by age',
+    sql: `
+      -- Member budgets are enforced from the members' budget columns (migration 15) with the
+      -- account's (billing/budgets.ts); what grows with them, budget_alerts and the webhook
+      -- deliveries that carry the alerts, is pruned by age in small batches
+      -- (server/governance-retention.ts): the indexes those batches walk.
+      CREATE INDEX budget_alerts_created ON budget_alerts(created_at);
+      CREATE INDEX webhook_deliveries_created ON webhook_deliveries(created_at, id);
+    `,
+  },
+  {
+    version: 24,
+    name: 'webhook signing secrets sealed at rest',
+    sql: `
+      -- A webhook's signing secret is sealed (AES-256-GCM envelope encryption, the BYOK keys'
+      -- code: auth/byok-cipher.ts): secret holds its ciphertext, secret_key its data key sealed
+      -- by the key secret_master_key_id names (byok.master_key, else the gateway's local key
+      -- file; server/webhooks/webhook-secrets.ts). A row with NULL secret_key still holds its
+      -- secret in clear: the gateway seals it when it starts, before serving (a migration has
+      -- no key to seal with), and a secret is never written in clear again.
+      ALTER TABLE webhooks ADD COLUMN secret_key TEXT;
+      ALTER TABLE webhooks ADD COLUMN secret_master_key_id TEXT;
+    `,
+  },
 ];

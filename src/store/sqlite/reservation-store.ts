@@ -2,7 +2,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { KeyLimitReset } from '../account-records.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
-import type { InProcessHoldData, SpendState, LoadedSpendState, PeriodDays, StaleReservation } from '../spend-state.ts';
+import { memberBudgetReset, type InProcessHoldData, type SpendState, type LoadedSpendState, type PeriodDays, type StaleReservation } from '../spend-state.ts';
 
 interface SpendRow {
   account_id: string;
@@ -15,6 +15,9 @@ interface SpendRow {
   limit_reset: KeyLimitReset | null;
   budget_nanos: bigint | null;
   budget_reset: KeyLimitReset | null;
+  member_id: string | null;
+  member_budget_nanos: bigint | null;
+  member_budget_reset: string | null;
 }
 
 /**
@@ -32,8 +35,8 @@ export class ReservationStore implements InProcessHoldData {
     this.stmts = {
       spend: db.prepare(`SELECT k.account_id, a.balance_nanos, a.is_active AS account_active,
           k.limit_nanos, k.usage_nanos, k.is_active AS key_active, k.expires_at, k.limit_reset,
-          a.budget_nanos, a.budget_reset
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
+          a.budget_nanos, a.budget_reset, k.member_id, m.budget_nanos AS member_budget_nanos, m.budget_reset AS member_budget_reset
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN members m ON m.id = k.member_id WHERE k.hash = ?`),
       staleBefore: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations WHERE expires_at < ?'),
       all: db.prepare('SELECT id, account_id, key_hash, amount_nanos FROM reservations'),
       remove: db.prepare('DELETE FROM reservations WHERE id = ?'),
@@ -47,6 +50,10 @@ export class ReservationStore implements InProcessHoldData {
       accountDay: db.prepare('SELECT coalesce(sum(cost_nanos), 0) AS cost FROM usage_daily_keys WHERE day = ? AND account_id = ?'),
       accountTotal: db.prepare('SELECT coalesce(sum(usage_nanos), 0) AS cost FROM api_keys WHERE account_id = ?'),
       charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
+      // A member's spend: every key they hold (api_keys_member), per day of the window.
+      memberDay: db.prepare(`SELECT coalesce(sum(u.cost_nanos), 0) AS cost FROM api_keys k
+        JOIN usage_daily_keys u ON u.day = ? AND u.account_id = k.account_id AND u.key_hash = k.hash WHERE k.member_id = ?`),
+      memberTotal: db.prepare('SELECT coalesce(sum(usage_nanos), 0) AS cost FROM api_keys WHERE member_id = ?'),
     };
     this.periodUsage = new KeyPeriodUsage(db);
     this.stmts.spend.setReadBigInts(true);
@@ -54,6 +61,8 @@ export class ReservationStore implements InProcessHoldData {
     this.stmts.all.setReadBigInts(true);
     this.stmts.accountDay.setReadBigInts(true);
     this.stmts.accountTotal.setReadBigInts(true);
+    this.stmts.memberDay.setReadBigInts(true);
+    this.stmts.memberTotal.setReadBigInts(true);
   }
 
   spendState(keyHash: string): SpendState | undefined {
@@ -71,6 +80,14 @@ export class ReservationStore implements InProcessHoldData {
     if (days === null) return (this.stmts.accountTotal.get(accountId) as { cost: bigint }).cost;
     let sum = 0n;
     for (const d of days) sum += (this.stmts.accountDay.get(d, accountId) as { cost: bigint }).cost;
+    return sum;
+  }
+
+  /** What the member spent (every key they hold) on these UTC days, or (days null) over those keys' whole usage: the usage a member's budget caps. */
+  memberCostOnDays(memberId: string, days: readonly string[] | null): bigint {
+    if (days === null) return (this.stmts.memberTotal.get(memberId) as { cost: bigint }).cost;
+    let sum = 0n;
+    for (const d of days) sum += (this.stmts.memberDay.get(d, memberId) as { cost: bigint }).cost;
     return sum;
   }
 
@@ -92,6 +109,8 @@ export class ReservationStore implements InProcessHoldData {
         limitReset: reset,
         limitUsageNanos: reset === null ? r.usage_nanos : this.periodUsage.costOnDays(r.account_id, keyHash, periodDays(reset)),
         budgetUsageNanos: r.budget_nanos === null ? 0n : this.accountCostOnDays(r.account_id, r.budget_reset === null ? null : periodDays(r.budget_reset)),
+        memberBudgetUsageNanos: state.memberId === null || state.memberId === undefined || state.memberBudgetNanos === null || state.memberBudgetNanos === undefined ? 0n
+          : this.memberCostOnDays(state.memberId, state.memberBudgetReset === null || state.memberBudgetReset === undefined ? null : periodDays(state.memberBudgetReset)),
         committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined),
       };
     } finally {
@@ -135,5 +154,8 @@ function spendOf(r: SpendRow): SpendState {
     limitReset: r.limit_reset,
     budgetNanos: r.budget_nanos,
     budgetReset: r.budget_reset,
+    memberId: r.member_id,
+    memberBudgetNanos: r.member_id === null ? null : r.member_budget_nanos,
+    memberBudgetReset: memberBudgetReset(r.member_budget_reset),
   };
 }

@@ -20,6 +20,7 @@ import { SqlMemberRepository } from '../member-store.ts';
 import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
 import { ReservationStore } from './reservation-store.ts';
+import { SqlGovernancePruner } from '../governance-prune-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -99,6 +100,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       releaseStale: async (before, now) => reservations.releaseStale(before, now).length,
     },
     inProcessHolds: reservations,
+    governancePruner: new SqlGovernancePruner(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -3755,7 +3755,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -3885,7 +3885,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -6203,7 +6203,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -6327,7 +6327,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -7423,7 +7423,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -7553,7 +7553,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -9748,7 +9748,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
@@ -9872,7 +9872,7 @@ export interface operations {
                 "application/json": {
                     /** @description Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists. */
                     allowed_models?: string[] | null;
-                    /** @description {amount, reset}; null: none. Enforced by the budgets. */
+                    /** @description {amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md). */
                     budget?: {
                         /** @description USD. */
                         amount: string | number;
