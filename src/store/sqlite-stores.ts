@@ -1,3 +1,4 @@
+import { SqlSsoRepository } from './sso-store.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { AccountStore } from './account-store.ts';
 import { ActivityStore } from './activity-store.ts';
@@ -92,6 +93,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     }),
     byok: new SqlByokRepository(runner),
     budgetAlerts: new SqlBudgetAlertRepository(runner),
+    sso: new SqlSsoRepository(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -1,3 +1,4 @@
+import type { SsoRepository } from './sso-store.ts';
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
 import type {
   AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
@@ -180,6 +181,8 @@ export interface Stores {
   readonly byok: ByokRepository;
   /** Fired budget and limit alerts, one row per subject, window and threshold (budget-alert-store.ts). */
   readonly budgetAlerts: BudgetAlertRepository;
+  /** Single sign-on: sign-ins in progress, members removed (sso-store.ts). */
+  readonly sso: SsoRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

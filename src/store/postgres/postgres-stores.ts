@@ -1,3 +1,4 @@
+import { SqlSsoRepository } from '../sso-store.ts';
 import type pg from 'pg';
 import type { Stores } from '../store-contract.ts';
 import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
@@ -69,6 +70,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       members: new SqlMemberRepository(pgRunner(exec)),
       byok: new SqlByokRepository(pgRunner(exec)),
       budgetAlerts: new SqlBudgetAlertRepository(pgRunner(exec)),
+      sso: new SqlSsoRepository(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.
