@@ -27,9 +27,12 @@ import { securityHeaders } from './serve-dashboard.ts';
 // (MemberService.ensureMember), a session made as the emailed link's, the sign-in audited.
 //
 // SameSite: the session cookie is SameSite=Strict, and the callback is a navigation from the
-// provider's site, so a browser would not send that cookie on the redirect that follows it.
-// The callback therefore answers with a page of its own origin that moves on to the
-// dashboard (a same-site navigation, which carries the cookie), not with a 30x.
+// provider's site. The browser stores the cookie (a top-level navigation may set it) but
+// does not send it on a redirect that continues that cross-site navigation. The callback
+// therefore answers with a page of its own origin that moves on to the dashboard: a
+// same-site navigation, which carries the cookie. (A 303 would do for today's dashboard,
+// whose API calls are same-site, but its page would be fetched without the session;
+// test/browser/dashboard-sso.test.ts checks the page's request carries it.)
 
 export const OIDC_START_PATH = '/api/v1/sessions/oidc/start';
 export const OIDC_CALLBACK_PATH = '/api/v1/sessions/oidc/callback';
