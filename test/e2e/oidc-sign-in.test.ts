@@ -137,6 +137,11 @@ describe('single sign-on through oidc-provider', () => {
     assert.equal(ann.details.subject, 'ann');
     const added = await call('GET', `${gw.origin}/api/v1/admin/audit?action=member.add`, admin);
     assert.equal(added.json.data.length, 2);
+    // The running configuration shows the provider, never the client secret.
+    const config = await call('GET', `${gw.origin}/api/v1/admin/config`, admin);
+    assert.equal(config.status, 200);
+    assert.ok(JSON.stringify(config.json).includes(op.issuer));
+    assert.ok(!JSON.stringify(config.json).includes('first-secret'), 'the client secret is masked');
   });
 
   test('a replayed state is refused, and so is a callback without the browser\'s state cookie', async () => {

@@ -46,21 +46,23 @@ const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex
 export function registerOidcRoutes(app: FastifyInstance, services: Services): void {
   const client = new OidcClient();
   const basePath = services.config.server.basePath ?? '';
+  // Per address: starts (each a row) and callbacks apart, so a sign-in counts once against each; failures bound guessing at the callback.
+  const starts = new SignInLimiter();
   const limiter = new SignInLimiter();
   const tags = ['dashboard sessions'];
   const stateCookie = (request: FastifyRequest, expires: Date) => ({
     path: `${basePath}${OIDC_CALLBACK_PATH}`, httpOnly: true, sameSite: 'lax' as const, secure: request.protocol === 'https', expires,
   });
-  const guarded = (note: string) => access('none', {
+  const guarded = (note: string, bound: SignInLimiter) => access('none', {
     beforeBody: (request) => {
       configured(services);
-      limiter.take(request.ip);
+      bound.take(request.ip);
     },
     note,
   });
 
   app.get(OIDC_START_PATH, {
-    ...guarded('redirects to the OIDC provider; rate-limited per address; 404 without `oidc:`'),
+    ...guarded('redirects to the OIDC provider; rate-limited per address; 404 without `oidc:`', starts),
     schema: routeSchema({ summary: 'Single sign-on: redirects the browser to the OpenID Connect provider (with `oidc:` configured)', tags, status: 303, response: 'A redirect to the provider (Location), and the state cookie' }),
   }, async (request, reply) => {
     const cfg = configured(services);
@@ -76,7 +78,7 @@ export function registerOidcRoutes(app: FastifyInstance, services: Services): vo
   });
 
   app.get(OIDC_CALLBACK_PATH, {
-    ...guarded("the OIDC provider's redirect back: state (single use, bound to the browser's cookie), PKCE and the ID token checked; rate-limited per address"),
+    ...guarded("the OIDC provider's redirect back: state (single use, bound to the browser's cookie), PKCE and the ID token checked; rate-limited per address", limiter),
     schema: routeSchema({
       summary: "Single sign-on: the provider's redirect back (code and state); signs the member in (session cookie) and moves on to the dashboard", tags,
       query: {
