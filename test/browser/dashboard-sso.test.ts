@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startOidcProvider, type OidcTestProvider } from '../support/oidc-test-provider.ts';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { chromiumUnavailable, DESKTOP, launchChromium, watchPage } from './browser-support.ts';
+import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage } from './browser-support.ts';
 
 // Single sign-on in a real Chromium: the sign-in page's "Sign in with <name>", the
 // provider's own login and consent pages (oidc-provider), and the dashboard signed in as the
@@ -60,6 +60,8 @@ test('"Sign in with Test IdP": the provider\'s login and consent pages, then the
   page.on('request', (req) => {
     if (req.url() === `${gw.origin}/dashboard/` && req.isNavigationRequest()) dashboardRequests.push(req.allHeaders().then((h) => h.cookie ?? ''));
   });
+  await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
+  await screenshots(page, 'sign-in-sso');
   await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
   // The provider's pages (another site): its login form, then its consent.
   await page.waitForURL((url) => url.hostname === 'localhost');

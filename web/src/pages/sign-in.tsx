@@ -57,12 +57,13 @@ export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Sessi
     <main class="sign-in">
       {sso !== null && (
         <section class="card" aria-label="Single sign-on">
+          <h1>Switchyard</h1>
           <p>Members: sign in through your organization's identity provider.</p>
           <a class="button sso" href={sso.url}>Sign in with {sso.name}</a>
         </section>
       )}
       <form onSubmit={submit} class="card">
-        <h1>Switchyard</h1>
+        {sso === null && <h1>Switchyard</h1>}
         <p>Sign in with a management key (your account) or an admin key (the operator).</p>
         <label for="key">Key</label>
         <input id="key" name="key" type="password" autocomplete="off" placeholder="sk-sy-v1-…" required
