@@ -36,7 +36,7 @@ export class OidcClient {
     });
     const entry = { key, config };
     this.cached = entry;
-    config.catch(() => {
+    void config.catch(() => {
       if (this.cached === entry) this.cached = null;
     });
     return config.catch((err: unknown) => {

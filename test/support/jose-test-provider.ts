@@ -56,11 +56,12 @@ export async function startJoseProvider(client: { clientId: string; clientSecret
     if (url.pathname === '/authorize') {
       const q = url.searchParams;
       if (q.get('code_challenge_method') !== 'S256' || q.get('nonce') === null || q.get('state') === null) return json(400, { error: 'invalid_request' });
+      const [clientId, nonce, challenge, redirectUri, state] = ['client_id', 'nonce', 'code_challenge', 'redirect_uri', 'state'].map((k) => q.get(k) ?? '') as [string, string, string, string, string];
       const code = randomBytes(16).toString('hex');
-      codes.set(code, { clientId: q.get('client_id')!, nonce: q.get('nonce')!, challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')! });
-      const back = new URL(q.get('redirect_uri')!);
+      codes.set(code, { clientId, nonce, challenge, redirectUri });
+      const back = new URL(redirectUri);
       back.searchParams.set('code', code);
-      back.searchParams.set('state', q.get('state')!);
+      back.searchParams.set('state', state);
       res.writeHead(303, { location: back.href }).end();
       return;
     }

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -30,13 +30,13 @@ export interface OidcTestProvider {
  * site than a gateway on 127.0.0.1, as a browser sees sites). Listens on both loopbacks.
  */
 export async function startOidcProvider(users: Record<string, TestUser>, host = '127.0.0.1'): Promise<OidcTestProvider> {
-  let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | null = null;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => unknown) | null = null;
   const server: Server = createServer((req, res) => {
     if (handler === null) {
       res.writeHead(503).end();
       return;
     }
-    handler(req, res);
+    void handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, host === 'localhost' ? '::' : host, resolve));
   const issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
@@ -87,10 +87,10 @@ export class CookieJar {
 
   take(headers: Headers): void {
     for (const line of headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
+      const pair = line.split(';')[0] ?? '';
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
       if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
