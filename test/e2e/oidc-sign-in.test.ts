@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/admin-client.ts';
-import { startJoseProvider, type JoseTestProvider } from '../support/jose-test-provider.ts';
+import { startJoseProvider, type JoseTestProvider, type TokenKind } from '../support/jose-test-provider.ts';
 import { signInAtProvider, startOidcProvider, type OidcTestProvider } from '../support/oidc-test-provider.ts';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -13,7 +13,8 @@ import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-ga
 // created just in time with the mapped account and role, a session that works on the
 // management API, the sign-in audited, a replayed state refused, a disallowed domain
 // refused, a removed member not let back, the client secret read again on reload — and a
-// small jose provider whose ID tokens the test chooses: forged, for another audience, expired.
+// small jose provider whose ID tokens the test chooses: forged, for another audience,
+// expired, with another nonce, from another issuer.
 
 const START = '/api/v1/sessions/oidc/start';
 const CALLBACK = '/api/v1/sessions/oidc/callback';
@@ -41,7 +42,7 @@ async function finish(url: string, cookie: string | null, accept = 'application/
   return { status: res.status, text: await res.text(), session: session?.split(';')[0] ?? null };
 }
 
-function oidcYaml(issuer: string, secretFile: string, redirectUri: string, accountId: string): string {
+function oidcYaml(issuer: string, secretFile: string, redirectUri: string, accountId: string, extra = ''): string {
   return `${SIM_ONLY}oidc:
   issuer: ${issuer}
   name: Test IdP
@@ -54,7 +55,7 @@ function oidcYaml(issuer: string, secretFile: string, redirectUri: string, accou
     - { claim: groups, value: switchyard-admins, account: ${accountId}, role: admin }
     - { account: ${accountId} }
   default_role: viewer
-`;
+${extra}`;
 }
 
 describe('single sign-on through oidc-provider', () => {
@@ -67,11 +68,12 @@ describe('single sign-on through oidc-provider', () => {
     ann: { email: 'Ann@Example.com', name: 'Ann Admin', groups: ['switchyard-admins'] },
     vic: { email: 'vic@example.com', name: 'Vic Viewer' },
     eve: { email: 'eve@elsewhere.org', name: 'Eve' },
+    kim: { email: 'kim@example.com', name: 'Kim' },
   };
 
-  const writeConfig = (secret: string) => {
+  const writeConfig = (secret: string, extra = '') => {
     writeFileSync(secretFile, `${secret}\n`);
-    writeFileSync(join(gw.dir, 'switchyard.yaml'), oidcYaml(op.issuer, secretFile, `${gw.origin}${CALLBACK}`, gw.accountId));
+    writeFileSync(join(gw.dir, 'switchyard.yaml'), oidcYaml(op.issuer, secretFile, `${gw.origin}${CALLBACK}`, gw.accountId, extra));
     const reloaded = gw.services.reloadAgain();
     assert.ok(reloaded?.ok, JSON.stringify(reloaded));
   };
@@ -184,6 +186,24 @@ describe('single sign-on through oidc-provider', () => {
     assert.equal((await signIn('vic')).answer.status, 200);
   });
 
+  test('with jit: false only members an admin added sign in (a reload turns it off)', async () => {
+    writeConfig('first-secret', '  jit: false\n');
+    try {
+      const refused = await signIn('kim');
+      assert.equal(refused.answer.status, 403);
+      assert.match(JSON.parse(refused.answer.text).error.message, /kim@example\.com is not a member of this account/);
+      assert.equal(await gw.services.stores.members.byEmail(gw.accountId, 'kim@example.com'), undefined);
+      const added = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/members`, admin, { email: 'kim@example.com', role: 'member' });
+      assert.equal(added.status, 201);
+      const kim = await signIn('kim');
+      assert.equal(kim.answer.status, 200, kim.answer.text);
+      const session = await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie: kim.answer.session! } }).then((r) => r.json() as Promise<any>);
+      assert.equal(session.role, 'member', "the admin's role, not the rule's");
+    } finally {
+      writeConfig('first-secret');
+    }
+  });
+
   test('the client secret is read again on reload (file: reference)', async () => {
     await op.register({ clientId: 'switchyard', clientSecret: 'second-secret', redirectUri: `${gw.origin}${CALLBACK}` });
     // The provider now knows only the new secret: the gateway's old one is refused at the token endpoint (the operator's to fix: 502).
@@ -216,7 +236,7 @@ describe('single sign-on refuses ID tokens that do not verify (a provider whose 
   });
 
   const claims = { sub: 'sub-zoe', email: 'zoe@example.com', email_verified: true, name: 'Zoe' };
-  const attempt = async (kind: 'good' | 'forged' | 'wrong-audience' | 'expired') => {
+  const attempt = async (kind: TokenKind) => {
     op.next = { kind, claims };
     const started = await begin(gw);
     const back = await fetch(started.location, { redirect: 'manual' });
@@ -224,8 +244,15 @@ describe('single sign-on refuses ID tokens that do not verify (a provider whose 
     return finish(back.headers.get('location')!, started.cookie);
   };
 
-  for (const [kind, why] of [['forged', /signature verification failed/], ['wrong-audience', /"aud" \(audience\)/], ['expired', /"exp" \(expiration time\)/]] as const) {
-    test(`an ID token ${kind === 'forged' ? 'signed by another key' : kind === 'expired' ? 'that has expired' : 'for another audience'} is refused, and no one is signed in`, async () => {
+  const cases: Array<[TokenKind, string, RegExp]> = [
+    ['forged', 'signed by another key', /signature verification failed/],
+    ['wrong-audience', 'for another audience', /"aud" \(audience\)/],
+    ['expired', 'that has expired', /"exp" \(expiration time\)/],
+    ['wrong-nonce', "with another sign-in's nonce", /"nonce"/],
+    ['wrong-issuer', 'from another issuer', /"iss" \(issuer\)/],
+  ];
+  for (const [kind, what, why] of cases) {
+    test(`an ID token ${what} is refused, and no one is signed in`, async () => {
       const answer = await attempt(kind);
       assert.equal(answer.status, 401, answer.text);
       const message = JSON.parse(answer.text).error.message as string;

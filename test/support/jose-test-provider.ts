@@ -7,9 +7,9 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 // discovery document, JWKS, an authorization endpoint that signs the browser in at once, and
 // a token endpoint that checks the client's secret and the PKCE verifier, then answers an
 // ID token that is good, forged (signed by another key under the provider's key id), for
-// another audience, or expired — the tokens a real provider never makes on request.
+// another audience, expired, with another sign-in's nonce, or from another issuer — the tokens a real provider never makes on request.
 
-export type TokenKind = 'good' | 'forged' | 'wrong-audience' | 'expired';
+export type TokenKind = 'good' | 'forged' | 'wrong-audience' | 'expired' | 'wrong-nonce' | 'wrong-issuer';
 
 export interface JoseTestProvider {
   issuer: string;
@@ -32,9 +32,9 @@ export async function startJoseProvider(client: { clientId: string; clientSecret
     const now = Math.floor(Date.now() / 1000);
     const key: CryptoKey = op.next.kind === 'forged' ? other.privateKey : privateKey;
     const iat = op.next.kind === 'expired' ? now - 7200 : now;
-    return new SignJWT({ ...op.next.claims, nonce: p.nonce })
+    return new SignJWT({ ...op.next.claims, nonce: op.next.kind === 'wrong-nonce' ? 'another-sign-ins-nonce' : p.nonce })
       .setProtectedHeader({ alg: 'RS256', kid })
-      .setIssuer(op.issuer)
+      .setIssuer(op.next.kind === 'wrong-issuer' ? 'https://another-issuer.example.com' : op.issuer)
       .setAudience(op.next.kind === 'wrong-audience' ? 'some-other-client' : p.clientId)
       .setSubject(String(op.next.claims.sub ?? 'sub-1'))
       .setIssuedAt(iat)
