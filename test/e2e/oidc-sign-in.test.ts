@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { call } from '../support/admin-client.ts';
 import { startJoseProvider, type JoseTestProvider, type TokenKind } from '../support/jose-test-provider.ts';
 import { signInAtProvider, startOidcProvider, type OidcTestProvider } from '../support/oidc-test-provider.ts';
+import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Single sign-on to the dashboard through real OpenID Connect providers on loopback: panva's
@@ -58,7 +60,25 @@ function oidcYaml(issuer: string, secretFile: string, redirectUri: string, accou
 ${extra}`;
 }
 
-describe('single sign-on through oidc-provider', () => {
+let redis: RedisServer | undefined;
+after(async () => {
+  await redis?.stop();
+  await stopPostgres();
+});
+
+// The sign-ins in progress are shared state (a fleet's callback may reach another instance): on SQLite, and on Postgres + Redis.
+const ENGINES: Array<{ name: string; skip: string | false; env(): Promise<Record<string, string>> }> = [
+  { name: 'SQLite', skip: false, env: async () => ({}) },
+  {
+    name: 'Postgres + Redis', skip: postgresUnavailable() ?? redisUnavailable() ?? false,
+    env: async () => {
+      redis = await startRedis();
+      return { LOCAL_KEY: 'k', DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url };
+    },
+  },
+];
+
+for (const engine of ENGINES) describe(`single sign-on through oidc-provider (${engine.name})`, { skip: engine.skip }, () => {
   let op: OidcTestProvider;
   let gw: TestGateway;
   let dir: string;
@@ -84,7 +104,7 @@ describe('single sign-on through oidc-provider', () => {
     secretFile = join(dir, 'client-secret');
     writeFileSync(secretFile, 'placeholder\n');
     // The gateway's port and account are known once it listens: the config names them after a reload.
-    gw = await startTestGateway({ yaml: oidcYaml(op.issuer, secretFile, 'http://127.0.0.1:1/callback', 'acct_placeholder') });
+    gw = await startTestGateway({ yaml: oidcYaml(op.issuer, secretFile, 'http://127.0.0.1:1/callback', 'acct_placeholder'), env: await engine.env() });
     writeConfig('first-secret');
     await op.register({ clientId: 'switchyard', clientSecret: 'first-secret', redirectUri: `${gw.origin}${CALLBACK}` });
     admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
