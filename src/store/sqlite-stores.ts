@@ -1,4 +1,3 @@
-import { SqlSsoRepository } from './sso-store.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { AccountStore } from './account-store.ts';
 import { ActivityStore } from './activity-store.ts';
@@ -20,6 +19,7 @@ import { SqlMcpCallRepository, SqlMcpServerRepository } from './mcp-store.ts';
 import { SqlMemberRepository } from './member-store.ts';
 import { SqlByokRepository } from './byok-store.ts';
 import { SqlBudgetAlertRepository } from './budget-alert-store.ts';
+import { SqlSsoRepository } from './sso-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {

@@ -1,5 +1,5 @@
-import type { SsoRepository } from './sso-store.ts';
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
+import type { SsoRepository } from './sso-store.ts';
 import type {
   AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey,
 } from './account-store.ts';

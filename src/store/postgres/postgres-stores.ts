@@ -1,4 +1,3 @@
-import { SqlSsoRepository } from '../sso-store.ts';
 import type pg from 'pg';
 import type { Stores } from '../store-contract.ts';
 import { SqlWebhookRepository, type SqlRunner } from '../webhook-store.ts';
@@ -6,6 +5,7 @@ import { SqlMcpCallRepository, SqlMcpServerRepository } from '../mcp-store.ts';
 import { SqlMemberRepository } from '../member-store.ts';
 import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
+import { SqlSsoRepository } from '../sso-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
