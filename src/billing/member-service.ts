@@ -61,6 +61,7 @@ export class MemberService {
         id: `mem_${randomBytes(9).toString('base64url')}`, accountId, email, name, role, allowedModels, budget, createdAt: this.now().toISOString(), updatedAt: null,
       };
       await tx.members.create(m);
+      await tx.sso.clearRemoved(accountId, email);
       await tx.audit.record(actor, 'member.add', m.id, { account_id: accountId, ...memberDetails(m) }, m.createdAt);
       return m;
     });
@@ -71,11 +72,15 @@ export class MemberService {
 
   /**
    * The account's member with this email, created with `name` and `role` on first use (an
-   * SSO sign-in's just-in-time creation). An existing member keeps their name and role.
+   * SSO sign-in's just-in-time creation). An existing member keeps their name and role. A
+   * member removed from the account is not created again (403) until an admin adds them.
    */
   async ensureMember(actor: AuditActor, accountId: string, email: string, name: string, role: MemberRole): Promise<MemberRecord> {
     const existing = await this.stores.members.byEmail(accountId, checkEmail(email));
     if (existing !== undefined) return existing;
+    if (await this.stores.sso.isRemoved(accountId, email)) {
+      throw new GatewayError('forbidden', `${email} was removed from this account: an admin of the account can add them again.`);
+    }
     try {
       return await this.add(actor, accountId, { email, name, role });
     } catch (err) {
@@ -136,6 +141,7 @@ export class MemberService {
       }
       await tx.members.revokeSessions(member.id, at);
       await tx.members.remove(member.id);
+      await tx.sso.markRemoved(member.accountId, member.email, at);
       await tx.audit.record(actor, 'member.remove', member.id, {
         account_id: member.accountId, email: member.email, role: member.role, keys: keys.action, ...(to === null ? {} : { to: to.id }), key_count: moved.length,
       }, at);

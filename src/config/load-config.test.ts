@@ -88,6 +88,7 @@ describe('loadConfig', () => {
       mcp: { allowPrivateAddresses: false, allowedHosts: [], callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
       mcpServers: [],
       smtp: null,
+      oidc: null,
       byok: { masterKey: null, feeBasisPoints: 0 },
     });
   });

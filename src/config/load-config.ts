@@ -1,4 +1,5 @@
 import { parseSmtp } from './parse-smtp.ts';
+import { parseOidc } from './parse-oidc.ts';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, explainConfigError, type ConfigSource } from './config-error.ts';
@@ -54,7 +55,7 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'byok', 'alerts', 'retention'] as const;
+const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'oidc', 'byok', 'alerts', 'retention'] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -82,6 +83,10 @@ export function parseConfig(
     // A sign-in link's origin must not come from a request's Host header (another host could get the token).
     if (config.smtp !== null && config.server.publicOrigin === undefined) {
       throw new Error('smtp: needs server.public_origin (https://gateway.example.com): the emailed sign-in links point there.');
+    }
+    // Nor the address the provider sends the browser back to.
+    if (config.oidc !== null && config.oidc.redirectUri === null && config.server.publicOrigin === undefined) {
+      throw new Error('oidc: needs oidc.redirect_uri or server.public_origin (https://gateway.example.com): the provider sends the browser back there.');
     }
     // Not enumerable: a record of where the config came from, not a setting (deep-equal comparisons ignore it).
     Object.defineProperty(config, 'source', { value: source, enumerable: false });
@@ -134,6 +139,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
     sticky: parseSticky(root.sticky, 'sticky'),
     webhooks: parseWebhooks(root.webhooks, 'webhooks'),
     smtp: parseSmtp(root.smtp, 'smtp'),
+    oidc: parseOidc(root.oidc, 'oidc'),
     byok: parseByok(root.byok, 'byok'),
     alerts: parseAlerts(root.alerts, 'alerts'),
     pdf: parsePdf(root.pdf, 'pdf'),

@@ -1,5 +1,6 @@
 import type { ProviderKind } from './provider-kinds.ts';
 import type { SmtpConfig } from './parse-smtp.ts';
+import type { OidcConfig } from './parse-oidc.ts';
 import type { ResponseCacheConfig } from './parse-response-cache.ts';
 import type { StickyConfig } from './parse-sticky.ts';
 import type { WebhooksConfig } from './parse-webhooks.ts';
@@ -60,6 +61,8 @@ export interface GatewayConfig {
   webhooks: WebhooksConfig;
   /** Members' emailed sign-in links; null: not configured. */
   smtp: SmtpConfig | null;
+  /** Single sign-on to the dashboard (docs/governance.md); null: none. */
+  oidc: OidcConfig | null;
   /** `byok:` — accounts' own provider keys: the master key's reference and the fee (parse-byok.ts). */
   byok: ByokConfig;
   alerts: AlertsConfig;

@@ -1,4 +1,5 @@
 import { registerEmailSignInRoutes } from './dashboard/email-sign-in-routes.ts';
+import { registerOidcRoutes } from './dashboard/oidc-routes.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { installConnectionGuards, serverOptions } from './connection-guards.ts';
@@ -105,6 +106,7 @@ export function buildApp(services: Services): FastifyInstance {
     registerAdminRoutes(api, services, API_PREFIXES);
     registerSessionRoutes(api, services);
     registerEmailSignInRoutes(api, services);
+    registerOidcRoutes(api, services);
     registerPlaygroundKeyRoute(api, services);
     registerOpenApiRoute(api, API_PREFIXES);
     registerMetricsRoute(api, services);

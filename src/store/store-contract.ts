@@ -2,6 +2,7 @@ import type { BudgetAlertRepository } from './budget-alert-store.ts';
 import type { AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey } from './account-records.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-records.ts';
 import type { GovernancePruneRepository } from './governance-prune-store.ts';
+import type { SsoRepository } from './sso-store.ts';
 import type { ChainBreak } from './audit-chain.ts';
 import type { AuditActor, AuditEntry } from './audit-records.ts';
 import type { WebhookRepository } from './webhook-store.ts';
@@ -207,6 +208,8 @@ export interface Stores {
   readonly inProcessHolds: InProcessHoldData | null;
   /** Pruning webhook deliveries, MCP tool calls and budget alerts by age (governance-prune-store.ts). */
   readonly governancePruner: GovernancePruneRepository;
+  /** Single sign-on: sign-ins in progress, members removed (sso-store.ts). */
+  readonly sso: SsoRepository;
   /**
    * Runs fn in one transaction: `tx` is these stores bound to it, all committed together
    * or not at all. Inside a transaction, `tx.transaction` joins it.

@@ -64,7 +64,7 @@ function topLevelRows(): Array<{ field: string; def: string }> {
   return rows;
 }
 
-const SECTIONS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'smtp', 'byok', 'alerts', 'retention'];
+const SECTIONS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'smtp', 'oidc', 'byok', 'alerts', 'retention'];
 const MODEL = 'models: [{id: a/b, context_length: 10, endpoints: [{provider: sim, pricing: {prompt: "0", completion: "0"}}]}]';
 
 test('the "Top-level fields" table names exactly the fields the loader accepts at the top and in its sections', () => {

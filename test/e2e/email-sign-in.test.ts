@@ -141,6 +141,6 @@ describe('email sign-in without smtp:', () => {
     assert.equal(res.status, 404);
     assert.match(res.json.error.message, /not configured.*smtp/);
     const session = await call('GET', `${gw.origin}/api/v1/dashboard/session`, null);
-    assert.deepEqual(session.json, { signed_in: false, email_sign_in: false });
+    assert.deepEqual(session.json, { signed_in: false, email_sign_in: false, sso: null });
   });
 });

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { api, setCsrfToken, whenUnauthorized } from './api.ts';
 import { href, navigate, useRoute } from './router.ts';
-import { SignIn } from './pages/sign-in.tsx';
+import { SignIn, type SingleSignOn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Keys } from './pages/keys.tsx';
 import { Activity } from './pages/activity.tsx';
@@ -55,6 +55,7 @@ const ADMIN_PAGES: Page[] = [
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [emailSignIn, setEmailSignIn] = useState(false);
+  const [sso, setSso] = useState<SingleSignOn | null>(null);
   const route = useRoute();
 
   useEffect(() => {
@@ -63,6 +64,7 @@ export function App() {
       .then((s) => {
         if (!s.signed_in) {
           setEmailSignIn((s as { email_sign_in?: boolean }).email_sign_in === true);
+          setSso((s as { sso?: SingleSignOn | null }).sso ?? null);
           return setSession(null);
         }
         setCsrfToken(s.csrf_token);
@@ -73,7 +75,7 @@ export function App() {
 
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session === null) {
-    return <SignIn emailSignIn={emailSignIn} onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
+    return <SignIn emailSignIn={emailSignIn} sso={sso} onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
   }
   const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
   // An unknown route is not any page: it says so (and links to the first), it does not show the first.

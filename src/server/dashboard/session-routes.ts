@@ -9,6 +9,7 @@ import { SignInLimiter } from './sign-in-limiter.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
 import { access } from '../route-access.ts';
 import { MEMBER_SESSION_PREFIX, roleOf } from '../../auth/roles.ts';
+import { OIDC_START_PATH } from './oidc-routes.ts';
 
 // Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
 // key (the operator's) is exchanged for a session cookie (httpOnly, SameSite=Strict, Secure
@@ -60,11 +61,15 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
   app.get(SESSION_PATH, {
     ...access('none', { note: 'reads the session cookie when present' }),
-    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}', answers: 'DashboardSession' }),
+    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}; signed out: {signed_in: false, email_sign_in, sso}', answers: 'DashboardSession' }),
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const token = extractBearer(request.headers.authorization);
-    const signedOut = { signed_in: false, email_sign_in: services.config.smtp !== null };
+    const oidc = services.config.oidc;
+    const signedOut = {
+      signed_in: false, email_sign_in: services.config.smtp !== null,
+      sso: oidc === null ? null : { name: oidc.name, url: `${basePath}${OIDC_START_PATH}` },
+    };
     if (token === undefined || !isSessionToken(token)) return signedOut;
     let auth: AuthContext;
     try {

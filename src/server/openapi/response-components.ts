@@ -234,7 +234,10 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
     data: closed('The change.', { account_id: str, balance: num, balance_usd: usdText, entry: ref('LedgerEntry') }),
   }),
   DashboardSession: { oneOf: [
-    closed('Not signed in; `email_sign_in`: members may ask for an emailed link (`smtp:` configured).', { signed_in: { const: false }, email_sign_in: bool }),
+    closed('Not signed in; `email_sign_in`: members may ask for an emailed link (`smtp:` configured); `sso`: single sign-on (`oidc:` configured), the button\'s provider name and where it starts, else null.', {
+      signed_in: { const: false }, email_sign_in: bool,
+      sso: { oneOf: [{ type: 'null' }, closed('Single sign-on: "Sign in with <name>" opens `url`.', { name: str, url: str })] },
+    }),
     closed('A dashboard session (`expires_at` in the sign-in answer).', {
       signed_in: { const: true }, kind: { enum: ['admin', 'management', 'member'] }, key_label: str,
       account: closed('The account of the key.', { id: str, name: str }), csrf_token: str, expires_at: str,

@@ -523,6 +523,32 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     sql: `SELECT 1;`,
   },
   {
+    version: 22,
+    name: 'single sign-on: sign-ins in progress, members removed',
+    sql: `
+      -- An OpenID Connect sign-in between its start and the provider's callback: the state's
+      -- SHA-256, the nonce and the PKCE verifier, kept here (not in the browser) and taken
+      -- once by the callback, so a replayed state is refused on every instance of a fleet.
+      CREATE TABLE sso_logins (
+        state_hash    TEXT NOT NULL PRIMARY KEY,
+        nonce         TEXT NOT NULL,
+        code_verifier TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        expires_at    TEXT NOT NULL
+      );
+      CREATE INDEX sso_logins_expiry ON sso_logins(expires_at);
+
+      -- A member removed from an account: single sign-on does not create them again on their
+      -- next sign-in (an admin adding them back clears the row).
+      CREATE TABLE removed_members (
+        account_id  TEXT NOT NULL,
+        email       TEXT NOT NULL,               -- lower case
+        removed_at  TEXT NOT NULL,
+        PRIMARY KEY (account_id, email)
+      );
+    `,
+  },
+  {
     version: 23,
     name: 'member budgets: the tables their alerts and deliveries grow pruned by age',
     sql: `

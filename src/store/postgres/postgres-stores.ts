@@ -6,6 +6,7 @@ import { SqlMemberRepository } from '../member-store.ts';
 import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
 import { SqlGovernancePruner } from '../governance-prune-store.ts';
+import { SqlSsoRepository } from '../sso-store.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { PostgresAccountRepository } from './postgres-account-repository.ts';
 import { PostgresActivityRepository } from './postgres-activity-repository.ts';
@@ -77,6 +78,7 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       },
       inProcessHolds: null,
       governancePruner: new SqlGovernancePruner(pgRunner(exec)),
+      sso: new SqlSsoRepository(pgRunner(exec)),
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.

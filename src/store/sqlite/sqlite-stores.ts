@@ -21,6 +21,7 @@ import { SqlByokRepository } from '../byok-store.ts';
 import { SqlBudgetAlertRepository } from '../budget-alert-store.ts';
 import { ReservationStore } from './reservation-store.ts';
 import { SqlGovernancePruner } from '../governance-prune-store.ts';
+import { SqlSsoRepository } from '../sso-store.ts';
 
 /** The SQLite stores, plus the synchronous classes under them (the settlement queue and credit holds use those). */
 export interface SqliteStores extends Stores {
@@ -101,6 +102,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
     },
     inProcessHolds: reservations,
     governancePruner: new SqlGovernancePruner(runner),
+    sso: new SqlSsoRepository(runner),
     transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       const run = queue.then(() => inTransaction(db, () => fn(joined)));
       queue = run.catch(() => {});

@@ -1109,6 +1109,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Single sign-on: the provider's redirect back (code and state); signs the member in (session cookie) and moves on to the dashboard */
+        get: operations["getApiV1SessionsOidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Single sign-on: redirects the browser to the OpenID Connect provider (with `oidc:` configured) */
+        get: operations["getApiV1SessionsOidcStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -2750,6 +2784,10 @@ export type components = {
             email_sign_in: boolean;
             /** @enum {unknown} */
             signed_in: false;
+            sso: null | {
+                name: string;
+                url: string;
+            };
         } | {
             /** @description The account of the key. */
             account: {
@@ -5379,7 +5417,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description {signed_in, kind, key_label, account, csrf_token} */
+            /** @description {signed_in, kind, key_label, account, csrf_token}; signed out: {signed_in: false, email_sign_in, sso} */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6722,6 +6760,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardSession"];
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1SessionsOidcCallback: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code. */
+                code?: string;
+                /** @description The provider's refusal, when it refused. */
+                error?: string;
+                /** @description Its description. */
+                error_description?: string;
+                /** @description The provider's issuer (RFC 9207), when it sends it. */
+                iss?: string;
+                /** @description The state the sign-in began with. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page that opens the dashboard, and Set-Cookie (a client that does not accept text/html gets an error as JSON) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error (docs/errors.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1SessionsOidcStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect to the provider (Location), and the state cookie */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description An error (docs/errors.md). */

@@ -10,7 +10,10 @@ function linkToken(): string | null {
   return m[1]!;
 }
 
-export function SignIn({ onSignedIn, emailSignIn }: { onSignedIn: (s: Session) => void; emailSignIn: boolean }) {
+/** Single sign-on, when the gateway has `oidc:`: the provider's name and where its sign-in starts. */
+export interface SingleSignOn { name: string; url: string }
+
+export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Session) => void; emailSignIn: boolean; sso: SingleSignOn | null }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -52,8 +55,15 @@ export function SignIn({ onSignedIn, emailSignIn }: { onSignedIn: (s: Session) =
   };
   return (
     <main class="sign-in">
+      {sso !== null && (
+        <section class="card" aria-label="Single sign-on">
+          <h1>Switchyard</h1>
+          <p>Members: sign in through your organization's identity provider.</p>
+          <a class="button sso" href={sso.url}>Sign in with {sso.name}</a>
+        </section>
+      )}
       <form onSubmit={submit} class="card">
-        <h1>Switchyard</h1>
+        {sso === null && <h1>Switchyard</h1>}
         <p>Sign in with a management key (your account) or an admin key (the operator).</p>
         <label for="key">Key</label>
         <input id="key" name="key" type="password" autocomplete="off" placeholder="sk-sy-v1-…" required
