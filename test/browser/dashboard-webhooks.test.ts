@@ -9,8 +9,9 @@ import { openPage, signedIn } from './signed-in.ts';
 
 // The Webhooks page in Chromium (docs/webhooks.md): register a webhook to a real receiver on
 // loopback (allowed by webhooks.allow_private_addresses), its secret shown once; an event is
-// delivered; the page shows the delivery and its attempt; Replay from the page sends the same
-// event again, signed with that secret, as the receiver checks; then remove the webhook.
+// delivered after a 500 and a retry; the page shows the delivery and both attempts; Replay from
+// the page sends the same event again, signed with that secret, as the receiver checks; then
+// remove the webhook.
 
 const skip = chromiumUnavailable();
 
@@ -22,7 +23,7 @@ describe('dashboard: webhooks', { skip }, () => {
   before(async () => {
     gw = await startTestGateway({ yaml: `${SIM_ONLY}webhooks: { allow_private_addresses: true, retry_base_ms: 20 }\n` });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
-    receiver = await startWebhookReceiver();
+    receiver = await startWebhookReceiver((n) => (n === 1 ? 500 : 200));
     browser = await launchChromium();
   });
   after(async () => {
@@ -31,7 +32,7 @@ describe('dashboard: webhooks', { skip }, () => {
     await gw?.close();
   });
 
-  test('add a webhook, see a delivery and its attempt, replay it: the receiver gets the same event, validly signed', async () => {
+  test('add a webhook, see a delivery and its attempts, replay it: the receiver gets the same event, validly signed', async () => {
     const { page, problems, close } = await signedIn(browser, gw.origin, mgmt);
     await openPage(page, 'Webhooks');
     await page.getByText('Nothing here yet.').waitFor();
@@ -54,22 +55,26 @@ describe('dashboard: webhooks', { skip }, () => {
     // An event: a key created through the API.
     const key = await call('POST', `${gw.origin}/api/v1/keys`, mgmt, { name: 'hooked' });
     assert.equal(key.status, 201);
-    await receiver.until(1);
-    const first = JSON.parse(receiver.got[0]!.body) as { id: string; type: string };
+    // Answered 500, then retried (retry_base_ms: 20) and answered 200.
+    await receiver.until(2);
+    const first = JSON.parse(receiver.got[1]!.body) as { id: string; type: string };
     assert.equal(first.type, 'key.created');
+    assert.equal(JSON.parse(receiver.got[0]!.body).id, first.id);
 
     await page.getByRole('button', { name: `Deliveries to ${receiver.url}` }).click();
     const deliveries = page.getByRole('region', { name: `Deliveries to ${receiver.url}` });
     const rows = deliveries.locator('table[aria-label="Deliveries"] tbody tr');
     // Pending until the gateway records the answer: the page asks again while one is pending.
     await rows.filter({ hasText: 'key.created' }).getByTestId('delivery-status').filter({ hasText: 'delivered' }).waitFor();
-    await rows.first().getByText(/#1 HTTP 200 · /).waitFor();
-    const [delivery] = (await call('GET', `${gw.origin}/api/v1/webhooks/${hookId}/deliveries`, mgmt)).json.data as Array<{ id: string }>;
+    await rows.first().getByText(/#1 HTTP 500 · /).waitFor();
+    await rows.first().getByText(/#2 HTTP 200 · /).waitFor();
+    const delivery = ((await call('GET', `${gw.origin}/api/v1/webhooks/${hookId}/deliveries`, mgmt)).json.data as Array<{ id: string }>)[0];
+    assert.ok(delivery !== undefined);
 
-    await deliveries.getByRole('button', { name: `Replay key.created ${delivery!.id}` }).click();
+    await deliveries.getByRole('button', { name: `Replay key.created ${delivery.id}` }).click();
     await deliveries.getByRole('status').filter({ hasText: `Replayed key.created (event ${first.id})` }).waitFor();
-    await receiver.until(2);
-    const replayed = receiver.got[1]!;
+    await receiver.until(3);
+    const replayed = receiver.got[2]!;
     assert.equal(JSON.parse(replayed.body).id, first.id, 'a replay sends the same event');
     assert.ok(verifySignature(secret, replayed.headers['x-switchyard-signature'] as string, replayed.body), 'signed with the secret the page showed');
     assert.ok(!verifySignature('whsec_not-the-secret-at-all', replayed.headers['x-switchyard-signature'] as string, replayed.body));

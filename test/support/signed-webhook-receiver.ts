@@ -25,8 +25,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A receiver answering every delivery with `status`. */
-export async function startWebhookReceiver(status = 200): Promise<WebhookReceiver> {
+/** A receiver answering the n-th delivery (from 1) with `status(n)`. */
+export async function startWebhookReceiver(status: (n: number) => number = () => 200): Promise<WebhookReceiver> {
   const got: Received[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const server = createServer((req, res) => {
@@ -34,7 +34,7 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(status).end();
+      res.writeHead(status(got.length)).end();
       for (const w of waiters.filter((x) => got.length >= x.n)) w.resolve();
     });
   });
