@@ -46,3 +46,10 @@ export function screenshotsTable(): string {
   const rows = ALL_PAGES.map((p) => `| ${pageName(p)} | ${link(p, DESKTOP.width)} | ${link(p, PHONE.width)} |`);
   return [TABLE_START, '', '| page | desktop | phone |', '|---|---|---|', ...rows, '', TABLE_END].join('\n');
 }
+
+interface PageDocument { querySelectorAll(selector: string): ArrayLike<unknown> }
+/** True once no part of the page says "Loading…". Runs in the page. */
+export function noneLoading(): boolean {
+  const d = (globalThis as unknown as { document: PageDocument }).document;
+  return d.querySelectorAll('.loading').length === 0;
+}

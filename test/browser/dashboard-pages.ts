@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { call, createAdminKey, createExpiredKey } from '../support/admin-client.ts';
 import { SIM_ONLY, type TestGateway } from '../support/test-gateway.ts';
-import type { DashboardPage } from './dashboard-page-list.ts';
+import { noneLoading, type DashboardPage } from './dashboard-page-list.ts';
 
 // What the page list (dashboard-page-list.ts) is shown with: the gateway's rows as wide as
 // real ones, a page opened and waited for, and a page's screenshot as WebP.
@@ -12,12 +12,6 @@ export * from './dashboard-page-list.ts';
 /** The gateway's config for these pages: the sim, and webhooks allowed to a private address (the seeded one). */
 export const PAGES_YAML = `${SIM_ONLY}webhooks: { allow_private_addresses: true }\n`;
 
-interface PageDocument { querySelectorAll(selector: string): ArrayLike<unknown> }
-/** True once no part of the page says "Loading…". Runs in the page. */
-export function noneLoading(): boolean {
-  const d = (globalThis as unknown as { document: PageDocument }).document;
-  return d.querySelectorAll('.loading').length === 0;
-}
 
 /** Opens a page at a width and waits until its heading shows and nothing is loading. */
 export async function showPage(page: Page, origin: string, p: DashboardPage, size: { width: number; height: number }): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { DESKTOP, watchPage, type PageProblems } from './browser-support.ts';
+import { noneLoading } from './dashboard-page-list.ts';
 
 // A new browser context signed in to the dashboard with a key (management or admin), at
 // desktop width, watched for console errors and failed requests.
@@ -12,6 +13,8 @@ export async function signedIn(browser: Browser, origin: string, key: string): P
   await page.getByLabel('Key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // The first page's calls have answered (leaving it earlier aborts them: failed requests).
+  await page.waitForFunction(noneLoading);
   return { page, problems, close: () => context.close() };
 }
 
