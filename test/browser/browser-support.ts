@@ -58,8 +58,8 @@ export function watchPage(page: Page): PageProblems {
   };
 }
 
-export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 390, height: 844 };
+export { DESKTOP, PHONE } from './dashboard-page-list.ts';
+import { DESKTOP, PHONE } from './dashboard-page-list.ts';
 
 /** Screenshots of the page at desktop and phone widths under test-artifacts/ (not committed). */
 export async function screenshots(page: Page, name: string): Promise<void> {

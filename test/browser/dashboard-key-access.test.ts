@@ -2,10 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { call, createAdminKey } from '../support/admin-client.ts';
 import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage } from './browser-support.ts';
+import { openPage, signedIn } from './signed-in.ts';
 
 // The Keys page shows what each key may reach and edits it (docs/governance.md): the
-// allowlist the gateway then enforces, in Chromium.
+// allowlist the gateway then enforces, in Chromium; the operator's All keys page too.
 
 const skip = chromiumUnavailable();
 
@@ -59,5 +61,28 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     assert.equal((await ask('switchyard/sim-pro')).status, 200);
     problems.assertNone('clearing a key\'s access');
     await context.close();
+  });
+
+  test("All keys: the operator edits a key's allowed models; the gateway refuses the other models, the key's /v1/models lists only the allowed", async () => {
+    const admin = await createAdminKey(gw, 'operator');
+    const scoped = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'operator-scoped key' });
+    const { page, problems, close } = await signedIn(browser, gw.origin, admin.key);
+    await openPage(page, 'All keys');
+    const row = () => page.locator('table[aria-label="All keys"] tbody tr', { hasText: 'operator-scoped key' });
+    await row().getByTestId('key-access').filter({ hasText: /^all models$/ }).waitFor();
+    await page.getByRole('button', { name: 'Edit the access of operator-scoped key' }).click();
+    await page.getByLabel('Allowed models (ids or globs, comma-separated)').fill('switchyard/sim-fast');
+    await page.getByRole('button', { name: 'Save access' }).click();
+    await row().getByTestId('key-access').filter({ hasText: /^switchyard\/sim-fast$/ }).waitFor();
+    problems.assertNone("the operator editing a key's access");
+
+    const listedKeys = (await call('GET', `${gw.origin}/api/v1/admin/keys?account=${gw.accountId}&limit=200`, admin.key)).json.data as Array<{ hash: string; allowed_models: string[] | null }>;
+    assert.deepEqual(listedKeys.find((k) => k.hash === scoped.record.hash)?.allowed_models, ['switchyard/sim-fast']);
+    const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${scoped.key}` });
+    assert.equal((await ask('switchyard/sim-fast')).status, 200);
+    assert.equal((await ask('switchyard/sim-pro')).json.error.code, 'model_not_found');
+    const listed = (await call('GET', `${gw.baseUrl}/models`, scoped.key)).json.data.map((m: { id: string }) => m.id);
+    assert.deepEqual(listed, ['switchyard/sim-fast']);
+    await close();
   });
 });

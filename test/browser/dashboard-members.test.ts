@@ -2,11 +2,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { call } from '../support/admin-client.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage } from './browser-support.ts';
+import { openPage, signedIn } from './signed-in.ts';
 
 // The Members page in Chromium: invite a member, change a role, remove a member choosing what
-// becomes of their keys (given to another member here), each seen through the API after.
+// becomes of their keys (given to another member, or disabled), each seen through the API
+// after; a member's allowed models and budget edited, the models then enforced on their key.
 
 const skip = chromiumUnavailable();
 
@@ -65,5 +67,47 @@ describe('dashboard: members', { skip }, () => {
     assert.equal(key.member_id, members[0]!.id);
     assert.equal(key.disabled, false);
     await context.close();
+  });
+
+  test("a member's allowed models and budget; removed with their keys disabled", async () => {
+    const max = await call('POST', `${gw.origin}/api/v1/members`, mgmt, { email: 'max@example.com', role: 'member' });
+    assert.equal(max.status, 201);
+    const maxSession = (await gw.services.sessions.createForMember(max.json.data.id, 3_600_000)).token;
+    const maxKey = await call('POST', `${gw.origin}/api/v1/keys`, maxSession, { name: 'max key' });
+    assert.equal(maxKey.status, 201);
+    const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${maxKey.json.key}` });
+    assert.equal((await ask('switchyard/sim-pro')).status, 200);
+
+    const { page, problems, close } = await signedIn(browser, gw.origin, mgmt);
+    await openPage(page, 'Members');
+    const row = page.locator('table[aria-label="Members"] tbody tr', { hasText: 'max@example.com' });
+    await row.getByTestId('member-access').filter({ hasText: "the account's models · no budget" }).waitFor();
+
+    await page.getByRole('button', { name: 'Edit the access of max@example.com' }).click();
+    const form = page.getByRole('form', { name: 'Access of max@example.com' });
+    await form.getByLabel('Allowed models (ids or globs, comma-separated)').fill('switchyard/sim-fast');
+    await form.getByLabel('Budget (USD)').fill('20');
+    await form.getByLabel('Budget resets').selectOption('weekly');
+    await form.getByRole('button', { name: 'Save access' }).click();
+    await row.getByTestId('member-access').filter({ hasText: 'switchyard/sim-fast · budget $20.00 per week' }).waitFor();
+    problems.assertNone("editing a member's access");
+    const saved = (await call('GET', `${gw.origin}/api/v1/members/${max.json.data.id}`, mgmt)).json.data;
+    assert.deepEqual(saved.allowed_models, ['switchyard/sim-fast']);
+    assert.deepEqual({ amount_usd: saved.budget.amount_usd, reset: saved.budget.reset }, { amount_usd: '20', reset: 'weekly' });
+    // The member's key is held to the member's list at once.
+    assert.equal((await ask('switchyard/sim-fast')).status, 200);
+    assert.equal((await ask('switchyard/sim-pro')).json.error.code, 'model_not_found');
+
+    // Removed, with the keys disabled (the page's first choice): the key answers 401.
+    await page.getByRole('button', { name: 'Remove max@example.com' }).click();
+    const dialog = page.getByRole('form', { name: 'Remove max@example.com' });
+    assert.ok(await dialog.getByRole('radio', { name: 'disable them' }).isChecked());
+    await dialog.getByRole('button', { name: 'Remove member' }).click();
+    await row.waitFor({ state: 'detached' });
+    problems.assertNone('removing a member, keys disabled');
+    const key = (await call('GET', `${gw.origin}/api/v1/keys/${maxKey.json.data.hash}`, mgmt)).json.data;
+    assert.equal(key.disabled, true);
+    assert.equal((await ask('switchyard/sim-fast')).status, 401);
+    await close();
   });
 });

@@ -12,6 +12,7 @@ import { Settings } from './pages/settings.tsx';
 import { Members } from './pages/members.tsx';
 import { Playground } from './pages/playground.tsx';
 import { McpServers } from './pages/mcp-servers.tsx';
+import { Webhooks } from './pages/webhooks.tsx';
 import { AdminAccounts } from './pages/admin-accounts.tsx';
 import { AdminKeys } from './pages/admin-keys.tsx';
 import { AdminUsage } from './pages/admin-usage.tsx';
@@ -37,6 +38,7 @@ const ACCOUNT_PAGES: Page[] = [
   { route: 'models', title: 'Models', view: () => <Models /> },
   { route: 'playground', title: 'Playground', view: () => <Playground /> },
   { route: 'mcp-servers', title: 'MCP servers', view: () => <McpServers /> },
+  { route: 'webhooks', title: 'Webhooks', view: () => <Webhooks /> },
   { route: 'members', title: 'Members', view: () => <Members /> },
   { route: 'settings', title: 'Settings', view: (s) => <Settings session={s} /> },
 ];

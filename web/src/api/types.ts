@@ -1,4 +1,4 @@
-import type { components } from './schema.ts';
+import type { components, operations } from './schema.ts';
 
 // The API's objects as the dashboard reads them: named aliases of the types generated from
 // the gateway's OpenAPI document (schema.ts, by openapi-typescript). A page takes its types
@@ -27,6 +27,11 @@ export type ConfigReload = Schemas['ConfigReload'];
 export type EndpointHealth = Schemas['ProviderHealth']['data']['providers'][number]['endpoints'][number];
 export type ModelEndpoint = Schemas['ModelEndpoints']['data']['endpoints'][number];
 export type Attempt = Schemas['Generation']['attempts'][number];
+export type Webhook = Schemas['Webhook'];
+export type WebhookCreated = Schemas['WebhookCreated'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** An event a webhook may subscribe to (the request schema's enum). */
+export type WebhookEvent = operations['postApiV1Webhooks']['requestBody']['content']['application/json']['events'][number];
 
 /** A list answer: `{data: [T]}` and, for paged lists, `next_cursor`. */
 export interface List<T> { data: T[]; next_cursor?: string | null }

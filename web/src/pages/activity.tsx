@@ -84,7 +84,7 @@ export function Activity({ scope }: { scope: 'account' | 'admin' }) {
           { key: 'key', label: 'Key · app', render: (r) => (
             <>
               {r.key_hash === null ? '—' : keyName.get(r.key_hash) ?? <code title={r.key_hash}>{r.key_hash.slice(0, 8)}</code>}
-              {r.app_title !== null && <><br /><span class="hint" data-testid="row-app">{r.app_title}</span></>}
+              {r.app_title !== null && <><br /><span class="hint can-wrap" data-testid="row-app">{r.app_title}</span></>}
             </>
           ) },
           // The model, under it its kind (the surface) and the provider that answered.

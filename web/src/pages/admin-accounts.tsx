@@ -5,6 +5,7 @@ import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { Ledger } from './credits.tsx';
 import { AccountKeys, AccountMembers, EditAccount } from './admin-account-edit.tsx';
+import { EditAccountAccess } from './admin-account-access.tsx';
 import type { Account } from '../api/types.ts';
 
 export function AdminAccounts() {
@@ -88,6 +89,8 @@ function AccountDetail({ account, onChanged, onClose }: { account: Account; onCh
       </p>
       <h3>Settings</h3>
       <EditAccount account={account} onSaved={onChanged} />
+      <h3>Access and budget</h3>
+      <EditAccountAccess account={account} onSaved={onChanged} />
       <h3>Keys</h3>
       <AccountKeys accountId={account.id} />
       <h3>Members</h3>

@@ -6,6 +6,7 @@ import { useApi } from '../use-api.ts';
 import { EditLimit, errorText, LimitFields, limitBody, NewKey, RESET_LABEL } from './key-forms.tsx';
 import { KeyUsage } from './key-usage.tsx';
 import { StatusBadge } from './key-status.tsx';
+import { accessText, EditAccess } from './key-access.tsx';
 import type { AdminKey } from '../api/types.ts';
 import { AccountName, useAccountNames } from '../account-names.tsx';
 
@@ -18,6 +19,7 @@ export function AdminKeys() {
   const [error, setError] = useState('');
   const [created, setCreated] = useState<{ key: string; name: string; kind: string } | null>(null);
   const [editing, setEditing] = useState<Key | null>(null);
+  const [editingAccess, setEditingAccess] = useState<Key | null>(null);
   const [open, setOpen] = useState<Key | null>(null);
   const accountNames = useAccountNames(true);
   const toggle = async (k: Key): Promise<void> => {
@@ -32,6 +34,10 @@ export function AdminKeys() {
       {editing !== null && (
         <EditLimit name={editing.name} limit={editing.limit} reset={editing.limit_reset} onClose={() => { setEditing(null); keys.reload(); }}
           save={(body) => api('PATCH', `/admin/keys/${editing.hash}`, body)} />
+      )}
+      {editingAccess !== null && (
+        <EditAccess key={editingAccess.hash} name={editingAccess.name} access={editingAccess} onClose={() => { setEditingAccess(null); keys.reload(); }}
+          save={(body) => api('PATCH', `/admin/keys/${editingAccess.hash}`, body)} />
       )}
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <Loadable loading={keys.loading} error={keys.error} empty={(keys.data?.data.length ?? 0) === 0}>
@@ -49,11 +55,17 @@ export function AdminKeys() {
           ), sort: (k) => k.status },
           { key: 'kind', label: 'Kind', render: (k) => k.kind, sort: (k) => k.kind },
           { key: 'usage', label: 'Usage', render: (k) => spend(k.usage_usd), sort: (k) => Number(k.usage_usd), numeric: true },
-          { key: 'limit', label: 'Limit', render: (k) => (k.limit_usd === null ? 'none' : `${usd(k.limit_usd)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}`) },
+          { key: 'limit', label: 'Limit', render: (k) => (
+            <>
+              {k.limit_usd === null ? 'none' : `${usd(k.limit_usd)}${k.limit_reset === null ? '' : ` ${RESET_LABEL[k.limit_reset]}`}`}
+              {k.kind === 'api' && <><br /><span data-testid="key-access" class="hint">{accessText(k)}</span></>}
+            </>
+          ) },
           { key: 'last', label: 'Last used', render: (k) => time(k.last_used), sort: (k) => k.last_used ?? '' },
           { key: 'actions', label: 'Actions', render: (k) => (
             <span class="actions">
               {k.kind === 'api' && <button type="button" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>Limit</button>}
+              {k.kind === 'api' && <button type="button" onClick={() => setEditingAccess(k)} aria-label={`Edit the access of ${k.name}`}>Access</button>}
               <button type="button" onClick={() => toggle(k)} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
             </span>
           ) },

@@ -23,7 +23,7 @@ export function accessText(k: KeyAccess): string {
 }
 
 /** Comma-separated text → a list, or null (no list) when empty. */
-function listOf(text: string): string[] | null {
+export function listOf(text: string): string[] | null {
   const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return items.length === 0 ? null : items;
 }

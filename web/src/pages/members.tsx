@@ -4,17 +4,21 @@ import { Loadable, Table } from '../components.tsx';
 import { shortTime } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { errorText } from './key-forms.tsx';
+import { EditMemberAccess, memberAccessText } from './member-access.tsx';
+
+import type { Member } from '../api/types.ts';
 
 // The account's members and their roles (docs/governance.md): invite (add), change a role,
-// remove — asking what becomes of the member's keys (disabled, or given to another member).
+// remove — asking what becomes of the member's keys (disabled, or given to another member);
+// a member's allowed models and budget, edited in place.
 
-type Role = 'owner' | 'admin' | 'member' | 'viewer';
+type Role = Member['role'];
 const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
-interface Member { id: string; email: string; name: string; role: Role; created_at: string }
 
 export function Members() {
   const members = useApi<{ data: Member[] }>('/members');
   const [removing, setRemoving] = useState<Member | null>(null);
+  const [editing, setEditing] = useState<Member | null>(null);
   const [error, setError] = useState('');
   const list = members.data?.data ?? [];
   const act = async (fn: () => Promise<unknown>): Promise<void> => {
@@ -30,7 +34,11 @@ export function Members() {
         <RemoveMember member={removing} others={list.filter((m) => m.id !== removing.id)}
           onDone={() => { setRemoving(null); members.reload(); }} />
       )}
-      <Loadable loading={members.loading} error={members.error} empty={list.length === 0}>
+      {editing !== null && (
+        <EditMemberAccess key={editing.id} member={editing} onClose={() => { setEditing(null); members.reload(); }}
+          save={(body) => api('PATCH', `/members/${editing.id}`, body)} />
+      )}
+      <Loadable loading={members.loading && members.data === undefined} error={members.error} empty={list.length === 0}>
         <Table label="Members" rows={list} rowKey={(m) => m.id} columns={[
           { key: 'name', label: 'Member', sort: (m) => m.name, render: (m) => <>{m.name}<br /><span class="hint">{m.email}</span></> },
           { key: 'role', label: 'Role', sort: (m) => m.role, render: (m) => (
@@ -39,9 +47,13 @@ export function Members() {
               {ROLES.map((r) => <option value={r}>{r}</option>)}
             </select>
           ) },
+          { key: 'access', label: 'Access', render: (m) => <span class="wrap-list" data-testid="member-access">{memberAccessText(m)}</span> },
           { key: 'added', label: 'Added', sort: (m) => m.created_at, render: (m) => shortTime(m.created_at) },
           { key: 'actions', label: 'Actions', render: (m) => (
-            <button type="button" class="danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>Remove</button>
+            <span class="actions">
+              <button type="button" aria-label={`Edit the access of ${m.email}`} onClick={() => setEditing(m)}>Access</button>
+              <button type="button" class="danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>Remove</button>
+            </span>
           ) },
         ]} />
       </Loadable>

@@ -5,6 +5,7 @@ import { Loadable } from '../components.tsx';
 import { usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { ByokSettings } from './byok-settings.tsx';
+import { accountAccessText } from './admin-account-access.tsx';
 
 import type { Account } from '../api/types.ts';
 
@@ -53,11 +54,24 @@ export function Settings({ session }: { session: Session }) {
         <dt>Account id</dt><dd><code>{session.account.id}</code></dd>
         <dt>Tier</dt><dd>{account.data?.data.tier}</dd>
         <dt>Balance</dt><dd>{usd(account.data?.data.balance_usd)}</dd>
+        {account.data === undefined ? null : <AccessFacts account={account.data.data} />}
         <dt>Signed in with</dt><dd><code>{session.key_label}</code> (management key)</dd>
       </dl>
       {session.byok_enabled === true
         ? <ByokSettings />
         : <p class="card hint">Bring-your-own-key is off on this gateway (its operator sets <code>byok.master_key</code>).</p>}
     </Loadable>
+  );
+}
+
+/** What the account may reach and spend: the operator sets these (a key's own list only narrows them). */
+function AccessFacts({ account }: { account: Account }) {
+  const t = accountAccessText(account);
+  return (
+    <>
+      <dt>Allowed models</dt><dd data-testid="account-allowed-models">{t.models} <span class="hint">(set by the operator; a key's own list only narrows it)</span></dd>
+      <dt>Allowed providers</dt><dd>{t.providers}</dd>
+      <dt>Budget</dt><dd data-testid="account-budget">{t.budget}</dd>
+    </>
   );
 }
