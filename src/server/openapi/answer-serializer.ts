@@ -10,13 +10,16 @@ import type { FastifySerializerCompiler } from 'fastify';
 // JSON.stringify (their writers are their dialects').
 //
 // The components are JSON Schema as the document states it; for serializing they are read
-// with three adjustments, none of which changes what a conforming answer looks like:
+// with four adjustments, none of which changes what a conforming answer looks like:
 // - `additionalProperties: false` is dropped: fast-json-stringify already leaves out what
 //   `properties` does not list, while its choice among `oneOf` branches (Ajv, validating)
 //   would refuse the whole answer for an extra field instead of leaving it out;
 // - an object with no `properties` (free-form: an audit entry's details) keeps all it holds;
 // - `required` is dropped: a missing field is left out (as JSON.stringify did), not a 500
-//   (test/e2e/openapi.test.ts checks answers against the schemas as documented).
+//   (test/e2e/openapi.test.ts checks answers against the schemas as documented);
+// - every `type` also takes null: a null (an old row's missing model) is written as null,
+//   never coerced to "", 0 or false (and so `oneOf` is read as `anyOf`: the first branch
+//   that fits is written, as two may now both fit a null).
 
 type Schema = Record<string, unknown>;
 type Serialize = (data: unknown) => string;
@@ -59,11 +62,18 @@ export function forSerializing(schema: unknown): unknown {
   for (const [k, v] of Object.entries(schema as Schema)) {
     if (k === 'required') continue;
     if (k === 'additionalProperties' && v === false) continue;
+    // `oneOf` is read as `anyOf`: with nulls taken everywhere, two branches may both fit a null.
+    if (k === 'oneOf') {
+      out.anyOf = forSerializing(v);
+      continue;
+    }
     out[k] = k === 'properties' || k === '$defs' || k === 'definitions'
       ? Object.fromEntries(Object.entries(v as Schema).map(([name, sub]) => [name, forSerializing(sub)]))
       : k === 'enum' || k === 'const' || k === 'examples' ? v : forSerializing(v);
   }
   const types = ([] as unknown[]).concat(out.type ?? []);
+  // A null is written as null, never coerced to "", 0 or false (as JSON.stringify did).
+  if (types.length > 0 && !types.includes('null')) out.type = [...types, 'null'];
   if (types.includes('object') && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = true;
   return out;
 }
