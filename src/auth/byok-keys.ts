@@ -88,7 +88,7 @@ export class ByokKeys {
   async set(accountId: string, provider: ProviderConfig, input: ByokInput, audit?: (tx: Stores, view: ByokView) => Promise<void>): Promise<ByokView> {
     const master = this.requireMaster();
     const checked = await this.check(provider, input.key);
-    if (!checked.ok) throw new GatewayError('byok_key_invalid', `The key was not stored: ${checked.reason}.`, { param: 'key', metadata: { provider_name: provider.id } });
+    if (!checked.ok) throw new GatewayError('byok_key_invalid', `The key was not stored: ${checked.reason}.`, { param: 'key', metadata: { provider_name: provider.id, reason: checked.cause } });
     const sealed = encryptSecret(master, input.key.trim(), accountId, provider.id);
     const at = new Date(this.now()).toISOString();
     const existing = (await this.stores.byok.list(accountId)).find((r) => r.provider === provider.id);

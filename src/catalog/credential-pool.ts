@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { CredentialInput } from '../config/types.ts';
-import type { CredentialCandidate, SharedCredentialUse } from './shared-credential-use.ts';
+import type { CredentialCandidate, CredentialMark, SharedCredentialUse } from './shared-credential-use.ts';
 
 // A provider's pool of credentials (`api_keys:`): which one an attempt uses, and what each
 // has left. Counted in this process over a sliding minute; in a fleet (Redis configured) the
-// budgets and cool-downs are also counted in Redis (`share`), so they hold for the fleet
-// (shared-credential-use.ts). Built with the catalog, so a reload starts every credential's
-// own state afresh (a removed one comes back); the fleet's counts outlive reloads.
+// budgets, cool-downs, spent headroom and removals are also kept in Redis (`share`), so they
+// hold for the fleet (shared-credential-use.ts): each pick's claim (its one round trip)
+// answers the fleet's marks on the credentials it passed over, which this process then
+// keeps too; a change is written only when it happens. Built with the catalog, so a reload
+// starts every credential's own state afresh (a removed one comes back); the fleet's counts
+// outlive reloads (a removal for an hour, or until the key is replaced).
 
 /** A cool-down asked by an upstream is held at most this long. */
 export const MAX_COOLDOWN_MS = 5 * 60_000;
@@ -52,6 +56,39 @@ class Credential {
   constructor(input: CredentialInput) {
     this.input = input;
     this.models = input.models === undefined ? null : input.models.map(globToRegExp);
+  }
+
+  /** A short hash of the key (never the key), computed once: names this key's removal in the fleet. */
+  get fingerprint(): string {
+    this.printed ??= createHash('sha256').update(this.input.key).digest('hex').slice(0, 16);
+    return this.printed;
+  }
+
+  private printed: string | undefined;
+
+  /** Whether the upstream last said this credential has no requests or tokens left (until their reset). */
+  spentUntil(now: number): number {
+    let until = 0;
+    if (this.upstreamRequests !== null && this.upstreamRequests.left <= 0 && this.upstreamRequests.until > now) until = this.upstreamRequests.until;
+    if (this.upstreamTokens !== null && this.upstreamTokens.left <= 0 && this.upstreamTokens.until > now) until = Math.max(until, this.upstreamTokens.until);
+    return until;
+  }
+
+  /** What the fleet holds against it (a claim passed it over), kept here too. */
+  mirror(mark: CredentialMark): void {
+    switch (mark.kind) {
+      case 'removed':
+        this.removed ??= mark.reason;
+        return;
+      case 'cooling':
+        this.coolUntil = Math.max(this.coolUntil, mark.until);
+        return;
+      case 'spent':
+        if (this.upstreamRequests === null || this.upstreamRequests.until < mark.until) this.upstreamRequests = { left: 0, until: mark.until };
+        return;
+      default:
+        mark satisfies never;
+    }
   }
 
   serves(model: string): boolean {
@@ -155,9 +192,10 @@ export class CredentialPool {
       open.splice(open.indexOf(next), 1);
     }
     if (order.length === 0) return null;
-    const candidates: CredentialCandidate[] = order.map((c) => ({ label: c.input.label, rpm: c.input.rpm ?? null, tpm: c.input.tpm ?? null }));
-    const label = await this.shared.use.claim(this.shared.poolId, candidates, now);
-    const chosen = label === null ? undefined : this.find(label);
+    const candidates: CredentialCandidate[] = order.map((c) => ({ label: c.input.label, fingerprint: c.fingerprint, rpm: c.input.rpm ?? null, tpm: c.input.tpm ?? null }));
+    const claim = await this.shared.use.claim(this.shared.poolId, candidates, now);
+    for (const mark of claim.marks) this.find(mark.label)?.mirror(mark);
+    const chosen = claim.label === null ? undefined : this.find(claim.label);
     if (chosen === undefined) return null;
     chosen.use(now);
     return { label: chosen.input.label, key: chosen.input.key };
@@ -183,20 +221,30 @@ export class CredentialPool {
     return wait;
   }
 
-  /** A 401/403: the credential is taken out until the next reload. */
+  /** A 401/403: the credential is taken out until the next reload (in a fleet, on every instance). */
   remove(label: string, reason: string): void {
     const c = this.find(label);
-    if (c !== undefined) c.removed = reason;
+    if (c === undefined) return;
+    const first = c.removed === null;
+    c.removed = reason;
+    if (first && this.shared !== null) void this.shared.use.remove(this.shared.poolId, label, c.fingerprint, reason).catch(() => {});
   }
 
-  /** The upstream's `x-ratelimit-remaining-requests/-tokens` (and their resets) on any answer. */
+  /**
+   * The upstream's `x-ratelimit-remaining-requests/-tokens` (and their resets) on any answer.
+   * In a fleet, headroom turning to 0 is written once (the others pass it over until the
+   * reset); any other figure stays with this instance: no write per answer.
+   */
   observeHeaders(label: string, headers: Record<string, string | string[] | undefined>, now: number): void {
     const c = this.find(label);
     if (c === undefined) return;
+    const before = c.spentUntil(now);
     const req = headerNumber(headers['x-ratelimit-remaining-requests']);
     if (req !== undefined) c.upstreamRequests = { left: req, until: now + (resetMs(headers['x-ratelimit-reset-requests']) ?? WINDOW_MS) };
     const tok = headerNumber(headers['x-ratelimit-remaining-tokens']);
     if (tok !== undefined) c.upstreamTokens = { left: tok, until: now + (resetMs(headers['x-ratelimit-reset-tokens']) ?? WINDOW_MS) };
+    const after = c.spentUntil(now);
+    if (this.shared !== null && before === 0 && after > 0) void this.shared.use.spent(this.shared.poolId, label, after, now).catch(() => {});
   }
 
   /** Tokens an answer used, against the credential's tpm. */

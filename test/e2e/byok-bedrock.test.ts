@@ -6,9 +6,9 @@ import { startBedrockEmulator, TEST_AWS_CREDENTIALS, type BedrockEmulator } from
 import { postJson, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // BYOK on Bedrock: the account's own AWS key pair signs the request (SigV4, checked by the
-// emulator against TEST_AWS_CREDENTIALS), not the operator's Bedrock API key; a pair whose
-// secret is wrong is refused upstream (403) and answered as byok_key_rejected; a pair of the
-// wrong shape is refused when stored.
+// emulator against TEST_AWS_CREDENTIALS), not the operator's Bedrock API key; a pair of the
+// wrong shape, or whose secret is wrong (the check's signed ListFoundationModels), is refused
+// when stored; an upstream 403 on a stored pair is answered as byok_key_rejected.
 
 const OPERATOR_BEDROCK_KEY = 'operator-bedrock-api-key-7Hq2';
 const MODEL = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -70,16 +70,24 @@ models:
     assert.equal(emu.requests.some((r) => String(r.headers.authorization).includes(OPERATOR_BEDROCK_KEY)), false);
   });
 
-  test('a pair with the wrong secret: the upstream refuses the signature (403), answered as byok_key_rejected, no operator key', async () => {
+  test('a pair with the wrong secret is refused when stored: the SigV4-signed ListFoundationModels names the bad signature', async () => {
     emu.reset();
     const put = await call('PUT', `${gw.origin}/api/v1/byok/bedrock`, mgmt, {
       key: JSON.stringify({ access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: 'wrong/secret/key/of/the/account' }), mode: 'only',
     });
-    assert.equal(put.status, 200);
+    assert.equal(put.status, 400, JSON.stringify(put.json));
+    assert.equal(put.json.error.code, 'byok_key_invalid');
+    assert.equal(put.json.error.metadata.reason, 'bad_signature');
+    assert.equal(JSON.stringify(put.json).includes('wrong/secret/key/of/the/account'), false);
+    assert.deepEqual(emu.requests.map((r) => `${r.method} ${r.path}`), ['GET /foundation-models']);
+  });
+
+  test('a stored pair the upstream later refuses (403): answered as byok_key_rejected, no operator key', async () => {
+    emu.reset();
+    emu.enqueue({ fault: 'status', status: 403 });
     const res = await ask();
     assert.equal(res.status, 403, res.text);
     assert.equal(res.json.error.code, 'byok_key_rejected');
-    assert.equal(res.text.includes('wrong/secret/key/of/the/account'), false);
     assert.equal(emu.requests.length, 1);
     assert.equal(String(emu.requests[0]!.headers.authorization).includes(OPERATOR_BEDROCK_KEY), false);
   });

@@ -26,6 +26,8 @@ describe("bring your own key on Vertex AI (the account's service account)", () =
     const operator = writeTestServiceAccount(dir, 'operator');
     own = JSON.parse(readFileSync(account.keyFile, 'utf8')) as Record<string, unknown>;
     gemini = await startGeminiEmulator({ vertexCredentials: account });
+    // The key is checked when stored by its token exchange: at the emulator's token endpoint.
+    own.token_uri = `${gemini.origin}/token`;
     gw = await startTestGateway({
       credits: '0',
       env: { BYOK_MASTER: randomBytes(32).toString('base64') },

@@ -1,6 +1,7 @@
 // An upstream that speaks AWS Bedrock's Converse API (reference/wire-formats.md §5) over real
 // HTTP on loopback: `POST /model/{modelId}/converse` (JSON) and `/converse-stream` (AWS
-// event-stream binary frames). Every request must be SigV4-signed (service `bedrock`) with
+// event-stream binary frames), and the control plane's `GET /foundation-models`
+// (ListFoundationModels, what a BYOK key pair is checked with). Every request must be SigV4-signed (service `bedrock`) with
 // TEST_AWS_CREDENTIALS, or carry the bearer API key it was given; a bad signature is a 403
 // InvalidSignatureException, as Bedrock answers. It records what it received and plays
 // scripted answers and the emulators' common faults, in order; with nothing scripted it
@@ -28,6 +29,8 @@ export type BedrockEmulatorStep = BedrockAnswerStep | BedrockFaultStep;
 export interface BedrockEmulatorOptions {
   /** Also accept `Authorization: Bearer <apiKey>` (a Bedrock API key). */
   apiKey?: string;
+  /** A session token (`x-amz-security-token`) whose time is over: 403 ExpiredTokenException, as STS credentials past their end. */
+  expiredSessionToken?: string;
 }
 
 /** `baseUrl` is `http://127.0.0.1:<port>`: clients append `/model/{id}/converse`. */
@@ -36,6 +39,8 @@ export type BedrockEmulator = UpstreamEmulator<BedrockEmulatorStep, RecordedBedr
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
 /** InvokeModel, for the embedding models (embedding-answers.ts). */
 const INVOKE_ROUTE = /^\/model\/([^/]+)\/invoke$/;
+/** ListFoundationModels, on the control plane (`bedrock.<region>.amazonaws.com`; here the same origin). */
+const FOUNDATION_MODELS = /^\/foundation-models(\?.*)?$/;
 const EVENTSTREAM_HEADERS = { 'content-type': 'application/vnd.amazon.eventstream' } as const;
 
 interface Exchange {
@@ -53,11 +58,13 @@ export async function startBedrockEmulator(options: BedrockEmulatorOptions = {})
 
 class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest> implements BedrockEmulator {
   private readonly apiKey: string | undefined;
+  private readonly expiredSessionToken: string | undefined;
   private counter = 0;
 
   constructor(options: BedrockEmulatorOptions) {
     super();
     this.apiKey = options.apiKey;
+    this.expiredSessionToken = options.expiredSessionToken;
   }
 
   get baseUrl(): string {
@@ -74,6 +81,10 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
     void this.authorized(req, path, text).then((refused) => {
       if (refused !== null) {
         this.sendError(res, 403, refused);
+        return;
+      }
+      if (FOUNDATION_MODELS.test(path)) {
+        this.listFoundationModels(req, res);
         return;
       }
       if (req.method === 'POST' && invoke !== null) {
@@ -96,7 +107,32 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
 
   private async authorized(req: IncomingMessage, path: string, text: string): Promise<{ type: string; message: string } | null> {
     if (this.apiKey !== undefined && req.headers.authorization === `Bearer ${this.apiKey}`) return null;
-    return checkSignature(req.method ?? '', path, req.headers, text);
+    const refused = await checkSignature(req.method ?? '', path, req.headers, text);
+    if (refused !== null) return refused;
+    if (this.expiredSessionToken !== undefined && req.headers['x-amz-security-token'] === this.expiredSessionToken) {
+      return { type: 'ExpiredTokenException', message: 'The security token included in the request is expired' };
+    }
+    return null;
+  }
+
+  /** ListFoundationModels' answer (`{modelSummaries}`); a scripted `hang` or `status` fault plays instead. */
+  private listFoundationModels(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET') {
+      this.sendError(res, 404, { type: 'UnknownOperationException', message: `Unknown operation ${req.method} /foundation-models` });
+      return;
+    }
+    const step = this.nextStep();
+    if (step?.fault === 'hang') return;
+    if (step?.fault === 'status') {
+      this.sendError(res, step.status, ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!, step.headers);
+      return;
+    }
+    const summary = (modelId: string, providerName: string) => ({
+      modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${modelId}`, modelId, modelName: modelId, providerName,
+      inputModalities: ['TEXT'], outputModalities: ['TEXT'], responseStreamingSupported: true,
+      customizationsSupported: [], inferenceTypesSupported: ['ON_DEMAND'], modelLifecycle: { status: 'ACTIVE' },
+    });
+    this.sendJson(res, 200, { modelSummaries: [summary('anthropic.claude-sonnet-4-5-20250929-v1:0', 'Anthropic'), summary('amazon.nova-lite-v1:0', 'Amazon')] }, { 'x-amzn-requestid': `req-emu-${++this.counter}` });
   }
 
   private play(step: BedrockEmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
 import { answerChunks, frame, mergeChunks, validateGeminiRequest } from './gemini-emulator-wire.ts';
-import { parseVertexPath, vertexTokenRefusal, type VertexTestCredentials } from './vertex-route.ts';
+import { parseVertexPath, TOKEN_PATH, tokenExchangeAnswer, vertexTokenRefusal, type VertexTestCredentials } from './vertex-route.ts';
 import { geminiBatchEmbed, vertexPredictEmbed } from './embedding-answers.ts';
 
 /** `path` is with its query, e.g. `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`. */
@@ -132,6 +132,10 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
 
   protected answer(req: IncomingMessage, res: ServerResponse, text: string, body: any): void {
     const path = req.url ?? '';
+    if (path === TOKEN_PATH) {
+      this.answerToken(req, res, text);
+      return;
+    }
     const vertex = parseVertexPath(path);
     if (this.answerEmbeddings(req, res, path, vertex, body)) return;
     const route = vertex !== null && vertex.publisher === 'google' ? [path, 'v1', vertex.model, vertex.method, vertex.query] : ROUTE.exec(path);
@@ -164,6 +168,18 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       return;
     }
     this.play(this.nextStep(), { model, stream, promptTokens: Math.max(1, Math.ceil(text.length / 4)), headers: req.headers }, res);
+  }
+
+  /** Google's OAuth token endpoint (`POST /token`): a service account's JWT-bearer exchange; a scripted `hang` plays instead. */
+  private answerToken(req: IncomingMessage, res: ServerResponse, text: string): void {
+    this.record({ method: req.method ?? '', path: TOKEN_PATH, model: '', stream: false, headers: req.headers, body: null });
+    if (req.method !== 'POST') {
+      this.sendError(res, 404, 'NOT_FOUND', `The requested URL ${TOKEN_PATH} was not found on this server.`);
+      return;
+    }
+    if (this.nextStep()?.fault === 'hang') return;
+    const answer = tokenExchangeAnswer(text, `${this.origin}${TOKEN_PATH}`, this.vertexCredentials);
+    this.sendJson(res, answer.status, answer.json);
   }
 
   /** `batchEmbedContents`, and Vertex's `:predict` (embedding-answers.ts); false for any other path. */

@@ -38,20 +38,31 @@ export async function signBedrockRequest(req: UpstreamRequest, endpoint: Endpoin
   if (provider.apiKey !== undefined && provider.apiKey.length > 0) {
     return { ...req, headers: { ...req.headers, authorization: `Bearer ${provider.apiKey}` } };
   }
+  const signed = await signWithProvider(provider, 'POST', req.url, req.headers, req.body);
+  return { url: req.url, headers: signed, body: req.body };
+}
+
+/**
+ * The headers of a request to `url` signed with the provider's SigV4 credentials (an
+ * account's own key pair on a BYOK copy, else the AWS chain): the runtime's calls above, and
+ * the control plane's `GET /foundation-models` that checks an account's key pair when it is
+ * stored (bedrock-key-check.ts).
+ */
+export async function signWithProvider(provider: ProviderConfig, method: 'GET' | 'POST', target: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Record<string, string>> {
   const { HttpRequest } = await loadAwsSigning();
-  const url = new URL(req.url);
+  const url = new URL(target);
   const request = new HttpRequest({
-    method: 'POST',
+    method,
     protocol: url.protocol,
     hostname: url.hostname,
     ...(url.port === '' ? {} : { port: Number(url.port) }),
     path: url.pathname,
     query: Object.fromEntries(url.searchParams),
-    headers: { ...req.headers, host: url.host },
-    body: req.body,
+    headers: { ...headers, host: url.host },
+    ...(body === undefined ? {} : { body }),
   });
   const signed = await (await signerFor(provider)).sign(request);
-  return { url: req.url, headers: signed.headers, body: req.body };
+  return signed.headers;
 }
 
 function signerFor(provider: ProviderConfig): Promise<SignatureV4> {

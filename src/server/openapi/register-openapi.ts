@@ -4,6 +4,7 @@ import { publicRouteSchema } from './public-route-schemas.ts';
 import { access } from '../route-access.ts';
 import { acceptEverything, isStrict, schemaError } from './strict-validation.ts';
 import { documentedQuery } from './query-types.ts';
+import { answerSerializerCompiler } from './answer-serializer.ts';
 import { RESPONSE_COMPONENTS } from './response-components.ts';
 import { operationIdOf, SECURITY_SCHEMES, securityOf } from './route-security.ts';
 
@@ -11,7 +12,8 @@ import { operationIdOf, SECURITY_SCHEMES, securityOf } from './route-security.ts
 // the routes' schemas. A strict route's schema (strict-validation.ts: the admin and
 // key-management APIs) also validates its input with Fastify's Ajv; every other route's
 // schema is documentation only (the dialect decoders validate and render their own
-// errors). Answers are serialized with JSON.stringify (a response schema never drops a field).
+// errors). A strict route's answer is serialized by its response schema (answer-serializer.ts:
+// what the schema does not describe is not written); every other answer with JSON.stringify.
 
 export interface RegisteredRoute {
   method: string;
@@ -31,6 +33,7 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
  */
 export function registerOpenApi(app: FastifyInstance): void {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const bySchema = answerSerializerCompiler(RESPONSE_COMPONENTS);
   for (const [name, schema] of Object.entries(RESPONSE_COMPONENTS)) app.addSchema({ $id: name, ...schema });
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
@@ -40,8 +43,12 @@ export function registerOpenApi(app: FastifyInstance): void {
       const schema = publicRouteSchema(method, route.url);
       if (schema !== undefined) route.schema = schema;
     }
-    if (isStrict(route.schema)) route.schemaErrorFormatter = schemaError as unknown as RouteOptions['schemaErrorFormatter'];
-    else route.validatorCompiler = acceptEverything;
+    if (isStrict(route.schema)) {
+      route.schemaErrorFormatter = schemaError as unknown as RouteOptions['schemaErrorFormatter'];
+      route.serializerCompiler = bySchema;
+    } else {
+      route.validatorCompiler = acceptEverything;
+    }
     // The Anthropic paths under `<prefix>/v1` (/v1/v1/messages: an SDK appends /v1/messages to
     // a base address that already ends in /v1) are aliases of `<prefix>/messages...`: served,
     // and named in that operation's description, but not documented as paths of their own.

@@ -1,11 +1,12 @@
 // The named objects of the OpenAPI document (`components.schemas`): what the routes answer,
 // referenced from their responses (`$ref: 'Model#'` in a route schema; register-openapi.ts
-// adds each with `app.addSchema`). Answers are serialized with JSON.stringify, so these
-// schemas document and are checked by test/e2e/openapi.test.ts (each documented answer of
-// a real gateway validated against its schema); they never reshape an answer. The gateway's
-// own objects are closed (`additionalProperties: false`: a field added to an answer must be
-// added here); the dialects' objects (a chat completion) are outlines, open to the fields
-// upstreams add.
+// adds each with `app.addSchema`). They document the answers, are checked by
+// test/e2e/openapi.test.ts (each documented answer of a real gateway validated against its
+// schema), and serialize the strict routes' answers (answer-serializer.ts: what a schema
+// does not describe is not written; the model calls and errors keep JSON.stringify). The
+// gateway's own objects are closed (`additionalProperties: false`: a field added to an
+// answer must be added here, or it is not answered); the dialects' objects (a chat
+// completion) are outlines, open to the fields upstreams add.
 
 type Schema = Record<string, unknown>;
 
