@@ -24,7 +24,7 @@ process.stdout.write = ((_chunk: unknown, ...rest: unknown[]) => {
   const done = rest.find((x) => typeof x === 'function') as (() => void) | undefined;
   done?.();
   return true;
-}) as typeof process.stdout.write;
+});
 
 let server: Server | null = null;
 const listen = Server.prototype.listen;

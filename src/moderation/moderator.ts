@@ -126,7 +126,7 @@ export class Moderator {
     }
     const reasons = new Set<string>();
     let flaggedInput = '';
-    json.results!.forEach((r, i) => {
+    json.results.forEach((r, i) => {
       if (!r.flagged) return;
       for (const [category, hit] of Object.entries(r.categories ?? {})) if (hit) reasons.add(category);
       if (flaggedInput === '') flaggedInput = excerpt(texts[i] ?? '', 0);

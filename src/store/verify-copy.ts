@@ -58,7 +58,7 @@ export function sqliteFigures(db: DatabaseSync, columns: TableColumns): Figures 
   const all = (sql: string): Row[] => {
     const s = db.prepare(sql);
     s.setReadBigInts(true);
-    return s.all() as Row[];
+    return s.all();
   };
   db.exec('BEGIN');
   try {

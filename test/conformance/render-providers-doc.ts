@@ -89,7 +89,7 @@ export function renderParameterTable(): string {
   const head = ['Parameter', ...PARAMETER_COLUMNS.map((c) => `\`${c.provider}\``)];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const name of ALL_PARAMETERS) {
-    rows.push(`| \`${name}\` | ${PARAMETER_COLUMNS.map((c) => cell(c.table[name as RequestParameter], name)).join(' | ')} |`);
+    rows.push(`| \`${name}\` | ${PARAMETER_COLUMNS.map((c) => cell(c.table[name], name)).join(' | ')} |`);
   }
   return rows.join('\n');
 }
@@ -99,7 +99,7 @@ export function renderDropNotes(): string {
   for (const { provider, table } of PARAMETER_COLUMNS) {
     const byNote = new Map<string, string[]>();
     for (const name of ALL_PARAMETERS) {
-      const rule = table[name as RequestParameter];
+      const rule = table[name];
       if (rule.action !== 'drop' && rule.action !== 'gateway') continue;
       byNote.set(rule.note!, [...(byNote.get(rule.note!) ?? []), `\`${name}\``]);
     }

@@ -6,6 +6,6 @@ import type { AnthropicClass } from './anthropic-sdk-support.ts';
 // client are): `apiKey` goes as `x-api-key`, with `anthropic-version: 2023-06-01`.
 defineAnthropicSdkSuite({
   name: '@anthropic-ai/sdk 0.x',
-  Anthropic: Anthropic as unknown as AnthropicClass,
+  Anthropic: Anthropic,
   expect: { authHeader: 'x-api-key', version: '2023-06-01' },
 });

@@ -6,6 +6,6 @@ import type { AnthropicClass } from './anthropic-sdk-support.ts';
 // `anthropic-version: 2026-10-21`.
 defineAnthropicSdkSuite({
   name: '@anthropic-ai/sdk 1.x',
-  Anthropic: Anthropic as unknown as AnthropicClass,
+  Anthropic: Anthropic,
   expect: { authHeader: 'authorization', version: '2026-10-21' },
 });

@@ -27,7 +27,7 @@ export function splitForVendor(adapter: HttpProviderAdapter, endpoint: Endpoint,
   if (task.input.length <= limit) return null;
   const parts: CanonicalRequest[] = [];
   for (let start = 0; start < task.input.length; start += limit) {
-    const input = task.input.slice(start, start + limit) as EmbeddingTask['input'];
+    const input = task.input.slice(start, start + limit);
     parts.push({ ...req, task: { ...task, input } });
   }
   return parts;

@@ -65,7 +65,7 @@ export function readResults(kind: SearchKind, answer: unknown): SearchResult[] |
   for (const item of list as Array<Record<string, unknown> | null>) {
     if (item === null || typeof item !== 'object' || typeof item.url !== 'string') continue;
     const title = typeof item.title === 'string' ? item.title : item.url;
-    const content = typeof item[text] === 'string' ? (item[text] as string) : '';
+    const content = typeof item[text] === 'string' ? (item[text]) : '';
     out.push({ url: item.url, title: stripTags(title), content: stripTags(content) });
   }
   return out;

@@ -45,7 +45,7 @@ describe('convertToGeminiRequest', () => {
     });
     const sent = buildGeminiBody(req, geminiEndpoint());
     for (const name of ALL_PARAMETERS) {
-      const rule = GEMINI_RULES[name as RequestParameter];
+      const rule = GEMINI_RULES[name];
       if (rule.action === 'drop') continue;
       if (name === 'min_p' || name === 'top_a' || name === 'repetition_penalty' || name === 'logit_bias') continue;
       assert.notEqual(at(sent, rule.field!), undefined, `${name} → ${rule.field}`);

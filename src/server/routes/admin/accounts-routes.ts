@@ -174,8 +174,8 @@ function readLimits(v: unknown): LimitsOverride | null {
   for (const [k, value] of Object.entries(v as Record<string, unknown>)) {
     if (!(LIMIT_FIELDS as readonly string[]).includes(k)) throw new GatewayError('invalid_parameter', `"limits.${k}" is not a limit (known: ${LIMIT_FIELDS.join(', ')}).`, { param: `limits.${k}` });
     const nullable = k !== 'requests_per_minute';
-    if ((value === null && nullable) || (typeof value === 'number' && Number.isInteger(value) && value > 0)) out[k] = value as number | null;
+    if ((value === null && nullable) || (typeof value === 'number' && Number.isInteger(value) && value > 0)) out[k] = value;
     else throw new GatewayError('invalid_parameter', `"limits.${k}" must be a positive integer${nullable ? ' or null' : ''}.`, { param: `limits.${k}` });
   }
-  return out as LimitsOverride;
+  return out;
 }
