@@ -74,9 +74,9 @@ export async function warm(stripTypeScriptTypes) {
 
 /** Node calls the API experimental and says so on stderr; the gateway's start is no place for that line. */
 function quietly(fn) {
-  const emit = process.emitWarning;
+  const emit = process.emitWarning.bind(process);
   process.emitWarning = (warning, ...rest) => {
-    if ((rest[0]?.type ?? rest[0]) !== 'ExperimentalWarning') emit.call(process, warning, ...rest);
+    if ((rest[0]?.type ?? rest[0]) !== 'ExperimentalWarning') emit(warning, ...rest);
   };
   try {
     return fn();

@@ -3,7 +3,6 @@
 // providers-doc.test.ts fails when the doc and this disagree;
 // `node test/conformance/write-providers-doc.ts` brings the doc up to date.
 
-import type { RequestParameter } from '../../src/canonical/request.ts';
 import { assertNever } from '../../src/canonical/stream-part.ts';
 import { GEMINI_RULES } from '../../src/providers/google/gemini-parameters.ts';
 import { OPENAI_PROFILES } from '../../src/providers/openai/openai-profiles.ts';

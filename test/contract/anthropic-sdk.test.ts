@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { defineAnthropicSdkSuite } from './anthropic-sdk-cases.ts';
-import type { AnthropicClass } from './anthropic-sdk-support.ts';
 
 // The current major of the official SDK: `apiKey` goes as `Authorization: Bearer`, with
 // `anthropic-version: 2026-10-21`.

@@ -115,7 +115,7 @@ export function descendants(pid: number): number[] {
     return out;
   }
   for (const tid of tasks) {
-    let children = '';
+    let children: string;
     try {
       children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
     } catch {

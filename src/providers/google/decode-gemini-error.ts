@@ -51,7 +51,7 @@ function isGatewaysOwn(error: GeminiErrorWire | undefined): boolean {
 
 function errorObject(raw: unknown): GeminiErrorWire | undefined {
   // Some Google front ends wrap the error in a one-element array.
-  const value = Array.isArray(raw) ? raw[0] : raw;
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw;
   const err = (value as { error?: unknown } | null)?.error;
   return typeof err === 'object' && err !== null ? (err) : undefined;
 }

@@ -1,6 +1,5 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import type { EmbeddingTask } from '../../canonical/task.ts';
 import type { Usage } from '../../canonical/usage.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';

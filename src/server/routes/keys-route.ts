@@ -262,8 +262,8 @@ function objectBody(body: unknown): Record<string, unknown> {
 /** A USD limit as decimal text, at most MAX_KEY_LIMIT_USD; null (or absent) means no limit of the key's own. */
 function readLimit(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const text = String(value);
-  if ((typeof value !== 'number' && typeof value !== 'string') || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
+  const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '';
+  if (text === '' || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
     throw new GatewayError('invalid_parameter', `"limit" must be a USD amount from 0 to ${MAX_KEY_LIMIT_USD} with at most 9 decimals, or null.`, { param: 'limit' });
   }
   return text;

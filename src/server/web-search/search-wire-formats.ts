@@ -28,12 +28,12 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
   switch (kind) {
     case 'searxng': {
       const params = new URLSearchParams({ q: q.q, format: 'json', pageno: '1' });
-      return { method: 'GET', path: `/search?${params}`, headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } };
+      return { method: 'GET', path: `/search?${params.toString()}`, headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } };
     }
     case 'brave': {
       const params = new URLSearchParams({ q: q.q, count: String(Math.min(q.maxResults, BRAVE_MAX)) });
       if (q.fromDate !== undefined) params.set('freshness', `${q.fromDate}to${q.toDate ?? new Date().toISOString().slice(0, 10)}`);
-      return { method: 'GET', path: `/res/v1/web/search?${params}`, headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
+      return { method: 'GET', path: `/res/v1/web/search?${params.toString()}`, headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
     }
     case 'tavily': {
       const body: Record<string, unknown> = { query: q.q, max_results: Math.min(q.maxResults, TAVILY_MAX) };

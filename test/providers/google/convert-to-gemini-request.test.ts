@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ReasoningConfig, RequestParameter } from '../../../src/canonical/request.ts';
+import type { ReasoningConfig } from '../../../src/canonical/request.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { ALL_PARAMETERS } from '../../../src/providers/parameter-rules.ts';
 import { buildGeminiBody, convertToGeminiRequest } from '../../../src/providers/google/convert-to-gemini-request.ts';
