@@ -3,7 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
 import type { KeyLimitReset } from '../../../store/account-store.ts';
 import type { Services } from '../../services.ts';
-import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, usdText, pageSize, paramOf, queryOf, requireAdmin } from './admin-common.ts';
+import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, usdText, pageSize, paramOf, queryOf, requireAdmin, stillThere } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
@@ -102,17 +102,17 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       let out = key;
       const at = new Date().toISOString();
       if (limitChange !== null) {
-        out = (await asBadRequest(() => service.updateKeyLimit(key.hash, limitChange)))!;
+        out = stillThere(await asBadRequest(() => service.updateKeyLimit(key.hash, limitChange)), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), 'key.limit', key.hash, {
           account_id: key.accountId, label: key.label, limit: limitChange.limitUsd ?? null, limit_reset: out.limitReset,
         }, at);
       }
       if (accessChange) {
-        out = (await service.updateKeyAccess(key.hash, { allowlist: allowlistChange, ...(maxInFlight === undefined ? {} : { maxInFlight }) }))!;
+        out = stillThere(await service.updateKeyAccess(key.hash, { allowlist: allowlistChange, ...(maxInFlight === undefined ? {} : { maxInFlight }) }), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), 'key.access', key.hash, accessAudit(out, {}), at);
       }
       if (disabled !== undefined) {
-        out = (disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash))!;
+        out = stillThere(disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, at);
       }
       return out;

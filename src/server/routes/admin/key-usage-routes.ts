@@ -23,7 +23,7 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
   app.get(`${prefix}/keys/:hash/usage`, { ...access('management', { role: 'viewer' }), schema: doc(['account reports']) }, async (request) => {
     const auth = await requireManager(services, request);
     const key = await services.accounts.getKey(paramOf(request, 'hash'));
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
       throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     }
     return perDay(services, key, queryOf(request));
