@@ -90,14 +90,16 @@ function failAndKill(message) {
   for (const pid of tree.filter(alive)) {
     try {
       process.kill(pid, 'SIGKILL');
-    } catch {}
+    } catch {
+      // gone already
+    }
   }
   fail(message);
 }
 
 function descendants(pid) {
   const out = [];
-  let tasks = [];
+  let tasks;
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
@@ -107,7 +109,9 @@ function descendants(pid) {
     let children = '';
     try {
       children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
-    } catch {}
+    } catch {
+      // the thread ended meanwhile: no children
+    }
     for (const c of children.split(' ').filter(Boolean).map(Number)) out.push(c, ...descendants(c));
   }
   return out;

@@ -45,7 +45,7 @@ try {
   const children = await Promise.all(roots.map((root, i) =>
     startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])], env: { ...gatewayEnv(), ...(fleetEnvs[i] ?? {}) } })));
   const targets: Target[] = children.map((c, i) => ({
-    name: `${String.fromCharCode(65 + i)} ${roots[i]}${extraFlags[i]?.length ? ` ${extraFlags[i]!.join(' ')}` : ''}`,
+    name: `${String.fromCharCode(65 + i)} ${roots[i]}${extraFlags[i]?.length ? ` ${extraFlags[i].join(' ')}` : ''}`,
     origin: `http://127.0.0.1:${c.info.port}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${c.info.key}` },
     model: GATEWAY_MODEL,

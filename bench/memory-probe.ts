@@ -32,9 +32,9 @@ interface Started { proc: ChildProcess; info: Record<string, unknown>; reports: 
 async function start(script: string, args: string[], nodeArgs: string[], env: Record<string, string> = {}): Promise<Started> {
   const proc = spawn(process.execPath, [...nodeArgs, script.startsWith("/") ? script : join(BENCH, script), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const reports: string[] = [];
-  proc.stderr!.setEncoding('utf8');
+  proc.stderr.setEncoding('utf8');
   let errBuf = '';
-  proc.stderr!.on('data', (t: string) => {
+  proc.stderr.on('data', (t: string) => {
     errBuf += t;
     let nl;
     while ((nl = errBuf.indexOf('\n')) >= 0) {
@@ -44,13 +44,13 @@ async function start(script: string, args: string[], nodeArgs: string[], env: Re
       else process.stderr.write(`${script}: ${line}\n`);
     }
   });
-  proc.stdout!.setEncoding('utf8');
+  proc.stdout.setEncoding('utf8');
   // The first line that is a JSON object is the child's ready line; every other line
   // (--trace-gc output, before or after it) goes to stderr, never left to fill the pipe.
   const info = await new Promise<Record<string, unknown>>((resolve) => {
     let buf = '';
     let ready = false;
-    proc.stdout!.on('data', (t: string) => {
+    proc.stdout.on('data', (t: string) => {
       buf += t;
       let nl;
       while ((nl = buf.indexOf('\n')) >= 0) {

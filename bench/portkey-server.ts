@@ -24,13 +24,15 @@ process.stdout.write = ((_chunk: unknown, ...rest: unknown[]) => {
   const done = rest.find((x) => typeof x === 'function') as (() => void) | undefined;
   done?.();
   return true;
-}) as typeof process.stdout.write;
+});
 
 let server: Server | null = null;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the server as `this`
 const listen = Server.prototype.listen;
 Server.prototype.listen = function patchedListen(this: Server, ...args: unknown[]) {
   // @hono/node-server calls listen(port, hostname = undefined, callback).
   if (server === null && typeof args[0] === 'number') {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the server this patched method was called on
     server = this;
     this.once('listening', () => stdoutWrite(`${JSON.stringify({ port: (this.address() as AddressInfo).port })}\n`));
     args[1] = '127.0.0.1';

@@ -174,7 +174,7 @@ async function main(): Promise<void> {
       loopDelay: { oneConnection: NOT_RUN, saturation: NOT_RUN },
     };
   }
-  const modeKey = (stream: boolean) => (stream ? 'streamed' : 'nonStreamed') as 'streamed' | 'nonStreamed';
+  const modeKey = (stream: boolean) => (stream ? 'streamed' : 'nonStreamed');
   const brokenReason = (t: Target, stream: boolean): Measured<never> => fail(broken.get(t.name)?.get(stream) ?? 'failed');
 
   // ---- open streams (memory per stream: after a warm-up, before the load grows the heaps) and chunk by chunk

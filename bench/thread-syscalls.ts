@@ -17,15 +17,17 @@ import { throughputSlice } from './lib/throughput.ts';
 const { values: flags } = parseArgs({ options: { stream: { type: 'boolean' }, root: { type: 'string' }, seconds: { type: 'string' } } });
 const stream = flags.stream === true;
 function threads(pid: number): Map<string, { name: string; syscw: number; syscr: number; cpu: number }> {
-  const out = new Map();
+  const out = new Map<string, { name: string; syscw: number; syscr: number; cpu: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const io = Object.fromEntries(readFileSync(`/proc/${pid}/task/${tid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ')).map(([k, v]) => [k, Number(v)]));
+      const io: Record<string, number | undefined> = Object.fromEntries(readFileSync(`/proc/${pid}/task/${tid}/io`, 'utf8').trim().split('\n').map((l) => l.split(': ')).map(([k, v]): [string, number] => [k ?? '', Number(v)]));
       const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, { name, syscw: io.syscw, syscr: io.syscr, cpu: (Number(f[11]) + Number(f[12])) * 10_000 });
-    } catch {}
+      out.set(tid, { name, syscw: io.syscw ?? 0, syscr: io.syscr ?? 0, cpu: (Number(f[11]) + Number(f[12])) * 10_000 });
+    } catch {
+      // the thread ended between readdir and read
+    }
   }
   return out;
 }

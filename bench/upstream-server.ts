@@ -156,9 +156,9 @@ function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
     res.end('{"error":{"message":"not found","type":"invalid_request_error"}}');
     return;
   }
-  let body: any;
+  let body: { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } } | null;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(text) as typeof body;
   } catch {
     res.writeHead(400, { 'content-type': 'application/json' });
     res.end('{"error":{"message":"invalid json","type":"invalid_request_error"}}');

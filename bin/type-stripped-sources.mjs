@@ -74,6 +74,7 @@ export async function warm(stripTypeScriptTypes) {
 
 /** Node calls the API experimental and says so on stderr; the gateway's start is no place for that line. */
 function quietly(fn) {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as this
   const emit = process.emitWarning;
   process.emitWarning = (warning, ...rest) => {
     if ((rest[0]?.type ?? rest[0]) !== 'ExperimentalWarning') emit.call(process, warning, ...rest);

@@ -102,7 +102,7 @@ export async function measureBudget(proxy: Target, switchyard: Target, o: Budget
       for (let i = 0; i < targets.length; i++) us.push(await oneConnectionUs(targets[i]!, bodies[i]!, o.oneConnectionRequests));
       oneConnection = { proxyUs: us[0]!, switchyardUs: us[1]!, ratio: us[1]! / us[0]! };
     }
-    for (let i = 0; i < targets.length; i++) await saturate(targets[i]!, stream, o.connections, Math.min(1, o.sliceSeconds), bodies[i]!);
+    for (let i = 0; i < targets.length; i++) await saturate(targets[i]!, stream, o.connections, Math.min(1, o.sliceSeconds), bodies[i]);
     const best = [Infinity, Infinity];
     for (let r = 0; r < o.rounds; r++) {
       for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {

@@ -40,13 +40,13 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
   const config = join(dir, 'switchyard.yaml');
   writeFileSync(config, switchyardConfig({ upstreamBaseUrl, port }));
   const env = { ...process.env, SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: 'info', ...o.env };
-  const cli = async (...args: string[]): Promise<any> => {
+  const cli = async <T>(...args: string[]): Promise<T> => {
     try {
       const { stdout } = await run(process.execPath, [CLI, ...args, '--config', config, '--json'], { cwd: ROOT, env });
-      return JSON.parse(stdout);
+      return JSON.parse(stdout) as T;
     } catch (err) {
       const e = err as { stderr?: string; message: string };
-      throw new Error(`switchyard ${args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}: ${(e.stderr ?? e.message).trim().split('\n')[0]}`);
+      throw new Error(`switchyard ${args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}: ${(e.stderr ?? e.message).trim().split('\n')[0]}`, { cause: err });
     }
   };
   let proc: ChildProcess | null = null;
@@ -62,8 +62,8 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
     proc.stderr!.on('data', (t: string) => (stderr = (stderr + t).slice(-4000)));
     const origin = `http://127.0.0.1:${port}`;
     await waitServing(origin, proc, () => stderr);
-    const account = await cli('accounts', 'create', '--name', 'bench', '--credits', '1000000', '--tier', BENCH_TIER);
-    const { key } = await cli('keys', 'create', '--account', account.id, '--name', 'bench');
+    const account = await cli<{ id: string }>('accounts', 'create', '--name', 'bench', '--credits', '1000000', '--tier', BENCH_TIER);
+    const { key } = await cli<{ key: string }>('keys', 'create', '--account', account.id, '--name', 'bench');
     const child = proc;
     return {
       target: { name, origin, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, model: GATEWAY_MODEL, pid: child.pid! },

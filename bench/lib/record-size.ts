@@ -156,7 +156,7 @@ function postgresWriter(pool: pg.Pool, layout: Layout): (b: SettlementRecord[]) 
 
 async function postgresSizes(pool: pg.Pool, tables: readonly string[]): Promise<{ record: number; database: number }> {
   let record = 0;
-  for (const t of tables) record += Number((await pool.query('SELECT pg_total_relation_size($1::regclass) AS s', [t])).rows[0].s);
-  const database = Number((await pool.query('SELECT pg_database_size(current_database()) AS s')).rows[0].s);
+  for (const t of tables) record += Number((await pool.query<{ s: string }>('SELECT pg_total_relation_size($1::regclass) AS s', [t])).rows[0]?.s);
+  const database = Number((await pool.query<{ s: string }>('SELECT pg_database_size(current_database()) AS s')).rows[0]?.s);
   return { record, database };
 }

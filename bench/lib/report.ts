@@ -68,7 +68,7 @@ export function detailReport(r: BenchResults, format: Format): string {
     out.push(heading(`Saturation, ${label}: ${r.options.connections} connections, throughput on one core and latency (ms)`));
     out.push(table(['', 'best /s', 'median', 'worst', 'min CPU µs/resp', 'mean', '1-core cap.', 'vs proxy', 'server CPU', 'upstr. CPU', 'loadgen CPU', 'p50', 'p90', 'p99', 'p99.9', 'max', 'samples', 'failed'], names.map((n) => {
       const s = r.targets[n]!.saturation[mode];
-      if (!s.ok) return [n, failed(n, s.reason), ...Array(16).fill('')];
+      if (!s.ok) return [n, failed(n, s.reason), ...Array<string>(16).fill('')];
       const t = s.value;
       return [n, int(t.rps), int(t.rpsMedian), int(t.rpsMin), t.cpuUsPerResponse.toFixed(0), t.cpuUsPerResponseMean.toFixed(0), int(t.oneCoreCapacity),
         pr?.ok && n !== NAMES.direct ? pct(pr.value.cpuUsPerResponse / t.cpuUsPerResponse) : '', pct(t.serverCpu), n === NAMES.direct ? '(server)' : pct(t.upstreamCpu), pct(t.loadCpu),
@@ -100,8 +100,8 @@ export function detailReport(r: BenchResults, format: Format): string {
   const stepCount = Math.max(0, ...Object.values(r.openStreams).map((s) => (s.ok ? s.value.steps.length : 0)));
   const steps = (n: string): string[] => {
     const s = r.openStreams[n];
-    if (s === undefined) return Array(stepCount * 2 + 1).fill('');
-    if (!s.ok) return [`fails`, ...Array(stepCount * 2).fill('')];
+    if (s === undefined) return Array<string>(stepCount * 2 + 1).fill('');
+    if (!s.ok) return [`fails`, ...Array<string>(stepCount * 2).fill('')];
     return [s.value.rssBeforeMb.toFixed(1), ...s.value.steps.flatMap((x) => [`${x.opened}/${x.requested}: ${x.rssMb.toFixed(1)}`, x.mbPerThousand.toFixed(1)])];
   };
   const stepHead = Array.from({ length: stepCount }, (_, k) => [`streams open, step ${k + 1}: RSS`, 'MB/1000']).flat();
@@ -114,7 +114,7 @@ export function detailReport(r: BenchResults, format: Format): string {
   const dw = r.chunks[NAMES.direct];
   out.push(table(['', ...Array.from({ length: PACE_WORDS }, (_, k) => `w${k + 1}`), 'worst lag vs direct'], main.map((n) => {
     const c = r.chunks[n];
-    if (c === undefined || !c.ok) return [n, 'fails', ...Array(PACE_WORDS).fill('')];
+    if (c === undefined || !c.ok) return [n, 'fails', ...Array<string>(PACE_WORDS).fill('')];
     const lag = dw?.ok ? Math.max(...c.value.wordMs.map((t, k) => t - dw.value.wordMs[k]!)) : NaN;
     return [n, ...c.value.wordMs.map((t) => t.toFixed(2)), n === NAMES.direct ? '' : signed(lag)];
   })));

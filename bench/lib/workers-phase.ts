@@ -130,7 +130,7 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
       skipped: null,
     };
   } finally {
-    await Promise.all(plan.map((p) => p.gateway?.stop()));
+    await Promise.all(plan.flatMap((p) => (p.gateway === null ? [] : [p.gateway.stop()])));
     await fleet?.stop();
   }
 }
@@ -148,7 +148,7 @@ async function wroteToPostgres(url: string): Promise<boolean> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    const exists = await client.query("SELECT to_regclass('public.generations') IS NOT NULL AS ok");
+    const exists = await client.query<{ ok: boolean }>("SELECT to_regclass('public.generations') IS NOT NULL AS ok");
     if (exists.rows[0]?.ok !== true) return false;
     // The check request's record is written by its settlement, before its last byte.
     const rows = await client.query<{ n: string }>('SELECT count(*) AS n FROM generation_records');

@@ -11,7 +11,7 @@ class FakeLedger {
   calls: Array<{ holds: string[]; records: string[] }> = [];
   refusals: RefusalCount[][] = [];
   /** Thrown by every write while set. */
-  failWith: unknown = null;
+  failWith: Error | null = null;
   /** Thrown only by writes that include this record id. */
   poison: { id: string; error: unknown } | null = null;
   async settle(holds: readonly HoldRecord[], batch: readonly SettlementRecord[], refusals: readonly RefusalCount[] = []): Promise<void> {

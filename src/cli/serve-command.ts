@@ -103,7 +103,7 @@ export async function runServe(values: ServeValues): Promise<number> {
   } catch (err) {
     await app.close();
     await services.close();
-    throw new Error(listenFailure(err, config));
+    throw new Error(listenFailure(err, config), { cause: err });
   }
 
   let closing = false;

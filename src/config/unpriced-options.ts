@@ -15,7 +15,7 @@ export type UnpricedOption = (typeof UNPRICED_OPTIONS)[number];
 export function extraCostOf(key: string, value: unknown): string | null {
   switch (key) {
     case 'service_tier':
-      return value === 'auto' || value === 'default' || value === null ? null : `service_tier "${String(value)}" is billed at other rates than the standard tier`;
+      return value === 'auto' || value === 'default' || value === null ? null : `service_tier "${typeof value === 'string' ? value : JSON.stringify(value)}" is billed at other rates than the standard tier`;
     case 'web_search_options':
       return 'web search is billed per search';
     case 'plugins':

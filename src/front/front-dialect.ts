@@ -62,7 +62,7 @@ export interface FrontDialect {
    * The raw API key, if any: from the headers, or (Gemini's `?key=`) the request's query
    * string, `url` being the request's path and query as received.
    */
-  readKey(headers: IncomingHttpHeaders, url?: string): string | undefined;
+  readKey: (headers: IncomingHttpHeaders, url?: string) => string | undefined;
   /** The headers `readKey` reads, named in a 401 for a missing or unknown key. Default `bearer`. */
   readonly keyHeaders?: KeyHeaders;
   decode(body: unknown): CanonicalRequest;

@@ -43,7 +43,7 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
     const host = bareHost(target);
     // An IP literal is connected to without a lookup: checked here.
     if (!opts.allowPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) throw new PrivateAddressError(host, host, SETTING);
-    const res = await undiciFetch(target, { ...(init as Record<string, unknown>), dispatcher: agent } as Parameters<typeof undiciFetch>[1]);
+    const res = await undiciFetch(target, { ...(init as Record<string, unknown>), dispatcher: agent });
     const body = res.body as ReadableStream<Uint8Array> | null;
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (declared > opts.maxBytes) {

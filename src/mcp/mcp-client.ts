@@ -149,7 +149,7 @@ function sessionKey(server: McpServerSpec): string {
 function explain(server: McpServerSpec, err: unknown, broken: AbortSignal | undefined, deadline: AbortSignal, timeoutMs: number): McpCallError {
   if (err instanceof McpCallError) return err;
   const name = server.name;
-  const tooLarge = broken?.aborted === true ? broken.reason : findCause(err, McpAnswerTooLarge);
+  const tooLarge: unknown = broken?.aborted === true ? broken.reason : findCause(err, McpAnswerTooLarge);
   if (tooLarge instanceof McpAnswerTooLarge) return new McpCallError(name, 'too_large', tooLarge.message);
   const privateAddress = findCause(err, PrivateAddressError);
   if (privateAddress !== null) return new McpCallError(name, 'private_address', `the MCP server "${name}" is on a private or loopback address (mcp.allow_private_addresses is off)`);

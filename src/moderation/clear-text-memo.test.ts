@@ -23,7 +23,7 @@ const request = (...texts: string[]): CanonicalRequest => ({
   sampling: {},
   stream: false,
   extra: {},
-}) as unknown as CanonicalRequest;
+});
 
 const signal = new AbortController().signal;
 const long = `${'a tool description that every turn repeats. '.repeat(20)}`;

@@ -117,7 +117,7 @@ export class Moderator {
       const res = await this.client.send({ url: `${up.baseUrl.replace(/\/+$/, '')}/moderations`, headers, body: JSON.stringify(body) }, signal, up.timeoutMs);
       const text = await res.body.text();
       if (res.status !== 200) return unchecked(`answered HTTP ${res.status}`);
-      json = JSON.parse(text);
+      json = JSON.parse(text) as typeof json;
       if (!Array.isArray(json.results)) return unchecked('answered without results');
     } catch (err) {
       // Only the kind of failure: neither the upstream's words nor our request go to the client.
@@ -126,7 +126,7 @@ export class Moderator {
     }
     const reasons = new Set<string>();
     let flaggedInput = '';
-    json.results!.forEach((r, i) => {
+    json.results.forEach((r, i) => {
       if (!r.flagged) return;
       for (const [category, hit] of Object.entries(r.categories ?? {})) if (hit) reasons.add(category);
       if (flaggedInput === '') flaggedInput = excerpt(texts[i] ?? '', 0);

@@ -5,7 +5,6 @@ import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import type { resourceFromAttributes } from '@opentelemetry/resources';
 import type { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRequire } from 'node:module';
-import type { DialectName } from '../canonical/dialect-name.ts';
 import { operationOfDialect, operationOfKind } from './gen-ai-operation.ts';
 
 // The OpenTelemetry SDK (exporter, resources, trace SDK: ~25 MB of RSS) is loaded only
@@ -77,7 +76,7 @@ export class GatewayTracing {
    * The server span of a model request, from `startedAt` (epoch ms); attempts under `signal`
    * become its children. Named `{operation} {model}`, the operation by the surface (`dialect`).
    */
-  startRequest(requestModel: string, dialect: DialectName | string, startedAt: number, signal: AbortSignal | null, traceparent: string | null): Span {
+  startRequest(requestModel: string, dialect: string, startedAt: number, signal: AbortSignal | null, traceparent: string | null): Span {
     // A caller's `traceparent` makes this span part of its trace; a malformed one is ignored.
     const parent = traceparent === null ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
     const operation = operationOfDialect(dialect);

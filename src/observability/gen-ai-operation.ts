@@ -1,4 +1,3 @@
-import type { DialectName } from '../canonical/dialect-name.ts';
 import type { ModelKind } from '../canonical/task.ts';
 
 // `gen_ai.operation.name` of the OpenTelemetry GenAI semantic conventions, per surface:
@@ -22,7 +21,7 @@ export function operationOfKind(kind: ModelKind | undefined): GenAiOperation {
 }
 
 /** `dialect` as generation records hold it (a DialectName). */
-export function operationOfDialect(dialect: DialectName | string): GenAiOperation {
+export function operationOfDialect(dialect: string): GenAiOperation {
   switch (dialect) {
     case 'embeddings':
       return 'embeddings';

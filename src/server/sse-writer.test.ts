@@ -84,7 +84,7 @@ test('sendJson answers a plain JSON error with its status when nothing was strea
   assert.equal(res.head?.headers['content-type'], 'application/json; charset=utf-8');
   assert.equal(res.head?.headers['retry-after'], '1');
   assert.equal(res.ended, '{"error":{"code":"storage_unavailable"}}');
-  assert.equal(res.head?.headers['content-length'], Buffer.byteLength(res.ended!));
+  assert.equal(res.head?.headers['content-length'], Buffer.byteLength(res.ended));
 });
 
 test('backpressure: a full socket buffer makes waitForDrain wait for drain, or for the client to go', async () => {

@@ -50,7 +50,8 @@ export class SqlBudgetAlertRepository implements BudgetAlertRepository {
       ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE account_id = ?', [accountId])
       : await this.sql.all(`SELECT CAST(coalesce(sum(cost_nanos), 0) AS TEXT) AS cost FROM usage_daily_keys
           WHERE account_id = ? AND day IN (${days.map(() => '?').join(', ')})`, [accountId, ...days]);
-    return BigInt(String(rows[0]?.cost ?? '0'));
+    // CAST(... AS TEXT): the sum as decimal text, beyond a double's range.
+    return BigInt((rows[0]?.cost as string | undefined) ?? '0');
   }
 
   async memberCost(memberId: string, days: readonly string[] | null): Promise<bigint> {

@@ -92,7 +92,7 @@ export async function copySqliteToPostgres(source: DatabaseSync, target: pg.Pool
       const all = [...COPIED_TABLES.map((t) => t.name), ...SKIPPED_TABLES];
       const filled = [];
       for (const t of all) {
-        if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${t}) AS e`)).rows[0].e === true) filled.push(t);
+        if ((await client.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${t}) AS e`)).rows[0]?.e === true) filled.push(t);
       }
       if (filled.length > 0) {
         if (!opts.replace) throw new CopyRefused(`the target database is not empty (rows in ${filled.join(', ')}); migrate into an empty database, or pass --force to replace what it holds`);

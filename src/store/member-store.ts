@@ -69,7 +69,8 @@ export interface MemberRepository {
   redeemLink(tokenHash: string, now: string): Promise<string | undefined>;
 }
 
-const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** A text column's cell (node:sqlite and pg both return text as a string), or null. */
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function toMember(r: Record<string, unknown>): MemberRecord {
   const budget = r.budget_nanos === null || r.budget_nanos === undefined ? null

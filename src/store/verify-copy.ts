@@ -58,7 +58,7 @@ export function sqliteFigures(db: DatabaseSync, columns: TableColumns): Figures 
   const all = (sql: string): Row[] => {
     const s = db.prepare(sql);
     s.setReadBigInts(true);
-    return s.all() as Row[];
+    return s.all();
   };
   db.exec('BEGIN');
   try {
@@ -82,11 +82,11 @@ export async function postgresFigures(pool: pg.Pool, columns: TableColumns): Pro
     const counts: Record<string, unknown> = {};
     const digests: Record<string, string> = {};
     for (const t of COPIED_TABLES) {
-      counts[t.name] = (await client.query(`SELECT count(*) AS n FROM ${t.name}`)).rows[0].n;
+      counts[t.name] = (await client.query<{ n: unknown }>(`SELECT count(*) AS n FROM ${t.name}`)).rows[0]?.n;
       digests[t.name] = (await postgresDigest(client, t.name, columns[t.name]!)).digest;
     }
-    const accounts = (await client.query(ACCOUNT_FIGURES)).rows;
-    const keys = (await client.query(KEY_USAGE)).rows;
+    const accounts = (await client.query<Row>(ACCOUNT_FIGURES)).rows;
+    const keys = (await client.query<Row>(KEY_USAGE)).rows;
     await client.query('COMMIT');
     return figuresOf(counts, digests, accounts, keys);
   } finally {

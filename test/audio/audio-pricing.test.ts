@@ -23,7 +23,7 @@ function endpoint(modelId: string): Endpoint {
     provider: { id: provider.id, kind: provider.kind, name: provider.name, baseUrl: provider.baseUrl, timeoutMs: 1000, cacheFamily: provider.cacheFamily },
     contextLength: ep.contextLength ?? model.contextLength, ...(ep.maxOutputTokens ?? model.maxOutputTokens ? { maxOutputTokens: ep.maxOutputTokens ?? model.maxOutputTokens } : {}),
     dataCollection: 'deny', zdr: false, supportedParameters: new Set(),
-  } as Endpoint;
+  };
 }
 
 const speech = (input: string): SpeechTask => ({ kind: 'speech', input, voice: 'alloy', responseFormat: 'mp3' });

@@ -67,7 +67,7 @@ test('where a response\'s CPU goes: each target\'s threads and their total, afte
   assert.ok(at > text.indexOf('Saturation, non-streamed') && at < text.indexOf('Saturation, streamed'), 'under the non-streamed saturation table');
   const sy = r.targets.switchyard!.saturation.nonStreamed;
   assert.ok(sy.ok && sy.value.threadUs !== null);
-  const th = sy.value.threadUs!;
+  const th = sy.value.threadUs;
   const row = `switchyard\\s+${th['event loop']!.toFixed(1)}\\s+${th['worker threads']!.toFixed(1)}\\s+${th['V8 (GC, compiler)']!.toFixed(1)}\\s+0\\.0\\s+${sy.value.cpuUsPerResponse.toFixed(1)}`;
   assert.match(text.slice(at), new RegExp(row));
 });

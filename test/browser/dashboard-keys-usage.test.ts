@@ -134,7 +134,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await visit(page, 'Activity', 'table[aria-label="Generations"] tbody tr');
     const download = page.waitForEvent('download');
     await page.getByTestId('export-csv').click();
-    const text = readFileSync((await (await download).path())!, 'utf8');
+    const text = readFileSync((await (await download).path()), 'utf8');
     const lines = text.split('\r\n').filter((l) => l !== '');
     const total = Number((gw.db.prepare('SELECT count(*) AS n FROM generations WHERE account_id = ?').get(gw.accountId) as { n: number }).n);
     assert.ok(total > 120, `${total} records`);

@@ -275,7 +275,7 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
         assert.equal(result.error?.code, 'upstream_rejected_request', `stream=${stream}`);
         assert.equal(result.error?.status, 400);
         assert.equal(result.error?.retryable, false);
-        assert.match(result.error!.message, /Invalid value for temperature/);
+        assert.match(result.error.message, /Invalid value for temperature/);
         assert.equal(result.parts.length, 0);
       }
     },

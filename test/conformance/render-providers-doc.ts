@@ -3,7 +3,6 @@
 // providers-doc.test.ts fails when the doc and this disagree;
 // `node test/conformance/write-providers-doc.ts` brings the doc up to date.
 
-import type { RequestParameter } from '../../src/canonical/request.ts';
 import { assertNever } from '../../src/canonical/stream-part.ts';
 import { GEMINI_RULES } from '../../src/providers/google/gemini-parameters.ts';
 import { OPENAI_PROFILES } from '../../src/providers/openai/openai-profiles.ts';
@@ -89,7 +88,7 @@ export function renderParameterTable(): string {
   const head = ['Parameter', ...PARAMETER_COLUMNS.map((c) => `\`${c.provider}\``)];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const name of ALL_PARAMETERS) {
-    rows.push(`| \`${name}\` | ${PARAMETER_COLUMNS.map((c) => cell(c.table[name as RequestParameter], name)).join(' | ')} |`);
+    rows.push(`| \`${name}\` | ${PARAMETER_COLUMNS.map((c) => cell(c.table[name], name)).join(' | ')} |`);
   }
   return rows.join('\n');
 }
@@ -99,7 +98,7 @@ export function renderDropNotes(): string {
   for (const { provider, table } of PARAMETER_COLUMNS) {
     const byNote = new Map<string, string[]>();
     for (const name of ALL_PARAMETERS) {
-      const rule = table[name as RequestParameter];
+      const rule = table[name];
       if (rule.action !== 'drop' && rule.action !== 'gateway') continue;
       byNote.set(rule.note!, [...(byNote.get(rule.note!) ?? []), `\`${name}\``]);
     }

@@ -71,7 +71,7 @@ describe('@google/genai against switchyard, the sim serving', () => {
     assert.ok(calls[0]!.id !== undefined && calls[0]!.id.length > 0);
     const second = await ai.models.generateContent({
       model: 'switchyard/sim-fast',
-      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: calls[0]!.id!, name: 'get_weather', response: { output: 'sunny, 21 C' } } }] }],
+      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: calls[0]!.id, name: 'get_weather', response: { output: 'sunny, 21 C' } } }] }],
       config: { tools: config.tools },
     });
     assert.equal(second.functionCalls, undefined);
@@ -190,7 +190,7 @@ describe('@google/genai against switchyard, an OpenAI-format upstream serving', 
 
     const second = await ai.models.generateContent({
       model: 'acme/mock-1',
-      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: 'call_up_1', name: 'get_weather', response: { output: 'sunny' } } }] }],
+      contents: [question, first.candidates[0].content!, { role: 'user', parts: [{ functionResponse: { id: 'call_up_1', name: 'get_weather', response: { output: 'sunny' } } }] }],
       config,
     });
     assert.equal(second.text, 'It is sunny in Oslo.');

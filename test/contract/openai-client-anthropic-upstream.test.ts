@@ -254,7 +254,7 @@ describe('the official openai client against switchyard (Anthropic-format upstre
     emu.enqueue({ fault: 'status', status: 529 }, { text: 'From the backup.' });
     const c = await client.chat.completions.create({ model: 'acme/claude-ha', messages: [{ role: 'user', content: 'x' }] });
     assert.equal(c.choices[0]!.message.content, 'From the backup.');
-    assert.deepEqual(emu.requests.map((r) => `${r.path} ${r.headers['x-api-key']} ${r.body.model}`).sort(), [
+    assert.deepEqual(emu.requests.map((r) => `${r.path} ${String(r.headers['x-api-key'])} ${r.body.model}`).sort(), [
       '/v1/messages sk-ant-b claude-mock-b',
       '/v1/messages sk-ant-c claude-mock-c',
     ]);

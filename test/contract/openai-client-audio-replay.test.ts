@@ -64,7 +64,7 @@ describe('assistant.audio {id} replayed through the official openai client', () 
     const audio = first.choices[0]!.message.audio;
     assert.equal(audio?.id, 'audio_abc');
     // As OpenAI's audio guide replays a spoken answer: the audio by id, no content.
-    return [question, { role: 'assistant', audio: { id: audio!.id } }, { role: 'user', content: 'And of Italy?' }];
+    return [question, { role: 'assistant', audio: { id: audio.id } }, { role: 'user', content: 'And of Italy?' }];
   }
 
   test('to an upstream that speaks, the id goes back as audio: {id}', async () => {

@@ -65,7 +65,7 @@ describe('the official openai client reads generated audio and images (OpenAI-fo
     let transcript = '';
     let id = '';
     for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
-      const audio = (chunk.choices[0]?.delta as { audio?: { id?: string; data?: string; transcript?: string } } | undefined)?.audio;
+      const audio = (chunk.choices[0]?.delta)?.audio;
       id ||= audio?.id ?? '';
       data += audio?.data ?? '';
       transcript += audio?.transcript ?? '';

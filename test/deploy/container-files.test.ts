@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 
 const root = new URL('../../', import.meta.url);
 const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
-const compose = parse(readFileSync(new URL('docker-compose.yml', root), 'utf8'), { merge: true }) as any;
+const compose = parse(readFileSync(new URL('docker-compose.yml', root), 'utf8'), { merge: true });
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped. */
 function instructions(text: string): string[] {

@@ -41,7 +41,7 @@ describe('crash safety of the ledger', () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     const origin = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (d: Buffer) => {
+      child.stderr.on('data', (d: Buffer) => {
         err += d.toString();
         const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
         if (m) resolve(m[1]!);

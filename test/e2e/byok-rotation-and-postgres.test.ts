@@ -90,7 +90,7 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.equal(withNew?.keys.get('acme-up')?.credential.apiKey, ACCOUNT_KEY);
     const withOld = await new ByokKeys(gw.services.stores, MasterKey.parse(OLD), () => 0).forAccount(gw.accountId);
     assert.equal(withOld?.keys.size, 0);
-    assert.deepEqual([...withOld!.unusable], ['acme-up']);
+    assert.deepEqual([...withOld.unusable], ['acme-up']);
     // Run again: nothing left to re-seal.
     const again = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
     assert.deepEqual(JSON.parse(again.out), { resealed: 0, already_new: 1, webhook_secrets: 0 });

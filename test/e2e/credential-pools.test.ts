@@ -40,7 +40,7 @@ describe('credential pools', () => {
     process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stderr.write;
+    });
     oa = await startOpenAIChatEmulator();
     an = await startAnthropicEmulator();
     gw = await startTestGateway({

@@ -30,8 +30,8 @@ describe('Gemini embedContent and batchEmbedContents', () => {
   test('the SDK embeds several contents (batchEmbedContents) in order, with outputDimensionality', async () => {
     const res = await ai.models.embedContent({ model: 'switchyard/sim-embed', contents: ['first text', 'second text'], config: { outputDimensionality: 16 } });
     assert.equal(res.embeddings?.length, 2);
-    assert.deepEqual(res.embeddings![0]!.values, simVector('first text', 16));
-    assert.deepEqual(res.embeddings![1]!.values, simVector('second text', 16));
+    assert.deepEqual(res.embeddings[0]!.values, simVector('first text', 16));
+    assert.deepEqual(res.embeddings[1]!.values, simVector('second text', 16));
   });
 
   test('raw embedContent with ?key= and the record of its charge', async () => {

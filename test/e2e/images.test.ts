@@ -129,11 +129,11 @@ models:
     const answer = raw.data;
     assert.equal(answer.data?.length, 2);
     for (let i = 0; i < 2; i++) {
-      const png: Buffer = Buffer.from(answer.data![i]!.b64_json!, 'base64');
+      const png: Buffer = Buffer.from(answer.data[i]!.b64_json!, 'base64');
       assert.deepEqual(decodePng(png), { width: SIM_IMAGE_SIDE, height: SIM_IMAGE_SIDE, chunks: ['IHDR', 'IDAT', 'IEND'] });
       assert.deepEqual(png, simPng(simImageSeed('a red fox', i)), 'deterministic from the prompt and the index');
     }
-    assert.notDeepEqual(answer.data![0]!.b64_json, answer.data![1]!.b64_json);
+    assert.notDeepEqual(answer.data[0]!.b64_json, answer.data[1]!.b64_json);
     assert.equal(answer.output_format, 'png');
     assert.equal(answer.size, '1024x1024');
     assert.ok(answer.created > 0);

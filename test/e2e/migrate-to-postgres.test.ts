@@ -47,7 +47,7 @@ async function filledDatabase(): Promise<string> {
       const r = await postJson(`${gw.origin}/api/v1/admin/accounts/${other.id}/credits`, body, adminAuth);
       assert.equal(r.status, 201, r.text);
     }
-    gw.services.sessions.create(admin.record.hash, 60_000);
+    await gw.services.sessions.create(admin.record.hash, 60_000);
     await gw.flush();
     const charges = gw.db.prepare("SELECT count(*) AS n FROM ledger WHERE kind = 'charge'").get() as { n: number };
     assert.equal(charges.n, 3, 'three settled, charged generations');

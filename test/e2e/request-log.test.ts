@@ -135,7 +135,7 @@ describe('request log: no secret reaches it', () => {
     for (const [path, body] of bodies) {
       for (const stream of [false, true]) {
         for (const fault of faults) {
-          if (fault !== null) emu.enqueue(fault as never);
+          if (fault !== null) emu.enqueue(fault);
           const r = await postJson(`${gw.baseUrl}/${path}`, body(stream), headers);
           assert.ok(r.headers.get('x-generation-id') !== null, `${path} answered (${r.status})`);
         }
@@ -144,7 +144,7 @@ describe('request log: no secret reaches it', () => {
     // Gemini's API, the key in the query string (?key=): the URL is never logged.
     for (const method of ['generateContent', 'streamGenerateContent?alt=sse', 'streamGenerateContent']) {
       for (const fault of faults) {
-        if (fault !== null) emu.enqueue(fault as never);
+        if (fault !== null) emu.enqueue(fault);
         const sep = method.includes('?') ? '&' : '?';
         const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:${method}${sep}key=${gw.key}`, { contents: [{ role: 'user', parts: [{ text: `hi ${UPSTREAM_KEY}` }] }] }, { 'x-title': headers['x-title'] });
         assert.ok(r.headers.get('x-generation-id') !== null, `gemini ${method} answered (${r.status})`);

@@ -50,7 +50,7 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.equal(second.json.choices[0].message.content, first.json.choices[0].message.content);
   assert.deepEqual(second.json.usage.prompt_tokens, first.json.usage.prompt_tokens);
 
-  rig.gw.flush();
+  await rig.gw.flush();
   const missRecord = (await rig.gw.services.generations.getRecord(first.headers.get('x-generation-id')!))!;
   const hitRecord = (await rig.gw.services.generations.getRecord(second.headers.get('x-generation-id')!))!;
   assert.equal(missRecord.cacheHit, false);
@@ -186,7 +186,7 @@ describe('response cache, in process', () => {
       await rig.chat(ASK);
       const hit = await rig.chat(ASK);
       assert.equal(hit.headers.get('x-switchyard-cache'), 'HIT');
-      rig.gw.flush();
+      await rig.gw.flush();
       assert.equal((await rig.gw.services.generations.getRecord(hit.headers.get('x-generation-id')!))!.costNanos, 0n);
     } finally {
       await rig.close();

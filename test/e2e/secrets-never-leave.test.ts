@@ -24,7 +24,7 @@ describe('upstream credentials never leave the gateway', () => {
     process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stderr.write;
+    });
     oa = await startOpenAIChatEmulator();
     an = await startAnthropicEmulator();
     gm = await startGeminiEmulator({ apiKey: KEYS.google });

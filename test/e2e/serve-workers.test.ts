@@ -167,7 +167,7 @@ test('two workers serve one port; /metrics from either answers for both; SIGTERM
     await s.waitFor(/SIGTERM: stopping 2 worker\(s\)/);
     const payloads = ssePayloads(await stream.done);
     assert.equal(payloads.at(-1), '[DONE]');
-    const usage = (payloads.filter((p): p is any => p !== '[DONE]').at(-1) as any).usage;
+    const usage = (payloads.filter((p): p is any => p !== '[DONE]').at(-1)).usage;
     assert.ok(usage.completion_tokens > 10, JSON.stringify(usage));
     assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
     await s.closed;
@@ -194,7 +194,7 @@ test('a worker that dies is restarted on the same port; SIGHUP reaches every wor
     const origin = `http://127.0.0.1:${port}`;
     const first = Number(/worker 1 \(pid (\d+)\) listening on/.exec(s.stderr)![1]);
     tree = [s.child.pid!, ...descendants(s.child.pid!)];
-    process.kill(first!, 'SIGKILL');
+    process.kill(first, 'SIGKILL');
     await s.waitFor(new RegExp(`worker 1 \\(pid ${first}\\) exited \\(signal SIGKILL\\)`));
     await s.waitFor(/restarting worker 1 in 50 ms/);
     // While the new worker starts (it waits for the dead one's SQLite lease), a scrape is

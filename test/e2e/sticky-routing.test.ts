@@ -74,7 +74,7 @@ async function measure(rig: Rig): Promise<void> {
   const first = turns[0]!.provider;
   assert.deepEqual(turns.map((t) => t.provider), Array(TURNS).fill(first), 'every turn after the first goes where the first went');
 
-  rig.gw.flush();
+  await rig.gw.flush();
   const pricing = rig.gw.services.catalog.resolve('acme/convo')!.model.endpoints.find((e) => e.provider.id === first)!.compiledPricing;
   const served = rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!;
   const upstreamAnswers = served.requests.length;

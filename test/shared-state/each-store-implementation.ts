@@ -37,7 +37,8 @@ const REDIS_SHORT_TTL_MS = 60;
 
 export function eachImplementation<S>(name: string, impls: Implementations<S>, suite: (it: (title: string, fn: (s: Subject<S>) => Promise<void>) => void) => void): void {
   describe(`${name}: in process`, () => {
-    suite((title, fn) => it(title, async () => {
+    // node:test's runner awaits what it() returns.
+    suite((title, fn) => void it(title, async () => {
       const clock: Clock = { now: Date.UTC(2026, 0, 1) };
       const stores = new Map<string, S>();
       await fn({
@@ -63,7 +64,8 @@ export function eachImplementation<S>(name: string, impls: Implementations<S>, s
       await connection?.close();
       await redis?.stop();
     });
-    suite((title, fn) => it(title, async () => {
+    // node:test's runner awaits what it() returns.
+    suite((title, fn) => void it(title, async () => {
       const clock: Clock = { now: Date.UTC(2026, 0, 1) };
       const run = `c${++cases}`;
       await fn({

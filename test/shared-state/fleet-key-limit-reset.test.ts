@@ -87,13 +87,13 @@ test('a daily limit spent is refused until 00:00 UTC, then whole again on the sa
   const thursday = Date.UTC(2026, 0, 8);
   const r = await rig(3n * M, 'daily', wednesdayNoon);
   const [a, b] = [await r.instance(), await r.instance()];
-  for (let i = 0; i < 3; i++) await spend(r, i % 2 === 0 ? a! : b!, `w${i}`, M);
-  assert.deepEqual(await b!.reserve('w3', 'acct_1', 'hash_1', 1n), keyLimit(0n));
+  for (let i = 0; i < 3; i++) await spend(r, i % 2 === 0 ? a : b, `w${i}`, M);
+  assert.deepEqual(await b.reserve('w3', 'acct_1', 'hash_1', 1n), keyLimit(0n));
   r.clock.now = thursday - 1;
-  assert.deepEqual(await a!.reserve('w4', 'acct_1', 'hash_1', 1n), keyLimit(0n), 'the last millisecond of Wednesday');
+  assert.deepEqual(await a.reserve('w4', 'acct_1', 'hash_1', 1n), keyLimit(0n), 'the last millisecond of Wednesday');
   r.clock.now = thursday;
-  assert.deepEqual(await a!.reserve('t0', 'acct_1', 'hash_1', 3n * M + 1n), keyLimit(3n * M), 'Thursday: the whole limit, nothing more');
-  assert.deepEqual(await b!.reserve('t1', 'acct_1', 'hash_1', 3n * M), { ok: true, heldNanos: 3n * M });
+  assert.deepEqual(await a.reserve('t0', 'acct_1', 'hash_1', 3n * M + 1n), keyLimit(3n * M), 'Thursday: the whole limit, nothing more');
+  assert.deepEqual(await b.reserve('t1', 'acct_1', 'hash_1', 3n * M), { ok: true, heldNanos: 3n * M });
   // The key's whole usage still grows in the database; the limit capped Wednesday's only.
   const usage = (await r.pool.query(`SELECT usage_nanos FROM api_keys WHERE hash = 'hash_1'`)).rows[0].usage_nanos;
   assert.equal(BigInt(usage), 3n * M);
@@ -124,22 +124,22 @@ test('a request begun before midnight and settled after does not count in the ne
   const r = await rig(3n * M, 'daily', midnight - 1000);
   const [a, b] = [await r.instance(), await r.instance()];
   const begun = r.clock.now;
-  assert.deepEqual(await a!.reserve('late', 'acct_1', 'hash_1', M), { ok: true, heldNanos: M });
+  assert.deepEqual(await a.reserve('late', 'acct_1', 'hash_1', M), { ok: true, heldNanos: M });
   r.clock.now = midnight + 1000;
   // Another instance reserves in the new day: the snapshot is read for Wednesday (its usage 0);
   // the late request's hold still counts while it runs.
-  assert.deepEqual(await b!.reserve('early', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
-  assert.deepEqual(await b!.reserve('early', 'acct_1', 'hash_1', M), { ok: true, heldNanos: M });
-  await settle(r, a!, 'late', M, begun);
-  await settle(r, b!, 'early', M, r.clock.now);
+  assert.deepEqual(await b.reserve('early', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
+  assert.deepEqual(await b.reserve('early', 'acct_1', 'hash_1', M), { ok: true, heldNanos: M });
+  await settle(r, a, 'late', M, begun);
+  await settle(r, b, 'early', M, r.clock.now);
   // Only the request begun on Wednesday counts in Wednesday's limit.
-  assert.deepEqual(await a!.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
+  assert.deepEqual(await a.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
   const days = (await r.pool.query(`SELECT day, cost_nanos FROM usage_daily_keys WHERE key_hash = 'hash_1' ORDER BY day`)).rows;
   assert.deepEqual(days.map((d) => [d.day, BigInt(d.cost_nanos)]), [['2026-01-13', M], ['2026-01-14', M]]);
   // The database says the same: a snapshot read afresh finds the same room.
-  await b!.forget('acct_1', 'hash_1');
-  assert.deepEqual(await b!.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
-  assert.deepEqual(await b!.reserve('probe', 'acct_1', 'hash_1', 2n * M), { ok: true, heldNanos: 2n * M });
+  await b.forget('acct_1', 'hash_1');
+  assert.deepEqual(await b.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
+  assert.deepEqual(await b.reserve('probe', 'acct_1', 'hash_1', 2n * M), { ok: true, heldNanos: 2n * M });
 });
 
 test('a monthly limit is whole again on the 1st 00:00 UTC, on the same snapshot', { skip }, async () => {

@@ -46,7 +46,7 @@ test('instances starting at once: each migration is applied exactly once', { ski
   const runners = await Promise.all([pool(url), pool(url), pool(url)]);
   const applied = await Promise.all(runners.map((p) => migratePostgres(p)));
   assert.deepEqual(applied.flat().sort((a, b) => a - b), MIGRATIONS.map((m) => m.version));
-  const rows = (await runners[0]!.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+  const rows = (await runners[0].query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
   assert.deepEqual(rows, MIGRATIONS.map((m) => m.version));
 });
 
@@ -83,7 +83,7 @@ test('PostgresLedger.settle writes the same rows as LedgerStore.settle on the sa
     [[hold('g1', 7_000n), hold('g2', 9_000n), hold('g5', 1_000n)], []],
     [[hold('g3', 3_000n)], [settlement('g1', 6_123n), later(settlement('g2', 0n), '2026-01-01T00:00:05.000Z', { status: 'error', errorCode: 'upstream_error', latencyMs: null })]],
     [[], [
-      later(settlement('g3', 2_500n, true, 'hash_2'), '2026-01-02T10:00:00.000Z', { xTitle: 'My App', costBreakdown: { prompt: '0.000001' } as never }),
+      later(settlement('g3', 2_500n, true, 'hash_2'), '2026-01-02T10:00:00.000Z', { xTitle: 'My App', costBreakdown: { prompt: '0.000001' } }),
       later(settlement('g4', 1_000_000n, false), '2026-01-02T11:00:00.000Z', { model: 'b/other', provider: 'q', streamed: true, cancelled: true }),
       later(settlement('g6', 42n, false, 'hash_2'), '2026-01-01T23:59:59.999Z'),
     ]],

@@ -26,7 +26,7 @@ contractCase('accounts: create, get, list in creation order, count, update with 
   const list = (await s.accounts.listAccounts()).map((a) => a.id);
   assert.deepEqual(list, ['acct_B', 'acct_a', 'acct_-z']);
   assert.equal(await s.accounts.countAccounts(), 3);
-  const updated = await s.accounts.updateAccount('acct_a', { tier: 'tier2', isActive: false, limitsOverride: { requests_per_minute: 7 } as never });
+  const updated = await s.accounts.updateAccount('acct_a', { tier: 'tier2', isActive: false, limitsOverride: { requests_per_minute: 7 } });
   assert.equal(updated?.tier, 'tier2');
   assert.equal(updated?.isActive, false);
   assert.deepEqual(updated?.limitsOverride, { requests_per_minute: 7 });

@@ -74,7 +74,7 @@ function mcpServer(tools: Record<string, TestTool>, state: McpTestServer, header
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const args = (request.params.arguments ?? {});
     state.calls.push({ tool: name, args, headers });
     const tool = tools[name];
     if (tool === undefined) return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };

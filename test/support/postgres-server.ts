@@ -110,7 +110,7 @@ async function bootEmbedded(dir: string, port: number): Promise<Server> {
     await withTimeout(pg.initialise(), 'initdb');
     await withTimeout(pg.start(), 'postgres start');
   } catch (err) {
-    throw new Error(`embedded postgres did not start: ${(err as Error)?.message ?? ''}\n${logs.join('')}`);
+    throw new Error(`embedded postgres did not start: ${(err as Error)?.message ?? ''}\n${logs.join('')}`, { cause: err });
   }
   return { port, dir, stop: () => pg.stop() };
 }

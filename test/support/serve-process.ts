@@ -36,11 +36,11 @@ export function run(command: string, args: string[], opts: SpawnOptions): ServeR
   const child = spawn(command, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const waiters: Array<() => void> = [];
-  child.stderr!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
     for (const w of [...waiters]) w();
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
@@ -115,7 +115,7 @@ export function descendants(pid: number): number[] {
     return out;
   }
   for (const tid of tasks) {
-    let children = '';
+    let children: string;
     try {
       children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
     } catch {

@@ -26,7 +26,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -37,19 +37,30 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  let json: any = null;
+  let json: unknown;
   try {
-    json = text === '' ? null : JSON.parse(text);
+    json = text === '' ? null : (JSON.parse(text) as unknown);
   } catch {
     json = null;
   }
   if (!res.ok) {
-    const err = json?.error ?? {};
-    const apiError = new ApiError(res.status, String(err.code ?? res.status), String(err.message ?? `HTTP ${res.status}`));
+    const err = errorOf(json);
+    const apiError = new ApiError(res.status, err.code ?? String(res.status), err.message ?? `HTTP ${res.status}`);
     if (res.status === 401 && path !== '/dashboard/session') onUnauthorized();
     throw apiError;
   }
   return json as T;
+}
+
+/** The `error` object of an error answer, as far as it has one. */
+function errorOf(json: unknown): { code?: string; message?: string } {
+  const err = typeof json === 'object' && json !== null && 'error' in json ? json.error : undefined;
+  if (typeof err !== 'object' || err === null) return {};
+  const { code, message } = err as Record<string, unknown>;
+  const text = (v: unknown): string | undefined => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+  const codeText = text(code);
+  const messageText = text(message);
+  return { ...(codeText === undefined ? {} : { code: codeText }), ...(messageText === undefined ? {} : { message: messageText }) };
 }
 
 /** A query string from the defined, non-empty values. */

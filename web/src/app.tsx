@@ -20,6 +20,7 @@ import { AdminHealth } from './pages/admin-health.tsx';
 import { AdminAudit } from './pages/admin-audit.tsx';
 import { AdminConfig } from './pages/admin-config.tsx';
 import type { DashboardSession } from './api/types.ts';
+import { asyncHandler } from './async-handler.ts';
 
 /** A signed-in dashboard session (GET /dashboard/session). */
 export type Session = Extract<DashboardSession, { signed_in: true }>;
@@ -90,7 +91,7 @@ export function App() {
       <header class="top">
         <span class="brand">Switchyard</span>
         <span class="who" data-testid="who">{session.kind === 'admin' ? 'Operator' : session.member != null ? `${session.member.email} · ${session.account.name} (${session.role})` : session.account.name}</span>
-        <button type="button" class="link" onClick={signOut}>Sign out</button>
+        <button type="button" class="link" onClick={asyncHandler(signOut)}>Sign out</button>
       </header>
       <nav class="nav" aria-label="Pages">
         {pages.map((p) => (

@@ -9,7 +9,7 @@ export interface Loaded<T> {
 }
 
 /** GET a path; reloads when the path changes or on `reload()`. */
-export function useApi<T = any>(path: string | null): Loaded<T> {
+export function useApi<T = unknown>(path: string | null): Loaded<T> {
   const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {

@@ -94,7 +94,7 @@ export function generationsCommand(program: Command): void {
     if (g === undefined) throw new UsageError(`no generation ${id} (switchyard generations list shows recent ones)`);
     const json = generationView(g);
     emit(o.json, json, () => Object.entries(json)
-      .map(([k, v]) => `${`${k}:`.padEnd(22)} ${v === null ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n'));
+      .map(([k, v]) => `${`${k}:`.padEnd(22)} ${v === null ? '-' : typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n'));
   }));
 }
 

@@ -175,9 +175,9 @@ export function decodeToolResultBlock(block: JsonObject, state: DecodeState, i: 
   else if (!Array.isArray(raw)) {
     throw blockError(i, `${blockPath(i, j)}.content`, `expected a string or an array of content blocks, got ${describeType(raw)}`);
   } else {
-    const parts: Array<TextPart | ImagePart> = new Array(raw.length);
+    const parts: Array<TextPart | ImagePart> = new Array<TextPart | ImagePart>(raw.length);
     for (let k = 0; k < raw.length; k++) {
-      const inner = raw[k];
+      const inner: unknown = raw[k];
       const type = blockType(inner, i, j, k);
       if (type === 'text') parts[k] = decodeTextBlock(inner as JsonObject, state, i, j, k);
       else if (type === 'image') parts[k] = decodeImageBlock(inner as JsonObject, state, i, j, k);

@@ -43,7 +43,7 @@ function decodeTopLevelSystem(raw: unknown, state: DecodeState): SystemMessage |
 }
 
 function decodeSystemBlocks(blocks: readonly unknown[], i: number, state: DecodeState): TextPart[] {
-  const parts: TextPart[] = new Array(blocks.length);
+  const parts: TextPart[] = new Array<TextPart>(blocks.length);
   for (let j = 0; j < blocks.length; j++) {
     const block = blocks[j];
     const type = blockType(block, i, j);

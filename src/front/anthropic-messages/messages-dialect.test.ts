@@ -24,6 +24,6 @@ describe('messagesDialect', () => {
 
   it('has an Anthropic ping as its keep-alive', () => {
     assert.equal(messagesDialect.keepAlive?.text, 'event: ping\ndata: {"type":"ping"}\n\n');
-    assert.ok(messagesDialect.keepAlive!.intervalMs >= 1000);
+    assert.ok(messagesDialect.keepAlive.intervalMs >= 1000);
   });
 });

@@ -48,8 +48,8 @@ class CallLedger {
     }
     const queue = this.byName.get(name);
     if (queue === undefined) return undefined;
-    while (queue.head < queue.ids.length) {
-      const candidate = queue.ids[queue.head++]!;
+    for (let candidate = queue.ids[queue.head]; candidate !== undefined; candidate = queue.ids[queue.head]) {
+      queue.head++;
       if (this.open.delete(candidate)) return candidate;
     }
     return undefined;
@@ -65,7 +65,7 @@ export function decodeGeminiSystem(raw: unknown): Message | null {
   if (!Array.isArray(parts)) throw invalidType('systemInstruction.parts', 'an array of parts', parts);
   const content: TextPart[] = [];
   for (let j = 0; j < parts.length; j++) {
-    const part = parts[j];
+    const part: unknown = parts[j];
     if (!isObject(part) || typeof part.text !== 'string') {
       throw invalidValue(`systemInstruction.parts[${j}]`, 'must be a text part {text}');
     }
@@ -204,8 +204,9 @@ function decodeFunctionResponse(raw: unknown, i: number, j: number, ledger: Call
  */
 function resultText(response: JsonObject): string {
   const keys = Object.keys(response);
-  if (keys.length === 1) {
-    const only = response[keys[0]!];
+  const onlyKey = keys.length === 1 ? keys[0] : undefined;
+  if (onlyKey !== undefined) {
+    const only = response[onlyKey];
     if ((keys[0] === 'output' || keys[0] === 'error') && typeof only === 'string') return only;
   }
   return JSON.stringify(response);

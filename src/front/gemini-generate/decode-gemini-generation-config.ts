@@ -74,9 +74,9 @@ function readEnumList(config: JsonObject, key: string): string[] | undefined {
   const list = readStringArray(config, key, PREFIX);
   if (list === undefined) return undefined;
   const out: string[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const value = list[i]!.toUpperCase();
-    if (!MODALITIES.has(value)) throw invalidValue(`${PREFIX}.${key}[${i}]`, `must be one of 'TEXT', 'IMAGE', 'AUDIO', got ${JSON.stringify(list[i])}`);
+  for (const [i, item] of list.entries()) {
+    const value = item.toUpperCase();
+    if (!MODALITIES.has(value)) throw invalidValue(`${PREFIX}.${key}[${i}]`, `must be one of 'TEXT', 'IMAGE', 'AUDIO', got ${JSON.stringify(item)}`);
     if (value !== 'MODALITY_UNSPECIFIED') out.push(value);
   }
   return out;

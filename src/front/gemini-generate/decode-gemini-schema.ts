@@ -27,13 +27,13 @@ export function decodeGeminiSchema(node: JsonObject): JsonObject {
       }
       out.properties = properties;
     } else if (key === 'items' && isObject(value)) out.items = decodeGeminiSchema(value);
-    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = value.map((v) => (isObject(v) ? decodeGeminiSchema(v) : v));
+    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = (value as unknown[]).map((v) => (isObject(v) ? decodeGeminiSchema(v) : v));
     else out[key] = value;
   }
   if (node.nullable === true) {
     const type = out.type;
     if (typeof type === 'string') out.type = type === 'null' ? type : [type, 'null'];
-    else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: 'null' }];
+    else if (Array.isArray(out.anyOf)) out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
   }
   return out;
 }

@@ -36,7 +36,7 @@ export function decodeGeminiTools(body: JsonObject): DecodedTools {
     if (!Array.isArray(raw)) throw invalidType('tools', 'an array of Tool objects', raw);
     const out: ToolDefinition[] = [];
     for (let i = 0; i < raw.length; i++) {
-      const tool = raw[i];
+      const tool: unknown = raw[i];
       if (!isObject(tool)) throw invalidType(`tools[${i}]`, 'a Tool object {functionDeclarations}', tool);
       const declarations = tool.functionDeclarations;
       if (declarations === undefined || declarations === null) {
@@ -97,7 +97,7 @@ function decodeToolConfig(body: JsonObject, tools: ToolDefinition[] | undefined,
       return { type: 'none' };
     case 'ANY':
       if (allowed === undefined || allowed.length === 0) choice = { type: 'required' };
-      else if (allowed.length === 1) choice = { type: 'tool', name: allowed[0]! };
+      else if (allowed.length === 1) choice = { type: 'tool', name: allowed[0] ?? '' };
       else {
         const declared = new Set(tools?.map((t) => t.name));
         for (const name of allowed) {
@@ -105,7 +105,8 @@ function decodeToolConfig(body: JsonObject, tools: ToolDefinition[] | undefined,
         }
         // Several allowed: only they are offered, and one must be called.
         const keep = new Set(allowed);
-        tools!.splice(0, tools!.length, ...tools!.filter((t) => keep.has(t.name)));
+        // (Without tools, the check above refused every name.)
+        tools?.splice(0, tools.length, ...tools.filter((t) => keep.has(t.name)));
         choice = { type: 'required' };
       }
       break;

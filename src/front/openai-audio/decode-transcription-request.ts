@@ -110,8 +110,8 @@ function readFile(form: AudioForm): TaskFile {
     if (form.fields.has('file')) throw invalidType('file', 'an uploaded file (a form part with a filename)', form.field('file'));
     throw missingParameter('file');
   }
-  if (files.length > 1) throw invalidValue('file', 'exactly one file per request');
-  const file = files[0]!;
+  const file = files[0];
+  if (file === undefined || files.length > 1) throw invalidValue('file', 'exactly one file per request');
   if (file.data.length > MAX_AUDIO_FILE_BYTES) {
     throw new GatewayError('request_too_large', `The audio file is larger than ${MAX_AUDIO_FILE_BYTES / (1024 * 1024)} MB (${file.data.length} bytes).`, { param: 'file' });
   }

@@ -14,7 +14,7 @@ import {
 // limit (`too_many_cache_control_blocks`) and inline-only content (`unsupported_content`).
 
 export function decodeChatMessages(list: readonly unknown[], state: ContentState = { cacheControlBlocks: 0, inlinePdfs: 0 }): Message[] {
-  const out: Message[] = new Array(list.length);
+  const out: Message[] = new Array<Message>(list.length);
   for (let i = 0; i < list.length; i++) out[i] = decodeMessage(list[i], i, state);
   return out;
 }
@@ -53,9 +53,9 @@ function decodeSystem(m: JsonObject, i: number, state: ContentState): SystemMess
   if (typeof content === 'string') return { role: 'system', content: [{ type: 'text', text: content }] };
   if (content === undefined || content === null) throw missingField(`messages[${i}].content`);
   if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of text parts');
-  const parts: TextPart[] = new Array(content.length);
+  const parts: TextPart[] = new Array<TextPart>(content.length);
   for (let j = 0; j < content.length; j++) {
-    const p = content[j];
+    const p: unknown = content[j];
     const type = partType(p, i, j);
     if (type !== 'text') throw unknownPartType(type, i, j, "'text' (system messages take text only)");
     const text = decodeTextPart(p as JsonObject, i, j);
@@ -72,9 +72,9 @@ function decodeUser(m: JsonObject, i: number, state: ContentState): UserMessage 
   else if (content === undefined || content === null) throw missingField(`messages[${i}].content`);
   else if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of content parts');
   else {
-    parts = new Array(content.length);
+    parts = new Array<UserContentPart>(content.length);
     for (let j = 0; j < content.length; j++) {
-      const p = content[j];
+      const p: unknown = content[j];
       parts[j] = decodeUserPart(p as JsonObject, partType(p, i, j), i, j, state);
     }
   }
@@ -102,7 +102,7 @@ function decodeAssistant(m: JsonObject, i: number, state: ContentState): Assista
     if (content.length > 0) parts.push({ type: 'text', text: content });
   } else if (Array.isArray(content)) {
     for (let j = 0; j < content.length; j++) {
-      const p = content[j];
+      const p: unknown = content[j];
       const type = partType(p, i, j);
       if (type === 'text') {
         const text = decodeTextPart(p as JsonObject, i, j);
@@ -198,9 +198,9 @@ function decodeTool(m: JsonObject, i: number, state: ContentState): ToolMessage 
   else if (content === undefined || content === null) throw missingField(`messages[${i}].content`);
   else if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of content parts');
   else {
-    const parts: Array<TextPart | ImagePart> = new Array(content.length);
+    const parts: Array<TextPart | ImagePart> = new Array<TextPart | ImagePart>(content.length);
     for (let j = 0; j < content.length; j++) {
-      const p = content[j];
+      const p: unknown = content[j];
       const type = partType(p, i, j);
       let part: TextPart | ImagePart;
       if (type === 'text') part = decodeTextPart(p as JsonObject, i, j);

@@ -15,7 +15,7 @@ function emptyParameters(): Record<string, unknown> {
 export function decodeChatTools(raw: unknown): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw invalidType('tools', 'an array of tools', raw);
-  const out: ToolDefinition[] = new Array(raw.length);
+  const out: ToolDefinition[] = new Array<ToolDefinition>(raw.length);
   for (let i = 0; i < raw.length; i++) out[i] = decodeTool(raw[i], i);
   return out;
 }

@@ -26,6 +26,6 @@ export function encodeEmbeddingsResponse(resp: CanonicalResponse, meta: Response
 
 function float32Base64(vector: readonly number[]): string {
   const bytes = Buffer.allocUnsafe(vector.length * 4);
-  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i] ?? 0, i * 4);
   return bytes.toString('base64');
 }

@@ -41,8 +41,9 @@ export function decodeImageEditRequest(body: unknown): CanonicalRequest {
     if (!FILE_FIELDS.has(name)) throw invalidValue(name, `unexpected file (files are image, image[] and mask)`);
   }
   const fields: JsonObject = {};
-  for (const name of body.fields.keys()) {
-    const value = body.fields.get(name)!.at(-1)!;
+  for (const [name, values] of body.fields) {
+    const value = values.at(-1);
+    if (value === undefined) continue;
     fields[name] = NUMERIC.has(name) && /^-?[0-9]+$/.test(value.trim()) ? Number(value.trim()) : value;
   }
   if (fields.stream !== undefined && fields.stream !== 'false') throw invalidValue('stream', 'streamed image edits are not supported: omit stream or set it to false');
@@ -54,8 +55,8 @@ export function decodeImageEditRequest(body: unknown): CanonicalRequest {
   task.images = images.map((file, i) => checkImage(file, images.length === 1 ? 'image' : `image[${i}]`));
   const masks = body.files.get('mask') ?? [];
   if (masks.length > 1) throw invalidValue('mask', 'at most one mask');
-  if (masks.length === 1) {
-    const mask = checkImage(masks[0]!, 'mask');
+  if (masks[0] !== undefined) {
+    const mask = checkImage(masks[0], 'mask');
     if (mask.contentType !== 'image/png') throw invalidValue('mask', 'the mask must be a PNG (with an alpha channel)');
     task.mask = mask;
   }

@@ -215,9 +215,9 @@ function readUser(item: JsonObject, i: number, counts: { inlinePdfs: number }): 
   if (typeof content === 'string') return { role: 'user', content: [{ type: 'text', text: content }] };
   if (content === undefined || content === null) throw missingField(itemPath(i, '.content'));
   if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of content parts');
-  const parts: UserContentPart[] = new Array(content.length);
+  const parts: UserContentPart[] = new Array<UserContentPart>(content.length);
   for (let j = 0; j < content.length; j++) {
-    const p = content[j];
+    const p: unknown = content[j];
     const part = decodeUserPart(p as JsonObject, partType(p, i, 'content', j), i, j);
     if (part.type === 'file' && isInlinePdf(part)) counts.inlinePdfs++;
     parts[j] = part;
@@ -230,9 +230,9 @@ function readSystem(item: JsonObject, i: number): SystemMessage {
   if (typeof content === 'string') return { role: 'system', content: [{ type: 'text', text: content }] };
   if (content === undefined || content === null) throw missingField(itemPath(i, '.content'));
   if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of text parts');
-  const parts: TextPart[] = new Array(content.length);
+  const parts: TextPart[] = new Array<TextPart>(content.length);
   for (let j = 0; j < content.length; j++) {
-    const p = content[j];
+    const p: unknown = content[j];
     const type = partType(p, i, 'content', j);
     if (type !== 'input_text' && type !== 'text') throw unknownPartType(type, i, 'content', j, "'input_text' (system and developer messages take text only)");
     parts[j] = decodeTextPart(p as JsonObject, i, 'content', j);
@@ -254,7 +254,7 @@ function readAssistantContent(item: JsonObject, i: number, msg: AssistantMessage
   if (content === undefined || content === null) throw missingField(itemPath(i, '.content'));
   if (!Array.isArray(content)) throw contentTypeError(i, content, 'a string or an array of content parts');
   for (let j = 0; j < content.length; j++) {
-    const p = content[j];
+    const p: unknown = content[j];
     const type = partType(p, i, 'content', j);
     const part = p as JsonObject;
     switch (type) {
@@ -306,9 +306,9 @@ function readToolOutput(item: JsonObject, i: number): string | Array<TextPart | 
   if (typeof output === 'string') return output;
   if (output === undefined || output === null) throw missingField(itemPath(i, '.output'));
   if (!Array.isArray(output)) throw messageError(itemPath(i, '.output'), `expected a string or an array of content parts, got ${describeType(output)}`);
-  const parts: Array<TextPart | ImagePart> = new Array(output.length);
+  const parts: Array<TextPart | ImagePart> = new Array<TextPart | ImagePart>(output.length);
   for (let j = 0; j < output.length; j++) {
-    const p = output[j];
+    const p: unknown = output[j];
     const type = partType(p, i, 'output', j);
     if (type === 'input_text' || type === 'output_text' || type === 'text') parts[j] = decodeTextPart(p as JsonObject, i, 'output', j);
     else if (type === 'input_image') parts[j] = decodeImagePart(p as JsonObject, i, 'output', j);
@@ -328,7 +328,7 @@ function readReasoningText(item: JsonObject, i: number, list: string, partTypeNa
   if (raw.length === 0) return undefined;
   let text = '';
   for (let j = 0; j < raw.length; j++) {
-    const p = raw[j];
+    const p: unknown = raw[j];
     const type = partType(p, i, list, j);
     if (type !== partTypeName) throw unknownPartType(type, i, list, j, `'${partTypeName}'`);
     if (j > 0) text += '\n\n';

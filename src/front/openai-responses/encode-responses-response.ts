@@ -48,14 +48,16 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
     const part = resp.content[i];
     if (part === undefined) break;
     switch (part.type) {
-      case 'text':
+      case 'text': {
         if (part.text.length === 0) break;
-        if (message !== null) message.content[0]!.text += part.text;
+        const first = message?.content[0];
+        if (first !== undefined) first.text += part.text;
         else {
           message = messageItem(itemId('msg', tail, output.length), 'completed', part.text);
           output.push(message);
         }
         break;
+      }
       case 'reasoning':
         if (meta.excludeReasoning || (part.text.length === 0 && part.signature === undefined)) break;
         output.push(reasoningItem(itemId('rs', tail, output.length), part));
@@ -84,7 +86,8 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
   const annotations = responsesAnnotationsOf(resp.finish);
   if (annotations.length > 0) {
     const lastMessage = output.findLast((item) => item.type === 'message');
-    if (lastMessage !== undefined) lastMessage.content[0]!.annotations = annotations;
+    const first = lastMessage?.content[0];
+    if (first !== undefined) first.annotations = annotations;
   }
   // The item being written when an answer was cut is the incomplete one.
   const last = output[output.length - 1];

@@ -24,9 +24,7 @@ function depthOf(root: object, rootDepth: number, max: number): number {
   const nodes: object[] = [root];
   const depths: number[] = [rootDepth];
   let deepest = rootDepth;
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
+  for (let node = nodes.pop(), depth = depths.pop(); node !== undefined && depth !== undefined; node = nodes.pop(), depth = depths.pop()) {
     if (depth > deepest) {
       deepest = depth;
       if (deepest > max) return deepest;

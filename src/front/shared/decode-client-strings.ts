@@ -21,11 +21,11 @@ export function readMetadata(obj: JsonObject, key: string): Record<string, strin
   const map = readStringMap(obj, key);
   if (map === undefined) return undefined;
   let pairs = 0;
-  for (const k in map) {
+  for (const [k, v] of Object.entries(map)) {
     if (++pairs > MAX_METADATA_PAIRS) throw invalidValue(key, `may hold at most ${MAX_METADATA_PAIRS} pairs`);
     if (k.length > MAX_METADATA_KEY_CHARS) throw invalidValue(key, `keys must be at most ${MAX_METADATA_KEY_CHARS} characters, got one of ${k.length}`);
-    if (map[k]!.length > MAX_METADATA_VALUE_CHARS) {
-      throw invalidValue(`${key}.${k}`, `must be at most ${MAX_METADATA_VALUE_CHARS} characters, got ${map[k]!.length}`);
+    if (v.length > MAX_METADATA_VALUE_CHARS) {
+      throw invalidValue(`${key}.${k}`, `must be at most ${MAX_METADATA_VALUE_CHARS} characters, got ${v.length}`);
     }
   }
   return map;

@@ -34,7 +34,7 @@ export function decodeResponsesMcpTool(tool: JsonObject, i: number): McpServerCh
   if (url !== undefined) choice.url = url;
   const allowed = tool.allowed_tools;
   if (Array.isArray(allowed)) {
-    choice.allowedTools = readStringArray(tool, 'allowed_tools', path)!;
+    choice.allowedTools = readStringArray(tool, 'allowed_tools', path) ?? [];
   } else if (isObject(allowed)) {
     // The filter form: {tool_names: [...]} (read_only is not known of a server's tools: refused).
     if (allowed.read_only !== undefined) throw invalidValue(`${path}.allowed_tools.read_only`, 'is not supported by this gateway; list tool_names');

@@ -166,8 +166,7 @@ export function readStringMap(obj: JsonObject, key: string, prefix?: string): Re
 /** The fields of `keys` that are set, untouched: passed through to providers that accept them. */
 export function pickFields(obj: JsonObject, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  for (const key of keys) {
     const value = obj[key];
     if (value !== undefined && value !== null) out[key] = value;
   }

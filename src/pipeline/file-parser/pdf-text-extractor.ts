@@ -57,12 +57,12 @@ export class PdfTextExtractor {
     const request: PdfTextRequest = { bytes, maxPages: bounds.maxPages, maxChars: budget.chars };
     let reply: PdfTextReply;
     try {
-      reply = await this.readOnce(request, budget, bounds, name);
+      reply = await this.readOnce(request, budget, bounds);
     } catch (err) {
       if (!(err instanceof ThreadLost)) throw refusal(err, name, bounds);
       // Ended with the thread while another PDF was read: once more, on a fresh thread.
       try {
-        reply = await this.readOnce(request, budget, bounds, name);
+        reply = await this.readOnce(request, budget, bounds);
       } catch (again) {
         throw refusal(again, name, bounds);
       }
@@ -82,7 +82,7 @@ export class PdfTextExtractor {
     return this.thread.close();
   }
 
-  private readOnce(request: PdfTextRequest, budget: PdfBudget, bounds: PdfConfig, name: string): Promise<PdfTextReply> {
+  private readOnce(request: PdfTextRequest, budget: PdfBudget, bounds: PdfConfig): Promise<PdfTextReply> {
     const left = budget.deadline - Date.now();
     if (left <= 0) return Promise.reject(new ThreadTimeout(bounds.timeoutMs));
     return this.thread.call(request, [], left).catch((err: unknown) => {

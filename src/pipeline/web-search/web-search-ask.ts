@@ -70,7 +70,7 @@ export function stripWebSearchFields(req: CanonicalRequest): void {
 /** A native search asked by the `:online` suffix alone goes to the provider as its `web` plugin. */
 export function passNative(req: CanonicalRequest, ask: WebSearchAsk): void {
   if (ask.field === 'plugins' && webPlugin(req.extra.plugins) === null) {
-    req.extra.plugins = [...(Array.isArray(req.extra.plugins) ? req.extra.plugins : []), { id: 'web' }];
+    req.extra.plugins = [...(Array.isArray(req.extra.plugins) ? (req.extra.plugins as unknown[]) : []), { id: 'web' }];
   }
 }
 

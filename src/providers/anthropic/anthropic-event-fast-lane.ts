@@ -11,6 +11,8 @@ const CLOSE = '"}}';
 /** Block indexes the lane reads (longer digit runs take the full decode). */
 const MAX_INDEX_DIGITS = 6;
 /** A character a JSON string must escape: its presence sends the event to the full decode. */
+// JSON strings escape the control characters: finding one is the point of the pattern.
+// eslint-disable-next-line no-control-regex -- see above
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** Where `plainTextDeltaOf` puts the block index it read (one per decoder, reused). */

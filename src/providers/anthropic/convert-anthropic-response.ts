@@ -31,7 +31,7 @@ export function convertAnthropicResponse(body: unknown, endpoint: Endpoint, emit
   let toolCount = 0;
   for (const block of m.content as unknown[]) {
     if (typeof block !== 'object' || block === null) continue;
-    if (emitBlock(block as AnthropicContentBlockWire, toolCount, emit)) toolCount++;
+    if (emitBlock(block, toolCount, emit)) toolCount++;
   }
   const stopReason = typeof m.stop_reason === 'string' ? m.stop_reason : null;
   const stopSequence = typeof m.stop_sequence === 'string' ? m.stop_sequence : null;

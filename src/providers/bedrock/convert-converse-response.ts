@@ -22,7 +22,7 @@ export function convertConverseResponse(body: unknown, endpoint: Endpoint, emit:
   let toolCount = 0;
   for (const block of content as unknown[]) {
     if (typeof block !== 'object' || block === null) continue;
-    if (emitBlock(block as ConverseBlockWire, toolCount, emit)) toolCount++;
+    if (emitBlock(block, toolCount, emit)) toolCount++;
   }
   emit({ type: 'finish', reason: mapConverseStopReason(typeof r!.stopReason === 'string' ? r!.stopReason : null, toolCount > 0) });
   if (typeof r!.usage === 'object' && r!.usage !== null) emit({ type: 'usage', usage: convertConverseUsage(r!.usage) });

@@ -67,7 +67,7 @@ function convert(node: Json, root: Json, refDepth: number): GeminiSchema {
   if (typeof node.format === 'string' && out.type !== undefined && FORMATS[out.type]?.has(node.format)) out.format = node.format;
   const values = node.const !== undefined ? [node.const] : node.enum;
   if (Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string')) {
-    out.enum = values as string[];
+    out.enum = values;
     out.type ??= 'STRING';
   }
   if (isObject(node.properties)) {

@@ -76,7 +76,7 @@ export class GeminiAnswerDecoder {
     const parts = candidate.content?.parts;
     if (Array.isArray(parts)) {
       for (let i = 0; i < parts.length; i++) {
-        const part = parts[i];
+        const part: unknown = parts[i];
         if (typeof part === 'object' && part !== null) this.part(part as GeminiPartWire);
       }
     }

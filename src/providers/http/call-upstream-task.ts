@@ -1,6 +1,5 @@
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
-import type { EmbeddingTask } from '../../canonical/task.ts';
 import type { Usage } from '../../canonical/usage.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -27,7 +26,7 @@ export function splitForVendor(adapter: HttpProviderAdapter, endpoint: Endpoint,
   if (task.input.length <= limit) return null;
   const parts: CanonicalRequest[] = [];
   for (let start = 0; start < task.input.length; start += limit) {
-    const input = task.input.slice(start, start + limit) as EmbeddingTask['input'];
+    const input = task.input.slice(start, start + limit);
     parts.push({ ...req, task: { ...task, input } });
   }
   return parts;

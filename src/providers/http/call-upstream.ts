@@ -86,7 +86,7 @@ export async function callUpstream(
     return;
   }
   // A pooled credential: this attempt's pick replaces the key the adapter wrote.
-  if (credential !== undefined) upstreamReq = { ...upstreamReq, headers: swapCredential(upstreamReq.headers, endpoint, credential.key) } as typeof upstreamReq;
+  if (credential !== undefined) upstreamReq = { ...upstreamReq, headers: swapCredential(upstreamReq.headers, endpoint, credential.key) };
   // The deadline runs from here: getting credentials (a token endpoint) counts against it.
   const exchange = new Exchange(adapter, endpoint, attempt, signal, timeoutMs);
   if (adapter.authorize !== undefined) {

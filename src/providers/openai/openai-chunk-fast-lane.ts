@@ -10,6 +10,7 @@
 
 /** The head of a chunk, through the opening of choice 0's delta, in the shape OpenAI sends. */
 const HEAD_SHAPE =
+  // eslint-disable-next-line no-control-regex -- JSON strings escape the control characters: the shape excludes them.
   /^\{"id":"[^"\\\u0000-\u001f]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\\u0000-\u001f]*"(?:,"service_tier":"[^"\\\u0000-\u001f]*")?(?:,"system_fingerprint":(?:"[^"\\\u0000-\u001f]*"|null))?,"choices":\[\{"index":0,"delta":$/;
 const CHOICES_AT = '"choices":[{"index":0,"delta":';
 const CONTENT_OPEN = '{"content":"';
@@ -20,6 +21,7 @@ const CONTENT_OPEN = '{"content":"';
  */
 const TAIL = /"\},"logprobs":null,"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[A-Za-z0-9_\-+/=]*")?\}$/y;
 /** A character a JSON string must escape (a quote ends the string): the full decode then. */
+// eslint-disable-next-line no-control-regex -- JSON strings escape the control characters: finding one is the point.
 const NEEDS_ESCAPE = /[\\\u0000-\u001f]/;
 
 /**

@@ -35,7 +35,7 @@ export function decodeOpenAIEmbeddings(task: EmbeddingTask, body: Buffer, endpoi
   if (!Array.isArray(data) || data.length !== task.input.length) {
     return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`));
   }
-  const vectors: number[][] = new Array(data.length);
+  const vectors: number[][] = new Array<number[]>(data.length);
   for (let i = 0; i < data.length; i++) {
     const item = data[i]!;
     const index = typeof item.index === 'number' ? item.index : i;

@@ -210,7 +210,7 @@ function resolveRef(root: unknown, ref: string): unknown {
 function mergeSchemas(a: Schema, b: Schema): Schema {
   const merged: Schema = { ...a, ...b };
   if (isSchema(a.properties) && isSchema(b.properties)) merged.properties = { ...a.properties, ...b.properties };
-  if (Array.isArray(a.required) && Array.isArray(b.required)) merged.required = [...new Set([...a.required, ...b.required])];
+  if (Array.isArray(a.required) && Array.isArray(b.required)) merged.required = [...new Set([...(a.required as unknown[]), ...(b.required as unknown[])])];
   return merged;
 }
 

@@ -44,6 +44,6 @@ function sdkTool(t: McpTool): Tool {
     name: t.name,
     ...(t.description === null ? {} : { description: t.description }),
     inputSchema: t.inputSchema as Tool['inputSchema'],
-    ...(t.annotations === undefined ? {} : { annotations: t.annotations as Tool['annotations'] }),
+    ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
   };
 }

@@ -44,7 +44,7 @@ export function registerOpenApi(app: FastifyInstance): void {
       if (schema !== undefined) route.schema = schema;
     }
     if (isStrict(route.schema)) {
-      route.schemaErrorFormatter = schemaError as unknown as RouteOptions['schemaErrorFormatter'];
+      route.schemaErrorFormatter = schemaError;
       route.serializerCompiler = bySchema;
     } else {
       route.validatorCompiler = acceptEverything;
@@ -52,9 +52,9 @@ export function registerOpenApi(app: FastifyInstance): void {
     // The Anthropic paths under `<prefix>/v1` (/v1/v1/messages: an SDK appends /v1/messages to
     // a base address that already ends in /v1) are aliases of `<prefix>/messages...`: served,
     // and named in that operation's description, but not documented as paths of their own.
-    if (/\/v1\/v1\/messages|\/api\/v1\/v1\/messages/.test(route.url) && route.schema !== undefined) route.schema = { ...route.schema, hide: true } as typeof route.schema;
+    if (/\/v1\/v1\/messages|\/api\/v1\/v1\/messages/.test(route.url) && route.schema !== undefined) route.schema = { ...route.schema, hide: true };
     // Routes outside the API (the dashboard's pages and files) are hidden from the document.
-    if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return;
+    if ((route.schema)?.hide === true) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.register(swagger, {

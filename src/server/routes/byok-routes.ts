@@ -6,7 +6,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { Services } from '../services.ts';
-import { actorOf, objectBody, paramsOf } from './admin/admin-common.ts';
+import { actorOf, objectBody, paramOf } from './admin/admin-common.ts';
 import { findAccount } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
 
@@ -60,17 +60,17 @@ export function registerByokRoutes(app: FastifyInstance, services: Services, pre
     });
 
     app.get(`${prefix}/admin/accounts/:id/byok`, { ...access('admin'), schema: admin.list }, async (request) => {
-      const account = await findAccount(services, paramsOf(request).id!);
+      const account = await findAccount(services, paramOf(request, 'id'));
       return { data: await services.byok.list(account.id) };
     });
     app.put(`${prefix}/admin/accounts/:id/byok/:provider`, { ...access('admin'), schema: admin.put }, async (request) => {
       const auth = requestAuth(request);
-      const account = await findAccount(services, paramsOf(request).id!);
+      const account = await findAccount(services, paramOf(request, 'id'));
       return { data: await store(services, auth, account.id, request) };
     });
     app.delete(`${prefix}/admin/accounts/:id/byok/:provider`, { ...access('admin'), schema: admin.remove }, async (request) => {
       const auth = requestAuth(request);
-      const account = await findAccount(services, paramsOf(request).id!);
+      const account = await findAccount(services, paramOf(request, 'id'));
       return remove(services, auth, account.id, request);
     });
   }
@@ -78,7 +78,7 @@ export function registerByokRoutes(app: FastifyInstance, services: Services, pre
 
 async function store(services: Services, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<ByokView> {
   services.byok.assertEnabled(); // the 503 naming byok.master_key, before anything else is read
-  const provider = providerOf(services, paramsOf(request).provider!);
+  const provider = providerOf(services, paramOf(request, 'provider'));
   const input = inputOf(objectBody(request.body));
   return services.byok.set(accountId, provider, input, async (tx: Stores, view) => {
     // The audit names the provider, mode, label and last four: never the key.
@@ -87,7 +87,7 @@ async function store(services: Services, auth: AuthContext, accountId: string, r
 }
 
 async function remove(services: Services, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<{ deleted: true; provider: string }> {
-  const provider = paramsOf(request).provider!;
+  const provider = paramOf(request, 'provider');
   const removed = await services.byok.remove(accountId, provider, async (tx) => {
     await tx.audit.record(actorOf(auth), 'byok.remove', accountId, { provider }, new Date().toISOString());
   });

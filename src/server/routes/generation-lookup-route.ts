@@ -9,7 +9,8 @@ import { ownKeysOnly } from '../../auth/roles.ts';
 /** A caller whose role is `member` reads the records of their own keys only (docs/governance.md). */
 async function mayRead(services: Services, auth: AuthContext, keyHash: string): Promise<boolean> {
   if (!ownKeysOnly(auth)) return true;
-  return (await services.accounts.getKey(keyHash))?.memberId === auth.member!.id;
+  const own = auth.member?.id;
+  return own !== undefined && (await services.accounts.getKey(keyHash))?.memberId === own;
 }
 
 /** GET /api/v1/generation?id=: one generation record, to any key of the account that made it. */

@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-records.ts';
 import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
-import { actorOf } from './admin/admin-common.ts';
+import { actorOf, stillThere } from './admin/admin-common.ts';
 import { bodySchema } from './admin/route-schema.ts';
 
 // Key rotation (POST /keys/{hash}/rotate, and the admin API's): a new secret for the same
@@ -38,7 +38,7 @@ export interface Rotated {
 export async function rotateKey(services: Services, auth: AuthContext, key: KeyRecord, body: unknown, by: 'account' | 'operator'): Promise<Rotated> {
   const overlap = readOverlap(body);
   const rotated = await services.stores.transaction(async (tx) => {
-    const out = (await services.accountService.within(tx).rotateKey(key.hash, overlap, new Date(services.now())))!;
+    const out = stillThere(await services.accountService.within(tx).rotateKey(key.hash, overlap, new Date(services.now())), `The key ${key.label}`);
     await tx.audit.record(actorOf(auth), 'key.rotate', key.hash, {
       account_id: key.accountId, label: key.label, by, overlap_seconds: overlap, previous_key_expires_at: out.previousUntil,
     }, new Date().toISOString());

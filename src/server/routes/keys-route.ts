@@ -10,7 +10,7 @@ import { checkName } from '../../billing/account-input.ts';
 import { ALLOWLIST_FIELDS, bodySchema, FIELD, MAX_IN_FLIGHT_FIELD, routeSchema } from './admin/route-schema.ts';
 import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } from '../../billing/allowlist-input.ts';
 import type { Allowlist } from '../../catalog/model-access.ts';
-import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
+import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor, stillThere } from './admin/admin-common.ts';
 import { keyStatus } from './admin/admin-views.ts';
 import type { Services } from '../services.ts';
 import type { KeyLimitReset } from '../../store/account-records.ts';
@@ -68,7 +68,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
   // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await services.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
       throw new GatewayError('not_found', `No key with hash "${hash}".`);
     }
     return key;
@@ -168,7 +168,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       }
       const updated = await services.stores.transaction(async (tx) => {
         const at = new Date().toISOString();
-        const out = (await tx.accounts.updateKey(key.hash, patch, at))!;
+        const out = stillThere(await tx.accounts.updateKey(key.hash, patch, at), `The key ${key.label}`);
         for (const [action, details] of auditedChanges(key, patch)) await tx.audit.record(actorOf(auth), action, key.hash, details, at);
         return out;
       });
@@ -262,8 +262,8 @@ function objectBody(body: unknown): Record<string, unknown> {
 /** A USD limit as decimal text, at most MAX_KEY_LIMIT_USD; null (or absent) means no limit of the key's own. */
 function readLimit(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const text = String(value);
-  if ((typeof value !== 'number' && typeof value !== 'string') || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
+  const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '';
+  if (text === '' || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
     throw new GatewayError('invalid_parameter', `"limit" must be a USD amount from 0 to ${MAX_KEY_LIMIT_USD} with at most 9 decimals, or null.`, { param: 'limit' });
   }
   return text;

@@ -48,7 +48,8 @@ function filteredBody(catalog: Catalog, s: Serialized, wanted: string, access: M
   const parts: string[] = [];
   for (const m of catalog.models) {
     if (access !== null && !access.allowsModel(m)) continue;
-    if (all || toModelRecord(m).architecture.output_modalities.some((o) => names.includes(o))) parts.push(s.records.get(m)!);
+    const record = s.records.get(m);
+    if (record !== undefined && (all || toModelRecord(m).architecture.output_modalities.some((o) => names.includes(o)))) parts.push(record);
   }
   const body = `{"object":"list","data":[${parts.join(',')}]}`;
   if (access === null && s.filtered.size < MAX_FILTERS_KEPT) s.filtered.set(wanted, body);
@@ -58,7 +59,10 @@ function filteredBody(catalog: Catalog, s: Serialized, wanted: string, access: M
 /** The list as a key with an allowlist sees it (built per request: the records are serialized already). */
 function allowedBody(catalog: Catalog, s: Serialized, access: ModelAccess): string {
   const parts: string[] = [];
-  for (const m of catalog.models) if (access.allowsModel(m)) parts.push(s.records.get(m)!);
+  for (const m of catalog.models) {
+    const record = s.records.get(m);
+    if (record !== undefined && access.allowsModel(m)) parts.push(record);
+  }
   return `{"object":"list","data":[${parts.join(',')}]}`;
 }
 

@@ -28,12 +28,12 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
   switch (kind) {
     case 'searxng': {
       const params = new URLSearchParams({ q: q.q, format: 'json', pageno: '1' });
-      return { method: 'GET', path: `/search?${params}`, headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } };
+      return { method: 'GET', path: `/search?${params.toString()}`, headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } };
     }
     case 'brave': {
       const params = new URLSearchParams({ q: q.q, count: String(Math.min(q.maxResults, BRAVE_MAX)) });
       if (q.fromDate !== undefined) params.set('freshness', `${q.fromDate}to${q.toDate ?? new Date().toISOString().slice(0, 10)}`);
-      return { method: 'GET', path: `/res/v1/web/search?${params}`, headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
+      return { method: 'GET', path: `/res/v1/web/search?${params.toString()}`, headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
     }
     case 'tavily': {
       const body: Record<string, unknown> = { query: q.q, max_results: Math.min(q.maxResults, TAVILY_MAX) };
@@ -65,7 +65,7 @@ export function readResults(kind: SearchKind, answer: unknown): SearchResult[] |
   for (const item of list as Array<Record<string, unknown> | null>) {
     if (item === null || typeof item !== 'object' || typeof item.url !== 'string') continue;
     const title = typeof item.title === 'string' ? item.title : item.url;
-    const content = typeof item[text] === 'string' ? (item[text] as string) : '';
+    const content = typeof item[text] === 'string' ? (item[text]) : '';
     out.push({ url: item.url, title: stripTags(title), content: stripTags(content) });
   }
   return out;

@@ -15,7 +15,7 @@ const NUMERIC = 1700;
 const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === INT8 || oid === NUMERIC) return (v: string) => BigInt(v);
-    return pg.types.getTypeParser(oid, format ?? 'text');
+    return pg.types.getTypeParser(oid, format ?? 'text') as (v: string) => unknown;
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 

@@ -32,7 +32,7 @@ export class PostgresUsageRepository implements UsageRepository {
       ORDER BY ${order} LIMIT $7`;
     const [afterGroup, afterCost, afterCostGroup] = cursorParams(page.after);
     const params = [fromDay, toDay, accountId, afterGroup, afterCost, afterCostGroup, page.limit < 0 ? null : page.limit];
-    const rows = (await this.pg.query<Row>(sql, member ? [...params, memberId!] : params)).rows;
+    const rows = (await this.pg.query<Row>(sql, member ? [...params, memberId] : params)).rows;
     return rows.map((r) => ({ group: r.grp === '' || r.grp === null ? null : String(r.grp), ...figures(r) }));
   }
 

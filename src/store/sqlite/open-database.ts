@@ -53,7 +53,7 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIG
       db.exec('COMMIT');
     } catch (err) {
       db.exec('ROLLBACK');
-      throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+      throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, { cause: err });
     }
   }
 }

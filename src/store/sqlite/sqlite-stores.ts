@@ -50,7 +50,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
   const reservations = new ReservationStore(db);
   // webhook-store.ts's, mcp-store.ts's, byok-store.ts's and budget-alert-store.ts's SQL, run on this connection.
   const runner: SqlRunner = {
-    all: async (sql, params) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+    all: async (sql, params) => db.prepare(sql).all(...params),
     run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
   };
   // Transactions one at a time: each runs BEGIN IMMEDIATE … COMMIT on the one connection.
@@ -90,7 +90,7 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       all: async (sql, params) => {
         const stmt = db.prepare(sql);
         stmt.setReadBigInts(true);
-        return stmt.all(...params) as Array<Record<string, unknown>>;
+        return stmt.all(...params);
       },
       run: async (sql, params) => Number(db.prepare(sql).run(...params).changes),
     }),

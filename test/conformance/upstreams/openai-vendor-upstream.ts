@@ -179,7 +179,7 @@ class VendorProxy implements Upstream {
   private rewriteStream(text: string, quirks: Quirks): string {
     const events = text.split('\n\n').filter((e) => e.length > 0);
     const done = events.length > 0 && events[events.length - 1] === 'data: [DONE]';
-    const chunks = events.slice(0, done ? -1 : undefined).map((e) => JSON.parse(e.slice(6)) as any);
+    const chunks = events.slice(0, done ? -1 : undefined).map((e) => JSON.parse(e.slice(6)));
     for (const chunk of chunks) {
       if (chunk.usage !== undefined && chunk.usage !== null) chunk.usage = this.rewriteUsage(chunk.usage);
       const delta = chunk.choices?.[0]?.delta;

@@ -49,8 +49,8 @@ describe('bedrock adapter through the executor', () => {
         assert.equal(result.error?.retryable, c.retryable);
         assert.equal(result.error?.metadata?.error_type, c.type);
         assert.equal(result.error?.metadata?.upstream_status, c.status);
-        if (c.status === 403) assert.doesNotMatch(result.error!.message, /message/, 'words about our credentials are not repeated');
-        else assert.match(result.error!.message, new RegExp(`the ${c.type} message`));
+        if (c.status === 403) assert.doesNotMatch(result.error.message, /message/, 'words about our credentials are not repeated');
+        else assert.match(result.error.message, new RegExp(`the ${c.type} message`));
       }
     });
   }
@@ -62,19 +62,19 @@ describe('bedrock adapter through the executor', () => {
     assert.equal(result.error?.code, 'provider_error');
     assert.equal(result.error?.retryable, true);
     assert.equal(result.error?.metadata?.error_type, 'throttlingException');
-    assert.match(result.error!.message, /Too many tokens/);
+    assert.match(result.error.message, /Too many tokens/);
   });
 
   it('a malformed payload and a frame over the cap are provider errors', async () => {
     emu.enqueue({ fault: 'malformed-json' });
     const malformed = await harness.run(canonicalRequest({ stream: true }));
     assert.equal(malformed.error?.code, 'provider_error');
-    assert.match(malformed.error!.message, /malformed JSON/);
+    assert.match(malformed.error.message, /malformed JSON/);
 
     emu.enqueue({ fault: 'oversized-event', chars: 64 * 1024 * 1024, afterChunks: 1 });
     const oversized = await harness.run(canonicalRequest({ stream: true }));
     assert.equal(oversized.error?.code, 'provider_error');
-    assert.match(oversized.error!.message, /larger than/);
+    assert.match(oversized.error.message, /larger than/);
     await emu.whenClosedEarly(1);
   });
 
@@ -102,7 +102,7 @@ describe('bedrock adapter through the executor', () => {
       const result = await bare.run(canonicalRequest({ messages: [user('Hi')] }));
       assert.equal(result.error?.code, 'provider_error');
       assert.equal(result.error?.retryable, true);
-      assert.match(result.error!.message, /Could not get credentials for the provider bedrock/);
+      assert.match(result.error.message, /Could not get credentials for the provider bedrock/);
       assert.equal(emu.requests.length, 0);
     } finally {
       await bare.close();

@@ -86,7 +86,7 @@ describe('bedrock request shapes', () => {
     ]) {
       const result = await claude.run(canonicalRequest({ messages: [user('What is this?', part)] }));
       assert.equal(result.error?.code, 'unsupported_content');
-      assert.match(result.error!.message, /Bedrock takes (images|documents) inline only/);
+      assert.match(result.error.message, /Bedrock takes (images|documents) inline only/);
     }
     assert.equal(emu.requests.length, 0);
   });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ReasoningConfig, RequestParameter } from '../../../src/canonical/request.ts';
+import type { ReasoningConfig } from '../../../src/canonical/request.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { ALL_PARAMETERS } from '../../../src/providers/parameter-rules.ts';
 import { buildGeminiBody, convertToGeminiRequest } from '../../../src/providers/google/convert-to-gemini-request.ts';
@@ -45,7 +45,7 @@ describe('convertToGeminiRequest', () => {
     });
     const sent = buildGeminiBody(req, geminiEndpoint());
     for (const name of ALL_PARAMETERS) {
-      const rule = GEMINI_RULES[name as RequestParameter];
+      const rule = GEMINI_RULES[name];
       if (rule.action === 'drop') continue;
       if (name === 'min_p' || name === 'top_a' || name === 'repetition_penalty' || name === 'logit_bias') continue;
       assert.notEqual(at(sent, rule.field!), undefined, `${name} → ${rule.field}`);

@@ -19,7 +19,7 @@ describe('convertOpenAIChatResponse', () => {
       assert.ok(p.type === 'error');
       assert.equal(p.error.code, 'provider_error');
       assert.equal(p.error.metadata?.provider_name, 'openai');
-      assert.ok('raw' in p.error.metadata!);
+      assert.ok('raw' in p.error.metadata);
     }
   });
 

@@ -72,7 +72,7 @@ export async function runExchange(adapter: HttpProviderAdapter, req: CanonicalRe
     return out;
   }
   if (!req.stream) {
-    let text = '';
+    let text: string;
     try {
       text = await res.body.text();
     } catch (err) {

@@ -64,7 +64,7 @@ export function AuditSentence({ e, names }: { e: AuditEntry; names: Map<string, 
     case 'webhook.delete':
       return <>{who} removed the webhook to <code class="wrap">{text(d, 'url') ?? target}</code>{ofAccount}</>;
     case 'generations.prune':
-      return <>{who} pruned {String(d.deleted ?? 0)} generation records past their retention (<PageLink route="activity">Activity</PageLink>)</>;
+      return <>{who} pruned {typeof d.deleted === 'number' ? d.deleted : 0} generation records past their retention (<PageLink route="activity">Activity</PageLink>)</>;
     default:
       return <>{who} did <code>{e.action}</code>{target === undefined ? '' : <> on <code class="wrap">{target}</code></>}</>;
   }
@@ -77,6 +77,6 @@ function reason(d: Details): string {
 
 /** "name → Acme, tier → pro" from an update's details. */
 function changed(d: Details): string {
-  const parts = Object.entries(d).filter(([k]) => k !== 'account_id').map(([k, v]) => `${k.replace(/_/g, ' ')} → ${v === null ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+  const parts = Object.entries(d).filter(([k]) => k !== 'account_id').map(([k, v]) => `${k.replace(/_/g, ' ')} → ${v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v)}`);
   return parts.length === 0 ? 'no field' : parts.join(', ');
 }

@@ -5,6 +5,7 @@ import { time, usd } from '../format.ts';
 import { useApi } from '../use-api.ts';
 
 import type { Account, AdminKey, Member } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 interface Tier { id: string; name: string }
 
@@ -51,7 +52,7 @@ export function EditAccount({ account, onSaved }: { account: Account; onSaved: (
     <div><label for={id}>{label}</label><input id={id} value={value} inputMode="numeric" placeholder={hint} onInput={(e) => set((e.target as HTMLInputElement).value)} /></div>
   );
   return (
-    <form class="form-row" onSubmit={save} aria-label="Edit the account">
+    <form class="form-row" onSubmit={asyncHandler(save)} aria-label="Edit the account">
       <div><label for="acct-edit-name">Name</label><input id="acct-edit-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></div>
       <div><label for="acct-edit-tier">Tier</label>
         <select id="acct-edit-tier" value={tier} onChange={(e) => setTier((e.target as HTMLSelectElement).value)}>

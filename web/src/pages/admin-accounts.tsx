@@ -7,6 +7,7 @@ import { Ledger } from './credits.tsx';
 import { AccountKeys, AccountMembers, EditAccount } from './admin-account-edit.tsx';
 import { EditAccountAccess } from './admin-account-access.tsx';
 import type { Account } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 export function AdminAccounts() {
   const [search, setSearch] = useState('');
@@ -48,7 +49,7 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
     } catch (err) { setError(err instanceof ApiError ? err.message : String(err)); }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Create an account">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Create an account">
       <div><label for="acct-name">New account name</label><input id="acct-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></div>
       <button type="submit">Create account</button>
       {error !== '' && <p class="error" role="alert">{error}</p>}
@@ -77,14 +78,14 @@ function AccountDetail({ account, onChanged, onClose }: { account: Account; onCh
   return (
     <section class="card" aria-label={`Account ${account.name}`}>
       <h2>{account.name} <code>{account.id}</code></h2>
-      <form class="form-row" onSubmit={grant} aria-label="Grant or adjust credits">
+      <form class="form-row" onSubmit={asyncHandler(grant)} aria-label="Grant or adjust credits">
         <div><label for="grant-amount">Credits (USD, negative to adjust down)</label><input id="grant-amount" required inputMode="decimal" value={amount} onInput={(e) => setAmount((e.target as HTMLInputElement).value)} /></div>
         <div><label for="grant-reason">Reason</label><input id="grant-reason" required value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} /></div>
         <button type="submit">Grant</button>
       </form>
       {error !== '' && <p class="error" role="alert">{error}</p>}
       <p>
-        <button type="button" onClick={() => setActive(!account.is_active)}>{account.is_active ? 'Deactivate' : 'Reactivate'}</button>
+        <button type="button" onClick={asyncHandler(() => setActive(!account.is_active))}>{account.is_active ? 'Deactivate' : 'Reactivate'}</button>
         <button type="button" class="link" onClick={onClose}>Close</button>
       </p>
       <h3>Settings</h3>

@@ -9,6 +9,7 @@ import { StatusBadge } from './key-status.tsx';
 import { accessText, EditAccess } from './key-access.tsx';
 import type { AdminKey } from '../api/types.ts';
 import { AccountName, useAccountNames } from '../account-names.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 type Key = AdminKey;
 
@@ -66,7 +67,7 @@ export function AdminKeys() {
             <span class="actions">
               {k.kind === 'api' && <button type="button" onClick={() => setEditing(k)} aria-label={`Edit the limit of ${k.name}`}>Limit</button>}
               {k.kind === 'api' && <button type="button" onClick={() => setEditingAccess(k)} aria-label={`Edit the access of ${k.name}`}>Access</button>}
-              <button type="button" onClick={() => toggle(k)} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
+              <button type="button" onClick={asyncHandler(() => toggle(k))} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
             </span>
           ) },
         ]} />
@@ -104,7 +105,7 @@ function CreateAccountKey({ onCreated }: { onCreated: (k: { key: string; name: s
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Create a key for an account">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Create a key for an account">
       <div>
         <label for="ak-account">Account id</label>
         <input id="ak-account" required placeholder="acct_…" value={account} onInput={(e) => setAccount((e.target as HTMLInputElement).value)} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { useApi } from '../use-api.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 interface ByokKey {
   provider: string; label: string | null; last_four: string; mode: 'prefer' | 'only';
@@ -71,7 +72,7 @@ export function ByokSettings() {
           </table>
         )}
       {keys.error === undefined && (
-        <form onSubmit={store} aria-label="Store a provider key">
+        <form onSubmit={asyncHandler(store)} aria-label="Store a provider key">
           <label for="byok-provider">Provider id</label>
           <input id="byok-provider" required maxLength={100} value={provider} onInput={(e) => setProvider((e.target as HTMLInputElement).value)} />
           <label for="byok-key">Key (for Bedrock or Vertex, the key pair or service account JSON)</label>

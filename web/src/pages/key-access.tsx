@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { errorText } from './key-forms.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 // What a key may reach (docs/governance.md#allowlists) and its cap on concurrent requests:
 // shown in the Keys table, edited in place. The account's own allowlist (the operator's)
@@ -47,7 +48,7 @@ export function EditAccess({ name, access, save, onClose }: {
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label={`Access of ${name}`}>
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Access of ${name}`}>
       <p class="hint" style="flex-basis: 100%; margin: 0">What <strong>{name}</strong> may reach (empty: no list of its own; the account's applies)</p>
       <div>
         <label for="access-models">Allowed models (ids or globs, comma-separated)</label>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { CopyButton } from '../components.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 // The key forms of the Keys pages: a key's credit limit with its optional reset period
 // (daily, weekly from Monday, monthly from the 1st, all UTC), and the new-key notice that
@@ -66,7 +67,7 @@ export function EditLimit({ name, limit, reset, save, onClose }: {
     try { await save(limitBody(l, r)); onClose(); } catch (err) { setError(errorText(err)); }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label={`Limit of ${name}`}>
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Limit of ${name}`}>
       <p class="hint" style="flex-basis: 100%; margin: 0">Limit of <strong>{name}</strong></p>
       <LimitFields id="edit" limit={l} reset={r} onLimit={setL} onReset={setR} />
       <button type="submit">Save limit</button>

@@ -9,6 +9,7 @@ import { StatusBadge } from './key-status.tsx';
 import type { AccountKey, UsageRow } from '../api/types.ts';
 import { RotatedKey, RotateKey, type Rotated } from './rotate-key.tsx';
 import { accessText, EditAccess } from './key-access.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 /** The API's own word for a key (`status`): active, disabled (by the account), revoked (by the operator), expired. */
 type Key = AccountKey;
@@ -103,7 +104,7 @@ export function Keys() {
           ) },
           { key: 'actions', label: 'Actions', render: (k) => (
             <span class="actions">
-              <button type="button" onClick={() => act(() => api('PATCH', `/keys/${k.hash}`, { disabled: !k.disabled }))}
+              <button type="button" onClick={asyncHandler(() => act(() => api('PATCH', `/keys/${k.hash}`, { disabled: !k.disabled })))}
                 aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}>{k.disabled ? 'Enable' : 'Disable'}</button>
               <button type="button" onClick={() => { setRotated(null); setRotating(k); }} aria-label={`Rotate ${k.name}`}>Rotate</button>
               <button type="button" class="danger" aria-label={`Delete ${k.name}`}
@@ -141,7 +142,7 @@ function CreateKey({ onCreated }: { onCreated: (k: { key: string; name: string }
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Create a key">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Create a key">
       <div>
         <label for="key-name">Name</label>
         <input id="key-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />

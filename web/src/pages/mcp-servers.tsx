@@ -4,6 +4,7 @@ import { Loadable, Table } from '../components.tsx';
 import { shortTime } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { errorText } from './key-forms.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 // The account's own MCP servers (docs/mcp-endpoint.md): their tools are served by the
 // gateway's /mcp endpoint to the account's keys. Header values (tokens) are sent to the
@@ -64,7 +65,7 @@ function AddServer({ onAdded }: { onAdded: () => void }) {
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Add an MCP server">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Add an MCP server">
       <div>
         <label for="mcp-name">Name</label>
         <input id="mcp-name" required maxLength={32} pattern="[A-Za-z0-9_\-]+" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />

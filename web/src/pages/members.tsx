@@ -5,8 +5,8 @@ import { shortTime } from '../format.ts';
 import { useApi } from '../use-api.ts';
 import { errorText } from './key-forms.tsx';
 import { EditMemberAccess, memberAccessText } from './member-access.tsx';
-
 import type { Member } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 // The account's members and their roles (docs/governance.md): invite (add), change a role,
 // remove — asking what becomes of the member's keys (disabled, or given to another member);
@@ -43,7 +43,7 @@ export function Members() {
           { key: 'name', label: 'Member', sort: (m) => m.name, render: (m) => <>{m.name}<br /><span class="hint">{m.email}</span></> },
           { key: 'role', label: 'Role', sort: (m) => m.role, render: (m) => (
             <select aria-label={`Role of ${m.email}`} value={m.role}
-              onChange={(e) => act(() => api('PATCH', `/members/${m.id}`, { role: (e.target as HTMLSelectElement).value }))}>
+              onChange={asyncHandler((e: Event) => act(() => api('PATCH', `/members/${m.id}`, { role: (e.target as HTMLSelectElement).value })))}>
               {ROLES.map((r) => <option value={r}>{r}</option>)}
             </select>
           ) },
@@ -78,7 +78,7 @@ function Invite({ onAdded }: { onAdded: () => void }) {
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Invite a member">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Invite a member">
       <div>
         <label for="member-email">Email</label>
         <input id="member-email" type="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
@@ -115,7 +115,7 @@ function RemoveMember({ member, others, onDone }: { member: Member; others: Memb
     }
   };
   return (
-    <form class="card" aria-label={`Remove ${member.email}`} onSubmit={submit}>
+    <form class="card" aria-label={`Remove ${member.email}`} onSubmit={asyncHandler(submit)}>
       <p>Remove <strong>{member.email}</strong>? Their dashboard sessions end at once. Their keys:</p>
       <label><input type="radio" name="keys" value="disable" checked={choice === 'disable'} onChange={() => setChoice('disable')} /> disable them</label>
       <label>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, BASE } from '../api.ts';
 import { Loadable } from '../components.tsx';
 import { useApi } from '../use-api.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 // The playground calls the gateway's own /v1/chat/completions like any client, so it is
 // charged to the account like any request and shows in Activity. Model calls take an API
@@ -97,7 +98,7 @@ export function Playground() {
         {messages.map((m) => <li class={`msg ${m.role}`} data-testid={`msg-${m.role}`}><strong>{m.role === 'user' ? 'You' : model}</strong><p>{m.content}</p></li>)}
       </ol>
       {error !== '' && <p class="error" role="alert">{error}</p>}
-      <form class="card form-row" onSubmit={send} aria-label="Message">
+      <form class="card form-row" onSubmit={asyncHandler(send)} aria-label="Message">
         <div><label for="pg-input">Message</label><input id="pg-input" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} /></div>
         <button type="submit" disabled={busy}>{busy ? 'Streaming…' : 'Send'}</button>
       </form>

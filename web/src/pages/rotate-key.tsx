@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { CopyButton } from '../components.tsx';
 import { shortTime } from '../format.ts';
 import { errorText } from './key-forms.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 // Key rotation on the Keys page: a new secret for the same key (its name, limit and usage
 // stay), the old one working for a chosen overlap; the new key is shown once.
@@ -27,7 +28,7 @@ export function RotateKey({ hash, name, onRotated, onClose }: { hash: string; na
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label={`Rotate ${name}`}>
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Rotate ${name}`}>
       <p class="hint" style="flex-basis: 100%; margin: 0">A new key for <strong>{name}</strong>: the same limit, usage and records.</p>
       <div>
         <label for="rotate-overlap">The old key keeps working</label>

@@ -8,6 +8,7 @@ import { ByokSettings } from './byok-settings.tsx';
 import { accountAccessText } from './admin-account-access.tsx';
 
 import type { Account } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 /** The account's name and default model (picked from the catalog; the gateway validates it). */
 export function Settings({ session }: { session: Session }) {
@@ -35,7 +36,7 @@ export function Settings({ session }: { session: Session }) {
   };
   return (
     <Loadable loading={account.loading || models.loading} error={account.error ?? models.error}>
-      <form class="card settings" onSubmit={save} aria-label="Account settings">
+      <form class="card settings" onSubmit={asyncHandler(save)} aria-label="Account settings">
         <div>
           <label for="acct-name">Account name</label>
           <input id="acct-name" required maxLength={200} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />

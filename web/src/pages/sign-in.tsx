@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import type { Session } from '../app.tsx';
+import { asyncHandler } from '../async-handler.ts';
 
 /** The token of an emailed sign-in link (`#sign-in-link=...`), taken out of the address bar. */
 function linkToken(): string | null {
@@ -62,7 +63,7 @@ export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Sessi
           <a class="button sso" href={sso.url}>Sign in with {sso.name}</a>
         </section>
       )}
-      <form onSubmit={submit} class="card">
+      <form onSubmit={asyncHandler(submit)} class="card">
         {sso === null && <h1>Switchyard</h1>}
         <p>Sign in with a management key (your account) or an admin key (the operator).</p>
         <label for="key">Key</label>
@@ -78,7 +79,7 @@ export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Sessi
         </p>
       </form>
       {emailSignIn && (
-        <form onSubmit={askLink} class="card" aria-label="Sign in by email">
+        <form onSubmit={asyncHandler(askLink)} class="card" aria-label="Sign in by email">
           <p>Members: get a one-time sign-in link by email.</p>
           <label for="email">Email</label>
           <input id="email" type="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import type { AdminStores } from './admin-stores.ts';
-import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager } from './admin-common.ts';
+import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager, stillThere } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
 import { bodySchema, FIELD, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
@@ -17,7 +17,7 @@ export function registerAccountSettingsRoutes(app: FastifyInstance, services: Se
     schema: routeSchema({ summary: "The caller's account (management key)", tags, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     const auth = await requireManager(services, request);
-    return { data: accountView((await services.accounts.getAccount(auth.account.id))!) };
+    return { data: accountView(stillThere(await services.accounts.getAccount(auth.account.id), 'The account')) };
   });
 
   app.patch(`${prefix}/account`, { ...access('management', { role: 'admin' }),

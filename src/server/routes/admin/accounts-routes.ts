@@ -6,8 +6,8 @@ import { readBudget } from '../../../billing/budgets.ts';
 import { MAX_RETENTION_DAYS } from '../../../config/parse-records.ts';
 import type { Services } from '../../services.ts';
 import {
-  actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramsOf, queryOf,
-  requireAdmin, requiredString,
+  actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramOf, queryOf,
+  requireAdmin, requiredString, usdText,
 } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
@@ -54,7 +54,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     const body = objectBody(request.body);
     const type = body.type ?? 'user';
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
-    const credits = body.credits === undefined ? undefined : String(body.credits);
+    const credits = usdText(body, 'credits');
     const model = body.default_model === null ? undefined : optionalString(body, 'default_model');
     const allowlist = applyAllowlist(null, readAllowlistChange(body));
     const account = await services.stores.transaction(async (tx) => {
@@ -77,7 +77,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
     await requireAdmin(services, request);
-    return { data: accountView(await findAccount(services, paramsOf(request).id!)) };
+    return { data: accountView(await findAccount(services, paramOf(request, 'id'))) };
   });
 
   app.patch(`${base}/:id`, { ...access('admin'),
@@ -115,7 +115,7 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     const body = objectBody(request.body);
     const name = optionalName(body);
     const patch: AccountPatch = {};
@@ -174,8 +174,8 @@ function readLimits(v: unknown): LimitsOverride | null {
   for (const [k, value] of Object.entries(v as Record<string, unknown>)) {
     if (!(LIMIT_FIELDS as readonly string[]).includes(k)) throw new GatewayError('invalid_parameter', `"limits.${k}" is not a limit (known: ${LIMIT_FIELDS.join(', ')}).`, { param: `limits.${k}` });
     const nullable = k !== 'requests_per_minute';
-    if ((value === null && nullable) || (typeof value === 'number' && Number.isInteger(value) && value > 0)) out[k] = value as number | null;
+    if ((value === null && nullable) || (typeof value === 'number' && Number.isInteger(value) && value > 0)) out[k] = value;
     else throw new GatewayError('invalid_parameter', `"limits.${k}" must be a positive integer${nullable ? ' or null' : ''}.`, { param: `limits.${k}` });
   }
-  return out as LimitsOverride;
+  return out;
 }

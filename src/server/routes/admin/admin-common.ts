@@ -50,6 +50,19 @@ export function paramsOf(request: FastifyRequest): Record<string, string> {
   return request.params as Record<string, string>;
 }
 
+/** A row the route found a moment ago (an update's answer); a 404 if a concurrent request deleted it meanwhile. */
+export function stillThere<T>(row: T | undefined | null, what: string): T {
+  if (row === undefined || row === null) throw new GatewayError('not_found', `${what} is gone (deleted meanwhile).`);
+  return row;
+}
+
+/** A path parameter of the route (Fastify fills every one the path declares; a 404 if a route asks for another). */
+export function paramOf(request: FastifyRequest, name: string): string {
+  const value = (request.params as Record<string, string | undefined>)[name];
+  if (value === undefined) throw new GatewayError('not_found', `No such route or resource (no "${name}" in the path).`);
+  return value;
+}
+
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
@@ -92,7 +105,8 @@ export function isIdCursor(v: unknown): v is number {
 export function page<T>(data: T[], limit: number, cursorOf: (last: T) => unknown): { data: T[]; next_cursor: string | null } {
   const more = data.length > limit;
   const rows = more ? data.slice(0, limit) : data;
-  return { data: rows, next_cursor: more ? encodeCursor(cursorOf(rows[rows.length - 1]!)) : null };
+  const last = rows.at(-1);
+  return { data: rows, next_cursor: more && last !== undefined ? encodeCursor(cursorOf(last)) : null };
 }
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -146,6 +160,14 @@ export function figuresView(f: UsageFigures): Record<string, unknown> {
 export function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
+}
+
+/** A USD amount the route's schema admitted (decimal text or a number) as text; undefined when absent or null. */
+export function usdText(body: Record<string, unknown>, name: string): string | undefined {
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string' || typeof v === 'number') return String(v);
+  throw new GatewayError('invalid_parameter', `"${name}" must be a USD amount as decimal text.`, { param: name });
 }
 
 export function optionalString(body: Record<string, unknown>, name: string): string | undefined {

@@ -3,7 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
 import type { KeyLimitReset } from '../../../store/account-records.ts';
 import type { Services } from '../../services.ts';
-import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramsOf, queryOf, requireAdmin } from './admin-common.ts';
+import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, usdText, pageSize, paramOf, queryOf, requireAdmin, stillThere } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
@@ -45,13 +45,13 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     const body = objectBody(request.body);
     const kind = body.kind ?? 'api';
     if (kind !== 'api' && kind !== 'management') {
       throw new GatewayError('invalid_parameter', '"kind" must be "api" or "management" (admin keys are created with the CLI).', { param: 'kind' });
     }
-    const limit = body.limit === undefined || body.limit === null ? null : String(body.limit);
+    const limit = usdText(body, 'limit') ?? null;
     const limitReset = readLimitReset(body.limit_reset) ?? null;
     const expiresAt = optionalString(body, 'expires_at') ?? null;
     const allowlist = applyAllowlist(null, readAllowlistChange(body));
@@ -83,7 +83,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
-    const hash = paramsOf(request).hash!;
+    const hash = paramOf(request, 'hash');
     const key = await services.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
@@ -96,23 +96,23 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }
     if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
-    const disabled = body.disabled as boolean | undefined;
+    const disabled = body.disabled;
     const updated = await services.stores.transaction(async (tx) => {
       const service = services.accountService.within(tx);
       let out = key;
       const at = new Date().toISOString();
       if (limitChange !== null) {
-        out = (await asBadRequest(() => service.updateKeyLimit(key.hash, limitChange)))!;
+        out = stillThere(await asBadRequest(() => service.updateKeyLimit(key.hash, limitChange)), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), 'key.limit', key.hash, {
           account_id: key.accountId, label: key.label, limit: limitChange.limitUsd ?? null, limit_reset: out.limitReset,
         }, at);
       }
       if (accessChange) {
-        out = (await service.updateKeyAccess(key.hash, { allowlist: allowlistChange, ...(maxInFlight === undefined ? {} : { maxInFlight }) }))!;
+        out = stillThere(await service.updateKeyAccess(key.hash, { allowlist: allowlistChange, ...(maxInFlight === undefined ? {} : { maxInFlight }) }), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), 'key.access', key.hash, accessAudit(out, {}), at);
       }
       if (disabled !== undefined) {
-        out = (disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash))!;
+        out = stillThere(disabled ? await service.revokeKey(key.hash) : await service.enableKey(key.hash), `The key ${key.label}`);
         await tx.audit.record(actorOf(auth), disabled ? 'key.disable' : 'key.enable', key.hash, { account_id: key.accountId, label: key.label }, at);
       }
       return out;
@@ -129,7 +129,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
-    const hash = paramsOf(request).hash!;
+    const hash = paramOf(request, 'hash');
     const key = await services.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const rotated = await rotateKey(services, auth, key, request.body, 'operator');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Services } from '../../services.ts';
 import {
-  actorOf, decodeCursor, isIdCursor, money, objectBody, page, pageSize, paramsOf, queryOf, requireAdmin, requireManager, requiredString,
+  actorOf, decodeCursor, isIdCursor, money, objectBody, page, pageSize, paramOf, queryOf, requireAdmin, requireManager, requiredString, stillThere,
 } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
 import type { AdminStores } from './admin-stores.ts';
@@ -32,7 +32,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     const body = objectBody(request.body);
     const kind = body.kind;
     if (kind !== 'grant' && kind !== 'adjustment') throw new GatewayError('invalid_parameter', '"kind" must be "grant" or "adjustment".', { param: 'kind' });
@@ -46,7 +46,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
         : service.adjustCredits(account.id, amount, reason));
       await tx.audit.record(actorOf(auth), kind === 'grant' ? 'credits.grant' : 'credits.adjust', account.id, { amount, reason }, new Date().toISOString());
       // The entry just written: read in the transaction, so no settlement can come between.
-      return { balance: out, entry: (await tx.admin.ledger(account.id, null, 1))[0]! };
+      return { balance: out, entry: stillThere((await tx.admin.ledger(account.id, null, 1))[0], 'The ledger entry just written') };
     });
     reply.code(201);
     return { data: { account_id: account.id, ...money('balance', balance), entry: ledgerView(entry) } };
@@ -56,7 +56,7 @@ export function registerCreditsRoutes(app: FastifyInstance, services: Services, 
     schema: routeSchema({ summary: "An account's ledger, newest first", tags, params: { id: 'The account id.' }, query: PAGE_QUERY, response: '{data: [ledger entry], next_cursor}', answers: 'LedgerPage' }),
   }, async (request) => {
     await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     return ledgerPage(stores, account.id, queryOf(request));
   });
 

@@ -95,7 +95,8 @@ async function* rows(stores: AdminStores, filter: ActivityFilter, max: number): 
       yield `# cut at ${max} rows, newest first: narrow the filters (a shorter date range) to export the rest\r\n`;
       return;
     }
-    const last = take[take.length - 1]!;
+    const last = take.at(-1);
+    if (last === undefined) return;
     after = { createdAt: last.created_at, id: last.id };
     await yieldToEventLoop(); // other requests run between pages
   }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ActivityFilter } from '../../../store/activity-records.ts';
 import type { Services } from '../../services.ts';
-import { decodeCursor, isTimeIdCursor, page, pageSize, paramsOf, queryOf, readInstant, requireAdmin, requireManager, type Query } from './admin-common.ts';
+import { decodeCursor, isTimeIdCursor, page, pageSize, paramOf, queryOf, readInstant, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import type { AdminStores } from './admin-stores.ts';
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
@@ -42,7 +42,7 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
     schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}', answers: 'GenerationAnswer' }),
   }, async (request) => {
     await requireAdmin(services, request);
-    const id = paramsOf(request).id!;
+    const id = paramOf(request, 'id');
     const row = await stores.activity.get(id);
     const record = await services.generations.getRecord(id);
     if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);

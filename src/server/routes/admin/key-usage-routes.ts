@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../../store/account-records.ts';
 import type { Services } from '../../services.ts';
-import { dayRange, money, paramsOf, queryOf, requireAdmin, requireManager } from './admin-common.ts';
+import { dayRange, money, paramOf, paramsOf, queryOf, requireAdmin, requireManager } from './admin-common.ts';
 import { RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 import { ownKeysOnly } from '../../../auth/roles.ts';
@@ -22,8 +22,8 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
 
   app.get(`${prefix}/keys/:hash/usage`, { ...access('management', { role: 'viewer' }), schema: doc(['account reports']) }, async (request) => {
     const auth = await requireManager(services, request);
-    const key = await services.accounts.getKey(paramsOf(request).hash!);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+    const key = await services.accounts.getKey(paramOf(request, 'hash'));
+    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
       throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     }
     return perDay(services, key, queryOf(request));
@@ -31,7 +31,7 @@ export function registerKeyUsageRoutes(app: FastifyInstance, services: Services,
 
   app.get(`${prefix}/admin/keys/:hash/usage`, { ...access('admin'), schema: doc(['admin: keys']) }, async (request) => {
     await requireAdmin(services, request);
-    const key = await services.accounts.getKey(paramsOf(request).hash!);
+    const key = await services.accounts.getKey(paramOf(request, 'hash'));
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
     return perDay(services, key, queryOf(request));
   });

@@ -5,7 +5,7 @@ import { access } from '../../route-access.ts';
 import type { Services } from '../../services.ts';
 import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../../mcp-endpoint/account-mcp-servers.ts';
 import { findAccount } from './accounts-routes.ts';
-import { decodeCursor, page, pageSize, paramsOf, queryOf, requireAdmin, type Query } from './admin-common.ts';
+import { decodeCursor, page, pageSize, paramOf, queryOf, requireAdmin, type Query } from './admin-common.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './route-schema.ts';
 
 // The operator's view of MCP: any account's own MCP servers (list, add, remove; audited), and
@@ -49,7 +49,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
     schema: routeSchema({ summary: "An account's own MCP servers; header values are never shown", tags, params: accountParam, response: '{data: [mcp_server]}', answers: 'AccountMcpServerList' }),
   }, async (request) => {
     await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     return { data: (await services.stores.mcpServers.list(account.id)).map(accountMcpServerView) };
   });
 
@@ -61,7 +61,7 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
     }),
   }, async (request, reply) => {
     const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramsOf(request).id!);
+    const account = await findAccount(services, paramOf(request, 'id'));
     const row = await createAccountMcpServer(services, auth, account.id, request.body as AccountMcpServerBody);
     reply.code(201);
     return { data: accountMcpServerView(row) };
@@ -72,9 +72,8 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
     schema: routeSchema({ summary: "Remove one of an account's MCP servers", tags, params: { ...accountParam, server: 'The server id (mcps_...).' }, response: '{deleted: true}', answers: 'Deleted' }),
   }, async (request) => {
     const auth = await requireAdmin(services, request);
-    const params = paramsOf(request);
-    const account = await findAccount(services, params.id!);
-    await removeAccountMcpServer(services, auth, account.id, params.server!);
+    const account = await findAccount(services, paramOf(request, 'id'));
+    await removeAccountMcpServer(services, auth, account.id, paramOf(request, 'server'));
     return { deleted: true };
   });
 

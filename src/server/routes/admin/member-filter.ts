@@ -15,8 +15,9 @@ export const MEMBER_QUERY = { member: 'A member id (mem_...): only the keys this
 export async function accountMemberFilter(services: Services, auth: AuthContext, q: Query): Promise<string | undefined> {
   const asked = q.member === undefined || q.member === '' ? undefined : q.member;
   if (ownKeysOnly(auth)) {
-    if (asked !== undefined && asked !== auth.member!.id) throw new GatewayError('forbidden', 'A member sees their own usage and activity only.');
-    return auth.member!.id;
+    const own = auth.member?.id;
+    if (own === undefined || (asked !== undefined && asked !== own)) throw new GatewayError('forbidden', 'A member sees their own usage and activity only.');
+    return own;
   }
   if (asked === undefined) return undefined;
   const m = await services.stores.members.get(asked);
@@ -39,7 +40,7 @@ export async function adminMemberFilter(services: Services, q: Query): Promise<M
 export async function checkReportKey(services: Services, auth: AuthContext, hash: string | undefined): Promise<void> {
   if (hash === undefined || hash === '') return;
   const key = await services.accounts.getKey(hash);
-  if (key === undefined || key.accountId !== auth.account.id || (ownKeysOnly(auth) && key.memberId !== auth.member!.id)) {
+  if (key === undefined || key.accountId !== auth.account.id || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
     throw new GatewayError('not_found', `No key with hash "${hash}".`);
   }
 }

@@ -61,7 +61,7 @@ export function routeSchema(d: RouteDoc): FastifySchema {
     if (strict && d.body.additionalProperties !== false) throw new Error(`${d.summary}: a strict body schema lists its fields (bodySchema)`);
     schema.body = d.body;
   }
-  return strict ? markStrict(schema as FastifySchema) : schema as FastifySchema;
+  return strict ? markStrict(schema as FastifySchema) : schema;
 }
 
 function properties(fields: Record<string, string | TypedQueryParam>, required: string[], closed: boolean): Record<string, unknown> {

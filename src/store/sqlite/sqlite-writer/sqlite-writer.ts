@@ -208,7 +208,7 @@ export class SqliteWriter implements SettlementWriter {
     this.worker = worker;
     worker.unref();
     worker.on('message', (m: FromWriter) => this.receive(m));
-    worker.on('error', (err) => this.log(`the SQLite writer thread failed: ${err.message}`));
+    worker.on('error', (err: Error) => this.log(`the SQLite writer thread failed: ${err.message}`));
     worker.on('exit', (code) => this.exited(worker, code));
     // The lease is renewed by whichever thread is running.
     if (this.lease !== null) this.post({ op: 'lease', lease: this.lease.terms });

@@ -91,7 +91,7 @@ export class WalCheckpointer {
       this.waiters.delete(m.id);
       w?.(m);
     });
-    worker.on('error', (err) => this.log(`the WAL checkpointer thread failed: ${err.message}`));
+    worker.on('error', (err: Error) => this.log(`the WAL checkpointer thread failed: ${err.message}`));
     for (const l of this.startListeners) l();
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
