@@ -75,7 +75,7 @@ export class OidcClient {
       });
       const claims = tokens.claims();
       if (claims === undefined) throw new GatewayError('authentication_required', 'The provider answered without an ID token.');
-      return claims as Record<string, unknown>;
+      return claims;
     } catch (err) {
       throw refusal(err);
     }
@@ -110,6 +110,6 @@ function described(error: string, description: string | undefined): string {
 }
 
 function unavailable(what: string, err: unknown): GatewayError {
-  const why = err === null ? '' : ` (${err instanceof Error ? err.message : String(err)})`;
+  const why = err === null ? '' : ` (${err instanceof Error ? err.message : JSON.stringify(err)})`;
   return new GatewayError('sso_unavailable', `The single sign-on provider failed: ${what}${why}.`);
 }

@@ -61,6 +61,7 @@ export class SqlBudgetAlertRepository implements BudgetAlertRepository {
       : await this.sql.all(`SELECT CAST(coalesce(sum(u.cost_nanos), 0) AS TEXT) AS cost FROM api_keys k
           JOIN usage_daily_keys u ON u.account_id = k.account_id AND u.key_hash = k.hash
           WHERE k.member_id = ? AND u.day IN (${days.map(() => '?').join(', ')})`, [memberId, ...days]);
-    return BigInt(String(rows[0]?.cost ?? '0'));
+    const cost = rows[0]?.cost;
+    return typeof cost === 'string' || typeof cost === 'bigint' || typeof cost === 'number' ? BigInt(cost) : 0n;
   }
 }

@@ -5,6 +5,7 @@ import { errorText, RESET_LABEL, type LimitReset } from './key-forms.tsx';
 import { listOf } from './key-access.tsx';
 
 import type { Account } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 // What an account may reach and spend, as the operator edits it (PATCH /admin/accounts/{id};
 // docs/governance.md#allowlists, docs/budgets.md): its allowed models (ids and globs) and
@@ -54,7 +55,7 @@ export function EditAccountAccess({ account, onSaved }: { account: Account; onSa
     }
   };
   return (
-    <form class="form-row" onSubmit={save} aria-label="Access and budget of the account">
+    <form class="form-row" onSubmit={asyncHandler(save)} aria-label="Access and budget of the account">
       <div class="wide">
         <label for="acct-access-models">Allowed models (ids or globs; blank: all)</label>
         <input id="acct-access-models" placeholder="anthropic/*, openai/gpt-4.1" value={models} onInput={(e) => setModels((e.target as HTMLInputElement).value)} />

@@ -4,6 +4,7 @@ import { errorText } from './key-forms.tsx';
 import { listOf } from './key-access.tsx';
 
 import type { Member } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 // A member's allowed models (ids and globs; null: the account's) and budget {amount, reset}
 // (docs/governance.md#members-and-roles): shown in the Members table, edited in place
@@ -37,7 +38,7 @@ export function EditMemberAccess({ member, save, onClose }: {
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label={`Access of ${member.email}`}>
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Access of ${member.email}`}>
       <p class="hint" style="flex-basis: 100%; margin: 0">What <strong>{member.email}</strong>'s keys may reach and spend (blank: the account's models, no budget of their own)</p>
       <div class="wide">
         <label for="member-access-models">Allowed models (ids or globs, comma-separated)</label>

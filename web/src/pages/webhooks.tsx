@@ -7,6 +7,7 @@ import { errorText } from './key-forms.tsx';
 import { Deliveries } from './webhook-deliveries.tsx';
 
 import type { List, Webhook, WebhookCreated, WebhookEvent } from '../api/types.ts';
+import { asyncHandler } from '../async-handler.ts';
 
 // The account's webhooks (docs/webhooks.md): register an endpoint (its signing secret is
 // shown once), list and remove them, and open one's deliveries — each attempt's status and
@@ -82,7 +83,7 @@ function AddWebhook({ onCreated }: { onCreated: (c: WebhookCreated) => void }) {
     }
   };
   return (
-    <form class="card form-row" onSubmit={submit} aria-label="Add a webhook">
+    <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Add a webhook">
       <div>
         <label for="webhook-url">URL</label>
         <input id="webhook-url" type="url" required placeholder="https://hooks.example.com/switchyard" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
