@@ -44,6 +44,15 @@ export interface GenerationRecord {
   toolCalls?: ToolCallRecord[] | null;
   /** Served with the account's own provider key (docs/byok.md), charged the BYOK fee; absent means false. */
   byok?: boolean;
+  /** The account's guardrail rules that fired on the request (name, detector, action; never the matched text); absent: none. */
+  guardrails?: GuardrailHitRecord[] | null;
+}
+
+/** A guardrail rule that fired on a request, as its generation record keeps it (docs/governance.md#guardrails). */
+export interface GuardrailHitRecord {
+  name: string;
+  detector: string;
+  action: 'block' | 'redact';
 }
 
 /** One MCP call the gateway ran, as its generation record keeps it. */
@@ -103,5 +112,7 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
   // Only MCP turns have them (migration 18): other records read back as they were written.
   if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);
   if (r.tool_calls !== null && r.tool_calls !== undefined) record.toolCalls = JSON.parse(String(r.tool_calls)) as ToolCallRecord[];
+  // Only requests on which an account's guardrail fired have them (migration 26).
+  if (r.guardrails !== null && r.guardrails !== undefined) record.guardrails = JSON.parse(String(r.guardrails)) as GuardrailHitRecord[];
   return record;
 }
