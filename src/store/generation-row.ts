@@ -26,7 +26,7 @@ export const STORED_COLUMNS = [
   'dialect_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error', 'error_code_ref', 'finish_reason_ref',
   'native_finish_reason_ref', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
   'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'endpoint_ref', 'upstream_ms',
-  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok',
+  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok', 'guardrails',
 ] as const;
 
 export type StoredValue = string | number | bigint | null;
@@ -48,7 +48,8 @@ export function storedValues(r: GenerationRecord, ref: (name: string | null) => 
     encodeBreakdown(r.costBreakdown), r.latencyMs, r.firstTokenMs, one === null ? null : ref(one.endpoint),
     one === null ? null : one.ms, one === null && r.attempts.length > 0 ? JSON.stringify(r.attempts) : null,
     ref(r.httpReferer), ref(r.xTitle), r.endUser, r.parentId ?? null,
-    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null];
+    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null,
+    r.guardrails === undefined || r.guardrails === null || r.guardrails.length === 0 ? null : JSON.stringify(r.guardrails)];
 }
 
 interface SingleAttempt {

@@ -5,6 +5,7 @@
 
 import { BYOK_SQLITE } from './byok-migration.ts';
 import { COMPACT_RECORDS_SQLITE } from './compact-records-migration.ts';
+import { GUARDRAIL_HITS_SQLITE } from './guardrail-hits-migration.ts';
 
 export interface Migration {
   version: number;
@@ -531,4 +532,5 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_tool_calls_account ON mcp_tool_calls(account_id, at, id);
     `,
   },
+  GUARDRAIL_HITS_SQLITE,
 ];

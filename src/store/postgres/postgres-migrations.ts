@@ -1,6 +1,7 @@
 import { BYOK_POSTGRES } from './byok-migration.ts';
 import type { Migration } from '../migrations.ts';
 import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
+import { GUARDRAIL_HITS_POSTGRES } from './guardrail-hits-migration.ts';
 
 // The schema of src/store/migrations.ts for Postgres: the same versions, tables, columns and
 // meanings, so one store contract fits both engines. Differences: every INTEGER is BIGINT
@@ -514,4 +515,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX mcp_tool_calls_account ON mcp_tool_calls(account_id, at, id);
     `,
   },
+  GUARDRAIL_HITS_POSTGRES,
 ];

@@ -24,7 +24,7 @@ const COLUMN_TYPES: Record<(typeof STORED_COLUMNS)[number], string> = {
   native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
   tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
   first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
-  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint',
+  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint', guardrails: 'text',
 };
 
 const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
