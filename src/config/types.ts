@@ -7,6 +7,7 @@ import type { AlertsConfig } from './parse-alerts.ts';
 import type { SearchConfig } from './parse-search.ts';
 import type { ByokConfig } from './parse-byok.ts';
 import type { ModelKind } from '../canonical/task.ts';
+import type { RequestParameter } from '../canonical/request.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
 import type { McpConfig, McpServerConfig } from './parse-mcp.ts';
@@ -202,6 +203,6 @@ export interface EndpointInput {
   quantization?: string;
   dataCollection?: 'allow' | 'deny';
   zdr?: boolean;
-  supportedParameters?: string[];
+  supportedParameters?: RequestParameter[];
   moderated?: boolean;
 }

@@ -5,7 +5,7 @@ import { SettlementQueue } from '../billing/settlement-queue.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import type { Endpoint, ModelInfo, ProviderConfig } from '../catalog/types.ts';
 import type { Allowlist } from '../catalog/model-access.ts';
-import type { CanonicalRequest } from '../canonical/request.ts';
+import type { CanonicalRequest, RequestParameter } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { compileModerationPattern } from '../config/moderation-pattern.ts';
 import { DEFAULT_TIERS } from '../config/tier-limits.ts';
@@ -55,7 +55,7 @@ export type Script =
 export class ScriptedUpstream implements LocalProviderAdapter {
   readonly kind = 'sim' as const;
   readonly transport = 'local' as const;
-  readonly supportedParameters: ReadonlySet<string> = new Set(['max_tokens', 'temperature']);
+  readonly supportedParameters: ReadonlySet<RequestParameter> = new Set<RequestParameter>(['max_tokens', 'temperature']);
   readonly scripts = new Map<string, Script>();
   readonly calls: string[] = [];
   /** What the upstream was sent, per call (the texts of the last message). */
@@ -152,7 +152,7 @@ function endpoint(modelId: string, providerId: string, moderated: boolean): Endp
   const ep: Endpoint = {
     id: `${providerId}/${modelId.split('/')[1]}`, modelId, provider: provider(providerId), upstreamModel: `${providerId}-model`, pricing: PRICING,
     compiledPricing: compilePricing(PRICING, 'none'), contextLength: 100_000, dataCollection: 'allow', zdr: false,
-    supportedParameters: new Set(['max_tokens', 'temperature']),
+    supportedParameters: new Set<RequestParameter>(['max_tokens', 'temperature']),
   };
   if (moderated) ep.moderated = true;
   return ep;

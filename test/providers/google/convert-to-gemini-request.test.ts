@@ -59,7 +59,7 @@ describe('convertToGeminiRequest', () => {
   });
 
   it('drops what the endpoint does not take (penalties on Gemini 2.5)', () => {
-    const ep = { ...geminiEndpoint(), supportedParameters: new Set(['temperature']) };
+    const ep = { ...geminiEndpoint(), supportedParameters: new Set<RequestParameter>(['temperature']) };
     const sent = buildGeminiBody(testRequest({ sampling: { temperature: 1, presencePenalty: 1 }, maxOutputTokens: 5 }), ep);
     assert.deepEqual(sent.generationConfig, { temperature: 1 });
   });
