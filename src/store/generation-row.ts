@@ -1,4 +1,4 @@
-import type { GenerationRecord } from './generation-store.ts';
+import type { GenerationRecord, GuardrailHitRecord, ToolCallRecord } from './generation-store.ts';
 
 // How a generation record is stored (`generation_records`, migration 11): one row of small
 // numbers, strings that repeat (account, key hash, model, provider, app title, codes) as
@@ -14,8 +14,9 @@ import type { GenerationRecord } from './generation-store.ts';
 // record as it was, names and ISO times included). A new column (e.g. units of a new kind of
 // request): a migration on both engines adds it to generation_records (a small integer,
 // NULL when absent, costs a byte or nothing) and recreates the view with it; then add it to
-// STORED_COLUMNS and storedValues here, to COLUMN_TYPES (postgres-settlement.ts), and read
-// it in toGenerationRecord (generation-store.ts).
+// STORED_COLUMNS, PG_COLUMN_TYPES and storedValues here, and read it in toGenerationRecord
+// below: the record's fields are written and read in this one file. (The record itself is
+// built by pipeline/generation-record.ts and shown by server/routes/generation-view.ts.)
 
 /** The cost breakdown's line items, in the order of their stored array. */
 export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_write', 'request', 'image'] as const;
@@ -28,6 +29,17 @@ export const STORED_COLUMNS = [
   'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'endpoint_ref', 'upstream_ms',
   'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok', 'guardrails',
 ] as const;
+
+/** The Postgres type of each stored column, for its array parameter (postgres/postgres-settlement.ts): a column added above fails to compile until it has one. */
+export const PG_COLUMN_TYPES: Readonly<Record<(typeof STORED_COLUMNS)[number], string>> = {
+  id: 'text', created_ms: 'bigint', account_ref: 'integer', key_ref: 'integer', model_ref: 'integer', provider_ref: 'integer',
+  upstream_model_ref: 'integer', upstream_id: 'text', dialect_ref: 'integer', streamed: 'smallint', cancelled: 'smallint',
+  cache_hit: 'smallint', is_error: 'smallint', error_code_ref: 'integer', finish_reason_ref: 'integer',
+  native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
+  tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
+  first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
+  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint', guardrails: 'text',
+};
 
 export type StoredValue = string | number | bigint | null;
 
@@ -50,6 +62,34 @@ export function storedValues(r: GenerationRecord, ref: (name: string | null) => 
     ref(r.httpReferer), ref(r.xTitle), r.endUser, r.parentId ?? null,
     r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null,
     r.guardrails === undefined || r.guardrails === null || r.guardrails.length === 0 ? null : JSON.stringify(r.guardrails)];
+}
+
+/** A row of the `generations` view (integers as bigint) as a GenerationRecord. */
+export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
+  const n = (v: unknown): number => Number(v ?? 0);
+  const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  const record: GenerationRecord = {
+    id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
+    model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
+    dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
+    status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
+    tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
+    tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+    costNanos: (r.cost_nanos as bigint | null) ?? 0n,
+    costBreakdown: decodeBreakdown(r.cost_breakdown === null ? null : String(r.cost_breakdown)),
+    latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
+    attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
+    httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+    cacheHit: r.cache_hit === 1n,
+    ...(r.byok === 1n ? { byok: true } : {}),
+  };
+  // Only MCP turns have them (migration 18): other records read back as they were written.
+  if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);
+  if (r.tool_calls !== null && r.tool_calls !== undefined) record.toolCalls = JSON.parse(String(r.tool_calls)) as ToolCallRecord[];
+  // Only requests on which an account's guardrail fired have them (migration 26).
+  if (r.guardrails !== null && r.guardrails !== undefined) record.guardrails = JSON.parse(String(r.guardrails)) as GuardrailHitRecord[];
+  return record;
 }
 
 interface SingleAttempt {

@@ -1,5 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { decodeBreakdown } from './generation-row.ts';
+import { toGenerationRecord } from './generation-row.ts';
+
+export { toGenerationRecord } from './generation-row.ts';
 
 export interface UsageWindow {
   costNanos: bigint;
@@ -87,32 +89,4 @@ export class GenerationStore {
     const r = this.stmts.byId.get(id) as Record<string, bigint | string | null> | undefined;
     return r === undefined ? undefined : toGenerationRecord(r);
   }
-}
-
-/** A row of the `generations` view (integers as bigint) as a GenerationRecord. */
-export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
-  const n = (v: unknown): number => Number(v ?? 0);
-  const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-  const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-  const record: GenerationRecord = {
-    id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
-    model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
-    dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
-    status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
-    tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
-    tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
-    costNanos: (r.cost_nanos as bigint | null) ?? 0n,
-    costBreakdown: decodeBreakdown(r.cost_breakdown === null ? null : String(r.cost_breakdown)),
-    latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
-    attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
-    httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
-    cacheHit: r.cache_hit === 1n,
-    ...(r.byok === 1n ? { byok: true } : {}),
-  };
-  // Only MCP turns have them (migration 18): other records read back as they were written.
-  if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);
-  if (r.tool_calls !== null && r.tool_calls !== undefined) record.toolCalls = JSON.parse(String(r.tool_calls)) as ToolCallRecord[];
-  // Only requests on which an account's guardrail fired have them (migration 26).
-  if (r.guardrails !== null && r.guardrails !== undefined) record.guardrails = JSON.parse(String(r.guardrails)) as GuardrailHitRecord[];
-  return record;
 }
