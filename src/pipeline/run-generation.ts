@@ -1,6 +1,6 @@
 import { storageUnavailable } from '../billing/settlement-queue.ts';
 import { RequestDeadlineError, type ExecutionSink } from '../routing/execute-attempts.ts';
-import { executePlan } from './execute-plan.ts';
+import { executePlan, type PlanRun } from './execute-plan.ts';
 import type { AdmittedRequest, ClientPresence, GenerationOutcome, PipelineParts } from './pipeline-types.ts';
 import { priceGeneration } from './price-generation.ts';
 import { RecordingSink } from './response-cache/response-cache.ts';
@@ -24,7 +24,7 @@ export async function runGeneration(deps: PipelineParts, admitted: AdmittedReque
   const hit = cache?.hit ?? null;
   const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;
   const tracking = new TrackingSink(recorder ?? sink);
-  let run;
+  let run: PlanRun;
   try {
     run = await executePlan(deps, admitted, tracking, signal, client);
   } finally {

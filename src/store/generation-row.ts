@@ -1,5 +1,3 @@
-import type { GenerationRecord, GuardrailHitRecord, ToolCallRecord } from './generation-store.ts';
-
 // How a generation record is stored (`generation_records`, migration 11): one row of small
 // numbers, strings that repeat (account, key hash, model, provider, app title, codes) as
 // ids of `record_names`, the time as Unix milliseconds, and only what cannot be derived:
@@ -15,8 +13,66 @@ import type { GenerationRecord, GuardrailHitRecord, ToolCallRecord } from './gen
 // request): a migration on both engines adds it to generation_records (a small integer,
 // NULL when absent, costs a byte or nothing) and recreates the view with it; then add it to
 // STORED_COLUMNS, PG_COLUMN_TYPES and storedValues here, and read it in toGenerationRecord
-// below: the record's fields are written and read in this one file. (The record itself is
+// below: the record's fields, their type, writing and reading are in this one file. (The record itself is
 // built by pipeline/generation-record.ts and shown by server/routes/generation-view.ts.)
+
+/** A generation record: what one request did and cost (written by ledger-store.ts with its charge). */
+export interface GenerationRecord {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  upstreamId: string | null;
+  dialect: string;
+  streamed: boolean;
+  cancelled: boolean;
+  status: 'success' | 'error';
+  errorCode: string | null;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokensReasoning: number;
+  costNanos: bigint;
+  costBreakdown: Record<string, string> | null;
+  latencyMs: number | null;
+  firstTokenMs: number | null;
+  attempts: unknown[];
+  httpReferer: string | null;
+  xTitle: string | null;
+  endUser: string | null;
+  createdAt: string;
+  /** Served from the response cache (no upstream call); absent means false. */
+  cacheHit?: boolean;
+  /** A later model turn of a request that runs MCP tools: the first turn's generation id (docs/tools.md); absent: none. */
+  parentId?: string | null;
+  /** The MCP calls whose results this turn was given (server, tool, duration, status; never arguments nor results); absent: none. */
+  toolCalls?: ToolCallRecord[] | null;
+  /** Served with the account's own provider key (docs/byok.md), charged the BYOK fee; absent means false. */
+  byok?: boolean;
+  /** The account's guardrail rules that fired on the request (name, detector, action; never the matched text); absent: none. */
+  guardrails?: GuardrailHitRecord[] | null;
+}
+
+/** A guardrail rule that fired on a request, as its generation record keeps it (docs/governance.md#guardrails). */
+export interface GuardrailHitRecord {
+  name: string;
+  detector: string;
+  action: 'block' | 'redact';
+}
+
+/** One MCP call the gateway ran, as its generation record keeps it. */
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ms: number;
+  /** `ok`, `tool_error` (the tool said it failed), or why the call failed (`timeout`, `too_large`, `unreachable`, ...). */
+  status: string;
+}
 
 /** The cost breakdown's line items, in the order of their stored array. */
 export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_write', 'request', 'image'] as const;
