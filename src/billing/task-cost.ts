@@ -1,3 +1,4 @@
+import { assertNever } from '../canonical/assert-never.ts';
 import type { TaskRequest, TaskResult } from '../canonical/task.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { Endpoint } from '../catalog/types.ts';
@@ -32,6 +33,8 @@ export function addTaskUnits(usage: Usage, task: TaskRequest, result: TaskResult
       usage.audioMs = task.durationMs ?? reported ?? 0;
       return;
     }
+    default:
+      assertNever(task);
   }
 }
 

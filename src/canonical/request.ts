@@ -233,10 +233,17 @@ export interface WebSearchHold {
   promptTokens: number;
 }
 
+/**
+ * Every request parameter name (chat-table names), in the order docs list them: what a
+ * request uses, what an endpoint honours (`supported_parameters`), what a vendor's table
+ * carries. A new one fails to compile until every parameter table (providers/) rules on it.
+ */
+export const REQUEST_PARAMETERS = [
+  'temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty',
+  'repetition_penalty', 'seed', 'logit_bias', 'max_tokens', 'stop', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning',
+  'modalities', 'audio', 'prompt_cache_key', 'user',
+] as const;
+
 /** Names of the request parameters a request actually uses, for routing and dropping. */
-export type RequestParameter =
-  | 'temperature' | 'top_p' | 'top_k' | 'min_p' | 'top_a'
-  | 'frequency_penalty' | 'presence_penalty' | 'repetition_penalty'
-  | 'seed' | 'logit_bias' | 'max_tokens' | 'stop' | 'tools' | 'tool_choice'
-  | 'parallel_tool_calls' | 'response_format' | 'structured_outputs' | 'reasoning'
-  | 'include_reasoning' | 'modalities' | 'audio' | 'prompt_cache_key' | 'user';
+export type RequestParameter = (typeof REQUEST_PARAMETERS)[number];

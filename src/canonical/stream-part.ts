@@ -58,6 +58,4 @@ export type StreamPart =
   | ServerToolListPart
   | ServerToolCallPart;
 
-export function assertNever(value: never): never {
-  throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
-}
+export { assertNever } from './assert-never.ts';

@@ -1,13 +1,14 @@
+import type { RequestParameter } from '../canonical/request.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../config/config-error.ts';
 import { parseConfig } from '../config/load-config.ts';
 import { buildCatalog, type AdapterInfo } from './build-catalog.ts';
 
-const OPENAI_PARAMS = new Set(['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'seed', 'logit_bias', 'reasoning']);
+const OPENAI_PARAMS = new Set<RequestParameter>(['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'seed', 'logit_bias', 'reasoning']);
 const ADAPTERS: ReadonlyMap<string, AdapterInfo> = new Map([
   ['openai', { supportedParameters: OPENAI_PARAMS }],
-  ['sim', { supportedParameters: new Set(['temperature', 'max_tokens', 'tools', 'tool_choice', 'response_format', 'reasoning']) }],
+  ['sim', { supportedParameters: new Set<RequestParameter>(['temperature', 'max_tokens', 'tools', 'tool_choice', 'response_format', 'reasoning']) }],
 ]);
 
 function build(tree: unknown, env: Record<string, string> = {}, adapters = ADAPTERS) {

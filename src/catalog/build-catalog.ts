@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../canonical/request.ts';
 import { compilePricing, type CompiledPricing } from '../money/pricing.ts';
 import { ConfigError, explainConfigError } from '../config/config-error.ts';
 import { didYouMean } from '../config/did-you-mean.ts';
@@ -39,7 +40,7 @@ function build(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, Ad
   const serving = resolveProviders(config, env, adapters, warnings);
   // Tells a disabled provider from a typo in the warnings.
   const knownIds = new Set<string>([...BUILTIN_PROVIDERS.map((p) => p.id), ...config.providers.map((p) => p.id)]);
-  const parameterSets = new Map<string, ReadonlySet<string>>();
+  const parameterSets = new Map<string, ReadonlySet<RequestParameter>>();
   const models: ModelInfo[] = [];
 
   for (const draft of mergeModels(BUILTIN_MODELS, config.models)) {
@@ -113,7 +114,7 @@ function compileEndpoint(
   provider: ResolvedProvider,
   id: string,
   contextLength: number,
-  parameterSets: Map<string, ReadonlySet<string>>,
+  parameterSets: Map<string, ReadonlySet<RequestParameter>>,
 ): Endpoint {
   let compiledPricing: CompiledPricing;
   try {
@@ -141,7 +142,7 @@ function compileEndpoint(
 }
 
 /** Endpoints with the same exclusions share one set: dozens of endpoints, a handful of sets. */
-function supportedParameters(ep: EndpointDraft, provider: ResolvedProvider, cache: Map<string, ReadonlySet<string>>): ReadonlySet<string> {
+function supportedParameters(ep: EndpointDraft, provider: ResolvedProvider, cache: Map<string, ReadonlySet<RequestParameter>>): ReadonlySet<RequestParameter> {
   if (ep.supportedParameters !== undefined) return new Set(ep.supportedParameters);
   const base = provider.adapter.supportedParametersFor?.(provider.config) ?? provider.adapter.supportedParameters;
   const excluded = [...provider.excludeParameters, ...(ep.excludeParameters ?? [])];

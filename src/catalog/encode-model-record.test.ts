@@ -1,10 +1,11 @@
+import type { RequestParameter } from '../canonical/request.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../config/load-config.ts';
 import { buildCatalog } from './build-catalog.ts';
 import { toModelRecord } from './encode-model-record.ts';
 
-const adapters = new Map([['openai', { supportedParameters: new Set(['temperature', 'tools', 'max_tokens', 'top_k']) }]]);
+const adapters = new Map([['openai', { supportedParameters: new Set<RequestParameter>(['temperature', 'tools', 'max_tokens', 'top_k']) }]]);
 
 describe('toModelRecord', () => {
   it('encodes the spec fields with the cheapest endpoint\'s prices', () => {

@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../canonical/request.ts';
 import type { EndpointInput, ModelInput } from '../config/types.ts';
 import type { BuiltinEndpoint, BuiltinModel } from './builtin/builtin-types.ts';
 import type { Capability, ModelKind, PricingSpec } from './types.ts';
@@ -28,8 +29,8 @@ export interface EndpointDraft {
   quantization?: string;
   dataCollection: 'allow' | 'deny';
   zdr: boolean;
-  supportedParameters?: readonly string[];
-  excludeParameters?: readonly string[];
+  supportedParameters?: readonly RequestParameter[];
+  excludeParameters?: readonly RequestParameter[];
   moderated?: boolean;
   /** `models[i].endpoints[j]` for endpoints written in the config. */
   path: string | undefined;

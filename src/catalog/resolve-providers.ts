@@ -1,4 +1,7 @@
+import type { RequestParameter } from '../canonical/request.ts';
+import { assertNever } from '../canonical/assert-never.ts';
 import { ConfigError } from '../config/config-error.ts';
+import type { ProviderKind } from '../config/provider-kinds.ts';
 import { closestMatch } from '../config/did-you-mean.ts';
 import type { GatewayConfig, ProviderInput } from '../config/types.ts';
 import { BUILTIN_PROVIDERS, SIM_PROVIDER_ID } from './builtin-catalog.ts';
@@ -10,20 +13,20 @@ type Env = Record<string, string | undefined>;
 
 /** What the catalog needs to know of an adapter. */
 export interface AdapterInfo {
-  readonly supportedParameters: ReadonlySet<string>;
-  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<string>;
+  readonly supportedParameters: ReadonlySet<RequestParameter>;
+  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<RequestParameter>;
 }
 
 export interface ResolvedProvider {
   readonly config: ProviderConfig;
   readonly adapter: AdapterInfo;
   /** Parameters the adapter carries but this vendor does not honour (built-ins only). */
-  readonly excludeParameters: readonly string[];
+  readonly excludeParameters: readonly RequestParameter[];
 }
 
 interface Candidate {
   config: ProviderConfig;
-  excludeParameters: readonly string[];
+  excludeParameters: readonly RequestParameter[];
   enabled: boolean;
   /** Said when the provider stays off though the config mentions it: silence would confuse. */
   offNote?: string;
@@ -164,10 +167,21 @@ function defaultBaseUrl(input: ProviderInput): string | undefined {
 }
 
 /** Unknown servers get `none` (cache reads at the full prompt price), which never undercharges. */
-function defaultCacheFamily(kind: string, profile?: string): CacheFamily {
-  // Bedrock's cache points and Vertex's Claude are priced as Anthropic's breakpoints are.
-  if (kind === 'anthropic' || kind === 'bedrock' || (kind === 'vertex' && profile === 'anthropic')) return 'cache_control';
-  return 'none';
+function defaultCacheFamily(kind: ProviderKind, profile?: string): CacheFamily {
+  switch (kind) {
+    // Bedrock's cache points and Vertex's Claude are priced as Anthropic's breakpoints are.
+    case 'anthropic':
+    case 'bedrock':
+      return 'cache_control';
+    case 'vertex':
+      return profile === 'anthropic' ? 'cache_control' : 'none';
+    case 'openai':
+    case 'google':
+    case 'sim':
+      return 'none';
+    default:
+      return assertNever(kind);
+  }
 }
 
 function firstSet(env: Env, names: readonly string[]): string | undefined {
@@ -184,9 +198,9 @@ function merged<T>(base: Record<string, T> | undefined, over: Record<string, T> 
 }
 
 /** Kinds whose adapters carry the key in a header the transport can swap per attempt (call-upstream.ts). */
-const POOLED_KINDS: ReadonlySet<string> = new Set(['openai', 'anthropic', 'google']);
+const POOLED_KINDS: ReadonlySet<ProviderKind> = new Set<ProviderKind>(['openai', 'anthropic', 'google']);
 
-function poolFor(input: ProviderInput, kind: string, path: string): CredentialPool {
+function poolFor(input: ProviderInput, kind: ProviderKind, path: string): CredentialPool {
   if (!POOLED_KINDS.has(kind)) {
     throw new ConfigError(`${path}.api_keys`, `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`);
   }

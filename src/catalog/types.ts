@@ -1,6 +1,7 @@
 // The catalog: models (`<author>/<name>`) and the provider endpoints that serve them.
 // Built once at boot from the built-in catalog, the credentials present and the config.
 
+import type { RequestParameter } from '../canonical/request.ts';
 import type { Capability } from '../canonical/capabilities.ts';
 import type { CredentialPool } from './credential-pool.ts';
 import type { CacheFamily, CompiledPricing, PricingSpec } from '../money/pricing.ts';
@@ -90,7 +91,7 @@ export interface Endpoint {
   dataCollection: 'allow' | 'deny';
   zdr: boolean;
   /** Request parameters this endpoint honours (chat-table names: `temperature`, `tools`, ...). */
-  supportedParameters: ReadonlySet<string>;
+  supportedParameters: ReadonlySet<RequestParameter>;
   /** Requests bound here pass moderation first (config: provider or endpoint `moderated: true`). */
   moderated?: boolean;
 }

@@ -334,6 +334,16 @@ sim: \${SIM_MODE:-auto}
     assert.deepEqual(config.models[0]?.endpoints?.[0]?.pricing, { prompt: '0.0000025', completion: '0.0000001', cache_read: '0.00000125' });
   });
 
+  it('takes only known parameter names in supported_parameters (a typo would silently drop the parameter)', () => {
+    const pricing = { prompt: '0.000001', completion: '0.000002' };
+    const config = parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tools'] }] }] }, {});
+    assert.deepEqual(config.models[0]?.endpoints?.[0]?.supportedParameters, ['temperature', 'tools']);
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tempreature'] }] }] }, {}),
+      'models[0].endpoints[0].supported_parameters[1]', /temperature/,
+    );
+  });
+
   it('reads created as seconds or as a date', () => {
     const config = parseConfig({ models: [{ id: 'a/b', created: '2025-04-14' }, { id: 'a/c', created: 1700000000 }] }, {});
     assert.equal(config.models[0]?.created, 1744588800);

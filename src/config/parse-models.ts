@@ -2,9 +2,10 @@ import { isCapability, CAPABILITIES, type Capability } from '../canonical/capabi
 import type { PricingSpec } from '../money/pricing.ts';
 import { IMAGE_PRICE_KEY } from '../money/image-prices.ts';
 import { MODEL_KINDS } from '../canonical/task.ts';
+import { REQUEST_PARAMETERS } from '../canonical/request.ts';
 import { ConfigError } from './config-error.ts';
 import {
-  at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, readList, readMapping, readPrice, readString,
+  at, checkKeys, optBoolean, optEnum, optEnumList, optInt, optString, optStringList, readList, readMapping, readPrice, readString,
   type Fields,
 } from './read-fields.ts';
 import type { EndpointInput, ModelInput } from './types.ts';
@@ -96,7 +97,7 @@ function parseEndpoint(value: unknown, path: string): EndpointInput {
   if (dataCollection !== undefined) out.dataCollection = dataCollection;
   const zdr = optBoolean(fields, 'zdr', path);
   if (zdr !== undefined) out.zdr = zdr;
-  const supported = optStringList(fields, 'supported_parameters', path);
+  const supported = optEnumList(fields, 'supported_parameters', REQUEST_PARAMETERS, path);
   if (supported !== undefined) out.supportedParameters = supported;
   const moderated = optBoolean(fields, 'moderated', path);
   if (moderated !== undefined) out.moderated = moderated;

@@ -106,6 +106,14 @@ export function optStringList(fields: Fields, key: string, path: string): string
   return readList(value, p).map((item, i) => readString(item, at(p, i)));
 }
 
+/** A list of names each one of `allowed` (a ConfigError names the item and the names allowed). */
+export function optEnumList<T extends string>(fields: Fields, key: string, allowed: readonly T[], path: string): T[] | undefined {
+  const value = fields[key];
+  if (value === undefined || value === null) return undefined;
+  const p = at(path, key);
+  return readList(value, p).map((item, i) => readEnum(item, allowed, at(p, i)));
+}
+
 export function optStringMap(fields: Fields, key: string, path: string): Record<string, string> | undefined {
   const value = fields[key];
   if (value === undefined || value === null) return undefined;

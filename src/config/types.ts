@@ -8,6 +8,7 @@ import type { AlertsConfig } from './parse-alerts.ts';
 import type { SearchConfig } from './parse-search.ts';
 import type { ByokConfig } from './parse-byok.ts';
 import type { ModelKind } from '../canonical/task.ts';
+import type { RequestParameter } from '../canonical/request.ts';
 import type { PdfConfig } from './parse-pdf.ts';
 import type { RecordsConfig } from './parse-records.ts';
 import type { RetentionConfig } from './parse-retention.ts';
@@ -208,6 +209,6 @@ export interface EndpointInput {
   quantization?: string;
   dataCollection?: 'allow' | 'deny';
   zdr?: boolean;
-  supportedParameters?: string[];
+  supportedParameters?: RequestParameter[];
   moderated?: boolean;
 }

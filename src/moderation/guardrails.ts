@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { assertNever } from '../canonical/assert-never.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { detect, spansOf, type Span } from './guardrail-detectors.ts';
@@ -141,6 +142,8 @@ function rewriteTexts(req: CanonicalRequest, fn: (text: string) => string): void
       case 'transcription':
         if (task.prompt !== undefined) task.prompt = fn(task.prompt);
         break;
+      default:
+        assertNever(task);
     }
   }
   for (const m of req.messages) {
@@ -164,6 +167,8 @@ function rewriteTexts(req: CanonicalRequest, fn: (text: string) => string): void
           else for (const c of p.content) if (c.type === 'text') c.text = fn(c.text);
         }
         break;
+      default:
+        assertNever(m);
     }
   }
 }

@@ -38,4 +38,19 @@ describe('moderatedTexts', () => {
     };
     assert.deepEqual(moderatedTexts(req), ['sys', 'user', 'no', 'think', 'asst', '{"q":1}', 'result', 'f', 'desc', '{"type":"object"}', '{"title":"T"}']);
   });
+
+  it('reads a spoken turn\'s transcript; images, audio, redacted reasoning and generated images give no text', () => {
+    const req: CanonicalRequest = {
+      models: [],
+      messages: [
+        { role: 'user', content: [{ type: 'image', url: 'https://example.com/a.png' }, { type: 'audio', data: b64('RIFF'), format: 'wav' }, { type: 'text', text: 'look' }] },
+        { role: 'assistant', content: [{ type: 'redacted-reasoning', data: 'opaque' }, { type: 'image-output', url: 'https://example.com/b.png' }, { type: 'audio-output', data: b64('RIFF'), transcript: 'said aloud' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'image', url: 'https://example.com/c.png' }, { type: 'text', text: 'seen' }] }] },
+      ],
+      sampling: {},
+      stream: false,
+      extra: {},
+    };
+    assert.deepEqual(moderatedTexts(req), ['look', 'said aloud', 'seen']);
+  });
 });

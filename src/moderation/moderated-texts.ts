@@ -1,6 +1,6 @@
-import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
+import type { AssistantContentPart, CanonicalRequest, FilePart, ImagePart, TextPart, UserContentPart } from '../canonical/request.ts';
 import { dataUriMediaType } from '../canonical/data-uri.ts';
-import { assertNever } from '../canonical/stream-part.ts';
+import { assertNever } from '../canonical/assert-never.ts';
 import { schemaJson } from '../canonical/schema-json.ts';
 
 // Everything of a request the model will read as text, for moderation: every turn's text
@@ -49,25 +49,20 @@ export function moderatedTexts(req: CanonicalRequest): string[] {
         for (const p of m.content) add(p.text);
         break;
       case 'user':
-        for (const p of m.content) {
-          if (p.type === 'text') add(p.text);
-          else if (p.type === 'file') add(fileText(p));
-        }
+        for (const p of m.content) add(userPartText(p));
         break;
       case 'assistant':
         add(m.refusal);
-        for (const p of m.content) {
-          if (p.type === 'text' || p.type === 'reasoning') add(p.text);
-          else if (p.type === 'tool-call') add(p.arguments);
-          else if (p.type === 'audio-output') add(p.transcript);
-        }
+        for (const p of m.content) add(assistantPartText(p));
         break;
       case 'tool':
         for (const p of m.content) {
           if (typeof p.content === 'string') add(p.content);
-          else for (const c of p.content) if (c.type === 'text') add(c.text);
+          else for (const c of p.content) add(toolResultPartText(c));
         }
         break;
+      default:
+        assertNever(m);
     }
   }
   for (const tool of req.tools ?? []) {
@@ -81,6 +76,54 @@ export function moderatedTexts(req: CanonicalRequest): string[] {
     add(schemaJson(format.schema));
   }
   return out;
+}
+
+// One exhaustive switch per content part union: a new part type fails to compile here until
+// it says what of it the model reads, so no content goes unmoderated (or unguarded) silently.
+
+/** What the model reads of a user's content part as text (undefined: nothing, or bytes no text matcher can read). */
+function userPartText(p: UserContentPart): string | undefined {
+  switch (p.type) {
+    case 'text':
+      return p.text;
+    case 'file':
+      return fileText(p);
+    case 'image': // pixels: no text to match without a model of their own
+    case 'audio':
+      return undefined;
+    default:
+      return assertNever(p);
+  }
+}
+
+/** What the model reads of an assistant's content part (sent back by the client) as text. */
+function assistantPartText(p: AssistantContentPart): string | undefined {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      return p.text;
+    case 'tool-call':
+      return p.arguments;
+    case 'audio-output':
+      return p.transcript;
+    case 'redacted-reasoning': // the vendor's encrypted blob: not text anyone can read
+    case 'image-output':
+      return undefined;
+    default:
+      return assertNever(p);
+  }
+}
+
+/** What the model reads of a part of a tool's result as text. */
+function toolResultPartText(p: TextPart | ImagePart): string | undefined {
+  switch (p.type) {
+    case 'text':
+      return p.text;
+    case 'image':
+      return undefined;
+    default:
+      return assertNever(p);
+  }
 }
 
 /** An inline file's text when its media type (or, lacking one, its bytes) says it is text. */

@@ -72,6 +72,11 @@ export function compilePricing(spec: PricingSpec, family: CacheFamily): Compiled
       cacheRead = prompt;
       cacheWrite = prompt;
       break;
+    default: {
+      // A new cache family fails to compile here until it has its prices (money cannot import canonical's assertNever).
+      const unhandled: never = family;
+      throw new Error(`unhandled cache family: ${String(unhandled)}`);
+    }
   }
   if (spec.cache_read !== undefined) cacheRead = priceToAttos(spec.cache_read);
   if (spec.cache_write !== undefined) cacheWrite = priceToAttos(spec.cache_write);

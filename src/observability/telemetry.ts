@@ -218,6 +218,8 @@ export class Telemetry implements UpstreamObserver {
       cost_usd: formatNanos(r.costNanos),
       finish_reason: r.finishReason,
       cancelled: r.cancelled,
+      // The account's guardrail rules that fired (a block's refusal included): names and actions, never the text.
+      ...(r.guardrails == null || r.guardrails.length === 0 ? {} : { guardrails: r.guardrails.map((h) => `${h.name}:${h.action}`) }),
     };
     const error50 = error?.code === 'storage_unavailable' || error?.code === 'internal_error';
     // The line as pino writes it (numeric level, epoch ms, the fields, then `msg`; `base: null`),

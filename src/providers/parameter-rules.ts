@@ -1,4 +1,4 @@
-import type { RequestParameter } from '../canonical/request.ts';
+import { REQUEST_PARAMETERS, type RequestParameter } from '../canonical/request.ts';
 
 // How one request parameter travels to one vendor, stated as data so that the catalog's
 // `supported_parameters`, `require_parameters` routing and docs/providers.md all read the
@@ -53,10 +53,8 @@ export function gateway(note: string): ParameterRule {
 }
 
 /** The parameters a table carries or honours: everything not dropped. */
-export function supportedParameters(table: ParameterTable): ReadonlySet<string> {
-  const out = new Set<string>();
-  for (const name in table) if (table[name as RequestParameter].action !== 'drop') out.add(name);
-  return out;
+export function supportedParameters(table: ParameterTable): ReadonlySet<RequestParameter> {
+  return new Set(REQUEST_PARAMETERS.filter((name) => table[name].action !== 'drop'));
 }
 
 /** The body field a parameter is sent as. */
@@ -72,9 +70,4 @@ export function bounded(rule: ParameterRule, value: number): number {
 }
 
 /** Every parameter name, in the order docs list them. */
-export const ALL_PARAMETERS: readonly RequestParameter[] = [
-  'temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty',
-  'repetition_penalty', 'seed', 'logit_bias', 'max_tokens', 'stop', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning',
-  'modalities', 'audio', 'prompt_cache_key', 'user',
-];
+export const ALL_PARAMETERS: readonly RequestParameter[] = REQUEST_PARAMETERS;

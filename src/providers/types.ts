@@ -1,5 +1,5 @@
 import type { ProviderKind } from '../config/provider-kinds.ts';
-import type { CanonicalRequest } from '../canonical/request.ts';
+import type { CanonicalRequest, RequestParameter } from '../canonical/request.ts';
 import type { ModelKind, TaskRequest } from '../canonical/task.ts';
 import type { FormData } from 'undici';
 import type { StreamPart } from '../canonical/stream-part.ts';
@@ -49,9 +49,9 @@ export interface HttpProviderAdapter {
    */
   authorize?(req: UpstreamRequest, endpoint: Endpoint): Promise<UpstreamRequest>;
   /** Parameters (chat-table names) this adapter can carry upstream, for some vendor. */
-  readonly supportedParameters: ReadonlySet<string>;
+  readonly supportedParameters: ReadonlySet<RequestParameter>;
   /** Those this provider (its vendor profile) takes; the catalog narrows each endpoint's set from it. */
-  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<string>;
+  supportedParametersFor?(provider: ProviderConfig): ReadonlySet<RequestParameter>;
   /**
    * Whether this provider's API reads a PDF sent inline (absent: it does not). Where no
    * endpoint of a request's plan does, the gateway sends the PDF's text instead (docs/pdf.md).
@@ -94,7 +94,7 @@ export interface TaskCodec {
 export interface LocalProviderAdapter {
   readonly kind: ProviderKind;
   readonly transport: 'local';
-  readonly supportedParameters: ReadonlySet<string>;
+  readonly supportedParameters: ReadonlySet<RequestParameter>;
   /** As HttpProviderAdapter's (absent: it does not read PDFs). */
   readsPdf?(provider: ProviderConfig): boolean;
   /** Streams the answer into `emit`; resolves when done. Stops early when `signal` aborts. */

@@ -3,14 +3,14 @@ import { describe, it } from 'node:test';
 import { compilePricing } from '../money/pricing.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import type { Endpoint, ModelInfo, PricingSpec, ProviderConfig } from '../catalog/types.ts';
-import type { CanonicalRequest, ModelChoice, ProviderPreferences } from '../canonical/request.ts';
+import type { CanonicalRequest, ModelChoice, ProviderPreferences, RequestParameter } from '../canonical/request.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { CircuitBreakers } from './circuit-breaker.ts';
 import { InProcessHealthStore } from './health/in-process-health-store.ts';
 import { AttemptPlanner } from './plan-attempts.ts';
 import { seededRandom } from '../canonical/seeded-random.test-util.ts';
 
-const ALL_PARAMS = ['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'seed'];
+const ALL_PARAMS: RequestParameter[] = ['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'seed'];
 
 interface EndpointSpec {
   upstream?: string;
@@ -24,7 +24,7 @@ interface EndpointSpec {
   quantization?: string;
   dataCollection?: 'allow' | 'deny';
   zdr?: boolean;
-  params?: string[];
+  params?: RequestParameter[];
 }
 
 function provider(id: string): ProviderConfig {

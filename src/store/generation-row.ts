@@ -1,5 +1,3 @@
-import type { GenerationRecord } from './generation-records.ts';
-
 // How a generation record is stored (`generation_records`, migration 11): one row of small
 // numbers, strings that repeat (account, key hash, model, provider, app title, codes) as
 // ids of `record_names`, the time as Unix milliseconds, and only what cannot be derived:
@@ -14,8 +12,67 @@ import type { GenerationRecord } from './generation-records.ts';
 // record as it was, names and ISO times included). A new column (e.g. units of a new kind of
 // request): a migration on both engines adds it to generation_records (a small integer,
 // NULL when absent, costs a byte or nothing) and recreates the view with it; then add it to
-// STORED_COLUMNS and storedValues here, to COLUMN_TYPES (postgres-settlement.ts), and read
-// it in toGenerationRecord (generation-store.ts).
+// STORED_COLUMNS, PG_COLUMN_TYPES and storedValues here, and read it in toGenerationRecord
+// below: the record's fields, their type, writing and reading are in this one file. (The record itself is
+// built by pipeline/generation-record.ts and shown by server/routes/generation-view.ts.)
+
+/** A generation record: what one request did and cost (written by ledger-store.ts with its charge). */
+export interface GenerationRecord {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  upstreamId: string | null;
+  dialect: string;
+  streamed: boolean;
+  cancelled: boolean;
+  status: 'success' | 'error';
+  errorCode: string | null;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  tokensPrompt: number;
+  tokensCompletion: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokensReasoning: number;
+  costNanos: bigint;
+  costBreakdown: Record<string, string> | null;
+  latencyMs: number | null;
+  firstTokenMs: number | null;
+  attempts: unknown[];
+  httpReferer: string | null;
+  xTitle: string | null;
+  endUser: string | null;
+  createdAt: string;
+  /** Served from the response cache (no upstream call); absent means false. */
+  cacheHit?: boolean;
+  /** A later model turn of a request that runs MCP tools: the first turn's generation id (docs/tools.md); absent: none. */
+  parentId?: string | null;
+  /** The MCP calls whose results this turn was given (server, tool, duration, status; never arguments nor results); absent: none. */
+  toolCalls?: ToolCallRecord[] | null;
+  /** Served with the account's own provider key (docs/byok.md), charged the BYOK fee; absent means false. */
+  byok?: boolean;
+  /** The account's guardrail rules that fired on the request (name, detector, action; never the matched text); absent: none. */
+  guardrails?: GuardrailHitRecord[] | null;
+}
+
+/** A guardrail rule that fired on a request, as its generation record keeps it (docs/governance.md#guardrails). */
+export interface GuardrailHitRecord {
+  name: string;
+  detector: string;
+  action: 'block' | 'redact';
+}
+
+/** One MCP call the gateway ran, as its generation record keeps it. */
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ms: number;
+  /** `ok`, `tool_error` (the tool said it failed), or why the call failed (`timeout`, `too_large`, `unreachable`, ...). */
+  status: string;
+}
 
 /** The cost breakdown's line items, in the order of their stored array. */
 export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_write', 'request', 'image'] as const;
@@ -26,8 +83,19 @@ export const STORED_COLUMNS = [
   'dialect_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error', 'error_code_ref', 'finish_reason_ref',
   'native_finish_reason_ref', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
   'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'endpoint_ref', 'upstream_ms',
-  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok',
+  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok', 'guardrails',
 ] as const;
+
+/** The Postgres type of each stored column, for its array parameter (postgres/postgres-settlement.ts): a column added above fails to compile until it has one. */
+export const PG_COLUMN_TYPES: Readonly<Record<(typeof STORED_COLUMNS)[number], string>> = {
+  id: 'text', created_ms: 'bigint', account_ref: 'integer', key_ref: 'integer', model_ref: 'integer', provider_ref: 'integer',
+  upstream_model_ref: 'integer', upstream_id: 'text', dialect_ref: 'integer', streamed: 'smallint', cancelled: 'smallint',
+  cache_hit: 'smallint', is_error: 'smallint', error_code_ref: 'integer', finish_reason_ref: 'integer',
+  native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
+  tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
+  first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
+  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint', guardrails: 'text',
+};
 
 export type StoredValue = string | number | bigint | null;
 
@@ -48,7 +116,36 @@ export function storedValues(r: GenerationRecord, ref: (name: string | null) => 
     encodeBreakdown(r.costBreakdown), r.latencyMs, r.firstTokenMs, one === null ? null : ref(one.endpoint),
     one === null ? null : one.ms, one === null && r.attempts.length > 0 ? JSON.stringify(r.attempts) : null,
     ref(r.httpReferer), ref(r.xTitle), r.endUser, r.parentId ?? null,
-    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null];
+    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null,
+    r.guardrails === undefined || r.guardrails === null || r.guardrails.length === 0 ? null : JSON.stringify(r.guardrails)];
+}
+
+/** A row of the `generations` view (integers as bigint) as a GenerationRecord. */
+export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
+  const n = (v: unknown): number => Number(v ?? 0);
+  const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  const record: GenerationRecord = {
+    id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
+    model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
+    dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
+    status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
+    tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
+    tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+    costNanos: (r.cost_nanos as bigint | null) ?? 0n,
+    costBreakdown: decodeBreakdown(r.cost_breakdown === null ? null : String(r.cost_breakdown)),
+    latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
+    attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
+    httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+    cacheHit: r.cache_hit === 1n,
+    ...(r.byok === 1n ? { byok: true } : {}),
+  };
+  // Only MCP turns have them (migration 18): other records read back as they were written.
+  if (r.parent_id !== null && r.parent_id !== undefined) record.parentId = String(r.parent_id);
+  if (r.tool_calls !== null && r.tool_calls !== undefined) record.toolCalls = JSON.parse(String(r.tool_calls)) as ToolCallRecord[];
+  // Only requests on which an account's guardrail fired have them (migration 26).
+  if (r.guardrails !== null && r.guardrails !== undefined) record.guardrails = JSON.parse(String(r.guardrails)) as GuardrailHitRecord[];
+  return record;
 }
 
 interface SingleAttempt {

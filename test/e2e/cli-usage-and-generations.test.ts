@@ -107,7 +107,7 @@ describe('usage and generations from the CLI', () => {
       'id', 'account_id', 'key_hash', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed',
       'cancelled', 'cache_hit', 'byok', 'status', 'error_code', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion',
       'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost', 'total_cost_usd', 'usage', 'cost_breakdown',
-      'latency', 'generation_time', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user', 'parent_id', 'tool_calls',
+      'latency', 'generation_time', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user', 'parent_id', 'tool_calls', 'guardrails',
     ]);
     assert.equal(g.key_hash, keyA.hash);
     assert.equal(g.model, 'switchyard/sim-pro');

@@ -52,6 +52,31 @@ describe('guardrails of an account', () => {
     for (const secret of ['jane.doe@example.com', '7946', 'PRJ-1234', 'ops@example.org']) assert.equal(sent.includes(secret), false, secret);
   });
 
+  test('the generation record lists the rules that fired (name, detector, action), never what they matched', async () => {
+    const res = await chat('Mail jane.doe@example.com about PRJ-1234.');
+    assert.equal(res.status, 200, res.text);
+    const id = res.headers.get('x-generation-id');
+    assert.ok(id !== null);
+    const fired = [
+      { name: 'email', detector: 'email', action: 'redact' },
+      { name: 'project', detector: 'pattern', action: 'redact' },
+    ];
+    // The account's own key (GET /generation), the operator (GET /admin/generations/{id}), the CLI: one serializer.
+    const own = await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } });
+    const ownRecord = await own.json() as { data: { guardrails: unknown[] } };
+    assert.deepEqual(ownRecord.data.guardrails, fired);
+    const operator = await call('GET', `${gw.origin}/api/v1/admin/generations/${id}`, admin);
+    assert.equal(operator.status, 200, JSON.stringify(operator.json));
+    assert.deepEqual(operator.json.data.guardrails, fired);
+    const shown = runCliJson(gw.dir, 'generations', 'show', id, '--json');
+    assert.deepEqual(shown.guardrails, fired);
+    for (const secret of ['jane.doe', 'PRJ-1234']) assert.equal(JSON.stringify([ownRecord, operator.json, shown]).includes(secret), false, secret);
+    // A request no rule fired on: an empty list.
+    const plain = await chat('nothing to hide here');
+    const plainRecord = await call('GET', `${gw.origin}/api/v1/admin/generations/${plain.headers.get('x-generation-id')}`, admin);
+    assert.deepEqual(plainRecord.json.data.guardrails, []);
+  });
+
   test('block rules: 403 content_filter_error naming the rule, in each dialect; look-alikes that fail the checksum pass', async () => {
     const before = emu.requests.length;
     const card = await chat('my card is 4111 1111 1111 1111, exp 12/29');

@@ -85,6 +85,16 @@ contractCase('generation records: a later MCP turn keeps its parent id and its M
   return { g5 };
 });
 
+contractCase('generation records: the guardrail rules that fired, as written, and none read back as none (migration 26)', async (s) => {
+  await seed(s);
+  const hits = [{ name: 'mail', detector: 'email', action: 'redact' as const }, { name: 'project', detector: 'pattern', action: 'redact' as const }];
+  await s.ledger.settle([], [record('g6', { guardrails: hits, createdAt: DAY2 })]);
+  const g6 = await s.generations.getRecord('g6');
+  assert.deepEqual(g6?.guardrails, hits);
+  assert.equal((await s.generations.getRecord('g1'))?.guardrails, undefined);
+  return { g6 };
+});
+
 contractCase('activity: the list shape, filters and keyset pages on (created_at, id)', async (s) => {
   await seed(s);
   const one = await s.activity.get('g1');

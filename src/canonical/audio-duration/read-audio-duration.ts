@@ -1,3 +1,4 @@
+import { assertNever } from '../assert-never.ts';
 import { flacDurationMs, isFlac } from './flac-duration.ts';
 import { isMp3, mp3DurationMs } from './mp3-duration.ts';
 import { isFragmentedMp4, isMp4, mp4DurationMs } from './mp4-duration.ts';
@@ -54,6 +55,7 @@ export function readAudioDuration(b: Buffer): AudioDuration {
     case 'webm': durationMs = webmDurationMs(b); break;
     case 'mp3': durationMs = mp3DurationMs(b); break;
     case null: break;
+    default: assertNever(container);
   }
   if (durationMs !== null && (container === 'flac' || container === 'ogg' || (container === 'mp4' && isFragmentedMp4(b)))) {
     // Ogg carrying FLAC (its first packet "\x7fFLAC") is lossless: FLAC's rate.

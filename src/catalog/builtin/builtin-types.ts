@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 // Shapes of the built-in catalog data. Built-ins go through the same merge and compile
 // path as config entries; these types only add what data files need and a config never
 // states (credential env vars, parameter exclusions).
@@ -17,7 +18,7 @@ export interface BuiltinProvider {
   headers?: Record<string, string>;
   options?: Record<string, unknown>;
   /** Parameters the adapter kind can carry but this vendor rejects or ignores. */
-  excludeParameters?: readonly string[];
+  excludeParameters?: readonly RequestParameter[];
 }
 
 export interface BuiltinEndpoint {
@@ -32,7 +33,7 @@ export interface BuiltinEndpoint {
   dataCollection: 'allow' | 'deny';
   zdr?: boolean;
   /** Parameters this model rejects or ignores at this vendor, on top of the provider's. */
-  excludeParameters?: readonly string[];
+  excludeParameters?: readonly RequestParameter[];
 }
 
 export interface BuiltinModel {

@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import type { HttpProviderAdapter } from '../types.ts';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.ts';
 import { convertAnthropicResponse } from './convert-anthropic-response.ts';
@@ -9,7 +10,7 @@ import { decodeAnthropicError } from './decode-anthropic-error.ts';
  * and repetition_penalty (no such fields), `prompt_cache_key` (Anthropic caches by
  * `cache_control` breakpoints, which travel on the blocks), modalities and audio (no audio).
  */
-const SUPPORTED_PARAMETERS: ReadonlySet<string> = new Set([
+const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
   'temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls',
   'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'user',
 ]);

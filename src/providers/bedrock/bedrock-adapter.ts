@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import type { HttpProviderAdapter } from '../types.ts';
 import { bedrockTaskCodec } from './bedrock-embeddings.ts';
 import { ConverseStreamDecoder } from './converse-stream-decoder.ts';
@@ -11,7 +12,7 @@ import { signBedrockRequest } from './sign-bedrock-request.ts';
  * logit_bias (no such fields), parallel_tool_calls, `user`, `prompt_cache_key` (Bedrock
  * caches at `cachePoint` blocks, which the cache breakpoints become), audio.
  */
-const SUPPORTED_PARAMETERS: ReadonlySet<string> = new Set([
+const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
   'temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'reasoning',
   'include_reasoning',
 ]);

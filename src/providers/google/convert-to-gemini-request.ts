@@ -1,4 +1,4 @@
-import type { CanonicalRequest } from '../../canonical/request.ts';
+import type { CanonicalRequest, RequestParameter } from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { convertToGeminiContents } from './convert-to-gemini-contents.ts';
@@ -77,11 +77,11 @@ export function buildGeminiBody(req: CanonicalRequest, endpoint: Endpoint): Gemi
 
 /** The adapter's own parameters (gemini-parameters.ts), narrowed by the endpoint's. */
 class ParameterGate {
-  private readonly endpoint: ReadonlySet<string>;
-  constructor(endpoint: ReadonlySet<string>) {
+  private readonly endpoint: ReadonlySet<RequestParameter>;
+  constructor(endpoint: ReadonlySet<RequestParameter>) {
     this.endpoint = endpoint;
   }
-  has(name: string): boolean {
+  has(name: RequestParameter): boolean {
     return GEMINI_SUPPORTED_PARAMETERS.has(name) && this.endpoint.has(name);
   }
 }

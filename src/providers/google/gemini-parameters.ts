@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import { drop, rename, supportedParameters, type ParameterTable } from '../parameter-rules.ts';
 
 // How each request parameter travels to the Gemini API (the same data model as the
@@ -30,4 +31,4 @@ export const GEMINI_RULES: ParameterTable = {
   user: drop('no Gemini field'),
 };
 
-export const GEMINI_SUPPORTED_PARAMETERS: ReadonlySet<string> = supportedParameters(GEMINI_RULES);
+export const GEMINI_SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = supportedParameters(GEMINI_RULES);

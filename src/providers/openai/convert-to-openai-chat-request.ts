@@ -144,13 +144,13 @@ function setReasoning(body: OpenAIChatRequestBody, profile: OpenAIProfile, reaso
 }
 
 class ParameterGate {
-  private readonly profile: ReadonlySet<string>;
-  private readonly endpoint: ReadonlySet<string>;
-  constructor(profile: ReadonlySet<string>, endpoint: ReadonlySet<string>) {
+  private readonly profile: ReadonlySet<RequestParameter>;
+  private readonly endpoint: ReadonlySet<RequestParameter>;
+  constructor(profile: ReadonlySet<RequestParameter>, endpoint: ReadonlySet<RequestParameter>) {
     this.profile = profile;
     this.endpoint = endpoint;
   }
-  has(name: string): boolean {
+  has(name: RequestParameter): boolean {
     return this.profile.has(name) && this.endpoint.has(name);
   }
 }

@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import type { ProviderConfig } from '../../catalog/types.ts';
 import { AZURE_PROFILE } from './profiles/azure-profile.ts';
 import { DEEPSEEK_PROFILE } from './profiles/deepseek-profile.ts';
@@ -34,8 +35,8 @@ export function openAIProfileFor(provider: ProviderConfig): OpenAIProfile {
 }
 
 /** Every parameter some profile can carry: what the adapter as a whole supports. */
-export function allOpenAIProfileParameters(): ReadonlySet<string> {
-  const all = new Set<string>();
+export function allOpenAIProfileParameters(): ReadonlySet<RequestParameter> {
+  const all = new Set<RequestParameter>();
   for (const p of OPENAI_PROFILES.values()) for (const name of p.supported) all.add(name);
   return all;
 }

@@ -8,7 +8,7 @@ import { validateAgainstSchema } from './validate-against-schema.test-util.ts';
 test('identifies as a local adapter of kind sim that honours the chat parameters', () => {
   assert.equal(simAdapter.kind, 'sim');
   assert.equal(simAdapter.transport, 'local');
-  for (const p of ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'seed']) {
+  for (const p of ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'seed'] as const) {
     assert.ok(simAdapter.supportedParameters.has(p), p);
   }
 });

@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 // The built-in simulated provider (`kind: sim`). It makes every endpoint usable on a fresh
 // machine with no credentials, and gives tests and benchmarks an upstream that costs
 // nothing. Answers are deterministic: the same request always gets the same parts.
@@ -45,7 +46,7 @@ const HOOK_LENGTH = '[sim:length]';
  * The sim accepts every sampling parameter and ignores it (answers are deterministic);
  * the rest it honours. It produces no audio, so `modalities` and `audio` are not listed.
  */
-const SUPPORTED_PARAMETERS: ReadonlySet<string> = new Set([
+const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
   'temperature', 'top_p', 'top_k', 'min_p', 'top_a',
   'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'seed', 'logit_bias',
   'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls',

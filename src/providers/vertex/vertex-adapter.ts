@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import type { Endpoint, ProviderConfig } from '../../catalog/types.ts';
 import { anthropicAdapter } from '../anthropic/anthropic-adapter.ts';
 import { googleAdapter } from '../google/google-adapter.ts';
@@ -22,7 +23,7 @@ function publisherOf(provider: ProviderConfig): HttpProviderAdapter {
  * Gemini on Vertex takes what the Gemini API takes, less the penalties, which Gemini 2.5
  * refuses ("Penalty is not enabled"), as the built-in `google` provider leaves them out.
  */
-const VERTEX_GEMINI_PARAMETERS: ReadonlySet<string> = new Set(
+const VERTEX_GEMINI_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>(
   [...googleAdapter.supportedParameters].filter((p) => p !== 'presence_penalty' && p !== 'frequency_penalty'),
 );
 

@@ -1,3 +1,4 @@
+import { assertNever } from '../../canonical/assert-never.ts';
 import type { HealthOutcome } from './health-store.ts';
 
 /** Counts of outcomes over a span of time. */
@@ -49,6 +50,8 @@ export class BucketCounter {
       case 'rate-limited':
         this.rateLimited[slot]!++;
         break;
+      default:
+        assertNever(outcome);
     }
   }
 

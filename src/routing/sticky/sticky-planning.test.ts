@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../canonical/request.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Catalog } from '../../catalog/catalog.ts';
@@ -11,7 +12,7 @@ import { AttemptPlanner } from '../plan-attempts.ts';
 
 // The planner's half of sticky routing: the remembered endpoint first, the rest unchanged.
 
-function endpoint(providerId: string, params: string[]): Endpoint {
+function endpoint(providerId: string, params: RequestParameter[]): Endpoint {
   const pricing = { prompt: '0.000001', completion: '0.000001' };
   return {
     id: `${providerId}/m`, modelId: 'acme/m', upstreamModel: 'm', pricing, compiledPricing: compilePricing(pricing, 'none'),
@@ -20,7 +21,7 @@ function endpoint(providerId: string, params: string[]): Endpoint {
   };
 }
 
-const ALL = ['temperature', 'max_tokens', 'tools', 'tool_choice'];
+const ALL: RequestParameter[] = ['temperature', 'max_tokens', 'tools', 'tool_choice'];
 const m: ModelInfo = {
   id: 'acme/m', kind: 'chat', name: 'm', author: 'acme', description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
   endpoints: [endpoint('a', ALL), endpoint('b', ALL), endpoint('c', ['temperature'])],

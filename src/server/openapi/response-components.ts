@@ -264,9 +264,12 @@ export const RESPONSE_COMPONENTS: Record<string, Schema> = {
       model: str, provider: str, endpoint: str, status: int, errorCode: strOrNull, ms: num, credential: str,
     }, ['model', 'provider', 'endpoint', 'status', 'errorCode', 'ms']) },
     http_referer: strOrNull, app_title: strOrNull, user: strOrNull,
+    guardrails: { type: 'array', items: closed("One of the account's guardrail rules that fired on the request (never the text it matched).", {
+      name: str, detector: str, action: { enum: ['block', 'redact'] },
+    }) },
   }, ['id', 'account_id', 'key_hash', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed', 'cancelled', 'byok', 'status', 'error_code',
     'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion', 'native_tokens_cached', 'native_tokens_cache_write',
-    'native_tokens_reasoning', 'total_cost', 'total_cost_usd', 'cost_breakdown', 'latency', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user']),
+    'native_tokens_reasoning', 'total_cost', 'total_cost_usd', 'cost_breakdown', 'latency', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user', 'guardrails']),
   Webhook: closed("An account's webhook (the secret is never shown again after its creation).", { id: str, url: str, events: strings, created_at: str }),
   WebhookList: closed("The account's webhooks.", { data: { type: 'array', items: ref('Webhook') } }),
   WebhookCreated: closed('A webhook just registered: its signing secret is in `secret`, this once.', { data: ref('Webhook'), secret: str }),

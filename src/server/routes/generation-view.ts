@@ -47,5 +47,7 @@ export function generationView(row: GenerationRecord): Record<string, unknown> {
     // A later model turn of a request that ran MCP tools: the first turn's id, and the calls it was given (docs/tools.md).
     parent_id: row.parentId ?? null,
     tool_calls: row.toolCalls ?? [],
+    // The account's guardrail rules that fired on the request: name, detector, action; never the text they matched.
+    guardrails: row.guardrails ?? [],
   };
 }

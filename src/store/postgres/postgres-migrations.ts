@@ -1,6 +1,7 @@
 import { BYOK_POSTGRES } from './byok-migration.ts';
 import type { Migration } from '../sqlite/migrations.ts';
 import { COMPACT_RECORDS_POSTGRES } from './compact-records-migration.ts';
+import { GUARDRAIL_HITS_POSTGRES } from './guardrail-hits-migration.ts';
 
 // The schema of src/store/sqlite/migrations.ts for Postgres: the same versions, tables, columns and
 // meanings, so one store contract fits both engines. Differences: every INTEGER is BIGINT
@@ -574,4 +575,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN secret_master_key_id TEXT;
     `,
   },
+  GUARDRAIL_HITS_POSTGRES,
 ];

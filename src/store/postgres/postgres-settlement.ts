@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { HoldRecord, SettlementRecord } from '../ledger-records.ts';
-import { STORED_COLUMNS, storedValues } from '../generation-row.ts';
+import { PG_COLUMN_TYPES as COLUMN_TYPES, STORED_COLUMNS, storedValues } from '../generation-row.ts';
 
 /** A name's `record_names` id (postgres-record-names.ts; every name of the batch ensured). */
 export type NameRef = (name: string | null) => number | null;
@@ -15,17 +15,6 @@ import { addToRollup, coarseRollups, globalRollupParams, keysRollupParams, rollu
 // the charge, balance, key usage and rollups move only for the generation rows this batch
 // actually wrote (RETURNING), so nothing is counted twice. An `interrupted` record the
 // stale-hold sweep left is replaced by the real settlement, which is then charged.
-
-/** The pg type of each stored column (generation-row.ts), for its array parameter. */
-const COLUMN_TYPES: Record<(typeof STORED_COLUMNS)[number], string> = {
-  id: 'text', created_ms: 'bigint', account_ref: 'integer', key_ref: 'integer', model_ref: 'integer', provider_ref: 'integer',
-  upstream_model_ref: 'integer', upstream_id: 'text', dialect_ref: 'integer', streamed: 'smallint', cancelled: 'smallint',
-  cache_hit: 'smallint', is_error: 'smallint', error_code_ref: 'integer', finish_reason_ref: 'integer',
-  native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
-  tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
-  first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
-  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint',
-};
 
 const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
   'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];

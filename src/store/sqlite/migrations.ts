@@ -5,6 +5,7 @@
 
 import { BYOK_SQLITE } from './byok-migration.ts';
 import { COMPACT_RECORDS_SQLITE } from './compact-records-migration.ts';
+import { GUARDRAIL_HITS_SQLITE } from './guardrail-hits-migration.ts';
 
 export interface Migration {
   version: number;
@@ -605,4 +606,5 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN secret_master_key_id TEXT;
     `,
   },
+  GUARDRAIL_HITS_SQLITE,
 ];

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ReasoningConfig } from '../../../src/canonical/request.ts';
+import type { ReasoningConfig, RequestParameter } from '../../../src/canonical/request.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { ALL_PARAMETERS } from '../../../src/providers/parameter-rules.ts';
 import { buildGeminiBody, convertToGeminiRequest } from '../../../src/providers/google/convert-to-gemini-request.ts';
@@ -59,7 +59,7 @@ describe('convertToGeminiRequest', () => {
   });
 
   it('drops what the endpoint does not take (penalties on Gemini 2.5)', () => {
-    const ep = { ...geminiEndpoint(), supportedParameters: new Set(['temperature']) };
+    const ep = { ...geminiEndpoint(), supportedParameters: new Set<RequestParameter>(['temperature']) };
     const sent = buildGeminiBody(testRequest({ sampling: { temperature: 1, presencePenalty: 1 }, maxOutputTokens: 5 }), ep);
     assert.deepEqual(sent.generationConfig, { temperature: 1 });
   });

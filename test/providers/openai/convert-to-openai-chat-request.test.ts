@@ -1,3 +1,4 @@
+import type { RequestParameter } from '../../../src/canonical/request.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
@@ -124,7 +125,7 @@ describe('convertToOpenAIChatRequest', () => {
   });
 
   it('advertises every parameter some profile carries', () => {
-    for (const p of ['temperature', 'top_p', 'top_k', 'min_p', 'repetition_penalty', 'tools', 'tool_choice', 'response_format', 'max_tokens', 'stop', 'seed', 'reasoning']) {
+    for (const p of ['temperature', 'top_p', 'top_k', 'min_p', 'repetition_penalty', 'tools', 'tool_choice', 'response_format', 'max_tokens', 'stop', 'seed', 'reasoning'] as const) {
       assert.ok(openaiAdapter.supportedParameters.has(p), p);
     }
     // Only OpenRouter forwards top_a; the adapter as a whole can carry it, a generic server cannot.
@@ -135,7 +136,7 @@ describe('convertToOpenAIChatRequest', () => {
 
 it('parameters the endpoint does not support are dropped even when the vendor profile carries them', () => {
   const ep = testEndpoint({ profile: 'openai' });
-  const narrowed = { ...ep, supportedParameters: new Set(['max_tokens', 'tools']) };
+  const narrowed = { ...ep, supportedParameters: new Set<RequestParameter>(['max_tokens', 'tools']) };
   const body = buildOpenAIChatBody(testRequest({ sampling: { temperature: 0.5, topP: 0.9 }, maxOutputTokens: 10 }), narrowed);
   assert.equal('temperature' in body, false);
   assert.equal('top_p' in body, false);

@@ -2921,6 +2921,12 @@ export type components = {
             error_code: string | null;
             finish_reason: string | null;
             generation_time?: number | null;
+            guardrails: {
+                /** @enum {unknown} */
+                action: "block" | "redact";
+                detector: string;
+                name: string;
+            }[];
             http_referer: string | null;
             id: string;
             key_hash: string | null;

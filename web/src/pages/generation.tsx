@@ -75,6 +75,7 @@ function GenerationBody({ d, totalUsd }: { d: Detail; totalUsd: string }) {
         ['Total', ms(d.latency)],
         ...(d.latency !== null && d.time_to_first_token !== null ? [['Generating after the first token', ms(d.latency - d.time_to_first_token)] as [string, ComponentChildren]] : []),
       ]} />
+      <Guardrails hits={d.guardrails ?? []} />
       <section aria-label="Provider attempts">
         <h3>Provider attempts</h3>
         {attempts.length === 0 ? <p class="empty">No upstream call (refused or answered by the gateway).</p> : (
@@ -94,6 +95,24 @@ function GenerationBody({ d, totalUsd }: { d: Detail; totalUsd: string }) {
         <pre class="json">{JSON.stringify(d, null, 2)}</pre>
       </details>
     </>
+  );
+}
+
+/** The account's guardrail rules that fired on the request (docs/governance.md#guardrails): never the text they matched. */
+function Guardrails({ hits }: { hits: NonNullable<Detail['guardrails']> }) {
+  if (hits.length === 0) return null;
+  return (
+    <section aria-label="Guardrails">
+      <h3>Guardrails</h3>
+      <ul class="guardrails">
+        {hits.map((h) => (
+          <li data-testid="guardrail-hit">
+            <span class={`badge ${h.action === 'redact' ? 'on' : 'off'}`}>{h.action === 'redact' ? 'redacted' : 'blocked'}</span>{' '}
+            <strong>{h.name}</strong> ({h.detector})
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

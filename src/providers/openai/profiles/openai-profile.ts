@@ -1,4 +1,4 @@
-import type { ReasoningEffort } from '../../../canonical/request.ts';
+import type { ReasoningEffort, RequestParameter } from '../../../canonical/request.ts';
 import type { ModelKind } from '../../../canonical/task.ts';
 import { supportedParameters, type ParameterTable } from '../../parameter-rules.ts';
 
@@ -16,7 +16,7 @@ export interface OpenAIProfile {
   readonly vendor: string;
   readonly rules: ParameterTable;
   /** Derived from `rules`: what this vendor carries or the gateway honours. */
-  readonly supported: ReadonlySet<string>;
+  readonly supported: ReadonlySet<RequestParameter>;
   /** `req.extra` keys copied into the body untouched (the spec's provider-specific parameters). */
   readonly passThrough: ReadonlySet<string>;
   /**
