@@ -124,7 +124,7 @@ export function storedValues(r: GenerationRecord, ref: (name: string | null) => 
 export function toGenerationRecord(r: Record<string, bigint | string | null>): GenerationRecord {
   const n = (v: unknown): number => Number(v ?? 0);
   const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-  const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  const s = (v: bigint | string | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
   const record: GenerationRecord = {
     id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
     model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
