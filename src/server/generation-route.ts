@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nanosToNumber } from '../money/money.ts';
-import { storageUnavailable } from '../billing/settlement-queue.ts';
+import { storageUnavailable, type SettlementQueue } from '../billing/settlement-queue.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -17,12 +17,10 @@ import { SseWriter } from './sse-writer.ts';
 import { streamBinaryAnswer } from './binary-answer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
 import { publicBase } from './public-base.ts';
-import { runMcpGeneration } from './mcp-loop/mcp-generation.ts';
+import { runMcpGeneration, type McpGenerationDeps } from './mcp-loop/mcp-generation.ts';
 import type { InForce } from './wiring/in-force.ts';
-import type { SettlementQueue } from '../billing/settlement-queue.ts';
 import type { InFlight } from './in-flight.ts';
 import type { Telemetry } from '../observability/telemetry.ts';
-import type { McpGenerationDeps } from './mcp-loop/mcp-generation.ts';
 
 /** What generation-route.ts uses of the services (handed out by build-app.ts). */
 export type GenerationRouteDeps = McpGenerationDeps & {

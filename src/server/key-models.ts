@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext } from '../auth/authenticate.ts';
 import { keyAccess } from '../auth/key-access.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelAccess } from '../catalog/model-access.ts';
 import type { ModelInfo } from '../catalog/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { KeyReader } from './route-access.ts';
-import type { Authenticator } from '../auth/authenticate.ts';
+import type { Authenticator, AuthContext } from '../auth/authenticate.ts';
 
 /** What key-models.ts uses of the services (handed out by build-app.ts). */
 export interface KeyModelsDeps {

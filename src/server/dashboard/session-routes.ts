@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import { extractBearer, type AuthContext, type Authenticator } from '../../auth/authenticate.ts';
 import { isWellFormedApiKey } from '../../auth/api-key.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { bodySchema, routeSchema } from '../routes/admin/route-schema.ts';
-import { csrfTokenOf, isSessionToken } from './session-store.ts';
+import { csrfTokenOf, isSessionToken, type SessionStore } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
 import { access } from '../route-access.ts';
 import { MEMBER_SESSION_PREFIX, roleOf } from '../../auth/roles.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { Authenticator } from '../../auth/authenticate.ts';
-import type { SessionStore } from './session-store.ts';
 import type { ByokKeys } from '../../auth/byok-keys.ts';
 
 /** What session-routes.ts uses of the services (handed out by build-app.ts). */

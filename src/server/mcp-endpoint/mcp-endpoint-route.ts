@@ -6,11 +6,10 @@ import { resumeIdleTimeout } from '../connection-guards.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
 import type { GatewayToolSource } from './gateway-tool-source.ts';
-import { recordToolCall } from './record-tool-call.ts';
+import { recordToolCall, type RecordToolCallDeps } from './record-tool-call.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
 import type { InForce } from '../wiring/in-force.ts';
 import type { InFlight } from '../in-flight.ts';
-import type { RecordToolCallDeps } from './record-tool-call.ts';
 
 /** What mcp-endpoint-route.ts uses of the services (handed out by build-app.ts). */
 export type McpEndpointRouteDeps = RecordToolCallDeps & {

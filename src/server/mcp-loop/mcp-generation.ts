@@ -20,10 +20,9 @@ import { McpLoop, UsageSum } from './mcp-conversation.ts';
 import { McpTurnSink } from './mcp-turn-sink.ts';
 import { resolveMcpTools, type McpToolSet } from './resolve-mcp-tools.ts';
 import { runMcpCalls } from './run-mcp-calls.ts';
-import { recordLoopCalls } from '../mcp-endpoint/record-tool-call.ts';
+import { recordLoopCalls, type RecordToolCallDeps } from '../mcp-endpoint/record-tool-call.ts';
 import type { InForce } from '../wiring/in-force.ts';
 import type { InFlight } from '../in-flight.ts';
-import type { RecordToolCallDeps } from '../mcp-endpoint/record-tool-call.ts';
 
 /** What mcp-generation.ts uses of the services (handed out by build-app.ts). */
 export type McpGenerationDeps = RecordToolCallDeps & {

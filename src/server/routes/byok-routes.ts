@@ -1,16 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
-import type { ByokInput, ByokView } from '../../auth/byok-keys.ts';
 import type { ProviderConfig } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { actorOf, objectBody, paramsOf } from './admin/admin-common.ts';
-import { findAccount } from './admin/accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { ByokKeys } from '../../auth/byok-keys.ts';
-import type { FindAccountDeps } from './admin/accounts-routes.ts';
+import type { ByokKeys, ByokInput, ByokView } from '../../auth/byok-keys.ts';
 
 /** What byok-routes.ts uses of the services (handed out by build-app.ts). */
 export type ByokRoutesDeps = FindAccountDeps & {

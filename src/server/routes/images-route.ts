@@ -3,11 +3,10 @@ import { imagesDialects } from '../../front/openai-images/images-dialect.ts';
 import type { ImagePublisher } from '../../front/openai-images/encode-images-response.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { installMultipartParser } from '../body/parse-multipart-body.ts';
-import { registerGenerationRoute } from '../generation-route.ts';
+import { registerGenerationRoute, type GenerationRouteDeps } from '../generation-route.ts';
 import { ImageUrlStore } from '../images/image-url-store.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { GenerationRouteDeps } from '../generation-route.ts';
 
 /** What images-route.ts uses of the services (handed out by build-app.ts). */
 export type ImagesRouteDeps = GenerationRouteDeps & {

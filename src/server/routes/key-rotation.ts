@@ -1,14 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/authenticate.ts';
-import { MAX_ROTATION_OVERLAP_SECONDS } from '../../billing/account-service.ts';
+import { MAX_ROTATION_OVERLAP_SECONDS, type AccountService } from '../../billing/account-service.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-store.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { actorOf } from './admin/admin-common.ts';
 import { bodySchema } from './admin/route-schema.ts';
 import type { Stores } from '../../store/store-contract.ts';
-import type { AccountService } from '../../billing/account-service.ts';
-import type { Authenticator } from '../../auth/authenticate.ts';
+import type { Authenticator, AuthContext } from '../../auth/authenticate.ts';
 import type { CreditHolds } from '../../billing/credit-holds.ts';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 

@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { nanosToNumber } from '../../money/money.ts';
-import { effectiveLimits } from '../../config/tier-limits.ts';
+import { effectiveLimits, type TierTable } from '../../config/tier-limits.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { Stores } from '../../store/store-contract.ts';
-import type { TierTable } from '../../config/tier-limits.ts';
 
 /** What key-route.ts uses of the services (handed out by build-app.ts). */
 export interface KeyRouteDeps {

@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { KeyPatch, KeyRecord } from '../../store/account-store.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { checkName } from '../../billing/account-input.ts';
@@ -12,14 +10,14 @@ import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } f
 import type { Allowlist } from '../../catalog/model-access.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor } from './admin/admin-common.ts';
 import { keyStatus } from './admin/admin-views.ts';
-import type { KeyLimitReset } from '../../store/account-store.ts';
+import type { KeyLimitReset, KeyPatch, KeyRecord } from '../../store/account-store.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { ownKeysOnly } from '../../auth/roles.ts';
 import { accountMemberFilter } from './admin/member-filter.ts';
 import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from './key-rotation.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import type { AccountService } from '../../billing/account-service.ts';
-import type { Authenticator } from '../../auth/authenticate.ts';
+import type { Authenticator, AuthContext } from '../../auth/authenticate.ts';
 import type { CreditHolds } from '../../billing/credit-holds.ts';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { access, requestAuth } from '../route-access.ts';
-import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../mcp-endpoint/account-mcp-servers.ts';
+import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody, type AccountMcpServersDeps } from '../mcp-endpoint/account-mcp-servers.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './admin/route-schema.ts';
 import { MCP_CALL_STATUSES, mcpCallsPage } from './admin/mcp-routes.ts';
 import { queryOf } from './admin/admin-common.ts';
 import type { Stores } from '../../store/store-contract.ts';
-import type { AccountMcpServersDeps } from '../mcp-endpoint/account-mcp-servers.ts';
 
 /** What mcp-servers-route.ts uses of the services (handed out by build-app.ts). */
 export type McpServersRouteDeps = AccountMcpServersDeps & {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { roleOf } from '../../auth/roles.ts';
-import type { RemovedKeys } from '../../billing/member-service.ts';
 import { MAX_ALLOWED_MODELS } from '../../billing/member-input.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatNanos, nanosToNumber } from '../../money/money.ts';
@@ -9,11 +8,10 @@ import type { AuditActor } from '../../store/audit-store.ts';
 import { BUDGET_RESETS, MEMBER_ROLES, type MemberRecord } from '../../store/member-store.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { actorOf, objectBody } from './admin/admin-common.ts';
-import { findAccount } from './admin/accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
 import type { LinkMailer } from '../dashboard/email-sign-in-routes.ts';
-import type { FindAccountDeps } from './admin/accounts-routes.ts';
-import type { MemberService } from '../../billing/member-service.ts';
+import type { MemberService, RemovedKeys } from '../../billing/member-service.ts';
 
 /** What members-routes.ts uses of the services (handed out by build-app.ts). */
 export type MembersRoutesDeps = FindAccountDeps & {

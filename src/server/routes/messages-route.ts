@@ -4,9 +4,8 @@ import { messagesDialect } from '../../front/anthropic-messages/messages-dialect
 import { access, requestAuth } from '../route-access.ts';
 import { keyAccess } from '../../auth/key-access.ts';
 import { modelForKey, unknownModel } from '../key-models.ts';
-import { dialectErrorHandler, registerGenerationRoute } from '../generation-route.ts';
+import { dialectErrorHandler, registerGenerationRoute, type GenerationRouteDeps } from '../generation-route.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { GenerationRouteDeps } from '../generation-route.ts';
 
 /** What messages-route.ts uses of the services (handed out by build-app.ts). */
 export type MessagesRouteDeps = GenerationRouteDeps & {

@@ -6,9 +6,8 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { ModelAccess } from '../../catalog/model-access.ts';
-import { modelForKey, presentedAccess } from '../key-models.ts';
+import { modelForKey, presentedAccess, type KeyModelsDeps } from '../key-models.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { KeyModelsDeps } from '../key-models.ts';
 
 /** What models-route.ts uses of the services (handed out by build-app.ts). */
 export type ModelsRouteDeps = KeyModelsDeps & {

@@ -5,13 +5,12 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { DeliveryRow, WebhookRow } from '../../store/webhook-store.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { privateAddressOf } from '../../net/ssrf-guard.ts';
-import { newId } from '../webhooks/webhook-dispatcher.ts';
+import { newId, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/webhook-events.ts';
 import { actorOf } from './admin/admin-common.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import type { InForce } from '../wiring/in-force.ts';
-import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 
 /** What webhooks-route.ts uses of the services (handed out by build-app.ts). */
 export interface WebhooksRouteDeps {

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager } from './admin-common.ts';
+import { actorOf, defaultModelOf, objectBody, optionalName, optionalString, requireManager, type AdminCommonDeps } from './admin-common.ts';
 import { accountView } from './admin-views.ts';
 import { bodySchema, FIELD, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 import type { Stores } from '../../../store/store-contract.ts';
 import type { AccountService } from '../../../billing/account-service.ts';
-import type { AdminCommonDeps } from './admin-common.ts';
 
 /** What account-settings-routes.ts uses of the services (handed out by build-app.ts). */
 export type AccountSettingsRoutesDeps = AdminCommonDeps & {

@@ -11,12 +11,11 @@ import { accessAudit } from '../keys-route.ts';
 import { asBadRequest } from './service-errors.ts';
 import { keyEvent } from '../../webhooks/webhook-events.ts';
 import { access } from '../../route-access.ts';
-import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from '../key-rotation.ts';
+import { noBodyIsEmpty, ROTATE_BODY, rotateKey, type KeyRotationDeps } from '../key-rotation.ts';
 import type { Stores } from '../../../store/store-contract.ts';
 import type { AccountService } from '../../../billing/account-service.ts';
 import type { CreditHolds } from '../../../billing/credit-holds.ts';
 import type { WebhookDispatcher } from '../../webhooks/webhook-dispatcher.ts';
-import type { KeyRotationDeps } from '../key-rotation.ts';
 
 /** What admin-keys-routes.ts uses of the services (handed out by build-app.ts). */
 export type AdminKeysRoutesDeps = KeyRotationDeps & {

@@ -3,14 +3,13 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import {
   actorOf, decodeCursor, isIdCursor, money, objectBody, page, pageSize, paramsOf, queryOf, requireAdmin, requireManager, requiredString,
 } from './admin-common.ts';
-import { findAccount } from './accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './accounts-routes.ts';
 import { ledgerView } from './admin-views.ts';
 import { bodySchema, FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { asBadRequest } from './service-errors.ts';
 import { access } from '../../route-access.ts';
 import type { Stores } from '../../../store/store-contract.ts';
 import type { AccountService } from '../../../billing/account-service.ts';
-import type { FindAccountDeps } from './accounts-routes.ts';
 
 /** What credits-routes.ts uses of the services (handed out by build-app.ts). */
 export type CreditsRoutesDeps = FindAccountDeps & {

@@ -8,9 +8,8 @@ import { queryOf, requireAdmin, requireManager, type Query } from './admin-commo
 import type { Stores } from '../../../store/store-contract.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
 import { access } from '../../route-access.ts';
-import { accountMemberFilter, adminMemberFilter, checkReportKey } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey, type MemberFilterDeps } from './member-filter.ts';
 import { routeSchema } from './route-schema.ts';
-import type { MemberFilterDeps } from './member-filter.ts';
 
 /** What generations-csv-route.ts uses of the services (handed out by build-app.ts). */
 export type GenerationsCsvRouteDeps = MemberFilterDeps & {

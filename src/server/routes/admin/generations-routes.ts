@@ -6,9 +6,8 @@ import { decodeCursor, isTimeIdCursor, page, pageSize, paramsOf, queryOf, readIn
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
-import { accountMemberFilter, adminMemberFilter, checkReportKey, MEMBER_QUERY } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey, MEMBER_QUERY, type MemberFilterDeps } from './member-filter.ts';
 import type { Stores } from '../../../store/store-contract.ts';
-import type { MemberFilterDeps } from './member-filter.ts';
 
 /** What generations-routes.ts uses of the services (handed out by build-app.ts). */
 export type GenerationsRoutesDeps = MemberFilterDeps & {

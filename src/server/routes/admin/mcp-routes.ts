@@ -2,13 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { McpCallCursor, McpCallFilter, McpCallRow, McpCallStatus } from '../../../store/mcp-store.ts';
 import { access } from '../../route-access.ts';
-import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../../mcp-endpoint/account-mcp-servers.ts';
-import { findAccount } from './accounts-routes.ts';
+import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody, type AccountMcpServersDeps } from '../../mcp-endpoint/account-mcp-servers.ts';
+import { findAccount, type FindAccountDeps } from './accounts-routes.ts';
 import { decodeCursor, page, pageSize, paramsOf, queryOf, requireAdmin, type Query } from './admin-common.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import type { Stores } from '../../../store/store-contract.ts';
-import type { AccountMcpServersDeps } from '../../mcp-endpoint/account-mcp-servers.ts';
-import type { FindAccountDeps } from './accounts-routes.ts';
 
 /** What mcp-routes.ts uses of the services (handed out by build-app.ts). */
 export type McpRoutesDeps = AccountMcpServersDeps & FindAccountDeps & {

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { refusalMinute, type RefusalCursor, type RefusalFilter } from '../../../store/refusal-counts.ts';
 import { decodeCursor, page, pageSize, queryOf, readInstant, requireAdmin } from './admin-common.ts';
-import { findAccount } from './accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './accounts-routes.ts';
 import type { Stores } from '../../../store/store-contract.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
-import type { FindAccountDeps } from './accounts-routes.ts';
 
 /** What refusals-routes.ts uses of the services (handed out by build-app.ts). */
 export type RefusalsRoutesDeps = FindAccountDeps & {

@@ -6,11 +6,10 @@ import { findAccount } from './accounts-routes.ts';
 import { PAGE_QUERY, RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 import { usageByKind } from './usage-by-kind.ts';
-import { accountMemberFilter, adminMemberFilter, MEMBER_QUERY } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, MEMBER_QUERY, type MemberFilterDeps } from './member-filter.ts';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { Stores } from '../../../store/store-contract.ts';
 import type { InForce } from '../../wiring/in-force.ts';
-import type { MemberFilterDeps } from './member-filter.ts';
 
 /** What usage-routes.ts uses of the services (handed out by build-app.ts). */
 export type UsageRoutesDeps = MemberFilterDeps & {

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeGeminiBatchEmbed, decodeGeminiEmbedContent, geminiBatchEmbedDialect, geminiEmbedContentDialect } from '../../../front/gemini-generate/gemini-embed.ts';
-import { runGeneration } from '../../generation-route.ts';
+import { runGeneration, type GenerationRouteDeps } from '../../generation-route.ts';
 import type { GeminiMethod } from './gemini-method.ts';
-import type { GenerationRouteDeps } from '../../generation-route.ts';
 
 // embedContent and batchEmbedContents: Gemini's embeddings, for every embedding model of the
 // catalog, through the path POST /v1/embeddings takes (records name the surface `embeddings`).

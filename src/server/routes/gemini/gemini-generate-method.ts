@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { geminiArrayDialect, geminiSseDialect } from '../../../front/gemini-generate/gemini-dialect.ts';
 import { decodeGeminiRequest } from '../../../front/gemini-generate/decode-gemini-request.ts';
-import { runGeneration } from '../../generation-route.ts';
+import { runGeneration, type GenerationRouteDeps } from '../../generation-route.ts';
 import type { GeminiMethod } from './gemini-method.ts';
-import type { GenerationRouteDeps } from '../../generation-route.ts';
 
 // generateContent and streamGenerateContent: the body decoded with the path's model, then
 // the one generation path every model route takes (admission, holds, settlement, records,

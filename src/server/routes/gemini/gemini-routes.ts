@@ -4,10 +4,10 @@ import { encodeGeminiModel } from '../../../front/gemini-generate/encode-gemini-
 import { geminiSseDialect, readGeminiKey } from '../../../front/gemini-generate/gemini-dialect.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { overheadClock } from '../../gateway-overhead.ts';
-import { dialectErrorHandler, generationAccess } from '../../generation-route.ts';
+import { dialectErrorHandler, generationAccess, type GenerationRouteDeps } from '../../generation-route.ts';
 import { access, requestAuth } from '../../route-access.ts';
 import type { ModelAccess } from '../../../catalog/model-access.ts';
-import { modelForKey, modelsForKey, presentedAccess } from '../../key-models.ts';
+import { modelForKey, modelsForKey, presentedAccess, type KeyModelsDeps } from '../../key-models.ts';
 import { countTokens } from './gemini-count-tokens-method.ts';
 import { batchEmbedContents, embedContent } from './gemini-embed-methods.ts';
 import { generateContent, streamGenerateContent } from './gemini-generate-method.ts';
@@ -15,8 +15,6 @@ import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
 import { GEMINI_LIST_SCHEMA, GEMINI_METHOD_SCHEMA, GEMINI_MODEL_SCHEMA } from './gemini-route-schemas.ts';
 import type { InForce } from '../../wiring/in-force.ts';
 import type { Telemetry } from '../../../observability/telemetry.ts';
-import type { GenerationRouteDeps } from '../../generation-route.ts';
-import type { KeyModelsDeps } from '../../key-models.ts';
 
 /** What gemini-routes.ts uses of the services (handed out by build-app.ts). */
 export type GeminiRoutesDeps = GenerationRouteDeps & KeyModelsDeps & {
