@@ -50,7 +50,7 @@ const services = await createServices(config, {
   log: (m) => process.stderr.write(`gateway: ${m}\n`),
   logDestination: new LogSink(createWriteStream('/dev/null'), REQUEST_LOG_BATCH), // as production writes stdout: queued, one write per batch
 });
-for (const w of services.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
+for (const w of services.inForce.catalogWarnings) process.stderr.write(`gateway: catalog: ${w}\n`);
 const account = await services.accountService.createAccount({ name: 'bench', type: 'user', tier: BENCH_TIER, creditsUsd: '1000000' });
 const { key } = await services.accountService.createKey({ accountId: account.id, name: 'bench key' });
 // As `switchyard serve` does: the tokenizers load on first need (src/canonical/bpe-tokenizers.ts), so idle memory is production's.

@@ -84,7 +84,7 @@ const queries: Query[] = [
 ];
 const firstId = ((await (await fetch(`${origin}${A}/generations?limit=1`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
 queries.at(-1)!.path = `/api/v1/generation?id=${firstId}`;
-const detailKey = (await services.accountService.createKey({ accountId: (await services.generations.getRecord(firstId))!.accountId, name: 'reader' })).key;
+const detailKey = (await services.accountService.createKey({ accountId: (await services.stores.generations.getRecord(firstId))!.accountId, name: 'reader' })).key;
 queries.at(-1)!.key = detailKey;
 
 const lines: string[] = [];
@@ -112,7 +112,7 @@ for (const q of queries) {
 }
 
 // The prune of the oldest month, through the admin API (the job's pass, on the writer thread).
-services.config.records.retentionDays = DAYS - 30;
+services.inForce.config.records.retentionDays = DAYS - 30;
 const t = performance.now();
 type Pruned = { deleted: number; steps: number; max_step_ms: number; total_step_ms: number };
 let pruned: Pruned | undefined;

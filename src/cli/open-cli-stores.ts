@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/types.ts';
 import type { AccountChange } from '../billing/account-service.ts';
-import { openStores, type OpenedStores } from '../server/services.ts';
+import { openStores, type OpenedStores } from '../server/open-stores.ts';
 import { loadCliConfig } from './load-cli-config.ts';
 import type { CommonOptions } from './common-options.ts';
 import { UsageError } from './output.ts';

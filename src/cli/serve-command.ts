@@ -89,7 +89,7 @@ export async function runServe(values: ServeValues): Promise<number> {
       void stopping?.(leaseLost, 1);
     },
   });
-  for (const w of services.catalogWarnings) log(`catalog: ${w}`);
+  for (const w of services.inForce.catalogWarnings) log(`catalog: ${w}`);
   // A worker's GET /metrics answers for every worker (observability/cluster-metrics.ts).
   if (workerSlot !== null) services.telemetry.metrics?.aggregateAcrossWorkers();
 
@@ -112,7 +112,7 @@ export async function runServe(values: ServeValues): Promise<number> {
     closing = true;
     const signalledAt = Date.now();
     log(`${reason}: shutting down`);
-    const drainMs = services.config.timeouts.drainMs;
+    const drainMs = services.inForce.config.timeouts.drainMs;
     await drain(app, services, drainMs);
     await services.close();
     await flushLogs(services, signalledAt, drainMs);
@@ -140,7 +140,7 @@ export async function runServe(values: ServeValues): Promise<number> {
     // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
     starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
       creditsUsd: config.bootstrap.credits,
-      defaultModel: services.catalog.models.find((m) => m.kind === 'chat')?.id ?? null,
+      defaultModel: services.inForce.catalog.models.find((m) => m.kind === 'chat')?.id ?? null,
     }));
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
@@ -226,7 +226,7 @@ const CANCEL_SETTLE_MS = 5_000;
  * environment. Accepted, it serves new requests at once; refused, the old one stays.
  */
 function reloadConfig(services: Services, values: ServeValues): void {
-  reportReload(services.reload(() => loadCliConfig(values)), '');
+  reportReload(services.inForce.reload(() => loadCliConfig(values)), '');
 }
 
 function reportReload(result: ReloadResult, how: string): void {
@@ -272,12 +272,12 @@ function listenFailure(err: unknown, config: GatewayConfig): string {
  * that makes the management key it signs in with (the API key only calls models).
  */
 function printBanner(services: Services, config: GatewayConfig, address: string, starter: { accountId: string; key: string } | null): void {
-  const providers = [...new Set(services.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
+  const providers = [...new Set(services.inForce.catalog.models.flatMap((m) => m.endpoints.map((e) => e.provider.id)))];
   const base = `${address}${config.server.basePath ?? ''}`;
   const lines = [
     `switchyard listening on ${address}${workerSlot === null ? '' : ` (worker ${workerSlot} of ${process.env.SWITCHYARD_WORKER_COUNT ?? '?'}, pid ${process.pid})`}`,
     `database: ${services.backends.kind === 'fleet' ? 'Postgres (DATABASE_URL), with Redis' : config.database.path}`,
-    `${services.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
+    `${services.inForce.catalog.models.length} models from providers: ${providers.join(', ') || 'none'}`,
     `dashboard: ${base}/dashboard/`,
   ];
   if (starter !== null) lines.push(...firstStartLines(services, config, base, starter));
@@ -287,7 +287,7 @@ function printBanner(services: Services, config: GatewayConfig, address: string,
 function firstStartLines(services: Services, config: GatewayConfig, base: string, starter: { accountId: string; key: string }): string[] {
   const cli = services.cli.invocation;
   const delivery = deliverStarterKey(starter.key, process.stderr.isTTY === true, firstStartKeyFolder(config, process.env));
-  const model = services.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
+  const model = services.inForce.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
   const lines = ['', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`];
   if (delivery.kind === 'shown') {
     lines.push('Its API key (for calling models) is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);

@@ -28,7 +28,7 @@ export interface RequestEnd {
 }
 
 /**
- * The one observability object (built in services.ts, handed to the pipeline, the
+ * The one observability object (built in server/wiring/telemetry-wiring.ts, handed to the pipeline, the
  * upstream client and the breakers): metrics, the request log and traces behind it, each
  * a no-op when off. It observes at a few points only: the end of a request (its
  * settlement record holds the whole outcome, attempts included), a circuit opening, a

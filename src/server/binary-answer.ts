@@ -7,7 +7,16 @@ import type { ExecutionSink } from '../routing/execute-attempts.ts';
 import { resumeIdleTimeout } from './connection-guards.ts';
 import { reportOverhead } from './gateway-overhead.ts';
 import { ClientAbort } from './request-helpers.ts';
-import type { Services } from './services.ts';
+import type { InForce } from './wiring/in-force.ts';
+import type { InFlight } from './in-flight.ts';
+import type { Telemetry } from '../observability/telemetry.ts';
+
+/** What binary-answer.ts uses of the services (handed out by build-app.ts). */
+export interface BinaryAnswerDeps {
+  inForce: Pick<InForce, 'config'>;
+  inFlight: InFlight;
+  telemetry: Telemetry;
+}
 
 // An answer that is a file the provider sends in pieces (speech audio), streamed to the
 // client as the pieces arrive, with the last piece held back until the request is settled
@@ -106,12 +115,12 @@ export class BinaryAnswerSink implements ExecutionSink {
 
 /** Runs an admitted request whose answer is a file (FrontDialect.binaryAnswer) and streams it. */
 export async function streamBinaryAnswer(
-  request: FastifyRequest, reply: FastifyReply, services: Services, pipeline: GenerationPipeline, admitted: AdmittedRequest, dialect: FrontDialect, defaultType: string,
+  request: FastifyRequest, reply: FastifyReply, deps: BinaryAnswerDeps, pipeline: GenerationPipeline, admitted: AdmittedRequest, dialect: FrontDialect, defaultType: string,
 ): Promise<FastifyReply> {
   reply.hijack();
   const sink = new BinaryAnswerSink(reply.raw, admitted.responseHeaders, defaultType);
-  const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
-  const leave = services.inFlight.enter(client.controller);
+  const client = new ClientAbort(reply, deps.inForce.config.timeouts.disconnectGraceMs);
+  const leave = deps.inFlight.enter(client.controller);
   try {
     let outcome;
     try {
@@ -127,8 +136,8 @@ export async function streamBinaryAnswer(
       const out = dialect.renderError(execution.error);
       sink.sendJson(out.status, { ...admitted.responseHeaders, ...out.headers }, out.body);
     }
-    if (!execution.cancelled) reportOverhead(reply, services.telemetry, false, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
-    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+    if (!execution.cancelled) reportOverhead(reply, deps.telemetry, false, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+    resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
   } finally {
     const res = reply.raw;
     if (res.writableFinished || res.destroyed) leave();

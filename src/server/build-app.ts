@@ -1,4 +1,4 @@
-import { registerEmailSignInRoutes } from './dashboard/email-sign-in-routes.ts';
+import { linkMailer, registerEmailSignInRoutes } from './dashboard/email-sign-in-routes.ts';
 import { registerOidcRoutes } from './dashboard/oidc-routes.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -44,14 +44,20 @@ export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 /** Paths of Gemini's own API (`/v1beta/...`, the SDK's uploads under `/upload/v1beta/...`), under any base path. */
 const GEMINI_PATH = /^[^?]*\/(?:upload\/)?v1beta(?:\/|\?|$)/;
 
+/**
+ * The HTTP app over the services: each route module takes the members it uses (its `…Deps`
+ * type says which), so its signature names its dependencies.
+ */
 export function buildApp(services: Services): FastifyInstance {
-  const basePath = services.config.server.basePath ?? '';
+  const { inForce, stores, auth, sessions, byok, webhooks, members, reservations, settlements, telemetry, inFlight, now } = services;
+  const config = inForce.config;
+  const basePath = config.server.basePath ?? '';
   const rewriteUrl = baseStripper(basePath);
   const app = Fastify({
     ...(rewriteUrl === undefined ? {} : { rewriteUrl }),
     // Only a configured proxy's X-Forwarded-Proto makes a request https (the session cookie's Secure flag) and its X-Forwarded-For the client address.
-    ...(services.config.server.trustProxy === undefined ? {} : { trustProxy: services.config.server.trustProxy }),
-    ...serverOptions(services.config.server),
+    ...(config.server.trustProxy === undefined ? {} : { trustProxy: config.server.trustProxy }),
+    ...serverOptions(config.server),
     logger: false,
     return503OnClosing: true,
     // Request ids come from the pipeline (generation ids); Fastify's own are not needed.
@@ -59,9 +65,9 @@ export function buildApp(services: Services): FastifyInstance {
     // The strict routes' validator (openapi/strict-validation.ts): no coercion, no removal.
     ajv: STRICT_AJV_OPTIONS,
   });
-  installConnectionGuards(app, services.config.server);
+  installConnectionGuards(app, config.server);
   installSingleQueryValues(app);
-  countHttpRequests(app, services);
+  countHttpRequests(app, { inForce, telemetry });
 
   installJsonBodyParser(app);
 
@@ -72,44 +78,51 @@ export function buildApp(services: Services): FastifyInstance {
   const renderError: typeof renderChatError = (error, request, reply) =>
     (GEMINI_PATH.test(request.url) ? renderGeminiError : renderChatError)(error, request, reply);
   app.setErrorHandler(renderError);
-  installSpendEvents(app, services);
+  installSpendEvents(app, { inForce, stores, webhooks, now });
   app.setNotFoundHandler((request, reply) => {
     renderError(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), request, reply);
   });
 
   // The dashboard's session cookie stands for a key on /api/v1 (before the routes' own auth hooks).
-  installSessionCookieAuth(app, services.config.server.publicOrigin);
+  installSessionCookieAuth(app, config.server.publicOrigin);
   // Every route declares its access; one hook enforces it before the body is read.
-  installRouteAccess(app, services.auth, services.config.server.bodyLimitBytes);
+  installRouteAccess(app, auth, config.server.bodyLimitBytes);
   registerDashboard(app, basePath);
 
   // The OpenAPI document sees the routes registered in the plugin after it.
   registerOpenApi(app);
+  // The model-calling routes share one handler (generation-route.ts) and its collaborators.
+  const generation = { inForce, settlements, telemetry, inFlight, stores, now };
+  // One SMTP transport per gateway (null without `smtp:`): the email sign-in and the members' invitations.
+  const mailer = linkMailer({ inForce, stores, now });
   app.register(async (api) => {
-    registerHealthRoutes(api, services);
-    registerChatCompletionsRoute(api, services, API_PREFIXES);
-    registerModelsRoute(api, services, API_PREFIXES);
-    registerModelEndpointsRoute(api, services, API_PREFIXES);
-    registerKeyRoute(api, services, API_PREFIXES);
-    registerKeysRoutes(api, services, API_PREFIXES);
-    registerWebhookRoutes(api, services, API_PREFIXES);
-    registerMcpServersRoutes(api, services, API_PREFIXES);
-    registerMcpEndpoint(api, services, registryToolSource(() => services.mcp));
-    registerByokRoutes(api, services, API_PREFIXES);
-    registerGenerationLookupRoute(api, services, API_PREFIXES);
-    registerMessagesRoute(api, services, API_PREFIXES);
-    registerResponsesRoute(api, services, API_PREFIXES);
-    registerEmbeddingsRoute(api, services, API_PREFIXES);
-    registerGeminiRoutes(api, services);
-    registerImagesRoutes(api, services, API_PREFIXES);
-    registerAudioRoutes(api, services, API_PREFIXES);
-    registerAdminRoutes(api, services, API_PREFIXES);
-    registerSessionRoutes(api, services);
-    registerEmailSignInRoutes(api, services);
-    registerOidcRoutes(api, services);
-    registerPlaygroundKeyRoute(api, services);
+    registerHealthRoutes(api, { inForce, settlements, inFlight, lease: services.lease, fleet: services.fleet });
+    registerChatCompletionsRoute(api, generation, API_PREFIXES);
+    registerModelsRoute(api, { inForce, auth }, API_PREFIXES);
+    registerModelEndpointsRoute(api, { inForce, health: services.health, breakers: services.breakers }, API_PREFIXES);
+    registerKeyRoute(api, { stores, tiers: services.tiers, now }, API_PREFIXES);
+    registerKeysRoutes(api, { stores, accountService: services.accountService, auth, reservations, webhooks, now }, API_PREFIXES);
+    registerWebhookRoutes(api, { inForce, stores, webhooks, webhookSecrets: services.webhookSecrets }, API_PREFIXES);
+    registerMcpServersRoutes(api, { inForce, stores, now }, API_PREFIXES);
+    registerMcpEndpoint(api, { inForce, inFlight, stores, now }, registryToolSource(() => inForce.mcp));
+    registerByokRoutes(api, { inForce, stores, byok }, API_PREFIXES);
+    registerGenerationLookupRoute(api, { stores }, API_PREFIXES);
+    registerMessagesRoute(api, generation, API_PREFIXES);
+    registerResponsesRoute(api, generation, API_PREFIXES);
+    registerEmbeddingsRoute(api, generation, API_PREFIXES);
+    registerGeminiRoutes(api, { ...generation, auth });
+    registerImagesRoutes(api, generation, API_PREFIXES);
+    registerAudioRoutes(api, generation, API_PREFIXES);
+    registerAdminRoutes(api, {
+      inForce, stores, accountService: services.accountService, auth, reservations, webhooks, members, mailer, now,
+      health: services.health, breakers: services.breakers, retention: services.retention,
+    }, API_PREFIXES);
+    registerSessionRoutes(api, { inForce, auth, sessions, byok, cli: services.cli });
+    registerEmailSignInRoutes(api, { inForce, stores, auth, sessions, byok, mailer, now });
+    registerOidcRoutes(api, { inForce, stores, sessions, auth, members, now });
+    registerPlaygroundKeyRoute(api, { stores, accountService: services.accountService, auth, reservations });
     registerOpenApiRoute(api, API_PREFIXES);
-    registerMetricsRoute(api, services);
+    registerMetricsRoute(api, { inForce, telemetry });
   });
   return app;
 }

@@ -33,7 +33,7 @@ import { McpRegistry, type AccountServers } from '../mcp/mcp-registry.ts';
 /**
  * Everything built from the reloadable part of the configuration (providers, models,
  * prices, tiers, moderation, timeouts): one immutable object per load. A reload builds a
- * new one beside the one in force and swaps it in whole (services.ts); a request keeps
+ * new one beside the one in force and swaps it in whole (wiring/in-force.ts); a request keeps
  * the pipeline it was admitted by, so it finishes on the config it started with.
  */
 export interface ConfigGeneration {
@@ -166,7 +166,7 @@ export function restartOnlyChange(current: GatewayConfig, next: GatewayConfig): 
     ['server.port', current.server.port, next.server.port],
     ['server.public_models', current.server.publicModels ?? true, next.server.publicModels ?? true],
     ['database.path', current.database.path, next.database.path],
-    // The MCP client is built once (services.ts): its SSRF setting and bounds.
+    // The MCP client is built once (wiring/mcp-wiring.ts): its SSRF setting and bounds.
     ['mcp.allow_private_addresses', current.mcp.allowPrivateAddresses, next.mcp.allowPrivateAddresses],
     ['mcp.call_timeout_ms', current.mcp.callTimeoutMs, next.mcp.callTimeoutMs],
     ['mcp.max_result_bytes', current.mcp.maxResultBytes, next.mcp.maxResultBytes],

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { nanosToNumber } from '../money/money.ts';
-import { storageUnavailable } from '../billing/settlement-queue.ts';
+import { storageUnavailable, type SettlementQueue } from '../billing/settlement-queue.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -13,12 +13,22 @@ import { access, requestAuth, type RouteAccess } from './route-access.ts';
 import { closeIfBodyPending, resumeIdleTimeout } from './connection-guards.ts';
 import { normalizeError } from './normalize-error.ts';
 import { ClientAbort, requestInfo } from './request-helpers.ts';
-import type { Services } from './services.ts';
 import { SseWriter } from './sse-writer.ts';
 import { streamBinaryAnswer } from './binary-answer.ts';
 import { overheadClock, reportOverhead } from './gateway-overhead.ts';
 import { publicBase } from './public-base.ts';
-import { runMcpGeneration } from './mcp-loop/mcp-generation.ts';
+import { runMcpGeneration, type McpGenerationDeps } from './mcp-loop/mcp-generation.ts';
+import type { InForce } from './wiring/in-force.ts';
+import type { InFlight } from './in-flight.ts';
+import type { Telemetry } from '../observability/telemetry.ts';
+
+/** What generation-route.ts uses of the services (handed out by build-app.ts). */
+export type GenerationRouteDeps = McpGenerationDeps & {
+  inForce: Pick<InForce, 'config' | 'pipeline'>;
+  settlements: SettlementQueue;
+  inFlight: InFlight;
+  telemetry: Telemetry;
+};
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -27,11 +37,11 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * dialect's codec. authenticate (from the headers, before the body is read) → decode →
  * admit → run (fold or stream) → encode.
  */
-export function registerGenerationRoute(app: FastifyInstance, services: Services, dialect: FrontDialect, paths: readonly string[]): void {
-  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => runGeneration(services, dialect, request, reply, dialect.decode(request.body));
+export function registerGenerationRoute(app: FastifyInstance, deps: GenerationRouteDeps, dialect: FrontDialect, paths: readonly string[]): void {
+  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => runGeneration(deps, dialect, request, reply, dialect.decode(request.body));
   const errorHandler = dialectErrorHandler(dialect);
-  const declared = generationAccess(services, dialect);
-  const clock = overheadClock(services.telemetry);
+  const declared = generationAccess(deps, dialect);
+  const clock = overheadClock(deps.telemetry);
   for (const path of paths) app.post(path, { errorHandler, ...declared, ...clock }, handler);
 }
 
@@ -40,24 +50,24 @@ export function registerGenerationRoute(app: FastifyInstance, services: Services
  * model-calling route (routes that read part of the request from the path, Gemini's, decode
  * themselves and call this).
  */
-export async function runGeneration(services: Services, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
+export async function runGeneration(deps: GenerationRouteDeps, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
   const auth = requestAuth(request);
   // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
-  if (services.settlements.failing && !(await services.settlements.retry())) throw storageUnavailable();
+  if (deps.settlements.failing && !(await deps.settlements.retry())) throw storageUnavailable();
   // MCP servers named: the gateway runs their tools between model turns (mcp-loop/).
-  if (req.mcp !== undefined) return runMcpGeneration(services, dialect, request, reply, req);
+  if (req.mcp !== undefined) return runMcpGeneration(deps, dialect, request, reply, req);
   // The configuration in force when the request arrived serves it to the end, whatever a reload swaps in meanwhile.
-  const pipeline = services.pipeline;
+  const pipeline = deps.inForce.pipeline;
   const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
   reply.headers(admitted.responseHeaders);
 
-  if (dialect.binaryAnswer !== undefined) return streamBinaryAnswer(request, reply, services, pipeline, admitted, dialect, dialect.binaryAnswer(req));
+  if (dialect.binaryAnswer !== undefined) return streamBinaryAnswer(request, reply, deps, pipeline, admitted, dialect, dialect.binaryAnswer(req));
 
   if (!req.stream) {
     const sink = new FoldingSink();
     // A client that leaves before its answer: the upstream is read on for its usage (as a stream's).
-    const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
-    const leave = services.inFlight.enter(client.controller);
+    const client = new ClientAbort(reply, deps.inForce.config.timeouts.disconnectGraceMs);
+    const leave = deps.inFlight.enter(client.controller);
     let outcome: GenerationOutcome;
     try {
       outcome = await pipeline.run(admitted, sink, client.controller, client);
@@ -68,23 +78,23 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
     // Charged; nobody is left to answer.
     if (client.left) return reply.hijack();
     const execution = outcome.execution;
-    const header = services.config.metrics.overheadHeader === true;
+    const header = deps.inForce.config.metrics.overheadHeader === true;
     if (execution.error !== null) {
-      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+      reportOverhead(reply, deps.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
       throw execution.error;
     }
     const meta = responseMeta(admitted, outcome.served ?? admitted.plan[0]!, outcome);
     // Image answers by URL name the gateway's public address (only they need it).
-    if (req.task?.kind === 'image') meta.publicBase = publicBase(request, services.config.server);
+    if (req.task?.kind === 'image') meta.publicBase = publicBase(request, deps.inForce.config.server);
     const encoded = dialect.encodeResponse(sink.folder.response, meta, req);
     if (encoded instanceof RawAnswer) {
-      reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+      reportOverhead(reply, deps.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
       reply.type(encoded.contentType);
       return encoded.body;
     }
     // Serialized here (as Fastify would) so that the gateway's own time includes it.
     const body = JSON.stringify(encoded);
-    reportOverhead(reply, services.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+    reportOverhead(reply, deps.telemetry, header, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
     reply.type(JSON_UTF8);
     return body;
   }
@@ -92,9 +102,9 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
   reply.hijack();
   const sink = new DialectSseSink(dialect, new SseWriter(reply.raw), admitted, reply);
   // A client that leaves the stream, before its first byte or after: the upstream is read on for its usage.
-  const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
+  const client = new ClientAbort(reply, deps.inForce.config.timeouts.disconnectGraceMs);
   // A stream counts as in flight until its last bytes are written (a graceful stop waits for it).
-  const leave = services.inFlight.enter(client.controller);
+  const leave = deps.inFlight.enter(client.controller);
   try {
     let outcome: GenerationOutcome;
     try {
@@ -105,8 +115,8 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
     }
     sink.close(outcome);
     // Its first byte's time (there is no header: the headers left with it).
-    if (!outcome.execution.cancelled) reportOverhead(reply, services.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
-    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+    if (!outcome.execution.cancelled) reportOverhead(reply, deps.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
+    resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
   } finally {
     afterResponse(reply, leave);
   }
@@ -120,7 +130,7 @@ export async function runGeneration(services: Services, dialect: FrontDialect, r
  * route also counts tokens, which a key that cannot pay may still do).
  */
 export function generationAccess(
-  services: Services,
+  deps: GenerationRouteDeps,
   dialect: Pick<FrontDialect, 'readKey' | 'keyHeaders'>,
   more: { refuseBeforeBody?: (request: FastifyRequest) => boolean; note?: string } = {},
 ): { config: { access: RouteAccess } } {
@@ -131,11 +141,11 @@ export function generationAccess(
     maxBodyBytes: 'server',
     beforeBody: (request, auth) => {
       if (refuse !== undefined && !refuse(request)) return;
-      const refusal = services.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));
+      const refusal = deps.inForce.pipeline.refusalBeforeBody(auth!, Number(request.headers['content-length'] ?? 0));
       if (refusal !== null) throw refusal;
     },
     // Counted per key, reason and minute like the refusals at admission.
-    onRefused: (auth, error) => services.pipeline.countRefusal(auth, error),
+    onRefused: (auth, error) => deps.inForce.pipeline.countRefusal(auth, error),
     ...(more.note === undefined ? {} : { note: more.note }),
   });
 }

@@ -1,12 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext } from '../auth/authenticate.ts';
 import { keyAccess } from '../auth/key-access.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ModelAccess } from '../catalog/model-access.ts';
 import type { ModelInfo } from '../catalog/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { KeyReader } from './route-access.ts';
-import type { Services } from './services.ts';
+import type { Authenticator, AuthContext } from '../auth/authenticate.ts';
+
+/** What key-models.ts uses of the services (handed out by build-app.ts). */
+export interface KeyModelsDeps {
+  auth: Authenticator;
+}
 
 // The catalog as one key sees it: a model outside its allowlist (catalog/model-access.ts)
 // is absent from the lists and unknown by name, exactly as a model the catalog lacks.
@@ -32,12 +36,12 @@ export function unknownModel(name: string): GatewayError {
  * narrows the list to what it may use; a missing or wrong one changes nothing (the list is
  * public, and a wrong key does not turn it into a 401). `auth`: the route authenticated already.
  */
-export async function presentedAccess(services: Services, request: FastifyRequest, readKey: KeyReader, auth: AuthContext | null): Promise<ModelAccess | null> {
+export async function presentedAccess(deps: KeyModelsDeps, request: FastifyRequest, readKey: KeyReader, auth: AuthContext | null): Promise<ModelAccess | null> {
   if (auth !== null) return keyAccess(auth);
   const raw = readKey(request.headers, request.url);
   if (raw === undefined || raw === '') return null;
   try {
-    return keyAccess(await services.auth.authenticate(raw));
+    return keyAccess(await deps.auth.authenticate(raw));
   } catch {
     return null;
   }

@@ -12,7 +12,7 @@ import { openSqliteStores, type SqliteStores } from '../store/sqlite/sqlite-stor
 import type { Stores } from '../store/store-contract.ts';
 import type { InProcessHoldData } from '../store/spend-state.ts';
 import type { FleetServices } from './fleet-services.ts';
-import type { ServiceOptions, Services } from './services.ts';
+import type { ServiceOptions } from './wiring/service-options.ts';
 
 // The stores a gateway or a CLI command runs on, and what differs between one process on
 // SQLite and a fleet on Postgres and Redis (the composition root, services.ts, uses both).
@@ -23,7 +23,17 @@ import type { ServiceOptions, Services } from './services.ts';
 /** The SQLite writer thread, as the composition root hands it out (null in a fleet). */
 export type { SqliteWriter, SqliteWriterOptions } from '../store/sqlite/sqlite-writer/sqlite-writer.ts';
 
-export type OpenedStores = Pick<Services, 'stores' | 'backends' | 'accounts' | 'ledger' | 'generations' | 'accountService' | 'tiers'>;
+/** The stores group: the durable records and the account operations over them. */
+export interface OpenedStores {
+  /** The durable records: SQLite, or Postgres in a fleet (store/store-contract.ts). */
+  stores: Stores;
+  /** Which stores: `sqlite` (one process), or `fleet` (Postgres and Redis). */
+  backends: Backends;
+  /** Accounts and keys: create, credit, change (billing/account-service.ts); announces each change. */
+  accountService: AccountService;
+  /** The tiers in force: one map, updated in place by a reload. */
+  tiers: TierTable;
+}
 
 /** The backends the config and env select (env first; `database.url` / `redis.url` of the file otherwise). */
 export function configuredBackends(config: Pick<GatewayConfig, 'database' | 'redis'>, env: Record<string, string | undefined> = process.env): Backends {
@@ -42,10 +52,7 @@ export async function openStores(config: GatewayConfig, env: Record<string, stri
   const backends = configuredBackends(config, env);
   const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await (await import('../store/postgres/postgres-stores.ts')).openPostgresStores(backends.databaseUrl);
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
-  return {
-    stores, backends, accounts: stores.accounts, ledger: stores.ledger, generations: stores.generations,
-    accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }), tiers,
-  };
+  return { stores, backends, accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }), tiers };
 }
 
 /** What differs between one process on SQLite and a fleet on Postgres: the lease, where settlements are written, the holds' source, Redis. */
@@ -65,7 +72,7 @@ export interface EngineParts {
   pruneStep: (cutoffs: readonly PruneCutoff[], start: number, limit: number) => Promise<PruneStep>;
 }
 
-export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: ServiceOptions, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
+export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: Pick<ServiceOptions, 'onLeaseLost' | 'writer' | 'fleet' | 'now'>, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
   const stores = opened.stores;
   if (stores.engine === 'sqlite') {
     const { db, sync } = stores as SqliteStores;

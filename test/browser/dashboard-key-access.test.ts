@@ -45,7 +45,7 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     await screenshots(page, 'keys-access');
     problems.assertNone('editing a key\'s access');
 
-    const record = (await gw.services.accounts.getKey(scoped.record.hash))!;
+    const record = (await gw.services.stores.accounts.getKey(scoped.record.hash))!;
     assert.deepEqual(record.allowlist, { models: ['switchyard/sim-f*', 'switchyard/sim-embed'] });
     assert.equal(record.maxInFlight, 3);
     const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${scoped.key}` });

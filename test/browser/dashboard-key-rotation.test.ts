@@ -48,7 +48,7 @@ describe('dashboard: key rotation', { skip }, () => {
     assert.match(first, /^sk-sy-v1-/);
     assert.equal(await status(k.key), 401);
     assert.equal(await status(first), 200);
-    assert.equal((await gw.services.accounts.getKey(k.record.hash))!.name, 'ci key', 'the same record');
+    assert.equal((await gw.services.stores.accounts.getKey(k.record.hash))!.name, 'ci key', 'the same record');
     await screenshots(page, 'key-rotated');
     await page.getByRole('button', { name: 'Done' }).click();
 

@@ -78,8 +78,8 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     }
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}` })).status, 200);
     await gw.flush();
-    const exact = formatNanos((await Promise.all(ids.map(async (id) => (await gw.services.generations.getRecord(id))!.costNanos))).reduce((sum, c) => sum + c, 0n));
-    assert.equal((await gw.services.generations.getRecord(ids[0]!))!.httpReferer, 'https://invoices.example');
+    const exact = formatNanos((await Promise.all(ids.map(async (id) => (await gw.services.stores.generations.getRecord(id))!.costNanos))).reduce((sum, c) => sum + c, 0n));
+    assert.equal((await gw.services.stores.generations.getRecord(ids[0]!))!.httpReferer, 'https://invoices.example');
 
     const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'apps', management: true }));
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
@@ -94,7 +94,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
   });
 
   test('Keys: create a key with a daily limit, its usage per day when opened, edit the reset; Activity exports every filtered record as CSV', async () => {
-    await gw.services.ledger.settle([], Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)));
+    await gw.services.stores.ledger.settle([], Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)));
     const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true }));
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
@@ -110,7 +110,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     assert.equal(res.status, 200);
     await gw.flush();
-    const exact = formatNanos((await gw.services.generations.getRecord(res.json.id))!.costNanos);
+    const exact = formatNanos((await gw.services.stores.generations.getRecord(res.json.id))!.costNanos);
     await visit(page, 'Overview', '.stat-value');
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
     // The usage column fills in when the keys' usage (a call of its own) has answered: waited for, not raced.
@@ -127,7 +127,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await page.locator('#edit-reset').selectOption('weekly');
     await page.getByRole('button', { name: 'Save limit' }).click();
     await row().getByTestId('key-limit').filter({ hasText: 'per week' }).waitFor();
-    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).find((k) => k.name === 'daily key')!.limitReset, 'weekly');
+    assert.equal((await gw.services.stores.accounts.listKeys(gw.accountId)).find((k) => k.name === 'daily key')!.limitReset, 'weekly');
     problems.assertNone('editing a limit');
 
     // Activity: the page shows 50 records; the export has every one of the account's.
@@ -166,7 +166,7 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
 
     const listed = await fetch(`${gw.origin}/api/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(listed.status, 200, 'the new key is a management key of the account');
-    const record = (await gw.services.accounts.listKeys(customer.id)).find((k) => k.name === 'customer admin')!;
+    const record = (await gw.services.stores.accounts.listKeys(customer.id)).find((k) => k.name === 'customer admin')!;
     assert.equal(record.isManagement, true);
     const audit = await fetch(`${gw.origin}/api/v1/admin/audit?target=${record.hash}`, { headers: { authorization: `Bearer ${admin.key}` } });
     const entries = ((await audit.json()) as { data: unknown }).data as Array<{ action: string; details: { kind: string } }>;

@@ -40,7 +40,7 @@ before(async () => {
   writeFileSync(join(dir, 'secret'), 'browser-secret');
   gw = await startTestGateway({ yaml: yaml(op.issuer, join(dir, 'secret'), 'http://127.0.0.1:1/cb', 'acct_placeholder') });
   writeFileSync(join(gw.dir, 'switchyard.yaml'), yaml(op.issuer, join(dir, 'secret'), `${gw.origin}${CALLBACK}`, gw.accountId));
-  assert.ok(gw.services.reloadAgain()?.ok);
+  assert.ok(gw.services.inForce.reloadAgain()?.ok);
   await op.register({ clientId: 'switchyard', clientSecret: 'browser-secret', redirectUri: `${gw.origin}${CALLBACK}` });
   browser = await launchChromium();
 });

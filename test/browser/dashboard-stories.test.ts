@@ -95,7 +95,7 @@ describe('dashboard in a browser', { skip }, () => {
     })!.id;
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
     await gw.flush();
-    const record = await gw.services.generations.getRecord(completion.id) ?? await gw.services.generations.getRecord((completion as unknown as { id: string }).id);
+    const record = await gw.services.stores.generations.getRecord(completion.id) ?? await gw.services.stores.generations.getRecord((completion as unknown as { id: string }).id);
     assert.ok(record !== undefined, `generation ${completion.id} recorded`);
     assert.ok(record.costNanos > 0n, 'the request cost something');
     const exact = formatNanos(record.costNanos);
@@ -156,12 +156,12 @@ describe('dashboard in a browser', { skip }, () => {
     await screenshots(page, 'playground');
     problems.assertNone('the Playground page');
     await gw.flush();
-    const playgroundKeys = (await gw.services.accounts.listKeys(gw.accountId)).filter((k) => k.isPlayground);
+    const playgroundKeys = (await gw.services.stores.accounts.listKeys(gw.accountId)).filter((k) => k.isPlayground);
     assert.equal(playgroundKeys.length, 1);
     assert.ok(playgroundKeys[0]!.usageNanos > 0n, 'the playground request was charged to the account');
     assert.ok(playgroundKeys[0]!.limitNanos !== null && playgroundKeys[0]!.limitNanos <= 1_000_000_000n, 'a small limit');
     assert.ok(Date.parse(playgroundKeys[0]!.expiresAt!) - Date.now() <= 15 * 60_000, 'expiring within minutes');
-    const untouched = (await gw.services.accounts.getKey(usersKey.record.hash))!;
+    const untouched = (await gw.services.stores.accounts.getKey(usersKey.record.hash))!;
     assert.equal(untouched.isActive, true, "the account's own key named like the playground's is untouched");
 
     // Settings: a default model from the catalog, saved through the API.
@@ -169,7 +169,7 @@ describe('dashboard in a browser', { skip }, () => {
     await page.getByLabel('Default model (used when a request names none)').selectOption(model);
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.defaultModel, model);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.defaultModel, model);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Key').waitFor();

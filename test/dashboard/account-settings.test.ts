@@ -33,7 +33,7 @@ describe('account settings API', () => {
     assert.equal(((await bad.json()) as { error: { param: string } }).error.param, 'default_model');
     const unknown = await patch({ tier: 'tier9' });
     assert.equal(unknown.status, 400);
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.tier, 'tier2');
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.tier, 'tier2');
   });
 
   test('an API key is refused (403)', async () => {

@@ -114,7 +114,7 @@ describe('dashboard sessions', () => {
   test('deleting the key ends its sessions', async () => {
     const other = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt 3', management: true });
     const s = await signIn(gw, other.key);
-    await gw.services.accounts.deleteKey(other.record.hash);
+    await gw.services.stores.accounts.deleteKey(other.record.hash);
     gw.services.auth.invalidate(other.record.hash);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
     assert.equal(await gw.services.sessions.keyHashOf(s.cookie!.slice('sy_session='.length)), undefined);

@@ -46,7 +46,7 @@ describe("the playground's own key", () => {
     assert.equal(made.json.data.limit, '1');
     const ttl = Date.parse(made.json.data.expires_at) - Date.now();
     assert.ok(ttl > 10 * 60_000 && ttl <= 15 * 60_000, `expires in ${ttl} ms`);
-    const record = (await gw.services.accounts.getKey(made.json.data.hash))!;
+    const record = (await gw.services.stores.accounts.getKey(made.json.data.hash))!;
     assert.equal(record.isPlayground, true);
     assert.equal(record.limitNanos, 1_000_000_000n);
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${made.json.key}` });
@@ -64,7 +64,7 @@ describe("the playground's own key", () => {
     const past = new Date(Date.now() - 60_000).toISOString();
     const insert = async (name: string, playground: boolean) => {
       const raw = generateApiKey();
-      await gw.services.accounts.createKey({
+      await gw.services.stores.accounts.createKey({
         hash: hashApiKey(raw), accountId: gw.accountId, name, label: labelApiKey(raw), limitNanos: 1n, isManagement: false, isPlayground: playground, expiresAt: past, now: past,
       });
       return hashApiKey(raw);
@@ -74,13 +74,13 @@ describe("the playground's own key", () => {
 
     const first = await mint(gw, session);
     assert.equal(first.status, 201);
-    assert.equal(await gw.services.accounts.getKey(expiredPlayground), undefined, "the playground's expired key is gone");
-    assert.notEqual(await gw.services.accounts.getKey(expiredOwn), undefined, "the account's expired key stays");
-    assert.notEqual(await gw.services.accounts.getKey(users.record.hash), undefined, 'the account\'s "dashboard playground" key stays');
+    assert.equal(await gw.services.stores.accounts.getKey(expiredPlayground), undefined, "the playground's expired key is gone");
+    assert.notEqual(await gw.services.stores.accounts.getKey(expiredOwn), undefined, "the account's expired key stays");
+    assert.notEqual(await gw.services.stores.accounts.getKey(users.record.hash), undefined, 'the account\'s "dashboard playground" key stays');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${users.key}` })).status, 200);
 
     for (let i = 0; i < PLAYGROUND_KEYS_PER_ACCOUNT + 3; i++) assert.equal((await mint(gw, session)).status, 201);
-    const keys = await gw.services.accounts.listKeys(gw.accountId);
+    const keys = await gw.services.stores.accounts.listKeys(gw.accountId);
     assert.equal(keys.filter((k) => k.isPlayground).length, PLAYGROUND_KEYS_PER_ACCOUNT);
     assert.equal(keys.filter((k) => !k.isPlayground && k.name === PLAYGROUND_KEY_NAME).length, 1);
   });

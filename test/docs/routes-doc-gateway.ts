@@ -6,7 +6,7 @@ import { renderRoutesTable } from './render-routes-doc.ts';
 export async function currentRoutesTable(): Promise<string> {
   const gw = await startTestGateway({ yaml: `${SIM_ONLY}metrics:\n  token: docs-token\n` });
   try {
-    return renderRoutesTable(describeRoutes(gw.app), gw.services.config.server.bodyLimitBytes);
+    return renderRoutesTable(describeRoutes(gw.app), gw.services.inForce.config.server.bodyLimitBytes);
   } finally {
     await gw.close();
   }

@@ -35,7 +35,7 @@ describe('Activity CSV export', () => {
     gw = await startTestGateway({ credits: '20' });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
-    await gw.services.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
+    await gw.services.stores.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
   });
   after(() => gw.close());
 

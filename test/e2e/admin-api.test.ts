@@ -39,8 +39,8 @@ describe('admin API', () => {
       }
     }
     // Nothing changed: the refused writes left no trace.
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.name, 'test account');
-    assert.equal((await gw.services.accounts.getKey(gw.keyHash))!.isActive, true);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.name, 'test account');
+    assert.equal((await gw.services.stores.accounts.getKey(gw.keyHash))!.isActive, true);
   });
 
   test('an admin key cannot call models', async () => {
@@ -81,7 +81,7 @@ describe('admin API', () => {
     assert.deepEqual(patched.json.data.limits_override, { requests_per_minute: 7, requests_per_day: null });
     const lockout = await call('PATCH', `${api}/accounts/${gw.accountId}`, admin.key, { is_active: false });
     assert.equal(lockout.status, 400, 'an admin key does not deactivate its own account');
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.isActive, true);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.isActive, true);
     const badTier = await call('PATCH', `${api}/accounts/${id}`, admin.key, { tier: 'nope' });
     assert.equal(badTier.status, 400);
     assert.equal(badTier.json.error.code, 'invalid_parameter');
@@ -189,7 +189,7 @@ describe('admin API', () => {
     assert.equal(one.status, 200);
     assert.equal(one.json.data.id, id);
     assert.equal(one.json.data.account_id, gw.accountId);
-    assert.equal(one.json.data.total_cost_usd, (await gw.services.generations.getRecord(id))!.costNanos === 0n ? '0' : one.json.data.total_cost_usd);
+    assert.equal(one.json.data.total_cost_usd, (await gw.services.stores.generations.getRecord(id))!.costNanos === 0n ? '0' : one.json.data.total_cost_usd);
     assert.ok(Array.isArray(one.json.data.attempts));
     assert.equal((await call('GET', `${api}/generations/gen-nope`, admin.key)).status, 404);
   });

@@ -23,7 +23,7 @@ describe('names, expiries and default models are checked wherever they are set',
   const future = new Date(Date.now() + 86_400_000).toISOString();
 
   test('a key that would be born expired is refused by the admin API, the key-management API and the CLI', async () => {
-    const before = (await gw.services.accounts.listKeys(gw.accountId)).length;
+    const before = (await gw.services.stores.accounts.listKeys(gw.accountId)).length;
     const viaAdmin = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'late', expires_at: past });
     assert.equal(viaAdmin.status, 400);
     assert.equal(viaAdmin.json.error.code, 'invalid_parameter');
@@ -35,7 +35,7 @@ describe('names, expiries and default models are checked wherever they are set',
     const cli = runCli(gw.dir, 'keys', 'create', '--account', gw.accountId, '--name', 'late', '--expires', '2020-01-01');
     assert.equal(cli.code, 1);
     assert.match(cli.err, /past/);
-    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).length, before, 'no key was stored');
+    assert.equal((await gw.services.stores.accounts.listKeys(gw.accountId)).length, before, 'no key was stored');
     // A future expiry is fine.
     assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'soon', expires_at: future })).status, 201);
   });
@@ -70,7 +70,7 @@ describe('names, expiries and default models are checked wherever they are set',
     const cliAccount = runCli(gw.dir, 'accounts', 'create', '--name', long);
     assert.equal(cliAccount.code, 1);
     assert.match(cliAccount.err, /at most 256 characters/);
-    assert.equal((await gw.services.accounts.listAccounts()).some((a) => a.name.length > 256), false);
+    assert.equal((await gw.services.stores.accounts.listAccounts()).some((a) => a.name.length > 256), false);
   });
 
   test('a default model no catalog serves is refused (admin create and update, PATCH /account, CLI), with the nearest id', async () => {
@@ -88,7 +88,7 @@ describe('names, expiries and default models are checked wherever they are set',
     const cli = runCli(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--default-model', 'nobody/nothing');
     assert.equal(cli.code, 1);
     assert.match(cli.err, /not a model this gateway serves/);
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.defaultModel, null);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.defaultModel, null);
 
     // A name the catalog resolves (a bare name) is stored as the model's id.
     const bare = await call('PATCH', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, admin, { default_model: 'sim-pro' });

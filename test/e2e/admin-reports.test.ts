@@ -84,7 +84,7 @@ describe('usage rollups, activity and ledger reports', () => {
     await gw.flush();
     const usage = await call('GET', `${gw.origin}/api/v1/usage?group_by=key`, other.mgmt);
     assert.equal(usage.status, 200);
-    const otherKeys = new Set((await gw.services.accounts.listKeys(other.accountId)).map((k) => k.hash));
+    const otherKeys = new Set((await gw.services.stores.accounts.listKeys(other.accountId)).map((k) => k.hash));
     assert.ok(usage.json.data.length > 0 && usage.json.data.every((r: any) => otherKeys.has(r.group)));
     assert.equal(typeof usage.json.balance_usd, 'string');
     assert.equal((await call('GET', `${gw.origin}/api/v1/usage?group_by=account`, other.mgmt)).status, 400);

@@ -42,7 +42,7 @@ describe('amount bounds through the admin API and the CLI', () => {
     const shown = await call('GET', `${gw.origin}/api/v1/admin/accounts/${acct}`, admin);
     assert.equal(shown.status, 200);
     assert.equal(shown.json.data.balance_usd, '2000000000');
-    assert.equal(await gw.services.accounts.balance(acct), 2_000_000_000_000_000_000n);
+    assert.equal(await gw.services.stores.accounts.balance(acct), 2_000_000_000_000_000_000n);
     const ledger = await call('GET', `${gw.origin}/api/v1/admin/accounts/${acct}/ledger`, admin);
     assert.equal(ledger.json.data.length, 2, 'the refused entries wrote nothing');
     const key = (await gw.services.accountService.createKey({ accountId: acct })).key;
@@ -55,14 +55,14 @@ describe('amount bounds through the admin API and the CLI', () => {
     for (let i = 0; i < 4; i++) assert.equal((await grant(acct, '-1000000000', 'adjustment')).status, 201);
     const below = await grant(acct, '-1', 'adjustment');
     assert.equal(below.status, 400);
-    assert.equal(await gw.services.accounts.balance(acct), -2_000_000_000_000_000_000n);
+    assert.equal(await gw.services.stores.accounts.balance(acct), -2_000_000_000_000_000_000n);
   });
 
   test('initial credits and key limits are bounded too (admin API)', async () => {
     const tooRich = await call('POST', `${gw.origin}/api/v1/admin/accounts`, admin, { name: 'x', credits: '1000000000.000000001' });
     assert.equal(tooRich.status, 400);
     assert.equal(tooRich.json.error.param, 'credits');
-    assert.equal((await gw.services.accounts.listAccounts()).some((a) => a.name === 'x'), false);
+    assert.equal((await gw.services.stores.accounts.listAccounts()).some((a) => a.name === 'x'), false);
 
     const keyLimit = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'k', limit: '99999999999999999999' });
     assert.equal(keyLimit.status, 400);
@@ -86,12 +86,12 @@ describe('amount bounds through the admin API and the CLI', () => {
       assert.match(r.err, /at most \$1,000,000,000/, args.join(' '));
       assert.doesNotMatch(r.err, /BigInt|bind/);
     }
-    const before = (await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos;
+    const before = (await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos;
     const r = runCli(gw.dir, 'credits', 'add', '--account', gw.accountId, '--amount', '1000000000');
     assert.equal(r.code, 0, r.err);
     const again = runCli(gw.dir, 'credits', 'add', '--account', gw.accountId, '--amount', '1000000000');
     assert.equal(again.code, 1);
     assert.match(again.err, /±\$2,000,000,000/);
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos, before + 1_000_000_000_000_000_000n);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos, before + 1_000_000_000_000_000_000n);
   });
 });

@@ -33,7 +33,7 @@ const ENGINES: Engine[] = [
   {
     name: 'SQLite', skip: false, env: async () => ({}),
     tamper: async (gw, _env, sql) => {
-      const db = new DatabaseSync(gw.services.config.database.path);
+      const db = new DatabaseSync(gw.services.inForce.config.database.path);
       try { db.exec(sql); } finally { db.close(); }
     },
   },

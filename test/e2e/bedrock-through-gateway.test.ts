@@ -118,7 +118,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
   test('non-streamed: a signed Converse request, the answer, usage with cache tokens, the exact cost', async () => {
     emu.enqueue({ text: 'Paris.', usage: { inputTokens: 100, outputTokens: 20, cacheReadInputTokens: 1000, cacheWriteInputTokens: 40 } });
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const c = await client.chat.completions.create({
       model: 'acme/claude-bedrock',
       messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }],
@@ -140,8 +140,8 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
     await gw.flush();
     const cost = expectedCost(100, 1000, 40, 20);
-    assert.equal(before - (await gw.services.accounts.balance(gw.accountId))!, cost);
-    const record = (await gw.services.generations.getRecord(c.id))!;
+    assert.equal(before - (await gw.services.stores.accounts.balance(gw.accountId))!, cost);
+    const record = (await gw.services.stores.generations.getRecord(c.id))!;
     assert.equal(record.provider, 'bedrock');
     assert.equal(record.tokensPrompt, 1140);
     assert.equal(record.tokensCacheRead, 1000);
@@ -155,7 +155,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
       toolCalls: [{ id: 'tooluse_abc', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       usage: { inputTokens: 50, outputTokens: 30 },
     });
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const stream = await client.chat.completions.create({
       model: 'acme/claude-bedrock',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
@@ -193,8 +193,8 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
     await gw.flush();
     const cost = expectedCost(50, 0, 0, 30);
-    assert.equal(before - (await gw.services.accounts.balance(gw.accountId))!, cost);
-    assert.equal((await gw.services.generations.getRecord(id))!.costNanos, cost);
+    assert.equal(before - (await gw.services.stores.accounts.balance(gw.accountId))!, cost);
+    assert.equal((await gw.services.stores.generations.getRecord(id))!.costNanos, cost);
   });
 
   test('an upstream that repeats the signed request headers in its 400: the client sees neither the signature nor the key id', async () => {
@@ -212,7 +212,7 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
   });
 
   test('credentials that never come count against the attempt\'s deadline: a timeout, nothing sent, nothing charged', async () => {
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-hung', messages: [{ role: 'user', content: 'Hi' }] }).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
@@ -220,11 +220,11 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.equal(err.status, 408);
     assert.equal(emu.requests.length, 0);
     await gw.flush();
-    assert.equal((await gw.services.accounts.balance(gw.accountId)), before);
+    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before);
   });
 
   test('a provider whose profile holds the wrong secret is refused by the signature check; the client gets a 502 without it', async () => {
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-wrong', messages: [{ role: 'user', content: 'Hi' }] }).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
@@ -233,6 +233,6 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.doesNotMatch(JSON.stringify(err.error), /not-the-secret-at-all|AWS4-HMAC-SHA256/);
     assert.equal(emu.requests.length, 1, 'it reached Bedrock, signed');
     await gw.flush();
-    assert.equal((await gw.services.accounts.balance(gw.accountId)), before, 'nothing charged');
+    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before, 'nothing charged');
   });
 });

@@ -84,7 +84,7 @@ describe('a client that leaves a stream', () => {
         pauseAfter: { events: 2, until: gatewaySocketClosed(gw) },
       });
       const id = await readThenLeave(gw, { model: 'acme/thinker', messages: [{ role: 'user', content: 'Think hard.' }] });
-      const record = (await gw.services.generations.getRecord(id))!;
+      const record = (await gw.services.stores.generations.getRecord(id))!;
       assert.equal(record.cancelled, true);
       assert.equal(record.tokensPrompt, 40);
       assert.equal(record.tokensCompletion, 5_000);
@@ -104,7 +104,7 @@ describe('a client that leaves a stream', () => {
       emu.enqueue({ fault: 'stall-after-headers', afterChunks: 3 });
       const prompt = 'Think hard.';
       const id = await readThenLeave(gw, { model: 'acme/thinker', max_tokens: 3000, reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: prompt }] });
-      const record = (await gw.services.generations.getRecord(id))!;
+      const record = (await gw.services.stores.generations.getRecord(id))!;
       const visible = splitText('Hello from thinker-1', undefined).slice(0, 2).join('');
       const promptTokens = 7 + countTokens(prompt, 'o200k_base');
       const output = countTokens(visible, 'o200k_base') + 2000;

@@ -69,7 +69,7 @@ describe('a client that leaves before its answer', () => {
           return closed;
         };
         client = send(gw, stream);
-        const record = (await gw.services.generations.getRecord(await committed))!;
+        const record = (await gw.services.stores.generations.getRecord(await committed))!;
         assert.equal(record.cancelled, true, 'the record says the client left');
         assert.equal(record.tokensPrompt, 100);
         assert.equal(record.tokensCompletion, 20);
@@ -92,7 +92,7 @@ describe('a client that leaves before its answer', () => {
         return never;
       };
       client = send(gw, false);
-      const record = (await gw.services.generations.getRecord(await committed))!;
+      const record = (await gw.services.stores.generations.getRecord(await committed))!;
       // The estimate (docs/billing.md): the prompt counted with o200k_base, chat framing
       // included; no output came and the model does not reason, so none is charged.
       const promptTokens = 7 + countTokens(PROMPT, 'o200k_base');
@@ -116,7 +116,7 @@ describe('a client that leaves before its answer', () => {
       const client = send(rig.gw, false, { model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' } });
       await rig.emus.cheap.whenRequests(1);
       client.destroy();
-      const record = (await rig.gw.services.generations.getRecord(await committed))!;
+      const record = (await rig.gw.services.stores.generations.getRecord(await committed))!;
       assert.equal(record.cancelled, true);
       assert.equal(record.costNanos, 0n, 'an upstream error before content costs nothing');
       assert.deepEqual(rig.received(), ['multi-cheap'], 'mid was never asked');

@@ -32,7 +32,7 @@ describe('holds are upper bounds', () => {
       await gw.flush();
       const keyRow = gw.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
       assert.ok(BigInt(keyRow.u) <= BigInt(keyRow.l), `key usage ${keyRow.u} over its limit ${keyRow.l}`);
-      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
+      const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       assert.equal(account.balanceNanos, 50_000_000n - (36_007n * 1000n + 1n * 2000n));
     } finally {
@@ -63,7 +63,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
       model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
     }, { authorization: `Bearer ${key}` })));
     await gw.flush();
-    const records = await Promise.all(results.map(async (r) => (await gw.services.generations.getRecord(r.headers.get('x-generation-id')!))!));
+    const records = await Promise.all(results.map(async (r) => (await gw.services.stores.generations.getRecord(r.headers.get('x-generation-id')!))!));
     return { gw, statuses: results.map((r) => r.status), records };
   }
 
@@ -71,7 +71,7 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
     const { gw, statuses, records } = await overshoot('0.05', null);
     try {
       assert.deepEqual(statuses, [200, 200, 200, 200, 200], 'all were admitted on their (small) holds');
-      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
+      const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
       const charged = records.reduce((n, r) => n + r.costNanos, 0n);
       assert.equal(account.balanceNanos, 50_000_000n - charged);

@@ -52,7 +52,7 @@ describe('credit reservations', () => {
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 7, completion_tokens: 3 } });
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 200);
-      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
+      const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n, 'nothing held any more');
       assert.equal(account.balanceNanos, 1_000_000_000n - (7n * PROMPT_NANOS + 3n * COMPLETION_NANOS));
       await gw.flush();
@@ -91,7 +91,7 @@ describe('credit reservations', () => {
       assert.equal(ok.length, 4, `statuses: ${results.map((r) => r.status).join(',')}`);
       assert.equal(refused.length, N - 4);
       for (const r of refused) assert.equal(r.json.error.type, 'insufficient_quota_error');
-      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
+      const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.equal(account.balanceNanos, 10_000_000n - 4n * perRequest, 'the ledger is exact, and above zero');
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       await gw.flush();
@@ -124,7 +124,7 @@ describe('credit reservations', () => {
       for (let i = 0; i < 10; i++) emu.enqueue({ fault: 'status', status: 500 });
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
       assert.equal(res.status, 502);
-      const account = (await gw.services.accounts.getAccount(gw.accountId))!;
+      const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.equal(account.balanceNanos, 1_000_000_000n);
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       await gw.flush();

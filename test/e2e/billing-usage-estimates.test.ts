@@ -92,7 +92,7 @@ describe('an upstream that reports no usage', () => {
         const [prompt, completion] = stream ? d.streamed(sseData(res.text)) : d.whole(res.json);
         assert.deepEqual([prompt, completion], [PROMPT_TOKENS, COMPLETION_TOKENS]);
         await gw.flush();
-        const record = (await gw.services.generations.getRecord(res.headers.get('x-generation-id')!))!;
+        const record = (await gw.services.stores.generations.getRecord(res.headers.get('x-generation-id')!))!;
         assert.equal(record.tokensPrompt, PROMPT_TOKENS);
         assert.equal(record.tokensCompletion, COMPLETION_TOKENS);
         assert.equal(record.costNanos, COST_NANOS);
@@ -115,7 +115,7 @@ describe('an upstream that reports no usage', () => {
     assert.ok(sent.length > 0 && sent.length < ANSWER.length, `sent ${JSON.stringify(sent)}`);
     assert.ok(events.some((e) => e?.error !== undefined), 'the stream ends with an error');
     await gw.flush();
-    const record = (await gw.services.generations.getRecord(res.headers.get('x-generation-id')!))!;
+    const record = (await gw.services.stores.generations.getRecord(res.headers.get('x-generation-id')!))!;
     const completion = countTokens(sent, 'o200k_base');
     assert.equal(record.tokensPrompt, PROMPT_TOKENS);
     assert.equal(record.tokensCompletion, completion);

@@ -154,7 +154,7 @@ describe('bring your own key', () => {
       c.server = { ...c.server, host: '127.0.0.1', port: 0 };
       return c;
     };
-    const reloaded = gw.services.reload(load);
+    const reloaded = gw.services.inForce.reload(load);
     assert.equal(reloaded.ok, true, JSON.stringify(reloaded));
     try {
       // The hold is the fee's share of the worst case: $0.0064 of $0.064 here, refused with $0.001, taken with $0.01.
@@ -172,7 +172,7 @@ describe('bring your own key', () => {
       assert.equal(rec.byok, true);
     } finally {
       writeFileSync(path, yaml(up.baseUrl, '0'));
-      assert.equal(gw.services.reload(load).ok, true);
+      assert.equal(gw.services.inForce.reload(load).ok, true);
       await zeroBalance();
     }
   });

@@ -50,15 +50,15 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('the cost is charged to the account exactly, in integer nano-dollars', async () => {
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     emu.enqueue({ text: 'x', usage: { prompt_tokens: 1234, completion_tokens: 567 } });
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('bill me') }, auth);
     assert.equal(res.status, 200);
     await gw.flush();
-    const afterBalance = (await gw.services.accounts.balance(gw.accountId))!;
+    const afterBalance = (await gw.services.stores.accounts.balance(gw.accountId))!;
     // 1234 × 1000 + 567 × 2000 nano-USD
     assert.equal(before - afterBalance, 1234n * 1000n + 567n * 2000n);
-    const gen = (await gw.services.generations.getRecord(res.json.id))!;
+    const gen = (await gw.services.stores.generations.getRecord(res.json.id))!;
     assert.equal(gen.tokensPrompt, 1234);
     assert.equal(gen.tokensCompletion, 567);
     assert.equal(gen.provider, 'local');

@@ -267,7 +267,7 @@ models:
   });
 
   test('one part failing fails the whole attempt: routing falls back to the next model for all of it, and only what served is charged', async () => {
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const texts = ['one', 'two', FAILING_INPUT, 'four'];
     const raw = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/cohere', models: ['acme/small'], input: texts, encoding_format: 'float' }, { authorization: `Bearer ${gw.key}` });
     // Cohere takes all four in one call, which fails; the fallback splits them in two.
@@ -276,7 +276,7 @@ models:
     assert.deepEqual(raw.json.data.map((d: { embedding: number[] }) => d.embedding[0]), [3, 3, 5, 4]);
     assert.equal(openai.requests.length, 2);
     await gw.flush();
-    const spent = before - (await gw.services.accounts.balance(gw.accountId))!;
+    const spent = before - (await gw.services.stores.accounts.balance(gw.accountId))!;
     // 1 + 1 + 2 + 1 tokens at the small model's price.
     assert.equal(spent, 5n * PRICE.small);
   });

@@ -181,7 +181,7 @@ models:
   });
 
   test('an upstream\'s negative or fractional token count never credits the account nor breaks the charge', async () => {
-    const balance = async (): Promise<bigint> => (await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos;
+    const balance = async (): Promise<bigint> => (await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos;
     liarTokens = -5_000_000;
     const before = await balance();
     const negative = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/liar-embed', input: 'x' }, { authorization: `Bearer ${gw.key}` });

@@ -35,7 +35,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 async function spentAndCharged(gw: TestGateway, startNanos: bigint): Promise<{ spent: bigint; charged: bigint; successes: number }> {
   await gw.flush();
-  const balance = BigInt((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos);
+  const balance = BigInt((await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos);
   const row = gw.db.prepare(`SELECT coalesce(sum(cost_nanos), 0) AS c, sum(status = 'success') AS n FROM generations WHERE account_id = ?`)
     .get(gw.accountId) as { c: number | bigint; n: number | bigint };
   return { spent: startNanos - balance, charged: BigInt(row.c), successes: Number(row.n) };
@@ -44,7 +44,7 @@ async function spentAndCharged(gw: TestGateway, startNanos: bigint): Promise<{ s
 test('Redis gone: model calls get 503 shared_state_unavailable in each dialect and /ready names redis; Redis back: the next call succeeds, every answer charged', { skip, timeout: 60_000 }, async () => {
   const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url } });
   try {
-    const start = BigInt((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos);
+    const start = BigInt((await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos);
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key))).status, 200);
     const ready = await fetch(`${gw.origin}/ready`);
     assert.equal(ready.status, 200);
@@ -118,7 +118,7 @@ test('a revocation published by another instance drops this instance\'s auth cac
     assert.equal(await status(), 200); // the key is in this instance's cache now
     // The database changes behind this instance's back (as another instance's write would),
     // then the other instance announces it.
-    await gw.services.accounts.setKeyActive(gw.keyHash, false, 'operator');
+    await gw.services.stores.accounts.setKeyActive(gw.keyHash, false, 'operator');
     const seen = new Promise<void>((resolve) => gw.services.fleet!.bus.subscribe((m) => {
       if (m.kind === 'key' && m.keyHash === gw.keyHash) resolve();
     }));
@@ -148,9 +148,9 @@ tiers:
     const raw = generateApiKey();
     const now = new Date().toISOString();
     for (const gw of gateways) {
-      await gw.services.accounts.createAccount({ id: 'acct_shared', name: 'shared', accountType: 'user', tier: 'tier2', defaultModel: null, now });
+      await gw.services.stores.accounts.createAccount({ id: 'acct_shared', name: 'shared', accountType: 'user', tier: 'tier2', defaultModel: null, now });
       await gw.services.accountService.addCredits('acct_shared', '10');
-      await gw.services.accounts.createKey({ hash: hashApiKey(raw), accountId: 'acct_shared', name: 'k', label: labelApiKey(raw), limitNanos: null, isManagement: false, expiresAt: null, now });
+      await gw.services.stores.accounts.createKey({ hash: hashApiKey(raw), accountId: 'acct_shared', name: 'k', label: labelApiKey(raw), limitNanos: null, isManagement: false, expiresAt: null, now });
     }
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => postJson(`${gateways[i % 2]!.baseUrl}/chat/completions`, ask(), bearer(raw))));
     const statuses = answers.map((a) => a.status).sort();
@@ -187,7 +187,7 @@ test('a change announced by a process that does not serve (the CLI) reaches a ru
   const gw = await startTestGateway({ yaml: SIM_ONLY, redis: { url: redis.url, prefix } });
   try {
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, ask(), bearer(gw.key))).status, 200); // cached: auth and snapshot
-    await gw.services.accounts.setKeyActive(gw.keyHash, false, 'operator');
+    await gw.services.stores.accounts.setKeyActive(gw.keyHash, false, 'operator');
     const seen = new Promise<void>((resolve) => gw.services.fleet!.bus.subscribe((m) => {
       if (m.kind === 'key' && m.keyHash === gw.keyHash) resolve();
     }));

@@ -60,8 +60,8 @@ describe('generation records export', () => {
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     const a = await gw.services.accountService.createAccount({ name: 'other', tier: 'tier2', creditsUsd: '5' });
     other = { id: a.id, keyHash: (await gw.services.accountService.createKey({ accountId: a.id, name: 'k' })).record.hash };
-    await gw.services.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
-    await gw.services.ledger.settle([], Array.from({ length: 10 }, (_, i) => ({ ...record(SEEDED + i, other.id, other.keyHash), id: `gen-o-${i}` })));
+    await gw.services.stores.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
+    await gw.services.stores.ledger.settle([], Array.from({ length: 10 }, (_, i) => ({ ...record(SEEDED + i, other.id, other.keyHash), id: `gen-o-${i}` })));
   });
   after(() => gw.close());
 

@@ -46,15 +46,15 @@ describe('key-management API: what it refuses and reports', () => {
   });
 
   test('POST management: true is refused (management keys come from the operator); false is the default', async () => {
-    const before = (await gw.services.accounts.listKeys(gw.accountId)).length;
+    const before = (await gw.services.stores.accounts.listKeys(gw.accountId)).length;
     const res = await call('POST', keys, mgmt, { name: 'minted', management: true });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.param, 'management');
     assert.match(res.json.error.message, /operator/);
-    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).length, before, 'no key was created');
+    assert.equal((await gw.services.stores.accounts.listKeys(gw.accountId)).length, before, 'no key was created');
     const plain = await call('POST', keys, mgmt, { name: 'plain', management: false });
     assert.equal(plain.status, 201);
-    assert.equal((await gw.services.accounts.getKey(plain.json.data.hash))?.isManagement, false);
+    assert.equal((await gw.services.stores.accounts.getKey(plain.json.data.hash))?.isManagement, false);
   });
 
   test("a limit below usage reports limit_remaining 0 in the keys API and GET /v1/key, and the 402 says it is the key's limit", async () => {

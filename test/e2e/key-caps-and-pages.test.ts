@@ -46,7 +46,7 @@ describe('keys per account are capped; key lists are paged', () => {
     const cli = runCli(gw.dir, 'keys', 'create', '--account', a.id, '--name', 'one too many');
     assert.notEqual(cli.code, 0);
     assert.match(cli.err, /already holds 6 keys/);
-    assert.equal((await gw.services.accounts.countKeys(a.id)), 6, 'nothing created past the cap');
+    assert.equal((await gw.services.stores.accounts.countKeys(a.id)), 6, 'nothing created past the cap');
     // Deleting one makes room for one.
     assert.equal((await call('DELETE', `${gw.origin}/api/v1/keys/${created[0]}`, a.manager)).status, 200);
     assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: 'again' })).status, 201);
@@ -58,7 +58,7 @@ describe('keys per account are capped; key lists are paged', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: `r${i}` })));
     assert.equal(answers.filter((r) => r.status === 201).length, 5);
     assert.equal(answers.filter((r) => r.status === 403).length, 7);
-    assert.equal(await gw.services.accounts.countKeys(a.id), 6);
+    assert.equal(await gw.services.stores.accounts.countKeys(a.id), 6);
   });
 
   test('a reload changes the cap for the next creation (accounts.max_keys is reloadable)', async () => {
@@ -68,7 +68,7 @@ describe('keys per account are capped; key lists are paged', () => {
     const reload = (max: number): void => {
       const path = join(gw.dir, 'switchyard.yaml');
       writeFileSync(path, `${SIM_ONLY}accounts:\n  max_keys: ${max}\n`);
-      const result = gw.services.reload(() => {
+      const result = gw.services.inForce.reload(() => {
         const c = loadConfig({ path, env: { SWITCHYARD_DATA_DIR: gw.dir } });
         c.server = { ...c.server, host: '127.0.0.1', port: 0 };
         return c;

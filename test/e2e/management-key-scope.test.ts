@@ -34,7 +34,7 @@ describe('what a management key may manage', () => {
       assert.equal(deleted.status, 404);
       assert.equal(deleted.json.error.code, 'not_found');
     }
-    const after = (await gw.services.accounts.getKey(sibling.hash))!;
+    const after = (await gw.services.stores.accounts.getKey(sibling.hash))!;
     assert.equal(after.name, 'ci-provisioner');
     assert.equal(after.isActive, true);
     // The sibling still works, for what management keys do.

@@ -92,20 +92,20 @@ mcp_servers:
   });
 
   it('a reload swaps the servers in (their tools listed anew); one that changes the MCP client\'s bounds is refused', async () => {
-    const config = gw.services.config;
+    const config = gw.services.inForce.config;
     const renamed = { ...config, mcpServers: config.mcpServers.map((s) => (s.name === 'docs' ? { ...s, name: 'docs2' } : s)) };
-    assert.equal(gw.services.reload(() => renamed).ok, true);
+    assert.equal(gw.services.inForce.reload(() => renamed).ok, true);
     try {
       upstream.enqueue({ text: 'fine' });
       assert.equal((await chat(gw, {})).status, 400, 'the old name is gone');
       const res = await chat(gw, { mcp: { servers: [{ name: 'docs2' }] } });
       assert.equal(res.status, 200, res.text);
       assert.ok(upstream.requests[0]!.body.tools.some((t: any) => t.function.name === 'docs2__weather'));
-      const refused = gw.services.reload(() => ({ ...renamed, mcp: { ...renamed.mcp, callTimeoutMs: 1234 } }));
+      const refused = gw.services.inForce.reload(() => ({ ...renamed, mcp: { ...renamed.mcp, callTimeoutMs: 1234 } }));
       assert.equal(refused.ok, false);
       assert.match((refused as { error: string }).error, /mcp\.call_timeout_ms changed \(30000 → 1234\); it takes a restart to apply/);
     } finally {
-      assert.equal(gw.services.reload(() => config).ok, true);
+      assert.equal(gw.services.inForce.reload(() => config).ok, true);
     }
   });
 

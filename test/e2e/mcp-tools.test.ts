@@ -14,7 +14,7 @@ const WEATHER_CALL = { id: 'call_w1', name: 'docs__weather', arguments: '{"city"
 /** The records of the later turns of the request whose first turn is `parentId`. */
 async function turnsOf(gw: TestGateway, parentId: string): Promise<any[]> {
   await gw.flush();
-  const ids = await gw.services.generations.ids({ accountId: gw.accountId, limit: 50 });
+  const ids = await gw.services.stores.generations.ids({ accountId: gw.accountId, limit: 50 });
   const records = await Promise.all(ids.map((id) => generationRecord(gw.origin, gw.key, id)));
   return records.filter((r) => r.parent_id === parentId).reverse();
 }
@@ -55,7 +55,7 @@ mcp_servers:
   it('chat: the model calls an MCP tool, the gateway runs it, the final answer uses its result; each turn charged and recorded', async () => {
     upstream.enqueue({ toolCalls: [WEATHER_CALL] }, { text: 'It is sunny in Oslo.' });
     const calls = mcp.calls.length;
-    const before = await gw.services.accounts.getAccount(gw.accountId);
+    const before = await gw.services.stores.accounts.getAccount(gw.accountId);
     const res = await postJson(`${gw.baseUrl}/chat/completions`, {
       model: 'acme/mock-1', messages: [{ role: 'user', content: 'Weather in Oslo?' }], mcp: { servers: [{ name: 'docs' }] },
     }, auth());
@@ -97,7 +97,7 @@ mcp_servers:
     assert.equal(typeof call.ms, 'number');
     assert.ok(!JSON.stringify(child).includes('Oslo'), 'the record holds no arguments nor results');
     assert.equal(res.json.usage.prompt_tokens, parent.tokens_prompt + child.tokens_prompt);
-    const after = await gw.services.accounts.getAccount(gw.accountId);
+    const after = await gw.services.stores.accounts.getAccount(gw.accountId);
     const charged = Number(before!.balanceNanos - after!.balanceNanos) / 1e9;
     assert.ok(Math.abs(charged - res.json.usage.cost) < 1e-9, `charged ${charged}, answer says ${res.json.usage.cost}`);
     assert.ok(Math.abs(res.json.usage.cost - (parent.total_cost + child.total_cost)) < 1e-9, 'the answer\'s cost is its turns\'');

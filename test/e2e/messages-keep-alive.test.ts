@@ -104,7 +104,7 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     gw = await startTestGateway({ yaml: config(emu.baseUrl) });
     app = Fastify();
     // A bare app with the gateway's access hook: the generation route's declared access needs it.
-    installRouteAccess(app, gw.services.auth, gw.services.config.server.bodyLimitBytes);
+    installRouteAccess(app, gw.services.auth, gw.services.inForce.config.server.bodyLimitBytes);
     registerGenerationRoute(app, gw.services, { ...messagesDialect, keepAlive: { intervalMs: INTERVAL_MS, text: PING } }, ['/v1/messages']);
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/messages`;

@@ -94,7 +94,7 @@ for (const engine of ENGINES) describe(`single sign-on through oidc-provider (${
   const writeConfig = (secret: string, extra = '') => {
     writeFileSync(secretFile, `${secret}\n`);
     writeFileSync(join(gw.dir, 'switchyard.yaml'), oidcYaml(op.issuer, secretFile, `${gw.origin}${CALLBACK}`, gw.accountId, extra));
-    const reloaded = gw.services.reloadAgain();
+    const reloaded = gw.services.inForce.reloadAgain();
     assert.ok(reloaded?.ok, JSON.stringify(reloaded));
   };
 
@@ -247,7 +247,7 @@ describe('single sign-on refuses ID tokens that do not verify (a provider whose 
     writeFileSync(join(dir, 'secret'), 's3cret');
     gw = await startTestGateway({ yaml: oidcYaml(op.issuer, join(dir, 'secret'), 'http://127.0.0.1:1/callback', 'acct_placeholder') });
     writeFileSync(join(gw.dir, 'switchyard.yaml'), oidcYaml(op.issuer, join(dir, 'secret'), `${gw.origin}${CALLBACK}`, gw.accountId));
-    assert.ok(gw.services.reloadAgain()?.ok);
+    assert.ok(gw.services.inForce.reloadAgain()?.ok);
   });
   after(async () => {
     await gw?.close();

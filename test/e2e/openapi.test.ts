@@ -203,7 +203,7 @@ describe('OpenAPI document', () => {
       { status: 200, path: '/api/v1/admin/generations/prune', method: 'post', answer: () => call('POST', `${api}/admin/generations/prune`, adminKey) },
     );
     // Webhooks: registered (the receiver's address allowed as private for the test), an event delivered, replayed, removed.
-    gw.services.config.webhooks.allowPrivateAddresses = true;
+    gw.services.inForce.config.webhooks.allowPrivateAddresses = true;
     const hook = await call('POST', `${api}/webhooks`, mgmt, { url: 'http://127.0.0.1:9/hook', events: ['key.created'] });
     await call('POST', `${api}/keys`, mgmt, { name: 'an event for the webhook' });
     const deliveries = await get(`${api}/webhooks/${hook.json.data.id}/deliveries`, mgmt);

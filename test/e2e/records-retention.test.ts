@@ -56,7 +56,7 @@ describe('records retention', () => {
     }
     // Enough old records of one account for a pass of several steps (at most 1,000 rows each).
     for (let i = 0; i < 1500; i++) batch.push(record(`gen-bulk-${i}`, accounts.global!.id, accounts.global!.keyHash, 60, i));
-    await gw.services.ledger.settle([], batch);
+    await gw.services.stores.ledger.settle([], batch);
   });
   after(() => gw.close());
 

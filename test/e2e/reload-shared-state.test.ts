@@ -47,7 +47,7 @@ describe('a reload and the state that outlives it', () => {
 
     const path = join(gw.dir, 'switchyard.yaml');
     writeFileSync(path, yaml('0.000003'));
-    const result = gw.services.reload(() => {
+    const result = gw.services.inForce.reload(() => {
       const c = loadConfig({ path, env: { SWITCHYARD_DATA_DIR: gw.dir } });
       c.server = { ...c.server, host: '127.0.0.1', port: 0 };
       return c;

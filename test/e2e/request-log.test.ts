@@ -53,7 +53,7 @@ describe('request log', () => {
     const line = log.requestLine(r.headers.get('x-generation-id')!);
     assert.equal(line.level, 30, 'info');
     assert.equal(line.account, gw.accountId);
-    const label = (await gw.services.accounts.getKey(gw.keyHash))!.label;
+    const label = (await gw.services.stores.accounts.getKey(gw.keyHash))!.label;
     assert.equal(line.key_label, label);
     assert.ok(!JSON.stringify(line).includes(gw.key));
     assert.equal(line.app, 'My App');

@@ -51,8 +51,8 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.deepEqual(second.json.usage.prompt_tokens, first.json.usage.prompt_tokens);
 
   await rig.gw.flush();
-  const missRecord = (await rig.gw.services.generations.getRecord(first.headers.get('x-generation-id')!))!;
-  const hitRecord = (await rig.gw.services.generations.getRecord(second.headers.get('x-generation-id')!))!;
+  const missRecord = (await rig.gw.services.stores.generations.getRecord(first.headers.get('x-generation-id')!))!;
+  const hitRecord = (await rig.gw.services.stores.generations.getRecord(second.headers.get('x-generation-id')!))!;
   assert.equal(missRecord.cacheHit, false);
   assert.equal(hitRecord.cacheHit, true);
   assert.equal(hitRecord.provider, 'local');
@@ -187,7 +187,7 @@ describe('response cache, in process', () => {
       const hit = await rig.chat(ASK);
       assert.equal(hit.headers.get('x-switchyard-cache'), 'HIT');
       await rig.gw.flush();
-      assert.equal((await rig.gw.services.generations.getRecord(hit.headers.get('x-generation-id')!))!.costNanos, 0n);
+      assert.equal((await rig.gw.services.stores.generations.getRecord(hit.headers.get('x-generation-id')!))!.costNanos, 0n);
     } finally {
       await rig.close();
     }

@@ -50,7 +50,7 @@ describe('routing: the executor', () => {
     const now = () => clock.now;
     health = new InProcessHealthStore({ now });
     breakers = new CircuitBreakers({ now, failureThreshold: 3, cooldownMs: 10_000 });
-    planner = new AttemptPlanner({ catalog: rig.gw.services.catalog, health, breakers, random: () => 0 });
+    planner = new AttemptPlanner({ catalog: rig.gw.services.inForce.catalog, health, breakers, random: () => 0 });
     executor = new AttemptExecutor({
       adapters: rig.gw.services.adapters,
       client,

@@ -145,14 +145,14 @@ describe('routing: provider preferences', () => {
   });
 
   test('billing uses the serving endpoint\'s price', async () => {
-    const before = (await rig.gw.services.accounts.balance(rig.gw.accountId))!;
+    const before = (await rig.gw.services.stores.accounts.balance(rig.gw.accountId))!;
     rig.emus.dear.enqueue({ text: 'pricey', usage: { prompt_tokens: 1000, completion_tokens: 500 } });
     const res = await rig.chat({ model: 'acme/multi', messages: user('bill me'), provider: { order: ['dear'] } });
     assert.equal(res.status, 200, res.text);
     // 1000 × $0.000004 + 500 × $0.000004 + $0.001 request fee = $0.007
     assert.equal(res.json.usage.cost, 0.007);
     await rig.gw.flush();
-    assert.equal(before - (await rig.gw.services.accounts.balance(rig.gw.accountId))!, 7_000_000n);
+    assert.equal(before - (await rig.gw.services.stores.accounts.balance(rig.gw.accountId))!, 7_000_000n);
     const gen = await generationRecord(rig.gw.origin, rig.gw.key, res.json.id);
     assert.equal(gen.provider_name, 'dear');
     assert.equal(gen.total_cost, 0.007);

@@ -80,7 +80,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
             emu.enqueue({ fault: 'echo-headers', status }, { fault: 'echo-headers', status }, { fault: 'echo-headers', status });
             const res = await ask(dialect, `acme/${upstream}`, stream);
             // Each case fails on purpose: keep the endpoint's circuit closed for the next one.
-            for (const endpoint of gw.services.catalog.get(`acme/${upstream}`)!.endpoints) gw.services.breakers.onSuccess(endpoint.id);
+            for (const endpoint of gw.services.inForce.catalog.get(`acme/${upstream}`)!.endpoints) gw.services.breakers.onSuccess(endpoint.id);
             const what = `${dialect}${stream ? ' streamed' : ''}`;
             assert.ok(emu.requests.length >= 1, what);
             const sent = JSON.stringify(emu.requests[0]!.headers);
@@ -97,7 +97,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
   }
 
   test('an internal error says nothing to the client, and its log line holds no key', async () => {
-    const planner = gw.services.planner;
+    const planner = gw.services.inForce.planner;
     // Admission drafts the plan (the sticky endpoint, once looked up, finishes it).
     const draft = planner.draft;
     planner.draft = () => {
@@ -125,7 +125,7 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
         const res = await ask(dialect, 'acme/openai', false);
         assert.equal(res.status, 502, res.text);
         assertNoKey(res.text, dialect);
-        gw.services.breakers.onSuccess(gw.services.catalog.get('acme/openai')!.endpoints[0]!.id);
+        gw.services.breakers.onSuccess(gw.services.inForce.catalog.get('acme/openai')!.endpoints[0]!.id);
       }
     } finally {
       adapters.set('openai', real);

@@ -35,7 +35,7 @@ describe('two models sharing one upstream model', () => {
     const byId = new Map(data.map((m) => [m.id, m]));
     assert.equal(byId.get('acme/mock-1')?.pricing.prompt, '0.000001');
     assert.equal(byId.get('acme/mock-premium')?.pricing.prompt, '0.00001');
-    assert.deepEqual(gw.services.catalog.warnings.filter((w) => w.includes('local/mock-model')), []);
+    assert.deepEqual(gw.services.inForce.catalog.warnings.filter((w) => w.includes('local/mock-model')), []);
   });
 
   test('each is charged its own price for the same upstream call', async () => {

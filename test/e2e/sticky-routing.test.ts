@@ -75,13 +75,13 @@ async function measure(rig: Rig): Promise<void> {
   assert.deepEqual(turns.map((t) => t.provider), Array(TURNS).fill(first), 'every turn after the first goes where the first went');
 
   await rig.gw.flush();
-  const pricing = rig.gw.services.catalog.resolve('acme/convo')!.model.endpoints.find((e) => e.provider.id === first)!.compiledPricing;
+  const pricing = rig.gw.services.inForce.catalog.resolve('acme/convo')!.model.endpoints.find((e) => e.provider.id === first)!.compiledPricing;
   const served = rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!;
   const upstreamAnswers = served.requests.length;
   assert.equal(upstreamAnswers, TURNS);
   let billedCacheRead = 0;
   for (const [i, t] of turns.entries()) {
-    const record = (await rig.gw.services.generations.getRecord(t.id))!;
+    const record = (await rig.gw.services.stores.generations.getRecord(t.id))!;
     assert.equal(record.provider, first);
     if (i > 0) assert.ok(record.tokensCacheRead > 0, `turn ${i + 1} read the cache`);
     billedCacheRead += record.tokensCacheRead;

@@ -25,8 +25,8 @@ describe('strict admin and management input', () => {
   const audited = async () => (await call('GET', api('/admin/audit?limit=200'), admin)).json.data.length as number;
 
   test('a typo is a 400 naming the field and the nearest valid one, and nothing is made', async () => {
-    const keysBefore = (await gw.services.accounts.listKeys(gw.accountId)).length;
-    const accountsBefore = await gw.services.accounts.countAccounts();
+    const keysBefore = (await gw.services.stores.accounts.listKeys(gw.accountId)).length;
+    const accountsBefore = await gw.services.stores.accounts.countAccounts();
     const auditBefore = await audited();
 
     const limitt = await call('POST', api(`/admin/accounts/${gw.accountId}/keys`), admin, { name: 't', limitt: '5' });
@@ -69,9 +69,9 @@ describe('strict admin and management input', () => {
     assert.equal(signIn.json.error.param, 'remember');
     assert.equal(signIn.headers.get('set-cookie'), null);
 
-    assert.equal((await gw.services.accounts.listKeys(gw.accountId)).length, keysBefore);
-    assert.equal(await gw.services.accounts.countAccounts(), accountsBefore);
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.tier, 'tier2');
+    assert.equal((await gw.services.stores.accounts.listKeys(gw.accountId)).length, keysBefore);
+    assert.equal(await gw.services.stores.accounts.countAccounts(), accountsBefore);
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.tier, 'tier2');
     assert.equal(await audited(), auditBefore, 'no audit row for a refused change');
   });
 

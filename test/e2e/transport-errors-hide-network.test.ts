@@ -40,7 +40,7 @@ describe('a transport error tells the client the provider and a reason, not the 
       test(`${dialect}${stream ? ', streamed' : ''}: 502 naming the provider and "connection refused", no 127.0.0.1, no port`, async () => {
         const res = await ask(dialect, stream);
         // Each case fails on purpose: keep the endpoint's circuit closed for the next one.
-        for (const endpoint of gw.services.catalog.get('acme/mock-1')!.endpoints) gw.services.breakers.onSuccess(endpoint.id);
+        for (const endpoint of gw.services.inForce.catalog.get('acme/mock-1')!.endpoints) gw.services.breakers.onSuccess(endpoint.id);
         assert.equal(res.status, 502, res.text);
         assert.equal(res.text.includes('127.0.0.1'), false, res.text);
         assert.equal(res.text.includes(String(port)), false, res.text);

@@ -68,7 +68,7 @@ describe('options that cost extra upstream', () => {
       }
       assert.equal(oa.requests.length + or.requests.length, 0, 'no upstream call');
       await gw.flush();
-      assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos, 100_000_000_000n, 'nothing charged');
+      assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos, 100_000_000_000n, 'nothing charged');
     });
   });
 

@@ -33,7 +33,7 @@ test('answers without usage, streamed or not, are charged their o200k count with
     const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream, messages: [{ role: 'user', content: PROMPT }] }, { authorization: `Bearer ${gw.key}` });
     assert.equal(res.status, 200, res.text);
     await gw.flush();
-    records.push((await gw.services.generations.getRecord(res.headers.get('x-generation-id')!))!);
+    records.push((await gw.services.stores.generations.getRecord(res.headers.get('x-generation-id')!))!);
   }
   assert.equal(tokenizerLoadedHere(), false, 'gpt-tokenizer was loaded on the main thread');
   // Only now, in this thread, the expected counts (OpenAI chat framing: 3 + 4 per message).

@@ -91,7 +91,7 @@ models:
 
   test('Claude on Vertex, not streamed: rawPredict with the Vertex envelope; usage and the exact cost', async () => {
     claude.enqueue({ text: 'Paris.', usage: { input_tokens: 10, output_tokens: 3, cache_read_input_tokens: 100 } });
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const c = await client.chat.completions.create({ model: 'acme/claude-vertex', messages: [{ role: 'user', content: 'Capital of France?' }] });
     assert.equal(c.choices[0]!.message.content, 'Paris.');
     assert.equal(c.usage!.prompt_tokens, 110);
@@ -102,7 +102,7 @@ models:
     assert.equal(r.headers['x-api-key'], undefined);
     await gw.flush();
     // 10 × 3000 + 100 × 300 (cache reads at 0.1x) + 3 × 15000 nano-USD
-    assert.equal(before - (await gw.services.accounts.balance(gw.accountId))!, 10n * 3000n + 100n * 300n + 3n * 15000n);
+    assert.equal(before - (await gw.services.stores.accounts.balance(gw.accountId))!, 10n * 3000n + 100n * 300n + 3n * 15000n);
   });
 
   test('Claude on Vertex, streamed: streamRawPredict, the text in pieces, usage last', async () => {
@@ -173,7 +173,7 @@ models:
   });
 
   test('a provider holding a key Vertex does not know gets 401; the client a 502 with no token in it, nothing charged', async () => {
-    const before = (await gw.services.accounts.balance(gw.accountId))!;
+    const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const err = await client.chat.completions.create({ model: 'acme/gemini-stranger', messages: [{ role: 'user', content: 'Hi' }] }).then(
       () => assert.fail('expected an error'),
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
@@ -183,6 +183,6 @@ models:
     const sent = String(gemini.requests[0]!.headers.authorization).slice('Bearer '.length);
     assert.doesNotMatch(JSON.stringify(err.error), new RegExp(sent.slice(-20)));
     await gw.flush();
-    assert.equal((await gw.services.accounts.balance(gw.accountId)), before);
+    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before);
   });
 });

@@ -70,7 +70,7 @@ describe('WAL checkpoints', () => {
     after(async () => gw.close());
 
     test('no COMMIT checkpoints, however long the WAL grows; the checkpointer does when asked', async () => {
-      const dbPath = gw.services.config.database.path;
+      const dbPath = gw.services.inForce.config.database.path;
       // The main thread's connection (the admin API's writes) does not checkpoint either.
       assert.equal((gw.db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint, 0);
       // Past SQLite's default threshold (1,000 frames) and the 10,000 this gateway used to checkpoint at inside a COMMIT.
@@ -105,7 +105,7 @@ describe('WAL checkpoints', () => {
 
     test('the checkpointer thread runs only while there are writes: it ends once all is copied, and the next write starts it', async () => {
       const checkpointer = gw.services.writer!.walCheckpointer;
-      const dbPath = gw.services.config.database.path;
+      const dbPath = gw.services.inForce.config.database.path;
       assert.equal(checkpointer.running, false, 'an idle gateway (no settlement yet) runs no checkpointer');
       const exits: number[] = [];
       let exited = (): void => {};
@@ -138,7 +138,7 @@ describe('WAL checkpoints', () => {
 
     test('with no settlement, the serve lease\'s renewals (a commit each) start it now and then, and it copies them', async () => {
       const checkpointer = gw.services.writer!.walCheckpointer;
-      const dbPath = gw.services.config.database.path;
+      const dbPath = gw.services.inForce.config.database.path;
       // No settlement on this gateway: only the renewals, one a second, every 3rd of which wakes it.
       const ended = new Promise<number>((resolve) => checkpointer.onExit(resolve));
       if (!checkpointer.running) await new Promise<void>((resolve) => checkpointer.onStart(resolve));
@@ -159,7 +159,7 @@ describe('WAL checkpoints', () => {
     after(async () => gw.close());
 
     test('the -wal file never grows past the bound (plus a round\'s writes) under a sustained load', async () => {
-      const dbPath = gw.services.config.database.path;
+      const dbPath = gw.services.inForce.config.database.path;
       let changes = 0;
       gw.services.writer!.onExternalChange(() => changes++);
       let largest = 0;

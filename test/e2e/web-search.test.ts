@@ -180,7 +180,7 @@ describe('web search for every model', () => {
     reset();
     search.failWith = 503;
     await gw.flush();
-    const before = (await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos;
+    const before = (await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos;
     const res = await chat({ model: 'acme/plain', plugins: [{ id: 'web' }] });
     assert.equal(res.status, 502, res.text);
     assert.equal(res.json.error.code, 'search_failed');
@@ -188,7 +188,7 @@ describe('web search for every model', () => {
     assert.deepEqual(res.json.error.metadata, { backend: 'searxng', reason: 'HTTP 503' });
     assert.equal(emu.requests.length, 0, 'no model called');
     await gw.flush();
-    assert.equal((await gw.services.accounts.getAccount(gw.accountId))!.balanceNanos, before, 'nothing charged');
+    assert.equal((await gw.services.stores.accounts.getAccount(gw.accountId))!.balanceNanos, before, 'nothing charged');
 
     emu.enqueue({ text: 'No search today.', usage: USAGE });
     const ok = await chat({ model: 'acme/plain', plugins: [{ id: 'web', on_error: 'continue' }] });
@@ -251,7 +251,7 @@ describe('web search for every model', () => {
       assert.equal(res.json.error.code, 'timeout');
       assert.equal(emu.requests.length, 0);
       await other.flush();
-      assert.equal((await other.services.accounts.getAccount(other.accountId))!.balanceNanos, 100_000_000_000n, 'nothing charged');
+      assert.equal((await other.services.stores.accounts.getAccount(other.accountId))!.balanceNanos, 100_000_000_000n, 'nothing charged');
     } finally {
       await other.close();
       await slow.close();

@@ -245,7 +245,7 @@ describe('a webhook registered while private addresses were allowed, delivered a
       assert.equal(created.status, 201);
       const path = join(gw.dir, 'switchyard.yaml');
       writeFileSync(path, `${SIM_ONLY}webhooks: { retry_base_ms: 20, max_attempts: 2 }\n`);
-      const result = gw.services.reload(() => {
+      const result = gw.services.inForce.reload(() => {
         const c = loadConfig({ path, env: { SWITCHYARD_DATA_DIR: gw.dir } });
         c.server = { ...c.server, host: '127.0.0.1', port: 0 };
         return c;

@@ -43,7 +43,7 @@ export async function allPages(url: string, key: string, between: () => Promise<
 export async function createExpiredKey(gw: TestGateway, accountId: string, name: string, expiresAt: string): Promise<{ key: string; hash: string }> {
   const key = generateApiKey();
   const hash = hashApiKey(key);
-  await gw.services.accounts.createKey({
+  await gw.services.stores.accounts.createKey({
     hash, accountId, name, label: labelApiKey(key), limitNanos: null, isManagement: false, expiresAt: new Date(expiresAt).toISOString(), now: new Date().toISOString(),
   });
   return { key, hash };

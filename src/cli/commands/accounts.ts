@@ -97,7 +97,7 @@ export function accountsCommand(program: Command): void {
     'switchyard accounts list',
     'switchyard accounts list --json',
   ]).action((o: CommonOptions) => withStores(o, async (s) => {
-    const all = await s.accounts.listAccounts();
+    const all = await s.stores.accounts.listAccounts();
     emit(o.json, all.map(accountView), () => (all.length === 0 ? 'no accounts' : renderTable(
       ['ID', 'NAME', 'TYPE', 'TIER', 'BALANCE', 'DEFAULT MODEL', 'STATUS'],
       all.map((a) => [a.id, a.name, a.accountType, a.tier, `$${formatNanos(a.balanceNanos)}`, a.defaultModel ?? '-', a.isActive ? 'active' : 'inactive']),
@@ -108,7 +108,7 @@ export function accountsCommand(program: Command): void {
 
 /** The account, or a clear error naming the id (exit 1). */
 export async function requireAccount(s: CliStores, id: string): Promise<AccountRecord> {
-  const a = await s.accounts.getAccount(id);
+  const a = await s.stores.accounts.getAccount(id);
   if (a === undefined) throw new UsageError(`no account ${id} (switchyard accounts list shows them)`);
   return a;
 }

@@ -49,7 +49,7 @@ export function generationsCommand(program: Command): void {
     if (o.since !== undefined) filter.since = o.since;
     if (o.until !== undefined) filter.until = o.until;
     const ids = await s.stores.generations.ids(filter);
-    const records = await Promise.all(ids.map(async (id) => (await s.generations.getRecord(id))!));
+    const records = await Promise.all(ids.map(async (id) => (await s.stores.generations.getRecord(id))!));
     emit(o.json, records.map(generationView), () => (records.length === 0 ? 'no generations' : renderTable(
       ['ID', 'CREATED', 'ACCOUNT', 'MODEL', 'PROVIDER', 'STATUS', 'TOKENS IN', 'TOKENS OUT', 'COST', 'LATENCY'],
       records.map((g) => [g.id, g.createdAt, g.accountId, g.model ?? '-', g.provider ?? '-', g.status === 'success' ? 'success' : `error (${g.errorCode ?? '?'})`,
@@ -90,7 +90,7 @@ export function generationsCommand(program: Command): void {
     .argument('<id>', 'the generation id (the x-generation-id response header, or from generations list)')), [
     'switchyard generations show gen-1732456789-abc',
   ]).action((id: string, o: CommonOptions) => withStores(o, async (s) => {
-    const g = await s.generations.getRecord(id);
+    const g = await s.stores.generations.getRecord(id);
     if (g === undefined) throw new UsageError(`no generation ${id} (switchyard generations list shows recent ones)`);
     const json = generationView(g);
     emit(o.json, json, () => Object.entries(json)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { openStores } from '../../server/services.ts';
+import { openStores } from '../../server/open-stores.ts';
 import { examples, withCommonOptions, type CommonOptions } from '../common-options.ts';
 import { loadCliConfig } from '../load-cli-config.ts';
 import { emit } from '../output.ts';

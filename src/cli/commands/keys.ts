@@ -67,7 +67,7 @@ export function keysCommand(program: Command): void {
     'switchyard keys list --account acct_123 --json',
   ]).action((o: ListOptions) => withStores(o, async (s) => {
     if (o.account !== undefined) await requireAccount(s, o.account);
-    const all = await s.accounts.listKeys(o.account);
+    const all = await s.stores.accounts.listKeys(o.account);
     const now = Date.now();
     emit(o.json, all.map(adminKeyView), () => (all.length === 0 ? 'no keys' : renderTable(
       ['LABEL', 'NAME', 'ACCOUNT', 'STATUS', 'KIND', 'LIMIT', 'USED', 'EXPIRES', 'HASH'],

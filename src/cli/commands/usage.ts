@@ -25,7 +25,7 @@ export function usageCommand(program: Command): void {
     if (o.since !== undefined) range.since = o.since;
     if (o.until !== undefined) range.until = o.until;
     const rows = await s.stores.usage.byAccount(o.account, o.by, range);
-    const labels = o.by === 'key' ? new Map((await s.accounts.listKeys(o.account)).map((k) => [k.hash, k.label])) : new Map<string, string>();
+    const labels = o.by === 'key' ? new Map((await s.stores.accounts.listKeys(o.account)).map((k) => [k.hash, k.label])) : new Map<string, string>();
     const total = rows.reduce((sum, r) => sum + r.costNanos, 0n);
     emit(o.json, {
       account_id: o.account, by: o.by, since: o.since ?? null, until: o.until ?? null, total_cost: formatNanos(total),

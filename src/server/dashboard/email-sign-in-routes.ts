@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { checkEmail } from '../../billing/member-input.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { Services } from '../services.ts';
 import { access } from '../route-access.ts';
 import { bodySchema, routeSchema } from '../routes/admin/route-schema.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
@@ -10,6 +9,30 @@ import { SESSION_TTL_MS, sessionView, SIGN_IN_MAX_BODY_BYTES } from './session-r
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { smtpSender, type SendSignInMail } from './sign-in-mailer.ts';
 import type { MemberRecord } from '../../store/member-store.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { Authenticator } from '../../auth/authenticate.ts';
+import type { SessionStore } from './session-store.ts';
+import type { ByokKeys } from '../../auth/byok-keys.ts';
+
+/** What email-sign-in-routes.ts uses of the services (handed out by build-app.ts). */
+export interface EmailSignInRoutesDeps {
+  /** The gateway's one link mailer (linkMailer), or null without `smtp:`. */
+  mailer: LinkMailer | null;
+  stores: Pick<Stores, 'members'>;
+  inForce: Pick<InForce, 'config'>;
+  auth: Authenticator;
+  sessions: SessionStore;
+  byok: ByokKeys;
+  now: () => number;
+}
+
+/** What the link mailer reads: the SMTP settings and public origin (read at start: a change takes a restart), the accounts, the members' link tokens. */
+export interface LinkMailerDeps {
+  stores: Pick<Stores, 'accounts' | 'members'>;
+  inForce: Pick<InForce, 'config'>;
+  now: () => number;
+}
 
 // Members sign in by an emailed one-time link when the operator configured `smtp:`
 // (docs/governance.md). POST /sessions/email {email} mails a link to every account the email
@@ -35,38 +58,34 @@ const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex
 /** Mails sign-in links to members (one mail, one link per membership); null without `smtp:`. */
 export type LinkMailer = (email: string, members: readonly MemberRecord[], log: (m: string) => void) => Promise<void>;
 
-const mailers = new WeakMap<Services, LinkMailer | null>();
-
-/** The gateway's link mailer (one SMTP transport per gateway), or null without `smtp:`. */
-export function linkMailer(services: Services): LinkMailer | null {
-  if (mailers.has(services)) return mailers.get(services)!;
-  const smtp = services.config.smtp;
+/** The gateway's link mailer (one SMTP transport: build it once per gateway, build-app.ts), or null without `smtp:`. */
+export function linkMailer(deps: LinkMailerDeps): LinkMailer | null {
+  const smtp = deps.inForce.config.smtp;
   const send: SendSignInMail | null = smtp === null ? null : smtpSender(smtp);
   const mailer: LinkMailer | null = send === null ? null : async (email, members, log) => {
     const links: Array<{ account: string; url: string }> = [];
-    const now = services.now();
+    const now = deps.now();
     const ttlMs = smtp!.linkTtlSeconds * 1000;
     for (const m of members) {
-      const account = await services.accounts.getAccount(m.accountId);
+      const account = await deps.stores.accounts.getAccount(m.accountId);
       if (account === undefined || !account.isActive) continue;
       const token = randomBytes(32).toString('base64url');
-      await services.stores.members.insertLink({
+      await deps.stores.members.insertLink({
         tokenHash: sha256(token), memberId: m.id, createdAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString(), usedAt: null,
       }, new Date(now).toISOString());
       // server.public_origin (load-config requires it with smtp:): a Host header cannot steer where the token goes.
-      links.push({ account: account.name, url: `${services.config.server.publicOrigin!}${services.config.server.basePath ?? ''}/dashboard/#${LINK_FRAGMENT}${token}` });
+      links.push({ account: account.name, url: `${deps.inForce.config.server.publicOrigin!}${deps.inForce.config.server.basePath ?? ''}/dashboard/#${LINK_FRAGMENT}${token}` });
     }
     // Off the answer's path: a member and a stranger get the same answer in the same time.
     if (links.length > 0) void send({ to: email, links, minutes: Math.round(ttlMs / 60_000) }).catch((err: Error) => log(`sign-in mail to a member not sent: ${err.message}`));
   };
-  mailers.set(services, mailer);
   return mailer;
 }
 
-export function registerEmailSignInRoutes(app: FastifyInstance, services: Services): void {
-  const mailer = linkMailer(services);
-  const basePath = services.config.server.basePath ?? '';
-  const publicOrigin = services.config.server.publicOrigin;
+export function registerEmailSignInRoutes(app: FastifyInstance, deps: EmailSignInRoutesDeps): void {
+  const { mailer } = deps;
+  const basePath = deps.inForce.config.server.basePath ?? '';
+  const publicOrigin = deps.inForce.config.server.publicOrigin;
   const limiter = new SignInLimiter();
   const perEmail = new SignInLimiter({ maxAttempts: LINKS_PER_EMAIL, windowMs: EMAIL_WINDOW_MS });
   const tags = ['dashboard sessions'];
@@ -89,7 +108,7 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
   }, async (request, reply) => {
     const email = checkEmail((request.body as { email: unknown }).email);
     perEmail.take(email.toLowerCase());
-    await mailer!(email, await services.stores.members.withEmail(email), (m) => request.log.warn(m));
+    await mailer!(email, await deps.stores.members.withEmail(email), (m) => request.log.warn(m));
     reply.code(202);
     return { sent: true };
   });
@@ -103,16 +122,16 @@ export function registerEmailSignInRoutes(app: FastifyInstance, services: Servic
     }),
   }, async (request, reply) => {
     const token = (request.body as { token: string }).token;
-    const memberId = TOKEN_SHAPE.test(token) ? await services.stores.members.redeemLink(sha256(token), new Date(services.now()).toISOString()) : undefined;
+    const memberId = TOKEN_SHAPE.test(token) ? await deps.stores.members.redeemLink(sha256(token), new Date(deps.now()).toISOString()) : undefined;
     if (memberId === undefined) {
       limiter.failed(request.ip);
       throw new GatewayError('authentication_required', 'This sign-in link is unknown, already used or expired: ask for a new one.');
     }
-    const session = await services.sessions.createForMember(memberId, SESSION_TTL_MS);
-    const auth = await services.auth.authenticate(session.token);
+    const session = await deps.sessions.createForMember(memberId, SESSION_TTL_MS);
+    const auth = await deps.auth.authenticate(session.token);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...sessionCookieOptions(request, basePath), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString(), services.byok.enabled);
+    return sessionView(auth, session.token, session.expiresAt.toISOString(), deps.byok.enabled);
   });
 }
 

@@ -5,7 +5,11 @@ import { OidcClient } from '../../auth/oidc-client.ts';
 import type { OidcConfig } from '../../config/parse-oidc.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { MemberRecord } from '../../store/member-store.ts';
-import type { Services } from '../services.ts';
+import type { Authenticator } from '../../auth/authenticate.ts';
+import type { MemberService } from '../../billing/member-service.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { SessionStore } from './session-store.ts';
 import { access } from '../route-access.ts';
 import { actorOf } from '../routes/admin/admin-common.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
@@ -43,9 +47,19 @@ export const OIDC_LOGIN_TTL_MS = 10 * 60_000;
 
 const sha256 = (v: string): string => createHash('sha256').update(v).digest('hex');
 
-export function registerOidcRoutes(app: FastifyInstance, services: Services): void {
+/** What oidc-routes.ts uses of the services (handed out by build-app.ts). */
+export interface OidcRoutesDeps {
+  inForce: Pick<InForce, 'config'>;
+  stores: Pick<Stores, 'sso' | 'accounts' | 'members' | 'audit'>;
+  sessions: SessionStore;
+  auth: Authenticator;
+  members: MemberService;
+  now: () => number;
+}
+
+export function registerOidcRoutes(app: FastifyInstance, deps: OidcRoutesDeps): void {
   const client = new OidcClient();
-  const basePath = services.config.server.basePath ?? '';
+  const basePath = deps.inForce.config.server.basePath ?? '';
   // Per address: starts (each a row) and callbacks apart, so a sign-in counts once against each; failures bound guessing at the callback.
   const starts = new SignInLimiter();
   const limiter = new SignInLimiter();
@@ -55,7 +69,7 @@ export function registerOidcRoutes(app: FastifyInstance, services: Services): vo
   });
   const guarded = (note: string, bound: SignInLimiter) => access('none', {
     beforeBody: (request) => {
-      configured(services);
+      configured(deps);
       bound.take(request.ip);
     },
     note,
@@ -65,10 +79,10 @@ export function registerOidcRoutes(app: FastifyInstance, services: Services): vo
     ...guarded('redirects to the OIDC provider; rate-limited per address; 404 without `oidc:`', starts),
     schema: routeSchema({ summary: 'Single sign-on: redirects the browser to the OpenID Connect provider (with `oidc:` configured)', tags, status: 303, response: 'A redirect to the provider (Location), and the state cookie' }),
   }, async (request, reply) => {
-    const cfg = configured(services);
-    const { url, checks } = await client.begin(cfg, redirectUri(services, cfg));
-    const now = services.now();
-    await services.stores.sso.insertLogin({
+    const cfg = configured(deps);
+    const { url, checks } = await client.begin(cfg, redirectUri(deps, cfg));
+    const now = deps.now();
+    await deps.stores.sso.insertLogin({
       stateHash: sha256(checks.state), nonce: checks.nonce, codeVerifier: checks.codeVerifier,
       createdAt: new Date(now).toISOString(), expiresAt: new Date(now + OIDC_LOGIN_TTL_MS).toISOString(),
     }, new Date(now).toISOString());
@@ -95,7 +109,7 @@ export function registerOidcRoutes(app: FastifyInstance, services: Services): vo
     // The state cookie has done its work either way.
     reply.header('set-cookie', app.serializeCookie(OIDC_STATE_COOKIE, '', stateCookie(request, new Date(0))));
     try {
-      const token = await signIn(services, client, request);
+      const token = await signIn(deps, client, request);
       reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), token.token, { ...sessionCookieOptions(request, basePath), expires: token.expiresAt }));
       securityHeaders(reply);
       reply.type('text/html; charset=utf-8');
@@ -108,27 +122,27 @@ export function registerOidcRoutes(app: FastifyInstance, services: Services): vo
 }
 
 /** The callback's work: checks, identity, member, session, audit. */
-async function signIn(services: Services, client: OidcClient, request: FastifyRequest): Promise<{ token: string; expiresAt: Date }> {
-  const cfg = configured(services);
+async function signIn(deps: OidcRoutesDeps, client: OidcClient, request: FastifyRequest): Promise<{ token: string; expiresAt: Date }> {
+  const cfg = configured(deps);
   const query = new URLSearchParams(request.url.split('?')[1] ?? '');
   const state = query.get('state');
   const cookie = request.cookies[OIDC_STATE_COOKIE];
   if (state === null || state === '' || cookie === undefined || cookie !== state) {
     throw new GatewayError('authentication_required', 'This sign-in was not started in this browser, or it took too long: sign in again.');
   }
-  const now = services.now();
-  const checks = await services.stores.sso.takeLogin(sha256(state), new Date(now).toISOString());
+  const now = deps.now();
+  const checks = await deps.stores.sso.takeLogin(sha256(state), new Date(now).toISOString());
   if (checks === undefined) throw new GatewayError('authentication_required', 'This sign-in is unknown, already used or expired: sign in again.');
-  const claims = await client.finish(cfg, redirectUri(services, cfg), query, { state, ...checks });
+  const claims = await client.finish(cfg, redirectUri(deps, cfg), query, { state, ...checks });
   const identity = identityOf(cfg, claims);
-  const account = await services.accounts.getAccount(identity.accountId);
+  const account = await deps.stores.accounts.getAccount(identity.accountId);
   if (account === undefined || !account.isActive) {
     throw new GatewayError('forbidden', `The account single sign-on maps this sign-in to (${identity.accountId}) does not exist or is disabled: ask the operator.`);
   }
-  const member = await memberOf(services, cfg, identity);
-  const session = await services.sessions.createForMember(member.id, SESSION_TTL_MS);
-  const auth = await services.auth.authenticate(session.token);
-  await services.stores.audit.record(actorOf(auth), 'session.sso_sign_in', member.id, {
+  const member = await memberOf(deps, cfg, identity);
+  const session = await deps.sessions.createForMember(member.id, SESSION_TTL_MS);
+  const auth = await deps.auth.authenticate(session.token);
+  await deps.stores.audit.record(actorOf(auth), 'session.sso_sign_in', member.id, {
     account_id: member.accountId, email: member.email, role: member.role, issuer: cfg.issuer, subject: identity.subject,
     ip: request.ip, user_agent: (request.headers['user-agent'] ?? '').slice(0, 256),
   }, new Date(now).toISOString());
@@ -136,23 +150,23 @@ async function signIn(services: Services, client: OidcClient, request: FastifyRe
 }
 
 /** The account's member, created on first sign-in when `oidc.jit` allows it. */
-async function memberOf(services: Services, cfg: OidcConfig, identity: ReturnType<typeof identityOf>): Promise<MemberRecord> {
-  const existing = await services.stores.members.byEmail(identity.accountId, identity.email);
+async function memberOf(deps: OidcRoutesDeps, cfg: OidcConfig, identity: ReturnType<typeof identityOf>): Promise<MemberRecord> {
+  const existing = await deps.stores.members.byEmail(identity.accountId, identity.email);
   if (existing !== undefined) return existing;
   if (!cfg.jit) throw new GatewayError('forbidden', `${identity.email} is not a member of this account: an admin of the account adds members (oidc.jit is off).`);
   const actor = { keyHash: 'sso:oidc', label: `single sign-on (${new URL(cfg.issuer).host}, ${identity.email})`, accountId: identity.accountId };
-  return services.members.ensureMember(actor, identity.accountId, identity.email, identity.name, identity.role);
+  return deps.members.ensureMember(actor, identity.accountId, identity.email, identity.name, identity.role);
 }
 
-function configured(services: Services): OidcConfig {
-  const cfg = services.config.oidc;
+function configured(deps: OidcRoutesDeps): OidcConfig {
+  const cfg = deps.inForce.config.oidc;
   if (cfg === null) throw new GatewayError('not_found', 'Single sign-on is not configured on this gateway (no `oidc:` in its configuration).');
   return cfg;
 }
 
 /** `oidc.redirect_uri`, else the callback under `server.public_origin` (load-config requires one of them). */
-export function redirectUri(services: Services, cfg: OidcConfig): string {
-  return cfg.redirectUri ?? `${services.config.server.publicOrigin ?? ''}${services.config.server.basePath ?? ''}${OIDC_CALLBACK_PATH}`;
+export function redirectUri(deps: OidcRoutesDeps, cfg: OidcConfig): string {
+  return cfg.redirectUri ?? `${deps.inForce.config.server.publicOrigin ?? ''}${deps.inForce.config.server.basePath ?? ''}${OIDC_CALLBACK_PATH}`;
 }
 
 /** A browser gets a page that says what went wrong, with a way back; any other client the error's JSON. */

@@ -2,10 +2,21 @@ import type { FastifyInstance } from 'fastify';
 import { mintPlaygroundKey, PLAYGROUND_KEY_LIMIT_USD, PLAYGROUND_KEY_TTL_MS } from '../../billing/playground-keys.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatNanos } from '../../money/money.ts';
-import type { Services } from '../services.ts';
 import { actorOf } from '../routes/admin/admin-common.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { AccountService } from '../../billing/account-service.ts';
+import type { Authenticator } from '../../auth/authenticate.ts';
+import type { CreditHolds } from '../../billing/credit-holds.ts';
+
+/** What playground-key-route.ts uses of the services (handed out by build-app.ts). */
+export interface PlaygroundKeyRouteDeps {
+  stores: Pick<Stores, 'transaction'>;
+  accountService: AccountService;
+  auth: Authenticator;
+  reservations: CreditHolds;
+}
 
 export const PLAYGROUND_KEY_PATH = '/api/v1/dashboard/playground-key';
 
@@ -15,7 +26,7 @@ export const PLAYGROUND_KEY_PATH = '/api/v1/dashboard/playground-key';
  * expiring within minutes, with a small limit). The page keeps it in memory and asks for
  * a new one when it has expired; the old ones are removed here, and no other key.
  */
-export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Services): void {
+export function registerPlaygroundKeyRoute(app: FastifyInstance, deps: PlaygroundKeyRouteDeps): void {
   app.post(PLAYGROUND_KEY_PATH, {
     ...access('session', { role: 'member', note: "a management key's (or a member's) dashboard session" }),
     schema: routeSchema({
@@ -25,9 +36,9 @@ export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Servi
   }, async (request, reply) => {
     const auth = requestAuth(request);
     if (!auth.key.isManagement) throw new GatewayError('forbidden', "The playground's key is made for an account's dashboard session (a management key's).");
-    const minted = await services.stores.transaction(async (tx) => {
+    const minted = await deps.stores.transaction(async (tx) => {
       const at = new Date();
-      const out = await mintPlaygroundKey(services.accountService, tx, auth.account.id, at);
+      const out = await mintPlaygroundKey(deps.accountService, tx, auth.account.id, at);
       // A member's playground key is theirs (their usage, their role's reach).
       if (auth.member != null) await tx.members.setKeyMember(out.record.hash, auth.member.id);
       const actor = actorOf(auth);
@@ -40,8 +51,8 @@ export function registerPlaygroundKeyRoute(app: FastifyInstance, services: Servi
       return out;
     });
     for (const k of minted.removed) {
-      services.auth.invalidate(k.hash);
-      services.reservations.forget(k.hash);
+      deps.auth.invalidate(k.hash);
+      deps.reservations.forget(k.hash);
     }
     reply.code(201).header('cache-control', 'no-store');
     const r = minted.record;

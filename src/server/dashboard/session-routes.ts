@@ -1,15 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { extractBearer, type AuthContext } from '../../auth/authenticate.ts';
+import { extractBearer, type AuthContext, type Authenticator } from '../../auth/authenticate.ts';
 import { isWellFormedApiKey } from '../../auth/api-key.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { Services } from '../services.ts';
 import { bodySchema, routeSchema } from '../routes/admin/route-schema.ts';
-import { csrfTokenOf, isSessionToken } from './session-store.ts';
+import { csrfTokenOf, isSessionToken, type SessionStore } from './session-store.ts';
 import { SignInLimiter } from './sign-in-limiter.ts';
 import { checkOrigin, sessionCookieName, sessionCookieOptions } from './session-cookie.ts';
 import { access } from '../route-access.ts';
 import { MEMBER_SESSION_PREFIX, roleOf } from '../../auth/roles.ts';
 import { OIDC_START_PATH } from './oidc-routes.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { ByokKeys } from '../../auth/byok-keys.ts';
+
+/** What session-routes.ts uses of the services (handed out by build-app.ts). */
+export interface SessionRoutesDeps {
+  inForce: Pick<InForce, 'config'>;
+  auth: Authenticator;
+  sessions: SessionStore;
+  byok: ByokKeys;
+  cli: { readonly invocation: string; readonly command: string };
+}
 
 // Sign-in and sessions of the dashboard: a management key (an account's scope) or an admin
 // key (the operator's) is exchanged for a session cookie (httpOnly, SameSite=Strict, Secure
@@ -22,10 +32,10 @@ export const SESSION_PATH = '/api/v1/dashboard/session';
 /** A sign-in body holds one key: anything longer is refused (413) before it is read. */
 export const SIGN_IN_MAX_BODY_BYTES = 4096;
 
-export function registerSessionRoutes(app: FastifyInstance, services: Services): void {
-  const basePath = services.config.server.basePath ?? '';
+export function registerSessionRoutes(app: FastifyInstance, deps: SessionRoutesDeps): void {
+  const basePath = deps.inForce.config.server.basePath ?? '';
   const limiter = new SignInLimiter();
-  const publicOrigin = services.config.server.publicOrigin;
+  const publicOrigin = deps.inForce.config.server.publicOrigin;
   const cookieOptions = (request: FastifyRequest) => sessionCookieOptions(request, basePath);
 
   const tags = ['dashboard sessions'];
@@ -45,16 +55,16 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   }, async (request, reply) => {
     let auth: AuthContext;
     try {
-      auth = await signInKey(services, request.body);
+      auth = await signInKey(deps, request.body);
     } catch (err) {
       // A wrong, unknown or unfit key counts against the address; a success never clears it.
       if (err instanceof GatewayError && (err.code === 'authentication_required' || err.code === 'forbidden')) limiter.failed(request.ip);
       throw err;
     }
-    const session = await services.sessions.create(auth.key.hash, SESSION_TTL_MS);
+    const session = await deps.sessions.create(auth.key.hash, SESSION_TTL_MS);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
     reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString(), services.byok.enabled);
+    return sessionView(auth, session.token, session.expiresAt.toISOString(), deps.byok.enabled);
   });
 
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
@@ -65,20 +75,20 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const token = extractBearer(request.headers.authorization);
-    const oidc = services.config.oidc;
+    const oidc = deps.inForce.config.oidc;
     const signedOut = {
-      signed_in: false, email_sign_in: services.config.smtp !== null,
+      signed_in: false, email_sign_in: deps.inForce.config.smtp !== null,
       sso: oidc === null ? null : { name: oidc.name, url: `${basePath}${OIDC_START_PATH}` },
     };
     if (token === undefined || !isSessionToken(token)) return signedOut;
     let auth: AuthContext;
     try {
-      auth = await services.auth.authenticate(token);
+      auth = await deps.auth.authenticate(token);
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'authentication_required') return signedOut;
       throw err;
     }
-    return sessionView(auth, token, null, services.byok.enabled);
+    return sessionView(auth, token, null, deps.byok.enabled);
   });
 
   app.delete(SESSION_PATH, {
@@ -86,23 +96,23 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}', answers: 'SignedOut' }),
   }, async (request, reply) => {
     const token = sessionTokenOf(request);
-    await services.sessions.revoke(token);
+    await deps.sessions.revoke(token);
     reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), '', { ...cookieOptions(request), expires: new Date(0) }));
     return { signed_out: true };
   });
 }
 
 /** The management or admin key a sign-in body names, authenticated. */
-async function signInKey(services: Services, body: unknown): Promise<AuthContext> {
+async function signInKey(deps: SessionRoutesDeps, body: unknown): Promise<AuthContext> {
   const key = body !== null && typeof body === 'object' ? (body as { key?: unknown }).key : undefined;
   if (typeof key !== 'string' || !isWellFormedApiKey(key.trim())) {
     throw new GatewayError('authentication_required', 'Sign in with a management key or an admin key (sk-sy-v1-...).');
   }
-  const auth = await services.auth.authenticate(key.trim());
+  const auth = await deps.auth.authenticate(key.trim());
   if (!auth.key.isManagement && !auth.key.isAdmin) {
     // The next step, whoever pastes it: the operator (a newcomer with the first start's key) runs the command; anyone else asks them.
     throw new GatewayError('forbidden', 'This is an API key: it calls models and cannot sign in. Sign in with a management key of its account ' +
-      `(or with an admin key). The operator makes one on the gateway's machine, printed once: ${services.cli.command} keys create --account ${auth.account.id} --name dashboard --management`);
+      `(or with an admin key). The operator makes one on the gateway's machine, printed once: ${deps.cli.command} keys create --account ${auth.account.id} --name dashboard --management`);
   }
   return auth;
 }

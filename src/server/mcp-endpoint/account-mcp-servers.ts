@@ -6,8 +6,15 @@ import type { Stores } from '../../store/store-contract.ts';
 import type { AccountServers } from '../../mcp/mcp-registry.ts';
 import { privateAddressOf } from '../../net/ssrf-guard.ts';
 import { actorOf } from '../routes/admin/admin-common.ts';
-import type { Services } from '../services.ts';
 import { hostAllowed } from './allowed-hosts.ts';
+import type { InForce } from '../wiring/in-force.ts';
+
+/** What account-mcp-servers.ts uses of the services (handed out by build-app.ts). */
+export interface AccountMcpServersDeps {
+  stores: Pick<Stores, 'mcpServers' | 'transaction'>;
+  inForce: Pick<InForce, 'config'>;
+  now: () => number;
+}
 
 // An account's own MCP servers (docs/mcp-endpoint.md, "Account MCP servers"): added and
 // removed through the management API (the account's management key or its session) or the
@@ -55,15 +62,15 @@ export const ACCOUNT_MCP_SERVER_FIELDS = {
 } as const;
 
 /** Adds a server to `accountId` on behalf of `actor` (audited); refuses what the checks above refuse. */
-export async function createAccountMcpServer(services: Services, actor: AuthContext, accountId: string, body: AccountMcpServerBody): Promise<AccountMcpServerRow> {
-  const name = checkName(services, body.name);
-  const url = await checkUrl(services, body.url);
+export async function createAccountMcpServer(deps: AccountMcpServersDeps, actor: AuthContext, accountId: string, body: AccountMcpServerBody): Promise<AccountMcpServerRow> {
+  const name = checkName(deps, body.name);
+  const url = await checkUrl(deps, body.url);
   const headers = checkHeaders(body.headers ?? {});
   const tools = body.tools === undefined ? null : checkTools(body.tools);
   const row: AccountMcpServerRow = {
-    id: `mcps_${randomBytes(12).toString('hex')}`, accountId, name, url: url.href, headers, tools, createdAt: new Date(services.now()).toISOString(),
+    id: `mcps_${randomBytes(12).toString('hex')}`, accountId, name, url: url.href, headers, tools, createdAt: new Date(deps.now()).toISOString(),
   };
-  await services.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     const existing = await tx.mcpServers.list(accountId);
     if (existing.some((s) => s.name === name)) throw new GatewayError('invalid_parameter', `"name": the account already has an MCP server "${name}"; remove it first.`, { param: 'name' });
     if (existing.length >= MAX_ACCOUNT_MCP_SERVERS) throw new GatewayError('forbidden', `An account has at most ${MAX_ACCOUNT_MCP_SERVERS} MCP servers; remove one first.`);
@@ -74,24 +81,24 @@ export async function createAccountMcpServer(services: Services, actor: AuthCont
 }
 
 /** Removes the account's server `id` (audited); another account's or an unknown one is a 404. */
-export async function removeAccountMcpServer(services: Services, actor: AuthContext, accountId: string, id: string): Promise<void> {
-  await services.stores.transaction(async (tx) => {
+export async function removeAccountMcpServer(deps: AccountMcpServersDeps, actor: AuthContext, accountId: string, id: string): Promise<void> {
+  await deps.stores.transaction(async (tx) => {
     const row = await tx.mcpServers.get(id);
     if (row === undefined || row.accountId !== accountId) throw new GatewayError('not_found', `No MCP server with id "${id}" in this account.`);
     await tx.mcpServers.remove(id);
-    await tx.audit.record(actorOf(actor), 'mcp_server.delete', id, { account_id: accountId, name: row.name, url: row.url }, new Date(services.now()).toISOString());
+    await tx.audit.record(actorOf(actor), 'mcp_server.delete', id, { account_id: accountId, name: row.name, url: row.url }, new Date(deps.now()).toISOString());
   });
 }
 
-function checkName(services: Services, name: string): string {
+function checkName(deps: AccountMcpServersDeps, name: string): string {
   if (!MCP_SERVER_NAME.test(name)) throw new GatewayError('invalid_parameter', '"name": letters, digits, "_" and "-", at most 32 characters.', { param: 'name' });
-  if (services.config.mcpServers.some((s) => s.name === name)) {
+  if (deps.inForce.config.mcpServers.some((s) => s.name === name)) {
     throw new GatewayError('invalid_parameter', `"name": "${name}" is the name of one of the operator's MCP servers; choose another.`, { param: 'name' });
   }
   return name;
 }
 
-async function checkUrl(services: Services, raw: string): Promise<URL> {
+async function checkUrl(deps: AccountMcpServersDeps, raw: string): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -100,7 +107,7 @@ async function checkUrl(services: Services, raw: string): Promise<URL> {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatewayError('invalid_parameter', '"url" must be an http:// or https:// URL.', { param: 'url' });
   if (url.username !== '' || url.password !== '') throw new GatewayError('invalid_parameter', '"url" must not carry credentials; put them in "headers".', { param: 'url' });
-  const mcp = services.config.mcp;
+  const mcp = deps.inForce.config.mcp;
   if (!hostAllowed(mcp.allowedHosts, url.hostname)) {
     throw new GatewayError('invalid_parameter', mcp.allowedHosts.length === 0
       ? '"url": this gateway allows no account MCP servers (the operator lists the hosts they may be on in mcp.allowed_hosts).'

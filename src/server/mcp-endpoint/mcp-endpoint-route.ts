@@ -4,11 +4,18 @@ import type { AuthContext } from '../../auth/authenticate.ts';
 import { buildInfo } from '../../config/build-info.ts';
 import { resumeIdleTimeout } from '../connection-guards.ts';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
 import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
 import type { GatewayToolSource } from './gateway-tool-source.ts';
-import { recordToolCall } from './record-tool-call.ts';
+import { recordToolCall, type RecordToolCallDeps } from './record-tool-call.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { InFlight } from '../in-flight.ts';
+
+/** What mcp-endpoint-route.ts uses of the services (handed out by build-app.ts). */
+export type McpEndpointRouteDeps = RecordToolCallDeps & {
+  inForce: Pick<InForce, 'config'>;
+  inFlight: InFlight;
+};
 
 // `/mcp`: one MCP server (streamable HTTP, stateless: no session, every POST stands alone)
 // that serves the tools of every MCP server the calling API key may use, so an MCP client
@@ -26,11 +33,11 @@ const POST_SCHEMA = routeSchema({
 });
 const NOT_SERVED_SCHEMA = routeSchema({ summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405', tags, docsOnly: true, status: 405, response: 'A JSON-RPC error.', answers: 'JsonRpcAnswer' });
 
-export function registerMcpEndpoint(app: FastifyInstance, services: Services, source: GatewayToolSource): void {
+export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointRouteDeps, source: GatewayToolSource): void {
   const version = buildInfo().version;
   app.post(MCP_ENDPOINT_PATH, { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }), schema: POST_SCHEMA }, async (request, reply) => {
     const auth = requestAuth(request);
-    await serve(request, reply, services, source, auth, version);
+    await serve(request, reply, deps, source, auth, version);
     return reply;
   });
   // A stateless server offers no stream to GET and no session to DELETE (the MCP transport's 405).
@@ -45,20 +52,20 @@ export function registerMcpEndpoint(app: FastifyInstance, services: Services, so
   }
 }
 
-async function serve(request: FastifyRequest, reply: FastifyReply, services: Services, source: GatewayToolSource, auth: AuthContext, version: string): Promise<void> {
-  const record = (outcome: ToolCallOutcome): Promise<void> => recordToolCall(services, auth, 'endpoint', outcome);
+async function serve(request: FastifyRequest, reply: FastifyReply, deps: McpEndpointRouteDeps, source: GatewayToolSource, auth: AuthContext, version: string): Promise<void> {
+  const record = (outcome: ToolCallOutcome): Promise<void> => recordToolCall(deps, auth, 'endpoint', outcome);
   const server = gatewayMcpServer(source, auth, record, version);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.hijack();
   const done = new AbortController();
-  const leave = services.inFlight.enter(done);
+  const leave = deps.inFlight.enter(done);
   // A graceful stop past its drain timeout cancels what runs: the transport's close aborts the handlers.
   done.signal.addEventListener('abort', () => void transport.close(), { once: true });
   reply.raw.once('close', () => {
     leave();
     void transport.close();
     void server.close();
-    resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+    resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
   });
   try {
     await server.connect(transport);

@@ -13,7 +13,6 @@ import { RequestDeadlineError, type ExecutionResult } from '../../routing/execut
 import type { ToolCallRecord } from '../../store/generation-records.ts';
 import { requestAuth } from '../route-access.ts';
 import { ClientAbort, requestInfo } from '../request-helpers.ts';
-import type { Services } from '../services.ts';
 import { SseWriter } from '../sse-writer.ts';
 import { resumeIdleTimeout } from '../connection-guards.ts';
 import { afterResponse, DialectSseSink, responseMeta } from '../generation-route.ts';
@@ -21,7 +20,15 @@ import { McpLoop, UsageSum } from './mcp-conversation.ts';
 import { McpTurnSink } from './mcp-turn-sink.ts';
 import { resolveMcpTools, type McpToolSet } from './resolve-mcp-tools.ts';
 import { runMcpCalls } from './run-mcp-calls.ts';
-import { recordLoopCalls } from '../mcp-endpoint/record-tool-call.ts';
+import { recordLoopCalls, type RecordToolCallDeps } from '../mcp-endpoint/record-tool-call.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { InFlight } from '../in-flight.ts';
+
+/** What mcp-generation.ts uses of the services (handed out by build-app.ts). */
+export type McpGenerationDeps = RecordToolCallDeps & {
+  inForce: Pick<InForce, 'config' | 'mcp' | 'pipeline'>;
+  inFlight: InFlight;
+};
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -35,10 +42,10 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * (streamed as it happens, or whole), with the calls in its dialect's form, under the first
  * turn's generation id. Calls of the client's own tools end the loop and go back to it.
  */
-export async function runMcpGeneration(services: Services, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
+export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
   const auth = requestAuth(request);
-  const pipeline = services.pipeline;
-  const registry = services.mcp;
+  const pipeline = deps.inForce.pipeline;
+  const registry = deps.inForce.mcp;
   const bounds = registry.config;
   // The whole loop's bound: listing the tools, every turn and every call.
   const total = new AbortController();
@@ -64,8 +71,8 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
   const parentId = admitted.generationId;
   const prelude: StreamPart[] = set.lists.map((list) => ({ type: 'server-tool-list', list }));
 
-  const client = new ClientAbort(reply, services.config.timeouts.disconnectGraceMs);
-  const leave = services.inFlight.enter(client.controller);
+  const client = new ClientAbort(reply, deps.inForce.config.timeouts.disconnectGraceMs);
+  const leave = deps.inFlight.enter(client.controller);
   const live = req.stream;
   const writer = live ? new SseWriter((reply.hijack(), reply.raw)) : null;
   const outer = live ? new DialectSseSink(dialect, writer!, admitted, reply) : new FoldingSink();
@@ -121,7 +128,7 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
       }
       const ran = await runMcpCalls(mcpCalls, set.bindings, registry, total.signal, (p) => sink.emit(p));
       pendingCalls = ran.records;
-      void recordLoopCalls(services, auth, ran.records, admitted.generationId);
+      void recordLoopCalls(deps, auth, ran.records, admitted.generationId);
       if (total.signal.aborted) {
         error = new GatewayError('timeout', `The request's MCP tool loop did not end within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`);
         break;
@@ -159,7 +166,7 @@ export async function runMcpGeneration(services: Services, dialect: FrontDialect
   if (live) {
     try {
       (outer as DialectSseSink).close(whole);
-      resumeIdleTimeout(request, services.config.server.idleTimeoutMs);
+      resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
     } finally {
       afterResponse(reply, leave);
     }

@@ -1,14 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
-import type { ByokInput, ByokView } from '../../auth/byok-keys.ts';
 import type { ProviderConfig } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Stores } from '../../store/store-contract.ts';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
 import { actorOf, objectBody, paramOf } from './admin/admin-common.ts';
-import { findAccount } from './admin/accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { ByokKeys, ByokInput, ByokView } from '../../auth/byok-keys.ts';
+
+/** What byok-routes.ts uses of the services (handed out by build-app.ts). */
+export type ByokRoutesDeps = FindAccountDeps & {
+  inForce: Pick<InForce, 'catalog'>;
+  byok: ByokKeys;
+};
 
 // Bring your own key (docs/byok.md): an account's own key for a provider, stored sealed
 // after a check at the provider, listed by label and last four characters, removed. A
@@ -40,7 +46,7 @@ function schemas(tags: string[], who: string, params: Record<string, string> = {
   };
 }
 
-export function registerByokRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerByokRoutes(app: FastifyInstance, deps: ByokRoutesDeps, prefixes: readonly string[]): void {
   const managed = access('management', { role: 'admin', denied: 'Bring-your-own-key is managed with a management key of the account (or its dashboard session).' }).config;
   const own = schemas(['byok'], 'management key');
   const admin = schemas(['admin: byok'], 'admin key', { id: 'The account id.' });
@@ -48,57 +54,57 @@ export function registerByokRoutes(app: FastifyInstance, services: Services, pre
   for (const prefix of prefixes) {
     app.get(`${prefix}/byok`, { config: managed, schema: own.list }, async (request) => {
       const auth = requestAuth(request);
-      return { data: await services.byok.list(auth.account.id) };
+      return { data: await deps.byok.list(auth.account.id) };
     });
     app.put(`${prefix}/byok/:provider`, { config: managed, schema: own.put }, async (request) => {
       const auth = requestAuth(request);
-      return { data: await store(services, auth, auth.account.id, request) };
+      return { data: await store(deps, auth, auth.account.id, request) };
     });
     app.delete(`${prefix}/byok/:provider`, { config: managed, schema: own.remove }, async (request) => {
       const auth = requestAuth(request);
-      return remove(services, auth, auth.account.id, request);
+      return remove(deps, auth, auth.account.id, request);
     });
 
     app.get(`${prefix}/admin/accounts/:id/byok`, { ...access('admin'), schema: admin.list }, async (request) => {
-      const account = await findAccount(services, paramOf(request, 'id'));
-      return { data: await services.byok.list(account.id) };
+      const account = await findAccount(deps, paramOf(request, 'id'));
+      return { data: await deps.byok.list(account.id) };
     });
     app.put(`${prefix}/admin/accounts/:id/byok/:provider`, { ...access('admin'), schema: admin.put }, async (request) => {
       const auth = requestAuth(request);
-      const account = await findAccount(services, paramOf(request, 'id'));
-      return { data: await store(services, auth, account.id, request) };
+      const account = await findAccount(deps, paramOf(request, 'id'));
+      return { data: await store(deps, auth, account.id, request) };
     });
     app.delete(`${prefix}/admin/accounts/:id/byok/:provider`, { ...access('admin'), schema: admin.remove }, async (request) => {
       const auth = requestAuth(request);
-      const account = await findAccount(services, paramOf(request, 'id'));
-      return remove(services, auth, account.id, request);
+      const account = await findAccount(deps, paramOf(request, 'id'));
+      return remove(deps, auth, account.id, request);
     });
   }
 }
 
-async function store(services: Services, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<ByokView> {
-  services.byok.assertEnabled(); // the 503 naming byok.master_key, before anything else is read
-  const provider = providerOf(services, paramOf(request, 'provider'));
+async function store(deps: ByokRoutesDeps, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<ByokView> {
+  deps.byok.assertEnabled(); // the 503 naming byok.master_key, before anything else is read
+  const provider = providerOf(deps, paramOf(request, 'provider'));
   const input = inputOf(objectBody(request.body));
-  return services.byok.set(accountId, provider, input, async (tx: Stores, view) => {
+  return deps.byok.set(accountId, provider, input, async (tx: Stores, view) => {
     // The audit names the provider, mode, label and last four: never the key.
     await tx.audit.record(actorOf(auth), 'byok.set', accountId, { provider: view.provider, mode: view.mode, label: view.label, last_four: view.last_four }, new Date().toISOString());
   });
 }
 
-async function remove(services: Services, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<{ deleted: true; provider: string }> {
+async function remove(deps: ByokRoutesDeps, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<{ deleted: true; provider: string }> {
   const provider = paramOf(request, 'provider');
-  const removed = await services.byok.remove(accountId, provider, async (tx) => {
+  const removed = await deps.byok.remove(accountId, provider, async (tx) => {
     await tx.audit.record(actorOf(auth), 'byok.remove', accountId, { provider }, new Date().toISOString());
   });
   if (!removed) throw new GatewayError('not_found', `The account has no key of its own for provider "${provider}".`);
   return { deleted: true, provider };
 }
 
-function providerOf(services: Services, id: string): ProviderConfig {
-  const provider = services.catalog.providers.get(id);
+function providerOf(deps: ByokRoutesDeps, id: string): ProviderConfig {
+  const provider = deps.inForce.catalog.providers.get(id);
   if (provider === undefined || provider.kind === 'sim') {
-    const known = [...services.catalog.providers.values()].filter((p) => p.kind !== 'sim').map((p) => p.id);
+    const known = [...deps.inForce.catalog.providers.values()].filter((p) => p.kind !== 'sim').map((p) => p.id);
     throw new GatewayError('not_found', `No provider "${id}" takes an account's own key on this gateway${known.length === 0 ? '' : ` (providers: ${known.join(', ')})`}.`);
   }
   return provider;

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { chatDialect } from '../../front/openai-chat/chat-dialect.ts';
-import { registerGenerationRoute } from '../generation-route.ts';
-import type { Services } from '../services.ts';
+import { registerGenerationRoute, type GenerationRouteDeps } from '../generation-route.ts';
 
 /** POST /v1/chat/completions (and under every prefix). */
-export function registerChatCompletionsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  registerGenerationRoute(app, services, chatDialect, prefixes.map((p) => `${p}/chat/completions`));
+export function registerChatCompletionsRoute(app: FastifyInstance, deps: GenerationRouteDeps, prefixes: readonly string[]): void {
+  registerGenerationRoute(app, deps, chatDialect, prefixes.map((p) => `${p}/chat/completions`));
 }

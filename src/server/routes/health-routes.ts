@@ -1,8 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { buildInfo } from '../../config/build-info.ts';
-import type { Services } from '../services.ts';
 import { access } from '../route-access.ts';
 import { redactUrls } from '../../config/redact-config.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { SettlementQueue } from '../../billing/settlement-queue.ts';
+import type { InFlight } from '../in-flight.ts';
+import type { FleetServices } from '../fleet-services.ts';
+
+/** What health-routes.ts uses of the services (handed out by build-app.ts). */
+export interface HealthRoutesDeps {
+  inForce: Pick<InForce, 'catalog' | 'current' | 'lastReload'>;
+  settlements: SettlementQueue;
+  inFlight: InFlight;
+  fleet: FleetServices | null;
+  lease: { readonly held: boolean; readonly lastWriteError: string | null };
+}
 
 /**
  * Probes, unauthenticated and cheap (no upstream call, no database query):
@@ -18,18 +30,18 @@ import { redactUrls } from '../../config/redact-config.ts';
  *   which config generation is in force (`config.generation`, `config.loaded_at`, the
  *   last reload's outcome), which is how a reload's effect can be seen from outside.
  */
-export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
+export function registerHealthRoutes(app: FastifyInstance, deps: HealthRoutesDeps): void {
   app.get('/health', access('none'), async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok' };
   });
 
   app.get('/ready', access('none'), async (_request, reply) => {
-    const checks = readiness(services);
+    const checks = readiness(deps);
     const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([name]) => name);
     const info = buildInfo();
-    const current = services.current;
-    const last = services.lastReload;
+    const current = deps.inForce.current;
+    const last = deps.inForce.lastReload;
     reply.code(failing.length === 0 ? 200 : 503).header('cache-control', 'no-store');
     return {
       status: failing.length === 0 ? 'ready' : 'not_ready',
@@ -38,7 +50,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       version: info.version,
       build: info.build,
       pid: process.pid,
-      in_flight: services.inFlight.count,
+      in_flight: deps.inFlight.count,
       config: {
         generation: current.generation,
         loaded_at: current.loadedAt,
@@ -53,18 +65,18 @@ interface Check {
   detail: string;
 }
 
-function readiness(services: Services): Record<string, Check> {
-  const models = services.catalog.models.length;
+function readiness(deps: HealthRoutesDeps): Record<string, Check> {
+  const models = deps.inForce.catalog.models.length;
   let database: Check;
-  if (!services.leaseHeld) database = { ok: false, detail: 'the serve lease of the database was lost' };
-  else if (services.settlements.failing) database = { ok: false, detail: `refuses writes: ${services.settlements.queued} settlement(s) waiting` };
-  else if (services.databaseWriteError !== null) database = { ok: false, detail: `refuses writes: ${redactUrls(services.databaseWriteError)}` };
+  if (!deps.lease.held) database = { ok: false, detail: 'the serve lease of the database was lost' };
+  else if (deps.settlements.failing) database = { ok: false, detail: `refuses writes: ${deps.settlements.queued} settlement(s) waiting` };
+  else if (deps.lease.lastWriteError !== null) database = { ok: false, detail: `refuses writes: ${redactUrls(deps.lease.lastWriteError)}` };
   else database = { ok: true, detail: 'writable' };
   return {
     database,
-    redis: services.fleet === null ? { ok: true, detail: 'not_configured' } : services.fleet.redisCheck(),
-    ...(services.fleet === null ? {} : { postgres: services.fleet.postgresCheck() }),
+    redis: deps.fleet === null ? { ok: true, detail: 'not_configured' } : deps.fleet.redisCheck(),
+    ...(deps.fleet === null ? {} : { postgres: deps.fleet.postgresCheck() }),
     catalog: models > 0 ? { ok: true, detail: `${models} models` } : { ok: false, detail: 'no model is served' },
-    draining: services.inFlight.draining ? { ok: false, detail: `stopping: ${services.inFlight.count} request(s) finishing` } : { ok: true, detail: 'no' },
+    draining: deps.inFlight.draining ? { ok: false, detail: `stopping: ${deps.inFlight.count} request(s) finishing` } : { ok: true, detail: 'no' },
   };
 }

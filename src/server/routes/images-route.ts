@@ -3,10 +3,16 @@ import { imagesDialects } from '../../front/openai-images/images-dialect.ts';
 import type { ImagePublisher } from '../../front/openai-images/encode-images-response.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { installMultipartParser } from '../body/parse-multipart-body.ts';
-import { registerGenerationRoute } from '../generation-route.ts';
+import { registerGenerationRoute, type GenerationRouteDeps } from '../generation-route.ts';
 import { ImageUrlStore } from '../images/image-url-store.ts';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
+import type { InForce } from '../wiring/in-force.ts';
+
+/** What images-route.ts uses of the services (handed out by build-app.ts). */
+export type ImagesRouteDeps = GenerationRouteDeps & {
+  inForce: Pick<InForce, 'config'>;
+  now: () => number;
+};
 
 /** The path images answered as URLs are served at, under each prefix. */
 export const IMAGE_FILES_PATH = '/images/files';
@@ -16,19 +22,19 @@ export const IMAGE_FILES_PATH = '/images/files';
  * the same admission, holds and settlement as chat. GET /v1/images/files/<id> serves the
  * images answered as URLs, to keys of the account that asked for them only.
  */
-export function registerImagesRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
-  const server = services.config.server;
-  const store = new ImageUrlStore({ ttlMs: server.imageUrlTtlSeconds * 1000, maxBytes: server.imageUrlMaxBytes, now: services.now });
+export function registerImagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps, prefixes: readonly string[]): void {
+  const server = deps.inForce.config.server;
+  const store = new ImageUrlStore({ ttlMs: server.imageUrlTtlSeconds * 1000, maxBytes: server.imageUrlMaxBytes, now: deps.now });
   const publish: ImagePublisher = (image, contentType, meta) => {
     if (meta.accountId === undefined || meta.publicBase === undefined) throw new Error('an image URL needs the account and the gateway\'s address');
     return `${meta.publicBase}/v1${IMAGE_FILES_PATH}/${store.put(meta.accountId, contentType, image)}`;
   };
   const dialects = imagesDialects(publish);
-  registerGenerationRoute(app, services, dialects.generations, prefixes.map((p) => `${p}/images/generations`));
+  registerGenerationRoute(app, deps, dialects.generations, prefixes.map((p) => `${p}/images/generations`));
   // Only this scope parses forms: no JSON route ever sees one.
   app.register(async (scope) => {
     installMultipartParser(scope);
-    registerGenerationRoute(scope, services, dialects.edits, prefixes.map((p) => `${p}/images/edits`));
+    registerGenerationRoute(scope, deps, dialects.edits, prefixes.map((p) => `${p}/images/edits`));
   });
   for (const prefix of prefixes) {
     app.get(`${prefix}${IMAGE_FILES_PATH}/:id`, access('key', { note: 'the key\'s account must be the one the image was made for (404 otherwise)' }), async (request, reply) => {

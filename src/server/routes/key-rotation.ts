@@ -1,12 +1,24 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/authenticate.ts';
-import { MAX_ROTATION_OVERLAP_SECONDS } from '../../billing/account-service.ts';
+import { MAX_ROTATION_OVERLAP_SECONDS, type AccountService } from '../../billing/account-service.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { KeyRecord } from '../../store/account-records.ts';
-import type { Services } from '../services.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { actorOf, stillThere } from './admin/admin-common.ts';
 import { bodySchema } from './admin/route-schema.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { Authenticator, AuthContext } from '../../auth/authenticate.ts';
+import type { CreditHolds } from '../../billing/credit-holds.ts';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+
+/** What key-rotation.ts uses of the services (handed out by build-app.ts). */
+export interface KeyRotationDeps {
+  stores: Pick<Stores, 'transaction'>;
+  accountService: AccountService;
+  auth: Authenticator;
+  reservations: CreditHolds;
+  webhooks: WebhookDispatcher;
+  now: () => number;
+}
 
 // Key rotation (POST /keys/{hash}/rotate, and the admin API's): a new secret for the same
 // key record; the old secret works for `overlap_seconds` more (default 0), then gets 401.
@@ -35,18 +47,18 @@ export interface Rotated {
  * secret of it here and, in a fleet, on every instance (after the commit), and sends the
  * account's `key.rotated` webhook event.
  */
-export async function rotateKey(services: Services, auth: AuthContext, key: KeyRecord, body: unknown, by: 'account' | 'operator'): Promise<Rotated> {
+export async function rotateKey(deps: KeyRotationDeps, auth: AuthContext, key: KeyRecord, body: unknown, by: 'account' | 'operator'): Promise<Rotated> {
   const overlap = readOverlap(body);
-  const rotated = await services.stores.transaction(async (tx) => {
-    const out = stillThere(await services.accountService.within(tx).rotateKey(key.hash, overlap, new Date(services.now())), `The key ${key.label}`);
+  const rotated = await deps.stores.transaction(async (tx) => {
+    const out = stillThere(await deps.accountService.within(tx).rotateKey(key.hash, overlap, new Date(deps.now())), `The key ${key.label}`);
     await tx.audit.record(actorOf(auth), 'key.rotate', key.hash, {
       account_id: key.accountId, label: key.label, by, overlap_seconds: overlap, previous_key_expires_at: out.previousUntil,
     }, new Date().toISOString());
     return out;
   });
-  services.auth.invalidate(key.hash);
-  services.reservations.forget(key.hash, key.accountId);
-  await services.webhooks.emit(key.accountId, 'key.rotated', { ...keyEvent(rotated.record, by), overlap_seconds: overlap, previous_key_expires_at: rotated.previousUntil });
+  deps.auth.invalidate(key.hash);
+  deps.reservations.forget(key.hash, key.accountId);
+  await deps.webhooks.emit(key.accountId, 'key.rotated', { ...keyEvent(rotated.record, by), overlap_seconds: overlap, previous_key_expires_at: rotated.previousUntil });
   return rotated;
 }
 

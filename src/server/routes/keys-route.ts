@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthContext } from '../../auth/authenticate.ts';
 import { formatNanos, nanosToNumber, usdToNanos } from '../../money/money.ts';
 import { MAX_AMOUNT_NANOS, MAX_AMOUNT_USD } from '../../money/amount-bounds.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { KeyPatch, KeyRecord } from '../../store/account-records.ts';
 import { isKeyLimitReset, limitRemaining } from '../../billing/key-limit-remaining.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { checkName } from '../../billing/account-input.ts';
@@ -12,12 +10,26 @@ import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } f
 import type { Allowlist } from '../../catalog/model-access.ts';
 import { actorOf, decodeCursor, encodeCursor, isTimeIdCursor, stillThere } from './admin/admin-common.ts';
 import { keyStatus } from './admin/admin-views.ts';
-import type { Services } from '../services.ts';
-import type { KeyLimitReset } from '../../store/account-records.ts';
+import type { KeyLimitReset, KeyPatch, KeyRecord } from '../../store/account-records.ts';
 import { keyEvent } from '../webhooks/webhook-events.ts';
 import { ownKeysOnly } from '../../auth/roles.ts';
 import { accountMemberFilter } from './admin/member-filter.ts';
 import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from './key-rotation.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { AccountService } from '../../billing/account-service.ts';
+import type { Authenticator, AuthContext } from '../../auth/authenticate.ts';
+import type { CreditHolds } from '../../billing/credit-holds.ts';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+
+/** What keys-route.ts uses of the services (handed out by build-app.ts). */
+export interface KeysRouteDeps {
+  stores: Pick<Stores, 'accounts' | 'generations' | 'keyUsage' | 'ledger' | 'members' | 'transaction'>;
+  accountService: AccountService;
+  auth: Authenticator;
+  reservations: CreditHolds;
+  webhooks: WebhookDispatcher;
+  now: () => number;
+}
 
 // The key-management API in OpenRouter's form. Only a management key (or a member's session)
 // may call it, and it manages the keys of its own account. Management keys cannot call
@@ -58,7 +70,7 @@ const SCHEMA = {
   remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}', answers: 'Deleted' }),
 };
 
-export function registerKeysRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, prefixes: readonly string[]): void {
   // Every route here authenticates a management key from the headers before its body is read
   // (route-access.ts): neither a parse nor the schema's check comes first.
   const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
@@ -67,7 +79,7 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
   // siblings, and the caller itself) and admin keys are the operator's, so they are not
   // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
-    const key = await services.accounts.getKey(hash);
+    const key = await deps.stores.accounts.getKey(hash);
     if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
       throw new GatewayError('not_found', `No key with hash "${hash}".`);
     }
@@ -80,15 +92,15 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const auth = await manager(request);
       const q = request.query as Record<string, string | undefined>;
       const { limit, offset, after } = keysPageQuery(q);
-      const memberId = await accountMemberFilter(services, auth, q);
-      if (memberId !== undefined) return { data: await Promise.all((await memberKeys(services, memberId, q, offset, limit)).map((k) => keyView(services, k))), next_cursor: null };
+      const memberId = await accountMemberFilter(deps, auth, q);
+      if (memberId !== undefined) return { data: await Promise.all((await memberKeys(deps, memberId, q, offset, limit)).map((k) => keyView(deps, k))), next_cursor: null };
       const filter = { accountId: auth.account.id, apiKeysOnly: true, activeOnly: q.include_disabled === 'false' };
-      const rows = await services.accounts.keysPage(filter, after, limit + 1, offset);
+      const rows = await deps.stores.accounts.keysPage(filter, after, limit + 1, offset);
       const more = rows.length > limit;
       const keys = more ? rows.slice(0, limit) : rows;
       const last = keys[keys.length - 1];
       return {
-        data: await Promise.all(keys.map((k) => keyView(services, k))),
+        data: await Promise.all(keys.map((k) => keyView(deps, k))),
         next_cursor: more && last !== undefined ? encodeCursor([last.createdAt, last.hash]) : null,
       };
     });
@@ -110,8 +122,8 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
       const expiresAt = readExpiry(body.expires_at);
       const allowlist = applyAllowlist(null, readAllowlistChange(body));
       const maxInFlight = body.max_in_flight === undefined ? null : readMaxInFlight(body.max_in_flight);
-      const created = await services.stores.transaction(async (tx) => {
-        const out = await services.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
+      const created = await deps.stores.transaction(async (tx) => {
+        const out = await deps.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
         // A member's key is theirs.
         const memberId = auth.member?.id ?? null;
         if (memberId !== null) {
@@ -126,14 +138,14 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         }, new Date().toISOString());
         return out;
       });
-      await services.webhooks.emit(auth.account.id, 'key.created', keyEvent(created.record, 'account'));
+      await deps.webhooks.emit(auth.account.id, 'key.created', keyEvent(created.record, 'account'));
       reply.code(201);
-      return { data: await keyView(services, created.record), key: created.key };
+      return { data: await keyView(deps, created.record), key: created.key };
     });
 
     app.get(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.one }, async (request) => {
       const auth = await manager(request);
-      return { data: await keyView(services, await ownKey(auth, (request.params as { hash: string }).hash)) };
+      return { data: await keyView(deps, await ownKey(auth, (request.params as { hash: string }).hash)) };
     });
 
     app.patch(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.update }, async (request) => {
@@ -166,51 +178,51 @@ export function registerKeysRoutes(app: FastifyInstance, services: Services, pre
         if (patch.limitReset != null) throw noLimitToReset();
         if (key.limitReset !== null) patch.limitReset = null; // no limit: nothing to reset
       }
-      const updated = await services.stores.transaction(async (tx) => {
+      const updated = await deps.stores.transaction(async (tx) => {
         const at = new Date().toISOString();
         const out = stillThere(await tx.accounts.updateKey(key.hash, patch, at), `The key ${key.label}`);
         for (const [action, details] of auditedChanges(key, patch)) await tx.audit.record(actorOf(auth), action, key.hash, details, at);
         return out;
       });
-      services.auth.invalidate(key.hash); // disabling takes effect at once
-      services.reservations.forget(key.hash);
-      if (patch.isActive === false && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
-      return { data: await keyView(services, updated) };
+      deps.auth.invalidate(key.hash); // disabling takes effect at once
+      deps.reservations.forget(key.hash);
+      if (patch.isActive === false && key.isActive) await deps.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
+      return { data: await keyView(deps, updated) };
     });
 
     app.post(`${prefix}/keys/:hash/rotate`, { config: managed, schema: SCHEMA.rotate, preValidation: noBodyIsEmpty }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
-      const rotated = await rotateKey(services, auth, key, request.body, 'account');
-      return { data: await keyView(services, rotated.record), key: rotated.key, previous_key_expires_at: rotated.previousUntil };
+      const rotated = await rotateKey(deps, auth, key, request.body, 'account');
+      return { data: await keyView(deps, rotated.record), key: rotated.key, previous_key_expires_at: rotated.previousUntil };
     });
 
     app.delete(`${prefix}/keys/:hash`, { config: managed, schema: SCHEMA.remove }, async (request) => {
       const auth = await manager(request);
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
-      await services.stores.transaction(async (tx) => {
+      await deps.stores.transaction(async (tx) => {
         await tx.accounts.deleteKey(key.hash);
         await tx.audit.record(actorOf(auth), 'key.delete', key.hash, { account_id: key.accountId, label: key.label, name: key.name }, new Date().toISOString());
       });
-      services.auth.invalidate(key.hash);
-      services.reservations.forget(key.hash);
-      await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'deleted' });
+      deps.auth.invalidate(key.hash);
+      deps.reservations.forget(key.hash);
+      await deps.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'deleted' });
       return { deleted: true };
     });
 
     app.get(`${prefix}/credits`, access('key'), async (request) => {
       const auth = requestAuth(request);
-      const totals = await services.ledger.totals(auth.account.id);
+      const totals = await deps.stores.ledger.totals(auth.account.id);
       return { data: { total_credits: nanosToNumber(totals.creditsNanos), total_usage: nanosToNumber(totals.usageNanos) } };
     });
   }
 }
 
 /** A member's own API keys (few: one page, no cursor), as the list filters them. */
-async function memberKeys(services: Services, memberId: string, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
+async function memberKeys(deps: KeysRouteDeps, memberId: string, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
   const keys: KeyRecord[] = [];
-  for (const hash of await services.stores.members.keyHashes(memberId)) {
-    const k = await services.accounts.getKey(hash);
+  for (const hash of await deps.stores.members.keyHashes(memberId)) {
+    const k = await deps.stores.accounts.getKey(hash);
     if (k === undefined || k.isManagement || k.isAdmin || (q.include_disabled === 'false' && !k.isActive)) continue;
     keys.push(k);
   }
@@ -289,11 +301,11 @@ function readExpiry(value: unknown): string | null {
   return value;
 }
 
-async function keyView(services: Services, k: KeyRecord): Promise<Record<string, unknown>> {
-  const now = services.now();
-  const since = async (days: number) => nanosToNumber((await services.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString())).costNanos);
+async function keyView(deps: KeysRouteDeps, k: KeyRecord): Promise<Record<string, unknown>> {
+  const now = deps.now();
+  const since = async (days: number) => nanosToNumber((await deps.stores.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString())).costNanos);
   const [daily, weekly, monthly, remaining] = await Promise.all([
-    since(1), since(7), since(30), limitRemaining(k, now, (a, h, days) => services.keyPeriodUsage.costOnDays(a, h, days)),
+    since(1), since(7), since(30), limitRemaining(k, now, (a, h, days) => deps.stores.keyUsage.costOnDays(a, h, days)),
   ]);
   return {
     hash: k.hash,

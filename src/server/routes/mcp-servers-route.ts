@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
-import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../mcp-endpoint/account-mcp-servers.ts';
+import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody, type AccountMcpServersDeps } from '../mcp-endpoint/account-mcp-servers.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './admin/route-schema.ts';
 import { MCP_CALL_STATUSES, mcpCallsPage } from './admin/mcp-routes.ts';
 import { queryOf } from './admin/admin-common.ts';
+import type { Stores } from '../../store/store-contract.ts';
+
+/** What mcp-servers-route.ts uses of the services (handed out by build-app.ts). */
+export type McpServersRouteDeps = AccountMcpServersDeps & {
+  stores: Pick<Stores, 'mcpCalls' | 'mcpServers'>;
+};
 
 // An account's own MCP servers, managed by the account (management key or its dashboard
 // session): list, add, remove. Their headers are never answered back (account-mcp-servers.ts).
@@ -25,7 +30,7 @@ const SCHEMA = {
   remove: routeSchema({ summary: "Remove one of the account's MCP servers (management key)", tags, params: { id: 'The server id (mcps_...).' }, response: '{deleted: true}', answers: 'Deleted' }),
 };
 
-export function registerMcpServersRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerMcpServersRoutes(app: FastifyInstance, deps: McpServersRouteDeps, prefixes: readonly string[]): void {
   // Reading the servers and the calls: viewers and up; adding and removing them: admins and owners (docs/governance.md).
   const denied = "An account's MCP servers are managed with its management key.";
   const reads = access('management', { role: 'viewer', denied }).config;
@@ -33,24 +38,24 @@ export function registerMcpServersRoutes(app: FastifyInstance, services: Service
   for (const prefix of prefixes) {
     app.get(`${prefix}/mcp-servers`, { config: reads, schema: SCHEMA.list }, async (request) => {
       const auth = requestAuth(request);
-      return { data: (await services.stores.mcpServers.list(auth.account.id)).map(accountMcpServerView) };
+      return { data: (await deps.stores.mcpServers.list(auth.account.id)).map(accountMcpServerView) };
     });
 
     app.post(`${prefix}/mcp-servers`, { config: managed, schema: SCHEMA.create }, async (request, reply) => {
       const auth = requestAuth(request);
-      const row = await createAccountMcpServer(services, auth, auth.account.id, request.body as AccountMcpServerBody);
+      const row = await createAccountMcpServer(deps, auth, auth.account.id, request.body as AccountMcpServerBody);
       reply.code(201);
       return { data: accountMcpServerView(row) };
     });
 
     app.get(`${prefix}/mcp-calls`, { config: reads, schema: SCHEMA.calls }, async (request) => {
       const auth = requestAuth(request);
-      return mcpCallsPage(services, queryOf(request), auth.account.id);
+      return mcpCallsPage(deps, queryOf(request), auth.account.id);
     });
 
     app.delete(`${prefix}/mcp-servers/:id`, { config: managed, schema: SCHEMA.remove }, async (request) => {
       const auth = requestAuth(request);
-      await removeAccountMcpServer(services, auth, auth.account.id, (request.params as { id: string }).id);
+      await removeAccountMcpServer(deps, auth, auth.account.id, (request.params as { id: string }).id);
       return { deleted: true };
     });
   }

@@ -1,18 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { roleOf } from '../../auth/roles.ts';
-import type { RemovedKeys } from '../../billing/member-service.ts';
 import { MAX_ALLOWED_MODELS } from '../../billing/member-input.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatNanos, nanosToNumber } from '../../money/money.ts';
 import type { AuditActor } from '../../store/audit-records.ts';
 import { BUDGET_RESETS, MEMBER_ROLES, type MemberRecord } from '../../store/member-store.ts';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
 import { actorOf, objectBody } from './admin/admin-common.ts';
-import { findAccount } from './admin/accounts-routes.ts';
+import { findAccount, type FindAccountDeps } from './admin/accounts-routes.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
-import { linkMailer } from '../dashboard/email-sign-in-routes.ts';
+import type { LinkMailer } from '../dashboard/email-sign-in-routes.ts';
+import type { MemberService, RemovedKeys } from '../../billing/member-service.ts';
+
+/** What members-routes.ts uses of the services (handed out by build-app.ts). */
+export type MembersRoutesDeps = FindAccountDeps & {
+  members: MemberService;
+  /** The gateway's link mailer (dashboard/email-sign-in-routes.ts), or null without `smtp:`. */
+  mailer: LinkMailer | null;
+};
 
 // An account's members (docs/governance.md): /members with a management key or a session
 // (scoped to the caller's account; reading needs `viewer`, changing needs `admin`, and only
@@ -94,26 +100,26 @@ function checkReach(auth: AuthContext, target: { role: string } | null, newRole:
   }
 }
 
-export function registerMemberRoutes(app: FastifyInstance, services: Services, prefix: string): void {
+export function registerMemberRoutes(app: FastifyInstance, deps: MembersRoutesDeps, prefix: string): void {
   const reader = access('management', { role: 'viewer' });
   const changer = access('management', { role: 'admin' });
-  const member = async (auth: AuthContext, id: string): Promise<MemberRecord> => services.members.find(auth.account.id, id);
+  const member = async (auth: AuthContext, id: string): Promise<MemberRecord> => deps.members.find(auth.account.id, id);
   const id = (request: FastifyRequest): string => (request.params as { id: string }).id;
   // With `smtp:`, a new member is mailed a sign-in link (the invitation).
   const invite = async (m: MemberRecord, request: FastifyRequest): Promise<void> => {
-    await linkMailer(services)?.(m.email, [m], (line) => request.log.warn(line));
+    await deps.mailer?.(m.email, [m], (line) => request.log.warn(line));
   };
 
   app.get(`${prefix}/members`, { ...reader, schema: SCHEMA.list(tags) }, async (request) => {
     const auth = requestAuth(request);
-    return { data: (await services.members.list(auth.account.id)).map(memberView) };
+    return { data: (await deps.members.list(auth.account.id)).map(memberView) };
   });
 
   app.post(`${prefix}/members`, { ...changer, schema: SCHEMA.add(tags) }, async (request, reply) => {
     const auth = requestAuth(request);
     const body = objectBody(request.body);
     checkReach(auth, null, body.role);
-    const m = await services.members.add(actorOf(auth), auth.account.id, body);
+    const m = await deps.members.add(actorOf(auth), auth.account.id, body);
     await invite(m, request);
     reply.code(201);
     return { data: memberView(m) };
@@ -129,7 +135,7 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services, p
     const m = await member(auth, id(request));
     const body = objectBody(request.body);
     checkReach(auth, m, body.role);
-    return { data: memberView(await services.members.update(actorOf(auth), m, body)) };
+    return { data: memberView(await deps.members.update(actorOf(auth), m, body)) };
   });
 
   app.delete(`${prefix}/members/:id`, { ...changer, schema: SCHEMA.remove(tags) }, async (request) => {
@@ -137,34 +143,34 @@ export function registerMemberRoutes(app: FastifyInstance, services: Services, p
     const m = await member(auth, id(request));
     checkReach(auth, m, undefined);
     if (auth.member?.id === m.id) throw new GatewayError('forbidden', 'You cannot remove yourself; ask another admin or the owner.');
-    return removedView(await services.members.remove(actorOf(auth), m, removedKeys(request.query as Record<string, string | undefined>)));
+    return removedView(await deps.members.remove(actorOf(auth), m, removedKeys(request.query as Record<string, string | undefined>)));
   });
 
   // The operator's: any account.
   const base = `${prefix}/admin/accounts/:account/members`;
   const adminAccess = access('admin');
   const operator = (request: FastifyRequest): AuditActor => actorOf(requestAuth(request));
-  const account = async (request: FastifyRequest): Promise<string> => (await findAccount(services, (request.params as { account: string }).account)).id;
+  const account = async (request: FastifyRequest): Promise<string> => (await findAccount(deps, (request.params as { account: string }).account)).id;
   const acct = { account: 'The account id.' };
 
   app.get(base, { ...adminAccess, schema: SCHEMA.list(adminTags, acct) }, async (request) => {
-    return { data: (await services.members.list(await account(request))).map(memberView) };
+    return { data: (await deps.members.list(await account(request))).map(memberView) };
   });
   app.post(base, { ...adminAccess, schema: SCHEMA.add(adminTags, acct) }, async (request, reply) => {
-    const m = await services.members.add(operator(request), await account(request), objectBody(request.body));
+    const m = await deps.members.add(operator(request), await account(request), objectBody(request.body));
     await invite(m, request);
     reply.code(201);
     return { data: memberView(m) };
   });
   app.get(`${base}/:id`, { ...adminAccess, schema: SCHEMA.one(adminTags, acct) }, async (request) => {
-    return { data: memberView(await services.members.find(await account(request), id(request))) };
+    return { data: memberView(await deps.members.find(await account(request), id(request))) };
   });
   app.patch(`${base}/:id`, { ...adminAccess, schema: SCHEMA.update(adminTags, acct) }, async (request) => {
-    const m = await services.members.find(await account(request), id(request));
-    return { data: memberView(await services.members.update(operator(request), m, objectBody(request.body))) };
+    const m = await deps.members.find(await account(request), id(request));
+    return { data: memberView(await deps.members.update(operator(request), m, objectBody(request.body))) };
   });
   app.delete(`${base}/:id`, { ...adminAccess, schema: SCHEMA.remove(adminTags, acct) }, async (request) => {
-    const m = await services.members.find(await account(request), id(request));
-    return removedView(await services.members.remove(operator(request), m, removedKeys(request.query as Record<string, string | undefined>)));
+    const m = await deps.members.find(await account(request), id(request));
+    return removedView(await deps.members.remove(operator(request), m, removedKeys(request.query as Record<string, string | undefined>)));
   });
 }

@@ -1,17 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
 import { access } from '../route-access.ts';
+import type { InForce } from '../wiring/in-force.ts';
+import type { Telemetry } from '../../observability/telemetry.ts';
+
+/** What metrics-route.ts uses of the services (handed out by build-app.ts). */
+export interface MetricsRouteDeps {
+  inForce: Pick<InForce, 'config'>;
+  telemetry: Telemetry;
+}
 
 /**
  * GET /metrics: the Prometheus text format, on the main port. Open by default (bind the
  * gateway to a private interface, or set `metrics.token`); with `metrics.token` set, the
  * scraper sends `Authorization: Bearer <token>`. Absent when `metrics.enabled: false`.
  */
-export function registerMetricsRoute(app: FastifyInstance, services: Services): void {
-  const metrics = services.telemetry.metrics;
+export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteDeps): void {
+  const metrics = deps.telemetry.metrics;
   if (metrics === null) return;
-  const token = services.config.metrics.token;
+  const token = deps.inForce.config.metrics.token;
   const expected = token === undefined ? null : digest(token);
   const schema = {
     summary: 'Prometheus metrics of this gateway (docs/operations.md); a bearer token when metrics.token is set',
@@ -34,8 +41,8 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
  * `unmatched` for unknown paths, so a client's path never becomes a label) and status
  * class. On the root instance, so it sees every route.
  */
-export function countHttpRequests(app: FastifyInstance, services: Services): void {
-  const counter = services.telemetry.metrics?.httpRequests;
+export function countHttpRequests(app: FastifyInstance, deps: MetricsRouteDeps): void {
+  const counter = deps.telemetry.metrics?.httpRequests;
   if (counter === undefined) return;
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -5,10 +5,17 @@ import type { Endpoint, ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { HealthStore } from '../../routing/health/health-store.ts';
-import type { Services } from '../services.ts';
 import { access, requestAuth } from '../route-access.ts';
 import { keyAccess } from '../../auth/key-access.ts';
 import { modelForKey } from '../key-models.ts';
+import type { InForce } from '../wiring/in-force.ts';
+
+/** What model-endpoints-route.ts uses of the services (handed out by build-app.ts). */
+export interface ModelEndpointsRouteDeps {
+  inForce: Pick<InForce, 'catalog'>;
+  breakers: CircuitBreakers;
+  health: HealthStore;
+}
 
 /** `status` of an endpoint: 0 healthy, -1 demoted for an outage in the last 30 s, -2 circuit open (or probing). */
 const STATUS_OK = 0;
@@ -19,7 +26,7 @@ const STATUS_CIRCUIT_OPEN = -2;
  * GET /v1/models/{author}/{slug}/endpoints: a model's endpoints with their live health, in
  * OpenRouter's shape. What the catalog says is encoded once at boot; health per request.
  */
-export function registerModelEndpointsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerModelEndpointsRoute(app: FastifyInstance, deps: ModelEndpointsRouteDeps, prefixes: readonly string[]): void {
   // Built once per catalog (a config reload brings a new one).
   const byCatalog = new WeakMap<Catalog, Map<ModelInfo, ModelListing>>();
   const listingsOf = (catalog: Catalog): Map<ModelInfo, ModelListing> => {
@@ -34,14 +41,14 @@ export function registerModelEndpointsRoute(app: FastifyInstance, services: Serv
   for (const prefix of prefixes) {
     app.get(`${prefix}/models/:author/:slug/endpoints`, access('key'), async (request) => {
       const { author, slug } = request.params as { author: string; slug: string };
-      const catalog = services.catalog;
+      const catalog = deps.inForce.catalog;
       // A key with an allowlist sees the models and endpoints it may use only.
       const allowed = keyAccess(requestAuth(request));
       const model = modelForKey(catalog, `${author}/${slug}`, allowed);
       const listing = model === undefined ? undefined : listingsOf(catalog).get(model);
       if (listing === undefined) throw new GatewayError('not_found', `No model "${author}/${slug}".`);
       const endpoints = allowed === null ? listing.endpoints : allowed.endpointsOf(listing.endpoints);
-      return { data: { ...listing.head, endpoints: endpoints.map((e) => withHealth(e, services.health, services.breakers)) } };
+      return { data: { ...listing.head, endpoints: endpoints.map((e) => withHealth(e, deps.health, deps.breakers)) } };
     });
   }
 }

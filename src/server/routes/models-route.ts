@@ -4,10 +4,15 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import type { ModelInfo } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readAnyApiKey } from '../request-helpers.ts';
-import type { Services } from '../services.ts';
 import { access, requestAuth } from '../route-access.ts';
 import type { ModelAccess } from '../../catalog/model-access.ts';
-import { modelForKey, presentedAccess } from '../key-models.ts';
+import { modelForKey, presentedAccess, type KeyModelsDeps } from '../key-models.ts';
+import type { InForce } from '../wiring/in-force.ts';
+
+/** What models-route.ts uses of the services (handed out by build-app.ts). */
+export type ModelsRouteDeps = KeyModelsDeps & {
+  inForce: Pick<InForce, 'catalog' | 'config'>;
+};
 
 /**
  * GET /v1/models: the catalog, serialized once (per config generation); GET /v1/models/{id}: one model's
@@ -68,7 +73,7 @@ function allowedBody(catalog: Catalog, s: Serialized, access: ModelAccess): stri
 
 const OUTPUT_MODALITIES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'embeddings', 'all']);
 
-export function registerModelsRoute(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerModelsRoute(app: FastifyInstance, deps: ModelsRouteDeps, prefixes: readonly string[]): void {
   // Serialized once per catalog: a config reload brings a new catalog, serialized at its first request.
   const serialized = new WeakMap<Catalog, Serialized>();
   const forCatalog = (catalog: Catalog): Serialized => {
@@ -82,16 +87,16 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     return s;
   };
   // Public unless `server.public_models: false` (read at start: a reload does not change a route's access).
-  const keyed = services.config.server.publicModels === false;
+  const keyed = deps.inForce.config.server.publicModels === false;
   const declared = keyed
     ? access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' })
     : access('none');
-  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(services, request, readAnyApiKey, keyed ? requestAuth(request) : null);
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(deps, request, readAnyApiKey, keyed ? requestAuth(request) : null);
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/models`, declared, async (request, reply) => {
       reply.header('content-type', 'application/json; charset=utf-8');
-      const catalog = services.catalog;
+      const catalog = deps.inForce.catalog;
       const s = forCatalog(catalog);
       const allowed = await accessOf(request);
       const wanted = (request.query as { output_modalities?: string }).output_modalities;
@@ -102,7 +107,7 @@ export function registerModelsRoute(app: FastifyInstance, services: Services, pr
     app.get(`${prefix}/models/*`, declared, async (request, reply) => {
       const name = (request.params as { '*': string })['*'];
       reply.header('content-type', 'application/json; charset=utf-8');
-      const catalog = services.catalog;
+      const catalog = deps.inForce.catalog;
       const s = forCatalog(catalog);
       const allowed = await accessOf(request);
       if (name === '') return allowed === null ? s.body : allowedBody(catalog, s, allowed); // `/v1/models/`: the list

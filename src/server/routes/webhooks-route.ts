@@ -4,12 +4,22 @@ import type { AuthContext } from '../../auth/authenticate.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { DeliveryRow, WebhookRow } from '../../store/webhook-store.ts';
 import { access, requestAuth } from '../route-access.ts';
-import type { Services } from '../services.ts';
 import { privateAddressOf } from '../../net/ssrf-guard.ts';
-import { newId } from '../webhooks/webhook-dispatcher.ts';
+import { newId, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import type { WebhookSecrets } from '../webhooks/webhook-secrets.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/webhook-events.ts';
 import { actorOf } from './admin/admin-common.ts';
 import { bodySchema, routeSchema } from './admin/route-schema.ts';
+import type { Stores } from '../../store/store-contract.ts';
+import type { InForce } from '../wiring/in-force.ts';
+
+/** What webhooks-route.ts uses of the services (handed out by build-app.ts). */
+export interface WebhooksRouteDeps {
+  stores: Pick<Stores, 'transaction' | 'webhooks'>;
+  inForce: Pick<InForce, 'config'>;
+  webhooks: WebhookDispatcher;
+  webhookSecrets: WebhookSecrets;
+}
 
 // An account's webhooks (docs/webhooks.md): a management key (or its dashboard session)
 // registers endpoints for its own account, lists them and their deliveries, removes them and
@@ -53,11 +63,11 @@ function deliveryView(d: DeliveryRow, attempts: Array<{ attempt: number; at: str
   };
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, services: Services, prefixes: readonly string[]): void {
+export function registerWebhookRoutes(app: FastifyInstance, deps: WebhooksRouteDeps, prefixes: readonly string[]): void {
   const managed = access('management', { role: 'admin', denied: 'Webhooks are managed with a management key of the account.' }).config;
   const manager = async (request: FastifyRequest): Promise<AuthContext> => requestAuth(request);
   const ownHook = async (auth: AuthContext, id: string): Promise<WebhookRow> => {
-    const w = await services.stores.webhooks.get(id);
+    const w = await deps.stores.webhooks.get(id);
     if (w === undefined || w.accountId !== auth.account.id) throw new GatewayError('not_found', `No webhook with id "${id}".`);
     return w;
   };
@@ -65,21 +75,21 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services, 
   for (const prefix of prefixes) {
     app.get(`${prefix}/webhooks`, { config: managed, schema: SCHEMA.list }, async (request) => {
       const auth = await manager(request);
-      return { data: (await services.stores.webhooks.list(auth.account.id)).map(webhookView) };
+      return { data: (await deps.stores.webhooks.list(auth.account.id)).map(webhookView) };
     });
 
     app.post(`${prefix}/webhooks`, { config: managed, schema: SCHEMA.create }, async (request, reply) => {
       const auth = await manager(request);
       const body = request.body as { url: string; events: string[]; secret?: string };
-      const url = await checkUrl(body.url, services.config.webhooks.allowPrivateAddresses);
-      if ((await services.stores.webhooks.list(auth.account.id)).length >= MAX_WEBHOOKS) {
+      const url = await checkUrl(body.url, deps.inForce.config.webhooks.allowPrivateAddresses);
+      if ((await deps.stores.webhooks.list(auth.account.id)).length >= MAX_WEBHOOKS) {
         throw new GatewayError('forbidden', `An account has at most ${MAX_WEBHOOKS} webhooks; remove one first.`);
       }
       const secret = body.secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
       const id = newId('wh');
       // Sealed before it is stored: the database never holds it in clear (webhook-secrets.ts).
-      const hook: WebhookRow = { id, accountId: auth.account.id, url: url.href, events: body.events, ...services.webhookSecrets.seal(id, auth.account.id, secret), createdAt: new Date().toISOString() };
-      await services.stores.transaction(async (tx) => {
+      const hook: WebhookRow = { id, accountId: auth.account.id, url: url.href, events: body.events, ...deps.webhookSecrets.seal(id, auth.account.id, secret), createdAt: new Date().toISOString() };
+      await deps.stores.transaction(async (tx) => {
         await tx.webhooks.create(hook);
         await tx.audit.record(actorOf(auth), 'webhook.create', hook.id, { account_id: hook.accountId, url: hook.url, events: hook.events }, hook.createdAt);
       });
@@ -90,7 +100,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services, 
     app.delete(`${prefix}/webhooks/:id`, { config: managed, schema: SCHEMA.remove }, async (request) => {
       const auth = await manager(request);
       const hook = await ownHook(auth, (request.params as { id: string }).id);
-      await services.stores.transaction(async (tx) => {
+      await deps.stores.transaction(async (tx) => {
         await tx.webhooks.remove(hook.id);
         await tx.audit.record(actorOf(auth), 'webhook.delete', hook.id, { account_id: hook.accountId, url: hook.url }, new Date().toISOString());
       });
@@ -101,17 +111,17 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services, 
       const auth = await manager(request);
       const hook = await ownHook(auth, (request.params as { id: string }).id);
       const limit = readLimit((request.query as { limit?: string }).limit);
-      const rows = await services.stores.webhooks.deliveries(hook.id, limit);
-      return { data: await Promise.all(rows.map(async (d) => deliveryView(d, await services.stores.webhooks.attempts(d.id)))) };
+      const rows = await deps.stores.webhooks.deliveries(hook.id, limit);
+      return { data: await Promise.all(rows.map(async (d) => deliveryView(d, await deps.stores.webhooks.attempts(d.id)))) };
     });
 
     app.post(`${prefix}/webhooks/:id/deliveries/:delivery/replay`, { config: managed, schema: SCHEMA.replay }, async (request, reply) => {
       const auth = await manager(request);
       const params = request.params as { id: string; delivery: string };
       const hook = await ownHook(auth, params.id);
-      const d = await services.stores.webhooks.delivery(params.delivery);
+      const d = await deps.stores.webhooks.delivery(params.delivery);
       if (d === undefined || d.webhookId !== hook.id) throw new GatewayError('not_found', `No delivery with id "${params.delivery}" for this webhook.`);
-      const replayed = await services.webhooks.replay(d);
+      const replayed = await deps.webhooks.replay(d);
       reply.code(202);
       return { data: deliveryView(replayed, []) };
     });

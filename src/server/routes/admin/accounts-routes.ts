@@ -4,18 +4,30 @@ import type { LimitsOverride } from '../../../config/tier-limits.ts';
 import type { AccountPatch, AccountRecord } from '../../../store/account-records.ts';
 import { readBudget } from '../../../billing/budgets.ts';
 import { MAX_RETENTION_DAYS } from '../../../config/parse-records.ts';
-import type { Services } from '../../services.ts';
 import {
   actorOf, decodeCursor, defaultModelOf, isTimeIdCursor, objectBody, optionalName, optionalString, page, pageSize, paramOf, queryOf,
   requireAdmin, requiredString, usdText,
 } from './admin-common.ts';
-import type { AdminStores } from './admin-stores.ts';
 import { accountView } from './admin-views.ts';
 import { asBadRequest } from './service-errors.ts';
 import { ALLOWLIST_FIELDS, bodySchema, FIELD, GUARDRAILS_FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { readGuardrails } from '../../../billing/guardrail-input.ts';
 import { allowlistView, applyAllowlist, readAllowlistChange } from '../../../billing/allowlist-input.ts';
 import { access } from '../../route-access.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+import type { AccountService } from '../../../billing/account-service.ts';
+import type { AdminCommonDeps } from './admin-common.ts';
+
+/** What findAccount reads. */
+export interface FindAccountDeps {
+  stores: Pick<Stores, 'accounts'>;
+}
+
+/** What accounts-routes.ts uses of the services (handed out by build-app.ts). */
+export type AccountsRoutesDeps = AdminCommonDeps & {
+  stores: Pick<Stores, 'accounts' | 'admin' | 'transaction'>;
+  accountService: AccountService;
+};
 
 const tags = ['admin: accounts'];
 const accountParams = { id: 'The account id (acct_...).' };
@@ -23,19 +35,20 @@ const TIER = { type: 'string', minLength: 1, maxLength: 256 };
 const MODEL = { type: 'string', minLength: 1, maxLength: 256, description: 'A model the catalog serves (an id, alias or bare name; stored as its id).' };
 
 /** /admin/accounts: list (search, keyset pages), create, show, update (name, tier, default model, limits, active). */
-export function registerAdminAccountRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerAdminAccountRoutes(app: FastifyInstance, deps: AccountsRoutesDeps, prefix: string): void {
+  const { stores } = deps;
   const base = `${prefix}/admin/accounts`;
 
   app.get(base, { ...access('admin'),
     schema: routeSchema({ summary: 'List accounts', tags, query: { search: 'Matches the id, or part of the name (any case).', ...PAGE_QUERY }, response: '{data: [account], next_cursor}', answers: 'AccountPage' }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
     const limit = pageSize(q);
     const after = decodeCursor(q, isTimeIdCursor);
     const search = q.search === undefined || q.search === '' ? null : q.search;
     const ids = await stores.admin.accountIds(search, after === null ? null : { createdAt: after[0], id: after[1] }, limit + 1);
-    const accounts = (await Promise.all(ids.map((r) => services.accounts.getAccount(r.id)))).filter((a): a is AccountRecord => a !== undefined);
+    const accounts = (await Promise.all(ids.map((r) => deps.stores.accounts.getAccount(r.id)))).filter((a): a is AccountRecord => a !== undefined);
     const out = page(accounts, limit, (a) => [a.createdAt, a.id]);
     return { data: out.data.map(accountView), next_cursor: out.next_cursor };
   });
@@ -50,17 +63,17 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
       }, { required: ['name'] }),
     }),
   }, async (request, reply) => {
-    const auth = await requireAdmin(services, request);
+    const auth = await requireAdmin(request);
     const body = objectBody(request.body);
     const type = body.type ?? 'user';
     if (type !== 'user' && type !== 'organization') throw new GatewayError('invalid_parameter', '"type" must be "user" or "organization".', { param: 'type' });
     const credits = usdText(body, 'credits');
     const model = body.default_model === null ? undefined : optionalString(body, 'default_model');
     const allowlist = applyAllowlist(null, readAllowlistChange(body));
-    const account = await services.stores.transaction(async (tx) => {
-      const service = services.accountService.within(tx);
+    const account = await deps.stores.transaction(async (tx) => {
+      const service = deps.accountService.within(tx);
       let created = await asBadRequest(() => service.createAccount({
-        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: model === undefined ? null : defaultModelOf(services, model),
+        name: requiredString(body, 'name'), type, tier: optionalString(body, 'tier'), defaultModel: model === undefined ? null : defaultModelOf(deps, model),
         ...(credits === undefined ? {} : { creditsUsd: credits }),
       }));
       if (allowlist !== null) created = await service.updateAccount(created.id, { allowlist });
@@ -76,8 +89,8 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   app.get(`${base}/:id`, { ...access('admin'),
     schema: routeSchema({ summary: 'Show an account', tags, params: accountParams, response: '{data: account}', answers: 'AccountAnswer' }),
   }, async (request) => {
-    await requireAdmin(services, request);
-    return { data: accountView(await findAccount(services, paramOf(request, 'id'))) };
+    await requireAdmin(request);
+    return { data: accountView(await findAccount(deps, paramOf(request, 'id'))) };
   });
 
   app.patch(`${base}/:id`, { ...access('admin'),
@@ -114,15 +127,15 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramOf(request, 'id'));
+    const auth = await requireAdmin(request);
+    const account = await findAccount(deps, paramOf(request, 'id'));
     const body = objectBody(request.body);
     const name = optionalName(body);
     const patch: AccountPatch = {};
     const tier = optionalString(body, 'tier');
     if (tier !== undefined) patch.tier = tier;
     const defaultModel = optionalString(body, 'default_model');
-    if (defaultModel !== undefined) patch.defaultModel = defaultModelOf(services, defaultModel);
+    if (defaultModel !== undefined) patch.defaultModel = defaultModelOf(deps, defaultModel);
     if (body.is_active !== undefined) {
       if (typeof body.is_active !== 'boolean') throw new GatewayError('invalid_parameter', '"is_active" must be a boolean.', { param: 'is_active' });
       patch.isActive = body.is_active;
@@ -136,9 +149,9 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
     if (allowlistChange !== null) patch.allowlist = applyAllowlist(account.allowlist, allowlistChange);
     if ('guardrails' in body) patch.guardrails = readGuardrails(body.guardrails);
     if ('budget' in body) patch.budget = readBudget(body.budget);
-    const updated = await services.stores.transaction(async (tx) => {
+    const updated = await deps.stores.transaction(async (tx) => {
       if (name !== undefined) await tx.admin.rename(account.id, name);
-      const out = await asBadRequest(() => services.accountService.within(tx).updateAccount(account.id, patch));
+      const out = await asBadRequest(() => deps.accountService.within(tx).updateAccount(account.id, patch));
       const action = patch.isActive === false ? 'account.deactivate' : patch.isActive === true && !account.isActive ? 'account.reactivate' : 'account.update';
       await tx.audit.record(actorOf(auth), action, account.id, { ...(name === undefined ? {} : { name }), ...changes(body) }, new Date().toISOString());
       return out;
@@ -147,8 +160,8 @@ export function registerAdminAccountRoutes(app: FastifyInstance, services: Servi
   });
 }
 
-export async function findAccount(services: Services, id: string): Promise<AccountRecord> {
-  const account = await services.accounts.getAccount(id);
+export async function findAccount(deps: FindAccountDeps, id: string): Promise<AccountRecord> {
+  const account = await deps.stores.accounts.getAccount(id);
   if (account === undefined) throw new GatewayError('not_found', `No account "${id}".`);
   return account;
 }

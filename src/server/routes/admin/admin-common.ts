@@ -7,7 +7,12 @@ import { formatNanos, nanosToNumber } from '../../../money/money.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AuditActor } from '../../../store/audit-records.ts';
 import type { UsageFigures } from '../../../store/usage-records.ts';
-import type { Services } from '../../services.ts';
+import type { InForce } from '../../wiring/in-force.ts';
+
+/** What admin-common.ts uses of the services (handed out by build-app.ts). */
+export interface AdminCommonDeps {
+  inForce: Pick<InForce, 'catalog'>;
+}
 
 // What the admin routes and the account-scoped reporting routes share: who may call them,
 // paging, date ranges, and the money fields (a JSON number as the rest of the API has it,
@@ -17,14 +22,14 @@ import type { Services } from '../../services.ts';
  * The admin key (or its session) the route's `access('admin')` declaration authenticated
  * before the body was read (src/server/route-access.ts).
  */
-export async function requireAdmin(_services: Services, request: FastifyRequest): Promise<AuthContext> {
+export async function requireAdmin(request: FastifyRequest): Promise<AuthContext> {
   const auth = requestAuth(request);
   if (!auth.key.isAdmin) throw new Error(`${request.routeOptions.url}: requireAdmin on a route not declared access('admin')`);
   return auth;
 }
 
 /** The management key (or its session) of `access('management')`: its own account's reports (usage, activity, ledger). */
-export async function requireManager(_services: Services, request: FastifyRequest): Promise<AuthContext> {
+export async function requireManager(request: FastifyRequest): Promise<AuthContext> {
   const auth = requestAuth(request);
   if (!auth.key.isManagement) throw new Error(`${request.routeOptions.url}: requireManager on a route not declared access('management')`);
   return auth;
@@ -178,10 +183,10 @@ export function optionalString(body: Record<string, unknown>, name: string): str
 }
 
 /** An account's default model: the catalog id the name resolves to; a name no model serves is refused (400 model_not_found, with the nearest id). */
-export function defaultModelOf(services: Services, name: string): string {
-  const id = catalogModelId(services.catalog, name);
+export function defaultModelOf(deps: AdminCommonDeps, name: string): string {
+  const id = catalogModelId(deps.inForce.catalog, name);
   if (id !== undefined) return id;
-  const near = nearestModelId(services.catalog, name);
+  const near = nearestModelId(deps.inForce.catalog, name);
   throw new GatewayError('model_not_found', `"default_model": no model "${name}" is served by this gateway.${near === undefined ? '' : ` Did you mean "${near}"?`} (GET /models lists them.)`, { param: 'default_model' });
 }
 

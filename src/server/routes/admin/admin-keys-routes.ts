@@ -2,10 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isKeyLimitReset } from '../../../billing/key-limit-remaining.ts';
 import type { KeyLimitReset } from '../../../store/account-records.ts';
-import type { Services } from '../../services.ts';
-import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, usdText, pageSize, paramOf, queryOf, requireAdmin, stillThere } from './admin-common.ts';
+import { actorOf, decodeCursor, isTimeIdCursor, objectBody, optionalString, page, pageSize, paramOf, queryOf, requireAdmin, stillThere, usdText } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
-import type { AdminStores } from './admin-stores.ts';
 import { adminKeyView } from './admin-views.ts';
 import { ALLOWLIST_FIELDS, bodySchema, FIELD, MAX_IN_FLIGHT_FIELD, PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { allowlistView, applyAllowlist, readAllowlistChange, readMaxInFlight } from '../../../billing/allowlist-input.ts';
@@ -13,22 +11,34 @@ import { accessAudit } from '../keys-route.ts';
 import { asBadRequest } from './service-errors.ts';
 import { keyEvent } from '../../webhooks/webhook-events.ts';
 import { access } from '../../route-access.ts';
-import { noBodyIsEmpty, ROTATE_BODY, rotateKey } from '../key-rotation.ts';
+import { noBodyIsEmpty, ROTATE_BODY, rotateKey, type KeyRotationDeps } from '../key-rotation.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+import type { AccountService } from '../../../billing/account-service.ts';
+import type { CreditHolds } from '../../../billing/credit-holds.ts';
+import type { WebhookDispatcher } from '../../webhooks/webhook-dispatcher.ts';
+
+/** What admin-keys-routes.ts uses of the services (handed out by build-app.ts). */
+export type AdminKeysRoutesDeps = KeyRotationDeps & {
+  stores: Pick<Stores, 'accounts' | 'transaction'>;
+  accountService: AccountService;
+  reservations: CreditHolds;
+  webhooks: WebhookDispatcher;
+};
 
 const tags = ['admin: keys'];
 
 /** Keys of any account: list, create (API or management keys; admin keys only from the CLI), disable/enable as the operator. */
-export function registerAdminKeyRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerAdminKeyRoutes(app: FastifyInstance, deps: AdminKeysRoutesDeps, prefix: string): void {
   app.get(`${prefix}/admin/keys`, { ...access('admin'),
     schema: routeSchema({
       summary: 'List keys (of one account, or all), in creation order', tags, query: { account: 'An account id.', ...PAGE_QUERY }, response: '{data: [key], next_cursor}', answers: 'KeyPage',
     }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
     const limit = pageSize(q);
-    const account = q.account === undefined || q.account === '' ? undefined : (await findAccount(services, q.account)).id;
-    const keys = await services.accounts.keysPage(account === undefined ? {} : { accountId: account }, decodeCursor(q, isTimeIdCursor), limit + 1);
+    const account = q.account === undefined || q.account === '' ? undefined : (await findAccount(deps, q.account)).id;
+    const keys = await deps.stores.accounts.keysPage(account === undefined ? {} : { accountId: account }, decodeCursor(q, isTimeIdCursor), limit + 1);
     const out = page(keys, limit, (k) => [k.createdAt, k.hash]);
     return { data: out.data.map(adminKeyView), next_cursor: out.next_cursor };
   });
@@ -44,8 +54,8 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }),
     }),
   }, async (request, reply) => {
-    const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramOf(request, 'id'));
+    const auth = await requireAdmin(request);
+    const account = await findAccount(deps, paramOf(request, 'id'));
     const body = objectBody(request.body);
     const kind = body.kind ?? 'api';
     if (kind !== 'api' && kind !== 'management') {
@@ -56,8 +66,8 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     const expiresAt = optionalString(body, 'expires_at') ?? null;
     const allowlist = applyAllowlist(null, readAllowlistChange(body));
     const maxInFlight = body.max_in_flight === undefined ? null : readMaxInFlight(body.max_in_flight);
-    const created = await services.stores.transaction(async (tx) => {
-      const out = await asBadRequest(() => services.accountService.within(tx).createKey({
+    const created = await deps.stores.transaction(async (tx) => {
+      const out = await asBadRequest(() => deps.accountService.within(tx).createKey({
         accountId: account.id, name: optionalString(body, 'name') ?? 'default', limitUsd: limit, limitReset, expiresAt, management: kind === 'management',
         allowlist, maxInFlight,
       }));
@@ -68,7 +78,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }, new Date().toISOString());
       return out;
     });
-    await services.webhooks.emit(account.id, 'key.created', keyEvent(created.record, 'operator'));
+    await deps.webhooks.emit(account.id, 'key.created', keyEvent(created.record, 'operator'));
     reply.code(201);
     return { data: adminKeyView(created.record), key: created.key };
   });
@@ -82,9 +92,9 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }, { atLeastOne: true }),
     }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
+    const auth = await requireAdmin(request);
     const hash = paramOf(request, 'hash');
-    const key = await services.accounts.getKey(hash);
+    const key = await deps.stores.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
     const body = objectBody(request.body);
     const limitChange = readLimitChange(body);
@@ -96,9 +106,9 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
     }
     if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
-    const disabled = body.disabled;
-    const updated = await services.stores.transaction(async (tx) => {
-      const service = services.accountService.within(tx);
+    const disabled = body.disabled as boolean | undefined;
+    const updated = await deps.stores.transaction(async (tx) => {
+      const service = deps.accountService.within(tx);
       let out = key;
       const at = new Date().toISOString();
       if (limitChange !== null) {
@@ -117,8 +127,8 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       }
       return out;
     });
-    services.reservations.forget(key.hash);
-    if (disabled === true && key.isActive) await services.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'operator'), reason: 'disabled' });
+    deps.reservations.forget(key.hash);
+    if (disabled === true && key.isActive) await deps.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'operator'), reason: 'disabled' });
     return { data: adminKeyView(updated) };
   });
 
@@ -128,11 +138,11 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services,
       params: { hash: 'The key hash.' }, response: '{data: key, key, previous_key_expires_at}', answers: 'AdminKeyRotated', body: ROTATE_BODY,
     }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
+    const auth = await requireAdmin(request);
     const hash = paramOf(request, 'hash');
-    const key = await services.accounts.getKey(hash);
+    const key = await deps.stores.accounts.getKey(hash);
     if (key === undefined) throw new GatewayError('not_found', `No key with hash "${hash}".`);
-    const rotated = await rotateKey(services, auth, key, request.body, 'operator');
+    const rotated = await rotateKey(deps, auth, key, request.body, 'operator');
     return { data: adminKeyView(rotated.record), key: rotated.key, previous_key_expires_at: rotated.previousUntil };
   });
 }

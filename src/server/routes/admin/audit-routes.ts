@@ -1,13 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.ts';
 import { decodeCursor, isIdCursor, page, pageSize, queryOf, requireAdmin } from './admin-common.ts';
-import type { AdminStores } from './admin-stores.ts';
+import type { Stores } from '../../../store/store-contract.ts';
 import { auditView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 
+/** What audit-routes.ts uses of the services (handed out by build-app.ts). */
+export interface AuditRoutesDeps {
+  stores: Pick<Stores, 'audit'>;
+
+}
+
 /** GET /admin/audit: every admin action (who, what, on what, when), newest first. */
-export function registerAuditRoute(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerAuditRoute(app: FastifyInstance, deps: AuditRoutesDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/audit`, { ...access('admin'),
     schema: routeSchema({
       summary: 'The admin audit log', tags: ['admin: audit'],
@@ -15,7 +21,7 @@ export function registerAuditRoute(app: FastifyInstance, services: Services, sto
       response: '{data: [{id, at, actor: {key_hash, label, account_id}, action, target, details}], next_cursor}', answers: 'AuditPage',
     }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
     const limit = pageSize(q);
     const filter = { ...(q.action ? { action: q.action } : {}), ...(q.target ? { target: q.target } : {}) };

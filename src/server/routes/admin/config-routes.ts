@@ -2,10 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import { stringify } from 'yaml';
 import { redactConfig, redactUrls } from '../../../config/redact-config.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { ReloadResult, Services } from '../../services.ts';
 import { actorOf, requireAdmin } from './admin-common.ts';
 import { routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+import type { InForce, ReloadResult } from '../../wiring/in-force.ts';
+
+/** What config-routes.ts uses of the services (handed out by build-app.ts). */
+export interface ConfigRoutesDeps {
+  stores: Pick<Stores, 'audit'>;
+  inForce: Pick<InForce, 'config' | 'current' | 'lastReload' | 'reloadAgain' | 'scrubber'>;
+}
 
 /**
  * GET /admin/config: the running configuration, read-only, for the operator's dashboard:
@@ -18,31 +25,31 @@ import { access } from '../../route-access.ts';
  * POST /admin/config/reload: what SIGHUP does, asked over HTTP — the file is read again and
  * swapped in for new requests, or refused with the reason while the one in force stays.
  */
-export function registerAdminConfigRoute(app: FastifyInstance, services: Services, prefix: string): void {
+export function registerAdminConfigRoute(app: FastifyInstance, deps: ConfigRoutesDeps, prefix: string): void {
   app.get(`${prefix}/admin/config`, { ...access('admin'),
     schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config, file, yaml, generation, loaded_at, last_reload}', answers: 'RunningConfig' }),
   }, async (request) => {
-    await requireAdmin(services, request);
-    const config = services.config;
-    const mask = (v: unknown): unknown => JSON.parse(services.scrubber.text(JSON.stringify(redactConfig(v)))) as unknown;
+    await requireAdmin(request);
+    const config = deps.inForce.config;
+    const mask = (v: unknown): unknown => JSON.parse(deps.inForce.scrubber.text(JSON.stringify(redactConfig(v)))) as unknown;
     const source = config.source;
     return {
       data: mask(config),
       file: source?.file ?? null,
       yaml: source?.tree === undefined ? null : stringify(mask(source.tree), { lineWidth: 0 }),
-      generation: services.current.generation,
-      loaded_at: services.current.loadedAt,
-      last_reload: reloadView(services.lastReload),
+      generation: deps.inForce.current.generation,
+      loaded_at: deps.inForce.current.loadedAt,
+      last_reload: reloadView(deps.inForce.lastReload),
     };
   });
 
   app.post(`${prefix}/admin/config/reload`, { ...access('admin'),
     schema: routeSchema({ summary: 'Reload the configuration file, as SIGHUP does', tags: ['admin: config'], response: '{data: {ok, generation, at, models?, warnings?, error?}}', answers: 'ConfigReloadAnswer' }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
-    const result = services.reloadAgain();
+    const auth = await requireAdmin(request);
+    const result = deps.inForce.reloadAgain();
     if (result === null) throw new GatewayError('not_found', 'No configuration file behind this gateway (it runs on the defaults): there is nothing to reload.');
-    await services.stores.audit.record(actorOf(auth), 'config.reload', null,
+    await deps.stores.audit.record(actorOf(auth), 'config.reload', null,
       result.ok ? { ok: true, generation: result.generation } : { ok: false, error: redactUrls(result.error) }, result.at);
     return { data: reloadView(result) };
   });

@@ -4,13 +4,18 @@ import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { formatNanos } from '../../../money/money.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from '../../../store/activity-records.ts';
-import type { Services } from '../../services.ts';
 import { queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
-import type { AdminStores } from './admin-stores.ts';
+import type { Stores } from '../../../store/store-contract.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
 import { access } from '../../route-access.ts';
-import { accountMemberFilter, adminMemberFilter, checkReportKey } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey, type MemberFilterDeps } from './member-filter.ts';
 import { routeSchema } from './route-schema.ts';
+
+/** What generations-csv-route.ts uses of the services (handed out by build-app.ts). */
+export type GenerationsCsvRouteDeps = MemberFilterDeps & {
+  stores: Pick<Stores, 'activity'>;
+
+};
 
 // The generation list as CSV, the whole filtered range: GET /activity.csv (the caller's
 // account, management key) and GET /admin/generations.csv (admin key; `account=`). The
@@ -39,13 +44,14 @@ const schema = (summary: string, extra: Record<string, string>): FastifySchema =
   produces: { 'text/csv': { type: 'string' } },
 });
 
-export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerGenerationsCsvRoutes(app: FastifyInstance, deps: GenerationsCsvRouteDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/generations.csv`, { ...access('admin'),
     schema: schema('Generation records as CSV (text/csv, streamed), the whole filtered range', { account: 'An account id.' }),
   }, async (request, reply) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
-    const member = await adminMemberFilter(services, q);
+    const member = await adminMemberFilter(deps, q);
     return csv(reply, stores, {
       ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
       ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
@@ -55,10 +61,10 @@ export function registerGenerationsCsvRoutes(app: FastifyInstance, services: Ser
   app.get(`${prefix}/activity.csv`, { ...access('management', { role: 'viewer' }),
     schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
   }, async (request, reply) => {
-    const auth = await requireManager(services, request);
+    const auth = await requireManager(request);
     const q = queryOf(request);
-    await checkReportKey(services, auth, q.key);
-    const memberId = await accountMemberFilter(services, auth, q);
+    await checkReportKey(deps, auth, q.key);
+    const memberId = await accountMemberFilter(deps, auth, q);
     return csv(reply, stores, { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) }, q, 'activity');
   });
 }
@@ -72,7 +78,7 @@ function maxRows(q: Query): number {
   return n;
 }
 
-function csv(reply: FastifyReply, stores: AdminStores, filter: ActivityFilter, q: Query, name: string): Readable {
+function csv(reply: FastifyReply, stores: GenerationsCsvRouteDeps['stores'], filter: ActivityFilter, q: Query, name: string): Readable {
   const max = maxRows(q); // validated before the answer starts
   reply.header('content-type', 'text/csv; charset=utf-8');
   reply.header('content-disposition', `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`);
@@ -81,7 +87,7 @@ function csv(reply: FastifyReply, stores: AdminStores, filter: ActivityFilter, q
   return Readable.from(rows(stores, filter, max));
 }
 
-async function* rows(stores: AdminStores, filter: ActivityFilter, max: number): AsyncGenerator<string> {
+async function* rows(stores: GenerationsCsvRouteDeps['stores'], filter: ActivityFilter, max: number): AsyncGenerator<string> {
   yield `${COLUMNS.map(([name]) => name).join(',')}\r\n`;
   let after: ActivityCursor | null = null;
   let sent = 0;

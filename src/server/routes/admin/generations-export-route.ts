@@ -2,13 +2,19 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ActivityFilter } from '../../../store/activity-records.ts';
-import type { Services } from '../../services.ts';
 import { EXPORT_FORMATS, exportLines, isExportFormat } from '../../generation-export.ts';
 import { actorOf, queryOf, requireAdmin } from './admin-common.ts';
-import type { AdminStores } from './admin-stores.ts';
 import { FILTER_QUERY, filterOf } from './generations-routes.ts';
 import { routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+import type { RecordsRetention } from '../../records-retention.ts';
+
+/** What generations-export-route.ts uses of the services (handed out by build-app.ts). */
+export interface GenerationsExportRouteDeps {
+  stores: Pick<Stores, 'activity' | 'audit'>;
+  retention: RecordsRetention;
+}
 
 // Exports of generation records before they are pruned (records-retention.ts), and the
 // pruning on demand:
@@ -18,7 +24,8 @@ import { access } from '../../route-access.ts';
 //   POST /admin/generations/prune  one pruning pass now.
 
 
-export function registerGenerationsExportRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerGenerationsExportRoutes(app: FastifyInstance, deps: GenerationsExportRouteDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/generations/export`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Every generation record of a range as CSV or JSON lines (streamed, newest first), e.g. before the retention prunes them',
@@ -28,7 +35,7 @@ export function registerGenerationsExportRoutes(app: FastifyInstance, services: 
       produces: { 'text/csv': { type: 'string' }, 'application/x-ndjson': { type: 'string', description: 'One generation record (JSON) per line.' } },
     }),
   }, async (request, reply) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
     const format = q.format === undefined || q.format === '' ? 'csv' : q.format;
     if (!isExportFormat(format)) {
@@ -48,9 +55,9 @@ export function registerGenerationsExportRoutes(app: FastifyInstance, services: 
       response: '{data: {deleted, accounts, steps, max_step_ms, total_step_ms}}', answers: 'Pruned',
     }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
-    const r = await services.retention.runOnce();
-    await services.stores.audit.record(actorOf(auth), 'generations.prune', null, { deleted: r.deleted, accounts: r.accounts }, new Date().toISOString());
+    const auth = await requireAdmin(request);
+    const r = await deps.retention.runOnce();
+    await deps.stores.audit.record(actorOf(auth), 'generations.prune', null, { deleted: r.deleted, accounts: r.accounts }, new Date().toISOString());
     return { data: { deleted: r.deleted, accounts: r.accounts, steps: r.steps, max_step_ms: round(r.maxStepMs), total_step_ms: round(r.totalStepMs) } };
   });
 }

@@ -2,13 +2,17 @@ import { generationView } from '../generation-view.ts';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ActivityFilter } from '../../../store/activity-records.ts';
-import type { Services } from '../../services.ts';
 import { decodeCursor, isTimeIdCursor, page, pageSize, paramOf, queryOf, readInstant, requireAdmin, requireManager, type Query } from './admin-common.ts';
-import type { AdminStores } from './admin-stores.ts';
 import { activityView } from './admin-views.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
-import { accountMemberFilter, adminMemberFilter, checkReportKey, MEMBER_QUERY } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, checkReportKey, MEMBER_QUERY, type MemberFilterDeps } from './member-filter.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+
+/** What generations-routes.ts uses of the services (handed out by build-app.ts). */
+export type GenerationsRoutesDeps = MemberFilterDeps & {
+  stores: Pick<Stores, 'activity' | 'generations'>;
+};
 
 export const FILTER_QUERY = {
   key: 'A key hash.',
@@ -25,13 +29,14 @@ export const FILTER_QUERY = {
  * (all accounts, or `account=`), GET /admin/generations/:id, and GET /activity (the
  * caller's account, management key).
  */
-export function registerGenerationsRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerGenerationsRoutes(app: FastifyInstance, deps: GenerationsRoutesDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/generations`, { ...access('admin'),
     schema: routeSchema({ summary: 'List generation records', tags: ['admin: generations'], query: { account: 'An account id.', ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}', answers: 'ActivityPage' }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
-    const member = await adminMemberFilter(services, q);
+    const member = await adminMemberFilter(deps, q);
     return list(stores, {
       ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
       ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
@@ -41,10 +46,10 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   app.get(`${prefix}/admin/generations/:id`, { ...access('admin'),
     schema: routeSchema({ summary: 'One generation record, whole', tags: ['admin: generations'], params: { id: 'The generation id.' }, response: '{data: generation}', answers: 'GenerationAnswer' }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const id = paramOf(request, 'id');
     const row = await stores.activity.get(id);
-    const record = await services.generations.getRecord(id);
+    const record = await deps.stores.generations.getRecord(id);
     if (row === undefined || record === undefined) throw new GatewayError('not_found', `No generation "${id}".`);
     return { data: { ...activityView(row), ...generationView(record) } };
   });
@@ -52,10 +57,10 @@ export function registerGenerationsRoutes(app: FastifyInstance, services: Servic
   app.get(`${prefix}/activity`, { ...access('management', { role: 'viewer' }),
     schema: routeSchema({ summary: "The caller's account generation records (management key)", tags: ['account reports'], query: { ...FILTER_QUERY, ...PAGE_QUERY }, response: '{data: [generation], next_cursor}', answers: 'ActivityPage' }),
   }, async (request) => {
-    const auth = await requireManager(services, request);
+    const auth = await requireManager(request);
     const q = queryOf(request);
-    await checkReportKey(services, auth, q.key);
-    const memberId = await accountMemberFilter(services, auth, q);
+    await checkReportKey(deps, auth, q.key);
+    const memberId = await accountMemberFilter(deps, auth, q);
     return list(stores, { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) }, q);
   });
 }
@@ -77,7 +82,7 @@ export function filterOf(q: Query): ActivityFilter {
   return f;
 }
 
-async function list(stores: AdminStores, filter: ActivityFilter, q: Query): Promise<unknown> {
+async function list(stores: GenerationsRoutesDeps['stores'], filter: ActivityFilter, q: Query): Promise<unknown> {
   const limit = pageSize(q);
   const after = decodeCursor(q, isTimeIdCursor);
   const rows = await stores.activity.list(filter, limit + 1, after === null ? null : { createdAt: after[0], id: after[1] });

@@ -2,11 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { McpCallCursor, McpCallFilter, McpCallRow, McpCallStatus } from '../../../store/mcp-store.ts';
 import { access } from '../../route-access.ts';
-import type { Services } from '../../services.ts';
-import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody } from '../../mcp-endpoint/account-mcp-servers.ts';
-import { findAccount } from './accounts-routes.ts';
+import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody, type AccountMcpServersDeps } from '../../mcp-endpoint/account-mcp-servers.ts';
+import { findAccount, type FindAccountDeps } from './accounts-routes.ts';
 import { decodeCursor, page, pageSize, paramOf, queryOf, requireAdmin, type Query } from './admin-common.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './route-schema.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+
+/** What mcp-routes.ts uses of the services (handed out by build-app.ts). */
+export type McpRoutesDeps = AccountMcpServersDeps & FindAccountDeps & {
+  stores: Pick<Stores, 'mcpCalls' | 'mcpServers'>;
+};
 
 // The operator's view of MCP: any account's own MCP servers (list, add, remove; audited), and
 // the record of MCP tool calls (GET /admin/mcp/calls: server, tool, duration, status, key,
@@ -27,7 +32,7 @@ function callView(c: McpCallRow): Record<string, unknown> {
 }
 
 /** A page of the record of MCP tool calls, by the query's `key`, `server`, `status`, `limit` and `cursor`; `accountId`: only its calls. */
-export async function mcpCallsPage(services: Services, q: Query, accountId: string | undefined): Promise<{ data: Array<Record<string, unknown>>; next_cursor: string | null }> {
+export async function mcpCallsPage(deps: { stores: Pick<Stores, 'mcpCalls'> }, q: Query, accountId: string | undefined): Promise<{ data: Array<Record<string, unknown>>; next_cursor: string | null }> {
   const limit = pageSize(q);
   const filter: McpCallFilter = {};
   if (accountId !== undefined) filter.accountId = accountId;
@@ -37,20 +42,20 @@ export async function mcpCallsPage(services: Services, q: Query, accountId: stri
     if (!(MCP_CALL_STATUSES as readonly string[]).includes(q.status)) throw new GatewayError('invalid_parameter', `"status" must be one of ${MCP_CALL_STATUSES.join(', ')}.`, { param: 'status' });
     filter.status = q.status as McpCallStatus;
   }
-  const rows = await services.stores.mcpCalls.list(filter, decodeCursor(q, isCallCursor), limit + 1);
+  const rows = await deps.stores.mcpCalls.list(filter, decodeCursor(q, isCallCursor), limit + 1);
   const out = page(rows, limit, (r): McpCallCursor => [r.at, r.id]);
   return { data: out.data.map(callView), next_cursor: out.next_cursor };
 }
 
-export function registerAdminMcpRoutes(app: FastifyInstance, services: Services, prefix: string): void {
+export function registerAdminMcpRoutes(app: FastifyInstance, deps: McpRoutesDeps, prefix: string): void {
   const tags = ['admin: mcp'];
   app.get(`${prefix}/admin/accounts/:id/mcp-servers`, {
     ...access('admin'),
     schema: routeSchema({ summary: "An account's own MCP servers; header values are never shown", tags, params: accountParam, response: '{data: [mcp_server]}', answers: 'AccountMcpServerList' }),
   }, async (request) => {
-    await requireAdmin(services, request);
-    const account = await findAccount(services, paramOf(request, 'id'));
-    return { data: (await services.stores.mcpServers.list(account.id)).map(accountMcpServerView) };
+    await requireAdmin(request);
+    const account = await findAccount(deps, paramOf(request, 'id'));
+    return { data: (await deps.stores.mcpServers.list(account.id)).map(accountMcpServerView) };
   });
 
   app.post(`${prefix}/admin/accounts/:id/mcp-servers`, {
@@ -60,9 +65,9 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
       body: bodySchema({ ...ACCOUNT_MCP_SERVER_FIELDS }, { required: ['name', 'url'] }),
     }),
   }, async (request, reply) => {
-    const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramOf(request, 'id'));
-    const row = await createAccountMcpServer(services, auth, account.id, request.body as AccountMcpServerBody);
+    const auth = await requireAdmin(request);
+    const account = await findAccount(deps, paramOf(request, 'id'));
+    const row = await createAccountMcpServer(deps, auth, account.id, request.body as AccountMcpServerBody);
     reply.code(201);
     return { data: accountMcpServerView(row) };
   });
@@ -71,9 +76,9 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
     ...access('admin'),
     schema: routeSchema({ summary: "Remove one of an account's MCP servers", tags, params: { ...accountParam, server: 'The server id (mcps_...).' }, response: '{deleted: true}', answers: 'Deleted' }),
   }, async (request) => {
-    const auth = await requireAdmin(services, request);
-    const account = await findAccount(services, paramOf(request, 'id'));
-    await removeAccountMcpServer(services, auth, account.id, paramOf(request, 'server'));
+    const auth = await requireAdmin(request);
+    const account = await findAccount(deps, paramOf(request, 'id'));
+    await removeAccountMcpServer(deps, auth, account.id, paramOf(request, 'server'));
     return { deleted: true };
   });
 
@@ -88,8 +93,8 @@ export function registerAdminMcpRoutes(app: FastifyInstance, services: Services,
       response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}', answers: 'McpCallPage',
     }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
-    return mcpCallsPage(services, q, q.account !== undefined && q.account !== '' ? (await findAccount(services, q.account)).id : undefined);
+    return mcpCallsPage(deps, q, q.account !== undefined && q.account !== '' ? (await findAccount(deps, q.account)).id : undefined);
   });
 }

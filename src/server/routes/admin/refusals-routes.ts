@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { refusalMinute, type RefusalCursor, type RefusalFilter } from '../../../store/refusal-records.ts';
-import type { Services } from '../../services.ts';
 import { decodeCursor, page, pageSize, queryOf, readInstant, requireAdmin } from './admin-common.ts';
-import { findAccount } from './accounts-routes.ts';
-import type { AdminStores } from './admin-stores.ts';
+import { findAccount, type FindAccountDeps } from './accounts-routes.ts';
+import type { Stores } from '../../../store/store-contract.ts';
 import { PAGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
+
+/** What refusals-routes.ts uses of the services (handed out by build-app.ts). */
+export type RefusalsRoutesDeps = FindAccountDeps & {
+  stores: Pick<Stores, 'refusals'>;
+
+};
 
 function isRefusalCursor(v: unknown): v is RefusalCursor {
   return Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'string');
@@ -15,7 +20,8 @@ function isRefusalCursor(v: unknown): v is RefusalCursor {
  * GET /admin/refusals: requests refused at admission (rate limits, credits, unknown models…),
  * counted per key × UTC minute × reason (the error code) and kept 7 days; newest first.
  */
-export function registerRefusalsRoute(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerRefusalsRoute(app: FastifyInstance, deps: RefusalsRoutesDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/refusals`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Refused requests, counted per key, minute and reason (kept 7 days)', tags: ['admin: usage'],
@@ -26,11 +32,11 @@ export function registerRefusalsRoute(app: FastifyInstance, services: Services, 
       response: '{data: [{minute, account_id, key_hash, reason, count}], next_cursor}', answers: 'RefusalPage',
     }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
     const limit = pageSize(q);
     const filter: RefusalFilter = {};
-    if (q.account !== undefined && q.account !== '') filter.accountId = (await findAccount(services, q.account)).id;
+    if (q.account !== undefined && q.account !== '') filter.accountId = (await findAccount(deps, q.account)).id;
     if (q.key !== undefined && q.key !== '') filter.keyHash = q.key;
     const from = readInstant(q.from, 'from');
     const to = readInstant(q.to, 'to');

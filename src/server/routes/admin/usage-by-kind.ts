@@ -10,7 +10,7 @@ import type { AdminStores } from './admin-stores.ts';
 // first, ties by name; the cursor is the same `[cost, group]`.
 
 export async function usageByKind(
-  stores: AdminStores,
+  stores: Pick<AdminStores, 'usage'>,
   catalog: Catalog,
   accountId: string | null,
   from: string,

@@ -1,15 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { usageCursorOf, USAGE_GROUPS, type UsageCursor, type UsageGroup } from '../../../store/usage-records.ts';
-import type { Services } from '../../services.ts';
 import { dayRange, decodeCursor, figuresView, money, page, pageSize, queryOf, requireAdmin, requireManager, type Query } from './admin-common.ts';
 import { findAccount } from './accounts-routes.ts';
-import type { AdminStores } from './admin-stores.ts';
 import { PAGE_QUERY, RANGE_QUERY, routeSchema } from './route-schema.ts';
 import { access } from '../../route-access.ts';
 import { usageByKind } from './usage-by-kind.ts';
-import { accountMemberFilter, adminMemberFilter, MEMBER_QUERY } from './member-filter.ts';
+import { accountMemberFilter, adminMemberFilter, MEMBER_QUERY, type MemberFilterDeps } from './member-filter.ts';
 import type { Catalog } from '../../../catalog/catalog.ts';
+import type { Stores } from '../../../store/store-contract.ts';
+import type { InForce } from '../../wiring/in-force.ts';
+
+/** What usage-routes.ts uses of the services (handed out by build-app.ts). */
+export type UsageRoutesDeps = MemberFilterDeps & {
+  stores: Pick<Stores, 'accounts' | 'usage'>;
+  inForce: Pick<InForce, 'catalog'>;
+};
 
 /** The groupings: the rollups' own, and `kind` (the models' sums folded by their kind: usage-by-kind.ts). */
 const GROUPS: readonly string[] = [...USAGE_GROUPS, 'kind'];
@@ -20,7 +26,8 @@ const GROUP_QUERY = { group_by: `One of ${GROUPS.join(', ')} (default day).` };
  * Usage aggregates from the daily rollups: GET /admin/usage (all accounts, or `account=`)
  * and GET /usage (the caller's account, management key; `account` is not accepted there).
  */
-export function registerUsageRoutes(app: FastifyInstance, services: Services, stores: AdminStores, prefix: string): void {
+export function registerUsageRoutes(app: FastifyInstance, deps: UsageRoutesDeps, prefix: string): void {
+  const { stores } = deps;
   app.get(`${prefix}/admin/usage`, { ...access('admin'),
     schema: routeSchema({
       summary: 'Usage aggregates (all accounts or one), per day, model, kind, provider, key, app or account', tags: ['admin: usage'],
@@ -28,15 +35,15 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
       response: '{data: [{group, requests, errors, tokens_*, cost, cost_usd, avg_latency_ms}], next_cursor, totals, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
-    await requireAdmin(services, request);
+    await requireAdmin(request);
     const q = queryOf(request);
-    const member = await adminMemberFilter(services, q);
+    const member = await adminMemberFilter(deps, q);
     if (member !== undefined) {
       if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account with "member": a member is of one account.', { param: 'group_by' });
-      return usage(stores, services.catalog, member.accountId, q, member.id);
+      return usage(stores, deps.inForce.catalog, member.accountId, q, member.id);
     }
-    const account = q.account === undefined || q.account === '' ? null : (await findAccount(services, q.account)).id;
-    return usage(stores, services.catalog, account, q);
+    const account = q.account === undefined || q.account === '' ? null : (await findAccount(deps, q.account)).id;
+    return usage(stores, deps.inForce.catalog, account, q);
   });
 
   app.get(`${prefix}/usage`, { ...access('management', { role: 'viewer' }),
@@ -45,12 +52,12 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
       query: { ...MEMBER_QUERY, ...GROUP_QUERY, ...RANGE_QUERY, ...PAGE_QUERY }, response: '{data: [...], next_cursor, totals, balance, balance_usd, group_by, from, to}', answers: 'UsageReport',
     }),
   }, async (request) => {
-    const auth = await requireManager(services, request);
+    const auth = await requireManager(request);
     const q = queryOf(request);
     if (q.group_by === 'account') throw new GatewayError('invalid_parameter', '"group_by" account is for the admin API.', { param: 'group_by' });
-    const memberId = await accountMemberFilter(services, auth, q);
-    const balance = await services.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
-    return { ...(await usage(stores, services.catalog, auth.account.id, q, memberId)), ...money('balance', balance) };
+    const memberId = await accountMemberFilter(deps, auth, q);
+    const balance = await deps.stores.accounts.balance(auth.account.id) ?? auth.account.balanceNanos;
+    return { ...(await usage(stores, deps.inForce.catalog, auth.account.id, q, memberId)), ...money('balance', balance) };
   });
 }
 
@@ -58,7 +65,7 @@ export function registerUsageRoutes(app: FastifyInstance, services: Services, st
  * One page of groups (`limit`, `cursor`: admin-common.ts), and the totals over the whole
  * range, whichever page this is. A cursor names its grouping: it is refused with another.
  */
-async function usage(stores: AdminStores, catalog: Catalog, accountId: string | null, q: Query, memberId?: string): Promise<Record<string, unknown>> {
+async function usage(stores: UsageRoutesDeps['stores'], catalog: Catalog, accountId: string | null, q: Query, memberId?: string): Promise<Record<string, unknown>> {
   const group = (q.group_by ?? 'day') as UsageGroup | 'kind';
   if (!GROUPS.includes(group)) throw new GatewayError('invalid_parameter', `"group_by" must be one of ${GROUPS.join(', ')}.`, { param: 'group_by' });
   const { from, to } = dayRange(q);

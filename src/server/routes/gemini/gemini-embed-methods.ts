@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeGeminiBatchEmbed, decodeGeminiEmbedContent, geminiBatchEmbedDialect, geminiEmbedContentDialect } from '../../../front/gemini-generate/gemini-embed.ts';
-import { runGeneration } from '../../generation-route.ts';
-import type { Services } from '../../services.ts';
+import { runGeneration, type GenerationRouteDeps } from '../../generation-route.ts';
 import type { GeminiMethod } from './gemini-method.ts';
 
 // embedContent and batchEmbedContents: Gemini's embeddings, for every embedding model of the
@@ -10,15 +9,15 @@ import type { GeminiMethod } from './gemini-method.ts';
 export const embedContent: GeminiMethod = {
   name: 'embedContent',
   charges: true,
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
-    return runGeneration(services, geminiEmbedContentDialect, request, reply, decodeGeminiEmbedContent(request.body, model));
+  handle(deps: GenerationRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
+    return runGeneration(deps, geminiEmbedContentDialect, request, reply, decodeGeminiEmbedContent(request.body, model));
   },
 };
 
 export const batchEmbedContents: GeminiMethod = {
   name: 'batchEmbedContents',
   charges: true,
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
-    return runGeneration(services, geminiBatchEmbedDialect, request, reply, decodeGeminiBatchEmbed(request.body, model));
+  handle(deps: GenerationRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
+    return runGeneration(deps, geminiBatchEmbedDialect, request, reply, decodeGeminiBatchEmbed(request.body, model));
   },
 };

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { geminiArrayDialect, geminiSseDialect } from '../../../front/gemini-generate/gemini-dialect.ts';
 import { decodeGeminiRequest } from '../../../front/gemini-generate/decode-gemini-request.ts';
-import { runGeneration } from '../../generation-route.ts';
-import type { Services } from '../../services.ts';
+import { runGeneration, type GenerationRouteDeps } from '../../generation-route.ts';
 import type { GeminiMethod } from './gemini-method.ts';
 
 // generateContent and streamGenerateContent: the body decoded with the path's model, then
@@ -17,16 +16,16 @@ function wantsSse(request: FastifyRequest): boolean {
 export const generateContent: GeminiMethod = {
   name: 'generateContent',
   charges: true,
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
-    return runGeneration(services, geminiSseDialect, request, reply, decodeGeminiRequest(request.body, { model, stream: false }));
+  handle(deps: GenerationRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
+    return runGeneration(deps, geminiSseDialect, request, reply, decodeGeminiRequest(request.body, { model, stream: false }));
   },
 };
 
 export const streamGenerateContent: GeminiMethod = {
   name: 'streamGenerateContent',
   charges: true,
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
+  handle(deps: GenerationRouteDeps, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown> {
     const dialect = wantsSse(request) ? geminiSseDialect : geminiArrayDialect;
-    return runGeneration(services, dialect, request, reply, decodeGeminiRequest(request.body, { model, stream: true }));
+    return runGeneration(deps, dialect, request, reply, decodeGeminiRequest(request.body, { model, stream: true }));
   },
 };

@@ -1,5 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services.ts';
+import type { GenerationRouteDeps } from '../../generation-route.ts';
+import type { InForce } from '../../wiring/in-force.ts';
+
+/** What Gemini's model methods use: the model-calling handler's collaborators, and the catalog (countTokens). */
+export type GeminiMethodDeps = GenerationRouteDeps & { inForce: Pick<InForce, 'catalog'> };
 
 // Gemini's model methods are written after the model in one path segment
 // (`/v1beta/models/{model}:generateContent`), and a catalog id holds a slash, so no router
@@ -37,5 +41,5 @@ export interface GeminiMethod {
    * read, as on every model route. False for methods that only count.
    */
   readonly charges: boolean;
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown>;
+  handle(deps: GeminiMethodDeps, request: FastifyRequest, reply: FastifyReply, model: string): Promise<unknown>;
 }

@@ -4,16 +4,23 @@ import { encodeGeminiModel } from '../../../front/gemini-generate/encode-gemini-
 import { geminiSseDialect, readGeminiKey } from '../../../front/gemini-generate/gemini-dialect.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { overheadClock } from '../../gateway-overhead.ts';
-import { dialectErrorHandler, generationAccess } from '../../generation-route.ts';
+import { dialectErrorHandler, generationAccess, type GenerationRouteDeps } from '../../generation-route.ts';
 import { access, requestAuth } from '../../route-access.ts';
 import type { ModelAccess } from '../../../catalog/model-access.ts';
-import { modelForKey, modelsForKey, presentedAccess } from '../../key-models.ts';
-import type { Services } from '../../services.ts';
+import { modelForKey, modelsForKey, presentedAccess, type KeyModelsDeps } from '../../key-models.ts';
 import { countTokens } from './gemini-count-tokens-method.ts';
 import { batchEmbedContents, embedContent } from './gemini-embed-methods.ts';
 import { generateContent, streamGenerateContent } from './gemini-generate-method.ts';
 import { geminiTarget, type GeminiMethod } from './gemini-method.ts';
 import { GEMINI_LIST_SCHEMA, GEMINI_METHOD_SCHEMA, GEMINI_MODEL_SCHEMA } from './gemini-route-schemas.ts';
+import type { InForce } from '../../wiring/in-force.ts';
+import type { Telemetry } from '../../../observability/telemetry.ts';
+
+/** What gemini-routes.ts uses of the services (handed out by build-app.ts). */
+export type GeminiRoutesDeps = GenerationRouteDeps & KeyModelsDeps & {
+  inForce: Pick<InForce, 'catalog' | 'config'>;
+  telemetry: Telemetry;
+};
 
 // Gemini's own API (docs/gemini-api.md), for every model of the catalog:
 //   POST /v1beta/models/{model}:{method}   the methods below (gemini-method.ts reads the path);
@@ -37,14 +44,14 @@ const METHODS: ReadonlyMap<string, GeminiMethod> = new Map(
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
-export function registerGeminiRoutes(app: FastifyInstance, services: Services): void {
+export function registerGeminiRoutes(app: FastifyInstance, deps: GeminiRoutesDeps): void {
   const errorHandler = dialectErrorHandler(geminiSseDialect);
-  const declared = generationAccess(services, geminiSseDialect, {
+  const declared = generationAccess(deps, geminiSseDialect, {
     // Only a model call is refused before its body for a key that cannot pay; counting is free.
     refuseBeforeBody: (request) => METHODS.get(geminiTarget(request).method)?.charges === true,
     note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`, `:embedContent`, `:batchEmbedContents`; key also from `x-goog-api-key` or `?key=`',
   });
-  const options = { errorHandler, schema: GEMINI_METHOD_SCHEMA, ...declared, ...overheadClock(services.telemetry) };
+  const options = { errorHandler, schema: GEMINI_METHOD_SCHEMA, ...declared, ...overheadClock(deps.telemetry) };
   for (const prefix of METHOD_PREFIXES) app.post(`${prefix}/models/*`, options, async (request, reply) => {
     const { model, method } = geminiTarget(request);
     const handler = METHODS.get(method);
@@ -56,23 +63,23 @@ export function registerGeminiRoutes(app: FastifyInstance, services: Services): 
         : `No method "${shown}" on ${prefix}/models; this gateway serves ${served}.`);
     }
     if (model.length === 0) throw new GatewayError('not_found', `POST ${prefix}/models/{model}:${method} needs a model.`);
-    return handler.handle(services, request, reply, model);
+    return handler.handle(deps, request, reply, model);
   });
 
   // The model list: public unless `server.public_models: false`, as GET /v1/models.
-  const keyed = services.config.server.publicModels === false;
+  const keyed = deps.inForce.config.server.publicModels === false;
   const listAccess = keyed
     ? access('key', { readKey: readGeminiKey, keyHeaders: 'google' })
     : access('none');
   const list = { errorHandler, ...listAccess };
   // A valid key with an allowlist sees only what it may use (key-models.ts).
-  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(services, request, readGeminiKey, keyed ? requestAuth(request) : null);
-  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(services.catalog, request.query as Record<string, unknown>, await accessOf(request)));
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(deps, request, readGeminiKey, keyed ? requestAuth(request) : null);
+  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(deps.inForce.catalog, request.query as Record<string, unknown>, await accessOf(request)));
   app.get(`${GEMINI_PREFIX}/models/*`, { ...list, schema: GEMINI_MODEL_SCHEMA }, async (request) => {
     const { model } = geminiTarget(request);
     const allowed = await accessOf(request);
-    if (model === '') return listModels(services.catalog, request.query as Record<string, unknown>, allowed);
-    const found = modelForKey(services.catalog, model, allowed);
+    if (model === '') return listModels(deps.inForce.catalog, request.query as Record<string, unknown>, allowed);
+    const found = modelForKey(deps.inForce.catalog, model, allowed);
     if (found === undefined) throw new GatewayError('not_found', `models/${model} is not found in this gateway's catalog; GET ${GEMINI_PREFIX}/models lists them.`, { param: 'model' });
     return encodeGeminiModel(found);
   });
