@@ -106,7 +106,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, deps: AdminKeysRout
     }
     if (body.disabled !== undefined && typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
     if (body.disabled === true && key.hash === auth.key.hash) throw new GatewayError('invalid_parameter', 'An admin key cannot disable itself.', { param: 'disabled' });
-    const disabled = body.disabled as boolean | undefined;
+    const disabled = body.disabled;
     const updated = await deps.stores.transaction(async (tx) => {
       const service = deps.accountService.within(tx);
       let out = key;
