@@ -81,9 +81,9 @@ describe('chat request validation over HTTP', () => {
     // API under its own version (docs/gemini-api.md), and /mcp, the one MCP endpoint (docs/mcp-endpoint.md).
     const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
     assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/mcp', '/metrics', '/ready', '/v1beta/models', '/v1beta/models/*']);
-    // Under /api/v1 only: the dashboard's session (sign-in, and a member's emailed sign-in link) and playground-key routes, which no API client calls.
+    // Under /api/v1 only: the dashboard's session (sign-in, a member's emailed sign-in link, single sign-on) and playground-key routes, which no API client calls.
     const apiOnly = routes.filter((r) => r.url.startsWith('/api/v1/') && !gw.app.hasRoute({ method: r.method, url: r.url.slice(4) }));
-    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), ['/api/v1/dashboard/playground-key', '/api/v1/dashboard/session', '/api/v1/sessions/email', '/api/v1/sessions/email/redeem']);
+    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), ['/api/v1/dashboard/playground-key', '/api/v1/dashboard/session', '/api/v1/sessions/email', '/api/v1/sessions/email/redeem', '/api/v1/sessions/oidc/callback', '/api/v1/sessions/oidc/start']);
     assert.equal(routes.length, 2 * v1.length + others.length + apiOnly.length, 'and nothing else');
     // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });
