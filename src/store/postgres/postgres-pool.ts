@@ -35,6 +35,13 @@ export function createPostgresPool(opts: PostgresPoolOptions): pg.Pool {
     idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000,
   });
   pool.on('error', (err) => opts.onError?.(err));
+  // A connection that drops while a client is checked out (inside a transaction) emits
+  // 'error' on that client, which the pool listens for only while the client is idle: with no
+  // listener, the event would end the process. The statement in flight fails on its own
+  // (callers fail closed); the event is only reported.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => opts.onError?.(err));
+  });
   return pool;
 }
 
