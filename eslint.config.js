@@ -31,18 +31,13 @@ export default defineConfig(
         'error',
         {
           // node:test's test()/describe()/it() return promises that the runner itself awaits.
-          allowForKnownSafeCalls: [
-            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after'] },
-          ],
+          allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after'] }],
         },
       ],
       // A switch over a union without a `default:` must list every member, so a new member (content part,
       // provider kind, outcome) fails the lint until each such switch handles it. A `default:` is the author's
       // answer for every other member (20 switches say "ignore the rest" or throw on the unexpected) and counts.
-      '@typescript-eslint/switch-exhaustiveness-check': [
-        'error',
-        { considerDefaultExhaustiveForUnions: true },
-      ],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       // `const { secret: _secret, ...rest } = x` is how the code drops a field; `_` names what is unused on purpose.
       '@typescript-eslint/no-unused-vars': [
         'error',

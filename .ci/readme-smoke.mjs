@@ -26,7 +26,8 @@ const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trim());
 const startSection = readme.slice(readme.indexOf('## Start it'));
 const startBlock = /```sh\n([\s\S]*?)```/.exec(startSection)?.[1].trim();
-if (startBlock !== START) fail(`README's start command is now ${JSON.stringify(startBlock)}; this check runs ${JSON.stringify(START)}: update one or the other`);
+if (startBlock !== START)
+  fail(`README's start command is now ${JSON.stringify(startBlock)}; this check runs ${JSON.stringify(START)}: update one or the other`);
 if (!readme.includes(`http://127.0.0.1:${PORT}`)) fail(`README no longer says the gateway listens on 127.0.0.1:${PORT}`);
 const curl = blocks.find((b) => b.startsWith(`curl http://127.0.0.1:${PORT}/`));
 if (curl === undefined || !curl.includes('<the printed key>')) fail("README's curl example (with <the printed key>) is gone");
@@ -56,7 +57,8 @@ const keyFile = await new Promise((resolve) => {
 });
 if (keyFile === null) fail(`npm start named no key file (a fresh clone has no ./data yet):\n${output}`);
 if (/sk-sy-v1-/.test(output)) fail(`npm start printed a key to output that is not a terminal:\n${output}`);
-if ((statSync(keyFile).mode & 0o777) !== 0o600) fail(`${keyFile} is not readable by this user only (mode ${(statSync(keyFile).mode & 0o777).toString(8)})`);
+if ((statSync(keyFile).mode & 0o777) !== 0o600)
+  fail(`${keyFile} is not readable by this user only (mode ${(statSync(keyFile).mode & 0o777).toString(8)})`);
 const key = readFileSync(keyFile, 'utf8').trim();
 tree = [npm.pid, ...descendants(npm.pid)];
 console.log(`readme-smoke: listening, key in ${keyFile}; process tree ${tree.join(' ')}`);

@@ -22,7 +22,15 @@ import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { stream: { type: 'boolean' }, fleet: { type: 'boolean' }, 'flags-a': { type: 'string' }, 'flags-b': { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
+  options: {
+    stream: { type: 'boolean' },
+    fleet: { type: 'boolean' },
+    'flags-a': { type: 'string' },
+    'flags-b': { type: 'string' },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+  },
 });
 if (positionals.length < 2) {
   process.stderr.write('usage: node bench/ab.ts <root A> <root B> [--stream] [--fleet] [--rounds N] [--seconds S]\n');
@@ -39,11 +47,19 @@ const extraFlags = [flags['flags-a'], flags['flags-b']].map((f) => (f ?? '').spl
 let engines: FleetEngines | null = null;
 try {
   engines = flags.fleet === true ? await startFleetEngines() : null;
-  const fleetEnvs = await Promise.all(roots.map(async () => (engines === null ? null : { DATABASE_URL: await engines.database(), REDIS_URL: engines.redis.url })));
+  const fleetEnvs = await Promise.all(
+    roots.map(async () => (engines === null ? null : { DATABASE_URL: await engines.database(), REDIS_URL: engines.redis.url })),
+  );
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
-  const children = await Promise.all(roots.map((root, i) =>
-    startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], { nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])], env: { ...gatewayEnv(), ...(fleetEnvs[i] ?? {}) } })));
+  const children = await Promise.all(
+    roots.map((root, i) =>
+      startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], {
+        nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])],
+        env: { ...gatewayEnv(), ...(fleetEnvs[i] ?? {}) },
+      }),
+    ),
+  );
   const targets: Target[] = children.map((c, i) => ({
     name: `${String.fromCharCode(65 + i)} ${roots[i]}${extraFlags[i]?.length ? ` ${extraFlags[i].join(' ')}` : ''}`,
     origin: `http://127.0.0.1:${c.info.port}`,
@@ -62,7 +78,9 @@ try {
     await saturate(t, stream, connections, 2);
   }
   const slices = new Map<string, ThroughputSlice[]>(targets.map((t) => [t.name, []]));
-  const stores = new Map<string, { redis: number; postgres: number; cpuS: number; pgCpuS: number; responses: number }>(targets.map((t) => [t.name, { redis: 0, postgres: 0, cpuS: 0, pgCpuS: 0, responses: 0 }]));
+  const stores = new Map<string, { redis: number; postgres: number; cpuS: number; pgCpuS: number; responses: number }>(
+    targets.map((t) => [t.name, { redis: 0, postgres: 0, cpuS: 0, pgCpuS: 0, responses: 0 }]),
+  );
   for (let r = 0; r < rounds; r++) {
     for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
       const env = fleetEnvs[targets.indexOf(t)];
@@ -82,12 +100,19 @@ try {
       }
     }
   }
-  log(`${stream ? 'streamed' : 'non-streamed'}, ${rounds} × ${seconds} s, ${connections} connections: CPU µs per response (cheapest / mean), best req/s`);
+  log(
+    `${stream ? 'streamed' : 'non-streamed'}, ${rounds} × ${seconds} s, ${connections} connections: CPU µs per response (cheapest / mean), best req/s`,
+  );
   for (const t of targets) {
     const s = throughputStats(slices.get(t.name)!);
     const st = stores.get(t.name)!;
-    const fleet = engines === null ? '' : `   Postgres+Redis CPU ${(st.cpuS / st.responses * 1e6).toFixed(0)} µs (Postgres ${(st.pgCpuS / st.responses * 1e6).toFixed(0)}); per response ${(st.redis / st.responses).toFixed(2)} Redis commands, ${(st.postgres / st.responses).toFixed(2)} Postgres statements`;
-    log(`  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   p50 ${s.latency.p50.toFixed(2)} ms   RSS ${rssMb(t.pid).toFixed(0)} MB   failed ${s.failures}${fleet}`);
+    const fleet =
+      engines === null
+        ? ''
+        : `   Postgres+Redis CPU ${((st.cpuS / st.responses) * 1e6).toFixed(0)} µs (Postgres ${((st.pgCpuS / st.responses) * 1e6).toFixed(0)}); per response ${(st.redis / st.responses).toFixed(2)} Redis commands, ${(st.postgres / st.responses).toFixed(2)} Postgres statements`;
+    log(
+      `  ${t.name}: ${s.cpuUsPerResponse.toFixed(1)} / ${s.cpuUsPerResponseMean.toFixed(1)}   ${s.rps.toFixed(0)}/s   p50 ${s.latency.p50.toFixed(2)} ms   RSS ${rssMb(t.pid).toFixed(0)} MB   failed ${s.failures}${fleet}`,
+    );
   }
   await Promise.all([...children.map((c) => stopChild(c)), stopChild(upstream)]);
 } finally {

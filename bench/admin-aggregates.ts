@@ -54,7 +54,9 @@ const random = seededRandom(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 const accounts = [];
 for (let i = 0; i < ACCOUNTS; i++) {
-  accounts.push(await services.accountService.createAccount({ name: `account ${i}`, type: 'organization', tier: 'enterprise', creditsUsd: '1000' }));
+  accounts.push(
+    await services.accountService.createAccount({ name: `account ${i}`, type: 'organization', tier: 'enterprise', creditsUsd: '1000' }),
+  );
 }
 const keys: Array<{ accountId: string; hash: string; models: string[]; apps: Array<string | null> }> = [];
 for (const a of accounts) {
@@ -77,12 +79,33 @@ function* records(): Generator<GenerationRecord> {
     const completion = error ? 0 : 10 + Math.floor(random() * 1000);
     const latency = 100 + Math.floor(random() * 5000);
     yield {
-      id: `gen-${i.toString(36).padStart(8, '0')}`, accountId: k.accountId, keyHash: k.hash, model, provider, upstreamModel: model,
-      upstreamId: null, dialect: 'chat', streamed: random() < 0.5, cancelled: false, status: error ? 'error' : 'success',
-      errorCode: error ? 'provider_error' : null, finishReason: error ? null : 'stop', nativeFinishReason: null,
-      tokensPrompt: prompt, tokensCompletion: completion, tokensCacheRead: Math.floor(prompt / 4), tokensCacheWrite: 0,
-      tokensReasoning: Math.floor(completion / 10), costNanos: error ? 0n : BigInt(prompt * 1000 + completion * 4000), costBreakdown: null,
-      latencyMs: latency, firstTokenMs: Math.floor(latency / 3), attempts: [], httpReferer: null, xTitle: pick(k.apps), endUser: null,
+      id: `gen-${i.toString(36).padStart(8, '0')}`,
+      accountId: k.accountId,
+      keyHash: k.hash,
+      model,
+      provider,
+      upstreamModel: model,
+      upstreamId: null,
+      dialect: 'chat',
+      streamed: random() < 0.5,
+      cancelled: false,
+      status: error ? 'error' : 'success',
+      errorCode: error ? 'provider_error' : null,
+      finishReason: error ? null : 'stop',
+      nativeFinishReason: null,
+      tokensPrompt: prompt,
+      tokensCompletion: completion,
+      tokensCacheRead: Math.floor(prompt / 4),
+      tokensCacheWrite: 0,
+      tokensReasoning: Math.floor(completion / 10),
+      costNanos: error ? 0n : BigInt(prompt * 1000 + completion * 4000),
+      costBreakdown: null,
+      latencyMs: latency,
+      firstTokenMs: Math.floor(latency / 3),
+      attempts: [],
+      httpReferer: null,
+      xTitle: pick(k.apps),
+      endUser: null,
       // Records in time order, as settlement writes them.
       createdAt: new Date(start + Math.floor((i / RECORDS) * DAYS * DAY_MS)).toISOString(),
     };
@@ -104,10 +127,20 @@ const someModel = someKey.models[0]!;
 const day = (msAgo: number): string => new Date(end - msAgo).toISOString();
 
 // The dashboard's Activity page: the same route, authenticated by the session cookie.
-const signIn = await fetch(`${origin}/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: mgmt }) });
+const signIn = await fetch(`${origin}/api/v1/dashboard/session`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ key: mgmt }),
+});
 const sessionCookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
 
-interface Query { name: string; path: string; key: string; targetMs: number; cookie?: string }
+interface Query {
+  name: string;
+  path: string;
+  key: string;
+  targetMs: number;
+  cookie?: string;
+}
 const A = '/api/v1/admin';
 const queries: Query[] = [
   { name: 'usage 30 d, all accounts, per day', path: `${A}/usage?group_by=day`, key: admin, targetMs: 100 },
@@ -120,9 +153,24 @@ const queries: Query[] = [
   { name: 'generations, key', path: `${A}/generations?key=${someKey.hash}`, key: admin, targetMs: 100 },
   { name: 'generations, model', path: `${A}/generations?model=${encodeURIComponent(someModel)}`, key: admin, targetMs: 100 },
   { name: 'generations, status=error', path: `${A}/generations?status=error`, key: admin, targetMs: 100 },
-  { name: 'generations, account+model+status', path: `${A}/generations?account=${busiest.id}&model=${encodeURIComponent(someModel)}&status=success`, key: admin, targetMs: 100 },
-  { name: 'generations, provider + 7-day range', path: `${A}/generations?provider=anthropic&from=${day(14 * DAY_MS)}&to=${day(7 * DAY_MS)}`, key: admin, targetMs: 100 },
-  { name: 'generations, rare model (10 records)', path: `${A}/generations?model=${encodeURIComponent(RARE_MODEL)}`, key: admin, targetMs: 100 },
+  {
+    name: 'generations, account+model+status',
+    path: `${A}/generations?account=${busiest.id}&model=${encodeURIComponent(someModel)}&status=success`,
+    key: admin,
+    targetMs: 100,
+  },
+  {
+    name: 'generations, provider + 7-day range',
+    path: `${A}/generations?provider=anthropic&from=${day(14 * DAY_MS)}&to=${day(7 * DAY_MS)}`,
+    key: admin,
+    targetMs: 100,
+  },
+  {
+    name: 'generations, rare model (10 records)',
+    path: `${A}/generations?model=${encodeURIComponent(RARE_MODEL)}`,
+    key: admin,
+    targetMs: 100,
+  },
   { name: 'activity (management key)', path: '/api/v1/activity', key: mgmt, targetMs: 300 },
   { name: 'activity, status=error', path: '/api/v1/activity?status=error', key: mgmt, targetMs: 300 },
   { name: 'dashboard Activity page (session cookie)', path: '/api/v1/activity?limit=50', key: '', cookie: sessionCookie, targetMs: 300 },
@@ -135,7 +183,9 @@ for (const q of queries) {
   let rows = 0;
   for (let i = 0; i < RUNS + 1; i++) {
     const t = performance.now();
-    const res = await fetch(origin + q.path, { headers: q.cookie === undefined ? { authorization: `Bearer ${q.key}` } : { cookie: q.cookie } });
+    const res = await fetch(origin + q.path, {
+      headers: q.cookie === undefined ? { authorization: `Bearer ${q.key}` } : { cookie: q.cookie },
+    });
     const body = (await res.json()) as { data: unknown[] };
     if (res.status !== 200) throw new Error(`${q.name}: ${res.status} ${JSON.stringify(body)}`);
     if (i > 0) times.push(performance.now() - t); // the first run warms the statement cache
@@ -146,14 +196,20 @@ for (const q of queries) {
   const max = times[times.length - 1]!;
   const ok = max < q.targetMs;
   if (!ok) misses++;
-  lines.push(`${q.name.padEnd(42)} ${p50.toFixed(1).padStart(7)} ms ${max.toFixed(1).padStart(7)} ms   < ${q.targetMs} ms ${ok ? 'PASS' : 'MISS'}   (${rows} rows)`);
+  lines.push(
+    `${q.name.padEnd(42)} ${p50.toFixed(1).padStart(7)} ms ${max.toFixed(1).padStart(7)} ms   < ${q.targetMs} ms ${ok ? 'PASS' : 'MISS'}   (${rows} rows)`,
+  );
 }
 
 const count = (sql: string): number => Number((sqliteDatabaseOf(services).prepare(sql).get() as { n: number }).n);
-process.stdout.write(`admin aggregates: ${count('SELECT count(*) AS n FROM generation_records').toLocaleString('en')} generation records over ${DAYS} days, `
-  + `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows (`
-  + `${count('SELECT count(*) AS n FROM usage_daily_global').toLocaleString('en')} all-accounts, ${count('SELECT count(*) AS n FROM usage_daily_keys').toLocaleString('en')} per key); filled in ${fillS.toFixed(1)} s\n`);
-process.stdout.write(`${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`);
+process.stdout.write(
+  `admin aggregates: ${count('SELECT count(*) AS n FROM generation_records').toLocaleString('en')} generation records over ${DAYS} days, ` +
+    `${ACCOUNTS} accounts, ${keys.length} keys, ${MODELS.length + 1} models; ${count('SELECT count(*) AS n FROM usage_daily').toLocaleString('en')} rollup rows (` +
+    `${count('SELECT count(*) AS n FROM usage_daily_global').toLocaleString('en')} all-accounts, ${count('SELECT count(*) AS n FROM usage_daily_keys').toLocaleString('en')} per key); filled in ${fillS.toFixed(1)} s\n`,
+);
+process.stdout.write(
+  `${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`,
+);
 await app.close();
 await services.close();
 process.exitCode = misses > 0 ? 1 : 0;

@@ -15,7 +15,11 @@ if (out !== undefined && out !== '') {
   process.on('SIGUSR2', () => {
     signals++;
     if (signals === 1) {
-      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     } else if (signals === 2) {
       session.post('HeapProfiler.stopSampling', (err, res) => {
         if (err === null) writeFileSync(out, JSON.stringify((res as { profile: unknown }).profile));

@@ -21,8 +21,13 @@ const BENCH = dirname(fileURLToPath(import.meta.url));
 export const BASELINE_PATH = join(BENCH, 'baseline.json');
 const { values: flags } = parseArgs({
   options: {
-    root: { type: 'string' }, runs: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' },
-    requests: { type: 'string' }, connections: { type: 'string' }, 'write-baseline': { type: 'boolean' },
+    root: { type: 'string' },
+    runs: { type: 'string' },
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    requests: { type: 'string' },
+    connections: { type: 'string' },
+    'write-baseline': { type: 'boolean' },
   },
 });
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
@@ -32,22 +37,37 @@ const baseline = JSON.parse(readFileSync(BASELINE_PATH, 'utf8')) as Baseline;
 try {
   const upstream = await startUpstream();
   const origin = `http://127.0.0.1:${upstream.info.port}`;
-  const [proxy, switchyard] = await Promise.all([startBareProxy(origin), startSwitchyard(origin, flags.root === undefined ? {} : { root: resolve(flags.root) })]);
+  const [proxy, switchyard] = await Promise.all([
+    startBareProxy(origin),
+    startSwitchyard(origin, flags.root === undefined ? {} : { root: resolve(flags.root) }),
+  ]);
   for (const t of [proxy.target, switchyard.target]) await warmUp(t, 500);
   const results: BudgetResult[] = [];
   for (let run = 0; run < runs; run++) {
     const r = await measureBudget(proxy.target, switchyard.target, {
-      oneConnectionRequests: Number(flags.requests ?? 1000), connections: Number(flags.connections ?? 64),
-      sliceSeconds: Number(flags.seconds ?? 1), rounds: Number(flags.rounds ?? 3), upstreamPid: upstream.pid, log,
+      oneConnectionRequests: Number(flags.requests ?? 1000),
+      connections: Number(flags.connections ?? 64),
+      sliceSeconds: Number(flags.seconds ?? 1),
+      rounds: Number(flags.rounds ?? 3),
+      upstreamPid: upstream.pid,
+      log,
     });
     results.push(r);
-    process.stdout.write(`\nrun ${run + 1}${flags.root === undefined ? '' : ` (${flags.root})`}: CPU µs per request, switchyard (bare proxy)\n${renderBudget(r, baseline)}\n`);
+    process.stdout.write(
+      `\nrun ${run + 1}${flags.root === undefined ? '' : ` (${flags.root})`}: CPU µs per request, switchyard (bare proxy)\n${renderBudget(r, baseline)}\n`,
+    );
     const over = overBudget(r, baseline);
     if (over.length > 0) process.stdout.write(`over the budget:\n  ${over.join('\n  ')}\n`);
   }
   if (flags['write-baseline'] === true) {
-    const ratio = Object.fromEntries(BUDGET_CASES.map((c) => [c, Math.round(Math.max(...results.map((r) => r[c].saturation.ratio)) * 100) / 100]));
-    const out = { ...baseline, saturationRatio: ratio, measured: `${new Date().toISOString()}, the highest of ${runs} runs of node bench/budget.ts` };
+    const ratio = Object.fromEntries(
+      BUDGET_CASES.map((c) => [c, Math.round(Math.max(...results.map((r) => r[c].saturation.ratio)) * 100) / 100]),
+    );
+    const out = {
+      ...baseline,
+      saturationRatio: ratio,
+      measured: `${new Date().toISOString()}, the highest of ${runs} runs of node bench/budget.ts`,
+    };
     writeFileSync(BASELINE_PATH, `${JSON.stringify(out, null, 2)}\n`);
     log(`wrote ${BASELINE_PATH}`);
   }

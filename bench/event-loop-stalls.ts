@@ -35,7 +35,10 @@ interface LoopFigures {
 const here = new URL('.', import.meta.url).pathname;
 const upstream = await startChild<{ port: number }>('upstream', `${here}upstream-server.ts`, []);
 const gateway = await startChild<{ port: number; key: string }>(
-  'gateway', `${here}gateway-server.ts`, [`http://127.0.0.1:${upstream.info.port}/v1`], { nodeArgs: values['node-arg'] },
+  'gateway',
+  `${here}gateway-server.ts`,
+  [`http://127.0.0.1:${upstream.info.port}/v1`],
+  { nodeArgs: values['node-arg'] },
 );
 
 /** Asks the gateway for its loop figures since the last ask (and resets them). */
@@ -76,17 +79,23 @@ try {
   const loop = await loopFigures(gateway);
   samples.sort();
   const at = (q: number): number => Math.round(samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! / 1e4) / 100;
-  process.stdout.write(`${JSON.stringify({
-    requests,
-    stream,
-    nodeArgs: values['node-arg'],
-    requestsPerSecond: Math.round(requests / seconds),
-    latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) },
-    gatewayLoopDelayMs: loop.loopDelayMs,
-    gatewayGc: loop.gc,
-    gatewayRssMb: loop.rssMb,
-    gatewayCpuMsPerRequest: Math.round(((loop.cpuMs - before.cpuMs) / requests) * 1000) / 1000,
-  }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        requests,
+        stream,
+        nodeArgs: values['node-arg'],
+        requestsPerSecond: Math.round(requests / seconds),
+        latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) },
+        gatewayLoopDelayMs: loop.loopDelayMs,
+        gatewayGc: loop.gc,
+        gatewayRssMb: loop.rssMb,
+        gatewayCpuMsPerRequest: Math.round(((loop.cpuMs - before.cpuMs) / requests) * 1000) / 1000,
+      },
+      null,
+      2,
+    )}\n`,
+  );
 } finally {
   await client.close();
   await stopChild(gateway);

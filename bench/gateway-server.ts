@@ -101,12 +101,19 @@ process.stdin.on('data', (text: string) => {
   const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
   const usage = process.resourceUsage();
   const round = (k: { n: number; ms: number; maxMs: number }) => ({ n: k.n, ms: Math.round(k.ms), maxMs: Math.round(k.maxMs * 100) / 100 });
-  process.stdout.write(`${JSON.stringify({
-    loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), p999: ms(loopDelay.percentile(99.9)), max: ms(loopDelay.max) },
-    gc: { young: round(gc.young), full: round(gc.full) },
-    rssMb: Math.round(process.memoryUsage.rss() / 1e6),
-    cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      loopDelayMs: {
+        p50: ms(loopDelay.percentile(50)),
+        p99: ms(loopDelay.percentile(99)),
+        p999: ms(loopDelay.percentile(99.9)),
+        max: ms(loopDelay.max),
+      },
+      gc: { young: round(gc.young), full: round(gc.full) },
+      rssMb: Math.round(process.memoryUsage.rss() / 1e6),
+      cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
+    })}\n`,
+  );
   loopDelay.reset();
   for (const k of [gc.young, gc.full]) Object.assign(k, { n: 0, ms: 0, maxMs: 0 });
 });

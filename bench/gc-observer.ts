@@ -12,12 +12,16 @@ const KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
 };
 
-interface Sum { count: number; ms: number; maxMs: number }
+interface Sum {
+  count: number;
+  ms: number;
+  maxMs: number;
+}
 let sums: Record<string, Sum> = {};
 
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = KINDS[((entry as unknown as { detail: { kind: number } }).detail).kind] ?? 'other';
+    const kind = KINDS[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
     const s = (sums[kind] ??= { count: 0, ms: 0, maxMs: 0 });
     s.count++;
     s.ms += entry.duration;
@@ -27,7 +31,9 @@ new PerformanceObserver((list) => {
 
 process.on('SIGUSR2', () => {
   const m = process.memoryUsage();
-  const mb = (n: number): number => Math.round(n / 1048576 * 10) / 10;
-  process.stderr.write(`GC-REPORT ${JSON.stringify({ gc: sums, rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers) })}\n`);
+  const mb = (n: number): number => Math.round((n / 1048576) * 10) / 10;
+  process.stderr.write(
+    `GC-REPORT ${JSON.stringify({ gc: sums, rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers) })}\n`,
+  );
   sums = {};
 });

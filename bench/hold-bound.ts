@@ -14,7 +14,8 @@ let worstCheap = 0;
 console.log('entry | o200k | cl100k | before hold | ratio | tight hold | ratio | byte hold | ratio');
 for (const e of tokenBoundCorpus()) {
   const texts = promptTexts(e.req);
-  const charge = (enc: 'o200k_base' | 'cl100k_base'): number => 7 + e.images * VENDOR_IMAGE_TOKENS + texts.reduce((n, t) => n + countTokens(t, enc), 0);
+  const charge = (enc: 'o200k_base' | 'cl100k_base'): number =>
+    7 + e.images * VENDOR_IMAGE_TOKENS + texts.reduce((n, t) => n + countTokens(t, enc), 0);
   const o = charge('o200k_base');
   const c = charge('cl100k_base');
   const worst = Math.max(o, c);
@@ -23,12 +24,35 @@ for (const e of tokenBoundCorpus()) {
   worstBefore = Math.max(worstBefore, worst / before);
   worstAfter = Math.max(worstAfter, worst / bound.tight());
   worstCheap = Math.max(worstCheap, worst / bound.cheap);
-  console.log(`${e.name} | ${o} | ${c} | ${before} | ${(worst / before).toFixed(2)} | ${bound.tight()} | ${(worst / bound.tight()).toFixed(2)} | ${bound.cheap} | ${(worst / bound.cheap).toFixed(2)}`);
+  console.log(
+    `${e.name} | ${o} | ${c} | ${before} | ${(worst / before).toFixed(2)} | ${bound.tight()} | ${(worst / bound.tight()).toFixed(2)} | ${bound.cheap} | ${(worst / bound.cheap).toFixed(2)}`,
+  );
 }
 console.log(`max charge/hold: before ${worstBefore.toFixed(2)}, after ${worstAfter.toFixed(2)} (tight), ${worstCheap.toFixed(2)} (bytes)`);
 
 // Cost per request, on prompts that vary (no tokenizer cache hits across runs).
-const words = ['the', 'request', 'function', 'returns', 'a', 'value', 'when', 'error', 'config', 'of', 'and', 'data', 'user', '{', '}', '();', 'const', 'x', '=', '42'];
+const words = [
+  'the',
+  'request',
+  'function',
+  'returns',
+  'a',
+  'value',
+  'when',
+  'error',
+  'config',
+  'of',
+  'and',
+  'data',
+  'user',
+  '{',
+  '}',
+  '();',
+  'const',
+  'x',
+  '=',
+  '42',
+];
 let seed = 7;
 const rand = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
 function prompt(chars: number): CanonicalRequest {
@@ -40,7 +64,16 @@ function prompt(chars: number): CanonicalRequest {
     n += w.length;
   }
   const s = parts.join(''); // flat, as JSON.parse makes it
-  return { models: [], messages: [{ role: 'system', content: [{ type: 'text', text: 'You are helpful.' }] }, { role: 'user', content: [{ type: 'text', text: s }] }], sampling: {}, stream: false, extra: {} };
+  return {
+    models: [],
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'You are helpful.' }] },
+      { role: 'user', content: [{ type: 'text', text: s }] },
+    ],
+    sampling: {},
+    stream: false,
+    extra: {},
+  };
 }
 new PromptBound(prompt(100)).tight(); // load the encodings
 for (const size of [1_500, 50_000]) {
@@ -54,5 +87,7 @@ for (const size of [1_500, 50_000]) {
   t = performance.now();
   for (const r of reqs) estimateRequestTokens(r);
   const heuristic = (performance.now() - t) / reqs.length;
-  console.log(`${size} chars: byte bound ${(cheap * 1000).toFixed(1)} µs, tokenizer bound ${(tight * 1000).toFixed(0)} µs, heuristic estimate ${(heuristic * 1000).toFixed(1)} µs per request`);
+  console.log(
+    `${size} chars: byte bound ${(cheap * 1000).toFixed(1)} µs, tokenizer bound ${(tight * 1000).toFixed(0)} µs, heuristic estimate ${(heuristic * 1000).toFixed(1)} µs per request`,
+  );
 }

@@ -25,7 +25,13 @@ if (typeof process.send === 'function') {
       // Nanoseconds; the histogram's values include the sampling interval itself.
       const ms = (ns: number): number => ns / 1e6;
       process.send!({
-        loopDelay: { maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), meanMs: ms(histogram.mean), count: histogram.count, resolutionMs: RESOLUTION_MS },
+        loopDelay: {
+          maxMs: ms(histogram.max),
+          p99Ms: ms(histogram.percentile(99)),
+          meanMs: ms(histogram.mean),
+          count: histogram.count,
+          resolutionMs: RESOLUTION_MS,
+        },
       });
     }
   });

@@ -27,10 +27,17 @@ const connections = Number(process.env.PROBE_CONNECTIONS ?? 50);
 const extraArgs = (process.env.PROBE_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
 const snapshot = process.env.PROBE_SNAPSHOT === '1';
 
-interface Started { proc: ChildProcess; info: Record<string, unknown>; reports: string[] }
+interface Started {
+  proc: ChildProcess;
+  info: Record<string, unknown>;
+  reports: string[];
+}
 
 async function start(script: string, args: string[], nodeArgs: string[], env: Record<string, string> = {}): Promise<Started> {
-  const proc = spawn(process.execPath, [...nodeArgs, script.startsWith("/") ? script : join(BENCH, script), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [...nodeArgs, script.startsWith('/') ? script : join(BENCH, script), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const reports: string[] = [];
   proc.stderr.setEncoding('utf8');
   let errBuf = '';
@@ -69,12 +76,22 @@ async function start(script: string, args: string[], nodeArgs: string[], env: Re
 /** Resident memory by kind (kB → MB) from /proc/<pid>/smaps_rollup. */
 function smapsRollup(pid: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const m of readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').matchAll(/^(Rss|Anonymous|Shared_Clean|Private_Clean|Private_Dirty):\s+(\d+) kB/gm)) out[m[1]!] = Math.round(Number(m[2]) / 1024);
+  for (const m of readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').matchAll(
+    /^(Rss|Anonymous|Shared_Clean|Private_Clean|Private_Dirty):\s+(\d+) kB/gm,
+  ))
+    out[m[1]!] = Math.round(Number(m[2]) / 1024);
   if (process.env.PROBE_SMAPS === '1') {
     // The largest resident anonymous mappings (MB): V8's heap spaces, thread stacks and arenas, malloc's heap.
     const maps = readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-    const big = maps.map((m) => ({ head: m.split('\n')[0]!, rss: Number(/^Rss:\s+(\d+)/m.exec(m)?.[1] ?? 0) / 1024, anon: Number(/^Anonymous:\s+(\d+)/m.exec(m)?.[1] ?? 0) / 1024 }))
-      .filter((m) => m.anon >= 1).sort((a, b) => b.anon - a.anon).slice(0, 25);
+    const big = maps
+      .map((m) => ({
+        head: m.split('\n')[0]!,
+        rss: Number(/^Rss:\s+(\d+)/m.exec(m)?.[1] ?? 0) / 1024,
+        anon: Number(/^Anonymous:\s+(\d+)/m.exec(m)?.[1] ?? 0) / 1024,
+      }))
+      .filter((m) => m.anon >= 1)
+      .sort((a, b) => b.anon - a.anon)
+      .slice(0, 25);
     for (const m of big) process.stderr.write(`smaps ${m.anon.toFixed(1).padStart(6)} MB  ${m.head}\n`);
   }
   return out;
@@ -93,7 +110,12 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
   const worker = async (): Promise<void> => {
     while (next < requests) {
       next++;
-      const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+      const res = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
       await res.body.text();
       if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
     }
@@ -104,22 +126,39 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
 const upstream = await start('upstream-server.ts', [], []);
 const allocProfile = process.env.PROBE_ALLOC_PROFILE;
 // The gateway as npm start runs it (its Node flags and the type-stripped sources' hook first, so the preloads below are served by it too).
-const gwArgs = [...gatewayNodeFlags(), '--import', join(BENCH, 'gc-observer.ts'), ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []), ...extraArgs, ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : [])];
-const probeEnv = Object.fromEntries((process.env.PROBE_ENV ?? '').split(' ').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-const gatewayScript = process.env.PROBE_ROOT === undefined ? 'gateway-server.ts' : join(process.env.PROBE_ROOT, 'bench', 'gateway-server.ts');
-const gateway = await start(gatewayScript, [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, { ...gatewayEnv(), ...probeEnv, ...(allocProfile ? { ALLOC_PROFILE: allocProfile } : {}) });
+const gwArgs = [
+  ...gatewayNodeFlags(),
+  '--import',
+  join(BENCH, 'gc-observer.ts'),
+  ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []),
+  ...extraArgs,
+  ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : []),
+];
+const probeEnv = Object.fromEntries(
+  (process.env.PROBE_ENV ?? '')
+    .split(' ')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+const gatewayScript =
+  process.env.PROBE_ROOT === undefined ? 'gateway-server.ts' : join(process.env.PROBE_ROOT, 'bench', 'gateway-server.ts');
+const gateway = await start(gatewayScript, [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, {
+  ...gatewayEnv(),
+  ...probeEnv,
+  ...(allocProfile ? { ALLOC_PROFILE: allocProfile } : {}),
+});
 const pid = gateway.proc.pid!;
 const key = gateway.info.key as string;
 await new Promise((r) => setTimeout(r, 500));
 const out: Record<string, unknown> = { requests, connections, nodeArgs: extraArgs };
-out.idle = { rssMb: rssMb(pid), ...(await report(gateway) as object) };
+out.idle = { rssMb: rssMb(pid), ...((await report(gateway)) as object) };
 const pool = new Pool(`http://127.0.0.1:${gateway.info.port as number}`, { connections });
 let t = performance.now();
 await load(pool, key, false);
-out.nonStreamed = { seconds: (performance.now() - t) / 1000, rssMb: rssMb(pid), ...(await report(gateway) as object) };
+out.nonStreamed = { seconds: (performance.now() - t) / 1000, rssMb: rssMb(pid), ...((await report(gateway)) as object) };
 t = performance.now();
 await load(pool, key, true);
-out.streamed = { seconds: (performance.now() - t) / 1000, rssMb: rssMb(pid), ...(await report(gateway) as object) };
+out.streamed = { seconds: (performance.now() - t) / 1000, rssMb: rssMb(pid), ...((await report(gateway)) as object) };
 await pool.close();
 // RSS every second for 12 s after the load (issue 29: under 150 MB within 10 s).
 const series: number[] = [];
@@ -127,7 +166,13 @@ for (let s = 0; s < 12; s++) {
   await new Promise((r) => setTimeout(r, 1000));
   series.push(Math.round(rssMb(pid)));
 }
-out.idleAfter = { rssMb: series[0], series, under150AfterS: series.findIndex((mb) => mb < 150) + 1 || null, ...(await report(gateway) as object), smaps: smapsRollup(pid) };
+out.idleAfter = {
+  rssMb: series[0],
+  series,
+  under150AfterS: series.findIndex((mb) => mb < 150) + 1 || null,
+  ...((await report(gateway)) as object),
+  smaps: smapsRollup(pid),
+};
 if (snapshot) {
   gateway.proc.kill('SIGUSR1');
   await new Promise((r) => setTimeout(r, 3000));

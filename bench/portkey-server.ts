@@ -20,11 +20,11 @@ export const PORTKEY_ENTRY = join(ROOT, 'node_modules', '@portkey-ai', 'gateway'
 // The JSON line is ours; what Portkey prints on stdout (a start-up spinner and banner) is
 // dropped. Its errors (console.error) still reach stderr.
 const stdoutWrite = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((_chunk: unknown, ...rest: unknown[]) => {
+process.stdout.write = (_chunk: unknown, ...rest: unknown[]) => {
   const done = rest.find((x) => typeof x === 'function') as (() => void) | undefined;
   done?.();
   return true;
-});
+};
 
 let server: Server | null = null;
 // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the server as `this`

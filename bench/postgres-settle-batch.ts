@@ -27,9 +27,17 @@ await migratePostgres(pool);
 const now = new Date().toISOString();
 const keys = benchKeys();
 for (const account of new Set(keys.map((k) => k.account))) {
-  await pool.query(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ($1, $1, 'user', 'free', $2, $3)`, [account, String(10n ** 15n), now]);
+  await pool.query(
+    `INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ($1, $1, 'user', 'free', $2, $3)`,
+    [account, String(10n ** 15n), now],
+  );
 }
-for (const k of keys) await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, $2, 'k', 'l', $3)`, [k.hash, k.account, now]);
+for (const k of keys)
+  await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, $2, 'k', 'l', $3)`, [
+    k.hash,
+    k.account,
+    now,
+  ]);
 const record = settlementRecords(keys, () => now);
 const ledger = new PostgresLedger(pool);
 for (const size of [1, 64]) {
@@ -38,7 +46,9 @@ for (const size of [1, 64]) {
   const t0 = performance.now();
   for (let b = 0; b < BATCHES; b++) await ledger.settle([], Array.from({ length: size }, record));
   const ms = (performance.now() - t0) / BATCHES;
-  process.stdout.write(`batch of ${size}: ${(statements.count / BATCHES).toFixed(1)} statements, ${ms.toFixed(2)} ms per batch (${Math.round((size * 1000) / ms).toLocaleString('en')} records/s)\n`);
+  process.stdout.write(
+    `batch of ${size}: ${(statements.count / BATCHES).toFixed(1)} statements, ${ms.toFixed(2)} ms per batch (${Math.round((size * 1000) / ms).toLocaleString('en')} records/s)\n`,
+  );
 }
 process.stdout.write(`(src: ${SRC})\n`);
 await pool.end();

@@ -48,15 +48,26 @@ const start = end - DAYS * DAY_MS;
 // and a writer thread starting then could not prepare the settlement's upsert on the id.
 const filling = openDatabase(join(dir, 'switchyard.db'));
 seedSampleAccounts(filling, new Date(start).toISOString());
-const fill = fillRecords(filling, sampleRecords(RECORDS, { seed: 7, startMs: start, stepMs: (DAYS * DAY_MS) / RECORDS }),
-  (n) => { if (n % 1_000_000 === 0) process.stderr.write(`  ${n.toLocaleString('en')} records\n`); });
+const fill = fillRecords(filling, sampleRecords(RECORDS, { seed: 7, startMs: start, stepMs: (DAYS * DAY_MS) / RECORDS }), (n) => {
+  if (n % 1_000_000 === 0) process.stderr.write(`  ${n.toLocaleString('en')} records\n`);
+});
 filling.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 filling.close();
 const services = await createServices(config, { env, log: (m) => process.stderr.write(`gateway: ${m}\n`) });
 const db = sqliteDatabaseOf(services);
-const pageBytes = (): number => Number((db.prepare('SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()').get() as { s: number }).s);
-const recordBytes = (): number => Number((db.prepare(`SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
-  (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`).get() as { s: number }).s);
+const pageBytes = (): number =>
+  Number((db.prepare('SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()').get() as { s: number }).s);
+const recordBytes = (): number =>
+  Number(
+    (
+      db
+        .prepare(
+          `SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
+  (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`,
+        )
+        .get() as { s: number }
+    ).s,
+  );
 const size = { file: statSync(join(dir, 'switchyard.db')).size, database: pageBytes(), records: recordBytes() };
 
 const app = buildApp(services);
@@ -68,7 +79,12 @@ const mgmt = (await services.accountService.createKey({ accountId: account, name
 const someModel = 'openai/model-mini-0';
 const day = (msAgo: number): string => new Date(end - msAgo).toISOString();
 
-interface Query { name: string; path: string; key: string; targetMs: number }
+interface Query {
+  name: string;
+  path: string;
+  key: string;
+  targetMs: number;
+}
 const A = '/api/v1/admin';
 const queries: Query[] = [
   { name: 'usage 30 d, all accounts, per day', path: `${A}/usage?group_by=day`, key: admin, targetMs: 100 },
@@ -77,14 +93,30 @@ const queries: Query[] = [
   { name: 'usage 30 d, one account, per day', path: `${A}/usage?group_by=day&account=${account}`, key: admin, targetMs: 100 },
   { name: 'Activity first page (management key)', path: '/api/v1/activity?limit=50', key: mgmt, targetMs: 100 },
   { name: 'generations first page, all accounts', path: `${A}/generations?limit=50`, key: admin, targetMs: 100 },
-  { name: 'filtered: account + model + status=error', path: `${A}/generations?account=${account}&model=${encodeURIComponent(someModel)}&status=error`, key: admin, targetMs: 100 },
+  {
+    name: 'filtered: account + model + status=error',
+    path: `${A}/generations?account=${account}&model=${encodeURIComponent(someModel)}&status=error`,
+    key: admin,
+    targetMs: 100,
+  },
   { name: 'filtered: key', path: `${A}/generations?key=${sampleKeyHash(3, 1)}`, key: admin, targetMs: 100 },
-  { name: 'filtered: provider, a 7-day range', path: `${A}/generations?provider=anthropic&from=${day(14 * DAY_MS)}&to=${day(7 * DAY_MS)}`, key: admin, targetMs: 100 },
+  {
+    name: 'filtered: provider, a 7-day range',
+    path: `${A}/generations?provider=anthropic&from=${day(14 * DAY_MS)}&to=${day(7 * DAY_MS)}`,
+    key: admin,
+    targetMs: 100,
+  },
   { name: 'generation detail (one record)', path: '', key: admin, targetMs: 100 },
 ];
-const firstId = ((await (await fetch(`${origin}${A}/generations?limit=1`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+const firstId = (
+  (await (await fetch(`${origin}${A}/generations?limit=1`, { headers: { authorization: `Bearer ${admin}` } })).json()) as {
+    data: Array<{ id: string }>;
+  }
+).data[0]!.id;
 queries.at(-1)!.path = `/api/v1/generation?id=${firstId}`;
-const detailKey = (await services.accountService.createKey({ accountId: (await services.stores.generations.getRecord(firstId))!.accountId, name: 'reader' })).key;
+const detailKey = (
+  await services.accountService.createKey({ accountId: (await services.stores.generations.getRecord(firstId))!.accountId, name: 'reader' })
+).key;
 queries.at(-1)!.key = detailKey;
 
 const lines: string[] = [];
@@ -107,7 +139,9 @@ for (const q of queries) {
   const ok = p50 < q.targetMs;
   if (!ok) misses++;
   results[q.name] = { p50, max, target: q.targetMs };
-  lines.push(`${q.name.padEnd(42)} ${p50.toFixed(1).padStart(7)} ms ${max.toFixed(1).padStart(7)} ms   p50 < ${q.targetMs} ms ${ok ? 'PASS' : 'MISS'}   (${rows} rows)`);
+  lines.push(
+    `${q.name.padEnd(42)} ${p50.toFixed(1).padStart(7)} ms ${max.toFixed(1).padStart(7)} ms   p50 < ${q.targetMs} ms ${ok ? 'PASS' : 'MISS'}   (${rows} rows)`,
+  );
   process.stderr.write(`  ${lines.at(-1)}\n`);
 }
 
@@ -131,14 +165,24 @@ const pruneOk = meanStep < 2 && rate > 2_000;
 if (!pruneOk) misses++;
 
 const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
-process.stdout.write(`records at scale: ${RECORDS.toLocaleString('en')} records over ${DAYS} days, filled in ${fill.seconds.toFixed(0)} s\n`);
-process.stdout.write(`database: ${mb(size.database)} (${(size.database / RECORDS).toFixed(0)} B a record, rollups and accounts included); `
-  + `the records' table, indexes and names: ${mb(size.records)} (${(size.records / RECORDS).toFixed(0)} B a record)\n`);
-process.stdout.write(`${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`);
-process.stdout.write(`prune of the oldest month: ${pruned.deleted.toLocaleString('en')} records in ${pruneS.toFixed(1)} s (${Math.round(rate).toLocaleString('en')}/s), `
-  + `${pruned.steps} steps, write lock per step mean ${meanStep.toFixed(2)} ms, max ${pruned.max_step_ms.toFixed(2)} ms   `
-  + `(budget: mean < 2 ms, > 2,000/s) ${pruneOk ? 'PASS' : 'MISS'}\n`);
-process.stdout.write(`${JSON.stringify({ records: RECORDS, days: DAYS, fillSeconds: fill.seconds, size, queries: results, prune: { ...pruned, seconds: pruneS } })}\n`);
+process.stdout.write(
+  `records at scale: ${RECORDS.toLocaleString('en')} records over ${DAYS} days, filled in ${fill.seconds.toFixed(0)} s\n`,
+);
+process.stdout.write(
+  `database: ${mb(size.database)} (${(size.database / RECORDS).toFixed(0)} B a record, rollups and accounts included); ` +
+    `the records' table, indexes and names: ${mb(size.records)} (${(size.records / RECORDS).toFixed(0)} B a record)\n`,
+);
+process.stdout.write(
+  `${'query'.padEnd(42)} ${'p50'.padStart(10)} ${'max'.padStart(10)}   (${RUNS} runs each, over HTTP)\n${lines.join('\n')}\n`,
+);
+process.stdout.write(
+  `prune of the oldest month: ${pruned.deleted.toLocaleString('en')} records in ${pruneS.toFixed(1)} s (${Math.round(rate).toLocaleString('en')}/s), ` +
+    `${pruned.steps} steps, write lock per step mean ${meanStep.toFixed(2)} ms, max ${pruned.max_step_ms.toFixed(2)} ms   ` +
+    `(budget: mean < 2 ms, > 2,000/s) ${pruneOk ? 'PASS' : 'MISS'}\n`,
+);
+process.stdout.write(
+  `${JSON.stringify({ records: RECORDS, days: DAYS, fillSeconds: fill.seconds, size, queries: results, prune: { ...pruned, seconds: pruneS } })}\n`,
+);
 await app.close();
 await services.close();
 process.exitCode = misses > 0 ? 1 : 0;

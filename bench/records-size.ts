@@ -13,7 +13,9 @@ const withPostgres = !args.includes('--no-postgres') && postgresUnavailable() ==
 
 const results: Record<string, Record<Layout, SizePerRecord>> = {};
 const line = (engine: string, layout: Layout, s: SizePerRecord) =>
-  process.stdout.write(`${engine.padEnd(8)} ${layout.padEnd(7)} record (table + indexes): ${s.record.toFixed(0).padStart(5)} B   whole database per request: ${s.database.toFixed(0).padStart(5)} B\n`);
+  process.stdout.write(
+    `${engine.padEnd(8)} ${layout.padEnd(7)} record (table + indexes): ${s.record.toFixed(0).padStart(5)} B   whole database per request: ${s.database.toFixed(0).padStart(5)} B\n`,
+  );
 
 process.stdout.write(`${count.toLocaleString('en')} records measured per engine and layout\n`);
 results.sqlite = { legacy: sqliteSizePerRecord('legacy', count), compact: sqliteSizePerRecord('compact', count) };

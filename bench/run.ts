@@ -26,7 +26,17 @@ import { formatProfile, summarizeProfile } from './lib/profile.ts';
 import { measureBudget, overBudget, renderBudget, type Baseline, type BudgetResult } from './lib/budget.ts';
 import { detailReport } from './lib/report.ts';
 import type { BenchResults, Measured, TargetResults } from './lib/results.ts';
-import { directTarget, NAMES, releaseHeldStreams, startBareProxy, startIdleProbe, startPortkey, startSwitchyard, startUpstream, type Target } from './lib/targets.ts';
+import {
+  directTarget,
+  NAMES,
+  releaseHeldStreams,
+  startBareProxy,
+  startIdleProbe,
+  startPortkey,
+  startSwitchyard,
+  startUpstream,
+  type Target,
+} from './lib/targets.ts';
 import { measureTelemetryInProcess } from './lib/telemetry-micro.ts';
 import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 import { workersPhase } from './lib/workers-phase.ts';
@@ -89,7 +99,13 @@ const opts = {
   streams: Math.round(num(flags.streams, 'BENCH_STREAMS', 500, 1000)),
   streamsMaxWaitMs: quick ? 5000 : 10_000,
   paceRepeats: quick ? 5 : 15,
-  workers: workersText === 'none' ? [] : workersText.split(',').map((w) => Number(w.trim())).filter((w) => Number.isInteger(w) && w > 0),
+  workers:
+    workersText === 'none'
+      ? []
+      : workersText
+          .split(',')
+          .map((w) => Number(w.trim()))
+          .filter((w) => Number.isInteger(w) && w > 0),
   portkey: flags['no-portkey'] !== true && env.BENCH_PORTKEY !== '0',
   pin: flags['no-pin'] !== true && env.BENCH_PIN !== '0',
   profile: flags.profile === true || env.BENCH_PROFILE === '1',
@@ -127,7 +143,9 @@ async function main(): Promise<void> {
   if (opts.profile) mkdirSync(profileDir, { recursive: true });
   const startedAt = performance.now();
   const loadAverageAtStart = loadavg();
-  log(`switchyard bench: ${nCpu} CPUs, node ${process.version}, ${quick ? `QUICK run (smoke test: ${opts.samples} samples per target, too few for p99.9)` : 'full run'}${pin ? `; at saturation: load generator on CPU ${cpuOf!.load}, upstream on CPU ${cpuOf!.upstream}, server under test on CPU ${cpuOf!.server}` : ', not pinned'}`);
+  log(
+    `switchyard bench: ${nCpu} CPUs, node ${process.version}, ${quick ? `QUICK run (smoke test: ${opts.samples} samples per target, too few for p99.9)` : 'full run'}${pin ? `; at saturation: load generator on CPU ${cpuOf!.load}, upstream on CPU ${cpuOf!.upstream}, server under test on CPU ${cpuOf!.server}` : ', not pinned'}`,
+  );
 
   // ---- start every target
   const upstream = await startUpstream();
@@ -136,7 +154,9 @@ async function main(): Promise<void> {
   const startFailures = new Map<string, string>();
   const [proxy, portkey, switchyard, telemetryOff, idleProbe] = await Promise.all([
     startBareProxy(upstreamOrigin),
-    opts.portkey ? startPortkey(upstreamOrigin).catch((err: Error) => void startFailures.set(NAMES.portkey, err.message)) : Promise.resolve(undefined),
+    opts.portkey
+      ? startPortkey(upstreamOrigin).catch((err: Error) => void startFailures.set(NAMES.portkey, err.message))
+      : Promise.resolve(undefined),
     startSwitchyard(upstreamOrigin, { nodeArgs: opts.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [] }),
     startSwitchyard(upstreamOrigin, { name: NAMES.telemetryOff, telemetry: 'off' }),
     startIdleProbe(),
@@ -168,7 +188,9 @@ async function main(): Promise<void> {
   const targets: Record<string, TargetResults> = {};
   for (const t of everyTarget) {
     targets[t.name] = {
-      idleRssMb: idle.get(t.name)!, afterLoadRssMb: null, idleAfterLoadRssMb: null,
+      idleRssMb: idle.get(t.name)!,
+      afterLoadRssMb: null,
+      idleAfterLoadRssMb: null,
       oneConnection: { nonStreamed: NOT_RUN, streamed: NOT_RUN },
       saturation: { nonStreamed: NOT_RUN, streamed: NOT_RUN },
       loopDelay: { oneConnection: NOT_RUN, saturation: NOT_RUN },
@@ -188,22 +210,39 @@ async function main(): Promise<void> {
     log(`opening ${opts.streams} held streams through ${t.name}...`);
     const s = await openStreamsMemory(t, opts.streams, opts.streamsMaxWaitMs, async () => void (await releaseHeldStreams(upstreamOrigin)));
     openStreams[t.name] = { ok: true, value: s };
-    log(`  RSS before ${s.rssBeforeMb.toFixed(1)} MB; ${s.steps.map((x) => `${x.opened}/${x.requested} open: ${x.rssMb.toFixed(1)} MB`).join('; ')}`);
+    log(
+      `  RSS before ${s.rssBeforeMb.toFixed(1)} MB; ${s.steps.map((x) => `${x.opened}/${x.requested} open: ${x.rssMb.toFixed(1)} MB`).join('; ')}`,
+    );
   }
   const chunks: BenchResults['chunks'] = {};
-  for (const t of main4) chunks[t.name] = can(t, true) ? { ok: true, value: await chunkTiming(t, opts.paceRepeats) } : brokenReason(t, true);
+  for (const t of main4)
+    chunks[t.name] = can(t, true) ? { ok: true, value: await chunkTiming(t, opts.paceRepeats) } : brokenReason(t, true);
 
   // ---- latency at 1 connection, unpinned
   for (const t of [...main4, idleProbe.target]) await resetLoopDelay(t.proc!);
   for (const stream of [false, true]) {
     const able = main4.filter((t) => can(t, stream));
-    log(`latency at 1 connection, ${stream ? 'streamed' : 'non-streamed'}: ${opts.samples} requests per target in ${opts.rounds} interleaved rounds...`);
-    const m = await latencyAtOneConnection(able, { stream, samplesPerTarget: opts.samples, rounds: opts.rounds, warmup: quick ? 100 : 300 });
+    log(
+      `latency at 1 connection, ${stream ? 'streamed' : 'non-streamed'}: ${opts.samples} requests per target in ${opts.rounds} interleaved rounds...`,
+    );
+    const m = await latencyAtOneConnection(able, {
+      stream,
+      samplesPerTarget: opts.samples,
+      rounds: opts.rounds,
+      warmup: quick ? 100 : 300,
+    });
     for (const t of main4) {
       const s = m.get(t.name);
-      targets[t.name]!.oneConnection[modeKey(stream)] = s === undefined ? brokenReason(t, stream)
-        : s.latency.samples === 0 ? fail(`every request failed (${s.errors})`) : { ok: true, value: s };
-      if (s !== undefined) log(`  ${t.name}: p50 ${s.latency.p50.toFixed(3)} p99 ${s.latency.p99.toFixed(3)} p99.9 ${s.latency.p999.toFixed(3)} max ${s.latency.max.toFixed(1)} ms (${s.latency.samples} samples, ${s.errors} errors)`);
+      targets[t.name]!.oneConnection[modeKey(stream)] =
+        s === undefined
+          ? brokenReason(t, stream)
+          : s.latency.samples === 0
+            ? fail(`every request failed (${s.errors})`)
+            : { ok: true, value: s };
+      if (s !== undefined)
+        log(
+          `  ${t.name}: p50 ${s.latency.p50.toFixed(3)} p99 ${s.latency.p99.toFixed(3)} p99.9 ${s.latency.p999.toFixed(3)} max ${s.latency.max.toFixed(1)} ms (${s.latency.samples} samples, ${s.errors} errors)`,
+        );
     }
   }
   for (const [name, d] of await loopDelays(main4)) targets[name]!.loopDelay.oneConnection = d;
@@ -211,7 +250,9 @@ async function main(): Promise<void> {
 
   // ---- saturation, pinned: throughput, CPU per response, latency at N connections
   if (cpuOf !== null) {
-    const ok = setAffinity(process.pid, String(cpuOf.load)) && setAffinity(upstream.pid, String(cpuOf.upstream)) &&
+    const ok =
+      setAffinity(process.pid, String(cpuOf.load)) &&
+      setAffinity(upstream.pid, String(cpuOf.upstream)) &&
       everyTarget.slice(1).every((t) => setAffinity(t.pid, String(cpuOf.server)));
     if (!ok) log('could not pin every process; the saturation figures are not pinned');
   }
@@ -225,13 +266,16 @@ async function main(): Promise<void> {
     for (const t of able) await saturate(t, stream, opts.connections, quick ? 0.5 : 1);
     const sliceOf = async (t: Target): Promise<void> => {
       await sleep(100);
-      slices.get(t.name)!.push(await throughputSlice(t, { stream, connections: opts.connections, seconds: opts.sliceSeconds, upstreamPid: upstream.pid }));
+      slices
+        .get(t.name)!
+        .push(await throughputSlice(t, { stream, connections: opts.connections, seconds: opts.sliceSeconds, upstreamPid: upstream.pid }));
     };
     // The targets take turns (order reversed every other round), so a slow spell falls on all.
     for (let round = 0; round < opts.rounds; round++) for (const t of round % 2 === 0 ? able : [...able].reverse()) await sliceOf(t);
     // Enough timed responses for the percentiles: a slow target gets extra slices.
     for (const t of able) {
-      for (let extra = 0; extra < 6 && slices.get(t.name)!.reduce((n, s) => n + s.latencyMs.length, 0) < opts.samples; extra++) await sliceOf(t);
+      for (let extra = 0; extra < 6 && slices.get(t.name)!.reduce((n, s) => n + s.latencyMs.length, 0) < opts.samples; extra++)
+        await sliceOf(t);
     }
     for (const t of everyTarget) {
       if (!slices.has(t.name)) {
@@ -239,8 +283,11 @@ async function main(): Promise<void> {
         continue;
       }
       const r = throughputStats(slices.get(t.name)!);
-      targets[t.name]!.saturation[modeKey(stream)] = r.completed === 0 ? fail(`no response completed (${r.failures} failures)`) : { ok: true, value: r };
-      log(`  ${t.name}: best ${fmtInt(r.rps)}/s (slices ${r.slices.map((x) => fmtInt(x.rps)).join(', ')}), ${r.cpuUsPerResponse.toFixed(0)} µs CPU per response, p50 ${r.latency.p50.toFixed(2)} p99 ${r.latency.p99.toFixed(2)} max ${r.latency.max.toFixed(1)} ms (${r.latency.samples} samples, ${r.failures} failures)`);
+      targets[t.name]!.saturation[modeKey(stream)] =
+        r.completed === 0 ? fail(`no response completed (${r.failures} failures)`) : { ok: true, value: r };
+      log(
+        `  ${t.name}: best ${fmtInt(r.rps)}/s (slices ${r.slices.map((x) => fmtInt(x.rps)).join(', ')}), ${r.cpuUsPerResponse.toFixed(0)} µs CPU per response, p50 ${r.latency.p50.toFixed(2)} p99 ${r.latency.p99.toFixed(2)} max ${r.latency.max.toFixed(1)} ms (${r.latency.samples} samples, ${r.failures} failures)`,
+      );
     }
   }
   for (const t of everyTarget) targets[t.name]!.afterLoadRssMb = rssMb(t.pid);
@@ -257,8 +304,12 @@ async function main(): Promise<void> {
   let budget: BudgetResult | null = null;
   try {
     budget = await measureBudget(proxy.target, switchyard.target, {
-      oneConnectionRequests: quick ? 1000 : 3000, connections: opts.connections, sliceSeconds: opts.sliceSeconds,
-      rounds: quick ? 3 : 4, upstreamPid: upstream.pid, log,
+      oneConnectionRequests: quick ? 1000 : 3000,
+      connections: opts.connections,
+      sliceSeconds: opts.sliceSeconds,
+      rounds: quick ? 3 : 4,
+      upstreamPid: upstream.pid,
+      log,
     });
   } catch (err) {
     log(`budget failed: ${(err as Error).message}`);
@@ -269,21 +320,41 @@ async function main(): Promise<void> {
   const on = targets[NAMES.switchyard]!.saturation.nonStreamed;
   const off = targets[NAMES.telemetryOff]!.saturation.nonStreamed;
   const telemetry = {
-    inProcessUs: { metrics: micro.get('metrics')! - micro.get('off')!, log: micro.get('log')! - micro.get('off')!, both: micro.get('on')! - micro.get('off')! },
-    endToEnd: on.ok && off.ok ? { ok: true as const, value: { onUs: on.value.cpuUsPerResponse, offUs: off.value.cpuUsPerResponse } } : fail('a saturation run failed'),
+    inProcessUs: {
+      metrics: micro.get('metrics')! - micro.get('off')!,
+      log: micro.get('log')! - micro.get('off')!,
+      both: micro.get('on')! - micro.get('off')!,
+    },
+    endToEnd:
+      on.ok && off.ok
+        ? { ok: true as const, value: { onUs: on.value.cpuUsPerResponse, offUs: off.value.cpuUsPerResponse } }
+        : fail('a saturation run failed'),
   };
 
   // switchyard writes its CPU profile on a clean exit: give it time.
-  await Promise.all([stopChild(switchyard.child, opts.profile ? 30_000 : 5000), stopChild(proxy.child), ...(portkey ? [stopChild(portkey.child)] : [])]);
+  await Promise.all([
+    stopChild(switchyard.child, opts.profile ? 30_000 : 5000),
+    stopChild(proxy.child),
+    ...(portkey ? [stopChild(portkey.child)] : []),
+  ]);
 
   // ---- workers: the CLI's --workers on SQLite and on Postgres + Redis (the machine is free of the others now)
   let workers: BenchResults['workers'] = { runs: [], skipped: 'not asked (--workers none)' };
   if (opts.workers.length > 0) {
     workers = await workersPhase({
-      upstreamOrigin, upstreamPid: upstream.pid, workers: opts.workers, connections: opts.connections,
-      sliceSeconds: opts.sliceSeconds, rounds: opts.rounds, samples: Math.min(opts.samples, quick ? 500 : 5000), log,
+      upstreamOrigin,
+      upstreamPid: upstream.pid,
+      workers: opts.workers,
+      connections: opts.connections,
+      sliceSeconds: opts.sliceSeconds,
+      rounds: opts.rounds,
+      samples: Math.min(opts.samples, quick ? 500 : 5000),
+      log,
     });
-    for (const r of workers.runs) log(`  ${r.label}: ${r.result.ok ? `${fmtInt(r.result.value.rps)}/s, ${r.result.value.gatewayCpuUs.toFixed(0)} + ${r.result.value.storeCpuUs.toFixed(0)} µs CPU per response` : r.result.reason}`);
+    for (const r of workers.runs)
+      log(
+        `  ${r.label}: ${r.result.ok ? `${fmtInt(r.result.value.rps)}/s, ${r.result.value.gatewayCpuUs.toFixed(0)} + ${r.result.value.storeCpuUs.toFixed(0)} µs CPU per response` : r.result.reason}`,
+      );
   }
   await stopChild(upstream);
 
@@ -291,27 +362,57 @@ async function main(): Promise<void> {
     log(`${name} did not start: ${why}`);
     const none = fail(`did not start: ${why}`);
     targets[name] = {
-      idleRssMb: NaN, afterLoadRssMb: null, idleAfterLoadRssMb: null, oneConnection: { nonStreamed: none, streamed: none },
-      saturation: { nonStreamed: none, streamed: none }, loopDelay: { oneConnection: none, saturation: none },
+      idleRssMb: NaN,
+      afterLoadRssMb: null,
+      idleAfterLoadRssMb: null,
+      oneConnection: { nonStreamed: none, streamed: none },
+      saturation: { nonStreamed: none, streamed: none },
+      loopDelay: { oneConnection: none, saturation: none },
     };
   }
   const results: BenchResults = {
     machine: {
-      cpus: nCpu, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version,
-      pinned: cpuOf, date: new Date().toISOString(), git: gitState(), loadAverageAtStart, loadAverage: loadavg(),
+      cpus: nCpu,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      pinned: cpuOf,
+      date: new Date().toISOString(),
+      git: gitState(),
+      loadAverageAtStart,
+      loadAverage: loadavg(),
     },
-    options: { quick, samples: opts.samples, rounds: opts.rounds, connections: opts.connections, sliceSeconds: opts.sliceSeconds, throughputRounds: opts.rounds },
-    targets, idleLoopDelay, telemetry, workers, openStreams, chunks, budget,
+    options: {
+      quick,
+      samples: opts.samples,
+      rounds: opts.rounds,
+      connections: opts.connections,
+      sliceSeconds: opts.sliceSeconds,
+      throughputRounds: opts.rounds,
+    },
+    targets,
+    idleLoopDelay,
+    telemetry,
+    workers,
+    openStreams,
+    chunks,
+    budget,
   };
   const rows = issueRows(results);
   const minutes = (performance.now() - startedAt) / 60_000;
-  process.stdout.write(`\n${quick ? 'QUICK RUN (smoke test): fewer than 10,000 samples per target; p99.9 and max are not meaningful.\n' : ''}`);
-  process.stdout.write(`The issue's table (issue 14), re-measured — ${results.machine.date}, commit ${results.machine.git}, ${minutes.toFixed(1)} min\n\n${renderText(rows)}\n`);
+  process.stdout.write(
+    `\n${quick ? 'QUICK RUN (smoke test): fewer than 10,000 samples per target; p99.9 and max are not meaningful.\n' : ''}`,
+  );
+  process.stdout.write(
+    `The issue's table (issue 14), re-measured — ${results.machine.date}, commit ${results.machine.git}, ${minutes.toFixed(1)} min\n\n${renderText(rows)}\n`,
+  );
   process.stdout.write(`${detailReport(results, 'text')}\n`);
   if (budget !== null) {
     const baseline = JSON.parse(readFileSync(join(BENCH, 'baseline.json'), 'utf8')) as Baseline;
     const over = overBudget(budget, baseline);
-    process.stdout.write(`\nThe standing budget (bench/baseline.json; unpinned): CPU µs per request, switchyard (bare proxy)\n${renderBudget(budget, baseline)}\n${over.length === 0 ? 'every case within the budget' : `over the budget:\n  ${over.join('\n  ')}`}\n`);
+    process.stdout.write(
+      `\nThe standing budget (bench/baseline.json; unpinned): CPU µs per request, switchyard (bare proxy)\n${renderBudget(budget, baseline)}\n${over.length === 0 ? 'every case within the budget' : `over the budget:\n  ${over.join('\n  ')}`}\n`,
+    );
   }
 
   if (opts.profile) {

@@ -15,7 +15,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchKeys, settlementRecords } from './lib/bench-settlements.ts';
 
-const { values: flags } = parseArgs({ options: { src: { type: 'string' }, records: { type: 'string' }, batch: { type: 'string' }, writer: { type: 'boolean' } } });
+const { values: flags } = parseArgs({
+  options: { src: { type: 'string' }, records: { type: 'string' }, batch: { type: 'string' }, writer: { type: 'boolean' } },
+});
 const SRC = resolve(flags.src ?? join(import.meta.dirname, '..', 'src'));
 const RECORDS = Number(flags.records ?? 200_000);
 const BATCH = Number(flags.batch ?? 64);
@@ -30,14 +32,22 @@ const ledger = new LedgerStore(db);
 const now = new Date().toISOString();
 const keys = benchKeys();
 for (const account of new Set(keys.map((k) => k.account))) {
-  db.prepare(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES (?, ?, 'user', 'free', ?, ?)`)
-    .run(account, account, 10n ** 15n, now);
+  db.prepare(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES (?, ?, 'user', 'free', ?, ?)`).run(
+    account,
+    account,
+    10n ** 15n,
+    now,
+  );
 }
-for (const k of keys) db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(k.hash, k.account, now);
+for (const k of keys)
+  db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, 'k', 'l', ?)`).run(k.hash, k.account, now);
 const record = settlementRecords(keys);
-const writer = flags.writer === true
-  ? new (await import(join(SRC, 'store/sqlite/sqlite-writer/sqlite-writer.ts'))).SqliteWriter(join(dir, 'switchyard.db'), { log: (m: string) => process.stderr.write(`${m}\n`) })
-  : null;
+const writer =
+  flags.writer === true
+    ? new (await import(join(SRC, 'store/sqlite/sqlite-writer/sqlite-writer.ts'))).SqliteWriter(join(dir, 'switchyard.db'), {
+        log: (m: string) => process.stderr.write(`${m}\n`),
+      })
+    : null;
 const t0 = performance.now();
 for (let done = 0; done < RECORDS; done += BATCH) {
   const batch = Array.from({ length: Math.min(BATCH, RECORDS - done) }, record);
@@ -46,6 +56,8 @@ for (let done = 0; done < RECORDS; done += BATCH) {
 }
 const s = (performance.now() - t0) / 1000;
 const how = writer === null ? '' : ', through the writer thread';
-process.stdout.write(`settlement: ${RECORDS.toLocaleString('en')} records in batches of ${BATCH}${how}: ${s.toFixed(2)} s, ${Math.round(RECORDS / s).toLocaleString('en')} records/s (src: ${SRC})\n`);
+process.stdout.write(
+  `settlement: ${RECORDS.toLocaleString('en')} records in batches of ${BATCH}${how}: ${s.toFixed(2)} s, ${Math.round(RECORDS / s).toLocaleString('en')} records/s (src: ${SRC})\n`,
+);
 await writer?.close();
 db.close();

@@ -21,7 +21,15 @@ import { startSwitchyard, startUpstream } from './lib/targets.ts';
 import { PATH } from './lib/throughput.ts';
 import { toolHeavyBody } from './lib/tool-heavy-request.ts';
 
-const { values: flags } = parseArgs({ options: { minutes: { type: 'string' }, rate: { type: 'string' }, root: { type: 'string' }, json: { type: 'string' }, mix: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: {
+    minutes: { type: 'string' },
+    rate: { type: 'string' },
+    root: { type: 'string' },
+    json: { type: 'string' },
+    mix: { type: 'string' },
+  },
+});
 // --mix P,S,T: the shares of plain, streamed and tool-heavy requests (default 45,40,15).
 const [mixPlain, mixStreamed, mixTools] = (flags.mix ?? '45,40,15').split(',').map(Number) as [number, number, number];
 const mixTotal = mixPlain + mixStreamed + mixTools;
@@ -30,7 +38,17 @@ const rate = Number(flags.rate ?? 200);
 const MAX_IN_FLIGHT = 256;
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
-interface Minute { minute: number; requests: number; errors: number; p50: number; p99: number; p999: number; max: number; rssMb: number; cpuShare: number }
+interface Minute {
+  minute: number;
+  requests: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  rssMb: number;
+  cpuShare: number;
+}
 
 /** Least-squares slope of ys over xs. */
 function slope(xs: number[], ys: number[]): number {
@@ -54,7 +72,7 @@ try {
   const bodies = { plain: chatBody(t.model, false), streamed: chatBody(t.model, true), tools: toolHeavyBody(t.model, true) };
   const pool = new Pool(t.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
   let seed = 42;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
@@ -73,7 +91,9 @@ try {
       inFlight--;
     }
   };
-  log(`soak: ${minutes} min at ${rate} requests/s (plain, streamed, tool-heavy: ${mixPlain}:${mixStreamed}:${mixTools}), gateway pid ${t.pid}`);
+  log(
+    `soak: ${minutes} min at ${rate} requests/s (plain, streamed, tool-heavy: ${mixPlain}:${mixStreamed}:${mixTools}), gateway pid ${t.pid}`,
+  );
   process.stdout.write('minute  requests  errors  p50 ms  p99 ms  p99.9 ms  max ms  RSS MB  CPU\n');
   const out: Minute[] = [];
   const start = performance.now();
@@ -96,9 +116,21 @@ try {
     const now = performance.now();
     const cpu1 = cpuSeconds(t.pid);
     const l = summarize(latencies);
-    const m: Minute = { minute, requests: l.samples, errors, p50: l.p50, p99: l.p99, p999: l.p999, max: l.max, rssMb: rssMb(t.pid), cpuShare: (cpu1 - cpu0) / ((now - minuteStart) / 1000) };
+    const m: Minute = {
+      minute,
+      requests: l.samples,
+      errors,
+      p50: l.p50,
+      p99: l.p99,
+      p999: l.p999,
+      max: l.max,
+      rssMb: rssMb(t.pid),
+      cpuShare: (cpu1 - cpu0) / ((now - minuteStart) / 1000),
+    };
     out.push(m);
-    process.stdout.write(`${String(minute).padStart(6)}  ${String(m.requests).padStart(8)}  ${String(m.errors).padStart(6)}  ${m.p50.toFixed(2).padStart(6)}  ${m.p99.toFixed(2).padStart(6)}  ${m.p999.toFixed(2).padStart(8)}  ${m.max.toFixed(1).padStart(6)}  ${m.rssMb.toFixed(0).padStart(6)}  ${(m.cpuShare * 100).toFixed(0).padStart(2)} %\n`);
+    process.stdout.write(
+      `${String(minute).padStart(6)}  ${String(m.requests).padStart(8)}  ${String(m.errors).padStart(6)}  ${m.p50.toFixed(2).padStart(6)}  ${m.p99.toFixed(2).padStart(6)}  ${m.p999.toFixed(2).padStart(8)}  ${m.max.toFixed(1).padStart(6)}  ${m.rssMb.toFixed(0).padStart(6)}  ${(m.cpuShare * 100).toFixed(0).padStart(2)} %\n`,
+    );
     latencies = [];
     errors = 0;
     cpu0 = cpu1;
@@ -106,10 +138,22 @@ try {
   }
   const steady = out.slice(1);
   const xs = steady.map((m) => m.minute);
-  const rssSlope = slope(xs, steady.map((m) => m.rssMb));
-  const p99Slope = slope(xs, steady.map((m) => m.p99));
-  process.stdout.write(`slope over minutes 2-${minutes}: RSS ${rssSlope.toFixed(2)} MB/min, p99 ${p99Slope.toFixed(3)} ms/min; RSS ${Math.min(...steady.map((m) => m.rssMb)).toFixed(0)}-${Math.max(...steady.map((m) => m.rssMb)).toFixed(0)} MB\n`);
-  if (flags.json !== undefined) writeFileSync(flags.json, `${JSON.stringify({ minutes, rate, perMinute: out, rssSlopeMbPerMin: rssSlope, p99SlopeMsPerMin: p99Slope }, null, 2)}\n`);
+  const rssSlope = slope(
+    xs,
+    steady.map((m) => m.rssMb),
+  );
+  const p99Slope = slope(
+    xs,
+    steady.map((m) => m.p99),
+  );
+  process.stdout.write(
+    `slope over minutes 2-${minutes}: RSS ${rssSlope.toFixed(2)} MB/min, p99 ${p99Slope.toFixed(3)} ms/min; RSS ${Math.min(...steady.map((m) => m.rssMb)).toFixed(0)}-${Math.max(...steady.map((m) => m.rssMb)).toFixed(0)} MB\n`,
+  );
+  if (flags.json !== undefined)
+    writeFileSync(
+      flags.json,
+      `${JSON.stringify({ minutes, rate, perMinute: out, rssSlopeMbPerMin: rssSlope, p99SlopeMsPerMin: p99Slope }, null, 2)}\n`,
+    );
   await pool.close();
   await Promise.all([stopChild(gw.child), stopChild(upstream)]);
 } finally {

@@ -39,8 +39,13 @@ try {
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
   const VARIANTS = ['off', 'on', 'metrics', 'log'] as const;
-  const children = await Promise.all(VARIANTS.map((v) =>
-    startChild<{ port: number; key: string }>(`telemetry ${v}`, join(BENCH, 'gateway-server.ts'), [upstreamUrl], { env: { BENCH_TELEMETRY: v } })));
+  const children = await Promise.all(
+    VARIANTS.map((v) =>
+      startChild<{ port: number; key: string }>(`telemetry ${v}`, join(BENCH, 'gateway-server.ts'), [upstreamUrl], {
+        env: { BENCH_TELEMETRY: v },
+      }),
+    ),
+  );
   const target = (name: string, c: (typeof children)[number]): Target => ({
     name,
     origin: `http://127.0.0.1:${c.info.port}`,
@@ -66,7 +71,8 @@ try {
     const slices = new Map<string, ThroughputSlice[]>(targets.map((t) => [t.name, []]));
     for (const t of targets) await saturate(t, stream, connections, 1);
     for (let r = 0; r < rounds; r++) {
-      for (const t of r % 2 === 0 ? targets : [...targets].reverse()) slices.get(t.name)!.push(await throughputSlice(t, { stream, connections, seconds, upstreamPid: upstream.pid }));
+      for (const t of r % 2 === 0 ? targets : [...targets].reverse())
+        slices.get(t.name)!.push(await throughputSlice(t, { stream, connections, seconds, upstreamPid: upstream.pid }));
     }
     const stats = targets.map((t) => throughputStats(slices.get(t.name)!));
     const base = stats[0]!;
@@ -77,12 +83,16 @@ try {
       const dm = s.cpuUsPerResponseMean - base.cpuUsPerResponseMean;
       results.push(
         `  ${targets[i]!.name.padEnd(8)} ${s.cpuUsPerResponse.toFixed(1).padStart(6)} / ${s.cpuUsPerResponseMean.toFixed(1).padStart(6)}` +
-          (i === 0 ? '' : `   ${sign(d)} µs (${sign((d / base.cpuUsPerResponse) * 100)} %) / ${sign(dm)} µs (${sign((dm / base.cpuUsPerResponseMean) * 100)} %)`) +
+          (i === 0
+            ? ''
+            : `   ${sign(d)} µs (${sign((d / base.cpuUsPerResponse) * 100)} %) / ${sign(dm)} µs (${sign((dm / base.cpuUsPerResponseMean) * 100)} %)`) +
           `   ${s.rps.toFixed(0)} req/s`,
       );
     }
   }
-  log(`telemetry overhead (${pin ? 'servers pinned to CPU 1' : 'not pinned'}, ${rounds} × ${seconds} s slices each, ${connections} connections):`);
+  log(
+    `telemetry overhead (${pin ? 'servers pinned to CPU 1' : 'not pinned'}, ${rounds} × ${seconds} s slices each, ${connections} connections):`,
+  );
   for (const line of results) log(`  ${line}`);
   await Promise.all([...children.map((c) => stopChild(c)), stopChild(upstream)]);
 } finally {

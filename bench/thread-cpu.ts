@@ -38,7 +38,8 @@ try {
       await saturate(target, stream, 64, 2);
       const before = threadCpuSeconds(target.pid);
       let responses = 0;
-      for (let r = 0; r < rounds; r++) responses += (await throughputSlice(target, { stream, connections: 64, seconds, upstreamPid: upstream.pid })).completed;
+      for (let r = 0; r < rounds; r++)
+        responses += (await throughputSlice(target, { stream, connections: 64, seconds, upstreamPid: upstream.pid })).completed;
       const split = perResponseUs(before, threadCpuSeconds(target.pid), responses);
       const total = split.reduce((sum, [, us]) => sum + us, 0);
       const parts = split.filter(([, us]) => us > 0).map(([kind, us]: [ThreadKind, number]) => `${kind} ${us.toFixed(1)}`);

@@ -27,9 +27,9 @@ import { HOLD_MARKER, PACE_MARKER, PACE_MS, PACE_WORDS, paceWord } from './lib/s
 const HOLD_INTERVAL_MS = 1000;
 const HOLD_MAX_MS = 120_000;
 
-const ANSWER_WORDS = (
-  'Switchyard forwards this answer in small pieces, the way a model streams its tokens, so every chunk travels.'
-).split(/(?<= )/);
+const ANSWER_WORDS = 'Switchyard forwards this answer in small pieces, the way a model streams its tokens, so every chunk travels.'.split(
+  /(?<= )/,
+);
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } as const;
 const DONE = 'data: [DONE]\n\n';
@@ -80,7 +80,14 @@ function completion(shape: Shape, id: string): string {
     object: 'chat.completion',
     created,
     model: shape.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: ANSWER_WORDS.join(''), refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: ANSWER_WORDS.join(''), refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: usage(shape.promptTokens, ANSWER_WORDS.length),
     service_tier: 'default',
     system_fingerprint: 'fp_bench',

@@ -59,7 +59,10 @@ export async function warm(stripTypeScriptTypes) {
     wanted.add(name);
     if (present.has(name)) continue;
     const tmp = join(cacheDir, `${name}.${process.pid}.tmp`);
-    writeFileSync(tmp, quietly(() => stripTypeScriptTypes(source, { mode: 'strip' })));
+    writeFileSync(
+      tmp,
+      quietly(() => stripTypeScriptTypes(source, { mode: 'strip' })),
+    );
     renameSync(tmp, join(cacheDir, name)); // whole or absent: a gateway starting meanwhile never reads half an entry
     written++;
   }
@@ -98,9 +101,11 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
       process.exitCode = r.status ?? 1;
     } else throw new Error(`Node ${process.version} cannot strip types and ${bundled} is missing (npm ci installs it)`);
   } catch (err) {
-    process.stderr.write(bestEffort
-      ? `switchyard: the type-stripped sources were not cached (${err.message}); starting without them\n`
-      : `switchyard: could not cache the type-stripped sources: ${err.message}\n`);
+    process.stderr.write(
+      bestEffort
+        ? `switchyard: the type-stripped sources were not cached (${err.message}); starting without them\n`
+        : `switchyard: could not cache the type-stripped sources: ${err.message}\n`,
+    );
     process.exitCode = bestEffort ? 0 : 1;
   }
 }

@@ -106,15 +106,24 @@ export async function measureBudget(proxy: Target, switchyard: Target, o: Budget
     const best = [Infinity, Infinity];
     for (let r = 0; r < o.rounds; r++) {
       for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-        const s = await throughputSlice(targets[i]!, { stream, connections: o.connections, seconds: o.sliceSeconds, upstreamPid: o.upstreamPid, body: bodies[i]! });
+        const s = await throughputSlice(targets[i]!, {
+          stream,
+          connections: o.connections,
+          seconds: o.sliceSeconds,
+          upstreamPid: o.upstreamPid,
+          body: bodies[i]!,
+        });
         if (s.failures > 0 && s.completed === 0) throw new Error(`${targets[i]!.name}: every request failed (${c})`);
         if (s.completed < 50) continue; // a slice the machine starved says nothing about the cost
         best[i] = Math.min(best[i]!, s.cpuUsPerResponse);
       }
     }
-    if (!Number.isFinite(best[0]!) || !Number.isFinite(best[1]!)) throw new StarvedMeasurement(`budget ${c}: no slice completed 50 responses (the machine is starving the servers)`);
+    if (!Number.isFinite(best[0]!) || !Number.isFinite(best[1]!))
+      throw new StarvedMeasurement(`budget ${c}: no slice completed 50 responses (the machine is starving the servers)`);
     out[c] = { oneConnection, saturation: { proxyUs: best[0]!, switchyardUs: best[1]!, ratio: best[1]! / best[0]! } };
-    o.log?.(`  budget ${c}: saturation ${best[1]!.toFixed(0)} µs vs proxy ${best[0]!.toFixed(0)} (×${(best[1]! / best[0]!).toFixed(2)})${oneConnection === null ? '' : `; 1 connection ${oneConnection.switchyardUs.toFixed(0)} vs ${oneConnection.proxyUs.toFixed(0)} µs`}`);
+    o.log?.(
+      `  budget ${c}: saturation ${best[1]!.toFixed(0)} µs vs proxy ${best[0]!.toFixed(0)} (×${(best[1]! / best[0]!).toFixed(2)})${oneConnection === null ? '' : `; 1 connection ${oneConnection.switchyardUs.toFixed(0)} vs ${oneConnection.proxyUs.toFixed(0)} µs`}`,
+    );
   }
   return out;
 }
@@ -135,7 +144,9 @@ export function overBudget(result: Partial<BudgetResult>, baseline: Baseline, to
     if (r === undefined) continue;
     const limit = baseline.saturationRatio[c] * (1 + tolerance);
     if (r.saturation.ratio > limit) {
-      out.push(`${c}: ${r.saturation.switchyardUs.toFixed(0)} µs per response = ×${r.saturation.ratio.toFixed(2)} the proxy's ${r.saturation.proxyUs.toFixed(0)} µs, over the budget ×${limit.toFixed(2)} (baseline ×${baseline.saturationRatio[c].toFixed(2)} + ${Math.round(tolerance * 100)} %)`);
+      out.push(
+        `${c}: ${r.saturation.switchyardUs.toFixed(0)} µs per response = ×${r.saturation.ratio.toFixed(2)} the proxy's ${r.saturation.proxyUs.toFixed(0)} µs, over the budget ×${limit.toFixed(2)} (baseline ×${baseline.saturationRatio[c].toFixed(2)} + ${Math.round(tolerance * 100)} %)`,
+      );
     }
   }
   return out;

@@ -34,7 +34,11 @@ export async function serveHasWorkers(): Promise<boolean> {
 }
 
 /** Starts it; throws with the CLI's own message when it refuses (e.g. a store it does not support). */
-export async function startCliGateway(name: string, upstreamBaseUrl: string, o: { workers: number | null; env?: Record<string, string> }): Promise<CliGateway> {
+export async function startCliGateway(
+  name: string,
+  upstreamBaseUrl: string,
+  o: { workers: number | null; env?: Record<string, string> },
+): Promise<CliGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-cli-'));
   const port = await freePort();
   const config = join(dir, 'switchyard.yaml');
@@ -46,7 +50,13 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
       return JSON.parse(stdout) as T;
     } catch (err) {
       const e = err as { stderr?: string; message: string };
-      throw new Error(`switchyard ${args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}: ${(e.stderr ?? e.message).trim().split('\n')[0]}`, { cause: err });
+      throw new Error(
+        `switchyard ${args
+          .filter((a) => !a.startsWith('-'))
+          .slice(0, 2)
+          .join(' ')}: ${(e.stderr ?? e.message).trim().split('\n')[0]}`,
+        { cause: err },
+      );
     }
   };
   let proc: ChildProcess | null = null;
@@ -54,7 +64,14 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
   try {
     // serve first: it creates (or migrates) whichever store it was given; the account and
     // the key are then made by the CLI beside the running gateway, as an operator would.
-    const serveArgs = [...gatewayNodeFlags(), CLI, 'serve', '--config', config, ...(o.workers === null ? [] : ['--workers', String(o.workers)])];
+    const serveArgs = [
+      ...gatewayNodeFlags(),
+      CLI,
+      'serve',
+      '--config',
+      config,
+      ...(o.workers === null ? [] : ['--workers', String(o.workers)]),
+    ];
     proc = spawn(process.execPath, serveArgs, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     track(proc);
     let stderr = '';
@@ -66,7 +83,13 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
     const { key } = await cli<{ key: string }>('keys', 'create', '--account', account.id, '--name', 'bench');
     const child = proc;
     return {
-      target: { name, origin, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, model: GATEWAY_MODEL, pid: child.pid! },
+      target: {
+        name,
+        origin,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        model: GATEWAY_MODEL,
+        pid: child.pid!,
+      },
       proc: child,
       async stop() {
         await stopProcess(child);
@@ -81,12 +104,17 @@ export async function startCliGateway(name: string, upstreamBaseUrl: string, o: 
 }
 
 async function waitServing(origin: string, proc: ChildProcess, stderr: () => string): Promise<void> {
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`switchyard serve exited (${code}): ${lastLines(stderr())}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`switchyard serve exited (${code}): ${lastLines(stderr())}`))),
+  );
   exited.catch(() => {});
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const ok = await Promise.race([
-      fetch(`${origin}/health`).then((r) => r.ok, () => false),
+      fetch(`${origin}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ),
       exited,
     ]);
     if (ok) return;
@@ -97,7 +125,12 @@ async function waitServing(origin: string, proc: ChildProcess, stderr: () => str
 
 /** The end of what serve printed, for a failure's reason (a first start's key is blanked: it is a secret). */
 function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-3).join(' / ').replace(/sk-sy-\S+/g, 'sk-sy-…');
+  return text
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' / ')
+    .replace(/sk-sy-\S+/g, 'sk-sy-…');
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {

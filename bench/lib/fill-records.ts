@@ -2,8 +2,15 @@ import type { DatabaseSync } from 'node:sqlite';
 import { namesOf, STORED_COLUMNS, storedValues } from '../../src/store/generation-row.ts';
 import type { GenerationRecord } from '../../src/store/generation-records.ts';
 import {
-  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
-  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
+  addToRollup,
+  coarseRollups,
+  GLOBAL_ROLLUP_UPSERT_SQL,
+  globalRollupParams,
+  KEYS_ROLLUP_UPSERT_SQL,
+  keysRollupParams,
+  ROLLUP_UPSERT_SQL,
+  rollupParams,
+  type RollupRow,
 } from '../../src/store/usage-rollup.ts';
 
 // Fills a SQLite database with generation records fast, for the benchmarks of large
@@ -24,11 +31,17 @@ export function fillRecords(db: DatabaseSync, records: Iterable<GenerationRecord
   const t0 = performance.now();
   // The unique index on the id stays: a settlement's upsert names it (ON CONFLICT (id)), and a
   // writer thread preparing it meanwhile would fail.
-  const indexes = (db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'generation_records' AND sql IS NOT NULL
-    AND sql NOT LIKE 'CREATE UNIQUE%'`).all() as Array<{ name: string; sql: string }>);
+  const indexes = db
+    .prepare(
+      `SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'generation_records' AND sql IS NOT NULL
+    AND sql NOT LIKE 'CREATE UNIQUE%'`,
+    )
+    .all() as Array<{ name: string; sql: string }>;
   for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
   db.exec('PRAGMA synchronous = OFF');
-  const ids = new Map<string, number>((db.prepare('SELECT id, name FROM record_names').all() as Array<{ id: number; name: string }>).map((r) => [r.name, Number(r.id)]));
+  const ids = new Map<string, number>(
+    (db.prepare('SELECT id, name FROM record_names').all() as Array<{ id: number; name: string }>).map((r) => [r.name, Number(r.id)]),
+  );
   const addName = db.prepare('INSERT INTO record_names (name) VALUES (?) RETURNING id');
   const ref = (name: string | null): number | null => {
     if (name === null) return null;
@@ -39,7 +52,9 @@ export function fillRecords(db: DatabaseSync, records: Iterable<GenerationRecord
     }
     return id;
   };
-  const insert = db.prepare(`INSERT INTO generation_records (${STORED_COLUMNS.join(', ')}) VALUES (${STORED_COLUMNS.map(() => '?').join(', ')})`);
+  const insert = db.prepare(
+    `INSERT INTO generation_records (${STORED_COLUMNS.join(', ')}) VALUES (${STORED_COLUMNS.map(() => '?').join(', ')})`,
+  );
   const rollups = new Map<string, RollupRow>();
   let n = 0;
   db.exec('BEGIN');

@@ -79,7 +79,8 @@ export async function readStoreCounts(redisUrl: string, databaseUrl: string): Pr
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const rows = await client.query<{ query: string; calls: string }>(
-      'SELECT query, calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())');
+      'SELECT query, calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    );
     return { redis, postgres: new Map(rows.rows.map((x) => [x.query, Number(x.calls)])) };
   } catch {
     return { redis, postgres: null };
@@ -110,7 +111,13 @@ export function perRequest(before: StoreCounts, after: StoreCounts, responses: n
   const sum = (c: Calls): number => [...c.values()].reduce((a, b) => a + b, 0);
   const detail: PerRequest['detail'] = [
     ...[...redis].map(([what, v]) => ({ store: 'redis' as const, what, perRequest: v / n })),
-    ...[...(postgres ?? [])].map(([what, v]) => ({ store: 'postgres' as const, what: what.replace(/\s+/g, ' ').slice(0, 100), perRequest: v / n })),
-  ].filter((d) => d.perRequest > 0.01).sort((a, b) => b.perRequest - a.perRequest);
+    ...[...(postgres ?? [])].map(([what, v]) => ({
+      store: 'postgres' as const,
+      what: what.replace(/\s+/g, ' ').slice(0, 100),
+      perRequest: v / n,
+    })),
+  ]
+    .filter((d) => d.perRequest > 0.01)
+    .sort((a, b) => b.perRequest - a.perRequest);
   return { redisCommands: sum(redis) / n, postgresStatements: postgres === null ? null : sum(postgres) / n, detail };
 }

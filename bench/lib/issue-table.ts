@@ -56,7 +56,12 @@ function throughputRows(r: BenchResults, mode: Mode, label: string): IssueRow[] 
   const t = (name: string) => value(r.targets[name]?.saturation[mode]);
   const proxy = t(NAMES.proxy);
   const portkey = t(NAMES.portkey);
-  const share: IssueRow = { figure: `throughput on one core (${r.options.connections} conn.), ${label}: share of the proxy's (CPU µs/response)`, cells: {}, goal: `≥ ${pct(GOALS.throughputShare)} of the bare proxy`, met: null };
+  const share: IssueRow = {
+    figure: `throughput on one core (${r.options.connections} conn.), ${label}: share of the proxy's (CPU µs/response)`,
+    cells: {},
+    goal: `≥ ${pct(GOALS.throughputShare)} of the bare proxy`,
+    met: null,
+  };
   const rate: IssueRow = { figure: `  best measured rate, ${label} (/s)`, cells: {}, goal: DASH, met: null };
   for (const name of COLUMNS) {
     const s = t(name);
@@ -70,7 +75,8 @@ function throughputRows(r: BenchResults, mode: Mode, label: string): IssueRow[] 
       share.cells[name] = `${s.cpuUsPerResponse.toFixed(0)} µs`;
       continue;
     }
-    const vsPortkey = name === NAMES.switchyard && portkey !== null ? `; ${(portkey.cpuUsPerResponse / s.cpuUsPerResponse).toFixed(1)}× Portkey` : '';
+    const vsPortkey =
+      name === NAMES.switchyard && portkey !== null ? `; ${(portkey.cpuUsPerResponse / s.cpuUsPerResponse).toFixed(1)}× Portkey` : '';
     share.cells[name] = `${pct(proxy.cpuUsPerResponse / s.cpuUsPerResponse)} (${s.cpuUsPerResponse.toFixed(0)} µs${vsPortkey})`;
   }
   const sy = t(NAMES.switchyard);
@@ -84,12 +90,19 @@ function latencyRows(r: BenchResults, where: 'oneConnection' | 'saturation', mod
     if (tr === undefined) return null;
     return where === 'oneConnection' ? (value(tr.oneConnection[mode])?.latency ?? null) : (value(tr.saturation[mode])?.latency ?? null);
   };
-  const why = (name: string): string => failure(where === 'oneConnection' ? r.targets[name]?.oneConnection[mode] : r.targets[name]?.saturation[mode]);
+  const why = (name: string): string =>
+    failure(where === 'oneConnection' ? r.targets[name]?.oneConnection[mode] : r.targets[name]?.saturation[mode]);
   const direct = lat(NAMES.direct);
   const proxy = lat(NAMES.proxy);
   const sy = lat(NAMES.switchyard);
   const rows: IssueRow[] = [];
-  for (const [q, qLabel] of [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p999', 'p99.9'], ['max', 'max']] as const) {
+  for (const [q, qLabel] of [
+    ['p50', 'p50'],
+    ['p90', 'p90'],
+    ['p99', 'p99'],
+    ['p999', 'p99.9'],
+    ['max', 'max'],
+  ] as const) {
     const row: IssueRow = { figure: `added ${qLabel} ${label} (ms over direct)`, cells: {}, goal: DASH, met: null };
     for (const name of COLUMNS) {
       const l = lat(name);
@@ -128,7 +141,12 @@ function loopDelayRows(r: BenchResults): IssueRow[] {
   return (['oneConnection', 'saturation'] as const).map((phase) => {
     const idle = r.idleLoopDelay[phase];
     const machine = idle.ok ? `— (an idle Node process here: ${idle.value.maxMs.toFixed(1)})` : DASH;
-    const row: IssueRow = { figure: `event loop max delay, load at ${phase === 'oneConnection' ? '1 connection' : `${r.options.connections} connections`} (ms)`, cells: {}, goal: machine, met: null };
+    const row: IssueRow = {
+      figure: `event loop max delay, load at ${phase === 'oneConnection' ? '1 connection' : `${r.options.connections} connections`} (ms)`,
+      cells: {},
+      goal: machine,
+      met: null,
+    };
     for (const name of COLUMNS) {
       const d = r.targets[name]?.loopDelay[phase];
       row.cells[name] = d === undefined ? DASH : d.ok ? d.value.maxMs.toFixed(1) : DASH;
@@ -141,10 +159,20 @@ function telemetryRow(r: BenchResults): IssueRow[] {
   const t = r.telemetry;
   if (t === null) return [];
   const sy = value(r.targets[NAMES.switchyard]?.saturation.nonStreamed);
-  const share = sy === null ? '' : ` = ${((t.inProcessUs.both / sy.cpuUsPerResponse) * 100).toFixed(1)} % of ${sy.cpuUsPerResponse.toFixed(0)} µs`;
+  const share =
+    sy === null ? '' : ` = ${((t.inProcessUs.both / sy.cpuUsPerResponse) * 100).toFixed(1)} % of ${sy.cpuUsPerResponse.toFixed(0)} µs`;
   const d = t.endToEnd.ok ? t.endToEnd.value.onUs - t.endToEnd.value.offUs : NaN;
-  const e2e = t.endToEnd.ok ? `; end to end ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(0)} µs (off ${t.endToEnd.value.offUs.toFixed(0)}, on ${t.endToEnd.value.onUs.toFixed(0)})` : '';
-  return [{ figure: 'metrics + request log, CPU per request', cells: { [NAMES.switchyard]: `${t.inProcessUs.both.toFixed(1)} µs${share}${e2e}` }, goal: 'small (issue 15)', met: null }];
+  const e2e = t.endToEnd.ok
+    ? `; end to end ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(0)} µs (off ${t.endToEnd.value.offUs.toFixed(0)}, on ${t.endToEnd.value.onUs.toFixed(0)})`
+    : '';
+  return [
+    {
+      figure: 'metrics + request log, CPU per request',
+      cells: { [NAMES.switchyard]: `${t.inProcessUs.both.toFixed(1)} µs${share}${e2e}` },
+      goal: 'small (issue 15)',
+      met: null,
+    },
+  ];
 }
 
 /** The issue's figures from a run's results, in the issue's order, then the ones it asks for beside them. */
@@ -170,13 +198,23 @@ export function renderMarkdown(rows: readonly IssueRow[]): string {
   const esc = (s: string): string => s.replaceAll('|', '\\|');
   const head = `| figure | ${COLUMNS.join(' | ')} | goal |`;
   const rule = `|---|${COLUMNS.map(() => '---').join('|')}|---|`;
-  return [head, rule, ...rows.map((row) => `| ${esc(row.figure.trim())} | ${COLUMNS.map((c) => esc(row.cells[c] ?? DASH)).join(' | ')} | ${esc(verdict(row))} |`)].join('\n');
+  return [
+    head,
+    rule,
+    ...rows.map(
+      (row) => `| ${esc(row.figure.trim())} | ${COLUMNS.map((c) => esc(row.cells[c] ?? DASH)).join(' | ')} | ${esc(verdict(row))} |`,
+    ),
+  ].join('\n');
 }
 
 export function renderText(rows: readonly IssueRow[]): string {
   const head = ['figure', ...COLUMNS, 'goal'];
   const body = rows.map((row) => [row.figure, ...COLUMNS.map((c) => row.cells[c] ?? DASH), verdict(row).replaceAll('**', '')]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }

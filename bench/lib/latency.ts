@@ -29,7 +29,10 @@ export interface OneConnectionOptions {
 /** A target whose first `FAIL_FAST` answers all fail is dropped from the phase (and reported as failing). */
 const FAIL_FAST = 50;
 
-export async function latencyAtOneConnection(targets: readonly Target[], o: OneConnectionOptions): Promise<Map<string, OneConnectionStats>> {
+export async function latencyAtOneConnection(
+  targets: readonly Target[],
+  o: OneConnectionOptions,
+): Promise<Map<string, OneConnectionStats>> {
   const clients = targets.map((t) => new Client(t.origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
   const samples = targets.map(() => [] as number[]);
   const errors = targets.map(() => 0);
@@ -69,9 +72,14 @@ export async function latencyAtOneConnection(targets: readonly Target[], o: OneC
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
-  return new Map(targets.map((t, i) => [t.name, {
-    latency: summarize(samples[i]!),
-    errors: errors[i]!,
-    serverCpuUs: (cpu[i]! / Math.max(1, samples[i]!.length + errors[i]!)) * 1e6,
-  }]));
+  return new Map(
+    targets.map((t, i) => [
+      t.name,
+      {
+        latency: summarize(samples[i]!),
+        errors: errors[i]!,
+        serverCpuUs: (cpu[i]! / Math.max(1, samples[i]!.length + errors[i]!)) * 1e6,
+      },
+    ]),
+  );
 }

@@ -39,7 +39,12 @@ const STALL_MS = 2000;
  * new one did for two seconds, or `maxWaitMs` passed), samples the server's RSS, and finally aborts them all
  * and has the upstream end what it still holds (`releaseHeld`).
  */
-export async function openStreamsMemory(target: Target, n: number, maxWaitMs: number, releaseHeld?: () => Promise<void>): Promise<OpenStreamsStats> {
+export async function openStreamsMemory(
+  target: Target,
+  n: number,
+  maxWaitMs: number,
+  releaseHeld?: () => Promise<void>,
+): Promise<OpenStreamsStats> {
   await sleep(500);
   const rssBeforeMb = rssMb(target.pid);
   const pool = new Pool(target.origin, { connections: n, pipelining: 1, bodyTimeout: 0, headersTimeout: 0 });
@@ -160,7 +165,9 @@ export async function checkTarget(target: Target, stream: boolean): Promise<stri
     const res = await client.request({ path: PATH, method: 'POST', headers: target.headers, body: chatBody(target.model, stream) });
     const text = await res.body.text();
     const ok = res.statusCode === 200 && (stream ? text.includes('data: [DONE]') : text.includes('"choices"'));
-    return ok ? null : `${target.name} answered a ${stream ? 'streamed' : 'non-streamed'} request with ${res.statusCode}: ${text.slice(0, 300)}`;
+    return ok
+      ? null
+      : `${target.name} answered a ${stream ? 'streamed' : 'non-streamed'} request with ${res.statusCode}: ${text.slice(0, 300)}`;
   } catch (err) {
     return `${target.name} failed a ${stream ? 'streamed' : 'non-streamed'} request: ${(err as Error).message}`;
   } finally {

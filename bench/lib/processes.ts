@@ -35,7 +35,9 @@ function installHandlers(): void {
     // SIGTERM first, so the gateway removes its temporary database; SIGKILL after 3 s.
     const procs = [...live];
     for (const proc of procs) proc.kill('SIGTERM');
-    const gone = procs.map((proc) => new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve))));
+    const gone = procs.map(
+      (proc) => new Promise((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve(null) : proc.once('exit', resolve))),
+    );
     void Promise.race([Promise.all(gone), new Promise((resolve) => setTimeout(resolve, 3000))]).then(() => process.exit(code));
   };
   process.on('SIGINT', onSignal('SIGINT', 130));
@@ -79,8 +81,11 @@ export interface StartOptions {
 export function startChild<Info>(name: string, script: string, args: string[], opts: StartOptions = {}): Promise<Child<Info>> {
   installHandlers();
   const nodeArgv = [...(opts.nodeArgs ?? []), script, ...args];
-  const stdio = opts.ipc === true ? ['pipe', 'pipe', 'inherit', 'ipc'] as const : ['pipe', 'pipe', 'inherit'] as const;
-  const proc = spawn(process.execPath, nodeArgv, { stdio: [...stdio], ...(opts.env === undefined ? {} : { env: { ...process.env, ...opts.env } }) });
+  const stdio = opts.ipc === true ? (['pipe', 'pipe', 'inherit', 'ipc'] as const) : (['pipe', 'pipe', 'inherit'] as const);
+  const proc = spawn(process.execPath, nodeArgv, {
+    stdio: [...stdio],
+    ...(opts.env === undefined ? {} : { env: { ...process.env, ...opts.env } }),
+  });
   live.add(proc);
   const exited = new Promise<number | string>((resolve) => {
     proc.once('exit', (code, signal) => {
@@ -90,7 +95,10 @@ export function startChild<Info>(name: string, script: string, args: string[], o
   });
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => fail(new Error(`${name} did not start within ${opts.timeoutMs ?? 20_000} ms`)), opts.timeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${name} did not start within ${opts.timeoutMs ?? 20_000} ms`)),
+      opts.timeoutMs ?? 20_000,
+    );
     const fail = (err: Error): void => {
       clearTimeout(timer);
       proc.kill('SIGKILL');

@@ -62,7 +62,8 @@ export function summarizeProfile(path: string, root: string, top = 25): ProfileS
     byId.set(node.id, node);
     for (const c of node.children ?? []) parent.set(c, node.id);
   }
-  const key = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'}\u0000${shortUrl(n.callFrame.url, root)}:${n.callFrame.lineNumber + 1}`;
+  const key = (n: ProfileNode): string =>
+    `${n.callFrame.functionName || '(anonymous)'}\u0000${shortUrl(n.callFrame.url, root)}:${n.callFrame.lineNumber + 1}`;
   const self = new Map<string, number>();
   const selfFile = new Map<string, number>();
   const inclusive = new Map<string, number>();
@@ -117,10 +118,11 @@ export function formatProfile(s: ProfileSummary): string {
   lines.push(`busy ${s.busyMs.toFixed(0)} ms, idle ${s.idleMs.toFixed(0)} ms (percentages are of busy time)`);
   const table = (title: string, rows: ProfileRow[]): void => {
     lines.push('', title);
-    for (const r of rows) lines.push(`  ${r.pct.toFixed(1).padStart(5)} %  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}${r.where ? `  ${r.where}` : ''}`);
+    for (const r of rows)
+      lines.push(`  ${r.pct.toFixed(1).padStart(5)} %  ${r.ms.toFixed(0).padStart(7)} ms  ${r.name}${r.where ? `  ${r.where}` : ''}`);
   };
   table('Self time by file or package:', s.selfByFile);
   table('Self time by function:', s.selfByFunction);
-  table('Inclusive time of the project\'s functions (src/):', s.inclusiveProject);
+  table("Inclusive time of the project's functions (src/):", s.inclusiveProject);
   return lines.join('\n');
 }

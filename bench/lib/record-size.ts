@@ -29,16 +29,70 @@ export interface SizePerRecord {
 }
 
 const BATCH = 50;
-const LEGACY_COLUMNS = ['id', 'account_id', 'key_hash', 'model', 'provider', 'upstream_model', 'upstream_id', 'endpoint_dialect',
-  'streamed', 'cancelled', 'status', 'error_code', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion',
-  'tokens_cache_read', 'tokens_cache_write', 'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms',
-  'attempts', 'http_referer', 'x_title', 'end_user', 'created_at', 'cache_hit'];
+const LEGACY_COLUMNS = [
+  'id',
+  'account_id',
+  'key_hash',
+  'model',
+  'provider',
+  'upstream_model',
+  'upstream_id',
+  'endpoint_dialect',
+  'streamed',
+  'cancelled',
+  'status',
+  'error_code',
+  'finish_reason',
+  'native_finish_reason',
+  'tokens_prompt',
+  'tokens_completion',
+  'tokens_cache_read',
+  'tokens_cache_write',
+  'tokens_reasoning',
+  'cost_nanos',
+  'cost_breakdown',
+  'latency_ms',
+  'first_token_ms',
+  'attempts',
+  'http_referer',
+  'x_title',
+  'end_user',
+  'created_at',
+  'cache_hit',
+];
 
 function legacyRow(r: SettlementRecord): Array<string | number | bigint | null> {
-  return [r.id, r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.upstreamId, r.dialect, r.streamed ? 1 : 0,
-    r.cancelled ? 1 : 0, r.status, r.errorCode, r.finishReason, r.nativeFinishReason, r.tokensPrompt, r.tokensCompletion,
-    r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning, r.costNanos, r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown),
-    r.latencyMs, r.firstTokenMs, JSON.stringify(r.attempts), r.httpReferer, r.xTitle, r.endUser, r.createdAt, r.cacheHit === true ? 1 : 0];
+  return [
+    r.id,
+    r.accountId,
+    r.keyHash,
+    r.model,
+    r.provider,
+    r.upstreamModel,
+    r.upstreamId,
+    r.dialect,
+    r.streamed ? 1 : 0,
+    r.cancelled ? 1 : 0,
+    r.status,
+    r.errorCode,
+    r.finishReason,
+    r.nativeFinishReason,
+    r.tokensPrompt,
+    r.tokensCompletion,
+    r.tokensCacheRead,
+    r.tokensCacheWrite,
+    r.tokensReasoning,
+    r.costNanos,
+    r.costBreakdown === null ? null : JSON.stringify(r.costBreakdown),
+    r.latencyMs,
+    r.firstTokenMs,
+    JSON.stringify(r.attempts),
+    r.httpReferer,
+    r.xTitle,
+    r.endUser,
+    r.createdAt,
+    r.cacheHit === true ? 1 : 0,
+  ];
 }
 
 function* batches(records: Iterable<SettlementRecord>): Generator<SettlementRecord[]> {
@@ -90,7 +144,9 @@ function sqliteWriter(db: DatabaseSync, layout: Layout): (b: SettlementRecord[])
     return (b) => ledger.settle([], b);
   }
   const insert = db.prepare(`INSERT INTO generations (${LEGACY_COLUMNS.join(', ')}) VALUES (${LEGACY_COLUMNS.map(() => '?').join(', ')})`);
-  const charge = db.prepare(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, created_at) VALUES (?, ?, 'charge', ?, ?, ?)`);
+  const charge = db.prepare(
+    `INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, created_at) VALUES (?, ?, 'charge', ?, ?, ?)`,
+  );
   return (b) => {
     db.exec('BEGIN');
     for (const r of b) {
@@ -104,10 +160,21 @@ function sqliteWriter(db: DatabaseSync, layout: Layout): (b: SettlementRecord[])
 /** Pages in use (dbstat) of the record's tables and their indexes, and of the whole file. */
 function sqliteSizes(db: DatabaseSync, tables: readonly string[]): { record: number; database: number } {
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  const names = (db.prepare(`SELECT name FROM sqlite_schema WHERE tbl_name IN (${tables.map(() => '?').join(', ')}) AND type IN ('table', 'index')`)
-    .all(...tables) as Array<{ name: string }>).map((r) => r.name);
-  const record = Number((db.prepare(`SELECT coalesce(sum(pgsize), 0) AS s FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`).get(...names) as { s: number }).s);
-  const database = Number((db.prepare('SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()').get() as { s: number }).s);
+  const names = (
+    db
+      .prepare(`SELECT name FROM sqlite_schema WHERE tbl_name IN (${tables.map(() => '?').join(', ')}) AND type IN ('table', 'index')`)
+      .all(...tables) as Array<{ name: string }>
+  ).map((r) => r.name);
+  const record = Number(
+    (
+      db.prepare(`SELECT coalesce(sum(pgsize), 0) AS s FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`).get(...names) as {
+        s: number;
+      }
+    ).s,
+  );
+  const database = Number(
+    (db.prepare('SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()').get() as { s: number }).s,
+  );
   return { record, database };
 }
 
@@ -119,9 +186,16 @@ export async function postgresSizePerRecord(pool: pg.Pool, layout: Layout, count
   const all = [...records];
   for (const r of all) accounts.set(r.keyHash, r.accountId);
   for (const a of new Set(accounts.values())) {
-    await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ($1, $1, 'user', '1000000000000000', '2026-01-01T00:00:00.000Z')`, [a]);
+    await pool.query(
+      `INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ($1, $1, 'user', '1000000000000000', '2026-01-01T00:00:00.000Z')`,
+      [a],
+    );
   }
-  for (const [k, a] of accounts) await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, $2, 'k', 'sk-sy-v1-x', '2026-01-01T00:00:00.000Z')`, [k, a]);
+  for (const [k, a] of accounts)
+    await pool.query(
+      `INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, $2, 'k', 'sk-sy-v1-x', '2026-01-01T00:00:00.000Z')`,
+      [k, a],
+    );
   const write = postgresWriter(pool, layout);
   for (const b of batches(all.slice(0, warm))) await write(b);
   const before = await postgresSizes(pool, RECORD_TABLES[layout]);
@@ -136,16 +210,22 @@ function postgresWriter(pool: pg.Pool, layout: Layout): (b: SettlementRecord[]) 
     return (b) => ledger.settle([], b);
   }
   const values = (b: SettlementRecord[]) => b.flatMap((r) => legacyRow(r).map((v) => (typeof v === 'bigint' ? v.toString() : v)));
-  const rows = (n: number, width: number) => Array.from({ length: n }, (_, i) => `(${Array.from({ length: width }, (_, c) => `$${i * width + c + 1}`).join(', ')})`).join(', ');
+  const rows = (n: number, width: number) =>
+    Array.from({ length: n }, (_, i) => `(${Array.from({ length: width }, (_, c) => `$${i * width + c + 1}`).join(', ')})`).join(', ');
   return async (b) => {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query(`INSERT INTO generations (${LEGACY_COLUMNS.join(', ')}) VALUES ${rows(b.length, LEGACY_COLUMNS.length)}`, values(b));
+      await client.query(
+        `INSERT INTO generations (${LEGACY_COLUMNS.join(', ')}) VALUES ${rows(b.length, LEGACY_COLUMNS.length)}`,
+        values(b),
+      );
       const charged = b.filter((r) => r.costNanos !== 0n);
       if (charged.length > 0) {
-        await client.query(`INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, created_at) VALUES ${rows(charged.length, 5).replaceAll(/\(\$(\d+), \$(\d+), \$(\d+)/g, "($$$1, $$$2, 'charge', $$$3")}`,
-          charged.flatMap((r) => [r.accountId, r.keyHash, (-r.costNanos).toString(), r.id, r.createdAt]));
+        await client.query(
+          `INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, created_at) VALUES ${rows(charged.length, 5).replaceAll(/\(\$(\d+), \$(\d+), \$(\d+)/g, "($$$1, $$$2, 'charge', $$$3")}`,
+          charged.flatMap((r) => [r.accountId, r.keyHash, (-r.costNanos).toString(), r.id, r.createdAt]),
+        );
       }
       await client.query('COMMIT');
     } finally {
@@ -156,7 +236,8 @@ function postgresWriter(pool: pg.Pool, layout: Layout): (b: SettlementRecord[]) 
 
 async function postgresSizes(pool: pg.Pool, tables: readonly string[]): Promise<{ record: number; database: number }> {
   let record = 0;
-  for (const t of tables) record += Number((await pool.query<{ s: string }>('SELECT pg_total_relation_size($1::regclass) AS s', [t])).rows[0]?.s);
+  for (const t of tables)
+    record += Number((await pool.query<{ s: string }>('SELECT pg_total_relation_size($1::regclass) AS s', [t])).rows[0]?.s);
   const database = Number((await pool.query<{ s: string }>('SELECT pg_database_size(current_database()) AS s')).rows[0]?.s);
   return { record, database };
 }

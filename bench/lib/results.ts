@@ -57,7 +57,17 @@ export interface WorkersRun {
 }
 
 export interface BenchResults {
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; pinned: { load: number; upstream: number; server: number } | null; date: string; git: string; loadAverageAtStart: number[]; loadAverage: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    node: string;
+    pinned: { load: number; upstream: number; server: number } | null;
+    date: string;
+    git: string;
+    loadAverageAtStart: number[];
+    loadAverage: number[];
+  };
   options: { quick: boolean; samples: number; rounds: number; connections: number; sliceSeconds: number; throughputRounds: number };
   /** By target name (bench/lib/targets.ts NAMES). */
   targets: Record<string, TargetResults>;

@@ -42,7 +42,9 @@ export function gatewayNodeFlags(): string[] {
 export function gatewayEnv(): Record<string, string> {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return Object.fromEntries([...pkg.scripts.start.matchAll(/\b(MALLOC_[A-Z_]+)=\$\{\1:-(\d+)\}/g)].map((m) => [m[1]!, process.env[m[1]!] ?? m[2]!]));
+  return Object.fromEntries(
+    [...pkg.scripts.start.matchAll(/\b(MALLOC_[A-Z_]+)=\$\{\1:-(\d+)\}/g)].map((m) => [m[1]!, process.env[m[1]!] ?? m[2]!]),
+  );
 }
 
 export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';

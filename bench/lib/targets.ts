@@ -26,7 +26,14 @@ export interface Target {
   proc?: ChildProcess;
 }
 
-export const NAMES = { direct: 'direct', proxy: 'bare proxy', portkey: 'Portkey', switchyard: 'switchyard', telemetryOff: 'switchyard, telemetry off', idle: 'idle Node process' } as const;
+export const NAMES = {
+  direct: 'direct',
+  proxy: 'bare proxy',
+  portkey: 'Portkey',
+  switchyard: 'switchyard',
+  telemetryOff: 'switchyard, telemetry off',
+  idle: 'idle Node process',
+} as const;
 
 /** bench/idle-probe.ts: the event-loop delay of a process that does nothing (the machine's stalls). */
 export async function startIdleProbe(): Promise<{ child: Child<unknown>; target: Target }> {
@@ -39,23 +46,52 @@ export function startUpstream(): Promise<Child<{ port: number }>> {
 }
 
 export function directTarget(upstream: Child<{ port: number }>): Target {
-  return { name: NAMES.direct, origin: `http://127.0.0.1:${upstream.info.port}`, headers: JSON_TYPE, model: UPSTREAM_MODEL, pid: upstream.pid, proc: upstream.proc };
+  return {
+    name: NAMES.direct,
+    origin: `http://127.0.0.1:${upstream.info.port}`,
+    headers: JSON_TYPE,
+    model: UPSTREAM_MODEL,
+    pid: upstream.pid,
+    proc: upstream.proc,
+  };
 }
 
 export async function startBareProxy(upstreamOrigin: string): Promise<{ child: Child<{ port: number }>; target: Target }> {
-  const child = await startChild<{ port: number }>('bare proxy', join(BENCH, 'bare-proxy.ts'), [upstreamOrigin], { nodeArgs: PRELOAD, ipc: true });
-  return { child, target: { name: NAMES.proxy, origin: `http://127.0.0.1:${child.info.port}`, headers: JSON_TYPE, model: UPSTREAM_MODEL, pid: child.pid, proc: child.proc } };
+  const child = await startChild<{ port: number }>('bare proxy', join(BENCH, 'bare-proxy.ts'), [upstreamOrigin], {
+    nodeArgs: PRELOAD,
+    ipc: true,
+  });
+  return {
+    child,
+    target: {
+      name: NAMES.proxy,
+      origin: `http://127.0.0.1:${child.info.port}`,
+      headers: JSON_TYPE,
+      model: UPSTREAM_MODEL,
+      pid: child.pid,
+      proc: child.proc,
+    },
+  };
 }
 
 /** Portkey's gateway, told per request to forward to the bench upstream as an OpenAI-compatible host. */
 export async function startPortkey(upstreamOrigin: string): Promise<{ child: Child<{ port: number }>; target: Target }> {
-  const child = await startChild<{ port: number }>('Portkey', join(BENCH, 'portkey-server.ts'), [], { nodeArgs: PRELOAD, ipc: true, timeoutMs: 30_000 });
+  const child = await startChild<{ port: number }>('Portkey', join(BENCH, 'portkey-server.ts'), [], {
+    nodeArgs: PRELOAD,
+    ipc: true,
+    timeoutMs: 30_000,
+  });
   return {
     child,
     target: {
       name: NAMES.portkey,
       origin: `http://127.0.0.1:${child.info.port}`,
-      headers: { ...JSON_TYPE, authorization: `Bearer ${UPSTREAM_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstreamOrigin}/v1` },
+      headers: {
+        ...JSON_TYPE,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': `${upstreamOrigin}/v1`,
+      },
       model: UPSTREAM_MODEL,
       pid: child.pid,
       proc: child.proc,
@@ -64,7 +100,10 @@ export async function startPortkey(upstreamOrigin: string): Promise<{ child: Chi
 }
 
 /** switchyard through its real composition root (bench/gateway-server.ts), with `npm start`'s Node flags; `telemetry` as BENCH_TELEMETRY. */
-export async function startSwitchyard(upstreamOrigin: string, opts: { name?: string; telemetry?: 'on' | 'off'; nodeArgs?: string[]; root?: string } = {}): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
+export async function startSwitchyard(
+  upstreamOrigin: string,
+  opts: { name?: string; telemetry?: 'on' | 'off'; nodeArgs?: string[]; root?: string } = {},
+): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
   const name = opts.name ?? NAMES.switchyard;
   // `root`: another checkout's gateway (e.g. a `git archive` of the commit before a change).
   const script = opts.root === undefined ? join(BENCH, 'gateway-server.ts') : join(opts.root, 'bench', 'gateway-server.ts');
@@ -76,7 +115,14 @@ export async function startSwitchyard(upstreamOrigin: string, opts: { name?: str
   });
   return {
     child,
-    target: { name, origin: `http://127.0.0.1:${child.info.port}`, headers: { ...JSON_TYPE, authorization: `Bearer ${child.info.key}` }, model: GATEWAY_MODEL, pid: child.pid, proc: child.proc },
+    target: {
+      name,
+      origin: `http://127.0.0.1:${child.info.port}`,
+      headers: { ...JSON_TYPE, authorization: `Bearer ${child.info.key}` },
+      model: GATEWAY_MODEL,
+      pid: child.pid,
+      proc: child.proc,
+    },
   };
 }
 

@@ -39,6 +39,10 @@ export function threadCpuSeconds(pid: number): Map<ThreadKind, number> {
 export const THREAD_KINDS: readonly ThreadKind[] = ['event loop', 'worker threads', 'V8 (GC, compiler)', 'other'];
 
 /** What each kind of thread spent between two readings, in µs per response. */
-export function perResponseUs(before: Map<ThreadKind, number>, after: Map<ThreadKind, number>, responses: number): Array<[ThreadKind, number]> {
+export function perResponseUs(
+  before: Map<ThreadKind, number>,
+  after: Map<ThreadKind, number>,
+  responses: number,
+): Array<[ThreadKind, number]> {
   return THREAD_KINDS.map((k) => [k, responses === 0 ? 0 : (((after.get(k) ?? 0) - (before.get(k) ?? 0)) * 1e6) / responses]);
 }

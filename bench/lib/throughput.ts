@@ -152,7 +152,8 @@ function threadMeans(slices: ThroughputSlice[], completed: number): Partial<Reco
   if (completed === 0 || slices.some((s) => s.threadUs === null)) return null;
   const out: Partial<Record<ThreadKind, number>> = {};
   for (const s of slices) {
-    for (const [kind, us] of Object.entries(s.threadUs!) as Array<[ThreadKind, number]>) out[kind] = (out[kind] ?? 0) + (us * s.completed) / completed;
+    for (const [kind, us] of Object.entries(s.threadUs!) as Array<[ThreadKind, number]>)
+      out[kind] = (out[kind] ?? 0) + (us * s.completed) / completed;
   }
   return out;
 }

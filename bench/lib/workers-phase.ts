@@ -50,10 +50,24 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
   for (const n of o.workers) {
     if (n === 1) plan.push({ label: 'SQLite, --workers 1', store: 'sqlite', workers: 1, gateway: null, reason: null, env: null });
     else {
-      plan.push({ label: `SQLite, --workers ${n}`, store: 'sqlite', workers: n, gateway: null, env: null,
-        reason: 'not run: `serve --workers` refuses more than one on SQLite (one process owns the database file); more cores or machines run on Postgres + Redis (docs/deployment.md)' });
+      plan.push({
+        label: `SQLite, --workers ${n}`,
+        store: 'sqlite',
+        workers: n,
+        gateway: null,
+        env: null,
+        reason:
+          'not run: `serve --workers` refuses more than one on SQLite (one process owns the database file); more cores or machines run on Postgres + Redis (docs/deployment.md)',
+      });
     }
-    plan.push({ label: `Postgres + Redis, --workers ${n}`, store: 'postgres+redis', workers: n, gateway: null, reason: n > 1 && !hasWorkers ? noFlag : null, env: null });
+    plan.push({
+      label: `Postgres + Redis, --workers ${n}`,
+      store: 'postgres+redis',
+      workers: n,
+      gateway: null,
+      reason: n > 1 && !hasWorkers ? noFlag : null,
+      env: null,
+    });
   }
   let fleet: FleetEngines | null = null;
   try {
@@ -89,42 +103,66 @@ export async function workersPhase(o: WorkersOptions): Promise<{ runs: WorkersRu
     const live = plan.filter((p) => p.gateway !== null);
     if (live.length === 0) return { runs: plan.map(toSkipped), skipped: plan[0]?.reason ?? 'nothing to run' };
 
-    o.log(`workers: ${live.map((p) => p.label).join('; ')}: saturation (${o.connections} connections, ${o.rounds} × ${o.sliceSeconds} s), then 1 connection (${o.samples} requests each)`);
+    o.log(
+      `workers: ${live.map((p) => p.label).join('; ')}: saturation (${o.connections} connections, ${o.rounds} × ${o.sliceSeconds} s), then 1 connection (${o.samples} requests each)`,
+    );
     const slices = new Map<Planned, ThroughputSlice[]>(live.map((p) => [p, []]));
     const storeCpu = new Map<Planned, number>(live.map((p) => [p, 0]));
     // Commands and statements over the slices, for the responses they completed (the other runs are idle meanwhile).
-    const calls = new Map<Planned, { redis: number; postgres: number | null; responses: number }>(live.map((p) => [p, { redis: 0, postgres: 0, responses: 0 }]));
+    const calls = new Map<Planned, { redis: number; postgres: number | null; responses: number }>(
+      live.map((p) => [p, { redis: 0, postgres: 0, responses: 0 }]),
+    );
     for (const p of live) await saturate(p.gateway!.target, false, o.connections, 1);
     for (let r = 0; r < o.rounds; r++) {
       for (const p of live) {
         const storePids = p.store === 'sqlite' || fleet === null ? [] : fleet.pids();
         const before = p.env === null ? null : await readStoreCounts(p.env.REDIS_URL, p.env.DATABASE_URL);
         const s0 = cpuSecondsOf(storePids);
-        const slice = await throughputSlice(p.gateway!.target, { stream: false, connections: o.connections, seconds: o.sliceSeconds, upstreamPid: o.upstreamPid, serverPids: processTree(p.gateway!.target.pid) });
+        const slice = await throughputSlice(p.gateway!.target, {
+          stream: false,
+          connections: o.connections,
+          seconds: o.sliceSeconds,
+          upstreamPid: o.upstreamPid,
+          serverPids: processTree(p.gateway!.target.pid),
+        });
         storeCpu.set(p, storeCpu.get(p)! + cpuSecondsOf(storePids) - s0);
         slices.get(p)!.push(slice);
         if (p.env !== null && before !== null) {
           const counts = perRequest(before, await readStoreCounts(p.env.REDIS_URL, p.env.DATABASE_URL), slice.completed);
           const c = calls.get(p)!;
           c.redis += counts.redisCommands * slice.completed;
-          c.postgres = c.postgres === null || counts.postgresStatements === null ? null : c.postgres + counts.postgresStatements * slice.completed;
+          c.postgres =
+            c.postgres === null || counts.postgresStatements === null ? null : c.postgres + counts.postgresStatements * slice.completed;
           c.responses += slice.completed;
         }
       }
     }
-    const one = await latencyAtOneConnection(live.map((p) => p.gateway!.target), { stream: false, samplesPerTarget: o.samples, rounds: Math.max(1, Math.min(5, Math.round(o.samples / 1000))), warmup: 200 });
+    const one = await latencyAtOneConnection(
+      live.map((p) => p.gateway!.target),
+      { stream: false, samplesPerTarget: o.samples, rounds: Math.max(1, Math.min(5, Math.round(o.samples / 1000))), warmup: 200 },
+    );
     return {
       runs: plan.map((p) => {
         if (p.gateway === null) return toSkipped(p);
         const s = throughputStats(slices.get(p)!);
         const l = one.get(p.label)!;
         return {
-          label: p.label, store: p.store, workers: p.workers,
-          result: { ok: true, value: {
-            rps: s.rps, gatewayCpuUs: s.cpuUsPerResponseMean, storeCpuUs: (storeCpu.get(p)! / Math.max(1, s.completed)) * 1e6,
-            ...perResponse(p.env === null ? null : calls.get(p)!),
-            p50Ms: s.latency.p50, p99Ms: s.latency.p99, oneConnectionP50Ms: l.latency.p50, oneConnectionP99Ms: l.latency.p99,
-          } },
+          label: p.label,
+          store: p.store,
+          workers: p.workers,
+          result: {
+            ok: true,
+            value: {
+              rps: s.rps,
+              gatewayCpuUs: s.cpuUsPerResponseMean,
+              storeCpuUs: (storeCpu.get(p)! / Math.max(1, s.completed)) * 1e6,
+              ...perResponse(p.env === null ? null : calls.get(p)!),
+              p50Ms: s.latency.p50,
+              p99Ms: s.latency.p99,
+              oneConnectionP50Ms: l.latency.p50,
+              oneConnectionP99Ms: l.latency.p99,
+            },
+          },
         };
       }),
       skipped: null,
@@ -139,7 +177,10 @@ function toSkipped(p: Planned): WorkersRun {
   return { label: p.label, store: p.store, workers: p.workers, result: { ok: false, reason: p.reason ?? 'skipped' } };
 }
 
-function perResponse(c: { redis: number; postgres: number | null; responses: number } | null): { redisCommands: number | null; postgresStatements: number | null } {
+function perResponse(c: { redis: number; postgres: number | null; responses: number } | null): {
+  redisCommands: number | null;
+  postgresStatements: number | null;
+} {
   if (c === null || c.responses === 0) return { redisCommands: null, postgresStatements: null };
   return { redisCommands: c.redis / c.responses, postgresStatements: c.postgres === null ? null : c.postgres / c.responses };
 }

@@ -14,7 +14,16 @@ const NOW = '2026-01-01T00:00:00.000Z';
 function setup(expiresAt: string | null = null) {
   const store = new AccountStore(openDatabase(':memory:'));
   store.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'free', defaultModel: null, now: NOW });
-  store.createKey({ hash: hashApiKey(KEY), accountId: 'acct_1', name: 'k', label: labelApiKey(KEY), limitNanos: null, isManagement: false, expiresAt, now: NOW });
+  store.createKey({
+    hash: hashApiKey(KEY),
+    accountId: 'acct_1',
+    name: 'k',
+    label: labelApiKey(KEY),
+    limitNanos: null,
+    isManagement: false,
+    expiresAt,
+    now: NOW,
+  });
   let lookups = 0;
   // The authenticator's view of the store contract (async), over the SQLite store.
   const repo = {
@@ -89,7 +98,15 @@ test('a revoked key is refused as soon as the cache entry is dropped', async () 
 test('the external-change watcher is checked on every request (the CLI writes from another process)', async () => {
   const s = setup();
   let checks = 0;
-  const auth = new Authenticator(s.repo, { ttlMs: 60_000, watcher: { check: () => { checks++; auth.invalidate(); } } });
+  const auth = new Authenticator(s.repo, {
+    ttlMs: 60_000,
+    watcher: {
+      check: () => {
+        checks++;
+        auth.invalidate();
+      },
+    },
+  });
   await auth.authenticate(KEY);
   s.store.updateAccount('acct_1', { isActive: false });
   assert.match((await refusal(() => auth.authenticate(KEY))).message, /account of this API key is inactive/);
@@ -115,8 +132,17 @@ test('extractBearer takes the key from "Bearer <key>", any case, and nothing els
 test('a lookup that an invalidation overtakes is not cached (the next request reads the store again)', async () => {
   const s = setup();
   let release: () => void = () => {};
-  const gate = new Promise<void>((r) => { release = r; });
-  const slow = { ...s.repo, getKey: async (hash: string) => { const key = await s.repo.getKey(hash); await gate; return key; } };
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const slow = {
+    ...s.repo,
+    getKey: async (hash: string) => {
+      const key = await s.repo.getKey(hash);
+      await gate;
+      return key;
+    },
+  };
   const auth = new Authenticator(slow, { ttlMs: 60_000, now: () => s.clock.now });
   const first = auth.authenticate(KEY);
   auth.invalidate(hashApiKey(KEY)); // e.g. the key was revoked while the lookup ran
@@ -153,7 +179,10 @@ test('authenticateIfCached: undefined until the store has been read, then the sa
   const s = setup('2026-01-01T00:00:10.000Z');
   const auth = new Authenticator(s.repo, { ttlMs: 60_000, now: () => s.clock.now });
   // A malformed key is refused at once, a key never read is not known yet.
-  assert.throws(() => auth.authenticateIfCached('not-a-key'), (e) => e instanceof GatewayError && e.status === 401);
+  assert.throws(
+    () => auth.authenticateIfCached('not-a-key'),
+    (e) => e instanceof GatewayError && e.status === 401,
+  );
   assert.equal(auth.authenticateIfCached(KEY), undefined);
   assert.equal(auth.authenticateIfCached(UNKNOWN), undefined);
   assert.equal(s.lookups(), 0);
@@ -162,9 +191,15 @@ test('authenticateIfCached: undefined until the store has been read, then the sa
   assert.equal(s.lookups(), 2);
   assert.equal(auth.authenticateIfCached(KEY), ctx);
   // The cached negative answer and the checks of a cached key hold without the store.
-  assert.throws(() => auth.authenticateIfCached(UNKNOWN), (e) => e instanceof GatewayError && e.status === 401);
+  assert.throws(
+    () => auth.authenticateIfCached(UNKNOWN),
+    (e) => e instanceof GatewayError && e.status === 401,
+  );
   s.clock.now += 10_000;
-  assert.throws(() => auth.authenticateIfCached(KEY), (e) => e instanceof GatewayError && /expired/.test(e.message));
+  assert.throws(
+    () => auth.authenticateIfCached(KEY),
+    (e) => e instanceof GatewayError && /expired/.test(e.message),
+  );
   assert.equal(s.lookups(), 2);
   // A change drops the entry: the next call must read the store again.
   auth.invalidate(hashApiKey(KEY));

@@ -58,7 +58,11 @@ export class Authenticator {
   constructor(
     store: Pick<AccountRepository, 'getKey' | 'getKeyBySecret' | 'getAccount'>,
     opts: {
-      ttlMs?: number; now?: () => number; secretClock?: () => number; watcher?: { check(): void }; sessions?: SessionResolver;
+      ttlMs?: number;
+      now?: () => number;
+      secretClock?: () => number;
+      watcher?: { check(): void };
+      sessions?: SessionResolver;
       members?: Pick<MemberRepository, 'get'>;
     } = {},
   ) {
@@ -80,7 +84,8 @@ export class Authenticator {
     // the member who signed in (their key hash is `member:<id>`, resolved by load()).
     if (rawKey !== undefined && this.sessions?.isSessionToken(rawKey) === true) {
       const keyHash = await this.sessions.keyHashOf(rawKey);
-      if (keyHash === undefined) throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
+      if (keyHash === undefined)
+        throw new GatewayError('authentication_required', 'Authentication required: the dashboard session has ended; sign in again.');
       return this.authenticateHash(SESSION + keyHash, headers);
     }
     if (rawKey === undefined || rawKey.length === 0 || !isWellFormedApiKey(rawKey)) {
@@ -136,13 +141,17 @@ export class Authenticator {
     const ctx = entry.ctx;
     if (ctx === null) throw new GatewayError('authentication_required', AUTH_REQUIRED[headers]);
     if (entry.secretEnds !== null && entry.secretEnds <= this.secretClock()) {
-      throw new GatewayError('authentication_required', 'Authentication required: this API key has been rotated and its overlap has ended; use the new key.');
+      throw new GatewayError(
+        'authentication_required',
+        'Authentication required: this API key has been rotated and its overlap has ended; use the new key.',
+      );
     }
     if (!ctx.key.isActive) throw new GatewayError('authentication_required', 'Authentication required: this API key has been revoked.');
     if (ctx.key.expiresAt !== null && Date.parse(ctx.key.expiresAt) <= now) {
       throw new GatewayError('authentication_required', 'Authentication required: this API key has expired.');
     }
-    if (!ctx.account.isActive) throw new GatewayError('authentication_required', 'Authentication required: the account of this API key is inactive.');
+    if (!ctx.account.isActive)
+      throw new GatewayError('authentication_required', 'Authentication required: the account of this API key is inactive.');
     return ctx;
   }
 
@@ -180,7 +189,9 @@ export class Authenticator {
     // A key of a member acts with the member's role; a member gone (never left so: removal
     // disables or moves their keys) leaves the key nothing to act as.
     const member = await this.members?.get(found.key.memberId);
-    return member === undefined || member.accountId !== found.key.accountId ? none : { ctx: { key: found.key, account, member }, expires: 0, secretEnds };
+    return member === undefined || member.accountId !== found.key.accountId
+      ? none
+      : { ctx: { key: found.key, account, member }, expires: 0, secretEnds };
   }
 }
 

@@ -53,7 +53,11 @@ export function encryptSecret(master: MasterKey, secret: string, accountId: stri
   const dataKey = randomBytes(32);
   const aad = boundTo(accountId, provider);
   try {
-    return { wrappedKey: master.seal(dataKey, aad), ciphertext: sealWith(dataKey, Buffer.from(secret, 'utf8'), aad), masterKeyId: master.id };
+    return {
+      wrappedKey: master.seal(dataKey, aad),
+      ciphertext: sealWith(dataKey, Buffer.from(secret, 'utf8'), aad),
+      masterKeyId: master.id,
+    };
   } finally {
     dataKey.fill(0);
   }

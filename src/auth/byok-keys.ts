@@ -78,24 +78,45 @@ export class ByokKeys {
   /** The master key, or the 503 that names the setting. */
   private requireMaster(): MasterKey {
     if (this.master === null) {
-      throw new GatewayError('byok_not_configured', 'Bring-your-own-key is off on this gateway: it has no master key to encrypt keys with. The operator sets byok.master_key ("env:NAME" or "file:/path") in the configuration.');
+      throw new GatewayError(
+        'byok_not_configured',
+        'Bring-your-own-key is off on this gateway: it has no master key to encrypt keys with. The operator sets byok.master_key ("env:NAME" or "file:/path") in the configuration.',
+      );
     }
     return this.master;
   }
 
   /** Checks the key at the provider, then stores it sealed (replacing the account's key for that provider). */
   /** `audit` runs in the transaction that stores it. */
-  async set(accountId: string, provider: ProviderConfig, input: ByokInput, audit?: (tx: Stores, view: ByokView) => Promise<void>): Promise<ByokView> {
+  async set(
+    accountId: string,
+    provider: ProviderConfig,
+    input: ByokInput,
+    audit?: (tx: Stores, view: ByokView) => Promise<void>,
+  ): Promise<ByokView> {
     const master = this.requireMaster();
     const checked = await this.check(provider, input.key);
-    if (!checked.ok) throw new GatewayError('byok_key_invalid', `The key was not stored: ${checked.reason}.`, { param: 'key', metadata: { provider_name: provider.id, reason: checked.cause } });
+    if (!checked.ok)
+      throw new GatewayError('byok_key_invalid', `The key was not stored: ${checked.reason}.`, {
+        param: 'key',
+        metadata: { provider_name: provider.id, reason: checked.cause },
+      });
     const sealed = encryptSecret(master, input.key.trim(), accountId, provider.id);
     const at = new Date(this.now()).toISOString();
     const existing = (await this.stores.byok.list(accountId)).find((r) => r.provider === provider.id);
     const row: ByokRow = {
-      accountId, provider: provider.id, mode: input.mode, label: input.label ?? null, lastFour: lastFourOf(checked.credential),
-      wrappedKey: sealed.wrappedKey, ciphertext: sealed.ciphertext, masterKeyId: sealed.masterKeyId,
-      createdAt: existing?.createdAt ?? at, updatedAt: at, lastFailureAt: null, lastFailure: null,
+      accountId,
+      provider: provider.id,
+      mode: input.mode,
+      label: input.label ?? null,
+      lastFour: lastFourOf(checked.credential),
+      wrappedKey: sealed.wrappedKey,
+      ciphertext: sealed.ciphertext,
+      masterKeyId: sealed.masterKeyId,
+      createdAt: existing?.createdAt ?? at,
+      updatedAt: at,
+      lastFailureAt: null,
+      lastFailure: null,
     };
     const view = viewOf(row);
     await this.stores.transaction(async (tx) => {
@@ -146,7 +167,10 @@ export class ByokKeys {
     this.log(`BYOK: the key of account ${accountId} for provider "${provider}" was refused upstream (${status})`);
     this.stores.byok.recordFailure(accountId, provider, at, reason).then(
       () => this.onRejected?.(accountId, provider, status, at),
-      (err: unknown) => this.log(`BYOK: could not record the failure of account ${accountId}'s key for "${provider}": ${(err as Error)?.message ?? 'unknown'}`),
+      (err: unknown) =>
+        this.log(
+          `BYOK: could not record the failure of account ${accountId}'s key for "${provider}": ${(err as Error)?.message ?? 'unknown'}`,
+        ),
     );
   }
 
@@ -162,7 +186,9 @@ export class ByokKeys {
         secret = decryptSecret(master, row, accountId, row.provider);
       } catch {
         // Sealed under another master key (a rotation not run) or altered: unusable, said once per read.
-        this.log(`BYOK: the key of account ${accountId} for provider "${row.provider}" does not open with the configured master key (sealed by ${row.masterKeyId}); run switchyard byok rotate-master-key`);
+        this.log(
+          `BYOK: the key of account ${accountId} for provider "${row.provider}" does not open with the configured master key (sealed by ${row.masterKeyId}); run switchyard byok rotate-master-key`,
+        );
         if (row.mode === 'only') unusable.add(row.provider);
         continue;
       }
@@ -187,7 +213,13 @@ function kindOf(secret: string): ProviderKind {
 
 function viewOf(r: ByokRow): ByokView {
   return {
-    provider: r.provider, label: r.label, last_four: r.lastFour, mode: r.mode, created_at: r.createdAt, updated_at: r.updatedAt,
-    last_failure_at: r.lastFailureAt, last_failure: r.lastFailure,
+    provider: r.provider,
+    label: r.label,
+    last_four: r.lastFour,
+    mode: r.mode,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    last_failure_at: r.lastFailureAt,
+    last_failure: r.lastFailure,
   };
 }

@@ -19,7 +19,12 @@ export class RotationRefused extends Error {}
  * `also` re-seals other secrets the master key seals (webhooks') in the same transaction,
  * throwing RotationRefused to undo everything; it returns how many it re-sealed.
  */
-export async function rotateMasterKey(stores: Stores, previous: MasterKey, next: MasterKey, also?: (tx: Stores) => Promise<number>): Promise<RotationResult> {
+export async function rotateMasterKey(
+  stores: Stores,
+  previous: MasterKey,
+  next: MasterKey,
+  also?: (tx: Stores) => Promise<number>,
+): Promise<RotationResult> {
   if (previous.id === next.id) throw new RotationRefused('the old and new master keys are the same key');
   return stores.transaction(async (tx) => {
     const rows = await tx.byok.all();
@@ -33,10 +38,14 @@ export async function rotateMasterKey(stores: Stores, previous: MasterKey, next:
       try {
         sealed = rewrap(previous, next, row, row.accountId, row.provider);
       } catch {
-        throw new RotationRefused(`the key of account ${row.accountId} for provider "${row.provider}" does not open with the old master key (sealed by ${row.masterKeyId}); nothing was changed`);
+        throw new RotationRefused(
+          `the key of account ${row.accountId} for provider "${row.provider}" does not open with the old master key (sealed by ${row.masterKeyId}); nothing was changed`,
+        );
       }
       if (!(await tx.byok.reseal(row.accountId, row.provider, sealed.wrappedKey, sealed.masterKeyId))) {
-        throw new RotationRefused(`the key of account ${row.accountId} for provider "${row.provider}" changed during the rotation; nothing was changed, run it again`);
+        throw new RotationRefused(
+          `the key of account ${row.accountId} for provider "${row.provider}" changed during the rotation; nothing was changed, run it again`,
+        );
       }
       result.resealed++;
     }

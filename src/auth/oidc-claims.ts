@@ -20,7 +20,11 @@ const EMAIL = /^[^\s@]+@([^\s@]+)$/;
 export function identityOf(cfg: OidcConfig, claims: Record<string, unknown>): OidcIdentity {
   const raw = claims[cfg.emailClaim];
   const match = typeof raw === 'string' ? EMAIL.exec(raw.trim()) : null;
-  if (match === null) throw new GatewayError('forbidden', `The provider's ID token has no email in its "${cfg.emailClaim}" claim: ask for the email scope, or set oidc.email_claim.`);
+  if (match === null)
+    throw new GatewayError(
+      'forbidden',
+      `The provider's ID token has no email in its "${cfg.emailClaim}" claim: ask for the email scope, or set oidc.email_claim.`,
+    );
   const email = raw as string;
   if (cfg.requireVerifiedEmail && claims.email_verified !== true) {
     throw new GatewayError('forbidden', `The provider does not say ${email} is verified (email_verified): only verified emails sign in.`);
@@ -30,7 +34,11 @@ export function identityOf(cfg: OidcConfig, claims: Record<string, unknown>): Oi
     throw new GatewayError('forbidden', `Emails of ${domain} may not sign in to this gateway (oidc.allowed_email_domains).`);
   }
   const rule = cfg.accounts.find((r) => r.claim === null || claimHas(claims[r.claim], r.value!));
-  if (rule === undefined) throw new GatewayError('forbidden', `No account of this gateway takes ${email} (no oidc.accounts rule matches the sign-in's claims): ask the operator.`);
+  if (rule === undefined)
+    throw new GatewayError(
+      'forbidden',
+      `No account of this gateway takes ${email} (no oidc.accounts rule matches the sign-in's claims): ask the operator.`,
+    );
   const name = claims[cfg.nameClaim];
   return {
     email: email.trim(),

@@ -71,7 +71,10 @@ export class OidcClient {
     current.search = query.toString();
     try {
       const tokens = await oidc.authorizationCodeGrant(config, current, {
-        pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: true,
       });
       const claims = tokens.claims();
       if (claims === undefined) throw new GatewayError('authentication_required', 'The provider answered without an ID token.');
@@ -90,15 +93,27 @@ function refusal(err: unknown): GatewayError {
   // The gateway's own client refused (a wrong client id or secret): the operator's to fix, not the person's.
   if (err instanceof oidc.WWWAuthenticateChallengeError) {
     const params = err.cause[0]?.parameters ?? {};
-    return unavailable(`it refused the gateway's client credentials: ${described(params.error ?? String(err.status), params.error_description)}`, null);
+    return unavailable(
+      `it refused the gateway's client credentials: ${described(params.error ?? String(err.status), params.error_description)}`,
+      null,
+    );
   }
   if (err instanceof oidc.ResponseBodyError) {
-    if (err.error === 'invalid_client' || err.error === 'unauthorized_client') return unavailable(`it refused the gateway's client credentials: ${described(err.error, err.error_description)}`, null);
-    return new GatewayError('authentication_required', `The provider refused the sign-in's code: ${described(err.error, err.error_description)}. Sign in again.`);
+    if (err.error === 'invalid_client' || err.error === 'unauthorized_client')
+      return unavailable(`it refused the gateway's client credentials: ${described(err.error, err.error_description)}`, null);
+    return new GatewayError(
+      'authentication_required',
+      `The provider refused the sign-in's code: ${described(err.error, err.error_description)}. Sign in again.`,
+    );
   }
   // openid-client's checks (signature, iss, aud, exp, nonce, state, ...) throw ClientError with an
   // OAUTH_* code; the check's own words are its cause's ('unexpected JWT "aud" (audience) claim value').
-  if (err instanceof oidc.ClientError && err.code !== undefined && err.code.startsWith('OAUTH_') && err.code !== 'OAUTH_RESPONSE_IS_NOT_CONFORM') {
+  if (
+    err instanceof oidc.ClientError &&
+    err.code !== undefined &&
+    err.code.startsWith('OAUTH_') &&
+    err.code !== 'OAUTH_RESPONSE_IS_NOT_CONFORM'
+  ) {
     const detail = err.cause instanceof Error ? err.cause.message : err.message;
     return new GatewayError('authentication_required', `The provider's ID token or answer did not verify: ${detail}. Sign in again.`);
   }

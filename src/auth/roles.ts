@@ -35,8 +35,24 @@ export const MEMBER_SESSION_PREFIX = 'member:';
  */
 export function memberSessionKey(m: MemberRecord): KeyRecord {
   return {
-    hash: MEMBER_SESSION_PREFIX + m.id, accountId: m.accountId, name: m.email, label: `member ${m.email}`, limitNanos: null, limitReset: null,
-    usageNanos: 0n, isActive: true, isManagement: true, isAdmin: false, expiresAt: null, createdAt: m.createdAt, updatedAt: null, lastUsed: null,
-    disabledBy: null, isPlayground: false, memberId: m.id, allowlist: null, maxInFlight: null,
+    hash: MEMBER_SESSION_PREFIX + m.id,
+    accountId: m.accountId,
+    name: m.email,
+    label: `member ${m.email}`,
+    limitNanos: null,
+    limitReset: null,
+    usageNanos: 0n,
+    isActive: true,
+    isManagement: true,
+    isAdmin: false,
+    expiresAt: null,
+    createdAt: m.createdAt,
+    updatedAt: null,
+    lastUsed: null,
+    disabledBy: null,
+    isPlayground: false,
+    memberId: m.id,
+    allowlist: null,
+    maxInFlight: null,
   };
 }

@@ -14,7 +14,9 @@ export const MAX_DATE_CHARS = 64;
 export function checkName(name: string, field = 'name'): string {
   if (name.trim().length === 0) throw new GatewayError('invalid_parameter', `"${field}" must be a non-empty string.`, { param: field });
   if (name.length > MAX_NAME_CHARS) {
-    throw new GatewayError('invalid_parameter', `"${field}" must be at most ${MAX_NAME_CHARS} characters (got ${name.length}).`, { param: field });
+    throw new GatewayError('invalid_parameter', `"${field}" must be at most ${MAX_NAME_CHARS} characters (got ${name.length}).`, {
+      param: field,
+    });
   }
   return name;
 }
@@ -26,7 +28,11 @@ export function checkExpiry(value: string, now: Date, field = 'expires_at'): str
     throw new GatewayError('invalid_parameter', `"${field}" must be an ISO 8601 date-time (e.g. 2026-12-31T18:00:00Z).`, { param: field });
   }
   if (at <= now.getTime()) {
-    throw new GatewayError('invalid_parameter', `"${field}" (${new Date(at).toISOString()}) is in the past: a key's expiry must be a future date-time.`, { param: field });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"${field}" (${new Date(at).toISOString()}) is in the past: a key's expiry must be a future date-time.`,
+      { param: field },
+    );
   }
   return new Date(at).toISOString();
 }

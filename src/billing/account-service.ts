@@ -36,8 +36,13 @@ export class AccountService {
   /** Keys one account may hold, any kind, disabled ones included (`accounts.max_keys`). */
   readonly bounds: AccountBounds;
 
-  constructor(stores: Stores, tiers: TierTable, now: () => Date = () => new Date(), listeners: Array<(change: AccountChange) => void> = [],
-    bounds: AccountBounds = { maxKeys: DEFAULT_MAX_KEYS_PER_ACCOUNT }) {
+  constructor(
+    stores: Stores,
+    tiers: TierTable,
+    now: () => Date = () => new Date(),
+    listeners: Array<(change: AccountChange) => void> = [],
+    bounds: AccountBounds = { maxKeys: DEFAULT_MAX_KEYS_PER_ACCOUNT },
+  ) {
     this.stores = stores;
     this.tiers = tiers;
     this.now = now;
@@ -73,7 +78,13 @@ export class AccountService {
   }
 
   /** Validates everything first, then writes the account and its initial credits in one transaction. */
-  async createAccount(input: { name: string; type?: AccountType; tier?: string; defaultModel?: string | null; creditsUsd?: string }): Promise<AccountRecord> {
+  async createAccount(input: {
+    name: string;
+    type?: AccountType;
+    tier?: string;
+    defaultModel?: string | null;
+    creditsUsd?: string;
+  }): Promise<AccountRecord> {
     const tier = input.tier ?? 'free';
     this.checkTier(tier);
     checkName(input.name);
@@ -82,7 +93,14 @@ export class AccountService {
     const id = `acct_${randomBytes(9).toString('base64url')}`;
     const now = this.now().toISOString();
     const account = await this.stores.transaction(async (tx) => {
-      await tx.accounts.createAccount({ id, name: input.name, accountType: input.type ?? 'user', tier, defaultModel: input.defaultModel ?? null, now });
+      await tx.accounts.createAccount({
+        id,
+        name: input.name,
+        accountType: input.type ?? 'user',
+        tier,
+        defaultModel: input.defaultModel ?? null,
+        now,
+      });
       if (credits > 0n) await tx.ledger.addEntry(id, 'credit', credits, 'initial credits', now);
       return (await tx.accounts.getAccount(id))!;
     });
@@ -117,14 +135,20 @@ export class AccountService {
    * created under one lock per account, so concurrent creations cannot pass it together.
    */
   async createKey(input: {
-    accountId: string; name?: string; limitUsd?: string | null; limitReset?: KeyLimitReset | null; expiresAt?: string | null; management?: boolean; admin?: boolean;
+    accountId: string;
+    name?: string;
+    limitUsd?: string | null;
+    limitReset?: KeyLimitReset | null;
+    expiresAt?: string | null;
+    management?: boolean;
+    admin?: boolean;
     /** The dashboard playground's own key (playground-keys.ts). */
     playground?: boolean;
     /** What the key may reach besides its account's list (read with allowlist-input.ts). */
     allowlist?: Allowlist | null;
     maxInFlight?: number | null;
   }): Promise<{ key: string; record: KeyRecord }> {
-    if (await this.accounts.getAccount(input.accountId) === undefined) throw new Error(`no account ${input.accountId}`);
+    if ((await this.accounts.getAccount(input.accountId)) === undefined) throw new Error(`no account ${input.accountId}`);
     const limitNanos = input.limitUsd === undefined || input.limitUsd === null ? null : boundedUsd(input.limitUsd, 'limit');
     if (limitNanos !== null && limitNanos < 0n) throw new Error('a key limit cannot be negative');
     if (input.limitReset != null && limitNanos === null) throw new Error('a limit reset needs a limit');
@@ -158,7 +182,8 @@ export class AccountService {
   /** Adds credits: a positive amount only (taking credits away is an adjustment). Returns the new balance in nano-USD. */
   async addCredits(accountId: string, amountUsd: string, note: string | null = null): Promise<bigint> {
     const amount = boundedUsd(amountUsd, 'amount');
-    if (amount <= 0n) throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
+    if (amount <= 0n)
+      throw new Error(`credits added must be a positive amount (got ${amountUsd}); to take credits away, use an adjustment with a reason`);
     const balance = await withinBalanceBounds(() => this.ledger.addEntry(accountId, 'credit', amount, note, this.now().toISOString()));
     this.changed({ accountId });
     return balance;
@@ -169,7 +194,9 @@ export class AccountService {
     const amount = boundedUsd(amountUsd, 'amount');
     if (amount === 0n) throw new Error('an adjustment needs a non-zero amount');
     if (reason.trim().length === 0) throw new Error('an adjustment needs a reason');
-    const balance = await withinBalanceBounds(() => this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString()));
+    const balance = await withinBalanceBounds(() =>
+      this.ledger.addEntry(accountId, 'adjustment', amount, reason.trim(), this.now().toISOString()),
+    );
     this.changed({ accountId });
     return balance;
   }
@@ -199,7 +226,10 @@ export class AccountService {
    * The operator's change of a key's limit (`limitUsd` null: none) and its reset period
    * (null: none); undefined leaves either. Returns the key, or undefined when none matched.
    */
-  async updateKeyLimit(hashOrLabel: string, change: { limitUsd?: string | null; limitReset?: KeyLimitReset | null }): Promise<KeyRecord | undefined> {
+  async updateKeyLimit(
+    hashOrLabel: string,
+    change: { limitUsd?: string | null; limitReset?: KeyLimitReset | null },
+  ): Promise<KeyRecord | undefined> {
     const key = await this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     const patch: { limitNanos?: bigint | null; limitReset?: KeyLimitReset | null } = {};
@@ -225,7 +255,11 @@ export class AccountService {
    * at most MAX_ROTATION_OVERLAP_SECONDS), then is refused. A rotation during an overlap ends
    * the older secret's at once. `at`: the clock of the overlap (the gateway's request clock).
    */
-  async rotateKey(hashOrLabel: string, overlapSeconds = 0, at: Date = this.now()): Promise<{ key: string; record: KeyRecord; previousUntil: string | null } | undefined> {
+  async rotateKey(
+    hashOrLabel: string,
+    overlapSeconds = 0,
+    at: Date = this.now(),
+  ): Promise<{ key: string; record: KeyRecord; previousUntil: string | null } | undefined> {
     if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_ROTATION_OVERLAP_SECONDS) {
       throw new Error(`the overlap must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days)`);
     }
@@ -242,7 +276,10 @@ export class AccountService {
    * A key's allowlist (each list changed or removed on its own) and its cap on concurrent
    * requests (null: none); undefined leaves either. Returns the key, or undefined when none matched.
    */
-  async updateKeyAccess(hashOrLabel: string, change: { allowlist?: AllowlistChange | null; maxInFlight?: number | null }): Promise<KeyRecord | undefined> {
+  async updateKeyAccess(
+    hashOrLabel: string,
+    change: { allowlist?: AllowlistChange | null; maxInFlight?: number | null },
+  ): Promise<KeyRecord | undefined> {
     const key = await this.findKey(hashOrLabel);
     if (key === undefined) return undefined;
     const patch: { allowlist?: Allowlist | null; maxInFlight?: number | null } = {};
@@ -261,7 +298,10 @@ export class AccountService {
 }
 
 function keyLimitReached(max: number): GatewayError {
-  return new GatewayError('key_limit_reached', `This account already holds ${max} keys, as many as this gateway allows (accounts.max_keys): delete a key it no longer needs to make room.`);
+  return new GatewayError(
+    'key_limit_reached',
+    `This account already holds ${max} keys, as many as this gateway allows (accounts.max_keys): delete a key it no longer needs to make room.`,
+  );
 }
 
 /** USD decimal text → nano-USD, with an error that names the field. */
@@ -277,7 +317,11 @@ function parseUsd(value: string, what: string): bigint {
 function boundedUsd(value: string, what: string): bigint {
   const nanos = parseUsd(value, what);
   if (!withinMaxAmount(nanos)) {
-    throw new GatewayError('invalid_parameter', `"${what}" must be at most $${MAX_AMOUNT_USD.toLocaleString('en-US')} either way (got ${value.length > 40 ? `${value.slice(0, 40)}...` : value}).`, { param: what });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"${what}" must be at most $${MAX_AMOUNT_USD.toLocaleString('en-US')} either way (got ${value.length > 40 ? `${value.slice(0, 40)}...` : value}).`,
+      { param: what },
+    );
   }
   return nanos;
 }
@@ -287,7 +331,8 @@ async function withinBalanceBounds<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof BalanceOutOfBounds) throw new GatewayError('invalid_parameter', `"amount" refused: ${err.message}.`, { param: 'amount' });
+    if (err instanceof BalanceOutOfBounds)
+      throw new GatewayError('invalid_parameter', `"amount" refused: ${err.message}.`, { param: 'amount' });
     throw err;
   }
 }

@@ -28,7 +28,16 @@ export function ledgered(balanceNanos: bigint, limitNanos: bigint | null = null)
   const ledger = new LedgerStore(db);
   accounts.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'tier2', defaultModel: null, now: NOW });
   if (balanceNanos > 0n) ledger.addEntry('acct_1', 'credit', balanceNanos, null, NOW);
-  const key = accounts.createKey({ hash: 'hash_1', accountId: 'acct_1', name: 'k', label: 'sk-sy-v1-x...y', limitNanos, isManagement: false, expiresAt: null, now: NOW });
+  const key = accounts.createKey({
+    hash: 'hash_1',
+    accountId: 'acct_1',
+    name: 'k',
+    label: 'sk-sy-v1-x...y',
+    limitNanos,
+    isManagement: false,
+    expiresAt: null,
+    now: NOW,
+  });
   return { db, accounts, ledger, auth: { key, account: accounts.getAccount('acct_1')! } };
 }
 
@@ -45,8 +54,15 @@ export function setWritable(db: DatabaseSync, on: boolean): void {
 export function endpoint(prompt: string, completion: string): Endpoint {
   const pricing = { prompt, completion };
   return {
-    id: 'p/m', modelId: 'a/m', upstreamModel: 'm', pricing, compiledPricing: compilePricing(pricing, 'none'),
-    contextLength: 10_000, dataCollection: 'allow', zdr: false, supportedParameters: new Set(),
+    id: 'p/m',
+    modelId: 'a/m',
+    upstreamModel: 'm',
+    pricing,
+    compiledPricing: compilePricing(pricing, 'none'),
+    contextLength: 10_000,
+    dataCollection: 'allow',
+    zdr: false,
+    supportedParameters: new Set(),
     provider: { id: 'p', kind: 'openai', name: 'p', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'none' },
   };
 }
@@ -61,10 +77,34 @@ export function request(maxOutputTokens = 1000): CanonicalRequest {
 
 export function settlement(id: string, costNanos: bigint, holdRowWritten = true, keyHash = 'hash_1'): SettlementRecord {
   return {
-    id, accountId: 'acct_1', keyHash, costNanos, holdRowWritten,
-    model: 'a/m', provider: 'p', upstreamModel: 'm', upstreamId: null, dialect: 'chat', streamed: false, cancelled: false,
-    status: 'success', errorCode: null, finishReason: 'stop', nativeFinishReason: 'stop',
-    tokensPrompt: 1, tokensCompletion: 1, tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0,
-    costBreakdown: null, latencyMs: 1, firstTokenMs: 1, attempts: [], httpReferer: null, xTitle: null, endUser: null, createdAt: NOW,
+    id,
+    accountId: 'acct_1',
+    keyHash,
+    costNanos,
+    holdRowWritten,
+    model: 'a/m',
+    provider: 'p',
+    upstreamModel: 'm',
+    upstreamId: null,
+    dialect: 'chat',
+    streamed: false,
+    cancelled: false,
+    status: 'success',
+    errorCode: null,
+    finishReason: 'stop',
+    nativeFinishReason: 'stop',
+    tokensPrompt: 1,
+    tokensCompletion: 1,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    costBreakdown: null,
+    latencyMs: 1,
+    firstTokenMs: 1,
+    attempts: [],
+    httpReferer: null,
+    xTitle: null,
+    endUser: null,
+    createdAt: NOW,
   };
 }

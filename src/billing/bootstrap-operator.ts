@@ -16,7 +16,7 @@ export async function bootstrapOperator(
   service: AccountService,
   opts: { creditsUsd: string; defaultModel: string | null },
 ): Promise<BootstrapResult | null> {
-  if (await accounts.countAccounts() > 0) return null;
+  if ((await accounts.countAccounts()) > 0) return null;
   const account = await service.createAccount({
     name: 'operator',
     type: 'organization',

@@ -38,20 +38,26 @@ export function budgetWindow(reset: KeyLimitReset | null, nowMs: number): [numbe
  */
 export function readBudget(v: unknown): AccountBudget | null {
   if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw bad('budget', '"budget" must be an object {amount, reset, alert_thresholds} or null.');
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw bad('budget', '"budget" must be an object {amount, reset, alert_thresholds} or null.');
   const b = v as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (!['amount', 'reset', 'alert_thresholds'].includes(k)) throw bad(`budget.${k}`, `"budget.${k}" is not a budget field (known: amount, reset, alert_thresholds).`);
-  if (typeof b.amount !== 'string' && typeof b.amount !== 'number') throw bad('budget.amount', '"budget.amount" is required: USD decimal text.');
+  for (const k of Object.keys(b))
+    if (!['amount', 'reset', 'alert_thresholds'].includes(k))
+      throw bad(`budget.${k}`, `"budget.${k}" is not a budget field (known: amount, reset, alert_thresholds).`);
+  if (typeof b.amount !== 'string' && typeof b.amount !== 'number')
+    throw bad('budget.amount', '"budget.amount" is required: USD decimal text.');
   let amountNanos: bigint;
   try {
     amountNanos = usdToNanos(b.amount);
   } catch {
     throw bad('budget.amount', '"budget.amount" must be USD decimal text (at most 9 decimals).');
   }
-  if (amountNanos < 0n || amountNanos > MAX_BUDGET_NANOS) throw bad('budget.amount', '"budget.amount" must be from 0 to 1,000,000,000 USD.');
+  if (amountNanos < 0n || amountNanos > MAX_BUDGET_NANOS)
+    throw bad('budget.amount', '"budget.amount" must be from 0 to 1,000,000,000 USD.');
   const reset = b.reset ?? null;
   if (reset !== null && !isKeyLimitReset(reset)) throw bad('budget.reset', '"budget.reset" must be "daily", "weekly", "monthly" or null.');
-  const thresholds = b.alert_thresholds === undefined || b.alert_thresholds === null ? null : readThresholds(b.alert_thresholds, 'budget.alert_thresholds');
+  const thresholds =
+    b.alert_thresholds === undefined || b.alert_thresholds === null ? null : readThresholds(b.alert_thresholds, 'budget.alert_thresholds');
   return { amountNanos, reset, alertThresholds: thresholds };
 }
 

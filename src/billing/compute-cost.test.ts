@@ -3,8 +3,15 @@ import assert from 'node:assert/strict';
 import { computeCost } from './compute-cost.ts';
 import { compilePricing } from '../money/pricing.ts';
 
-const usage = (u: Partial<{ input: number; cacheRead: number; cacheWrite: number; output: number; reasoning: number; images: number }>) => ({
-  input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0, ...u,
+const usage = (
+  u: Partial<{ input: number; cacheRead: number; cacheWrite: number; output: number; reasoning: number; images: number }>,
+) => ({
+  input: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  output: 0,
+  reasoning: 0,
+  ...u,
 });
 
 test('prompt and completion tokens at their prices, plus the request fee, exactly', () => {

@@ -8,10 +8,19 @@ export interface Cost {
   totalNanos: Nanos;
   /** Exact line items in USD decimal text. */
   breakdown: {
-    prompt: string; completion: string; cache_read: string; cache_write: string; request: string; image: string;
+    prompt: string;
+    completion: string;
+    cache_read: string;
+    cache_write: string;
+    request: string;
+    image: string;
     /** Task models only, when they bill the unit: images generated, characters synthesized, seconds transcribed. */
-    image_output?: string; image_input?: string; characters?: string; audio?: string;
-    written_off?: string; cache_hit_discount?: string;
+    image_output?: string;
+    image_input?: string;
+    characters?: string;
+    audio?: string;
+    written_off?: string;
+    cache_hit_discount?: string;
     /** Web searches the gateway ran (`search.price_per_search` each). */
     web_search?: string;
   };
@@ -59,7 +68,10 @@ export function computeCost(usage: Usage, pricing: CompiledPricing): Cost {
  */
 export function addWebSearchCost(cost: Cost | null, searches: number, pricePerSearch: Nanos): Cost {
   const nanos = BigInt(searches) * pricePerSearch;
-  const base: Cost = cost ?? { totalNanos: 0n, breakdown: { prompt: '0', completion: '0', cache_read: '0', cache_write: '0', request: '0', image: '0' } };
+  const base: Cost = cost ?? {
+    totalNanos: 0n,
+    breakdown: { prompt: '0', completion: '0', cache_read: '0', cache_write: '0', request: '0', image: '0' },
+  };
   return { totalNanos: base.totalNanos + nanos, breakdown: { ...base.breakdown, web_search: formatNanos(nanos) } };
 }
 

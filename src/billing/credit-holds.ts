@@ -14,7 +14,13 @@ import type { Nanos } from '../money/money.ts';
  */
 export interface CreditHolds {
   /** Holds the request's worst-case cost; returns the amount held, or throws 402 (or 401). */
-  reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], prompt: PromptTokenBound): Nanos | Promise<Nanos>;
+  reserve(
+    id: string,
+    auth: AuthContext,
+    req: CanonicalRequest,
+    plan: readonly PlannedAttempt[],
+    prompt: PromptTokenBound,
+  ): Nanos | Promise<Nanos>;
   /**
    * The request ended having cost `costNanos` (0: failed): applies the overshoot rule,
    * releases the hold, and counts what is returned as settling until its settlement

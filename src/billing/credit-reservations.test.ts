@@ -92,8 +92,13 @@ test('stale hold rows: the sweep releases only expired ones, start-up releases a
   assert.equal(s.store.count(), 1);
   assert.equal(s.reservations.releaseStale(true), 1);
   assert.equal(s.store.count(), 0);
-  const interrupted = s.db.prepare("SELECT id FROM generations WHERE error_code = 'interrupted' ORDER BY id").all() as Array<{ id: string }>;
-  assert.deepEqual(interrupted.map((r) => r.id), ['old', 'young']);
+  const interrupted = s.db.prepare("SELECT id FROM generations WHERE error_code = 'interrupted' ORDER BY id").all() as Array<{
+    id: string;
+  }>;
+  assert.deepEqual(
+    interrupted.map((r) => r.id),
+    ['old', 'young'],
+  );
   assert.equal(s.accounts.balance('acct_1'), 10n * HOLD, 'nothing is charged for them');
 });
 
@@ -134,14 +139,23 @@ test('a snapshot read while a write is in flight (its commit may already be in i
   const committedNotHeard = new Promise<void>((resolve) => (answer = resolve));
   let written: () => void = () => {};
   const onDisk = new Promise<void>((resolve) => (written = resolve));
-  const queue = new SettlementQueue({
-    settle: async (holds, batch) => {
-      base.ledger.settle(holds, batch);
-      written();
-      await committedNotHeard;
+  const queue = new SettlementQueue(
+    {
+      settle: async (holds, batch) => {
+        base.ledger.settle(holds, batch);
+        written();
+        await committedNotHeard;
+      },
     },
-  }, { log: () => {} });
-  const s: Setup = { ...base, queue, store: new ReservationStore(base.db), clock: { now: Date.parse('2026-01-01T00:00:00Z') }, reservations: null as never };
+    { log: () => {} },
+  );
+  const s: Setup = {
+    ...base,
+    queue,
+    store: new ReservationStore(base.db),
+    clock: { now: Date.parse('2026-01-01T00:00:00Z') },
+    reservations: null as never,
+  };
   s.reservations = new CreditReservations(s.store, queue, { holdMs: 1000, now: () => s.clock.now });
   reserve(s, 'g1');
   s.reservations.settling('acct_1', 'hash_1', HOLD, HOLD);

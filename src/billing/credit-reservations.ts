@@ -124,7 +124,8 @@ export class CreditReservations implements CreditHolds {
     const budgetRoom = budget === null ? null : budget.amountNanos - budget.usageNanos - account.settling - account.held;
     // The member's budget counts every key of theirs.
     const memberBudget = snap.member;
-    const memberRoom = memberBudget === null || member === null ? null : memberBudget.amountNanos - memberBudget.usageNanos - member.settling - member.held;
+    const memberRoom =
+      memberBudget === null || member === null ? null : memberBudget.amountNanos - memberBudget.usageNanos - member.settling - member.held;
     // The cheap prompt bound (bytes) when its hold fits; the tokenizer's when it matters
     // (not when nothing is left: a used-up balance is refused without tokenizing).
     let room = keyRoom !== null && keyRoom < accountAvailable ? keyRoom : accountAvailable;
@@ -142,7 +143,14 @@ export class CreditReservations implements CreditHolds {
       throw insufficient('budget', clampZero(budgetRoom < accountAvailable ? budgetRoom : accountAvailable), amount, req, plan, prompt);
     }
     if (memberRoom !== null && (memberRoom <= 0n || memberRoom < amount)) {
-      throw insufficient('member_budget', clampZero(memberRoom < accountAvailable ? memberRoom : accountAvailable), amount, req, plan, prompt);
+      throw insufficient(
+        'member_budget',
+        clampZero(memberRoom < accountAvailable ? memberRoom : accountAvailable),
+        amount,
+        req,
+        plan,
+        prompt,
+      );
     }
     if (amount === 0n) return 0n; // a free model: checked, nothing to hold
     account.held += amount;
@@ -244,13 +252,22 @@ export class CreditReservations implements CreditHolds {
     return f === undefined ? 0n : f.held + f.settling;
   }
 
-  private snapshot(keyHash: string, accountId: string): { key: KeySnapshot; account: AccountSnapshot; member: BudgetSnapshot | null } | undefined {
+  private snapshot(
+    keyHash: string,
+    accountId: string,
+  ): { key: KeySnapshot; account: AccountSnapshot; member: BudgetSnapshot | null } | undefined {
     let key = this.keySnapshots.get(keyHash);
     let account = this.accountSnapshots.get(accountId);
     let member = key?.memberId === null || key?.memberId === undefined ? null : this.memberSnapshots.get(key.memberId);
     const now = this.now();
-    if (key === undefined || account === undefined || member === undefined || now >= key.periodEnd
-      || (account.budget !== null && now >= account.budget.periodEnd) || (member !== null && now >= member.periodEnd)) {
+    if (
+      key === undefined ||
+      account === undefined ||
+      member === undefined ||
+      now >= key.periodEnd ||
+      (account.budget !== null && now >= account.budget.periodEnd) ||
+      (member !== null && now >= member.periodEnd)
+    ) {
       const state = this.store.spendState(keyHash);
       if (state === undefined) return undefined;
       const reset = state.limitReset ?? null;
@@ -280,7 +297,12 @@ export class CreditReservations implements CreditHolds {
     if (memberId === null || amount === null) return null;
     const reset = state.memberBudgetReset ?? null;
     const [start, end] = budgetWindow(reset, now);
-    return { amountNanos: amount, usageNanos: this.store.memberCostOnDays(memberId, reset === null ? null : periodDays(reset, now)), periodStart: start, periodEnd: end };
+    return {
+      amountNanos: amount,
+      usageNanos: this.store.memberCostOnDays(memberId, reset === null ? null : periodDays(reset, now)),
+      periodStart: start,
+      periodEnd: end,
+    };
   }
 
   private budgetOf(accountId: string, state: SpendState, now: number): AccountSnapshot['budget'] {
@@ -288,7 +310,12 @@ export class CreditReservations implements CreditHolds {
     if (amount === null) return null;
     const reset = state.budgetReset ?? null;
     const [start, end] = budgetWindow(reset, now);
-    return { amountNanos: amount, usageNanos: this.store.accountCostOnDays(accountId, reset === null ? null : periodDays(reset, now)), periodStart: start, periodEnd: end };
+    return {
+      amountNanos: amount,
+      usageNanos: this.store.accountCostOnDays(accountId, reset === null ? null : periodDays(reset, now)),
+      periodStart: start,
+      periodEnd: end,
+    };
   }
 
   private committed(r: SettlementRecord): void {

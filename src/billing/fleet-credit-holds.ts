@@ -72,10 +72,22 @@ export class FleetCreditHolds implements CreditHolds {
     settlements.onDropped((record) => void this.settled([record], 'drop'));
   }
 
-  async reserve(id: string, auth: AuthContext, req: CanonicalRequest, plan: readonly PlannedAttempt[], prompt: PromptTokenBound): Promise<Nanos> {
+  async reserve(
+    id: string,
+    auth: AuthContext,
+    req: CanonicalRequest,
+    plan: readonly PlannedAttempt[],
+    prompt: PromptTokenBound,
+  ): Promise<Nanos> {
     const amount = worstCaseCost(req, plan, prompt.cheap);
     let tried = amount;
-    const result = await this.holds.reserve(id, auth.account.id, auth.key.hash, amount, () => (tried = worstCaseCost(req, plan, prompt.tight())));
+    const result = await this.holds.reserve(
+      id,
+      auth.account.id,
+      auth.key.hash,
+      amount,
+      () => (tried = worstCaseCost(req, plan, prompt.tight())),
+    );
     if (result.ok) {
       if (result.heldNanos !== 0n) {
         this.held += 1;
@@ -83,8 +95,12 @@ export class FleetCreditHolds implements CreditHolds {
         if (rows !== undefined) {
           const now = Date.now();
           rows.write({
-            id, accountId: auth.account.id, keyHash: auth.key.hash, amountNanos: result.heldNanos,
-            createdAt: new Date(now).toISOString(), expiresAt: new Date(now + rows.holdMs).toISOString(),
+            id,
+            accountId: auth.account.id,
+            keyHash: auth.key.hash,
+            amountNanos: result.heldNanos,
+            createdAt: new Date(now).toISOString(),
+            expiresAt: new Date(now + rows.holdMs).toISOString(),
           });
         }
       }
@@ -113,7 +129,9 @@ export class FleetCreditHolds implements CreditHolds {
   }
 
   forget(keyHash?: string, accountId?: string): void {
-    void this.forgetShared(keyHash, accountId).catch((err: unknown) => this.opts.log(`invalidation not published: ${(err as Error).message}`));
+    void this.forgetShared(keyHash, accountId).catch((err: unknown) =>
+      this.opts.log(`invalidation not published: ${(err as Error).message}`),
+    );
   }
 
   /**
@@ -127,7 +145,10 @@ export class FleetCreditHolds implements CreditHolds {
     if (this.opts.rows !== undefined) {
       const nowIso = new Date().toISOString();
       const recorded = await this.opts.rows.releaseStale(nowIso, nowIso);
-      if (recorded > 0) this.opts.log(`recorded ${recorded} request(s) of a stopped gateway instance as interrupted (their holds expired; nothing charged)`);
+      if (recorded > 0)
+        this.opts.log(
+          `recorded ${recorded} request(s) of a stopped gateway instance as interrupted (their holds expired; nothing charged)`,
+        );
     }
     return released;
   }
@@ -173,17 +194,23 @@ export class FleetCreditHolds implements CreditHolds {
       else records.push(r);
     }
     // Every account's report at once: one Redis round trip for the batch, not one per account.
-    await Promise.all([...byAccount].map(async ([accountId, records]) => {
-      try {
-        // Each charge with when its request began: it counts in a key's period only if begun within it.
-        if (how === 'commit') await this.holds.committed(accountId, records);
-        else await this.holds.dropped(accountId, records.map((r) => r.id));
-      } catch (err) {
-        // The settling entries stay in Redis until they expire; the snapshot is read afresh then.
-        this.stale.add(accountId);
-        this.opts.log(`settlements of ${accountId} committed but not reported to Redis: ${(err as Error).message}`);
-      }
-    }));
+    await Promise.all(
+      [...byAccount].map(async ([accountId, records]) => {
+        try {
+          // Each charge with when its request began: it counts in a key's period only if begun within it.
+          if (how === 'commit') await this.holds.committed(accountId, records);
+          else
+            await this.holds.dropped(
+              accountId,
+              records.map((r) => r.id),
+            );
+        } catch (err) {
+          // The settling entries stay in Redis until they expire; the snapshot is read afresh then.
+          this.stale.add(accountId);
+          this.opts.log(`settlements of ${accountId} committed but not reported to Redis: ${(err as Error).message}`);
+        }
+      }),
+    );
     if (this.stale.size > 0) await this.repair().catch(() => {});
   }
 }

@@ -14,16 +14,23 @@ const NAME_RE = new RegExp(GUARDRAIL_NAME_PATTERN);
 export function readGuardrails(value: unknown): GuardrailRule[] | null {
   if (value === null) return null;
   if (!Array.isArray(value) || value.length > MAX_GUARDRAILS) {
-    throw new GatewayError('invalid_parameter', `"guardrails" must be an array of at most ${MAX_GUARDRAILS} rules, or null (none).`, { param: 'guardrails' });
+    throw new GatewayError('invalid_parameter', `"guardrails" must be an array of at most ${MAX_GUARDRAILS} rules, or null (none).`, {
+      param: 'guardrails',
+    });
   }
   const names = new Set<string>();
   return value.map((raw, i) => {
     const at = `guardrails[${i}]`;
-    const bad = (field: string, why: string): GatewayError => new GatewayError('invalid_parameter', `"${at}.${field}" ${why}`, { param: `${at}.${field}` });
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GatewayError('invalid_parameter', `"${at}" must be a rule object.`, { param: at });
+    const bad = (field: string, why: string): GatewayError =>
+      new GatewayError('invalid_parameter', `"${at}.${field}" ${why}`, { param: `${at}.${field}` });
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new GatewayError('invalid_parameter', `"${at}" must be a rule object.`, { param: at });
     const r = raw as Record<string, unknown>;
-    for (const k of Object.keys(r)) if (!['detector', 'action', 'pattern', 'name'].includes(k)) throw bad(k, 'is not a field of a rule (detector, action, pattern, name).');
-    if (!GUARDRAIL_DETECTORS.includes(r.detector as GuardrailDetector)) throw bad('detector', `must be one of ${GUARDRAIL_DETECTORS.join(', ')}.`);
+    for (const k of Object.keys(r))
+      if (!['detector', 'action', 'pattern', 'name'].includes(k))
+        throw bad(k, 'is not a field of a rule (detector, action, pattern, name).');
+    if (!GUARDRAIL_DETECTORS.includes(r.detector as GuardrailDetector))
+      throw bad('detector', `must be one of ${GUARDRAIL_DETECTORS.join(', ')}.`);
     if (r.action !== 'block' && r.action !== 'redact') throw bad('action', 'must be "block" or "redact".');
     const rule: GuardrailRule = { detector: r.detector as GuardrailDetector, action: r.action };
     if (r.detector === 'pattern') {
@@ -33,7 +40,10 @@ export function readGuardrails(value: unknown): GuardrailRule[] | null {
       try {
         RE2JS.compile(r.pattern);
       } catch (err) {
-        throw bad('pattern', `is not a pattern the linear-time (RE2) engine accepts: ${(err as Error).message.replace(/^error parsing regexp: /, '')}.`);
+        throw bad(
+          'pattern',
+          `is not a pattern the linear-time (RE2) engine accepts: ${(err as Error).message.replace(/^error parsing regexp: /, '')}.`,
+        );
       }
       if (r.name === undefined) throw bad('name', 'is required for a pattern rule (it names the rule in reasons and its placeholder).');
       rule.pattern = r.pattern;

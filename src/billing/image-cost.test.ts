@@ -13,15 +13,24 @@ import { worstCaseCost } from './worst-case-cost.ts';
 // quality, per token (text in, image in, image out); and the hold for n images.
 
 const DALL_E_3: PricingSpec = {
-  prompt: '0', completion: '0', image_output: '0.04',
+  prompt: '0',
+  completion: '0',
+  image_output: '0.04',
   image_output_by: { '1024x1792/*': '0.08', '1792x1024/*': '0.08', '*/hd': '0.08', '1024x1792/hd': '0.12', '1792x1024/hd': '0.12' },
 };
 const GPT_IMAGE: PricingSpec = { prompt: '0.000005', completion: '0.00004', image_prompt: '0.00001' };
 
 function endpoint(pricing: PricingSpec, maxOutputTokens?: number): Endpoint {
   return {
-    id: 'p/m', modelId: 'a/m', upstreamModel: 'm', pricing, compiledPricing: compilePricing(pricing, 'none'),
-    contextLength: 32_000, dataCollection: 'allow', zdr: false, supportedParameters: new Set(),
+    id: 'p/m',
+    modelId: 'a/m',
+    upstreamModel: 'm',
+    pricing,
+    compiledPricing: compilePricing(pricing, 'none'),
+    contextLength: 32_000,
+    dataCollection: 'allow',
+    zdr: false,
+    supportedParameters: new Set(),
     provider: { id: 'p', kind: 'openai', name: 'p', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'none' },
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
@@ -71,7 +80,10 @@ test('per token: text in at prompt, image tokens in at image_prompt, image token
   // 10 in, 200 out (n = 2): $0.00805.
   assert.equal(charge(GPT_IMAGE, task({ n: 2 }), 2, {}, { input: 10, output: 200 }), 8_050_000n);
   // Without image_prompt, image tokens cost the prompt price.
-  assert.equal(charge({ prompt: '0.000005', completion: '0.00004' }, task(), 1, {}, { input: 50, imageInputTokens: 40, output: 100 }), 4_250_000n);
+  assert.equal(
+    charge({ prompt: '0.000005', completion: '0.00004' }, task(), 1, {}, { input: 50, imageInputTokens: 40, output: 100 }),
+    4_250_000n,
+  );
 });
 
 test('the hold is the worst case for n images: the dearest price a side left open can reach, n × max tokens per image', () => {

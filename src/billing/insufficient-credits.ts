@@ -24,10 +24,11 @@ export function insufficient(
   const dearest = dearestEndpoint(req, plan, promptTokens);
   const requested = maxOutputTokens(req, dearest, promptOn(dearest, promptTokens));
   const affordable = Math.min(requested, affordableOutputTokens(req, dearest, promptTokens, available));
-  const message = available <= 0n
-    ? `Insufficient credits: ${whose} is used up. To continue, ${remedy}.`
-    : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +
-      `You requested up to ${requested} output tokens, but can only afford ${affordable}; lower max_tokens or ${remedy}.`;
+  const message =
+    available <= 0n
+      ? `Insufficient credits: ${whose} is used up. To continue, ${remedy}.`
+      : `Insufficient credits: this request may cost up to $${formatNanos(needed)} but ${whose} has $${formatNanos(available)} left. ` +
+        `You requested up to ${requested} output tokens, but can only afford ${affordable}; lower max_tokens or ${remedy}.`;
   return new GatewayError('insufficient_quota', message, {
     metadata: {
       reason,
@@ -42,11 +43,23 @@ export function insufficient(
 /** Whose money ran out, and what helps. A key's limit or a budget is not the account's money: adding credits would not help, raising it would. */
 function explain(reason: InsufficientReason): [string, string] {
   switch (reason) {
-    case 'balance': return ['the account balance', 'add credits'];
-    case 'budget': return ["the account's budget for this period", "wait for the budget's next period or ask the gateway operator to raise the account's budget"];
-    case 'member_budget': return ["this key's member's budget for this period", "wait for the budget's next period or ask an owner or admin of the account to raise the member's budget"];
-    case 'key_limit': return ["this key's credit limit",
-      "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account"];
+    case 'balance':
+      return ['the account balance', 'add credits'];
+    case 'budget':
+      return [
+        "the account's budget for this period",
+        "wait for the budget's next period or ask the gateway operator to raise the account's budget",
+      ];
+    case 'member_budget':
+      return [
+        "this key's member's budget for this period",
+        "wait for the budget's next period or ask an owner or admin of the account to raise the member's budget",
+      ];
+    case 'key_limit':
+      return [
+        "this key's credit limit",
+        "raise or remove this key's limit (PATCH /api/v1/keys/{hash} with a management key of the account, or ask the gateway operator) or use another key of the account",
+      ];
   }
 }
 

@@ -15,7 +15,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function checkEmail(v: unknown, field = 'email'): string {
   if (typeof v !== 'string' || v.length > MAX_EMAIL_CHARS || !EMAIL.test(v.trim())) {
-    throw new GatewayError('invalid_parameter', `"${field}" must be an email address (at most ${MAX_EMAIL_CHARS} characters).`, { param: field });
+    throw new GatewayError('invalid_parameter', `"${field}" must be an email address (at most ${MAX_EMAIL_CHARS} characters).`, {
+      param: field,
+    });
   }
   return v.trim();
 }
@@ -35,8 +37,16 @@ export function checkMemberName(v: unknown, field = 'name'): string {
 /** `allowed_models`: model ids and globs (`anthropic/*`), or null (the account's). */
 export function checkAllowedModels(v: unknown, field = 'allowed_models'): string[] | null {
   if (v === null) return null;
-  if (!Array.isArray(v) || v.length > MAX_ALLOWED_MODELS || !v.every((m) => typeof m === 'string' && m.trim() !== '' && m.length <= MAX_MODEL_CHARS)) {
-    throw new GatewayError('invalid_parameter', `"${field}" must be null or an array of at most ${MAX_ALLOWED_MODELS} model ids or globs (non-empty strings of at most ${MAX_MODEL_CHARS} characters).`, { param: field });
+  if (
+    !Array.isArray(v) ||
+    v.length > MAX_ALLOWED_MODELS ||
+    !v.every((m) => typeof m === 'string' && m.trim() !== '' && m.length <= MAX_MODEL_CHARS)
+  ) {
+    throw new GatewayError(
+      'invalid_parameter',
+      `"${field}" must be null or an array of at most ${MAX_ALLOWED_MODELS} model ids or globs (non-empty strings of at most ${MAX_MODEL_CHARS} characters).`,
+      { param: field },
+    );
   }
   return [...new Set((v as string[]).map((m) => m.trim()))];
 }
@@ -56,6 +66,7 @@ export function checkBudget(v: unknown, field = 'budget'): { amountNanos: bigint
   const nanos = usdToNanos(text);
   if (nanos > MAX_AMOUNT_NANOS) throw bad(`${field}.amount`, amountRule);
   const r = reset ?? 'none';
-  if (typeof r !== 'string' || !(BUDGET_RESETS as readonly string[]).includes(r)) throw bad(`${field}.reset`, `must be one of ${BUDGET_RESETS.join(', ')}.`);
+  if (typeof r !== 'string' || !(BUDGET_RESETS as readonly string[]).includes(r))
+    throw bad(`${field}.reset`, `must be one of ${BUDGET_RESETS.join(', ')}.`);
   return { amountNanos: nanos, reset: r as BudgetReset };
 }

@@ -11,9 +11,22 @@ import { MemberService } from './member-service.ts';
 test('ensureMember creates the member once, keeps an existing one as it is, and audits and emits the creation', async () => {
   const stores = openSqliteStores({ database: { path: join(mkdtempSync(join(tmpdir(), 'switchyard-members-')), 'db.sqlite') } });
   try {
-    await stores.accounts.createAccount({ id: 'acct_1', name: 'one', accountType: 'organization', tier: 'free', defaultModel: null, now: '2026-01-01T00:00:00.000Z' });
+    await stores.accounts.createAccount({
+      id: 'acct_1',
+      name: 'one',
+      accountType: 'organization',
+      tier: 'free',
+      defaultModel: null,
+      now: '2026-01-01T00:00:00.000Z',
+    });
     const events: string[] = [];
-    const service = new MemberService(stores, { changed: () => {}, keyChanged: () => {}, emit: async (_a, type) => { events.push(type); } });
+    const service = new MemberService(stores, {
+      changed: () => {},
+      keyChanged: () => {},
+      emit: async (_a, type) => {
+        events.push(type);
+      },
+    });
     const actor = { keyHash: 'sso', label: 'sso sign-in', accountId: 'acct_1' };
     const first = await service.ensureMember(actor, 'acct_1', 'Ann@Example.com', 'Ann', 'viewer');
     const again = await service.ensureMember(actor, 'acct_1', 'ann@example.com', 'Someone Else', 'admin');

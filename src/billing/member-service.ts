@@ -46,19 +46,31 @@ export class MemberService {
   }
 
   /** Validates and adds a member; an email the account already has is refused (400 naming `email`). */
-  async add(actor: AuditActor, accountId: string, raw: { email?: unknown; name?: unknown; role?: unknown; allowed_models?: unknown; budget?: unknown }): Promise<MemberRecord> {
+  async add(
+    actor: AuditActor,
+    accountId: string,
+    raw: { email?: unknown; name?: unknown; role?: unknown; allowed_models?: unknown; budget?: unknown },
+  ): Promise<MemberRecord> {
     const email = checkEmail(raw.email);
     const name = raw.name === undefined ? email.split('@')[0]! : checkMemberName(raw.name);
     const role = raw.role === undefined ? 'member' : checkRole(raw.role);
     const allowedModels = raw.allowed_models === undefined ? null : checkAllowedModels(raw.allowed_models);
     const budget = raw.budget === undefined ? null : checkBudget(raw.budget);
     const member = await this.stores.exclusive(`members:${accountId}`, async (tx) => {
-      if (await tx.accounts.getAccount(accountId) === undefined) throw new GatewayError('not_found', `No account "${accountId}".`);
-      if (await tx.members.byEmail(accountId, email) !== undefined) {
+      if ((await tx.accounts.getAccount(accountId)) === undefined) throw new GatewayError('not_found', `No account "${accountId}".`);
+      if ((await tx.members.byEmail(accountId, email)) !== undefined) {
         throw new GatewayError('invalid_parameter', `"email": ${email} is already a member of this account.`, { param: 'email' });
       }
       const m: MemberRecord = {
-        id: `mem_${randomBytes(9).toString('base64url')}`, accountId, email, name, role, allowedModels, budget, createdAt: this.now().toISOString(), updatedAt: null,
+        id: `mem_${randomBytes(9).toString('base64url')}`,
+        accountId,
+        email,
+        name,
+        role,
+        allowedModels,
+        budget,
+        createdAt: this.now().toISOString(),
+        updatedAt: null,
       };
       await tx.members.create(m);
       await tx.sso.clearRemoved(accountId, email);
@@ -92,21 +104,34 @@ export class MemberService {
   }
 
   /** Changes a member's name, role, allowed models or budget; undefined fields are kept. */
-  async update(actor: AuditActor, member: MemberRecord, raw: { name?: unknown; role?: unknown; allowed_models?: unknown; budget?: unknown }): Promise<MemberRecord> {
+  async update(
+    actor: AuditActor,
+    member: MemberRecord,
+    raw: { name?: unknown; role?: unknown; allowed_models?: unknown; budget?: unknown },
+  ): Promise<MemberRecord> {
     const patch: MemberPatch = {};
     if (raw.name !== undefined) patch.name = checkMemberName(raw.name);
     if (raw.role !== undefined) patch.role = checkRole(raw.role);
     if (raw.allowed_models !== undefined) patch.allowedModels = checkAllowedModels(raw.allowed_models);
     if (raw.budget !== undefined) patch.budget = checkBudget(raw.budget);
-    if (Object.keys(patch).length === 0) throw new GatewayError('missing_parameter', 'Give at least one of "name", "role", "allowed_models", "budget".');
+    if (Object.keys(patch).length === 0)
+      throw new GatewayError('missing_parameter', 'Give at least one of "name", "role", "allowed_models", "budget".');
     const updated = await this.stores.transaction(async (tx) => {
       const at = this.now().toISOString();
       const out = await tx.members.update(member.id, patch, at);
       if (out === undefined) throw new GatewayError('not_found', `No member "${member.id}".`);
-      await tx.audit.record(actor, 'member.update', member.id, {
-        account_id: member.accountId, email: member.email, ...(patch.role !== undefined && patch.role !== member.role ? { role_before: member.role } : {}),
-        ...changedDetails(patch),
-      }, at);
+      await tx.audit.record(
+        actor,
+        'member.update',
+        member.id,
+        {
+          account_id: member.accountId,
+          email: member.email,
+          ...(patch.role !== undefined && patch.role !== member.role ? { role_before: member.role } : {}),
+          ...changedDetails(patch),
+        },
+        at,
+      );
       return out;
     });
     this.hooks.changed(member.accountId);
@@ -117,12 +142,18 @@ export class MemberService {
    * Removes a member: their sign-ins' sessions end, and their keys are disabled or moved to
    * another member of the account (the caller's choice), all in one transaction.
    */
-  async remove(actor: AuditActor, member: MemberRecord, keys: RemovedKeys): Promise<{ keys: string[]; action: RemovedKeys['action']; to: string | null }> {
+  async remove(
+    actor: AuditActor,
+    member: MemberRecord,
+    keys: RemovedKeys,
+  ): Promise<{ keys: string[]; action: RemovedKeys['action']; to: string | null }> {
     let to: MemberRecord | null = null;
     if (keys.action === 'reassign') {
-      if (keys.to === member.id) throw new GatewayError('invalid_parameter', '"to": the keys cannot be given to the member being removed.', { param: 'to' });
+      if (keys.to === member.id)
+        throw new GatewayError('invalid_parameter', '"to": the keys cannot be given to the member being removed.', { param: 'to' });
       const target = await this.stores.members.get(keys.to);
-      if (target === undefined || target.accountId !== member.accountId) throw new GatewayError('invalid_parameter', `"to": no member "${keys.to}" in this account.`, { param: 'to' });
+      if (target === undefined || target.accountId !== member.accountId)
+        throw new GatewayError('invalid_parameter', `"to": no member "${keys.to}" in this account.`, { param: 'to' });
       to = target;
     }
     const hashes = await this.stores.transaction(async (tx) => {
@@ -130,7 +161,8 @@ export class MemberService {
       let moved: string[];
       if (to !== null) {
         moved = await tx.members.reassignKeys(member.id, to.id);
-        for (const h of moved) await tx.audit.record(actor, 'key.reassign', h, { account_id: member.accountId, from_member: member.id, to_member: to.id }, at);
+        for (const h of moved)
+          await tx.audit.record(actor, 'key.reassign', h, { account_id: member.accountId, from_member: member.id, to_member: to.id }, at);
       } else {
         moved = await tx.members.keyHashes(member.id);
         for (const h of moved) {
@@ -142,14 +174,30 @@ export class MemberService {
       await tx.members.revokeSessions(member.id, at);
       await tx.members.remove(member.id);
       await tx.sso.markRemoved(member.accountId, member.email, at);
-      await tx.audit.record(actor, 'member.remove', member.id, {
-        account_id: member.accountId, email: member.email, role: member.role, keys: keys.action, ...(to === null ? {} : { to: to.id }), key_count: moved.length,
-      }, at);
+      await tx.audit.record(
+        actor,
+        'member.remove',
+        member.id,
+        {
+          account_id: member.accountId,
+          email: member.email,
+          role: member.role,
+          keys: keys.action,
+          ...(to === null ? {} : { to: to.id }),
+          key_count: moved.length,
+        },
+        at,
+      );
       return moved;
     });
     for (const h of hashes) this.hooks.keyChanged(member.accountId, h);
     this.hooks.changed(member.accountId);
-    await this.hooks.emit(member.accountId, 'member.removed', { member: memberEvent(member), keys: keys.action, ...(to === null ? {} : { to: to.id }), key_count: hashes.length });
+    await this.hooks.emit(member.accountId, 'member.removed', {
+      member: memberEvent(member),
+      keys: keys.action,
+      ...(to === null ? {} : { to: to.id }),
+      key_count: hashes.length,
+    });
     return { keys: hashes, action: keys.action, to: to?.id ?? null };
   }
 }
@@ -161,7 +209,10 @@ export function memberEvent(m: MemberRecord): Record<string, unknown> {
 
 function memberDetails(m: MemberRecord): Record<string, unknown> {
   return {
-    email: m.email, name: m.name, role: m.role, allowed_models: m.allowedModels,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    allowed_models: m.allowedModels,
     budget: m.budget === null ? null : { amount: formatNanos(m.budget.amountNanos), reset: m.budget.reset },
   };
 }

@@ -21,8 +21,15 @@ function charged(texts: string[], images: number, encoding: EncodingName): numbe
 /** An endpoint at $3 / $15 per million tokens with a 1M context, as a large vendor model. */
 const PRICING = { prompt: '0.000003', completion: '0.000015' };
 const ENDPOINT = {
-  id: 'v/m', modelId: 'v/m', upstreamModel: 'm', pricing: PRICING, compiledPricing: compilePricing(PRICING, 'none'),
-  contextLength: 1_000_000, dataCollection: 'allow', zdr: false, supportedParameters: new Set(),
+  id: 'v/m',
+  modelId: 'v/m',
+  upstreamModel: 'm',
+  pricing: PRICING,
+  compiledPricing: compilePricing(PRICING, 'none'),
+  contextLength: 1_000_000,
+  dataCollection: 'allow',
+  zdr: false,
+  supportedParameters: new Set(),
   provider: { id: 'v', kind: 'openai', name: 'v', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'none' },
 } as Endpoint;
 const PLAN = [{ model: { id: 'v/m' } as ModelInfo, endpoint: ENDPOINT }];
@@ -61,7 +68,11 @@ test('a prompt the upstream did not count is charged its o200k_base count with t
 test('a hostile PDF of endless /Count entries is bounded in linear time (the page scan cannot go quadratic)', { timeout: 30_000 }, () => {
   // 3.6 MB of "/Count 1 " with no dictionary end: an unbounded lazy scan took minutes.
   const data = Buffer.from('/Count 1 '.repeat(400_000)).toString('base64');
-  const req = { models: [], messages: [{ role: 'user', content: [{ type: 'file', data, mediaType: 'application/pdf' }] }], stream: false } as never;
+  const req = {
+    models: [],
+    messages: [{ role: 'user', content: [{ type: 'file', data, mediaType: 'application/pdf' }] }],
+    stream: false,
+  } as never;
   const bound = new PromptBound(req);
   assert.ok(bound.tight() > 0);
   assert.ok(bound.tight() <= bound.cheap);

@@ -13,7 +13,12 @@ export type { LoadedSpendState, PeriodDays };
  * clock) and which of `settlingIds` are already charged in the ledger (Postgres: one
  * REPEATABLE READ transaction). Undefined: no such key.
  */
-export type SpendStateLoader = (accountId: string, keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays) => Promise<LoadedSpendState | undefined>;
+export type SpendStateLoader = (
+  accountId: string,
+  keyHash: string,
+  settlingIds: readonly string[],
+  periodDays: PeriodDays,
+) => Promise<LoadedSpendState | undefined>;
 
 /** A settlement that committed: its generation id and when its request began (ISO; the day its charge counts on). */
 export interface CommittedCharge {
@@ -104,7 +109,10 @@ export class RedisCreditHolds {
    * day its request began, as the rollups put it); the settling amounts go.
    */
   async committed(accountId: string, charges: readonly CommittedCharge[]): Promise<void> {
-    await SETTLED.run<string>(this.conn, this.keys(accountId), ['commit', ...charges.flatMap((c) => [c.id, String(Date.parse(c.createdAt))])]);
+    await SETTLED.run<string>(this.conn, this.keys(accountId), [
+      'commit',
+      ...charges.flatMap((c) => [c.id, String(Date.parse(c.createdAt))]),
+    ]);
   }
 
   /** These settlements can never be written: they stop counting, the balance does not move. */
@@ -147,7 +155,15 @@ export class RedisCreditHolds {
       // find it: the ZADD and the script go out together (one round trip), and Redis runs a
       // connection's commands in the order they were sent.
       const dueAt = (now === '' ? Date.now() : Number(now)) + this.opts.holdMs;
-      const args = [now, id, keyHash, String(amount), this.opts.instanceId, String(this.opts.holdMs), String(this.opts.maxSnapshotAgeMs ?? 60_000)];
+      const args = [
+        now,
+        id,
+        keyHash,
+        String(amount),
+        this.opts.instanceId,
+        String(this.opts.holdMs),
+        String(this.opts.maxSnapshotAgeMs ?? 60_000),
+      ];
       const [indexed, reserved] = await Promise.allSettled([
         this.conn.send(['ZADD', this.indexKey(), 'LT', String(dueAt), accountId]),
         RESERVE.run<string[]>(this.conn, keys, args),
@@ -161,12 +177,15 @@ export class RedisCreditHolds {
       if (reserved.status === 'rejected') throw reserved.reason;
       const reply = reserved.value;
       switch (reply[0]) {
-        case 'ok': return { ok: true, heldNanos: BigInt(reply[1]!) };
-        case 'inactive': return { ok: false, reason: 'inactive' };
+        case 'ok':
+          return { ok: true, heldNanos: BigInt(reply[1]!) };
+        case 'inactive':
+          return { ok: false, reason: 'inactive' };
         case 'balance':
         case 'key_limit':
         case 'budget':
-        case 'member_budget': return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
+        case 'member_budget':
+          return { ok: false, reason: reply[0], availableNanos: BigInt(reply[1]!) };
         case 'load': {
           // The script's clock decides the period the snapshot is loaded for.
           const at = Number(reply[2]);
@@ -175,7 +194,8 @@ export class RedisCreditHolds {
           await this.load(keys, reply[1]!, keyHash, state, at);
           continue;
         }
-        default: throw new Error(`unexpected reply from the reserve script: ${reply[0]}`);
+        default:
+          throw new Error(`unexpected reply from the reserve script: ${reply[0]}`);
       }
     }
     throw new SharedStateUnavailable('redis', `the credit snapshot of account ${accountId} kept changing while it was loaded`);
@@ -186,22 +206,45 @@ export class RedisCreditHolds {
     const budget = s.budgetNanos ?? null;
     const budgetReset = s.budgetReset ?? null;
     const memberId = s.memberId ?? null;
-    const memberBudget = memberId === null ? null : s.memberBudgetNanos ?? null;
+    const memberBudget = memberId === null ? null : (s.memberBudgetNanos ?? null);
     const memberReset = s.memberBudgetReset ?? null;
-    for (const v of [s.balanceNanos, s.limitUsageNanos, s.limitNanos ?? 0n, budget ?? 0n, s.budgetUsageNanos ?? 0n, memberBudget ?? 0n, s.memberBudgetUsageNanos ?? 0n]) {
-      if (v >= EXACT || v <= -EXACT) throw new RangeError(`a balance, usage or limit of ${v} nano-USD is beyond what the shared credit holds count exactly (2^53)`);
+    for (const v of [
+      s.balanceNanos,
+      s.limitUsageNanos,
+      s.limitNanos ?? 0n,
+      budget ?? 0n,
+      s.budgetUsageNanos ?? 0n,
+      memberBudget ?? 0n,
+      s.memberBudgetUsageNanos ?? 0n,
+    ]) {
+      if (v >= EXACT || v <= -EXACT)
+        throw new RangeError(`a balance, usage or limit of ${v} nano-USD is beyond what the shared credit holds count exactly (2^53)`);
     }
     const expires = s.expiresAt === null ? '' : String(Date.parse(s.expiresAt));
     const reset = s.limitReset;
-    await LOAD.run<string>(this.conn, keys, [seq, this.nowArg(), keyHash, String(s.balanceNanos), s.accountActive ? '1' : '0',
-      String(s.limitUsageNanos), s.limitNanos === null ? '' : String(s.limitNanos), s.keyActive ? '1' : '0', expires,
-      reset === null ? '' : String(periodStart(reset, at)), reset === null ? '' : String(periodEnd(reset, at)),
-      budget === null ? '' : String(budget), String(s.budgetUsageNanos ?? 0n),
+    await LOAD.run<string>(this.conn, keys, [
+      seq,
+      this.nowArg(),
+      keyHash,
+      String(s.balanceNanos),
+      s.accountActive ? '1' : '0',
+      String(s.limitUsageNanos),
+      s.limitNanos === null ? '' : String(s.limitNanos),
+      s.keyActive ? '1' : '0',
+      expires,
+      reset === null ? '' : String(periodStart(reset, at)),
+      reset === null ? '' : String(periodEnd(reset, at)),
+      budget === null ? '' : String(budget),
+      String(s.budgetUsageNanos ?? 0n),
       budget === null || budgetReset === null ? '' : String(periodStart(budgetReset, at)),
       budget === null || budgetReset === null ? '' : String(periodEnd(budgetReset, at)),
-      memberId ?? '', memberBudget === null ? '' : String(memberBudget), String(s.memberBudgetUsageNanos ?? 0n),
+      memberId ?? '',
+      memberBudget === null ? '' : String(memberBudget),
+      String(s.memberBudgetUsageNanos ?? 0n),
       memberBudget === null || memberReset === null ? '' : String(periodStart(memberReset, at)),
-      memberBudget === null || memberReset === null ? '' : String(periodEnd(memberReset, at)), ...s.committedIds]);
+      memberBudget === null || memberReset === null ? '' : String(periodEnd(memberReset, at)),
+      ...s.committedIds,
+    ]);
   }
 
   private async redisNow(): Promise<string> {

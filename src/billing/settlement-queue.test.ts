@@ -158,12 +158,17 @@ test('one record the database rejects for its own sake does not take the others 
   queue.onDropped((r) => dropped.push(r.id));
   ledger.poison = { id: 'bad', error: Object.assign(new Error('UNIQUE constraint failed: generations.id'), { errcode: 1555 }) };
   const [good, bad, other] = await Promise.all([
-    queue.push(settlement('good', 1n)), queue.push(settlement('bad', 1n)), queue.push(settlement('other', 1n)),
+    queue.push(settlement('good', 1n)),
+    queue.push(settlement('bad', 1n)),
+    queue.push(settlement('other', 1n)),
   ]);
   assert.deepEqual(good, { committed: true });
   assert.deepEqual(other, { committed: true });
   assert.equal(bad.committed, false);
-  assert.deepEqual(ledger.calls.map((c) => c.records), [['good'], ['other']]);
+  assert.deepEqual(
+    ledger.calls.map((c) => c.records),
+    [['good'], ['other']],
+  );
   assert.equal(queue.failing, false);
   assert.equal(queue.queued, 0, 'a record that can never be written is dropped');
   assert.ok(logs.some((l) => /settlement bad dropped/.test(l)));
@@ -183,24 +188,37 @@ test('close writes what it can and says what it could not', async () => {
 test('storage failures are told from record failures by the SQLite result code of real errors', () => {
   const { db, ledger } = ledgered(10n);
   setWritable(db, false);
-  assert.throws(() => ledger.settle([], [settlement('x', 1n)]), (e) => isStorageFailure(e));
+  assert.throws(
+    () => ledger.settle([], [settlement('x', 1n)]),
+    (e) => isStorageFailure(e),
+  );
   setWritable(db, true);
   // Disk full: the database may not grow.
   db.exec('CREATE TABLE filler (x BLOB)');
   const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
   db.exec(`PRAGMA max_page_count = ${pages}`);
-  assert.throws(() => {
-    for (;;) db.exec('INSERT INTO filler VALUES (randomblob(2000))');
-  }, (e) => isStorageFailure(e) && /full/.test((e as Error).message));
+  assert.throws(
+    () => {
+      for (;;) db.exec('INSERT INTO filler VALUES (randomblob(2000))');
+    },
+    (e) => isStorageFailure(e) && /full/.test((e as Error).message),
+  );
   // Through the ledger's transaction: SQLite rolls back by itself on a full disk, and the
   // error that reaches the queue must still be the disk-full one, not the rollback's.
   const big = { ...settlement('z', 1n), endUser: 'u'.repeat(12_000) };
-  assert.throws(() => ledger.settle([], [big]), (e) => isStorageFailure(e) && /full/.test((e as Error).message));
+  assert.throws(
+    () => ledger.settle([], [big]),
+    (e) => isStorageFailure(e) && /full/.test((e as Error).message),
+  );
   assert.equal(db.isTransaction, false);
   db.exec('PRAGMA max_page_count = 1000000');
   ledger.settle([], [big]);
   ledger.settle([], [settlement('y', 1n)]);
-  assert.throws(() => ledger.settle([], [settlement('y', 1n)]), (e) => !isStorageFailure(e), 'a duplicate record is the record\'s fault');
+  assert.throws(
+    () => ledger.settle([], [settlement('y', 1n)]),
+    (e) => !isStorageFailure(e),
+    "a duplicate record is the record's fault",
+  );
   assert.equal(isStorageFailure(new Error('plain')), false);
   const refusal = storageUnavailable();
   assert.equal(refusal.status, 503);
@@ -257,7 +275,7 @@ test('while one batch is in flight the next accumulates, and goes as soon as it 
   assert.equal(queue.inDoubt, false, 'nothing in flight any more');
 });
 
-test('a record pushed by a waiter\'s continuation, however many ticks later, is written', { timeout: 30_000 }, async () => {
+test("a record pushed by a waiter's continuation, however many ticks later, is written", { timeout: 30_000 }, async () => {
   const queue = new SettlementQueue({ settle: async () => {} }, { log: () => {} });
   for (let hops = 0; hops < 8; hops++) {
     const next = queue.push(settlement(`first-${hops}`, 1n)).then(async () => {
@@ -276,11 +294,13 @@ test('refusals are counted per key, minute and reason into the next batch, no ro
   queue.countRefusal('acct_1', 'hash_1', 'model_not_found', at);
   queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at + 60_000);
   await queue.flush();
-  assert.deepEqual(ledger.refusals, [[
-    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 500 },
-    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'model_not_found', count: 1 },
-    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:01', reason: 'rate_limited', count: 1 },
-  ]]);
+  assert.deepEqual(ledger.refusals, [
+    [
+      { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 500 },
+      { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'model_not_found', count: 1 },
+      { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:01', reason: 'rate_limited', count: 1 },
+    ],
+  ]);
   // The database refuses writes: the counts wait, and more are added to them.
   ledger.failWith = readonlyError();
   queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at);
@@ -289,6 +309,8 @@ test('refusals are counted per key, minute and reason into the next batch, no ro
   queue.countRefusal('acct_1', 'hash_1', 'rate_limited', at);
   ledger.failWith = null;
   assert.equal(await queue.retry(), true);
-  assert.deepEqual(ledger.refusals[1], [{ accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 2 }]);
+  assert.deepEqual(ledger.refusals[1], [
+    { accountId: 'acct_1', keyHash: 'hash_1', minute: '2026-03-01T10:00', reason: 'rate_limited', count: 2 },
+  ]);
   assert.equal(queue.failing, false);
 });

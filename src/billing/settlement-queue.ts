@@ -183,7 +183,8 @@ export class SettlementQueue {
     await this.flush();
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    if (this.pending.length > 0) this.log(`${this.pending.length} settlement(s) could not be written before shutdown: their charges are lost`);
+    if (this.pending.length > 0)
+      this.log(`${this.pending.length} settlement(s) could not be written before shutdown: their charges are lost`);
   }
 
   /**
@@ -197,7 +198,8 @@ export class SettlementQueue {
         this.inFlight = null;
         // Queued after the last batch was taken but before this point (a waiter's continuation
         // that settles or holds again): not left waiting for a push or a retry that may not come.
-        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && (this.holds.size > 0 || this.refusals.size > 0))) this.schedule();
+        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && (this.holds.size > 0 || this.refusals.size > 0)))
+          this.schedule();
       });
     }
     return this.inFlight;
@@ -228,14 +230,25 @@ export class SettlementQueue {
     const droppedHolds = new Map<string, unknown>();
     let storageError: unknown = null;
     try {
-      await this.ledger.settle(holds, queued.map((q) => q.record), refusals);
+      await this.ledger.settle(
+        holds,
+        queued.map((q) => q.record),
+        refusals,
+      );
       written.push(...queued);
     } catch (first) {
       // The connection to Postgres was lost mid-write: the batch may have committed, its
       // answer lost. It is sent again at once (a Postgres batch is exact when retried:
       // store/postgres/postgres-settlement.ts; its refusal counts may then count twice),
       // so a cut connection alone refuses no answer.
-      const err = first instanceof SharedStateUnavailable ? await this.tryWrite(holds, queued.map((q) => q.record), refusals) : first;
+      const err =
+        first instanceof SharedStateUnavailable
+          ? await this.tryWrite(
+              holds,
+              queued.map((q) => q.record),
+              refusals,
+            )
+          : first;
       if (err === null) written.push(...queued);
       else if (isStorageFailure(err)) {
         storageError = err;

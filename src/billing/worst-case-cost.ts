@@ -59,7 +59,8 @@ export function affordableOutputTokens(req: CanonicalRequest, endpoint: Endpoint
     availableNanos -= search.priceNanos;
   }
   const p = endpoint.compiledPricing;
-  const fixed = BigInt(promptOn(endpoint, promptBound)) * maxBig(p.prompt, p.cacheWrite) + p.request + BigInt(countInputImages(req)) * p.image;
+  const fixed =
+    BigInt(promptOn(endpoint, promptBound)) * maxBig(p.prompt, p.cacheWrite) + p.request + BigInt(countInputImages(req)) * p.image;
   const left = availableNanos * ATTOS_PER_NANO - fixed;
   if (left <= 0n) return 0;
   if (p.completion === 0n) return Number.MAX_SAFE_INTEGER;
@@ -74,7 +75,8 @@ function attemptCost(req: CanonicalRequest, endpoint: Endpoint, promptBound: num
     // A task's output is bounded by its own units (n images, the input's characters, the audio's duration).
     // An edit's input images are billed as image tokens, which may be dearer (image_prompt).
     // Embedding inputs are each a prompt of their own: the context length bounds each, not their sum.
-    const promptTokens = task.kind === 'embedding' ? Math.min(promptBound, endpoint.contextLength * task.input.length) : promptOn(endpoint, promptBound);
+    const promptTokens =
+      task.kind === 'embedding' ? Math.min(promptBound, endpoint.contextLength * task.input.length) : promptOn(endpoint, promptBound);
     const prompt = BigInt(promptTokens) * (task.kind === 'image' ? maxBig(promptPrice, p.imagePrompt) : promptPrice);
     return prompt + BigInt(taskOutputTokensBound(task, endpoint)) * p.completion + p.request + taskUnitsWorstCase(task, endpoint);
   }

@@ -22,14 +22,21 @@ test('empty text is zero tokens', () => {
 test('English prose lands near one token per word, ~4 characters a token', () => {
   const sentence = 'The quick brown fox jumps over the lazy dog.'; // 10 tokens in cl100k
   assertBetween(estimateTextTokens(sentence), 8, 13, 'pangram');
-  const paragraph = 'Switchyard routes each request to a provider that can serve the model, falls back when one fails, and bills the account for the tokens used. '.repeat(20);
+  const paragraph =
+    'Switchyard routes each request to a provider that can serve the model, falls back when one fails, and bills the account for the tokens used. '.repeat(
+      20,
+    );
   const tokens = estimateTextTokens(paragraph);
   assertBetween(paragraph.length / tokens, 3, 6, 'characters per token');
 });
 
 test('code and JSON cost more tokens per character than prose', () => {
   const code = 'function add(a: number, b: number): number {\n  return a + b;\n}\n';
-  const json = JSON.stringify({ type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] });
+  const json = JSON.stringify({
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+    required: ['city'],
+  });
   assertBetween(code.length / estimateTextTokens(code), 1.5, 4.5, 'code characters per token');
   assertBetween(json.length / estimateTextTokens(json), 1.5, 4.5, 'JSON characters per token');
 });
@@ -77,7 +84,13 @@ test('a request costs its text plus per-message framing', () => {
 test('each added message, tool or schema raises the request estimate', () => {
   const base = request([user('Plan a trip')]);
   const withTools = request(base.messages, {
-    tools: [{ name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+    tools: [
+      {
+        name: 'get_weather',
+        description: 'Weather for a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ],
   });
   const withCall = request([
     ...base.messages,
@@ -95,8 +108,28 @@ test('each added message, tool or schema raises the request estimate', () => {
 
 test('images cost a fixed amount by detail', () => {
   const base = estimateRequestTokens(request([user('Describe this')]));
-  const low = estimateRequestTokens(request([{ role: 'user', content: [{ type: 'text', text: 'Describe this' }, { type: 'image', url: 'https://example.com/a.png', detail: 'low' }] }]));
-  const high = estimateRequestTokens(request([{ role: 'user', content: [{ type: 'text', text: 'Describe this' }, { type: 'image', url: 'data:image/png;base64,AAAA' }] }]));
+  const low = estimateRequestTokens(
+    request([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Describe this' },
+          { type: 'image', url: 'https://example.com/a.png', detail: 'low' },
+        ],
+      },
+    ]),
+  );
+  const high = estimateRequestTokens(
+    request([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Describe this' },
+          { type: 'image', url: 'data:image/png;base64,AAAA' },
+        ],
+      },
+    ]),
+  );
   assert.equal(low - base, IMAGE_TOKENS_LOW);
   assert.equal(high - base, IMAGE_TOKENS_HIGH);
 });

@@ -66,7 +66,8 @@ function classify(c: number): number {
   if (c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200b)) return SPACE;
   if (c >= 0x2010 && c <= 0x206f) return PUNCT; // dashes, curly quotes, ellipsis
   if (c >= 0xd800 && c <= 0xdfff) return WIDE; // surrogate halves: emoji and rare CJK
-  if ((c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef)) return WIDE;
+  if ((c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef))
+    return WIDE;
   return LETTER;
 }
 

@@ -26,7 +26,13 @@ describe('foldStreamParts: generated audio and images', () => {
       { type: 'audio-delta', id: 'a', data: 'AAAA' },
       { type: 'audio-delta', id: 'b', data: 'BBBB' },
     ]);
-    assert.deepEqual(response.content.map((p) => (p.type === 'audio-output' ? [p.id, p.data] : p.type)), [['a', 'AAAA'], ['b', 'BBBB']]);
+    assert.deepEqual(
+      response.content.map((p) => (p.type === 'audio-output' ? [p.id, p.data] : p.type)),
+      [
+        ['a', 'AAAA'],
+        ['b', 'BBBB'],
+      ],
+    );
   });
 
   it('joins base64 pieces into one valid payload, padded pieces included', () => {

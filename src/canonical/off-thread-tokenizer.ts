@@ -18,10 +18,13 @@ export class OffThreadTokenizer {
   count(texts: string[], encoding: EncodingName = 'o200k_base'): Promise<number[]> {
     if (texts.every((t) => t.length === 0)) return Promise.resolve(texts.map(() => 0));
     if (this.failed) return Promise.resolve(countHere(texts, encoding));
-    return this.thread.call({ encoding, texts }).then((reply) => reply.counts, (err: unknown) => {
-      if (err instanceof ThreadLost && err.reason.startsWith('it failed')) this.failed = true;
-      return countHere(texts, encoding);
-    });
+    return this.thread.call({ encoding, texts }).then(
+      (reply) => reply.counts,
+      (err: unknown) => {
+        if (err instanceof ThreadLost && err.reason.startsWith('it failed')) this.failed = true;
+        return countHere(texts, encoding);
+      },
+    );
   }
 
   /** Ends the thread (tests, shutdown); a later count starts a new one. */

@@ -96,7 +96,7 @@ export interface AssistantImagePart {
 
 export type UserContentPart = TextPart | ImagePart | FilePart | AudioPart;
 export type AssistantContentPart =
-  | TextPart | ToolCallPart | ReasoningPart | RedactedReasoningPart | AssistantAudioPart | AssistantImagePart;
+  TextPart | ToolCallPart | ReasoningPart | RedactedReasoningPart | AssistantAudioPart | AssistantImagePart;
 
 export interface SystemMessage {
   role: 'system';
@@ -129,11 +129,7 @@ export interface ToolDefinition {
   cacheControl?: CacheControl;
 }
 
-export type ToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 export type ResponseFormat =
   | { type: 'text' }
@@ -239,10 +235,29 @@ export interface WebSearchHold {
  * carries. A new one fails to compile until every parameter table (providers/) rules on it.
  */
 export const REQUEST_PARAMETERS = [
-  'temperature', 'top_p', 'top_k', 'min_p', 'top_a', 'frequency_penalty', 'presence_penalty',
-  'repetition_penalty', 'seed', 'logit_bias', 'max_tokens', 'stop', 'tools', 'tool_choice',
-  'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning',
-  'modalities', 'audio', 'prompt_cache_key', 'user',
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'top_a',
+  'frequency_penalty',
+  'presence_penalty',
+  'repetition_penalty',
+  'seed',
+  'logit_bias',
+  'max_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
+  'include_reasoning',
+  'modalities',
+  'audio',
+  'prompt_cache_key',
+  'user',
 ] as const;
 
 /** Names of the request parameters a request actually uses, for routing and dropping. */

@@ -38,5 +38,4 @@ export interface ServerToolCall {
 
 /** A server tool list or call in an answer, placed before the content block at `before`. */
 export type ServerToolEntry =
-  | { kind: 'list'; before: number; list: ServerToolList }
-  | { kind: 'call'; before: number; call: ServerToolCall };
+  { kind: 'list'; before: number; list: ServerToolList } | { kind: 'call'; before: number; call: ServerToolCall };

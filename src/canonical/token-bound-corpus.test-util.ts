@@ -52,7 +52,9 @@ export interface CorpusEntry {
 
 export function tokenBoundCorpus(): CorpusEntry[] {
   const r = seededRandom(20_251_124);
-  const json = JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ id: i, name: `item-${Math.floor(r() * 1e6)}`, tags: ['a', 'b'], ok: r() < 0.5, score: r() })));
+  const json = JSON.stringify(
+    Array.from({ length: 60 }, (_, i) => ({ id: i, name: `item-${Math.floor(r() * 1e6)}`, tags: ['a', 'b'], ok: r() < 0.5, score: r() })),
+  );
   const base64 = Buffer.from(Array.from({ length: 6_000 }, () => Math.floor(r() * 256))).toString('base64');
   const entries: Array<[string, string]> = [
     ['CJK ideographs', fromRange(r, 4_000, 0x4e00, 0x9fff)],
@@ -76,9 +78,25 @@ export function tokenBoundCorpus(): CorpusEntry[] {
     ['English prose', pick(r, 2_000, ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'lazy', 'dog', 'and', 'then'], ' ')],
   ];
   const corpus: CorpusEntry[] = entries.map(([name, t]) => ({ name, req: request([text(t)]), images: 0 }));
-  corpus.push({ name: 'images (auto, low)', req: request([text('Compare.'), { type: 'image', url: 'https://example.com/a.png' }, { type: 'image', url: 'data:image/png;base64,AAAA', detail: 'low' }]), images: 2 });
-  corpus.push({ name: 'PDF of 12 pages', req: request([text('Summarize.'), { type: 'file', data: pdf(12), mediaType: 'application/pdf' }]), images: 12 });
-  corpus.push({ name: 'text file (CJK)', req: request([{ type: 'file', data: Buffer.from(fromRange(r, 3_000, 0x4e00, 0x9fff)).toString('base64'), mediaType: 'text/plain' }]), images: 0 });
+  corpus.push({
+    name: 'images (auto, low)',
+    req: request([
+      text('Compare.'),
+      { type: 'image', url: 'https://example.com/a.png' },
+      { type: 'image', url: 'data:image/png;base64,AAAA', detail: 'low' },
+    ]),
+    images: 2,
+  });
+  corpus.push({
+    name: 'PDF of 12 pages',
+    req: request([text('Summarize.'), { type: 'file', data: pdf(12), mediaType: 'application/pdf' }]),
+    images: 12,
+  });
+  corpus.push({
+    name: 'text file (CJK)',
+    req: request([{ type: 'file', data: Buffer.from(fromRange(r, 3_000, 0x4e00, 0x9fff)).toString('base64'), mediaType: 'text/plain' }]),
+    images: 0,
+  });
   return corpus;
 }
 
@@ -89,7 +107,8 @@ export function promptTexts(req: CanonicalRequest): string[] {
     if (m.role !== 'user') continue;
     for (const part of m.content) {
       if (part.type === 'text') out.push(part.text);
-      if (part.type === 'file' && part.data !== undefined && part.mediaType !== undefined) out.push(Buffer.from(part.data, 'base64').toString(part.mediaType === 'application/pdf' ? 'latin1' : 'utf8'));
+      if (part.type === 'file' && part.data !== undefined && part.mediaType !== undefined)
+        out.push(Buffer.from(part.data, 'base64').toString(part.mediaType === 'application/pdf' ? 'latin1' : 'utf8'));
     }
   }
   return out;

@@ -57,8 +57,10 @@ function build(config: GatewayConfig, env: Env, adapters: ReadonlyMap<string, Ad
         if (ep.path === undefined) continue;
         // A typo is an error; a known provider that is off (no credential) only drops the endpoint.
         if (!knownIds.has(ep.provider)) {
-          throw new ConfigError(`${ep.path}.provider`,
-            `unknown provider "${ep.provider}".${didYouMean(ep.provider, knownIds)} Use a built-in provider id or one defined under providers: (known: ${[...knownIds].join(', ')})`);
+          throw new ConfigError(
+            `${ep.path}.provider`,
+            `unknown provider "${ep.provider}".${didYouMean(ep.provider, knownIds)} Use a built-in provider id or one defined under providers: (known: ${[...knownIds].join(', ')})`,
+          );
         }
         warnings.push(`${ep.path} (${draft.id}): provider "${ep.provider}" is not enabled; endpoint dropped`);
         continue;
@@ -105,7 +107,10 @@ function modelContextLength(draft: ModelDraft): number {
   if (max > 0) return max;
   // Image, speech and transcription models take a prompt, not a context: it only bounds the prompt's hold.
   if (draft.kind === 'image' || draft.kind === 'speech' || draft.kind === 'transcription') return TASK_PROMPT_TOKENS;
-  throw new ConfigError(`${draft.path ?? draft.id}.context_length`, 'required for a model that is not built in (or give each endpoint a context_length)');
+  throw new ConfigError(
+    `${draft.path ?? draft.id}.context_length`,
+    'required for a model that is not built in (or give each endpoint a context_length)',
+  );
 }
 
 function compileEndpoint(
@@ -142,7 +147,11 @@ function compileEndpoint(
 }
 
 /** Endpoints with the same exclusions share one set: dozens of endpoints, a handful of sets. */
-function supportedParameters(ep: EndpointDraft, provider: ResolvedProvider, cache: Map<string, ReadonlySet<RequestParameter>>): ReadonlySet<RequestParameter> {
+function supportedParameters(
+  ep: EndpointDraft,
+  provider: ResolvedProvider,
+  cache: Map<string, ReadonlySet<RequestParameter>>,
+): ReadonlySet<RequestParameter> {
   if (ep.supportedParameters !== undefined) return new Set(ep.supportedParameters);
   const base = provider.adapter.supportedParametersFor?.(provider.config) ?? provider.adapter.supportedParameters;
   const excluded = [...provider.excludeParameters, ...(ep.excludeParameters ?? [])];

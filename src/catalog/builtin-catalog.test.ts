@@ -10,15 +10,19 @@ import { isCapability } from '../canonical/capabilities.ts';
 const providers = new Map(BUILTIN_PROVIDERS.map((p) => [p.id, p]));
 
 describe('built-in catalog data', () => {
-  it('has every price parse and compile with its provider\'s cache family', () => {
+  it("has every price parse and compile with its provider's cache family", () => {
     for (const model of BUILTIN_MODELS) {
       for (const ep of model.endpoints) {
         const provider = providers.get(ep.provider);
         assert.ok(provider, `${model.id}: unknown provider ${ep.provider}`);
         for (const [field, value] of Object.entries(ep.pricing)) {
           // image_output_by is a table of prices by size and quality: each entry is checked.
-          const prices = field === 'image_output_by' ? Object.entries(value as Record<string, string>).map(([k, v]) => [`${field}.${k}`, v]) : [[field, value]];
-          for (const [name, price] of prices) assert.match(price as string, /^\d+(\.\d+)?$/, `${model.id} @ ${ep.provider}: pricing.${name} must be plain decimal text`);
+          const prices =
+            field === 'image_output_by'
+              ? Object.entries(value as Record<string, string>).map(([k, v]) => [`${field}.${k}`, v])
+              : [[field, value]];
+          for (const [name, price] of prices)
+            assert.match(price as string, /^\d+(\.\d+)?$/, `${model.id} @ ${ep.provider}: pricing.${name} must be plain decimal text`);
         }
         assert.doesNotThrow(() => compilePricing(ep.pricing, provider.cacheFamily), `${model.id} @ ${ep.provider}`);
       }

@@ -9,13 +9,29 @@ const PROVIDER: ProviderConfig = { id: 'p', kind: 'openai', name: 'P', baseUrl: 
 function model(id: string, aliases: string[] = []): ModelInfo {
   const pricing = { prompt: '0.000001', completion: '0.000002' };
   return {
-    id, kind: 'chat', name: id, author: id.slice(0, id.indexOf('/')), description: '', contextLength: 1000,
-    capabilities: ['text'], aliases, created: 0,
-    endpoints: [{
-      id: `p/${id}`, modelId: id, provider: PROVIDER, upstreamModel: id, pricing,
-      compiledPricing: compilePricing(pricing, 'none'), contextLength: 1000, dataCollection: 'deny', zdr: false,
-      supportedParameters: new Set(),
-    }],
+    id,
+    kind: 'chat',
+    name: id,
+    author: id.slice(0, id.indexOf('/')),
+    description: '',
+    contextLength: 1000,
+    capabilities: ['text'],
+    aliases,
+    created: 0,
+    endpoints: [
+      {
+        id: `p/${id}`,
+        modelId: id,
+        provider: PROVIDER,
+        upstreamModel: id,
+        pricing,
+        compiledPricing: compilePricing(pricing, 'none'),
+        contextLength: 1000,
+        dataCollection: 'deny',
+        zdr: false,
+        supportedParameters: new Set(),
+      },
+    ],
   };
 }
 
@@ -28,9 +44,10 @@ const catalog = new Catalog([sonnet, llamaOther, gpt41, llamaMeta, local], new M
 
 describe('Catalog', () => {
   it('lists models sorted by id and finds them by id', () => {
-    assert.deepEqual(catalog.models.map((m) => m.id), [
-      'anthropic/claude-sonnet-4.5', 'meta-llama/llama-3-8b', 'ollama/llama3:8b', 'openai/gpt-4.1', 'someone/llama-3-8b',
-    ]);
+    assert.deepEqual(
+      catalog.models.map((m) => m.id),
+      ['anthropic/claude-sonnet-4.5', 'meta-llama/llama-3-8b', 'ollama/llama3:8b', 'openai/gpt-4.1', 'someone/llama-3-8b'],
+    );
     assert.equal(catalog.get('openai/gpt-4.1'), gpt41);
     assert.equal(catalog.get('gpt-4.1'), undefined, 'get() is by id only');
   });

@@ -69,8 +69,10 @@ class Credential {
   /** Whether the upstream last said this credential has no requests or tokens left (until their reset). */
   spentUntil(now: number): number {
     let until = 0;
-    if (this.upstreamRequests !== null && this.upstreamRequests.left <= 0 && this.upstreamRequests.until > now) until = this.upstreamRequests.until;
-    if (this.upstreamTokens !== null && this.upstreamTokens.left <= 0 && this.upstreamTokens.until > now) until = Math.max(until, this.upstreamTokens.until);
+    if (this.upstreamRequests !== null && this.upstreamRequests.left <= 0 && this.upstreamRequests.until > now)
+      until = this.upstreamRequests.until;
+    if (this.upstreamTokens !== null && this.upstreamTokens.left <= 0 && this.upstreamTokens.until > now)
+      until = Math.max(until, this.upstreamTokens.until);
     return until;
   }
 
@@ -84,7 +86,8 @@ class Credential {
         this.coolUntil = Math.max(this.coolUntil, mark.until);
         return;
       case 'spent':
-        if (this.upstreamRequests === null || this.upstreamRequests.until < mark.until) this.upstreamRequests = { left: 0, until: mark.until };
+        if (this.upstreamRequests === null || this.upstreamRequests.until < mark.until)
+          this.upstreamRequests = { left: 0, until: mark.until };
         return;
       default:
         mark satisfies never;
@@ -192,7 +195,12 @@ export class CredentialPool {
       open.splice(open.indexOf(next), 1);
     }
     if (order.length === 0) return null;
-    const candidates: CredentialCandidate[] = order.map((c) => ({ label: c.input.label, fingerprint: c.fingerprint, rpm: c.input.rpm ?? null, tpm: c.input.tpm ?? null }));
+    const candidates: CredentialCandidate[] = order.map((c) => ({
+      label: c.input.label,
+      fingerprint: c.fingerprint,
+      rpm: c.input.rpm ?? null,
+      tpm: c.input.tpm ?? null,
+    }));
     const claim = await this.shared.use.claim(this.shared.poolId, candidates, now);
     for (const mark of claim.marks) this.find(mark.label)?.mirror(mark);
     const chosen = claim.label === null ? undefined : this.find(claim.label);
@@ -244,7 +252,8 @@ export class CredentialPool {
     const tok = headerNumber(headers['x-ratelimit-remaining-tokens']);
     if (tok !== undefined) c.upstreamTokens = { left: tok, until: now + (resetMs(headers['x-ratelimit-reset-tokens']) ?? WINDOW_MS) };
     const after = c.spentUntil(now);
-    if (this.shared !== null && before === 0 && after > 0) void this.shared.use.spent(this.shared.poolId, label, after, now).catch(() => {});
+    if (this.shared !== null && before === 0 && after > 0)
+      void this.shared.use.spent(this.shared.poolId, label, after, now).catch(() => {});
   }
 
   /** Tokens an answer used, against the credential's tpm. */
@@ -324,5 +333,10 @@ function resetMs(value: string | string[] | undefined): number | undefined {
 
 /** `gpt-4o*` → /^gpt-4o.*$/ ; only `*` is special. */
 function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }

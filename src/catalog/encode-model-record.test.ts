@@ -8,22 +8,42 @@ import { toModelRecord } from './encode-model-record.ts';
 const adapters = new Map([['openai', { supportedParameters: new Set<RequestParameter>(['temperature', 'tools', 'max_tokens', 'top_k']) }]]);
 
 describe('toModelRecord', () => {
-  it('encodes the spec fields with the cheapest endpoint\'s prices', () => {
-    const config = parseConfig({
-      sim: false,
-      providers: [
-        { id: 'dear', kind: 'openai', base_url: 'http://dear/v1' },
-        { id: 'cheap', kind: 'openai', base_url: 'http://cheap/v1', cache_family: 'prompt_cache_key' },
-      ],
-      models: [{
-        id: 'acme/widget', name: 'Acme Widget', description: 'A model.', context_length: 64000, created: '2025-01-02',
-        capabilities: ['text', 'tool_calling', 'streaming', 'multimodal'],
-        endpoints: [
-          { provider: 'dear', model: 'w', pricing: { prompt: '0.000003', completion: '0.000015', request: '0.01' }, supported_parameters: ['seed'] },
-          { provider: 'cheap', model: 'w', pricing: { prompt: '0.000001', completion: '0.000002' }, max_output_tokens: 4096, context_length: 32000 },
+  it("encodes the spec fields with the cheapest endpoint's prices", () => {
+    const config = parseConfig(
+      {
+        sim: false,
+        providers: [
+          { id: 'dear', kind: 'openai', base_url: 'http://dear/v1' },
+          { id: 'cheap', kind: 'openai', base_url: 'http://cheap/v1', cache_family: 'prompt_cache_key' },
         ],
-      }],
-    }, {});
+        models: [
+          {
+            id: 'acme/widget',
+            name: 'Acme Widget',
+            description: 'A model.',
+            context_length: 64000,
+            created: '2025-01-02',
+            capabilities: ['text', 'tool_calling', 'streaming', 'multimodal'],
+            endpoints: [
+              {
+                provider: 'dear',
+                model: 'w',
+                pricing: { prompt: '0.000003', completion: '0.000015', request: '0.01' },
+                supported_parameters: ['seed'],
+              },
+              {
+                provider: 'cheap',
+                model: 'w',
+                pricing: { prompt: '0.000001', completion: '0.000002' },
+                max_output_tokens: 4096,
+                context_length: 32000,
+              },
+            ],
+          },
+        ],
+      },
+      {},
+    );
     const model = buildCatalog(config, {}, adapters).catalog.get('acme/widget')!;
     assert.deepEqual(toModelRecord(model), {
       id: 'acme/widget',
@@ -44,14 +64,21 @@ describe('toModelRecord', () => {
   });
 
   it('shows a request fee and free prices as strings', () => {
-    const config = parseConfig({
-      sim: false,
-      providers: [{ id: 'p', kind: 'openai', base_url: 'http://p/v1' }],
-      models: [
-        { id: 'acme/fee', context_length: 1000, endpoints: [{ provider: 'p', model: 'f', pricing: { prompt: '0', completion: '0', request: '0.005' } }] },
-        { id: 'acme/free', context_length: 1000, endpoints: [{ provider: 'p', model: 'z', pricing: { prompt: 0, completion: 0 } }] },
-      ],
-    }, {});
+    const config = parseConfig(
+      {
+        sim: false,
+        providers: [{ id: 'p', kind: 'openai', base_url: 'http://p/v1' }],
+        models: [
+          {
+            id: 'acme/fee',
+            context_length: 1000,
+            endpoints: [{ provider: 'p', model: 'f', pricing: { prompt: '0', completion: '0', request: '0.005' } }],
+          },
+          { id: 'acme/free', context_length: 1000, endpoints: [{ provider: 'p', model: 'z', pricing: { prompt: 0, completion: 0 } }] },
+        ],
+      },
+      {},
+    );
     const { catalog } = buildCatalog(config, {}, adapters);
     assert.deepEqual(toModelRecord(catalog.get('acme/fee')!).pricing, { prompt: '0', completion: '0', request: '0.005' });
     const free = toModelRecord(catalog.get('acme/free')!);

@@ -50,7 +50,9 @@ export class ModelAccess {
    * does not matter), or null when none restricts anything: the caller's fast path.
    */
   static compile(lists: ReadonlyArray<Allowlist | null | undefined>): ModelAccess | null {
-    const present = lists.filter((l): l is Allowlist => l != null && (l.models !== undefined || l.providers !== undefined || l.maxPrice !== undefined));
+    const present = lists.filter(
+      (l): l is Allowlist => l != null && (l.models !== undefined || l.providers !== undefined || l.maxPrice !== undefined),
+    );
     return present.length === 0 ? null : new ModelAccess(present);
   }
 

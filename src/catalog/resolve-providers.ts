@@ -121,10 +121,16 @@ function fromConfig(input: ProviderInput, path: string, config: GatewayConfig): 
   const builtinIds = BUILTIN_PROVIDERS.map((b) => b.id);
   const near = closestMatch(input.id, builtinIds);
   if (input.kind === undefined && near !== undefined) {
-    throw new ConfigError(`${path}.id`, `unknown provider "${input.id}". Did you mean "${near}"? (a provider that is not built in needs kind and base_url; built-in ids: ${builtinIds.join(', ')})`);
+    throw new ConfigError(
+      `${path}.id`,
+      `unknown provider "${input.id}". Did you mean "${near}"? (a provider that is not built in needs kind and base_url; built-in ids: ${builtinIds.join(', ')})`,
+    );
   }
   if (input.kind === undefined) {
-    throw new ConfigError(`${path}.kind`, `required for a provider that is not built in (built-in ids: ${BUILTIN_PROVIDERS.map((b) => b.id).join(', ')})`);
+    throw new ConfigError(
+      `${path}.kind`,
+      `required for a provider that is not built in (built-in ids: ${BUILTIN_PROVIDERS.map((b) => b.id).join(', ')})`,
+    );
   }
   const baseUrl = input.baseUrl ?? defaultBaseUrl(input);
   if (baseUrl === undefined) throw new ConfigError(`${path}.base_url`, 'required for a provider that is not built in');
@@ -202,13 +208,19 @@ const POOLED_KINDS: ReadonlySet<ProviderKind> = new Set<ProviderKind>(['openai',
 
 function poolFor(input: ProviderInput, kind: ProviderKind, path: string): CredentialPool {
   if (!POOLED_KINDS.has(kind)) {
-    throw new ConfigError(`${path}.api_keys`, `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`);
+    throw new ConfigError(
+      `${path}.api_keys`,
+      `credential pools are not supported for kind "${kind}" yet (supported: ${[...POOLED_KINDS].join(', ')}); use api_key`,
+    );
   }
   // `api_key` beside `api_keys` is one more credential of the pool, labelled `default`.
   const list = input.apiKeys!;
   if (input.apiKey === undefined) return new CredentialPool(list);
   if (list.some((c) => c.label === 'default')) {
-    throw new ConfigError(`${path}.api_keys`, 'the label "default" names the provider\'s api_key when both api_key and api_keys are given; choose another label');
+    throw new ConfigError(
+      `${path}.api_keys`,
+      'the label "default" names the provider\'s api_key when both api_key and api_keys are given; choose another label',
+    );
   }
   return new CredentialPool([{ key: input.apiKey, label: 'default', weight: 1 }, ...list]);
 }

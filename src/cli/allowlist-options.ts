@@ -15,7 +15,10 @@ export function withAllowlistOptions(cmd: Command): Command {
   return cmd
     .option('--allowed-models <list|none>', 'comma-separated model ids and globs it may use (anthropic/*,openai/gpt-4.1); none: no list')
     .option('--allowed-providers <list|none>', 'comma-separated provider ids whose endpoints it may use; none: no list')
-    .option('--max-price <prices|none>', 'the highest endpoint prices it may use, USD per million tokens: prompt=3,completion=15 (either or both); none: no maximum');
+    .option(
+      '--max-price <prices|none>',
+      'the highest endpoint prices it may use, USD per million tokens: prompt=3,completion=15 (either or both); none: no maximum',
+    );
 }
 
 /** The change the options ask for, or null when they name none (errors name the API's field). */
@@ -39,13 +42,21 @@ export function describeAllowlist(list: Allowlist | null): string {
   const parts: string[] = [];
   if (list.models !== undefined) parts.push(`models ${list.models.join(',') || '(none)'}`);
   if (list.providers !== undefined) parts.push(`providers ${list.providers.join(',') || '(none)'}`);
-  if (list.maxPrice !== undefined) parts.push(`max ${Object.entries(list.maxPrice).map(([k, v]) => `${k} $${v}/M`).join(' ')}`);
+  if (list.maxPrice !== undefined)
+    parts.push(
+      `max ${Object.entries(list.maxPrice)
+        .map(([k, v]) => `${k} $${v}/M`)
+        .join(' ')}`,
+    );
   return parts.join('; ');
 }
 
 function listOrNone(value: string): string[] | null {
   if (value === 'none') return null;
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function prices(value: string): Record<string, string> {

@@ -9,7 +9,10 @@ export interface CommonOptions {
 /** Adds --config and --json to a command (every command has both). */
 export function withCommonOptions(cmd: Command): Command {
   return cmd
-    .option('--config <path>', 'the gateway\'s config file (default: env SWITCHYARD_CONFIG; the database follows its database.path, SWITCHYARD_DATA_DIR or DATABASE_URL)')
+    .option(
+      '--config <path>',
+      "the gateway's config file (default: env SWITCHYARD_CONFIG; the database follows its database.path, SWITCHYARD_DATA_DIR or DATABASE_URL)",
+    )
     .option('--json', 'print one JSON document, for scripts');
 }
 

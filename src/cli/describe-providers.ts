@@ -23,16 +23,26 @@ export function describeProviders(config: GatewayConfig, catalog: Catalog, env: 
     const enabled = catalog.providers.has(b.id);
     let why: string;
     if (b.id === SIM_PROVIDER_ID) {
-      why = over?.enabled !== undefined ? `enabled: ${over.enabled} in the config`
-        : config.sim === 'auto' ? (enabled ? 'sim: auto, and no other provider serves' : 'sim: auto, and another provider serves')
-        : `sim: ${config.sim}`;
+      why =
+        over?.enabled !== undefined
+          ? `enabled: ${over.enabled} in the config`
+          : config.sim === 'auto'
+            ? enabled
+              ? 'sim: auto, and no other provider serves'
+              : 'sim: auto, and another provider serves'
+            : `sim: ${config.sim}`;
     } else if (over?.enabled === false) why = 'enabled: false in the config';
     else if (!adapters.has(kind)) why = `no adapter for kind "${kind}" yet`;
     else if (b.credentialEnv.length === 0) why = 'needs no credential';
     else if (over?.apiKey !== undefined) why = 'api_key in the config';
     else {
       const from = b.credentialEnv.find(set);
-      why = from !== undefined ? `credential from ${from}` : over?.enabled === true ? 'enabled: true in the config' : `no credential: set ${b.credentialEnv.join(' or ')}`;
+      why =
+        from !== undefined
+          ? `credential from ${from}`
+          : over?.enabled === true
+            ? 'enabled: true in the config'
+            : `no credential: set ${b.credentialEnv.join(' or ')}`;
     }
     out.push({ id: b.id, kind, enabled, why });
   }
@@ -41,7 +51,11 @@ export function describeProviders(config: GatewayConfig, catalog: Catalog, env: 
     if (builtinIds.has(p.id)) continue;
     const enabled = catalog.providers.has(p.id);
     const kind = p.kind ?? '?';
-    const why = enabled ? 'defined in the config' : p.enabled === false ? 'enabled: false in the config' : `no adapter for kind "${kind}" yet`;
+    const why = enabled
+      ? 'defined in the config'
+      : p.enabled === false
+        ? 'enabled: false in the config'
+        : `no adapter for kind "${kind}" yet`;
     out.push({ id: p.id, kind, enabled, why });
   }
   return out;

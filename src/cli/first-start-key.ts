@@ -36,7 +36,10 @@ export function deliverStarterKey(key: string, interactive: boolean, folder: str
     try {
       return { kind: 'file', path: writeKeyFile(mkdtempSync(join(tmpdir(), 'switchyard-key-')), key) };
     } catch {
-      return { kind: 'failed', reason: `cannot write ${join(folder, FIRST_START_KEY_FILE)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+      return {
+        kind: 'failed',
+        reason: `cannot write ${join(folder, FIRST_START_KEY_FILE)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      };
     }
   }
 }

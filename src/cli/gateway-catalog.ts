@@ -20,8 +20,10 @@ export function checkModelName(config: GatewayConfig, name: string): string {
   if (id === undefined) {
     const near = nearestModelId(catalog, name);
     const hint = near === undefined ? '' : ` Did you mean "${near}"?`;
-    throw new UsageError(`--default-model: "${name}" is not a model this gateway serves.${hint} ` +
-      `(${catalog.models.length} models with this config and environment; \`switchyard config check\` lists them)`);
+    throw new UsageError(
+      `--default-model: "${name}" is not a model this gateway serves.${hint} ` +
+        `(${catalog.models.length} models with this config and environment; \`switchyard config check\` lists them)`,
+    );
   }
   return id;
 }

@@ -28,7 +28,9 @@ export function buildProgram(): Command {
     // Settings below are inherited by every command added after them.
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ switchyard serve
   $ switchyard accounts create --name "Acme" --credits 50
@@ -38,7 +40,8 @@ Examples:
 
 Every command takes --help, and --config PATH to pick the configuration (and with it the
 database); commands that print take --json for scripts.
-Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) or failure.`);
+Exit codes: 0 success; 1 wrong input (unknown command, option or id, bad value) or failure.`,
+    );
   // `switchyard --config X keys list` and `switchyard keys list --config X` alike: the top
   // level takes --config wherever it stands and hands it to the command that runs.
   program.hook('preAction', (_top, action) => {

@@ -1,5 +1,12 @@
 import { formatNanos } from '../money/money.ts';
-import { CopyRefused, copySqliteToPostgres, createPostgresPool, migratePostgres, openSqliteSource, type CopyResult } from '../store/copy-to-postgres.ts';
+import {
+  CopyRefused,
+  copySqliteToPostgres,
+  createPostgresPool,
+  migratePostgres,
+  openSqliteSource,
+  type CopyResult,
+} from '../store/copy-to-postgres.ts';
 import { compareFigures, postgresFigures, sqliteColumnsOf, sqliteFigures, type Verification } from '../store/verify-copy.ts';
 import { emit, UsageError } from './output.ts';
 
@@ -78,10 +85,14 @@ function report(json: boolean, path: string, copied: CopyResult | null, v: Verif
     if (copied !== null) {
       lines.push(`copied ${path} into Postgres:`);
       for (const [t, n] of Object.entries(copied.rows)) lines.push(`  ${t.padEnd(20)} ${n} rows`);
-      for (const [t, n] of Object.entries(copied.skipped)) if (n > 0) lines.push(`  ${t.padEnd(20)} ${n} rows not copied (credit holds of interrupted requests: released, nothing was charged)`);
+      for (const [t, n] of Object.entries(copied.skipped))
+        if (n > 0)
+          lines.push(`  ${t.padEnd(20)} ${n} rows not copied (credit holds of interrupted requests: released, nothing was charged)`);
     }
     if (v.ok) {
-      lines.push(`verified: the row counts and contents of ${Object.keys(v.rows).length} tables, and for ${v.accounts} accounts and ${v.keys} keys every balance, ledger sum and key usage, match exactly (total balance $${formatNanos(BigInt(v.totalBalance))})`);
+      lines.push(
+        `verified: the row counts and contents of ${Object.keys(v.rows).length} tables, and for ${v.accounts} accounts and ${v.keys} keys every balance, ledger sum and key usage, match exactly (total balance $${formatNanos(BigInt(v.totalBalance))})`,
+      );
     } else {
       lines.push(`VERIFICATION FAILED: ${v.mismatches.length} difference(s) between SQLite and Postgres:`);
       for (const m of v.mismatches.slice(0, 50)) lines.push(`  ${m}`);

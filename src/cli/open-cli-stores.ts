@@ -21,8 +21,8 @@ export async function openCliStores(opts: CommonOptions): Promise<CliStores> {
   if (config.database.url === undefined && path !== ':memory:' && !existsSync(path)) {
     throw new UsageError(
       `no switchyard database at ${resolve(path)} (${whereFrom(config, opts)}).\n` +
-      'Point at the gateway\'s database with --config PATH (its database.path), SWITCHYARD_DATA_DIR=DIR or DATABASE_URL=sqlite:PATH,\n' +
-      'or create a new one with `switchyard init`.',
+        "Point at the gateway's database with --config PATH (its database.path), SWITCHYARD_DATA_DIR=DIR or DATABASE_URL=sqlite:PATH,\n" +
+        'or create a new one with `switchyard init`.',
     );
   }
   return { ...(await openStores(config)), config };
@@ -45,8 +45,10 @@ export async function withStores<T>(opts: CommonOptions, fn: (stores: CliStores)
       try {
         await (await import('../server/fleet-services.ts')).announceChanges(stores.backends.redisUrl, changes);
       } catch (err) {
-        process.stderr.write(`switchyard: the change is saved, but Redis could not be told (${(err as Error).message}); ` +
-          'gateways see it within 60 s (their credit snapshots) and 2 s (their key caches)\n');
+        process.stderr.write(
+          `switchyard: the change is saved, but Redis could not be told (${(err as Error).message}); ` +
+            'gateways see it within 60 s (their credit snapshots) and 2 s (their key caches)\n',
+        );
       }
     }
   }

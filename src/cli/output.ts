@@ -19,9 +19,10 @@ export class ReportedFailure extends Error {}
  */
 export function renderTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, right: readonly number[] = []): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells
-    .map((c, i) => (right.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-    .join('  ')
-    .trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (right.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }

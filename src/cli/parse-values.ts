@@ -24,7 +24,9 @@ export function signedUsd(value: string): string {
 export function positiveUsd(value: string): string {
   const n = nanos(value);
   if (n <= 0n) {
-    throw new InvalidArgumentError(`must be positive (got ${value}); to take credits away: switchyard credits adjust --account ID --amount -USD --reason TEXT`);
+    throw new InvalidArgumentError(
+      `must be positive (got ${value}); to take credits away: switchyard credits adjust --account ID --amount -USD --reason TEXT`,
+    );
   }
   return formatNanos(n);
 }

@@ -31,7 +31,9 @@ export async function runReload(values: { config?: string; json?: boolean }): Pr
   try {
     const database = loadCliConfig(values, 'stores').database;
     if (database.url !== undefined) {
-      return fail('switchyard reload finds the gateway through the SQLite serve lease; a fleet on Postgres has none: send SIGHUP to each gateway instance (e.g. kill -HUP <pid>)');
+      return fail(
+        'switchyard reload finds the gateway through the SQLite serve lease; a fleet on Postgres has none: send SIGHUP to each gateway instance (e.g. kill -HUP <pid>)',
+      );
     }
     path = database.path;
   } catch (err) {
@@ -48,7 +50,12 @@ export async function runReload(values: { config?: string; json?: boolean }): Pr
   }
 }
 
-async function signalAndWait(lease: ServeLeaseReader, path: string, json: boolean, fail: (m: string, extra?: Record<string, unknown>) => number): Promise<number> {
+async function signalAndWait(
+  lease: ServeLeaseReader,
+  path: string,
+  json: boolean,
+  fail: (m: string, extra?: Record<string, unknown>) => number,
+): Promise<number> {
   const holder = lease.holder();
   if (holder === null || holder.expiresAt < Date.now()) return fail(`no gateway is serving ${path} (no live serve lease)`);
   if (holder.host !== hostname()) {
@@ -74,7 +81,11 @@ async function signalAndWait(lease: ServeLeaseReader, path: string, json: boolea
         generation: now.generation,
       });
     }
-    emit(json, { ok: true, pid: holder.pid, generation: now.generation, at: now.at }, () => `config reloaded by the gateway (pid ${holder.pid}): generation ${now.generation} in force`);
+    emit(
+      json,
+      { ok: true, pid: holder.pid, generation: now.generation, at: now.at },
+      () => `config reloaded by the gateway (pid ${holder.pid}): generation ${now.generation} in force`,
+    );
     return 0;
   }
   return fail(`the gateway (pid ${holder.pid}) did not report the outcome within ${REPORT_TIMEOUT_MS / 1000} s; see its log`);

@@ -55,7 +55,15 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
   const log = opts.log;
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   cluster.setupPrimary({ exec: opts.exec ?? process.argv[1]!, args: opts.args ?? process.argv.slice(2) });
-  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ n: i + 1, worker: null, startedAt: 0, crashes: 0, restart: null, listenedOnce: false, listening: false }));
+  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({
+    n: i + 1,
+    worker: null,
+    startedAt: 0,
+    crashes: 0,
+    restart: null,
+    listenedOnce: false,
+    listening: false,
+  }));
   const bySlot = new Map<Worker, Slot>();
   let stopping = false;
   let failed = false;
@@ -67,7 +75,11 @@ export function runClusterPrimary(opts: ClusterOptions): Promise<number> {
     slot.restart = null;
     slot.startedAt = Date.now();
     // SWITCHYARD_LAUNCHED: the launcher's channel is the primary's; a worker's IPC channel is the cluster's (bin/switchyard.mjs).
-    const worker = cluster.fork({ SWITCHYARD_WORKER_SLOT: String(slot.n), SWITCHYARD_WORKER_COUNT: String(opts.workers), SWITCHYARD_LAUNCHED: '' });
+    const worker = cluster.fork({
+      SWITCHYARD_WORKER_SLOT: String(slot.n),
+      SWITCHYARD_WORKER_COUNT: String(opts.workers),
+      SWITCHYARD_LAUNCHED: '',
+    });
     slot.worker = worker;
     bySlot.set(worker, slot);
     log(`worker ${slot.n} starting (pid ${worker.process.pid})`);

@@ -48,7 +48,9 @@ async function flushLogs(services: Services | null, signalledAt: number, drainMs
   if (requestLog !== null) {
     await requestLog.flush(budget);
     if (requestLog.dropped > 0) {
-      log(`request log: ${requestLog.dropped} line(s) could not be written to stdout and were dropped${requestLog.brokenBy === null ? '' : ` (${requestLog.brokenBy})`}`);
+      log(
+        `request log: ${requestLog.dropped} line(s) could not be written to stdout and were dropped${requestLog.brokenBy === null ? '' : ` (${requestLog.brokenBy})`}`,
+      );
     }
   }
   await operatorLog().flush(Math.max(0, until - Date.now()));
@@ -138,10 +140,12 @@ export async function runServe(values: ServeValues): Promise<number> {
   let starter;
   try {
     // Exclusive: instances of a fleet starting at once on an empty database make one operator account.
-    starter = await services.stores.exclusive('bootstrap-operator', (tx) => bootstrapOperator(tx.accounts, services.accountService.within(tx), {
-      creditsUsd: config.bootstrap.credits,
-      defaultModel: services.inForce.catalog.models.find((m) => m.kind === 'chat')?.id ?? null,
-    }));
+    starter = await services.stores.exclusive('bootstrap-operator', (tx) =>
+      bootstrapOperator(tx.accounts, services.accountService.within(tx), {
+        creditsUsd: config.bootstrap.credits,
+        defaultModel: services.inForce.catalog.models.find((m) => m.kind === 'chat')?.id ?? null,
+      }),
+    );
   } catch (err) {
     await stopping(`creating the operator account failed: ${(err as Error).message}`, 1);
     return 1;
@@ -226,7 +230,10 @@ const CANCEL_SETTLE_MS = 5_000;
  * environment. Accepted, it serves new requests at once; refused, the old one stays.
  */
 function reloadConfig(services: Services, values: ServeValues): void {
-  reportReload(services.inForce.reload(() => loadCliConfig(values)), '');
+  reportReload(
+    services.inForce.reload(() => loadCliConfig(values)),
+    '',
+  );
 }
 
 function reportReload(result: ReloadResult, how: string): void {
@@ -259,7 +266,8 @@ async function createServicesWhenFree(config: GatewayConfig, opts: ServiceOption
 function listenFailure(err: unknown, config: GatewayConfig): string {
   const where = `${config.server.host}:${config.server.port}`;
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the address is already in use (EADDRINUSE); stop what holds it or set PORT (or --port)`;
+  if (code === 'EADDRINUSE')
+    return `cannot listen on ${where}: the address is already in use (EADDRINUSE); stop what holds it or set PORT (or --port)`;
   if (code === 'EACCES') return `cannot listen on ${where}: permission denied (EACCES); use a port above 1023 or set PORT (or --port)`;
   return `cannot listen on ${where}: ${(err as Error).message}`;
 }
@@ -290,7 +298,13 @@ function firstStartLines(services: Services, config: GatewayConfig, base: string
   const model = services.inForce.catalog.models.find((m) => m.kind === 'chat')?.id ?? 'author/model';
   const lines = ['', `First start: created the operator account ${starter.accountId} with $${config.bootstrap.credits} of credits.`];
   if (delivery.kind === 'shown') {
-    lines.push('Its API key (for calling models) is shown this once; keep it:', '', `    ${starter.key}`, '', `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`);
+    lines.push(
+      'Its API key (for calling models) is shown this once; keep it:',
+      '',
+      `    ${starter.key}`,
+      '',
+      `Try: curl ${base}/v1/chat/completions -H "Authorization: Bearer ${starter.key}" \\`,
+    );
   } else if (delivery.kind === 'file') {
     lines.push(
       'Its API key (for calling models) is not printed (this output is not a terminal, and logs travel): it is in a file only this user can read.',
@@ -313,7 +327,7 @@ function firstStartLines(services: Services, config: GatewayConfig, base: string
     `The dashboard (${base}/dashboard/) signs in with a management key, not with the API key:`,
     'make one (it is printed once) and paste it into the sign-in page:',
     `    ${cli} keys create --account ${starter.accountId} --name dashboard --management`,
-    'The operator\'s view (every account, the audit log) and the admin API (/api/v1/admin, docs/admin-api.md) take an admin key:',
+    "The operator's view (every account, the audit log) and the admin API (/api/v1/admin, docs/admin-api.md) take an admin key:",
     `    ${cli} keys create --account ${starter.accountId} --name ops --admin`,
     '',
   );

@@ -20,7 +20,11 @@ test('the build is the env SWITCHYARD_BUILD, else the BUILD file at the package 
     rmSync(withFile.dir, { recursive: true, force: true });
     rmSync(without.dir, { recursive: true, force: true });
   });
-  assert.deepEqual(readBuildInfo({ SWITCHYARD_BUILD: 'from-env' }, withFile.root), { version: '1.2.3', build: 'from-env', node: process.versions.node });
+  assert.deepEqual(readBuildInfo({ SWITCHYARD_BUILD: 'from-env' }, withFile.root), {
+    version: '1.2.3',
+    build: 'from-env',
+    node: process.versions.node,
+  });
   assert.equal(readBuildInfo({}, withFile.root).build, '9f8e7d6');
   assert.equal(readBuildInfo({ SWITCHYARD_BUILD: ' ' }, without.root).build, 'dev');
 });

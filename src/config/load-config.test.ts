@@ -46,25 +46,31 @@ function expectConfigError(fn: () => unknown, path: string, pattern: RegExp): vo
 describe('loadConfig', () => {
   it('loads the documented example', () => {
     const config = loadConfig({ path: writeConfig(EXAMPLE), env: { LOCAL_KEY: 'sk-local' } });
-    assert.deepEqual(config.providers, [
-      { id: 'local', kind: 'openai', baseUrl: 'http://127.0.0.1:9100/v1', apiKey: 'sk-local' },
+    assert.deepEqual(config.providers, [{ id: 'local', kind: 'openai', baseUrl: 'http://127.0.0.1:9100/v1', apiKey: 'sk-local' }]);
+    assert.deepEqual(config.models, [
+      {
+        id: 'acme/mock-1',
+        name: 'Mock One',
+        contextLength: 32000,
+        capabilities: ['text', 'tool_calling', 'json_mode', 'streaming'],
+        endpoints: [{ provider: 'local', model: 'mock-model', pricing: { prompt: '0.000001', completion: '0.000002' } }],
+      },
     ]);
-    assert.deepEqual(config.models, [{
-      id: 'acme/mock-1',
-      name: 'Mock One',
-      contextLength: 32000,
-      capabilities: ['text', 'tool_calling', 'json_mode', 'streaming'],
-      endpoints: [{ provider: 'local', model: 'mock-model', pricing: { prompt: '0.000001', completion: '0.000002' } }],
-    }]);
   });
 
   it('gives defaults without any file', () => {
     const config = loadConfig({ env: {} });
     assert.deepEqual(config, {
       server: {
-        host: '127.0.0.1', port: 8080, bodyLimitBytes: 33554432,
-        requestTimeoutMs: 120000, headersTimeoutMs: 30000, keepAliveTimeoutMs: 65000, idleTimeoutMs: 60000,
-        imageUrlTtlSeconds: 3600, imageUrlMaxBytes: 268435456,
+        host: '127.0.0.1',
+        port: 8080,
+        bodyLimitBytes: 33554432,
+        requestTimeoutMs: 120000,
+        headersTimeoutMs: 30000,
+        keepAliveTimeoutMs: 65000,
+        idleTimeoutMs: 60000,
+        imageUrlTtlSeconds: 3600,
+        imageUrlMaxBytes: 268435456,
       },
       database: { path: './data/switchyard.db' },
       redis: {},
@@ -77,7 +83,14 @@ describe('loadConfig', () => {
       tiers: [...DEFAULT_TIERS],
       moderation: { rules: [], upstream: null, maxInputChars: 1_000_000 },
       metrics: { enabled: true },
-      cache: { enabled: false, ttlSeconds: 300, maxEntryBytes: 1048576, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 0n, denominator: 1n } },
+      cache: {
+        enabled: false,
+        ttlSeconds: 300,
+        maxEntryBytes: 1048576,
+        maxTotalBytes: 67108864,
+        accountShare: 0.25,
+        hitPrice: { numerator: 0n, denominator: 1n },
+      },
       sticky: { maxEntries: 100_000, accountShare: 0.25 },
       pdf: { maxBytes: 20 * 1024 * 1024, maxPages: 500, maxChars: 2_000_000, timeoutMs: 10_000 },
       records: { retentionDays: null, pruneIntervalMs: 3_600_000 },
@@ -85,7 +98,15 @@ describe('loadConfig', () => {
       webhooks: { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null },
       alerts: { thresholds: [50, 80, 100] },
       search: null,
-      mcp: { allowPrivateAddresses: false, allowedHosts: [], callTimeoutMs: 30_000, maxResultBytes: 1_048_576, maxToolTurns: 8, totalTimeoutMs: 300_000, toolsTtlMs: 60_000 },
+      mcp: {
+        allowPrivateAddresses: false,
+        allowedHosts: [],
+        callTimeoutMs: 30_000,
+        maxResultBytes: 1_048_576,
+        maxToolTurns: 8,
+        totalTimeoutMs: 300_000,
+        toolsTtlMs: 60_000,
+      },
       mcpServers: [],
       smtp: null,
       oidc: null,
@@ -94,10 +115,30 @@ describe('loadConfig', () => {
   });
 
   it('reads search: the web search backend, its key by reference and its price; refuses what is missing or unknown', () => {
-    const c = loadConfig({ path: writeConfig('search:\n  kind: brave\n  url: https://api.search.brave.com/\n  key: ${BRAVE_KEY}\n  price_per_search: "0.005"\n'), env: { BRAVE_KEY: 'bk-1' } }).search;
-    assert.deepEqual(c, { kind: 'brave', url: 'https://api.search.brave.com', key: 'bk-1', pricePerSearch: '0.005', timeoutMs: 10_000, defaultResults: 5, allowPrivateAddresses: false });
-    const searx = loadConfig({ path: writeConfig('search: { kind: searxng, url: "http://searx:8080", price_per_search: 0, timeout_ms: 500, default_results: 8, allow_private_addresses: true }\n'), env: {} }).search;
-    assert.deepEqual(searx, { kind: 'searxng', url: 'http://searx:8080', pricePerSearch: '0', timeoutMs: 500, defaultResults: 8, allowPrivateAddresses: true }, 'SearXNG needs no key');
+    const c = loadConfig({
+      path: writeConfig('search:\n  kind: brave\n  url: https://api.search.brave.com/\n  key: ${BRAVE_KEY}\n  price_per_search: "0.005"\n'),
+      env: { BRAVE_KEY: 'bk-1' },
+    }).search;
+    assert.deepEqual(c, {
+      kind: 'brave',
+      url: 'https://api.search.brave.com',
+      key: 'bk-1',
+      pricePerSearch: '0.005',
+      timeoutMs: 10_000,
+      defaultResults: 5,
+      allowPrivateAddresses: false,
+    });
+    const searx = loadConfig({
+      path: writeConfig(
+        'search: { kind: searxng, url: "http://searx:8080", price_per_search: 0, timeout_ms: 500, default_results: 8, allow_private_addresses: true }\n',
+      ),
+      env: {},
+    }).search;
+    assert.deepEqual(
+      searx,
+      { kind: 'searxng', url: 'http://searx:8080', pricePerSearch: '0', timeoutMs: 500, defaultResults: 8, allowPrivateAddresses: true },
+      'SearXNG needs no key',
+    );
     for (const [yaml, field] of [
       ['search: { kind: bing, url: "https://x", price_per_search: "0" }', /search\.kind/],
       ['search: { url: "https://x", price_per_search: "0" }', /search\.kind/],
@@ -109,46 +150,94 @@ describe('loadConfig', () => {
       ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "-1" }', /search\.price_per_search/],
       ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "0", default_results: 31 }', /search\.default_results/],
       ['search: { kind: tavily, url: "https://x", key: k, price_per_search: "0", engine: exa }', /search/],
-    ] as const) assert.throws(() => loadConfig({ path: writeConfig(yaml + '\n'), env: {} }), field, yaml);
+    ] as const)
+      assert.throws(() => loadConfig({ path: writeConfig(yaml + '\n'), env: {} }), field, yaml);
   });
 
   it('reads cache: enabled, TTL, bounds and hit_price as an exact fraction; refuses a price above 1 or unknown keys', () => {
-    const c = loadConfig({ path: writeConfig('cache:\n  enabled: true\n  ttl_seconds: 60\n  max_entry_bytes: 1000\n  hit_price: 0.125\n'), env: {} }).cache;
-    assert.deepEqual(c, { enabled: true, ttlSeconds: 60, maxEntryBytes: 1000, maxTotalBytes: 67108864, accountShare: 0.25, hitPrice: { numerator: 125n, denominator: 1000n } });
+    const c = loadConfig({
+      path: writeConfig('cache:\n  enabled: true\n  ttl_seconds: 60\n  max_entry_bytes: 1000\n  hit_price: 0.125\n'),
+      env: {},
+    }).cache;
+    assert.deepEqual(c, {
+      enabled: true,
+      ttlSeconds: 60,
+      maxEntryBytes: 1000,
+      maxTotalBytes: 67108864,
+      accountShare: 0.25,
+      hitPrice: { numerator: 125n, denominator: 1000n },
+    });
     assert.equal(loadConfig({ path: writeConfig('cache: { account_share: 0.5 }\n'), env: {} }).cache.accountShare, 0.5);
     assert.equal(loadConfig({ path: writeConfig('cache: { account_share: 1 }\n'), env: {} }).cache.accountShare, 1);
-    for (const bad of ['0', '1.5', 'half', '-0.1']) assert.throws(() => loadConfig({ path: writeConfig(`cache: { account_share: ${bad} }\n`), env: {} }), /cache\.account_share/);
-    assert.deepEqual(loadConfig({ path: writeConfig('cache: { hit_price: full }\n'), env: {} }).cache.hitPrice, { numerator: 1n, denominator: 1n });
+    for (const bad of ['0', '1.5', 'half', '-0.1'])
+      assert.throws(() => loadConfig({ path: writeConfig(`cache: { account_share: ${bad} }\n`), env: {} }), /cache\.account_share/);
+    assert.deepEqual(loadConfig({ path: writeConfig('cache: { hit_price: full }\n'), env: {} }).cache.hitPrice, {
+      numerator: 1n,
+      denominator: 1n,
+    });
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: 1.5 }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { hit_price: half }\n'), env: {} }), /cache\.hit_price/);
     assert.throws(() => loadConfig({ path: writeConfig('cache: { size: 3 }\n'), env: {} }), /cache/);
   });
 
   it('reads mcp and mcp_servers: bounds, servers with ${ENV} headers; refuses unknown keys, bad names, twice-listed names and non-http URLs', () => {
-    const yaml = 'mcp: { max_tool_turns: 3, allow_private_addresses: true }\nmcp_servers:\n  - name: docs\n    url: https://mcp.example.com/mcp\n    headers: { Authorization: "Bearer ${TOKEN}" }\n    tools: [search]\n    accounts: [acct_1]\n  - { name: wiki, url: "http://10.0.0.1/mcp", transport: sse }\n';
+    const yaml =
+      'mcp: { max_tool_turns: 3, allow_private_addresses: true }\nmcp_servers:\n  - name: docs\n    url: https://mcp.example.com/mcp\n    headers: { Authorization: "Bearer ${TOKEN}" }\n    tools: [search]\n    accounts: [acct_1]\n  - { name: wiki, url: "http://10.0.0.1/mcp", transport: sse }\n';
     const c = loadConfig({ path: writeConfig(yaml), env: { TOKEN: 't0k' } });
     assert.equal(c.mcp.maxToolTurns, 3);
     assert.equal(c.mcp.allowPrivateAddresses, true);
     assert.deepEqual(c.mcpServers, [
-      { name: 'docs', url: 'https://mcp.example.com/mcp', transport: 'auto', headers: { Authorization: 'Bearer t0k' }, tools: ['search'], accounts: ['acct_1'] },
+      {
+        name: 'docs',
+        url: 'https://mcp.example.com/mcp',
+        transport: 'auto',
+        headers: { Authorization: 'Bearer t0k' },
+        tools: ['search'],
+        accounts: ['acct_1'],
+      },
       { name: 'wiki', url: 'http://10.0.0.1/mcp', transport: 'sse', headers: {}, tools: null, accounts: null },
     ]);
     assert.throws(() => loadConfig({ path: writeConfig('mcp: { turns: 3 }\n'), env: {} }), /mcp\.turns/);
-    assert.deepEqual(loadConfig({ path: writeConfig('mcp: { allowed_hosts: [MCP.Example.com, "*.tools.example", "*", "[::1]"] }\n'), env: {} }).mcp.allowedHosts,
-      ['mcp.example.com', '*.tools.example', '*', '::1']);
-    assert.throws(() => loadConfig({ path: writeConfig('mcp: { allowed_hosts: ["https://x.example"] }\n'), env: {} }), /mcp\.allowed_hosts\[0\]/);
+    assert.deepEqual(
+      loadConfig({ path: writeConfig('mcp: { allowed_hosts: [MCP.Example.com, "*.tools.example", "*", "[::1]"] }\n'), env: {} }).mcp
+        .allowedHosts,
+      ['mcp.example.com', '*.tools.example', '*', '::1'],
+    );
+    assert.throws(
+      () => loadConfig({ path: writeConfig('mcp: { allowed_hosts: ["https://x.example"] }\n'), env: {} }),
+      /mcp\.allowed_hosts\[0\]/,
+    );
     assert.throws(() => loadConfig({ path: writeConfig('mcp: { max_tool_turns: 0 }\n'), env: {} }), /mcp\.max_tool_turns/);
-    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: "a b", url: "https://x" }]\n'), env: {} }), /mcp_servers\[0\]\.name/);
-    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "ftp://x" }]\n'), env: {} }), /mcp_servers\[0\]\.url/);
+    assert.throws(
+      () => loadConfig({ path: writeConfig('mcp_servers: [{ name: "a b", url: "https://x" }]\n'), env: {} }),
+      /mcp_servers\[0\]\.name/,
+    );
+    assert.throws(
+      () => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "ftp://x" }]\n'), env: {} }),
+      /mcp_servers\[0\]\.url/,
+    );
     assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a }]\n'), env: {} }), /mcp_servers\[0\]\.url/);
-    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x" }, { name: a, url: "https://y" }]\n'), env: {} }), /mcp_servers\[1\]\.name/);
-    assert.throws(() => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x", token: t }]\n'), env: {} }), /mcp_servers\[0\]\.token/);
+    assert.throws(
+      () => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x" }, { name: a, url: "https://y" }]\n'), env: {} }),
+      /mcp_servers\[1\]\.name/,
+    );
+    assert.throws(
+      () => loadConfig({ path: writeConfig('mcp_servers: [{ name: a, url: "https://x", token: t }]\n'), env: {} }),
+      /mcp_servers\[0\]\.token/,
+    );
   });
 
   it('reads pdf: the bounds of PDF text extraction; refuses unknown keys and values out of range', () => {
-    const c = loadConfig({ path: writeConfig('pdf:\n  max_bytes: 1000\n  max_pages: 7\n  max_chars: 900\n  timeout_ms: 250\n'), env: {} }).pdf;
+    const c = loadConfig({
+      path: writeConfig('pdf:\n  max_bytes: 1000\n  max_pages: 7\n  max_chars: 900\n  timeout_ms: 250\n'),
+      env: {},
+    }).pdf;
     assert.deepEqual(c, { maxBytes: 1000, maxPages: 7, maxChars: 900, timeoutMs: 250 });
-    assert.equal(loadConfig({ path: writeConfig('pdf: { max_pages: 9 }\n'), env: {} }).pdf.timeoutMs, 10_000, 'the rest keep their defaults');
+    assert.equal(
+      loadConfig({ path: writeConfig('pdf: { max_pages: 9 }\n'), env: {} }).pdf.timeoutMs,
+      10_000,
+      'the rest keep their defaults',
+    );
     assert.throws(() => loadConfig({ path: writeConfig('pdf: { max_pages: 0 }\n'), env: {} }), /pdf\.max_pages/);
     assert.throws(() => loadConfig({ path: writeConfig('pdf: { timeout_ms: 1h }\n'), env: {} }), /pdf\.timeout_ms/);
     assert.throws(() => loadConfig({ path: writeConfig('pdf: { engine: ocr }\n'), env: {} }), /pdf/);
@@ -170,7 +259,10 @@ describe('loadConfig', () => {
     assert.deepEqual(off.metrics, { enabled: false });
     assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  port: 9100\n'), env: {} }), /metrics/);
     // overhead_header: a boolean, absent unless the file says (X-Switchyard-Overhead-Ms).
-    assert.deepEqual(loadConfig({ path: writeConfig('metrics:\n  overhead_header: true\n'), env: {} }).metrics, { enabled: true, overheadHeader: true });
+    assert.deepEqual(loadConfig({ path: writeConfig('metrics:\n  overhead_header: true\n'), env: {} }).metrics, {
+      enabled: true,
+      overheadHeader: true,
+    });
     assert.throws(() => loadConfig({ path: writeConfig('metrics:\n  overhead_header: sometimes\n'), env: {} }), /metrics\.overhead_header/);
     // accounts.max_keys: a positive integer; unknown fields of the section are refused.
     assert.equal(loadConfig({ path: writeConfig('accounts:\n  max_keys: 5\n'), env: {} }).accounts.maxKeys, 5);
@@ -199,18 +291,31 @@ moderation:
     const partner = config.tiers.find((t) => t.id === 'partner')!;
     assert.equal(partner.name, 'Partner');
     assert.deepEqual(partner.modelRequestsPerMinute, { 'a/b': 2 });
-    assert.deepEqual(config.moderation.rules.map((r) => ({ name: r.name, patterns: r.patterns.map((x) => x.source) })), [{ name: 'spam', patterns: ['buy now'] }]);
+    assert.deepEqual(
+      config.moderation.rules.map((r) => ({ name: r.name, patterns: r.patterns.map((x) => x.source) })),
+      [{ name: 'spam', patterns: ['buy now'] }],
+    );
     assert.equal(config.moderation.upstream?.apiKey, 'secret');
     assert.throws(() => loadConfig({ path: writeConfig('tiers: { x: { name: X } }'), env: {} }), /tiers\.x\.requests_per_minute/);
-    assert.throws(() => loadConfig({ path: writeConfig('moderation: { rules: [{ name: a, patterns: ["("] }] }'), env: {} }), /moderation\.rules\[0\]\.patterns\[0\]/);
+    assert.throws(
+      () => loadConfig({ path: writeConfig('moderation: { rules: [{ name: a, patterns: ["("] }] }'), env: {} }),
+      /moderation\.rules\[0\]\.patterns\[0\]/,
+    );
   });
 
   it('refuses, at load, a moderation pattern the linear-time engine cannot run, naming the rule and why', () => {
-    const load = (pattern: string) => () => loadConfig({ path: writeConfig(`moderation: { rules: [{ name: echo, patterns: ["ok", '${pattern}'] }] }`), env: {} });
-    assert.throws(load('(a)\\1'), /moderation\.rules\[0\]\.patterns\[1\].*rule "echo".*invalid escape sequence.*backreferences and lookaround are not supported/);
+    const load = (pattern: string) => () =>
+      loadConfig({ path: writeConfig(`moderation: { rules: [{ name: echo, patterns: ["ok", '${pattern}'] }] }`), env: {} });
+    assert.throws(
+      load('(a)\\1'),
+      /moderation\.rules\[0\]\.patterns\[1\].*rule "echo".*invalid escape sequence.*backreferences and lookaround are not supported/,
+    );
     assert.throws(load('a(?=b)'), /rule "echo".*unsupported Perl syntax/);
     assert.throws(load('(?<!x)y'), /rule "echo"/);
-    const config = loadConfig({ path: writeConfig('moderation: { rules: [{ name: slow, patterns: ["^(a+)+$"] }], max_input_chars: 5000 }'), env: {} });
+    const config = loadConfig({
+      path: writeConfig('moderation: { rules: [{ name: slow, patterns: ["^(a+)+$"] }], max_input_chars: 5000 }'),
+      env: {},
+    });
     assert.equal(config.moderation.maxInputChars, 5000);
   });
 
@@ -238,16 +343,30 @@ sim: true
   });
 
   it('reads the server limits and timeouts', () => {
-    const config = parseConfig({
-      server: {
-        body_limit_bytes: 4096, request_timeout_ms: 9000, headers_timeout_ms: '${HT}', keep_alive_timeout_ms: 7000, idle_timeout_ms: 6000,
-        image_url_ttl_seconds: 120, image_url_max_bytes: 1000,
+    const config = parseConfig(
+      {
+        server: {
+          body_limit_bytes: 4096,
+          request_timeout_ms: 9000,
+          headers_timeout_ms: '${HT}',
+          keep_alive_timeout_ms: 7000,
+          idle_timeout_ms: 6000,
+          image_url_ttl_seconds: 120,
+          image_url_max_bytes: 1000,
+        },
       },
-    }, { HT: '8000' });
+      { HT: '8000' },
+    );
     assert.deepEqual(config.server, {
-      host: '127.0.0.1', port: 8080, bodyLimitBytes: 4096,
-      requestTimeoutMs: 9000, headersTimeoutMs: 8000, keepAliveTimeoutMs: 7000, idleTimeoutMs: 6000,
-      imageUrlTtlSeconds: 120, imageUrlMaxBytes: 1000,
+      host: '127.0.0.1',
+      port: 8080,
+      bodyLimitBytes: 4096,
+      requestTimeoutMs: 9000,
+      headersTimeoutMs: 8000,
+      keepAliveTimeoutMs: 7000,
+      idleTimeoutMs: 6000,
+      imageUrlTtlSeconds: 120,
+      imageUrlMaxBytes: 1000,
     });
     expectConfigError(() => parseConfig({ server: { image_url_ttl_seconds: 0 } }, {}), 'server.image_url_ttl_seconds', /./);
     expectConfigError(
@@ -328,24 +447,45 @@ sim: \${SIM_MODE:-auto}
   });
 
   it('converts YAML-number prices through their exact decimal text', () => {
-    const config = parseConfig({
-      models: [{ id: 'acme/x', endpoints: [{ provider: 'p', pricing: { prompt: 0.0000025, completion: 1e-7, cache_read: '0.00000125000' } }] }],
-    }, {});
+    const config = parseConfig(
+      {
+        models: [
+          { id: 'acme/x', endpoints: [{ provider: 'p', pricing: { prompt: 0.0000025, completion: 1e-7, cache_read: '0.00000125000' } }] },
+        ],
+      },
+      {},
+    );
     assert.deepEqual(config.models[0]?.endpoints?.[0]?.pricing, { prompt: '0.0000025', completion: '0.0000001', cache_read: '0.00000125' });
   });
 
   it('takes only known parameter names in supported_parameters (a typo would silently drop the parameter)', () => {
     const pricing = { prompt: '0.000001', completion: '0.000002' };
-    const config = parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tools'] }] }] }, {});
+    const config = parseConfig(
+      { models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tools'] }] }] },
+      {},
+    );
     assert.deepEqual(config.models[0]?.endpoints?.[0]?.supportedParameters, ['temperature', 'tools']);
     expectConfigError(
-      () => parseConfig({ models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tempreature'] }] }] }, {}),
-      'models[0].endpoints[0].supported_parameters[1]', /temperature/,
+      () =>
+        parseConfig(
+          { models: [{ id: 'a/b', endpoints: [{ provider: 'p', pricing, supported_parameters: ['temperature', 'tempreature'] }] }] },
+          {},
+        ),
+      'models[0].endpoints[0].supported_parameters[1]',
+      /temperature/,
     );
   });
 
   it('reads created as seconds or as a date', () => {
-    const config = parseConfig({ models: [{ id: 'a/b', created: '2025-04-14' }, { id: 'a/c', created: 1700000000 }] }, {});
+    const config = parseConfig(
+      {
+        models: [
+          { id: 'a/b', created: '2025-04-14' },
+          { id: 'a/c', created: 1700000000 },
+        ],
+      },
+      {},
+    );
     assert.equal(config.models[0]?.created, 1744588800);
     assert.equal(config.models[1]?.created, 1700000000);
   });
@@ -400,18 +540,29 @@ describe('loadConfig errors name the field', () => {
 
   it('bad ids, capabilities and duplicates', () => {
     expectConfigError(() => parseConfig({ models: [{ id: 'no-author' }] }, {}), 'models[0].id', /<author>\/<name>/);
-    expectConfigError(() => parseConfig({ models: [{ id: 'a/b', capabilities: ['text', 'telepathy'] }] }, {}), 'models[0].capabilities[1]', /expected one of text/);
+    expectConfigError(
+      () => parseConfig({ models: [{ id: 'a/b', capabilities: ['text', 'telepathy'] }] }, {}),
+      'models[0].capabilities[1]',
+      /expected one of text/,
+    );
     expectConfigError(() => parseConfig({ providers: [{ id: 'a/b' }] }, {}), 'providers[0].id', /no '\/'/);
     expectConfigError(() => parseConfig({ providers: [{ id: 'p' }, { id: 'p' }] }, {}), 'providers[1].id', /duplicate provider id "p"/);
     for (const bad of [0, 2.5, '10']) {
-      expectConfigError(() => parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', options: { max_embedding_inputs: bad } }] }, {}),
-        'providers[0].options.max_embedding_inputs', /whole number of at least 1/);
+      expectConfigError(
+        () => parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', options: { max_embedding_inputs: bad } }] }, {}),
+        'providers[0].options.max_embedding_inputs',
+        /whole number of at least 1/,
+      );
     }
     expectConfigError(() => parseConfig({ models: [{ id: 'a/b' }, { id: 'a/b' }] }, {}), 'models[1].id', /duplicate model id/);
   });
 
   it('a bad ${} reference', () => {
-    expectConfigError(() => parseConfig({ providers: [{ id: 'p', api_key: '${not valid}' }] }, {}), 'providers[0].api_key', /not a valid environment reference/);
+    expectConfigError(
+      () => parseConfig({ providers: [{ id: 'p', api_key: '${not valid}' }] }, {}),
+      'providers[0].api_key',
+      /not a valid environment reference/,
+    );
   });
 
   it('a missing file, and invalid YAML without quoting its source', () => {
@@ -425,7 +576,8 @@ describe('loadConfig errors name the field', () => {
 
   it('never echoes a secret in a type error', () => {
     assert.throws(
-      () => parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', timeout_ms: '${KEY}' }] }, { KEY: 'sk-very-secret' }),
+      () =>
+        parseConfig({ providers: [{ id: 'p', kind: 'openai', base_url: 'http://h', timeout_ms: '${KEY}' }] }, { KEY: 'sk-very-secret' }),
       (err: unknown) => err instanceof ConfigError && err.path === 'providers[0].timeout_ms' && !err.message.includes('sk-very-secret'),
     );
   });

@@ -55,7 +55,33 @@ export const CONFIG_DEFAULTS = {
   maxKeysPerAccount: 1000,
 } as const;
 
-const TOP_KEYS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'sim', 'providers', 'models', 'tiers', 'moderation', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'mcp_servers', 'smtp', 'oidc', 'byok', 'alerts', 'retention'] as const;
+const TOP_KEYS = [
+  'server',
+  'database',
+  'redis',
+  'timeouts',
+  'bootstrap',
+  'accounts',
+  'sim',
+  'providers',
+  'models',
+  'tiers',
+  'moderation',
+  'metrics',
+  'cache',
+  'sticky',
+  'pdf',
+  'records',
+  'webhooks',
+  'search',
+  'mcp',
+  'mcp_servers',
+  'smtp',
+  'oidc',
+  'byok',
+  'alerts',
+  'retention',
+] as const;
 
 /** Reads, resolves and validates the configuration. Throws ConfigError naming the field at fault. */
 export function loadConfig(opts: LoadConfigOptions): GatewayConfig {
@@ -72,7 +98,11 @@ const STORE_SECRET_FIELDS = SECRET_FIELDS.filter((f) => f.startsWith('database.'
  * Errors name `file` when given, and the unset variable a faulty field came from.
  */
 export function parseConfig(
-  tree: unknown, env: Env, overrides: LoadConfigOptions['overrides'] = {}, file?: string, secretFields: readonly string[] = SECRET_FIELDS,
+  tree: unknown,
+  env: Env,
+  overrides: LoadConfigOptions['overrides'] = {},
+  file?: string,
+  secretFields: readonly string[] = SECRET_FIELDS,
 ): GatewayConfig {
   const unsetReferences = new Map<string, string[]>();
   const source: ConfigSource = file === undefined ? { file, unsetReferences } : { file, unsetReferences, tree };
@@ -86,7 +116,9 @@ export function parseConfig(
     }
     // Nor the address the provider sends the browser back to.
     if (config.oidc !== null && config.oidc.redirectUri === null && config.server.publicOrigin === undefined) {
-      throw new Error('oidc: needs oidc.redirect_uri or server.public_origin (https://gateway.example.com): the provider sends the browser back there.');
+      throw new Error(
+        'oidc: needs oidc.redirect_uri or server.public_origin (https://gateway.example.com): the provider sends the browser back there.',
+      );
     }
     // Not enumerable: a record of where the config came from, not a setting (deep-equal comparisons ignore it).
     Object.defineProperty(config, 'source', { value: source, enumerable: false });
@@ -113,9 +145,15 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
 
   return {
     server: { ...parseServer(server, { host: overrides.host ?? envHost, port: overrides.port ?? envPort }), ...publicModels(server) },
-    database: databaseWithPassword(resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')), optString(database, 'password', 'database')),
-    redis: { ...redisUrl(env, optString(redis, 'url', 'redis'), optString(redis, 'password', 'redis')), ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)),
-      ...optional('inFlightLeaseMs', optInt(redis, 'in_flight_lease_ms', 'redis', 1000, 600_000)) },
+    database: databaseWithPassword(
+      resolveDatabase(env, optString(database, 'path', 'database'), optString(database, 'url', 'database')),
+      optString(database, 'password', 'database'),
+    ),
+    redis: {
+      ...redisUrl(env, optString(redis, 'url', 'redis'), optString(redis, 'password', 'redis')),
+      ...optional('commandTimeoutMs', optInt(redis, 'command_timeout_ms', 'redis', 10, 60_000)),
+      ...optional('inFlightLeaseMs', optInt(redis, 'in_flight_lease_ms', 'redis', 1000, 600_000)),
+    },
     timeouts: {
       attemptMs: optInt(timeouts, 'attempt_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.attemptMs,
       requestMs: optInt(timeouts, 'request_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.requestMs,
@@ -124,9 +162,10 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
       holdGraceMs: optInt(timeouts, 'hold_grace_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.holdGraceMs,
     },
     bootstrap: {
-      credits: bootstrap.credits === undefined || bootstrap.credits === null
-        ? CONFIG_DEFAULTS.credits
-        : readUsd(bootstrap.credits, 'bootstrap.credits'),
+      credits:
+        bootstrap.credits === undefined || bootstrap.credits === null
+          ? CONFIG_DEFAULTS.credits
+          : readUsd(bootstrap.credits, 'bootstrap.credits'),
     },
     accounts: { maxKeys: optInt(accounts, 'max_keys', 'accounts', 1, 1_000_000) ?? CONFIG_DEFAULTS.maxKeysPerAccount },
     sim: readSim(root.sim),
@@ -168,7 +207,8 @@ function redisUrl(env: Env, fileUrl: string | undefined, password: string | unde
 /** `database.password` goes into the Postgres URL (DATABASE_URL or database.url). */
 function databaseWithPassword(database: GatewayConfig['database'], password: string | undefined): GatewayConfig['database'] {
   if (password === undefined) return database;
-  if (database.url === undefined) throw new ConfigError('database.password', 'needs a Postgres URL (database.url or DATABASE_URL) to go with; SQLite has no password');
+  if (database.url === undefined)
+    throw new ConfigError('database.password', 'needs a Postgres URL (database.url or DATABASE_URL) to go with; SQLite has no password');
   return { ...database, url: withUrlPassword(database.url, password, 'database.password') };
 }
 
@@ -210,7 +250,7 @@ function readYamlFile(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file (check the --config path or SWITCHYARD_CONFIG)' : code ?? (err as Error).message;
+    const why = code === 'ENOENT' ? 'no such file (check the --config path or SWITCHYARD_CONFIG)' : (code ?? (err as Error).message);
     throw new ConfigError('', `cannot read ${file}: ${why}`);
   }
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });

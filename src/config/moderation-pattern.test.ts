@@ -8,8 +8,18 @@ import { combineModerationPatterns, compileModerationPattern, findPattern } from
 
 const SOURCES = ['forbidden\\s+words', '^starts-here', 'ends-here$', '(?-i:CaseOnly)', 'a(?P<n>b)c', 'x{2,3}y'];
 const TEXTS = [
-  'nothing to see', 'say the FORBIDDEN   words', 'starts-here and more', 'not at the start: starts-here',
-  'this ends-here', 'ends-here not at the end', 'caseonly', 'CaseOnly', 'ABC', 'xxy', 'xy', '',
+  'nothing to see',
+  'say the FORBIDDEN   words',
+  'starts-here and more',
+  'not at the start: starts-here',
+  'this ends-here',
+  'ends-here not at the end',
+  'caseonly',
+  'CaseOnly',
+  'ABC',
+  'xxy',
+  'xy',
+  '',
 ];
 
 test('a text matches the combined patterns exactly when it matches one of them', () => {

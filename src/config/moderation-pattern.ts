@@ -18,7 +18,9 @@ export function compileModerationPattern(source: string): ModerationPattern {
     return { source, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
   } catch (err) {
     const why = (err as Error).message.replace(/^error parsing regexp: /, '');
-    throw new Error(`not a pattern the linear-time (RE2) engine accepts: ${why} (backreferences and lookaround are not supported)`, { cause: err });
+    throw new Error(`not a pattern the linear-time (RE2) engine accepts: ${why} (backreferences and lookaround are not supported)`, {
+      cause: err,
+    });
   }
 }
 

@@ -22,7 +22,10 @@ export function parseByok(value: unknown, path: string): ByokConfig {
   const masterKey = optString(fields, 'master_key', path) ?? null;
   if (masterKey !== null && !isSecretRef(masterKey)) {
     // The value is not echoed: it may be the key itself, pasted where its reference belongs.
-    throw new ConfigError(at(path, 'master_key'), 'expected a reference, "env:NAME" or "file:/path" (the key itself never goes in the file)');
+    throw new ConfigError(
+      at(path, 'master_key'),
+      'expected a reference, "env:NAME" or "file:/path" (the key itself never goes in the file)',
+    );
   }
   return { masterKey, feeBasisPoints: readFeePercent(fields.fee_percent, at(path, 'fee_percent')) };
 }
@@ -31,7 +34,8 @@ export function parseByok(value: unknown, path: string): ByokConfig {
 function readFeePercent(value: unknown, path: string): number {
   if (value === undefined || value === null || value === '') return 0;
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  if (!/^\d{1,3}(\.\d{1,2})?$/.test(text)) throw new ConfigError(path, 'expected a percentage from 0 to 100 with at most two decimals (e.g. 5 or 2.5)');
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(text))
+    throw new ConfigError(path, 'expected a percentage from 0 to 100 with at most two decimals (e.g. 5 or 2.5)');
   const [whole, frac = ''] = text.split('.');
   const bps = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
   if (bps > 10_000) throw new ConfigError(path, 'expected a percentage from 0 to 100');

@@ -40,10 +40,14 @@ export function parseCloudFields(fields: Fields, out: ProviderInput, path: strin
   if (credentialsFile !== undefined) out.credentialsFile = credentialsFile;
 
   if (out.kind === 'bedrock' && out.region === undefined) {
-    throw new ConfigError(at(path, 'region'), 'required for kind bedrock (the AWS region, e.g. us-east-1: it names the endpoint and signs each request)');
+    throw new ConfigError(
+      at(path, 'region'),
+      'required for kind bedrock (the AWS region, e.g. us-east-1: it names the endpoint and signs each request)',
+    );
   }
   if (out.kind === 'vertex') {
-    if (out.region === undefined) throw new ConfigError(at(path, 'region'), 'required for kind vertex (e.g. us-east5, europe-west4, or global)');
+    if (out.region === undefined)
+      throw new ConfigError(at(path, 'region'), 'required for kind vertex (e.g. us-east5, europe-west4, or global)');
     if (out.project === undefined) throw new ConfigError(at(path, 'project'), 'required for kind vertex (the Google Cloud project id)');
     if (out.profile !== undefined && !VERTEX_PROFILES.includes(out.profile)) {
       throw new ConfigError(at(path, 'profile'), `for kind vertex, one of ${VERTEX_PROFILES.join(', ')} (the publisher of its models)`);

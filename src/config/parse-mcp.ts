@@ -1,5 +1,17 @@
 import { ConfigError } from './config-error.ts';
-import { at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString } from './read-fields.ts';
+import {
+  at,
+  checkKeys,
+  optBoolean,
+  optEnum,
+  optInt,
+  optString,
+  optStringList,
+  optStringMap,
+  readList,
+  readMapping,
+  readString,
+} from './read-fields.ts';
 
 /** How the gateway reaches an MCP server: MCP's streamable HTTP, the older HTTP+SSE, or the first that answers (`auto`). */
 export type McpTransportKind = 'auto' | 'streamable_http' | 'sse';
@@ -56,7 +68,19 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 export function parseMcp(value: unknown, path: string): McpConfig {
   if (value === undefined || value === null) return MCP_DEFAULTS;
   const fields = readMapping(value, path);
-  checkKeys(fields, ['allow_private_addresses', 'allowed_hosts', 'call_timeout_ms', 'max_result_bytes', 'max_tool_turns', 'total_timeout_ms', 'tools_ttl_ms'], path);
+  checkKeys(
+    fields,
+    [
+      'allow_private_addresses',
+      'allowed_hosts',
+      'call_timeout_ms',
+      'max_result_bytes',
+      'max_tool_turns',
+      'total_timeout_ms',
+      'tools_ttl_ms',
+    ],
+    path,
+  );
   const d = MCP_DEFAULTS;
   return {
     allowPrivateAddresses: optBoolean(fields, 'allow_private_addresses', path) ?? d.allowPrivateAddresses,
@@ -87,7 +111,7 @@ function parseServer(item: unknown, path: string): McpServerConfig {
   const name = readString(fields.name, at(path, 'name'));
   if (!MCP_SERVER_NAME.test(name)) throw new ConfigError(at(path, 'name'), 'expected letters, digits, "_" or "-", at most 32 characters');
   const url = optString(fields, 'url', path);
-  if (url === undefined) throw new ConfigError(at(path, 'url'), 'required: the MCP server\'s http(s) URL');
+  if (url === undefined) throw new ConfigError(at(path, 'url'), "required: the MCP server's http(s) URL");
   checkUrl(url, at(path, 'url'));
   const tools = optStringList(fields, 'tools', path) ?? null;
   const accounts = optStringList(fields, 'accounts', path) ?? null;
@@ -108,16 +132,19 @@ function checkUrl(url: string, path: string): void {
   } catch {
     throw new ConfigError(path, 'expected an absolute http(s) URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(path, `expected an http(s) URL, got ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(path, `expected an http(s) URL, got ${parsed.protocol}`);
 }
 
 /** A host name, `*.` and a host name, an IP address (IPv6 with or without brackets), or `*`. */
-const ALLOWED_HOST = /^(?:\*|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[?[0-9A-Fa-f:.]+\]?)$/;
+const ALLOWED_HOST =
+  /^(?:\*|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[?[0-9A-Fa-f:.]+\]?)$/;
 
 function parseAllowedHosts(hosts: string[] | undefined, path: string): string[] | undefined {
   if (hosts === undefined) return undefined;
   return hosts.map((h, i) => {
-    if (!ALLOWED_HOST.test(h)) throw new ConfigError(at(path, i), `expected a host name, "*.example.com", an IP address or "*"; got "${h}"`);
+    if (!ALLOWED_HOST.test(h))
+      throw new ConfigError(at(path, i), `expected a host name, "*.example.com", an IP address or "*"; got "${h}"`);
     return h.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   });
 }

@@ -5,17 +5,58 @@ import { MODEL_KINDS } from '../canonical/task.ts';
 import { REQUEST_PARAMETERS } from '../canonical/request.ts';
 import { ConfigError } from './config-error.ts';
 import {
-  at, checkKeys, optBoolean, optEnum, optEnumList, optInt, optString, optStringList, readList, readMapping, readPrice, readString,
+  at,
+  checkKeys,
+  optBoolean,
+  optEnum,
+  optEnumList,
+  optInt,
+  optString,
+  optStringList,
+  readList,
+  readMapping,
+  readPrice,
+  readString,
   type Fields,
 } from './read-fields.ts';
 import type { EndpointInput, ModelInput } from './types.ts';
 
-const MODEL_KEYS = ['id', 'kind', 'name', 'description', 'context_length', 'capabilities', 'aliases', 'created', 'endpoints', 'enabled'] as const;
+const MODEL_KEYS = [
+  'id',
+  'kind',
+  'name',
+  'description',
+  'context_length',
+  'capabilities',
+  'aliases',
+  'created',
+  'endpoints',
+  'enabled',
+] as const;
 const ENDPOINT_KEYS = [
-  'provider', 'model', 'pricing', 'context_length', 'max_output_tokens', 'quantization', 'data_collection', 'zdr',
-  'supported_parameters', 'moderated'] as const;
+  'provider',
+  'model',
+  'pricing',
+  'context_length',
+  'max_output_tokens',
+  'quantization',
+  'data_collection',
+  'zdr',
+  'supported_parameters',
+  'moderated',
+] as const;
 const PRICING_KEYS = [
-  'prompt', 'completion', 'request', 'image', 'cache_read', 'cache_write', 'image_output', 'image_output_by', 'image_prompt', 'character', 'audio_second',
+  'prompt',
+  'completion',
+  'request',
+  'image',
+  'cache_read',
+  'cache_write',
+  'image_output',
+  'image_output_by',
+  'image_prompt',
+  'character',
+  'audio_second',
 ] as const;
 
 /** `<author>/<name>`: one slash; the name may hold ':' (`ollama/llama3:8b`). */
@@ -117,10 +158,20 @@ function parsePricing(value: unknown, path: string): PricingSpec {
     prompt: readPrice(fields.prompt, at(path, 'prompt')),
     completion: readPrice(fields.completion, at(path, 'completion')),
   };
-  for (const key of ['request', 'image', 'cache_read', 'cache_write', 'image_output', 'image_prompt', 'character', 'audio_second'] as const) {
+  for (const key of [
+    'request',
+    'image',
+    'cache_read',
+    'cache_write',
+    'image_output',
+    'image_prompt',
+    'character',
+    'audio_second',
+  ] as const) {
     if (fields[key] !== undefined && fields[key] !== null) out[key] = readPrice(fields[key], at(path, key));
   }
-  if (fields.image_output_by !== undefined && fields.image_output_by !== null) out.image_output_by = parseImagePrices(fields.image_output_by, at(path, 'image_output_by'));
+  if (fields.image_output_by !== undefined && fields.image_output_by !== null)
+    out.image_output_by = parseImagePrices(fields.image_output_by, at(path, 'image_output_by'));
   return out;
 }
 
@@ -130,7 +181,10 @@ function parseImagePrices(value: unknown, path: string): Record<string, string> 
   const out: Record<string, string> = {};
   for (const [key, price] of Object.entries(fields)) {
     if (!IMAGE_PRICE_KEY.test(key)) {
-      throw new ConfigError(at(path, key), `"${key}" is not <size>/<quality>: a size such as 1024x1024 or *, a slash, a quality such as high or * (e.g. "1024x1536/high")`);
+      throw new ConfigError(
+        at(path, key),
+        `"${key}" is not <size>/<quality>: a size such as 1024x1024 or *, a slash, a quality such as high or * (e.g. "1024x1536/high")`,
+      );
     }
     out[key] = readPrice(price, at(path, key));
   }

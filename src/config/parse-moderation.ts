@@ -16,22 +16,25 @@ export function parseModeration(value: unknown, path: string): ModerationConfig 
   if (value === undefined || value === null) return { rules: [], upstream: null, maxInputChars: DEFAULT_MODERATION_MAX_INPUT_CHARS };
   const fields = readMapping(value, path);
   checkKeys(fields, ['rules', 'upstream', 'max_input_chars'], path);
-  const rules = fields.rules === undefined || fields.rules === null ? [] : readList(fields.rules, at(path, 'rules')).map((raw, i) => {
-    const p = at(at(path, 'rules'), i);
-    const rule = readMapping(raw, p);
-    checkKeys(rule, ['name', 'patterns'], p);
-    const name = readString(rule.name, at(p, 'name'));
-    const patterns = readList(rule.patterns, at(p, 'patterns')).map((x, j) => {
-      const where = at(at(p, 'patterns'), j);
-      const source = readString(x, where);
-      try {
-        return compileModerationPattern(source);
-      } catch (err) {
-        throw new ConfigError(where, `rule "${name}": ${(err as Error).message}`);
-      }
-    });
-    return { name, patterns };
-  });
+  const rules =
+    fields.rules === undefined || fields.rules === null
+      ? []
+      : readList(fields.rules, at(path, 'rules')).map((raw, i) => {
+          const p = at(at(path, 'rules'), i);
+          const rule = readMapping(raw, p);
+          checkKeys(rule, ['name', 'patterns'], p);
+          const name = readString(rule.name, at(p, 'name'));
+          const patterns = readList(rule.patterns, at(p, 'patterns')).map((x, j) => {
+            const where = at(at(p, 'patterns'), j);
+            const source = readString(x, where);
+            try {
+              return compileModerationPattern(source);
+            } catch (err) {
+              throw new ConfigError(where, `rule "${name}": ${(err as Error).message}`);
+            }
+          });
+          return { name, patterns };
+        });
   let upstream: ModerationConfig['upstream'] = null;
   if (fields.upstream !== undefined && fields.upstream !== null) {
     const p = at(path, 'upstream');

@@ -12,15 +12,26 @@ const dir = mkdtempSync(join(tmpdir(), 'sy-oidc-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const BASE = 'sim: true\nserver: { public_origin: "https://gw.example.com" }\n';
-const MINIMAL = 'oidc:\n  issuer: https://idp.example.com\n  client_id: sy\n  client_secret: env:OIDC_SECRET\n  allowed_email_domains: [Example.COM]\n  accounts: [{ account: acct_1 }]\n';
+const MINIMAL =
+  'oidc:\n  issuer: https://idp.example.com\n  client_id: sy\n  client_secret: env:OIDC_SECRET\n  allowed_email_domains: [Example.COM]\n  accounts: [{ account: acct_1 }]\n';
 const load = (yaml: string, env: Record<string, string> = { OIDC_SECRET: 'from-env' }) => parseConfig(parse(yaml), env);
 
 test('oidc: its defaults, the client secret from its reference, domains in lower case', () => {
   assert.equal(load(BASE).oidc, null);
   assert.deepEqual(load(BASE + MINIMAL).oidc, {
-    issuer: 'https://idp.example.com', clientId: 'sy', clientSecret: 'from-env', name: 'single sign-on', redirectUri: null,
-    scopes: ['openid', 'email', 'profile'], allowedEmailDomains: ['example.com'], requireVerifiedEmail: true, emailClaim: 'email', nameClaim: 'name',
-    accounts: [{ claim: null, value: null, account: 'acct_1', role: null }], defaultRole: 'member', jit: true,
+    issuer: 'https://idp.example.com',
+    clientId: 'sy',
+    clientSecret: 'from-env',
+    name: 'single sign-on',
+    redirectUri: null,
+    scopes: ['openid', 'email', 'profile'],
+    allowedEmailDomains: ['example.com'],
+    requireVerifiedEmail: true,
+    emailClaim: 'email',
+    nameClaim: 'name',
+    accounts: [{ claim: null, value: null, account: 'acct_1', role: null }],
+    defaultRole: 'member',
+    jit: true,
   });
   const file = join(dir, 'secret');
   writeFileSync(file, 'from-file\n');

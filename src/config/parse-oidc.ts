@@ -50,19 +50,48 @@ const DOMAIN = /^(\*|[a-z0-9-]+(\.[a-z0-9-]+)+)$/;
 export function parseOidc(value: unknown, path: string): OidcConfig | null {
   if (value === undefined || value === null) return null;
   const fields = readMapping(value, path);
-  checkKeys(fields, ['issuer', 'client_id', 'client_secret', 'name', 'redirect_uri', 'scopes', 'allowed_email_domains', 'require_verified_email',
-    'email_claim', 'name_claim', 'accounts', 'default_role', 'jit'], path);
+  checkKeys(
+    fields,
+    [
+      'issuer',
+      'client_id',
+      'client_secret',
+      'name',
+      'redirect_uri',
+      'scopes',
+      'allowed_email_domains',
+      'require_verified_email',
+      'email_claim',
+      'name_claim',
+      'accounts',
+      'default_role',
+      'jit',
+    ],
+    path,
+  );
   const issuer = readUrl(fields.issuer, at(path, 'issuer'));
   const redirect = optString(fields, 'redirect_uri', path);
   const scopes = optStringList(fields, 'scopes', path) ?? ['openid', 'email', 'profile'];
   const domains = readList(fields.allowed_email_domains, at(path, 'allowed_email_domains')).map((d, i) => {
-    const domain = readString(d, at(at(path, 'allowed_email_domains'), i)).trim().toLowerCase().replace(/^@/, '');
-    if (!DOMAIN.test(domain)) throw new ConfigError(at(at(path, 'allowed_email_domains'), i), `"${domain}" is not a domain (example.com), nor "*" (any)`);
+    const domain = readString(d, at(at(path, 'allowed_email_domains'), i))
+      .trim()
+      .toLowerCase()
+      .replace(/^@/, '');
+    if (!DOMAIN.test(domain))
+      throw new ConfigError(at(at(path, 'allowed_email_domains'), i), `"${domain}" is not a domain (example.com), nor "*" (any)`);
     return domain;
   });
-  if (domains.length === 0) throw new ConfigError(at(path, 'allowed_email_domains'), 'name at least one domain (example.com), or "*" to accept any the provider signs in');
+  if (domains.length === 0)
+    throw new ConfigError(
+      at(path, 'allowed_email_domains'),
+      'name at least one domain (example.com), or "*" to accept any the provider signs in',
+    );
   const rules = readList(fields.accounts, at(path, 'accounts')).map((r, i) => parseRule(r, at(at(path, 'accounts'), i)));
-  if (rules.length === 0) throw new ConfigError(at(path, 'accounts'), 'map at least one claim (or everyone) to an account: - { account: acct_..., role: member }');
+  if (rules.length === 0)
+    throw new ConfigError(
+      at(path, 'accounts'),
+      'map at least one claim (or everyone) to an account: - { account: acct_..., role: member }',
+    );
   return {
     issuer,
     clientId: readString(fields.client_id, at(path, 'client_id')),
@@ -85,8 +114,17 @@ function parseRule(value: unknown, path: string): OidcAccountRule {
   checkKeys(fields, ['claim', 'value', 'account', 'role'], path);
   const claim = optString(fields, 'claim', path) ?? null;
   const match = optString(fields, 'value', path) ?? null;
-  if ((claim === null) !== (match === null)) throw new ConfigError(path, '"claim" and "value" go together (a claim and the value it must have); neither: the rule matches every sign-in');
-  return { claim, value: match, account: readString(fields.account, at(path, 'account')), role: optEnum(fields, 'role', ROLES, path) ?? null };
+  if ((claim === null) !== (match === null))
+    throw new ConfigError(
+      path,
+      '"claim" and "value" go together (a claim and the value it must have); neither: the rule matches every sign-in',
+    );
+  return {
+    claim,
+    value: match,
+    account: readString(fields.account, at(path, 'account')),
+    role: optEnum(fields, 'role', ROLES, path) ?? null,
+  };
 }
 
 /** https, or http on a loopback host (a provider started on the machine, as the tests do). */
@@ -99,6 +137,7 @@ function readUrl(value: unknown, path: string): string {
     throw new ConfigError(path, 'expected an absolute URL (https://...)');
   }
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new ConfigError(path, 'must be https (http only on a loopback host: localhost, 127.0.0.1, [::1])');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new ConfigError(path, 'must be https (http only on a loopback host: localhost, 127.0.0.1, [::1])');
   return text;
 }

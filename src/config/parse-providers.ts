@@ -3,13 +3,36 @@ import { ConfigError } from './config-error.ts';
 import { CLOUD_PROVIDER_KEYS, parseCloudFields } from './parse-cloud-fields.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import {
-  at, checkKeys, optBoolean, optEnum, optInt, optString, optStringList, optStringMap, readList, readMapping, readString,
+  at,
+  checkKeys,
+  optBoolean,
+  optEnum,
+  optInt,
+  optString,
+  optStringList,
+  optStringMap,
+  readList,
+  readMapping,
+  readString,
 } from './read-fields.ts';
 import { UNPRICED_OPTIONS } from './unpriced-options.ts';
 import type { CredentialInput, ProviderInput } from './types.ts';
 
 const PROVIDER_KEYS = [
-  'id', 'kind', 'name', 'base_url', 'api_key', 'api_keys', 'headers', 'timeout_ms', 'cache_family', 'profile', 'options', 'enabled', 'moderated', 'unpriced_options',
+  'id',
+  'kind',
+  'name',
+  'base_url',
+  'api_key',
+  'api_keys',
+  'headers',
+  'timeout_ms',
+  'cache_family',
+  'profile',
+  'options',
+  'enabled',
+  'moderated',
+  'unpriced_options',
   ...CLOUD_PROVIDER_KEYS,
 ] as const;
 
@@ -62,7 +85,10 @@ function parseProvider(value: unknown, path: string): ProviderInput {
     out.options = { ...readMapping(fields.options, at(path, 'options')) };
     const batch = out.options.max_embedding_inputs;
     if (batch !== undefined && !(typeof batch === 'number' && Number.isInteger(batch) && batch >= 1)) {
-      throw new ConfigError(`${path}.options.max_embedding_inputs`, 'expected a whole number of at least 1 (inputs per upstream embeddings call)');
+      throw new ConfigError(
+        `${path}.options.max_embedding_inputs`,
+        'expected a whole number of at least 1 (inputs per upstream embeddings call)',
+      );
     }
   }
   const enabled = optBoolean(fields, 'enabled', path);
@@ -72,7 +98,8 @@ function parseProvider(value: unknown, path: string): ProviderInput {
   const unpriced = optStringList(fields, 'unpriced_options', path);
   if (unpriced !== undefined) {
     for (const o of unpriced) {
-      if (!(UNPRICED_OPTIONS as readonly string[]).includes(o)) throw new ConfigError(`${path}.unpriced_options`, `unknown option "${o}" (known: ${UNPRICED_OPTIONS.join(', ')})`);
+      if (!(UNPRICED_OPTIONS as readonly string[]).includes(o))
+        throw new ConfigError(`${path}.unpriced_options`, `unknown option "${o}" (known: ${UNPRICED_OPTIONS.join(', ')})`);
     }
     out.unpricedOptions = unpriced;
   }
@@ -87,23 +114,27 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 function parseCredentials(value: unknown, path: string): CredentialInput[] | undefined {
   if (value === undefined || value === null) return undefined;
   const list = readList(value, path);
-  if (list.length === 0) throw new ConfigError(path, 'expected at least one credential ({key, label}); remove api_keys to use api_key alone');
+  if (list.length === 0)
+    throw new ConfigError(path, 'expected at least one credential ({key, label}); remove api_keys to use api_key alone');
   const labels = new Set<string>();
   return list.map((item, i) => {
     const p = at(path, i);
     const fields = readMapping(item, p);
     checkKeys(fields, CREDENTIAL_KEYS, p);
     const label = readString(fields.label, at(p, 'label'));
-    if (!LABEL.test(label)) throw new ConfigError(at(p, 'label'), `"${label}" is not a label (letters, digits, '.', '_' and '-'; at most 64)`);
+    if (!LABEL.test(label))
+      throw new ConfigError(at(p, 'label'), `"${label}" is not a label (letters, digits, '.', '_' and '-'; at most 64)`);
     if (labels.has(label)) throw new ConfigError(at(p, 'label'), `duplicate credential label "${label}"`);
     labels.add(label);
     // The value is never quoted back: it is a secret.
-    if (typeof fields.key !== 'string') throw new ConfigError(at(p, 'key'), 'required: the credential (a string, or an environment reference such as ${OPENAI_KEY_2})');
+    if (typeof fields.key !== 'string')
+      throw new ConfigError(at(p, 'key'), 'required: the credential (a string, or an environment reference such as ${OPENAI_KEY_2})');
     if (fields.key.trim() === '') throw new ConfigError(at(p, 'key'), 'is empty (an unset environment variable?)');
     const out: CredentialInput = { key: fields.key, label, weight: 1 };
     if (fields.weight !== undefined && fields.weight !== null) {
       const w = fields.weight;
-      if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) throw new ConfigError(at(p, 'weight'), 'expected a number greater than 0');
+      if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0)
+        throw new ConfigError(at(p, 'weight'), 'expected a number greater than 0');
       out.weight = w;
     }
     const rpm = optInt(fields, 'rpm', p, 1);

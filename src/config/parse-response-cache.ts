@@ -41,8 +41,12 @@ export function parseResponseCache(value: unknown, path: string): ResponseCacheC
     ttlSeconds: optInt(fields, 'ttl_seconds', path, 1) ?? d.ttlSeconds,
     maxEntryBytes: optInt(fields, 'max_entry_bytes', path, 1) ?? d.maxEntryBytes,
     maxTotalBytes: optInt(fields, 'max_total_bytes', path, 1) ?? d.maxTotalBytes,
-    accountShare: fields.account_share === undefined || fields.account_share === null ? d.accountShare : readShare(fields.account_share, at(path, 'account_share')),
-    hitPrice: fields.hit_price === undefined || fields.hit_price === null ? d.hitPrice : readHitPrice(fields.hit_price, at(path, 'hit_price')),
+    accountShare:
+      fields.account_share === undefined || fields.account_share === null
+        ? d.accountShare
+        : readShare(fields.account_share, at(path, 'account_share')),
+    hitPrice:
+      fields.hit_price === undefined || fields.hit_price === null ? d.hitPrice : readHitPrice(fields.hit_price, at(path, 'hit_price')),
   };
 }
 

@@ -17,14 +17,20 @@ export interface RetentionConfig {
   pruneIntervalMs: number;
 }
 
-export const RETENTION_DEFAULTS: RetentionConfig = { webhookDeliveriesDays: 30, mcpToolCallsDays: 30, budgetAlertsDays: 90, pruneIntervalMs: 3_600_000 };
+export const RETENTION_DEFAULTS: RetentionConfig = {
+  webhookDeliveriesDays: 30,
+  mcpToolCallsDays: 30,
+  budgetAlertsDays: 90,
+  pruneIntervalMs: 3_600_000,
+};
 
 export function parseRetention(value: unknown, path: string): RetentionConfig {
   if (value === undefined || value === null) return RETENTION_DEFAULTS;
   const fields = readMapping(value, path);
   checkKeys(fields, ['webhook_deliveries_days', 'mcp_tool_calls_days', 'budget_alerts_days', 'prune_interval_minutes'], path);
   // Absent: the default; null (or empty): kept forever.
-  const days = (key: string, fallback: number | null): number | null => (key in fields ? readRetentionDays(fields[key], `${path}.${key}`) : fallback);
+  const days = (key: string, fallback: number | null): number | null =>
+    key in fields ? readRetentionDays(fields[key], `${path}.${key}`) : fallback;
   return {
     webhookDeliveriesDays: days('webhook_deliveries_days', RETENTION_DEFAULTS.webhookDeliveriesDays),
     mcpToolCallsDays: days('mcp_tool_calls_days', RETENTION_DEFAULTS.mcpToolCallsDays),

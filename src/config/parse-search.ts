@@ -34,12 +34,14 @@ export function parseSearch(value: unknown, path: string): SearchConfig | null {
   if (value === undefined || value === null) return null;
   const fields = readMapping(value, path);
   checkKeys(fields, KEYS, path);
-  if (fields.kind === undefined || fields.kind === null) throw new ConfigError(at(path, 'kind'), `required: one of ${SEARCH_KINDS.join(', ')}`);
+  if (fields.kind === undefined || fields.kind === null)
+    throw new ConfigError(at(path, 'kind'), `required: one of ${SEARCH_KINDS.join(', ')}`);
   const kind = readEnum(fields.kind, SEARCH_KINDS, at(path, 'kind'));
-  if (fields.url === undefined || fields.url === null) throw new ConfigError(at(path, 'url'), 'required: the backend\'s base URL');
+  if (fields.url === undefined || fields.url === null) throw new ConfigError(at(path, 'url'), "required: the backend's base URL");
   const url = readUrl(readString(fields.url, at(path, 'url')), at(path, 'url'));
   const key = optString(fields, 'key', path);
-  if (key === undefined && NEEDS_KEY.has(kind)) throw new ConfigError(at(path, 'key'), `required for kind ${kind} (write it as a \${ENV} reference)`);
+  if (key === undefined && NEEDS_KEY.has(kind))
+    throw new ConfigError(at(path, 'key'), `required for kind ${kind} (write it as a \${ENV} reference)`);
   if (fields.price_per_search === undefined || fields.price_per_search === null) {
     throw new ConfigError(at(path, 'price_per_search'), 'required: what one search costs the caller, in USD (e.g. "0.005"; "0" for free)');
   }

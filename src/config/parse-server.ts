@@ -29,8 +29,18 @@ export const SERVER_DEFAULTS = {
 } as const;
 
 export const SERVER_KEYS = [
-  'host', 'port', 'base_path', 'trust_proxy', 'public_origin', 'body_limit_bytes', 'request_timeout_ms', 'headers_timeout_ms', 'keep_alive_timeout_ms', 'idle_timeout_ms',
-  'image_url_ttl_seconds', 'image_url_max_bytes',
+  'host',
+  'port',
+  'base_path',
+  'trust_proxy',
+  'public_origin',
+  'body_limit_bytes',
+  'request_timeout_ms',
+  'headers_timeout_ms',
+  'keep_alive_timeout_ms',
+  'idle_timeout_ms',
+  'image_url_ttl_seconds',
+  'image_url_max_bytes',
 ] as const;
 
 /** `server:` after env and flag overrides of host and port. */
@@ -69,8 +79,18 @@ function readOrigin(v: string | undefined): string | undefined {
   } catch {
     throw new ConfigError(at('server', 'public_origin'), `must be an origin such as https://gw.example.com (got "${v}")`);
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
-    throw new ConfigError(at('server', 'public_origin'), `must be an origin such as https://gw.example.com: a scheme (http or https), a host and a port, no path (got "${v}")`);
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    (url.pathname !== '/' && url.pathname !== '') ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
+    throw new ConfigError(
+      at('server', 'public_origin'),
+      `must be an origin such as https://gw.example.com: a scheme (http or https), a host and a port, no path (got "${v}")`,
+    );
   }
   return url.origin;
 }
@@ -79,6 +99,7 @@ function readOrigin(v: string | undefined): string | undefined {
 function readBasePath(v: string | undefined): string {
   if (v === undefined || v === '' || v === '/') return '';
   const trimmed = v.endsWith('/') ? v.slice(0, -1) : v;
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) throw new ConfigError(at('server', 'base_path'), 'must be a path such as /gw (letters, digits, . _ ~ - between slashes)');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed))
+    throw new ConfigError(at('server', 'base_path'), 'must be a path such as /gw (letters, digits, . _ ~ - between slashes)');
   return trimmed;
 }

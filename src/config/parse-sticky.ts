@@ -21,7 +21,10 @@ export function parseSticky(value: unknown, path: string): StickyConfig {
   checkKeys(fields, ['max_entries', 'account_share'], path);
   return {
     maxEntries: optInt(fields, 'max_entries', path, 1) ?? STICKY_DEFAULTS.maxEntries,
-    accountShare: fields.account_share === undefined || fields.account_share === null ? STICKY_DEFAULTS.accountShare : readShare(fields.account_share, at(path, 'account_share')),
+    accountShare:
+      fields.account_share === undefined || fields.account_share === null
+        ? STICKY_DEFAULTS.accountShare
+        : readShare(fields.account_share, at(path, 'account_share')),
   };
 }
 

@@ -3,7 +3,16 @@ import { ConfigError } from './config-error.ts';
 import { readRetentionDays } from './parse-records.ts';
 import { at, checkKeys, optInt, optString, optStringList, readInt, readMapping, type Fields } from './read-fields.ts';
 
-const TIER_KEYS = ['name', 'requests_per_minute', 'requests_per_day', 'account_requests_per_minute', 'models', 'model_limits', 'max_body_bytes', 'retention_days'] as const;
+const TIER_KEYS = [
+  'name',
+  'requests_per_minute',
+  'requests_per_day',
+  'account_requests_per_minute',
+  'models',
+  'model_limits',
+  'max_body_bytes',
+  'retention_days',
+] as const;
 
 /**
  * `tiers:` — each entry overrides the default tier of that id field by field, or defines a
@@ -38,7 +47,7 @@ export function parseTiers(value: unknown, path: string): TierLimits[] {
 
 /** `retention_days`: the tier's own retention of generation records (absent: records.retention_days). */
 function retention(fields: Fields, path: string, fallback: number | undefined): { retentionDays?: number } {
-  const days = 'retention_days' in fields ? readRetentionDays(fields.retention_days, at(path, 'retention_days')) : fallback ?? null;
+  const days = 'retention_days' in fields ? readRetentionDays(fields.retention_days, at(path, 'retention_days')) : (fallback ?? null);
   return days === null ? {} : { retentionDays: days };
 }
 

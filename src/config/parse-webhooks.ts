@@ -14,7 +14,13 @@ export interface WebhooksConfig {
   balanceLowUsd: string | null;
 }
 
-export const WEBHOOKS_DEFAULTS: WebhooksConfig = { allowPrivateAddresses: false, timeoutMs: 10_000, retryBaseMs: 30_000, maxAttempts: 8, balanceLowUsd: null };
+export const WEBHOOKS_DEFAULTS: WebhooksConfig = {
+  allowPrivateAddresses: false,
+  timeoutMs: 10_000,
+  retryBaseMs: 30_000,
+  maxAttempts: 8,
+  balanceLowUsd: null,
+};
 
 export function parseWebhooks(value: unknown, path: string): WebhooksConfig {
   if (value === undefined || value === null) return WEBHOOKS_DEFAULTS;
@@ -26,6 +32,9 @@ export function parseWebhooks(value: unknown, path: string): WebhooksConfig {
     timeoutMs: optInt(fields, 'timeout_ms', path, 100, 120_000) ?? d.timeoutMs,
     retryBaseMs: optInt(fields, 'retry_base_ms', path, 10, 3_600_000) ?? d.retryBaseMs,
     maxAttempts: optInt(fields, 'max_attempts', path, 1, 20) ?? d.maxAttempts,
-    balanceLowUsd: fields.balance_low_usd === undefined || fields.balance_low_usd === null ? null : readUsd(fields.balance_low_usd, at(path, 'balance_low_usd')),
+    balanceLowUsd:
+      fields.balance_low_usd === undefined || fields.balance_low_usd === null
+        ? null
+        : readUsd(fields.balance_low_usd, at(path, 'balance_low_usd')),
   };
 }

@@ -32,7 +32,10 @@ export function readMapping(value: unknown, path: string): Fields {
 export function checkKeys(fields: Fields, allowed: readonly string[], path: string): void {
   for (const key of Object.keys(fields)) {
     if (!allowed.includes(key)) {
-      throw new ConfigError(at(path, key), `unknown field "${key}".${didYouMean(key, allowed)} Known fields${path === '' ? '' : ` of ${path}`}: ${allowed.join(', ')}`);
+      throw new ConfigError(
+        at(path, key),
+        `unknown field "${key}".${didYouMean(key, allowed)} Known fields${path === '' ? '' : ` of ${path}`}: ${allowed.join(', ')}`,
+      );
     }
   }
 }

@@ -18,7 +18,7 @@ export function resolveDatabase(env: Env, filePath: string | undefined, fileUrl?
   const url = fromEnv ? env.DATABASE_URL! : fileUrl;
   const where = fromEnv ? 'env DATABASE_URL' : 'database.url';
   const dataDir = env.SWITCHYARD_DATA_DIR;
-  const defaultPath = dataDir !== undefined && dataDir !== '' ? join(dataDir, DATABASE_FILE) : filePath ?? DEFAULT_DATABASE_PATH;
+  const defaultPath = dataDir !== undefined && dataDir !== '' ? join(dataDir, DATABASE_FILE) : (filePath ?? DEFAULT_DATABASE_PATH);
   if (url === undefined || url === '') return { path: defaultPath };
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') return { path: defaultPath, url };
@@ -32,7 +32,8 @@ export function resolveDatabasePath(env: Env, filePath: string | undefined): str
 
 function sqlitePathFromUrl(url: string, where: string): string {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url);
-  if (scheme === null) throw new ConfigError(where, 'expected sqlite:<path> (e.g. sqlite:./data/switchyard.db) or postgres://user:pass@host:port/db');
+  if (scheme === null)
+    throw new ConfigError(where, 'expected sqlite:<path> (e.g. sqlite:./data/switchyard.db) or postgres://user:pass@host:port/db');
   const name = scheme[1]!.toLowerCase();
   if (name !== 'sqlite') {
     // The scheme only: the rest of a database URL usually holds a password.

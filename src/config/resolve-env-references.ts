@@ -35,7 +35,8 @@ function substitute(text: string, env: Env, path: string, unset: Map<string, str
     if (escaped === '$') return '${' + body + '}';
     const split = body.indexOf(':-');
     const name = split === -1 ? body : body.slice(0, split);
-    if (!NAME.test(name)) throw new ConfigError(path, `"\${${body}}" is not a valid environment reference (use \${NAME} or \${NAME:-default})`);
+    if (!NAME.test(name))
+      throw new ConfigError(path, `"\${${body}}" is not a valid environment reference (use \${NAME} or \${NAME:-default})`);
     const value = env[name];
     if (split === -1) {
       if ((value === undefined || value === '') && unset !== undefined) unset.set(path, [...(unset.get(path) ?? []), name]);

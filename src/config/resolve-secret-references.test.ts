@@ -16,8 +16,10 @@ test('env: and file: resolve; anything else is the secret itself', () => {
 });
 
 test('errors name the field and the reference, never a value', () => {
-  assert.throws(() => resolveSecret('env:NOPE', 'providers[0].api_key', { OTHER: 'x' }), (err: unknown) =>
-    err instanceof ConfigError && err.path === 'providers[0].api_key' && /NOPE/.test(err.detail));
+  assert.throws(
+    () => resolveSecret('env:NOPE', 'providers[0].api_key', { OTHER: 'x' }),
+    (err: unknown) => err instanceof ConfigError && err.path === 'providers[0].api_key' && /NOPE/.test(err.detail),
+  );
   assert.throws(() => resolveSecret('env:bad-name', 'f', {}), /not a valid environment reference/);
   assert.throws(() => resolveSecret(`file:${join(dir, 'missing')}`, 'f', {}), /missing \(from file:.*\) does not exist/);
   assert.throws(() => resolveSecret(`file:${dir}`, 'f', {}), /is a directory/);
@@ -25,11 +27,19 @@ test('errors name the field and the reference, never a value', () => {
 
 test('only the secret fields are resolved, on a copy, with list and map wildcards', () => {
   const tree = {
-    providers: [{ id: 'p', api_key: 'env:K1', headers: { 'x-team': 'env:K2' }, name: 'env:NOT_A_SECRET', api_keys: [{ key: 'env:K3', label: 'a' }] }],
+    providers: [
+      { id: 'p', api_key: 'env:K1', headers: { 'x-team': 'env:K2' }, name: 'env:NOT_A_SECRET', api_keys: [{ key: 'env:K3', label: 'a' }] },
+    ],
     models: [{ id: 'm', description: 'file:/not/a/secret' }],
   };
   const out = resolveSecretFields(tree, { K1: 'one', K2: 'two', K3: 'three' }) as any;
-  assert.deepEqual(out.providers[0], { id: 'p', api_key: 'one', headers: { 'x-team': 'two' }, name: 'env:NOT_A_SECRET', api_keys: [{ key: 'three', label: 'a' }] });
+  assert.deepEqual(out.providers[0], {
+    id: 'p',
+    api_key: 'one',
+    headers: { 'x-team': 'two' },
+    name: 'env:NOT_A_SECRET',
+    api_keys: [{ key: 'three', label: 'a' }],
+  });
   assert.equal(out.models[0].description, 'file:/not/a/secret');
   assert.equal(tree.providers[0]!.api_key, 'env:K1');
 });

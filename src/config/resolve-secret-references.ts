@@ -70,9 +70,11 @@ export function resolveSecretFields(tree: unknown, env: Env, fields: readonly st
 }
 
 function fromEnv(name: string, path: string, env: Env): string {
-  if (!ENV_NAME.test(name)) throw new ConfigError(path, `"env:${name}" is not a valid environment reference (use env:NAME, letters, digits and '_')`);
+  if (!ENV_NAME.test(name))
+    throw new ConfigError(path, `"env:${name}" is not a valid environment reference (use env:NAME, letters, digits and '_')`);
   const value = env[name];
-  if (value === undefined || value === '') throw new ConfigError(path, `the environment variable ${name} (from env:${name}) is not set or empty`);
+  if (value === undefined || value === '')
+    throw new ConfigError(path, `the environment variable ${name} (from env:${name}) is not set or empty`);
   return value;
 }
 
@@ -81,12 +83,20 @@ function fromFile(file: string, path: string): string {
   let text: string;
   try {
     const buffer = readFileSync(file);
-    if (buffer.length > MAX_FILE_BYTES) throw new ConfigError(path, `the secret file ${file} is larger than ${MAX_FILE_BYTES / 1024} KiB (the wrong file?)`);
+    if (buffer.length > MAX_FILE_BYTES)
+      throw new ConfigError(path, `the secret file ${file} is larger than ${MAX_FILE_BYTES / 1024} KiB (the wrong file?)`);
     text = buffer.toString('utf8');
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? 'error'})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : `cannot be read (${code ?? 'error'})`;
     throw new ConfigError(path, `the secret file ${file} (from file:${file}) ${why}`);
   }
   const secret = text.trimEnd();

@@ -33,9 +33,36 @@ export interface LimitsOverride {
 }
 
 export const DEFAULT_TIERS: readonly TierLimits[] = [
-  { id: 'free', name: 'Free', requestsPerMinute: 20, requestsPerDay: 200, accountRequestsPerMinute: 40, models: null, modelRequestsPerMinute: {}, maxBodyBytes: 4 * 1024 * 1024 },
-  { id: 'tier2', name: 'Tier 2', requestsPerMinute: 600, requestsPerDay: null, accountRequestsPerMinute: 3000, models: null, modelRequestsPerMinute: {}, maxBodyBytes: null },
-  { id: 'enterprise', name: 'Enterprise', requestsPerMinute: 10_000, requestsPerDay: null, accountRequestsPerMinute: null, models: null, modelRequestsPerMinute: {}, maxBodyBytes: null },
+  {
+    id: 'free',
+    name: 'Free',
+    requestsPerMinute: 20,
+    requestsPerDay: 200,
+    accountRequestsPerMinute: 40,
+    models: null,
+    modelRequestsPerMinute: {},
+    maxBodyBytes: 4 * 1024 * 1024,
+  },
+  {
+    id: 'tier2',
+    name: 'Tier 2',
+    requestsPerMinute: 600,
+    requestsPerDay: null,
+    accountRequestsPerMinute: 3000,
+    models: null,
+    modelRequestsPerMinute: {},
+    maxBodyBytes: null,
+  },
+  {
+    id: 'enterprise',
+    name: 'Enterprise',
+    requestsPerMinute: 10_000,
+    requestsPerDay: null,
+    accountRequestsPerMinute: null,
+    models: null,
+    modelRequestsPerMinute: {},
+    maxBodyBytes: null,
+  },
 ];
 
 /** The limits that apply to one account: its tier with the account's own overrides on top. */
@@ -45,7 +72,8 @@ export function effectiveLimits(tier: TierLimits, override: LimitsOverride | nul
     ...tier,
     requestsPerMinute: override.requests_per_minute ?? tier.requestsPerMinute,
     requestsPerDay: override.requests_per_day === undefined ? tier.requestsPerDay : override.requests_per_day,
-    accountRequestsPerMinute: override.account_requests_per_minute === undefined ? tier.accountRequestsPerMinute : override.account_requests_per_minute,
+    accountRequestsPerMinute:
+      override.account_requests_per_minute === undefined ? tier.accountRequestsPerMinute : override.account_requests_per_minute,
   };
 }
 

@@ -15,11 +15,15 @@ export type UnpricedOption = (typeof UNPRICED_OPTIONS)[number];
 export function extraCostOf(key: string, value: unknown): string | null {
   switch (key) {
     case 'service_tier':
-      return value === 'auto' || value === 'default' || value === null ? null : `service_tier "${typeof value === 'string' ? value : JSON.stringify(value)}" is billed at other rates than the standard tier`;
+      return value === 'auto' || value === 'default' || value === null
+        ? null
+        : `service_tier "${typeof value === 'string' ? value : JSON.stringify(value)}" is billed at other rates than the standard tier`;
     case 'web_search_options':
       return 'web search is billed per search';
     case 'plugins':
-      return Array.isArray(value) && value.some((p) => (p as { id?: unknown } | null)?.id === 'web') ? 'the web plugin is billed per search result' : null;
+      return Array.isArray(value) && value.some((p) => (p as { id?: unknown } | null)?.id === 'web')
+        ? 'the web plugin is billed per search result'
+        : null;
     default:
       return null;
   }
@@ -29,7 +33,11 @@ export function extraCostOf(key: string, value: unknown): string | null {
 export function checkUnpricedOption(key: string, value: unknown, provider: { id: string; unpricedOptions?: ReadonlySet<string> }): void {
   const why = extraCostOf(key, value);
   if (why === null || provider.unpricedOptions?.has(key) === true) return;
-  throw new GatewayError('option_not_enabled', `The option "${key}" costs extra at the provider (${why}), which this gateway does not price; its operator has not enabled it for "${provider.id}". Remove "${key}" from the request.`, {
-    param: key,
-  });
+  throw new GatewayError(
+    'option_not_enabled',
+    `The option "${key}" costs extra at the provider (${why}), which this gateway does not price; its operator has not enabled it for "${provider.id}". Remove "${key}" from the request.`,
+    {
+      param: key,
+    },
+  );
 }

@@ -24,7 +24,14 @@ export class GatewayError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { metadata?: Record<string, unknown>; headers?: Record<string, string>; retryable?: boolean; param?: string; status?: number; detail?: string } = {},
+    opts: {
+      metadata?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      retryable?: boolean;
+      param?: string;
+      status?: number;
+      detail?: string;
+    } = {},
   ) {
     super(message);
     const info = ERROR_CODES[code];

@@ -42,8 +42,12 @@ export const IN_FLIGHT_RETRY_AFTER_S = 1;
 
 /** The 429 of a key with `max` requests in flight already (the dialect renders its rate-limit shape). */
 export function inFlightRefusal(max: number): GatewayError {
-  return new GatewayError('rate_limited', `Too many concurrent requests: this key allows ${max} in flight at once (max_in_flight). Retry after ${IN_FLIGHT_RETRY_AFTER_S} s.`, {
-    headers: { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_S) },
-    metadata: { max_in_flight: max },
-  });
+  return new GatewayError(
+    'rate_limited',
+    `Too many concurrent requests: this key allows ${max} in flight at once (max_in_flight). Retry after ${IN_FLIGHT_RETRY_AFTER_S} s.`,
+    {
+      headers: { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_S) },
+      metadata: { max_in_flight: max },
+    },
+  );
 }

@@ -21,7 +21,14 @@ export class InProcessRateLimiter implements RateLimiter {
   admit(rules: readonly RateRule[], now: number): RateDecision {
     if (now - this.lastSweep > 60_000) this.sweep(now);
     const pending: Pending[] = [];
-    let binding: RateDecision = { allowed: true, rule: null, limit: 0, remaining: Number.MAX_SAFE_INTEGER, resetAtMs: now, retryAfterMs: 0 };
+    let binding: RateDecision = {
+      allowed: true,
+      rule: null,
+      limit: 0,
+      remaining: Number.MAX_SAFE_INTEGER,
+      resetAtMs: now,
+      retryAfterMs: 0,
+    };
     let refused: RateDecision | null = null;
     for (const rule of rules) {
       const d = rule.kind === 'rolling' ? this.checkRolling(rule, now, pending) : this.checkCalendar(rule, now, pending);

@@ -73,7 +73,9 @@ export class RateLimitGate {
     if (tier.models === null) return plan;
     const allowed = plan.filter((a) => tierAllowsModel(tier, a.model.id));
     if (allowed.length === 0) {
-      throw new GatewayError('model_not_found', `Model "${plan[0]!.model.id}" is not available on the ${tier.name} tier.`, { param: 'model' });
+      throw new GatewayError('model_not_found', `Model "${plan[0]!.model.id}" is not available on the ${tier.name} tier.`, {
+        param: 'model',
+      });
     }
     return allowed;
   }
@@ -86,10 +88,16 @@ export class RateLimitGate {
    * has other models, the request is admitted on the others (the primary is then skipped);
    * otherwise the refusal is a 429.
    */
-  async admit(subject: RateLimitSubject, plan: readonly PlannedAttempt[], nowMs: number, clock: () => number = Date.now): Promise<{ headers: Record<string, string>; models: ModelRateLimits }> {
+  async admit(
+    subject: RateLimitSubject,
+    plan: readonly PlannedAttempt[],
+    nowMs: number,
+    clock: () => number = Date.now,
+  ): Promise<{ headers: Record<string, string>; models: ModelRateLimits }> {
     const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
     const requestRules: RateRule[] = [];
-    if (tier.requestsPerDay !== null) requestRules.push({ bucket: `d:${subject.keyHash}`, kind: 'calendar', limit: tier.requestsPerDay, periodMs: DAY });
+    if (tier.requestsPerDay !== null)
+      requestRules.push({ bucket: `d:${subject.keyHash}`, kind: 'calendar', limit: tier.requestsPerDay, periodMs: DAY });
     if (tier.accountRequestsPerMinute !== null) {
       requestRules.push({ bucket: `a:${subject.accountId}`, kind: 'rolling', limit: tier.accountRequestsPerMinute, periodMs: MINUTE });
     }
@@ -176,10 +184,18 @@ function rateLimited(decision: RateDecision, modelId?: string): GatewayError {
   headers['retry-after'] = String(retryAfter);
   const per = decision.rule?.kind === 'calendar' ? 'day' : 'minute';
   const what = modelId === undefined ? '' : ` for ${modelId}`;
-  return new GatewayError('rate_limited', `Rate limit exceeded${what}: ${decision.limit} requests per ${per}. Retry after ${retryAfter} s.`, {
-    headers,
-    metadata: { limit: decision.limit, reset: Number(headers['x-ratelimit-reset']), ...(modelId === undefined ? {} : { model: modelId }) },
-  });
+  return new GatewayError(
+    'rate_limited',
+    `Rate limit exceeded${what}: ${decision.limit} requests per ${per}. Retry after ${retryAfter} s.`,
+    {
+      headers,
+      metadata: {
+        limit: decision.limit,
+        reset: Number(headers['x-ratelimit-reset']),
+        ...(modelId === undefined ? {} : { model: modelId }),
+      },
+    },
+  );
 }
 
 function rateLimitHeaders(d: RateDecision): Record<string, string> {

@@ -120,7 +120,12 @@ export class RedisRateLimiter implements SharedRateLimiter {
     }
     const rule = rules[index - 1]!;
     return {
-      allowed: allowed === '1', rule, limit: rule.limit, remaining: Number(remaining), resetAtMs: Number(resetAt), retryAfterMs: Number(retry),
+      allowed: allowed === '1',
+      rule,
+      limit: rule.limit,
+      remaining: Number(remaining),
+      resetAtMs: Number(resetAt),
+      retryAfterMs: Number(retry),
     };
   }
 }

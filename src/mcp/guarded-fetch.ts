@@ -38,23 +38,25 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
   const agent = new Agent({
     connect: { timeout: opts.connectTimeoutMs, ...(opts.allowPrivateAddresses ? {} : { lookup: privateAddressLookup(SETTING) }) },
   });
-  const fetchFor = (onTooLarge: (err: McpAnswerTooLarge) => void): FetchLike => async (url, init) => {
-    const target = typeof url === 'string' ? new URL(url) : url;
-    const host = bareHost(target);
-    // An IP literal is connected to without a lookup: checked here.
-    if (!opts.allowPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) throw new PrivateAddressError(host, host, SETTING);
-    const res = await undiciFetch(target, { ...(init as Record<string, unknown>), dispatcher: agent });
-    const body = res.body as ReadableStream<Uint8Array> | null;
-    const declared = Number(res.headers.get('content-length') ?? NaN);
-    if (declared > opts.maxBytes) {
-      await body?.cancel().catch(() => {});
-      const err = new McpAnswerTooLarge(opts.maxBytes);
-      onTooLarge(err);
-      throw err;
-    }
-    const bounded = body === null ? null : body.pipeThrough(byteBound(opts.maxBytes, onTooLarge));
-    return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
-  };
+  const fetchFor =
+    (onTooLarge: (err: McpAnswerTooLarge) => void): FetchLike =>
+    async (url, init) => {
+      const target = typeof url === 'string' ? new URL(url) : url;
+      const host = bareHost(target);
+      // An IP literal is connected to without a lookup: checked here.
+      if (!opts.allowPrivateAddresses && isIP(host) !== 0 && isPrivateAddress(host)) throw new PrivateAddressError(host, host, SETTING);
+      const res = await undiciFetch(target, { ...(init as Record<string, unknown>), dispatcher: agent });
+      const body = res.body as ReadableStream<Uint8Array> | null;
+      const declared = Number(res.headers.get('content-length') ?? NaN);
+      if (declared > opts.maxBytes) {
+        await body?.cancel().catch(() => {});
+        const err = new McpAnswerTooLarge(opts.maxBytes);
+        onTooLarge(err);
+        throw err;
+      }
+      const bounded = body === null ? null : body.pipeThrough(byteBound(opts.maxBytes, onTooLarge));
+      return new Response(bounded, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
+    };
   return { fetchFor, close: () => agent.close() };
 }
 

@@ -46,7 +46,11 @@ export class McpClient {
 
   constructor(opts: McpClientOptions) {
     this.opts = opts;
-    this.http = guardedFetch({ allowPrivateAddresses: opts.allowPrivateAddresses, maxBytes: opts.maxResultBytes, connectTimeoutMs: opts.callTimeoutMs });
+    this.http = guardedFetch({
+      allowPrivateAddresses: opts.allowPrivateAddresses,
+      maxBytes: opts.maxResultBytes,
+      connectTimeoutMs: opts.callTimeoutMs,
+    });
   }
 
   /** Every tool the server lists (all pages, up to 10), unfiltered. */
@@ -79,7 +83,11 @@ export class McpClient {
     await this.http.close();
   }
 
-  private async exchange<T>(server: McpServerSpec, signal: AbortSignal | undefined, op: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
+  private async exchange<T>(
+    server: McpServerSpec,
+    signal: AbortSignal | undefined,
+    op: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
     if (this.closed) throw new McpCallError(server.name, 'unreachable', 'the gateway is stopping');
     const timeout = this.opts.callTimeoutMs;
     const deadline = AbortSignal.timeout(timeout);
@@ -120,7 +128,16 @@ export class McpClient {
     const requestInit = { headers: { ...server.headers } };
     const transport: Transport = sse
       ? new SSEClientTransport(url, { requestInit, fetch })
-      : new StreamableHTTPClientTransport(url, { requestInit, fetch, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+      : new StreamableHTTPClientTransport(url, {
+          requestInit,
+          fetch,
+          reconnectionOptions: {
+            maxRetries: 0,
+            initialReconnectionDelay: 1000,
+            maxReconnectionDelay: 1000,
+            reconnectionDelayGrowFactor: 1,
+          },
+        });
     const client = new Client(this.opts.clientInfo ?? { name: 'switchyard', version: '1' }, { capabilities: {} });
     // Transport noise (a closed GET stream) is not an error of the exchange: it fails on its own.
     client.onerror = () => {};
@@ -146,17 +163,29 @@ function sessionKey(server: McpServerSpec): string {
 }
 
 /** A failure as a reason and a message that names no header and no secret. */
-function explain(server: McpServerSpec, err: unknown, broken: AbortSignal | undefined, deadline: AbortSignal, timeoutMs: number): McpCallError {
+function explain(
+  server: McpServerSpec,
+  err: unknown,
+  broken: AbortSignal | undefined,
+  deadline: AbortSignal,
+  timeoutMs: number,
+): McpCallError {
   if (err instanceof McpCallError) return err;
   const name = server.name;
   const tooLarge: unknown = broken?.aborted === true ? broken.reason : findCause(err, McpAnswerTooLarge);
   if (tooLarge instanceof McpAnswerTooLarge) return new McpCallError(name, 'too_large', tooLarge.message);
   const privateAddress = findCause(err, PrivateAddressError);
-  if (privateAddress !== null) return new McpCallError(name, 'private_address', `the MCP server "${name}" is on a private or loopback address (mcp.allow_private_addresses is off)`);
+  if (privateAddress !== null)
+    return new McpCallError(
+      name,
+      'private_address',
+      `the MCP server "${name}" is on a private or loopback address (mcp.allow_private_addresses is off)`,
+    );
   if (deadline.aborted || /timed? ?out/i.test(String((err as Error)?.message))) {
     return new McpCallError(name, 'timeout', `the MCP server "${name}" did not answer within ${timeoutMs} ms (mcp.call_timeout_ms)`);
   }
-  if (err instanceof StreamableHTTPError) return new McpCallError(name, 'unreachable', `the MCP server "${name}" answered HTTP ${err.code ?? 'error'}`);
+  if (err instanceof StreamableHTTPError)
+    return new McpCallError(name, 'unreachable', `the MCP server "${name}" answered HTTP ${err.code ?? 'error'}`);
   const code = (findCode(err) ?? '').toString();
   if (code !== '') return new McpCallError(name, 'unreachable', `the MCP server "${name}" could not be reached (${code})`);
   return new McpCallError(name, 'protocol', `the MCP server "${name}" failed: ${oneLine((err as Error)?.message ?? String(err))}`);

@@ -27,17 +27,23 @@ export class McpRegistry {
   private readonly now: () => number;
   private readonly accountServers: AccountServers;
 
-  constructor(servers: readonly McpServerConfig[], config: McpConfig, opts: { client?: McpClient; now?: () => number; clientInfo?: { name: string; version: string }; accountServers?: AccountServers } = {}) {
+  constructor(
+    servers: readonly McpServerConfig[],
+    config: McpConfig,
+    opts: { client?: McpClient; now?: () => number; clientInfo?: { name: string; version: string }; accountServers?: AccountServers } = {},
+  ) {
     this.config = config;
     this.accountServers = opts.accountServers ?? (async () => []);
     this.byName = new Map(servers.map((s) => [s.name, s]));
     this.now = opts.now ?? Date.now;
-    this.client = opts.client ?? new McpClient({
-      allowPrivateAddresses: config.allowPrivateAddresses,
-      callTimeoutMs: config.callTimeoutMs,
-      maxResultBytes: config.maxResultBytes,
-      ...(opts.clientInfo === undefined ? {} : { clientInfo: opts.clientInfo }),
-    });
+    this.client =
+      opts.client ??
+      new McpClient({
+        allowPrivateAddresses: config.allowPrivateAddresses,
+        callTimeoutMs: config.callTimeoutMs,
+        maxResultBytes: config.maxResultBytes,
+        ...(opts.clientInfo === undefined ? {} : { clientInfo: opts.clientInfo }),
+      });
   }
 
   /** True when no operator server is configured (the request path then does no MCP work at all). */
@@ -90,7 +96,8 @@ export class McpRegistry {
 
   /** Calls a tool the server exposes; a tool outside its `tools` is refused without a call. */
   async callTool(server: McpServerSpec, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpToolResult> {
-    if (server.tools !== null && !server.tools.includes(tool)) throw new McpCallError(server.name, 'unknown_tool', `the MCP server "${server.name}" exposes no tool "${tool}"`);
+    if (server.tools !== null && !server.tools.includes(tool))
+      throw new McpCallError(server.name, 'unknown_tool', `the MCP server "${server.name}" exposes no tool "${tool}"`);
     return this.client.callTool(server, tool, args, signal);
   }
 
@@ -135,8 +142,14 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
     );
   });
 }

@@ -19,13 +19,17 @@ export function toolsOf(listed: unknown): McpTool[] {
     if (item === null || typeof item !== 'object') continue;
     const t = item as Record<string, unknown>;
     if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) continue;
-    const schema = t.inputSchema !== null && typeof t.inputSchema === 'object' && !Array.isArray(t.inputSchema) ? (t.inputSchema as Record<string, unknown>) : { type: 'object' };
+    const schema =
+      t.inputSchema !== null && typeof t.inputSchema === 'object' && !Array.isArray(t.inputSchema)
+        ? (t.inputSchema as Record<string, unknown>)
+        : { type: 'object' };
     const tool: McpTool = {
       name: t.name,
       description: typeof t.description === 'string' ? t.description.slice(0, MAX_DESCRIPTION_CHARS) : null,
       inputSchema: { ...schema, type: 'object' },
     };
-    if (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations)) tool.annotations = t.annotations as Record<string, unknown>;
+    if (t.annotations !== null && typeof t.annotations === 'object' && !Array.isArray(t.annotations))
+      tool.annotations = t.annotations as Record<string, unknown>;
     out.push(tool);
   }
   return out;
@@ -43,14 +47,16 @@ export function toolResultText(result: unknown, maxChars: number): McpToolResult
     for (const item of r.content as Array<Record<string, unknown> | null>) {
       if (item === null || typeof item !== 'object') continue;
       if (item.type === 'text' && typeof item.text === 'string') pieces.push(item.text);
-      else if (item.type === 'resource' && typeof (item.resource as Record<string, unknown>)?.text === 'string') pieces.push((item.resource as { text: string }).text);
+      else if (item.type === 'resource' && typeof (item.resource as Record<string, unknown>)?.text === 'string')
+        pieces.push((item.resource as { text: string }).text);
       else if (item.type === 'resource_link' && typeof item.uri === 'string') pieces.push(`[resource: ${item.uri}]`);
       else if (typeof item.type === 'string') pieces.push(`[${item.type}${typeof item.mimeType === 'string' ? `: ${item.mimeType}` : ''}]`);
     }
   }
   if (pieces.length === 0 && r.structuredContent !== undefined) pieces.push(JSON.stringify(r.structuredContent));
   // The legacy (2024-10-07) result shape.
-  if (pieces.length === 0 && r.toolResult !== undefined) pieces.push(typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult));
+  if (pieces.length === 0 && r.toolResult !== undefined)
+    pieces.push(typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult));
   let text = pieces.join('\n\n');
   if (text.length > maxChars) text = `${text.slice(0, maxChars)}\n[truncated]`;
   return { text, isError: r.isError === true };

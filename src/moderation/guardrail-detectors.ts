@@ -14,16 +14,20 @@ const EMAIL = RE2JS.compile('[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)
 const PHONE = RE2JS.compile('(?:\\+|\\b)\\d(?:[ .()-]{0,2}\\d){8,14}\\b');
 const CARD = RE2JS.compile('\\b\\d(?:[ -]?\\d){12,18}\\b');
 const IBAN = RE2JS.compile('\\b[A-Z]{2}\\d{2}(?: ?[A-Z0-9]){11,30}\\b');
-const CREDENTIALS = RE2JS.compile([
-  '-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----[\\s\\S]*?(?:-----END (?:[A-Z]+ )*PRIVATE KEY-----|$)',
-  '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}',
-  '\\bsk-(?:ant-|proj-|or-v1-|sy-v1-)?[A-Za-z0-9_-]{20,}',
-  '\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b',
-  '\\bAIza[0-9A-Za-z_-]{35}',
-  '\\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}',
-  '\\bxox[abposr]-[A-Za-z0-9-]{10,}',
-  '\\bglpat-[A-Za-z0-9_-]{20,}',
-].map((p) => `(?:${p})`).join('|'));
+const CREDENTIALS = RE2JS.compile(
+  [
+    '-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----[\\s\\S]*?(?:-----END (?:[A-Z]+ )*PRIVATE KEY-----|$)',
+    '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}',
+    '\\bsk-(?:ant-|proj-|or-v1-|sy-v1-)?[A-Za-z0-9_-]{20,}',
+    '\\b(?:AKIA|ASIA)[0-9A-Z]{16}\\b',
+    '\\bAIza[0-9A-Za-z_-]{35}',
+    '\\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}',
+    '\\bxox[abposr]-[A-Za-z0-9-]{10,}',
+    '\\bglpat-[A-Za-z0-9_-]{20,}',
+  ]
+    .map((p) => `(?:${p})`)
+    .join('|'),
+);
 
 /** Every match of `re` in `text` that `keep` accepts (default: every one). */
 export function spansOf(re: RE2JS, text: string, keep?: (match: string) => boolean): Span[] {

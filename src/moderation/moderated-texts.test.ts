@@ -4,7 +4,13 @@ import type { CanonicalRequest, FilePart } from '../canonical/request.ts';
 import { moderatedTexts } from './moderated-texts.ts';
 
 const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
-const withFile = (file: FilePart): CanonicalRequest => ({ models: [], messages: [{ role: 'user', content: [file] }], sampling: {}, stream: false, extra: {} });
+const withFile = (file: FilePart): CanonicalRequest => ({
+  models: [],
+  messages: [{ role: 'user', content: [file] }],
+  sampling: {},
+  stream: false,
+  extra: {},
+});
 
 describe('moderatedTexts', () => {
   it('reads text files by media type, from base64 or a data: URI, percent-encoded or not', () => {
@@ -27,7 +33,15 @@ describe('moderatedTexts', () => {
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'sys' }] },
         { role: 'user', content: [{ type: 'text', text: 'user' }] },
-        { role: 'assistant', refusal: 'no', content: [{ type: 'reasoning', text: 'think' }, { type: 'text', text: 'asst' }, { type: 'tool-call', id: 'c', name: 'f', arguments: '{"q":1}' }] },
+        {
+          role: 'assistant',
+          refusal: 'no',
+          content: [
+            { type: 'reasoning', text: 'think' },
+            { type: 'text', text: 'asst' },
+            { type: 'tool-call', id: 'c', name: 'f', arguments: '{"q":1}' },
+          ],
+        },
         { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text', text: 'result' }] }] },
       ],
       tools: [{ name: 'f', description: 'desc', parameters: { type: 'object' } }],
@@ -36,16 +50,54 @@ describe('moderatedTexts', () => {
       stream: false,
       extra: {},
     };
-    assert.deepEqual(moderatedTexts(req), ['sys', 'user', 'no', 'think', 'asst', '{"q":1}', 'result', 'f', 'desc', '{"type":"object"}', '{"title":"T"}']);
+    assert.deepEqual(moderatedTexts(req), [
+      'sys',
+      'user',
+      'no',
+      'think',
+      'asst',
+      '{"q":1}',
+      'result',
+      'f',
+      'desc',
+      '{"type":"object"}',
+      '{"title":"T"}',
+    ]);
   });
 
-  it('reads a spoken turn\'s transcript; images, audio, redacted reasoning and generated images give no text', () => {
+  it("reads a spoken turn's transcript; images, audio, redacted reasoning and generated images give no text", () => {
     const req: CanonicalRequest = {
       models: [],
       messages: [
-        { role: 'user', content: [{ type: 'image', url: 'https://example.com/a.png' }, { type: 'audio', data: b64('RIFF'), format: 'wav' }, { type: 'text', text: 'look' }] },
-        { role: 'assistant', content: [{ type: 'redacted-reasoning', data: 'opaque' }, { type: 'image-output', url: 'https://example.com/b.png' }, { type: 'audio-output', data: b64('RIFF'), transcript: 'said aloud' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'image', url: 'https://example.com/c.png' }, { type: 'text', text: 'seen' }] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', url: 'https://example.com/a.png' },
+            { type: 'audio', data: b64('RIFF'), format: 'wav' },
+            { type: 'text', text: 'look' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted-reasoning', data: 'opaque' },
+            { type: 'image-output', url: 'https://example.com/b.png' },
+            { type: 'audio-output', data: b64('RIFF'), transcript: 'said aloud' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c',
+              content: [
+                { type: 'image', url: 'https://example.com/c.png' },
+                { type: 'text', text: 'seen' },
+              ],
+            },
+          ],
+        },
       ],
       sampling: {},
       stream: false,

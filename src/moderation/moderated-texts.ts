@@ -11,10 +11,24 @@ import { schemaJson } from '../canonical/schema-json.ts';
 // to match without a model of their own), and files given by URL (not fetched).
 
 const TEXT_MEDIA_TYPES = new Set([
-  'application/json', 'application/xml', 'application/yaml', 'application/x-yaml', 'application/javascript',
-  'application/x-javascript', 'application/ecmascript', 'application/typescript', 'application/x-sh',
-  'application/sql', 'application/csv', 'application/x-ndjson', 'application/jsonl', 'application/toml',
-  'application/x-httpd-php', 'application/x-python', 'application/rtf', 'application/xhtml+xml',
+  'application/json',
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+  'application/typescript',
+  'application/x-sh',
+  'application/sql',
+  'application/csv',
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/toml',
+  'application/x-httpd-php',
+  'application/x-python',
+  'application/rtf',
+  'application/xhtml+xml',
 ]);
 
 /** The texts, in request order. */

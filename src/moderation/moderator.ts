@@ -69,7 +69,10 @@ export class Moderator {
     if (total > this.maxInputChars) {
       return {
         kind: 'unchecked',
-        error: new GatewayError('request_too_large', `The input (${total} characters) is longer than moderation reads (${this.maxInputChars}), and every endpoint that could serve this request is moderated.`),
+        error: new GatewayError(
+          'request_too_large',
+          `The input (${total} characters) is longer than moderation reads (${this.maxInputChars}), and every endpoint that could serve this request is moderated.`,
+        ),
       };
     }
     const byRules = this.checkRules(texts, scope);
@@ -101,7 +104,8 @@ export class Moderator {
     const key = this.memo.key(scope, text);
     if (key !== null && this.memo.has(key)) return true;
     const screen = this.screen;
-    const clear = screen !== null ? findPattern(screen, text) < 0 : this.rules.every((r) => r.patterns.every((p) => findPattern(p, text) < 0));
+    const clear =
+      screen !== null ? findPattern(screen, text) < 0 : this.rules.every((r) => r.patterns.every((p) => findPattern(p, text) < 0));
     if (clear && key !== null) this.memo.remember(key);
     return clear;
   }
@@ -114,7 +118,11 @@ export class Moderator {
     if (up.model) body.model = up.model;
     let json: { results?: Array<{ flagged?: boolean; categories?: Record<string, boolean> }> };
     try {
-      const res = await this.client.send({ url: `${up.baseUrl.replace(/\/+$/, '')}/moderations`, headers, body: JSON.stringify(body) }, signal, up.timeoutMs);
+      const res = await this.client.send(
+        { url: `${up.baseUrl.replace(/\/+$/, '')}/moderations`, headers, body: JSON.stringify(body) },
+        signal,
+        up.timeoutMs,
+      );
       const text = await res.body.text();
       if (res.status !== 200) return unchecked(`answered HTTP ${res.status}`);
       json = JSON.parse(text) as typeof json;
@@ -122,7 +130,11 @@ export class Moderator {
     } catch (err) {
       // Only the kind of failure: neither the upstream's words nor our request go to the client.
       const code = (err as { code?: unknown } | null)?.code;
-      return unchecked(err instanceof SyntaxError ? 'answered with a body that is not JSON' : `could not be reached${typeof code === 'string' ? ` (${code})` : ''}`);
+      return unchecked(
+        err instanceof SyntaxError
+          ? 'answered with a body that is not JSON'
+          : `could not be reached${typeof code === 'string' ? ` (${code})` : ''}`,
+      );
     }
     const reasons = new Set<string>();
     let flaggedInput = '';
@@ -140,9 +152,13 @@ export class Moderator {
 function unchecked(what: string): ModerationVerdict {
   return {
     kind: 'unchecked',
-    error: new GatewayError('provider_error', `The moderation service ${what}, so the input could not be checked, and every endpoint that could serve this request is moderated.`, {
-      metadata: { provider_name: 'moderation', raw: null },
-    }),
+    error: new GatewayError(
+      'provider_error',
+      `The moderation service ${what}, so the input could not be checked, and every endpoint that could serve this request is moderated.`,
+      {
+        metadata: { provider_name: 'moderation', raw: null },
+      },
+    ),
   };
 }
 

@@ -23,8 +23,10 @@ export class BalanceOutOfBounds extends Error {
   readonly amountNanos: Nanos;
 
   constructor(balanceNanos: Nanos, amountNanos: Nanos) {
-    super(`the balance would be $${formatNanos(balanceNanos + amountNanos)} ($${formatNanos(balanceNanos)} ${amountNanos < 0n ? '-' : '+'} $${formatNanos(amountNanos < 0n ? -amountNanos : amountNanos)}): ` +
-      `a balance stays within ±$${MAX_BALANCE_USD.toLocaleString('en-US')}`);
+    super(
+      `the balance would be $${formatNanos(balanceNanos + amountNanos)} ($${formatNanos(balanceNanos)} ${amountNanos < 0n ? '-' : '+'} $${formatNanos(amountNanos < 0n ? -amountNanos : amountNanos)}): ` +
+        `a balance stays within ±$${MAX_BALANCE_USD.toLocaleString('en-US')}`,
+    );
     this.balanceNanos = balanceNanos;
     this.amountNanos = amountNanos;
   }

@@ -86,9 +86,30 @@ export function compilePricing(spec: PricingSpec, family: CacheFamily): Compiled
   const imagePrompt = spec.image_prompt === undefined ? prompt : priceToAttos(spec.image_prompt);
   const character = optionalPrice(spec.character);
   const audioSecond = optionalPrice(spec.audio_second);
-  const free = prompt === 0n && completion === 0n && request === 0n && image === 0n && imageOutput === 0n && character === 0n && audioSecond === 0n
-    && imagePrompt === 0n && [...imageOutputBy.values()].every((p) => p === 0n);
-  return { prompt, completion, request, image, cacheRead, cacheWrite, imageOutput, imageOutputBy, imagePrompt, character, audioSecond, free };
+  const free =
+    prompt === 0n &&
+    completion === 0n &&
+    request === 0n &&
+    image === 0n &&
+    imageOutput === 0n &&
+    character === 0n &&
+    audioSecond === 0n &&
+    imagePrompt === 0n &&
+    [...imageOutputBy.values()].every((p) => p === 0n);
+  return {
+    prompt,
+    completion,
+    request,
+    image,
+    cacheRead,
+    cacheWrite,
+    imageOutput,
+    imageOutputBy,
+    imagePrompt,
+    character,
+    audioSecond,
+    free,
+  };
 }
 
 function optionalPrice(price: string | undefined): Attos {
@@ -98,6 +119,7 @@ function optionalPrice(price: string | undefined): Attos {
 /** price × percent / 100, refusing a price so fine that the product is not exact in attos. */
 function exactMultiple(price: Attos, percent: bigint, spec: PricingSpec): Attos {
   const scaled = price * percent;
-  if (scaled % 100n !== 0n) throw new Error(`prompt price ${spec.prompt} is too fine to derive cache prices exactly; set cache_read/cache_write`);
+  if (scaled % 100n !== 0n)
+    throw new Error(`prompt price ${spec.prompt} is too fine to derive cache prices exactly; set cache_read/cache_write`);
   return scaled / 100n;
 }

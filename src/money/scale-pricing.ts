@@ -11,9 +11,17 @@ export function scalePricing(p: CompiledPricing, basisPoints: number): CompiledP
   const imageOutputBy = new Map<string, Attos>();
   for (const [k, v] of p.imageOutputBy) imageOutputBy.set(k, s(v));
   const scaled = {
-    prompt: s(p.prompt), completion: s(p.completion), request: s(p.request), image: s(p.image), cacheRead: s(p.cacheRead),
-    cacheWrite: s(p.cacheWrite), imageOutput: s(p.imageOutput), imageOutputBy, imagePrompt: s(p.imagePrompt),
-    character: s(p.character), audioSecond: s(p.audioSecond),
+    prompt: s(p.prompt),
+    completion: s(p.completion),
+    request: s(p.request),
+    image: s(p.image),
+    cacheRead: s(p.cacheRead),
+    cacheWrite: s(p.cacheWrite),
+    imageOutput: s(p.imageOutput),
+    imageOutputBy,
+    imagePrompt: s(p.imagePrompt),
+    character: s(p.character),
+    audioSecond: s(p.audioSecond),
   };
   const free = Object.values(scaled).every((v) => typeof v !== 'bigint' || v === 0n) && [...imageOutputBy.values()].every((v) => v === 0n);
   return { ...scaled, free };

@@ -11,13 +11,35 @@ import { BlockList, isIP } from 'node:net';
 
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
 
 /** True for an address the gateway may not reach without `allow_private_addresses`. */
 export function isPrivateAddress(address: string): boolean {
@@ -56,7 +78,8 @@ export function privateAddressLookup(setting: string): GuardedLookup {
     dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
       if (err !== null) return callback(err, []);
       const bad = addresses.find((a) => isPrivateAddress(a.address));
-      if (bad !== undefined) return callback(Object.assign(new PrivateAddressError(hostname, bad.address, setting), { code: 'EPRIVATEADDRESS' }), []);
+      if (bad !== undefined)
+        return callback(Object.assign(new PrivateAddressError(hostname, bad.address, setting), { code: 'EPRIVATEADDRESS' }), []);
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);

@@ -9,18 +9,39 @@ import { BoundCounter } from './bound-counter.ts';
 
 test('the same series and values as a prom-client counter given the same increments, scraped at any time', async () => {
   const registry = new Registry();
-  const bound = new BoundCounter({ name: 'bound_total', help: 'h', labelNames: ['route', 'model', 'provider', 'status_class'], registers: [registry] });
-  const plain = new Counter({ name: 'plain_total', help: 'h', labelNames: ['route', 'model', 'provider', 'status_class'], registers: [registry] });
+  const bound = new BoundCounter({
+    name: 'bound_total',
+    help: 'h',
+    labelNames: ['route', 'model', 'provider', 'status_class'],
+    registers: [registry],
+  });
+  const plain = new Counter({
+    name: 'plain_total',
+    help: 'h',
+    labelNames: ['route', 'model', 'provider', 'status_class'],
+    registers: [registry],
+  });
   const random = seededRandom(29);
   const pick = (xs: string[]): string => xs[Math.floor(random() * xs.length)]!;
   const scrape = async (): Promise<[string, string]> => {
     const text = await registry.metrics();
-    const lines = (name: string): string => text.split('\n').filter((l) => l.startsWith(`${name}{`)).map((l) => l.slice(name.length)).sort().join('\n');
+    const lines = (name: string): string =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`))
+        .map((l) => l.slice(name.length))
+        .sort()
+        .join('\n');
     return [lines('bound_total'), lines('plain_total')];
   };
   for (let round = 0; round < 5; round++) {
     for (let i = 0; i < 400; i++) {
-      const labels = [pick(['chat', 'messages']), pick(['acme/a', 'acme/b', 'unknown']), pick(['p1', 'p2', 'none']), pick(['2xx', '4xx', 'cancelled'])] as const;
+      const labels = [
+        pick(['chat', 'messages']),
+        pick(['acme/a', 'acme/b', 'unknown']),
+        pick(['p1', 'p2', 'none']),
+        pick(['2xx', '4xx', 'cancelled']),
+      ] as const;
       const value = random() < 0.1 ? 0 : Math.floor(random() * 1000);
       bound.inc(value, ...labels);
       if (value > 0) plain.inc({ route: labels[0], model: labels[1], provider: labels[2], status_class: labels[3] }, value);

@@ -42,7 +42,9 @@ export function serveClusterMetrics(serving: () => Worker[]): void {
     const got = new Map<Worker, object[]>();
     const timer = setTimeout(() => {
       pending.delete(id);
-      answer({ error: `${workers.length - got.size} of ${workers.length} workers did not send their metrics within ${COLLECT_TIMEOUT_MS / 1000} s` });
+      answer({
+        error: `${workers.length - got.size} of ${workers.length} workers did not send their metrics within ${COLLECT_TIMEOUT_MS / 1000} s`,
+      });
     }, COLLECT_TIMEOUT_MS);
     pending.set(id, (from, metrics) => {
       if (!workers.includes(from)) return;
@@ -50,10 +52,12 @@ export function serveClusterMetrics(serving: () => Worker[]): void {
       if (got.size < workers.length) return;
       clearTimeout(timer);
       pending.delete(id);
-      AggregatorRegistry.aggregate([...got.values()]).metrics().then(
-        (text) => answer({ text }),
-        (err: Error) => answer({ error: err.message }),
-      );
+      AggregatorRegistry.aggregate([...got.values()])
+        .metrics()
+        .then(
+          (text) => answer({ text }),
+          (err: Error) => answer({ error: err.message }),
+        );
     });
     for (const w of workers) w.send({ type: COLLECT, id });
   });

@@ -13,7 +13,13 @@ type OverheadLabels = { route: DialectName; streamed: 'true' | 'false' };
 
 /** The overhead histogram's label sets, built once: [non-streamed, streamed] per dialect. */
 const OVERHEAD_LABELS = Object.fromEntries(
-  DIALECT_NAMES.map((route) => [route, [{ route, streamed: 'false' }, { route, streamed: 'true' }]]),
+  DIALECT_NAMES.map((route) => [
+    route,
+    [
+      { route, streamed: 'false' },
+      { route, streamed: 'true' },
+    ],
+  ]),
 ) as unknown as Record<DialectName, readonly [OverheadLabels, OverheadLabels]>;
 
 export const TOKEN_TYPES = ['prompt', 'completion', 'cache_read', 'cache_write', 'reasoning'] as const;

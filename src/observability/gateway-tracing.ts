@@ -1,5 +1,14 @@
 import type { TracedAttempt } from '../providers/http/upstream-client.ts';
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { resourceFromAttributes } from '@opentelemetry/resources';
@@ -25,15 +34,17 @@ interface OtelSdk {
 function loadSdk(): OtelSdk {
   return {
     W3CTraceContextPropagator: (require('@opentelemetry/core') as typeof import('@opentelemetry/core')).W3CTraceContextPropagator,
-    OTLPTraceExporter: (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
+    OTLPTraceExporter: (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http'))
+      .OTLPTraceExporter,
     resourceFromAttributes: (require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')).resourceFromAttributes,
     BatchSpanProcessor: (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).BatchSpanProcessor,
     TracerProvider: (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).TracerProvider,
-    ATTR_SERVICE_NAME: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions')).ATTR_SERVICE_NAME,
-    ATTR_SERVICE_VERSION: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions')).ATTR_SERVICE_VERSION,
+    ATTR_SERVICE_NAME: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions'))
+      .ATTR_SERVICE_NAME,
+    ATTR_SERVICE_VERSION: (require('@opentelemetry/semantic-conventions') as typeof import('@opentelemetry/semantic-conventions'))
+      .ATTR_SERVICE_VERSION,
   };
 }
-
 
 type Env = Record<string, string | undefined>;
 
@@ -46,7 +57,6 @@ export function tracesEndpoint(env: Env): string | null {
   if (base === undefined || base === '') return null;
   return `${base.replace(/\/+$/, '')}/v1/traces`;
 }
-
 
 /**
  * OpenTelemetry traces, built only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
@@ -80,11 +90,15 @@ export class GatewayTracing {
     // A caller's `traceparent` makes this span part of its trace; a malformed one is ignored.
     const parent = traceparent === null ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
     const operation = operationOfDialect(dialect);
-    const span = this.tracer.startSpan(`${operation} ${requestModel}`, {
-      kind: SpanKind.SERVER,
-      startTime: startedAt,
-      attributes: { 'gen_ai.operation.name': operation, 'gen_ai.request.model': requestModel, 'switchyard.route': dialect },
-    }, parent);
+    const span = this.tracer.startSpan(
+      `${operation} ${requestModel}`,
+      {
+        kind: SpanKind.SERVER,
+        startTime: startedAt,
+        attributes: { 'gen_ai.operation.name': operation, 'gen_ai.request.model': requestModel, 'switchyard.route': dialect },
+      },
+      parent,
+    );
     if (signal !== null) this.requests.set(signal, span);
     return span;
   }
@@ -93,22 +107,30 @@ export class GatewayTracing {
    * A client span for one upstream attempt, child of the request's span; returns the
    * headers to send, with the W3C `traceparent` of the attempt added.
    */
-  startAttempt(signal: AbortSignal, attempt: TracedAttempt, headers: Record<string, string>): { span: Span; headers: Record<string, string> } {
+  startAttempt(
+    signal: AbortSignal,
+    attempt: TracedAttempt,
+    headers: Record<string, string>,
+  ): { span: Span; headers: Record<string, string> } {
     const parent = this.requests.get(signal);
     const parentContext = parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
     const endpoint = attempt.endpoint;
     const operation = operationOfKind(attempt.model.kind);
-    const span = this.tracer.startSpan(`${operation} ${endpoint.upstreamModel}`, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'gen_ai.operation.name': operation,
-        'gen_ai.provider.name': endpoint.provider.id,
-        'gen_ai.request.model': endpoint.upstreamModel,
-        'switchyard.model': attempt.model.id,
-        'switchyard.endpoint': endpoint.id,
-        ...(attempt.credential === undefined ? {} : { 'switchyard.credential': attempt.credential }),
+    const span = this.tracer.startSpan(
+      `${operation} ${endpoint.upstreamModel}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': operation,
+          'gen_ai.provider.name': endpoint.provider.id,
+          'gen_ai.request.model': endpoint.upstreamModel,
+          'switchyard.model': attempt.model.id,
+          'switchyard.endpoint': endpoint.id,
+          ...(attempt.credential === undefined ? {} : { 'switchyard.credential': attempt.credential }),
+        },
       },
-    }, parentContext);
+      parentContext,
+    );
     const carrier: Record<string, string> = { ...headers };
     this.propagator.inject(trace.setSpan(parentContext, span), carrier, defaultTextMapSetter);
     return { span, headers: carrier };

@@ -38,15 +38,16 @@ describe('LogSink', () => {
 
   it('batched: the lines of one batch go in one write, a full batch at once, the rest when its timer fires', async () => {
     const out = stalledStream();
-    const wrote = (): Promise<void> => new Promise((resolve) => {
-      const original = out.write.bind(out);
-      out.write = ((...args: Parameters<typeof original>) => {
-        out.write = original;
-        const r = original(...args);
-        resolve();
-        return r;
-      }) as typeof out.write;
-    });
+    const wrote = (): Promise<void> =>
+      new Promise((resolve) => {
+        const original = out.write.bind(out);
+        out.write = ((...args: Parameters<typeof original>) => {
+          out.write = original;
+          const r = original(...args);
+          resolve();
+          return r;
+        }) as typeof out.write;
+      });
     // A timer long enough that a loaded machine cannot fire it before the check below (one turn of the loop).
     const sink = new LogSink(out, { batchMs: 250, batchBytes: 8 });
     sink.write('a\n');

@@ -7,16 +7,44 @@ import { createRequestLogger } from './request-log.ts';
 import { Telemetry } from './telemetry.ts';
 
 const record = (over: Partial<SettlementRecord> = {}): SettlementRecord => ({
-  id: 'gen-1-x', accountId: 'acct_1', keyHash: 'h', costNanos: 5000n, holdRowWritten: true, model: 'acme/m', provider: 'p', upstreamModel: 'm',
-  upstreamId: null, dialect: 'chat', streamed: false, cancelled: false, status: 'success', errorCode: null, finishReason: 'stop',
-  nativeFinishReason: 'stop', tokensPrompt: 1, tokensCompletion: 1, tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0,
-  costBreakdown: null, latencyMs: 5, firstTokenMs: 3, attempts: [], httpReferer: null, xTitle: null, endUser: null, createdAt: '2026-01-01T00:00:00.000Z',
+  id: 'gen-1-x',
+  accountId: 'acct_1',
+  keyHash: 'h',
+  costNanos: 5000n,
+  holdRowWritten: true,
+  model: 'acme/m',
+  provider: 'p',
+  upstreamModel: 'm',
+  upstreamId: null,
+  dialect: 'chat',
+  streamed: false,
+  cancelled: false,
+  status: 'success',
+  errorCode: null,
+  finishReason: 'stop',
+  nativeFinishReason: 'stop',
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensCacheRead: 0,
+  tokensCacheWrite: 0,
+  tokensReasoning: 0,
+  costBreakdown: null,
+  latencyMs: 5,
+  firstTokenMs: 3,
+  attempts: [],
+  httpReferer: null,
+  xTitle: null,
+  endUser: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
   ...over,
 });
 
 function rig() {
   const lines: string[] = [];
-  const metrics = new GatewayMetrics({ endpoints: () => [], circuitState: () => 'closed', settlementQueueDepth: () => 3, settlementFailing: () => true }, { defaultMetrics: false });
+  const metrics = new GatewayMetrics(
+    { endpoints: () => [], circuitState: () => 'closed', settlementQueueDepth: () => 3, settlementFailing: () => true },
+    { defaultMetrics: false },
+  );
   const upstreamScrubber = new SecretScrubber(['upk-secret']);
   const telemetry = new Telemetry({
     metrics,

@@ -61,7 +61,13 @@ export class Telemetry implements UpstreamObserver {
   }
 
   /** A request enters execution: its credit hold is outstanding until `requestEnded`. */
-  requestStarted(requestModel: string, dialect: DialectName, startedAt: number, signal: AbortSignal | null, traceparent: string | null = null): Span | null {
+  requestStarted(
+    requestModel: string,
+    dialect: DialectName,
+    startedAt: number,
+    signal: AbortSignal | null,
+    traceparent: string | null = null,
+  ): Span | null {
     this.metrics?.holdsOutstanding.inc();
     return this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(requestModel), dialect, startedAt, signal, traceparent);
   }
@@ -82,7 +88,10 @@ export class Telemetry implements UpstreamObserver {
   requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
     // The reason is an error code of the catalogue: a bounded label.
     this.metrics?.admissionRefusals.inc({ reason: error.code });
-    const span = this.tracing === null ? null : this.tracing.startRequest(this.modelLabel(record.model), record.dialect, Date.parse(record.createdAt), null, traceparent);
+    const span =
+      this.tracing === null
+        ? null
+        : this.tracing.startRequest(this.modelLabel(record.model), record.dialect, Date.parse(record.createdAt), null, traceparent);
     this.requestEnded({ record, error, party, span }, false, null);
   }
 
@@ -147,7 +156,13 @@ export class Telemetry implements UpstreamObserver {
     const route = r.dialect;
     const model = this.modelLabel(r.model);
     const provider = r.provider ?? 'none';
-    m.requests.inc(1, route, model, provider, r.cancelled && error === null ? 'cancelled' : STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`);
+    m.requests.inc(
+      1,
+      route,
+      model,
+      provider,
+      r.cancelled && error === null ? 'cancelled' : (STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`),
+    );
     const latencyMs = r.latencyMs ?? 0;
     const seconds = latencyMs / 1000;
     m.requestDuration.observe({ route, model, provider }, seconds);
@@ -161,7 +176,8 @@ export class Telemetry implements UpstreamObserver {
         continue;
       }
       m.attempts.inc(1, a.provider, a.endpoint, a.errorCode ?? 'ok');
-      if (a.credential !== undefined) m.credentialAttempts.inc({ provider: a.provider, credential: a.credential, outcome: a.errorCode ?? 'ok' });
+      if (a.credential !== undefined)
+        m.credentialAttempts.inc({ provider: a.provider, credential: a.credential, outcome: a.errorCode ?? 'ok' });
       m.upstreamDuration.observe({ provider: a.provider, endpoint: a.endpoint }, a.ms / 1000);
       if (i > 0) {
         const before = attempts[i - 1]!;
@@ -185,7 +201,12 @@ export class Telemetry implements UpstreamObserver {
     const { record: r, error } = end;
     const s = this.scrubber();
     const attempts = (r.attempts as AttemptRecord[]).map((a) => ({
-      model: a.model, provider: a.provider, endpoint: a.endpoint, status: a.status, error: a.errorCode, ms: a.ms,
+      model: a.model,
+      provider: a.provider,
+      endpoint: a.endpoint,
+      status: a.status,
+      error: a.errorCode,
+      ms: a.ms,
       // A pooled credential's label (never its key).
       ...(a.credential === undefined ? {} : { credential: a.credential }),
     }));
@@ -193,7 +214,14 @@ export class Telemetry implements UpstreamObserver {
       const a = attempts[i]!;
       if (a.error === null) continue;
       const next = attempts[i + 1];
-      this.log.warn({ generation_id: r.id, ...a, fallback_to: next?.endpoint ?? null }, next === undefined ? 'upstream attempt failed' : next.endpoint === a.endpoint ? 'upstream attempt failed, retrying' : 'upstream attempt failed, falling back');
+      this.log.warn(
+        { generation_id: r.id, ...a, fallback_to: next?.endpoint ?? null },
+        next === undefined
+          ? 'upstream attempt failed'
+          : next.endpoint === a.endpoint
+            ? 'upstream attempt failed, retrying'
+            : 'upstream attempt failed, falling back',
+      );
     }
     const line = {
       generation_id: r.id,
@@ -214,7 +242,13 @@ export class Telemetry implements UpstreamObserver {
       attempts,
       latency_ms: r.latencyMs,
       ttft_ms: r.firstTokenMs,
-      tokens: { prompt: r.tokensPrompt, completion: r.tokensCompletion, cache_read: r.tokensCacheRead, cache_write: r.tokensCacheWrite, reasoning: r.tokensReasoning },
+      tokens: {
+        prompt: r.tokensPrompt,
+        completion: r.tokensCompletion,
+        cache_read: r.tokensCacheRead,
+        cache_write: r.tokensCacheWrite,
+        reasoning: r.tokensReasoning,
+      },
       cost_usd: formatNanos(r.costNanos),
       finish_reason: r.finishReason,
       cancelled: r.cancelled,
@@ -262,5 +296,11 @@ function requestLogDestination(log: Logger): DestinationStream {
 
 /** Telemetry that observes nothing (a pipeline built without one: unit tests, tools). */
 export function silentTelemetry(): Telemetry {
-  return new Telemetry({ metrics: null, log: createRequestLogger({ level: 'silent' }), tracing: null, scrubber: () => NO_SECRETS, knownModel: () => false });
+  return new Telemetry({
+    metrics: null,
+    log: createRequestLogger({ level: 'silent' }),
+    tracing: null,
+    scrubber: () => NO_SECRETS,
+    knownModel: () => false,
+  });
 }

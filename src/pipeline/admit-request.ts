@@ -29,7 +29,12 @@ import { planWebSearch } from './web-search/gateway-web-search.ts';
  * When the shared state (Redis, Postgres) cannot answer, the request is refused with 503
  * `shared_state_unavailable`: a request is never served without its hold.
  */
-export async function admitRequest(deps: PipelineParts, auth: AuthContext, req: CanonicalRequest, info: RequestInfo): Promise<AdmittedRequest> {
+export async function admitRequest(
+  deps: PipelineParts,
+  auth: AuthContext,
+  req: CanonicalRequest,
+  info: RequestInfo,
+): Promise<AdmittedRequest> {
   const startedAt = deps.now();
   const generationId = newGenerationId(startedAt);
   const responseHeaders: Record<string, string> = { 'x-generation-id': generationId };
@@ -69,8 +74,22 @@ export async function admitRequest(deps: PipelineParts, auth: AuthContext, req: 
     if (holdRow !== null) await holdDurable(holdRow, deps.settlements, deps.reservations, generationId, auth, heldNanos);
     if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
     return {
-      generationId, created: Math.floor(startedAt / 1000), auth, req, plan, info, startedAt, heldNanos, responseHeaders,
-      modelLimits: limits.models, sticky, cache, webSearch, byok, leased, guardrails,
+      generationId,
+      created: Math.floor(startedAt / 1000),
+      auth,
+      req,
+      plan,
+      info,
+      startedAt,
+      heldNanos,
+      responseHeaders,
+      modelLimits: limits.models,
+      sticky,
+      cache,
+      webSearch,
+      byok,
+      leased,
+      guardrails,
     };
   } catch (thrown) {
     if (leased) await releaseLease(deps.inFlight, auth, generationId);
@@ -79,7 +98,11 @@ export async function admitRequest(deps: PipelineParts, auth: AuthContext, req: 
     // Counted per key, reason and minute, never a record of its own: a flood of refusals
     // must not fill the disk (store/refusal-counts.ts). The record is for telemetry only.
     deps.settlements.countRefusal(auth.account.id, auth.key.hash, err.code, startedAt);
-    const record = buildGenerationRecord({ id: generationId, auth, req, info, startedAt, guardrails }, { kind: 'refused', error: err }, deps.now());
+    const record = buildGenerationRecord(
+      { id: generationId, auth, req, info, startedAt, guardrails },
+      { kind: 'refused', error: err },
+      deps.now(),
+    );
     deps.telemetry.requestRefused(record, err, { keyLabel: auth.key.label }, info.traceparent ?? null);
     throw withHeaders(err, responseHeaders);
   }
@@ -90,7 +113,8 @@ function mayCallModels(auth: AuthContext): void {
   if (auth.key.isManagement) {
     throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
   }
-  if (auth.key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
+  if (auth.key.isAdmin)
+    throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
 }
 
 /** A request naming no model takes the account's default model (400 when it has none). */
@@ -98,7 +122,9 @@ function withDefaultModel(auth: AuthContext, req: CanonicalRequest): void {
   if (req.models.length > 0) return;
   const fallback = auth.account.defaultModel;
   if (fallback === null) {
-    throw new GatewayError('missing_parameter', 'Missing required parameter: "model" (this account has no default model).', { param: 'model' });
+    throw new GatewayError('missing_parameter', 'Missing required parameter: "model" (this account has no default model).', {
+      param: 'model',
+    });
   }
   req.models.push({ model: fallback });
 }

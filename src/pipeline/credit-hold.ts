@@ -19,7 +19,12 @@ export interface Held {
  * theirs first (byokHold).
  */
 export async function holdCredits(
-  holds: CreditHolds, id: string, auth: AuthContext, req: CanonicalRequest, plan: PlannedAttempt[], byok: AccountByok | null,
+  holds: CreditHolds,
+  id: string,
+  auth: AuthContext,
+  req: CanonicalRequest,
+  plan: PlannedAttempt[],
+  byok: AccountByok | null,
 ): Promise<Held> {
   if (byok === null) return { plan, heldNanos: await holds.reserve(id, auth, req, plan, new PromptBound(req)) };
   return byokHold(holds, id, auth, req, plan, byok);
@@ -30,12 +35,23 @@ export async function holdCredits(
  * `prefer` the operator's fallbacks are priced in full: when the account cannot pay for
  * them, they are dropped and the account's keys alone carry the request.
  */
-async function byokHold(holds: CreditHolds, id: string, auth: AuthContext, req: CanonicalRequest, drawn: PlannedAttempt[], byok: AccountByok): Promise<Held> {
+async function byokHold(
+  holds: CreditHolds,
+  id: string,
+  auth: AuthContext,
+  req: CanonicalRequest,
+  drawn: PlannedAttempt[],
+  byok: AccountByok,
+): Promise<Held> {
   const { plan, fallbacks } = byokPlan(drawn, byok);
   if (plan.length === 0) {
-    throw new GatewayError('no_provider_available', 'This model is served only by providers set to your own key (BYOK mode "only"), and that key cannot be used now (the gateway\'s operator is rotating its encryption); the gateway\'s own credentials are not used instead.', {
-      metadata: { byok: true },
-    });
+    throw new GatewayError(
+      'no_provider_available',
+      'This model is served only by providers set to your own key (BYOK mode "only"), and that key cannot be used now (the gateway\'s operator is rotating its encryption); the gateway\'s own credentials are not used instead.',
+      {
+        metadata: { byok: true },
+      },
+    );
   }
   try {
     return { plan, heldNanos: await holdByok(holds, id, auth, req, plan) };
@@ -52,7 +68,8 @@ async function byokHold(holds: CreditHolds, id: string, auth: AuthContext, req: 
  * operator is owed nothing (a negative balance is refused before the body, as ever).
  */
 async function holdByok(holds: CreditHolds, id: string, auth: AuthContext, req: CanonicalRequest, plan: PlannedAttempt[]): Promise<bigint> {
-  if (auth.account.balanceNanos >= 0n && plan.every((a) => a.endpoint.provider.byok !== undefined && a.endpoint.compiledPricing.free)) return 0n;
+  if (auth.account.balanceNanos >= 0n && plan.every((a) => a.endpoint.provider.byok !== undefined && a.endpoint.compiledPricing.free))
+    return 0n;
   return holds.reserve(id, auth, req, plan, new PromptBound(req));
 }
 
@@ -64,7 +81,12 @@ async function holdByok(holds: CreditHolds, id: string, auth: AuthContext, req: 
  * hold released.
  */
 export async function holdDurable(
-  written: Promise<SettlementResult>, settlements: SettlementQueue, holds: CreditHolds, id: string, auth: AuthContext, heldNanos: bigint,
+  written: Promise<SettlementResult>,
+  settlements: SettlementQueue,
+  holds: CreditHolds,
+  id: string,
+  auth: AuthContext,
+  heldNanos: bigint,
 ): Promise<void> {
   if ((await written).committed) return;
   settlements.forgetHold(id);

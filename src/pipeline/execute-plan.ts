@@ -24,13 +24,18 @@ export interface PlanRun {
  * operator's and the account's own keys).
  */
 export async function executePlan(
-  deps: PipelineParts, admitted: AdmittedRequest, tracking: TrackingSink, signal: AbortSignal, client?: ClientPresence,
+  deps: PipelineParts,
+  admitted: AdmittedRequest,
+  tracking: TrackingSink,
+  signal: AbortSignal,
+  client?: ClientPresence,
 ): Promise<PlanRun> {
   let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
   // The account's own keys are secrets too: an upstream's error that repeats one is scrubbed.
   const byok = admitted.byok ?? null;
   const scrubber = byok === null ? deps.scrubber : deps.scrubber.with(new SecretScrubber(byok.secrets));
-  const byokRejected = byok === null ? undefined : (endpoint: Endpoint, status: number) => deps.byok?.rejected(byok.accountId, endpoint, status);
+  const byokRejected =
+    byok === null ? undefined : (endpoint: Endpoint, status: number) => deps.byok?.rejected(byok.accountId, endpoint, status);
   const hit = admitted.cache?.hit ?? null;
   let searched: WebSearchOutcome | null = null;
   try {
@@ -40,9 +45,19 @@ export async function executePlan(
       searched = await runWebSearch(admitted.webSearch, admitted.req, deps.webSearch, signal, deps.now());
       inner = new CitingSink(tracking, searched.results, admitted.webSearch.ask.returnCitations, searched.skipped);
     }
-    execution = hit !== null
-      ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
-      : await deps.executor.execute(plan, admitted.req, new ScrubbingSink(inner, scrubber), signal, deps.timeouts.attemptMs, admitted.modelLimits, () => client?.left === true, byokRejected);
+    execution =
+      hit !== null
+        ? await replayCachedAnswer(hit.attempt, hit.parts, tracking)
+        : await deps.executor.execute(
+            plan,
+            admitted.req,
+            new ScrubbingSink(inner, scrubber),
+            signal,
+            deps.timeouts.attemptMs,
+            admitted.modelLimits,
+            () => client?.left === true,
+            byokRejected,
+          );
   } catch (thrown) {
     const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
     execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');

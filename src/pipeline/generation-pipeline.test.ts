@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('admission order', () => {
-  it('a key\'s allowlist is decided before the credit hold: an unknown-to-it model is model_not_found even at a balance of 0', async () => {
+  it("a key's allowlist is decided before the credit hold: an unknown-to-it model is model_not_found even at a balance of 0", async () => {
     const p = harness({ balanceNanos: 0n, keyAllowlist: { models: ['acme/other'] } });
     const r = await p.call(chat('acme/chat', 'hello'));
     assert.equal(r.refused?.code, 'model_not_found');
@@ -87,10 +87,22 @@ describe('admission order', () => {
 
   it('management keys cannot call models: 403 before anything else', async () => {
     const p = harness({ balanceNanos: 0n });
-    p.accounts.createKey({ hash: 'hash_m', accountId: 'acct_1', name: 'm', label: 'sk-sy-v1-m...m', limitNanos: null, isManagement: true, expiresAt: null, now: '2026-01-01T00:00:00.000Z' });
+    p.accounts.createKey({
+      hash: 'hash_m',
+      accountId: 'acct_1',
+      name: 'm',
+      label: 'sk-sy-v1-m...m',
+      limitNanos: null,
+      isManagement: true,
+      expiresAt: null,
+      now: '2026-01-01T00:00:00.000Z',
+    });
     const key = p.accounts.getKey('hash_m');
     assert.ok(key !== undefined);
-    await assert.rejects(p.pipeline.admit({ ...p.auth(), key }, chat('nope/unknown', 'hi'), { dialect: 'chat', httpReferer: null, xTitle: null }), { code: 'forbidden' });
+    await assert.rejects(
+      p.pipeline.admit({ ...p.auth(), key }, chat('nope/unknown', 'hi'), { dialect: 'chat', httpReferer: null, xTitle: null }),
+      { code: 'forbidden' },
+    );
   });
 });
 
@@ -119,7 +131,10 @@ describe('settlement and the record of each outcome', () => {
     assert.equal(rec.errorCode, null);
     assert.equal(rec.finishReason, 'stop');
     assert.equal(rec.nativeFinishReason, 'end_turn');
-    assert.deepEqual([rec.tokensPrompt, rec.tokensCompletion, rec.tokensCacheRead, rec.tokensCacheWrite, rec.tokensReasoning], [10, 5, 0, 0, 0]);
+    assert.deepEqual(
+      [rec.tokensPrompt, rec.tokensCompletion, rec.tokensCacheRead, rec.tokensCacheWrite, rec.tokensReasoning],
+      [10, 5, 0, 0, 0],
+    );
     assert.equal(rec.costNanos, COST);
     assert.equal(rec.costBreakdown?.prompt, '0.00001');
     assert.equal(rec.costBreakdown?.completion, '0.00001');
@@ -197,13 +212,22 @@ describe('settlement and the record of each outcome', () => {
     assert.equal(rec?.streamed, true);
     assert.equal(rec?.provider, 'first');
     assert.ok((rec?.tokensCompletion ?? 0) > 0);
-    assert.equal(sink.parts.some((part) => part.type === 'usage'), false, 'no usage is sent to a client that left');
+    assert.equal(
+      sink.parts.some((part) => part.type === 'usage'),
+      false,
+      'no usage is sent to a client that left',
+    );
   });
 });
 
 describe('guardrails on the record', () => {
   it('a redaction: the upstream reads the placeholder; the record lists the rule, never the text', async () => {
-    const p = harness({ guardrails: [{ detector: 'email', action: 'redact' }, { detector: 'payment_card', action: 'block' }] });
+    const p = harness({
+      guardrails: [
+        { detector: 'email', action: 'redact' },
+        { detector: 'payment_card', action: 'block' },
+      ],
+    });
     const r = await p.call(chat('acme/chat', 'write to jane@example.com', ORDERED));
     assert.equal(r.outcome?.execution.error, null);
     assert.equal(p.upstream.prompts[0], 'write to [EMAIL]');
@@ -212,7 +236,7 @@ describe('guardrails on the record', () => {
     assert.equal(JSON.stringify(rec, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes('jane@'), false);
   });
 
-  it('a block: refused before the hold, no record stored; the refusal\'s record (telemetry) names the rule', async () => {
+  it("a block: refused before the hold, no record stored; the refusal's record (telemetry) names the rule", async () => {
     const p = harness({ guardrails: [{ detector: 'payment_card', action: 'block', name: 'cards' }] });
     const r = await p.call(chat('acme/chat', 'card 4111 1111 1111 1111'));
     assert.equal(r.refused?.code, 'content_filtered');

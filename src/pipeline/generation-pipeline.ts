@@ -42,7 +42,10 @@ export class GenerationPipeline {
     }
     const tier = this.parts.rateLimits.tierOf(account.tier);
     if (tier.maxBodyBytes !== null && contentLength > tier.maxBodyBytes) {
-      return new GatewayError('request_too_large', `The request body is larger than the ${tier.name} tier accepts (${tier.maxBodyBytes} bytes).`);
+      return new GatewayError(
+        'request_too_large',
+        `The request body is larger than the ${tier.name} tier accepts (${tier.maxBodyBytes} bytes).`,
+      );
     }
     return this.parts.rateLimits.refusalBeforeBody(auth.key.hash, account.id, this.parts.now());
   }

@@ -32,18 +32,18 @@ export interface RecordSubject {
 export type RecordOutcome =
   | { kind: 'refused'; error: GatewayError }
   | {
-    kind: 'ran';
-    execution: ExecutionResult;
-    /** The catalog id of the model the plan asked for first (the record's model when no attempt served). */
-    plannedModel: string;
-    upstreamId: string | null;
-    finish: FinishReason | null;
-    usage: Usage | null;
-    cost: Cost | null;
-    /** The request's credit hold has a row for the settlement to remove. */
-    holdRowWritten: boolean;
-    cacheHit: boolean;
-  };
+      kind: 'ran';
+      execution: ExecutionResult;
+      /** The catalog id of the model the plan asked for first (the record's model when no attempt served). */
+      plannedModel: string;
+      upstreamId: string | null;
+      finish: FinishReason | null;
+      usage: Usage | null;
+      cost: Cost | null;
+      /** The request's credit hold has a row for the settlement to remove. */
+      holdRowWritten: boolean;
+      cacheHit: boolean;
+    };
 
 /** What differs between the outcomes, before it is laid out as the record. */
 interface OutcomeFacts {
@@ -66,8 +66,18 @@ function factsOf(subject: RecordSubject, outcome: RecordOutcome): OutcomeFacts {
     case 'refused':
       // Refused before any plan ran: the model as the client named it.
       return {
-        model: subject.req.models[0]?.model ?? null, provider: null, upstreamModel: null, byok: false, execution: null,
-        errorCode: outcome.error.code, upstreamId: null, finish: null, usage: null, cost: null, holdRowWritten: false, cacheHit: false,
+        model: subject.req.models[0]?.model ?? null,
+        provider: null,
+        upstreamModel: null,
+        byok: false,
+        execution: null,
+        errorCode: outcome.error.code,
+        upstreamId: null,
+        finish: null,
+        usage: null,
+        cost: null,
+        holdRowWritten: false,
+        cacheHit: false,
       };
     case 'ran': {
       const served = outcome.execution.served;
@@ -132,6 +142,7 @@ export function buildGenerationRecord(subject: RecordSubject, outcome: RecordOut
   if (f.byok) record.byok = true;
   if (info.parentId !== undefined) record.parentId = info.parentId;
   if (info.toolCalls !== undefined && info.toolCalls.length > 0) record.toolCalls = info.toolCalls;
-  if (subject.guardrails.length > 0) record.guardrails = subject.guardrails.map((h) => ({ name: h.name, detector: h.detector, action: h.action }));
+  if (subject.guardrails.length > 0)
+    record.guardrails = subject.guardrails.map((h) => ({ name: h.name, detector: h.detector, action: h.action }));
   return record;
 }

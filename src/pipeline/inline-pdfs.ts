@@ -13,7 +13,12 @@ import { pdfEngineOf } from './file-parser/file-parser-plugin.ts';
  * them as files. Throws the plugin's 400 and the extraction's 400 and 413. Done at
  * admission before the estimate: a PDF sent as its text is held and charged as text.
  */
-export async function readInlinePdfs(req: CanonicalRequest, files: FileParser | undefined, planner: AttemptPlanner, access: ModelAccess | null): Promise<void> {
+export async function readInlinePdfs(
+  req: CanonicalRequest,
+  files: FileParser | undefined,
+  planner: AttemptPlanner,
+  access: ModelAccess | null,
+): Promise<void> {
   if (files === undefined) return;
   const engine = pdfEngineOf(req);
   if (req.inlinePdfs === undefined || engine === 'native') return;

@@ -70,11 +70,18 @@ export class ScriptedUpstream implements LocalProviderAdapter {
     const script = this.scripts.get(endpoint.provider.id) ?? { kind: 'answer', text: 'ok' };
     switch (script.kind) {
       case 'fail':
-        throw new GatewayError('provider_error', `The provider ${endpoint.provider.id} failed.`, { status: script.status, metadata: { provider_name: endpoint.provider.id } });
+        throw new GatewayError('provider_error', `The provider ${endpoint.provider.id} failed.`, {
+          status: script.status,
+          metadata: { provider_name: endpoint.provider.id },
+        });
       case 'answer':
         emit({ type: 'stream-start', id: `up-${this.calls.length}` });
         emit({ type: 'text-delta', text: script.text });
-        if (script.usage !== undefined) emit({ type: 'usage', usage: { input: script.usage.input, output: script.usage.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 } });
+        if (script.usage !== undefined)
+          emit({
+            type: 'usage',
+            usage: { input: script.usage.input, output: script.usage.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+          });
         emit({ type: 'finish', reason: { unified: 'stop', raw: 'end_turn' } });
         return;
       case 'stall':
@@ -97,7 +104,13 @@ export class RecordingTelemetry extends Telemetry {
   readonly ended: SettlementRecord[] = [];
 
   constructor() {
-    super({ metrics: null, log: createRequestLogger({ level: 'silent' }), tracing: null, scrubber: () => NO_SECRETS, knownModel: () => false });
+    super({
+      metrics: null,
+      log: createRequestLogger({ level: 'silent' }),
+      tracing: null,
+      scrubber: () => NO_SECRETS,
+      knownModel: () => false,
+    });
   }
 
   override requestRefused(record: SettlementRecord, error: GatewayError, party: RequestParty, traceparent: string | null = null): void {
@@ -152,8 +165,15 @@ function provider(id: string): ProviderConfig {
 
 function endpoint(modelId: string, providerId: string, moderated: boolean): Endpoint {
   const ep: Endpoint = {
-    id: `${providerId}/${modelId.split('/')[1]}`, modelId, provider: provider(providerId), upstreamModel: `${providerId}-model`, pricing: PRICING,
-    compiledPricing: compilePricing(PRICING, 'none'), contextLength: 100_000, dataCollection: 'allow', zdr: false,
+    id: `${providerId}/${modelId.split('/')[1]}`,
+    modelId,
+    provider: provider(providerId),
+    upstreamModel: `${providerId}-model`,
+    pricing: PRICING,
+    compiledPricing: compilePricing(PRICING, 'none'),
+    contextLength: 100_000,
+    dataCollection: 'allow',
+    zdr: false,
     supportedParameters: new Set<RequestParameter>(['max_tokens', 'temperature']),
   };
   if (moderated) ep.moderated = true;
@@ -162,7 +182,15 @@ function endpoint(modelId: string, providerId: string, moderated: boolean): Endp
 
 function model(id: string, providers: string[], moderated = false): ModelInfo {
   return {
-    id, kind: 'chat', name: id, author: id.split('/')[0] ?? id, description: '', contextLength: 100_000, capabilities: ['text'], aliases: [], created: 0,
+    id,
+    kind: 'chat',
+    name: id,
+    author: id.split('/')[0] ?? id,
+    description: '',
+    contextLength: 100_000,
+    capabilities: ['text'],
+    aliases: [],
+    created: 0,
     endpoints: providers.map((p) => endpoint(id, p, moderated)),
   };
 }
@@ -198,13 +226,26 @@ export class PipelineHarness {
     if (balance > 0n) this.ledger.addEntry('acct_1', 'credit', balance, null, NOW);
     if (opts.guardrails !== undefined) this.accounts.updateAccount('acct_1', { guardrails: opts.guardrails });
     this.accounts.createKey({
-      hash: 'hash_1', accountId: 'acct_1', name: 'k', label: 'sk-sy-v1-x...y', limitNanos: null, isManagement: false, expiresAt: null, now: NOW,
+      hash: 'hash_1',
+      accountId: 'acct_1',
+      name: 'k',
+      label: 'sk-sy-v1-x...y',
+      limitNanos: null,
+      isManagement: false,
+      expiresAt: null,
+      now: NOW,
       ...(opts.keyAllowlist === undefined ? {} : { allowlist: opts.keyAllowlist }),
       ...(opts.maxInFlight === undefined ? {} : { maxInFlight: opts.maxInFlight }),
     });
     const ledger = this.ledger;
-    this.queue = new SettlementQueue({ settle: async (holds, batch, refusals) => ledger.settle(holds, batch, refusals) }, { log: () => {} });
-    const catalog = new Catalog([model('acme/chat', ['first', 'second']), model('acme/other', ['third']), model('acme/moderated', ['guarded'], true)], new Map());
+    this.queue = new SettlementQueue(
+      { settle: async (holds, batch, refusals) => ledger.settle(holds, batch, refusals) },
+      { log: () => {} },
+    );
+    const catalog = new Catalog(
+      [model('acme/chat', ['first', 'second']), model('acme/other', ['third']), model('acme/moderated', ['guarded'], true)],
+      new Map(),
+    );
     const health = new InProcessHealthStore();
     const breakers = new CircuitBreakers();
     let draws = 0;
@@ -213,7 +254,14 @@ export class PipelineHarness {
     this.pipeline = new GenerationPipeline({
       catalog,
       planner: new AttemptPlanner({ catalog, health, breakers, random }),
-      executor: new AttemptExecutor({ adapters: new Map([['sim', this.upstream]]), client: this.client, health, breakers, sleep: async () => {}, random }),
+      executor: new AttemptExecutor({
+        adapters: new Map([['sim', this.upstream]]),
+        client: this.client,
+        health,
+        breakers,
+        sleep: async () => {},
+        random,
+      }),
       settlements: this.queue,
       reservations: new CreditReservations(new ReservationStore(this.db), this.queue, { holdMs: 60_000 }),
       rateLimits: new RateLimitGate(new InProcessRateLimiter(), new Map(DEFAULT_TIERS.map((t) => [t.id, t]))),
@@ -244,7 +292,10 @@ export class PipelineHarness {
   /** Refusals counted at admission, by reason (written with the settlement batches). */
   async refusals(): Promise<Record<string, number>> {
     await this.queue.flush();
-    const rows = this.db.prepare('SELECT reason, sum(count) AS n FROM refusal_counts GROUP BY reason').all() as Array<{ reason: string; n: number | bigint }>;
+    const rows = this.db.prepare('SELECT reason, sum(count) AS n FROM refusal_counts GROUP BY reason').all() as Array<{
+      reason: string;
+      n: number | bigint;
+    }>;
     return Object.fromEntries(rows.map((r) => [r.reason, Number(r.n)]));
   }
 
@@ -258,7 +309,10 @@ export class PipelineHarness {
   }
 
   /** Admits and runs one request; a refusal at admission is returned as the error. */
-  async call(req: CanonicalRequest, opts: { sink?: CollectingSink; client?: ClientPresence & { left: boolean }; abort?: AbortController } = {}): Promise<CallResult> {
+  async call(
+    req: CanonicalRequest,
+    opts: { sink?: CollectingSink; client?: ClientPresence & { left: boolean }; abort?: AbortController } = {},
+  ): Promise<CallResult> {
     const info: RequestInfo = { dialect: 'chat', httpReferer: null, xTitle: 'harness' };
     let admitted;
     try {
@@ -288,7 +342,12 @@ export interface CallResult {
 /** A chat request for `model` (its text `text`); `order` pins the provider order. */
 export function chat(model: string, text: string, more: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {
-    models: [{ model }], messages: [{ role: 'user', content: [{ type: 'text', text }] }], sampling: {}, stream: false, extra: {},
-    maxOutputTokens: 100, ...more,
+    models: [{ model }],
+    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+    sampling: {},
+    stream: false,
+    extra: {},
+    maxOutputTokens: 100,
+    ...more,
   };
 }

@@ -19,7 +19,12 @@ export interface Priced {
  * response-cache hit at the cache's price, a web search that ran at the operator's price
  * whatever became of the answer.
  */
-export async function priceGeneration(deps: PipelineParts, admitted: AdmittedRequest, run: PlanRun, tracking: TrackingSink): Promise<Priced> {
+export async function priceGeneration(
+  deps: PipelineParts,
+  admitted: AdmittedRequest,
+  run: PlanRun,
+  tracking: TrackingSink,
+): Promise<Priced> {
   const { execution, searched } = run;
   const served = execution.served;
   let usage = tracking.usage;

@@ -15,11 +15,23 @@ import { TrackingSink } from './tracking-sink.ts';
  * cannot be written, the answer is not delivered: the error becomes `storage_unavailable`
  * (the charge stays queued).
  */
-export async function runGeneration(deps: PipelineParts, admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
+export async function runGeneration(
+  deps: PipelineParts,
+  admitted: AdmittedRequest,
+  sink: ExecutionSink,
+  abort: AbortController,
+  client?: ClientPresence,
+): Promise<GenerationOutcome> {
   const timer = setTimeout(abortAtDeadline, deps.timeouts.requestMs, abort);
   const signal = abort.signal;
   // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
-  const span = deps.telemetry.requestStarted(admitted.plan[0]?.model.id ?? 'unknown', admitted.info.dialect, admitted.startedAt, signal, admitted.info.traceparent ?? null);
+  const span = deps.telemetry.requestStarted(
+    admitted.plan[0]?.model.id ?? 'unknown',
+    admitted.info.dialect,
+    admitted.startedAt,
+    signal,
+    admitted.info.traceparent ?? null,
+  );
   const cache = admitted.cache;
   const hit = cache?.hit ?? null;
   const recorder = cache !== null && hit === null ? new RecordingSink(sink) : null;

@@ -21,24 +21,41 @@ export interface Settled {
  * not be written is recorded as `storage_unavailable` (it is written later, when the database
  * accepts writes again: the client got no answer).
  */
-export async function settleGeneration(deps: PipelineParts, admitted: AdmittedRequest, execution: ExecutionResult, tracking: TrackingSink, priced: Priced): Promise<Settled> {
+export async function settleGeneration(
+  deps: PipelineParts,
+  admitted: AdmittedRequest,
+  execution: ExecutionResult,
+  tracking: TrackingSink,
+  priced: Priced,
+): Promise<Settled> {
   const { auth, heldNanos } = admitted;
   let cost = priced.cost;
   const charged = await deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);
   if (cost !== null) cost = writeOff(cost, charged);
-  const subject = { id: admitted.generationId, auth, req: admitted.req, info: admitted.info, startedAt: admitted.startedAt, guardrails: admitted.guardrails };
-  const record = buildGenerationRecord(subject, {
-    kind: 'ran',
-    execution,
-    plannedModel: admitted.plan[0]?.model.id ?? admitted.req.models[0]?.model ?? 'unknown',
-    upstreamId: tracking.upstreamId,
-    finish: tracking.finish,
-    usage: priced.usage,
-    cost,
-    // Holds kept only in Redis have no row for the settlement to remove (CreditHolds.holdRows).
-    holdRowWritten: deps.reservations.holdRows && heldNanos !== 0n,
-    cacheHit: admitted.cache?.hit != null,
-  }, deps.now());
+  const subject = {
+    id: admitted.generationId,
+    auth,
+    req: admitted.req,
+    info: admitted.info,
+    startedAt: admitted.startedAt,
+    guardrails: admitted.guardrails,
+  };
+  const record = buildGenerationRecord(
+    subject,
+    {
+      kind: 'ran',
+      execution,
+      plannedModel: admitted.plan[0]?.model.id ?? admitted.req.models[0]?.model ?? 'unknown',
+      upstreamId: tracking.upstreamId,
+      finish: tracking.finish,
+      usage: priced.usage,
+      cost,
+      // Holds kept only in Redis have no row for the settlement to remove (CreditHolds.holdRows).
+      holdRowWritten: deps.reservations.holdRows && heldNanos !== 0n,
+      cacheHit: admitted.cache?.hit != null,
+    },
+    deps.now(),
+  );
   const settled = await deps.settlements.push(record);
   if (!settled.committed && record.status === 'success') {
     record.status = 'error';

@@ -9,7 +9,12 @@ import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routi
  * has an explicit order): the keys only, so that the turn is still remembered.
  */
 export async function stickyLookup(
-  sticky: StickyRouting | undefined, catalog: Catalog, accountId: string, req: CanonicalRequest, promptTokens: number, find: boolean,
+  sticky: StickyRouting | undefined,
+  catalog: Catalog,
+  accountId: string,
+  req: CanonicalRequest,
+  promptTokens: number,
+  find: boolean,
 ): Promise<StickyLookup | null> {
   // Task requests (embeddings, images, audio) have no prompt cache to stick to.
   if (sticky === undefined || req.task !== undefined) return null;

@@ -50,8 +50,10 @@ export function readProviderCredential(provider: Pick<ProviderConfig, 'kind' | '
     const accessKeyId = o.access_key_id ?? o.accessKeyId;
     const secretAccessKey = o.secret_access_key ?? o.secretAccessKey;
     const sessionToken = o.session_token ?? o.sessionToken;
-    if (typeof accessKeyId !== 'string' || !/^[A-Z0-9]{16,128}$/.test(accessKeyId)) throw new CredentialShapeError('access_key_id is missing or not an AWS access key id');
-    if (typeof secretAccessKey !== 'string' || secretAccessKey.length < 16) throw new CredentialShapeError('secret_access_key is missing or too short');
+    if (typeof accessKeyId !== 'string' || !/^[A-Z0-9]{16,128}$/.test(accessKeyId))
+      throw new CredentialShapeError('access_key_id is missing or not an AWS access key id');
+    if (typeof secretAccessKey !== 'string' || secretAccessKey.length < 16)
+      throw new CredentialShapeError('secret_access_key is missing or too short');
     if (sessionToken !== undefined && typeof sessionToken !== 'string') throw new CredentialShapeError('session_token must be a string');
     return { awsKeyPair: { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) } };
   }
@@ -73,7 +75,12 @@ export function readProviderCredential(provider: Pick<ProviderConfig, 'kind' | '
 
 /** The last four characters shown for a key: of the API key, the access key id, or the service account's key id. */
 export function lastFourOf(credential: ProviderCredential): string {
-  const shown = credential.apiKey ?? credential.awsKeyPair?.accessKeyId ?? credential.serviceAccount?.private_key_id ?? credential.serviceAccount?.client_email ?? '';
+  const shown =
+    credential.apiKey ??
+    credential.awsKeyPair?.accessKeyId ??
+    credential.serviceAccount?.private_key_id ??
+    credential.serviceAccount?.client_email ??
+    '';
   return shown.slice(-4);
 }
 

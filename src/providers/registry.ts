@@ -9,7 +9,12 @@ import { vertexAdapter } from './vertex/vertex-adapter.ts';
 
 /** One adapter per kind: a kind added to PROVIDER_KINDS fails to compile here until it has one. */
 const ADAPTERS: { readonly [K in ProviderKind]: ProviderAdapter } = {
-  openai: openaiAdapter, anthropic: anthropicAdapter, google: googleAdapter, bedrock: bedrockAdapter, vertex: vertexAdapter, sim: simAdapter,
+  openai: openaiAdapter,
+  anthropic: anthropicAdapter,
+  google: googleAdapter,
+  bedrock: bedrockAdapter,
+  vertex: vertexAdapter,
+  sim: simAdapter,
 };
 
 /** Every adapter kind the gateway ships, by kind. */

@@ -4,7 +4,13 @@ import type { UpstreamAttempt } from '../providers/http/call-upstream.ts';
 import type { ExecutionSink } from './execute-attempts.ts';
 
 const CONTENT_PARTS: ReadonlySet<StreamPart['type']> = new Set([
-  'text-delta', 'reasoning-delta', 'reasoning-signature', 'reasoning-redacted', 'tool-call-start', 'audio-delta', 'image-output',
+  'text-delta',
+  'reasoning-delta',
+  'reasoning-signature',
+  'reasoning-redacted',
+  'tool-call-start',
+  'audio-delta',
+  'image-output',
 ]);
 
 /**

@@ -18,7 +18,10 @@ export interface ByokPlan {
 }
 
 /** The BYOK copies, kept per key object (a key read again is a new object): adapters cache by endpoint and provider. */
-const copies = new WeakMap<AccountByokKey, { fee: number; providers: Map<ProviderConfig, ProviderConfig>; endpoints: Map<Endpoint, Endpoint> }>();
+const copies = new WeakMap<
+  AccountByokKey,
+  { fee: number; providers: Map<ProviderConfig, ProviderConfig>; endpoints: Map<Endpoint, Endpoint> }
+>();
 
 export function byokPlan(plan: readonly PlannedAttempt[], byok: AccountByok): ByokPlan {
   const out: PlannedAttempt[] = [];

@@ -32,7 +32,7 @@ export function compilePreferences(
   own: ProviderPreferences | undefined,
   variant: string | undefined,
 ): CompiledPreferences {
-  const p = own === undefined ? request ?? NO_PREFERENCES : request === undefined ? own : { ...request, ...own };
+  const p = own === undefined ? (request ?? NO_PREFERENCES) : request === undefined ? own : { ...request, ...own };
   let sort: RoutingSort | null = p.sort ?? null;
   if (sort === null && variant === 'nitro') sort = 'throughput';
   if (sort === null && variant === 'floor') sort = 'price';

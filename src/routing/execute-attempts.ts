@@ -202,8 +202,13 @@ export class AttemptExecutor {
         at.nextEndpoint();
         continue;
       }
-      if (credential !== undefined && settleCredential(pool!, credential, run, attempt.endpoint, this.wallClock(), this.log)
-        && !sink.committed && clientLeft?.() !== true && pool!.hasOther(attempt.endpoint.upstreamModel, this.wallClock(), at.tried)) {
+      if (
+        credential !== undefined &&
+        settleCredential(pool!, credential, run, attempt.endpoint, this.wallClock(), this.log) &&
+        !sink.committed &&
+        clientLeft?.() !== true &&
+        pool!.hasOther(attempt.endpoint.upstreamModel, this.wallClock(), at.tried)
+      ) {
         // The credential failed, not the endpoint: its health and circuit are left alone, and
         // the same endpoint is tried with another credential before the plan moves on.
         this.breakers.release(endpointId);
@@ -246,12 +251,21 @@ export class AttemptExecutor {
     return true;
   }
 
-  private async runAttempt(attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal, attemptTimeoutMs: number, credential?: PickedCredential): Promise<void> {
+  private async runAttempt(
+    attempt: PlannedAttempt,
+    req: CanonicalRequest,
+    run: AttemptRun,
+    signal: AbortSignal,
+    attemptTimeoutMs: number,
+    credential?: PickedCredential,
+  ): Promise<void> {
     const adapter = this.adapters.get(attempt.endpoint.provider.kind);
     if (adapter === undefined) {
-      run.fail(new GatewayError('provider_error', `No adapter for provider kind "${attempt.endpoint.provider.kind}".`, {
-        metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
-      }));
+      run.fail(
+        new GatewayError('provider_error', `No adapter for provider kind "${attempt.endpoint.provider.kind}".`, {
+          metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
+        }),
+      );
     } else if (adapter.transport === 'local') {
       const start = this.now();
       await runLocal(adapter, attempt, req, run, signal);
@@ -305,7 +319,13 @@ export class AttemptExecutor {
   }
 }
 
-async function runLocal(adapter: LocalProviderAdapter, attempt: PlannedAttempt, req: CanonicalRequest, run: AttemptRun, signal: AbortSignal): Promise<void> {
+async function runLocal(
+  adapter: LocalProviderAdapter,
+  attempt: PlannedAttempt,
+  req: CanonicalRequest,
+  run: AttemptRun,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     await adapter.generate(req, attempt.endpoint, run.emit, signal);
     run.status = 200;
@@ -358,20 +378,47 @@ class PlanCursor {
 
 /** A model's own rate limit refused the attempt before anything was sent. */
 function recordRefusal(result: ExecutionResult, attempt: PlannedAttempt, refused: GatewayError): void {
-  result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: attempt.endpoint.id, status: 0, errorCode: refused.code, ms: 0 });
+  result.attempts.push({
+    model: attempt.model.id,
+    provider: attempt.endpoint.provider.id,
+    endpoint: attempt.endpoint.id,
+    status: 0,
+    errorCode: refused.code,
+    ms: 0,
+  });
   result.error = refused;
 }
 
 /** No credential of the endpoint's pool has headroom for its model (all cooling, spent, removed or restricted): nothing is sent. */
 function recordNoCredential(result: ExecutionResult, attempt: PlannedAttempt): void {
-  result.attempts.push({ model: attempt.model.id, provider: attempt.endpoint.provider.id, endpoint: attempt.endpoint.id, status: 0, errorCode: 'no_provider_available', ms: 0 });
-  result.error = new GatewayError('no_provider_available', `No credential of provider "${attempt.endpoint.provider.id}" has headroom for this model now.`, {
-    metadata: { provider_name: attempt.endpoint.provider.id, reason: 'credentials' },
+  result.attempts.push({
+    model: attempt.model.id,
+    provider: attempt.endpoint.provider.id,
+    endpoint: attempt.endpoint.id,
+    status: 0,
+    errorCode: 'no_provider_available',
+    ms: 0,
   });
+  result.error = new GatewayError(
+    'no_provider_available',
+    `No credential of provider "${attempt.endpoint.provider.id}" has headroom for this model now.`,
+    {
+      metadata: { provider_name: attempt.endpoint.provider.id, reason: 'credentials' },
+    },
+  );
 }
 
 /** Adds the attempt to the record, and the request's time to first content when it brought the first. */
-function recordAttempt(result: ExecutionResult, attempt: PlannedAttempt, run: AttemptRun, signal: AbortSignal, started: number, t0: number, t1: number, credential?: PickedCredential): void {
+function recordAttempt(
+  result: ExecutionResult,
+  attempt: PlannedAttempt,
+  run: AttemptRun,
+  signal: AbortSignal,
+  started: number,
+  t0: number,
+  t1: number,
+  credential?: PickedCredential,
+): void {
   if (run.firstContentAt >= 0 && result.firstTokenMs === null) result.firstTokenMs = Math.round(run.firstContentAt - started);
   result.attempts.push({
     ...(credential === undefined ? {} : { credential: credential.label }),
@@ -407,15 +454,24 @@ function isCredentialRefusal(status: number): boolean {
 function byokKeyRejected(endpoint: Endpoint, status: number): GatewayError {
   const provider = endpoint.provider.id;
   const mode = endpoint.provider.byok?.mode ?? 'only';
-  const then = mode === 'only' ? 'the gateway\'s own credentials are not used instead (mode "only")' : 'the gateway\'s own credentials were tried next (mode "prefer")';
-  return new GatewayError('byok_key_rejected', `Your own key (BYOK) for provider "${provider}" was refused by the provider (HTTP ${status}); ${then}. Replace it with PUT /api/v1/byok/${provider}.`, {
-    metadata: { provider_name: provider, byok: true, upstream_status: status },
-  });
+  const then =
+    mode === 'only'
+      ? 'the gateway\'s own credentials are not used instead (mode "only")'
+      : 'the gateway\'s own credentials were tried next (mode "prefer")';
+  return new GatewayError(
+    'byok_key_rejected',
+    `Your own key (BYOK) for provider "${provider}" was refused by the provider (HTTP ${status}); ${then}. Replace it with PUT /api/v1/byok/${provider}.`,
+    {
+      metadata: { provider_name: provider, byok: true, upstream_status: status },
+    },
+  );
 }
 
 function allCircuitsOpen(plan: readonly PlannedAttempt[]): GatewayError {
   return new GatewayError('no_provider_available', 'Every endpoint that could serve this request is failing; try again shortly.', {
-    metadata: { excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })) },
+    metadata: {
+      excluded: plan.map((a) => ({ model: a.model.id, endpoint: a.endpoint.id, provider: a.endpoint.provider.id, reason: 'circuit open' })),
+    },
   });
 }
 
@@ -447,4 +503,3 @@ function withEarlierAttempts(result: ExecutionResult): ExecutionResult {
   });
   return result;
 }
-

@@ -10,7 +10,18 @@ import { InProcessHealthStore } from './health/in-process-health-store.ts';
 import { AttemptPlanner } from './plan-attempts.ts';
 import { seededRandom } from '../canonical/seeded-random.test-util.ts';
 
-const ALL_PARAMS: RequestParameter[] = ['temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'seed'];
+const ALL_PARAMS: RequestParameter[] = [
+  'temperature',
+  'top_p',
+  'top_k',
+  'max_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'structured_outputs',
+  'seed',
+];
 
 interface EndpointSpec {
   upstream?: string;
@@ -37,9 +48,16 @@ function endpoint(modelId: string, providerId: string, spec: EndpointSpec): Endp
   if (spec.image !== undefined) pricing.image = spec.image;
   const upstream = spec.upstream ?? modelId.split('/')[1]!;
   const ep: Endpoint = {
-    id: `${providerId}/${upstream}`, modelId, provider: provider(providerId), upstreamModel: upstream, pricing,
-    compiledPricing: compilePricing(pricing, 'none'), contextLength: spec.context ?? 10_000,
-    dataCollection: spec.dataCollection ?? 'allow', zdr: spec.zdr ?? false, supportedParameters: new Set(spec.params ?? ALL_PARAMS),
+    id: `${providerId}/${upstream}`,
+    modelId,
+    provider: provider(providerId),
+    upstreamModel: upstream,
+    pricing,
+    compiledPricing: compilePricing(pricing, 'none'),
+    contextLength: spec.context ?? 10_000,
+    dataCollection: spec.dataCollection ?? 'allow',
+    zdr: spec.zdr ?? false,
+    supportedParameters: new Set(spec.params ?? ALL_PARAMS),
   };
   if (spec.maxOut !== undefined) ep.maxOutputTokens = spec.maxOut;
   if (spec.quantization !== undefined) ep.quantization = spec.quantization;
@@ -48,7 +66,15 @@ function endpoint(modelId: string, providerId: string, spec: EndpointSpec): Endp
 
 function model(id: string, endpoints: Record<string, EndpointSpec>): ModelInfo {
   return {
-    id, kind: 'chat', name: id, author: id.split('/')[0]!, description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
+    id,
+    kind: 'chat',
+    name: id,
+    author: id.split('/')[0]!,
+    description: '',
+    contextLength: 10_000,
+    capabilities: ['text'],
+    aliases: [],
+    created: 0,
     endpoints: Object.entries(endpoints).map(([key, spec]) => endpoint(id, key.split(':')[0]!, spec)),
   };
 }
@@ -146,7 +172,12 @@ describe('AttemptPlanner: default selection', () => {
 
   it('free endpoints take the first place', () => {
     const free = model('acme/free', { paid: { prompt: 1, completion: 1 }, gratis: { prompt: 0, completion: 0 } });
-    const planner = new AttemptPlanner({ catalog: new Catalog([free], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers(), random: seededRandom(3) });
+    const planner = new AttemptPlanner({
+      catalog: new Catalog([free], new Map()),
+      health: new InProcessHealthStore(),
+      breakers: new CircuitBreakers(),
+      random: seededRandom(3),
+    });
     for (let i = 0; i < 50; i++) assert.deepEqual(ids(planner, ['acme/free']), ['gratis/free', 'paid/free']);
   });
 });
@@ -154,7 +185,11 @@ describe('AttemptPlanner: default selection', () => {
 describe('AttemptPlanner: provider preferences', () => {
   it('order: named endpoints first, in that order, then the rest', () => {
     assert.deepEqual(withPrefs({ order: ['dear', 'mid'] }), ['dear/multi', 'mid/multi', 'cheap/multi']);
-    assert.deepEqual(withPrefs({ order: ['DEAR'] }), ['dear/multi', 'cheap/multi', 'mid/multi'], 'slugs are case-insensitive; the rest by price');
+    assert.deepEqual(
+      withPrefs({ order: ['DEAR'] }),
+      ['dear/multi', 'cheap/multi', 'mid/multi'],
+      'slugs are case-insensitive; the rest by price',
+    );
   });
 
   it('order with allow_fallbacks: false uses the named endpoints only', () => {
@@ -172,7 +207,11 @@ describe('AttemptPlanner: provider preferences', () => {
     assert.deepEqual(withPrefs({ ignore: ['fast'] }, 'acme/variants'), ['other/variants']);
     assert.deepEqual(withPrefs({ ignore: ['fast/v-turbo'], sort: 'price' }, 'acme/variants'), ['fast/v', 'other/variants']);
     assert.deepEqual(withPrefs({ order: ['fast/v-turbo'], allowFallbacks: false }, 'acme/variants'), ['fast/v-turbo']);
-    assert.deepEqual(withPrefs({ order: ['fast', 'other'] }, 'acme/variants'), ['fast/v', 'fast/v-turbo', 'other/variants'], 'variants of one slug go cheapest first');
+    assert.deepEqual(
+      withPrefs({ order: ['fast', 'other'] }, 'acme/variants'),
+      ['fast/v', 'fast/v-turbo', 'other/variants'],
+      'variants of one slug go cheapest first',
+    );
   });
 
   it('quantizations (case-insensitive; "unknown" matches endpoints that do not say)', () => {
@@ -194,7 +233,12 @@ describe('AttemptPlanner: provider preferences', () => {
       flat: { prompt: 1, completion: 1, request: '0.001' },
       pics: { prompt: 2, completion: 2, image: '0.01' },
     });
-    const planner = new AttemptPlanner({ catalog: new Catalog([fees], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers(), random: seededRandom(2) });
+    const planner = new AttemptPlanner({
+      catalog: new Catalog([fees], new Map()),
+      health: new InProcessHealthStore(),
+      breakers: new CircuitBreakers(),
+      random: seededRandom(2),
+    });
     assert.deepEqual(ids(planner, ['acme/fees'], { provider: { maxPrice: { request: 0.0005 } } }), ['pics/fees']);
     assert.deepEqual(ids(planner, ['acme/fees'], { provider: { maxPrice: { image: 0.005 } } }), ['flat/fees']);
   });
@@ -202,8 +246,14 @@ describe('AttemptPlanner: provider preferences', () => {
   it('require_parameters keeps only endpoints that support every parameter of the request', () => {
     const { planner } = setup();
     const req = request(['acme/tooly'], { sampling: { temperature: 0.3, topK: 5 }, provider: { requireParameters: true } });
-    assert.deepEqual(planner.plan(req).map((a) => a.endpoint.id), ['tools/tooly']);
-    const err = planError(planner, request(['acme/tooly'], { sampling: { topK: 5 }, stop: ['x'], provider: { requireParameters: true, only: ['notools'] } }));
+    assert.deepEqual(
+      planner.plan(req).map((a) => a.endpoint.id),
+      ['tools/tooly'],
+    );
+    const err = planError(
+      planner,
+      request(['acme/tooly'], { sampling: { topK: 5 }, stop: ['x'], provider: { requireParameters: true, only: ['notools'] } }),
+    );
     assert.equal(err.code, 'no_provider_available');
     assert.equal(err.status, 503);
     const excluded = err.metadata?.excluded as Array<{ endpoint: string; reason: string }>;
@@ -215,10 +265,21 @@ describe('AttemptPlanner: provider preferences', () => {
     const { planner } = setup();
     const tools = [{ name: 'f', parameters: { type: 'object' } }];
     for (let i = 0; i < 50; i++) {
-      assert.deepEqual(ids(planner, ['acme/tooly'], { tools }), ['tools/tooly', 'notools/tooly'], 'the cheaper one lacks tools: it goes second');
+      assert.deepEqual(
+        ids(planner, ['acme/tooly'], { tools }),
+        ['tools/tooly', 'notools/tooly'],
+        'the cheaper one lacks tools: it goes second',
+      );
     }
-    assert.deepEqual(ids(planner, ['acme/tooly'], { responseFormat: { type: 'json_object' }, provider: { sort: 'price' } }), ['tools/tooly', 'notools/tooly']);
-    assert.deepEqual(ids(planner, ['acme/tooly'], { provider: { sort: 'price' } }), ['notools/tooly', 'tools/tooly'], 'no tools asked: price decides');
+    assert.deepEqual(ids(planner, ['acme/tooly'], { responseFormat: { type: 'json_object' }, provider: { sort: 'price' } }), [
+      'tools/tooly',
+      'notools/tooly',
+    ]);
+    assert.deepEqual(
+      ids(planner, ['acme/tooly'], { provider: { sort: 'price' } }),
+      ['notools/tooly', 'tools/tooly'],
+      'no tools asked: price decides',
+    );
   });
 
   it('sort: price, throughput and latency give a deterministic order from the health figures', () => {
@@ -253,22 +314,31 @@ describe('AttemptPlanner: provider preferences', () => {
 describe('AttemptPlanner: fallback models', () => {
   it('endpoints of the first model are all tried before those of the next', () => {
     const plan = setup().planner.plan(request(['acme/multi', 'acme/backup'], { provider: { sort: 'price' } }));
-    assert.deepEqual(plan.map((a) => `${a.model.id} ${a.endpoint.id}`), [
-      'acme/multi cheap/multi', 'acme/multi mid/multi', 'acme/multi dear/multi', 'acme/backup cheap/backup-1', 'acme/backup mid/backup-2',
-    ]);
+    assert.deepEqual(
+      plan.map((a) => `${a.model.id} ${a.endpoint.id}`),
+      ['acme/multi cheap/multi', 'acme/multi mid/multi', 'acme/multi dear/multi', 'acme/backup cheap/backup-1', 'acme/backup mid/backup-2'],
+    );
   });
 
   it("a fallback's own provider preferences override the request's field by field", () => {
-    const plan = setup().planner.plan(request(
-      ['acme/multi', { model: 'acme/backup', provider: { order: ['mid'] } }],
-      { provider: { dataCollection: 'deny', order: ['dear'] } },
-    ));
-    assert.deepEqual(plan.map((a) => a.endpoint.id), ['dear/multi', 'mid/multi', 'mid/backup-2'], 'deny still applies to the fallback');
+    const plan = setup().planner.plan(
+      request(['acme/multi', { model: 'acme/backup', provider: { order: ['mid'] } }], {
+        provider: { dataCollection: 'deny', order: ['dear'] },
+      }),
+    );
+    assert.deepEqual(
+      plan.map((a) => a.endpoint.id),
+      ['dear/multi', 'mid/multi', 'mid/backup-2'],
+      'deny still applies to the fallback',
+    );
   });
 
   it('a model whose endpoints are all excluded leaves the others', () => {
     const plan = setup().planner.plan(request(['acme/multi', 'acme/backup'], { provider: { only: ['mid'] } }));
-    assert.deepEqual(plan.map((a) => a.endpoint.id), ['mid/multi', 'mid/backup-2']);
+    assert.deepEqual(
+      plan.map((a) => a.endpoint.id),
+      ['mid/multi', 'mid/backup-2'],
+    );
   });
 
   it('the same model named twice is planned once', () => {
@@ -278,12 +348,21 @@ describe('AttemptPlanner: fallback models', () => {
   it('two models on the same upstream model are both planned, each with its own endpoint', () => {
     const cheapAlias = model('house/cheap', { cheap: { upstream: 'multi', prompt: 0.1, completion: 0.1 } });
     const planner = new AttemptPlanner({
-      catalog: new Catalog([multi, cheapAlias], new Map()), health: new InProcessHealthStore(), breakers: new CircuitBreakers(), random: seededRandom(1),
+      catalog: new Catalog([multi, cheapAlias], new Map()),
+      health: new InProcessHealthStore(),
+      breakers: new CircuitBreakers(),
+      random: seededRandom(1),
     });
     const plan = planner.plan(request(['house/cheap', 'acme/multi:floor']));
-    assert.deepEqual(plan.map((a) => [a.model.id, a.endpoint.id]), [
-      ['house/cheap', 'cheap/multi'], ['acme/multi', 'cheap/multi'], ['acme/multi', 'mid/multi'], ['acme/multi', 'dear/multi'],
-    ]);
+    assert.deepEqual(
+      plan.map((a) => [a.model.id, a.endpoint.id]),
+      [
+        ['house/cheap', 'cheap/multi'],
+        ['acme/multi', 'cheap/multi'],
+        ['acme/multi', 'mid/multi'],
+        ['acme/multi', 'dear/multi'],
+      ],
+    );
     assert.notEqual(plan[0]!.endpoint, plan[1]!.endpoint, 'each at its own price');
   });
 
@@ -298,19 +377,34 @@ describe('AttemptPlanner: context windows and exclusions', () => {
 
   it('an endpoint too small for the prompt is left out; one with room is chosen', () => {
     const { planner } = setup();
-    assert.deepEqual(ids(planner, ['acme/sized'], { messages: [{ role: 'user', content: [{ type: 'text', text: long }] }] }), ['large/sized']);
+    assert.deepEqual(ids(planner, ['acme/sized'], { messages: [{ role: 'user', content: [{ type: 'text', text: long }] }] }), [
+      'large/sized',
+    ]);
   });
 
   it('an endpoint without room for max_tokens goes after one with room', () => {
     const { planner } = setup();
     const messages: CanonicalRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'word '.repeat(500) }] }];
-    assert.deepEqual(ids(planner, ['acme/sized'], { messages, maxOutputTokens: 900, provider: { sort: 'price' } }), ['large/sized', 'small/sized']);
-    assert.deepEqual(ids(planner, ['acme/sized'], { messages, maxOutputTokens: 100, provider: { sort: 'price' } }), ['small/sized', 'large/sized']);
-    assert.deepEqual(ids(planner, ['acme/sized'], { maxOutputTokens: 9_000, provider: { sort: 'price' } }), ['small/sized', 'large/sized'], 'above large\'s max output: both lack room');
+    assert.deepEqual(ids(planner, ['acme/sized'], { messages, maxOutputTokens: 900, provider: { sort: 'price' } }), [
+      'large/sized',
+      'small/sized',
+    ]);
+    assert.deepEqual(ids(planner, ['acme/sized'], { messages, maxOutputTokens: 100, provider: { sort: 'price' } }), [
+      'small/sized',
+      'large/sized',
+    ]);
+    assert.deepEqual(
+      ids(planner, ['acme/sized'], { maxOutputTokens: 9_000, provider: { sort: 'price' } }),
+      ['small/sized', 'large/sized'],
+      "above large's max output: both lack room",
+    );
   });
 
-  it('a prompt longer than every candidate\'s window is a 400 context_length_exceeded', () => {
-    const err = planError(setup().planner, request(['acme/multi'], { messages: [{ role: 'user', content: [{ type: 'text', text: 'word '.repeat(12_000) }] }] }));
+  it("a prompt longer than every candidate's window is a 400 context_length_exceeded", () => {
+    const err = planError(
+      setup().planner,
+      request(['acme/multi'], { messages: [{ role: 'user', content: [{ type: 'text', text: 'word '.repeat(12_000) }] }] }),
+    );
     assert.equal(err.code, 'context_length_exceeded');
     assert.equal(err.status, 400);
     assert.equal(err.metadata?.context_length, 10_000);

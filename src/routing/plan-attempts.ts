@@ -53,7 +53,12 @@ export class AttemptPlanner {
    * `sticky`: the endpoint id holding this conversation's prompt cache (sticky-routing.ts),
    * or null: see `moveStickyFirst`.
    */
-  plan(req: CanonicalRequest, promptTokens: number = estimateRequestTokens(req), sticky: string | null = null, access: ModelAccess | null = null): PlannedAttempt[] {
+  plan(
+    req: CanonicalRequest,
+    promptTokens: number = estimateRequestTokens(req),
+    sticky: string | null = null,
+    access: ModelAccess | null = null,
+  ): PlannedAttempt[] {
     return this.draft(req, promptTokens, access).finish(sticky);
   }
 
@@ -80,7 +85,9 @@ export class AttemptPlanner {
       const resolved = this.catalog.resolve(choice.model);
       // Outside the allowlist, a model is an unknown one: the same error, word for word.
       if (resolved === undefined || (access !== null && !access.allowsModel(resolved.model))) {
-        throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, { param: 'model' });
+        throw new GatewayError('model_not_found', `Model "${choice.model}" is not a valid model ID or is not available.`, {
+          param: 'model',
+        });
       }
       const model = resolved.model;
       if (!servesKind(model, kind)) throw wrongKind(choice.model, model.kind, kind);
@@ -113,7 +120,14 @@ export class PlanDraft {
   private readonly tally: FilterTally;
   private readonly breakers: CircuitBreakers;
 
-  constructor(req: CanonicalRequest, facts: RequestFacts, models: readonly DraftModel[], excluded: Exclusion[], tally: FilterTally, breakers: CircuitBreakers) {
+  constructor(
+    req: CanonicalRequest,
+    facts: RequestFacts,
+    models: readonly DraftModel[],
+    excluded: Exclusion[],
+    tally: FilterTally,
+    breakers: CircuitBreakers,
+  ) {
     this.req = req;
     this.facts = facts;
     this.models = models;
@@ -187,14 +201,21 @@ function noPlan(req: CanonicalRequest, facts: RequestFacts, excluded: Exclusion[
       'context_length_exceeded',
       `This request's prompt is about ${facts.promptTokens} tokens, more than the context window of any endpoint that could serve it ` +
         `(the largest is ${tally.largestTooSmall} tokens). Shorten the messages or choose a model with a longer context.`,
-      { param: req.task?.kind === 'embedding' ? 'input' : 'messages', metadata: { prompt_tokens: facts.promptTokens, context_length: tally.largestTooSmall, excluded } },
+      {
+        param: req.task?.kind === 'embedding' ? 'input' : 'messages',
+        metadata: { prompt_tokens: facts.promptTokens, context_length: tally.largestTooSmall, excluded },
+      },
     );
   }
   const headers = tally.circuitRetryMs >= 0 ? { 'retry-after': String(Math.max(1, Math.ceil(tally.circuitRetryMs / 1000))) } : undefined;
-  return new GatewayError('no_provider_available', 'No provider endpoint meets the requirements of this request; metadata.excluded says why each was left out.', {
-    metadata: { models: req.models.map((m) => m.model), excluded },
-    ...(headers === undefined ? {} : { headers }),
-  });
+  return new GatewayError(
+    'no_provider_available',
+    'No provider endpoint meets the requirements of this request; metadata.excluded says why each was left out.',
+    {
+      metadata: { models: req.models.map((m) => m.model), excluded },
+      ...(headers === undefined ? {} : { headers }),
+    },
+  );
 }
 
 /** Where each kind of model is called: named in the 400 for a model sent to the wrong endpoint. */

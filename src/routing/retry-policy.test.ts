@@ -10,7 +10,10 @@ describe('RetryPolicy', () => {
   it('backs off exponentially with full jitter under a growing ceiling', () => {
     const policy = new RetryPolicy({ maxRetries: 5, baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.999 });
     const err = upstream(503);
-    assert.deepEqual([0, 1, 2, 3, 4].map((n) => policy.delayMs(n, err, 60_000)), [99, 199, 399, 799, 999]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((n) => policy.delayMs(n, err, 60_000)),
+      [99, 199, 399, 799, 999],
+    );
     const low = new RetryPolicy({ maxRetries: 5, baseDelayMs: 100, random: () => 0 });
     assert.equal(low.delayMs(3, err, 60_000), 0, 'full jitter reaches down to zero');
   });
@@ -35,10 +38,18 @@ describe('RetryPolicy', () => {
 
 describe('isTransient', () => {
   it('connect errors, timeouts, 408, 429 and 5xx are; credentials and refusals are not', () => {
-    assert.equal(isTransient(new GatewayError('provider_error', 'no route', { metadata: { provider_name: 'p', raw: 'ECONNREFUSED' } })), true);
+    assert.equal(
+      isTransient(new GatewayError('provider_error', 'no route', { metadata: { provider_name: 'p', raw: 'ECONNREFUSED' } })),
+      true,
+    );
     assert.equal(isTransient(new GatewayError('timeout', 'slow')), true);
     for (const s of [408, 429, 500, 502, 503, 504]) assert.equal(isTransient(upstream(s)), true, String(s));
-    for (const s of [401, 402, 403]) assert.equal(isTransient(new GatewayError('provider_error', 'x', { metadata: { upstream_status: s }, retryable: true })), false, String(s));
+    for (const s of [401, 402, 403])
+      assert.equal(
+        isTransient(new GatewayError('provider_error', 'x', { metadata: { upstream_status: s }, retryable: true })),
+        false,
+        String(s),
+      );
     assert.equal(isTransient(new GatewayError('upstream_rejected_request', 'bad')), false);
     assert.equal(isTransient(new GatewayError('provider_error', 'stream said stop', { retryable: false })), false);
   });
@@ -56,8 +67,16 @@ describe('retriesSameEndpoint', () => {
   });
 
   it('not our credentials or balance with the provider, nor a refused request, nor a stream error marked final', () => {
-    for (const s of [401, 402, 403]) assert.equal(retriesSameEndpoint(new GatewayError('provider_error', 'x', { metadata: { upstream_status: s }, retryable: true })), false, String(s));
-    assert.equal(retriesSameEndpoint(new GatewayError('upstream_rejected_request', 'bad', { metadata: { retry_after_seconds: 1 } })), false);
+    for (const s of [401, 402, 403])
+      assert.equal(
+        retriesSameEndpoint(new GatewayError('provider_error', 'x', { metadata: { upstream_status: s }, retryable: true })),
+        false,
+        String(s),
+      );
+    assert.equal(
+      retriesSameEndpoint(new GatewayError('upstream_rejected_request', 'bad', { metadata: { retry_after_seconds: 1 } })),
+      false,
+    );
     assert.equal(retriesSameEndpoint(new GatewayError('provider_error', 'stream said stop', { retryable: false })), false);
   });
 });

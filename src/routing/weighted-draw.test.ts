@@ -36,8 +36,17 @@ describe('drawWeighted', () => {
   });
 
   it('the edges of the random range stay in bounds', () => {
-    assert.equal(drawWeighted([1, 2, 3], 3, id, () => 0), 0);
-    assert.equal(drawWeighted([1, 2, 3], 3, id, () => 0.9999999999), 2);
-    assert.equal(drawWeighted([0, 0], 2, id, () => 0.9999999999), 1);
+    assert.equal(
+      drawWeighted([1, 2, 3], 3, id, () => 0),
+      0,
+    );
+    assert.equal(
+      drawWeighted([1, 2, 3], 3, id, () => 0.9999999999),
+      2,
+    );
+    assert.equal(
+      drawWeighted([0, 0], 2, id, () => 0.9999999999),
+      1,
+    );
   });
 });

@@ -15,7 +15,7 @@ describe('cliInvocation', () => {
     assert.equal(cliInvocation({ env: {}, cwd: join(root, 'src') }), 'npx switchyard');
   });
 
-  it('with the launcher linked on PATH (the image, a global install): switchyard; npm\'s own node_modules/.bin does not count', () => {
+  it("with the launcher linked on PATH (the image, a global install): switchyard; npm's own node_modules/.bin does not count", () => {
     const bin = mkdtempSync(join(tmpdir(), 'switchyard-path-'));
     symlinkSync(launcher, join(bin, 'switchyard'));
     assert.equal(cliCommand({ env: { PATH: `/usr/bin:${bin}` }, cwd: '/' }), 'switchyard');
@@ -32,10 +32,17 @@ describe('cliInvocation', () => {
 
   it('carries what picks the database, quoted for a shell; never a postgres URL', () => {
     assert.equal(
-      cliInvocation({ env: { SWITCHYARD_DATA_DIR: 'my data', DATABASE_URL: 'postgres://u:secret@h/db' }, cwd: root, configPath: 'conf/it\'s.yaml' }),
+      cliInvocation({
+        env: { SWITCHYARD_DATA_DIR: 'my data', DATABASE_URL: 'postgres://u:secret@h/db' },
+        cwd: root,
+        configPath: "conf/it's.yaml",
+      }),
       `SWITCHYARD_DATA_DIR='${join(root, 'my data')}' npx switchyard --config '${join(root, "conf/it'\\''s.yaml")}'`,
     );
-    assert.equal(cliInvocation({ env: { DATABASE_URL: 'sqlite:./x.db', SWITCHYARD_CONFIG: '/etc/s.yaml' }, cwd: root }), 'DATABASE_URL=sqlite:./x.db npx switchyard --config /etc/s.yaml');
+    assert.equal(
+      cliInvocation({ env: { DATABASE_URL: 'sqlite:./x.db', SWITCHYARD_CONFIG: '/etc/s.yaml' }, cwd: root }),
+      'DATABASE_URL=sqlite:./x.db npx switchyard --config /etc/s.yaml',
+    );
     assert.equal(cliInvocation({ env: { SWITCHYARD_CONFIG: '' }, cwd: root }), 'npx switchyard');
   });
 });

@@ -15,10 +15,13 @@ test('after a busy spell, once quiet, the shrink runs once; a quiet process neve
   let done!: () => void;
   const shrunk = new Promise<void>((resolve) => (done = resolve));
   // Ticks of 50 ms: busy above 10 ms of the main thread's CPU, quiet under 10 (this test's generous margin on a loaded machine).
-  const stop = shrinkHeapWhenIdle(() => {
-    shrinks++;
-    done();
-  }, { tickMs: 50, busyShare: 0.4, quietShare: 0.2, quietTicks: 2 });
+  const stop = shrinkHeapWhenIdle(
+    () => {
+      shrinks++;
+      done();
+    },
+    { tickMs: 50, busyShare: 0.4, quietShare: 0.2, quietTicks: 2 },
+  );
   try {
     // Quiet from the start: ticks pass without a shrink (nothing was busy).
     await new Promise<void>((resolve) => {

@@ -128,9 +128,12 @@ export class WorkerClient<Req, Reply> {
     this.memoryCheck = setInterval(() => {
       if (this.worker !== worker || this.waiting.size === 0) return this.stopWatchingMemory();
       // Answered between the thread's own steps, even while it runs a long synchronous decode.
-      worker.getHeapStatistics().then((s) => {
-        if (this.worker === worker && s.used_heap_size + s.external_memory > limit) this.restart(worker, OUT_OF_MEMORY);
-      }, () => {});
+      worker.getHeapStatistics().then(
+        (s) => {
+          if (this.worker === worker && s.used_heap_size + s.external_memory > limit) this.restart(worker, OUT_OF_MEMORY);
+        },
+        () => {},
+      );
     }, MEMORY_CHECK_MS);
     this.memoryCheck.unref();
   }

@@ -93,7 +93,11 @@ export class BinaryAnswerSink implements ExecutionSink {
     const last = this.held ?? Buffer.alloc(0);
     if (!this.started) {
       this.started = true;
-      this.res.writeHead(200, { ...this.headers, 'content-type': this.contentType ?? this.defaultType, 'content-length': String(last.length) });
+      this.res.writeHead(200, {
+        ...this.headers,
+        'content-type': this.contentType ?? this.defaultType,
+        'content-length': String(last.length),
+      });
     }
     this.res.end(last);
   }
@@ -108,14 +112,24 @@ export class BinaryAnswerSink implements ExecutionSink {
     if (this.res.destroyed) return;
     this.started = true;
     const text = JSON.stringify(body);
-    this.res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+    this.res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+    });
     this.res.end(text);
   }
 }
 
 /** Runs an admitted request whose answer is a file (FrontDialect.binaryAnswer) and streams it. */
 export async function streamBinaryAnswer(
-  request: FastifyRequest, reply: FastifyReply, deps: BinaryAnswerDeps, pipeline: GenerationPipeline, admitted: AdmittedRequest, dialect: FrontDialect, defaultType: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: BinaryAnswerDeps,
+  pipeline: GenerationPipeline,
+  admitted: AdmittedRequest,
+  dialect: FrontDialect,
+  defaultType: string,
 ): Promise<FastifyReply> {
   reply.hijack();
   const sink = new BinaryAnswerSink(reply.raw, admitted.responseHeaders, defaultType);
@@ -136,7 +150,8 @@ export async function streamBinaryAnswer(
       const out = dialect.renderError(execution.error);
       sink.sendJson(out.status, { ...admitted.responseHeaders, ...out.headers }, out.body);
     }
-    if (!execution.cancelled) reportOverhead(reply, deps.telemetry, false, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
+    if (!execution.cancelled)
+      reportOverhead(reply, deps.telemetry, false, dialect.name, false, reply.elapsedTime, execution.upstreamWaitMs);
     resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
   } finally {
     const res = reply.raw;

@@ -104,7 +104,11 @@ export function buildApp(services: Services): FastifyInstance {
     registerKeysRoutes(api, { stores, accountService: services.accountService, auth, reservations, webhooks, now }, API_PREFIXES);
     registerWebhookRoutes(api, { inForce, stores, webhooks, webhookSecrets: services.webhookSecrets }, API_PREFIXES);
     registerMcpServersRoutes(api, { inForce, stores, now }, API_PREFIXES);
-    registerMcpEndpoint(api, { inForce, inFlight, stores, now }, registryToolSource(() => inForce.mcp));
+    registerMcpEndpoint(
+      api,
+      { inForce, inFlight, stores, now },
+      registryToolSource(() => inForce.mcp),
+    );
     registerByokRoutes(api, { inForce, stores, byok }, API_PREFIXES);
     registerGenerationLookupRoute(api, { stores }, API_PREFIXES);
     registerMessagesRoute(api, generation, API_PREFIXES);
@@ -113,10 +117,24 @@ export function buildApp(services: Services): FastifyInstance {
     registerGeminiRoutes(api, { ...generation, auth });
     registerImagesRoutes(api, generation, API_PREFIXES);
     registerAudioRoutes(api, generation, API_PREFIXES);
-    registerAdminRoutes(api, {
-      inForce, stores, accountService: services.accountService, auth, reservations, webhooks, members, mailer, now,
-      health: services.health, breakers: services.breakers, retention: services.retention,
-    }, API_PREFIXES);
+    registerAdminRoutes(
+      api,
+      {
+        inForce,
+        stores,
+        accountService: services.accountService,
+        auth,
+        reservations,
+        webhooks,
+        members,
+        mailer,
+        now,
+        health: services.health,
+        breakers: services.breakers,
+        retention: services.retention,
+      },
+      API_PREFIXES,
+    );
     registerSessionRoutes(api, { inForce, auth, sessions, byok, cli: services.cli });
     registerEmailSignInRoutes(api, { inForce, stores, auth, sessions, byok, mailer, now });
     registerOidcRoutes(api, { inForce, stores, sessions, auth, members, now });

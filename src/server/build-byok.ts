@@ -13,7 +13,11 @@ import type { Stores } from '../store/store-contract.ts';
 export function masterKeyFromRef(ref: string | null, env: Record<string, string | undefined>, path = 'byok.master_key'): MasterKey | null {
   if (ref === null) return null;
   const key = MasterKey.parse(resolveSecretRef(ref, path, env));
-  if (key === null) throw new ConfigError(path, `${ref} does not hold a 256-bit key: give 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)`);
+  if (key === null)
+    throw new ConfigError(
+      path,
+      `${ref} does not hold a 256-bit key: give 32 random bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)`,
+    );
   return key;
 }
 

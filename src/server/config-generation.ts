@@ -148,7 +148,10 @@ export function buildGeneration(
     planner,
     pipeline,
     scrubber,
-    mcp: new McpRegistry(config.mcpServers, config.mcp, { client: shared.mcpClient, ...(shared.mcpAccountServers === undefined ? {} : { accountServers: shared.mcpAccountServers }) }),
+    mcp: new McpRegistry(config.mcpServers, config.mcp, {
+      client: shared.mcpClient,
+      ...(shared.mcpAccountServers === undefined ? {} : { accountServers: shared.mcpAccountServers }),
+    }),
   };
 }
 
@@ -156,7 +159,13 @@ export function buildGeneration(
 function webSearchOf(config: GatewayConfig): { webSearch?: WebSearchDeps } {
   const search = config.search;
   if (search === null) return {};
-  return { webSearch: { backend: new HttpSearchBackend(search), priceNanos: usdToNanos(search.pricePerSearch), defaultResults: search.defaultResults } };
+  return {
+    webSearch: {
+      backend: new HttpSearchBackend(search),
+      priceNanos: usdToNanos(search.pricePerSearch),
+      defaultResults: search.defaultResults,
+    },
+  };
 }
 
 /** Fields a running gateway cannot change: a reload that changes one is refused, naming it. */

@@ -61,7 +61,11 @@ export interface FleetServices {
   /** Credential pools' use (rpm, tpm, cool-downs), counted for the fleet. */
   readonly credentialUse: RedisCredentialUse;
   /** The pipeline's CreditHolds over `holds`, following the settlement queue's commits; `rows`: the holds' durable rows, if any. */
-  creditHolds(settlements: SettlementEvents, accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>, rows?: DurableHoldRows): FleetCreditHolds;
+  creditHolds(
+    settlements: SettlementEvents,
+    accountOf: (keyHash: string) => string | undefined | Promise<string | undefined>,
+    rows?: DurableHoldRows,
+  ): FleetCreditHolds;
   /** Readiness: Redis answers (`/ready`'s `redis` check). */
   redisCheck(): { ok: boolean; detail: string };
   /**
@@ -76,7 +80,10 @@ export interface FleetServices {
  * Connects to Redis (bounded by the connect timeout; a Redis that is down makes the start
  * fail with SharedStateUnavailable, naming Redis, never the URL) and builds the shared pieces.
  */
-export async function createFleetServices(backends: Extract<Backends, { kind: 'fleet' }> | { redisUrl: string }, opts: FleetServiceOptions): Promise<FleetServices> {
+export async function createFleetServices(
+  backends: Extract<Backends, { kind: 'fleet' }> | { redisUrl: string },
+  opts: FleetServiceOptions,
+): Promise<FleetServices> {
   const instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const prefix = opts.prefix ?? 'sy';
   let down = false;
@@ -114,7 +121,9 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
   });
   const limiter = new RedisRateLimiter(connection, { prefix: `${prefix}:rl` });
   const inFlight = new RedisInFlightLimiter(connection, {
-    prefix: `${prefix}:if`, log: opts.log, ...(opts.inFlightLeaseMs === undefined ? {} : { leaseMs: opts.inFlightLeaseMs }),
+    prefix: `${prefix}:if`,
+    log: opts.log,
+    ...(opts.inFlightLeaseMs === undefined ? {} : { leaseMs: opts.inFlightLeaseMs }),
   });
   return {
     instanceId,
@@ -153,7 +162,11 @@ export async function createFleetServices(backends: Extract<Backends, { kind: 'f
  * when Redis cannot be reached (the change is in the database; instances see it within the
  * snapshot's 60 s age and the auth cache's 2 s).
  */
-export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{ accountId: string; keyHash?: string }>, prefix = 'sy'): Promise<void> {
+export async function announceChanges(
+  redisUrl: string,
+  changes: ReadonlyArray<{ accountId: string; keyHash?: string }>,
+  prefix = 'sy',
+): Promise<void> {
   const connection = new RedisConnection({ url: redisUrl });
   await connection.connect();
   try {
@@ -161,11 +174,15 @@ export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{
       loader: async () => {
         throw new Error('announceChanges never loads a snapshot');
       },
-      instanceId: 'announce', holdMs: 0, settleMs: 0, prefix: `${prefix}:ch`,
+      instanceId: 'announce',
+      holdMs: 0,
+      settleMs: 0,
+      prefix: `${prefix}:ch`,
     });
     for (const c of changes) {
       await holds.forget(c.accountId, c.keyHash);
-      const message: Invalidation = c.keyHash === undefined ? { kind: 'account', accountId: c.accountId } : { kind: 'key', keyHash: c.keyHash, accountId: c.accountId };
+      const message: Invalidation =
+        c.keyHash === undefined ? { kind: 'account', accountId: c.accountId } : { kind: 'key', keyHash: c.keyHash, accountId: c.accountId };
       await connection.send(['PUBLISH', `${prefix}:invalidate`, JSON.stringify(message)]);
     }
   } finally {
@@ -178,7 +195,10 @@ export async function announceChanges(redisUrl: string, changes: ReadonlyArray<{
  * what `/ready` says of Postgres. As a reason (connection refused, timed out...), never the
  * error's text, which names the server's address: anyone may ask /ready.
  */
-export function watchSpendLoads(load: SpendStateLoader): { loader: SpendStateLoader; postgresCheck: () => { ok: boolean; detail: string } } {
+export function watchSpendLoads(load: SpendStateLoader): {
+  loader: SpendStateLoader;
+  postgresCheck: () => { ok: boolean; detail: string };
+} {
   let failure: string | null = null;
   const loader: SpendStateLoader = async (accountId, keyHash, ids, days) => {
     try {
@@ -186,10 +206,12 @@ export function watchSpendLoads(load: SpendStateLoader): { loader: SpendStateLoa
       failure = null;
       return state;
     } catch (err) {
-      if (err instanceof SharedStateUnavailable && err.store === 'postgres') failure = `postgres is unavailable: ${transportReason(err, 'error')}`;
+      if (err instanceof SharedStateUnavailable && err.store === 'postgres')
+        failure = `postgres is unavailable: ${transportReason(err, 'error')}`;
       throw err;
     }
   };
-  const postgresCheck = () => failure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${failure}: model calls needing a balance are refused` };
+  const postgresCheck = () =>
+    failure === null ? { ok: true, detail: 'reachable' } : { ok: false, detail: `${failure}: model calls needing a balance are refused` };
   return { loader, postgresCheck };
 }

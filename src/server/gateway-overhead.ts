@@ -17,7 +17,15 @@ export const OVERHEAD_HEADER = 'x-switchyard-overhead-ms';
  * Records one request's own time, and for a non-streamed answer with the header on, sets
  * `X-Switchyard-Overhead-Ms` (ms, 3 decimals; the same figure the histogram observes).
  */
-export function reportOverhead(reply: FastifyReply, telemetry: Telemetry, header: boolean, dialect: DialectName, streamed: boolean, elapsed: number, upstreamWaitMs: number): void {
+export function reportOverhead(
+  reply: FastifyReply,
+  telemetry: Telemetry,
+  header: boolean,
+  dialect: DialectName,
+  streamed: boolean,
+  elapsed: number,
+  upstreamWaitMs: number,
+): void {
   const ms = elapsed > upstreamWaitMs ? elapsed - upstreamWaitMs : 0;
   telemetry.overheadMeasured(dialect, streamed, ms);
   if (header && !streamed) reply.header(OVERHEAD_HEADER, ms.toFixed(3));

@@ -38,11 +38,17 @@ async function* pages(activity: ActivityRepository, filter: ActivityFilter): Asy
 
 async function* csvLines(activity: ActivityRepository, filter: ActivityFilter): AsyncGenerator<string> {
   yield `${COLUMNS.map(([name]) => name).join(',')}\r\n`;
-  for await (const rows of pages(activity, filter)) yield rows.map((r) => `${COLUMNS.map(([, get]) => cell(get(r))).join(',')}\r\n`).join('');
+  for await (const rows of pages(activity, filter))
+    yield rows.map((r) => `${COLUMNS.map(([, get]) => cell(get(r))).join(',')}\r\n`).join('');
 }
 
 async function* jsonLines(activity: ActivityRepository, filter: ActivityFilter): AsyncGenerator<string> {
   for await (const rows of pages(activity, filter)) {
-    yield rows.map((r) => `${JSON.stringify({ ...activityView(r), ...generationView(toGenerationRecord(r as unknown as Record<string, bigint | string | null>)) })}\n`).join('');
+    yield rows
+      .map(
+        (r) =>
+          `${JSON.stringify({ ...activityView(r), ...generationView(toGenerationRecord(r as unknown as Record<string, bigint | string | null>)) })}\n`,
+      )
+      .join('');
   }
 }

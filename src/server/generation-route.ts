@@ -37,8 +37,14 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * dialect's codec. authenticate (from the headers, before the body is read) → decode →
  * admit → run (fold or stream) → encode.
  */
-export function registerGenerationRoute(app: FastifyInstance, deps: GenerationRouteDeps, dialect: FrontDialect, paths: readonly string[]): void {
-  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => runGeneration(deps, dialect, request, reply, dialect.decode(request.body));
+export function registerGenerationRoute(
+  app: FastifyInstance,
+  deps: GenerationRouteDeps,
+  dialect: FrontDialect,
+  paths: readonly string[],
+): void {
+  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<unknown> =>
+    runGeneration(deps, dialect, request, reply, dialect.decode(request.body));
   const errorHandler = dialectErrorHandler(dialect);
   const declared = generationAccess(deps, dialect);
   const clock = overheadClock(deps.telemetry);
@@ -50,7 +56,13 @@ export function registerGenerationRoute(app: FastifyInstance, deps: GenerationRo
  * model-calling route (routes that read part of the request from the path, Gemini's, decode
  * themselves and call this).
  */
-export async function runGeneration(deps: GenerationRouteDeps, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
+export async function runGeneration(
+  deps: GenerationRouteDeps,
+  dialect: FrontDialect,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  req: CanonicalRequest,
+): Promise<unknown> {
   const auth = requestAuth(request);
   // Charges cannot be written: fail closed before any upstream call (each refusal retries the writes).
   if (deps.settlements.failing && !(await deps.settlements.retry())) throw storageUnavailable();
@@ -61,7 +73,8 @@ export async function runGeneration(deps: GenerationRouteDeps, dialect: FrontDia
   const admitted = await pipeline.admit(auth, req, requestInfo(request, dialect.name));
   reply.headers(admitted.responseHeaders);
 
-  if (dialect.binaryAnswer !== undefined) return streamBinaryAnswer(request, reply, deps, pipeline, admitted, dialect, dialect.binaryAnswer(req));
+  if (dialect.binaryAnswer !== undefined)
+    return streamBinaryAnswer(request, reply, deps, pipeline, admitted, dialect, dialect.binaryAnswer(req));
 
   if (!req.stream) {
     const sink = new FoldingSink();
@@ -115,7 +128,8 @@ export async function runGeneration(deps: GenerationRouteDeps, dialect: FrontDia
     }
     sink.close(outcome);
     // Its first byte's time (there is no header: the headers left with it).
-    if (!outcome.execution.cancelled) reportOverhead(reply, deps.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
+    if (!outcome.execution.cancelled)
+      reportOverhead(reply, deps.telemetry, false, dialect.name, true, sink.answeredAfterMs, outcome.execution.upstreamWaitMs);
     resumeIdleTimeout(request, deps.inForce.config.server.idleTimeoutMs);
   } finally {
     afterResponse(reply, leave);

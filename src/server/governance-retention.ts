@@ -43,7 +43,8 @@ export class GovernanceRetention {
   /** Passes every `intervalMs` from now on (the first after one interval). */
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
-      if (this.running === null) this.runOnce().catch((err: unknown) => this.deps.log(`governance tables pruning failed: ${(err as Error).message}`));
+      if (this.running === null)
+        this.runOnce().catch((err: unknown) => this.deps.log(`governance tables pruning failed: ${(err as Error).message}`));
     }, intervalMs);
     this.timer.unref();
   }
@@ -87,7 +88,9 @@ export class GovernanceRetention {
     }
     const total = result.webhookDeliveries + result.mcpToolCalls + result.budgetAlerts;
     if (total > 0) {
-      this.deps.log(`governance tables pruning: ${result.webhookDeliveries} webhook deliveries, ${result.mcpToolCalls} MCP tool calls, ${result.budgetAlerts} budget alerts past their retention deleted in ${result.steps} step(s)`);
+      this.deps.log(
+        `governance tables pruning: ${result.webhookDeliveries} webhook deliveries, ${result.mcpToolCalls} MCP tool calls, ${result.budgetAlerts} budget alerts past their retention deleted in ${result.steps} step(s)`,
+      );
     }
     return result;
   }

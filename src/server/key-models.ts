@@ -36,7 +36,12 @@ export function unknownModel(name: string): GatewayError {
  * narrows the list to what it may use; a missing or wrong one changes nothing (the list is
  * public, and a wrong key does not turn it into a 401). `auth`: the route authenticated already.
  */
-export async function presentedAccess(deps: KeyModelsDeps, request: FastifyRequest, readKey: KeyReader, auth: AuthContext | null): Promise<ModelAccess | null> {
+export async function presentedAccess(
+  deps: KeyModelsDeps,
+  request: FastifyRequest,
+  readKey: KeyReader,
+  auth: AuthContext | null,
+): Promise<ModelAccess | null> {
   if (auth !== null) return keyAccess(auth);
   const raw = readKey(request.headers, request.url);
   if (raw === undefined || raw === '') return null;

@@ -26,7 +26,10 @@ test('a GatewayError passes through unchanged', () => {
 });
 
 test("Fastify's body errors become the catalogue's request errors", () => {
-  const tooLarge = normalizeError(Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), SERVER_DEFAULTS.bodyLimitBytes);
+  const tooLarge = normalizeError(
+    Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }),
+    SERVER_DEFAULTS.bodyLimitBytes,
+  );
   assert.equal(tooLarge.code, 'request_too_large');
   assert.equal(tooLarge.status, 413);
   assert.match(tooLarge.message, new RegExp(String(SERVER_DEFAULTS.bodyLimitBytes)));

@@ -36,7 +36,10 @@ export interface OpenedStores {
 }
 
 /** The backends the config and env select (env first; `database.url` / `redis.url` of the file otherwise). */
-export function configuredBackends(config: Pick<GatewayConfig, 'database' | 'redis'>, env: Record<string, string | undefined> = process.env): Backends {
+export function configuredBackends(
+  config: Pick<GatewayConfig, 'database' | 'redis'>,
+  env: Record<string, string | undefined> = process.env,
+): Backends {
   return selectBackends(env, {
     ...(config.database.url === undefined ? {} : { databaseUrl: config.database.url }),
     ...(config.redis.url === undefined ? {} : { redisUrl: config.redis.url }),
@@ -50,9 +53,17 @@ export function configuredBackends(config: Pick<GatewayConfig, 'database' | 'red
  */
 export async function openStores(config: GatewayConfig, env: Record<string, string | undefined> = process.env): Promise<OpenedStores> {
   const backends = configuredBackends(config, env);
-  const stores: Stores = backends.kind === 'sqlite' ? openSqliteStores(config) : await (await import('../store/postgres/postgres-stores.ts')).openPostgresStores(backends.databaseUrl);
+  const stores: Stores =
+    backends.kind === 'sqlite'
+      ? openSqliteStores(config)
+      : await (await import('../store/postgres/postgres-stores.ts')).openPostgresStores(backends.databaseUrl);
   const tiers: TierTable = new Map(config.tiers.map((t) => [t.id, t]));
-  return { stores, backends, accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }), tiers };
+  return {
+    stores,
+    backends,
+    accountService: new AccountService(stores, tiers, undefined, undefined, { maxKeys: config.accounts.maxKeys }),
+    tiers,
+  };
 }
 
 /** What differs between one process on SQLite and a fleet on Postgres: the lease, where settlements are written, the holds' source, Redis. */
@@ -72,7 +83,13 @@ export interface EngineParts {
   pruneStep: (cutoffs: readonly PruneCutoff[], start: number, limit: number) => Promise<PruneStep>;
 }
 
-export async function engineParts(opened: OpenedStores, config: GatewayConfig, opts: Pick<ServiceOptions, 'onLeaseLost' | 'writer' | 'fleet' | 'now'>, log: (m: string) => void, holdMs: number): Promise<EngineParts> {
+export async function engineParts(
+  opened: OpenedStores,
+  config: GatewayConfig,
+  opts: Pick<ServiceOptions, 'onLeaseLost' | 'writer' | 'fleet' | 'now'>,
+  log: (m: string) => void,
+  holdMs: number,
+): Promise<EngineParts> {
   const stores = opened.stores;
   if (stores.engine === 'sqlite') {
     const { db, sync } = stores as SqliteStores;
@@ -87,27 +104,44 @@ export async function engineParts(opened: OpenedStores, config: GatewayConfig, o
     if (writer !== null && lease !== null) writer.renewLease(lease, (renewal) => lock.renewed(renewal));
     const settleOn: SettlementWriter = writer ?? { settle: async (holds, batch, refusals) => sync.ledger.settle(holds, batch, refusals) };
     const fleet = opts.fleet ?? null;
-    const prune: EngineParts['pruneStep'] = writer !== null
-      ? (cutoffs, start, limit) => writer.prune(cutoffs, start, limit)
-      : async (cutoffs, start, limit) => pruneStep(db, cutoffs, start, limit);
-    return { lock, settleOn, writer, holdStore: fleet === null ? stores.inProcessHolds : null, fleet, releaseStaleRows: null, pruneStep: prune };
+    const prune: EngineParts['pruneStep'] =
+      writer !== null
+        ? (cutoffs, start, limit) => writer.prune(cutoffs, start, limit)
+        : async (cutoffs, start, limit) => pruneStep(db, cutoffs, start, limit);
+    return {
+      lock,
+      settleOn,
+      writer,
+      holdStore: fleet === null ? stores.inProcessHolds : null,
+      fleet,
+      releaseStaleRows: null,
+      pruneStep: prune,
+    };
   }
   // A fleet: no lease (instances are many); every batch is written to Postgres by the queue
   // itself (the answer's last byte waits for the COMMIT); holds, limits and invalidation in Redis.
   const pg = stores as PostgresStores;
   const backends = opened.backends as Extract<Backends, { kind: 'fleet' }>;
-  const fleet = opts.fleet ?? await (await import('./fleet-services.ts')).createFleetServices(backends, {
-    loader: (_account, keyHash, ids, days) => stores.holds.loadSpendState(keyHash, ids, days),
-    holdMs,
-    log,
-    ...(config.redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redis.commandTimeoutMs }),
-    ...(config.redis.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: config.redis.inFlightLeaseMs }),
-    // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
-    ...(opts.now === undefined ? {} : { now: opts.now }),
-  });
+  const fleet =
+    opts.fleet ??
+    (await (
+      await import('./fleet-services.ts')
+    ).createFleetServices(backends, {
+      loader: (_account, keyHash, ids, days) => stores.holds.loadSpendState(keyHash, ids, days),
+      holdMs,
+      log,
+      ...(config.redis.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.redis.commandTimeoutMs }),
+      ...(config.redis.inFlightLeaseMs === undefined ? {} : { inFlightLeaseMs: config.redis.inFlightLeaseMs }),
+      // An injected clock (tests) decides the holds' periods too: one clock for requests, holds and the key APIs.
+      ...(opts.now === undefined ? {} : { now: opts.now }),
+    }));
   const { pruneStepPostgres } = await import('../store/postgres/postgres-record-pruner.ts');
   return {
-    lock: { held: true, lastWriteError: null, release() {} }, settleOn: pg.settlements, writer: null, holdStore: null, fleet,
+    lock: { held: true, lastWriteError: null, release() {} },
+    settleOn: pg.settlements,
+    writer: null,
+    holdStore: null,
+    fleet,
     releaseStaleRows: (beforeIso, nowIso) => stores.holds.releaseStale(beforeIso, nowIso),
     pruneStep: (cutoffs, start, limit) => pruneStepPostgres(pg.pool, cutoffs, start, limit),
   };

@@ -43,13 +43,20 @@ export interface PruneResult {
 }
 
 /** The days an account's records are kept, or null for forever. */
-export function retentionDaysOf(account: Pick<AccountRecord, 'tier' | 'retentionDays'>, config: Pick<GatewayConfig, 'tiers' | 'records'>): number | null {
+export function retentionDaysOf(
+  account: Pick<AccountRecord, 'tier' | 'retentionDays'>,
+  config: Pick<GatewayConfig, 'tiers' | 'records'>,
+): number | null {
   if (account.retentionDays !== null) return account.retentionDays;
   const tier = config.tiers.find((t) => t.id === account.tier);
   return tier?.retentionDays ?? config.records.retentionDays;
 }
 
-export function retentionCutoffs(accounts: readonly AccountRecord[], config: Pick<GatewayConfig, 'tiers' | 'records'>, nowMs: number): PruneCutoff[] {
+export function retentionCutoffs(
+  accounts: readonly AccountRecord[],
+  config: Pick<GatewayConfig, 'tiers' | 'records'>,
+  nowMs: number,
+): PruneCutoff[] {
   const out: PruneCutoff[] = [];
   for (const a of accounts) {
     const days = retentionDaysOf(a, config);
@@ -107,7 +114,8 @@ export class RecordsRetention {
       else if (step.ms < STEP_TARGET_MS / 2) this.stepRows = Math.min(MAX_STEP_ROWS, this.stepRows * 2);
       if (next < cutoffs.length) await pause(PAUSE_MS);
     }
-    if (result.deleted > 0) this.deps.log(`records pruning: ${result.deleted} generation record(s) past their retention deleted in ${result.steps} step(s)`);
+    if (result.deleted > 0)
+      this.deps.log(`records pruning: ${result.deleted} generation record(s) past their retention deleted in ${result.steps} step(s)`);
     return result;
   }
 }

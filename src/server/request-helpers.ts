@@ -74,7 +74,7 @@ function cacheDirective(mode: string | string[] | undefined, ttl: string | strin
 
 function headerText(v: string | string[] | undefined): string | null {
   if (v === undefined) return null;
-  const s = Array.isArray(v) ? v[0] ?? '' : v;
+  const s = Array.isArray(v) ? (v[0] ?? '') : v;
   if (s.length === 0) return null;
   return s.length > MAX_STORED_HEADER_CHARS ? s.slice(0, MAX_STORED_HEADER_CHARS) : s;
 }

@@ -4,7 +4,11 @@ import Fastify from 'fastify';
 import { Authenticator } from '../auth/authenticate.ts';
 import { access, describeRoutes, installRouteAccess } from './route-access.ts';
 
-const noKeys = new Authenticator({ getKey: async () => undefined, getKeyBySecret: async () => undefined, getAccount: async () => undefined });
+const noKeys = new Authenticator({
+  getKey: async () => undefined,
+  getKeyBySecret: async () => undefined,
+  getAccount: async () => undefined,
+});
 
 describe('installRouteAccess', () => {
   it('refuses to start an app with a route that declares no access, naming it', async () => {
@@ -23,7 +27,10 @@ describe('installRouteAccess', () => {
     app.get('/a', access('none'), async () => 'ok');
     app.post('/b', access('admin'), async () => 'ok');
     await app.ready();
-    assert.deepEqual(describeRoutes(app).map((r) => `${r.method} ${r.url} ${r.access?.auth}`), ['GET /a none', 'HEAD /a none', 'POST /b admin']);
+    assert.deepEqual(
+      describeRoutes(app).map((r) => `${r.method} ${r.url} ${r.access?.auth}`),
+      ['GET /a none', 'HEAD /a none', 'POST /b admin'],
+    );
   });
 
   it('answers 401 before the handler for an authenticated route, and 413 for a body a route does not take', async () => {

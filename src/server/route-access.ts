@@ -100,7 +100,8 @@ const authOf = new WeakMap<FastifyRequest, AuthContext>();
 /** The identity the access hook established for this request (routes that authenticate). */
 export function requestAuth(request: FastifyRequest): AuthContext {
   const ctx = authOf.get(request);
-  if (ctx === undefined) throw new Error(`route ${request.method} ${request.routeOptions.url} used requestAuth without declaring an authenticated access`);
+  if (ctx === undefined)
+    throw new Error(`route ${request.method} ${request.routeOptions.url} used requestAuth without declaring an authenticated access`);
   return ctx;
 }
 
@@ -146,12 +147,16 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
     declaredRoutes.set(app, list);
     const missing = list.filter((r) => r.access === undefined);
     if (missing.length > 0) {
-      throw new Error(`Routes without a declared access (config.access, src/server/route-access.ts): ${missing.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+      throw new Error(
+        `Routes without a declared access (config.access, src/server/route-access.ts): ${missing.map((r) => `${r.method} ${r.url}`).join(', ')}`,
+      );
     }
     // Every management route names the least role that may call it: the role table is these declarations.
     const roleless = list.filter((r) => r.access?.auth === 'management' && r.access.role === undefined);
     if (roleless.length > 0) {
-      throw new Error(`Management routes without a declared role (access('management', {role}), src/server/route-access.ts): ${roleless.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+      throw new Error(
+        `Management routes without a declared role (access('management', {role}), src/server/route-access.ts): ${roleless.map((r) => `${r.method} ${r.url}`).join(', ')}`,
+      );
     }
   });
 
@@ -179,7 +184,13 @@ export function installRouteAccess(app: FastifyInstance, auth: Authenticator, se
 }
 
 /** The checks after authentication, before the body: the key's kind and role, the body's size, `beforeBody`. */
-function admit(declared: RouteAccess, ctx: AuthContext | null, request: FastifyRequest, serverBodyLimit: number, done: (err?: Error) => void): void {
+function admit(
+  declared: RouteAccess,
+  ctx: AuthContext | null,
+  request: FastifyRequest,
+  serverBodyLimit: number,
+  done: (err?: Error) => void,
+): void {
   const refused = (err: unknown): void => {
     if (ctx !== null && err instanceof GatewayError) declared.onRefused?.(ctx, err);
     done(err as Error);
@@ -192,9 +203,12 @@ function admit(declared: RouteAccess, ctx: AuthContext | null, request: FastifyR
     const limit = bodyLimitOf(declared, request.method, serverBodyLimit);
     const length = contentLength(request.headers);
     if (length > limit || (limit === 0 && request.headers['transfer-encoding'] !== undefined)) {
-      throw new GatewayError('request_too_large', limit === 0
-        ? `${request.method} ${request.routeOptions.url} takes no request body.`
-        : `The request body is larger than this route accepts (${limit} bytes).`);
+      throw new GatewayError(
+        'request_too_large',
+        limit === 0
+          ? `${request.method} ${request.routeOptions.url} takes no request body.`
+          : `The request body is larger than this route accepts (${limit} bytes).`,
+      );
     }
     const waiting = declared.beforeBody?.(request, ctx);
     if (waiting instanceof Promise) {
@@ -250,7 +264,8 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
       if (token === undefined) throw new GatewayError('authentication_required', 'Not signed in to the dashboard.');
       const ctx = await auth.authenticate(token, declared.keyHeaders);
       // A valid key is not a session: the wrong kind of credential for this route.
-      if (!isSessionToken(token)) throw new GatewayError('forbidden', 'This route is for a dashboard session (sign in at /dashboard); a key cannot use it.');
+      if (!isSessionToken(token))
+        throw new GatewayError('forbidden', 'This route is for a dashboard session (sign in at /dashboard); a key cannot use it.');
       return ctx;
     }
     case 'model-key':
@@ -263,7 +278,10 @@ async function authenticate(auth: Authenticator, declared: RouteAccess, request:
 
 function checkMetricsToken(declared: RouteAccess, request: FastifyRequest): void {
   if (declared.checkToken !== undefined && !declared.checkToken((declared.readKey ?? bearerOf)(request.headers, request.url))) {
-    throw new GatewayError('authentication_required', `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`);
+    throw new GatewayError(
+      'authentication_required',
+      `${request.routeOptions.url} needs the metrics token: Authorization: Bearer <metrics.token>.`,
+    );
   }
 }
 
@@ -272,8 +290,10 @@ function checkKind(declared: RouteAccess, ctx: AuthContext): void {
   const key = ctx.key;
   switch (declared.auth) {
     case 'model-key':
-      if (key.isManagement) throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
-      if (key.isAdmin) throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
+      if (key.isManagement)
+        throw new GatewayError('forbidden', 'A management key manages keys; it cannot call models. Use an API key of the account.');
+      if (key.isAdmin)
+        throw new GatewayError('forbidden', 'An admin key is for the admin API; it cannot call models. Use an API key of an account.');
       return;
     case 'management':
       if (!key.isManagement) throw new GatewayError('forbidden', declared.denied ?? 'This endpoint needs a management key of the account.');
@@ -283,7 +303,8 @@ function checkKind(declared: RouteAccess, ctx: AuthContext): void {
       checkRole(declared, ctx);
       return;
     case 'admin':
-      if (!key.isAdmin) throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
+      if (!key.isAdmin)
+        throw new GatewayError('forbidden', declared.denied ?? 'The admin API needs an admin key (switchyard keys create --admin).');
       return;
     default:
       return;
@@ -293,7 +314,10 @@ function checkKind(declared: RouteAccess, ctx: AuthContext): void {
 /** The caller's role is below the route's: 403 naming both. */
 function checkRole(declared: RouteAccess, ctx: AuthContext): void {
   if (declared.role === undefined || hasRole(ctx, declared.role)) return;
-  throw new GatewayError('forbidden', `This needs the ${declared.role} role or above in the account; you are ${roleOf(ctx) === 'operator' ? 'the operator' : `a ${roleOf(ctx)}`}.`);
+  throw new GatewayError(
+    'forbidden',
+    `This needs the ${declared.role} role or above in the account; you are ${roleOf(ctx) === 'operator' ? 'the operator' : `a ${roleOf(ctx)}`}.`,
+  );
 }
 
 function bearerOf(headers: IncomingHttpHeaders): string | undefined {

@@ -127,7 +127,14 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const { lock, writer, fleet } = engine;
   const settlements = wireSettlements(engine, log);
   const breakers = new CircuitBreakers();
-  const telemetry = wireTelemetry(config, opts, () => inForce.catalog, () => inForce.scrubber, breakers, settlements);
+  const telemetry = wireTelemetry(
+    config,
+    opts,
+    () => inForce.catalog,
+    () => inForce.scrubber,
+    breakers,
+    settlements,
+  );
   const routing = wireRouting(config, fleet, telemetry, log);
   const reservations = wireCreditHolds(engine, settlements, stores.accounts, holdMs, opts.now);
   // Built now, started below: byok emits its events through it.
@@ -137,7 +144,10 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   // Accounts' own keys: built once (the master key is read at start).
   const byok = buildByok(master, configInForce, stores, {
     log,
-    emit: (accountId, data) => void webhooks.emit(accountId, 'byok.key_failed', data).catch((err: unknown) => log(`webhook byok.key_failed not queued: ${(err as Error)?.message ?? 'unknown'}`)),
+    emit: (accountId, data) =>
+      void webhooks
+        .emit(accountId, 'byok.key_failed', data)
+        .catch((err: unknown) => log(`webhook byok.key_failed not queued: ${(err as Error)?.message ?? 'unknown'}`)),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   });
   const mcp = wireMcp(config, stores);
@@ -201,13 +211,25 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
       command: cliCommand({ env: opts.env, cwd: process.cwd() }) ?? 'switchyard',
     },
     compactHeapAfterStart: () => heap.afterStart(),
-    close: () => closeInOrder({
-      stopTimers: () => {
-        stopSweep();
-        heap.stop();
-      },
-      retention, governanceRetention, webhooks, settlements, upstream: routing.upstream, mcpClient: mcp.mcpClient, telemetry, unsubscribe, fleet, writer, lock, stores,
-    }),
+    close: () =>
+      closeInOrder({
+        stopTimers: () => {
+          stopSweep();
+          heap.stop();
+        },
+        retention,
+        governanceRetention,
+        webhooks,
+        settlements,
+        upstream: routing.upstream,
+        mcpClient: mcp.mcpClient,
+        telemetry,
+        unsubscribe,
+        fleet,
+        writer,
+        lock,
+        stores,
+      }),
   };
 }
 

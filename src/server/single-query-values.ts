@@ -18,7 +18,11 @@ function refuseRepeatedQueryParameters(request: FastifyRequest, _reply: FastifyR
       const value = query[name];
       if (Array.isArray(value)) {
         const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
-        done(new GatewayError('invalid_parameter', `The query parameter "${shown}" is given ${value.length} times; give it once.`, { param: shown }));
+        done(
+          new GatewayError('invalid_parameter', `The query parameter "${shown}" is given ${value.length} times; give it once.`, {
+            param: shown,
+          }),
+        );
         return;
       }
     }

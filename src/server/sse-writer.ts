@@ -35,7 +35,11 @@ export class SseWriter {
   sendJson(status: number, headers: Record<string, string>, body: unknown): void {
     this.started = true;
     const text = JSON.stringify(body);
-    this.res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    this.res.writeHead(status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     this.res.end(text);
   }
 

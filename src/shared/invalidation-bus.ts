@@ -2,10 +2,7 @@
  * "This changed: drop what you cached about it." A key (revoked, limit changed), an account
  * (deactivated, credits granted, tier changed), or everything.
  */
-export type Invalidation =
-  | { kind: 'key'; keyHash: string; accountId?: string }
-  | { kind: 'account'; accountId: string }
-  | { kind: 'all' };
+export type Invalidation = { kind: 'key'; keyHash: string; accountId?: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 export type InvalidationListener = (message: Invalidation) => void;
 
@@ -44,7 +41,9 @@ export function parseInvalidation(text: string): Invalidation {
   try {
     const m = JSON.parse(text) as Record<string, unknown>;
     if (m.kind === 'key' && typeof m.keyHash === 'string') {
-      return typeof m.accountId === 'string' ? { kind: 'key', keyHash: m.keyHash, accountId: m.accountId } : { kind: 'key', keyHash: m.keyHash };
+      return typeof m.accountId === 'string'
+        ? { kind: 'key', keyHash: m.keyHash, accountId: m.accountId }
+        : { kind: 'key', keyHash: m.keyHash };
     }
     if (m.kind === 'account' && typeof m.accountId === 'string') return { kind: 'account', accountId: m.accountId };
   } catch {

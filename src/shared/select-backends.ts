@@ -2,9 +2,7 @@ import { ConfigError } from '../config/config-error.ts';
 
 type Env = Record<string, string | undefined>;
 
-export type Backends =
-  | { kind: 'sqlite' }
-  | { kind: 'fleet'; databaseUrl: string; redisUrl: string };
+export type Backends = { kind: 'sqlite' } | { kind: 'fleet'; databaseUrl: string; redisUrl: string };
 
 /**
  * Which stores this gateway uses: SQLite (one process; the default, and `sqlite:` URLs), or
@@ -21,16 +19,25 @@ export function selectBackends(env: Env, file: { databaseUrl?: string; redisUrl?
   const isPostgres = dbScheme === 'postgres' || dbScheme === 'postgresql';
   if (!isPostgres) {
     if (redisUrl !== undefined) {
-      throw new ConfigError('env REDIS_URL', 'Redis is for a fleet of gateways sharing Postgres; set DATABASE_URL=postgres://… too, or unset REDIS_URL to run one process on SQLite');
+      throw new ConfigError(
+        'env REDIS_URL',
+        'Redis is for a fleet of gateways sharing Postgres; set DATABASE_URL=postgres://… too, or unset REDIS_URL to run one process on SQLite',
+      );
     }
     return { kind: 'sqlite' };
   }
   if (redisUrl === undefined) {
-    throw new ConfigError('env DATABASE_URL', 'Postgres needs Redis for credit holds, rate limits and invalidation shared by every instance: set REDIS_URL=redis://host:port (or redis.url in the config)');
+    throw new ConfigError(
+      'env DATABASE_URL',
+      'Postgres needs Redis for credit holds, rate limits and invalidation shared by every instance: set REDIS_URL=redis://host:port (or redis.url in the config)',
+    );
   }
   const redisScheme = scheme(redisUrl);
   if (redisScheme !== 'redis' && redisScheme !== 'rediss') {
-    throw new ConfigError('env REDIS_URL', `expected redis://host:port or rediss://host:port, not ${redisScheme === null ? 'a URL without a scheme' : `${redisScheme}:`}`);
+    throw new ConfigError(
+      'env REDIS_URL',
+      `expected redis://host:port or rediss://host:port, not ${redisScheme === null ? 'a URL without a scheme' : `${redisScheme}:`}`,
+    );
   }
   return { kind: 'fleet', databaseUrl: databaseUrl!, redisUrl };
 }

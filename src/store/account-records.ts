@@ -59,9 +59,19 @@ export interface KeyPatch {
 
 /** A new key's row. */
 export interface NewKey {
-  hash: string; accountId: string; name: string; label: string; limitNanos: bigint | null; limitReset?: KeyLimitReset | null;
-  isManagement: boolean; isAdmin?: boolean; isPlayground?: boolean; expiresAt: string | null; now: string;
-  allowlist?: Allowlist | null; maxInFlight?: number | null;
+  hash: string;
+  accountId: string;
+  name: string;
+  label: string;
+  limitNanos: bigint | null;
+  limitReset?: KeyLimitReset | null;
+  isManagement: boolean;
+  isAdmin?: boolean;
+  isPlayground?: boolean;
+  expiresAt: string | null;
+  now: string;
+  allowlist?: Allowlist | null;
+  maxInFlight?: number | null;
 }
 
 export interface KeyRecord {
@@ -112,14 +122,19 @@ export interface KeyRotation {
 }
 
 /** The secret columns of an api_keys row (migration 17). */
-interface SecretColumns { secret_hash: string | null; previous_secret_hash: string | null; previous_secret_expires_at: string | null }
+interface SecretColumns {
+  secret_hash: string | null;
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: string | null;
+}
 
 /** Which secret of the row `secretHash` is, if any. */
 export function keyBySecret(row: (KeyRow & Partial<SecretColumns>) | undefined, secretHash: string): KeyBySecret | undefined {
   if (row === undefined) return undefined;
   const current = row.secret_hash ?? row.hash;
   if (current === secretHash) return { key: toKey(row), secretExpiresAt: null };
-  if (row.previous_secret_hash === secretHash && row.previous_secret_expires_at != null) return { key: toKey(row), secretExpiresAt: row.previous_secret_expires_at };
+  if (row.previous_secret_hash === secretHash && row.previous_secret_expires_at != null)
+    return { key: toKey(row), secretExpiresAt: row.previous_secret_expires_at };
   return undefined;
 }
 
@@ -145,39 +160,92 @@ export type KeyLimitReset = 'daily' | 'weekly' | 'monthly';
 export const KEY_LIMIT_RESETS: readonly KeyLimitReset[] = ['daily', 'weekly', 'monthly'];
 
 export interface AccountRow {
-  id: string; name: string; account_type: AccountType; tier: string; default_model: string | null;
-  balance_nanos: bigint; is_active: bigint; created_at: string; limits_override: string | null; retention_days?: bigint | number | null; allowlist?: string | null; guardrails?: string | null;
-  budget_nanos?: bigint | string | null; budget_reset?: KeyLimitReset | null; budget_alert_thresholds?: string | null;
+  id: string;
+  name: string;
+  account_type: AccountType;
+  tier: string;
+  default_model: string | null;
+  balance_nanos: bigint;
+  is_active: bigint;
+  created_at: string;
+  limits_override: string | null;
+  retention_days?: bigint | number | null;
+  allowlist?: string | null;
+  guardrails?: string | null;
+  budget_nanos?: bigint | string | null;
+  budget_reset?: KeyLimitReset | null;
+  budget_alert_thresholds?: string | null;
 }
 export interface KeyRow {
-  hash: string; account_id: string; name: string; label: string; limit_nanos: bigint | null; usage_nanos: bigint;
-  is_active: bigint; is_management: bigint; is_admin: bigint; expires_at: string | null; created_at: string; updated_at: string | null; last_used: string | null;
-  disabled_by: KeyDisabler | null; limit_reset: KeyLimitReset | null; is_playground: bigint; member_id?: string | null;
-  allowlist?: string | null; max_in_flight?: bigint | number | null;
+  hash: string;
+  account_id: string;
+  name: string;
+  label: string;
+  limit_nanos: bigint | null;
+  usage_nanos: bigint;
+  is_active: bigint;
+  is_management: bigint;
+  is_admin: bigint;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string | null;
+  last_used: string | null;
+  disabled_by: KeyDisabler | null;
+  limit_reset: KeyLimitReset | null;
+  is_playground: bigint;
+  member_id?: string | null;
+  allowlist?: string | null;
+  max_in_flight?: bigint | number | null;
 }
 
 export function toAccount(r: AccountRow): AccountRecord {
   return {
-    id: r.id, name: r.name, accountType: r.account_type, tier: r.tier, defaultModel: r.default_model,
-    balanceNanos: r.balance_nanos, isActive: r.is_active === 1n, createdAt: r.created_at,
+    id: r.id,
+    name: r.name,
+    accountType: r.account_type,
+    tier: r.tier,
+    defaultModel: r.default_model,
+    balanceNanos: r.balance_nanos,
+    isActive: r.is_active === 1n,
+    createdAt: r.created_at,
     limitsOverride: r.limits_override === null ? null : (JSON.parse(r.limits_override) as LimitsOverride),
     retentionDays: r.retention_days === null || r.retention_days === undefined ? null : Number(r.retention_days),
     allowlist: parseAllowlist(r.allowlist),
     guardrails: r.guardrails === null || r.guardrails === undefined ? null : (JSON.parse(r.guardrails) as GuardrailRule[]),
-    budget: r.budget_nanos === null || r.budget_nanos === undefined ? null : {
-      amountNanos: BigInt(r.budget_nanos),
-      reset: r.budget_reset ?? null,
-      alertThresholds: r.budget_alert_thresholds === null || r.budget_alert_thresholds === undefined ? null : (JSON.parse(r.budget_alert_thresholds) as number[]),
-    },
+    budget:
+      r.budget_nanos === null || r.budget_nanos === undefined
+        ? null
+        : {
+            amountNanos: BigInt(r.budget_nanos),
+            reset: r.budget_reset ?? null,
+            alertThresholds:
+              r.budget_alert_thresholds === null || r.budget_alert_thresholds === undefined
+                ? null
+                : (JSON.parse(r.budget_alert_thresholds) as number[]),
+          },
   };
 }
 export function toKey(r: KeyRow): KeyRecord {
   return {
-    hash: r.hash, accountId: r.account_id, name: r.name, label: r.label, limitNanos: r.limit_nanos,
-    limitReset: r.limit_reset ?? null, usageNanos: r.usage_nanos, isActive: r.is_active === 1n, isManagement: r.is_management === 1n, isAdmin: r.is_admin === 1n,
-    expiresAt: r.expires_at, createdAt: r.created_at, updatedAt: r.updated_at, lastUsed: r.last_used,
-    disabledBy: r.disabled_by, isPlayground: r.is_playground === 1n, memberId: r.member_id ?? null,
-    allowlist: parseAllowlist(r.allowlist), maxInFlight: r.max_in_flight === null || r.max_in_flight === undefined ? null : Number(r.max_in_flight),
+    hash: r.hash,
+    accountId: r.account_id,
+    name: r.name,
+    label: r.label,
+    limitNanos: r.limit_nanos,
+    limitReset: r.limit_reset ?? null,
+    usageNanos: r.usage_nanos,
+    isActive: r.is_active === 1n,
+    isManagement: r.is_management === 1n,
+    isAdmin: r.is_admin === 1n,
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastUsed: r.last_used,
+    disabledBy: r.disabled_by,
+    isPlayground: r.is_playground === 1n,
+    memberId: r.member_id ?? null,
+    allowlist: parseAllowlist(r.allowlist),
+    maxInFlight: r.max_in_flight === null || r.max_in_flight === undefined ? null : Number(r.max_in_flight),
   };
 }
 

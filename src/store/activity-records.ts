@@ -22,11 +22,28 @@ export interface ActivityCursor {
 }
 
 export interface ActivityRow {
-  id: string; account_id: string; key_hash: string; model: string | null; provider: string | null;
-  upstream_model: string | null; endpoint_dialect: string; streamed: bigint; cancelled: bigint; status: string;
-  error_code: string | null; finish_reason: string | null; tokens_prompt: bigint; tokens_completion: bigint;
-  tokens_cache_read: bigint; tokens_cache_write: bigint; tokens_reasoning: bigint; cost_nanos: bigint;
-  latency_ms: bigint | null; first_token_ms: bigint | null; x_title: string | null; created_at: string;
+  id: string;
+  account_id: string;
+  key_hash: string;
+  model: string | null;
+  provider: string | null;
+  upstream_model: string | null;
+  endpoint_dialect: string;
+  streamed: bigint;
+  cancelled: bigint;
+  status: string;
+  error_code: string | null;
+  finish_reason: string | null;
+  tokens_prompt: bigint;
+  tokens_completion: bigint;
+  tokens_cache_read: bigint;
+  tokens_cache_write: bigint;
+  tokens_reasoning: bigint;
+  cost_nanos: bigint;
+  latency_ms: bigint | null;
+  first_token_ms: bigint | null;
+  x_title: string | null;
+  created_at: string;
   /** Provider attempts the request made (fallbacks and retries included). */
   attempt_count: bigint;
   /** 1 when served with the account's own provider key (docs/byok.md); NULL otherwise. */
@@ -42,10 +59,14 @@ const ms = (iso: string) => Date.parse(iso);
 
 /** Each filter: its clause over the view's stored columns (one `?`) and its parameter. */
 export const FILTER_COLUMNS: Array<[keyof ActivityFilter, string, (v: string) => string | number]> = [
-  ['accountId', nameRef('account_ref'), String], ['keyHash', nameRef('key_ref'), String],
-  ['memberId', 'key_ref IN (SELECT n.id FROM record_names n JOIN api_keys k ON k.hash = n.name WHERE k.member_id = ?)', String], ['model', nameRef('model_ref'), String],
-  ['provider', nameRef('provider_ref'), String], ['status', 'is_error = ?', (v) => (v === 'success' ? 0 : 1)],
-  ['from', 'created_ms >= ?', ms], ['to', 'created_ms < ?', ms],
+  ['accountId', nameRef('account_ref'), String],
+  ['keyHash', nameRef('key_ref'), String],
+  ['memberId', 'key_ref IN (SELECT n.id FROM record_names n JOIN api_keys k ON k.hash = n.name WHERE k.member_id = ?)', String],
+  ['model', nameRef('model_ref'), String],
+  ['provider', nameRef('provider_ref'), String],
+  ['status', 'is_error = ?', (v) => (v === 'success' ? 0 : 1)],
+  ['from', 'created_ms >= ?', ms],
+  ['to', 'created_ms < ?', ms],
 ];
 
 /**

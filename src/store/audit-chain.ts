@@ -22,7 +22,17 @@ export interface ChainFields {
 
 /** SHA-256 (hex) over a JSON array of the row's fields in a fixed order, then prev_hash. */
 export function entryHash(r: ChainFields, prevHash: string): string {
-  const canonical = JSON.stringify([r.id, r.at, r.actor_key_hash, r.actor_label, r.actor_account_id, r.action, r.target, r.details, prevHash]);
+  const canonical = JSON.stringify([
+    r.id,
+    r.at,
+    r.actor_key_hash,
+    r.actor_label,
+    r.actor_account_id,
+    r.action,
+    r.target,
+    r.details,
+    prevHash,
+  ]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -42,13 +52,26 @@ export interface ChainBreak {
  */
 export function checkChain(rows: readonly ChainRow[], prev: string): { broken: ChainBreak } | { last: string } {
   for (const r of rows) {
-    if (r.prev_hash !== prev) return { broken: { id: r.id, reason: 'its prev_hash is not the hash of the entry before it (an entry was changed, removed or inserted)' } };
-    if (r.entry_hash !== entryHash(r, prev)) return { broken: { id: r.id, reason: 'its content does not match its hash (the entry was changed)' } };
+    if (r.prev_hash !== prev)
+      return {
+        broken: { id: r.id, reason: 'its prev_hash is not the hash of the entry before it (an entry was changed, removed or inserted)' },
+      };
+    if (r.entry_hash !== entryHash(r, prev))
+      return { broken: { id: r.id, reason: 'its content does not match its hash (the entry was changed)' } };
     prev = r.entry_hash;
   }
   return { last: prev };
 }
 
 export function toChainFields(r: { id: number | bigint } & Omit<ChainFields, 'id'>): ChainFields {
-  return { id: Number(r.id), at: r.at, actor_key_hash: r.actor_key_hash, actor_label: r.actor_label, actor_account_id: r.actor_account_id, action: r.action, target: r.target, details: r.details };
+  return {
+    id: Number(r.id),
+    at: r.at,
+    actor_key_hash: r.actor_key_hash,
+    actor_label: r.actor_label,
+    actor_account_id: r.actor_account_id,
+    action: r.action,
+    target: r.target,
+    details: r.details,
+  };
 }

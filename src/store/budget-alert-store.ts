@@ -34,9 +34,11 @@ export class SqlBudgetAlertRepository implements BudgetAlertRepository {
   }
 
   async claim(c: BudgetAlertClaim): Promise<boolean> {
-    const changed = await this.sql.run(`INSERT INTO budget_alerts (scope, subject_id, window_start, threshold, account_id, created_at)
+    const changed = await this.sql.run(
+      `INSERT INTO budget_alerts (scope, subject_id, window_start, threshold, account_id, created_at)
       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, subject_id, window_start, threshold) DO NOTHING`,
-    [c.scope, c.subjectId, c.windowStart, c.threshold, c.accountId, c.createdAt]);
+      [c.scope, c.subjectId, c.windowStart, c.threshold, c.accountId, c.createdAt],
+    );
     return changed === 1;
   }
 
@@ -46,21 +48,29 @@ export class SqlBudgetAlertRepository implements BudgetAlertRepository {
 
   async accountCost(accountId: string, days: readonly string[] | null): Promise<bigint> {
     if (days !== null && days.length === 0) return 0n;
-    const rows = days === null
-      ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE account_id = ?', [accountId])
-      : await this.sql.all(`SELECT CAST(coalesce(sum(cost_nanos), 0) AS TEXT) AS cost FROM usage_daily_keys
-          WHERE account_id = ? AND day IN (${days.map(() => '?').join(', ')})`, [accountId, ...days]);
+    const rows =
+      days === null
+        ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE account_id = ?', [accountId])
+        : await this.sql.all(
+            `SELECT CAST(coalesce(sum(cost_nanos), 0) AS TEXT) AS cost FROM usage_daily_keys
+          WHERE account_id = ? AND day IN (${days.map(() => '?').join(', ')})`,
+            [accountId, ...days],
+          );
     // CAST(... AS TEXT): the sum as decimal text, beyond a double's range.
     return BigInt((rows[0]?.cost as string | undefined) ?? '0');
   }
 
   async memberCost(memberId: string, days: readonly string[] | null): Promise<bigint> {
     if (days !== null && days.length === 0) return 0n;
-    const rows = days === null
-      ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE member_id = ?', [memberId])
-      : await this.sql.all(`SELECT CAST(coalesce(sum(u.cost_nanos), 0) AS TEXT) AS cost FROM api_keys k
+    const rows =
+      days === null
+        ? await this.sql.all('SELECT CAST(coalesce(sum(usage_nanos), 0) AS TEXT) AS cost FROM api_keys WHERE member_id = ?', [memberId])
+        : await this.sql.all(
+            `SELECT CAST(coalesce(sum(u.cost_nanos), 0) AS TEXT) AS cost FROM api_keys k
           JOIN usage_daily_keys u ON u.account_id = k.account_id AND u.key_hash = k.hash
-          WHERE k.member_id = ? AND u.day IN (${days.map(() => '?').join(', ')})`, [memberId, ...days]);
+          WHERE k.member_id = ? AND u.day IN (${days.map(() => '?').join(', ')})`,
+            [memberId, ...days],
+          );
     const cost = rows[0]?.cost;
     return typeof cost === 'string' || typeof cost === 'bigint' || typeof cost === 'number' ? BigInt(cost) : 0n;
   }

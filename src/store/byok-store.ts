@@ -39,10 +39,18 @@ export interface ByokRepository {
 
 function toRow(r: Record<string, unknown>): ByokRow {
   return {
-    accountId: r.account_id as string, provider: r.provider as string, mode: r.mode as ByokMode, label: (r.label as string | null) ?? null,
-    lastFour: r.last_four as string, wrappedKey: r.wrapped_key as string, ciphertext: r.ciphertext as string,
-    masterKeyId: r.master_key_id as string, createdAt: r.created_at as string, updatedAt: r.updated_at as string,
-    lastFailureAt: (r.last_failure_at as string | null) ?? null, lastFailure: (r.last_failure as string | null) ?? null,
+    accountId: r.account_id as string,
+    provider: r.provider as string,
+    mode: r.mode as ByokMode,
+    label: (r.label as string | null) ?? null,
+    lastFour: r.last_four as string,
+    wrappedKey: r.wrapped_key as string,
+    ciphertext: r.ciphertext as string,
+    masterKeyId: r.master_key_id as string,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+    lastFailureAt: (r.last_failure_at as string | null) ?? null,
+    lastFailure: (r.last_failure as string | null) ?? null,
   };
 }
 
@@ -54,12 +62,14 @@ export class SqlByokRepository implements ByokRepository {
   }
 
   async put(r: ByokRow): Promise<void> {
-    await this.sql.run(`INSERT INTO byok_keys (account_id, provider, mode, label, last_four, wrapped_key, ciphertext, master_key_id,
+    await this.sql.run(
+      `INSERT INTO byok_keys (account_id, provider, mode, label, last_four, wrapped_key, ciphertext, master_key_id,
       created_at, updated_at, last_failure_at, last_failure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
       ON CONFLICT (account_id, provider) DO UPDATE SET mode = excluded.mode, label = excluded.label, last_four = excluded.last_four,
       wrapped_key = excluded.wrapped_key, ciphertext = excluded.ciphertext, master_key_id = excluded.master_key_id,
       updated_at = excluded.updated_at, last_failure_at = NULL, last_failure = NULL`,
-    [r.accountId, r.provider, r.mode, r.label, r.lastFour, r.wrappedKey, r.ciphertext, r.masterKeyId, r.createdAt, r.updatedAt]);
+      [r.accountId, r.provider, r.mode, r.label, r.lastFour, r.wrappedKey, r.ciphertext, r.masterKeyId, r.createdAt, r.updatedAt],
+    );
   }
 
   async list(accountId: string): Promise<ByokRow[]> {
@@ -71,7 +81,12 @@ export class SqlByokRepository implements ByokRepository {
   }
 
   async recordFailure(accountId: string, provider: string, at: string, reason: string): Promise<void> {
-    await this.sql.run('UPDATE byok_keys SET last_failure_at = ?, last_failure = ? WHERE account_id = ? AND provider = ?', [at, reason, accountId, provider]);
+    await this.sql.run('UPDATE byok_keys SET last_failure_at = ?, last_failure = ? WHERE account_id = ? AND provider = ?', [
+      at,
+      reason,
+      accountId,
+      provider,
+    ]);
   }
 
   async all(): Promise<ByokRow[]> {
@@ -79,7 +94,13 @@ export class SqlByokRepository implements ByokRepository {
   }
 
   async reseal(accountId: string, provider: string, wrappedKey: string, masterKeyId: string): Promise<boolean> {
-    return (await this.sql.run('UPDATE byok_keys SET wrapped_key = ?, master_key_id = ? WHERE account_id = ? AND provider = ?',
-      [wrappedKey, masterKeyId, accountId, provider])) === 1;
+    return (
+      (await this.sql.run('UPDATE byok_keys SET wrapped_key = ?, master_key_id = ? WHERE account_id = ? AND provider = ?', [
+        wrappedKey,
+        masterKeyId,
+        accountId,
+        provider,
+      ])) === 1
+    );
   }
 }

@@ -56,12 +56,16 @@ export function openSqliteSource(path: string): DatabaseSync {
   try {
     const holder = readLeaseHolder(db);
     if (holder !== null && holder.expiresAt > Date.now()) {
-      throw new CopyRefused(`a gateway (pid ${holder.pid} on ${holder.host}) is serving ${path}: stop it first, so that no charge lands after the copy`);
+      throw new CopyRefused(
+        `a gateway (pid ${holder.pid} on ${holder.host}) is serving ${path}: stop it first, so that no charge lands after the copy`,
+      );
     }
     const version = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
     const latest = MIGRATIONS.at(-1)!.version;
     if (version !== latest) {
-      throw new CopyRefused(`${path} is at schema version ${version} and this switchyard at ${latest}: run any switchyard command on it once (e.g. switchyard accounts list with DATABASE_URL=sqlite:${path}) to bring it up to date`);
+      throw new CopyRefused(
+        `${path} is at schema version ${version} and this switchyard at ${latest}: run any switchyard command on it once (e.g. switchyard accounts list with DATABASE_URL=sqlite:${path}) to bring it up to date`,
+      );
     }
     return db;
   } catch (err) {
@@ -95,7 +99,10 @@ export async function copySqliteToPostgres(source: DatabaseSync, target: pg.Pool
         if ((await client.query<{ e: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${t}) AS e`)).rows[0]?.e === true) filled.push(t);
       }
       if (filled.length > 0) {
-        if (!opts.replace) throw new CopyRefused(`the target database is not empty (rows in ${filled.join(', ')}); migrate into an empty database, or pass --force to replace what it holds`);
+        if (!opts.replace)
+          throw new CopyRefused(
+            `the target database is not empty (rows in ${filled.join(', ')}); migrate into an empty database, or pass --force to replace what it holds`,
+          );
         await client.query(`TRUNCATE ${all.join(', ')} RESTART IDENTITY`);
       }
       for (const table of COPIED_TABLES) rows[table.name] = await copyTable(source, client, table);
@@ -115,7 +122,12 @@ export async function copySqliteToPostgres(source: DatabaseSync, target: pg.Pool
 async function copyTable(source: DatabaseSync, client: pg.PoolClient, table: (typeof COPIED_TABLES)[number]): Promise<number> {
   const columns = (source.prepare(`PRAGMA table_info(${table.name})`).all() as Array<{ name: string }>).map((c) => c.name);
   const targetColumns = new Set(
-    (await client.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1', [table.name])).rows.map((r) => r.column_name),
+    (
+      await client.query<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+        [table.name],
+      )
+    ).rows.map((r) => r.column_name),
   );
   const differ = [...columns.filter((c) => !targetColumns.has(c)), ...[...targetColumns].filter((c) => !columns.includes(c))];
   if (differ.length > 0) throw new CopyRefused(`table ${table.name}: the two schemas differ in columns ${differ.join(', ')}`);
@@ -129,7 +141,10 @@ async function copyTable(source: DatabaseSync, client: pg.PoolClient, table: (ty
     if (batch.length === 0) return;
     const values = batch.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
     const overriding = table.identity === undefined ? '' : ' OVERRIDING SYSTEM VALUE';
-    await client.query(`INSERT INTO ${table.name} (${list})${overriding} VALUES ${values}`, batch.flat().map((v) => (typeof v === 'bigint' ? v.toString() : v)));
+    await client.query(
+      `INSERT INTO ${table.name} (${list})${overriding} VALUES ${values}`,
+      batch.flat().map((v) => (typeof v === 'bigint' ? v.toString() : v)),
+    );
     copied += batch.length;
     batch = [];
   };
@@ -140,7 +155,9 @@ async function copyTable(source: DatabaseSync, client: pg.PoolClient, table: (ty
   await flush();
   if (table.identity !== undefined) {
     // New rows continue after the copied ids.
-    await client.query(`SELECT setval(pg_get_serial_sequence('${table.name}', '${table.identity}'), coalesce((SELECT max(${table.identity}) FROM ${table.name}), 0) + 1, false)`);
+    await client.query(
+      `SELECT setval(pg_get_serial_sequence('${table.name}', '${table.identity}'), coalesce((SELECT max(${table.identity}) FROM ${table.name}), 0) + 1, false)`,
+    );
   }
   return copied;
 }

@@ -79,22 +79,80 @@ export const BREAKDOWN_KEYS = ['prompt', 'completion', 'cache_read', 'cache_writ
 
 /** A stored column: its name and whether it holds a `record_names` id. */
 export const STORED_COLUMNS = [
-  'id', 'created_ms', 'account_ref', 'key_ref', 'model_ref', 'provider_ref', 'upstream_model_ref', 'upstream_id',
-  'dialect_ref', 'streamed', 'cancelled', 'cache_hit', 'is_error', 'error_code_ref', 'finish_reason_ref',
-  'native_finish_reason_ref', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
-  'tokens_reasoning', 'cost_nanos', 'cost_breakdown', 'latency_ms', 'first_token_ms', 'endpoint_ref', 'upstream_ms',
-  'attempts', 'http_referer_ref', 'app_title_ref', 'end_user', 'parent_id', 'tool_calls', 'byok', 'guardrails',
+  'id',
+  'created_ms',
+  'account_ref',
+  'key_ref',
+  'model_ref',
+  'provider_ref',
+  'upstream_model_ref',
+  'upstream_id',
+  'dialect_ref',
+  'streamed',
+  'cancelled',
+  'cache_hit',
+  'is_error',
+  'error_code_ref',
+  'finish_reason_ref',
+  'native_finish_reason_ref',
+  'tokens_prompt',
+  'tokens_completion',
+  'tokens_cache_read',
+  'tokens_cache_write',
+  'tokens_reasoning',
+  'cost_nanos',
+  'cost_breakdown',
+  'latency_ms',
+  'first_token_ms',
+  'endpoint_ref',
+  'upstream_ms',
+  'attempts',
+  'http_referer_ref',
+  'app_title_ref',
+  'end_user',
+  'parent_id',
+  'tool_calls',
+  'byok',
+  'guardrails',
 ] as const;
 
 /** The Postgres type of each stored column, for its array parameter (postgres/postgres-settlement.ts): a column added above fails to compile until it has one. */
 export const PG_COLUMN_TYPES: Readonly<Record<(typeof STORED_COLUMNS)[number], string>> = {
-  id: 'text', created_ms: 'bigint', account_ref: 'integer', key_ref: 'integer', model_ref: 'integer', provider_ref: 'integer',
-  upstream_model_ref: 'integer', upstream_id: 'text', dialect_ref: 'integer', streamed: 'smallint', cancelled: 'smallint',
-  cache_hit: 'smallint', is_error: 'smallint', error_code_ref: 'integer', finish_reason_ref: 'integer',
-  native_finish_reason_ref: 'integer', tokens_prompt: 'integer', tokens_completion: 'integer', tokens_cache_read: 'integer',
-  tokens_cache_write: 'integer', tokens_reasoning: 'integer', cost_nanos: 'bigint', cost_breakdown: 'text', latency_ms: 'integer',
-  first_token_ms: 'integer', endpoint_ref: 'integer', upstream_ms: 'integer', attempts: 'text', http_referer_ref: 'integer',
-  app_title_ref: 'integer', end_user: 'text', parent_id: 'text', tool_calls: 'text', byok: 'smallint', guardrails: 'text',
+  id: 'text',
+  created_ms: 'bigint',
+  account_ref: 'integer',
+  key_ref: 'integer',
+  model_ref: 'integer',
+  provider_ref: 'integer',
+  upstream_model_ref: 'integer',
+  upstream_id: 'text',
+  dialect_ref: 'integer',
+  streamed: 'smallint',
+  cancelled: 'smallint',
+  cache_hit: 'smallint',
+  is_error: 'smallint',
+  error_code_ref: 'integer',
+  finish_reason_ref: 'integer',
+  native_finish_reason_ref: 'integer',
+  tokens_prompt: 'integer',
+  tokens_completion: 'integer',
+  tokens_cache_read: 'integer',
+  tokens_cache_write: 'integer',
+  tokens_reasoning: 'integer',
+  cost_nanos: 'bigint',
+  cost_breakdown: 'text',
+  latency_ms: 'integer',
+  first_token_ms: 'integer',
+  endpoint_ref: 'integer',
+  upstream_ms: 'integer',
+  attempts: 'text',
+  http_referer_ref: 'integer',
+  app_title_ref: 'integer',
+  end_user: 'text',
+  parent_id: 'text',
+  tool_calls: 'text',
+  byok: 'smallint',
+  guardrails: 'text',
 };
 
 export type StoredValue = string | number | bigint | null;
@@ -102,22 +160,62 @@ export type StoredValue = string | number | bigint | null;
 /** The strings of a record kept in `record_names` (null where absent). */
 export function namesOf(r: GenerationRecord): Array<string | null> {
   const one = singleAttempt(r);
-  return [r.accountId, r.keyHash, r.model, r.provider, r.upstreamModel, r.dialect, r.errorCode, r.finishReason,
-    r.nativeFinishReason, one === null ? null : one.endpoint, r.httpReferer, r.xTitle];
+  return [
+    r.accountId,
+    r.keyHash,
+    r.model,
+    r.provider,
+    r.upstreamModel,
+    r.dialect,
+    r.errorCode,
+    r.finishReason,
+    r.nativeFinishReason,
+    one === null ? null : one.endpoint,
+    r.httpReferer,
+    r.xTitle,
+  ];
 }
 
 /** A record as the values of STORED_COLUMNS; `ref` gives a name's id (every name of `namesOf` is known to it). */
 export function storedValues(r: GenerationRecord, ref: (name: string | null) => number | null): StoredValue[] {
   const one = singleAttempt(r);
-  return [r.id, isoToMs(r.createdAt), ref(r.accountId), ref(r.keyHash), ref(r.model), ref(r.provider), ref(r.upstreamModel),
-    r.upstreamId, ref(r.dialect), r.streamed ? 1 : 0, r.cancelled ? 1 : 0, r.cacheHit === true ? 1 : 0,
-    r.status === 'success' ? 0 : 1, ref(r.errorCode), ref(r.finishReason), ref(r.nativeFinishReason),
-    r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning, r.costNanos,
-    encodeBreakdown(r.costBreakdown), r.latencyMs, r.firstTokenMs, one === null ? null : ref(one.endpoint),
-    one === null ? null : one.ms, one === null && r.attempts.length > 0 ? JSON.stringify(r.attempts) : null,
-    ref(r.httpReferer), ref(r.xTitle), r.endUser, r.parentId ?? null,
-    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls), r.byok === true ? 1 : null,
-    r.guardrails === undefined || r.guardrails === null || r.guardrails.length === 0 ? null : JSON.stringify(r.guardrails)];
+  return [
+    r.id,
+    isoToMs(r.createdAt),
+    ref(r.accountId),
+    ref(r.keyHash),
+    ref(r.model),
+    ref(r.provider),
+    ref(r.upstreamModel),
+    r.upstreamId,
+    ref(r.dialect),
+    r.streamed ? 1 : 0,
+    r.cancelled ? 1 : 0,
+    r.cacheHit === true ? 1 : 0,
+    r.status === 'success' ? 0 : 1,
+    ref(r.errorCode),
+    ref(r.finishReason),
+    ref(r.nativeFinishReason),
+    r.tokensPrompt,
+    r.tokensCompletion,
+    r.tokensCacheRead,
+    r.tokensCacheWrite,
+    r.tokensReasoning,
+    r.costNanos,
+    encodeBreakdown(r.costBreakdown),
+    r.latencyMs,
+    r.firstTokenMs,
+    one === null ? null : ref(one.endpoint),
+    one === null ? null : one.ms,
+    one === null && r.attempts.length > 0 ? JSON.stringify(r.attempts) : null,
+    ref(r.httpReferer),
+    ref(r.xTitle),
+    r.endUser,
+    r.parentId ?? null,
+    r.toolCalls === undefined || r.toolCalls === null || r.toolCalls.length === 0 ? null : JSON.stringify(r.toolCalls),
+    r.byok === true ? 1 : null,
+    r.guardrails === undefined || r.guardrails === null || r.guardrails.length === 0 ? null : JSON.stringify(r.guardrails),
+  ];
 }
 
 /** A row of the `generations` view (integers as bigint) as a GenerationRecord. */
@@ -126,17 +224,34 @@ export function toGenerationRecord(r: Record<string, bigint | string | null>): G
   const opt = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
   const s = (v: bigint | string | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
   const record: GenerationRecord = {
-    id: String(r.id), accountId: String(r.account_id), keyHash: String(r.key_hash),
-    model: s(r.model), provider: s(r.provider), upstreamModel: s(r.upstream_model), upstreamId: s(r.upstream_id),
-    dialect: String(r.endpoint_dialect), streamed: r.streamed === 1n, cancelled: r.cancelled === 1n,
-    status: r.status === 'success' ? 'success' : 'error', errorCode: s(r.error_code), finishReason: s(r.finish_reason), nativeFinishReason: s(r.native_finish_reason),
-    tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion), tokensCacheRead: n(r.tokens_cache_read),
-    tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
+    id: String(r.id),
+    accountId: String(r.account_id),
+    keyHash: String(r.key_hash),
+    model: s(r.model),
+    provider: s(r.provider),
+    upstreamModel: s(r.upstream_model),
+    upstreamId: s(r.upstream_id),
+    dialect: String(r.endpoint_dialect),
+    streamed: r.streamed === 1n,
+    cancelled: r.cancelled === 1n,
+    status: r.status === 'success' ? 'success' : 'error',
+    errorCode: s(r.error_code),
+    finishReason: s(r.finish_reason),
+    nativeFinishReason: s(r.native_finish_reason),
+    tokensPrompt: n(r.tokens_prompt),
+    tokensCompletion: n(r.tokens_completion),
+    tokensCacheRead: n(r.tokens_cache_read),
+    tokensCacheWrite: n(r.tokens_cache_write),
+    tokensReasoning: n(r.tokens_reasoning),
     costNanos: (r.cost_nanos as bigint | null) ?? 0n,
     costBreakdown: decodeBreakdown(r.cost_breakdown === null ? null : String(r.cost_breakdown)),
-    latencyMs: opt(r.latency_ms), firstTokenMs: opt(r.first_token_ms),
+    latencyMs: opt(r.latency_ms),
+    firstTokenMs: opt(r.first_token_ms),
     attempts: r.attempts === null ? [] : (JSON.parse(String(r.attempts)) as unknown[]),
-    httpReferer: s(r.http_referer), xTitle: s(r.x_title), endUser: s(r.end_user), createdAt: String(r.created_at),
+    httpReferer: s(r.http_referer),
+    xTitle: s(r.x_title),
+    endUser: s(r.end_user),
+    createdAt: String(r.created_at),
     cacheHit: r.cache_hit === 1n,
     ...(r.byok === 1n ? { byok: true } : {}),
   };
@@ -172,7 +287,8 @@ export function attemptOf(model: string | null, provider: string | null, endpoin
 export function encodeBreakdown(b: Record<string, string> | null): string | null {
   if (b === null) return null;
   const keys = Object.keys(b);
-  if (keys.length !== BREAKDOWN_KEYS.length || keys.some((k, i) => k !== BREAKDOWN_KEYS[i] || typeof b[k] !== 'string')) return JSON.stringify(b);
+  if (keys.length !== BREAKDOWN_KEYS.length || keys.some((k, i) => k !== BREAKDOWN_KEYS[i] || typeof b[k] !== 'string'))
+    return JSON.stringify(b);
   return JSON.stringify(BREAKDOWN_KEYS.map((k) => b[k]));
 }
 
@@ -181,7 +297,9 @@ export function decodeBreakdown(text: string | null): Record<string, string> | n
   const v = JSON.parse(text) as unknown;
   if (!Array.isArray(v)) return v as Record<string, string>;
   const out: Record<string, string> = {};
-  BREAKDOWN_KEYS.forEach((k, i) => { out[k] = String(v[i] ?? '0'); });
+  BREAKDOWN_KEYS.forEach((k, i) => {
+    out[k] = String(v[i] ?? '0');
+  });
   return out;
 }
 

@@ -28,8 +28,13 @@ export class SqlGovernancePruner implements GovernancePruneRepository {
   }
 
   async webhookDeliveries(beforeIso: string, limit: number): Promise<number> {
-    const ids = (await this.sql.all(`SELECT id FROM webhook_deliveries WHERE created_at < ? AND status <> 'pending'
-      ORDER BY created_at, id LIMIT ?`, [beforeIso, limit])).map((r) => r.id as string);
+    const ids = (
+      await this.sql.all(
+        `SELECT id FROM webhook_deliveries WHERE created_at < ? AND status <> 'pending'
+      ORDER BY created_at, id LIMIT ?`,
+        [beforeIso, limit],
+      )
+    ).map((r) => r.id as string);
     if (ids.length === 0) return 0;
     const list = ids.map(() => '?').join(', ');
     await this.sql.run(`DELETE FROM webhook_attempts WHERE delivery_id IN (${list})`, ids);
@@ -37,18 +42,27 @@ export class SqlGovernancePruner implements GovernancePruneRepository {
   }
 
   async mcpToolCalls(beforeIso: string, limit: number): Promise<number> {
-    const ids = (await this.sql.all('SELECT id FROM mcp_tool_calls WHERE at < ? ORDER BY at, id LIMIT ?', [beforeIso, limit])).map((r) => r.id as string);
+    const ids = (await this.sql.all('SELECT id FROM mcp_tool_calls WHERE at < ? ORDER BY at, id LIMIT ?', [beforeIso, limit])).map(
+      (r) => r.id as string,
+    );
     if (ids.length === 0) return 0;
     return this.sql.run(`DELETE FROM mcp_tool_calls WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
   }
 
   async budgetAlerts(beforeIso: string, windowBeforeIso: string, limit: number): Promise<number> {
-    const rows = await this.sql.all(`SELECT scope, subject_id, window_start, threshold FROM budget_alerts
-      WHERE created_at < ? AND window_start <> '' AND window_start < ? ORDER BY created_at LIMIT ?`, [beforeIso, windowBeforeIso, limit]);
+    const rows = await this.sql.all(
+      `SELECT scope, subject_id, window_start, threshold FROM budget_alerts
+      WHERE created_at < ? AND window_start <> '' AND window_start < ? ORDER BY created_at LIMIT ?`,
+      [beforeIso, windowBeforeIso, limit],
+    );
     let deleted = 0;
     for (const r of rows) {
-      deleted += await this.sql.run('DELETE FROM budget_alerts WHERE scope = ? AND subject_id = ? AND window_start = ? AND threshold = ?',
-        [r.scope as string, r.subject_id as string, r.window_start as string, Number(r.threshold)]);
+      deleted += await this.sql.run('DELETE FROM budget_alerts WHERE scope = ? AND subject_id = ? AND window_start = ? AND threshold = ?', [
+        r.scope as string,
+        r.subject_id as string,
+        r.window_start as string,
+        Number(r.threshold),
+      ]);
     }
     return deleted;
   }

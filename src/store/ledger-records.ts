@@ -48,13 +48,25 @@ export interface LedgerEntry {
 }
 
 export interface LedgerRow {
-  id: bigint; account_id: string; key_hash: string | null; kind: LedgerEntry['kind']; amount_nanos: bigint;
-  generation_id: string | null; note: string | null; created_at: string;
+  id: bigint;
+  account_id: string;
+  key_hash: string | null;
+  kind: LedgerEntry['kind'];
+  amount_nanos: bigint;
+  generation_id: string | null;
+  note: string | null;
+  created_at: string;
 }
 
 export function toLedgerEntry(r: LedgerRow): LedgerEntry {
   return {
-    id: Number(r.id), accountId: r.account_id, keyHash: r.key_hash, kind: r.kind, amountNanos: r.amount_nanos,
-    generationId: r.generation_id, note: r.note, createdAt: r.created_at,
+    id: Number(r.id),
+    accountId: r.account_id,
+    keyHash: r.key_hash,
+    kind: r.kind,
+    amountNanos: r.amount_nanos,
+    generationId: r.generation_id,
+    note: r.note,
+    createdAt: r.created_at,
   };
 }

@@ -63,18 +63,29 @@ export interface McpCallRepository {
 
 function toServer(r: Record<string, unknown>): AccountMcpServerRow {
   return {
-    id: r.id as string, accountId: r.account_id as string, name: r.name as string, url: r.url as string,
+    id: r.id as string,
+    accountId: r.account_id as string,
+    name: r.name as string,
+    url: r.url as string,
     headers: JSON.parse(r.headers as string) as Record<string, string>,
-    tools: r.tools === null || r.tools === undefined ? null : JSON.parse(r.tools as string) as string[],
+    tools: r.tools === null || r.tools === undefined ? null : (JSON.parse(r.tools as string) as string[]),
     createdAt: r.created_at as string,
   };
 }
 
 function toCall(r: Record<string, unknown>): McpCallRow {
   return {
-    id: r.id as string, at: r.at as string, accountId: r.account_id as string, keyHash: r.key_hash as string,
-    server: (r.server as string | null) ?? null, tool: r.tool as string, via: r.via as McpCallRow['via'], status: r.status as McpCallStatus,
-    durationMs: Number(r.duration_ms), error: (r.error as string | null) ?? null, generationId: (r.generation_id as string | null) ?? null,
+    id: r.id as string,
+    at: r.at as string,
+    accountId: r.account_id as string,
+    keyHash: r.key_hash as string,
+    server: (r.server as string | null) ?? null,
+    tool: r.tool as string,
+    via: r.via as McpCallRow['via'],
+    status: r.status as McpCallStatus,
+    durationMs: Number(r.duration_ms),
+    error: (r.error as string | null) ?? null,
+    generationId: (r.generation_id as string | null) ?? null,
   };
 }
 
@@ -86,12 +97,16 @@ export class SqlMcpServerRepository implements McpServerRepository {
   }
 
   async create(s: AccountMcpServerRow): Promise<void> {
-    await this.sql.run('INSERT INTO account_mcp_servers (id, account_id, name, url, headers, tools, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [s.id, s.accountId, s.name, s.url, JSON.stringify(s.headers), s.tools === null ? null : JSON.stringify(s.tools), s.createdAt]);
+    await this.sql.run(
+      'INSERT INTO account_mcp_servers (id, account_id, name, url, headers, tools, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [s.id, s.accountId, s.name, s.url, JSON.stringify(s.headers), s.tools === null ? null : JSON.stringify(s.tools), s.createdAt],
+    );
   }
 
   async list(accountId: string): Promise<AccountMcpServerRow[]> {
-    return (await this.sql.all('SELECT * FROM account_mcp_servers WHERE account_id = ? ORDER BY created_at, id', [accountId])).map(toServer);
+    return (await this.sql.all('SELECT * FROM account_mcp_servers WHERE account_id = ? ORDER BY created_at, id', [accountId])).map(
+      toServer,
+    );
   }
 
   async listAll(): Promise<AccountMcpServerRow[]> {
@@ -116,22 +131,42 @@ export class SqlMcpCallRepository implements McpCallRepository {
   }
 
   async record(c: McpCallRow): Promise<void> {
-    await this.sql.run(`INSERT INTO mcp_tool_calls (id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id)
+    await this.sql.run(
+      `INSERT INTO mcp_tool_calls (id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [c.id, c.at, c.accountId, c.keyHash, c.server, c.tool, c.via, c.status, c.durationMs, c.error, c.generationId]);
+      [c.id, c.at, c.accountId, c.keyHash, c.server, c.tool, c.via, c.status, c.durationMs, c.error, c.generationId],
+    );
   }
 
   async list(filter: McpCallFilter, before: McpCallCursor | null, limit: number): Promise<McpCallRow[]> {
     const where: string[] = [];
     const params: Array<string | number> = [];
-    if (filter.accountId !== undefined) { where.push('account_id = ?'); params.push(filter.accountId); }
-    if (filter.keyHash !== undefined) { where.push('key_hash = ?'); params.push(filter.keyHash); }
-    if (filter.server !== undefined) { where.push('server = ?'); params.push(filter.server); }
-    if (filter.status !== undefined) { where.push('status = ?'); params.push(filter.status); }
-    if (before !== null) { where.push('(at < ? OR (at = ? AND id < ?))'); params.push(before[0], before[0], before[1]); }
+    if (filter.accountId !== undefined) {
+      where.push('account_id = ?');
+      params.push(filter.accountId);
+    }
+    if (filter.keyHash !== undefined) {
+      where.push('key_hash = ?');
+      params.push(filter.keyHash);
+    }
+    if (filter.server !== undefined) {
+      where.push('server = ?');
+      params.push(filter.server);
+    }
+    if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (before !== null) {
+      where.push('(at < ? OR (at = ? AND id < ?))');
+      params.push(before[0], before[0], before[1]);
+    }
     params.push(limit);
-    const rows = await this.sql.all(`SELECT * FROM mcp_tool_calls ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-      ORDER BY at DESC, id DESC LIMIT ?`, params);
+    const rows = await this.sql.all(
+      `SELECT * FROM mcp_tool_calls ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+      ORDER BY at DESC, id DESC LIMIT ?`,
+      params,
+    );
     return rows.map(toCall);
   }
 }

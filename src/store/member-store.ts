@@ -73,12 +73,21 @@ export interface MemberRepository {
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function toMember(r: Record<string, unknown>): MemberRecord {
-  const budget = r.budget_nanos === null || r.budget_nanos === undefined ? null
-    : { amountNanos: BigInt(r.budget_nanos as bigint | number | string), reset: (str(r.budget_reset) ?? 'none') as BudgetReset };
+  const budget =
+    r.budget_nanos === null || r.budget_nanos === undefined
+      ? null
+      : { amountNanos: BigInt(r.budget_nanos as bigint | number | string), reset: (str(r.budget_reset) ?? 'none') as BudgetReset };
   return {
-    id: r.id as string, accountId: r.account_id as string, email: r.email as string, name: r.name as string, role: r.role as MemberRole,
-    allowedModels: r.allowed_models === null || r.allowed_models === undefined ? null : (JSON.parse(r.allowed_models as string) as string[]),
-    budget, createdAt: r.created_at as string, updatedAt: str(r.updated_at),
+    id: r.id as string,
+    accountId: r.account_id as string,
+    email: r.email as string,
+    name: r.name as string,
+    role: r.role as MemberRole,
+    allowedModels:
+      r.allowed_models === null || r.allowed_models === undefined ? null : (JSON.parse(r.allowed_models as string) as string[]),
+    budget,
+    createdAt: r.created_at as string,
+    updatedAt: str(r.updated_at),
   };
 }
 
@@ -90,10 +99,23 @@ export class SqlMemberRepository implements MemberRepository {
   }
 
   async create(m: MemberRecord): Promise<void> {
-    await this.sql.run(`INSERT INTO members (id, account_id, email, email_lower, name, role, allowed_models, budget_nanos, budget_reset, created_at, updated_at)
+    await this.sql.run(
+      `INSERT INTO members (id, account_id, email, email_lower, name, role, allowed_models, budget_nanos, budget_reset, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [m.id, m.accountId, m.email, m.email.toLowerCase(), m.name, m.role, m.allowedModels === null ? null : JSON.stringify(m.allowedModels),
-      m.budget === null ? null : m.budget.amountNanos.toString(), m.budget?.reset ?? null, m.createdAt, m.updatedAt]);
+      [
+        m.id,
+        m.accountId,
+        m.email,
+        m.email.toLowerCase(),
+        m.name,
+        m.role,
+        m.allowedModels === null ? null : JSON.stringify(m.allowedModels),
+        m.budget === null ? null : m.budget.amountNanos.toString(),
+        m.budget?.reset ?? null,
+        m.createdAt,
+        m.updatedAt,
+      ],
+    );
   }
 
   async get(id: string): Promise<MemberRecord | undefined> {
@@ -117,9 +139,18 @@ export class SqlMemberRepository implements MemberRepository {
   async update(id: string, patch: MemberPatch, now: string): Promise<MemberRecord | undefined> {
     const sets: string[] = [];
     const params: Array<string | null> = [];
-    if (patch.name !== undefined) { sets.push('name = ?'); params.push(patch.name); }
-    if (patch.role !== undefined) { sets.push('role = ?'); params.push(patch.role); }
-    if (patch.allowedModels !== undefined) { sets.push('allowed_models = ?'); params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels)); }
+    if (patch.name !== undefined) {
+      sets.push('name = ?');
+      params.push(patch.name);
+    }
+    if (patch.role !== undefined) {
+      sets.push('role = ?');
+      params.push(patch.role);
+    }
+    if (patch.allowedModels !== undefined) {
+      sets.push('allowed_models = ?');
+      params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels));
+    }
     if (patch.budget !== undefined) {
       sets.push('budget_nanos = ?', 'budget_reset = ?');
       params.push(patch.budget === null ? null : patch.budget.amountNanos.toString(), patch.budget?.reset ?? null);
@@ -141,7 +172,9 @@ export class SqlMemberRepository implements MemberRepository {
   }
 
   async keyHashes(memberId: string): Promise<string[]> {
-    return (await this.sql.all('SELECT hash FROM api_keys WHERE member_id = ? ORDER BY created_at, hash', [memberId])).map((r) => r.hash as string);
+    return (await this.sql.all('SELECT hash FROM api_keys WHERE member_id = ? ORDER BY created_at, hash', [memberId])).map(
+      (r) => r.hash as string,
+    );
   }
 
   async setKeyMember(keyHash: string, memberId: string | null): Promise<void> {
@@ -160,12 +193,21 @@ export class SqlMemberRepository implements MemberRepository {
 
   async insertLink(link: SignInLinkRow, purgeBefore: string): Promise<void> {
     await this.sql.run('DELETE FROM sign_in_links WHERE expires_at < ?', [purgeBefore]);
-    await this.sql.run('INSERT INTO sign_in_links (token_hash, member_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?)',
-      [link.tokenHash, link.memberId, link.createdAt, link.expiresAt, link.usedAt]);
+    await this.sql.run('INSERT INTO sign_in_links (token_hash, member_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?)', [
+      link.tokenHash,
+      link.memberId,
+      link.createdAt,
+      link.expiresAt,
+      link.usedAt,
+    ]);
   }
 
   async redeemLink(tokenHash: string, now: string): Promise<string | undefined> {
-    const changed = await this.sql.run('UPDATE sign_in_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [now, tokenHash, now]);
+    const changed = await this.sql.run('UPDATE sign_in_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [
+      now,
+      tokenHash,
+      now,
+    ]);
     if (changed !== 1) return undefined;
     const r = (await this.sql.all('SELECT member_id FROM sign_in_links WHERE token_hash = ?', [tokenHash]))[0];
     return r === undefined ? undefined : (r.member_id as string);

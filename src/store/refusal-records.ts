@@ -39,7 +39,11 @@ export interface RefusalFilter {
 export type RefusalCursor = [minute: string, keyHash: string, reason: string];
 
 export interface RefusalCountRow {
-  account_id: string; key_hash: string; minute: string; reason: string; count: number | bigint;
+  account_id: string;
+  key_hash: string;
+  minute: string;
+  reason: string;
+  count: number | bigint;
 }
 
 export function toRefusalCount(r: RefusalCountRow): RefusalCount {
@@ -62,7 +66,14 @@ export class RefusalPruneClock {
 }
 
 /** Adds one refusal to counts being gathered (keyed by key, minute and reason). */
-export function addRefusal(into: Map<string, RefusalCount>, accountId: string, keyHash: string, reason: string, at: number, count = 1): void {
+export function addRefusal(
+  into: Map<string, RefusalCount>,
+  accountId: string,
+  keyHash: string,
+  reason: string,
+  at: number,
+  count = 1,
+): void {
   const minute = refusalMinute(at);
   const id = `${keyHash}\u0000${minute}\u0000${reason}`;
   const known = into.get(id);

@@ -38,19 +38,30 @@ export class SqlSsoRepository implements SsoRepository {
 
   async insertLogin(row: SsoLoginRow, purgeBefore: string): Promise<void> {
     await this.sql.run('DELETE FROM sso_logins WHERE expires_at < ?', [purgeBefore]);
-    await this.sql.run('INSERT INTO sso_logins (state_hash, nonce, code_verifier, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-      [row.stateHash, row.nonce, row.codeVerifier, row.createdAt, row.expiresAt]);
+    await this.sql.run('INSERT INTO sso_logins (state_hash, nonce, code_verifier, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+      row.stateHash,
+      row.nonce,
+      row.codeVerifier,
+      row.createdAt,
+      row.expiresAt,
+    ]);
   }
 
   async takeLogin(stateHash: string, now: string): Promise<Pick<SsoLoginRow, 'nonce' | 'codeVerifier'> | undefined> {
-    const r = (await this.sql.all('DELETE FROM sso_logins WHERE state_hash = ? RETURNING nonce, code_verifier, expires_at', [stateHash]))[0];
+    const r = (
+      await this.sql.all('DELETE FROM sso_logins WHERE state_hash = ? RETURNING nonce, code_verifier, expires_at', [stateHash])
+    )[0];
     if (r === undefined || String(r.expires_at) <= now) return undefined;
     return { nonce: String(r.nonce), codeVerifier: String(r.code_verifier) };
   }
 
   async markRemoved(accountId: string, email: string, at: string): Promise<void> {
     await this.sql.run('DELETE FROM removed_members WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()]);
-    await this.sql.run('INSERT INTO removed_members (account_id, email, removed_at) VALUES (?, ?, ?)', [accountId, email.toLowerCase(), at]);
+    await this.sql.run('INSERT INTO removed_members (account_id, email, removed_at) VALUES (?, ?, ?)', [
+      accountId,
+      email.toLowerCase(),
+      at,
+    ]);
   }
 
   async clearRemoved(accountId: string, email: string): Promise<void> {
@@ -58,6 +69,9 @@ export class SqlSsoRepository implements SsoRepository {
   }
 
   async isRemoved(accountId: string, email: string): Promise<boolean> {
-    return (await this.sql.all('SELECT 1 AS x FROM removed_members WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()])).length > 0;
+    return (
+      (await this.sql.all('SELECT 1 AS x FROM removed_members WHERE account_id = ? AND email = ?', [accountId, email.toLowerCase()]))
+        .length > 0
+    );
   }
 }

@@ -1,5 +1,17 @@
 import type { BudgetAlertRepository } from './budget-alert-store.ts';
-import type { AccountPatch, AccountRecord, AccountType, KeyBySecret, KeyCursor, KeyDisabler, KeyPageFilter, KeyPatch, KeyRecord, KeyRotation, NewKey } from './account-records.ts';
+import type {
+  AccountPatch,
+  AccountRecord,
+  AccountType,
+  KeyBySecret,
+  KeyCursor,
+  KeyDisabler,
+  KeyPageFilter,
+  KeyPatch,
+  KeyRecord,
+  KeyRotation,
+  NewKey,
+} from './account-records.ts';
 import type { ActivityCursor, ActivityFilter, ActivityRow } from './activity-records.ts';
 import type { GovernancePruneRepository } from './governance-prune-store.ts';
 import type { SsoRepository } from './sso-store.ts';
@@ -26,7 +38,14 @@ import type { UsageFigures, UsageGroup, UsageGroupRow, UsagePage, UsageRange, Us
 
 /** Accounts and API keys. */
 export interface AccountRepository {
-  createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): Promise<AccountRecord>;
+  createAccount(input: {
+    id: string;
+    name: string;
+    accountType: AccountType;
+    tier: string;
+    defaultModel: string | null;
+    now: string;
+  }): Promise<AccountRecord>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
   /** Every account, in creation order (created_at, id). */
   listAccounts(): Promise<AccountRecord[]>;
@@ -93,14 +112,25 @@ export interface ActivityRepository {
 export interface UsageRepository {
   /** Groups ordered by day, or by cost (highest first) then group; `page`: a keyset page of them (usage-store.ts). */
   /** `memberId` (with an account): only the keys that member holds. */
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page?: UsagePage, memberId?: string): Promise<UsageGroupRow[]>;
+  aggregate(
+    accountId: string | null,
+    group: UsageGroup,
+    fromDay: string,
+    toDay: string,
+    page?: UsagePage,
+    memberId?: string,
+  ): Promise<UsageGroupRow[]>;
   totals(accountId: string | null, fromDay: string, toDay: string, memberId?: string): Promise<UsageFigures>;
   byAccount(accountId: string, by: UsageGrouping, range?: UsageRange): Promise<UsageRow[]>;
 }
 
 /** The admin API's account search (keyset pages), renaming, and an account's ledger pages. */
 export interface AdminRepository {
-  accountIds(search: string | null, after: { createdAt: string; id: string } | null, limit: number): Promise<Array<{ id: string; createdAt: string }>>;
+  accountIds(
+    search: string | null,
+    after: { createdAt: string; id: string } | null,
+    limit: number,
+  ): Promise<Array<{ id: string; createdAt: string }>>;
   rename(accountId: string, name: string): Promise<boolean>;
   /** Newest first, entries before `beforeId`. */
   ledger(accountId: string, beforeId: number | null, limit: number): Promise<LedgerEntry[]>;
@@ -141,7 +171,15 @@ export interface SessionRepository {
    * index, so a sign-in never walks the table), and keeps only the key's `keepPerKey` newest
    * sessions (created_at, then id hash), the new one included: older ones end.
    */
-  insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number, memberId?: string | null): Promise<void>;
+  insert(
+    idHash: string,
+    keyHash: string,
+    createdAt: string,
+    expiresAt: string,
+    purgeBefore: string,
+    keepPerKey: number,
+    memberId?: string | null,
+  ): Promise<void>;
   find(idHash: string): Promise<SessionRow | undefined>;
   revoke(idHash: string, at: string): Promise<void>;
   revokeKey(keyHash: string, at: string): Promise<void>;

@@ -24,7 +24,12 @@ export type UsageGroup = 'day' | 'model' | 'provider' | 'key' | 'app' | 'account
 export const USAGE_GROUPS: readonly UsageGroup[] = ['day', 'model', 'provider', 'key', 'app', 'account'];
 
 export const GROUP_COLUMN: Record<UsageGroup, string> = {
-  day: 'day', model: 'model', provider: 'provider', key: 'key_hash', app: 'app_title', account: 'account_id',
+  day: 'day',
+  model: 'model',
+  provider: 'provider',
+  key: 'key_hash',
+  app: 'app_title',
+  account: 'account_id',
 };
 
 export interface UsageFigures {
@@ -81,8 +86,15 @@ export type Row = Record<string, string | bigint | null>;
 export function figures(r: Row): UsageFigures {
   const n = (v: unknown): number => Number(v ?? 0);
   return {
-    requests: n(r.requests), errors: n(r.errors), tokensPrompt: n(r.tokens_prompt), tokensCompletion: n(r.tokens_completion),
-    tokensCacheRead: n(r.tokens_cache_read), tokensCacheWrite: n(r.tokens_cache_write), tokensReasoning: n(r.tokens_reasoning),
-    costNanos: (r.cost_nanos as bigint | null) ?? 0n, latencyMsSum: n(r.latency_ms_sum), latencyCount: n(r.latency_count),
+    requests: n(r.requests),
+    errors: n(r.errors),
+    tokensPrompt: n(r.tokens_prompt),
+    tokensCompletion: n(r.tokens_completion),
+    tokensCacheRead: n(r.tokens_cache_read),
+    tokensCacheWrite: n(r.tokens_cache_write),
+    tokensReasoning: n(r.tokens_reasoning),
+    costNanos: (r.cost_nanos as bigint | null) ?? 0n,
+    latencyMsSum: n(r.latency_ms_sum),
+    latencyCount: n(r.latency_count),
   };
 }

@@ -16,8 +16,18 @@ export interface RollupRow extends UsageFigures {
   appTitle: string;
 }
 
-const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
-  'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];
+const FIGURES = [
+  'requests',
+  'errors',
+  'tokens_prompt',
+  'tokens_completion',
+  'tokens_cache_read',
+  'tokens_cache_write',
+  'tokens_reasoning',
+  'cost_nanos',
+  'latency_ms_sum',
+  'latency_count',
+];
 
 function upsertSql(table: string, keys: readonly string[]): string {
   const cols = [...keys, ...FIGURES];
@@ -41,9 +51,24 @@ export function addToRollup(rows: Map<string, RollupRow>, r: GenerationRecord): 
   const id = `${day}\u0000${r.accountId}\u0000${r.keyHash}\u0000${model}\u0000${provider}\u0000${appTitle}`;
   let row = rows.get(id);
   if (row === undefined) {
-    row = { day, accountId: r.accountId, keyHash: r.keyHash, model, provider, appTitle, requests: 0, errors: 0,
-      tokensPrompt: 0, tokensCompletion: 0, tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0,
-      costNanos: 0n, latencyMsSum: 0, latencyCount: 0 };
+    row = {
+      day,
+      accountId: r.accountId,
+      keyHash: r.keyHash,
+      model,
+      provider,
+      appTitle,
+      requests: 0,
+      errors: 0,
+      tokensPrompt: 0,
+      tokensCompletion: 0,
+      tokensCacheRead: 0,
+      tokensCacheWrite: 0,
+      tokensReasoning: 0,
+      costNanos: 0n,
+      latencyMsSum: 0,
+      latencyCount: 0,
+    };
     rows.set(id, row);
   }
   row.requests += 1;
@@ -61,8 +86,18 @@ export function addToRollup(rows: Map<string, RollupRow>, r: GenerationRecord): 
 }
 
 function figureParams(r: RollupRow): Array<number | bigint> {
-  return [r.requests, r.errors, r.tokensPrompt, r.tokensCompletion, r.tokensCacheRead, r.tokensCacheWrite, r.tokensReasoning,
-    r.costNanos, r.latencyMsSum, r.latencyCount];
+  return [
+    r.requests,
+    r.errors,
+    r.tokensPrompt,
+    r.tokensCompletion,
+    r.tokensCacheRead,
+    r.tokensCacheWrite,
+    r.tokensReasoning,
+    r.costNanos,
+    r.latencyMsSum,
+    r.latencyCount,
+  ];
 }
 
 export function rollupParams(r: RollupRow): Array<string | number | bigint> {

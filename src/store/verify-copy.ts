@@ -42,7 +42,12 @@ function figuresOf(counts: Record<string, unknown>, digests: Record<string, stri
   return {
     rows,
     digests,
-    accounts: new Map(accounts.map((a) => [String(a.id), { balance: text(a.balance), credits: text(a.credits), adjustments: text(a.adjustments), charges: text(a.charges) }])),
+    accounts: new Map(
+      accounts.map((a) => [
+        String(a.id),
+        { balance: text(a.balance), credits: text(a.credits), adjustments: text(a.adjustments), charges: text(a.charges) },
+      ]),
+    ),
     keyUsage: new Map(keys.map((k) => [String(k.hash), text(k.usage)])),
   };
 }
@@ -112,7 +117,10 @@ export function compareFigures(sqlite: Figures, postgres: Figures): Verification
   };
   for (const t of COPIED_TABLES) differ(`rows in ${t.name}`, sqlite.rows[t.name], postgres.rows[t.name]);
   for (const t of COPIED_TABLES) {
-    if (sqlite.digests[t.name] !== postgres.digests[t.name]) mismatches.push(`content of ${t.name}: the rows differ (digests ${sqlite.digests[t.name]!.slice(0, 12)}… and ${postgres.digests[t.name]!.slice(0, 12)}…)`);
+    if (sqlite.digests[t.name] !== postgres.digests[t.name])
+      mismatches.push(
+        `content of ${t.name}: the rows differ (digests ${sqlite.digests[t.name]!.slice(0, 12)}… and ${postgres.digests[t.name]!.slice(0, 12)}…)`,
+      );
   }
   for (const id of new Set([...sqlite.accounts.keys(), ...postgres.accounts.keys()])) {
     const a = sqlite.accounts.get(id);
@@ -126,7 +134,14 @@ export function compareFigures(sqlite: Figures, postgres: Figures): Verification
   }
   let total = 0n;
   for (const a of sqlite.accounts.values()) total += BigInt(a.balance);
-  return { ok: mismatches.length === 0, mismatches, rows: sqlite.rows, accounts: sqlite.accounts.size, keys: sqlite.keyUsage.size, totalBalance: total.toString() };
+  return {
+    ok: mismatches.length === 0,
+    mismatches,
+    rows: sqlite.rows,
+    accounts: sqlite.accounts.size,
+    keys: sqlite.keyUsage.size,
+    totalBalance: total.toString(),
+  };
 }
 
 function ledgerBalance(a: AccountFigures): string {

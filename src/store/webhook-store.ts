@@ -90,22 +90,44 @@ const numOrNull = (v: unknown): number | null => (v === null || v === undefined 
 
 function toWebhook(r: Record<string, unknown>): WebhookRow {
   return {
-    id: r.id as string, accountId: r.account_id as string, url: r.url as string, events: JSON.parse(r.events as string) as string[], secret: r.secret as string,
-    secretKey: (r.secret_key as string | null | undefined) ?? null, secretMasterKeyId: (r.secret_master_key_id as string | null | undefined) ?? null, createdAt: r.created_at as string,
+    id: r.id as string,
+    accountId: r.account_id as string,
+    url: r.url as string,
+    events: JSON.parse(r.events as string) as string[],
+    secret: r.secret as string,
+    secretKey: (r.secret_key as string | null | undefined) ?? null,
+    secretMasterKeyId: (r.secret_master_key_id as string | null | undefined) ?? null,
+    createdAt: r.created_at as string,
   };
 }
 
 function toDelivery(r: Record<string, unknown>): DeliveryRow {
   return {
-    id: r.id as string, webhookId: r.webhook_id as string, accountId: r.account_id as string, eventId: r.event_id as string,
-    type: r.event_type as string, body: r.body as string, status: r.status as DeliveryStatus, attempts: num(r.attempts),
-    nextAttemptAt: r.next_attempt_at as string | null, lastStatus: numOrNull(r.last_status), lastError: r.last_error as string | null,
-    createdAt: r.created_at as string, deliveredAt: r.delivered_at as string | null,
+    id: r.id as string,
+    webhookId: r.webhook_id as string,
+    accountId: r.account_id as string,
+    eventId: r.event_id as string,
+    type: r.event_type as string,
+    body: r.body as string,
+    status: r.status as DeliveryStatus,
+    attempts: num(r.attempts),
+    nextAttemptAt: r.next_attempt_at as string | null,
+    lastStatus: numOrNull(r.last_status),
+    lastError: r.last_error as string | null,
+    createdAt: r.created_at as string,
+    deliveredAt: r.delivered_at as string | null,
   };
 }
 
 function toAttempt(r: Record<string, unknown>): AttemptRow {
-  return { deliveryId: r.delivery_id as string, attempt: num(r.attempt), at: r.at as string, status: numOrNull(r.status), error: r.error as string | null, durationMs: num(r.duration_ms) };
+  return {
+    deliveryId: r.delivery_id as string,
+    attempt: num(r.attempt),
+    at: r.at as string,
+    status: numOrNull(r.status),
+    error: r.error as string | null,
+    durationMs: num(r.duration_ms),
+  };
 }
 
 export class SqlWebhookRepository implements WebhookRepository {
@@ -116,8 +138,10 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async create(w: WebhookRow): Promise<void> {
-    await this.sql.run('INSERT INTO webhooks (id, account_id, url, events, secret, secret_key, secret_master_key_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.secretKey, w.secretMasterKeyId, w.createdAt]);
+    await this.sql.run(
+      'INSERT INTO webhooks (id, account_id, url, events, secret, secret_key, secret_master_key_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [w.id, w.accountId, w.url, JSON.stringify(w.events), w.secret, w.secretKey, w.secretMasterKeyId, w.createdAt],
+    );
   }
 
   async all(): Promise<WebhookRow[]> {
@@ -125,8 +149,13 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async reseal(id: string, previous: StoredWebhookSecret, next: StoredWebhookSecret): Promise<boolean> {
-    return (await this.sql.run(`UPDATE webhooks SET secret = ?, secret_key = ?, secret_master_key_id = ?
-      WHERE id = ? AND secret = ? AND coalesce(secret_key, '') = ?`, [next.secret, next.secretKey, next.secretMasterKeyId, id, previous.secret, previous.secretKey ?? ''])) === 1;
+    return (
+      (await this.sql.run(
+        `UPDATE webhooks SET secret = ?, secret_key = ?, secret_master_key_id = ?
+      WHERE id = ? AND secret = ? AND coalesce(secret_key, '') = ?`,
+        [next.secret, next.secretKey, next.secretMasterKeyId, id, previous.secret, previous.secretKey ?? ''],
+      )) === 1
+    );
   }
 
   async list(accountId: string): Promise<WebhookRow[]> {
@@ -145,13 +174,34 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async enqueue(d: DeliveryRow): Promise<void> {
-    await this.sql.run(`INSERT INTO webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, status, attempts,
+    await this.sql.run(
+      `INSERT INTO webhook_deliveries (id, webhook_id, account_id, event_id, event_type, body, status, attempts,
       next_attempt_at, last_status, last_error, created_at, delivered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [d.id, d.webhookId, d.accountId, d.eventId, d.type, d.body, d.status, d.attempts, d.nextAttemptAt, d.lastStatus, d.lastError, d.createdAt, d.deliveredAt]);
+      [
+        d.id,
+        d.webhookId,
+        d.accountId,
+        d.eventId,
+        d.type,
+        d.body,
+        d.status,
+        d.attempts,
+        d.nextAttemptAt,
+        d.lastStatus,
+        d.lastError,
+        d.createdAt,
+        d.deliveredAt,
+      ],
+    );
   }
 
   async deliveries(webhookId: string, limit: number): Promise<DeliveryRow[]> {
-    return (await this.sql.all('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?', [webhookId, limit])).map(toDelivery);
+    return (
+      await this.sql.all('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?', [
+        webhookId,
+        limit,
+      ])
+    ).map(toDelivery);
   }
 
   async delivery(id: string): Promise<DeliveryRow | undefined> {
@@ -164,19 +214,38 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async due(now: string, limit: number): Promise<DeliveryRow[]> {
-    return (await this.sql.all(`SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
-      ORDER BY next_attempt_at LIMIT ?`, [now, limit])).map(toDelivery);
+    return (
+      await this.sql.all(
+        `SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+      ORDER BY next_attempt_at LIMIT ?`,
+        [now, limit],
+      )
+    ).map(toDelivery);
   }
 
   async claim(id: string, seen: string, leaseUntil: string): Promise<boolean> {
-    return (await this.sql.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`,
-      [leaseUntil, id, seen])) === 1;
+    return (
+      (await this.sql.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?`, [
+        leaseUntil,
+        id,
+        seen,
+      ])) === 1
+    );
   }
 
   async recordAttempt(a: AttemptRow, o: AttemptOutcome): Promise<void> {
-    await this.sql.run('INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
-      [a.deliveryId, a.attempt, a.at, a.status, a.error, a.durationMs]);
-    await this.sql.run(`UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
-      delivered_at = ? WHERE id = ?`, [o.status, a.attempt, o.nextAttemptAt, a.status, a.error, o.deliveredAt, a.deliveryId]);
+    await this.sql.run('INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)', [
+      a.deliveryId,
+      a.attempt,
+      a.at,
+      a.status,
+      a.error,
+      a.durationMs,
+    ]);
+    await this.sql.run(
+      `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?,
+      delivered_at = ? WHERE id = ?`,
+      [o.status, a.attempt, o.nextAttemptAt, a.status, a.error, o.deliveredAt, a.deliveryId],
+    );
   }
 }

@@ -47,7 +47,7 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(oggBytes(1500, 'opus', { truncated: true })).durationMs, null, 'headers only: no audio page');
   });
 
-  test('MP4/M4A: mvhd version 0 and 1, moov after mdat, and a fragmented file\'s mehd', () => {
+  test("MP4/M4A: mvhd version 0 and 1, moov after mdat, and a fragmented file's mehd", () => {
     assert.deepEqual(readAudioDuration(mp4Bytes(7250)), { container: 'mp4', durationMs: 7250 });
     assert.equal(readAudioDuration(mp4Bytes(7250, { version: 1 })).durationMs, 7250);
     assert.equal(readAudioDuration(mp4Bytes(1000, { mdatFirst: true })).durationMs, 1000);
@@ -55,7 +55,7 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(mp4Bytes(1000, { noMoov: true })).durationMs, null);
   });
 
-  test('WebM: Info\'s Duration, or a MediaRecorder file\'s clusters of unknown size walked to the last block', () => {
+  test("WebM: Info's Duration, or a MediaRecorder file's clusters of unknown size walked to the last block", () => {
     assert.deepEqual(readAudioDuration(webmBytes(3300)), { container: 'webm', durationMs: 3300 });
     assert.equal(readAudioDuration(webmBytes(2500, { live: true })).durationMs, 2500);
   });
@@ -68,7 +68,14 @@ describe('audio duration from the file header', () => {
       ['a RIFF header only', wavBytes(1000).subarray(0, 12)],
       ['a WAV cut inside fmt', wavBytes(1000).subarray(0, 30)],
       ['a WAV with no data chunk', wavBytes(1000).subarray(0, 36)],
-      ['a WAV with a zero byte rate', (() => { const b = wavBytes(1000); b.writeUInt32LE(0, 28); return b; })()],
+      [
+        'a WAV with a zero byte rate',
+        (() => {
+          const b = wavBytes(1000);
+          b.writeUInt32LE(0, 28);
+          return b;
+        })(),
+      ],
       ['a lone MP3 frame header', mp3Bytes(1).subarray(0, 100)],
       ['a FLAC cut inside STREAMINFO', flacBytes(44100).subarray(0, 20)],
       ['an Ogg page header cut short', oggBytes(1000).subarray(0, 20)],
@@ -101,13 +108,22 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(twoData).durationMs, 10_000, 'the bytes after a short data chunk are not a chunk: counted to the end');
     // A short data chunk, then a second one holding the rest: both are audio.
     const head = wavBytes(0);
-    const tail = (id: string, body: Buffer): Buffer => { const h = Buffer.alloc(8); h.write(id, 0, 'latin1'); h.writeUInt32LE(body.length, 4); return Buffer.concat([h, body]); };
+    const tail = (id: string, body: Buffer): Buffer => {
+      const h = Buffer.alloc(8);
+      h.write(id, 0, 'latin1');
+      h.writeUInt32LE(body.length, 4);
+      return Buffer.concat([h, body]);
+    };
     const split = Buffer.concat([head, Buffer.alloc(2), tail('data', Buffer.alloc(320_000))]);
     split.writeUInt32LE(2, 40);
     assert.equal(readAudioDuration(split).durationMs, 10_000);
     // Cover art after the audio is not audio; 300 empty chunks before it do not hide it.
     assert.equal(readAudioDuration(Buffer.concat([wavBytes(1000), tail('id3 ', Buffer.alloc(500_000))])).durationMs, 1000);
-    const hidden = Buffer.concat([head.subarray(0, head.length - 8), Buffer.concat(Array.from({ length: 300 }, () => tail('junk', Buffer.alloc(0)))), tail('data', Buffer.alloc(320_000))]);
+    const hidden = Buffer.concat([
+      head.subarray(0, head.length - 8),
+      Buffer.concat(Array.from({ length: 300 }, () => tail('junk', Buffer.alloc(0)))),
+      tail('data', Buffer.alloc(320_000)),
+    ]);
     assert.ok(readAudioDuration(hidden).durationMs! >= 10_000, 'past the chunk bound the rest counts as audio');
     // MP3: a Xing count of 1 on 2,000 frames; junk between frames is skipped, as a decoder resyncs.
     const frameMs = (1152 * 1000) / 44100;
@@ -117,9 +133,19 @@ describe('audio duration from the file header', () => {
     const junk = Buffer.concat([mp3Bytes(2), Buffer.from('not a frame'), mp3Bytes(500)]);
     assert.equal(readAudioDuration(junk).durationMs, Math.round(502 * frameMs));
     // MP4: a 1 s mvhd over a sound track of 430 AAC frames (10 s at 44.1 kHz); stts deltas of 1 do not shorten it.
-    assert.equal(readAudioDuration(mp4Bytes(1000, { soundTrack: { timescale: 44100, samples: 430, delta: 1024 } })).durationMs, Math.round((430 * 1024 * 1000) / 44100));
-    assert.equal(readAudioDuration(mp4Bytes(1000, { soundTrack: { timescale: 44100, samples: 430, delta: 1 } })).durationMs, Math.round((430 * 1024 * 1000) / 44100));
-    assert.equal(readAudioDuration(Buffer.concat([mp4Bytes(7250), Buffer.alloc(4 * M)])).durationMs, 7250, 'a video\'s bytes are not seconds of audio');
+    assert.equal(
+      readAudioDuration(mp4Bytes(1000, { soundTrack: { timescale: 44100, samples: 430, delta: 1024 } })).durationMs,
+      Math.round((430 * 1024 * 1000) / 44100),
+    );
+    assert.equal(
+      readAudioDuration(mp4Bytes(1000, { soundTrack: { timescale: 44100, samples: 430, delta: 1 } })).durationMs,
+      Math.round((430 * 1024 * 1000) / 44100),
+    );
+    assert.equal(
+      readAudioDuration(Buffer.concat([mp4Bytes(7250), Buffer.alloc(4 * M)])).durationMs,
+      7250,
+      "a video's bytes are not seconds of audio",
+    );
     // WebM: a Duration of 1 ms over 5 s of blocks.
     assert.equal(readAudioDuration(webmBytes(5000, { live: true, claimMs: 1 })).durationMs, 5000);
     // Containers whose duration is only a header's word: at least the size over the densest audio they carry.
@@ -127,7 +153,11 @@ describe('audio duration from the file header', () => {
     assert.equal(readAudioDuration(pad(flacBytes(44100))).durationMs! >= Math.round((4 * M * 1000) / 400_000), true, 'flac');
     const longOgg = Buffer.concat([oggBytes(1000).subarray(0, 200), Buffer.alloc(4 * M), oggBytes(1000)]);
     assert.ok(readAudioDuration(longOgg).durationMs! >= Math.round((4 * M * 1000) / 64_000), 'ogg');
-    assert.equal(readAudioDuration(pad(mp4Bytes(1000, { fragmented: true }))).durationMs! >= Math.round((4 * M * 1000) / 64_000), true, 'fragmented mp4');
-    assert.equal(readAudioDuration(mp4Bytes(7250)).durationMs, 7250, 'an honest small file keeps its header\'s duration');
+    assert.equal(
+      readAudioDuration(pad(mp4Bytes(1000, { fragmented: true }))).durationMs! >= Math.round((4 * M * 1000) / 64_000),
+      true,
+      'fragmented mp4',
+    );
+    assert.equal(readAudioDuration(mp4Bytes(7250)).durationMs, 7250, "an honest small file keeps its header's duration");
   });
 });

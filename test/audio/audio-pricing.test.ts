@@ -18,20 +18,42 @@ function endpoint(modelId: string): Endpoint {
   const ep = model.endpoints[0]!;
   const provider = BUILTIN_PROVIDERS.find((p) => p.id === ep.provider)!;
   return {
-    id: `${ep.provider}/${ep.model}`, modelId, upstreamModel: ep.model, pricing: ep.pricing,
+    id: `${ep.provider}/${ep.model}`,
+    modelId,
+    upstreamModel: ep.model,
+    pricing: ep.pricing,
     compiledPricing: compilePricing(ep.pricing, provider.cacheFamily),
-    provider: { id: provider.id, kind: provider.kind, name: provider.name, baseUrl: provider.baseUrl, timeoutMs: 1000, cacheFamily: provider.cacheFamily },
-    contextLength: ep.contextLength ?? model.contextLength, ...(ep.maxOutputTokens ?? model.maxOutputTokens ? { maxOutputTokens: ep.maxOutputTokens ?? model.maxOutputTokens } : {}),
-    dataCollection: 'deny', zdr: false, supportedParameters: new Set(),
+    provider: {
+      id: provider.id,
+      kind: provider.kind,
+      name: provider.name,
+      baseUrl: provider.baseUrl,
+      timeoutMs: 1000,
+      cacheFamily: provider.cacheFamily,
+    },
+    contextLength: ep.contextLength ?? model.contextLength,
+    ...((ep.maxOutputTokens ?? model.maxOutputTokens) ? { maxOutputTokens: ep.maxOutputTokens ?? model.maxOutputTokens } : {}),
+    dataCollection: 'deny',
+    zdr: false,
+    supportedParameters: new Set(),
   };
 }
 
 const speech = (input: string): SpeechTask => ({ kind: 'speech', input, voice: 'alloy', responseFormat: 'mp3' });
 const transcription = (durationMs: number): TranscriptionTask => ({
-  kind: 'transcription', operation: 'transcribe', file: { filename: 'a.wav', contentType: 'audio/wav', data: Buffer.alloc(0) }, responseFormat: 'json', durationMs,
+  kind: 'transcription',
+  operation: 'transcribe',
+  file: { filename: 'a.wav', contentType: 'audio/wav', data: Buffer.alloc(0) },
+  responseFormat: 'json',
+  durationMs,
 });
 
-function charged(modelId: string, task: SpeechTask | TranscriptionTask, tokens: [number, number], result: TaskResult | null = null): bigint {
+function charged(
+  modelId: string,
+  task: SpeechTask | TranscriptionTask,
+  tokens: [number, number],
+  result: TaskResult | null = null,
+): bigint {
   const usage: Usage = { input: tokens[0], output: tokens[1], cacheRead: 0, cacheWrite: 0, reasoning: 0 };
   addTaskUnits(usage, task, result);
   return computeCost(usage, endpoint(modelId).compiledPricing).totalNanos;
@@ -86,7 +108,7 @@ describe('audio prices, exact in nano-USD', () => {
     assert.equal(held('openai/gpt-4o-mini-transcribe', transcription(2612), 0), 10_450_000n);
   });
 
-  test('a transcript whose duration the header did not give is billed by the upstream\'s own duration', () => {
+  test("a transcript whose duration the header did not give is billed by the upstream's own duration", () => {
     const task = { ...transcription(0), durationMs: null };
     assert.equal(charged('openai/whisper-1', task, [0, 0], { kind: 'transcription', text: 'x', duration: 4.2 }), 500_000n);
   });

@@ -13,7 +13,7 @@ const row = (rows: IssueRow[], figure: string): IssueRow => {
   return r;
 };
 
-test('throughput on one core is the proxy\'s CPU per response over the target\'s, judged against 75 %', () => {
+test("throughput on one core is the proxy's CPU per response over the target's, judged against 75 %", () => {
   const rows = issueRows(results());
   const tp = row(rows, 'throughput on one core (64 conn.), non-streamed');
   assert.equal(tp.cells['bare proxy'], '100 % (50 µs)');
@@ -30,7 +30,7 @@ test('added latency is over direct, the p50 goal over direct and the p99 goal ov
   assert.equal(p50.met, false, 'switchyard adds ~0.2 ms over direct: more than 0.15');
   const p99 = row(rows, 'added p99 at 1 connection (');
   assert.equal(p99.cells.switchyard, '+1.300');
-  assert.equal(p99.met, true, 'p99 0.3 ms over the proxy\'s: within 0.5');
+  assert.equal(p99.met, true, "p99 0.3 ms over the proxy's: within 0.5");
   assert.match(p99.goal, /switchyard: \+0\.300/);
   for (const q of ['p90', 'p99.9', 'max']) assert.equal(row(rows, `added ${q} at 1 connection (`).met, null);
   assert.equal(row(rows, 'added p99 at 64 connections').met, true);
@@ -53,35 +53,49 @@ test('a target that did not start says so in every cell', () => {
   const r = results();
   const none: Measured<never> = { ok: false, reason: 'did not start: Portkey did not start within 30000 ms' };
   r.targets.Portkey = {
-    idleRssMb: NaN, afterLoadRssMb: null, idleAfterLoadRssMb: null, oneConnection: { nonStreamed: none, streamed: none },
-    saturation: { nonStreamed: none, streamed: none }, loopDelay: { oneConnection: none, saturation: none },
+    idleRssMb: NaN,
+    afterLoadRssMb: null,
+    idleAfterLoadRssMb: null,
+    oneConnection: { nonStreamed: none, streamed: none },
+    saturation: { nonStreamed: none, streamed: none },
+    loopDelay: { oneConnection: none, saturation: none },
   };
   const rows = issueRows(r);
   assert.equal(row(rows, 'throughput on one core (64 conn.), non-streamed').cells.Portkey, 'did not start');
   assert.equal(row(rows, 'added p99 at 1 connection (').cells.Portkey, 'did not start');
   assert.equal(row(rows, 'RSS idle').cells.Portkey, '—');
-  assert.equal(row(rows, 'throughput on one core (64 conn.), non-streamed').cells.switchyard, '80 % (63 µs)', 'no ratio to a Portkey that did not run');
+  assert.equal(
+    row(rows, 'throughput on one core (64 conn.), non-streamed').cells.switchyard,
+    '80 % (63 µs)',
+    'no ratio to a Portkey that did not run',
+  );
 });
 
 test('event-loop delay and the metrics overhead have rows, without goals to meet', () => {
   const rows = issueRows(results());
   const delay = row(rows, 'event loop max delay, load at 64 connections');
   assert.equal(delay.cells.switchyard, '31.0');
-  assert.equal(delay.goal, '— (an idle Node process here: 29.5)', 'the machine\'s own stalls beside the targets\'');
+  assert.equal(delay.goal, '— (an idle Node process here: 29.5)', "the machine's own stalls beside the targets'");
   const telemetry = row(rows, 'metrics + request log');
   assert.equal(telemetry.cells.switchyard, '6.3 µs = 10.0 % of 63 µs; end to end +8 µs (off 55, on 63)');
   assert.equal(telemetry.met, null);
 });
 
-test('markdown: the issue\'s columns, one line per row, the verdict in bold', () => {
+test("markdown: the issue's columns, one line per row, the verdict in bold", () => {
   const rows = issueRows(results());
   const lines = renderMarkdown(rows).split('\n');
   assert.equal(lines[0], '| figure | direct | bare proxy | Portkey | switchyard | goal |');
   assert.equal(lines[1], '|---|---|---|---|---|---|');
   assert.equal(lines.length, rows.length + 2);
   for (const line of lines) assert.equal(line.split(/(?<!\\)\|/).length, 8, line);
-  assert.match(lines.find((l) => l.startsWith('| throughput on one core (64 conn.), non-streamed'))!, /\| ≥ 75 % of the bare proxy: \*\*met\*\* \|$/);
-  assert.match(lines.find((l) => l.startsWith('| RSS after the load'))!, /\*\*missed\*\*/);
+  assert.match(
+    lines.find((l) => l.startsWith('| throughput on one core (64 conn.), non-streamed'))!,
+    /\| ≥ 75 % of the bare proxy: \*\*met\*\* \|$/,
+  );
+  assert.match(
+    lines.find((l) => l.startsWith('| RSS after the load'))!,
+    /\*\*missed\*\*/,
+  );
 });
 
 test('text: aligned columns, the header first, met/missed in plain words', () => {

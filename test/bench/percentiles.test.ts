@@ -17,7 +17,12 @@ function shuffled(values: number[], seed: number): number[] {
 }
 
 test('the percentiles of 1..10000 in any order are the nearest-rank samples, p99.9 and max included', () => {
-  const s = summarize(shuffled(Array.from({ length: 10_000 }, (_, i) => i + 1), 7));
+  const s = summarize(
+    shuffled(
+      Array.from({ length: 10_000 }, (_, i) => i + 1),
+      7,
+    ),
+  );
   assert.deepEqual(
     { p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max, min: s.min, samples: s.samples, mean: s.mean },
     { p50: 5000, p90: 9000, p99: 9900, p999: 9990, max: 10_000, min: 1, samples: 10_000, mean: 5000.5 },

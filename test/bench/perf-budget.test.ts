@@ -36,7 +36,14 @@ test('CPU per response at saturation stays within 15 % of the committed ratio to
   const targets: Target[] = [proxy.target, switchyard.target];
   for (const t of targets) await warmUp(t, 100);
   const measure = (cases: readonly BudgetCase[], rounds: number, sliceSeconds: number) =>
-    measureBudget(proxy.target, switchyard.target, { oneConnectionRequests: 0, connections: 64, sliceSeconds, rounds, upstreamPid: upstream.pid, cases });
+    measureBudget(proxy.target, switchyard.target, {
+      oneConnectionRequests: 0,
+      connections: 64,
+      sliceSeconds,
+      rounds,
+      upstreamPid: upstream.pid,
+      cases,
+    });
   let over: string[];
   try {
     over = overBudget(await measure(BUDGET_CASES, 5, 0.5), baseline);
@@ -50,5 +57,9 @@ test('CPU per response at saturation stays within 15 % of the committed ratio to
     if (err instanceof StarvedMeasurement) return t.skip(err.message);
     throw err;
   }
-  assert.deepEqual(over, [], `CPU per response over the budget of bench/baseline.json (docs/benchmarks.md, "The standing budget"):\n${over.join('\n')}`);
+  assert.deepEqual(
+    over,
+    [],
+    `CPU per response over the budget of bench/baseline.json (docs/benchmarks.md, "The standing budget"):\n${over.join('\n')}`,
+  );
 });

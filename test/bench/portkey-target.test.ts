@@ -51,7 +51,7 @@ test('Portkey listens on loopback and forwards a chat request to the upstream na
   assert.equal(seen.headers.authorization, 'Bearer upstream-secret');
 });
 
-test('the event-loop probe answers from inside Portkey\'s process', async () => {
+test("the event-loop probe answers from inside Portkey's process", async () => {
   await resetLoopDelay(portkey.child.proc);
   await post(portkey.target, chatBody('mock-model', false));
   const d = await readLoopDelay(portkey.child.proc);

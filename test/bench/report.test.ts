@@ -9,12 +9,22 @@ import { detailReport } from '../../bench/lib/report.ts';
 import type { WorkersRun } from '../../bench/lib/results.ts';
 import { ok, results } from './sample-results.ts';
 
-const run = (label: string, store: WorkersRun['store'], workers: number, gatewayCpuUs: number, storeCpuUs: number, p50: number, p99: number): WorkersRun => ({
-  label, store, workers,
+const run = (
+  label: string,
+  store: WorkersRun['store'],
+  workers: number,
+  gatewayCpuUs: number,
+  storeCpuUs: number,
+  p50: number,
+  p99: number,
+): WorkersRun => ({
+  label,
+  store,
+  workers,
   result: ok({ rps: 1e6 / gatewayCpuUs, gatewayCpuUs, storeCpuUs, p50Ms: 20, p99Ms: 90, oneConnectionP50Ms: p50, oneConnectionP99Ms: p99 }),
 });
 
-test('the shared store\'s overhead per request is the fleet at one worker against SQLite at one worker', () => {
+test("the shared store's overhead per request is the fleet at one worker against SQLite at one worker", () => {
   const r = results();
   r.workers = {
     skipped: null,
@@ -26,7 +36,10 @@ test('the shared store\'s overhead per request is the fleet at one worker agains
   };
   const text = detailReport(r, 'text');
   assert.match(text, /Postgres \+ Redis, --workers 2\s+3,333\s+300\s+40/);
-  assert.match(text, /overhead per request \(Postgres \+ Redis vs SQLite, one worker\): gateway CPU \+40 µs, plus 35 µs in Postgres and Redis; latency at 1 connection \+0\.300 ms at p50, \+1\.500 ms at p99/);
+  assert.match(
+    text,
+    /overhead per request \(Postgres \+ Redis vs SQLite, one worker\): gateway CPU \+40 µs, plus 35 µs in Postgres and Redis; latency at 1 connection \+0\.300 ms at p50, \+1\.500 ms at p99/,
+  );
 });
 
 test('a skipped workers run says why, and no overhead is claimed without both runs', () => {
@@ -35,7 +48,12 @@ test('a skipped workers run says why, and no overhead is claimed without both ru
     skipped: null,
     runs: [
       run('SQLite, --workers 1', 'sqlite', 1, 250, 0, 0.5, 2),
-      { label: 'Postgres + Redis, --workers 1', store: 'postgres+redis', workers: 1, result: { ok: false, reason: 'skipped: env DATABASE_URL: the postgres scheme is not supported yet' } },
+      {
+        label: 'Postgres + Redis, --workers 1',
+        store: 'postgres+redis',
+        workers: 1,
+        result: { ok: false, reason: 'skipped: env DATABASE_URL: the postgres scheme is not supported yet' },
+      },
     ],
   };
   const text = detailReport(r, 'text');
@@ -60,11 +78,14 @@ test('markdown: every table is followed by a blank line, so the text under it st
   }
 });
 
-test('where a response\'s CPU goes: each target\'s threads and their total, after each saturation table', () => {
+test("where a response's CPU goes: each target's threads and their total, after each saturation table", () => {
   const r = results();
   const text = detailReport(r, 'text');
-  const at = text.indexOf('Where a response\'s CPU goes, non-streamed');
-  assert.ok(at > text.indexOf('Saturation, non-streamed') && at < text.indexOf('Saturation, streamed'), 'under the non-streamed saturation table');
+  const at = text.indexOf("Where a response's CPU goes, non-streamed");
+  assert.ok(
+    at > text.indexOf('Saturation, non-streamed') && at < text.indexOf('Saturation, streamed'),
+    'under the non-streamed saturation table',
+  );
   const sy = r.targets.switchyard!.saturation.nonStreamed;
   assert.ok(sy.ok && sy.value.threadUs !== null);
   const th = sy.value.threadUs;

@@ -32,14 +32,19 @@ after(async () => {
 async function call(target: Target, path: string, body?: string): Promise<{ status: number; json: any }> {
   const client = new Client(target.origin);
   try {
-    const res = await client.request({ path, method: body === undefined ? 'GET' : 'POST', headers: target.headers, ...(body === undefined ? {} : { body }) });
+    const res = await client.request({
+      path,
+      method: body === undefined ? 'GET' : 'POST',
+      headers: target.headers,
+      ...(body === undefined ? {} : { body }),
+    });
     return { status: res.statusCode, json: await res.body.json() };
   } finally {
     await client.close();
   }
 }
 
-test('moderation is on: a prompt matching the bench\'s rule is refused and reaches no upstream', async () => {
+test("moderation is on: a prompt matching the bench's rule is refused and reaches no upstream", async () => {
   upstream.reset();
   const flagged = JSON.stringify({ model: GATEWAY_MODEL, messages: [{ role: 'user', content: 'say the forbidden   words' }] });
   const res = await call(switchyard.target, PATH, flagged);
@@ -58,7 +63,7 @@ test('routing is on: the model has two endpoints, and one that fails is followed
   assert.deepEqual([...providers].sort(), ['local', 'local-b'], JSON.stringify(record.json.data.attempts));
 });
 
-test('settlement is on: the answer\'s charge is in the account\'s generation record when the answer has arrived', async () => {
+test("settlement is on: the answer's charge is in the account's generation record when the answer has arrived", async () => {
   upstream.reset();
   const res = await call(switchyard.target, PATH, chatBody(GATEWAY_MODEL, false));
   assert.equal(res.status, 200);
@@ -74,5 +79,8 @@ test('the bench starts switchyard with the Node flags `npm start` runs it with (
   assert.match(pkg.scripts.start, /--import \.\/bin\/type-stripped-hook\.mjs/, 'npm start serves the type-stripped sources');
   const argv = readFileSync(`/proc/${switchyard.target.pid}/cmdline`, 'utf8').split('\0');
   assert.ok(argv.includes(flag), `the bench's switchyard runs with ${flag}: ${argv.join(' ')}`);
-  assert.ok(argv.some((a) => a.endsWith('/bin/type-stripped-hook.mjs')), `the bench's switchyard runs with the hook: ${argv.join(' ')}`);
+  assert.ok(
+    argv.some((a) => a.endsWith('/bin/type-stripped-hook.mjs')),
+    `the bench's switchyard runs with the hook: ${argv.join(' ')}`,
+  );
 });

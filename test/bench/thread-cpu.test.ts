@@ -17,14 +17,18 @@ parentPort.postMessage(x);
 parentPort.once('message', () => process.exit(0));
 `;
 
-test('a worker thread\'s CPU is counted as "worker threads", apart from the event loop', { skip: existsSync('/proc/thread-self/stat') ? false : 'needs Linux /proc' }, async () => {
-  const before = threadCpuSeconds(process.pid);
-  const worker = new Worker(BURN, { eval: true });
-  await new Promise((resolve) => worker.once('message', resolve));
-  const after = threadCpuSeconds(process.pid); // read while the thread is still alive
-  worker.postMessage('exit');
-  await new Promise((resolve) => worker.once('exit', resolve));
-  const split = new Map(perResponseUs(before, after, 1));
-  assert.ok(split.get('worker threads')! >= 50_000, `the worker's 50 ms counted: ${[...split].join(' ')}`);
-  assert.ok(after.has('event loop'));
-});
+test(
+  'a worker thread\'s CPU is counted as "worker threads", apart from the event loop',
+  { skip: existsSync('/proc/thread-self/stat') ? false : 'needs Linux /proc' },
+  async () => {
+    const before = threadCpuSeconds(process.pid);
+    const worker = new Worker(BURN, { eval: true });
+    await new Promise((resolve) => worker.once('message', resolve));
+    const after = threadCpuSeconds(process.pid); // read while the thread is still alive
+    worker.postMessage('exit');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    const split = new Map(perResponseUs(before, after, 1));
+    assert.ok(split.get('worker threads')! >= 50_000, `the worker's 50 ms counted: ${[...split].join(' ')}`);
+    assert.ok(after.has('event loop'));
+  },
+);

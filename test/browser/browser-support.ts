@@ -11,7 +11,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Undefined when Chromium is there (installing it if possible), else the reason to skip. */
 export function chromiumUnavailable(): string | undefined {
@@ -42,15 +50,20 @@ export interface PageProblems {
 export function watchPage(page: Page): PageProblems {
   const list: string[] = [];
   const allowed: RegExp[] = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') list.push(`console: ${msg.text()}`); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') list.push(`console: ${msg.text()}`);
+  });
   page.on('pageerror', (err) => list.push(`page error: ${err.message}`));
   page.on('requestfailed', (req) => list.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`));
   page.on('response', (res) => {
-    if (res.status() >= 400 && !allowed.some((a) => a.test(res.url()))) list.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
+    if (res.status() >= 400 && !allowed.some((a) => a.test(res.url())))
+      list.push(`HTTP ${res.status()}: ${res.request().method()} ${res.url()}`);
   });
   return {
     list,
-    allow: (p) => { allowed.push(p); },
+    allow: (p) => {
+      allowed.push(p);
+    },
     assertNone(where) {
       const found = list.splice(0);
       assert.deepEqual(found, [], `${where}: no console errors or failed requests`);

@@ -26,7 +26,12 @@ describe("dashboard: an account's allowlist and budget", { skip }, () => {
     await gw?.close();
   });
 
-  const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = (model: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
 
   test("Accounts: edit the account's allowed models and budget; the gateway holds every key of it to them", async () => {
     const admin = await createAdminKey(gw, 'operator');
@@ -51,7 +56,10 @@ describe("dashboard: an account's allowlist and budget", { skip }, () => {
     assert.equal(outside.status, 400);
     assert.equal(outside.json.error.code, 'model_not_found');
     const listed = (await call('GET', `${gw.baseUrl}/models`, gw.key)).json.data.map((m: { id: string }) => m.id) as string[];
-    assert.ok(listed.length > 0 && listed.every((id) => id.startsWith('switchyard/sim-f') || id === 'switchyard/sim-embed'), listed.join(', '));
+    assert.ok(
+      listed.length > 0 && listed.every((id) => id.startsWith('switchyard/sim-f') || id === 'switchyard/sim-embed'),
+      listed.join(', '),
+    );
 
     // A budget of 0: the next request does not fit.
     await form.getByLabel('Budget (USD; blank: none)').fill('0');
@@ -68,7 +76,7 @@ describe("dashboard: an account's allowlist and budget", { skip }, () => {
     await owner.page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Settings', exact: true }).click();
     await owner.page.getByTestId('account-allowed-models').filter({ hasText: 'switchyard/sim-f*, switchyard/sim-embed' }).waitFor();
     await owner.page.getByTestId('account-budget').filter({ hasText: '$0.00 per month' }).waitFor();
-    owner.problems.assertNone('the owner\'s settings');
+    owner.problems.assertNone("the owner's settings");
     await owner.close();
 
     // Cleared: every model again, no budget.

@@ -19,7 +19,10 @@ function startProxy(target: string): Promise<Server> {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
-    upstream.on('error', () => { res.writeHead(502); res.end(); });
+    upstream.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
     req.pipe(upstream);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -30,7 +33,11 @@ let proxy: Server;
 let browser: Browser;
 before(async () => {
   if (skip !== undefined) return;
-  gw = await startTestGateway({ tweak: (c) => { c.server.basePath = '/gw'; } });
+  gw = await startTestGateway({
+    tweak: (c) => {
+      c.server.basePath = '/gw';
+    },
+  });
   proxy = await startProxy(gw.origin);
   browser = await launchChromium();
 });
@@ -59,7 +66,11 @@ test('under a base path behind a reverse proxy the dashboard loads and signs in'
   await page.reload();
   await page.locator('table[aria-label="API keys"]').waitFor();
   await screenshots(page, 'base-path-keys');
-  assert.deepEqual(urls.filter((u) => !u.startsWith('/gw/')), [], 'every request stays under /gw');
+  assert.deepEqual(
+    urls.filter((u) => !u.startsWith('/gw/')),
+    [],
+    'every request stays under /gw',
+  );
   problems.assertNone('the dashboard under /gw');
   await context.close();
 });

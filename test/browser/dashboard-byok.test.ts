@@ -13,7 +13,9 @@ import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage } 
 const skip = chromiumUnavailable();
 const ACCOUNT_KEY = 'sk-dash-own-key-R4tY7uI0oP2a';
 
-interface PageDocument { body: { innerHTML: string } }
+interface PageDocument {
+  body: { innerHTML: string };
+}
 
 describe('the dashboard Settings: your own provider keys', { skip }, () => {
   let up: OpenAIChatEmulator;
@@ -57,7 +59,11 @@ models:
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     // The first page's calls have answered (leaving it earlier aborts them: failed requests).
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading').length === 0);
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading')
+          .length === 0,
+    );
     await page.goto(`${gw.origin}/dashboard/settings`);
     const section = page.getByRole('region', { name: 'Your own provider keys' });
     await section.getByText('No keys of your own.').waitFor();
@@ -67,21 +73,32 @@ models:
     await section.getByLabel('Mode').selectOption('only');
     await section.getByLabel('Label (optional)').fill('from the dashboard');
     await section.getByRole('button', { name: 'Store key' }).click();
-    await section.getByRole('status').filter({ hasText: `key …${ACCOUNT_KEY.slice(-4)}` }).waitFor();
+    await section
+      .getByRole('status')
+      .filter({ hasText: `key …${ACCOUNT_KEY.slice(-4)}` })
+      .waitFor();
     const row = section.locator('table[aria-label="Stored provider keys"] tbody tr', { hasText: 'acme-up' });
-    assert.match(await row.textContent() ?? '', /from the dashboard.*only/);
+    assert.match((await row.textContent()) ?? '', /from the dashboard.*only/);
     assert.equal(String(up.requests.find((r) => r.path === '/v1/models')?.headers.authorization), `Bearer ${ACCOUNT_KEY}`);
     const html = await page.evaluate(() => (globalThis as unknown as { document: PageDocument }).document.body.innerHTML);
     assert.equal(html.includes(ACCOUNT_KEY), false, 'the page still holds the key after storing it');
     await screenshots(page, 'settings-byok');
 
     // A request served with the key: Activity marks it BYOK.
-    const answer = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }) });
+    const answer = await fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(answer.status, 200);
     await gw.flush();
     await page.goto(`${gw.origin}/dashboard/activity`);
     await page.getByTestId('row-byok').first().waitFor();
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading').length === 0);
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading')
+          .length === 0,
+    );
     await page.goto(`${gw.origin}/dashboard/settings`);
 
     await row.getByRole('button', { name: 'Remove the key for acme-up' }).click();

@@ -30,7 +30,8 @@ describe('the dashboard generation page: guardrails that fired', { skip }, () =>
     const set = await call('PATCH', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, admin, { guardrails: rules });
     assert.equal(set.status, 200, JSON.stringify(set.json));
     const answer = await fetch(`${gw.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acme/paid-sim', messages: [{ role: 'user', content: `write to ${SECRET}` }] }),
     });
     assert.equal(answer.status, 200, await answer.text());
@@ -44,7 +45,11 @@ describe('the dashboard generation page: guardrails that fired', { skip }, () =>
     await page.getByLabel('Key').fill(mgmt.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading').length === 0);
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('.loading')
+          .length === 0,
+    );
     await page.goto(`${gw.origin}/dashboard/activity`);
     await page.locator('table[aria-label="Generations"] tbody tr').first().click();
     const dialog = page.locator('dialog.record');

@@ -11,7 +11,7 @@ import { openPage, signedIn } from './signed-in.ts';
 
 const skip = chromiumUnavailable();
 
-describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
+describe("dashboard: a key's allowlist and max in flight", { skip }, () => {
   let gw: TestGateway;
   let browser: Browser;
   before(async () => {
@@ -23,7 +23,7 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     await gw?.close();
   });
 
-  test('Keys: edit a key\'s allowed models and max in flight; the gateway refuses the other models at once', async () => {
+  test("Keys: edit a key's allowed models and max in flight; the gateway refuses the other models at once", async () => {
     const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true });
     const scoped = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'scoped key' });
     const context = await browser.newContext({ viewport: DESKTOP });
@@ -43,12 +43,17 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     await page.getByRole('button', { name: 'Save access' }).click();
     await row().getByTestId('key-access').filter({ hasText: 'switchyard/sim-f*, switchyard/sim-embed · 3 at once' }).waitFor();
     await screenshots(page, 'keys-access');
-    problems.assertNone('editing a key\'s access');
+    problems.assertNone("editing a key's access");
 
     const record = (await gw.services.stores.accounts.getKey(scoped.record.hash))!;
     assert.deepEqual(record.allowlist, { models: ['switchyard/sim-f*', 'switchyard/sim-embed'] });
     assert.equal(record.maxInFlight, 3);
-    const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${scoped.key}` });
+    const ask = (model: string) =>
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${scoped.key}` },
+      );
     assert.equal((await ask('switchyard/sim-fast')).status, 200);
     assert.equal((await ask('switchyard/sim-pro')).json.error.code, 'model_not_found');
 
@@ -57,9 +62,12 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     await page.getByLabel('Allowed models (ids or globs, comma-separated)').fill('');
     await page.getByLabel('Max requests at once').fill('');
     await page.getByRole('button', { name: 'Save access' }).click();
-    await row().getByTestId('key-access').filter({ hasText: /^all models$/ }).waitFor();
+    await row()
+      .getByTestId('key-access')
+      .filter({ hasText: /^all models$/ })
+      .waitFor();
     assert.equal((await ask('switchyard/sim-pro')).status, 200);
-    problems.assertNone('clearing a key\'s access');
+    problems.assertNone("clearing a key's access");
     await context.close();
   });
 
@@ -69,16 +77,28 @@ describe('dashboard: a key\'s allowlist and max in flight', { skip }, () => {
     const { page, problems, close } = await signedIn(browser, gw.origin, admin.key);
     await openPage(page, 'All keys');
     const row = () => page.locator('table[aria-label="All keys"] tbody tr', { hasText: 'operator-scoped key' });
-    await row().getByTestId('key-access').filter({ hasText: /^all models$/ }).waitFor();
+    await row()
+      .getByTestId('key-access')
+      .filter({ hasText: /^all models$/ })
+      .waitFor();
     await page.getByRole('button', { name: 'Edit the access of operator-scoped key' }).click();
     await page.getByLabel('Allowed models (ids or globs, comma-separated)').fill('switchyard/sim-fast');
     await page.getByRole('button', { name: 'Save access' }).click();
-    await row().getByTestId('key-access').filter({ hasText: /^switchyard\/sim-fast$/ }).waitFor();
+    await row()
+      .getByTestId('key-access')
+      .filter({ hasText: /^switchyard\/sim-fast$/ })
+      .waitFor();
     problems.assertNone("the operator editing a key's access");
 
-    const listedKeys = (await call('GET', `${gw.origin}/api/v1/admin/keys?account=${gw.accountId}&limit=200`, admin.key)).json.data as Array<{ hash: string; allowed_models: string[] | null }>;
+    const listedKeys = (await call('GET', `${gw.origin}/api/v1/admin/keys?account=${gw.accountId}&limit=200`, admin.key)).json
+      .data as Array<{ hash: string; allowed_models: string[] | null }>;
     assert.deepEqual(listedKeys.find((k) => k.hash === scoped.record.hash)?.allowed_models, ['switchyard/sim-fast']);
-    const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${scoped.key}` });
+    const ask = (model: string) =>
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${scoped.key}` },
+      );
     assert.equal((await ask('switchyard/sim-fast')).status, 200);
     assert.equal((await ask('switchyard/sim-pro')).json.error.code, 'model_not_found');
     const listed = (await call('GET', `${gw.baseUrl}/models`, scoped.key)).json.data.map((m: { id: string }) => m.id);

@@ -25,7 +25,8 @@ describe('dashboard: key rotation', { skip }, () => {
   test('Rotate on the Keys page: the new key once, same row (name, limit); the old key refused, or working during the overlap', async () => {
     const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'rotator', management: true });
     const k = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ci key', limitUsd: '2' });
-    const status = async (key: string) => (await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status;
+    const status = async (key: string) =>
+      (await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` })).status;
     assert.equal(await status(k.key), 200);
 
     const context = await browser.newContext({ viewport: DESKTOP });

@@ -43,16 +43,40 @@ async function visit(page: Page, title: string, ready: string): Promise<void> {
 /** Every loading state of the page is gone (locators, not page-evaluated code: the page's CSP forbids eval). */
 async function loaded(page: Page): Promise<void> {
   const loading = page.locator('.loading');
-  while (await loading.count() > 0) await loading.first().waitFor({ state: 'detached' });
+  while ((await loading.count()) > 0) await loading.first().waitFor({ state: 'detached' });
 }
 
 function seeded(i: number, accountId: string, keyHash: string): SettlementRecord {
   return {
-    id: `gen-old-${String(i).padStart(4, '0')}`, accountId, keyHash, model: 'switchyard/sim-pro', provider: 'sim', upstreamModel: 'sim-pro',
-    upstreamId: null, dialect: 'chat', streamed: false, cancelled: false, status: 'success', errorCode: null, finishReason: 'stop',
-    nativeFinishReason: 'stop', tokensPrompt: 5, tokensCompletion: 7, tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0,
-    costNanos: 19_000n, costBreakdown: null, latencyMs: 12, firstTokenMs: 3, attempts: [], httpReferer: null, xTitle: null, endUser: null,
-    createdAt: new Date(Date.UTC(2025, 5, 1) + i * 1000).toISOString(), holdRowWritten: false,
+    id: `gen-old-${String(i).padStart(4, '0')}`,
+    accountId,
+    keyHash,
+    model: 'switchyard/sim-pro',
+    provider: 'sim',
+    upstreamModel: 'sim-pro',
+    upstreamId: null,
+    dialect: 'chat',
+    streamed: false,
+    cancelled: false,
+    status: 'success',
+    errorCode: null,
+    finishReason: 'stop',
+    nativeFinishReason: 'stop',
+    tokensPrompt: 5,
+    tokensCompletion: 7,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    costNanos: 19_000n,
+    costBreakdown: null,
+    latencyMs: 12,
+    firstTokenMs: 3,
+    attempts: [],
+    httpReferer: null,
+    xTitle: null,
+    endUser: null,
+    createdAt: new Date(Date.UTC(2025, 5, 1) + i * 1000).toISOString(),
+    holdRowWritten: false,
   };
 }
 
@@ -78,10 +102,15 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     }
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}` })).status, 200);
     await gw.flush();
-    const exact = formatNanos((await Promise.all(ids.map(async (id) => (await gw.services.stores.generations.getRecord(id))!.costNanos))).reduce((sum, c) => sum + c, 0n));
+    const exact = formatNanos(
+      (await Promise.all(ids.map(async (id) => (await gw.services.stores.generations.getRecord(id))!.costNanos))).reduce(
+        (sum, c) => sum + c,
+        0n,
+      ),
+    );
     assert.equal((await gw.services.stores.generations.getRecord(ids[0]!))!.httpReferer, 'https://invoices.example');
 
-    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'apps', management: true }));
+    const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'apps', management: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     const row = page.locator('table[aria-label="Top apps"] tbody tr', { hasText: 'Invoice Bot' });
@@ -94,8 +123,11 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
   });
 
   test('Keys: create a key with a daily limit, its usage per day when opened, edit the reset; Activity exports every filtered record as CSV', async () => {
-    await gw.services.stores.ledger.settle([], Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)));
-    const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true }));
+    await gw.services.stores.ledger.settle(
+      [],
+      Array.from({ length: 120 }, (_, i) => seeded(i, gw.accountId, gw.keyHash)),
+    );
+    const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'keys page', management: true });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, mgmt.key);
     await visit(page, 'Keys', 'table[aria-label="API keys"]');
@@ -134,9 +166,11 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     await visit(page, 'Activity', 'table[aria-label="Generations"] tbody tr');
     const download = page.waitForEvent('download');
     await page.getByTestId('export-csv').click();
-    const text = readFileSync((await (await download).path()), 'utf8');
+    const text = readFileSync(await (await download).path(), 'utf8');
     const lines = text.split('\r\n').filter((l) => l !== '');
-    const total = Number((gw.db.prepare('SELECT count(*) AS n FROM generations WHERE account_id = ?').get(gw.accountId) as { n: number }).n);
+    const total = Number(
+      (gw.db.prepare('SELECT count(*) AS n FROM generations WHERE account_id = ?').get(gw.accountId) as { n: number }).n,
+    );
     assert.ok(total > 120, `${total} records`);
     assert.equal(lines.length, total + 1, 'a header and every record, not the 50 on screen');
     assert.ok(lines.some((l) => l.includes(res.json.id)));
@@ -146,8 +180,8 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
   });
 
   test('the operator creates a management key for an account, shown once with a copy button; it manages that account', async () => {
-    const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true }));
-    const customer = (await gw.services.accountService.createAccount({ name: 'Customer Co', creditsUsd: '5' }));
+    const admin = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true });
+    const customer = await gw.services.accountService.createAccount({ name: 'Customer Co', creditsUsd: '5' });
     const { page, problems } = await openPage(browser, `${gw.origin}/dashboard/`);
     await signIn(page, admin.key);
     await visit(page, 'All keys', 'table[aria-label="All keys"]');
@@ -168,9 +202,14 @@ describe('dashboard: keys, usage, apps, CSV, management keys', { skip }, () => {
     assert.equal(listed.status, 200, 'the new key is a management key of the account');
     const record = (await gw.services.stores.accounts.listKeys(customer.id)).find((k) => k.name === 'customer admin')!;
     assert.equal(record.isManagement, true);
-    const audit = await fetch(`${gw.origin}/api/v1/admin/audit?target=${record.hash}`, { headers: { authorization: `Bearer ${admin.key}` } });
+    const audit = await fetch(`${gw.origin}/api/v1/admin/audit?target=${record.hash}`, {
+      headers: { authorization: `Bearer ${admin.key}` },
+    });
     const entries = ((await audit.json()) as { data: unknown }).data as Array<{ action: string; details: { kind: string } }>;
-    assert.deepEqual(entries.map((e) => [e.action, e.details.kind]), [['key.create', 'management']]);
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.details.kind]),
+      [['key.create', 'management']],
+    );
     await page.context().close();
   });
 });

@@ -39,7 +39,7 @@ async function visit(page: Page, title: string, ready: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: title }).waitFor();
   await page.locator(ready).first().waitFor();
   const loading = page.locator('.loading');
-  while (await loading.count() > 0) await loading.first().waitFor({ state: 'detached' });
+  while ((await loading.count()) > 0) await loading.first().waitFor({ state: 'detached' });
 }
 
 describe('dashboard: the kinds of request', { skip }, () => {
@@ -53,7 +53,11 @@ describe('dashboard: the kinds of request', { skip }, () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const embedded = await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: ['to embed', 'and this'] }, auth);
     assert.equal(embedded.status, 200, embedded.text);
-    const chatted = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const chatted = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(chatted.status, 200, chatted.text);
     await gw.flush();
     const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'kinds', management: true });
@@ -92,9 +96,10 @@ describe('dashboard: the kinds of request', { skip }, () => {
     problems.assertNone('the Overview page');
   });
 
-  test('Models: each model\'s kind, modalities and the prices it bills besides tokens', async () => {
+  test("Models: each model's kind, modalities and the prices it bills besides tokens", async () => {
     await visit(page, 'Models', 'table[aria-label="Models"]');
-    const row = (id: string) => page.locator('table[aria-label="Models"] tbody tr', { has: page.locator('code', { hasText: new RegExp(`^${id}$`) }) });
+    const row = (id: string) =>
+      page.locator('table[aria-label="Models"] tbody tr', { has: page.locator('code', { hasText: new RegExp(`^${id}$`) }) });
     assert.equal(await row('switchyard/sim-embed').getByTestId('model-kind').textContent(), 'embedding');
     assert.equal(await row('switchyard/sim-embed').getByTestId('model-modalities').textContent(), 'text → embeddings');
     assert.equal(await row('switchyard/sim-pro').getByTestId('model-kind').textContent(), 'chat');

@@ -5,7 +5,17 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { ARTIFACTS, chromiumUnavailable, DESKTOP, launchChromium, PHONE, watchPage, type PageProblems } from './browser-support.ts';
 import {
-  ACCOUNT_PAGES, noneLoading, OPERATOR_PAGES, PAGES_YAML, pageName, screenshotFile, seedPages, showPage, webpScreenshot, WIDTHS, type DashboardPage,
+  ACCOUNT_PAGES,
+  noneLoading,
+  OPERATOR_PAGES,
+  PAGES_YAML,
+  pageName,
+  screenshotFile,
+  seedPages,
+  showPage,
+  webpScreenshot,
+  WIDTHS,
+  type DashboardPage,
 } from './dashboard-pages.ts';
 
 // Every page of the dashboard (the list in dashboard-pages.ts, checked here against the
@@ -19,7 +29,13 @@ const SHOTS = `${ARTIFACTS}layout/`;
 
 /** What is wider than it may be: the page itself, or a table wider than its box. Runs in the page. */
 function overflows(): string[] {
-  interface El { scrollWidth: number; clientWidth: number; getAttribute(n: string): string | null; parentElement: El | null; getBoundingClientRect(): { width: number } }
+  interface El {
+    scrollWidth: number;
+    clientWidth: number;
+    getAttribute(n: string): string | null;
+    parentElement: El | null;
+    getBoundingClientRect(): { width: number };
+  }
   const d = (globalThis as unknown as { document: { scrollingElement: El; querySelectorAll(s: string): ArrayLike<El> } }).document;
   const found: string[] = [];
   const root = d.scrollingElement;
@@ -32,7 +48,11 @@ function overflows(): string[] {
   return found;
 }
 
-interface Shot { file: string; page: string; width: number }
+interface Shot {
+  file: string;
+  page: string;
+  width: number;
+}
 
 /** The page at both widths: its screenshots, and what overflows (collected, so one run names every page that does). */
 async function check(page: Page, problems: PageProblems, origin: string, p: DashboardPage, shots: Shot[]): Promise<string[]> {
@@ -86,9 +106,13 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
 
   test("the account's pages", async () => {
     const { page, problems } = await signedIn(keys.management);
-    assert.deepEqual(await navTitles(page), ACCOUNT_PAGES.map((p) => p.title), 'dashboard-pages.ts lists every page of the navigation');
+    assert.deepEqual(
+      await navTitles(page),
+      ACCOUNT_PAGES.map((p) => p.title),
+      'dashboard-pages.ts lists every page of the navigation',
+    );
     const found: string[] = [];
-    for (const p of ACCOUNT_PAGES) found.push(...await check(page, problems, gw.origin, p, shots));
+    for (const p of ACCOUNT_PAGES) found.push(...(await check(page, problems, gw.origin, p, shots)));
     // A model opened (its endpoints and its code sample) at phone width.
     await page.setViewportSize(PHONE);
     await page.goto(`${gw.origin}/dashboard/models`);
@@ -104,9 +128,13 @@ describe('every dashboard page fits at 1280 px and 390 px', { skip }, () => {
 
   test("the operator's pages", async () => {
     const { page, problems } = await signedIn(keys.admin);
-    assert.deepEqual(await navTitles(page), OPERATOR_PAGES.map((p) => p.title), 'dashboard-pages.ts lists every page of the navigation');
+    assert.deepEqual(
+      await navTitles(page),
+      OPERATOR_PAGES.map((p) => p.title),
+      'dashboard-pages.ts lists every page of the navigation',
+    );
     const found: string[] = [];
-    for (const p of OPERATOR_PAGES) found.push(...await check(page, problems, gw.origin, p, shots));
+    for (const p of OPERATOR_PAGES) found.push(...(await check(page, problems, gw.origin, p, shots)));
     assert.deepEqual(found, [], 'no page scrolls sideways, no table is wider than its box');
     await page.context().close();
   });

@@ -44,16 +44,24 @@ describe("dashboard: the account's MCP servers", { skip }, () => {
     await table.getByText('crm', { exact: true }).waitFor();
     assert.match(await table.innerText(), /http:\/\/127\.0\.0\.1:9\/mcp[\s\S]*Authorization[\s\S]*lookup, search/);
     assert.ok(!(await page.content()).includes('dash-secret-55'), 'the header value is not on the page');
-    assert.deepEqual((await gw.services.stores.mcpServers.list(gw.accountId)).map((s) => s.headers), [{ Authorization: 'Bearer dash-secret-55' }]);
+    assert.deepEqual(
+      (await gw.services.stores.mcpServers.list(gw.accountId)).map((s) => s.headers),
+      [{ Authorization: 'Bearer dash-secret-55' }],
+    );
     await screenshots(page, 'dashboard-mcp-servers');
 
     problems.allow(/\/api\/v1\/mcp-servers$/);
     await form.getByLabel('Name').fill('far');
     await form.getByLabel('URL').fill('https://mcp.elsewhere.example/mcp');
     await form.getByRole('button', { name: 'Add server' }).click();
-    await form.getByRole('alert').getByText(/not a host the operator allows/).waitFor();
+    await form
+      .getByRole('alert')
+      .getByText(/not a host the operator allows/)
+      .waitFor();
     // The refused POST's 400 is expected (Chromium logs it to the console too).
-    assert.deepEqual(problems.list.splice(0), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    assert.deepEqual(problems.list.splice(0), [
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
 
     page.once('dialog', (d) => void d.accept());
     await table.getByRole('button', { name: 'Remove crm' }).click();

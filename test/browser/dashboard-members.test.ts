@@ -61,8 +61,15 @@ describe('dashboard: members', { skip }, () => {
     await page.getByText('leo@example.com').waitFor({ state: 'detached' });
     problems.assertNone('members page');
 
-    const members = (await call('GET', `${gw.origin}/api/v1/members`, mgmt)).json.data as Array<{ id: string; email: string; role: string }>;
-    assert.deepEqual(members.map((m) => [m.email, m.role]), [['ivy@example.com', 'admin']]);
+    const members = (await call('GET', `${gw.origin}/api/v1/members`, mgmt)).json.data as Array<{
+      id: string;
+      email: string;
+      role: string;
+    }>;
+    assert.deepEqual(
+      members.map((m) => [m.email, m.role]),
+      [['ivy@example.com', 'admin']],
+    );
     const key = (await call('GET', `${gw.origin}/api/v1/keys/${leoKey.json.data.hash}`, mgmt)).json.data;
     assert.equal(key.member_id, members[0]!.id);
     assert.equal(key.disabled, false);
@@ -75,7 +82,12 @@ describe('dashboard: members', { skip }, () => {
     const maxSession = (await gw.services.sessions.createForMember(max.json.data.id, 3_600_000)).token;
     const maxKey = await call('POST', `${gw.origin}/api/v1/keys`, maxSession, { name: 'max key' });
     assert.equal(maxKey.status, 201);
-    const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${maxKey.json.key}` });
+    const ask = (model: string) =>
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${maxKey.json.key}` },
+      );
     assert.equal((await ask('switchyard/sim-pro')).status, 200);
 
     const { page, problems, close } = await signedIn(browser, gw.origin, mgmt);

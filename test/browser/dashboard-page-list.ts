@@ -5,17 +5,39 @@
 // No imports: the docs check reads it without a browser.
 
 export type Who = 'account' | 'operator';
-export interface DashboardPage { who: Who; route: string; title: string }
+export interface DashboardPage {
+  who: Who;
+  route: string;
+  title: string;
+}
 
-export const ACCOUNT_PAGES: readonly DashboardPage[] = ([
-  ['', 'Overview'], ['keys', 'Keys'], ['activity', 'Activity'], ['credits', 'Credits'], ['models', 'Models'], ['playground', 'Playground'],
-  ['mcp-servers', 'MCP servers'], ['webhooks', 'Webhooks'], ['members', 'Members'], ['settings', 'Settings'],
-] as const).map(([route, title]) => ({ who: 'account', route, title }));
+export const ACCOUNT_PAGES: readonly DashboardPage[] = (
+  [
+    ['', 'Overview'],
+    ['keys', 'Keys'],
+    ['activity', 'Activity'],
+    ['credits', 'Credits'],
+    ['models', 'Models'],
+    ['playground', 'Playground'],
+    ['mcp-servers', 'MCP servers'],
+    ['webhooks', 'Webhooks'],
+    ['members', 'Members'],
+    ['settings', 'Settings'],
+  ] as const
+).map(([route, title]) => ({ who: 'account', route, title }));
 
-export const OPERATOR_PAGES: readonly DashboardPage[] = ([
-  ['', 'Accounts'], ['keys', 'All keys'], ['activity', 'Activity'], ['usage', 'Usage'], ['health', 'Health'],
-  ['audit', 'Audit log'], ['config', 'Configuration'], ['models', 'Models'],
-] as const).map(([route, title]) => ({ who: 'operator', route, title }));
+export const OPERATOR_PAGES: readonly DashboardPage[] = (
+  [
+    ['', 'Accounts'],
+    ['keys', 'All keys'],
+    ['activity', 'Activity'],
+    ['usage', 'Usage'],
+    ['health', 'Health'],
+    ['audit', 'Audit log'],
+    ['config', 'Configuration'],
+    ['models', 'Models'],
+  ] as const
+).map(([route, title]) => ({ who: 'operator', route, title }));
 
 export const ALL_PAGES: readonly DashboardPage[] = [...ACCOUNT_PAGES, ...OPERATOR_PAGES];
 
@@ -47,7 +69,9 @@ export function screenshotsTable(): string {
   return [TABLE_START, '', '| page | desktop | phone |', '|---|---|---|', ...rows, '', TABLE_END].join('\n');
 }
 
-interface PageDocument { querySelectorAll(selector: string): ArrayLike<unknown> }
+interface PageDocument {
+  querySelectorAll(selector: string): ArrayLike<unknown>;
+}
 /** True once no part of the page says "Loading…". Runs in the page. */
 export function noneLoading(): boolean {
   const d = (globalThis as unknown as { document: PageDocument }).document;

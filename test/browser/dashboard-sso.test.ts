@@ -51,40 +51,45 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('"Sign in with Test IdP": the provider\'s login and consent pages, then the dashboard signed in as the new member', { skip }, async () => {
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  await page.goto(`${gw.origin}/dashboard/`);
-  // The dashboard's page requests, with the cookies the browser sent (the session's must be among them after the callback).
-  const dashboardRequests: Array<Promise<string>> = [];
-  page.on('request', (req) => {
-    if (req.url() === `${gw.origin}/dashboard/` && req.isNavigationRequest()) dashboardRequests.push(req.allHeaders().then((h) => h.cookie ?? ''));
-  });
-  await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
-  await screenshots(page, 'sign-in-sso');
-  await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
-  // The provider's pages (another site): its login form, then its consent.
-  await page.waitForURL((url) => url.hostname === 'localhost');
-  await page.locator('input[name="login"]').fill('ann');
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
-  // Back on the gateway, signed in: the dashboard's pages, as the member with the mapped role.
-  await page.waitForURL(`${gw.origin}/dashboard/`);
-  const problems = watchPage(page);
-  await page.getByTestId('who').waitFor();
-  assert.equal(await page.getByTestId('who').textContent(), 'ann@example.com · test account (admin)');
-  await page.getByRole('link', { name: 'Members' }).click();
-  await page.getByRole('cell', { name: 'Ann Admin ann@example.com' }).waitFor();
-  problems.assertNone('the dashboard after single sign-on');
-  // SameSite=Strict: the callback's page moved on to the dashboard by a same-site navigation, so its request carried the session.
-  const sent = await Promise.all(dashboardRequests);
-  assert.equal(sent.length, 1, 'the dashboard after the callback');
-  assert.match(sent[0]!, /sy_session=sy-session-/);
-  const cookies = await context.cookies(gw.origin);
-  const session = cookies.find((c) => c.name === 'sy_session');
-  assert.ok(session, 'the session cookie');
-  assert.equal(session.sameSite, 'Strict');
-  assert.equal(session.httpOnly, true);
-  await context.close();
-});
+test(
+  '"Sign in with Test IdP": the provider\'s login and consent pages, then the dashboard signed in as the new member',
+  { skip },
+  async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${gw.origin}/dashboard/`);
+    // The dashboard's page requests, with the cookies the browser sent (the session's must be among them after the callback).
+    const dashboardRequests: Array<Promise<string>> = [];
+    page.on('request', (req) => {
+      if (req.url() === `${gw.origin}/dashboard/` && req.isNavigationRequest())
+        dashboardRequests.push(req.allHeaders().then((h) => h.cookie ?? ''));
+    });
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
+    await screenshots(page, 'sign-in-sso');
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+    // The provider's pages (another site): its login form, then its consent.
+    await page.waitForURL((url) => url.hostname === 'localhost');
+    await page.locator('input[name="login"]').fill('ann');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // Back on the gateway, signed in: the dashboard's pages, as the member with the mapped role.
+    await page.waitForURL(`${gw.origin}/dashboard/`);
+    const problems = watchPage(page);
+    await page.getByTestId('who').waitFor();
+    assert.equal(await page.getByTestId('who').textContent(), 'ann@example.com · test account (admin)');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('cell', { name: 'Ann Admin ann@example.com' }).waitFor();
+    problems.assertNone('the dashboard after single sign-on');
+    // SameSite=Strict: the callback's page moved on to the dashboard by a same-site navigation, so its request carried the session.
+    const sent = await Promise.all(dashboardRequests);
+    assert.equal(sent.length, 1, 'the dashboard after the callback');
+    assert.match(sent[0]!, /sy_session=sy-session-/);
+    const cookies = await context.cookies(gw.origin);
+    const session = cookies.find((c) => c.name === 'sy_session');
+    assert.ok(session, 'the session cookie');
+    assert.equal(session.sameSite, 'Strict');
+    assert.equal(session.httpOnly, true);
+    await context.close();
+  },
+);

@@ -11,7 +11,9 @@ import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage, t
 
 const skip = chromiumUnavailable();
 
-interface PageDocument { querySelectorAll(selector: string): ArrayLike<unknown> }
+interface PageDocument {
+  querySelectorAll(selector: string): ArrayLike<unknown>;
+}
 function noneLoading(): boolean {
   const d = (globalThis as unknown as { document: PageDocument }).document;
   return d.querySelectorAll('.loading').length === 0;
@@ -70,9 +72,15 @@ describe("the dashboard shows the API's status", { skip }, () => {
     const made = await call('POST', `${gw.origin}/api/v1/admin/accounts`, admin.key, { name: 'Globex Corporation', type: 'user' });
     assert.equal(made.status, 201);
     const other = made.json.data.id as string;
-    const otherKey = await call('POST', `${gw.origin}/api/v1/admin/accounts/${other}/keys`, admin.key, { name: 'globex revoked', kind: 'api' });
+    const otherKey = await call('POST', `${gw.origin}/api/v1/admin/accounts/${other}/keys`, admin.key, {
+      name: 'globex revoked',
+      kind: 'api',
+    });
     assert.equal(otherKey.status, 201);
-    assert.equal((await call('PATCH', `${gw.origin}/api/v1/admin/keys/${otherKey.json.data.hash}`, admin.key, { disabled: true })).status, 200);
+    assert.equal(
+      (await call('PATCH', `${gw.origin}/api/v1/admin/keys/${otherKey.json.data.hash}`, admin.key, { disabled: true })).status,
+      200,
+    );
 
     const { page, problems } = await signedIn(admin.key, 'keys');
     const table = page.locator('table[aria-label="All keys"]');
@@ -92,12 +100,16 @@ describe("the dashboard shows the API's status", { skip }, () => {
 
   test('a refused request (402, a key at its limit) is no row in Activity; it is counted among the refusals', async () => {
     const models = await call('GET', `${gw.baseUrl}/models`, gw.key);
-    const model = (models.json.data as { id: string; kind: string; pricing: { prompt: string } }[]).find((m) => m.kind === 'chat' && Number(m.pricing.prompt) > 0)!.id;
+    const model = (models.json.data as { id: string; kind: string; pricing: { prompt: string } }[]).find(
+      (m) => m.kind === 'chat' && Number(m.pricing.prompt) > 0,
+    )!.id;
     const capped = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'capped at zero', limitUsd: '0' });
-    const ask = (key: string) => fetch(`${gw.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const ask = (key: string) =>
+      fetch(`${gw.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
     assert.equal((await ask(gw.key)).status, 200);
     assert.equal((await ask(capped.key)).status, 402);
     await gw.flush();

@@ -15,14 +15,19 @@ const skip = chromiumUnavailable();
 // closure). Given as functions, not strings: Playwright evaluates a string predicate again
 // on every poll through eval, which the dashboard's CSP (no 'unsafe-eval') refuses once the
 // first check has not held; a function is evaluated once.
-interface PageDocument { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> }
+interface PageDocument {
+  querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }>;
+}
 function noneLoading(): boolean {
   const d = (globalThis as unknown as { document: PageDocument }).document;
   return d.querySelectorAll('.loading').length === 0;
 }
 function overviewLoaded(): boolean {
   const d = (globalThis as unknown as { document: PageDocument }).document;
-  return d.querySelectorAll('.loading').length === 0 && Array.from(d.querySelectorAll('.stat-value')).every((e) => (e.textContent ?? '').includes('$'));
+  return (
+    d.querySelectorAll('.loading').length === 0 &&
+    Array.from(d.querySelectorAll('.stat-value')).every((e) => (e.textContent ?? '').includes('$'))
+  );
 }
 
 /** Exact decimal text as the dashboard shows a cost: trailing zeros dropped, at least 2 decimals. */
@@ -93,9 +98,14 @@ describe('dashboard in a browser', { skip }, () => {
       const record = m as unknown as { kind: string; pricing: { prompt: string } };
       return record.kind === 'chat' && Number(record.pricing.prompt) > 0;
     })!.id;
-    const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello from the dashboard story' }] });
+    const completion = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Hello from the dashboard story' }],
+    });
     await gw.flush();
-    const record = await gw.services.stores.generations.getRecord(completion.id) ?? await gw.services.stores.generations.getRecord((completion as unknown as { id: string }).id);
+    const record =
+      (await gw.services.stores.generations.getRecord(completion.id)) ??
+      (await gw.services.stores.generations.getRecord((completion as unknown as { id: string }).id));
     assert.ok(record !== undefined, `generation ${completion.id} recorded`);
     assert.ok(record.costNanos > 0n, 'the request cost something');
     const exact = formatNanos(record.costNanos);
@@ -135,13 +145,17 @@ describe('dashboard in a browser', { skip }, () => {
     await visit(page, problems, 'Keys', 'keys-list', 'table[aria-label="API keys"]');
     await page.getByRole('button', { name: 'Disable story key' }).click();
     await page.getByRole('button', { name: 'Enable story key' }).waitFor();
-    await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] }), (err: { status?: number }) => err.status === 401);
+    await assert.rejects(
+      client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] }),
+      (err: { status?: number }) => err.status === 401,
+    );
 
     for (const [title, shot, ready] of [
       ['Overview', 'overview', '.chart, .empty'],
       ['Credits', 'credits', 'table[aria-label="Ledger"]'],
       ['Models', 'models', 'table[aria-label="Models"]'],
-    ] as const) await visit(page, problems, title, shot, ready);
+    ] as const)
+      await visit(page, problems, title, shot, ready);
 
     // Playground: a streamed answer through the gateway's own /v1/chat/completions, with a
     // short-lived, limited key of its own; a key of the account with the same name is not touched.
@@ -189,26 +203,50 @@ describe('dashboard in a browser', { skip }, () => {
     await page.getByLabel('Credits (USD, negative to adjust down)').fill('25');
     await page.getByLabel('Reason').fill('welcome credits');
     await page.getByRole('button', { name: 'Grant' }).click();
-    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Ledger"] tbody tr', { hasText: 'welcome credits' }).waitFor();
+    await page
+      .locator('section[aria-label="Account Acme Robotics"] table[aria-label="Ledger"] tbody tr', { hasText: 'welcome credits' })
+      .waitFor();
     const amount = await page.locator('section[aria-label="Account Acme Robotics"] [data-testid="ledger-amount"]').first().textContent();
     assert.equal(amount, '$25.00');
 
     // The account's page edits its settings and lists its keys.
     const acme = page.locator('section[aria-label="Account Acme Robotics"]');
     const id = (await acme.locator('h2 code').textContent())!;
-    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/keys`, admin.key, { name: 'acme ci', kind: 'api' })).status, 201);
-    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/members`, admin.key, { email: 'ada@acme.test', name: 'Ada', role: 'admin' })).status, 201);
+    assert.equal(
+      (await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/keys`, admin.key, { name: 'acme ci', kind: 'api' })).status,
+      201,
+    );
+    assert.equal(
+      (
+        await call('POST', `${gw.origin}/api/v1/admin/accounts/${id}/members`, admin.key, {
+          email: 'ada@acme.test',
+          name: 'Ada',
+          role: 'admin',
+        })
+      ).status,
+      201,
+    );
     await acme.getByLabel('Tier').selectOption('enterprise');
     await acme.getByLabel('Requests per minute, per key').fill('50');
     await acme.getByLabel('Keep records (days)').fill('30');
     await acme.getByRole('button', { name: 'Save account' }).click();
     await acme.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const saved = (await call('GET', `${gw.origin}/api/v1/admin/accounts/${id}`, admin.key)).json.data;
-    assert.deepEqual([saved.tier, saved.limits_override, saved.retention_days, saved.name], ['enterprise', { requests_per_minute: 50 }, 30, 'Acme Robotics']);
+    assert.deepEqual(
+      [saved.tier, saved.limits_override, saved.retention_days, saved.name],
+      ['enterprise', { requests_per_minute: 50 }, 30, 'Acme Robotics'],
+    );
     await acme.getByRole('button', { name: 'Close' }).click();
     await row.click();
-    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Keys of the account"] tbody tr', { hasText: 'acme ci' }).waitFor();
-    await page.locator('section[aria-label="Account Acme Robotics"] table[aria-label="Members of the account"] tbody tr', { hasText: 'ada@acme.test' }).filter({ hasText: 'admin' }).waitFor();
+    await page
+      .locator('section[aria-label="Account Acme Robotics"] table[aria-label="Keys of the account"] tbody tr', { hasText: 'acme ci' })
+      .waitFor();
+    await page
+      .locator('section[aria-label="Account Acme Robotics"] table[aria-label="Members of the account"] tbody tr', {
+        hasText: 'ada@acme.test',
+      })
+      .filter({ hasText: 'admin' })
+      .waitFor();
     await screenshots(page, 'admin-accounts');
     problems.assertNone('the Accounts page');
     for (const [title, shot, ready] of [
@@ -218,7 +256,8 @@ describe('dashboard in a browser', { skip }, () => {
       ['Audit log', 'admin-audit', 'table[aria-label="Audit log"]'],
       ['Configuration', 'admin-config', 'section[aria-label="Configuration in force"]'],
       ['Models', 'admin-models', 'table[aria-label="Models"]'],
-    ] as const) await visit(page, problems, title, shot, ready);
+    ] as const)
+      await visit(page, problems, title, shot, ready);
 
     // The audit log reads as sentences, the account named and linked.
     await visit(page, problems, 'Audit log', 'admin-audit', 'table[aria-label="Audit log"]');
@@ -232,8 +271,14 @@ describe('dashboard in a browser', { skip }, () => {
     const generation = Number(await page.getByTestId('config-generation').textContent());
     assert.match((await page.getByTestId('config-yaml').textContent())!, /^sim: /m);
     await page.getByRole('button', { name: 'Reload' }).click();
-    await page.getByTestId('reload-outcome').filter({ hasText: `Reloaded: generation ${generation + 1} in force` }).waitFor();
-    await page.getByTestId('config-generation').filter({ hasText: String(generation + 1) }).waitFor();
+    await page
+      .getByTestId('reload-outcome')
+      .filter({ hasText: `Reloaded: generation ${generation + 1} in force` })
+      .waitFor();
+    await page
+      .getByTestId('config-generation')
+      .filter({ hasText: String(generation + 1) })
+      .waitFor();
     await page.getByTestId('last-reload').filter({ hasText: 'accepted' }).waitFor();
     problems.assertNone('the Configuration page');
     await page.context().close();

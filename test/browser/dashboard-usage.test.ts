@@ -11,7 +11,9 @@ import { chromiumUnavailable, DESKTOP, launchChromium, screenshots, watchPage } 
 
 const skip = chromiumUnavailable();
 
-interface PageDocument { querySelectorAll(selector: string): ArrayLike<unknown> }
+interface PageDocument {
+  querySelectorAll(selector: string): ArrayLike<unknown>;
+}
 function noneLoading(): boolean {
   const d = (globalThis as unknown as { document: PageDocument }).document;
   return d.querySelectorAll('.loading').length === 0;
@@ -27,11 +29,25 @@ describe("the operator's Usage page", { skip }, () => {
     browser = await launchChromium();
     admin = await createAdminKey(gw, 'usage operator');
     const models = await call('GET', `${gw.baseUrl}/models`, gw.key);
-    model = (models.json.data as { id: string; kind: string; pricing: { prompt: string } }[]).find((m) => m.kind === 'chat' && Number(m.pricing.prompt) > 0)!.id;
+    model = (models.json.data as { id: string; kind: string; pricing: { prompt: string } }[]).find(
+      (m) => m.kind === 'chat' && Number(m.pricing.prompt) > 0,
+    )!.id;
     const made = await call('POST', `${gw.origin}/api/v1/admin/accounts`, admin.key, { name: 'Initech', type: 'user' });
     assert.equal(made.status, 201);
-    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${made.json.data.id}/credits`, admin.key, { kind: 'grant', amount: '10', reason: 'test' })).status, 201);
-    const initechKey = await call('POST', `${gw.origin}/api/v1/admin/accounts/${made.json.data.id}/keys`, admin.key, { name: 'initech backend', kind: 'api' });
+    assert.equal(
+      (
+        await call('POST', `${gw.origin}/api/v1/admin/accounts/${made.json.data.id}/credits`, admin.key, {
+          kind: 'grant',
+          amount: '10',
+          reason: 'test',
+        })
+      ).status,
+      201,
+    );
+    const initechKey = await call('POST', `${gw.origin}/api/v1/admin/accounts/${made.json.data.id}/keys`, admin.key, {
+      name: 'initech backend',
+      kind: 'api',
+    });
     assert.equal(initechKey.status, 201);
     for (const key of [gw.key, gw.key, initechKey.json.key as string]) {
       const res = await call('POST', `${gw.baseUrl}/chat/completions`, key, { model, messages: [{ role: 'user', content: 'usage page' }] });
@@ -63,10 +79,14 @@ describe("the operator's Usage page", { skip }, () => {
     assert.equal(await page.getByTestId('usage-requests').textContent(), '3');
     assert.equal(await page.getByTestId('usage-spend').first().textContent(), spend(byAccount.json.totals.cost_usd));
     const table = page.locator('table[aria-label="Usage by account"]');
-    for (const [name, id] of [['test account', gw.accountId], ['Initech', undefined]] as const) {
+    for (const [name, id] of [
+      ['test account', gw.accountId],
+      ['Initech', undefined],
+    ] as const) {
       const row = table.locator('tbody tr', { hasText: name });
-      const api = (byAccount.json.data as { group: string; requests: number; cost_usd: string }[])
-        .find((g) => (id === undefined ? g.group !== gw.accountId : g.group === id))!;
+      const api = (byAccount.json.data as { group: string; requests: number; cost_usd: string }[]).find((g) =>
+        id === undefined ? g.group !== gw.accountId : g.group === id,
+      )!;
       assert.equal(await row.getByTestId('usage-spend').textContent(), spend(api.cost_usd), `${name}'s spend`);
       assert.match((await row.textContent())!, new RegExp(`${name}${api.requests}`));
     }

@@ -48,7 +48,10 @@ describe('dashboard: webhooks', { skip }, () => {
     await page.getByTestId('webhook-secret').getByRole('button', { name: 'Done' }).click();
     await page.getByTestId('webhook-secret').waitFor({ state: 'detached' });
     const hooks = await call('GET', `${gw.origin}/api/v1/webhooks`, mgmt);
-    assert.deepEqual(hooks.json.data.map((w: { url: string; events: string[] }) => [w.url, w.events]), [[receiver.url, ['key.created', 'member.added']]]);
+    assert.deepEqual(
+      hooks.json.data.map((w: { url: string; events: string[] }) => [w.url, w.events]),
+      [[receiver.url, ['key.created', 'member.added']]],
+    );
     assert.ok(!JSON.stringify(hooks.json).includes(secret), 'the secret is not shown again');
     const hookId = hooks.json.data[0].id as string;
 
@@ -66,17 +69,29 @@ describe('dashboard: webhooks', { skip }, () => {
     const rows = deliveries.locator('table[aria-label="Deliveries"] tbody tr');
     // Pending until the gateway records the answer: the page asks again while one is pending.
     await rows.filter({ hasText: 'key.created' }).getByTestId('delivery-status').filter({ hasText: 'delivered' }).waitFor();
-    await rows.first().getByText(/#1 HTTP 500 · /).waitFor();
-    await rows.first().getByText(/#2 HTTP 200 · /).waitFor();
+    await rows
+      .first()
+      .getByText(/#1 HTTP 500 · /)
+      .waitFor();
+    await rows
+      .first()
+      .getByText(/#2 HTTP 200 · /)
+      .waitFor();
     const delivery = ((await call('GET', `${gw.origin}/api/v1/webhooks/${hookId}/deliveries`, mgmt)).json.data as Array<{ id: string }>)[0];
     assert.ok(delivery !== undefined);
 
     await deliveries.getByRole('button', { name: `Replay key.created ${delivery.id}` }).click();
-    await deliveries.getByRole('status').filter({ hasText: `Replayed key.created (event ${first.id})` }).waitFor();
+    await deliveries
+      .getByRole('status')
+      .filter({ hasText: `Replayed key.created (event ${first.id})` })
+      .waitFor();
     await receiver.until(3);
     const replayed = receiver.got[2]!;
     assert.equal(JSON.parse(replayed.body).id, first.id, 'a replay sends the same event');
-    assert.ok(verifySignature(secret, replayed.headers['x-switchyard-signature'] as string, replayed.body), 'signed with the secret the page showed');
+    assert.ok(
+      verifySignature(secret, replayed.headers['x-switchyard-signature'] as string, replayed.body),
+      'signed with the secret the page showed',
+    );
     assert.ok(!verifySignature('whsec_not-the-secret-at-all', replayed.headers['x-switchyard-signature'] as string, replayed.body));
     // The replay is a new delivery: two rows, both delivered, each with its attempt.
     await rows.nth(1).waitFor();
@@ -86,7 +101,9 @@ describe('dashboard: webhooks', { skip }, () => {
     problems.assertNone('webhooks page');
 
     // Remove it (confirmed): gone from the page and the API.
-    page.once('dialog', (d) => { void d.accept(); });
+    page.once('dialog', (d) => {
+      void d.accept();
+    });
     await page.getByRole('button', { name: `Remove the webhook to ${receiver.url}` }).click();
     await page.getByText('Nothing here yet.').first().waitFor();
     assert.deepEqual((await call('GET', `${gw.origin}/api/v1/webhooks`, mgmt)).json.data, []);

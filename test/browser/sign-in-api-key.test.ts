@@ -21,19 +21,23 @@ after(async () => {
   await gw?.close();
 });
 
-test('an API key pasted into the sign-in page: it says to sign in with a management key and shows the command that makes one', { skip }, async () => {
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  await page.goto(`${gw.origin}/dashboard/`);
-  // Before any attempt, the page says where a management key comes from.
-  await page.getByText('printed the command that makes a management key').waitFor();
-  await page.getByLabel('Key').fill(gw.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  const alert = page.getByRole('alert');
-  await alert.waitFor();
-  const text = await alert.textContent();
-  assert.match(text ?? '', /This is an API key: it calls models and cannot sign in/);
-  assert.ok(text?.includes(`keys create --account ${gw.accountId} --name dashboard --management`), text ?? '');
-  assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'not signed in');
-  await context.close();
-});
+test(
+  'an API key pasted into the sign-in page: it says to sign in with a management key and shows the command that makes one',
+  { skip },
+  async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${gw.origin}/dashboard/`);
+    // Before any attempt, the page says where a management key comes from.
+    await page.getByText('printed the command that makes a management key').waitFor();
+    await page.getByLabel('Key').fill(gw.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    const text = await alert.textContent();
+    assert.match(text ?? '', /This is an API key: it calls models and cannot sign in/);
+    assert.ok(text?.includes(`keys create --account ${gw.accountId} --name dashboard --management`), text ?? '');
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'not signed in');
+    await context.close();
+  },
+);

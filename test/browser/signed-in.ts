@@ -5,7 +5,11 @@ import { noneLoading } from './dashboard-page-list.ts';
 // A new browser context signed in to the dashboard with a key (management or admin), at
 // desktop width, watched for console errors and failed requests.
 
-export async function signedIn(browser: Browser, origin: string, key: string): Promise<{ page: Page; problems: PageProblems; close: () => Promise<void> }> {
+export async function signedIn(
+  browser: Browser,
+  origin: string,
+  key: string,
+): Promise<{ page: Page; problems: PageProblems; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport: DESKTOP });
   const page = await context.newPage();
   const problems = watchPage(page);

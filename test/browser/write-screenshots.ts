@@ -10,7 +10,18 @@ import type { Browser } from 'playwright-core';
 import { startTestGateway } from '../support/test-gateway.ts';
 import { chromiumUnavailable, launchChromium } from './browser-support.ts';
 import {
-  ACCOUNT_PAGES, OPERATOR_PAGES, PAGES_YAML, screenshotFile, screenshotsTable, seedPages, showPage, TABLE_END, TABLE_START, webpScreenshot, WIDTHS, type DashboardPage,
+  ACCOUNT_PAGES,
+  OPERATOR_PAGES,
+  PAGES_YAML,
+  screenshotFile,
+  screenshotsTable,
+  seedPages,
+  showPage,
+  TABLE_END,
+  TABLE_START,
+  webpScreenshot,
+  WIDTHS,
+  type DashboardPage,
 } from './dashboard-pages.ts';
 import { signedIn } from './signed-in.ts';
 
@@ -54,8 +65,8 @@ async function main(): Promise<void> {
   try {
     const keys = await seedPages(gw);
     const written = [
-      ...await shoot(browser, gw.origin, keys.management, ACCOUNT_PAGES),
-      ...await shoot(browser, gw.origin, keys.admin, OPERATOR_PAGES),
+      ...(await shoot(browser, gw.origin, keys.management, ACCOUNT_PAGES)),
+      ...(await shoot(browser, gw.origin, keys.admin, OPERATOR_PAGES)),
     ];
     // Files of pages no longer listed go.
     for (const f of readdirSync(SCREENSHOTS_DIR)) if (f.endsWith('.webp') && !written.includes(f)) rmSync(`${SCREENSHOTS_DIR}${f}`);

@@ -66,7 +66,10 @@ describe(`Claude Code ${VERSION} through switchyard to an OpenAI-format upstream
 
   before(async () => {
     // Claude Code's npm package is a launcher; the real program is the platform package's binary.
-    claude = installNpmClient({ pkg: '@anthropic-ai/claude-code', version: VERSION, binary: `@anthropic-ai/${platformPackage()}/claude` }, (l) => process.stderr.write(`${l}\n`));
+    claude = installNpmClient(
+      { pkg: '@anthropic-ai/claude-code', version: VERSION, binary: `@anthropic-ai/${platformPackage()}/claude` },
+      (l) => process.stderr.write(`${l}\n`),
+    );
     emu = await startOpenAIChatEmulator();
     gw = await startTestGateway({ yaml: gatewayConfig(emu.baseUrl) });
     home = mkdtempSync(join(tmpdir(), 'switchyard-claude-home-'));
@@ -92,16 +95,21 @@ describe(`Claude Code ${VERSION} through switchyard to an OpenAI-format upstream
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     };
     return new Promise((resolve) => {
-      const child = execFile(claude, ['-p', ...args, '--output-format', 'json', '--model', MODEL], { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        let result: any = undefined;
-        try {
-          result = JSON.parse(stdout);
-        } catch {
-          // left undefined; the assertion shows stdout
-        }
-        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
-        resolve({ code, stdout, stderr, result });
-      });
+      const child = execFile(
+        claude,
+        ['-p', ...args, '--output-format', 'json', '--model', MODEL],
+        { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          let result: any = undefined;
+          try {
+            result = JSON.parse(stdout);
+          } catch {
+            // left undefined; the assertion shows stdout
+          }
+          const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
+          resolve({ code, stdout, stderr, result });
+        },
+      );
       child.stdin?.end();
     });
   }
@@ -148,6 +156,8 @@ describe(`Claude Code ${VERSION} through switchyard to an OpenAI-format upstream
     assert.equal(call.tool_calls[0].function.name, 'Bash');
     const result = msgs.find((m: any) => m.role === 'tool' && m.tool_call_id === 'call_bash_1');
     assert.match(result.content, /pong/);
-    process.stderr.write(`tool round trip: ${sent.length} upstream request(s), tool result ${JSON.stringify(result.content)}, result ${JSON.stringify(run.result.result)}\n`);
+    process.stderr.write(
+      `tool round trip: ${sent.length} upstream request(s), tool result ${JSON.stringify(result.content)}, result ${JSON.stringify(run.result.result)}\n`,
+    );
   });
 });

@@ -107,10 +107,19 @@ describe(`Codex ${VERSION} through switchyard's Responses endpoint to an Anthrop
     rmSync(lastFile, { force: true });
     const provider = `model_providers.gw={name="switchyard",base_url="${gw.baseUrl}",env_key="SWITCHYARD_API_KEY",wire_api="responses"}`;
     const args = [
-      'exec', '--skip-git-repo-check', '--ephemeral', '-m', MODEL,
-      '-s', process.env.CODEX_SANDBOX ?? 'read-only',
-      '-c', 'model_provider="gw"', '-c', provider,
-      '--output-last-message', lastFile,
+      'exec',
+      '--skip-git-repo-check',
+      '--ephemeral',
+      '-m',
+      MODEL,
+      '-s',
+      process.env.CODEX_SANDBOX ?? 'read-only',
+      '-c',
+      'model_provider="gw"',
+      '-c',
+      provider,
+      '--output-last-message',
+      lastFile,
       prompt,
     ];
     const env: Record<string, string> = {
@@ -120,16 +129,21 @@ describe(`Codex ${VERSION} through switchyard's Responses endpoint to an Anthrop
       SWITCHYARD_API_KEY: gw.key,
     };
     return new Promise((resolve) => {
-      const child = execFile(codex, args, { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        let lastMessage = '';
-        try {
-          lastMessage = readFileSync(lastFile, 'utf8');
-        } catch {
-          // left empty; the assertion shows stdout and stderr
-        }
-        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
-        resolve({ code, stdout, stderr, lastMessage });
-      });
+      const child = execFile(
+        codex,
+        args,
+        { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          let lastMessage = '';
+          try {
+            lastMessage = readFileSync(lastFile, 'utf8');
+          } catch {
+            // left empty; the assertion shows stdout and stderr
+          }
+          const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
+          resolve({ code, stdout, stderr, lastMessage });
+        },
+      );
       // `codex exec` also reads stdin for more prompt text: give it an empty one.
       child.stdin?.end();
     });
@@ -158,7 +172,9 @@ describe(`Codex ${VERSION} through switchyard's Responses endpoint to an Anthrop
     assert.match(sent.path, /^\/v1\/messages/, 'the upstream spoke the Anthropic format');
     assert.ok(JSON.stringify(sent.body.messages).includes('Reply with the single word pong.'));
     offered = new Set(sent.body.tools.map((t: { name: string }) => t.name));
-    process.stderr.write(`codex plain prompt: answer ${JSON.stringify(run.lastMessage.trim())}; tools offered upstream: ${[...offered].join(', ')}\n`);
+    process.stderr.write(
+      `codex plain prompt: answer ${JSON.stringify(run.lastMessage.trim())}; tools offered upstream: ${[...offered].join(', ')}\n`,
+    );
   });
 
   test('a tool round trip: Codex runs the shell command and its output goes back upstream', async () => {
@@ -173,12 +189,17 @@ describe(`Codex ${VERSION} through switchyard's Responses endpoint to an Anthrop
     assert.equal(emu.requests.length, 2, describeRun(run));
     // The second turn replays the call and carries the command's real output.
     const second = emu.requests[1]!;
-    const replayed = second.body.messages.find((m: any) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b: any) => b.type === 'tool_use' && b.id === 'toolu_codex_1'));
+    const replayed = second.body.messages.find(
+      (m: any) =>
+        m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b: any) => b.type === 'tool_use' && b.id === 'toolu_codex_1'),
+    );
     assert.ok(replayed !== undefined, `the tool call was not replayed\n${describeRun(run)}`);
     const results = toolResults(second).filter((r) => r.tool_use_id === 'toolu_codex_1');
     assert.equal(results.length, 1, describeRun(run));
     const text = typeof results[0]!.content === 'string' ? results[0]!.content : JSON.stringify(results[0]!.content);
     assert.match(text, /pong/);
-    process.stderr.write(`codex tool round trip via ${call.name}: tool result ${JSON.stringify(text)}; answer ${JSON.stringify(run.lastMessage.trim())}\n`);
+    process.stderr.write(
+      `codex tool round trip via ${call.name}: tool result ${JSON.stringify(text)}; answer ${JSON.stringify(run.lastMessage.trim())}\n`,
+    );
   });
 });

@@ -63,16 +63,21 @@ describe(`Gemini CLI ${VERSION} through switchyard's Gemini API to an OpenAI-for
   let home: string;
 
   before(async () => {
-    gemini = installNpmClient({ pkg: '@google/gemini-cli', version: VERSION, binary: '@google/gemini-cli/bundle/gemini.js' }, (l) => process.stderr.write(`${l}\n`));
+    gemini = installNpmClient({ pkg: '@google/gemini-cli', version: VERSION, binary: '@google/gemini-cli/bundle/gemini.js' }, (l) =>
+      process.stderr.write(`${l}\n`),
+    );
     emu = await startOpenAIChatEmulator();
     gw = await startTestGateway({ yaml: gatewayConfig(emu.baseUrl) });
     home = mkdtempSync(join(tmpdir(), 'switchyard-gemini-home-'));
     mkdirSync(join(home, '.gemini'));
-    writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
-      security: { auth: { selectedType: 'gemini-api-key' } },
-      privacy: { usageStatisticsEnabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-    }));
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      }),
+    );
   });
   after(async () => {
     await gw?.close();
@@ -90,16 +95,21 @@ describe(`Gemini CLI ${VERSION} through switchyard's Gemini API to an OpenAI-for
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
     };
     return new Promise((resolve) => {
-      const child = execFile(process.execPath, [gemini, '-p', ...args, '-m', MODEL, '--output-format', 'json'], { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        let result: any = undefined;
-        try {
-          result = JSON.parse(stdout);
-        } catch {
-          // left undefined; the assertion shows stdout
-        }
-        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
-        resolve({ code, stdout, stderr, result });
-      });
+      const child = execFile(
+        process.execPath,
+        [gemini, '-p', ...args, '-m', MODEL, '--output-format', 'json'],
+        { env, cwd: home, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          let result: any = undefined;
+          try {
+            result = JSON.parse(stdout);
+          } catch {
+            // left undefined; the assertion shows stdout
+          }
+          const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
+          resolve({ code, stdout, stderr, result });
+        },
+      );
       child.stdin?.end();
     });
   }
@@ -119,12 +129,18 @@ describe(`Gemini CLI ${VERSION} through switchyard's Gemini API to an OpenAI-for
     assert.equal(sent.stream, true, 'Gemini CLI streams (alt=sse)');
     assert.ok(JSON.stringify(sent.messages).includes('Reply with the single word pong.'));
     assert.ok(sent.tools.length > 0, 'its tools reach the upstream as OpenAI functions');
-    process.stderr.write(`gemini plain prompt: answer ${JSON.stringify(run.result.response)}; ${sent.tools.length} tools offered upstream\n`);
+    process.stderr.write(
+      `gemini plain prompt: answer ${JSON.stringify(run.result.response)}; ${sent.tools.length} tools offered upstream\n`,
+    );
   });
 
   test('a shell-tool round trip: run_shell_command is called, run, and its output goes back upstream', async () => {
     emu.enqueue(
-      { toolCalls: [{ id: 'call_sh_1', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo pong', description: 'Print pong' }) }] },
+      {
+        toolCalls: [
+          { id: 'call_sh_1', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo pong', description: 'Print pong' }) },
+        ],
+      },
       { text: 'The command printed: pong' },
     );
     // --yolo: tools run without asking (there is nobody to ask).
@@ -138,6 +154,8 @@ describe(`Gemini CLI ${VERSION} through switchyard's Gemini API to an OpenAI-for
     const result = messages.find((m) => m.role === 'tool' && m.tool_call_id === 'call_sh_1');
     assert.ok(result !== undefined, `the shell output went back as a tool message\n${JSON.stringify(messages.slice(-3))}`);
     assert.match(result.content, /pong/);
-    process.stderr.write(`gemini shell round trip: tool result ${JSON.stringify(result.content).slice(0, 300)}; answer ${JSON.stringify(run.result.response)}\n`);
+    process.stderr.write(
+      `gemini shell round trip: tool result ${JSON.stringify(result.content).slice(0, 300)}; answer ${JSON.stringify(run.result.response)}\n`,
+    );
   });
 });

@@ -7,7 +7,16 @@ import type { CanonicalRequest, Message } from '../../src/canonical/request.ts';
 import type { CanonicalResponse } from '../../src/canonical/response.ts';
 import type { CaseId, ConformanceSubject, RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from './conformance-types.ts';
 import {
-  canonicalRequest, PDF_BASE64, PNG_BASE64, PROVIDER_EXTRAS, THOUGHT_SIGNATURE, TIME_TOOL, user, WAV_BASE64, WEATHER_SCHEMA, WEATHER_TOOL,
+  canonicalRequest,
+  PDF_BASE64,
+  PNG_BASE64,
+  PROVIDER_EXTRAS,
+  THOUGHT_SIGNATURE,
+  TIME_TOOL,
+  user,
+  WAV_BASE64,
+  WEATHER_SCHEMA,
+  WEATHER_TOOL,
 } from './conformance-fixtures.ts';
 import type { CaseResult, ExecutorHarness } from './run-through-executor.ts';
 
@@ -35,7 +44,11 @@ function script(ctx: CaseContext, step: ScriptedAnswer | ScriptedFault, times = 
  * The request non-streamed, then streamed, each answered with `answer`: both must succeed
  * and fold to the same response (tool-call ids aside: they may be minted per answer).
  */
-async function both(ctx: CaseContext, request: CanonicalRequest, answer: ScriptedAnswer): Promise<{ plain: CaseResult; streamed: CaseResult; received: RecordedUpstreamRequest[] }> {
+async function both(
+  ctx: CaseContext,
+  request: CanonicalRequest,
+  answer: ScriptedAnswer,
+): Promise<{ plain: CaseResult; streamed: CaseResult; received: RecordedUpstreamRequest[] }> {
   const before = ctx.upstream.requests().length;
   // Stated usage: an emulator's own estimate reads the request, which a stream changes.
   script(ctx, answer.usage === undefined ? { ...answer, usage: { input: 10, output: 5 } } : answer, 2);
@@ -57,7 +70,13 @@ function comparable(r: CanonicalResponse): unknown {
   };
 }
 
-function check(ctx: CaseContext, caseId: CaseId, request: CanonicalRequest, received: RecordedUpstreamRequest | undefined, signature?: string): void {
+function check(
+  ctx: CaseContext,
+  caseId: CaseId,
+  request: CanonicalRequest,
+  received: RecordedUpstreamRequest | undefined,
+  signature?: string,
+): void {
   assert.ok(received !== undefined, 'the upstream received the request');
   ctx.subject.checkRequest(signature === undefined ? { caseId, request, received } : { caseId, request, received, signature });
 }
@@ -117,7 +136,8 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
       assert.equal(result.error, null);
       const types = result.parts.map((p) => p.type);
       const deltas = result.parts.filter((p) => p.type === 'text-delta');
-      if (ctx.upstream.scriptable) assert.deepEqual(deltas.map((p) => p.type === 'text-delta' && p.text).join(''), 'One two three four five.');
+      if (ctx.upstream.scriptable)
+        assert.deepEqual(deltas.map((p) => p.type === 'text-delta' && p.text).join(''), 'One two three four five.');
       assert.ok(deltas.length >= (ctx.upstream.scriptable ? 5 : 2), `text arrives in pieces (${deltas.length})`);
       assert.equal(types[0], 'stream-start');
       assert.equal(types.filter((t) => t === 'finish').length, 1);
@@ -173,7 +193,10 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
         finish: 'tool_calls',
       });
       const calls = toolCalls(plain.response);
-      assert.deepEqual(calls.map((c) => c.type === 'tool-call' && c.name), ['get_weather', 'get_time']);
+      assert.deepEqual(
+        calls.map((c) => c.type === 'tool-call' && c.name),
+        ['get_weather', 'get_time'],
+      );
       const ids = calls.map((c) => c.type === 'tool-call' && c.id);
       assert.equal(new Set(ids).size, 2, 'distinct ids');
       for (const c of calls) {
@@ -203,7 +226,9 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     id: 'image-input',
     title: 'carries an image to the model',
     async run(ctx) {
-      const request = canonicalRequest({ messages: [user('What is in this image?', { type: 'image', url: `data:image/png;base64,${PNG_BASE64}` })] });
+      const request = canonicalRequest({
+        messages: [user('What is in this image?', { type: 'image', url: `data:image/png;base64,${PNG_BASE64}` })],
+      });
       const { plain, received } = await both(ctx, request, { text: 'A red dot.' });
       assert.equal(textOf(plain.response), 'A red dot.');
       check(ctx, 'image-input', request, received[0]);
@@ -213,7 +238,11 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     id: 'pdf-input',
     title: 'carries a PDF to the model',
     async run(ctx) {
-      const request = canonicalRequest({ messages: [user('Summarize this document.', { type: 'file', data: PDF_BASE64, mediaType: 'application/pdf', filename: 'report.pdf' })] });
+      const request = canonicalRequest({
+        messages: [
+          user('Summarize this document.', { type: 'file', data: PDF_BASE64, mediaType: 'application/pdf', filename: 'report.pdf' }),
+        ],
+      });
       const { plain, received } = await both(ctx, request, { text: 'A one-page report.' });
       assert.equal(textOf(plain.response), 'A one-page report.');
       check(ctx, 'pdf-input', request, received[0]);
@@ -238,14 +267,21 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
         reasoning: { effort: ctx.subject.reasoningEffort ?? 'high' },
       });
       const thought = 'The user asks for the capital of France. That is Paris.';
-      const { plain, received } = await both(ctx, request, { reasoning: thought, text: 'Paris.', usage: { input: 20, output: 40, reasoning: 30 } });
+      const { plain, received } = await both(ctx, request, {
+        reasoning: thought,
+        text: 'Paris.',
+        usage: { input: 20, output: 40, reasoning: 30 },
+      });
       const content = plain.response.content;
       if (ctx.subject.reasoningText) {
         const first = content[0];
         assert.ok(first?.type === 'reasoning' && first.text.length > 0, 'reasoning comes first');
         if (ctx.upstream.scriptable) assert.equal(first.text, thought);
       } else {
-        assert.equal(content.some((c) => c.type === 'reasoning'), false);
+        assert.equal(
+          content.some((c) => c.type === 'reasoning'),
+          false,
+        );
       }
       assert.ok(textOf(plain.response).length > 0);
       const reasoningTokens = plain.response.usage?.reasoning ?? 0;
@@ -267,7 +303,7 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   },
   {
     id: 'error-rejected',
-    title: 'reports a request the provider refuses as the client\'s error, not retryable',
+    title: "reports a request the provider refuses as the client's error, not retryable",
     async run(ctx) {
       for (const stream of [false, true]) {
         const request = withFault(ctx, canonicalRequest({ stream }), { fault: 'rejected', message: 'Invalid value for temperature' });
@@ -282,7 +318,7 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   },
   {
     id: 'error-rate-limited',
-    title: 'reports the provider\'s rate limit as a retryable provider error with its delay',
+    title: "reports the provider's rate limit as a retryable provider error with its delay",
     async run(ctx) {
       for (const stream of [false, true]) {
         const request = withFault(ctx, canonicalRequest({ stream }), { fault: 'rate-limited', retryAfterSeconds: 7 });
@@ -313,8 +349,14 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
       const request = withFault(ctx, canonicalRequest({ stream: true }), { fault: 'mid-stream' });
       const result = await ctx.harness.run(request);
       assert.equal(result.error?.code, 'provider_error');
-      assert.ok(result.parts.some((p) => p.type === 'text-delta'), 'the content before the failure arrived');
-      assert.equal(result.parts.some((p) => p.type === 'finish'), false);
+      assert.ok(
+        result.parts.some((p) => p.type === 'text-delta'),
+        'the content before the failure arrived',
+      );
+      assert.equal(
+        result.parts.some((p) => p.type === 'finish'),
+        false,
+      );
     },
   },
   {
@@ -352,7 +394,7 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   },
   {
     id: 'provider-parameters',
-    title: 'passes its own provider-specific parameters through and no one else\'s',
+    title: "passes its own provider-specific parameters through and no one else's",
     async run(ctx) {
       const request = canonicalRequest({ messages: [user('Latest news?')], extra: { ...PROVIDER_EXTRAS } });
       const citations = ctx.subject.citations === true ? ['https://example.com/news/1', 'https://x.com/i/status/2'] : undefined;
@@ -362,7 +404,7 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
       if (!ctx.upstream.scriptable) {
         // A local adapter has no wire to pass them on: they must change nothing in its answer.
         const { plain: without } = await both(ctx, canonicalRequest({ messages: [user('Latest news?')] }), answer);
-        assert.deepEqual(comparable(plain.response), comparable(without.response), 'other providers\' parameters change nothing');
+        assert.deepEqual(comparable(plain.response), comparable(without.response), "other providers' parameters change nothing");
         assert.deepEqual(ctx.subject.providerParameters, [], 'a local adapter takes no provider parameters');
         return;
       }

@@ -29,7 +29,8 @@ export const PDF_BASE64 = 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+P
 export const WAV_BASE64 = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
 
 /** A Gemini-style thought signature (standard base64, with `+`, `/` and padding). */
-export const THOUGHT_SIGNATURE = 'EpEgCo4gAb4+9vvWwdN+NkNiCCwrqvFI8uf9IiD2A47Bm4Sga0kUTm4e/QuEnsZnNuSXJaINVVvcoApg6YCzMYcXrBNlwWW71iY4l9+z60D5qPsZeG8VFWJoWwXF==';
+export const THOUGHT_SIGNATURE =
+  'EpEgCo4gAb4+9vvWwdN+NkNiCCwrqvFI8uf9IiD2A47Bm4Sga0kUTm4e/QuEnsZnNuSXJaINVVvcoApg6YCzMYcXrBNlwWW71iY4l9+z60D5qPsZeG8VFWJoWwXF==';
 
 /** The spec's provider-specific fields, as the chat decoder puts them in `extra`. */
 export const PROVIDER_EXTRAS: Readonly<Record<string, unknown>> = {

@@ -62,8 +62,9 @@ export function renderSkips(subjects: readonly ConformanceSubject[] = ALL_SUBJEC
 
 /** The parameter tables, one column per provider. */
 const PARAMETER_COLUMNS: ReadonlyArray<{ provider: string; table: ParameterTable }> = [
-  ...['openai', 'azure', 'xai', 'mistral', 'groq', 'deepseek', 'together', 'fireworks', 'openrouter', 'ollama', 'vllm', 'generic']
-    .map((name) => ({ provider: name, table: OPENAI_PROFILES.get(name)!.rules })),
+  ...['openai', 'azure', 'xai', 'mistral', 'groq', 'deepseek', 'together', 'fireworks', 'openrouter', 'ollama', 'vllm', 'generic'].map(
+    (name) => ({ provider: name, table: OPENAI_PROFILES.get(name)!.rules }),
+  ),
   { provider: 'google', table: GEMINI_RULES },
 ];
 
@@ -110,7 +111,7 @@ export function renderDropNotes(): string {
 
 const SECTIONS: Readonly<Record<string, () => string>> = {
   'feature-table': () => renderFeatureTable(),
-  'skips': () => renderSkips(),
+  skips: () => renderSkips(),
   'parameter-table': () => renderParameterTable(),
   'parameter-notes': () => renderDropNotes(),
 };

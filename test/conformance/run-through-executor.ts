@@ -60,13 +60,22 @@ export class ExecutorHarness {
       maxOutputTokens: 32_768,
       dataCollection: 'deny',
       zdr: false,
-      supportedParameters: adapter.transport === 'http' && adapter.supportedParametersFor !== undefined
-        ? adapter.supportedParametersFor(provider)
-        : adapter.supportedParameters,
+      supportedParameters:
+        adapter.transport === 'http' && adapter.supportedParametersFor !== undefined
+          ? adapter.supportedParametersFor(provider)
+          : adapter.supportedParameters,
     };
     this.model = {
-      id: this.endpoint.modelId, kind: 'chat', name: subject.upstreamModel, author: 'conformance', description: '',
-      contextLength: 128_000, capabilities: ['text'], aliases: [], created: 0, endpoints: [this.endpoint],
+      id: this.endpoint.modelId,
+      kind: 'chat',
+      name: subject.upstreamModel,
+      author: 'conformance',
+      description: '',
+      contextLength: 128_000,
+      capabilities: ['text'],
+      aliases: [],
+      created: 0,
+      endpoints: [this.endpoint],
     };
   }
 
@@ -78,7 +87,13 @@ export class ExecutorHarness {
   async run(req: CanonicalRequest): Promise<CaseResult> {
     const executor = new AttemptExecutor({ adapters: this.adapters, client: this.client, retry: new RetryPolicy({ maxRetries: 0 }) });
     const sink = new CollectingSink();
-    const result = await executor.execute([{ model: this.model, endpoint: this.endpoint }], req, sink, new AbortController().signal, 10_000);
+    const result = await executor.execute(
+      [{ model: this.model, endpoint: this.endpoint }],
+      req,
+      sink,
+      new AbortController().signal,
+      10_000,
+    );
     const folder = new StreamFolder();
     for (const p of sink.parts) folder.push(p);
     return { parts: sink.parts, response: folder.response, error: result.error };

@@ -13,7 +13,11 @@ import type { Upstream } from './conformance-types.ts';
 
 const WEATHER = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 describe('through the gateway: Gemini 3 tool calls from chat and responses clients', () => {
@@ -57,7 +61,12 @@ models:
 
       let call: { id: string; name: string; arguments: string };
       if (stream) {
-        const chunks = await client.chat.completions.create({ model: 'google/gemini-3-pro-preview', messages: [ask], tools: [WEATHER], stream: true });
+        const chunks = await client.chat.completions.create({
+          model: 'google/gemini-3-pro-preview',
+          messages: [ask],
+          tools: [WEATHER],
+          stream: true,
+        });
         let id = '';
         let name = '';
         let args = '';
@@ -88,13 +97,20 @@ models:
         tools: [WEATHER],
         messages: [
           ask,
-          { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }],
+          },
           { role: 'tool', tool_call_id: call.id, content: '{"sky":"sunny"}' },
         ],
       });
       assert.equal(second.choices[0]!.message.content, 'It is sunny in Paris.');
       const replayed = emu.requests[1]!.body.contents[1];
-      assert.deepEqual(replayed, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
+      assert.deepEqual(replayed, {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }],
+      });
     });
   }
 
@@ -103,14 +119,23 @@ models:
       const fixture = loadGeminiFixture('gemini-3-tool-call');
       const signature = (fixture.chunks[0] as any).candidates[0].content.parts[0].thoughtSignature as string;
       emu.enqueue({ replay: fixture }, { text: 'It is sunny in Paris.' });
-      const tools = [{ type: 'function' as const, name: 'get_weather', description: WEATHER.function.description, parameters: WEATHER.function.parameters, strict: false }];
+      const tools = [
+        {
+          type: 'function' as const,
+          name: 'get_weather',
+          description: WEATHER.function.description,
+          parameters: WEATHER.function.parameters,
+          strict: false,
+        },
+      ];
       const ask = { role: 'user' as const, content: 'Weather in Paris?' };
 
       let call: { call_id: string; name: string; arguments: string };
       if (stream) {
         const events = await client.responses.create({ model: 'google/gemini-3-pro-preview', input: [ask], tools, stream: true });
         let done: any = null;
-        for await (const event of events) if (event.type === 'response.output_item.done' && event.item.type === 'function_call') done = event.item;
+        for await (const event of events)
+          if (event.type === 'response.output_item.done' && event.item.type === 'function_call') done = event.item;
         assert.ok(done !== null, 'a function_call item');
         call = { call_id: done.call_id, name: done.name, arguments: done.arguments };
       } else {
@@ -134,7 +159,10 @@ models:
       });
       assert.equal(second.output_text, 'It is sunny in Paris.');
       const replayed = emu.requests[1]!.body.contents[1];
-      assert.deepEqual(replayed, { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
+      assert.deepEqual(replayed, {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }],
+      });
     });
   }
 });
@@ -177,6 +205,10 @@ providers:
       if (delta?.citations !== undefined) streamed = delta.citations;
     }
     assert.deepEqual(streamed, citations);
-    assert.deepEqual(upstream.requests().map((r) => r.body.search_parameters), [search, search], 'streamed and not');
+    assert.deepEqual(
+      upstream.requests().map((r) => r.body.search_parameters),
+      [search, search],
+      'streamed and not',
+    );
   });
 });

@@ -23,18 +23,38 @@ describe('vendor input limits', () => {
   it('each profile claims exactly the input kinds its vendor takes', () => {
     for (const profile of OPENAI_PROFILES.values()) {
       assert.ok(VENDOR_INPUT[profile.name] !== undefined, `the emulator models ${profile.name}`);
-      const provider = { id: 'p', kind: 'openai' as const, name: 'p', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'prompt_cache_key' as const, profile: profile.name };
+      const provider = {
+        id: 'p',
+        kind: 'openai' as const,
+        name: 'p',
+        baseUrl: 'http://x',
+        timeoutMs: 1,
+        cacheFamily: 'prompt_cache_key' as const,
+        profile: profile.name,
+      };
       assert.deepEqual(sorted(inputKindsFor(profile, provider)), sorted(VENDOR_INPUT[profile.name]!), profile.name);
     }
   });
 
   it('azure takes files and audio only under a preview api_version, in the profile and the emulator alike', () => {
     const azure = OPENAI_PROFILES.get('azure')!;
-    const preview = { id: 'p', kind: 'openai' as const, name: 'p', baseUrl: 'http://x', timeoutMs: 1, cacheFamily: 'prompt_cache_key' as const, profile: 'azure', options: { api_version: '2025-04-01-preview' } };
+    const preview = {
+      id: 'p',
+      kind: 'openai' as const,
+      name: 'p',
+      baseUrl: 'http://x',
+      timeoutMs: 1,
+      cacheFamily: 'prompt_cache_key' as const,
+      profile: 'azure',
+      options: { api_version: '2025-04-01-preview' },
+    };
     const expected = sorted([...VENDOR_INPUT.azure!, ...AZURE_PREVIEW_INPUT]);
     assert.deepEqual(sorted(inputKindsFor(azure, preview)), expected);
     assert.deepEqual(sorted(inputKinds('azure', '/openai/deployments/d/chat/completions?api-version=2025-04-01-preview')), expected);
-    assert.deepEqual(sorted(inputKinds('azure', '/openai/deployments/d/chat/completions?api-version=2024-10-21')), sorted(VENDOR_INPUT.azure!));
+    assert.deepEqual(
+      sorted(inputKinds('azure', '/openai/deployments/d/chat/completions?api-version=2024-10-21')),
+      sorted(VENDOR_INPUT.azure!),
+    );
   });
 
   it('the emulator refuses each kind a vendor does not take, and takes the others', () => {

@@ -33,7 +33,11 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
 
     test('plain message: text, stop reason, usage, model; the client authenticates its own way', async () => {
       emu.enqueue({ text: 'Paris.', usage: { prompt_tokens: 9, completion_tokens: 2 } });
-      const msg = await client.messages.create({ model: 'acme/mock-1', max_tokens: 64, messages: [{ role: 'user', content: 'Capital of France?' }] });
+      const msg = await client.messages.create({
+        model: 'acme/mock-1',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Capital of France?' }],
+      });
       assert.equal(msg.type, 'message');
       assert.equal(msg.role, 'assistant');
       assert.equal(textOf(msg), 'Paris.');
@@ -53,7 +57,12 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
 
     test('a bare model name works and system prompts arrive upstream', async () => {
       emu.enqueue({ text: 'ok' });
-      const msg = await client.messages.create({ model: 'mock-1', max_tokens: 16, system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
+      const msg = await client.messages.create({
+        model: 'mock-1',
+        max_tokens: 16,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       assert.equal(textOf(msg), 'ok');
       assert.deepEqual(emu.requests[0]!.body.messages[0], { role: 'system', content: 'Be brief.' });
     });
@@ -75,27 +84,47 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
 
     test('raw stream: true iteration yields the documented event order', async () => {
       emu.enqueue({ text: 'one two', chunks: 2 });
-      const stream = await client.messages.create({ model: 'acme/mock-1', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'go' }] });
+      const stream = await client.messages.create({
+        model: 'acme/mock-1',
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'go' }],
+      });
       const types: string[] = [];
       let text = '';
       for await (const event of stream) {
         types.push(event.type);
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
       }
-      assert.deepEqual(types, ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+      assert.deepEqual(types, [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ]);
       assert.equal(text, 'one two');
     });
 
     test('tools: a tool_use round trip, the second turn carrying the tool_result upstream', async () => {
       emu.enqueue({ toolCalls: [{ id: 'call_abc', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
-      const first = await client.messages.create({ model: 'acme/mock-1', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Oslo?' }] });
+      const first = await client.messages.create({
+        model: 'acme/mock-1',
+        max_tokens: 256,
+        tools: [WEATHER_TOOL],
+        messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      });
       assert.equal(first.stop_reason, 'tool_use');
       const use = first.content.find((b: any) => b.type === 'tool_use');
       assert.deepEqual({ id: use.id, name: use.name, input: use.input }, { id: 'call_abc', name: 'get_weather', input: { city: 'Oslo' } });
 
       emu.enqueue({ text: 'It is 3°C in Oslo.' });
       const second = await client.messages.create({
-        model: 'acme/mock-1', max_tokens: 256, tools: [WEATHER_TOOL],
+        model: 'acme/mock-1',
+        max_tokens: 256,
+        tools: [WEATHER_TOOL],
         messages: [
           { role: 'user', content: 'Weather in Oslo?' },
           { role: 'assistant', content: first.content },
@@ -110,22 +139,38 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
 
     test('tools, streamed: finalMessage() has the parsed input', async () => {
       emu.enqueue({ text: 'Let me check.', toolCalls: [{ id: 'call_s', name: 'get_weather', arguments: '{"city":"Rome"}' }] });
-      const final = await client.messages.stream({ model: 'acme/mock-1', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Rome?' }] }).finalMessage();
-      assert.deepEqual(final.content.map((b: any) => b.type), ['text', 'tool_use']);
+      const final = await client.messages
+        .stream({ model: 'acme/mock-1', max_tokens: 256, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Rome?' }] })
+        .finalMessage();
+      assert.deepEqual(
+        final.content.map((b: any) => b.type),
+        ['text', 'tool_use'],
+      );
       assert.deepEqual(final.content[1].input, { city: 'Rome' });
       assert.equal(final.stop_reason, 'tool_use');
     });
 
-    test('thinking: the upstream\'s reasoning comes back as a thinking block, plain and streamed', async () => {
+    test("thinking: the upstream's reasoning comes back as a thinking block, plain and streamed", async () => {
       emu.enqueue({ reasoning: 'Two and two make four.', text: '4' });
       const msg = await client.messages.create({
-        model: 'acme/mock-1', max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, messages: [{ role: 'user', content: '2+2?' }],
+        model: 'acme/mock-1',
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        messages: [{ role: 'user', content: '2+2?' }],
       });
-      assert.deepEqual(msg.content.map((b: any) => b.type), ['thinking', 'text']);
+      assert.deepEqual(
+        msg.content.map((b: any) => b.type),
+        ['thinking', 'text'],
+      );
       assert.equal(msg.content[0].thinking, 'Two and two make four.');
 
       emu.enqueue({ reasoning: 'Two and two make four.', text: '4' });
-      const stream = client.messages.stream({ model: 'acme/mock-1', max_tokens: 4096, thinking: { type: 'adaptive' }, messages: [{ role: 'user', content: '2+2?' }] });
+      const stream = client.messages.stream({
+        model: 'acme/mock-1',
+        max_tokens: 4096,
+        thinking: { type: 'adaptive' },
+        messages: [{ role: 'user', content: '2+2?' }],
+      });
       let thinking = '';
       stream.on('thinking', (delta: string) => {
         thinking += delta;
@@ -136,12 +181,15 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
     });
 
     test('count_tokens returns an estimate', async () => {
-      const counted = await client.messages.countTokens({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'How many tokens is this?' }] });
+      const counted = await client.messages.countTokens({
+        model: 'acme/mock-1',
+        messages: [{ role: 'user', content: 'How many tokens is this?' }],
+      });
       assert.ok(counted.input_tokens > 0);
       assert.equal(emu.requests.length, 0);
     });
 
-    test('errors: upstream failure, bad request, bad key — the SDK\'s error classes by status, the envelope kept', async () => {
+    test("errors: upstream failure, bad request, bad key — the SDK's error classes by status, the envelope kept", async () => {
       // The plan's only endpoint: tried, then retried twice, failing each time.
       for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
       await assert.rejects(
@@ -166,7 +214,10 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
     test('a failure mid-stream surfaces as an error from the stream', async () => {
       emu.enqueue({ fault: 'stream-error', afterChunks: 2 });
       const stream = client.messages.stream({ model: 'acme/mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
-      await assert.rejects(stream.finalMessage(), (err: any) => err.constructor.name === 'APIError' && err.error?.error?.type === 'provider_error');
+      await assert.rejects(
+        stream.finalMessage(),
+        (err: any) => err.constructor.name === 'APIError' && err.error?.error?.type === 'provider_error',
+      );
     });
   });
 
@@ -181,7 +232,11 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
     after(() => gw.close());
 
     test('plain and streamed answers agree', async () => {
-      const params = { model: 'switchyard/sim-fast', max_tokens: 200, messages: [{ role: 'user', content: 'Say something about trains.' }] };
+      const params = {
+        model: 'switchyard/sim-fast',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'Say something about trains.' }],
+      };
       const plain = await client.messages.create(params);
       const streamed = await client.messages.stream(params).finalMessage();
       assert.ok(textOf(plain).length > 0);
@@ -190,34 +245,57 @@ export function defineAnthropicSdkSuite(sdk: SdkUnderTest): void {
     });
 
     test('a tool round trip with schema-valid input', async () => {
-      const first = await client.messages.create({ model: 'switchyard/sim-fast', max_tokens: 500, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Use get_weather for Oslo.' }] });
+      const first = await client.messages.create({
+        model: 'switchyard/sim-fast',
+        max_tokens: 500,
+        tools: [WEATHER_TOOL],
+        messages: [{ role: 'user', content: 'Use get_weather for Oslo.' }],
+      });
       assert.equal(first.stop_reason, 'tool_use');
       const use = first.content.find((b: any) => b.type === 'tool_use');
       assert.equal(typeof use.input.city, 'string');
-      const second = await client.messages.stream({
-        model: 'switchyard/sim-fast', max_tokens: 500, tools: [WEATHER_TOOL],
-        messages: [
-          { role: 'user', content: 'Use get_weather for Oslo.' },
-          { role: 'assistant', content: first.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 21°C' }] },
-        ],
-      }).finalMessage();
+      const second = await client.messages
+        .stream({
+          model: 'switchyard/sim-fast',
+          max_tokens: 500,
+          tools: [WEATHER_TOOL],
+          messages: [
+            { role: 'user', content: 'Use get_weather for Oslo.' },
+            { role: 'assistant', content: first.content },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 21°C' }] },
+          ],
+        })
+        .finalMessage();
       assert.equal(second.stop_reason, 'end_turn');
       assert.ok(textOf(second).length > 0);
     });
 
     test('thinking with a signature, replayed unchanged in the next turn', async () => {
-      const params = { model: 'switchyard/sim-reasoner', max_tokens: 2000, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Check get_weather for Oslo.' }] };
+      const params = {
+        model: 'switchyard/sim-reasoner',
+        max_tokens: 2000,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        tools: [WEATHER_TOOL],
+        messages: [{ role: 'user', content: 'Check get_weather for Oslo.' }],
+      };
       const first = await client.messages.stream(params).finalMessage();
       const thinking = first.content.find((b: any) => b.type === 'thinking');
       assert.ok(thinking.thinking.length > 0);
       assert.ok(thinking.signature.length > 0, 'a signature arrives via signature_delta');
       const plain = await client.messages.create(params);
-      assert.deepEqual(plain.content.find((b: any) => b.type === 'thinking'), thinking, 'streamed and plain agree, signature included');
+      assert.deepEqual(
+        plain.content.find((b: any) => b.type === 'thinking'),
+        thinking,
+        'streamed and plain agree, signature included',
+      );
       const use = first.content.find((b: any) => b.type === 'tool_use');
       const second = await client.messages.create({
         ...params,
-        messages: [...params.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Rain.' }] }],
+        messages: [
+          ...params.messages,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Rain.' }] },
+        ],
       });
       assert.ok(textOf(second).length > 0);
     });

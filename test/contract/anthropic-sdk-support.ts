@@ -13,7 +13,10 @@ export interface SdkUnderTest {
   expect: { authHeader: 'authorization' | 'x-api-key'; version: string };
 }
 
-export interface SeenRequest { url: string; headers: Headers }
+export interface SeenRequest {
+  url: string;
+  headers: Headers;
+}
 
 export const WEATHER_TOOL = {
   name: 'get_weather',
@@ -56,5 +59,8 @@ models:
 }
 
 export function textOf(message: any): string {
-  return message.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return message.content
+    .filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }

@@ -19,7 +19,13 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
 
   before(async () => {
     emulator = await startBedrockEmulator();
-    client = new BedrockRuntimeClient({ endpoint: emulator.baseUrl, region: 'us-east-1', credentials: TEST_AWS_CREDENTIALS, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+    client = new BedrockRuntimeClient({
+      endpoint: emulator.baseUrl,
+      region: 'us-east-1',
+      credentials: TEST_AWS_CREDENTIALS,
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler(),
+    });
   });
   after(async () => {
     client.destroy();
@@ -33,11 +39,13 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
       toolCalls: [{ id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       usage: { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 3, cacheWriteInputTokens: 2 },
     });
-    const out = await client.send(new ConverseCommand({
-      modelId: MODEL,
-      messages: [{ role: 'user', content: [{ text: 'Weather in Paris?' }] }],
-      toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] },
-    }));
+    const out = await client.send(
+      new ConverseCommand({
+        modelId: MODEL,
+        messages: [{ role: 'user', content: [{ text: 'Weather in Paris?' }] }],
+        toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] },
+      }),
+    );
     assert.equal(out.stopReason, 'tool_use');
     assert.deepEqual(out.output?.message?.content?.[0], { text: 'Checking.' });
     assert.deepEqual(out.output?.message?.content?.[1]?.toolUse, { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } });
@@ -47,11 +55,20 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
     const received = emulator.requests[0]!;
     assert.equal(received.model, MODEL);
     assert.equal(received.stream, false);
-    assert.match(String(received.headers.authorization), /^AWS4-HMAC-SHA256 Credential=AKIDSWITCHYARDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    assert.match(
+      String(received.headers.authorization),
+      /^AWS4-HMAC-SHA256 Credential=AKIDSWITCHYARDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
+    );
   });
 
   it('ConverseStream: event-stream frames decode into the documented events, metadata after messageStop', async () => {
-    emulator.enqueue({ reasoning: 'Think.', signature: 'sig-1', text: 'Hello there', chunks: 2, toolCalls: [{ id: 'tu_2', name: 'f', arguments: '{"a":1}' }] });
+    emulator.enqueue({
+      reasoning: 'Think.',
+      signature: 'sig-1',
+      text: 'Hello there',
+      chunks: 2,
+      toolCalls: [{ id: 'tu_2', name: 'f', arguments: '{"a":1}' }],
+    });
     const out = await client.send(new ConverseStreamCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
     const events: string[] = [];
     let text = '';
@@ -65,9 +82,11 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
       events.push(name);
       if (e.contentBlockDelta?.delta?.text !== undefined) text += e.contentBlockDelta.delta.text;
       if (e.contentBlockDelta?.delta?.reasoningContent?.text !== undefined) reasoning += e.contentBlockDelta.delta.reasoningContent.text;
-      if (e.contentBlockDelta?.delta?.reasoningContent?.signature !== undefined) signature = e.contentBlockDelta.delta.reasoningContent.signature;
+      if (e.contentBlockDelta?.delta?.reasoningContent?.signature !== undefined)
+        signature = e.contentBlockDelta.delta.reasoningContent.signature;
       if (e.contentBlockDelta?.delta?.toolUse?.input !== undefined) args += e.contentBlockDelta.delta.toolUse.input;
-      if (e.contentBlockStart?.start?.toolUse !== undefined) assert.deepEqual(e.contentBlockStart.start.toolUse, { toolUseId: 'tu_2', name: 'f' });
+      if (e.contentBlockStart?.start?.toolUse !== undefined)
+        assert.deepEqual(e.contentBlockStart.start.toolUse, { toolUseId: 'tu_2', name: 'f' });
       if (e.messageStop !== undefined) stopReason = e.messageStop.stopReason;
       if (e.metadata !== undefined) usageTotal = e.metadata.usage?.totalTokens;
     }
@@ -85,28 +104,38 @@ describe('Bedrock emulator against the official Bedrock Runtime SDK', () => {
   it('ConverseStream: an exception frame reaches the SDK as the named exception', async () => {
     emulator.enqueue({ fault: 'stream-error', afterChunks: 2, error: { type: 'throttlingException', message: 'Too many tokens' } });
     const out = await client.send(new ConverseStreamCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] }));
-    await assert.rejects(async () => {
-      for await (const _ of out.stream!) { /* drain */ }
-    }, (err: Error) => err.name === 'ThrottlingException' && /Too many tokens/.test(err.message));
+    await assert.rejects(
+      async () => {
+        for await (const _ of out.stream!) {
+          /* drain */
+        }
+      },
+      (err: Error) => err.name === 'ThrottlingException' && /Too many tokens/.test(err.message),
+    );
   });
 
   it('errors: the SDK reads the type from x-amzn-errortype', async () => {
     emulator.enqueue({ fault: 'status', status: 400 });
     await assert.rejects(
       client.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] })),
-      (err: Error & { $metadata?: { httpStatusCode?: number } }) => err.name === 'ValidationException' && err.$metadata?.httpStatusCode === 400,
+      (err: Error & { $metadata?: { httpStatusCode?: number } }) =>
+        err.name === 'ValidationException' && err.$metadata?.httpStatusCode === 400,
     );
   });
 
   it('a request signed with the wrong secret is refused with 403 InvalidSignatureException', async () => {
     const wrong = new BedrockRuntimeClient({
-      endpoint: emulator.baseUrl, region: 'us-east-1', maxAttempts: 1, requestHandler: new NodeHttpHandler(),
+      endpoint: emulator.baseUrl,
+      region: 'us-east-1',
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler(),
       credentials: { accessKeyId: TEST_AWS_CREDENTIALS.accessKeyId, secretAccessKey: 'not-the-secret' },
     });
     try {
       await assert.rejects(
         wrong.send(new ConverseCommand({ modelId: MODEL, messages: [{ role: 'user', content: [{ text: 'Hi' }] }] })),
-        (err: Error & { $metadata?: { httpStatusCode?: number } }) => err.name === 'InvalidSignatureException' && err.$metadata?.httpStatusCode === 403,
+        (err: Error & { $metadata?: { httpStatusCode?: number } }) =>
+          err.name === 'InvalidSignatureException' && err.$metadata?.httpStatusCode === 403,
       );
     } finally {
       wrong.destroy();

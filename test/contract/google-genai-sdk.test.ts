@@ -61,7 +61,10 @@ describe('@google/genai against switchyard, the sim serving', () => {
   });
 
   test('a function call round trip: the call comes with an id and args, its response is answered', async () => {
-    const config = { tools: [{ functionDeclarations: [WEATHER] }], toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } } };
+    const config = {
+      tools: [{ functionDeclarations: [WEATHER] }],
+      toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } },
+    };
     const question: Content = { role: 'user', parts: [{ text: 'What is the weather in Oslo?' }] };
     const first = await ai.models.generateContent({ model: 'switchyard/sim-fast', contents: [question], config });
     const calls = first.functionCalls ?? [];
@@ -71,7 +74,11 @@ describe('@google/genai against switchyard, the sim serving', () => {
     assert.ok(calls[0]!.id !== undefined && calls[0]!.id.length > 0);
     const second = await ai.models.generateContent({
       model: 'switchyard/sim-fast',
-      contents: [question, first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: calls[0]!.id, name: 'get_weather', response: { output: 'sunny, 21 C' } } }] }],
+      contents: [
+        question,
+        first.candidates![0]!.content!,
+        { role: 'user', parts: [{ functionResponse: { id: calls[0]!.id, name: 'get_weather', response: { output: 'sunny, 21 C' } } }] },
+      ],
       config: { tools: config.tools },
     });
     assert.equal(second.functionCalls, undefined);
@@ -85,13 +92,16 @@ describe('@google/genai against switchyard, the sim serving', () => {
       assert.match(err.message, /NOT_FOUND/);
       return true;
     });
-    await assert.rejects(ai.models.generateContent({ model: 'sim-fast', contents: 'hi', config: { candidateCount: 2 } }), (err: unknown) => {
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.status, 400);
-      assert.match(err.message, /INVALID_ARGUMENT/);
-      assert.match(err.message, /candidateCount/);
-      return true;
-    });
+    await assert.rejects(
+      ai.models.generateContent({ model: 'sim-fast', contents: 'hi', config: { candidateCount: 2 } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.status, 400);
+        assert.match(err.message, /INVALID_ARGUMENT/);
+        assert.match(err.message, /candidateCount/);
+        return true;
+      },
+    );
     const stranger = new GoogleGenAI({ apiKey: `sk-sy-v1-${'A'.repeat(43)}`, httpOptions: { baseUrl: gw.origin } });
     await assert.rejects(stranger.models.generateContent({ model: 'sim-fast', contents: 'hi' }), (err: unknown) => {
       assert.ok(err instanceof ApiError);
@@ -101,7 +111,7 @@ describe('@google/genai against switchyard, the sim serving', () => {
     });
   });
 
-  test('models.list and models.get (API version v1beta) show the catalog in Google\'s shape', async () => {
+  test("models.list and models.get (API version v1beta) show the catalog in Google's shape", async () => {
     const ai = new GoogleGenAI({ apiKey: gw.key, httpOptions: { baseUrl: gw.origin, apiVersion: 'v1beta' } });
     const names: string[] = [];
     for await (const m of await ai.models.list({ config: { pageSize: 2 } })) names.push(m.name!);
@@ -147,12 +157,20 @@ describe('@google/genai against switchyard, an OpenAI-format upstream serving', 
     });
     assert.equal(res.text, '{"capital":"Paris"}');
     assert.deepEqual(
-      { prompt: res.usageMetadata?.promptTokenCount, cached: res.usageMetadata?.cachedContentTokenCount, out: res.usageMetadata?.candidatesTokenCount, total: res.usageMetadata?.totalTokenCount },
+      {
+        prompt: res.usageMetadata?.promptTokenCount,
+        cached: res.usageMetadata?.cachedContentTokenCount,
+        out: res.usageMetadata?.candidatesTokenCount,
+        total: res.usageMetadata?.totalTokenCount,
+      },
       { prompt: 12, cached: 4, out: 5, total: 17 },
     );
     const sent = emu.requests[0]!.body;
     assert.equal(sent.model, 'mock-model');
-    assert.deepEqual(sent.messages, [{ role: 'system', content: 'Answer in JSON.' }, { role: 'user', content: 'Capital of France?' }]);
+    assert.deepEqual(sent.messages, [
+      { role: 'system', content: 'Answer in JSON.' },
+      { role: 'user', content: 'Capital of France?' },
+    ]);
     assert.equal(sent.temperature, 0.2);
     assert.equal(sent.top_p, 0.9);
     assert.equal(sent.max_tokens ?? sent.max_completion_tokens, 64);
@@ -190,13 +208,21 @@ describe('@google/genai against switchyard, an OpenAI-format upstream serving', 
 
     const second = await ai.models.generateContent({
       model: 'acme/mock-1',
-      contents: [question, first.candidates[0].content!, { role: 'user', parts: [{ functionResponse: { id: 'call_up_1', name: 'get_weather', response: { output: 'sunny' } } }] }],
+      contents: [
+        question,
+        first.candidates[0].content!,
+        { role: 'user', parts: [{ functionResponse: { id: 'call_up_1', name: 'get_weather', response: { output: 'sunny' } } }] },
+      ],
       config,
     });
     assert.equal(second.text, 'It is sunny in Oslo.');
     const replay = emu.requests[1]!.body.messages;
     assert.deepEqual(replay.slice(1), [
-      { role: 'assistant', content: '', tool_calls: [{ id: 'call_up_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'call_up_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_up_1', content: 'sunny' },
     ]);
   });
@@ -205,11 +231,19 @@ describe('@google/genai against switchyard, an OpenAI-format upstream serving', 
     emu.enqueue({ toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Rome"}' }] }, { text: 'no tools' });
     const tools = [{ functionDeclarations: [WEATHER, { name: 'get_time', parametersJsonSchema: { type: 'object', properties: {} } }] }];
     await ai.models.generateContent({
-      model: 'acme/mock-1', contents: 'x',
-      config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_weather'] } } },
+      model: 'acme/mock-1',
+      contents: 'x',
+      config: {
+        tools,
+        toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_weather'] } },
+      },
     });
     assert.deepEqual(emu.requests[0]!.body.tool_choice, { type: 'function', function: { name: 'get_weather' } });
-    await ai.models.generateContent({ model: 'acme/mock-1', contents: 'y', config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.NONE } } } });
+    await ai.models.generateContent({
+      model: 'acme/mock-1',
+      contents: 'y',
+      config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.NONE } } },
+    });
     assert.equal(emu.requests[1]!.body.tool_choice, 'none');
   });
 });

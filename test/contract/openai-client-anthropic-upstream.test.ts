@@ -46,7 +46,9 @@ models:
 }
 
 const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-const WEATHER: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: CITY } }];
+const WEATHER: OpenAI.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: CITY } },
+];
 
 describe('the official openai client against switchyard (Anthropic-format upstream)', () => {
   let emu: AnthropicEmulator;
@@ -65,10 +67,16 @@ describe('the official openai client against switchyard (Anthropic-format upstre
   beforeEach(() => emu.reset());
 
   test('plain completion: system hoisted, usage with cache tokens normalized', async () => {
-    emu.enqueue({ text: 'Paris.', usage: { input_tokens: 9, output_tokens: 2, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 } });
+    emu.enqueue({
+      text: 'Paris.',
+      usage: { input_tokens: 9, output_tokens: 2, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
+    });
     const c = await client.chat.completions.create({
       model: 'acme/claude-mock',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Capital of France?' },
+      ],
     });
     assert.equal(c.choices[0]!.message.content, 'Paris.');
     assert.equal(c.choices[0]!.finish_reason, 'stop');
@@ -116,7 +124,11 @@ describe('the official openai client against switchyard (Anthropic-format upstre
 
   test('tool call round trip: tool_use out, tool_result back in', async () => {
     emu.enqueue({ text: 'Let me check.', toolCalls: [{ id: 'toolu_01abc', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
-    const first = await client.chat.completions.create({ model: 'acme/claude-mock', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: WEATHER });
+    const first = await client.chat.completions.create({
+      model: 'acme/claude-mock',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools: WEATHER,
+    });
     const choice = first.choices[0]!;
     assert.equal(choice.finish_reason, 'tool_calls');
     assert.equal(choice.message.content, 'Let me check.');
@@ -137,7 +149,13 @@ describe('the official openai client against switchyard (Anthropic-format upstre
     });
     assert.equal(second.choices[0]!.message.content, 'It is 3°C in Oslo.');
     assert.deepEqual(emu.requests[1]!.body.messages.slice(1), [
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_01abc', name: 'get_weather', input: { city: 'Oslo' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_use', id: 'toolu_01abc', name: 'get_weather', input: { city: 'Oslo' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01abc', content: '{"temp_c": 3}' }] },
     ]);
   });
@@ -149,16 +167,23 @@ describe('the official openai client against switchyard (Anthropic-format upstre
         { id: 'toolu_2', name: 'b', arguments: '{"y":[2,3]}' },
       ],
     });
-    const final = await client.chat.completions.stream({
-      model: 'acme/claude-mock',
-      messages: [{ role: 'user', content: 'both' }],
-      tools: [
-        { type: 'function', function: { name: 'a', parameters: { type: 'object' } } },
-        { type: 'function', function: { name: 'b', parameters: { type: 'object' } } },
-      ],
-    }).finalChatCompletion();
-    const calls = final.choices[0]!.message.tool_calls!.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []);
-    assert.deepEqual(calls, [['toolu_1', 'a', '{"x":1}'], ['toolu_2', 'b', '{"y":[2,3]}']]);
+    const final = await client.chat.completions
+      .stream({
+        model: 'acme/claude-mock',
+        messages: [{ role: 'user', content: 'both' }],
+        tools: [
+          { type: 'function', function: { name: 'a', parameters: { type: 'object' } } },
+          { type: 'function', function: { name: 'b', parameters: { type: 'object' } } },
+        ],
+      })
+      .finalChatCompletion();
+    const calls = final.choices[0]!.message.tool_calls!.map((c) =>
+      c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [],
+    );
+    assert.deepEqual(calls, [
+      ['toolu_1', 'a', '{"x":1}'],
+      ['toolu_2', 'b', '{"y":[2,3]}'],
+    ]);
     assert.equal(final.choices[0]!.finish_reason, 'tool_calls');
   });
 
@@ -202,7 +227,11 @@ describe('the official openai client against switchyard (Anthropic-format upstre
       tools: WEATHER,
       messages: [
         { role: 'user', content: 'Weather in Rome?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_r', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_r', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }],
+        },
         { role: 'tool', tool_call_id: 'toolu_r', content: 'sunny' },
       ],
     });
@@ -222,7 +251,7 @@ describe('the official openai client against switchyard (Anthropic-format upstre
     assert.deepEqual(emu.requests[0]!.body.output_config, { format: { type: 'json_schema', schema } });
   });
 
-  test('upstream errors surface as the client\'s typed errors', async () => {
+  test("upstream errors surface as the client's typed errors", async () => {
     // Overloaded however often routing asks again (its retry policy may retry a lone endpoint).
     emu.enqueue({ fault: 'status', status: 529 }, { fault: 'status', status: 529 }, { fault: 'status', status: 529 });
     await assert.rejects(
@@ -237,7 +266,11 @@ describe('the official openai client against switchyard (Anthropic-format upstre
     );
 
     emu.reset();
-    emu.enqueue({ fault: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } } });
+    emu.enqueue({
+      fault: 'status',
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+    });
     await assert.rejects(
       client.chat.completions.create({ model: 'acme/claude-mock', messages: [{ role: 'user', content: 'x' }] }),
       (err: unknown) => {
@@ -261,13 +294,20 @@ describe('the official openai client against switchyard (Anthropic-format upstre
 
     emu.reset();
     emu.enqueue({ fault: 'status', status: 400 }, { text: 'never' });
-    await assert.rejects(client.chat.completions.create({ model: 'acme/claude-ha', messages: [{ role: 'user', content: 'x' }] }), OpenAI.BadRequestError);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'acme/claude-ha', messages: [{ role: 'user', content: 'x' }] }),
+      OpenAI.BadRequestError,
+    );
     assert.equal(emu.requests.length, 1);
   });
 
-  test('an error event in the middle of a stream is thrown by the client\'s iterator, after the text so far', async () => {
+  test("an error event in the middle of a stream is thrown by the client's iterator, after the text so far", async () => {
     emu.enqueue({ fault: 'stream-error', afterChunks: 4 });
-    const stream = await client.chat.completions.create({ model: 'acme/claude-mock', messages: [{ role: 'user', content: 'x' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'acme/claude-mock',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    });
     let text = '';
     await assert.rejects(async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

@@ -69,7 +69,12 @@ describe('assistant.audio {id} replayed through the official openai client', () 
 
   test('to an upstream that speaks, the id goes back as audio: {id}', async () => {
     const messages = await spokenTurn();
-    await client.chat.completions.create({ model: 'acme/speaker', modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, messages });
+    await client.chat.completions.create({
+      model: 'acme/speaker',
+      modalities: ['text', 'audio'],
+      audio: { voice: 'alloy', format: 'wav' },
+      messages,
+    });
     const replayed = speaking.requests[1]!.body.messages[1];
     assert.equal(replayed.role, 'assistant');
     assert.deepEqual(replayed.audio, { id: 'audio_abc' });
@@ -86,11 +91,23 @@ describe('assistant.audio {id} replayed through the official openai client', () 
   });
 
   test('a malformed audio field is a 400 naming it', async () => {
-    for (const [audio, field] of [['audio_abc', 'messages[1].audio'], [{}, 'messages[1].audio.id'], [{ id: 7 }, 'messages[1].audio.id']] as const) {
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/speaker',
-        messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', audio }, { role: 'user', content: 'again' }],
-      }, { authorization: `Bearer ${gw.key}` });
+    for (const [audio, field] of [
+      ['audio_abc', 'messages[1].audio'],
+      [{}, 'messages[1].audio.id'],
+      [{ id: 7 }, 'messages[1].audio.id'],
+    ] as const) {
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/speaker',
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', audio },
+            { role: 'user', content: 'again' },
+          ],
+        },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 400, JSON.stringify(audio));
       assert.match(res.json.error.message, new RegExp(field.replace(/[[\].]/g, '\\$&')));
     }

@@ -14,7 +14,10 @@ const PNG_DATA = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M
 const PNG = `data:image/png;base64,${PNG_DATA}`;
 
 /** `images` is OpenRouter's field, not in the client's types. */
-interface ChatImage { type: 'image_url'; image_url: { url: string } }
+interface ChatImage {
+  type: 'image_url';
+  image_url: { url: string };
+}
 function imagesOf(message: object): ChatImage[] | undefined {
   return (message as { images?: ChatImage[] }).images;
 }
@@ -35,7 +38,10 @@ describe('the official openai client reads generated audio and images (OpenAI-fo
   });
   beforeEach(() => emu.reset());
 
-  const spoken = { audio: { id: 'audio_xyz', data: AUDIO, transcript: 'Paris is the capital.', expiresAt: 1_900_000_000, chunks: 3 }, usage: { prompt_tokens: 9, completion_tokens: 60, audio_tokens: 50 } };
+  const spoken = {
+    audio: { id: 'audio_xyz', data: AUDIO, transcript: 'Paris is the capital.', expiresAt: 1_900_000_000, chunks: 3 },
+    usage: { prompt_tokens: 9, completion_tokens: 60, audio_tokens: 50 },
+  };
 
   test('choices[0].message.audio, with its audio tokens, and the replay by id', async () => {
     emu.enqueue(spoken);
@@ -65,7 +71,7 @@ describe('the official openai client reads generated audio and images (OpenAI-fo
     let transcript = '';
     let id = '';
     for await (const chunk of await client.chat.completions.create({ ...params, stream: true })) {
-      const audio = (chunk.choices[0]?.delta)?.audio;
+      const audio = chunk.choices[0]?.delta?.audio;
       id ||= audio?.id ?? '';
       data += audio?.data ?? '';
       transcript += audio?.transcript ?? '';
@@ -74,7 +80,12 @@ describe('the official openai client reads generated audio and images (OpenAI-fo
 
     // The client's own accumulation (`stream().finalChatCompletion()`) reads the same.
     const final = await client.chat.completions.stream(params).finalChatCompletion();
-    assert.deepEqual(final.choices[0]!.message.audio, { id: 'audio_xyz', data: AUDIO, transcript: 'Paris is the capital.', expires_at: 1_900_000_000 });
+    assert.deepEqual(final.choices[0]!.message.audio, {
+      id: 'audio_xyz',
+      data: AUDIO,
+      transcript: 'Paris is the capital.',
+      expires_at: 1_900_000_000,
+    });
   });
 
   test('choices[0].message.images, whole and streamed', async () => {
@@ -89,7 +100,11 @@ describe('the official openai client reads generated audio and images (OpenAI-fo
     assert.deepEqual(imagesOf(c.choices[0]!.message), [{ type: 'image_url', image_url: { url: PNG } }]);
 
     const images: ChatImage[] = [];
-    for await (const chunk of await client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Draw a red dot.' }], stream: true })) {
+    for await (const chunk of await client.chat.completions.create({
+      model: 'acme/mock-1',
+      messages: [{ role: 'user', content: 'Draw a red dot.' }],
+      stream: true,
+    })) {
       images.push(...(imagesOf(chunk.choices[0]?.delta ?? {}) ?? []));
     }
     assert.deepEqual(images, [{ type: 'image_url', image_url: { url: PNG } }]);
@@ -133,12 +148,20 @@ models:
     // Gemini's answer shape (reference/wire-formats.md §4), written here, not recorded.
     emu.enqueue({
       replay: {
-        chunks: [{
-          candidates: [{ content: { role: 'model', parts: [{ text: 'Here you go.' }, { inlineData: { mimeType: 'image/png', data: PNG_DATA } }] }, finishReason: 'STOP', index: 0 }],
-          usageMetadata: { promptTokenCount: 6, candidatesTokenCount: 1293, totalTokenCount: 1299 },
-          modelVersion: 'gemini-2.5-flash-image',
-          responseId: 'imgResp2',
-        }],
+        chunks: [
+          {
+            candidates: [
+              {
+                content: { role: 'model', parts: [{ text: 'Here you go.' }, { inlineData: { mimeType: 'image/png', data: PNG_DATA } }] },
+                finishReason: 'STOP',
+                index: 0,
+              },
+            ],
+            usageMetadata: { promptTokenCount: 6, candidatesTokenCount: 1293, totalTokenCount: 1299 },
+            modelVersion: 'gemini-2.5-flash-image',
+            responseId: 'imgResp2',
+          },
+        ],
       },
     });
     const c = await client.chat.completions.create({

@@ -53,12 +53,22 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
   });
 
   test('tool call round trip', async () => {
-    const tools: OpenAI.ChatCompletionTool[] = [{
-      type: 'function',
-      function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-    }];
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
     emu.enqueue({ toolCalls: [{ id: 'call_abc', name: 'get_weather', arguments: '{"city":"Oslo"}' }], finishReason: 'tool_calls' });
-    const first = await client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools });
+    const first = await client.chat.completions.create({
+      model: 'acme/mock-1',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools,
+    });
     const call = first.choices[0]!.message.tool_calls![0]!;
     assert.equal(first.choices[0]!.finish_reason, 'tool_calls');
     assert.equal(call.type, 'function');
@@ -76,7 +86,9 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
     });
     assert.equal(second.choices[0]!.message.content, 'It is 3°C in Oslo.');
     const upstream = emu.requests[1]!.body;
-    assert.deepEqual(upstream.messages[1].tool_calls, [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
+    assert.deepEqual(upstream.messages[1].tool_calls, [
+      { id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ]);
     assert.deepEqual(upstream.messages[2], { role: 'tool', tool_call_id: 'call_abc', content: '{"temp_c": 3}' });
   });
 
@@ -97,8 +109,13 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
       ],
     });
     const final = await runner.finalChatCompletion();
-    const calls = final.choices[0]!.message.tool_calls!.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []);
-    assert.deepEqual(calls, [['call_1', 'a', '{"x":1}'], ['call_2', 'b', '{"y":2}']]);
+    const calls = final.choices[0]!.message.tool_calls!.map((c) =>
+      c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [],
+    );
+    assert.deepEqual(calls, [
+      ['call_1', 'a', '{"x":1}'],
+      ['call_2', 'b', '{"y":2}'],
+    ]);
   });
 
   test('JSON mode and json_schema reach the upstream and the JSON comes back', async () => {
@@ -121,7 +138,7 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
     assert.deepEqual(emu.requests[1]!.body.response_format, { type: 'json_schema', json_schema: { name: 'thing', strict: true, schema } });
   });
 
-  test('errors surface as the client\'s typed errors with status, type and code', async () => {
+  test("errors surface as the client's typed errors with status, type and code", async () => {
     await assert.rejects(
       client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }], temperature: 5 }),
       (err: unknown) => {
@@ -134,7 +151,10 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
       },
     );
     const bad = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-wrong', maxRetries: 0 });
-    await assert.rejects(bad.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }), OpenAI.AuthenticationError);
+    await assert.rejects(
+      bad.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }),
+      OpenAI.AuthenticationError,
+    );
 
     // The plan's only endpoint: tried, then retried twice, failing each time.
     for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500 });
@@ -149,7 +169,7 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
     );
   });
 
-  test('an error in the middle of a stream is thrown by the client\'s iterator', async () => {
+  test("an error in the middle of a stream is thrown by the client's iterator", async () => {
     emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 2 });
     const stream = await client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }], stream: true });
     await assert.rejects(async () => {
@@ -161,6 +181,9 @@ describe('the official openai client against switchyard (OpenAI-format upstream)
 
   test('models.list works with the same client', async () => {
     const page = await client.models.list();
-    assert.deepEqual(page.data.map((m) => m.id), ['acme/mock-1']);
+    assert.deepEqual(
+      page.data.map((m) => m.id),
+      ['acme/mock-1'],
+    );
   });
 });

@@ -49,7 +49,8 @@ describeResponsesContract('Anthropic-format upstream', async (): Promise<Scripte
     name: 'anthropic',
     yaml: anthropicConfig(emu.baseUrl),
     model: 'acme/claude-mock',
-    enqueue: (a) => emu.enqueue({ text: a.text, toolCalls: a.toolCalls, stopReason: a.truncated ? 'max_tokens' : undefined, chunks: a.chunks }),
+    enqueue: (a) =>
+      emu.enqueue({ text: a.text, toolCalls: a.toolCalls, stopReason: a.truncated ? 'max_tokens' : undefined, chunks: a.chunks }),
     enqueueReset: () => emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 4 }),
     reset: () => emu.reset(),
     request: (n) => emu.requests[n]!.body,
@@ -63,10 +64,14 @@ describe('openai client responses API: Anthropic thinking through switchyard', (
   let emu: AnthropicEmulator;
   let gw: TestGateway;
   let client: OpenAI;
-  const tools: OpenAI.Responses.Tool[] = [{
-    type: 'function', name: 'get_weather', strict: false,
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  }];
+  const tools: OpenAI.Responses.Tool[] = [
+    {
+      type: 'function',
+      name: 'get_weather',
+      strict: false,
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ];
 
   before(async () => {
     emu = await startAnthropicEmulator();
@@ -81,19 +86,27 @@ describe('openai client responses API: Anthropic thinking through switchyard', (
 
   test('signed thinking comes out as a reasoning item and goes back to Anthropic as the same thinking block', async () => {
     emu.enqueue({
-      thinking: 'The user wants Oslo weather.', signature: 'EqQBCkYIARgCKkA-signature',
+      thinking: 'The user wants Oslo weather.',
+      signature: 'EqQBCkYIARgCKkA-signature',
       toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
     });
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Oslo?' }];
-    const first = await client.responses.stream({ model: 'acme/claude-mock', input, tools, reasoning: { effort: 'medium' } }).finalResponse();
+    const first = await client.responses
+      .stream({ model: 'acme/claude-mock', input, tools, reasoning: { effort: 'medium' } })
+      .finalResponse();
     const reasoning = first.output[0]!;
     assert.equal(reasoning.type, 'reasoning');
-    assert.deepEqual(reasoning.type === 'reasoning' && [reasoning.summary[0]!.text, reasoning.encrypted_content], ['The user wants Oslo weather.', 'EqQBCkYIARgCKkA-signature']);
+    assert.deepEqual(reasoning.type === 'reasoning' && [reasoning.summary[0]!.text, reasoning.encrypted_content], [
+      'The user wants Oslo weather.',
+      'EqQBCkYIARgCKkA-signature',
+    ]);
     assert.ok(emu.requests[0]!.body.thinking, 'reasoning effort turned thinking on upstream');
 
     emu.enqueue({ text: 'It is 3°C in Oslo.' });
     const second = await client.responses.create({
-      model: 'acme/claude-mock', tools, reasoning: { effort: 'medium' },
+      model: 'acme/claude-mock',
+      tools,
+      reasoning: { effort: 'medium' },
       input: [...input, ...replay(first.output), { type: 'function_call_output', call_id: 'toolu_01', output: '{"temp_c":3}' }],
     });
     assert.equal(second.output_text, 'It is 3°C in Oslo.');
@@ -111,10 +124,17 @@ describe('openai client responses API: Anthropic thinking through switchyard', (
     emu.enqueue({ redacted: 'EmwKAhgBEgy3va3pzix/LafPsn4a', text: 'Done.' });
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Think hard.' }];
     const first = await client.responses.create({ model: 'acme/claude-mock', input, reasoning: { effort: 'high' } });
-    assert.deepEqual(first.output.map((o) => o.type), ['reasoning', 'message']);
+    assert.deepEqual(
+      first.output.map((o) => o.type),
+      ['reasoning', 'message'],
+    );
 
     emu.enqueue({ text: 'Again.' });
-    await client.responses.create({ model: 'acme/claude-mock', input: [...input, ...replay(first.output), { role: 'user', content: 'And again.' }], reasoning: { effort: 'high' } });
+    await client.responses.create({
+      model: 'acme/claude-mock',
+      input: [...input, ...replay(first.output), { role: 'user', content: 'And again.' }],
+      reasoning: { effort: 'high' },
+    });
     assert.deepEqual(emu.requests[1]!.body.messages[1].content[0], { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' });
   });
 });

@@ -52,7 +52,12 @@ export function replay(output: readonly unknown[]): OpenAI.Responses.ResponseInp
   return output as OpenAI.Responses.ResponseInputItem[];
 }
 
-const PLACE_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, country: { type: 'string' } }, required: ['city', 'country'], additionalProperties: false };
+const PLACE_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, country: { type: 'string' } },
+  required: ['city', 'country'],
+  additionalProperties: false,
+};
 
 export function defineResponsesContractSuite(start: () => Promise<ScriptedUpstream>): void {
   let upstream: ScriptedUpstream;
@@ -99,7 +104,9 @@ export function defineResponsesContractSuite(start: () => Promise<ScriptedUpstre
     assert.equal(completed!.status, 'completed');
     // `output_text` is the SDK's own convenience, not on the wire: the raw event holds the items.
     const message = completed!.output.find((o) => o.type === 'message');
-    assert.deepEqual(message?.type === 'message' && message.content.map((c) => c.type === 'output_text' && c.text), ['The quick brown fox']);
+    assert.deepEqual(message?.type === 'message' && message.content.map((c) => c.type === 'output_text' && c.text), [
+      'The quick brown fox',
+    ]);
   });
 
   test('responses.stream: events and finalResponse()', async () => {
@@ -133,10 +140,20 @@ export function defineResponsesContractSuite(start: () => Promise<ScriptedUpstre
   });
 
   test('a streamed function call, accumulated by responses.stream', async () => {
-    upstream.enqueue({ toolCalls: [{ id: 'call_a', name: 'get_weather', arguments: '{"city":"Rome"}' }, { id: 'call_b', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
+    upstream.enqueue({
+      toolCalls: [
+        { id: 'call_a', name: 'get_weather', arguments: '{"city":"Rome"}' },
+        { id: 'call_b', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      ],
+    });
     const final = await client.responses.stream({ model: upstream.model, input: 'Rome and Oslo?', tools: [WEATHER] }).finalResponse();
-    const calls = final.output.filter((o) => o.type === 'function_call').map((o) => o.type === 'function_call' ? [o.call_id, o.arguments] : []);
-    assert.deepEqual(calls, [['call_a', '{"city":"Rome"}'], ['call_b', '{"city":"Oslo"}']]);
+    const calls = final.output
+      .filter((o) => o.type === 'function_call')
+      .map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : []));
+    assert.deepEqual(calls, [
+      ['call_a', '{"city":"Rome"}'],
+      ['call_b', '{"city":"Oslo"}'],
+    ]);
   });
 
   test('structured output: text.format json_schema, parsed by responses.parse', async () => {
@@ -158,7 +175,7 @@ export function defineResponsesContractSuite(start: () => Promise<ScriptedUpstre
     assert.equal(r.output_text, 'Once upon a');
   });
 
-  test('errors are the client\'s typed errors; a broken stream throws from the iterator', async () => {
+  test("errors are the client's typed errors; a broken stream throws from the iterator", async () => {
     await assert.rejects(
       client.responses.create({ model: upstream.model, input: 'x', temperature: 5 }),
       (err: unknown) => err instanceof OpenAI.BadRequestError && err.code === 'invalid_parameter' && err.param === 'temperature',

@@ -14,7 +14,8 @@ describeResponsesContract('OpenAI-format upstream', async (): Promise<ScriptedUp
     name: 'openai',
     yaml: emulatorConfig(emu.baseUrl),
     model: 'acme/mock-1',
-    enqueue: (a) => emu.enqueue({ text: a.text, toolCalls: a.toolCalls, finishReason: a.truncated ? 'length' : undefined, chunks: a.chunks }),
+    enqueue: (a) =>
+      emu.enqueue({ text: a.text, toolCalls: a.toolCalls, finishReason: a.truncated ? 'length' : undefined, chunks: a.chunks }),
     enqueueReset: () => emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 2 }),
     reset: () => emu.reset(),
     request: (n) => emu.requests[n]!.body,
@@ -27,10 +28,14 @@ describeResponsesContract('OpenAI-format upstream', async (): Promise<ScriptedUp
 describe('openai client responses API against switchyard (the simulator)', () => {
   let gw: TestGateway;
   let client: OpenAI;
-  const tools: OpenAI.Responses.Tool[] = [{
-    type: 'function', name: 'get_weather', strict: true,
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-  }];
+  const tools: OpenAI.Responses.Tool[] = [
+    {
+      type: 'function',
+      name: 'get_weather',
+      strict: true,
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    },
+  ];
 
   before(async () => {
     gw = await startTestGateway({ yaml: SIM_ONLY });
@@ -46,18 +51,25 @@ describe('openai client responses API against switchyard (the simulator)', () =>
 
   test('a tool round trip with reasoning, streamed: the signed reasoning and the call go back as input', async () => {
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Please call get_weather for Oslo.' }];
-    const first = await client.responses.stream({ model: 'switchyard/sim-reasoner', input, tools, reasoning: { effort: 'low' } }).finalResponse();
+    const first = await client.responses
+      .stream({ model: 'switchyard/sim-reasoner', input, tools, reasoning: { effort: 'low' } })
+      .finalResponse();
     const reasoning = first.output.find((o) => o.type === 'reasoning');
     const call = first.output.find((o) => o.type === 'function_call');
     assert.ok(reasoning !== undefined && reasoning.summary[0]!.text.length > 0);
     assert.ok(call !== undefined && call.type === 'function_call');
-    assert.ok(typeof reasoning.encrypted_content === 'string' && reasoning.encrypted_content.length > 0, 'the signature rides in encrypted_content');
+    assert.ok(
+      typeof reasoning.encrypted_content === 'string' && reasoning.encrypted_content.length > 0,
+      'the signature rides in encrypted_content',
+    );
     assert.equal(call.name, 'get_weather');
     // A strict tool: the client parses the arguments itself.
     assert.equal(typeof (call.parsed_arguments as { city: unknown }).city, 'string');
 
     const second = await client.responses.create({
-      model: 'switchyard/sim-reasoner', tools, reasoning: { effort: 'low' },
+      model: 'switchyard/sim-reasoner',
+      tools,
+      reasoning: { effort: 'low' },
       input: [...input, ...replay(first.output), { type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 21 degrees' }],
     });
     assert.match(second.output_text, /The tool get_weather returned: "Sunny, 21 degrees"/);
@@ -67,7 +79,19 @@ describe('openai client responses API against switchyard (the simulator)', () =>
     const r = await client.responses.parse({
       model: 'switchyard/sim-fast',
       input: 'Give me a place.',
-      text: { format: { type: 'json_schema', name: 'place', strict: true, schema: { type: 'object', properties: { city: { type: 'string' }, rank: { type: 'integer' } }, required: ['city', 'rank'], additionalProperties: false } } },
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'place',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: { city: { type: 'string' }, rank: { type: 'integer' } },
+            required: ['city', 'rank'],
+            additionalProperties: false,
+          },
+        },
+      },
     });
     const parsed = r.output_parsed as { city: unknown; rank: unknown };
     assert.equal(typeof parsed.city, 'string');
@@ -75,11 +99,18 @@ describe('openai client responses API against switchyard (the simulator)', () =>
   });
 
   test('a provider failure in the middle of a stream throws from the iterator', async () => {
-    const stream = await client.responses.create({ model: 'switchyard/sim-fast', input: 'Tell me more [sim:error-midstream]', stream: true });
+    const stream = await client.responses.create({
+      model: 'switchyard/sim-fast',
+      input: 'Tell me more [sim:error-midstream]',
+      stream: true,
+    });
     const seen: string[] = [];
-    await assert.rejects(async () => {
-      for await (const event of stream) seen.push(event.type);
-    }, (err: unknown) => err instanceof OpenAI.APIError && /Simulated provider error/.test(err.message));
+    await assert.rejects(
+      async () => {
+        for await (const event of stream) seen.push(event.type);
+      },
+      (err: unknown) => err instanceof OpenAI.APIError && /Simulated provider error/.test(err.message),
+    );
     assert.ok(seen.includes('response.output_text.delta'), 'part of the answer arrived first');
   });
 });

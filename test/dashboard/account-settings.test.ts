@@ -10,19 +10,28 @@ describe('account settings API', () => {
   let auth: Record<string, string>;
   before(async () => {
     gw = await startTestGateway();
-    auth = { authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key}` };
+    auth = {
+      authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key}`,
+    };
   });
   after(() => gw.close());
 
-  const patch = (body: unknown, headers = auth) => fetch(`${gw.origin}/api/v1/account`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const patch = (body: unknown, headers = auth) =>
+    fetch(`${gw.origin}/api/v1/account`, {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   test('renames the account and sets a catalog model as its default', async () => {
     const res = await patch({ name: 'Renamed', default_model: 'switchyard/sim-pro' });
     assert.equal(res.status, 200);
-    const body = await res.json() as { data: { name: string; default_model: string } };
+    const body = (await res.json()) as { data: { name: string; default_model: string } };
     assert.equal(body.data.name, 'Renamed');
     assert.equal(body.data.default_model, 'switchyard/sim-pro');
-    const read = await (await fetch(`${gw.origin}/api/v1/account`, { headers: auth })).json() as { data: { name: string; balance_usd: string } };
+    const read = (await (await fetch(`${gw.origin}/api/v1/account`, { headers: auth })).json()) as {
+      data: { name: string; balance_usd: string };
+    };
     assert.equal(read.data.name, 'Renamed');
     assert.equal(read.data.balance_usd, '100');
   });
@@ -47,12 +56,15 @@ describe('activity rows for the dashboard', () => {
     try {
       const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
       const call = await fetch(`${gw.baseUrl}/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }),
       });
       assert.equal(call.status, 200);
       await gw.flush();
-      const list = await (await fetch(`${gw.origin}/api/v1/activity`, { headers: { authorization: `Bearer ${mgmt}` } })).json() as { data: { attempt_count: number }[] };
+      const list = (await (await fetch(`${gw.origin}/api/v1/activity`, { headers: { authorization: `Bearer ${mgmt}` } })).json()) as {
+        data: { attempt_count: number }[];
+      };
       assert.equal(list.data.length, 1);
       assert.equal(list.data[0]!.attempt_count, 1);
     } finally {

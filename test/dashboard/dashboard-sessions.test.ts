@@ -6,17 +6,31 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 // SameSite=Strict session cookie; the cookie plus the CSRF token act as the key on /api/v1;
 // sign-out and disabling the key end the session; sign-in attempts are rate-limited.
 
-interface SignIn { status: number; cookie: string | null; setCookie: string | null; json: any }
+interface SignIn {
+  status: number;
+  cookie: string | null;
+  setCookie: string | null;
+  json: any;
+}
 
 async function signIn(gw: TestGateway, key: string, headers: Record<string, string> = {}): Promise<SignIn> {
   const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ key }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ key }),
   });
   const setCookie = res.headers.get('set-cookie');
   return { status: res.status, setCookie, cookie: setCookie === null ? null : setCookie.split(';')[0]!, json: await res.json() };
 }
 
-function call(gw: TestGateway, method: string, path: string, cookie: string, headers: Record<string, string> = {}, body?: unknown): Promise<Response> {
+function call(
+  gw: TestGateway,
+  method: string,
+  path: string,
+  cookie: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<Response> {
   return fetch(`${gw.origin}${path}`, {
     method,
     headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -63,13 +77,20 @@ describe('dashboard sessions', () => {
     assert.equal(crossSite.status, 403);
     const ok = await call(gw, 'POST', '/api/v1/keys', s.cookie!, { ...csrf, origin: gw.origin }, { name: 'from the dashboard' });
     assert.equal(ok.status, 201);
-    const session = await (await call(gw, 'GET', '/api/v1/dashboard/session', s.cookie!)).json() as { csrf_token: string };
+    const session = (await (await call(gw, 'GET', '/api/v1/dashboard/session', s.cookie!)).json()) as { csrf_token: string };
     assert.equal(session.csrf_token, s.json.csrf_token);
   });
 
   test('the cookie never authenticates a model call on /v1', async () => {
     const s = await signIn(gw, management);
-    const res = await call(gw, 'POST', '/v1/chat/completions', s.cookie!, {}, { model: 'sim/echo', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await call(
+      gw,
+      'POST',
+      '/v1/chat/completions',
+      s.cookie!,
+      {},
+      { model: 'sim/echo', messages: [{ role: 'user', content: 'hi' }] },
+    );
     assert.equal(res.status, 401);
   });
 
@@ -90,7 +111,7 @@ describe('dashboard sessions', () => {
     assert.equal(out.status, 200);
     assert.match(out.headers.get('set-cookie')!, /Expires=Thu, 01 Jan 1970/);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
-    const after = await (await call(gw, 'GET', '/api/v1/dashboard/session', s.cookie!)).json() as { signed_in: boolean };
+    const after = (await (await call(gw, 'GET', '/api/v1/dashboard/session', s.cookie!)).json()) as { signed_in: boolean };
     assert.equal(after.signed_in, false);
   });
 
@@ -99,12 +120,26 @@ describe('dashboard sessions', () => {
     const s = await signIn(gw, other.key);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 200);
     const adminSession = await signIn(gw, admin);
-    const off = await call(gw, 'PATCH', `/api/v1/admin/keys/${other.record.hash}`, adminSession.cookie!, { 'x-csrf-token': adminSession.json.csrf_token }, { disabled: true });
+    const off = await call(
+      gw,
+      'PATCH',
+      `/api/v1/admin/keys/${other.record.hash}`,
+      adminSession.cookie!,
+      { 'x-csrf-token': adminSession.json.csrf_token },
+      { disabled: true },
+    );
     assert.equal(off.status, 200);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
     assert.notEqual(managementHash, other.record.hash);
     // Enabling the key again does not revive the session: a new sign-in is needed.
-    const on = await call(gw, 'PATCH', `/api/v1/admin/keys/${other.record.hash}`, adminSession.cookie!, { 'x-csrf-token': adminSession.json.csrf_token }, { disabled: false });
+    const on = await call(
+      gw,
+      'PATCH',
+      `/api/v1/admin/keys/${other.record.hash}`,
+      adminSession.cookie!,
+      { 'x-csrf-token': adminSession.json.csrf_token },
+      { disabled: false },
+    );
     assert.equal(on.status, 200);
     assert.equal((await call(gw, 'GET', '/api/v1/keys', s.cookie!)).status, 401);
     const again = await signIn(gw, other.key);
@@ -123,10 +158,15 @@ describe('dashboard sessions', () => {
 
 describe('the session cookie behind a TLS-terminating proxy', () => {
   test('is Secure when a trusted proxy says https; an untrusted X-Forwarded-Proto is ignored', async () => {
-    const trusted = await startTestGateway({ tweak: (c) => { c.server.trustProxy = '127.0.0.1'; } });
+    const trusted = await startTestGateway({
+      tweak: (c) => {
+        c.server.trustProxy = '127.0.0.1';
+      },
+    });
     const untrusted = await startTestGateway();
     try {
-      const key = async (gw: TestGateway) => (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
+      const key = async (gw: TestGateway) =>
+        (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
       const viaProxy = await signIn(trusted, await key(trusted), { 'x-forwarded-proto': 'https' });
       assert.match(viaProxy.setCookie!, /; Secure/);
       const spoofed = await signIn(untrusted, await key(untrusted), { 'x-forwarded-proto': 'https' });
@@ -143,7 +183,11 @@ describe('dashboard sign-in rate limit', () => {
     const gw = await startTestGateway();
     try {
       for (let i = 0; i < 10; i++) assert.equal((await signIn(gw, 'sk-sy-v1-' + 'A'.repeat(43))).status, 401);
-      const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'x' }) });
+      const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'x' }),
+      });
       assert.equal(res.status, 429);
       assert.ok(Number(res.headers.get('retry-after')) >= 1);
     } finally {
@@ -176,7 +220,11 @@ describe('dashboard pages', () => {
   });
 
   test('under server.base_path every route, asset and cookie path carries the prefix', async () => {
-    const gw = await startTestGateway({ tweak: (c) => { c.server.basePath = '/gw'; } });
+    const gw = await startTestGateway({
+      tweak: (c) => {
+        c.server.basePath = '/gw';
+      },
+    });
     try {
       const root = await fetch(`${gw.origin}/gw/`, { redirect: 'manual' });
       assert.equal(root.headers.get('location'), '/gw/dashboard/');
@@ -184,7 +232,11 @@ describe('dashboard pages', () => {
       assert.match(html, /src="\/gw\/dashboard\/assets\//);
       assert.equal((await fetch(`${gw.origin}/dashboard/`)).status, 404);
       const m = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true });
-      const res = await fetch(`${gw.origin}/gw/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: m.key }) });
+      const res = await fetch(`${gw.origin}/gw/api/v1/dashboard/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key: m.key }),
+      });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('set-cookie')!, /Path=\/gw\//);
     } finally {

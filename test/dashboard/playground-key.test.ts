@@ -10,18 +10,26 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 // playground's own expired keys (and the oldest beyond a few), never a key the account
 // made, even one named "dashboard playground".
 
-interface Session { cookie: string; csrf: string }
+interface Session {
+  cookie: string;
+  csrf: string;
+}
 
 async function signIn(gw: TestGateway, key: string): Promise<Session> {
   const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key }),
   });
   assert.equal(res.status, 200);
   return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await res.json()) as { csrf_token: string }).csrf_token };
 }
 
 async function mint(gw: TestGateway, s: Session): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${gw.origin}/api/v1/dashboard/playground-key`, { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+  const res = await fetch(`${gw.origin}/api/v1/dashboard/playground-key`, {
+    method: 'POST',
+    headers: { cookie: s.cookie, 'x-csrf-token': s.csrf },
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -38,7 +46,7 @@ describe("the playground's own key", () => {
   });
   after(() => gw.close());
 
-  test('is short-lived, limited, marked as the playground\'s, calls models, and is audited', async () => {
+  test("is short-lived, limited, marked as the playground's, calls models, and is audited", async () => {
     const made = await mint(gw, session);
     assert.equal(made.status, 201);
     assert.match(made.json.key, /^sk-sy-v1-/);
@@ -65,18 +73,30 @@ describe("the playground's own key", () => {
     const insert = async (name: string, playground: boolean) => {
       const raw = generateApiKey();
       await gw.services.stores.accounts.createKey({
-        hash: hashApiKey(raw), accountId: gw.accountId, name, label: labelApiKey(raw), limitNanos: 1n, isManagement: false, isPlayground: playground, expiresAt: past, now: past,
+        hash: hashApiKey(raw),
+        accountId: gw.accountId,
+        name,
+        label: labelApiKey(raw),
+        limitNanos: 1n,
+        isManagement: false,
+        isPlayground: playground,
+        expiresAt: past,
+        now: past,
       });
       return hashApiKey(raw);
     };
-    const expiredOwn = await insert('expired, the account\'s', false);
+    const expiredOwn = await insert("expired, the account's", false);
     const expiredPlayground = await insert(PLAYGROUND_KEY_NAME, true);
 
     const first = await mint(gw, session);
     assert.equal(first.status, 201);
     assert.equal(await gw.services.stores.accounts.getKey(expiredPlayground), undefined, "the playground's expired key is gone");
     assert.notEqual(await gw.services.stores.accounts.getKey(expiredOwn), undefined, "the account's expired key stays");
-    assert.notEqual(await gw.services.stores.accounts.getKey(users.record.hash), undefined, 'the account\'s "dashboard playground" key stays');
+    assert.notEqual(
+      await gw.services.stores.accounts.getKey(users.record.hash),
+      undefined,
+      'the account\'s "dashboard playground" key stays',
+    );
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${users.key}` })).status, 200);
 
     for (let i = 0; i < PLAYGROUND_KEYS_PER_ACCOUNT + 3; i++) assert.equal((await mint(gw, session)).status, 201);
@@ -88,7 +108,11 @@ describe("the playground's own key", () => {
   test('only a dashboard session of a management key gets one', async () => {
     const url = `${gw.origin}/api/v1/dashboard/playground-key`;
     assert.equal((await fetch(url, { method: 'POST' })).status, 401);
-    assert.equal((await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${mgmt}` } })).status, 403, 'a management key itself: /keys is its API');
+    assert.equal(
+      (await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${mgmt}` } })).status,
+      403,
+      'a management key itself: /keys is its API',
+    );
     assert.equal((await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` } })).status, 403);
     assert.equal((await fetch(url, { method: 'POST', headers: { cookie: session.cookie } })).status, 403, 'the CSRF token is required');
   });

@@ -9,7 +9,9 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 async function signIn(gw: TestGateway, key: string): Promise<string> {
   const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key }),
   });
   assert.equal(res.status, 200);
   return res.headers.get('set-cookie')!.split(';')[0]!;
@@ -49,7 +51,7 @@ describe('deactivating an account ends its dashboard sessions', () => {
     await setActive(acct.id, true);
     assert.equal(await withCookie(gw, '/api/v1/keys', cookie), 401, 'the session ended with the deactivation');
     assert.equal(await withCookie(gw, '/api/v1/keys', cookie2), 401, 'every key of the account');
-    const state = await (await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie } })).json() as { signed_in: boolean };
+    const state = (await (await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie } })).json()) as { signed_in: boolean };
     assert.equal(state.signed_in, false);
     assert.equal(await withCookie(gw, '/api/v1/keys', bystander), 200, 'other accounts keep theirs');
 

@@ -10,9 +10,15 @@ import { SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-ga
 const PUBLIC = 'https://gw.example.com';
 const HTTPS = { 'x-forwarded-proto': 'https' };
 
-async function signIn(gw: TestGateway, key: string, headers: Record<string, string>): Promise<{ status: number; setCookie: string | null; json: any }> {
+async function signIn(
+  gw: TestGateway,
+  key: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; setCookie: string | null; json: any }> {
   const res = await fetch(`${gw.origin}/gw/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ key }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ key }),
   });
   return { status: res.status, setCookie: res.headers.get('set-cookie'), json: await res.json() };
 }
@@ -56,13 +62,24 @@ describe('the session cookie over https, and the configured public origin', () =
     const s = await signIn(gw, management, { ...HTTPS, origin: PUBLIC });
     const cookie = s.setCookie!.split(';')[0]!;
     const headers = { ...HTTPS, cookie, 'content-type': 'application/json', 'x-csrf-token': s.json.csrf_token };
-    const refused = await fetch(`${gw.origin}/gw/api/v1/keys`, { method: 'POST', headers: { ...headers, origin: gw.origin }, body: '{"name":"x"}' });
+    const refused = await fetch(`${gw.origin}/gw/api/v1/keys`, {
+      method: 'POST',
+      headers: { ...headers, origin: gw.origin },
+      body: '{"name":"x"}',
+    });
     assert.equal(refused.status, 403);
-    const made = await fetch(`${gw.origin}/gw/api/v1/keys`, { method: 'POST', headers: { ...headers, origin: PUBLIC }, body: '{"name":"x"}' });
+    const made = await fetch(`${gw.origin}/gw/api/v1/keys`, {
+      method: 'POST',
+      headers: { ...headers, origin: PUBLIC },
+      body: '{"name":"x"}',
+    });
     assert.equal(made.status, 201);
   });
 
   test('a public_origin with a path is refused at start, naming the field', async () => {
-    await assert.rejects(startTestGateway({ yaml: `${SIM_ONLY}server:\n  public_origin: https://gw.example.com/dash\n` }), /server\.public_origin/);
+    await assert.rejects(
+      startTestGateway({ yaml: `${SIM_ONLY}server:\n  public_origin: https://gw.example.com/dash\n` }),
+      /server\.public_origin/,
+    );
   });
 });

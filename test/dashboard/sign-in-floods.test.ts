@@ -6,9 +6,15 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 // are bounded per address too, a key keeps at most 20 sessions (signing in once more ends
 // the oldest), and each sign-in removes a bounded batch of expired sessions through an index.
 
-async function signIn(gw: TestGateway, key: string, headers: Record<string, string> = {}): Promise<{ status: number; cookie: string | null }> {
+async function signIn(
+  gw: TestGateway,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; cookie: string | null }> {
   const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ key }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ key }),
   });
   await res.arrayBuffer();
   const setCookie = res.headers.get('set-cookie');
@@ -41,7 +47,10 @@ describe('sign-in floods', () => {
       for (let i = 0; i < 40; i++) statuses.push((await signIn(gw, i % 10 === 9 ? management : WRONG)).status);
       // 9 failures, a success, then the tenth failure; from then on everything is refused, good keys too.
       assert.deepEqual(statuses.slice(0, 11), [401, 401, 401, 401, 401, 401, 401, 401, 401, 200, 401]);
-      assert.ok(statuses.slice(11).every((s) => s === 429), statuses.join(' '));
+      assert.ok(
+        statuses.slice(11).every((s) => s === 429),
+        statuses.join(' '),
+      );
       // Another address is not affected.
       assert.equal((await signIn(gw, management, { 'x-forwarded-for': '203.0.113.7' })).status, 200);
     });
@@ -75,15 +84,28 @@ describe('sign-in floods', () => {
     await withGateway(async (gw, management) => {
       const past = '2020-01-01T00:00:00.000Z';
       for (let i = 0; i < 150; i++) await gw.services.stores.sessions.insert(`expired-${i}`, `key-${i}`, past, past, past, 20);
-      const expired = (): number => Number((gw.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE expires_at < ?').get(new Date().toISOString()) as { n: number }).n);
+      const expired = (): number =>
+        Number(
+          (
+            gw.db.prepare('SELECT count(*) AS n FROM dashboard_sessions WHERE expires_at < ?').get(new Date().toISOString()) as {
+              n: number;
+            }
+          ).n,
+        );
       assert.equal(expired(), 150);
       assert.equal((await signIn(gw, management)).status, 200);
       assert.equal(expired(), 50);
       assert.equal((await signIn(gw, management)).status, 200);
       assert.equal(expired(), 0);
       const plan = (sql: string): string => JSON.stringify(gw.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 1));
-      assert.match(plan('SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ?'), /USING (COVERING )?INDEX dashboard_sessions_expiry/);
-      assert.match(plan('SELECT id_hash FROM dashboard_sessions WHERE key_hash = ? ORDER BY created_at DESC LIMIT ?'), /USING (COVERING )?INDEX dashboard_sessions_key_created/);
+      assert.match(
+        plan('SELECT id_hash FROM dashboard_sessions WHERE expires_at < ? LIMIT ?'),
+        /USING (COVERING )?INDEX dashboard_sessions_expiry/,
+      );
+      assert.match(
+        plan('SELECT id_hash FROM dashboard_sessions WHERE key_hash = ? ORDER BY created_at DESC LIMIT ?'),
+        /USING (COVERING )?INDEX dashboard_sessions_key_created/,
+      );
     });
   });
 });

@@ -25,8 +25,14 @@ test('the Dockerfile builds in stages from Node 24 slim and serves as a non-root
   assert.ok(lines.includes('ARG NODE_IMAGE=node:24-slim'), 'Node 24 slim');
   const stages = lines.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+AS\s+/i)[1]);
   assert.deepEqual(stages, ['build', 'deps', 'runtime']);
-  assert.ok(lines.some((l) => l.startsWith('COPY --from=deps /app/node_modules')), 'the runtime takes the dependencies of the deps stage');
-  assert.ok(lines.some((l) => /^RUN npm ci --omit=dev/.test(l)), 'production dependencies from the lockfile');
+  assert.ok(
+    lines.some((l) => l.startsWith('COPY --from=deps /app/node_modules')),
+    'the runtime takes the dependencies of the deps stage',
+  );
+  assert.ok(
+    lines.some((l) => /^RUN npm ci --omit=dev/.test(l)),
+    'production dependencies from the lockfile',
+  );
   const runtime = lines.slice(lines.findIndex((l) => / AS runtime$/.test(l)));
   const user = runtime.filter((l) => l.startsWith('USER '));
   assert.deepEqual(user, ['USER node']);
@@ -35,9 +41,18 @@ test('the Dockerfile builds in stages from Node 24 slim and serves as a non-root
   assert.ok(health?.includes('/health'), health);
   assert.ok(runtime.includes('EXPOSE 8080'));
   assert.ok(runtime.includes('VOLUME ["/data"]'));
-  assert.ok(runtime.some((l) => /SWITCHYARD_DATA_DIR=\/data/.test(l)), 'the database lives on the volume');
-  assert.ok(runtime.includes('CMD ["node", "--max-semi-space-size=16", "--import", "./bin/type-stripped-hook.mjs", "bin/switchyard.mjs", "serve"]'), 'the gateway with its young-generation size and the type-stripped sources (docs/operations.md)');
-  assert.ok(/RUN[^\n]*(\n [^\n]*)*node bin\/type-stripped-sources\.mjs/.test(runtime.join('\n')), 'the image caches the type-stripped sources the hook serves');
+  assert.ok(
+    runtime.some((l) => /SWITCHYARD_DATA_DIR=\/data/.test(l)),
+    'the database lives on the volume',
+  );
+  assert.ok(
+    runtime.includes('CMD ["node", "--max-semi-space-size=16", "--import", "./bin/type-stripped-hook.mjs", "bin/switchyard.mjs", "serve"]'),
+    'the gateway with its young-generation size and the type-stripped sources (docs/operations.md)',
+  );
+  assert.ok(
+    /RUN[^\n]*(\n [^\n]*)*node bin\/type-stripped-sources\.mjs/.test(runtime.join('\n')),
+    'the image caches the type-stripped sources the hook serves',
+  );
 });
 
 test('docker-compose.yml runs Postgres, Redis and two gateways configured for them, each with a health check', () => {

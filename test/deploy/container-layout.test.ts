@@ -76,7 +76,11 @@ function layOut(s: Stage, dir: string, stageDirs: Map<string, string>): void {
 /** Runs a stage's `node ...` steps in its folder, as the image's build would; each must succeed. */
 function runNodeSteps(s: Stage, dir: string): void {
   for (const step of runSteps(s).filter((r) => r.startsWith('node '))) {
-    const r = spawnSync(process.execPath, step.split(' ').slice(1), { cwd: dir, encoding: 'utf8', env: { ...process.env, SWITCHYARD_TYPE_STRIPPED_CACHE: '' } });
+    const r = spawnSync(process.execPath, step.split(' ').slice(1), {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, SWITCHYARD_TYPE_STRIPPED_CACHE: '' },
+    });
     assert.equal(r.status, 0, `RUN ${step} in stage ${s.name}:\n${r.stderr}`);
     assert.doesNotMatch(r.stderr, /could not|error/i, `RUN ${step} in stage ${s.name} says nothing went wrong`);
   }
@@ -130,7 +134,14 @@ function startLaidOut(): Promise<Started> {
   const [bin, ...argv] = command(runtime);
   assert.equal(bin, 'node');
   const data = join(root, 'data');
-  const imageEnv = serveEnv({ ...env(runtime), PATH: path, SWITCHYARD_DATA_DIR: data, HOST: '127.0.0.1', PORT: '0', SWITCHYARD_TYPE_STRIPPED_CACHE: '' });
+  const imageEnv = serveEnv({
+    ...env(runtime),
+    PATH: path,
+    SWITCHYARD_DATA_DIR: data,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SWITCHYARD_TYPE_STRIPPED_CACHE: '',
+  });
   const s: ServeRun = run(process.execPath, argv, { cwd: app, env: imageEnv });
   const shell = (line: string): string => {
     const r = spawnSync('sh', ['-c', line], { cwd: app, env: imageEnv, encoding: 'utf8' });
@@ -139,7 +150,13 @@ function startLaidOut(): Promise<Started> {
   };
   return listening(s).then(async (origin) => {
     await s.waitFor(/--admin\n/);
-    return { origin, key: readFileSync(join(data, 'first-start-key.txt'), 'utf8').trim(), banner: s.stderr, shell, stop: async () => void (await stop(s)) };
+    return {
+      origin,
+      key: readFileSync(join(data, 'first-start-key.txt'), 'utf8').trim(),
+      banner: s.stderr,
+      shell,
+      stop: async () => void (await stop(s)),
+    };
   });
 }
 
@@ -174,7 +191,7 @@ async function startImage(): Promise<Started> {
 let started: Started | null = null;
 after(async () => started?.stop());
 
-test(`the image (${dockerRuns ? 'built and run by Docker' : "its files laid out as its stages would, no Docker here"}) serves the dashboard, /health and a chat answer from the sim`, async () => {
+test(`the image (${dockerRuns ? 'built and run by Docker' : 'its files laid out as its stages would, no Docker here'}) serves the dashboard, /health and a chat answer from the sim`, async () => {
   started = dockerRuns ? await startImage() : await startLaidOut();
   const { origin, key } = started;
 
@@ -206,12 +223,14 @@ test(`the image (${dockerRuns ? 'built and run by Docker' : "its files laid out 
   // PATH (docker exec), and the management key it makes as printed signs in.
   const line = /^ {4}(.*\bswitchyard keys create --account acct_[\w-]+ --name dashboard --management)$/m.exec(started.banner)?.[1];
   assert.ok(line !== undefined, started.banner);
-  assert.match(line, /^(\S+=\S+ )*switchyard keys create/, 'the image\'s CLI is on PATH: no npx, no path');
+  assert.match(line, /^(\S+=\S+ )*switchyard keys create/, "the image's CLI is on PATH: no npx, no path");
   const made = started.shell(line);
   const managementKey = /^ {4}(sk-sy-v1-\S+)$/m.exec(made)?.[1];
   assert.ok(managementKey !== undefined, made);
   const session = await fetch(`${origin}/api/v1/dashboard/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: managementKey }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: managementKey }),
   });
   assert.equal(session.status, 200, await session.clone().text());
   assert.equal(((await session.json()) as { kind: string }).kind, 'management');

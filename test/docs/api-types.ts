@@ -19,7 +19,7 @@ export async function currentApiTypes(): Promise<string> {
   try {
     const res = await fetch(`${gw.origin}/api/v1/openapi.json`);
     if (res.status !== 200) throw new Error(`openapi.json: ${res.status}`);
-    const doc = await res.json() as Parameters<typeof openapiTS>[0];
+    const doc = (await res.json()) as Parameters<typeof openapiTS>[0];
     const ast = await openapiTS(doc, { exportType: true, alphabetize: true });
     return HEADER + astToString(ast);
   } finally {

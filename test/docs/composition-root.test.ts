@@ -31,12 +31,12 @@ test('no module under server/routes/, server/dashboard/, server/webhooks/, serve
   assert.deepEqual(importersOfServices(files), []);
 });
 
-test('the stores\' opening and the wiring groups do not import the composition root (no cycle)', () => {
+test("the stores' opening and the wiring groups do not import the composition root (no cycle)", () => {
   const files = [join(SERVER, 'open-stores.ts'), ...tsFiles(join(SERVER, 'wiring'))];
   assert.deepEqual(importersOfServices(files), []);
 });
 
-test('every wiring group is named in docs/architecture.md\'s composition root', () => {
+test("every wiring group is named in docs/architecture.md's composition root", () => {
   const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
   const section = /^## The composition root\n([\s\S]*?)^## /m.exec(doc);
   assert.ok(section, 'docs/architecture.md has a "The composition root" section');

@@ -64,7 +64,27 @@ function topLevelRows(): Array<{ field: string; def: string }> {
   return rows;
 }
 
-const SECTIONS = ['server', 'database', 'redis', 'timeouts', 'bootstrap', 'accounts', 'metrics', 'cache', 'sticky', 'pdf', 'records', 'webhooks', 'search', 'mcp', 'smtp', 'oidc', 'byok', 'alerts', 'retention'];
+const SECTIONS = [
+  'server',
+  'database',
+  'redis',
+  'timeouts',
+  'bootstrap',
+  'accounts',
+  'metrics',
+  'cache',
+  'sticky',
+  'pdf',
+  'records',
+  'webhooks',
+  'search',
+  'mcp',
+  'smtp',
+  'oidc',
+  'byok',
+  'alerts',
+  'retention',
+];
 const MODEL = 'models: [{id: a/b, context_length: 10, endpoints: [{provider: sim, pricing: {prompt: "0", completion: "0"}}]}]';
 
 test('the "Top-level fields" table names exactly the fields the loader accepts at the top and in its sections', () => {
@@ -137,11 +157,17 @@ test('the environment variables docs/configuration.md names are read, and every 
   const named = [...new Set([...table.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!))];
   assert.ok(named.length > 15);
   // Some OTEL_* are read by the OpenTelemetry exporter itself, from the same environment.
-  const exporter = readFileSync(join(root, 'node_modules/@opentelemetry/otlp-exporter-base/dist/platform/node/configuration/otlp-node-http-env-configuration.mjs'), 'utf8');
+  const exporter = readFileSync(
+    join(root, 'node_modules/@opentelemetry/otlp-exporter-base/dist/platform/node/configuration/otlp-node-http-env-configuration.mjs'),
+    'utf8',
+  );
   const unread = named.filter((v) => !src.includes(v) && !(v.startsWith('OTEL_') && exporter.includes(v)));
   assert.deepEqual(unread, [], 'documented but never read');
 
-  const allDocs = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(root, f), 'utf8')).join('\n');
+  const allDocs = ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)]
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => readFileSync(join(root, f), 'utf8'))
+    .join('\n');
   const read = new Set([...src.matchAll(/env(?:\?)?\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)['"]\]/g)].map((m) => m[1] ?? m[2]!));
   const undocumented = [...read].filter((v) => !INTERNAL_ENV.has(v) && !allDocs.includes(`\`${v}`));
   assert.deepEqual(undocumented, [], 'read but documented nowhere');
@@ -154,5 +180,9 @@ test("the provider kinds docs/configuration.md lists are the loader's, and each 
   const listed = [...row.split('|')[2]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]!);
   assert.deepEqual([...listed].sort(), [...PROVIDER_KINDS].sort());
   const adapters = builtinAdapters();
-  assert.deepEqual(PROVIDER_KINDS.filter((k) => !adapters.has(k)), [], 'every kind has its adapter, as the doc says');
+  assert.deepEqual(
+    PROVIDER_KINDS.filter((k) => !adapters.has(k)),
+    [],
+    'every kind has its adapter, as the doc says',
+  );
 });

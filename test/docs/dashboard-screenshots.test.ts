@@ -22,7 +22,8 @@ test('every dashboard page has its desktop and phone screenshot committed', () =
 test('docs/dashboard.md links every screenshot, in the table the script writes', () => {
   const doc = readFileSync(join(ROOT, 'docs/dashboard.md'), 'utf8');
   for (const p of ALL_PAGES) {
-    for (const w of WIDTHS) assert.ok(doc.includes(`](screenshots/${screenshotFile(p, w.width)})`), `${pageName(p)} at ${w.width} px is linked`);
+    for (const w of WIDTHS)
+      assert.ok(doc.includes(`](screenshots/${screenshotFile(p, w.width)})`), `${pageName(p)} at ${w.width} px is linked`);
   }
   assert.ok(doc.includes(screenshotsTable()), 'the table is as npm run screenshots writes it');
 });
@@ -30,7 +31,10 @@ test('docs/dashboard.md links every screenshot, in the table the script writes',
 test('no screenshot is left of a page no longer listed, and the set is well under 3 MB', () => {
   const listed = new Set(ALL_PAGES.flatMap((p) => WIDTHS.map((w) => screenshotFile(p, w.width))));
   const files = readdirSync(DIR);
-  assert.deepEqual(files.filter((f) => !listed.has(f)), []);
+  assert.deepEqual(
+    files.filter((f) => !listed.has(f)),
+    [],
+  );
   const total = files.reduce((n, f) => n + statSync(join(DIR, f)).size, 0);
   assert.ok(total < MAX_TOTAL_BYTES, `${total} bytes`);
   for (const f of files) assert.equal(readFileSync(join(DIR, f)).subarray(8, 12).toString('latin1'), 'WEBP', `${f} is a WebP file`);

@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 // bench/results/, test-artifacts/) are not looked for.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Paths that name another package's file, with where it is. */
 const ELSEWHERE: Record<string, string> = {
@@ -21,10 +26,17 @@ const ELSEWHERE: Record<string, string> = {
 
 const generated = [
   ...readFileSync(join(root, '.gitignore'), 'utf8').split('\n'),
-  ...readFileSync(join(root, 'bench', '.gitignore'), 'utf8').split('\n').map((l) => (l.startsWith('#') || l.trim() === '' ? l : `bench/${l}`)),
-].map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !l.includes('*')).map((l) => l.replace(/^\//, ''));
+  ...readFileSync(join(root, 'bench', '.gitignore'), 'utf8')
+    .split('\n')
+    .map((l) => (l.startsWith('#') || l.trim() === '' ? l : `bench/${l}`)),
+]
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#') && !l.includes('*'))
+  .map((l) => l.replace(/^\//, ''));
 
-const srcFolders = readdirSync(join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}`);
+const srcFolders = readdirSync(join(root, 'src'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => `src/${e.name}`);
 
 /** A path-like word: folders and a file with an extension, or a folder with its trailing slash. */
 function looksLikePath(word: string): boolean {
@@ -65,7 +77,10 @@ test('every path the comments of Dockerfile, docker-compose.yml, .dockerignore a
   const missing: string[] = [];
   let checked = 0;
   for (const file of ['Dockerfile', 'docker-compose.yml', '.dockerignore', '.npmrc']) {
-    const comments = readFileSync(join(root, file), 'utf8').split('\n').filter((l) => /^\s*#/.test(l)).join('\n');
+    const comments = readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .filter((l) => /^\s*#/.test(l))
+      .join('\n');
     for (const raw of comments.split(/[\s`(),;:"]+/)) {
       const word = raw.replace(/[.]+$/, '');
       if (!looksLikePath(word) || word.startsWith('/')) continue;
@@ -79,8 +94,20 @@ test('every path the comments of Dockerfile, docker-compose.yml, .dockerignore a
 
 test("architecture.md's folder table has a row for every folder of src/ and test/", () => {
   const arch = readFileSync(join(root, 'docs', 'architecture.md'), 'utf8');
-  const rows = arch.split('\n').filter((l) => l.startsWith('| `')).map((l) => l.split('|')[1]!);
-  const named = new Set(rows.flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, '').replace(/\/<[^>]+>$/, ''))));
-  const folders = ['src', 'test'].flatMap((top) => readdirSync(join(root, top), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${top}/${e.name}`));
-  assert.deepEqual(folders.filter((f) => !named.has(f)), []);
+  const rows = arch
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .map((l) => l.split('|')[1]!);
+  const named = new Set(
+    rows.flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, '').replace(/\/<[^>]+>$/, ''))),
+  );
+  const folders = ['src', 'test'].flatMap((top) =>
+    readdirSync(join(root, top), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `${top}/${e.name}`),
+  );
+  assert.deepEqual(
+    folders.filter((f) => !named.has(f)),
+    [],
+  );
 });

@@ -14,7 +14,10 @@ function layersBlock(): string[] {
   const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
   const block = /^```layers\n([\s\S]*?)^```/m.exec(doc);
   assert.ok(block, 'docs/architecture.md has a ```layers block');
-  return block[1]!.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return block[1]!
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 /** Folder → rank (0 at the bottom), from the `layers` block, top line first (its `←` lines are no layers). */
@@ -71,10 +74,12 @@ function violationsIn(ranks: ReadonlyMap<string, number>, file: string, text: st
  * run an engine on purpose, are not held to it.
  */
 function documentedGates(): Array<{ folders: string[]; only: string }> {
-  return layersBlock().filter((l) => l.includes('←')).map((l) => {
-    const [folders, only] = l.split('←').map((s) => s.trim());
-    return { folders: folders!.split(',').map((f) => f.trim()), only: only! };
-  });
+  return layersBlock()
+    .filter((l) => l.includes('←'))
+    .map((l) => {
+      const [folders, only] = l.split('←').map((s) => s.trim());
+      return { folders: folders!.split(',').map((f) => f.trim()), only: only! };
+    });
 }
 
 /** The imports of one file under `src/` that pass a gate they may not, as `file: specifier (why)`. */
@@ -83,7 +88,9 @@ function gateViolationsIn(gates: ReturnType<typeof documentedGates>, file: strin
   if (/\.test(-util)?\.ts$/.test(from)) return [];
   const bad: string[] = [];
   for (const spec of relativeImports(text)) {
-    const target = relative(SRC, resolve(dirname(file), spec)).split(sep).join('/');
+    const target = relative(SRC, resolve(dirname(file), spec))
+      .split(sep)
+      .join('/');
     for (const gate of gates) {
       const folder = gate.folders.find((f) => target.startsWith(`${f}/`));
       if (folder === undefined || from === gate.only || from.split('/')[0] === folder.split('/')[0]) continue;
@@ -95,16 +102,29 @@ function gateViolationsIn(gates: ReturnType<typeof documentedGates>, file: strin
 
 test('every folder of src/ has a place in the documented layers', () => {
   const ranks = documentedRanks();
-  const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-  assert.deepEqual(folders.filter((f) => !ranks.has(f)), [], 'folders missing from docs/architecture.md');
-  assert.deepEqual([...ranks.keys()].filter((f) => !folders.includes(f)), [], 'layers that are no folder of src/');
+  const folders = readdirSync(SRC, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+  assert.deepEqual(
+    folders.filter((f) => !ranks.has(f)),
+    [],
+    'folders missing from docs/architecture.md',
+  );
+  assert.deepEqual(
+    [...ranks.keys()].filter((f) => !folders.includes(f)),
+    [],
+    'layers that are no folder of src/',
+  );
 });
 
 test('no file under src/ imports upward, sideways or from test/', () => {
   const ranks = documentedRanks();
   const files = sourceFiles(SRC);
   assert.ok(files.length > 100, `read ${files.length} files under src/`);
-  assert.deepEqual(files.flatMap((file) => violationsIn(ranks, file, readFileSync(file, 'utf8'))), []);
+  assert.deepEqual(
+    files.flatMap((file) => violationsIn(ranks, file, readFileSync(file, 'utf8'))),
+    [],
+  );
 });
 
 test('the check catches an upward import, a peer import and an import of test/', () => {
@@ -122,7 +142,10 @@ test('nothing outside store/ imports an engine folder but the one file that open
   assert.deepEqual(gates, [{ folders: ['store/sqlite', 'store/postgres'], only: 'server/open-stores.ts' }]);
   for (const gate of gates) for (const f of gate.folders) assert.ok(existsSync(join(SRC, f)), `${f} is a folder of src/`);
   assert.ok(existsSync(join(SRC, gates[0]!.only)), `${gates[0]!.only} exists`);
-  assert.deepEqual(sourceFiles(SRC).flatMap((file) => gateViolationsIn(gates, file, readFileSync(file, 'utf8'))), []);
+  assert.deepEqual(
+    sourceFiles(SRC).flatMap((file) => gateViolationsIn(gates, file, readFileSync(file, 'utf8'))),
+    [],
+  );
 });
 
 test('the engine check catches an engine named above store/, and lets the opener, the store and unit tests through', () => {
@@ -130,7 +153,11 @@ test('the engine check catches an engine named above store/, and lets the opener
   const probe = (path: string, text: string): string[] => gateViolationsIn(gates, join(SRC, path), text);
   assert.equal(probe('billing/x.ts', "import type { ReservationStore } from '../store/sqlite/reservation-store.ts';").length, 1);
   assert.equal(probe('cli/x.ts', "const { m } = await import('../store/postgres/postgres-pool.ts');").length, 1);
-  assert.equal(probe('server/routes/x.ts', "import { a } from '../../store/store-contract.ts';").length, 0, 'the contract is open to all above');
+  assert.equal(
+    probe('server/routes/x.ts', "import { a } from '../../store/store-contract.ts';").length,
+    0,
+    'the contract is open to all above',
+  );
   assert.equal(probe('server/open-stores.ts', "import { a } from '../store/postgres/postgres-stores.ts';").length, 0);
   assert.equal(probe('store/copy-to-postgres.ts', "import { a } from './sqlite/migrations.ts';").length, 0);
   assert.equal(probe('store/postgres/x.ts', "import { a } from '../sqlite/x.ts';").length, 0, 'inside store/: the engines are its own');

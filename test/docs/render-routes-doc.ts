@@ -32,7 +32,10 @@ export function renderRoutesTable(routes: readonly DeclaredRoute[], serverLimit:
   for (const r of routes) {
     if (r.method === 'HEAD') continue; // every GET's twin, with the same declaration
     const { path, twin } = canonicalPath(r.url, urls);
-    const auth = r.access === undefined ? 'UNDECLARED' : `${AUTH_KINDS[r.access.auth]}${r.access.role === undefined ? '' : `; role ${r.access.role} or above`}`;
+    const auth =
+      r.access === undefined
+        ? 'UNDECLARED'
+        : `${AUTH_KINDS[r.access.auth]}${r.access.role === undefined ? '' : `; role ${r.access.role} or above`}`;
     const taken = body(r, serverLimit);
     const note = r.access?.note ?? '';
     const id = `${path} ${auth} ${taken} ${note}`;
@@ -41,11 +44,15 @@ export function renderRoutesTable(routes: readonly DeclaredRoute[], serverLimit:
     row.twin ||= twin;
     rows.set(id, row);
   }
-  const sorted = [...rows.values()].sort((a, b) => a.path.localeCompare(b.path) || [...a.methods].join().localeCompare([...b.methods].join()));
+  const sorted = [...rows.values()].sort(
+    (a, b) => a.path.localeCompare(b.path) || [...a.methods].join().localeCompare([...b.methods].join()),
+  );
   const lines = [
     '| Method | Path | Authentication | Body | Note |',
     '|---|---|---|---|---|',
-    ...sorted.map((r) => `| ${[...r.methods].sort().join(', ')} | \`${r.path}\`${r.twin ? ' (and `/v1/…`)' : ''} | ${r.auth} | ${r.body} | ${r.note} |`),
+    ...sorted.map(
+      (r) => `| ${[...r.methods].sort().join(', ')} | \`${r.path}\`${r.twin ? ' (and `/v1/…`)' : ''} | ${r.auth} | ${r.body} | ${r.note} |`,
+    ),
   ];
   return lines.join('\n');
 }

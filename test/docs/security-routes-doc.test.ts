@@ -8,6 +8,10 @@ import { withRoutesTable } from './render-routes-doc.ts';
 describe('docs/security.md', () => {
   it('lists every route with the authentication and body its declaration gives', async () => {
     const doc = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
-    assert.equal(doc, withRoutesTable(doc, await currentRoutesTable()), 'docs/security.md is stale: run node test/docs/write-routes-doc.ts');
+    assert.equal(
+      doc,
+      withRoutesTable(doc, await currentRoutesTable()),
+      'docs/security.md is stale: run node test/docs/write-routes-doc.ts',
+    );
   });
 });

@@ -48,7 +48,13 @@ for (const engine of ENGINES) {
     before(async () => {
       upstream = await startHookedUpstream();
       const options = await engine.options();
-      gw = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl), credits: '20', now: () => now, ...options, env: { LOCAL_KEY: 'k', ...options.env } });
+      gw = await startTestGateway({
+        yaml: emulatorConfig(upstream.baseUrl),
+        credits: '20',
+        now: () => now,
+        ...options,
+        env: { LOCAL_KEY: 'k', ...options.env },
+      });
       admin = (await createAdminKey(gw)).key;
     });
     after(async () => {
@@ -56,7 +62,8 @@ for (const engine of ENGINES) {
       await upstream?.close();
     });
 
-    const apiKey = async (name: string): Promise<string> => (await gw.services.accountService.createKey({ accountId: gw.accountId, name })).key;
+    const apiKey = async (name: string): Promise<string> =>
+      (await gw.services.accountService.createKey({ accountId: gw.accountId, name })).key;
     const complete = (key: string) => postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
     const setBudget = (budget: unknown) => call('PATCH', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, admin, { budget });
 
@@ -107,10 +114,19 @@ for (const engine of ENGINES) {
     });
 
     test('bad budgets are refused with 400 naming the field', async () => {
-      for (const [budget, param] of [[{ amount: '-1' }, 'budget.amount'], [{ amount: '1', reset: 'hourly' }, 'budget.reset'], [{ reset: 'daily' }, 'budget'], [{ amount: '1', alert_thresholds: [0] }, 'budget.alert_thresholds']] as const) {
+      for (const [budget, param] of [
+        [{ amount: '-1' }, 'budget.amount'],
+        [{ amount: '1', reset: 'hourly' }, 'budget.reset'],
+        [{ reset: 'daily' }, 'budget'],
+        [{ amount: '1', alert_thresholds: [0] }, 'budget.alert_thresholds'],
+      ] as const) {
         const res = await setBudget(budget);
         assert.equal(res.status, 400, JSON.stringify(budget));
-        assert.match(String(res.json.error.param ?? res.json.error.message), new RegExp(param.replace('.', '\\.')), JSON.stringify(res.json));
+        assert.match(
+          String(res.json.error.param ?? res.json.error.message),
+          new RegExp(param.replace('.', '\\.')),
+          JSON.stringify(res.json),
+        );
       }
     });
   });
@@ -135,7 +151,11 @@ describe('an account budget through the CLI', () => {
     assert.equal(alerts.code, 0, alerts.err);
     assert.deepEqual(JSON.parse(alerts.out).budget, { amount: 100, amount_usd: '100', reset: 'monthly', alert_thresholds: [75, 90] });
     assert.deepEqual((await call('GET', `${gw.origin}/api/v1/admin/accounts/${id}`, admin)).json.data.budget.alert_thresholds, [75, 90]);
-    for (const [flag, value] of [['--budget', '-3'], ['--budget-reset', 'hourly'], ['--budget-alerts', '0']]) {
+    for (const [flag, value] of [
+      ['--budget', '-3'],
+      ['--budget-reset', 'hourly'],
+      ['--budget-alerts', '0'],
+    ]) {
       const r = runCli(gw.dir, 'accounts', 'update', '--account', id, flag!, value!);
       assert.notEqual(r.code, 0, `${flag} ${value}`);
       assert.ok(r.err.includes(flag!), r.err);
@@ -153,7 +173,11 @@ describe('an account budget across a fleet: two instances on one Postgres and Re
     const b = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl), credits: '20', now: () => now, env });
     try {
       const admin = (await createAdminKey(a)).key;
-      assert.equal((await call('PATCH', `${a.origin}/api/v1/admin/accounts/${a.accountId}`, admin, { budget: { amount: '0.00028', reset: 'daily' } })).status, 200);
+      assert.equal(
+        (await call('PATCH', `${a.origin}/api/v1/admin/accounts/${a.accountId}`, admin, { budget: { amount: '0.00028', reset: 'daily' } }))
+          .status,
+        200,
+      );
       const key = (await a.services.accountService.createKey({ accountId: a.accountId, name: 'k' })).key;
       const complete = (gw: TestGateway) => postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${key}` });
       assert.equal((await complete(b)).status, 200, 'half the budget, spent through b');

@@ -12,11 +12,35 @@ function record(i: number, accountId: string, keyHash: string): SettlementRecord
   // Pairs of records share a time: the keyset must break ties on the id.
   const at = new Date(Date.UTC(2025, 5, 1) + Math.floor(i / 2) * 1000).toISOString();
   return {
-    id: `gen-seed-${String(i).padStart(5, '0')}`, accountId, keyHash, model: 'switchyard/sim-pro', provider: 'sim', upstreamModel: 'sim-pro',
-    upstreamId: null, dialect: 'chat', streamed: false, cancelled: false, status: i % 10 === 0 ? 'error' : 'success',
-    errorCode: i % 10 === 0 ? 'upstream_error' : null, finishReason: 'stop', nativeFinishReason: 'stop', tokensPrompt: 5, tokensCompletion: 7,
-    tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0, costNanos: 19_000n, costBreakdown: null, latencyMs: 12, firstTokenMs: 3,
-    attempts: [], httpReferer: null, xTitle: null, endUser: null, createdAt: at, holdRowWritten: false,
+    id: `gen-seed-${String(i).padStart(5, '0')}`,
+    accountId,
+    keyHash,
+    model: 'switchyard/sim-pro',
+    provider: 'sim',
+    upstreamModel: 'sim-pro',
+    upstreamId: null,
+    dialect: 'chat',
+    streamed: false,
+    cancelled: false,
+    status: i % 10 === 0 ? 'error' : 'success',
+    errorCode: i % 10 === 0 ? 'upstream_error' : null,
+    finishReason: 'stop',
+    nativeFinishReason: 'stop',
+    tokensPrompt: 5,
+    tokensCompletion: 7,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    costNanos: 19_000n,
+    costBreakdown: null,
+    latencyMs: 12,
+    firstTokenMs: 3,
+    attempts: [],
+    httpReferer: null,
+    xTitle: null,
+    endUser: null,
+    createdAt: at,
+    holdRowWritten: false,
   };
 }
 
@@ -35,14 +59,20 @@ describe('Activity CSV export', () => {
     gw = await startTestGateway({ credits: '20' });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
-    await gw.services.stores.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
+    await gw.services.stores.ledger.settle(
+      [],
+      Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)),
+    );
   });
   after(() => gw.close());
 
   const get = (path: string, key: string) => fetch(`${gw.origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
 
   test('covers the whole range over several server pages, newest first, each record once, exact costs', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${gw.key}`, 'x-title': '=HYPERLINK("x"), my app' });
+    const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, {
+      authorization: `Bearer ${gw.key}`,
+      'x-title': '=HYPERLINK("x"), my app',
+    });
     assert.equal(res.status, 200);
     await gw.flush();
     const csv = await get('/activity.csv', mgmt);
@@ -77,7 +107,7 @@ describe('Activity CSV export', () => {
   });
 
   test('the admin export filters by account', async () => {
-    const other = (await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' }));
+    const other = await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' });
     const none = parse(await (await get(`/admin/generations.csv?account=${other.id}`, admin)).text());
     assert.equal(none.rows.length, 0);
     const mine = parse(await (await get(`/admin/generations.csv?account=${gw.accountId}&status=error`, admin)).text());

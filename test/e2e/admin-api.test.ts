@@ -20,11 +20,20 @@ describe('admin API', () => {
   test('admin routes answer 401 without a valid key and 403 to API and management keys, in the error record shape', async () => {
     const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
     const routes: Array<[string, string, unknown?]> = [
-      ['GET', '/accounts'], ['POST', '/accounts', { name: 'x' }], ['GET', `/accounts/${gw.accountId}`],
-      ['PATCH', `/accounts/${gw.accountId}`, { name: 'x' }], ['POST', `/accounts/${gw.accountId}/credits`, { kind: 'grant', amount: '1', reason: 'r' }],
-      ['GET', `/accounts/${gw.accountId}/ledger`], ['GET', '/keys'], ['POST', `/accounts/${gw.accountId}/keys`, {}],
-      ['PATCH', `/keys/${gw.keyHash}`, { disabled: true }], ['GET', '/usage'], ['GET', '/generations'], ['GET', '/generations/gen-x'],
-      ['GET', '/health'], ['GET', '/audit'],
+      ['GET', '/accounts'],
+      ['POST', '/accounts', { name: 'x' }],
+      ['GET', `/accounts/${gw.accountId}`],
+      ['PATCH', `/accounts/${gw.accountId}`, { name: 'x' }],
+      ['POST', `/accounts/${gw.accountId}/credits`, { kind: 'grant', amount: '1', reason: 'r' }],
+      ['GET', `/accounts/${gw.accountId}/ledger`],
+      ['GET', '/keys'],
+      ['POST', `/accounts/${gw.accountId}/keys`, {}],
+      ['PATCH', `/keys/${gw.keyHash}`, { disabled: true }],
+      ['GET', '/usage'],
+      ['GET', '/generations'],
+      ['GET', '/generations/gen-x'],
+      ['GET', '/health'],
+      ['GET', '/audit'],
     ];
     for (const [method, path, body] of routes) {
       const none = await call(method, api + path, null, body);
@@ -58,10 +67,16 @@ describe('admin API', () => {
       made.push(res.json.data);
     }
     const found = await call('GET', `${api}/accounts?search=ALPHA`, admin.key);
-    assert.deepEqual(found.json.data.map((a: any) => a.name), ['Alpha Corp', 'alpha two']);
+    assert.deepEqual(
+      found.json.data.map((a: any) => a.name),
+      ['Alpha Corp', 'alpha two'],
+    );
     // An id (acct_…, with its '_') is found as given, not as an escaped LIKE pattern.
     const byId = await call('GET', `${api}/accounts?search=${encodeURIComponent(made[2].id)}`, admin.key);
-    assert.deepEqual(byId.json.data.map((a: any) => a.id), [made[2].id]);
+    assert.deepEqual(
+      byId.json.data.map((a: any) => a.id),
+      [made[2].id],
+    );
     const paged = await allPages(`${api}/accounts?limit=1`, admin.key);
     const ids = paged.map((a) => a.id);
     assert.equal(new Set(ids).size, ids.length);
@@ -72,7 +87,10 @@ describe('admin API', () => {
     assert.equal((await call('GET', `${api}/accounts/${id}`, admin.key)).json.data.name, 'Beta');
     assert.equal((await call('GET', `${api}/accounts/acct_nope`, admin.key)).status, 404);
     const patched = await call('PATCH', `${api}/accounts/${id}`, admin.key, {
-      name: 'Beta Ltd', tier: 'tier2', default_model: 'switchyard/sim-fast', limits: { requests_per_minute: 7, requests_per_day: null },
+      name: 'Beta Ltd',
+      tier: 'tier2',
+      default_model: 'switchyard/sim-fast',
+      limits: { requests_per_minute: 7, requests_per_day: null },
     });
     assert.equal(patched.status, 200);
     assert.equal(patched.json.data.name, 'Beta Ltd');
@@ -98,14 +116,27 @@ describe('admin API', () => {
   test('credits granted and adjusted through the API equal the ledger and /api/v1/credits', async () => {
     const acct = (await call('POST', `${api}/accounts`, admin.key, { name: 'credits' })).json.data;
     const key = (await call('POST', `${api}/accounts/${acct.id}/keys`, admin.key, { name: 'k' })).json.key;
-    const grant = await call('POST', `${api}/accounts/${acct.id}/credits`, admin.key, { kind: 'grant', amount: '12.5', reason: 'invoice 17' });
+    const grant = await call('POST', `${api}/accounts/${acct.id}/credits`, admin.key, {
+      kind: 'grant',
+      amount: '12.5',
+      reason: 'invoice 17',
+    });
     assert.equal(grant.status, 201);
     assert.equal(grant.json.data.balance_usd, '12.5');
     assert.equal(grant.json.data.entry.kind, 'credit');
     assert.equal(grant.json.data.entry.note, 'invoice 17');
-    const adjust = await call('POST', `${api}/accounts/${acct.id}/credits`, admin.key, { kind: 'adjustment', amount: '-0.000000001', reason: 'rounding' });
+    const adjust = await call('POST', `${api}/accounts/${acct.id}/credits`, admin.key, {
+      kind: 'adjustment',
+      amount: '-0.000000001',
+      reason: 'rounding',
+    });
     assert.equal(adjust.json.data.balance_usd, '12.499999999');
-    for (const bad of [{ kind: 'grant', amount: '-1', reason: 'x' }, { kind: 'grant', amount: 'ten', reason: 'x' }, { kind: 'adjustment', amount: '1' }, { kind: 'gift', amount: '1', reason: 'x' }]) {
+    for (const bad of [
+      { kind: 'grant', amount: '-1', reason: 'x' },
+      { kind: 'grant', amount: 'ten', reason: 'x' },
+      { kind: 'adjustment', amount: '1' },
+      { kind: 'gift', amount: '1', reason: 'x' },
+    ]) {
       const res = await call('POST', `${api}/accounts/${acct.id}/credits`, admin.key, bad);
       assert.equal(res.status, 400, JSON.stringify(bad));
     }
@@ -114,7 +145,10 @@ describe('admin API', () => {
     await gw.flush();
 
     const ledger = await allPages(`${api}/accounts/${acct.id}/ledger?limit=1`, admin.key);
-    assert.deepEqual(ledger.map((e) => e.kind), ['charge', 'adjustment', 'credit']);
+    assert.deepEqual(
+      ledger.map((e) => e.kind),
+      ['charge', 'adjustment', 'credit'],
+    );
     const sum = ledger.reduce((s, e) => s + usdToNanos(e.amount_usd), 0n);
     const shown = (await call('GET', `${api}/accounts/${acct.id}`, admin.key)).json.data;
     assert.equal(usdToNanos(shown.balance_usd), sum);
@@ -143,7 +177,10 @@ describe('admin API', () => {
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, chat, { authorization: `Bearer ${made.json.key}` })).status, 200);
     // The account's management key neither sees nor touches the admin key.
     const own = await call('GET', `${gw.origin}/api/v1/keys`, mgmt.json.key);
-    assert.equal(own.json.data.some((k: any) => k.hash === admin.hash), false);
+    assert.equal(
+      own.json.data.some((k: any) => k.hash === admin.hash),
+      false,
+    );
     assert.equal((await call('DELETE', `${gw.origin}/api/v1/keys/${admin.hash}`, mgmt.json.key)).status, 404);
   });
 
@@ -163,10 +200,20 @@ describe('admin API', () => {
 
     const log = await allPages(`${api}/audit?limit=2`, admin.key);
     const mine = log.filter((e) => e.target === acct.id || e.target === key.data.hash).reverse();
-    assert.deepEqual(mine.map((e) => e.action), [
-      'account.create', 'account.update', 'account.deactivate', 'account.reactivate', 'credits.grant', 'credits.adjust',
-      'key.create', 'key.disable', 'key.enable',
-    ]);
+    assert.deepEqual(
+      mine.map((e) => e.action),
+      [
+        'account.create',
+        'account.update',
+        'account.deactivate',
+        'account.reactivate',
+        'credits.grant',
+        'credits.adjust',
+        'key.create',
+        'key.disable',
+        'key.enable',
+      ],
+    );
     for (const e of mine) {
       assert.deepEqual(e.actor, { key_hash: admin.hash, label: admin.label, account_id: gw.accountId });
       assert.ok(e.at >= started && !Number.isNaN(Date.parse(e.at)));
@@ -174,7 +221,10 @@ describe('admin API', () => {
     assert.deepEqual(mine[4].details, { amount: '3', reason: 'promo' });
     assert.equal(JSON.stringify(log).includes(key.key), false, 'never a key in the log');
     const filtered = await call('GET', `${api}/audit?action=credits.adjust&target=${acct.id}`, admin.key);
-    assert.deepEqual(filtered.json.data.map((e: any) => e.details), [{ amount: '-1', reason: 'refund' }]);
+    assert.deepEqual(
+      filtered.json.data.map((e: any) => e.details),
+      [{ amount: '-1', reason: 'refund' }],
+    );
   });
 
   test('health lists every provider endpoint with its circuit and figures; a generation by id is whole', async () => {
@@ -189,7 +239,10 @@ describe('admin API', () => {
     assert.equal(one.status, 200);
     assert.equal(one.json.data.id, id);
     assert.equal(one.json.data.account_id, gw.accountId);
-    assert.equal(one.json.data.total_cost_usd, (await gw.services.stores.generations.getRecord(id))!.costNanos === 0n ? '0' : one.json.data.total_cost_usd);
+    assert.equal(
+      one.json.data.total_cost_usd,
+      (await gw.services.stores.generations.getRecord(id))!.costNanos === 0n ? '0' : one.json.data.total_cost_usd,
+    );
     assert.ok(Array.isArray(one.json.data.attempts));
     assert.equal((await call('GET', `${api}/generations/gen-nope`, admin.key)).status, 404);
   });

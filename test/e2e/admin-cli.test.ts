@@ -10,7 +10,13 @@ import { join } from 'node:path';
 // running gateway takes it for the admin API (and refuses it for models).
 
 const BIN = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
-const env = (dir: string) => ({ ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+const env = (dir: string) => ({
+  ...process.env,
+  SWITCHYARD_DATA_DIR: dir,
+  SWITCHYARD_CONFIG: '',
+  OPENAI_API_KEY: '',
+  ANTHROPIC_API_KEY: '',
+});
 
 describe('admin keys from the CLI', () => {
   let dir: string;
@@ -44,7 +50,10 @@ describe('admin keys from the CLI', () => {
     assert.doesNotMatch(banner, /sk-sy-v1-/);
     assert.ok(banner.includes(`    ${join(dir, 'first-start-key.txt')}\n`), banner);
 
-    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', '--account', account, '--name', 'ops', '--admin', '--json'], { env: env(dir), encoding: 'utf8' });
+    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', '--account', account, '--name', 'ops', '--admin', '--json'], {
+      env: env(dir),
+      encoding: 'utf8',
+    });
     assert.equal(made.status, 0, made.stderr);
     const out = JSON.parse(made.stdout);
     assert.equal(out.kind, 'admin');
@@ -52,10 +61,17 @@ describe('admin keys from the CLI', () => {
     const accounts = await fetch(`${origin}/api/v1/admin/accounts`, { headers: auth });
     assert.equal(accounts.status, 200);
     assert.ok(((await accounts.json()) as any).data.some((a: any) => a.id === account));
-    const chat = await fetch(`${origin}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+    const chat = await fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(chat.status, 403);
 
-    const both = spawnSync(process.execPath, [BIN, 'keys', 'create', '--account', account, '--admin', '--management'], { env: env(dir), encoding: 'utf8' });
+    const both = spawnSync(process.execPath, [BIN, 'keys', 'create', '--account', account, '--admin', '--management'], {
+      env: env(dir),
+      encoding: 'utf8',
+    });
     assert.notEqual(both.status, 0);
   });
 });

@@ -15,11 +15,25 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 // password), a URL with credentials in free text — and none of them comes back.
 
 const S = {
-  envKey: 'envkey-A1b2C3d4E5', fileKey: 'filekey-F6g7H8i9J0', authHeader: 'hdrauth-K1l2M3n4O5', teamHeader: 'hdrteam-P6q7R8s9T0',
-  urlUser: 'urluser-U1v2W3x4Y5', urlPass: 'urlpass-Z6a7B8c9D0', urlQuery: 'urlqkey-E1f2G3h4I5', optKey: 'optkey-J6k7L8m9N0',
-  optNested: 'optnest-O1p2Q3r4S5', optUrl: 'opturl-T6u7V8w9X0', modKey: 'modkey-Y1z2A3b4C5', modUrlPass: 'modpass-D6e7F8g9H0',
-  metrics: 'metrics-I1j2K3l4M5', textPass: 'txtpass-N6o7P8q9R0', textToken: 'txttok-S1t2U3v4W5',
-  dbUser: 'dbuser_x1y2z3a4', dbPass: 'dbpass-B5c6D7e8F9', redisUser: 'rduser-G1h2I3j4K5', redisPass: 'rdpass-L6m7N8o9P0',
+  envKey: 'envkey-A1b2C3d4E5',
+  fileKey: 'filekey-F6g7H8i9J0',
+  authHeader: 'hdrauth-K1l2M3n4O5',
+  teamHeader: 'hdrteam-P6q7R8s9T0',
+  urlUser: 'urluser-U1v2W3x4Y5',
+  urlPass: 'urlpass-Z6a7B8c9D0',
+  urlQuery: 'urlqkey-E1f2G3h4I5',
+  optKey: 'optkey-J6k7L8m9N0',
+  optNested: 'optnest-O1p2Q3r4S5',
+  optUrl: 'opturl-T6u7V8w9X0',
+  modKey: 'modkey-Y1z2A3b4C5',
+  modUrlPass: 'modpass-D6e7F8g9H0',
+  metrics: 'metrics-I1j2K3l4M5',
+  textPass: 'txtpass-N6o7P8q9R0',
+  textToken: 'txttok-S1t2U3v4W5',
+  dbUser: 'dbuser_x1y2z3a4',
+  dbPass: 'dbpass-B5c6D7e8F9',
+  redisUser: 'rduser-G1h2I3j4K5',
+  redisPass: 'rdpass-L6m7N8o9P0',
   searchKey: 'srchkey-Q1r2S3t4U5',
 };
 
@@ -68,7 +82,9 @@ function assertNoSecret(text: string, secrets: readonly string[]): void {
   for (const secret of secrets) assert.equal(text.includes(secret), false, `${secret} shown: ${text}`);
 }
 
-const ALL_BUT_STORES = Object.entries(S).filter(([name]) => !/^(db|redis)/.test(name)).map(([, v]) => v);
+const ALL_BUT_STORES = Object.entries(S)
+  .filter(([name]) => !/^(db|redis)/.test(name))
+  .map(([, v]) => v);
 
 describe('admin config: no secret of the config comes back', () => {
   test('on SQLite: providers, headers, URLs, options, moderation, metrics, free text', async () => {
@@ -110,7 +126,10 @@ describe('admin config: no secret of the config comes back', () => {
       adminUrl.username = S.dbUser;
       adminUrl.password = S.dbPass;
       databaseUrl = adminUrl.href;
-      gw = await startTestGateway({ yaml: yaml(`database: { url: "${databaseUrl}" }\nredis: { url: "${redisUrl}" }`), env: { UP_KEY: S.envKey } });
+      gw = await startTestGateway({
+        yaml: yaml(`database: { url: "${databaseUrl}" }\nredis: { url: "${redisUrl}" }`),
+        env: { UP_KEY: S.envKey },
+      });
     });
     after(async () => {
       await gw?.close();

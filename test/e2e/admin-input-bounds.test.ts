@@ -24,7 +24,10 @@ describe('names, expiries and default models are checked wherever they are set',
 
   test('a key that would be born expired is refused by the admin API, the key-management API and the CLI', async () => {
     const before = (await gw.services.stores.accounts.listKeys(gw.accountId)).length;
-    const viaAdmin = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'late', expires_at: past });
+    const viaAdmin = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, {
+      name: 'late',
+      expires_at: past,
+    });
     assert.equal(viaAdmin.status, 400);
     assert.equal(viaAdmin.json.error.code, 'invalid_parameter');
     assert.equal(viaAdmin.json.error.param, 'expires_at');
@@ -37,7 +40,10 @@ describe('names, expiries and default models are checked wherever they are set',
     assert.match(cli.err, /past/);
     assert.equal((await gw.services.stores.accounts.listKeys(gw.accountId)).length, before, 'no key was stored');
     // A future expiry is fine.
-    assert.equal((await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'soon', expires_at: future })).status, 201);
+    assert.equal(
+      (await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'soon', expires_at: future })).status,
+      201,
+    );
   });
 
   test('names are at most 256 characters: accounts (create, rename, PATCH /account) and keys (admin API, CLI)', async () => {
@@ -70,7 +76,10 @@ describe('names, expiries and default models are checked wherever they are set',
     const cliAccount = runCli(gw.dir, 'accounts', 'create', '--name', long);
     assert.equal(cliAccount.code, 1);
     assert.match(cliAccount.err, /at most 256 characters/);
-    assert.equal((await gw.services.stores.accounts.listAccounts()).some((a) => a.name.length > 256), false);
+    assert.equal(
+      (await gw.services.stores.accounts.listAccounts()).some((a) => a.name.length > 256),
+      false,
+    );
   });
 
   test('a default model no catalog serves is refused (admin create and update, PATCH /account, CLI), with the nearest id', async () => {

@@ -25,7 +25,10 @@ describe('usage rollups, activity and ledger reports', () => {
   after(() => gw.close());
 
   const send = (key: string, body: unknown, title?: string) =>
-    postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}`, ...(title === undefined ? {} : { 'x-title': title }) });
+    postJson(`${gw.baseUrl}/chat/completions`, body, {
+      authorization: `Bearer ${key}`,
+      ...(title === undefined ? {} : { 'x-title': title }),
+    });
 
   test('rollups equal the sums over the raw generation records after a mix of requests (streamed, errors, refusals)', async () => {
     const statuses = [];
@@ -41,12 +44,16 @@ describe('usage rollups, activity and ledger reports', () => {
     await gw.flush();
 
     const db = gw.db;
-    const raw = db.prepare(`SELECT substr(created_at, 1, 10) AS day, account_id, key_hash, coalesce(model, '') AS model,
+    const raw = db
+      .prepare(
+        `SELECT substr(created_at, 1, 10) AS day, account_id, key_hash, coalesce(model, '') AS model,
         coalesce(provider, '') AS provider, coalesce(x_title, '') AS app_title, count(*) AS requests, sum(status = 'error') AS errors,
         sum(tokens_prompt) AS tokens_prompt, sum(tokens_completion) AS tokens_completion, sum(tokens_cache_read) AS tokens_cache_read,
         sum(tokens_cache_write) AS tokens_cache_write, sum(tokens_reasoning) AS tokens_reasoning, sum(cost_nanos) AS cost_nanos,
         coalesce(sum(latency_ms), 0) AS latency_ms_sum, count(latency_ms) AS latency_count
-      FROM generations GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`).all();
+      FROM generations GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+      )
+      .all();
     const rolled = db.prepare('SELECT * FROM usage_daily ORDER BY day, account_id, key_hash, model, provider, app_title').all();
     assert.ok(raw.length >= 5);
     assert.deepEqual(rolled, raw);
@@ -54,7 +61,10 @@ describe('usage rollups, activity and ledger reports', () => {
     const figures = `sum(requests) AS requests, sum(errors) AS errors, sum(tokens_prompt) AS tokens_prompt, sum(tokens_completion) AS tokens_completion,
       sum(tokens_cache_read) AS cr, sum(tokens_cache_write) AS cw, sum(tokens_reasoning) AS tr, sum(cost_nanos) AS cost,
       sum(latency_ms_sum) AS lat, sum(latency_count) AS latn`;
-    for (const [table, dims] of [['usage_daily_global', 'day, model, provider, app_title'], ['usage_daily_keys', 'day, account_id, key_hash']]) {
+    for (const [table, dims] of [
+      ['usage_daily_global', 'day, model, provider, app_title'],
+      ['usage_daily_keys', 'day, account_id, key_hash'],
+    ]) {
       const fine = db.prepare(`SELECT ${dims}, ${figures} FROM usage_daily GROUP BY ${dims} ORDER BY ${dims}`).all();
       const coarse = db.prepare(`SELECT ${dims}, ${figures} FROM ${table} GROUP BY ${dims} ORDER BY ${dims}`).all();
       assert.deepEqual(coarse, fine, table);
@@ -72,7 +82,11 @@ describe('usage rollups, activity and ledger reports', () => {
     for (const group of ['day', 'provider', 'key', 'account']) {
       const res = await call('GET', `${gw.origin}/api/v1/admin/usage?group_by=${group}`, admin);
       assert.equal(res.status, 200);
-      assert.equal(res.json.data.reduce((s: number, r: any) => s + r.requests, 0), sumReq, group);
+      assert.equal(
+        res.json.data.reduce((s: number, r: any) => s + r.requests, 0),
+        sumReq,
+        group,
+      );
     }
     assert.equal((await call('GET', `${gw.origin}/api/v1/admin/usage?group_by=colour`, admin)).status, 400);
     assert.equal((await call('GET', `${gw.origin}/api/v1/admin/usage?from=2026-02-30`, admin)).status, 400);
@@ -95,9 +109,12 @@ describe('usage rollups, activity and ledger reports', () => {
     const ledger = await allPages(`${gw.origin}/api/v1/ledger`, other.mgmt);
     assert.ok(ledger.length > 0 && ledger.every((e) => e.account_id === other.accountId));
     // An ordinary key gets none of it.
-    for (const path of ['usage', 'activity', 'ledger']) assert.equal((await call('GET', `${gw.origin}/api/v1/${path}`, other.key)).status, 403);
+    for (const path of ['usage', 'activity', 'ledger'])
+      assert.equal((await call('GET', `${gw.origin}/api/v1/${path}`, other.key)).status, 403);
     const mine = await allPages(`${gw.origin}/api/v1/activity?status=success&model=switchyard/sim-pro`, mgmt);
-    assert.ok(mine.length > 0 && mine.every((g) => g.account_id === gw.accountId && g.status === 'success' && g.model === 'switchyard/sim-pro'));
+    assert.ok(
+      mine.length > 0 && mine.every((g) => g.account_id === gw.accountId && g.status === 'success' && g.model === 'switchyard/sim-pro'),
+    );
   });
 
   test('keyset pagination returns every record exactly once across pages while new records are added', async () => {

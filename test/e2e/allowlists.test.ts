@@ -34,9 +34,10 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal(res.status, 201, JSON.stringify(res.json));
     return { key: res.json.key, hash: res.json.data.hash, data: res.json.data };
   };
-  const chat = (key: string, body: Record<string, unknown>) => postJson(`${rig.gw.baseUrl}/chat/completions`, { messages: user('hi'), ...body }, bearer(key));
+  const chat = (key: string, body: Record<string, unknown>) =>
+    postJson(`${rig.gw.baseUrl}/chat/completions`, { messages: user('hi'), ...body }, bearer(key));
 
-  test('a model outside the key\'s list is refused exactly as an unknown model, in chat, messages and responses', async () => {
+  test("a model outside the key's list is refused exactly as an unknown model, in chat, messages and responses", async () => {
     const k = await newKey({ allowed_models: ['acme/multi'] });
     assert.deepEqual(k.data.allowed_models, ['acme/multi']);
     assert.equal((await chat(k.key, { model: 'acme/multi' })).status, 200);
@@ -47,7 +48,12 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal(forbidden.json.error.code, 'model_not_found');
     assert.equal(shape(forbidden, 'acme/other'), shape(unknown, 'acme/no-such-model'));
 
-    const messages = (model: string) => postJson(`${rig.gw.baseUrl}/messages`, { model, max_tokens: 10, messages: user('hi') }, { 'x-api-key': k.key, 'anthropic-version': '2023-06-01' });
+    const messages = (model: string) =>
+      postJson(
+        `${rig.gw.baseUrl}/messages`,
+        { model, max_tokens: 10, messages: user('hi') },
+        { 'x-api-key': k.key, 'anthropic-version': '2023-06-01' },
+      );
     const mForbidden = await messages('acme/other');
     assert.equal(shape(mForbidden, 'acme/other'), shape(await messages('acme/no-such-model'), 'acme/no-such-model'));
     assert.equal(mForbidden.json.type, 'error');
@@ -56,7 +62,8 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal(shape(await responses('acme/other'), 'acme/other'), shape(await responses('acme/no-such-model'), 'acme/no-such-model'));
 
     // count_tokens (no upstream call) knows no more.
-    const count = (model: string) => postJson(`${rig.gw.baseUrl}/messages/count_tokens`, { model, messages: user('hi') }, { 'x-api-key': k.key });
+    const count = (model: string) =>
+      postJson(`${rig.gw.baseUrl}/messages/count_tokens`, { model, messages: user('hi') }, { 'x-api-key': k.key });
     assert.equal(shape(await count('acme/other'), 'acme/other'), shape(await count('acme/no-such-model'), 'acme/no-such-model'));
 
     // A fallback outside the list is an unknown fallback: refused, never called.
@@ -67,7 +74,7 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.deepEqual(rig.received(), []);
   });
 
-  test('the model lists and a model\'s endpoints show a key only what it may use', async () => {
+  test("the model lists and a model's endpoints show a key only what it may use", async () => {
     const k = await newKey({ allowed_models: ['acme/m*', 'acme/backup'] });
     const list = async (key?: string) => {
       const res = await fetch(`${rig.gw.baseUrl}/models`, { headers: key === undefined ? {} : bearer(key) });
@@ -83,7 +90,10 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal(hidden.status, missing.status);
     assert.equal((await hidden.text()).replace('acme/other', '<m>'), (await missing.text()).replace('acme/no-such-model', '<m>'));
     const filtered = await fetch(`${rig.gw.baseUrl}/models?output_modalities=text`, { headers: bearer(k.key) });
-    assert.deepEqual(((await filtered.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id), ['acme/backup', 'acme/multi']);
+    assert.deepEqual(
+      ((await filtered.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id),
+      ['acme/backup', 'acme/multi'],
+    );
     assert.equal((await fetch(`${rig.gw.baseUrl}/models/acme/other/endpoints`, { headers: bearer(k.key) })).status, 404);
   });
 
@@ -93,8 +103,11 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal((await chat(k.key, { model: 'acme/multi' })).status, 200);
     assert.deepEqual(rig.received(), ['multi-dear']);
     // The endpoint listing names the allowed one alone.
-    const endpoints = await (await fetch(`${rig.gw.baseUrl}/models/acme/multi/endpoints`, { headers: bearer(k.key) })).json() as any;
-    assert.deepEqual(endpoints.data.endpoints.map((e: any) => e.provider_name), ['dear']);
+    const endpoints = (await (await fetch(`${rig.gw.baseUrl}/models/acme/multi/endpoints`, { headers: bearer(k.key) })).json()) as any;
+    assert.deepEqual(
+      endpoints.data.endpoints.map((e: any) => e.provider_name),
+      ['dear'],
+    );
     // acme/other is served by mid alone: for this key, it does not exist.
     assert.equal((await chat(k.key, { model: 'acme/other' })).json.error.code, 'model_not_found');
     // The allowed endpoint fails: fallbacks stay on dear (acme/backup), never cheap or mid.
@@ -105,7 +118,10 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.deepEqual(rig.received(), ['multi-dear', 'backup-dear']);
 
     // A price ceiling (USD per million tokens): only cheap ($1/M) passes for acme/multi.
-    const cheapOnly = await call('PATCH', `${keys()}/${k.hash}`, mgmt, { allowed_providers: null, max_price: { prompt: '1.5', completion: 1.5 } });
+    const cheapOnly = await call('PATCH', `${keys()}/${k.hash}`, mgmt, {
+      allowed_providers: null,
+      max_price: { prompt: '1.5', completion: 1.5 },
+    });
     assert.equal(cheapOnly.status, 200, JSON.stringify(cheapOnly.json));
     assert.deepEqual(cheapOnly.json.data.max_price, { prompt: '1.5', completion: '1.5' });
     assert.equal(cheapOnly.json.data.allowed_providers, null);
@@ -118,14 +134,14 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.equal((await chat(k.key, { model: 'acme/backup' })).json.error.code, 'model_not_found');
   });
 
-  test('the account\'s list and the key\'s are intersected; the admin API sets and clears the account\'s', async () => {
+  test("the account's list and the key's are intersected; the admin API sets and clears the account's", async () => {
     const k = await newKey({ allowed_models: ['acme/*'] });
     const account = `${rig.gw.origin}/api/v1/admin/accounts/${rig.gw.accountId}`;
     const set = await call('PATCH', account, admin, { allowed_models: ['acme/multi', 'acme/backup', 'switchyard/*'] });
     assert.equal(set.status, 200, JSON.stringify(set.json));
     assert.deepEqual(set.json.data.allowed_models, ['acme/multi', 'acme/backup', 'switchyard/*']);
     assert.equal((await chat(k.key, { model: 'acme/backup' })).status, 200);
-    assert.equal((await chat(k.key, { model: 'acme/other' })).json.error.code, 'model_not_found', 'the account\'s list refuses it');
+    assert.equal((await chat(k.key, { model: 'acme/other' })).json.error.code, 'model_not_found', "the account's list refuses it");
     // The test gateway's own key has no list of its own: the account's applies alone.
     assert.equal((await chat(rig.gw.key, { model: 'acme/small' })).json.error.code, 'model_not_found');
     const cleared = await call('PATCH', account, admin, { allowed_models: null });
@@ -138,16 +154,24 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
     assert.deepEqual(updates, [null, ['acme/multi', 'acme/backup', 'switchyard/*']]);
   });
 
-  test('each change of a key\'s reach is audited, by the management and the admin API', async () => {
+  test("each change of a key's reach is audited, by the management and the admin API", async () => {
     const k = await newKey({ allowed_models: ['acme/multi'], max_in_flight: 3 });
     assert.equal(k.data.max_in_flight, 3);
     await call('PATCH', `${keys()}/${k.hash}`, mgmt, { allowed_models: ['acme/*'] });
-    const byAdmin = await call('PATCH', `${rig.gw.origin}/api/v1/admin/keys/${k.hash}`, admin, { max_in_flight: null, allowed_providers: ['mid'] });
+    const byAdmin = await call('PATCH', `${rig.gw.origin}/api/v1/admin/keys/${k.hash}`, admin, {
+      max_in_flight: null,
+      allowed_providers: ['mid'],
+    });
     assert.equal(byAdmin.status, 200, JSON.stringify(byAdmin.json));
     assert.equal(byAdmin.json.data.max_in_flight, null);
     assert.deepEqual(byAdmin.json.data.allowed_providers, ['mid']);
     const audit = await call('GET', `${rig.gw.origin}/api/v1/admin/audit?target=${k.hash}`, admin);
-    const rows = audit.json.data.map((e: any) => [e.action, e.details.allowed_models, e.details.allowed_providers, e.details.max_in_flight]);
+    const rows = audit.json.data.map((e: any) => [
+      e.action,
+      e.details.allowed_models,
+      e.details.allowed_providers,
+      e.details.max_in_flight,
+    ]);
     assert.deepEqual(rows, [
       ['key.access', ['acme/*'], ['mid'], null],
       ['key.access', ['acme/*'], null, 3],
@@ -173,7 +197,7 @@ describe('allowlists on accounts and keys (routing rig: cheap, mid, dear)', () =
       assert.match(JSON.stringify(res.json.error), field, JSON.stringify(body));
     }
     const account = await call('PATCH', `${rig.gw.origin}/api/v1/admin/accounts/${rig.gw.accountId}`, admin, { max_in_flight: 2 });
-    assert.equal(account.status, 400, 'max_in_flight is a key\'s, not an account\'s');
+    assert.equal(account.status, 400, "max_in_flight is a key's, not an account's");
     assert.match(JSON.stringify(account.json.error), /max_in_flight/);
   });
 });
@@ -184,35 +208,69 @@ describe('allowlists across the other endpoints and the CLI (sim provider)', () 
   let hash: string;
   before(async () => {
     gw = await startTestGateway({ yaml: SIM_ONLY });
-    const made = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'chat only', allowlist: { models: ['switchyard/sim-fast'] } });
+    const made = await gw.services.accountService.createKey({
+      accountId: gw.accountId,
+      name: 'chat only',
+      allowlist: { models: ['switchyard/sim-fast'] },
+    });
     key = made.key;
     hash = made.record.hash;
   });
   after(() => gw.close());
 
-  test('embeddings, images and Gemini\'s API refuse a model outside the list as an unknown one', async () => {
+  test("embeddings, images and Gemini's API refuse a model outside the list as an unknown one", async () => {
     const embed = (model: string) => postJson(`${gw.baseUrl}/embeddings`, { model, input: 'hello' }, bearer(key));
     const e = await embed('switchyard/sim-embed');
     assert.equal(e.json.error.code, 'model_not_found');
     assert.equal(shape(e, 'switchyard/sim-embed'), shape(await embed('switchyard/no-embed'), 'switchyard/no-embed'));
     const image = (model: string) => postJson(`${gw.baseUrl}/images/generations`, { model, prompt: 'a cat' }, bearer(key));
-    assert.equal(shape(await image('switchyard/sim-image'), 'switchyard/sim-image'), shape(await image('switchyard/no-image'), 'switchyard/no-image'));
-    const gemini = (model: string, method: string) => postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': key });
+    assert.equal(
+      shape(await image('switchyard/sim-image'), 'switchyard/sim-image'),
+      shape(await image('switchyard/no-image'), 'switchyard/no-image'),
+    );
+    const gemini = (model: string, method: string) =>
+      postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': key });
     for (const method of ['generateContent', 'countTokens']) {
       const g = await gemini('switchyard/sim-pro', method);
       assert.notEqual(g.status, 200, method);
       assert.equal(shape(g, 'switchyard/sim-pro'), shape(await gemini('switchyard/no-model', method), 'switchyard/no-model'), method);
     }
     assert.equal((await gemini('switchyard/sim-fast', 'generateContent')).status, 200);
-    const list = await (await fetch(`${gw.origin}/v1beta/models`, { headers: { 'x-goog-api-key': key } })).json() as { models: Array<{ name: string }> };
-    assert.deepEqual(list.models.map((m) => m.name), ['models/switchyard/sim-fast']);
+    const list = (await (await fetch(`${gw.origin}/v1beta/models`, { headers: { 'x-goog-api-key': key } })).json()) as {
+      models: Array<{ name: string }>;
+    };
+    assert.deepEqual(
+      list.models.map((m) => m.name),
+      ['models/switchyard/sim-fast'],
+    );
   });
 
-  test('the CLI sets a key\'s and an account\'s allowlist and cap, and the gateway applies them', async () => {
-    const updated = runCliJson(gw.dir, 'keys', 'update', hash, '--allowed-models', 'switchyard/sim-fast,switchyard/sim-embed', '--max-in-flight', '2');
+  test("the CLI sets a key's and an account's allowlist and cap, and the gateway applies them", async () => {
+    const updated = runCliJson(
+      gw.dir,
+      'keys',
+      'update',
+      hash,
+      '--allowed-models',
+      'switchyard/sim-fast,switchyard/sim-embed',
+      '--max-in-flight',
+      '2',
+    );
     assert.deepEqual(updated.allowed_models, ['switchyard/sim-fast', 'switchyard/sim-embed']);
     assert.equal(updated.max_in_flight, 2);
-    const created = runCliJson(gw.dir, 'keys', 'create', '--account', gw.accountId, '--name', 'cli', '--allowed-providers', 'sim', '--max-price', 'prompt=0');
+    const created = runCliJson(
+      gw.dir,
+      'keys',
+      'create',
+      '--account',
+      gw.accountId,
+      '--name',
+      'cli',
+      '--allowed-providers',
+      'sim',
+      '--max-price',
+      'prompt=0',
+    );
     assert.deepEqual(created.allowed_providers, ['sim']);
     assert.deepEqual(created.max_price, { prompt: '0' });
     const account = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--allowed-models', 'switchyard/sim-embed');
@@ -220,7 +278,11 @@ describe('allowlists across the other endpoints and the CLI (sim provider)', () 
     await gw.seeCliChanges();
     // The intersection of the key's (sim-fast, sim-embed) and the account's (sim-embed).
     assert.equal((await postJson(`${gw.baseUrl}/embeddings`, { model: 'switchyard/sim-embed', input: 'hi' }, bearer(key))).status, 200);
-    assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: user('hi') }, bearer(key))).json.error.code, 'model_not_found');
+    assert.equal(
+      (await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: user('hi') }, bearer(key))).json.error
+        .code,
+      'model_not_found',
+    );
     const cleared = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--allowed-models', 'none');
     assert.equal(cleared.allowed_models, null);
   });

@@ -62,9 +62,15 @@ describe('amount bounds through the admin API and the CLI', () => {
     const tooRich = await call('POST', `${gw.origin}/api/v1/admin/accounts`, admin, { name: 'x', credits: '1000000000.000000001' });
     assert.equal(tooRich.status, 400);
     assert.equal(tooRich.json.error.param, 'credits');
-    assert.equal((await gw.services.stores.accounts.listAccounts()).some((a) => a.name === 'x'), false);
+    assert.equal(
+      (await gw.services.stores.accounts.listAccounts()).some((a) => a.name === 'x'),
+      false,
+    );
 
-    const keyLimit = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'k', limit: '99999999999999999999' });
+    const keyLimit = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, {
+      name: 'k',
+      limit: '99999999999999999999',
+    });
     assert.equal(keyLimit.status, 400);
     assert.equal(keyLimit.json.error.param, 'limit');
     const made = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'k', limit: '1000000000' });

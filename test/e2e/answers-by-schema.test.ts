@@ -69,11 +69,13 @@ describe('admin and management answers are serialized by their schema', () => {
   test('a field a store row gains but the schema does not name is never answered; free-form fields stay whole', async () => {
     const account = await gw.services.accountService.createAccount({ name: 'leaky', type: 'user', tier: 'tier2', creditsUsd: '1' });
     // As a later version (or a hand-edited row) would leave them: stored JSON with fields no schema names.
-    gw.db.prepare('UPDATE accounts SET limits_override = ?, guardrails = ? WHERE id = ?').run(
-      JSON.stringify({ requests_per_minute: 7, internal_note: 'not for clients' }),
-      JSON.stringify([{ detector: 'email', action: 'redact', upstream_secret: 'sk-internal-1234' }]),
-      account.id,
-    );
+    gw.db
+      .prepare('UPDATE accounts SET limits_override = ?, guardrails = ? WHERE id = ?')
+      .run(
+        JSON.stringify({ requests_per_minute: 7, internal_note: 'not for clients' }),
+        JSON.stringify([{ detector: 'email', action: 'redact', upstream_secret: 'sk-internal-1234' }]),
+        account.id,
+      );
     const res = await call('GET', `${gw.origin}/api/v1/admin/accounts/${account.id}`, admin);
     assert.equal(res.status, 200, JSON.stringify(res.json));
     assert.deepEqual(res.json.data.limits_override, { requests_per_minute: 7 });

@@ -63,7 +63,8 @@ models:
 
   test('the first bytes reach the client while the provider still speaks; the last come once the request is charged', async () => {
     const res = await fetch(`${gw.baseUrl}/audio/speech`, {
-      method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'acme/slow-tts', voice: 'alloy', input: 'Streaming speech' }),
     });
     assert.equal(res.status, 200);
@@ -88,7 +89,9 @@ models:
     }
     assert.ok(Buffer.concat(chunks).equals(Buffer.concat([pattern(HALF, 1), pattern(HALF, 2)])), 'every byte, in order');
     await gw.flush();
-    const record = await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: { total_cost: number } };
+    const record = (await (
+      await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })
+    ).json()) as { data: { total_cost: number } };
     // 16 characters at $0.000015.
     assert.equal(record.data.total_cost, 0.00024);
   });
@@ -99,7 +102,9 @@ models:
     assert.equal(res.status, 200);
     await assert.rejects(res.arrayBuffer());
     await gw.flush();
-    const record = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${gw.key}` } });
+    const record = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, {
+      headers: { authorization: `Bearer ${gw.key}` },
+    });
     const data = ((await record.json()) as { data: { status: string; error_code: string; total_cost: number } }).data;
     // Recorded as failed, and charged its characters as a vendor charges a speech it began (9 × $0.000015).
     assert.deepEqual([data.status, data.error_code, data.total_cost], ['error', 'provider_error', 0.000135]);

@@ -4,7 +4,13 @@ import OpenAI, { toFile } from 'openai';
 import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { mp3Bytes, wavBytes } from '../support/audio-files.ts';
-import { azureAudioHandlers, EMULATOR_SPEECH_USAGE, EMULATOR_TRANSCRIBE_USAGE, emulatorSpeechBytes, emulatorTranscript } from '../emulators/openai-audio-handlers.ts';
+import {
+  azureAudioHandlers,
+  EMULATOR_SPEECH_USAGE,
+  EMULATOR_TRANSCRIBE_USAGE,
+  emulatorSpeechBytes,
+  emulatorTranscript,
+} from '../emulators/openai-audio-handlers.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator, type RecordedTaskRequest } from '../emulators/openai-tasks-emulator.ts';
 import { sendJson } from '../emulators/emulator-http.ts';
 import { readAudioDuration } from '../../src/canonical/audio-duration/read-audio-duration.ts';
@@ -33,7 +39,9 @@ describe('audio: speech, transcriptions, translations', () => {
   before(async () => {
     upstream = await startOpenAITasksEmulator();
     broken = await startOpenAITasksEmulator();
-    broken.handle('/v1/audio/transcriptions', (_req, res) => sendJson(res, 500, { error: { message: 'overloaded', type: 'server_error' } }));
+    broken.handle('/v1/audio/transcriptions', (_req, res) =>
+      sendJson(res, 500, { error: { message: 'overloaded', type: 'server_error' } }),
+    );
     for (const [path, handler] of azureAudioHandlers('my-whisper')) upstream.handle(path, handler);
     const origin = upstream.baseUrl.replace(/\/v1$/, '');
     gw = await startTestGateway({
@@ -119,7 +127,12 @@ moderation:
   });
 
   test('the sim speaks a real WAV: its duration from its header, X-Generation-Id, charged per character before the answer', async () => {
-    const res = await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' });
+    const res = await client.audio.speech.create({
+      model: 'switchyard/sim-speech',
+      voice: 'alloy',
+      input: SENTENCE,
+      response_format: 'wav',
+    });
     assert.equal(res.headers.get('content-type'), 'audio/wav');
     const wav = Buffer.from(await res.arrayBuffer());
     assert.deepEqual(readAudioDuration(wav), { container: 'wav', durationMs: SENTENCE.length * 60 });
@@ -130,32 +143,73 @@ moderation:
     // 43 characters at $0.00003.
     assert.equal(rec.total_cost, 0.00129);
     // Deterministic: the same text, the same bytes; speed 2 is half as long; pcm is the bare samples.
-    const again = Buffer.from(await (await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' })).arrayBuffer());
+    const again = Buffer.from(
+      await (
+        await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' })
+      ).arrayBuffer(),
+    );
     assert.ok(again.equals(wav));
-    const fast = Buffer.from(await (await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav', speed: 2 })).arrayBuffer());
+    const fast = Buffer.from(
+      await (
+        await client.audio.speech.create({
+          model: 'switchyard/sim-speech',
+          voice: 'alloy',
+          input: SENTENCE,
+          response_format: 'wav',
+          speed: 2,
+        })
+      ).arrayBuffer(),
+    );
     assert.equal(readAudioDuration(fast).durationMs, SENTENCE.length * 30);
     const pcm = await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: 'hi', response_format: 'pcm' });
     assert.equal(pcm.headers.get('content-type'), 'audio/pcm');
     assert.equal((await pcm.arrayBuffer()).byteLength, 2 * 480 * 2);
   });
 
-  test('the sim hears its own voice back, in every response format, timed over the header\'s duration', async () => {
-    const wav = Buffer.from(await (await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' })).arrayBuffer());
-    const raw = await client.audio.transcriptions.create({ model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav') }).withResponse();
+  test("the sim hears its own voice back, in every response format, timed over the header's duration", async () => {
+    const wav = Buffer.from(
+      await (
+        await client.audio.speech.create({ model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' })
+      ).arrayBuffer(),
+    );
+    const raw = await client.audio.transcriptions
+      .create({ model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav') })
+      .withResponse();
     assert.equal(raw.data.text, SENTENCE);
     // 2.58 s bills 3 seconds at $0.0001.
     assert.deepEqual((raw.data as unknown as { usage: unknown }).usage, { type: 'duration', seconds: 3, cost: 0.0003 });
     assert.equal((await record(gw, raw.response.headers.get('x-generation-id'))).total_cost, 0.0003);
 
-    const text = await client.audio.transcriptions.create({ model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav'), response_format: 'text' });
+    const text = await client.audio.transcriptions.create({
+      model: 'switchyard/sim-transcribe',
+      file: await toFile(wav, 'fox.wav'),
+      response_format: 'text',
+    });
     assert.equal(text, `${SENTENCE}\n`);
-    const srt = await client.audio.transcriptions.create({ model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav'), response_format: 'srt' });
+    const srt = await client.audio.transcriptions.create({
+      model: 'switchyard/sim-transcribe',
+      file: await toFile(wav, 'fox.wav'),
+      response_format: 'srt',
+    });
     // Eight words a segment, each word's share of 2.58 s proportional to its length.
-    assert.equal(srt, '1\n00:00:00,000 --> 00:00:02,359\nThe quick brown fox jumps over the lazy\n\n2\n00:00:02,359 --> 00:00:02,580\ndog\n\n');
-    const vtt = await client.audio.transcriptions.create({ model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav'), response_format: 'vtt' });
-    assert.equal(vtt, 'WEBVTT\n\n00:00:00.000 --> 00:00:02.359\nThe quick brown fox jumps over the lazy\n\n00:00:02.359 --> 00:00:02.580\ndog\n\n');
+    assert.equal(
+      srt,
+      '1\n00:00:00,000 --> 00:00:02,359\nThe quick brown fox jumps over the lazy\n\n2\n00:00:02,359 --> 00:00:02,580\ndog\n\n',
+    );
+    const vtt = await client.audio.transcriptions.create({
+      model: 'switchyard/sim-transcribe',
+      file: await toFile(wav, 'fox.wav'),
+      response_format: 'vtt',
+    });
+    assert.equal(
+      vtt,
+      'WEBVTT\n\n00:00:00.000 --> 00:00:02.359\nThe quick brown fox jumps over the lazy\n\n00:00:02.359 --> 00:00:02.580\ndog\n\n',
+    );
     const verbose = await client.audio.transcriptions.create({
-      model: 'switchyard/sim-transcribe', file: await toFile(wav, 'fox.wav'), response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'],
+      model: 'switchyard/sim-transcribe',
+      file: await toFile(wav, 'fox.wav'),
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word', 'segment'],
     });
     assert.equal(verbose.duration, 2.58);
     assert.equal(verbose.language, 'english');
@@ -163,25 +217,46 @@ moderation:
     assert.deepEqual(verbose.words!.at(-1), { word: 'dog', start: 2.359, end: 2.58 });
     assert.equal(verbose.segments!.length, 2);
     // Any other file: a fixed sentence naming the duration its header says.
-    const other = await client.audio.translations.create({ model: 'switchyard/sim-transcribe', file: await toFile(mp3Bytes(100), 'talk.mp3') });
+    const other = await client.audio.translations.create({
+      model: 'switchyard/sim-transcribe',
+      file: await toFile(mp3Bytes(100), 'talk.mp3'),
+    });
     assert.equal(other.text, 'The sim heard 2.6 seconds of audio.');
   });
 
   test('an OpenAI-compatible upstream: the speech request it got, its audio, charged per character', async () => {
     upstream.requests.length = 0;
-    const res = await client.audio.speech.create({ model: 'acme/tts', voice: 'nova', input: 'Hello there', speed: 1.5, instructions: 'cheerful' });
+    const res = await client.audio.speech.create({
+      model: 'acme/tts',
+      voice: 'nova',
+      input: 'Hello there',
+      speed: 1.5,
+      instructions: 'cheerful',
+    });
     assert.equal(res.headers.get('content-type'), 'audio/mpeg');
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), emulatorSpeechBytes('vendor-tts', 'nova', 'Hello there', 'mp3'));
     const sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/audio/speech');
     assert.equal(sent.headers.authorization, 'Bearer sk-upstream-secret');
-    assert.deepEqual(sent.json, { model: 'vendor-tts', input: 'Hello there', voice: 'nova', response_format: 'mp3', speed: 1.5, instructions: 'cheerful' });
+    assert.deepEqual(sent.json, {
+      model: 'vendor-tts',
+      input: 'Hello there',
+      voice: 'nova',
+      response_format: 'mp3',
+      speed: 1.5,
+      instructions: 'cheerful',
+    });
     // 11 characters at $0.000015.
     assert.equal((await record(gw, res.headers.get('x-generation-id'))).total_cost, 0.000165);
   });
 
   test('a speech model billed per token is asked for the SSE answer: the audio joined, its tokens charged', async () => {
-    const res = await client.audio.speech.create({ model: 'acme/tts-tokens', voice: 'coral', input: 'Tokens please', response_format: 'wav' });
+    const res = await client.audio.speech.create({
+      model: 'acme/tts-tokens',
+      voice: 'coral',
+      input: 'Tokens please',
+      response_format: 'wav',
+    });
     assert.equal(res.headers.get('content-type'), 'audio/wav');
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), emulatorSpeechBytes('vendor-tts-tokens', 'coral', 'Tokens please', 'wav'));
     assert.equal(upstream.requests.at(-1)!.json.stream_format, 'sse');
@@ -191,30 +266,52 @@ moderation:
     assert.equal(rec.total_cost, 0.0030042);
   });
 
-  test('a transcription upstream gets the multipart fields and the file\'s bytes; text is asked as json and rendered', async () => {
+  test("a transcription upstream gets the multipart fields and the file's bytes; text is asked as json and rendered", async () => {
     upstream.requests.length = 0;
     const clip = mp3Bytes(100, { header: 'xing' });
-    const raw = await client.audio.transcriptions.create({
-      model: 'acme/whisper', file: await toFile(clip, 'clip.mp3', { type: 'audio/mpeg' }), language: 'en', prompt: 'A fox.', temperature: 0.2, response_format: 'text',
-    }).withResponse();
+    const raw = await client.audio.transcriptions
+      .create({
+        model: 'acme/whisper',
+        file: await toFile(clip, 'clip.mp3', { type: 'audio/mpeg' }),
+        language: 'en',
+        prompt: 'A fox.',
+        temperature: 0.2,
+        response_format: 'text',
+      })
+      .withResponse();
     assert.equal(raw.data, `${emulatorTranscript('clip.mp3', clip.length, 'transcribe')}\n`);
     const sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/audio/transcriptions');
     assert.equal(sent.headers.authorization, 'Bearer sk-upstream-secret');
     assert.match(String(sent.headers['content-type']), /^multipart\/form-data; boundary=/);
     const fields = await form(sent);
-    assert.deepEqual(Object.fromEntries([...fields].filter(([k]) => k !== 'file')), { model: 'vendor-whisper', response_format: 'json', language: 'en', prompt: 'A fox.', temperature: '0.2' });
+    assert.deepEqual(Object.fromEntries([...fields].filter(([k]) => k !== 'file')), {
+      model: 'vendor-whisper',
+      response_format: 'json',
+      language: 'en',
+      prompt: 'A fox.',
+      temperature: '0.2',
+    });
     const file = fields.get('file') as File;
     assert.equal(file.name, 'clip.mp3');
     assert.equal(file.type, 'audio/mpeg');
-    assert.ok(Buffer.from(await file.arrayBuffer()).equals(clip), 'the file\'s bytes, unchanged');
+    assert.ok(Buffer.from(await file.arrayBuffer()).equals(clip), "the file's bytes, unchanged");
     // 100 frames of 26.12 ms = 2.612 s → 3 seconds at $0.0001.
     assert.equal((await record(gw, raw.response.headers.get('x-generation-id'))).total_cost, 0.0003);
 
-    const srt = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(clip, 'clip.mp3'), response_format: 'srt' });
+    const srt = await client.audio.transcriptions.create({
+      model: 'acme/whisper',
+      file: await toFile(clip, 'clip.mp3'),
+      response_format: 'srt',
+    });
     assert.equal((await form(upstream.requests.at(-1)!)).get('response_format'), 'srt');
     assert.equal(srt, `1\n00:00:00,000 --> 00:00:02,500\n${emulatorTranscript('clip.mp3', clip.length, 'transcribe')}\n\n`);
-    const verbose = await client.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(clip, 'clip.mp3'), response_format: 'verbose_json', timestamp_granularities: ['word'] });
+    const verbose = await client.audio.transcriptions.create({
+      model: 'acme/whisper',
+      file: await toFile(clip, 'clip.mp3'),
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word'],
+    });
     assert.deepEqual((await form(upstream.requests.at(-1)!)).getAll('timestamp_granularities[]'), ['word']);
     assert.equal(verbose.segments!.length, 1);
     assert.deepEqual(verbose.words, [{ word: 'Heard', start: 0, end: 0.4 }]);
@@ -225,7 +322,9 @@ moderation:
     const t = await client.audio.translations.create({ model: 'acme/whisper', file: await toFile(wav, 'hola.wav') });
     assert.equal(t.text, emulatorTranscript('hola.wav', wav.length, 'translate'));
     assert.equal(upstream.requests.at(-1)!.path, '/v1/audio/translations');
-    const raw = await client.audio.transcriptions.create({ model: 'acme/transcribe-tokens', file: await toFile(wav, 'a.wav') }).withResponse();
+    const raw = await client.audio.transcriptions
+      .create({ model: 'acme/transcribe-tokens', file: await toFile(wav, 'a.wav') })
+      .withResponse();
     const usage = (raw.data as unknown as { usage: Record<string, unknown> }).usage;
     // 90 × $0.000006 + 12 × $0.00001.
     assert.deepEqual(usage, { type: 'tokens', input_tokens: 90, output_tokens: 12, total_tokens: 102, cost: 0.00066 });
@@ -234,7 +333,7 @@ moderation:
     assert.equal(rec.total_cost, 0.00066);
   });
 
-  test('Azure\'s deployment path with its api-key header, and Groq\'s profile, serve transcription', async () => {
+  test("Azure's deployment path with its api-key header, and Groq's profile, serve transcription", async () => {
     const wav = wavBytes(1000);
     const az = await client.audio.transcriptions.create({ model: 'acme/azure-whisper', file: await toFile(wav, 'az.wav') });
     assert.equal(az.text, emulatorTranscript('az.wav', wav.length, 'transcribe'));
@@ -266,25 +365,44 @@ moderation:
     bad.append('file', new File([clip], 'a.wav'));
     bad.append('model', 'acme/whisper-twice');
     bad.append('provider', '{not json');
-    const refused = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: bad });
+    const refused = await fetch(`${gw.baseUrl}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}` },
+      body: bad,
+    });
     assert.equal(refused.status, 400);
     assert.equal(((await refused.json()) as any).error.param, 'provider');
   });
 
-  test('a moderated provider\'s rules read the speech input and the transcription prompt', async () => {
+  test("a moderated provider's rules read the speech input and the transcription prompt", async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
-    const spoken = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'acme/guarded-speech', voice: 'alloy', input: 'say the forbidden words now' }, auth);
+    const spoken = await postJson(
+      `${gw.baseUrl}/audio/speech`,
+      { model: 'acme/guarded-speech', voice: 'alloy', input: 'say the forbidden words now' },
+      auth,
+    );
     assert.equal(spoken.status, 403);
     assert.equal(spoken.json.error.type, 'content_filter_error');
-    const fine = await client.audio.speech.create({ model: 'acme/guarded-speech', voice: 'alloy', input: 'say nice words', response_format: 'wav' });
+    const fine = await client.audio.speech.create({
+      model: 'acme/guarded-speech',
+      voice: 'alloy',
+      input: 'say nice words',
+      response_format: 'wav',
+    });
     assert.equal(fine.status, 200);
-    const prompt = await client.audio.transcriptions.create({ model: 'acme/guarded-transcribe', file: await toFile(wavBytes(500), 'a.wav'), prompt: 'forbidden words' }).then(() => 200, (err: { status: number }) => err.status);
+    const prompt = await client.audio.transcriptions
+      .create({ model: 'acme/guarded-transcribe', file: await toFile(wavBytes(500), 'a.wav'), prompt: 'forbidden words' })
+      .then(
+        () => 200,
+        (err: { status: number }) => err.status,
+      );
     assert.equal(prompt, 403);
   });
 
   test('the routes are served under /api/v1 too', async () => {
     const res = await fetch(`${gw.origin}/api/v1/audio/speech`, {
-      method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'switchyard/sim-speech', voice: 'alloy', input: 'api', response_format: 'wav' }),
     });
     assert.equal(res.status, 200);
@@ -292,12 +410,16 @@ moderation:
     const body = new FormData();
     body.append('file', new File([wavBytes(500)], 'x.wav'));
     body.append('model', 'switchyard/sim-transcribe');
-    const t = await fetch(`${gw.origin}/api/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body });
+    const t = await fetch(`${gw.origin}/api/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}` },
+      body,
+    });
     assert.equal(t.status, 200);
     assert.equal(((await t.json()) as { text: string }).text, 'The sim heard 0.5 seconds of audio.');
   });
 
-  test('bad speech input is a 400 in OpenAI\'s shape naming the parameter', async () => {
+  test("bad speech input is a 400 in OpenAI's shape naming the parameter", async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const ok = { model: 'switchyard/sim-speech', voice: 'alloy', input: 'x' };
     const cases: [unknown, string][] = [
@@ -324,22 +446,97 @@ moderation:
     const send = async (fill: (f: FormData) => void): Promise<{ status: number; json: any }> => {
       const body = new FormData();
       fill(body);
-      const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body });
+      const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}` },
+        body,
+      });
       return { status: res.status, json: await res.json() };
     };
     const wav = (): File => new File([wavBytes(500)], 'a.wav');
     const cases: [(f: FormData) => void, string, RegExp?][] = [
       [(f) => f.append('model', 'switchyard/sim-transcribe'), 'file'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', 'not a file'); }, 'file'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', new File([Buffer.from('just some text, no audio')], 'a.wav')); }, 'file', /not an audio file this gateway can measure/],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', new File([wavBytes(1000).subarray(0, 36)], 'a.wav')); }, 'file', /wav file's header does not say how long/],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('response_format', 'docx'); }, 'response_format'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('timestamp_granularities[]', 'word'); }, 'timestamp_granularities[]', /verbose_json/],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('temperature', '2'); }, 'temperature'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('stream', 'true'); }, 'stream'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('colour', 'blue'); }, 'colour'],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', new File([wavBytes(500)], `${'a'.repeat(300)}.wav`)); }, 'file', /file name of at most 255/],
-      [(f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', wav()); f.append('file', wav()); }, 'file', /exactly one file/],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', 'not a file');
+        },
+        'file',
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', new File([Buffer.from('just some text, no audio')], 'a.wav'));
+        },
+        'file',
+        /not an audio file this gateway can measure/,
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', new File([wavBytes(1000).subarray(0, 36)], 'a.wav'));
+        },
+        'file',
+        /wav file's header does not say how long/,
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('response_format', 'docx');
+        },
+        'response_format',
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('timestamp_granularities[]', 'word');
+        },
+        'timestamp_granularities[]',
+        /verbose_json/,
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('temperature', '2');
+        },
+        'temperature',
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('stream', 'true');
+        },
+        'stream',
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('colour', 'blue');
+        },
+        'colour',
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', new File([wavBytes(500)], `${'a'.repeat(300)}.wav`));
+        },
+        'file',
+        /file name of at most 255/,
+      ],
+      [
+        (f) => {
+          f.append('model', 'switchyard/sim-transcribe');
+          f.append('file', wav());
+          f.append('file', wav());
+        },
+        'file',
+        /exactly one file/,
+      ],
     ];
     for (const [fill, param, message] of cases) {
       const res = await send(fill);
@@ -348,7 +545,11 @@ moderation:
       assert.equal(res.json.error.param, param);
       if (message !== undefined) assert.match(res.json.error.message, message);
     }
-    const json = await postJson(`${gw.baseUrl}/audio/transcriptions`, { model: 'switchyard/sim-transcribe' }, { authorization: `Bearer ${gw.key}` });
+    const json = await postJson(
+      `${gw.baseUrl}/audio/transcriptions`,
+      { model: 'switchyard/sim-transcribe' },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(json.status, 400);
     assert.match(json.json.error.message, /multipart\/form-data/);
     // Translations take no language.
@@ -356,10 +557,17 @@ moderation:
     translate.append('model', 'switchyard/sim-transcribe');
     translate.append('file', wav());
     translate.append('language', 'fr');
-    const tr = await fetch(`${gw.baseUrl}/audio/translations`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: translate });
+    const tr = await fetch(`${gw.baseUrl}/audio/translations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}` },
+      body: translate,
+    });
     assert.equal(tr.status, 400);
     assert.equal(((await tr.json()) as any).error.param, 'language');
-    const big = await send((f) => { f.append('model', 'switchyard/sim-transcribe'); f.append('file', new File([wavBytes(820_000)], 'long.wav')); });
+    const big = await send((f) => {
+      f.append('model', 'switchyard/sim-transcribe');
+      f.append('file', new File([wavBytes(820_000)], 'long.wav'));
+    });
     assert.equal(big.status, 413);
     assert.match(big.json.error.message, /larger than 25 MB/);
   });
@@ -369,7 +577,11 @@ moderation:
     many.append('model', 'switchyard/sim-transcribe');
     many.append('file', new File([wavBytes(500)], 'a.wav'));
     for (let i = 0; i < 300; i++) many.append('prompt', 'p');
-    const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: many });
+    const res = await fetch(`${gw.baseUrl}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}` },
+      body: many,
+    });
     assert.equal(res.status, 400);
     const err = ((await res.json()) as any).error;
     assert.equal(err.param, 'body');
@@ -377,14 +589,24 @@ moderation:
     const b = 'x-boundary-1';
     const body = Buffer.concat([
       Buffer.from(`a preamble\r\n--${b}\r\nContent-Disposition: form-data; name="model"\r\n\r\nswitchyard/sim-transcribe\r\n`),
-      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.wav"; filename*=UTF-8''%C3%A9t%C3%A9.wav\r\nContent-Type: audio/wav\r\n\r\n`),
+      Buffer.from(
+        `--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.wav"; filename*=UTF-8''%C3%A9t%C3%A9.wav\r\nContent-Type: audio/wav\r\n\r\n`,
+      ),
       wavBytes(1500),
       Buffer.from(`\r\n--${b}\r\nContent-Disposition: form-data; name="response_format"\r\n\r\nverbose_json\r\n--${b}--\r\n`),
     ]);
-    const ok = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary="${b}"` }, body });
+    const ok = await fetch(`${gw.baseUrl}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary="${b}"` },
+      body,
+    });
     assert.equal(ok.status, 200, await ok.clone().text());
     assert.equal(((await ok.json()) as { duration: number }).duration, 1.5);
-    const cut = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${b}` }, body: body.subarray(0, 200) });
+    const cut = await fetch(`${gw.baseUrl}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': `multipart/form-data; boundary=${b}` },
+      body: body.subarray(0, 200),
+    });
     assert.equal(cut.status, 400);
     assert.equal(((await cut.json()) as any).error.param, 'body');
   });
@@ -401,13 +623,24 @@ moderation:
     const wrong = await fetch(`${gw.baseUrl}/audio/transcriptions`, { method: 'POST', headers: auth, body });
     assert.equal(wrong.status, 400);
     assert.match(((await wrong.json()) as any).error.message, /speech model.*\/v1\/audio\/speech/);
-    const onChat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-transcribe', messages: [{ role: 'user', content: 'x' }] }, auth);
+    const onChat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-transcribe', messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     assert.equal(onChat.status, 400);
     assert.match(onChat.json.error.message, /transcription model.*\/v1\/audio\/transcriptions/);
   });
 
-  test('GET /v1/models lists the audio models with OpenRouter\'s modalities and their prices', async () => {
-    const all = await (await fetch(`${gw.baseUrl}/models?output_modalities=all`)).json() as { data: { id: string; kind: string; architecture: { input_modalities: string[]; output_modalities: string[] }; pricing: Record<string, string> }[] };
+  test("GET /v1/models lists the audio models with OpenRouter's modalities and their prices", async () => {
+    const all = (await (await fetch(`${gw.baseUrl}/models?output_modalities=all`)).json()) as {
+      data: {
+        id: string;
+        kind: string;
+        architecture: { input_modalities: string[]; output_modalities: string[] };
+        pricing: Record<string, string>;
+      }[];
+    };
     const speech = all.data.find((m) => m.id === 'switchyard/sim-speech')!;
     assert.equal(speech.kind, 'speech');
     assert.deepEqual([speech.architecture.input_modalities, speech.architecture.output_modalities], [['text'], ['audio']]);
@@ -423,7 +656,10 @@ moderation:
     const { key } = await svc.createKey({ accountId: gw.accountId, limitUsd: '0.0004' });
     const keyed = new OpenAI({ apiKey: key, baseURL: gw.baseUrl, maxRetries: 0 });
     const before = upstream.requests.length;
-    await assert.rejects(keyed.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wavBytes(4200), 'long.wav') }), (err: { status?: number }) => err.status === 402);
+    await assert.rejects(
+      keyed.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wavBytes(4200), 'long.wav') }),
+      (err: { status?: number }) => err.status === 402,
+    );
     assert.equal(upstream.requests.length, before, 'the upstream never saw the file');
     const ok = await keyed.audio.transcriptions.create({ model: 'acme/whisper', file: await toFile(wavBytes(3500), 'short.wav') });
     assert.equal(ok.text, emulatorTranscript('short.wav', wavBytes(3500).length, 'transcribe'));
@@ -445,7 +681,11 @@ moderation:
 
   test('a balance and a key limit stop speech exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
-      const res = await postJson(`${gw.baseUrl}/audio/speech`, { model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' }, { authorization: `Bearer ${key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/audio/speech`,
+        { model: 'switchyard/sim-speech', voice: 'alloy', input: SENTENCE, response_format: 'wav' },
+        { authorization: `Bearer ${key}` },
+      );
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });
@@ -468,7 +708,11 @@ moderation:
       const body = new FormData();
       body.append('file', new File([clip], 'clip.wav'));
       body.append('model', 'switchyard/sim-transcribe');
-      const res = await fetch(`${gw.origin}/api/v1/audio/translations`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
+      const res = await fetch(`${gw.origin}/api/v1/audio/translations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body,
+      });
       await res.arrayBuffer();
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });

@@ -31,21 +31,32 @@ interface Engine {
 
 const ENGINES: Engine[] = [
   {
-    name: 'SQLite', skip: false, env: async () => ({}),
+    name: 'SQLite',
+    skip: false,
+    env: async () => ({}),
     tamper: async (gw, _env, sql) => {
       const db = new DatabaseSync(gw.services.inForce.config.database.path);
-      try { db.exec(sql); } finally { db.close(); }
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
     },
   },
   {
-    name: 'Postgres', skip: postgresUnavailable() ?? redisUnavailable() ?? false,
+    name: 'Postgres',
+    skip: postgresUnavailable() ?? redisUnavailable() ?? false,
     env: async () => {
       redis = await startRedis();
       return { LOCAL_KEY: 'k', DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url };
     },
     tamper: async (_gw, env, sql) => {
       const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
-      try { await pool.query(sql); } finally { await pool.end(); }
+      try {
+        await pool.query(sql);
+      } finally {
+        await pool.end();
+      }
     },
   },
 ];
@@ -72,7 +83,9 @@ for (const engine of ENGINES) {
       assert.equal(good.ok, true);
       assert.ok(good.checked >= 3, ok.out);
 
-      const entries = (await call('GET', `${gw.origin}/api/v1/admin/audit?action=account.create`, admin.key)).json.data as Array<{ id: number }>;
+      const entries = (await call('GET', `${gw.origin}/api/v1/admin/audit?action=account.create`, admin.key)).json.data as Array<{
+        id: number;
+      }>;
       const victim = entries.map((e) => e.id).sort((a, b) => a - b)[1]!;
       await engine.tamper(gw, env, `UPDATE admin_actions SET details = '{"name":"forged"}' WHERE id = ${victim}`);
       const bad = runCliWithEnv(gw.dir, env, 'audit', 'verify');
@@ -90,10 +103,15 @@ for (const engine of ENGINES) {
 
 test('the migration chains the rows written before it, in id order', () => {
   const db = new DatabaseSync(':memory:');
-  migrate(db, MIGRATIONS.filter((m) => m.version < 12));
+  migrate(
+    db,
+    MIGRATIONS.filter((m) => m.version < 12),
+  );
   for (const action of ['account.create', 'key.create', 'credits.grant']) {
-    db.prepare(`INSERT INTO admin_actions (at, actor_key_hash, actor_label, actor_account_id, action, target, details)
-      VALUES ('2026-01-01T00:00:00.000Z', 'h', 'l', 'a', ?, 't', NULL)`).run(action);
+    db.prepare(
+      `INSERT INTO admin_actions (at, actor_key_hash, actor_label, actor_account_id, action, target, details)
+      VALUES ('2026-01-01T00:00:00.000Z', 'h', 'l', 'a', ?, 't', NULL)`,
+    ).run(action);
   }
   migrate(db);
   assert.deepEqual(verifySqliteAuditChain(db), { checked: 3, broken: null });

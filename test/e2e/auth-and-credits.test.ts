@@ -61,10 +61,15 @@ describe('authentication and credits', () => {
     assert.equal(res.json.error.type, 'insufficient_quota_error');
     // Refused before any provider was asked: counted, not recorded (store/sqlite/refusal-counts.ts).
     await gw.flush();
-    const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${key}` } });
+    const lookup = await fetch(`${gw.baseUrl}/generation?id=${res.headers.get('x-generation-id')}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(lookup.status, 404);
     const counted = await gw.services.stores.refusals.list({ keyHash: keyRecord.hash }, null, 10);
-    assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
+    assert.deepEqual(
+      counted.map((c) => [c.reason, c.count]),
+      [['insufficient_quota', 1]],
+    );
     await svc.adjustCredits(broke.id, '-1', 'test: below zero');
     assert.equal((await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` })).status, 402);
     await svc.addCredits(broke.id, '2');
@@ -81,7 +86,9 @@ describe('authentication and credits', () => {
     }
     assert.equal(status, 402);
     // The key's own view of itself (GET /api/v1/key): usage stays within the limit.
-    const own = await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { usage: number; limit: number } };
+    const own = (await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: { usage: number; limit: number };
+    };
     assert.equal(own.data.limit, 0.01);
     assert.ok(own.data.usage > 0 && own.data.usage <= own.data.limit, `usage ${own.data.usage} stays within the limit`);
   });

@@ -60,10 +60,16 @@ models:
 `;
 }
 
-const WEATHER: OpenAI.ChatCompletionTool[] = [{
-  type: 'function',
-  function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-}];
+const WEATHER: OpenAI.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
 
 /** 3000 nano-USD per prompt token; cache reads 0.1x (300), writes 1.25x (3750); 15000 per completion token. */
 function expectedCost(input: number, cacheRead: number, cacheWrite: number, output: number): bigint {
@@ -79,20 +85,34 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
   before(async () => {
     awsDir = mkdtempSync(join(tmpdir(), 'switchyard-aws-'));
-    writeFileSync(join(awsDir, 'credentials'), [
-      '[switchyard-test]',
-      `aws_access_key_id = ${TEST_AWS_CREDENTIALS.accessKeyId}`,
-      `aws_secret_access_key = ${TEST_AWS_CREDENTIALS.secretAccessKey}`,
-      '[wrong-secret]',
-      `aws_access_key_id = ${TEST_AWS_CREDENTIALS.accessKeyId}`,
-      'aws_secret_access_key = not-the-secret-at-all',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(awsDir, 'credentials'),
+      [
+        '[switchyard-test]',
+        `aws_access_key_id = ${TEST_AWS_CREDENTIALS.accessKeyId}`,
+        `aws_secret_access_key = ${TEST_AWS_CREDENTIALS.secretAccessKey}`,
+        '[wrong-secret]',
+        `aws_access_key_id = ${TEST_AWS_CREDENTIALS.accessKeyId}`,
+        'aws_secret_access_key = not-the-secret-at-all',
+        '',
+      ].join('\n'),
+    );
     // A credential process that never answers (it records its pid, so the test can end it).
-    writeFileSync(join(awsDir, 'hang.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(awsDir, 'hang.pid'))}, String(process.pid));\nsetInterval(() => {}, 1 << 30);\n`);
+    writeFileSync(
+      join(awsDir, 'hang.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(awsDir, 'hang.pid'))}, String(process.pid));\nsetInterval(() => {}, 1 << 30);\n`,
+    );
     writeFileSync(join(awsDir, 'config'), `[profile hung]\ncredential_process = ${process.execPath} ${join(awsDir, 'hang.mjs')}\n`);
     // The AWS chain reads the process environment: only the files above may supply credentials.
-    for (const name of ['AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_EC2_METADATA_DISABLED']) {
+    for (const name of [
+      'AWS_SHARED_CREDENTIALS_FILE',
+      'AWS_CONFIG_FILE',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'AWS_EC2_METADATA_DISABLED',
+    ]) {
       savedEnv[name] = process.env[name];
       delete process.env[name];
     }
@@ -121,7 +141,10 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const c = await client.chat.completions.create({
       model: 'acme/claude-bedrock',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Capital of France?' },
+      ],
       max_tokens: 300,
       temperature: 0.5,
     });
@@ -133,7 +156,10 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
     const r = emu.requests[0]!;
     assert.equal(r.path, `/model/${encodeURIComponent(MODEL)}/converse`);
-    assert.match(String(r.headers.authorization), /^AWS4-HMAC-SHA256 Credential=AKIDSWITCHYARDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    assert.match(
+      String(r.headers.authorization),
+      /^AWS4-HMAC-SHA256 Credential=AKIDSWITCHYARDTEST\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
+    );
     assert.deepEqual(r.body.system, [{ text: 'Be brief.' }]);
     assert.deepEqual(r.body.messages, [{ role: 'user', content: [{ text: 'Capital of France?' }] }]);
     assert.deepEqual(r.body.inferenceConfig, { maxTokens: 300, temperature: 0.5 });
@@ -151,7 +177,8 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
 
   test('streamed: event-stream frames become chat chunks, a tool call whole, usage last, the exact cost', async () => {
     emu.enqueue({
-      text: 'Let me check.', chunks: 3,
+      text: 'Let me check.',
+      chunks: 3,
       toolCalls: [{ id: 'tooluse_abc', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       usage: { inputTokens: 50, outputTokens: 30 },
     });
@@ -211,28 +238,32 @@ describe('the official openai client through switchyard to Bedrock (Converse, Si
     assert.doesNotMatch(seen, new RegExp(TEST_AWS_CREDENTIALS.accessKeyId));
   });
 
-  test('credentials that never come count against the attempt\'s deadline: a timeout, nothing sent, nothing charged', async () => {
+  test("credentials that never come count against the attempt's deadline: a timeout, nothing sent, nothing charged", async () => {
     const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
-    const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-hung', messages: [{ role: 'user', content: 'Hi' }] }).then(
-      () => assert.fail('expected an error'),
-      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
-    );
+    const err = await client.chat.completions
+      .create({ model: 'acme/claude-bedrock-hung', messages: [{ role: 'user', content: 'Hi' }] })
+      .then(
+        () => assert.fail('expected an error'),
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
     assert.equal(err.status, 408);
     assert.equal(emu.requests.length, 0);
     await gw.flush();
-    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before);
+    assert.equal(await gw.services.stores.accounts.balance(gw.accountId), before);
   });
 
   test('a provider whose profile holds the wrong secret is refused by the signature check; the client gets a 502 without it', async () => {
     const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
-    const err = await client.chat.completions.create({ model: 'acme/claude-bedrock-wrong', messages: [{ role: 'user', content: 'Hi' }] }).then(
-      () => assert.fail('expected an error'),
-      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
-    );
+    const err = await client.chat.completions
+      .create({ model: 'acme/claude-bedrock-wrong', messages: [{ role: 'user', content: 'Hi' }] })
+      .then(
+        () => assert.fail('expected an error'),
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
     assert.equal(err.status, 502);
     assert.doesNotMatch(JSON.stringify(err.error), /not-the-secret-at-all|AWS4-HMAC-SHA256/);
     assert.equal(emu.requests.length, 1, 'it reached Bedrock, signed');
     await gw.flush();
-    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before, 'nothing charged');
+    assert.equal(await gw.services.stores.accounts.balance(gw.accountId), before, 'nothing charged');
   });
 });

@@ -51,15 +51,24 @@ function readThenLeave(gw: TestGateway, body: Record<string, unknown>): Promise<
     }
   });
   const url = new URL(`${gw.baseUrl}/chat/completions`);
-  const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` } }, (res) => {
-    wanted = String(res.headers['x-generation-id']);
-    if (committed.has(wanted)) settle(wanted);
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      if (/"content":"[^"]/.test(chunk)) res.socket.destroy();
-    });
-    res.on('error', () => {});
-  });
+  const req = request(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
+    },
+    (res) => {
+      wanted = String(res.headers['x-generation-id']);
+      if (committed.has(wanted)) settle(wanted);
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (/"content":"[^"]/.test(chunk)) res.socket.destroy();
+      });
+      res.on('error', () => {});
+    },
+  );
   req.on('error', () => {});
   req.end(JSON.stringify({ ...body, stream: true }));
   return settled;
@@ -79,7 +88,8 @@ describe('a client that leaves a stream', () => {
       // 5,000 output tokens, nearly all hidden reasoning. The role and the first piece of text
       // go out; the rest and the usage only once the gateway has seen the client leave.
       emu.enqueue({
-        text: 'The answer is forty-two, as computed.', chunks: 6,
+        text: 'The answer is forty-two, as computed.',
+        chunks: 6,
         usage: { prompt_tokens: 40, completion_tokens: 5_000, reasoning_tokens: 4_900 },
         pauseAfter: { events: 2, until: gatewaySocketClosed(gw) },
       });
@@ -97,13 +107,24 @@ describe('a client that leaves a stream', () => {
   });
 
   test('whose upstream never sends usage is charged the o200k estimate, hidden reasoning included, once the grace ends', async () => {
-    const gw = await startTestGateway({ yaml: yaml(emu.baseUrl), credits: '10', tweak: (c) => { c.timeouts.disconnectGraceMs = 50; } });
+    const gw = await startTestGateway({
+      yaml: yaml(emu.baseUrl),
+      credits: '10',
+      tweak: (c) => {
+        c.timeouts.disconnectGraceMs = 50;
+      },
+    });
     try {
       emu.reset();
       // Two words of text, then nothing: no more content, no usage, the connection held open.
       emu.enqueue({ fault: 'stall-after-headers', afterChunks: 3 });
       const prompt = 'Think hard.';
-      const id = await readThenLeave(gw, { model: 'acme/thinker', max_tokens: 3000, reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: prompt }] });
+      const id = await readThenLeave(gw, {
+        model: 'acme/thinker',
+        max_tokens: 3000,
+        reasoning: { max_tokens: 2000 },
+        messages: [{ role: 'user', content: prompt }],
+      });
       const record = (await gw.services.stores.generations.getRecord(id))!;
       const visible = splitText('Hello from thinker-1', undefined).slice(0, 2).join('');
       const promptTokens = 7 + countTokens(prompt, 'o200k_base');

@@ -37,12 +37,25 @@ function nextCommitted(gw: TestGateway): Promise<string> {
 }
 
 /** Sends a chat completion over a raw connection; the caller destroys it (`leave`). */
-function send(gw: TestGateway, stream: boolean, body: Record<string, unknown> = { model: 'acme/mock-1', messages: [{ role: 'user', content: PROMPT }] }): ClientRequest {
+function send(
+  gw: TestGateway,
+  stream: boolean,
+  body: Record<string, unknown> = { model: 'acme/mock-1', messages: [{ role: 'user', content: PROMPT }] },
+): ClientRequest {
   const url = new URL(`${gw.baseUrl}/chat/completions`);
-  const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` } }, (res) => {
-    res.on('error', () => {});
-    res.resume();
-  });
+  const req = request(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
+    },
+    (res) => {
+      res.on('error', () => {});
+      res.resume();
+    },
+  );
   req.on('error', () => {});
   req.end(JSON.stringify({ ...body, stream }));
   return req;
@@ -80,8 +93,15 @@ describe('a client that leaves before its answer', () => {
     });
   }
 
-  test("leaving a non-streamed request whose upstream does not answer within the grace is charged the estimate", async () => {
-    const gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'upstream-key' }, credits: '10', tweak: (c) => { c.timeouts.disconnectGraceMs = 50; } });
+  test('leaving a non-streamed request whose upstream does not answer within the grace is charged the estimate', async () => {
+    const gw = await startTestGateway({
+      yaml: emulatorConfig(up.baseUrl),
+      env: { LOCAL_KEY: 'upstream-key' },
+      credits: '10',
+      tweak: (c) => {
+        c.timeouts.disconnectGraceMs = 50;
+      },
+    });
     const { promise: never, resolve: release } = Promise.withResolvers<void>();
     try {
       const committed = nextCommitted(gw);

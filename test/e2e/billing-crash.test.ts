@@ -24,7 +24,7 @@ describe('crash safety of the ledger', () => {
     emu = await startOpenAIChatEmulator();
     dir = mkdtempSync(join(tmpdir(), 'switchyard-crash-'));
     writeFileSync(join(dir, 'config.yaml'), emulatorConfig(emu.baseUrl));
-    env = { ...process.env as Record<string, string>, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'config.yaml') };
+    env = { ...(process.env as Record<string, string>), SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'config.yaml') };
   });
   after(async () => {
     await emu.close();
@@ -68,22 +68,28 @@ describe('crash safety of the ledger', () => {
     for (let i = ANSWERED; i < N; i++) emu.enqueue({ fault: 'hang' });
     let received = 0;
     const { promise: answered, resolve: allAnswered } = Promise.withResolvers<void>();
-    const outcomes = Array.from({ length: N }, () => fetch(`${origin}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
-    }).then(async (res) => {
-      const outcome = { status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() };
-      if (++received === ANSWERED) allAnswered();
-      return outcome;
-    }).catch(() => null));
+    const outcomes = Array.from({ length: N }, () =>
+      fetch(`${origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'acme/mock-1', max_tokens: 200, messages: [{ role: 'user', content: 'go' }] }),
+      })
+        .then(async (res) => {
+          const outcome = { status: res.status, id: res.headers.get('x-generation-id'), body: await res.text() };
+          if (++received === ANSWERED) allAnswered();
+          return outcome;
+        })
+        .catch(() => null),
+    );
     // Killed the moment the last request reaches the upstream, whatever the machine's load:
     // the promise is that a request reaches its upstream only once its hold row is on disk,
     // so no delay here can make the test pass when that promise is broken (issue 23 §7).
     await Promise.all([answered, emu.whenRequests(N)]);
     child.kill('SIGKILL');
     const settled = await Promise.all(outcomes);
-    const completed = settled.filter((o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'));
+    const completed = settled.filter(
+      (o): o is { status: number; id: string; body: string } => o !== null && o.status === 200 && o.body.includes('"usage"'),
+    );
     assert.equal(completed.length, ANSWERED, 'the answered requests completed, the hung ones did not');
 
     // Restart: the holds of the interrupted requests are released.
@@ -104,9 +110,13 @@ describe('crash safety of the ledger', () => {
         assert.equal(record.status, 'success', `the answer ${c.id} the client received is recorded`);
         assert.equal(record.total_cost, nanosToNumber(cost), `the answer ${c.id} has its charge`);
       }
-      const credits = await (await fetch(`${again.origin}/api/v1/credits`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { total_usage: number } };
+      const credits = (await (await fetch(`${again.origin}/api/v1/credits`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        data: { total_usage: number };
+      };
       assert.equal(credits.data.total_usage, nanosToNumber(charged), 'usage is the delivered answers and nothing else');
-      const sum = db.prepare("SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?").get(account.id) as { s: number };
+      const sum = db.prepare('SELECT coalesce(sum(amount_nanos), 0) AS s FROM ledger WHERE account_id = ?').get(account.id) as {
+        s: number;
+      };
       assert.equal(acct.balance_nanos, sum.s, 'the balance is the sum of its ledger');
       const interrupted = db.prepare("SELECT count(*) AS n FROM generations WHERE error_code = 'interrupted'").get() as { n: number };
       assert.equal(Number(interrupted.n), N - ANSWERED, 'each interrupted request leaves a record');

@@ -22,15 +22,28 @@ describe('holds are upper bounds', () => {
       // 12,000 jamo are 36,000 o200k tokens ($0.036 here); today's estimate held $0.0075 each.
       for (let i = 0; i < N; i++) emu.enqueue({ fault: 'slow-first-byte', delayMs: 100, then: { text: 'ok' } });
       const prompt = 'ᄀ'.repeat(12_000);
-      const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: prompt }],
-      }, { authorization: `Bearer ${key}` })));
+      const results = await Promise.all(
+        Array.from({ length: N }, () =>
+          postJson(
+            `${gw.baseUrl}/chat/completions`,
+            {
+              model: 'acme/mock-1',
+              max_tokens: 1,
+              messages: [{ role: 'user', content: prompt }],
+            },
+            { authorization: `Bearer ${key}` },
+          ),
+        ),
+      );
       const ok = results.filter((r) => r.status === 200);
       assert.equal(ok.length, 1, `statuses: ${results.map((r) => r.status).join(',')}`);
       assert.equal(ok[0]!.json.usage.prompt_tokens, 36_007, 'the upstream counted with o200k');
       assert.ok(results.every((r) => r.status === 200 || r.status === 402));
       await gw.flush();
-      const keyRow = gw.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number; l: bigint | number };
+      const keyRow = gw.db.prepare('SELECT usage_nanos AS u, limit_nanos AS l FROM api_keys WHERE limit_nanos IS NOT NULL').get() as {
+        u: bigint | number;
+        l: bigint | number;
+      };
       assert.ok(BigInt(keyRow.u) <= BigInt(keyRow.l), `key usage ${keyRow.u} over its limit ${keyRow.l}`);
       const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.ok(account.balanceNanos >= 0n, `balance ${account.balanceNanos}`);
@@ -52,18 +65,33 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
   const OVER = { text: 'ok', usage: { prompt_tokens: 20_000, completion_tokens: 1 } };
   const COST = 20_000n * 1000n + 2000n;
 
-  async function overshoot(credits: string, limitUsd: string | null): Promise<{ gw: Awaited<ReturnType<typeof startTestGateway>>; statuses: number[]; records: any[] }> {
+  async function overshoot(
+    credits: string,
+    limitUsd: string | null,
+  ): Promise<{ gw: Awaited<ReturnType<typeof startTestGateway>>; statuses: number[]; records: any[] }> {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits });
     emu.reset();
     const key = limitUsd === null ? gw.key : (await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd })).key;
     const N = 5;
     // No answer until all five are in flight (admitted on their holds).
     for (let i = 0; i < N; i++) emu.enqueue({ ...OVER, holdUntilRequests: N });
-    const results = await Promise.all(Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'acme/mock-1', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }],
-    }, { authorization: `Bearer ${key}` })));
+    const results = await Promise.all(
+      Array.from({ length: N }, () =>
+        postJson(
+          `${gw.baseUrl}/chat/completions`,
+          {
+            model: 'acme/mock-1',
+            max_tokens: 1,
+            messages: [{ role: 'user', content: 'hi' }],
+          },
+          { authorization: `Bearer ${key}` },
+        ),
+      ),
+    );
     await gw.flush();
-    const records = await Promise.all(results.map(async (r) => (await gw.services.stores.generations.getRecord(r.headers.get('x-generation-id')!))!));
+    const records = await Promise.all(
+      results.map(async (r) => (await gw.services.stores.generations.getRecord(r.headers.get('x-generation-id')!))!),
+    );
     return { gw, statuses: results.map((r) => r.status), records };
   }
 
@@ -87,10 +115,13 @@ describe('an answer that costs more than its hold (the overshoot rule)', () => {
     }
   });
 
-  test("concurrent overshoots never take a key past its own limit", async () => {
+  test('concurrent overshoots never take a key past its own limit', async () => {
     const { gw, statuses, records } = await overshoot('100', '0.03');
     try {
-      assert.ok(statuses.every((s) => s === 200), statuses.join(','));
+      assert.ok(
+        statuses.every((s) => s === 200),
+        statuses.join(','),
+      );
       const charged = records.reduce((n, r) => n + r.costNanos, 0n);
       assert.ok(charged <= 30_000_000n, `charged ${charged}`);
       const keyRow = gw.db.prepare('SELECT usage_nanos AS u FROM api_keys WHERE limit_nanos IS NOT NULL').get() as { u: bigint | number };
@@ -127,19 +158,36 @@ models:
 `;
     const gw = await startTestGateway({ yaml, credits: '0.015' });
     try {
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/two', provider: { order: ['cheap', 'dear'] }, max_tokens: 10_000, messages: [{ role: 'user', content: 'hi' }],
-      }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/two',
+          provider: { order: ['cheap', 'dear'] },
+          max_tokens: 10_000,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 402, res.text);
       const meta = res.json.error.metadata;
       assert.equal(meta.requested_output_tokens, 10_000);
       // $0.015 minus the prompt's bound, at $0.000002 a token: under 7,500.
-      assert.ok(meta.affordable_output_tokens < 7_500 && meta.affordable_output_tokens > 7_000, `affordable ${meta.affordable_output_tokens}`);
+      assert.ok(
+        meta.affordable_output_tokens < 7_500 && meta.affordable_output_tokens > 7_000,
+        `affordable ${meta.affordable_output_tokens}`,
+      );
       assert.match(res.json.error.message, new RegExp(`can only afford ${meta.affordable_output_tokens};`));
       cheap.enqueue({ text: 'ok', usage: { prompt_tokens: 8, completion_tokens: 1 } });
-      const ok = await postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/two', provider: { order: ['cheap', 'dear'] }, max_tokens: meta.affordable_output_tokens, messages: [{ role: 'user', content: 'hi' }],
-      }, { authorization: `Bearer ${gw.key}` });
+      const ok = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/two',
+          provider: { order: ['cheap', 'dear'] },
+          max_tokens: meta.affordable_output_tokens,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(ok.status, 200, ok.text);
     } finally {
       await gw.close();

@@ -20,9 +20,15 @@ describe('credit reservations', () => {
   test('an unaffordable request gets 402 before any upstream call, saying how many output tokens it could afford', async () => {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '0.001' });
     try {
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/mock-1', max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }],
-      }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/mock-1',
+          max_tokens: 100_000,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 402);
       assert.equal(res.json.error.type, 'insufficient_quota_error');
       const affordable = res.json.error.metadata.affordable_output_tokens;
@@ -33,13 +39,22 @@ describe('credit reservations', () => {
       await gw.flush();
       // Counted, not recorded (store/sqlite/refusal-counts.ts).
       const counted = await gw.services.stores.refusals.list({ keyHash: gw.keyHash }, null, 10);
-      assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
+      assert.deepEqual(
+        counted.map((c) => [c.reason, c.count]),
+        [['insufficient_quota', 1]],
+      );
 
       // Asking for what it can afford goes through.
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 2 } });
-      const ok = await postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/mock-1', max_tokens: affordable, messages: [{ role: 'user', content: 'hi' }],
-      }, { authorization: `Bearer ${gw.key}` });
+      const ok = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/mock-1',
+          max_tokens: affordable,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(ok.status, 200, ok.text);
     } finally {
       await gw.close();
@@ -50,7 +65,11 @@ describe('credit reservations', () => {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '1' });
     try {
       emu.enqueue({ text: 'ok', usage: { prompt_tokens: 7, completion_tokens: 3 } });
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 200);
       const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n, 'nothing held any more');
@@ -76,12 +95,20 @@ describe('credit reservations', () => {
         emu.enqueue({ fault: 'held', until: upstream.until, then: { text: 'x', usage: { prompt_tokens: 10, completion_tokens: 1000 } } });
       }
       let refusedSoFar = 0;
-      const pending = Array.from({ length: N }, () => postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'go' }],
-      }, { authorization: `Bearer ${gw.key}` }).then((r) => {
-        if (r.status === 402) refusedSoFar++;
-        return r;
-      }));
+      const pending = Array.from({ length: N }, () =>
+        postJson(
+          `${gw.baseUrl}/chat/completions`,
+          {
+            model: 'acme/mock-1',
+            max_tokens: 1000,
+            messages: [{ role: 'user', content: 'go' }],
+          },
+          { authorization: `Bearer ${gw.key}` },
+        ).then((r) => {
+          if (r.status === 402) refusedSoFar++;
+          return r;
+        }),
+      );
       while (refusedSoFar + emu.requests.length < N) await new Promise((r) => setTimeout(r, 5));
       assert.equal(emu.requests.length, 4, 'four requests were admitted and sent upstream');
       upstream.open();
@@ -96,8 +123,15 @@ describe('credit reservations', () => {
       assert.equal(gw.services.reservations.heldFor(gw.accountId), 0n);
       await gw.flush();
       assert.equal(countHolds(gw), 0);
-      for (const r of ok) assert.equal((await generationRecord(gw.origin, gw.key, r.json.id)).total_cost, nanosToNumber(perRequest), 'each success charged once');
-      const credits = await (await fetch(`${gw.baseUrl}/credits`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: { total_usage: number } };
+      for (const r of ok)
+        assert.equal(
+          (await generationRecord(gw.origin, gw.key, r.json.id)).total_cost,
+          nanosToNumber(perRequest),
+          'each success charged once',
+        );
+      const credits = (await (await fetch(`${gw.baseUrl}/credits`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as {
+        data: { total_usage: number };
+      };
       assert.equal(credits.data.total_usage, nanosToNumber(4n * perRequest), 'and nothing else charged');
     } finally {
       await gw.close();
@@ -108,7 +142,11 @@ describe('credit reservations', () => {
     const gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), credits: '100' });
     try {
       const { key } = await gw.services.accountService.createKey({ accountId: gw.accountId, limitUsd: '0.001' });
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] },
+        { authorization: `Bearer ${key}` },
+      );
       assert.equal(res.status, 402);
       assert.equal(res.json.error.metadata.reason, 'key_limit');
       assert.match(res.json.error.message, /key's credit limit/);
@@ -122,7 +160,11 @@ describe('credit reservations', () => {
     try {
       // Every attempt fails, retries included.
       for (let i = 0; i < 10; i++) emu.enqueue({ fault: 'status', status: 500 });
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', messages: [{ role: 'user', content: 'x' }] },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 502);
       const account = (await gw.services.stores.accounts.getAccount(gw.accountId))!;
       assert.equal(account.balanceNanos, 1_000_000_000n);

@@ -96,7 +96,9 @@ describe('an upstream that reports no usage', () => {
         assert.equal(record.tokensPrompt, PROMPT_TOKENS);
         assert.equal(record.tokensCompletion, COMPLETION_TOKENS);
         assert.equal(record.costNanos, COST_NANOS);
-        const api = await fetch(`${gw.baseUrl.replace('/v1', '')}/api/v1/generation?id=${record.id}`, { headers: { authorization: `Bearer ${gw.key}` } });
+        const api = await fetch(`${gw.baseUrl.replace('/v1', '')}/api/v1/generation?id=${record.id}`, {
+          headers: { authorization: `Bearer ${gw.key}` },
+        });
         const data = ((await api.json()) as any).data;
         assert.equal(data.tokens_prompt, PROMPT_TOKENS);
         assert.equal(data.tokens_completion, COMPLETION_TOKENS);
@@ -113,7 +115,10 @@ describe('an upstream that reports no usage', () => {
     const events = sseData(res.text) as any[];
     const sent = events.map((e) => e?.choices?.[0]?.delta?.content ?? '').join('');
     assert.ok(sent.length > 0 && sent.length < ANSWER.length, `sent ${JSON.stringify(sent)}`);
-    assert.ok(events.some((e) => e?.error !== undefined), 'the stream ends with an error');
+    assert.ok(
+      events.some((e) => e?.error !== undefined),
+      'the stream ends with an error',
+    );
     await gw.flush();
     const record = (await gw.services.stores.generations.getRecord(res.headers.get('x-generation-id')!))!;
     const completion = countTokens(sent, 'o200k_base');

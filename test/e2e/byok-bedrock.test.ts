@@ -47,10 +47,18 @@ models:
     await emu.close();
   });
 
-  const ask = () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/claude-bedrock', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = () =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/claude-bedrock', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
 
   test('a key pair of the wrong shape is refused when stored, naming what is wrong', async () => {
-    const res = await call('PUT', `${gw.origin}/api/v1/byok/bedrock`, mgmt, { key: { access_key_id: 'not an id', secret_access_key: 'x' }, mode: 'only' });
+    const res = await call('PUT', `${gw.origin}/api/v1/byok/bedrock`, mgmt, {
+      key: { access_key_id: 'not an id', secret_access_key: 'x' },
+      mode: 'only',
+    });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'byok_key_invalid');
     assert.match(res.json.error.message, /access_key_id/);
@@ -58,7 +66,9 @@ models:
 
   test("the account's key pair signs the request; $0 credits; the operator's API key is not sent", async () => {
     const put = await call('PUT', `${gw.origin}/api/v1/byok/bedrock`, mgmt, {
-      key: { access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: TEST_AWS_CREDENTIALS.secretAccessKey }, mode: 'only', label: 'aws',
+      key: { access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: TEST_AWS_CREDENTIALS.secretAccessKey },
+      mode: 'only',
+      label: 'aws',
     });
     assert.equal(put.status, 200, JSON.stringify(put.json));
     assert.equal(put.json.data.last_four, TEST_AWS_CREDENTIALS.accessKeyId.slice(-4));
@@ -67,19 +77,26 @@ models:
     assert.equal(res.status, 200, res.text);
     const auth = String(emu.requests.at(-1)!.headers.authorization);
     assert.match(auth, new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_AWS_CREDENTIALS.accessKeyId}/`));
-    assert.equal(emu.requests.some((r) => String(r.headers.authorization).includes(OPERATOR_BEDROCK_KEY)), false);
+    assert.equal(
+      emu.requests.some((r) => String(r.headers.authorization).includes(OPERATOR_BEDROCK_KEY)),
+      false,
+    );
   });
 
   test('a pair with the wrong secret is refused when stored: the SigV4-signed ListFoundationModels names the bad signature', async () => {
     emu.reset();
     const put = await call('PUT', `${gw.origin}/api/v1/byok/bedrock`, mgmt, {
-      key: JSON.stringify({ access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: 'wrong/secret/key/of/the/account' }), mode: 'only',
+      key: JSON.stringify({ access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: 'wrong/secret/key/of/the/account' }),
+      mode: 'only',
     });
     assert.equal(put.status, 400, JSON.stringify(put.json));
     assert.equal(put.json.error.code, 'byok_key_invalid');
     assert.equal(put.json.error.metadata.reason, 'bad_signature');
     assert.equal(JSON.stringify(put.json).includes('wrong/secret/key/of/the/account'), false);
-    assert.deepEqual(emu.requests.map((r) => `${r.method} ${r.path}`), ['GET /foundation-models']);
+    assert.deepEqual(
+      emu.requests.map((r) => `${r.method} ${r.path}`),
+      ['GET /foundation-models'],
+    );
   });
 
   test('a stored pair the upstream later refuses (403): answered as byok_key_rejected, no operator key', async () => {

@@ -44,8 +44,8 @@ describe('BYOK keys for Bedrock and Vertex, checked by a signed call when stored
     const other = writeTestServiceAccount(dir, 'stranger');
     bedrock = await startBedrockEmulator({ expiredSessionToken: EXPIRED_SESSION });
     gemini = await startGeminiEmulator({ vertexCredentials: account });
-    own = { ...JSON.parse(readFileSync(account.keyFile, 'utf8')) as Record<string, unknown>, token_uri: `${gemini.origin}/token` };
-    stranger = { ...JSON.parse(readFileSync(other.keyFile, 'utf8')) as Record<string, unknown>, token_uri: `${gemini.origin}/token` };
+    own = { ...(JSON.parse(readFileSync(account.keyFile, 'utf8')) as Record<string, unknown>), token_uri: `${gemini.origin}/token` };
+    stranger = { ...(JSON.parse(readFileSync(other.keyFile, 'utf8')) as Record<string, unknown>), token_uri: `${gemini.origin}/token` };
     const dead = await closedPort();
     gw = await startTestGateway({
       env: { BYOK_MASTER: randomBytes(32).toString('base64') },
@@ -77,8 +77,13 @@ models:
   });
 
   const put = (provider: string, key: unknown) => call('PUT', `${gw.origin}/api/v1/byok/${provider}`, mgmt, { key, mode: 'only' });
-  const stored = async () => ((await call('GET', `${gw.origin}/api/v1/byok`, mgmt)).json.data as Array<{ provider: string }>).map((k) => k.provider).sort();
-  const pair = (overrides: Record<string, string> = {}) => ({ access_key_id: TEST_AWS_CREDENTIALS.accessKeyId, secret_access_key: TEST_AWS_CREDENTIALS.secretAccessKey, ...overrides });
+  const stored = async () =>
+    ((await call('GET', `${gw.origin}/api/v1/byok`, mgmt)).json.data as Array<{ provider: string }>).map((k) => k.provider).sort();
+  const pair = (overrides: Record<string, string> = {}) => ({
+    access_key_id: TEST_AWS_CREDENTIALS.accessKeyId,
+    secret_access_key: TEST_AWS_CREDENTIALS.secretAccessKey,
+    ...overrides,
+  });
   const refusedFor = (res: { status: number; json: any }, reason: string) => {
     assert.equal(res.status, 400, JSON.stringify(res.json));
     assert.equal(res.json.error.code, 'byok_key_invalid');
@@ -90,8 +95,14 @@ models:
       bedrock.reset();
       const res = await put('bedrock', pair());
       assert.equal(res.status, 200, JSON.stringify(res.json));
-      assert.deepEqual(bedrock.requests.map((r) => `${r.method} ${r.path}`), ['GET /foundation-models']);
-      assert.match(String(bedrock.requests[0]!.headers.authorization), new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_AWS_CREDENTIALS.accessKeyId}/\\d{8}/us-east-1/bedrock/aws4_request`));
+      assert.deepEqual(
+        bedrock.requests.map((r) => `${r.method} ${r.path}`),
+        ['GET /foundation-models'],
+      );
+      assert.match(
+        String(bedrock.requests[0]!.headers.authorization),
+        new RegExp(`^AWS4-HMAC-SHA256 Credential=${TEST_AWS_CREDENTIALS.accessKeyId}/\\d{8}/us-east-1/bedrock/aws4_request`),
+      );
       assert.deepEqual(await stored(), ['bedrock']);
       assert.equal((await call('DELETE', `${gw.origin}/api/v1/byok/bedrock`, mgmt)).status, 200);
     });
@@ -135,7 +146,10 @@ models:
       gemini.reset();
       const res = await put('vertex', own);
       assert.equal(res.status, 200, JSON.stringify(res.json));
-      assert.deepEqual(gemini.requests.map((r) => `${r.method} ${r.path}`), ['POST /token']);
+      assert.deepEqual(
+        gemini.requests.map((r) => `${r.method} ${r.path}`),
+        ['POST /token'],
+      );
       assert.deepEqual(await stored(), ['vertex']);
       assert.equal((await call('DELETE', `${gw.origin}/api/v1/byok/vertex`, mgmt)).status, 200);
     });
@@ -149,7 +163,7 @@ models:
       refusedFor(await put('vertex', stranger), 'unknown_key');
     });
 
-    test("a token_uri on a host the operator did not configure is never called: shape", async () => {
+    test('a token_uri on a host the operator did not configure is never called: shape', async () => {
       gemini.reset();
       const res = await put('vertex', { ...own, token_uri: 'http://169.254.169.254/token' });
       refusedFor(res, 'shape');

@@ -40,13 +40,23 @@ models:
 `;
 
 /** The CLI without blocking this process (its `byok set` calls the emulator this process serves). */
-function runCliAsync(dir: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function runCliAsync(
+  dir: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
   const bin = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), ...env } });
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), ...env },
+  });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString('utf8'); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString('utf8');
+  });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
@@ -69,7 +79,16 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
 
   test('a wrong --old is refused and changes nothing; the right one re-seals every key, which then opens with the new key only', async () => {
     const before = gw.db.prepare('SELECT * FROM byok_keys').get() as Record<string, string>;
-    const wrong = runCliWithEnv(gw.dir, { BYOK_MASTER: OLD, WRONG: randomBytes(32).toString('base64'), NEXT: NEW }, 'byok', 'rotate-master-key', '--old', 'env:WRONG', '--new', 'env:NEXT');
+    const wrong = runCliWithEnv(
+      gw.dir,
+      { BYOK_MASTER: OLD, WRONG: randomBytes(32).toString('base64'), NEXT: NEW },
+      'byok',
+      'rotate-master-key',
+      '--old',
+      'env:WRONG',
+      '--new',
+      'env:NEXT',
+    );
     assert.equal(wrong.code, 1, wrong.out + wrong.err);
     assert.match(wrong.err, /does not open with the old master key \(sealed by [0-9a-f]+\); nothing was changed/);
     assert.deepEqual(gw.db.prepare('SELECT * FROM byok_keys').get(), before);
@@ -96,10 +115,17 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     assert.deepEqual(JSON.parse(again.out), { resealed: 0, already_new: 1, webhook_secrets: 0 });
     // This gateway still runs on the old master key: it cannot open the key, and in mode
     // `only` it never uses the operator's key instead.
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 503, res.text);
     assert.equal(res.json.error.code, 'no_provider_available');
-    assert.deepEqual(up.requests.filter((q) => q.path === '/v1/chat/completions'), []);
+    assert.deepEqual(
+      up.requests.filter((q) => q.path === '/v1/chat/completions'),
+      [],
+    );
     // `config check` reads the master key as the gateway would: a reference that does not resolve, or to a key of the wrong size, is named.
     const unset = runCliWithEnv(gw.dir, {}, 'config', 'check');
     assert.notEqual(unset.code, 0);
@@ -118,17 +144,59 @@ describe('BYOK master-key rotation (SQLite, the CLI)', () => {
     // set (checked at the provider with the key) and remove, from a key file: never on the command line.
     const keyFile = join(gw.dir, 'other.key');
     writeFileSync(keyFile, 'sk-cli-given-key-J8kL3zX5cV\n');
-    const set = await runCliAsync(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'set', '--account', gw.accountId, '--provider', 'acme-up', '--mode', 'prefer', '--label', 'cli', '--key-file', keyFile, '--json');
+    const set = await runCliAsync(
+      gw.dir,
+      { BYOK_MASTER: NEW },
+      'byok',
+      'set',
+      '--account',
+      gw.accountId,
+      '--provider',
+      'acme-up',
+      '--mode',
+      'prefer',
+      '--label',
+      'cli',
+      '--key-file',
+      keyFile,
+      '--json',
+    );
     assert.equal(set.code, 0, set.err);
     assert.equal(JSON.parse(set.out).data.last_four, 'X5cV');
     assert.equal(set.out.includes('sk-cli-given-key'), false);
-    assert.equal(String(up.requests.filter((q) => q.path === '/v1/models').at(-1)?.headers.authorization), 'Bearer sk-cli-given-key-J8kL3zX5cV');
+    assert.equal(
+      String(up.requests.filter((q) => q.path === '/v1/models').at(-1)?.headers.authorization),
+      'Bearer sk-cli-given-key-J8kL3zX5cV',
+    );
     up.refusedKeys.add('sk-cli-refused-key-000000');
     writeFileSync(keyFile, 'sk-cli-refused-key-000000');
-    const refused = await runCliAsync(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'set', '--account', gw.accountId, '--provider', 'acme-up', '--mode', 'only', '--key-file', keyFile);
+    const refused = await runCliAsync(
+      gw.dir,
+      { BYOK_MASTER: NEW },
+      'byok',
+      'set',
+      '--account',
+      gw.accountId,
+      '--provider',
+      'acme-up',
+      '--mode',
+      'only',
+      '--key-file',
+      keyFile,
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.err, /refused the key \(HTTP 401/);
-    const removed = runCliWithEnv(gw.dir, { BYOK_MASTER: NEW }, 'byok', 'remove', '--account', gw.accountId, '--provider', 'acme-up', '--json');
+    const removed = runCliWithEnv(
+      gw.dir,
+      { BYOK_MASTER: NEW },
+      'byok',
+      'remove',
+      '--account',
+      gw.accountId,
+      '--provider',
+      'acme-up',
+      '--json',
+    );
     assert.equal(removed.code, 0, removed.err);
     assert.equal(gw.db.prepare('SELECT count(*) AS n FROM byok_keys').get()!.n, 0);
   });
@@ -145,7 +213,11 @@ describe('BYOK on Postgres and Redis', { skip: skipPg }, () => {
     up = await startOpenAIChatEmulator();
     redis = await startRedis();
     url = await createTestDatabase();
-    gw = await startTestGateway({ yaml: yaml(up.baseUrl), credits: '0', env: { DATABASE_URL: url, REDIS_URL: redis.url, BYOK_MASTER: OLD } });
+    gw = await startTestGateway({
+      yaml: yaml(up.baseUrl),
+      credits: '0',
+      env: { DATABASE_URL: url, REDIS_URL: redis.url, BYOK_MASTER: OLD },
+    });
   });
   after(async () => {
     await gw?.close();
@@ -159,12 +231,21 @@ describe('BYOK on Postgres and Redis', { skip: skipPg }, () => {
     const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
     const put = await call('PUT', `${gw.origin}/api/v1/byok/acme-up`, mgmt, { key: ACCOUNT_KEY, mode: 'only', label: 'pg' });
     assert.equal(put.status, 200, JSON.stringify(put.json));
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/own', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(up.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => bearer(r as any)), [ACCOUNT_KEY]);
+    assert.deepEqual(
+      up.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => bearer(r as any)),
+      [ACCOUNT_KEY],
+    );
     await gw.flush();
     await gw.services.settled();
-    const rec = (await (await fetch(`${gw.baseUrl}/generation?id=${res.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as any).data;
+    const rec = (
+      (await (await fetch(`${gw.baseUrl}/generation?id=${res.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as any
+    ).data;
     assert.equal(rec.byok, true);
     assert.equal(rec.total_cost, 0);
     const activity = await call('GET', `${gw.origin}/api/v1/activity`, mgmt);

@@ -58,7 +58,12 @@ models:
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const ask = () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/gemini-vertex', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = () =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/gemini-vertex', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
 
   test("the operator's own service account is refused here (the baseline)", async () => {
     await gw.services.accountService.addCredits(gw.accountId, '1', 'test');
@@ -69,7 +74,10 @@ models:
   });
 
   test('a JSON that is not a service account is refused when stored', async () => {
-    const res = await call('PUT', `${gw.origin}/api/v1/byok/vertex-gemini`, mgmt, { key: { type: 'authorized_user', client_email: 'x@y' }, mode: 'only' });
+    const res = await call('PUT', `${gw.origin}/api/v1/byok/vertex-gemini`, mgmt, {
+      key: { type: 'authorized_user', client_email: 'x@y' },
+      mode: 'only',
+    });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'byok_key_invalid');
     assert.match(res.json.error.message, /service_account/);

@@ -63,7 +63,13 @@ describe('bring your own key', () => {
 
   before(async () => {
     up = await startOpenAIChatEmulator();
-    gw = await startTestGateway({ yaml: yaml(up.baseUrl), credits: '0', env: { BYOK_MASTER: MASTER }, log: (m) => log.push(m), logDestination: { write: (l) => lines.push(l) } });
+    gw = await startTestGateway({
+      yaml: yaml(up.baseUrl),
+      credits: '0',
+      env: { BYOK_MASTER: MASTER },
+      log: (m) => log.push(m),
+      logDestination: { write: (l) => lines.push(l) },
+    });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     admin = (await createAdminKey(gw)).key;
   });
@@ -76,7 +82,12 @@ describe('bring your own key', () => {
     up.refusedKeys.clear();
   });
 
-  const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = (model: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
   const put = (provider: string, body: unknown, key = mgmt) => call('PUT', `${gw.origin}/api/v1/byok/${provider}`, key, body);
   const seen = () => up.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => keyOf(r.headers as Record<string, unknown>));
 
@@ -91,9 +102,19 @@ describe('bring your own key', () => {
     assert.equal(res.status, 200, JSON.stringify(res.json));
     const check = up.requests.find((r) => r.method === 'GET' && r.path === '/v1/models');
     assert.equal(keyOf(check!.headers as Record<string, unknown>), ACCOUNT_KEY, 'the check did not carry the account key');
-    assert.deepEqual({ ...res.json.data, created_at: 'x', updated_at: 'x' }, {
-      provider: 'acme-up', label: 'team key', last_four: ACCOUNT_KEY.slice(-4), mode: 'only', created_at: 'x', updated_at: 'x', last_failure_at: null, last_failure: null,
-    });
+    assert.deepEqual(
+      { ...res.json.data, created_at: 'x', updated_at: 'x' },
+      {
+        provider: 'acme-up',
+        label: 'team key',
+        last_four: ACCOUNT_KEY.slice(-4),
+        mode: 'only',
+        created_at: 'x',
+        updated_at: 'x',
+        last_failure_at: null,
+        last_failure: null,
+      },
+    );
     const list = await call('GET', `${gw.origin}/api/v1/byok`, mgmt);
     assert.equal(list.status, 200);
     assert.equal(list.json.data.length, 1);
@@ -104,7 +125,10 @@ describe('bring your own key', () => {
     assert.equal(JSON.stringify(viaAdmin.json).includes(ACCOUNT_KEY), false);
     const audit = await call('GET', `${gw.origin}/api/v1/admin/audit`, admin);
     assert.equal(JSON.stringify(audit.json).includes(ACCOUNT_KEY), false);
-    assert.equal((audit.json.data as any[]).some((e) => e.action === 'byok.set' && e.details.last_four === ACCOUNT_KEY.slice(-4)), true);
+    assert.equal(
+      (audit.json.data as any[]).some((e) => e.action === 'byok.set' && e.details.last_four === ACCOUNT_KEY.slice(-4)),
+      true,
+    );
   });
 
   test('a key the provider refuses is not stored: 400 byok_key_invalid naming the failure, not the key', async () => {
@@ -114,7 +138,10 @@ describe('bring your own key', () => {
     assert.equal(res.json.error.code, 'byok_key_invalid');
     assert.match(res.json.error.message, /refused the key \(HTTP 401/);
     assert.equal(JSON.stringify(res.json).includes(OTHER_KEY), false);
-    assert.equal((await call('GET', `${gw.origin}/api/v1/byok`, mgmt)).json.data.some((k: any) => k.provider === 'spare'), false);
+    assert.equal(
+      (await call('GET', `${gw.origin}/api/v1/byok`, mgmt)).json.data.some((k: any) => k.provider === 'spare'),
+      false,
+    );
     const unknown = await put('nope', { key: OTHER_KEY, mode: 'prefer' });
     assert.equal(unknown.status, 404);
     const badMode = await put('spare', { key: OTHER_KEY, mode: 'always' });
@@ -125,9 +152,11 @@ describe('bring your own key', () => {
   const zeroBalance = async () => {
     await gw.flush();
     const usd = String((await call('GET', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}`, admin)).json.data.balance_usd);
-    if (Number(usd) !== 0) await gw.services.accountService.adjustCredits(gw.accountId, usd.startsWith('-') ? usd.slice(1) : `-${usd}`, 'test');
+    if (Number(usd) !== 0)
+      await gw.services.accountService.adjustCredits(gw.accountId, usd.startsWith('-') ? usd.slice(1) : `-${usd}`, 'test');
   };
-  const record = async (id: string) => ((await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as any).data;
+  const record = async (id: string) =>
+    ((await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json()) as any).data;
 
   test('a BYOK request reaches the upstream with the account key and, at fee 0, passes and is charged nothing with $0 credits', async () => {
     const res = await ask('acme/own');
@@ -141,7 +170,10 @@ describe('bring your own key', () => {
     const activity = await call('GET', `${gw.origin}/api/v1/activity`, mgmt);
     assert.equal(activity.json.data.find((r: any) => r.id === res.json.id).byok, true);
     // The request log never holds the key.
-    assert.equal(lines.some((l) => l.includes(ACCOUNT_KEY)), false);
+    assert.equal(
+      lines.some((l) => l.includes(ACCOUNT_KEY)),
+      false,
+    );
   });
 
   test('with byok.fee_percent 10 (a reload), a BYOK request is held and charged 10 % of its price', async () => {
@@ -201,17 +233,29 @@ describe('bring your own key', () => {
       if (deliveries.length === 0) await new Promise((r) => setImmediate(r));
     }
     assert.equal(deliveries[0].type, 'byok.key_failed');
-    assert.equal(log.some((l) => l.includes(ACCOUNT_KEY)), false);
+    assert.equal(
+      log.some((l) => l.includes(ACCOUNT_KEY)),
+      false,
+    );
     await call('DELETE', `${gw.origin}/api/v1/webhooks/${hook.json.data.id}`, mgmt);
   });
 
   test('`only` on one provider: the model routes on to another provider (the operator key there), never acme-up with the operator key', async () => {
     up.refusedKeys.add(ACCOUNT_KEY);
     await gw.services.accountService.addCredits(gw.accountId, '5', 'test');
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', provider: { order: ['acme-up', 'spare'] }, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/two', provider: { order: ['acme-up', 'spare'] }, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
-    const calls = up.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => [keyOf(r.headers as Record<string, unknown>), r.body.model]);
-    assert.deepEqual(calls, [[ACCOUNT_KEY, 'm-two'], [OPERATOR_KEY, 'm-two-spare']]);
+    const calls = up.requests
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => [keyOf(r.headers as Record<string, unknown>), r.body.model]);
+    assert.deepEqual(calls, [
+      [ACCOUNT_KEY, 'm-two'],
+      [OPERATOR_KEY, 'm-two-spare'],
+    ]);
     await zeroBalance();
   });
 
@@ -225,7 +269,9 @@ describe('bring your own key', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(seen(), [ACCOUNT_KEY, OPERATOR_KEY]);
     await gw.flush();
-    const rec = await (await fetch(`${gw.baseUrl}/generation?id=${res.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as any;
+    const rec = (await (
+      await fetch(`${gw.baseUrl}/generation?id=${res.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })
+    ).json()) as any;
     assert.equal(rec.data.byok, false);
     assert.equal((rec.data.attempts as any[])[0].byok, true);
     await zeroBalance();
@@ -233,8 +279,10 @@ describe('bring your own key', () => {
 
   test('`prefer`: a 429 on the account key moves on to the operator key, the uptime and circuit of the endpoint as they were', async () => {
     await gw.services.accountService.addCredits(gw.accountId, '5', 'test');
-    const endpointHealth = async () => ((await call('GET', `${gw.origin}/api/v1/admin/health`, admin)).json.data.providers as any[])
-      .find((p) => p.id === 'acme-up').endpoints.find((e: any) => e.model === 'acme/own');
+    const endpointHealth = async () =>
+      ((await call('GET', `${gw.origin}/api/v1/admin/health`, admin)).json.data.providers as any[])
+        .find((p) => p.id === 'acme-up')
+        .endpoints.find((e: any) => e.model === 'acme/own');
     assert.equal((await ask('acme/own')).status, 200);
     const before = await endpointHealth();
     assert.equal(before.uptime_last_5m, 100, JSON.stringify(before));
@@ -279,7 +327,10 @@ describe('bring your own key', () => {
     assert.equal((await call('DELETE', `${gw.origin}/api/v1/byok/acme-up`, mgmt)).status, 404);
     assert.equal((await ask('acme/own')).status, 402);
     // The admin API stores one for the account, too.
-    const stored = await call('PUT', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/byok/acme-up`, admin, { key: ACCOUNT_KEY, mode: 'only' });
+    const stored = await call('PUT', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/byok/acme-up`, admin, {
+      key: ACCOUNT_KEY,
+      mode: 'only',
+    });
     assert.equal(stored.status, 200, JSON.stringify(stored.json));
     assert.equal((await ask('acme/own')).status, 200);
     assert.equal((await call('DELETE', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/byok/acme-up`, admin)).status, 200);
@@ -296,7 +347,11 @@ describe('bring your own key without a master key', () => {
     const gw = await startTestGateway();
     try {
       const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'm', management: true })).key;
-      for (const [method, path, body] of [['GET', '/api/v1/byok', undefined], ['PUT', '/api/v1/byok/sim', { key: 'k-123456789', mode: 'only' }], ['DELETE', '/api/v1/byok/sim', undefined]] as const) {
+      for (const [method, path, body] of [
+        ['GET', '/api/v1/byok', undefined],
+        ['PUT', '/api/v1/byok/sim', { key: 'k-123456789', mode: 'only' }],
+        ['DELETE', '/api/v1/byok/sim', undefined],
+      ] as const) {
         const res = await call(method, `${gw.origin}${path}`, mgmt, body);
         assert.equal(res.status, 503, `${method} ${path}: ${JSON.stringify(res.json)}`);
         assert.equal(res.json.error.code, 'byok_not_configured');

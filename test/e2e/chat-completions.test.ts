@@ -80,7 +80,10 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
       assert.equal(c.model, 'acme/mock-1');
     }
     assert.equal(chunks[0].choices[0].delta.role, 'assistant');
-    const text = chunks.flatMap((c) => c.choices).map((ch: any) => ch.delta?.content ?? '').join('');
+    const text = chunks
+      .flatMap((c) => c.choices)
+      .map((ch: any) => ch.delta?.content ?? '')
+      .join('');
     assert.equal(text, 'one two three');
     const finish = chunks.filter((c) => c.choices[0]?.finish_reason);
     assert.equal(finish.length, 1);
@@ -93,18 +96,28 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('tool calls come back in OpenAI shape, streamed and not', async () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const tools = [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+    ];
     emu.enqueue({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }], finishReason: 'tool_calls' });
     const plain = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('weather?'), tools }, auth);
     assert.equal(plain.status, 200, plain.text);
     assert.deepEqual(emu.requests[0]!.body.tools, tools);
     const msg = plain.json.choices[0].message;
     assert.equal(plain.json.choices[0].finish_reason, 'tool_calls');
-    assert.deepEqual(msg.tool_calls, [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    assert.deepEqual(msg.tool_calls, [
+      { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ]);
 
     emu.enqueue({ toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' }], finishReason: 'tool_calls' });
-    const streamed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('weather?'), tools, stream: true }, auth);
-    const deltas = (sseData(streamed.text) as any[]).filter((c) => c !== '[DONE]' && c.choices[0]?.delta?.tool_calls).flatMap((c) => c.choices[0].delta.tool_calls);
+    const streamed = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', messages: user('weather?'), tools, stream: true },
+      auth,
+    );
+    const deltas = (sseData(streamed.text) as any[])
+      .filter((c) => c !== '[DONE]' && c.choices[0]?.delta?.tool_calls)
+      .flatMap((c) => c.choices[0].delta.tool_calls);
     assert.equal(deltas[0].id, 'call_2');
     assert.equal(deltas[0].function.name, 'get_weather');
     assert.equal(deltas.map((d: any) => d.function.arguments ?? '').join(''), '{"city":"Rome"}');
@@ -157,10 +170,19 @@ describe('POST /v1/chat/completions against an OpenAI-format upstream', () => {
   });
 
   test('with timeouts.disconnect_grace_ms 0, a client that disconnects mid-stream cancels the upstream request at once', async () => {
-    const quick = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), env: { LOCAL_KEY: 'upstream-secret' }, tweak: (c) => (c.timeouts.disconnectGraceMs = 0) });
+    const quick = await startTestGateway({
+      yaml: emulatorConfig(emu.baseUrl),
+      env: { LOCAL_KEY: 'upstream-secret' },
+      tweak: (c) => (c.timeouts.disconnectGraceMs = 0),
+    });
     try {
       // The role chunk and the first word, then the rest never comes: the client leaves first.
-      emu.enqueue({ fault: 'held', until: new Promise(() => {}), afterChunks: 2, then: { text: 'a b c d e f g h i j k l m n o p', chunks: 16 } });
+      emu.enqueue({
+        fault: 'held',
+        until: new Promise(() => {}),
+        afterChunks: 2,
+        then: { text: 'a b c d e f g h i j k l m n o p', chunks: 16 },
+      });
       const ctrl = new AbortController();
       const res = await fetch(`${quick.baseUrl}/chat/completions`, {
         method: 'POST',
@@ -194,7 +216,11 @@ describe('upstream timeouts', () => {
       // The plan's only endpoint: tried, then retried twice, failing each time.
       // An upstream that never answers: slower than the attempt timeout however busy the machine.
       for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'hang' });
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: user('hi') }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', messages: user('hi') },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 408);
       assert.equal(res.json.error.type, 'timeout_error');
     } finally {

@@ -11,7 +11,16 @@ import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway }
 // `native_finish_reason`), the content string copied as the upstream sent it.
 
 const dataLines = (text: string): string[] =>
-  text.split('\n\n').map((b) => b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')).filter((d) => d.length > 0);
+  text
+    .split('\n\n')
+    .map((b) =>
+      b
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n'),
+    )
+    .filter((d) => d.length > 0);
 
 describe('the streamed chat fast lane', () => {
   let emu: OpenAIChatEmulator;
@@ -33,7 +42,11 @@ describe('the streamed chat fast lane', () => {
     const pieces = ['Fast ', 'lane: ', 'café ', '☕ ', 'plain ', 'words.'];
     emu.enqueue({ text: pieces.join(''), usage: { prompt_tokens: 10, completion_tokens: 6 } });
     const taken = fastLaneChunkCount();
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(fastLaneChunkCount() - taken, pieces.length, 'every text chunk went through the fast lane');
 
@@ -42,7 +55,10 @@ describe('the streamed chat fast lane', () => {
     const created = (JSON.parse(data[0]!) as { created: number }).created;
     const head = `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":"acme/mock-1","provider":"local","system_fingerprint":null,"choices":`;
     // The emulator's chunk is head + `[{"index":0,"delta":{"content":"<piece>"},"logprobs":null,"finish_reason":null}],"usage":null}`.
-    const expected = pieces.map((p) => `${head}[{"index":0,"delta":{"content":${JSON.stringify(p)}},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}`);
+    const expected = pieces.map(
+      (p) =>
+        `${head}[{"index":0,"delta":{"content":${JSON.stringify(p)}},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}`,
+    );
     assert.deepEqual(data.slice(1, 1 + pieces.length), expected);
     for (const p of pieces) assert.ok(res.text.includes(`"delta":{"content":"${p}"}`), `the content bytes of ${p} as sent`);
 
@@ -60,14 +76,26 @@ describe('the streamed chat fast lane', () => {
     emu.enqueue({ text, chunks: 1 });
     emu.enqueue({ text: 'plain then "quoted" ', chunks: 3 });
     let taken = fastLaneChunkCount();
-    let res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    let res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(fastLaneChunkCount() - taken, 0);
-    const content = (r: string): string => (sseData(r) as Array<any>).filter((e) => e !== '[DONE]' && e.choices?.[0]?.delta?.content !== undefined).map((e) => e.choices[0].delta.content).join('');
+    const content = (r: string): string =>
+      (sseData(r) as Array<any>)
+        .filter((e) => e !== '[DONE]' && e.choices?.[0]?.delta?.content !== undefined)
+        .map((e) => e.choices[0].delta.content)
+        .join('');
     assert.equal(content(res.text), text);
 
     taken = fastLaneChunkCount();
-    res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.ok(fastLaneChunkCount() - taken >= 1, 'the plain chunks of a mixed answer still take the lane');
     assert.equal(content(res.text), 'plain then "quoted" ');
@@ -76,7 +104,11 @@ describe('the streamed chat fast lane', () => {
   test('an upstream that reports no usage is charged an estimate of the text the fast lane read', async () => {
     emu.enqueue({ text: 'one two three four five six seven eight ', omitUsage: true });
     const taken = fastLaneChunkCount();
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.ok(fastLaneChunkCount() - taken >= 8);
     const events = sseData(res.text) as Array<Record<string, any>>;

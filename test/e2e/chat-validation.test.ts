@@ -24,14 +24,31 @@ const CASES: Array<[string, unknown, string, string]> = [
   ['a bad content part', { ...base, messages: [{ role: 'user', content: [{ type: 'video', video: {} }] }] }, 'invalid_message', 'type'],
   ['an invalid tool_choice', { ...base, tool_choice: 'sometimes' }, 'invalid_parameter', 'tool_choice'],
   ['top_k with reasoning', { ...base, top_k: 5, reasoning: { effort: 'high' } }, 'reasoning_conflict', 'top_k'],
-  ['a forced tool_choice with reasoning', {
-    ...base, reasoning: { max_tokens: 2000 }, tool_choice: 'required',
-    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
-  }, 'reasoning_conflict', 'tool_choice'],
-  ['five cache_control blocks', {
-    ...base,
-    messages: [{ role: 'user', content: Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `p${i}`, cache_control: { type: 'ephemeral' } })) }],
-  }, 'too_many_cache_control_blocks', 'cache_control'],
+  [
+    'a forced tool_choice with reasoning',
+    {
+      ...base,
+      reasoning: { max_tokens: 2000 },
+      tool_choice: 'required',
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+    },
+    'reasoning_conflict',
+    'tool_choice',
+  ],
+  [
+    'five cache_control blocks',
+    {
+      ...base,
+      messages: [
+        {
+          role: 'user',
+          content: Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `p${i}`, cache_control: { type: 'ephemeral' } })),
+        },
+      ],
+    },
+    'too_many_cache_control_blocks',
+    'cache_control',
+  ],
   ['max_search_results of 31', { ...base, search_parameters: { max_search_results: 31 } }, 'invalid_parameter', 'max_search_results'],
   ['an unknown model', { ...base, model: 'nobody/nothing' }, 'model_not_found', 'nobody/nothing'],
 ];
@@ -54,7 +71,11 @@ describe('chat request validation over HTTP', () => {
   }
 
   test('unknown fields are ignored and the deprecated prompt becomes a user message', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', prompt: 'echo this', frobnicate: true }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', prompt: 'echo this', frobnicate: true },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     assert.match(res.json.choices[0].message.content, /echo this/);
   });
@@ -80,10 +101,28 @@ describe('chat request validation over HTTP', () => {
     // and /metrics, the dashboard with its root redirect (docs/dashboard.md), and Gemini's
     // API under its own version (docs/gemini-api.md), and /mcp, the one MCP endpoint (docs/mcp-endpoint.md).
     const others = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/api/v1/'));
-    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), ['/', '/dashboard', '/dashboard/', '/dashboard/*', '/health', '/mcp', '/metrics', '/ready', '/v1beta/models', '/v1beta/models/*']);
+    assert.deepEqual([...new Set(others.map((r) => r.url))].sort(), [
+      '/',
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/*',
+      '/health',
+      '/mcp',
+      '/metrics',
+      '/ready',
+      '/v1beta/models',
+      '/v1beta/models/*',
+    ]);
     // Under /api/v1 only: the dashboard's session (sign-in, a member's emailed sign-in link, single sign-on) and playground-key routes, which no API client calls.
     const apiOnly = routes.filter((r) => r.url.startsWith('/api/v1/') && !gw.app.hasRoute({ method: r.method, url: r.url.slice(4) }));
-    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), ['/api/v1/dashboard/playground-key', '/api/v1/dashboard/session', '/api/v1/sessions/email', '/api/v1/sessions/email/redeem', '/api/v1/sessions/oidc/callback', '/api/v1/sessions/oidc/start']);
+    assert.deepEqual([...new Set(apiOnly.map((r) => r.url))].sort(), [
+      '/api/v1/dashboard/playground-key',
+      '/api/v1/dashboard/session',
+      '/api/v1/sessions/email',
+      '/api/v1/sessions/email/redeem',
+      '/api/v1/sessions/oidc/callback',
+      '/api/v1/sessions/oidc/start',
+    ]);
     assert.equal(routes.length, 2 * v1.length + others.length + apiOnly.length, 'and nothing else');
     // And the twin answers like the original.
     const res = await postJson(`${gw.origin}/api/v1/chat/completions`, base, { authorization: `Bearer ${gw.key}` });

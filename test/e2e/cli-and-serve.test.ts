@@ -91,7 +91,7 @@ describe('switchyard serve and the operator CLI', () => {
     assert.match(acct.id, /^acct_/);
     assert.equal(acct.account_type, 'organization');
     assert.equal(acct.tier, 'tier2');
-    assert.equal(acct.balance_usd, '12.5', 'the API\'s names: balance (a number) and balance_usd (exact)');
+    assert.equal(acct.balance_usd, '12.5', "the API's names: balance (a number) and balance_usd (exact)");
 
     const key = cliJson(dir, 'keys', 'create', '--account', acct.id, '--name', 'ci', '--limit', '3');
     assert.match(key.key, /^sk-sy-v1-/);
@@ -99,7 +99,10 @@ describe('switchyard serve and the operator CLI', () => {
     assert.equal(key.name, 'ci');
 
     const listed = cliJson(dir, 'keys', 'list', '--account', acct.id);
-    assert.deepEqual(listed.map((k: any) => k.hash), [key.hash]);
+    assert.deepEqual(
+      listed.map((k: any) => k.hash),
+      [key.hash],
+    );
     assert.equal(JSON.stringify(listed).includes(key.key), false, 'listing never shows a key');
 
     const credited = cliJson(dir, 'credits', 'add', '--account', acct.id, '--amount', '0.000000001');
@@ -116,11 +119,12 @@ describe('switchyard serve and the operator CLI', () => {
       // Another process's changes count at once in the running gateway: credits...
       const broke = cliJson(dir, 'accounts', 'create', '--name', 'Broke');
       const brokeKey = cliJson(dir, 'keys', 'create', '--account', broke.id).key;
-      const ask = (k: string) => fetch(`${s.origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }),
-      });
+      const ask = (k: string) =>
+        fetch(`${s.origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }),
+        });
       assert.equal((await ask(brokeKey)).status, 402);
       cliJson(dir, 'credits', 'add', '--account', broke.id, '--amount', '1');
       assert.equal(await statusWithin(1000, () => ask(brokeKey), 200), 200);

@@ -11,9 +11,26 @@ import { join } from 'node:path';
 
 const BIN = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
 
-const NO_CREDENTIALS = Object.fromEntries(['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'MISTRAL_API_KEY', 'XAI_API_KEY',
-  'GROQ_API_KEY', 'DEEPSEEK_API_KEY', 'TOGETHER_API_KEY', 'FIREWORKS_API_KEY', 'OPENROUTER_API_KEY', 'AZURE_OPENAI_API_KEY', 'OLLAMA_API_KEY',
-  'VLLM_API_KEY', 'UPSTREAM_URL', 'LOCAL_KEY'].map((k) => [k, '']));
+const NO_CREDENTIALS = Object.fromEntries(
+  [
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'MISTRAL_API_KEY',
+    'XAI_API_KEY',
+    'GROQ_API_KEY',
+    'DEEPSEEK_API_KEY',
+    'TOGETHER_API_KEY',
+    'FIREWORKS_API_KEY',
+    'OPENROUTER_API_KEY',
+    'AZURE_OPENAI_API_KEY',
+    'OLLAMA_API_KEY',
+    'VLLM_API_KEY',
+    'UPSTREAM_URL',
+    'LOCAL_KEY',
+  ].map((k) => [k, '']),
+);
 
 const GOOD = `sim: false
 providers:
@@ -69,15 +86,23 @@ describe('config check and config errors', () => {
     assert.equal(json.code, 0, json.err);
     const doc = JSON.parse(json.out);
     assert.equal(doc.ok, true);
-    assert.deepEqual(doc.models.map((m: any) => m.id), ['acme/mock-1']);
+    assert.deepEqual(
+      doc.models.map((m: any) => m.id),
+      ['acme/mock-1'],
+    );
     // The API's model record (GET /v1/models) and endpoint record, and what only the operator sees.
     assert.equal(doc.models[0].object, 'model');
     assert.equal(doc.models[0].owned_by, 'acme');
     assert.deepEqual(doc.models[0].pricing, { prompt: '0.0000015', completion: '0.000002' });
     const endpoint = doc.models[0].endpoints[0];
-    assert.deepEqual([endpoint.endpoint_id, endpoint.tag, endpoint.upstream_model, endpoint.pricing],
-      ['local/mock-model', 'local', 'mock-model', { prompt: '0.0000015', completion: '0.000002' }]);
-    assert.deepEqual(doc.providers.find((p: any) => p.id === 'openai'), { id: 'openai', kind: 'openai', enabled: false, why: 'no credential: set OPENAI_API_KEY' });
+    assert.deepEqual(
+      [endpoint.endpoint_id, endpoint.tag, endpoint.upstream_model, endpoint.pricing],
+      ['local/mock-model', 'local', 'mock-model', { prompt: '0.0000015', completion: '0.000002' }],
+    );
+    assert.deepEqual(
+      doc.providers.find((p: any) => p.id === 'openai'),
+      { id: 'openai', kind: 'openai', enabled: false, why: 'no credential: set OPENAI_API_KEY' },
+    );
   });
 
   test('a required field from an unset variable names the variable, the file and the field', () => {
@@ -111,7 +136,9 @@ describe('config check and config errors', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     assert.equal(code, 1, err);
     assert.match(err, /unknown provider "opnai"\. Did you mean "openai"\?/);

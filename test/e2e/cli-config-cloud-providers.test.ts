@@ -41,7 +41,10 @@ describe('config check: bedrock and vertex providers', () => {
     const bedrock = check('bedrock-ok.yaml', '    kind: bedrock\n    region: eu-west-1\n    aws_profile: prod\n');
     assert.equal(bedrock.code, 0, bedrock.err);
     assert.match(bedrock.out, /^ {2}cloud +bedrock +enabled/m);
-    const vertex = check('vertex-ok.yaml', '    kind: vertex\n    profile: anthropic\n    project: my-project-123\n    region: us-east5\n    credentials_file: /etc/switchyard/sa.json\n');
+    const vertex = check(
+      'vertex-ok.yaml',
+      '    kind: vertex\n    profile: anthropic\n    project: my-project-123\n    region: us-east5\n    credentials_file: /etc/switchyard/sa.json\n',
+    );
     assert.equal(vertex.code, 0, vertex.err);
     assert.match(vertex.out, /^ {2}cloud +vertex +enabled/m);
   });

@@ -41,20 +41,47 @@ describe('config check: credential pools', () => {
   }
 
   test('a pool with env references, weights, budgets and model globs loads, the provider enabled', () => {
-    const r = check(`    kind: openai\n    api_keys:\n      - { key: "\${POOL_A}", label: a, weight: 2, rpm: 100, tpm: 5000, models: ["gpt-*"] }\n      - { key: "${SECRET}", label: b }\n`, { POOL_A: 'sk-from-env-123456' });
+    const r = check(
+      `    kind: openai\n    api_keys:\n      - { key: "\${POOL_A}", label: a, weight: 2, rpm: 100, tpm: 5000, models: ["gpt-*"] }\n      - { key: "${SECRET}", label: b }\n`,
+      { POOL_A: 'sk-from-env-123456' },
+    );
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /^ {2}pooled +openai +enabled/m);
   });
 
   const cases: Array<[string, string, RegExp]> = [
-    ['an unknown field', `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a, wieght: 2 }\n`, /providers\[0\]\.api_keys\[0\]\.wieght/],
+    [
+      'an unknown field',
+      `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a, wieght: 2 }\n`,
+      /providers\[0\]\.api_keys\[0\]\.wieght/,
+    ],
     ['no label', `    kind: openai\n    api_keys:\n      - { key: "${SECRET}" }\n`, /providers\[0\]\.api_keys\[0\]\.label/],
-    ['a duplicate label', `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a }\n      - { key: "${SECRET}x", label: a }\n`, /api_keys\[1\]\.label: duplicate credential label "a"/],
-    ['an empty key (an unset variable)', `    kind: openai\n    api_keys:\n      - { key: "\${UNSET_POOL_KEY}", label: a }\n`, /api_keys\[0\]\.key/],
-    ['a weight of 0', `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a, weight: 0 }\n`, /api_keys\[0\]\.weight: expected a number greater than 0/],
+    [
+      'a duplicate label',
+      `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a }\n      - { key: "${SECRET}x", label: a }\n`,
+      /api_keys\[1\]\.label: duplicate credential label "a"/,
+    ],
+    [
+      'an empty key (an unset variable)',
+      `    kind: openai\n    api_keys:\n      - { key: "\${UNSET_POOL_KEY}", label: a }\n`,
+      /api_keys\[0\]\.key/,
+    ],
+    [
+      'a weight of 0',
+      `    kind: openai\n    api_keys:\n      - { key: "${SECRET}", label: a, weight: 0 }\n`,
+      /api_keys\[0\]\.weight: expected a number greater than 0/,
+    ],
     ['an empty list', `    kind: openai\n    api_keys: []\n`, /providers\[0\]\.api_keys: expected at least one credential/],
-    ['the label "default" beside api_key', `    kind: openai\n    api_key: "${SECRET}"\n    api_keys:\n      - { key: "${SECRET}x", label: default }\n`, /api_keys: the label "default" names the provider's api_key/],
-    ['a kind without pools', `    kind: sim\n    api_keys:\n      - { key: "${SECRET}", label: a }\n`, /api_keys: credential pools are not supported for kind "sim"/],
+    [
+      'the label "default" beside api_key',
+      `    kind: openai\n    api_key: "${SECRET}"\n    api_keys:\n      - { key: "${SECRET}x", label: default }\n`,
+      /api_keys: the label "default" names the provider's api_key/,
+    ],
+    [
+      'a kind without pools',
+      `    kind: sim\n    api_keys:\n      - { key: "${SECRET}", label: a }\n`,
+      /api_keys: credential pools are not supported for kind "sim"/,
+    ],
   ];
   for (const [what, provider, message] of cases) {
     test(`${what} is refused, naming the field`, () => {

@@ -17,8 +17,10 @@ describe('credits and accounts from the CLI', () => {
 
   async function creditsAndBalance(key: string): Promise<{ credits: number; usage: number; balance: number }> {
     const auth = { authorization: `Bearer ${key}` };
-    const c = await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_credits: number; total_usage: number } };
-    const k = await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json() as { data: { balance: number } };
+    const c = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as {
+      data: { total_credits: number; total_usage: number };
+    };
+    const k = (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json()) as { data: { balance: number } };
     return { credits: c.data.total_credits, usage: c.data.total_usage, balance: k.data.balance };
   }
 
@@ -41,8 +43,11 @@ describe('credits and accounts from the CLI', () => {
 
   test('credits adjust needs a reason, writes a ledger row, and /api/v1/credits stays equal to the balance', async () => {
     // Some usage first, so credits − usage = balance is not trivially credits = balance.
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] },
-      { authorization: `Bearer ${gw.key}` });
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(chat.status, 200, chat.text);
     const start = await creditsAndBalance(gw.key);
     assert.ok(start.usage > 0);
@@ -61,7 +66,9 @@ describe('credits and accounts from the CLI', () => {
     assert.equal(Math.round((after.credits - after.usage) * 1e9) / 1e9, after.balance, '/credits agrees with the balance');
     assert.equal(after.usage, start.usage, 'an adjustment is not usage');
 
-    const row = gw.db.prepare(`SELECT kind, amount_nanos, note FROM ledger WHERE account_id = ? ORDER BY id DESC LIMIT 1`).get(gw.accountId) as { kind: string; amount_nanos: number; note: string };
+    const row = gw.db
+      .prepare(`SELECT kind, amount_nanos, note FROM ledger WHERE account_id = ? ORDER BY id DESC LIMIT 1`)
+      .get(gw.accountId) as { kind: string; amount_nanos: number; note: string };
     assert.deepEqual({ ...row }, { kind: 'adjustment', amount_nanos: -5_000_000_000, note: 'refund reversal' });
 
     // An upward adjustment is a correction too, and still agrees.
@@ -85,6 +92,9 @@ describe('credits and accounts from the CLI', () => {
     const ok = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Comma Corp', '--credits', '12.50');
     assert.equal(ok.balance_usd, '12.5');
     const all = runCliJson(gw.dir, 'accounts', 'list').filter((a: any) => a.name === 'Comma Corp');
-    assert.deepEqual(all.map((a: any) => a.id), [ok.id]);
+    assert.deepEqual(
+      all.map((a: any) => a.id),
+      [ok.id],
+    );
   });
 });

@@ -14,17 +14,33 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 
 /** Runs the CLI in `cwd` with only the given switchyard variables set. */
 function run(cwd: string, env: Record<string, string>, ...args: string[]): { code: number | null; out: string; err: string } {
-  const clean: Record<string, string | undefined> = { ...process.env, SWITCHYARD_DATA_DIR: '', SWITCHYARD_CONFIG: '', DATABASE_URL: '', ...env };
+  const clean: Record<string, string | undefined> = {
+    ...process.env,
+    SWITCHYARD_DATA_DIR: '',
+    SWITCHYARD_CONFIG: '',
+    DATABASE_URL: '',
+    ...env,
+  };
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: clean, encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 const COMMANDS = [
-  ['serve'], ['init'], ['config', 'check'],
-  ['accounts', 'create'], ['accounts', 'update'], ['accounts', 'list'],
-  ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['keys', 'enable'],
-  ['credits', 'add'], ['credits', 'adjust'],
-  ['usage'], ['generations', 'list'], ['generations', 'show'],
+  ['serve'],
+  ['init'],
+  ['config', 'check'],
+  ['accounts', 'create'],
+  ['accounts', 'update'],
+  ['accounts', 'list'],
+  ['keys', 'create'],
+  ['keys', 'list'],
+  ['keys', 'revoke'],
+  ['keys', 'enable'],
+  ['credits', 'add'],
+  ['credits', 'adjust'],
+  ['usage'],
+  ['generations', 'list'],
+  ['generations', 'show'],
 ];
 
 describe('the CLI surface', () => {
@@ -99,7 +115,10 @@ describe('the CLI surface', () => {
   test('outside serve and init, a missing database is an error saying where it looked; nothing is created', () => {
     const here = run(cwd, {}, 'keys', 'list');
     assert.equal(here.code, 1);
-    assert.match(here.err, new RegExp(`no switchyard database at ${join(cwd, 'data', 'switchyard.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(
+      here.err,
+      new RegExp(`no switchyard database at ${join(cwd, 'data', 'switchyard.db').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     assert.match(here.err, /--config PATH/);
     assert.match(here.err, /SWITCHYARD_DATA_DIR/);
     assert.match(here.err, /DATABASE_URL/);
@@ -108,7 +127,12 @@ describe('the CLI surface', () => {
 
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-cli-empty-'));
     try {
-      for (const args of [['accounts', 'list'], ['usage', '--account', 'acct_x'], ['generations', 'list'], ['credits', 'add', '--account', 'acct_x', '--amount', '1']]) {
+      for (const args of [
+        ['accounts', 'list'],
+        ['usage', '--account', 'acct_x'],
+        ['generations', 'list'],
+        ['credits', 'add', '--account', 'acct_x', '--amount', '1'],
+      ]) {
         const r = run(cwd, { SWITCHYARD_DATA_DIR: dataDir }, ...args);
         assert.equal(r.code, 1, args.join(' '));
         assert.match(r.err, /from SWITCHYARD_DATA_DIR=/);
@@ -140,7 +164,10 @@ describe('the CLI surface', () => {
       const before = run(cwd, {}, '--config', file, 'accounts', 'create', '--name', 'Early', '--json');
       assert.equal(before.code, 0, before.err);
       const after = run(cwd, {}, 'accounts', 'list', '--config', file, '--json');
-      assert.deepEqual(JSON.parse(after.out).map((a: any) => a.name), ['Early']);
+      assert.deepEqual(
+        JSON.parse(after.out).map((a: any) => a.name),
+        ['Early'],
+      );
       assert.equal(existsSync(join(cwd, 'data')), false);
     } finally {
       rmSync(dbDir, { recursive: true, force: true });

@@ -7,12 +7,14 @@ import { runCliJson, runCliWithEnv } from '../support/run-cli.ts';
 // printed by `switchyard ... --json` are the objects the admin API and GET /v1/models answer
 // (one serializer each, shared), field for field.
 
-describe('the CLI --json prints the API\'s objects', () => {
+describe("the CLI --json prints the API's objects", () => {
   let gw: TestGateway;
   let admin: Record<string, string>;
   before(async () => {
     gw = await startTestGateway();
-    admin = { authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key}` };
+    admin = {
+      authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key}`,
+    };
   });
   after(() => gw.close());
 
@@ -31,7 +33,7 @@ describe('the CLI --json prints the API\'s objects', () => {
     assert.equal(fromApi.balance_usd, '12.5');
   });
 
-  test('a key: keys create / list / revoke --json is the admin API\'s key, status included', async () => {
+  test("a key: keys create / list / revoke --json is the admin API's key, status included", async () => {
     const created = runCliJson(gw.dir, 'keys', 'create', '--account', gw.accountId, '--name', 'same shape', '--limit', '3');
     const { key, ...record } = created;
     assert.match(key, /^sk-sy-v1-/);
@@ -49,7 +51,7 @@ describe('the CLI --json prints the API\'s objects', () => {
     assert.equal(revokedFromApi.status, 'revoked');
   });
 
-  test('a model: config check --json lists GET /v1/models records (with the operator\'s aliases and endpoints)', async () => {
+  test("a model: config check --json lists GET /v1/models records (with the operator's aliases and endpoints)", async () => {
     const { data } = (await (await fetch(`${gw.origin}/v1/models`)).json()) as { data: any[] };
     assert.ok(data.length > 0);
     // The gateway's environment: no provider credential but the config file's.

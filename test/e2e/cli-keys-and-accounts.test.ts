@@ -38,9 +38,14 @@ describe('keys and accounts from the CLI', () => {
     assert.ok(r.out.includes(limited.hash));
 
     const json = runCliJson(gw.dir, 'keys', 'list', '--account', acct.id);
-    assert.deepEqual(json.map((k: any) => [k.name, k.status, k.kind, k.limit_usd]), [
-      ['ci', 'active', 'api', '3'], ['mgmt', 'active', 'management', null], ['old', 'expired', 'api', null],
-    ]);
+    assert.deepEqual(
+      json.map((k: any) => [k.name, k.status, k.kind, k.limit_usd]),
+      [
+        ['ci', 'active', 'api', '3'],
+        ['mgmt', 'active', 'management', null],
+        ['old', 'expired', 'api', null],
+      ],
+    );
   });
 
   test('keys create refuses a past or malformed expiry and makes no key', () => {
@@ -86,7 +91,7 @@ describe('keys and accounts from the CLI', () => {
     assert.match(missing.err, /no key matches "nope"/);
   });
 
-  test('--default-model is checked against the gateway\'s catalog; a request without model then uses it', async () => {
+  test("--default-model is checked against the gateway's catalog; a request without model then uses it", async () => {
     const acct = runCliJson(gw.dir, 'accounts', 'create', '--name', 'Defaults', '--credits', '5');
     const { key } = runCliJson(gw.dir, 'keys', 'create', '--account', acct.id);
     const bogus = runCli(gw.dir, 'accounts', 'update', '--account', acct.id, '--default-model', 'totally/bogus');
@@ -99,14 +104,21 @@ describe('keys and accounts from the CLI', () => {
     assert.match(nothing.err, /nothing to update/);
     const create = runCli(gw.dir, 'accounts', 'create', '--name', 'Bogus Default', '--default-model', 'totally/bogus');
     assert.equal(create.code, 1);
-    assert.equal(runCliJson(gw.dir, 'accounts', 'list').some((a: any) => a.name === 'Bogus Default'), false);
+    assert.equal(
+      runCliJson(gw.dir, 'accounts', 'list').some((a: any) => a.name === 'Bogus Default'),
+      false,
+    );
     assert.equal(runCliJson(gw.dir, 'accounts', 'list').find((a: any) => a.id === acct.id).default_model, null, 'unchanged');
 
     // A name the catalog resolves (a bare name) is stored as the model's id.
     const updated = runCliJson(gw.dir, 'accounts', 'update', '--account', acct.id, '--default-model', 'sim-pro');
     assert.equal(updated.default_model, 'switchyard/sim-pro');
     await gw.seeCliChanges();
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` });
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${key}` },
+    );
     assert.equal(chat.status, 200, chat.text);
     assert.equal(chat.json.model, 'switchyard/sim-pro');
   });

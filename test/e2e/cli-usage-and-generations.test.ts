@@ -20,8 +20,11 @@ describe('usage and generations from the CLI', () => {
     keyA = runCliJson(gw.dir, 'keys', 'create', '--account', accountId, '--name', 'a');
     keyB = runCliJson(gw.dir, 'keys', 'create', '--account', accountId, '--name', 'b');
     const ask = async (key: string, model: string, bucket: string[]) => {
-      const r = await postJson(`${gw.baseUrl}/chat/completions`, { model, max_tokens: 20, messages: [{ role: 'user', content: 'hello there' }] },
-        { authorization: `Bearer ${key}` });
+      const r = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model, max_tokens: 20, messages: [{ role: 'user', content: 'hello there' }] },
+        { authorization: `Bearer ${key}` },
+      );
       assert.equal(r.status, 200, r.text);
       bucket.push(r.headers.get('x-generation-id')!);
     };
@@ -48,7 +51,10 @@ describe('usage and generations from the CLI', () => {
     assert.equal(models['switchyard/sim-pro'].requests, 2);
     assert.equal(models['switchyard/sim-fast'].requests, 1);
     assert.equal(nanos(models['switchyard/sim-pro'].cost), cost(all.filter((r) => r.model === 'switchyard/sim-pro')));
-    assert.equal(models['switchyard/sim-pro'].prompt_tokens, all.filter((r) => r.model === 'switchyard/sim-pro').reduce((n, r) => n + r.tokens_prompt, 0));
+    assert.equal(
+      models['switchyard/sim-pro'].prompt_tokens,
+      all.filter((r) => r.model === 'switchyard/sim-pro').reduce((n, r) => n + r.tokens_prompt, 0),
+    );
     assert.equal(nanos(byModel.total_cost), cost(all));
     assert.ok(nanos(byModel.total_cost) > 0n, 'sim-pro is priced');
 
@@ -60,7 +66,10 @@ describe('usage and generations from the CLI', () => {
 
     const byDay = runCliJson(gw.dir, 'usage', '--account', accountId);
     assert.equal(byDay.by, 'day');
-    assert.deepEqual(byDay.rows.map((r: any) => r.day), [all[0].created_at.slice(0, 10)]);
+    assert.deepEqual(
+      byDay.rows.map((r: any) => r.day),
+      [all[0].created_at.slice(0, 10)],
+    );
     assert.equal(byDay.rows[0].requests, 3);
 
     const future = runCliJson(gw.dir, 'usage', '--account', accountId, '--since', '2999-01-01');
@@ -104,17 +113,51 @@ describe('usage and generations from the CLI', () => {
     const g = record(id);
     // One serializer (server/routes/generation-view.ts): the CLI's names are the API's.
     assert.deepEqual(Object.keys(g), [
-      'id', 'account_id', 'key_hash', 'model', 'provider_name', 'upstream_model', 'upstream_id', 'api_type', 'created_at', 'streamed',
-      'cancelled', 'cache_hit', 'byok', 'status', 'error_code', 'finish_reason', 'native_finish_reason', 'tokens_prompt', 'tokens_completion',
-      'native_tokens_cached', 'native_tokens_cache_write', 'native_tokens_reasoning', 'total_cost', 'total_cost_usd', 'usage', 'cost_breakdown',
-      'latency', 'generation_time', 'time_to_first_token', 'attempts', 'http_referer', 'app_title', 'user', 'parent_id', 'tool_calls', 'guardrails',
+      'id',
+      'account_id',
+      'key_hash',
+      'model',
+      'provider_name',
+      'upstream_model',
+      'upstream_id',
+      'api_type',
+      'created_at',
+      'streamed',
+      'cancelled',
+      'cache_hit',
+      'byok',
+      'status',
+      'error_code',
+      'finish_reason',
+      'native_finish_reason',
+      'tokens_prompt',
+      'tokens_completion',
+      'native_tokens_cached',
+      'native_tokens_cache_write',
+      'native_tokens_reasoning',
+      'total_cost',
+      'total_cost_usd',
+      'usage',
+      'cost_breakdown',
+      'latency',
+      'generation_time',
+      'time_to_first_token',
+      'attempts',
+      'http_referer',
+      'app_title',
+      'user',
+      'parent_id',
+      'tool_calls',
+      'guardrails',
     ]);
     assert.equal(g.key_hash, keyA.hash);
     assert.equal(g.model, 'switchyard/sim-pro');
     // A fresh connection: the CLI runs (spawnSync) block this process's event loop, gateway
     // included, so a kept-alive connection's timers fire late and race the next request.
     const fresh = new Agent({ pipelining: 0 });
-    const http = await (await fetchWith(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keyA.key}` }, dispatcher: fresh })).json() as { data: any };
+    const http = (await (
+      await fetchWith(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${keyA.key}` }, dispatcher: fresh })
+    ).json()) as { data: any };
     await fresh.close();
     assert.deepEqual(http.data, g, 'the HTTP lookup and the CLI give the same object');
 

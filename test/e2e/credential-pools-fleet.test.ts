@@ -63,8 +63,12 @@ ${model('budgeted', 'budgeted')}${model('cooled', 'cooled')}${model('tokens', 't
     await redis?.stop();
   });
 
-  const ask = (gw: TestGateway, id: string) => postJson(`${gw.baseUrl}/chat/completions`, { model: `acme/${id}`, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
-    { authorization: `Bearer ${gw.key}` });
+  const ask = (gw: TestGateway, id: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: `acme/${id}`, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
   const keysSeen = () => emu.requests.map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
 
   test('an rpm budget of 2 is 2 for the fleet: the rest of the minute goes to the other credential, from either gateway', async () => {
@@ -90,7 +94,7 @@ ${model('budgeted', 'budgeted')}${model('cooled', 'cooled')}${model('tokens', 't
     assert.deepEqual(keysSeen(), [KEY_SMALL, KEY_SPARE], 'the same request went on with the other credential');
     // The cool-down is written to Redis as the 429 is settled: wait for it, not for time.
     const cool = `sy-pools-${process.pid}:cr:{cooled}:first:cool`;
-    while (await gateways[0]!.services.fleet!.connection.send<string | null>(['GET', cool]) === null) await new Promise(setImmediate);
+    while ((await gateways[0]!.services.fleet!.connection.send<string | null>(['GET', cool])) === null) await new Promise(setImmediate);
     emu.reset();
     assert.equal((await ask(gateways[1]!, 'cooled')).status, 200);
     assert.deepEqual(keysSeen(), [KEY_SPARE], 'the other gateway rests it too');
@@ -104,7 +108,8 @@ ${model('budgeted', 'budgeted')}${model('cooled', 'cooled')}${model('tokens', 't
     emu.reset();
     assert.equal((await ask(gateways[0]!, 'tokens')).status, 200);
     const tok = `sy-pools-${process.pid}:cr:{tokens}:thin:tok`;
-    while (Object.keys(await gateways[0]!.services.fleet!.connection.send<Record<string, string>>(['HGETALL', tok]) ?? {}).length === 0) await new Promise(setImmediate);
+    while (Object.keys((await gateways[0]!.services.fleet!.connection.send<Record<string, string>>(['HGETALL', tok])) ?? {}).length === 0)
+      await new Promise(setImmediate);
     assert.equal((await ask(gateways[1]!, 'tokens')).status, 200);
     assert.deepEqual(keysSeen(), [KEY_SMALL, KEY_SPARE], 'the tokens of the first answer spent the budget of 1 for the fleet');
   });

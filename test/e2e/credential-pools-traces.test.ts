@@ -45,7 +45,11 @@ models:
 
   test('a 429 then a success: two client spans, each with its credential label', async () => {
     emu.enqueue({ fault: 'status', status: 429, headers: { 'retry-after': '5' } });
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/pooled', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/pooled', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(r.status, 200, r.text);
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(3);
@@ -53,7 +57,10 @@ models:
     assert.equal(clients.length, 2);
     const keyLabel = (k: unknown) => (String(k).includes(KEY_A) ? 'first' : 'second');
     const sent = emu.requests.map((q) => keyLabel(q.headers.authorization));
-    assert.deepEqual(clients.map((c) => c.attributes['switchyard.credential']), sent);
+    assert.deepEqual(
+      clients.map((c) => c.attributes['switchyard.credential']),
+      sent,
+    );
     assert.equal(clients[0]!.attributes['http.response.status_code'], 429);
     const all = JSON.stringify(receiver.spans);
     assert.equal(all.includes(KEY_A) || all.includes(KEY_B), false);

@@ -37,10 +37,10 @@ describe('credential pools', () => {
   const realWrite = process.stderr.write.bind(process.stderr);
 
   before(async () => {
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
     oa = await startOpenAIChatEmulator();
     an = await startAnthropicEmulator();
     gw = await startTestGateway({
@@ -93,7 +93,12 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     an.reset();
   });
 
-  const ask = (m: string) => postJson(`${gw.baseUrl}/chat/completions`, { model: m, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = (m: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: m, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
   const keysSeen = () => oa.requests.map((r) => keyOf(r.headers as Record<string, unknown>));
   const health = async (provider: string) => {
     const admin = await createAdminKey(gw, `ops-${provider}-${log.length}-${Math.random()}`);
@@ -118,17 +123,26 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     const [cooled, other] = keysSeen();
     assert.notEqual(cooled, other);
     await gw.flush();
-    const record = await (await fetch(`${gw.baseUrl}/generation?id=${first.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as any;
+    const record = (await (
+      await fetch(`${gw.baseUrl}/generation?id=${first.json.id}`, { headers: { authorization: `Bearer ${gw.key}` } })
+    ).json()) as any;
     const labels = (record.data.attempts as any[]).map((x) => x.credential);
     assert.equal(labels.length, 2);
     assert.deepEqual(new Set(labels), new Set(['team-a', 'team-b']));
-    assert.equal(log.some((l) => l.includes('cooling down for 40 s')), true, log.join('\n'));
+    assert.equal(
+      log.some((l) => l.includes('cooling down for 40 s')),
+      true,
+      log.join('\n'),
+    );
     // The request log names both credentials of the request's attempts.
     const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.generation_id === first.json.id);
     assert.deepEqual(new Set(line.attempts.map((x: any) => x.credential)), new Set(['team-a', 'team-b']));
     const cooledLabel = cooled === KEY_A ? 'team-a' : 'team-b';
     const metrics = await (await fetch(`${gw.origin}/metrics`)).text();
-    assert.match(metrics, new RegExp(`switchyard_credential_attempts_total\\{provider="pooled",credential="${cooledLabel}",outcome="provider_error"\\} 1`));
+    assert.match(
+      metrics,
+      new RegExp(`switchyard_credential_attempts_total\\{provider="pooled",credential="${cooledLabel}",outcome="provider_error"\\} 1`),
+    );
     const h = await health('pooled');
     const c = h.credentials.find((x: any) => x.label === cooledLabel);
     assert.equal(c.health, 'cooling_down');
@@ -142,25 +156,48 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     oa.reset();
     for (let i = 0; i < 40; i++) assert.equal((await ask('acme/pooled')).status, 200);
     assert.equal(keysSeen().includes(cooled!), true, 'the credential did not come back after its cool-down');
-    assert.equal((await health('pooled')).credentials.every((x: any) => x.health === 'ok'), true);
+    assert.equal(
+      (await health('pooled')).credentials.every((x: any) => x.health === 'ok'),
+      true,
+    );
   });
 
   test('a 401 takes the credential out (alerted by label) and the request succeeds with the other in the same attempt loop', async () => {
     an.enqueue({ fault: 'status', status: 401 });
-    const res = await postJson(`${gw.baseUrl}/messages`, { model: 'acme/claude', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/messages`,
+      { model: 'acme/claude', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     const seen = an.requests.map((r) => keyOf(r.headers as Record<string, unknown>));
     assert.equal(seen.length, 2);
     const removed = seen[0]!;
     assert.notEqual(seen[1], removed);
     const label = removed === KEY_A ? 'anth-a' : 'anth-b';
-    assert.equal(log.some((l) => l.startsWith('ALERT') && l.includes(`"${label}"`) && l.includes('401')), true, log.join('\n'));
+    assert.equal(
+      log.some((l) => l.startsWith('ALERT') && l.includes(`"${label}"`) && l.includes('401')),
+      true,
+      log.join('\n'),
+    );
     clock += 10 * 60_000; // removal is until reload, not a cool-down
     an.reset();
     for (let i = 0; i < 10; i++) {
-      assert.equal((await postJson(`${gw.baseUrl}/messages`, { model: 'acme/claude', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` })).status, 200);
+      assert.equal(
+        (
+          await postJson(
+            `${gw.baseUrl}/messages`,
+            { model: 'acme/claude', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] },
+            { authorization: `Bearer ${gw.key}` },
+          )
+        ).status,
+        200,
+      );
     }
-    assert.equal(an.requests.some((r) => keyOf(r.headers as Record<string, unknown>) === removed), false);
+    assert.equal(
+      an.requests.some((r) => keyOf(r.headers as Record<string, unknown>) === removed),
+      false,
+    );
     const h = await health('claude');
     assert.equal(h.credentials.find((x: any) => x.label === label).health, 'removed');
     // The bad credential is not a bad endpoint: its health saw only successes.
@@ -168,10 +205,15 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
     assert.equal(h.endpoints[0].uptime_last_5m, 100, JSON.stringify(h.endpoints[0]));
   });
 
-  test('the upstream\'s x-ratelimit-remaining-requests: 0 passes the credential over until its reset (streamed requests too)', async () => {
+  test("the upstream's x-ratelimit-remaining-requests: 0 passes the credential over until its reset (streamed requests too)", async () => {
     clock += 10 * 60_000;
     oa.enqueue({ fault: 'status', status: 500, headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '20s' } });
-    const stream = (m: string) => postJson(`${gw.baseUrl}/chat/completions`, { model: m, stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const stream = (m: string) =>
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: m, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${gw.key}` },
+      );
     assert.equal((await stream('acme/pooled')).status, 200);
     const spent = keysSeen()[0]!;
     assert.equal(keysSeen().length, 2);
@@ -198,7 +240,10 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
   test('api_key beside api_keys is the pool\'s "default" credential', async () => {
     for (let i = 0; i < 4; i++) assert.equal((await ask('acme/mixed')).status, 200);
     assert.deepEqual(keysSeen(), [KEY_C, KEY_C, KEY_C, KEY_C]);
-    assert.deepEqual((await health('mixed')).credentials.map((c: any) => c.label), ['default', 'elsewhere']);
+    assert.deepEqual(
+      (await health('mixed')).credentials.map((c: any) => c.label),
+      ['default', 'elsewhere'],
+    );
   });
 
   test('rpm headroom: a credential at its requests-per-minute budget is passed over until the minute moves on', async () => {
@@ -216,7 +261,12 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
   });
 
   test('pooled keys never leave: not in the admin API, records, request log, operator log or stderr, even when the upstream echoes them', async () => {
-    oa.enqueue({ fault: 'echo-headers', status: 500 }, { fault: 'echo-headers', status: 500 }, { fault: 'echo-headers', status: 500 }, { fault: 'echo-headers', status: 500 });
+    oa.enqueue(
+      { fault: 'echo-headers', status: 500 },
+      { fault: 'echo-headers', status: 500 },
+      { fault: 'echo-headers', status: 500 },
+      { fault: 'echo-headers', status: 500 },
+    );
     const res = await ask('acme/pooled');
     await gw.flush();
     const admin = await createAdminKey(gw, 'ops-final');
@@ -225,7 +275,9 @@ ${model('pooled', 'm')}${model('x', 'gpt-x-1', 'restricted')}${model('y', 'gpt-y
       JSON.stringify((await call('GET', `${gw.baseUrl}/admin/health`, admin.key)).json),
       JSON.stringify((await call('GET', `${gw.baseUrl}/admin/config`, admin.key)).json),
       await (await fetch(`${gw.origin}/metrics`)).text(),
-      log.join('\n'), logLines.join('\n'), stderr,
+      log.join('\n'),
+      logLines.join('\n'),
+      stderr,
     ];
     for (const text of views) {
       for (const key of [KEY_A, KEY_B, KEY_C]) assert.equal(text.includes(key), false, `leaks ${key}: ${text.slice(0, 400)}`);

@@ -10,13 +10,18 @@ import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../suppo
 // with their role), a replay fails, an expired link fails, an unknown email gets the same
 // answer and no mail; without `smtp:` the route is a 404 and the sign-in page is told.
 
-interface Mail { to: string; body: string }
+interface Mail {
+  to: string;
+  body: string;
+}
 
 async function startSmtp() {
   const mails: Mail[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
     onData(stream, session, done) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -118,7 +123,10 @@ describe('email sign-in with smtp: configured', () => {
     // A mail for Mia sent after the stranger's ask arrives: the stranger's would have come first.
     assert.equal((await ask('mia@example.com')).status, 202);
     await smtp.until(before + 2);
-    assert.deepEqual(smtp.mails.slice(before).map((m) => m.to), ['mia@example.com', 'mia@example.com']);
+    assert.deepEqual(
+      smtp.mails.slice(before).map((m) => m.to),
+      ['mia@example.com', 'mia@example.com'],
+    );
     assert.equal((await redeem('x'.repeat(43))).status, 401);
   });
 

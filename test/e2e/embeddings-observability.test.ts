@@ -48,9 +48,17 @@ models:
     });
     admin = (await createAdminKey(gw)).key;
     manager = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
-    const embedded = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/embed', input: ['aaaa', 'bbbbbbbb', 'c', 'dd', 'eee'] }, auth());
+    const embedded = await postJson(
+      `${gw.baseUrl}/embeddings`,
+      { model: 'acme/embed', input: ['aaaa', 'bbbbbbbb', 'c', 'dd', 'eee'] },
+      auth(),
+    );
     assert.equal(embedded.status, 200, embedded.text);
-    const chatted = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/chat', messages: [{ role: 'user', content: 'hello' }] }, auth());
+    const chatted = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/chat', messages: [{ role: 'user', content: 'hello' }] },
+      auth(),
+    );
     assert.equal(chatted.status, 200, chatted.text);
     await gw.flush();
   });
@@ -74,7 +82,7 @@ models:
     assert.equal(sumOf(m, 'switchyard_requests_total', { route: 'chat', model: 'acme/chat' }), 1);
   });
 
-  test('traces: the server span\'s operation is embeddings (route embeddings), one client span per upstream call', async () => {
+  test("traces: the server span's operation is embeddings (route embeddings), one client span per upstream call", async () => {
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(5);
     const server = receiver.spans.filter((s) => s.kind === 2 && s.attributes['gen_ai.request.model'] === 'acme/embed');
@@ -95,7 +103,10 @@ models:
     assert.equal(chat.attributes['switchyard.route'], 'chat');
   });
 
-  for (const [name, path, key] of [['GET /admin/usage', '/api/v1/admin/usage', () => admin], ['GET /usage', '/api/v1/usage', () => manager]] as const) {
+  for (const [name, path, key] of [
+    ['GET /admin/usage', '/api/v1/admin/usage', () => admin],
+    ['GET /usage', '/api/v1/usage', () => manager],
+  ] as const) {
     test(`${name}?group_by=kind: embedding and chat apart, highest cost first, pages by cursor`, async () => {
       const res = await call('GET', `${gw.origin}${path}?group_by=kind`, key());
       assert.equal(res.status, 200, JSON.stringify(res.json));
@@ -111,9 +122,16 @@ models:
       // One group a page: the cursor leads to the other, then to none.
       const first = await call('GET', `${gw.origin}${path}?group_by=kind&limit=1`, key());
       assert.equal(first.json.data.length, 1);
-      const second = await call('GET', `${gw.origin}${path}?group_by=kind&limit=1&cursor=${encodeURIComponent(first.json.next_cursor)}`, key());
+      const second = await call(
+        'GET',
+        `${gw.origin}${path}?group_by=kind&limit=1&cursor=${encodeURIComponent(first.json.next_cursor)}`,
+        key(),
+      );
       assert.equal(second.status, 200, JSON.stringify(second.json));
-      assert.deepEqual([first.json.data[0].group, second.json.data[0].group], res.json.data.map((r: { group: string }) => r.group));
+      assert.deepEqual(
+        [first.json.data[0].group, second.json.data[0].group],
+        res.json.data.map((r: { group: string }) => r.group),
+      );
       assert.equal(second.json.next_cursor, null);
     });
   }

@@ -40,7 +40,15 @@ describe('embeddings through Gemini, Vertex, Bedrock and a small-batch OpenAI-co
     dir = mkdtempSync(join(tmpdir(), 'switchyard-embed-'));
     const account = writeTestServiceAccount(dir, 'gateway');
     // The AWS chain reads the environment: these are the only credentials it may find.
-    for (const name of ['AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_EC2_METADATA_DISABLED']) {
+    for (const name of [
+      'AWS_SHARED_CREDENTIALS_FILE',
+      'AWS_CONFIG_FILE',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'AWS_EC2_METADATA_DISABLED',
+    ]) {
       savedEnv[name] = process.env[name];
       delete process.env[name];
     }
@@ -159,17 +167,30 @@ models:
 
   test('Gemini: 150 inputs go as two batchEmbedContents calls (100 + 50), joined in order; no token count upstream, so the gateway counts and charges the inputs', async () => {
     const texts = inputs(150);
-    const raw = await client.embeddings.create({ model: 'acme/gemini-embed', input: texts, dimensions: 768, encoding_format: 'float' }).withResponse();
+    const raw = await client.embeddings
+      .create({ model: 'acme/gemini-embed', input: texts, dimensions: 768, encoding_format: 'float' })
+      .withResponse();
     const answer = raw.data;
-    assert.deepEqual(answer.data.map((d) => d.index), texts.map((_, i) => i));
-    assert.deepEqual(answer.data.map((d) => d.embedding), texts.map((t) => textVector(t, 768)));
+    assert.deepEqual(
+      answer.data.map((d) => d.index),
+      texts.map((_, i) => i),
+    );
+    assert.deepEqual(
+      answer.data.map((d) => d.embedding),
+      texts.map((t) => textVector(t, 768)),
+    );
     const calls = gemini.requests.filter((r) => r.path.endsWith(':batchEmbedContents'));
     assert.equal(calls.length, 2);
-    assert.deepEqual(calls.map((c) => c.body.requests.length).sort((a: number, b: number) => b - a), [100, 50]);
+    assert.deepEqual(
+      calls.map((c) => c.body.requests.length).sort((a: number, b: number) => b - a),
+      [100, 50],
+    );
     assert.equal(calls[0]!.path, '/v1beta/models/gemini-embedding-001:batchEmbedContents');
     assert.equal(calls[0]!.headers['x-goog-api-key'], 'gemini-key');
     assert.deepEqual(calls.find((c) => c.body.requests.length === 50)!.body.requests[0], {
-      model: 'models/gemini-embedding-001', content: { parts: [{ text: texts[100] }] }, outputDimensionality: 768,
+      model: 'models/gemini-embedding-001',
+      content: { parts: [{ text: texts[100] }] },
+      outputDimensionality: 768,
     });
     // Counted with the gateway's tokenizer (o200k_base), every input charged.
     const expected = texts.reduce((n, t) => n + countTokens(t, 'o200k_base'), 0);
@@ -181,7 +202,11 @@ models:
   });
 
   test('Gemini takes text only: token arrays are a 400 naming input, and nothing is sent', async () => {
-    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/gemini-embed', input: [[1, 2, 3]] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/embeddings`,
+      { model: 'acme/gemini-embed', input: [[1, 2, 3]] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.json.error.param, 'input');
     assert.match(res.json.error.message, /text only/);
@@ -191,35 +216,60 @@ models:
   test('Vertex: gemini-embedding-001 takes one instance a call (three calls for three inputs), text-embedding-005 all three in one; the signed bearer token, token counts summed', async () => {
     const texts = ['alpha', 'beta gamma', 'delta epsilon zeta'];
     const one = await client.embeddings.create({ model: 'acme/vertex-gemini-embed', input: texts, encoding_format: 'float' });
-    assert.deepEqual(one.data.map((d) => d.embedding), texts.map((t) => textVector(t)));
+    assert.deepEqual(
+      one.data.map((d) => d.embedding),
+      texts.map((t) => textVector(t)),
+    );
     const calls = gemini.requests.filter((r) => r.path.endsWith(':predict'));
     assert.equal(calls.length, 3);
     assert.equal(calls[0]!.path, '/v1/projects/my-project/locations/us-central1/publishers/google/models/gemini-embedding-001:predict');
-    assert.deepEqual(calls.map((c) => c.body.instances.length), [1, 1, 1]);
+    assert.deepEqual(
+      calls.map((c) => c.body.instances.length),
+      [1, 1, 1],
+    );
     assert.match(String(calls[0]!.headers.authorization), /^Bearer ey/);
     const tokens = texts.reduce((n, t) => n + textTokens(t), 0);
     assert.equal(one.usage.prompt_tokens, tokens);
     assert.equal(costOf(one), Number(BigInt(tokens) * PRICE.vertex) / 1e9);
 
     gemini.reset();
-    const batch = await client.embeddings.create({ model: 'acme/vertex-text-embed', input: texts, dimensions: 256, encoding_format: 'float' });
-    assert.deepEqual(batch.data.map((d) => d.embedding), texts.map((t) => textVector(t, 256)));
+    const batch = await client.embeddings.create({
+      model: 'acme/vertex-text-embed',
+      input: texts,
+      dimensions: 256,
+      encoding_format: 'float',
+    });
+    assert.deepEqual(
+      batch.data.map((d) => d.embedding),
+      texts.map((t) => textVector(t, 256)),
+    );
     assert.equal(gemini.requests.length, 1);
-    assert.deepEqual(gemini.requests[0]!.body, { instances: texts.map((content) => ({ content })), parameters: { outputDimensionality: 256 } });
+    assert.deepEqual(gemini.requests[0]!.body, {
+      instances: texts.map((content) => ({ content })),
+      parameters: { outputDimensionality: 256 },
+    });
     assert.equal(batch.usage.prompt_tokens, tokens);
   });
 
   test('Bedrock Titan v2: one SigV4-signed InvokeModel per input, dimensions and normalize sent, the token-count header summed', async () => {
     const texts = ['first text', 'second', 'the third text here'];
-    const raw = await client.embeddings.create({ model: 'acme/titan', input: texts, dimensions: 512, encoding_format: 'float' }).withResponse();
+    const raw = await client.embeddings
+      .create({ model: 'acme/titan', input: texts, dimensions: 512, encoding_format: 'float' })
+      .withResponse();
     const answer = raw.data;
-    assert.deepEqual(answer.data.map((d) => d.embedding), texts.map((t) => textVector(t, 512)));
+    assert.deepEqual(
+      answer.data.map((d) => d.embedding),
+      texts.map((t) => textVector(t, 512)),
+    );
     assert.equal(bedrock.requests.length, 3);
     for (const r of bedrock.requests) {
       assert.equal(r.path, `/model/${encodeURIComponent('amazon.titan-embed-text-v2:0')}/invoke`);
       assert.match(String(r.headers.authorization), /^AWS4-HMAC-SHA256 Credential=/);
     }
-    assert.deepEqual(bedrock.requests.map((r) => r.body).sort((a, b) => a.inputText.localeCompare(b.inputText)), [...texts].sort().map((inputText) => ({ inputText, dimensions: 512, normalize: true })));
+    assert.deepEqual(
+      bedrock.requests.map((r) => r.body).sort((a, b) => a.inputText.localeCompare(b.inputText)),
+      [...texts].sort().map((inputText) => ({ inputText, dimensions: 512, normalize: true })),
+    );
     const tokens = texts.reduce((n, t) => n + textTokens(t), 0);
     assert.equal(answer.usage.prompt_tokens, tokens);
     assert.equal(costOf(answer), Number(BigInt(tokens) * PRICE.titan) / 1e9);
@@ -228,7 +278,11 @@ models:
   });
 
   test('Bedrock Titan: a dimensions Titan cannot produce is a 400 naming dimensions, nothing sent', async () => {
-    const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/titan', input: 'x', dimensions: 100 }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/embeddings`,
+      { model: 'acme/titan', input: 'x', dimensions: 100 },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.json.error.param, 'dimensions');
     assert.equal(bedrock.requests.length, 0);
@@ -237,15 +291,21 @@ models:
   test('Bedrock Cohere: 100 inputs go as 96 + 4 texts, input_type search_document, joined in order, usage summed', async () => {
     const texts = inputs(100, 'doc');
     const answer = await client.embeddings.create({ model: 'acme/cohere', input: texts, encoding_format: 'float' });
-    assert.deepEqual(answer.data.map((d) => d.embedding), texts.map((t) => textVector(t)));
-    assert.deepEqual(bedrock.requests.map((r) => r.body.texts.length).sort((a: number, b: number) => b - a), [96, 4]);
+    assert.deepEqual(
+      answer.data.map((d) => d.embedding),
+      texts.map((t) => textVector(t)),
+    );
+    assert.deepEqual(
+      bedrock.requests.map((r) => r.body.texts.length).sort((a: number, b: number) => b - a),
+      [96, 4],
+    );
     assert.equal(bedrock.requests[0]!.body.input_type, 'search_document');
     const tokens = texts.reduce((n, t) => n + textTokens(t), 0);
     assert.equal(answer.usage.prompt_tokens, tokens);
     assert.equal(costOf(answer), Number(BigInt(tokens) * PRICE.cohere) / 1e9);
   });
 
-  test('a provider\'s options.embedding_task_type: Gemini\'s taskType, Cohere\'s input_type (lowercased)', async () => {
+  test("a provider's options.embedding_task_type: Gemini's taskType, Cohere's input_type (lowercased)", async () => {
     await client.embeddings.create({ model: 'acme/query-embed', input: 'where is it', encoding_format: 'float' });
     assert.equal(gemini.requests.at(-1)!.body.requests[0].taskType, 'RETRIEVAL_QUERY');
     await client.embeddings.create({ model: 'acme/cohere-query', input: 'where is it', encoding_format: 'float' });
@@ -257,8 +317,20 @@ models:
     const raw = await client.embeddings.create({ model: 'acme/small', input: texts, encoding_format: 'float' }).withResponse();
     const answer = raw.data;
     // The emulator's vector is [length, index within its call, 0.5].
-    assert.deepEqual(answer.data.map((d) => d.embedding), [[1, 0, 0.5], [2, 1, 0.5], [3, 0, 0.5], [4, 1, 0.5], [5, 0, 0.5]]);
-    assert.deepEqual(openai.requests.map((r) => r.json.input).sort((a, b) => a[0].length - b[0].length), [['a', 'bb'], ['ccc', 'dddd'], ['eeeee']]);
+    assert.deepEqual(
+      answer.data.map((d) => d.embedding),
+      [
+        [1, 0, 0.5],
+        [2, 1, 0.5],
+        [3, 0, 0.5],
+        [4, 1, 0.5],
+        [5, 0, 0.5],
+      ],
+    );
+    assert.deepEqual(
+      openai.requests.map((r) => r.json.input).sort((a, b) => a[0].length - b[0].length),
+      [['a', 'bb'], ['ccc', 'dddd'], ['eeeee']],
+    );
     // ceil(len/4) each: 1 + 1 + 1 + 1 + 2.
     assert.equal(answer.usage.prompt_tokens, 6);
     assert.equal(costOf(answer), Number(6n * PRICE.small) / 1e9);
@@ -269,11 +341,18 @@ models:
   test('one part failing fails the whole attempt: routing falls back to the next model for all of it, and only what served is charged', async () => {
     const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
     const texts = ['one', 'two', FAILING_INPUT, 'four'];
-    const raw = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/cohere', models: ['acme/small'], input: texts, encoding_format: 'float' }, { authorization: `Bearer ${gw.key}` });
+    const raw = await postJson(
+      `${gw.baseUrl}/embeddings`,
+      { model: 'acme/cohere', models: ['acme/small'], input: texts, encoding_format: 'float' },
+      { authorization: `Bearer ${gw.key}` },
+    );
     // Cohere takes all four in one call, which fails; the fallback splits them in two.
     assert.equal(raw.status, 200, raw.text);
     assert.equal(raw.json.model, 'acme/small');
-    assert.deepEqual(raw.json.data.map((d: { embedding: number[] }) => d.embedding[0]), [3, 3, 5, 4]);
+    assert.deepEqual(
+      raw.json.data.map((d: { embedding: number[] }) => d.embedding[0]),
+      [3, 3, 5, 4],
+    );
     assert.equal(openai.requests.length, 2);
     await gw.flush();
     const spent = before - (await gw.services.stores.accounts.balance(gw.accountId))!;
@@ -281,10 +360,14 @@ models:
     assert.equal(spent, 5n * PRICE.small);
   });
 
-  test('a part failing with no fallback is the request\'s error, in OpenAI\'s shape', async () => {
+  test("a part failing with no fallback is the request's error, in OpenAI's shape", async () => {
     openai.handle('/v1/embeddings', failOn(FAILING_INPUT));
     try {
-      const res = await postJson(`${gw.baseUrl}/embeddings`, { model: 'acme/small', input: ['a', 'b', 'c', FAILING_INPUT, 'e'] }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/embeddings`,
+        { model: 'acme/small', input: ['a', 'b', 'c', FAILING_INPUT, 'e'] },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.ok(res.status >= 500, `status ${res.status}`);
       assert.equal(typeof res.json.error.message, 'string');
       assert.ok(openai.requests.length >= 2, 'the parts before the failing one were sent');
@@ -298,8 +381,16 @@ models:
 function failOn(bad: string | null): (req: RecordedTaskRequest, res: ServerResponse) => void {
   return (req, res) => {
     const input = req.json.input as string[];
-    if (bad !== null && input.includes(bad)) return sendJson(res, 500, { error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null } });
+    if (bad !== null && input.includes(bad))
+      return sendJson(res, 500, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error', code: null },
+      });
     const tokens = input.reduce((n, x) => n + Math.max(1, Math.ceil(x.length / 4)), 0);
-    sendJson(res, 200, { object: 'list', data: input.map((x, index) => ({ object: 'embedding', index, embedding: [x.length, index, 0.5] })), model: req.json.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+    sendJson(res, 200, {
+      object: 'list',
+      data: input.map((x, index) => ({ object: 'embedding', index, embedding: [x.length, index, 0.5] })),
+      model: req.json.model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
   };
 }

@@ -22,7 +22,11 @@ function parseCommand(line: string): { env: Record<string, string>; words: strin
 }
 
 async function signIn(origin: string, key: string): Promise<{ status: number; cookie: string | null; json: any }> {
-  const res = await fetch(`${origin}/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
+  const res = await fetch(`${origin}/api/v1/dashboard/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key }),
+  });
   return { status: res.status, cookie: res.headers.get('set-cookie')?.split(';')[0] ?? null, json: await res.json() };
 }
 
@@ -57,7 +61,8 @@ test('the first-start banner leads to a signed-in dashboard: its URL, and the ma
 
     // The first request, then the dashboard signed in with the new key shows it.
     const chat = await fetch(`${origin}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'Hello' }] }),
     });
     assert.equal(chat.status, 200);
@@ -73,14 +78,17 @@ test('the first-start banner leads to a signed-in dashboard: its URL, and the ma
       assert.equal(activity.status, 200);
       shown = JSON.stringify(await activity.json()).includes(id);
     }
-    assert.ok(shown, 'the first request is in the dashboard\'s Activity');
+    assert.ok(shown, "the first request is in the dashboard's Activity");
 
     // The API key pasted into the sign-in: refused, with what to paste instead and how to make it.
     const wrong = await signIn(origin, apiKey);
     assert.equal(wrong.status, 403);
     assert.match(wrong.json.error.message, /API key/);
-    assert.ok(wrong.json.error.message.includes(`npx switchyard keys create --account ${accountId} --name dashboard --management`), wrong.json.error.message);
-    assert.doesNotMatch(wrong.json.error.message, /SWITCHYARD_DATA_DIR|\//, 'no path of the gateway\'s machine in an answer');
+    assert.ok(
+      wrong.json.error.message.includes(`npx switchyard keys create --account ${accountId} --name dashboard --management`),
+      wrong.json.error.message,
+    );
+    assert.doesNotMatch(wrong.json.error.message, /SWITCHYARD_DATA_DIR|\//, "no path of the gateway's machine in an answer");
   } finally {
     await stop(s);
   }
@@ -90,5 +98,9 @@ test("README's first start says what the banner says: npx switchyard, the manage
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   assert.ok(readme.includes('npx switchyard keys create --account <id> --name dashboard --management'), 'the management key command');
   assert.ok(readme.includes('http://127.0.0.1:8080/dashboard/'), 'the dashboard URL');
-  assert.doesNotMatch(readme, /(^|[^\w/-])(?<!npx )switchyard (keys|accounts|credits|usage|generations|serve|init|config|reload|migrate)\b/m, 'no bare `switchyard` command (not on PATH after npm ci)');
+  assert.doesNotMatch(
+    readme,
+    /(^|[^\w/-])(?<!npx )switchyard (keys|accounts|credits|usage|generations|serve|init|config|reload|migrate)\b/m,
+    'no bare `switchyard` command (not on PATH after npm ci)',
+  );
 });

@@ -34,7 +34,12 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(gw.services.stores.engine, 'postgres');
     const admin = await createAdminKey(gw);
     const api = `${gw.origin}/api/v1/admin`;
-    const created = await call('POST', `${api}/accounts`, admin.key, { name: 'Fleet Co', type: 'organization', tier: 'tier2', credits: '2.5' });
+    const created = await call('POST', `${api}/accounts`, admin.key, {
+      name: 'Fleet Co',
+      type: 'organization',
+      tier: 'tier2',
+      credits: '2.5',
+    });
     assert.equal(created.status, 201);
     const accountId: string = created.json.data.id;
     assert.equal(created.json.data.balance_usd, '2.5');
@@ -42,14 +47,19 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     assert.equal(keyRes.status, 201);
     const key: string = keyRes.json.key;
 
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hello fleet' }] },
-      { authorization: `Bearer ${key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hello fleet' }] },
+      { authorization: `Bearer ${key}` },
+    );
     assert.equal(res.status, 200, res.text);
     const id = res.headers.get('x-generation-id')!;
     await gw.flush();
     await gw.services.settled();
 
-    const lookup = await fetch(`${gw.origin}/api/v1/generation?id=${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${key}` } });
+    const lookup = await fetch(`${gw.origin}/api/v1/generation?id=${encodeURIComponent(id)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(lookup.status, 200);
     const record = ((await lookup.json()) as { data: { id: string; model: string; tokens_completion: number } }).data;
     assert.equal(record.id, id);
@@ -60,9 +70,18 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     const cost: string = full.json.data.total_cost_usd;
     assert.notEqual(cost, '0', 'sim-pro is priced');
     const ledger = await call('GET', `${api}/accounts/${accountId}/ledger`, admin.key);
-    assert.deepEqual(ledger.json.data.map((e: any) => [e.kind, e.amount_usd, e.generation_id]), [['charge', `-${cost}`, id], ['credit', '2.5', null]]);
+    assert.deepEqual(
+      ledger.json.data.map((e: any) => [e.kind, e.amount_usd, e.generation_id]),
+      [
+        ['charge', `-${cost}`, id],
+        ['credit', '2.5', null],
+      ],
+    );
     const usage = await call('GET', `${api}/usage?account=${accountId}&group_by=model`, admin.key);
-    assert.deepEqual(usage.json.data.map((r: any) => [r.group, r.requests, r.cost_usd]), [['switchyard/sim-pro', 1, cost]]);
+    assert.deepEqual(
+      usage.json.data.map((r: any) => [r.group, r.requests, r.cost_usd]),
+      [['switchyard/sim-pro', 1, cost]],
+    );
     assert.equal(usage.json.totals.cost_usd, cost);
     // The balance is the credits less that exact cost (nano-USD, no float).
     const account = await call('GET', `${api}/accounts/${accountId}`, admin.key);
@@ -73,11 +92,14 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
     const admin = await createAdminKey(gw, 'ops-dash');
     const mgmt = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'dash', management: true });
     const signIn = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: mgmt.key }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: mgmt.key }),
     });
     assert.equal(signIn.status, 200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-    const session = async () => (await (await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie } })).json()) as { signed_in: boolean };
+    const session = async () =>
+      (await (await fetch(`${gw.origin}/api/v1/dashboard/session`, { headers: { cookie } })).json()) as { signed_in: boolean };
     assert.equal((await session()).signed_in, true);
     const usage = await fetch(`${gw.origin}/api/v1/usage`, { headers: { cookie } });
     assert.equal(usage.status, 200);
@@ -105,20 +127,32 @@ describe('a gateway on Postgres and Redis (DATABASE_URL, REDIS_URL)', { skip }, 
   test('refusals on Postgres: counted per key and reason, no generation record, no row holding the model name', async () => {
     const admin = await createAdminKey(gw, 'refusals');
     const { key, record } = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'typos' });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => postJson(`${gw.baseUrl}/chat/completions`,
-      { model: `acme/fleet-typo-zq${i}x`, messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${key}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { model: `acme/fleet-typo-zq${i}x`, messages: [{ role: 'user', content: 'x' }] },
+          { authorization: `Bearer ${key}` },
+        ),
+      ),
+    );
     assert.deepEqual([...new Set(answers.map((r) => r.status))], [400]);
     await gw.flush();
     const counts = await call('GET', `${gw.origin}/api/v1/admin/refusals?key=${record.hash}`, admin.key);
     assert.equal(counts.status, 200);
     assert.deepEqual([...new Set(counts.json.data.map((c: { reason: string }) => c.reason))], ['model_not_found']);
-    assert.equal(counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0), 12);
+    assert.equal(
+      counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0),
+      12,
+    );
     assert.deepEqual(await gw.services.stores.generations.ids({ keyHash: record.hash, limit: 100 }), []);
     const pg = (await import('pg')).default;
     const client = new pg.Client(env.DATABASE_URL);
     await client.connect();
     try {
-      const tables = (await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")).rows.map((r) => r.table_name as string);
+      const tables = (
+        await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()')
+      ).rows.map((r) => r.table_name as string);
       for (const t of tables) {
         const text = JSON.stringify((await client.query(`SELECT * FROM "${t}"`)).rows);
         assert.doesNotMatch(text, /zq\d+x/, `table ${t} holds a client's string`);

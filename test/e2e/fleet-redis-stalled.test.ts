@@ -32,8 +32,12 @@ describe('a stalled Redis', { skip: redisUnavailable() ?? false }, () => {
   });
 
   test('a request while Redis does not answer is refused with 503 shared_state_unavailable; once it answers, served', async () => {
-    const ask = () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
-      { authorization: `Bearer ${gw.key}` });
+    const ask = () =>
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'switchyard/sim-pro', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${gw.key}` },
+      );
     assert.equal((await ask()).status, 200);
     process.kill(pid, 'SIGSTOP');
     let refused;

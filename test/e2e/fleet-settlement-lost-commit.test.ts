@@ -36,13 +36,20 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     await stopPostgres();
   });
 
-  const chat = () => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] },
-    { authorization: `Bearer ${gw.key}` });
-  const balance = async () => BigInt((await db.query('SELECT balance_nanos FROM accounts WHERE id = $1', [gw.accountId])).rows[0].balance_nanos);
+  const chat = () =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', max_tokens: 20, messages: [{ role: 'user', content: 'hello' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
+  const balance = async () =>
+    BigInt((await db.query('SELECT balance_nanos FROM accounts WHERE id = $1', [gw.accountId])).rows[0].balance_nanos);
   const usage = async () => BigInt((await db.query('SELECT usage_nanos FROM api_keys WHERE hash = $1', [gw.keyHash])).rows[0].usage_nanos);
-  const charges = async (id: string) => (await db.query(`SELECT amount_nanos FROM ledger WHERE generation_id = $1`, [id])).rows.map((r) => BigInt(r.amount_nanos));
+  const charges = async (id: string) =>
+    (await db.query(`SELECT amount_nanos FROM ledger WHERE generation_id = $1`, [id])).rows.map((r) => BigInt(r.amount_nanos));
   const cost = async (id: string) => BigInt((await db.query('SELECT cost_nanos FROM generations WHERE id = $1', [id])).rows[0].cost_nanos);
-  const requests = async () => (await db.query('SELECT coalesce(sum(requests), 0) AS n FROM usage_daily WHERE account_id = $1', [gw.accountId])).rows[0].n as string;
+  const requests = async () =>
+    (await db.query('SELECT coalesce(sum(requests), 0) AS n FROM usage_daily WHERE account_id = $1', [gw.accountId])).rows[0].n as string;
 
   test('a batch whose COMMIT answer is lost: the answer is delivered, charged once (ledger, balance, key usage, rollups), and later requests are served', async () => {
     assert.equal((await chat()).status, 200); // the key's credit snapshot loaded, the pool warm
@@ -108,7 +115,10 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     proxy.refuse(false);
     while (!(await gw.services.settlements.retry()));
     // Refused at admission: no generation record (it is counted), and no charge.
-    assert.equal((await db.query('SELECT count(*)::int AS n FROM generations WHERE id = $1', [res.headers.get('x-generation-id')])).rows[0].n, 0);
+    assert.equal(
+      (await db.query('SELECT count(*)::int AS n FROM generations WHERE id = $1', [res.headers.get('x-generation-id')])).rows[0].n,
+      0,
+    );
     assert.deepEqual(await charges(res.headers.get('x-generation-id')!), [], 'refused: nothing charged');
     assert.equal(await balance(), balanceBefore);
     assert.equal((await chat()).status, 200);

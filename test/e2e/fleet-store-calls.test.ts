@@ -45,7 +45,9 @@ async function commandCalls(conn: RedisConnection): Promise<Map<string, number>>
 /** A conversation of `n` messages after the system prompt: n + 1 prefixes to look up (capped at 33). */
 function conversation(n: number): Array<{ role: string; content: string }> {
   // Long enough for a provider to cache (≥ 64 tokens): shorter prompts are not looked up (sticky-routing.ts).
-  const messages = [{ role: 'system', content: `You are terse. ${'Answer in as few words as you can, and never repeat the question. '.repeat(8)}` }];
+  const messages = [
+    { role: 'system', content: `You are terse. ${'Answer in as few words as you can, and never repeat the question. '.repeat(8)}` },
+  ];
   for (let i = 0; i < n; i++) messages.push({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` });
   return messages;
 }
@@ -68,7 +70,11 @@ describe('sticky routing on Redis: one command per lookup', { skip: redisUnavail
     await conn.connect();
     try {
       const ask = async (model: string): Promise<void> => {
-        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model, messages: conversation(41) }, { authorization: `Bearer ${gw.key}` });
+        const res = await postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { model, messages: conversation(41) },
+          { authorization: `Bearer ${gw.key}` },
+        );
         assert.equal(res.status, 200, res.text);
       };
       await ask('acme/two'); // warm: scripts loaded, snapshot read
@@ -97,7 +103,12 @@ describe('sticky routing on Redis: one command per lookup', { skip: redisUnavail
       let remembered = 0;
       for (const provider of [{ only: ['east'] }, { order: ['west', 'east'] }]) {
         await conn.send(['CONFIG', 'RESETSTAT']);
-        const body = { model: 'acme/two', provider, prompt_cache_key: `conversation-${JSON.stringify(provider)}`, messages: conversation(1) };
+        const body = {
+          model: 'acme/two',
+          provider,
+          prompt_cache_key: `conversation-${JSON.stringify(provider)}`,
+          messages: conversation(1),
+        };
         const res = await postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${gw.key}` });
         assert.equal(res.status, 200, res.text);
         assert.equal((await commandCalls(conn)).get('mget'), undefined, `no lookup with ${JSON.stringify(provider)}`);
@@ -119,7 +130,7 @@ async function stats(conn: RedisConnection): Promise<{ reads: number; calls: Map
   return { reads, calls: new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])])) };
 }
 
-describe('a request\'s Redis commands', { skip: redisUnavailable() ?? false }, () => {
+describe("a request's Redis commands", { skip: redisUnavailable() ?? false }, () => {
   let redis: RedisServer;
   let emu: OpenAIChatEmulator;
   before(async () => {
@@ -152,7 +163,11 @@ describe('a request\'s Redis commands', { skip: redisUnavailable() ?? false }, (
     };
     try {
       const ask = async (): Promise<void> => {
-        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', messages: conversation(1) }, { authorization: `Bearer ${gw.key}` });
+        const res = await postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { model: 'acme/two', messages: conversation(1) },
+          { authorization: `Bearer ${gw.key}` },
+        );
         assert.equal(res.status, 200, res.text);
       };
       await ask(); // warm: scripts loaded, snapshot read
@@ -180,7 +195,11 @@ describe('a request\'s Redis commands', { skip: redisUnavailable() ?? false }, (
       return original.call(AbortSignal, ms);
     };
     try {
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/two', messages: conversation(1) }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/two', messages: conversation(1) },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 200, res.text);
       await gw.flush();
       assert.equal(armed, 0);

@@ -14,7 +14,11 @@ const HISTOGRAM = 'switchyard_gateway_overhead_seconds';
 /** How long the slow upstream holds its answer: the gateway waits at least this long on it. */
 const UPSTREAM_DELAY_MS = 250;
 
-const ask = (extra: Record<string, unknown> = {}) => ({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'hello there' }], ...extra });
+const ask = (extra: Record<string, unknown> = {}) => ({
+  model: 'acme/mock-1',
+  messages: [{ role: 'user', content: 'hello there' }],
+  ...extra,
+});
 const streamed = ask({ stream: true, stream_options: { include_usage: true } });
 
 function delta(before: Sample[], now: Sample[], name: string, labels: Record<string, string> = {}): number {
@@ -22,7 +26,11 @@ function delta(before: Sample[], now: Sample[], name: string, labels: Record<str
 }
 
 /** POSTs and reads the whole answer; `ms` is the client's send → last byte. */
-async function timedPost(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Headers; text: string; ms: number }> {
+async function timedPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; text: string; ms: number }> {
   const t0 = performance.now();
   const r = await postJson(url, body, headers);
   return { status: r.status, headers: r.headers, text: r.text, ms: performance.now() - t0 };
@@ -49,7 +57,11 @@ describe('switchyard_gateway_overhead_seconds', () => {
     assert.equal(chat.headers.get('x-switchyard-overhead-ms'), null, 'the header is opt-in');
     const chatStream = await postJson(`${gw.baseUrl}/chat/completions`, streamed, auth);
     assert.equal(chatStream.status, 200, chatStream.text);
-    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'acme/mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    const messages = await postJson(
+      `${gw.baseUrl}/messages`,
+      { model: 'acme/mock-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' },
+    );
     assert.equal(messages.status, 200, messages.text);
     // An upstream's refusal after admission is answered too: observed.
     emu.enqueue({ fault: 'status', status: 400 });
@@ -69,11 +81,17 @@ describe('switchyard_gateway_overhead_seconds', () => {
     assert.deepEqual([...labelNames].sort(), ['route', 'streamed'], 'bounded labels only');
     // The gateway did some work of its own for each (a positive sum), in the 50 µs – 50 ms buckets' range.
     assert.ok(delta(m0, m1, `${HISTOGRAM}_sum`) > 0);
-    assert.ok(m1.some((s) => s.name === `${HISTOGRAM}_bucket` && s.labels.le === '0.00005'), 'a 50 µs bucket');
-    assert.ok(m1.some((s) => s.name === `${HISTOGRAM}_bucket` && s.labels.le === '0.05'), 'a 50 ms bucket');
+    assert.ok(
+      m1.some((s) => s.name === `${HISTOGRAM}_bucket` && s.labels.le === '0.00005'),
+      'a 50 µs bucket',
+    );
+    assert.ok(
+      m1.some((s) => s.name === `${HISTOGRAM}_bucket` && s.labels.le === '0.05'),
+      'a 50 ms bucket',
+    );
   });
 
-  test('the time spent waiting on the upstream is not the gateway\'s: an upstream holding its answer 250 ms', async () => {
+  test("the time spent waiting on the upstream is not the gateway's: an upstream holding its answer 250 ms", async () => {
     const m0 = await scrape(gw.origin);
     emu.enqueue({ fault: 'slow-first-byte', delayMs: UPSTREAM_DELAY_MS });
     const r = await timedPost(`${gw.baseUrl}/chat/completions`, ask(), auth);
@@ -87,13 +105,21 @@ describe('switchyard_gateway_overhead_seconds', () => {
     assert.ok(ownMs > 0 && ownMs <= r.ms - UPSTREAM_DELAY_MS, `own ${ownMs} ms, total ${r.ms} ms`);
   });
 
-  test('a stream: its own time runs to the first byte, so neither the wait for the upstream\'s first byte nor the rest of the stream is in it', async () => {
+  test("a stream: its own time runs to the first byte, so neither the wait for the upstream's first byte nor the rest of the stream is in it", async () => {
     const m0 = await scrape(gw.origin);
     // 250 ms before the upstream's first byte, then the answer's first words; the rest is held until the client has them.
     const rest = gate();
-    emu.enqueue({ fault: 'slow-first-byte', delayMs: UPSTREAM_DELAY_MS, then: { text: 'one two three four', chunks: 4, pauseAfter: { events: 2, until: rest.until } } });
+    emu.enqueue({
+      fault: 'slow-first-byte',
+      delayMs: UPSTREAM_DELAY_MS,
+      then: { text: 'one two three four', chunks: 4, pauseAfter: { events: 2, until: rest.until } },
+    });
     const t0 = performance.now();
-    const res = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(streamed) });
+    const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify(streamed),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-switchyard-overhead-ms'), null);
     const reader = res.body!.getReader();
@@ -101,7 +127,9 @@ describe('switchyard_gateway_overhead_seconds', () => {
     const firstByteMs = performance.now() - t0;
     assert.match(new TextDecoder().decode(first.value), /data: /);
     rest.open();
-    while (!(await reader.read()).done) { /* to the end */ }
+    while (!(await reader.read()).done) {
+      /* to the end */
+    }
     const m1 = await scrape(gw.origin);
     const labels = { route: 'chat', streamed: 'true' };
     assert.equal(delta(m0, m1, `${HISTOGRAM}_count`, labels), 1);
@@ -117,9 +145,15 @@ describe('X-Switchyard-Overhead-Ms (metrics.overhead_header: true)', () => {
   let auth: Record<string, string>;
   before(async () => {
     emu = await startOpenAIChatEmulator();
-    gw = await startTestGateway({ yaml: `${emulatorConfig(emu.baseUrl)}metrics:\n  overhead_header: true\n`, env: { LOCAL_KEY: 'upstream-key' } });
+    gw = await startTestGateway({
+      yaml: `${emulatorConfig(emu.baseUrl)}metrics:\n  overhead_header: true\n`,
+      env: { LOCAL_KEY: 'upstream-key' },
+    });
     // Metrics off: the header still has its clock.
-    bare = await startTestGateway({ yaml: `${emulatorConfig(emu.baseUrl)}metrics:\n  enabled: false\n  overhead_header: true\n`, env: { LOCAL_KEY: 'upstream-key' } });
+    bare = await startTestGateway({
+      yaml: `${emulatorConfig(emu.baseUrl)}metrics:\n  enabled: false\n  overhead_header: true\n`,
+      env: { LOCAL_KEY: 'upstream-key' },
+    });
     auth = { authorization: `Bearer ${gw.key}` };
   });
   after(async () => {
@@ -135,7 +169,7 @@ describe('X-Switchyard-Overhead-Ms (metrics.overhead_header: true)', () => {
     return Number(value);
   };
 
-  test('a non-streamed answer carries the figure the histogram observes: positive, below the latency, without the upstream\'s wait', async () => {
+  test("a non-streamed answer carries the figure the histogram observes: positive, below the latency, without the upstream's wait", async () => {
     const m0 = await scrape(gw.origin);
     emu.enqueue({ fault: 'slow-first-byte', delayMs: UPSTREAM_DELAY_MS });
     const r = await timedPost(`${gw.baseUrl}/chat/completions`, ask(), auth);
@@ -158,10 +192,10 @@ describe('X-Switchyard-Overhead-Ms (metrics.overhead_header: true)', () => {
     assert.equal(refused.headers.get('x-switchyard-overhead-ms'), null);
     const stream = await postJson(`${gw.baseUrl}/chat/completions`, streamed, auth);
     assert.equal(stream.status, 200);
-    assert.equal(stream.headers.get('x-switchyard-overhead-ms'), null, 'a stream\'s headers leave before its figure is known');
+    assert.equal(stream.headers.get('x-switchyard-overhead-ms'), null, "a stream's headers leave before its figure is known");
   });
 
-  test('with metrics off, the header is still measured from the request\'s arrival', async () => {
+  test("with metrics off, the header is still measured from the request's arrival", async () => {
     assert.equal((await fetch(`${bare.origin}/metrics`)).status, 404);
     const r = await timedPost(`${bare.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${bare.key}` });
     assert.equal(r.status, 200, r.text);

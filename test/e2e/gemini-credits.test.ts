@@ -28,7 +28,10 @@ describe('Gemini API: credits, key limits and rate limits as on chat', () => {
 
   const path = (method: string) => `${gw.origin}/v1beta/models/switchyard/sim-pro:${method}`;
 
-  async function keyOf(credits: string, opts: { tier?: string; limitUsd?: string } = {}): Promise<{ key: string; hash: string; accountId: string }> {
+  async function keyOf(
+    credits: string,
+    opts: { tier?: string; limitUsd?: string } = {},
+  ): Promise<{ key: string; hash: string; accountId: string }> {
     const svc = gw.services.accountService;
     const account = await svc.createAccount({ name: `gemini ${credits}`, type: 'user', tier: opts.tier ?? 'tier2', creditsUsd: credits });
     const created = await svc.createKey({ accountId: account.id, ...(opts.limitUsd === undefined ? {} : { limitUsd: opts.limitUsd }) });
@@ -45,14 +48,22 @@ describe('Gemini API: credits, key limits and rate limits as on chat', () => {
       assert.equal(res.json.error.status, 'RESOURCE_EXHAUSTED');
       assert.equal(res.json.error.details[0].reason, 'INSUFFICIENT_QUOTA');
     }
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${broke.key}` });
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${broke.key}` },
+    );
     assert.equal(chat.status, 402, 'chat refuses alike');
     const counted = await postJson(path('countTokens'), ask, h);
     assert.equal(counted.status, 200, counted.text);
     assert.ok(counted.json.totalTokens > 0);
     await gw.flush();
     const refusals = await gw.services.stores.refusals.list({ keyHash: broke.hash }, null, 10);
-    assert.deepEqual(refusals.map((c) => [c.reason, c.count]), [['insufficient_quota', 4]], 'counted like chat, no record');
+    assert.deepEqual(
+      refusals.map((c) => [c.reason, c.count]),
+      [['insufficient_quota', 4]],
+      'counted like chat, no record',
+    );
 
     const overdrawn = await keyOf('1');
     await gw.services.accountService.adjustCredits(overdrawn.accountId, '-3', 'test: below zero');
@@ -85,7 +96,9 @@ describe('Gemini API: credits, key limits and rate limits as on chat', () => {
     }
     assert.equal(status, 402);
     assert.ok(served > 0);
-    const own = await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { usage: number; limit: number } };
+    const own = (await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: { usage: number; limit: number };
+    };
     assert.equal(own.data.limit, 0.001);
     assert.ok(own.data.usage > 0 && own.data.usage <= own.data.limit, `usage ${own.data.usage} stays within the limit`);
     assert.ok(Math.abs(own.data.usage - charged) < 1e-12, `the key's usage ${own.data.usage} is the records' costs ${charged}`);

@@ -57,7 +57,10 @@ describe('Gemini API over HTTP', () => {
   before(async () => {
     emu = await startOpenAIChatEmulator();
     claude = await startAnthropicEmulator();
-    gw = await startTestGateway({ yaml: config(emu.baseUrl, claude.baseUrl), logDestination: { write: (l: string) => void logLines.push(l) } });
+    gw = await startTestGateway({
+      yaml: config(emu.baseUrl, claude.baseUrl),
+      logDestination: { write: (l: string) => void logLines.push(l) },
+    });
     headers = { 'x-goog-api-key': gw.key };
   });
   after(async () => {
@@ -87,7 +90,7 @@ describe('Gemini API over HTTP', () => {
     assert.equal(v1.json.candidates[0].content.parts[0].text, 'v1');
   });
 
-  test('the key comes from x-goog-api-key, ?key= or Bearer; none is a 401 in Google\'s shape; ?key= never reaches the request log', async () => {
+  test("the key comes from x-goog-api-key, ?key= or Bearer; none is a 401 in Google's shape; ?key= never reaches the request log", async () => {
     for (const [how, target, h] of [
       ['header', url('acme/mock-1:generateContent'), { 'x-goog-api-key': gw.key }],
       ['query', url(`acme/mock-1:generateContent?key=${encodeURIComponent(gw.key)}`), {}],
@@ -113,13 +116,19 @@ describe('Gemini API over HTTP', () => {
     assert.equal(log.includes('sk-sy-v1-nope'), false);
   });
 
-  test('bad input gets Google\'s error shape with the right status', async () => {
+  test("bad input gets Google's error shape with the right status", async () => {
     const cases: Array<[string, unknown, number, string, RegExp]> = [
       ['acme/mock-1:generateContent', {}, 400, 'INVALID_ARGUMENT', /contents/],
       ['acme/mock-1:generateContent', { contents: [{ role: 'system', parts: [{ text: 'x' }] }] }, 400, 'INVALID_ARGUMENT', /role/],
       ['acme/mock-1:generateContent', { ...ask('x'), generationConfig: { candidateCount: 3 } }, 400, 'INVALID_ARGUMENT', /candidateCount/],
       ['acme/mock-1:generateContent', { ...ask('x'), generationConfig: { temperature: 9 } }, 400, 'INVALID_ARGUMENT', /temperature/],
-      ['acme/mock-1:generateContent', { contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://bucket/a.pdf' } }] }] }, 400, 'INVALID_ARGUMENT', /fileUri/],
+      [
+        'acme/mock-1:generateContent',
+        { contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://bucket/a.pdf' } }] }] },
+        400,
+        'INVALID_ARGUMENT',
+        /fileUri/,
+      ],
       ['acme/mock-1:generateContent', { ...ask('x'), cachedContent: 'cachedContents/abc' }, 400, 'INVALID_ARGUMENT', /cachedContent/],
       ['no-such/model:generateContent', ask('x'), 404, 'NOT_FOUND', /no-such\/model/],
       ['no-such/model:countTokens', ask('x'), 404, 'NOT_FOUND', /no-such\/model/],
@@ -141,8 +150,12 @@ describe('Gemini API over HTTP', () => {
     assert.equal(emu.requests.length, 0, 'nothing reached the upstream');
   });
 
-  test('a path of Gemini\'s API the gateway does not serve is a 404 in Google\'s shape (the SDK\'s files, tuned models); elsewhere OpenAI\'s', async () => {
-    for (const [method, path] of [['POST', '/upload/v1beta/files'], ['GET', '/v1beta/tunedModels'], ['DELETE', '/v1beta/models/acme/mock-1:generateContent']] as const) {
+  test("a path of Gemini's API the gateway does not serve is a 404 in Google's shape (the SDK's files, tuned models); elsewhere OpenAI's", async () => {
+    for (const [method, path] of [
+      ['POST', '/upload/v1beta/files'],
+      ['GET', '/v1beta/tunedModels'],
+      ['DELETE', '/v1beta/models/acme/mock-1:generateContent'],
+    ] as const) {
       const res = await fetch(`${gw.origin}${path}?key=${gw.key}`, { method, headers });
       const json = (await res.json()) as any;
       assert.equal(res.status, 404, path);
@@ -154,7 +167,7 @@ describe('Gemini API over HTTP', () => {
     assert.equal(((await openai.json()) as any).error.type, 'not_found_error');
   });
 
-  test('an upstream failure is Google\'s shape too (502 UNAVAILABLE), and in-stream it is a last {error} chunk', async () => {
+  test("an upstream failure is Google's shape too (502 UNAVAILABLE), and in-stream it is a last {error} chunk", async () => {
     // Every retry fails alike.
     for (let i = 0; i < 8; i++) emu.enqueue({ fault: 'status', status: 500 });
     const res = await postJson(url('acme/mock-1:generateContent'), ask('hi'), headers);
@@ -173,8 +186,17 @@ describe('Gemini API over HTTP', () => {
 
   test('streamGenerateContent without alt=sse is one JSON array, written as the answer comes', async () => {
     const g = gate();
-    emu.enqueue({ text: 'one two three four', chunks: 4, pauseAfter: { events: 3, until: g.until }, usage: { prompt_tokens: 5, completion_tokens: 4 } });
-    const res = await fetch(url('acme/mock-1:streamGenerateContent'), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(ask('count')) });
+    emu.enqueue({
+      text: 'one two three four',
+      chunks: 4,
+      pauseAfter: { events: 3, until: g.until },
+      usage: { prompt_tokens: 5, completion_tokens: 4 },
+    });
+    const res = await fetch(url('acme/mock-1:streamGenerateContent'), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(ask('count')),
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const reader = res.body!.getReader();
@@ -198,7 +220,12 @@ describe('Gemini API over HTTP', () => {
     assert.equal(chunks.map((c) => c.candidates[0].content.parts.map((p: any) => p.text).join('')).join(''), 'one two three four');
     const last = chunks.at(-1);
     assert.equal(last.candidates[0].finishReason, 'STOP');
-    assert.deepEqual(last.usageMetadata, { promptTokenCount: 5, candidatesTokenCount: 4, totalTokenCount: 9, cost: last.usageMetadata.cost });
+    assert.deepEqual(last.usageMetadata, {
+      promptTokenCount: 5,
+      candidatesTokenCount: 4,
+      totalTokenCount: 9,
+      cost: last.usageMetadata.cost,
+    });
     assert.ok(chunks.every((c) => c.responseId === res.headers.get('x-generation-id')));
   });
 
@@ -219,13 +246,22 @@ describe('Gemini API over HTTP', () => {
 
   test('inline images and audio reach an OpenAI-format upstream as image_url and input_audio', async () => {
     emu.enqueue({ text: 'seen' });
-    const res = await postJson(url('acme/mock-1:generateContent'), {
-      contents: [{ role: 'user', parts: [
-        { text: 'What is this?' },
-        { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
-        { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
-      ] }],
-    }, headers);
+    const res = await postJson(
+      url('acme/mock-1:generateContent'),
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { text: 'What is this?' },
+              { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+              { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
+            ],
+          },
+        ],
+      },
+      headers,
+    );
     assert.equal(res.status, 200, res.text);
     const content = emu.requests[0]!.body.messages[0].content;
     assert.deepEqual(content[1], { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } });
@@ -233,8 +269,22 @@ describe('Gemini API over HTTP', () => {
   });
 
   test('an Anthropic-format upstream: thoughts come back when includeThoughts, and a function call round trips by id', async () => {
-    claude.enqueue({ thinking: 'Let me look it up.', toolCalls: [{ id: 'toolu_1', name: 'lookup', arguments: '{"q":"oslo"}' }], usage: { input_tokens: 20, output_tokens: 10 } });
-    const tools = [{ functionDeclarations: [{ name: 'lookup', description: 'Look up', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } }, required: ['q'] } }] }];
+    claude.enqueue({
+      thinking: 'Let me look it up.',
+      toolCalls: [{ id: 'toolu_1', name: 'lookup', arguments: '{"q":"oslo"}' }],
+      usage: { input_tokens: 20, output_tokens: 10 },
+    });
+    const tools = [
+      {
+        functionDeclarations: [
+          {
+            name: 'lookup',
+            description: 'Look up',
+            parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } }, required: ['q'] },
+          },
+        ],
+      },
+    ];
     const generationConfig = { maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } };
     const first = await postJson(url('acme/claude-mock:generateContent'), { ...ask('Find Oslo'), tools, generationConfig }, headers);
     assert.equal(first.status, 200, first.text);
@@ -248,46 +298,69 @@ describe('Gemini API over HTTP', () => {
     assert.deepEqual(sent.tools[0].input_schema, { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
 
     claude.enqueue({ text: 'Oslo is in Norway.' });
-    const second = await postJson(url('acme/claude-mock:generateContent'), {
-      contents: [
-        ask('Find Oslo').contents[0],
-        first.json.candidates[0].content,
-        { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'lookup', response: { output: 'Norway' } } }] },
-      ],
-      tools,
-      generationConfig,
-    }, headers);
+    const second = await postJson(
+      url('acme/claude-mock:generateContent'),
+      {
+        contents: [
+          ask('Find Oslo').contents[0],
+          first.json.candidates[0].content,
+          { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'lookup', response: { output: 'Norway' } } }] },
+        ],
+        tools,
+        generationConfig,
+      },
+      headers,
+    );
     assert.equal(second.status, 200, second.text);
     assert.equal(second.json.candidates[0].content.parts.at(-1).text, 'Oslo is in Norway.');
     const replay = claude.requests[1]!.body.messages;
-    assert.deepEqual(replay[1].content.map((b: any) => b.type), ['thinking', 'tool_use']);
+    assert.deepEqual(
+      replay[1].content.map((b: any) => b.type),
+      ['thinking', 'tool_use'],
+    );
     assert.equal(replay[1].content[0].signature, parts[0].thoughtSignature);
     assert.deepEqual(replay[2].content, [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Norway' }]);
   });
 
   test('without includeThoughts the reasoning is not returned', async () => {
     claude.enqueue({ thinking: 'secret plan', text: 'done' });
-    const res = await postJson(url('acme/claude-mock:generateContent'), { ...ask('go'), generationConfig: { maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 1024 } } }, headers);
+    const res = await postJson(
+      url('acme/claude-mock:generateContent'),
+      { ...ask('go'), generationConfig: { maxOutputTokens: 4000, thinkingConfig: { thinkingBudget: 1024 } } },
+      headers,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(JSON.stringify(res.json).includes('secret plan'), false);
     assert.equal(res.json.candidates[0].content.parts.at(-1).text, 'done');
   });
 
-  test('GET /v1beta/models pages the catalog in Google\'s shape; GET one model by id, encoded id or alias', async () => {
-    const first = await (await fetch(`${gw.origin}/v1beta/models?pageSize=1`)).json() as any;
+  test("GET /v1beta/models pages the catalog in Google's shape; GET one model by id, encoded id or alias", async () => {
+    const first = (await (await fetch(`${gw.origin}/v1beta/models?pageSize=1`)).json()) as any;
     assert.equal(first.models.length, 1);
     assert.equal(first.nextPageToken, '1');
-    const rest = await (await fetch(`${gw.origin}/v1beta/models?pageSize=10&pageToken=1`)).json() as any;
+    const rest = (await (await fetch(`${gw.origin}/v1beta/models?pageSize=10&pageToken=1`)).json()) as any;
     assert.equal(rest.nextPageToken, undefined);
     const names = [...first.models, ...rest.models].map((m: any) => m.name).sort();
     assert.deepEqual(names, ['models/acme/claude-mock', 'models/acme/mock-1']);
     for (const tail of ['acme/mock-1', 'acme%2Fmock-1', 'mock-1-20250101']) {
       const res = await fetch(`${gw.origin}/v1beta/models/${tail}`);
       assert.equal(res.status, 200, tail);
-      const m = await res.json() as any;
+      const m = (await res.json()) as any;
       assert.deepEqual(
-        { name: m.name, displayName: m.displayName, inputTokenLimit: m.inputTokenLimit, outputTokenLimit: m.outputTokenLimit, methods: m.supportedGenerationMethods },
-        { name: 'models/acme/mock-1', displayName: 'Mock One', inputTokenLimit: 32000, outputTokenLimit: 4096, methods: ['generateContent', 'streamGenerateContent', 'countTokens'] },
+        {
+          name: m.name,
+          displayName: m.displayName,
+          inputTokenLimit: m.inputTokenLimit,
+          outputTokenLimit: m.outputTokenLimit,
+          methods: m.supportedGenerationMethods,
+        },
+        {
+          name: 'models/acme/mock-1',
+          displayName: 'Mock One',
+          inputTokenLimit: 32000,
+          outputTokenLimit: 4096,
+          methods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+        },
       );
     }
     const missing = await fetch(`${gw.origin}/v1beta/models/nope`);
@@ -304,7 +377,8 @@ describe('Gemini API to a Google upstream', () => {
   let gw: TestGateway;
   before(async () => {
     gm = await startGeminiEmulator({ apiKey: 'gk-upstream' });
-    gw = await startTestGateway({ yaml: `sim: false
+    gw = await startTestGateway({
+      yaml: `sim: false
 providers:
   - { id: up-google, kind: google, base_url: "${gm.baseUrl}", api_key: gk-upstream }
 models:
@@ -315,7 +389,8 @@ models:
       - provider: up-google
         model: gemini-3-pro-preview
         pricing: { prompt: "0.000002", completion: "0.000012" }
-` });
+`,
+    });
   });
   after(async () => {
     await gw.close();
@@ -336,10 +411,18 @@ models:
     assert.deepEqual(call.functionCall.args, { q: 'oslo' });
 
     gm.enqueue({ text: 'Oslo is in Norway.' });
-    const second = await postJson(url('generateContent'), {
-      contents: [question, { role: 'model', parts: [call] }, { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'lookup', response: { output: 'Norway' } } }] }],
-      tools,
-    }, headers);
+    const second = await postJson(
+      url('generateContent'),
+      {
+        contents: [
+          question,
+          { role: 'model', parts: [call] },
+          { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'lookup', response: { output: 'Norway' } } }] },
+        ],
+        tools,
+      },
+      headers,
+    );
     assert.equal(second.status, 200, second.text);
     assert.equal(second.json.candidates[0].content.parts[0].text, 'Oslo is in Norway.');
     const replayed = gm.requests[1]!.body.contents;
@@ -351,7 +434,11 @@ models:
 describe('Gemini model list with server.public_models: false', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway({ tweak: (c) => { c.server = { ...c.server, publicModels: false }; } });
+    gw = await startTestGateway({
+      tweak: (c) => {
+        c.server = { ...c.server, publicModels: false };
+      },
+    });
   });
   after(() => gw.close());
 

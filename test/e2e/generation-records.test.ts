@@ -12,9 +12,15 @@ describe('generation records', () => {
 
   test('every answer names its generation, and the record holds tokens, cost, timing and app headers', async () => {
     const headers = { authorization: `Bearer ${gw.key}`, 'http-referer': 'https://app.example', 'x-title': 'Example App' };
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'switchyard/sim-pro', user: 'end-user-7', messages: [{ role: 'user', content: 'tell me something' }],
-    }, headers);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'switchyard/sim-pro',
+        user: 'end-user-7',
+        messages: [{ role: 'user', content: 'tell me something' }],
+      },
+      headers,
+    );
     assert.equal(res.status, 200);
     const id = res.headers.get('x-generation-id')!;
     assert.equal(id, res.json.id);
@@ -42,9 +48,16 @@ describe('generation records', () => {
   });
 
   test('streamed answers and reasoning tokens are recorded too', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'switchyard/sim-reasoner', stream: true, reasoning: { effort: 'low' }, messages: [{ role: 'user', content: 'think' }],
-    }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'switchyard/sim-reasoner',
+        stream: true,
+        reasoning: { effort: 'low' },
+        messages: [{ role: 'user', content: 'think' }],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
     const id = res.headers.get('x-generation-id')!;
     const usage = (sseData(res.text).at(-2) as any).usage;
     await gw.flush();
@@ -55,13 +68,20 @@ describe('generation records', () => {
   });
 
   test('a record is visible only to keys of its account', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'x' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     const id = res.headers.get('x-generation-id')!;
     const sibling = (await gw.services.accountService.createKey({ accountId: gw.accountId })).key;
     assert.equal((await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${sibling}` } })).status, 200);
     const other = await gw.services.accountService.createAccount({ name: 'stranger', creditsUsd: '1' });
     const stranger = (await gw.services.accountService.createKey({ accountId: other.id })).key;
-    assert.equal((await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${stranger}` } })).status, 404);
+    assert.equal(
+      (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${stranger}` } })).status,
+      404,
+    );
     assert.equal((await fetch(`${gw.origin}/api/v1/generation`, { headers: { authorization: `Bearer ${gw.key}` } })).status, 400);
   });
 });

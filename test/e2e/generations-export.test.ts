@@ -16,18 +16,48 @@ const TRICKY = ['comma, inside', 'quote " inside', 'line\nbreak', '=SUM(A1:A9)',
 
 function record(i: number, accountId: string, keyHash: string): SettlementRecord {
   return {
-    id: `gen-x-${String(i).padStart(5, '0')}`, accountId, keyHash, model: 'switchyard/sim-pro', provider: 'sim', upstreamModel: 'sim-pro',
-    upstreamId: `up-${i}`, dialect: 'chat', streamed: i % 2 === 0, cancelled: false, status: i % 13 === 0 ? 'error' : 'success',
-    errorCode: i % 13 === 0 ? 'upstream_error' : null, finishReason: 'stop', nativeFinishReason: 'stop', tokensPrompt: 5, tokensCompletion: 7,
-    tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0, costNanos: 19_000n + BigInt(i),
+    id: `gen-x-${String(i).padStart(5, '0')}`,
+    accountId,
+    keyHash,
+    model: 'switchyard/sim-pro',
+    provider: 'sim',
+    upstreamModel: 'sim-pro',
+    upstreamId: `up-${i}`,
+    dialect: 'chat',
+    streamed: i % 2 === 0,
+    cancelled: false,
+    status: i % 13 === 0 ? 'error' : 'success',
+    errorCode: i % 13 === 0 ? 'upstream_error' : null,
+    finishReason: 'stop',
+    nativeFinishReason: 'stop',
+    tokensPrompt: 5,
+    tokensCompletion: 7,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    costNanos: 19_000n + BigInt(i),
     costBreakdown: { prompt: '0.000005', completion: `0.000014${i}`, cache_read: '0', cache_write: '0', request: '0', image: '0' },
-    latencyMs: 12, firstTokenMs: 3,
-    attempts: i % 7 === 0
-      ? [{ model: 'switchyard/sim-pro', provider: 'other', endpoint: 'other-main', status: 503, errorCode: 'upstream_unavailable', ms: 4 },
-          { model: 'switchyard/sim-pro', provider: 'sim', endpoint: 'sim', status: 200, errorCode: null, ms: 8 }]
-      : [{ model: 'switchyard/sim-pro', provider: 'sim', endpoint: 'sim', status: 200, errorCode: null, ms: 8 }],
-    httpReferer: null, xTitle: TRICKY[i % TRICKY.length]!, endUser: i % 5 === 0 ? `user-${i}` : null,
-    createdAt: new Date(START + i * 60_000).toISOString(), holdRowWritten: false,
+    latencyMs: 12,
+    firstTokenMs: 3,
+    attempts:
+      i % 7 === 0
+        ? [
+            {
+              model: 'switchyard/sim-pro',
+              provider: 'other',
+              endpoint: 'other-main',
+              status: 503,
+              errorCode: 'upstream_unavailable',
+              ms: 4,
+            },
+            { model: 'switchyard/sim-pro', provider: 'sim', endpoint: 'sim', status: 200, errorCode: null, ms: 8 },
+          ]
+        : [{ model: 'switchyard/sim-pro', provider: 'sim', endpoint: 'sim', status: 200, errorCode: null, ms: 8 }],
+    httpReferer: null,
+    xTitle: TRICKY[i % TRICKY.length]!,
+    endUser: i % 5 === 0 ? `user-${i}` : null,
+    createdAt: new Date(START + i * 60_000).toISOString(),
+    holdRowWritten: false,
   };
 }
 
@@ -40,11 +70,27 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(field); field = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(field); rows.push(row); row = []; field = ''; i++; } else field += c;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
   }
-  if (field !== '' || row.length > 0) { row.push(field); rows.push(row); }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -60,13 +106,20 @@ describe('generation records export', () => {
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     const a = await gw.services.accountService.createAccount({ name: 'other', tier: 'tier2', creditsUsd: '5' });
     other = { id: a.id, keyHash: (await gw.services.accountService.createKey({ accountId: a.id, name: 'k' })).record.hash };
-    await gw.services.stores.ledger.settle([], Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)));
-    await gw.services.stores.ledger.settle([], Array.from({ length: 10 }, (_, i) => ({ ...record(SEEDED + i, other.id, other.keyHash), id: `gen-o-${i}` })));
+    await gw.services.stores.ledger.settle(
+      [],
+      Array.from({ length: SEEDED }, (_, i) => record(i, gw.accountId, gw.keyHash)),
+    );
+    await gw.services.stores.ledger.settle(
+      [],
+      Array.from({ length: 10 }, (_, i) => ({ ...record(SEEDED + i, other.id, other.keyHash), id: `gen-o-${i}` })),
+    );
   });
   after(() => gw.close());
 
   const exportUrl = (query: string) => `${gw.origin}/api/v1/admin/generations/export?${query}`;
-  const get = (query: string, key: string | null = admin) => fetch(exportUrl(query), { headers: key === null ? {} : { authorization: `Bearer ${key}` } });
+  const get = (query: string, key: string | null = admin) =>
+    fetch(exportUrl(query), { headers: key === null ? {} : { authorization: `Bearer ${key}` } });
 
   test('admin keys only: 401 without a key, 403 for a management or API key; a bad format or filter is a 400', async () => {
     assert.equal((await get('format=csv', null)).status, 401);
@@ -75,13 +128,16 @@ describe('generation records export', () => {
     for (const q of ['format=xml', 'format=csv&from=yesterday', 'format=csv&status=maybe', 'format=csv&colour=red']) {
       const r = await get(q);
       assert.equal(r.status, 400, q);
-      assert.equal((await r.json() as { error: { code: string } }).error.code, 'invalid_parameter', q);
+      assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'invalid_parameter', q);
     }
   });
 
   test('CSV: every record of the range over several pages, newest first, escaped (RFC 4180, formulas defused), streamed', async () => {
-    const live = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
-      { authorization: `Bearer ${gw.key}` });
+    const live = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(live.status, 200);
     await gw.flush();
     const res = await get(`format=csv&account=${gw.accountId}`);
@@ -105,23 +161,35 @@ describe('generation records export', () => {
   });
 
   test('JSON lines: one whole record per line, as GET /admin/generations/:id; from/to and account filter', async () => {
-    const res = await get(`format=jsonl&from=${new Date(START + 100 * 60_000).toISOString()}&to=${new Date(START + 1300 * 60_000).toISOString()}`);
+    const res = await get(
+      `format=jsonl&from=${new Date(START + 100 * 60_000).toISOString()}&to=${new Date(START + 1300 * 60_000).toISOString()}`,
+    );
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/);
-    const lines = (await res.text()).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 1200);
     assert.equal(lines[0].id, 'gen-x-01299');
     assert.equal(lines.at(-1).id, 'gen-x-00100');
     for (const id of ['gen-x-00700', 'gen-x-00105']) {
       const one = await call('GET', `${gw.origin}/api/v1/admin/generations/${id}`, admin);
-      assert.deepEqual(lines.find((l) => l.id === id), one.json.data, id);
+      assert.deepEqual(
+        lines.find((l) => l.id === id),
+        one.json.data,
+        id,
+      );
     }
     const seven = lines.find((l) => l.id === 'gen-x-00700');
     assert.equal(seven.attempts.length, 2);
     assert.equal(seven.cost_breakdown.completion, '0.000014700');
-    const others = (await (await get(`format=jsonl&account=${other.id}`)).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const others = (await (await get(`format=jsonl&account=${other.id}`)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(others.map((l) => l.id).sort(), Array.from({ length: 10 }, (_, i) => `gen-o-${i}`).sort());
-    assert.equal((await (await get('format=jsonl&account=acct_nobody')).text()), '');
+    assert.equal(await (await get('format=jsonl&account=acct_nobody')).text(), '');
   });
 
   test('switchyard generations export writes the same records, CSV or JSON lines, to a file or stdout', async () => {
@@ -129,13 +197,22 @@ describe('generation records export', () => {
     const r = runCli(gw.dir, 'generations', 'export', '--format', 'jsonl', '--account', other.id, '--out', file);
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /written to/);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const api = (await (await get(`format=jsonl&account=${other.id}`)).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const api = (await (await get(`format=jsonl&account=${other.id}`)).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(lines, api);
     const csv = runCli(gw.dir, 'generations', 'export', '--until', new Date(START + 3 * 60_000).toISOString());
     assert.equal(csv.code, 0, csv.err);
     const rows = parseCsv(csv.out);
-    assert.deepEqual(rows.slice(1).map((row) => row[1]), ['gen-x-00002', 'gen-x-00001', 'gen-x-00000']);
+    assert.deepEqual(
+      rows.slice(1).map((row) => row[1]),
+      ['gen-x-00002', 'gen-x-00001', 'gen-x-00000'],
+    );
     const bad = runCli(gw.dir, 'generations', 'export', '--format', 'xml');
     assert.notEqual(bad.code, 0);
     assert.match(bad.err, /xml/);

@@ -25,9 +25,15 @@ describe('guardrails of an account', () => {
   let emu: OpenAIChatEmulator;
   let gw: TestGateway;
   let admin: string;
-  const chat = (content: string, system?: string) => postJson(`${gw.baseUrl}/chat/completions`, {
-    model: 'acme/mock-1', messages: [...(system === undefined ? [] : [{ role: 'system', content: system }]), { role: 'user', content }],
-  }, { authorization: `Bearer ${gw.key}` });
+  const chat = (content: string, system?: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'acme/mock-1',
+        messages: [...(system === undefined ? [] : [{ role: 'system', content: system }]), { role: 'user', content }],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
   const lastUpstreamText = (): string => JSON.stringify(emu.requests.at(-1)!.body.messages);
 
   before(async () => {
@@ -49,7 +55,8 @@ describe('guardrails of an account', () => {
     const sent = lastUpstreamText();
     assert.match(sent, /Mail \[EMAIL\] or call \[PHONE\] about \[PROJECT\]\./);
     assert.match(sent, /Escalate to \[EMAIL\]/);
-    for (const secret of ['jane.doe@example.com', '7946', 'PRJ-1234', 'ops@example.org']) assert.equal(sent.includes(secret), false, secret);
+    for (const secret of ['jane.doe@example.com', '7946', 'PRJ-1234', 'ops@example.org'])
+      assert.equal(sent.includes(secret), false, secret);
   });
 
   test('the generation record lists the rules that fired (name, detector, action), never what they matched', async () => {
@@ -63,14 +70,15 @@ describe('guardrails of an account', () => {
     ];
     // The account's own key (GET /generation), the operator (GET /admin/generations/{id}), the CLI: one serializer.
     const own = await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } });
-    const ownRecord = await own.json() as { data: { guardrails: unknown[] } };
+    const ownRecord = (await own.json()) as { data: { guardrails: unknown[] } };
     assert.deepEqual(ownRecord.data.guardrails, fired);
     const operator = await call('GET', `${gw.origin}/api/v1/admin/generations/${id}`, admin);
     assert.equal(operator.status, 200, JSON.stringify(operator.json));
     assert.deepEqual(operator.json.data.guardrails, fired);
     const shown = runCliJson(gw.dir, 'generations', 'show', id, '--json');
     assert.deepEqual(shown.guardrails, fired);
-    for (const secret of ['jane.doe', 'PRJ-1234']) assert.equal(JSON.stringify([ownRecord, operator.json, shown]).includes(secret), false, secret);
+    for (const secret of ['jane.doe', 'PRJ-1234'])
+      assert.equal(JSON.stringify([ownRecord, operator.json, shown]).includes(secret), false, secret);
     // A request no rule fired on: an empty list.
     const plain = await chat('nothing to hide here');
     const plainRecord = await call('GET', `${gw.origin}/api/v1/admin/generations/${plain.headers.get('x-generation-id')}`, admin);
@@ -90,7 +98,11 @@ describe('guardrails of an account', () => {
     assert.deepEqual(creds.json.error.metadata.reasons, ['credentials']);
     const pem = await chat('-----BEGIN RSA PRIVATE KEY-----\nMIIEow...\n-----END RSA PRIVATE KEY-----');
     assert.deepEqual(pem.json.error.metadata.reasons, ['credentials']);
-    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'acme/mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'card 5555 5555 5555 4444' }] }, { 'x-api-key': gw.key });
+    const messages = await postJson(
+      `${gw.baseUrl}/messages`,
+      { model: 'acme/mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'card 5555 5555 5555 4444' }] },
+      { 'x-api-key': gw.key },
+    );
     assert.equal(messages.status, 403);
     assert.equal(messages.json.error.type, 'content_filter_error');
     assert.equal(emu.requests.length, before, 'nothing blocked went upstream');
@@ -101,10 +113,20 @@ describe('guardrails of an account', () => {
   });
 
   test('a redact rule matching text the gateway cannot rewrite (a tool definition) blocks', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }],
-      tools: [{ type: 'function', function: { name: 'notify', description: 'Writes to boss@example.com', parameters: { type: 'object', properties: {} } } }],
-    }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'acme/mock-1',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'notify', description: 'Writes to boss@example.com', parameters: { type: 'object', properties: {} } },
+          },
+        ],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 403, res.text);
     assert.deepEqual(res.json.error.metadata.reasons, ['email']);
   });
@@ -123,7 +145,13 @@ describe('guardrails of an account', () => {
       [[{ detector: 'email', action: 'mask' }], /action/],
       [[{ detector: 'pattern', pattern: '(a)\\1', name: 'x', action: 'block' }], /guardrails\[0\]\.pattern/],
       [[{ detector: 'pattern', pattern: 'abc', action: 'block' }], /name/],
-      [[{ detector: 'email', action: 'block' }, { detector: 'email', action: 'redact' }], /name/],
+      [
+        [
+          { detector: 'email', action: 'block' },
+          { detector: 'email', action: 'redact' },
+        ],
+        /name/,
+      ],
       [[{ detector: 'email', action: 'block', extra: 1 }], /extra/],
     ];
     for (const [guardrails, field] of bad) {
@@ -139,11 +167,27 @@ describe('guardrails of an account', () => {
   });
 
   test('the CLI sets and clears them, checked as the admin API checks them', async () => {
-    const set = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', JSON.stringify([{ detector: 'payment_card', action: 'block' }]));
+    const set = runCliJson(
+      gw.dir,
+      'accounts',
+      'update',
+      '--account',
+      gw.accountId,
+      '--guardrails',
+      JSON.stringify([{ detector: 'payment_card', action: 'block' }]),
+    );
     assert.deepEqual(set.guardrails, [{ detector: 'payment_card', action: 'block' }]);
     await gw.seeCliChanges();
     assert.equal((await chat('my card is 4111 1111 1111 1111')).status, 403);
-    const refused = runCli(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', JSON.stringify([{ detector: 'pattern', pattern: '(a)\\1', name: 'x', action: 'block' }]));
+    const refused = runCli(
+      gw.dir,
+      'accounts',
+      'update',
+      '--account',
+      gw.accountId,
+      '--guardrails',
+      JSON.stringify([{ detector: 'pattern', pattern: '(a)\\1', name: 'x', action: 'block' }]),
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.err, /guardrails\[0\]\.pattern/);
     const cleared = runCliJson(gw.dir, 'accounts', 'update', '--account', gw.accountId, '--guardrails', 'none');

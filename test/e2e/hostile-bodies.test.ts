@@ -106,7 +106,9 @@ describe('bodies over server.body_limit_bytes → 413 request_too_large', () => 
   });
 
   test('a chunked body that grows past the limit → 413', async () => {
-    const res = await postLargeBody(`${gw.baseUrl}/chat/completions`, { authorization: `Bearer ${gw.key}` }, HEAD, 4 * LIMIT, { chunked: true });
+    const res = await postLargeBody(`${gw.baseUrl}/chat/completions`, { authorization: `Bearer ${gw.key}` }, HEAD, 4 * LIMIT, {
+      chunked: true,
+    });
     assert.equal(res.status, 413);
     assertShape(res.json, 'openai', 'request_too_large', 'request_too_large');
     assert.ok(res.sentWhenAnswered < res.total);

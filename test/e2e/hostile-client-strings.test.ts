@@ -10,11 +10,20 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 const MODEL = 'switchyard/sim-fast';
 const chatBody = (extra: Record<string, unknown>) => ({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], ...extra });
 const responsesBody = (extra: Record<string, unknown>) => ({ model: MODEL, input: 'hi', ...extra });
-const messagesBody = (extra: Record<string, unknown>) => ({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const messagesBody = (extra: Record<string, unknown>) => ({
+  model: MODEL,
+  max_tokens: 8,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+});
 
 type Dialect = 'chat' | 'responses' | 'messages';
 const PATHS: Record<Dialect, string> = { chat: '/chat/completions', responses: '/responses', messages: '/messages' };
-const BODIES: Record<Dialect, (extra: Record<string, unknown>) => unknown> = { chat: chatBody, responses: responsesBody, messages: messagesBody };
+const BODIES: Record<Dialect, (extra: Record<string, unknown>) => unknown> = {
+  chat: chatBody,
+  responses: responsesBody,
+  messages: messagesBody,
+};
 
 function assert400(res: { status: number; json: any; text: string }, dialect: Dialect, word: string): void {
   assert.equal(res.status, 400, res.text.slice(0, 300));
@@ -60,10 +69,7 @@ describe('client strings and lists are bounded', () => {
 
   test('80,000 model names are refused at once, and the server keeps answering', async () => {
     const models = Array.from({ length: 80_000 }, (_, i) => `acme/model-${i}`);
-    const [flood, other] = await Promise.all([
-      post('chat', { models }),
-      post('chat', {}),
-    ]);
+    const [flood, other] = await Promise.all([post('chat', { models }), post('chat', {})]);
     assert400(flood, 'chat', '64');
     assert.equal(other.status, 200);
   });

@@ -16,36 +16,79 @@ function nestedSchema(levels: number): string {
 }
 
 const BODIES: Array<[string, string, (schema: string) => string, 'openai' | 'anthropic' | 'google', string]> = [
-  ['chat tool parameters', '/v1/chat/completions',
-    (s) => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${s}}}]}`,
-    'openai', 'tools'],
-  ['chat response_format schema', '/v1/chat/completions',
-    (s) => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${s}}}}`,
-    'openai', 'response_format'],
-  ['responses tool parameters', '/v1/responses',
+  [
+    'chat tool parameters',
+    '/v1/chat/completions',
+    (s) =>
+      `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${s}}}]}`,
+    'openai',
+    'tools',
+  ],
+  [
+    'chat response_format schema',
+    '/v1/chat/completions',
+    (s) =>
+      `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":${s}}}}`,
+    'openai',
+    'response_format',
+  ],
+  [
+    'responses tool parameters',
+    '/v1/responses',
     (s) => `{"model":"switchyard/sim-fast","input":"hi","tools":[{"type":"function","name":"f","parameters":${s}}]}`,
-    'openai', 'tools'],
-  ['responses text.format schema', '/v1/responses',
+    'openai',
+    'tools',
+  ],
+  [
+    'responses text.format schema',
+    '/v1/responses',
     (s) => `{"model":"switchyard/sim-fast","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":${s}}}}`,
-    'openai', 'text'],
-  ['messages tool input_schema', '/v1/messages',
-    (s) => `{"model":"switchyard/sim-fast","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${s}}]}`,
-    'anthropic', 'tools'],
-  ['messages count_tokens', '/v1/messages/count_tokens',
+    'openai',
+    'text',
+  ],
+  [
+    'messages tool input_schema',
+    '/v1/messages',
+    (s) =>
+      `{"model":"switchyard/sim-fast","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${s}}]}`,
+    'anthropic',
+    'tools',
+  ],
+  [
+    'messages count_tokens',
+    '/v1/messages/count_tokens',
     (s) => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${s}}]}`,
-    'anthropic', 'tools'],
-  ['gemini function parameters', '/v1beta/models/switchyard/sim-fast:generateContent',
+    'anthropic',
+    'tools',
+  ],
+  [
+    'gemini function parameters',
+    '/v1beta/models/switchyard/sim-fast:generateContent',
     (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${s}}]}]}`,
-    'google', 'tools'],
-  ['gemini responseSchema', '/v1beta/models/switchyard/sim-fast:streamGenerateContent?alt=sse',
+    'google',
+    'tools',
+  ],
+  [
+    'gemini responseSchema',
+    '/v1beta/models/switchyard/sim-fast:streamGenerateContent?alt=sse',
     (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"generationConfig":{"responseMimeType":"application/json","responseSchema":${s}}}`,
-    'google', 'generationConfig'],
-  ['gemini countTokens', '/v1beta/models/switchyard/sim-fast:countTokens',
+    'google',
+    'generationConfig',
+  ],
+  [
+    'gemini countTokens',
+    '/v1beta/models/switchyard/sim-fast:countTokens',
     (s) => `{"contents":[{"parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parametersJsonSchema":${s}}]}]}`,
-    'google', 'tools'],
-  ['a message content tree', '/v1/chat/completions',
+    'google',
+    'tools',
+  ],
+  [
+    'a message content tree',
+    '/v1/chat/completions',
     () => `{"model":"switchyard/sim-fast","messages":[{"role":"user","content":${'['.repeat(DEEP)}${']'.repeat(DEEP)}}]}`,
-    'openai', 'messages'],
+    'openai',
+    'messages',
+  ],
 ];
 
 describe('nesting depth and numeric ranges', () => {
@@ -104,7 +147,9 @@ describe('nesting depth and numeric ranges', () => {
     assert.equal(atMax.json.data.limit, 1_000_000_000);
 
     const patched = await fetch(`${keys}/${atMax.json.data.hash}`, {
-      method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: '{"limit":"99999999999999999999999999999"}',
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"limit":"99999999999999999999999999999"}',
     });
     assert.equal(patched.status, 400);
     assert.equal(((await patched.json()) as any).error.param, 'limit');

@@ -57,10 +57,16 @@ models:
   test('the sim answers a forced call of such a tool, and another request completes meanwhile', FAILS_BY, async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const [res, other] = await Promise.all([
-      postJson(`${gw.baseUrl}/chat/completions`, {
-        model: 'switchyard/sim-fast', tools, tool_choice: { type: 'function', function: { name: 'walk' } },
-        messages: [{ role: 'user', content: 'walk it' }],
-      }, auth),
+      postJson(
+        `${gw.baseUrl}/chat/completions`,
+        {
+          model: 'switchyard/sim-fast',
+          tools,
+          tool_choice: { type: 'function', function: { name: 'walk' } },
+          messages: [{ role: 'user', content: 'walk it' }],
+        },
+        auth,
+      ),
       postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, auth),
     ]);
     assert.equal(res.status, 200, res.text.slice(0, 300));
@@ -73,9 +79,15 @@ models:
 
   test('the Gemini conversion sends such a schema with its expansion bounded', FAILS_BY, async () => {
     emu.enqueue({ text: 'ok' });
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'google/gemini-test', tools, messages: [{ role: 'user', content: 'walk it' }],
-    }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'google/gemini-test',
+        tools,
+        messages: [{ role: 'user', content: 'walk it' }],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text.slice(0, 300));
     const sent = JSON.stringify(emu.requests[0]!.body.tools);
     assert.ok(sent.includes('"walk"'));

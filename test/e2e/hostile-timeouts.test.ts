@@ -26,7 +26,8 @@ function requestHead(gw: TestGateway, contentLength: number): string {
     `Authorization: Bearer ${gw.key}`,
     'Content-Type: application/json',
     `Content-Length: ${contentLength}`,
-    '', '',
+    '',
+    '',
   ].join('\r\n');
 }
 
@@ -84,21 +85,36 @@ describe('server timeouts close connections that hold the server, never an answe
   });
 
   test('a stream with silences longer than the idle and request timeouts arrives whole', FAILS_BY, async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-      model: 'switchyard/sim-fast', stream: true, max_tokens: 6, messages: [{ role: 'user', content: 'Tell me a story about a lighthouse.' }],
-    }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      {
+        model: 'switchyard/sim-fast',
+        stream: true,
+        max_tokens: 6,
+        messages: [{ role: 'user', content: 'Tell me a story about a lighthouse.' }],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200);
     const events = sseData(res.text);
     assert.equal(events.at(-1), '[DONE]');
     const deltas = events.filter((e: any) => e !== '[DONE]' && e.choices?.[0]?.delta?.content);
     assert.ok(deltas.length >= 2, `several chunks, each after a silence (${deltas.length})`);
-    assert.ok(events.some((e: any) => e !== '[DONE]' && e.choices?.[0]?.finish_reason !== null && e.choices?.[0]?.finish_reason !== undefined));
+    assert.ok(
+      events.some((e: any) => e !== '[DONE]' && e.choices?.[0]?.finish_reason !== null && e.choices?.[0]?.finish_reason !== undefined),
+    );
   });
 
   test('a non-streamed answer slower than the idle timeout arrives', FAILS_BY, async () => {
-    const res = await postJson(`${gw.baseUrl}/messages`, {
-      model: 'switchyard/sim-fast', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }],
-    }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/messages`,
+      {
+        model: 'switchyard/sim-fast',
+        max_tokens: 4,
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.type, 'message');
   });

@@ -9,7 +9,14 @@ import { postJson, SIM_ONLY, startTestGateway, type TestGateway } from '../suppo
 import { assertBudgetsStopSurface } from '../support/surface-budgets.ts';
 import { startOpenAITasksEmulator, type OpenAITasksEmulator } from '../emulators/openai-tasks-emulator.ts';
 import { sendJson } from '../emulators/emulator-http.ts';
-import { emulatorImage, geminiImageGenerate, imageEdits, imageGenerations, imagenPredict, readEditForm } from '../emulators/openai-images-handlers.ts';
+import {
+  emulatorImage,
+  geminiImageGenerate,
+  imageEdits,
+  imageGenerations,
+  imagenPredict,
+  readEditForm,
+} from '../emulators/openai-images-handlers.ts';
 import { writeTestServiceAccount } from '../support/google-service-account.ts';
 import { simPng, SIM_IMAGE_SIDE } from '../../src/providers/sim/sim-png.ts';
 import { simImageSeed } from '../../src/providers/sim/sim-images.ts';
@@ -53,11 +60,24 @@ describe('POST /v1/images/generations and /v1/images/edits', () => {
     upstream.handle('/v1/images/edits', imageEdits);
     upstream.handle('/v1/models/gemini-2.5-flash-image:generateContent', geminiImageGenerate);
     // A Gemini image model that draws two images where one was asked for (it may interleave several).
-    upstream.handle('/v1/models/gemini-two-images:generateContent', (_req, res) => sendJson(res, 200, {
-      candidates: [{ content: { role: 'model', parts: [0, 1].map((i) => ({ inlineData: { mimeType: 'image/png', data: emulatorImage('gemini', i).toString('base64') } })) }, finishReason: 'STOP' }],
-      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 2580, totalTokenCount: 2592 },
-    }));
-    upstream.handle('/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict', imagenPredict);
+    upstream.handle('/v1/models/gemini-two-images:generateContent', (_req, res) =>
+      sendJson(res, 200, {
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [0, 1].map((i) => ({ inlineData: { mimeType: 'image/png', data: emulatorImage('gemini', i).toString('base64') } })),
+            },
+            finishReason: 'STOP',
+          },
+        ],
+        usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 2580, totalTokenCount: 2592 },
+      }),
+    );
+    upstream.handle(
+      '/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict',
+      imagenPredict,
+    );
     gw = await startTestGateway({
       now: () => Date.now() + clockOffsetMs,
       yaml: `server:
@@ -125,7 +145,9 @@ models:
   });
 
   test('the sim draws real PNGs from the prompt with no credentials: base64, cost per image, a generation record', async () => {
-    const raw = await client.images.generate({ model: 'switchyard/sim-image', prompt: 'a red fox', n: 2, size: '1024x1024' }).withResponse();
+    const raw = await client.images
+      .generate({ model: 'switchyard/sim-image', prompt: 'a red fox', n: 2, size: '1024x1024' })
+      .withResponse();
     const answer = raw.data;
     assert.equal(answer.data?.length, 2);
     for (let i = 0; i < 2; i++) {
@@ -142,7 +164,9 @@ models:
     const id = raw.response.headers.get('x-generation-id');
     assert.match(id ?? '', /^gen-/);
     await gw.flush();
-    const record = await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: Record<string, unknown> };
+    const record = (await (
+      await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })
+    ).json()) as { data: Record<string, unknown> };
     assert.equal(record.data.model, 'switchyard/sim-image');
     assert.equal(record.data.total_cost, 0.002);
     // Quality high is priced apart: $0.004.
@@ -150,9 +174,13 @@ models:
     assert.equal((high.usage as unknown as { cost: number }).cost, 0.004);
   });
 
-  test('an edit through the SDK with a file: the sim draws from the prompt and the image\'s bytes', async () => {
+  test("an edit through the SDK with a file: the sim draws from the prompt and the image's bytes", async () => {
     const input = simPng('input picture');
-    const answer = await client.images.edit({ model: 'switchyard/sim-image', prompt: 'add a hat', image: await toFile(input, 'in.png', { type: 'image/png' }) });
+    const answer = await client.images.edit({
+      model: 'switchyard/sim-image',
+      prompt: 'add a hat',
+      image: await toFile(input, 'in.png', { type: 'image/png' }),
+    });
     const png = Buffer.from(answer.data![0]!.b64_json!, 'base64');
     decodePng(png);
     assert.deepEqual(png, simPng(simImageSeed('add a hat', 0, input.toString('base64'))));
@@ -176,7 +204,7 @@ models:
     const other = await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '5' });
     const { key: otherKey } = await gw.services.accountService.createKey({ accountId: other.id });
     const foreign = await fetch(url, { headers: { authorization: `Bearer ${otherKey}` } });
-    assert.equal(foreign.status, 404, 'another account\'s key gets 404');
+    assert.equal(foreign.status, 404, "another account's key gets 404");
     assert.equal(((await foreign.json()) as { error: { code: unknown } }).error !== undefined, true);
     assert.equal((await fetch(url)).status, 401, 'no key: 401');
     clockOffsetMs += 61_000;
@@ -185,24 +213,55 @@ models:
 
   test('gpt-image upstream: the JSON it got (no response_format), its token usage charged at text, image and output prices', async () => {
     upstream.requests.length = 0;
-    const answer = await client.images.generate({ model: 'acme/gpt-image', prompt: 'a cat', n: 2, size: '1536x1024', quality: 'medium', background: 'transparent', output_format: 'webp', user: 'u-9' });
+    const answer = await client.images.generate({
+      model: 'acme/gpt-image',
+      prompt: 'a cat',
+      n: 2,
+      size: '1536x1024',
+      quality: 'medium',
+      background: 'transparent',
+      output_format: 'webp',
+      user: 'u-9',
+    });
     const sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/images/generations');
     assert.equal(sent.headers.authorization, 'Bearer sk-upstream-secret');
-    assert.deepEqual(sent.json, { model: 'gpt-image-1', prompt: 'a cat', n: 2, size: '1536x1024', quality: 'medium', output_format: 'webp', background: 'transparent', user: 'u-9' });
-    assert.deepEqual(answer.data!.map((d) => Buffer.from(d.b64_json!, 'base64').toString()), [emulatorImage('gpt-image-1', 0).toString(), emulatorImage('gpt-image-1', 1).toString()]);
-    assert.deepEqual(answer.usage, { input_tokens: 10, input_tokens_details: { text_tokens: 10, image_tokens: 0 }, output_tokens: 200, total_tokens: 210, cost: 0.00805 } as never);
+    assert.deepEqual(sent.json, {
+      model: 'gpt-image-1',
+      prompt: 'a cat',
+      n: 2,
+      size: '1536x1024',
+      quality: 'medium',
+      output_format: 'webp',
+      background: 'transparent',
+      user: 'u-9',
+    });
+    assert.deepEqual(
+      answer.data!.map((d) => Buffer.from(d.b64_json!, 'base64').toString()),
+      [emulatorImage('gpt-image-1', 0).toString(), emulatorImage('gpt-image-1', 1).toString()],
+    );
+    assert.deepEqual(answer.usage, {
+      input_tokens: 10,
+      input_tokens_details: { text_tokens: 10, image_tokens: 0 },
+      output_tokens: 200,
+      total_tokens: 210,
+      cost: 0.00805,
+    } as never);
     assert.equal(answer.output_format, 'webp');
     // 10 × $5/M + 200 × $40/M = $0.00805
   });
 
-  test('gpt-image edit: multipart fields and the files\' bytes reach the upstream; input image tokens priced apart', async () => {
+  test("gpt-image edit: multipart fields and the files' bytes reach the upstream; input image tokens priced apart", async () => {
     upstream.requests.length = 0;
     const one = simPng('one');
     const two = simPng('two');
     const mask = simPng('mask');
     const answer = await client.images.edit({
-      model: 'acme/gpt-image', prompt: 'merge them', size: '1024x1024', quality: 'low', input_fidelity: 'high',
+      model: 'acme/gpt-image',
+      prompt: 'merge them',
+      size: '1024x1024',
+      quality: 'low',
+      input_fidelity: 'high',
       image: [await toFile(one, 'one.png', { type: 'image/png' }), await toFile(two, 'two.png', { type: 'image/png' })],
       mask: await toFile(mask, 'mask.png', { type: 'image/png' }),
     });
@@ -211,17 +270,48 @@ models:
     assert.match(String(sent.headers['content-type']), /^multipart\/form-data; boundary=/);
     assert.equal(sent.headers.authorization, 'Bearer sk-upstream-secret');
     const form = await readEditForm(sent);
-    assert.deepEqual(form.fields, { model: 'gpt-image-1', prompt: 'merge them', n: '1', size: '1024x1024', quality: 'low', input_fidelity: 'high' });
-    assert.deepEqual(form.files.map((f) => [f.name, f.filename, f.type]), [['image[]', 'one.png', 'image/png'], ['image[]', 'two.png', 'image/png'], ['mask', 'mask.png', 'image/png']]);
-    assert.deepEqual(form.files.map((f) => f.data), [one, two, mask]);
+    assert.deepEqual(form.fields, {
+      model: 'gpt-image-1',
+      prompt: 'merge them',
+      n: '1',
+      size: '1024x1024',
+      quality: 'low',
+      input_fidelity: 'high',
+    });
+    assert.deepEqual(
+      form.files.map((f) => [f.name, f.filename, f.type]),
+      [
+        ['image[]', 'one.png', 'image/png'],
+        ['image[]', 'two.png', 'image/png'],
+        ['mask', 'mask.png', 'image/png'],
+      ],
+    );
+    assert.deepEqual(
+      form.files.map((f) => f.data),
+      [one, two, mask],
+    );
     // 10 text × $5/M + 40 image × $10/M + 100 out × $40/M = $0.00445
     assert.equal((answer.usage as unknown as { cost: number }).cost, 0.00445);
   });
 
-  test('dall-e-3 upstream: asked for b64_json, answered as a gateway URL by default (OpenAI\'s default), priced by size and quality', async () => {
+  test("dall-e-3 upstream: asked for b64_json, answered as a gateway URL by default (OpenAI's default), priced by size and quality", async () => {
     upstream.requests.length = 0;
-    const wide = await client.images.generate({ model: 'acme/dalle', prompt: 'a bridge', size: '1792x1024', quality: 'hd', style: 'natural' });
-    assert.deepEqual(upstream.requests.at(-1)!.json, { model: 'dall-e-3', prompt: 'a bridge', n: 1, size: '1792x1024', quality: 'hd', response_format: 'b64_json', style: 'natural' });
+    const wide = await client.images.generate({
+      model: 'acme/dalle',
+      prompt: 'a bridge',
+      size: '1792x1024',
+      quality: 'hd',
+      style: 'natural',
+    });
+    assert.deepEqual(upstream.requests.at(-1)!.json, {
+      model: 'dall-e-3',
+      prompt: 'a bridge',
+      n: 1,
+      size: '1792x1024',
+      quality: 'hd',
+      response_format: 'b64_json',
+      style: 'natural',
+    });
     assert.match(wide.data![0]!.url!, /\/v1\/images\/files\//);
     assert.equal(wide.data![0]!.revised_prompt, 'revised 0');
     const served = await fetch(wide.data![0]!.url!, { headers: { authorization: `Bearer ${gw.key}` } });
@@ -234,34 +324,65 @@ models:
     assert.equal((hd.usage as unknown as { cost: number }).cost, 0.08);
   });
 
-  test('Gemini image model: generateContent with an IMAGE response modality, the size as an aspect ratio, an edit\'s image inline; token usage charged', async () => {
+  test("Gemini image model: generateContent with an IMAGE response modality, the size as an aspect ratio, an edit's image inline; token usage charged", async () => {
     upstream.requests.length = 0;
     const answer = await client.images.generate({ model: 'acme/gemini-image', prompt: 'a wide valley', size: '1792x1024' });
     const sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/models/gemini-2.5-flash-image:generateContent');
     assert.equal(sent.headers['x-goog-api-key'], 'gem-upstream-secret');
-    assert.deepEqual(sent.json, { contents: [{ role: 'user', parts: [{ text: 'a wide valley' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9' } } });
+    assert.deepEqual(sent.json, {
+      contents: [{ role: 'user', parts: [{ text: 'a wide valley' }] }],
+      generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9' } },
+    });
     assert.equal(Buffer.from(answer.data![0]!.b64_json!, 'base64').toString(), emulatorImage('gemini', 0).toString());
     assert.equal(answer.data![0]!.revised_prompt, 'Here is your image.');
     // 12 × $0.30/M + 1,290 × $30/M = $0.0387036
     assert.equal((answer.usage as unknown as { cost: number }).cost, 0.0387036);
     const input = simPng('gemini input');
-    await client.images.edit({ model: 'acme/gemini-image', prompt: 'make it night', image: await toFile(input, 'in.png', { type: 'image/png' }) });
-    assert.deepEqual(upstream.requests.at(-1)!.json.contents[0].parts, [{ text: 'make it night' }, { inlineData: { mimeType: 'image/png', data: input.toString('base64') } }]);
-    const two = await postJson(`${gw.baseUrl}/images/generations`, { model: 'acme/gemini-image', prompt: 'x', n: 2 }, { authorization: `Bearer ${gw.key}` });
+    await client.images.edit({
+      model: 'acme/gemini-image',
+      prompt: 'make it night',
+      image: await toFile(input, 'in.png', { type: 'image/png' }),
+    });
+    assert.deepEqual(upstream.requests.at(-1)!.json.contents[0].parts, [
+      { text: 'make it night' },
+      { inlineData: { mimeType: 'image/png', data: input.toString('base64') } },
+    ]);
+    const two = await postJson(
+      `${gw.baseUrl}/images/generations`,
+      { model: 'acme/gemini-image', prompt: 'x', n: 2 },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.deepEqual([two.status, two.json.error.param], [400, 'n']);
   });
 
   test('Imagen on Vertex: :predict with sampleCount and an aspect ratio, a signed bearer token, priced per image', async () => {
     upstream.requests.length = 0;
-    const answer = await client.images.generate({ model: 'acme/imagen', prompt: 'a harbour', n: 3, size: '1024x1792', output_format: 'jpeg', output_compression: 80 });
+    const answer = await client.images.generate({
+      model: 'acme/imagen',
+      prompt: 'a harbour',
+      n: 3,
+      size: '1024x1792',
+      output_format: 'jpeg',
+      output_compression: 80,
+    });
     const sent = upstream.requests.at(-1)!;
     assert.equal(sent.path, '/v1/projects/my-project/locations/us-central1/publishers/google/models/imagen-4.0-generate-001:predict');
     assert.match(String(sent.headers.authorization), /^Bearer ey/);
-    assert.deepEqual(sent.json, { instances: [{ prompt: 'a harbour' }], parameters: { sampleCount: 3, aspectRatio: '9:16', outputOptions: { mimeType: 'image/jpeg', compressionQuality: 80 } } });
-    assert.deepEqual(answer.data!.map((d) => Buffer.from(d.b64_json!, 'base64').toString()), [0, 1, 2].map((i) => emulatorImage('imagen', i).toString()));
+    assert.deepEqual(sent.json, {
+      instances: [{ prompt: 'a harbour' }],
+      parameters: { sampleCount: 3, aspectRatio: '9:16', outputOptions: { mimeType: 'image/jpeg', compressionQuality: 80 } },
+    });
+    assert.deepEqual(
+      answer.data!.map((d) => Buffer.from(d.b64_json!, 'base64').toString()),
+      [0, 1, 2].map((i) => emulatorImage('imagen', i).toString()),
+    );
     assert.equal((answer.usage as unknown as { cost: number }).cost, 0.12);
-    const five = await postJson(`${gw.baseUrl}/images/generations`, { model: 'acme/imagen', prompt: 'x', n: 5 }, { authorization: `Bearer ${gw.key}` });
+    const five = await postJson(
+      `${gw.baseUrl}/images/generations`,
+      { model: 'acme/imagen', prompt: 'x', n: 5 },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.deepEqual([five.status, five.json.error.param], [400, 'n']);
   });
 
@@ -278,7 +399,7 @@ models:
     assert.equal(one.status, 200);
   });
 
-  test('bad input is a 400 in OpenAI\'s shape naming the parameter', async () => {
+  test("bad input is a 400 in OpenAI's shape naming the parameter", async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const cases: [unknown, string][] = [
       [{ model: 'switchyard/sim-image' }, 'prompt'],
@@ -345,24 +466,46 @@ models:
     assert.equal(onImages.status, 400);
     assert.equal(onImages.json.error.param, 'model');
     assert.match(onImages.json.error.message, /chat model.*\/v1\/chat\/completions/);
-    const onChat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-image', messages: [{ role: 'user', content: 'x' }] }, auth);
+    const onChat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-image', messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     assert.equal(onChat.status, 400);
     assert.match(onChat.json.error.message, /image model.*\/v1\/images\/generations/);
   });
 
-  test('GET /v1/models lists the image models with OpenRouter\'s modalities and their per-image price', async () => {
-    const only = await (await fetch(`${gw.baseUrl}/models?output_modalities=image`)).json() as { data: { id: string; kind: string; pricing: Record<string, string>; architecture: { input_modalities: string[]; output_modalities: string[] } }[] };
+  test("GET /v1/models lists the image models with OpenRouter's modalities and their per-image price", async () => {
+    const only = (await (await fetch(`${gw.baseUrl}/models?output_modalities=image`)).json()) as {
+      data: {
+        id: string;
+        kind: string;
+        pricing: Record<string, string>;
+        architecture: { input_modalities: string[]; output_modalities: string[] };
+      }[];
+    };
     const sim = only.data.find((m) => m.id === 'switchyard/sim-image')!;
     assert.equal(sim.kind, 'image');
     assert.deepEqual(sim.architecture.output_modalities, ['image']);
     assert.deepEqual(sim.architecture.input_modalities, ['text', 'image']);
     assert.equal(sim.pricing.image_output, '0.001');
-    assert.deepEqual(only.data.map((m) => m.id).sort(), ['acme/dalle', 'acme/gemini-image', 'acme/gemini-two', 'acme/gpt-image', 'acme/imagen', 'switchyard/sim-image']);
+    assert.deepEqual(only.data.map((m) => m.id).sort(), [
+      'acme/dalle',
+      'acme/gemini-image',
+      'acme/gemini-two',
+      'acme/gpt-image',
+      'acme/imagen',
+      'switchyard/sim-image',
+    ]);
   });
 
   test('a balance and a key limit stop image generations exactly as they stop chat', async () => {
     await assertBudgetsStopSurface(gw, async (key) => {
-      const res = await postJson(`${gw.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'a tree' }, { authorization: `Bearer ${key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/images/generations`,
+        { model: 'switchyard/sim-image', prompt: 'a tree' },
+        { authorization: `Bearer ${key}` },
+      );
       return { status: res.status, generationId: res.headers.get('x-generation-id') };
     });
   });
@@ -386,24 +529,38 @@ models:
     assert.equal((raw.data.usage as unknown as { cost: number }).cost, 0.039);
     await gw.flush();
     const id = raw.response.headers.get('x-generation-id');
-    const record = await (await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })).json() as { data: Record<string, unknown> };
+    const record = (await (
+      await fetch(`${gw.baseUrl}/generation?id=${id}`, { headers: { authorization: `Bearer ${gw.key}` } })
+    ).json()) as { data: Record<string, unknown> };
     assert.equal(record.data.total_cost, 0.039);
   });
 
-  test('one account making many URL images never drops another account\'s (each holds a share of the store)', async () => {
+  test("one account making many URL images never drops another account's (each holds a share of the store)", async () => {
     // A store of 40 KiB: each account may fill 10 KiB (sim PNGs of a few hundred bytes, 1 KiB of overhead each).
     const small = await startTestGateway({ yaml: `server:\n  image_url_max_bytes: 40960\n${SIM_ONLY}` });
     try {
       const victim = await small.services.accountService.createAccount({ name: 'victim', creditsUsd: '5' });
       const { key: victimKey } = await small.services.accountService.createKey({ accountId: victim.id });
-      const made = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: 'mine', response_format: 'url' }, { authorization: `Bearer ${victimKey}` });
+      const made = await postJson(
+        `${small.baseUrl}/images/generations`,
+        { model: 'switchyard/sim-image', prompt: 'mine', response_format: 'url' },
+        { authorization: `Bearer ${victimKey}` },
+      );
       assert.equal(made.status, 200, made.text);
       const url: string = made.json.data[0].url;
       for (let i = 0; i < 20; i++) {
-        const flood = await postJson(`${small.baseUrl}/images/generations`, { model: 'switchyard/sim-image', prompt: `flood ${i}`, n: 10, response_format: 'url' }, { authorization: `Bearer ${small.key}` });
+        const flood = await postJson(
+          `${small.baseUrl}/images/generations`,
+          { model: 'switchyard/sim-image', prompt: `flood ${i}`, n: 10, response_format: 'url' },
+          { authorization: `Bearer ${small.key}` },
+        );
         assert.equal(flood.status, 200, flood.text);
       }
-      assert.equal((await fetch(url, { headers: { authorization: `Bearer ${victimKey}` } })).status, 200, 'the victim\'s image is still served');
+      assert.equal(
+        (await fetch(url, { headers: { authorization: `Bearer ${victimKey}` } })).status,
+        200,
+        "the victim's image is still served",
+      );
     } finally {
       await small.close();
     }

@@ -115,10 +115,17 @@ describe('the messages endpoint 401 names both headers it reads', () => {
   });
 
   test('no key at all: the same; the chat endpoint, which reads only the bearer token, names that alone', async () => {
-    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const messages = await postJson(`${gw.baseUrl}/messages`, {
+      model: 'switchyard/sim-fast',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(messages.status, 401);
     assert.match(messages.json.error.message, /x-api-key/);
-    const chatRes = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] });
+    const chatRes = await postJson(`${gw.baseUrl}/chat/completions`, {
+      model: 'switchyard/sim-fast',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(chatRes.status, 401);
     assert.doesNotMatch(chatRes.json.error.message, /x-api-key/);
     assert.match(chatRes.json.error.message, /Authorization: Bearer/);

@@ -40,13 +40,16 @@ describe('keys per account are capped; key lists are paged', () => {
     assert.equal(refused.status, 403);
     assert.equal(refused.json.error.code, 'key_limit_reached');
     assert.match(refused.json.error.message, /already holds 6 keys.*accounts\.max_keys/);
-    const adminRefused = await call('POST', `${gw.origin}/api/v1/admin/accounts/${a.id}/keys`, admin, { name: 'one too many', kind: 'management' });
+    const adminRefused = await call('POST', `${gw.origin}/api/v1/admin/accounts/${a.id}/keys`, admin, {
+      name: 'one too many',
+      kind: 'management',
+    });
     assert.equal(adminRefused.status, 403);
     assert.equal(adminRefused.json.error.code, 'key_limit_reached');
     const cli = runCli(gw.dir, 'keys', 'create', '--account', a.id, '--name', 'one too many');
     assert.notEqual(cli.code, 0);
     assert.match(cli.err, /already holds 6 keys/);
-    assert.equal((await gw.services.stores.accounts.countKeys(a.id)), 6, 'nothing created past the cap');
+    assert.equal(await gw.services.stores.accounts.countKeys(a.id), 6, 'nothing created past the cap');
     // Deleting one makes room for one.
     assert.equal((await call('DELETE', `${gw.origin}/api/v1/keys/${created[0]}`, a.manager)).status, 200);
     assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: 'again' })).status, 201);
@@ -55,7 +58,9 @@ describe('keys per account are capped; key lists are paged', () => {
 
   test('concurrent creations cannot pass the cap together', async () => {
     const a = await account('raced');
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: `r${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: `r${i}` })),
+    );
     assert.equal(answers.filter((r) => r.status === 201).length, 5);
     assert.equal(answers.filter((r) => r.status === 403).length, 7);
     assert.equal(await gw.services.stores.accounts.countKeys(a.id), 6);
@@ -84,16 +89,26 @@ describe('keys per account are capped; key lists are paged', () => {
     }
   });
 
-  test('GET /keys pages by cursor (at most 100 a page), keeps OpenRouter\'s offset, and refuses bad paging', async () => {
+  test("GET /keys pages by cursor (at most 100 a page), keeps OpenRouter's offset, and refuses bad paging", async () => {
     const a = await account('paged');
     for (let i = 0; i < 5; i++) assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, a.manager, { name: `p${i}` })).status, 201);
     const all = await call('GET', `${gw.origin}/api/v1/keys`, a.manager);
-    assert.deepEqual(all.json.data.map((k: { name: string }) => k.name), ['p0', 'p1', 'p2', 'p3', 'p4'], 'API keys only, in creation order');
+    assert.deepEqual(
+      all.json.data.map((k: { name: string }) => k.name),
+      ['p0', 'p1', 'p2', 'p3', 'p4'],
+      'API keys only, in creation order',
+    );
     assert.equal(all.json.next_cursor, null);
     const paged = await allPages(`${gw.origin}/api/v1/keys?limit=2`, a.manager);
-    assert.deepEqual(paged.map((k) => k.name), ['p0', 'p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(
+      paged.map((k) => k.name),
+      ['p0', 'p1', 'p2', 'p3', 'p4'],
+    );
     const offset = await call('GET', `${gw.origin}/api/v1/keys?offset=3`, a.manager);
-    assert.deepEqual(offset.json.data.map((k: { name: string }) => k.name), ['p3', 'p4']);
+    assert.deepEqual(
+      offset.json.data.map((k: { name: string }) => k.name),
+      ['p3', 'p4'],
+    );
     for (const q of ['limit=101', 'limit=0', 'offset=-1', 'offset=x', 'cursor=nope']) {
       const r = await call('GET', `${gw.origin}/api/v1/keys?${q}`, a.manager);
       assert.equal(r.status, 400, q);
@@ -116,6 +131,7 @@ describe('keys per account are capped; key lists are paged', () => {
     assert.ok(everyKey.length >= 6 + 2);
     const unpaged = await call('GET', `${gw.origin}/api/v1/admin/keys`, admin);
     assert.ok(unpaged.json.data.length <= 50, 'a default page of 50');
-    for (const q of ['limit=201', 'cursor=nope']) assert.equal((await call('GET', `${gw.origin}/api/v1/admin/keys?${q}`, admin)).status, 400, q);
+    for (const q of ['limit=201', 'cursor=nope'])
+      assert.equal((await call('GET', `${gw.origin}/api/v1/admin/keys?${q}`, admin)).status, 400, q);
   });
 });

@@ -42,7 +42,12 @@ interface Engine {
 
 const ENGINES: Engine[] = [
   { name: 'SQLite, holds in process', skip: false, options: async () => ({}), holdsPrefix: null },
-  { name: 'SQLite, holds in Redis', skip: redisSkip, options: async () => ({ redis: { url: await redisUrl(), prefix: 'lr-sqlite' } }), holdsPrefix: 'lr-sqlite:ch' },
+  {
+    name: 'SQLite, holds in Redis',
+    skip: redisSkip,
+    options: async () => ({ redis: { url: await redisUrl(), prefix: 'lr-sqlite' } }),
+    holdsPrefix: 'lr-sqlite:ch',
+  },
   {
     name: 'Postgres and Redis (a fleet instance)',
     skip: fleetSkip,
@@ -60,7 +65,13 @@ for (const engine of ENGINES) {
     before(async () => {
       upstream = await startHookedUpstream();
       const options = await engine.options();
-      gw = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl), credits: '20', now: () => now, ...options, env: { LOCAL_KEY: 'k', ...options.env } });
+      gw = await startTestGateway({
+        yaml: emulatorConfig(upstream.baseUrl),
+        credits: '20',
+        now: () => now,
+        ...options,
+        env: { LOCAL_KEY: 'k', ...options.env },
+      });
       mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'admin', management: true })).key;
     });
     after(async () => {
@@ -69,12 +80,17 @@ for (const engine of ENGINES) {
     });
 
     async function createKey(name: string, reset: 'daily' | 'weekly'): Promise<{ key: string; hash: string }> {
-      const res = await postJson(`${gw.origin}/api/v1/keys`, { name, limit: LIMIT, limit_reset: reset }, { authorization: `Bearer ${mgmt}` });
+      const res = await postJson(
+        `${gw.origin}/api/v1/keys`,
+        { name, limit: LIMIT, limit_reset: reset },
+        { authorization: `Bearer ${mgmt}` },
+      );
       assert.equal(res.status, 201, res.text);
       return { key: res.json.key, hash: res.json.data.hash };
     }
 
-    const complete = (key: string, body: unknown = chat) => postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
+    const complete = (key: string, body: unknown = chat) =>
+      postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
 
     /** Sends requests until one is refused; returns how many were answered and the refusal. */
     async function spendUntilRefused(key: string): Promise<{ ok: number; refused: Awaited<ReturnType<typeof complete>> }> {
@@ -92,20 +108,27 @@ for (const engine of ENGINES) {
       assert.equal(res.json.error.metadata.reason, 'key_limit');
       await gw.flush();
       const record = await fetch(`${gw.origin}/api/v1/keys/${hash}`, { headers: { authorization: `Bearer ${mgmt}` } });
-      return { holds: res.json.error.metadata.available, database: ((await record.json()) as { data: { limit_remaining: number } }).data.limit_remaining };
+      return {
+        holds: res.json.error.metadata.available,
+        database: ((await record.json()) as { data: { limit_remaining: number } }).data.limit_remaining,
+      };
     }
 
     /** The end of this key's reset period in the holds' Redis snapshot (null: the holds are in process). */
     async function snapshotPeriodEnd(hash: string): Promise<string | null> {
       if (engine.holdsPrefix === null) return null;
-      return gw.services.fleet!.connection.send<string | null>(['HGET', `${engine.holdsPrefix}:{${gw.accountId}}:account`, `k:${hash}:pend`]);
+      return gw.services.fleet!.connection.send<string | null>([
+        'HGET',
+        `${engine.holdsPrefix}:{${gw.accountId}}:account`,
+        `k:${hash}:pend`,
+      ]);
     }
 
     /** Waits until the holds have heard of request `id`'s commit (in Redis: its settling entry is gone). */
     async function settledInHolds(id: string): Promise<void> {
       if (engine.holdsPrefix === null) return; // in process: moved in the commit's own callback
       const entries = `${engine.holdsPrefix}:{${gw.accountId}}:entries`;
-      while (await gw.services.fleet!.connection.send<number>(['HEXISTS', entries, id]) === 1) await new Promise(setImmediate);
+      while ((await gw.services.fleet!.connection.send<number>(['HEXISTS', entries, id])) === 1) await new Promise(setImmediate);
     }
 
     test('a daily limit spent is refused with 402 key_limit in each dialect, then admitted again at 00:00 UTC on the same snapshot', async () => {

@@ -68,7 +68,10 @@ describe('a key limit that resets daily or weekly', () => {
     assert.equal(again.status, 200);
     await gw.flush();
     const thursday = (await call('GET', `${keys}/${hash}`, mgmt)).json.data;
-    assert.ok(thursday.limit_remaining > 0 && thursday.limit_remaining < 0.0001, `remaining ${thursday.limit_remaining}: one request of today`);
+    assert.ok(
+      thursday.limit_remaining > 0 && thursday.limit_remaining < 0.0001,
+      `remaining ${thursday.limit_remaining}: one request of today`,
+    );
     assert.ok(thursday.usage > today.usage, 'the whole usage still grows');
   });
 
@@ -106,7 +109,11 @@ describe('a key limit that resets daily or weekly', () => {
 
   test('the admin API and the CLI set a limit reset', async () => {
     const admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
-    const made = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, { name: 'm', limit: '3', limit_reset: 'monthly' });
+    const made = await call('POST', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/keys`, admin, {
+      name: 'm',
+      limit: '3',
+      limit_reset: 'monthly',
+    });
     assert.equal(made.status, 201);
     assert.equal(made.json.data.limit_reset, 'monthly');
     const changed = await call('PATCH', `${gw.origin}/api/v1/admin/keys/${made.json.data.hash}`, admin, { limit_reset: 'weekly' });
@@ -116,7 +123,19 @@ describe('a key limit that resets daily or weekly', () => {
     const audit = (await call('GET', `${gw.origin}/api/v1/admin/audit?target=${made.json.data.hash}`, admin)).json.data;
     assert.deepEqual(audit.map((e: any) => e.action).sort(), ['key.create', 'key.limit']);
 
-    const viaCli = runCliJson(gw.dir, 'keys', 'create', '--account', gw.accountId, '--name', 'cli', '--limit', '2', '--limit-reset', 'daily');
+    const viaCli = runCliJson(
+      gw.dir,
+      'keys',
+      'create',
+      '--account',
+      gw.accountId,
+      '--name',
+      'cli',
+      '--limit',
+      '2',
+      '--limit-reset',
+      'daily',
+    );
     assert.equal(viaCli.limit_reset, 'daily');
     const updated = runCliJson(gw.dir, 'keys', 'update', viaCli.hash, '--limit-reset', 'monthly');
     assert.equal(updated.limit_reset, 'monthly');

@@ -63,7 +63,7 @@ describe('key-management API (OpenRouter form)', () => {
     assert.equal((await call('GET', `${gw.origin}/api/v1/keys`, gw.key)).status, 403);
   });
 
-  test("keys of another account are not visible", async () => {
+  test('keys of another account are not visible', async () => {
     const other = await gw.services.accountService.createAccount({ name: 'other', creditsUsd: '1' });
     const theirs = await gw.services.accountService.createKey({ accountId: other.id });
     assert.equal((await call('GET', `${gw.origin}/api/v1/keys/${theirs.record.hash}`, mgmt)).status, 404);

@@ -107,7 +107,8 @@ for (const engine of ENGINES) {
       assert.notEqual(res.json.key, k.key);
       assert.equal(res.json.previous_key_expires_at, null);
       const { data } = res.json;
-      for (const field of ['hash', 'name', 'label', 'limit', 'limit_reset', 'created_at', 'expires_at']) assert.deepEqual(data[field], k.data[field], field);
+      for (const field of ['hash', 'name', 'label', 'limit', 'limit_reset', 'created_at', 'expires_at'])
+        assert.deepEqual(data[field], k.data[field], field);
       assert.equal(data.usage, used, 'the usage stays with the record');
 
       assert.deepEqual(await everywhere(k.key), [401, 401]);
@@ -128,7 +129,7 @@ for (const engine of ENGINES) {
       assert.equal(JSON.stringify(audit.json).includes(res.json.key), false, 'the new key is never in the audit log');
     });
 
-    test('with an overlap (admin API): both secrets work until it ends, by the gateway\'s clock; then the old one gets 401 everywhere', async () => {
+    test("with an overlap (admin API): both secrets work until it ends, by the gateway's clock; then the old one gets 401 everywhere", async () => {
       const k = await newKey('deploy');
       assert.deepEqual(await everywhere(k.key), [200, 200]);
       const heard = heardOnOther(k.hash);
@@ -160,7 +161,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(await everywhere(second.json.key), [200, 200]);
     });
 
-    test('the account\'s webhooks get key.rotated, naming the key and the overlap, never a secret', async () => {
+    test("the account's webhooks get key.rotated, naming the key and the overlap, never a secret", async () => {
       const bodies: string[] = [];
       const { promise: got, resolve } = Promise.withResolvers<void>();
       const receiver = createServer((req, res) => {
@@ -195,10 +196,16 @@ for (const engine of ENGINES) {
       }
     });
 
-    test('bad input: a strict body, a bounded overlap, another account\'s key or an unknown one', async () => {
+    test("bad input: a strict body, a bounded overlap, another account's key or an unknown one", async () => {
       const k = await newKey('strict');
       const rotate = (body: unknown, key = mgmt, hash = k.hash) => call('POST', `${gw.origin}/api/v1/keys/${hash}/rotate`, key, body);
-      for (const body of [{ overlap_seconds: 604_801 }, { overlap_seconds: -1 }, { overlap_seconds: 1.5 }, { overlap_seconds: '60' }, { overlap: 60 }]) {
+      for (const body of [
+        { overlap_seconds: 604_801 },
+        { overlap_seconds: -1 },
+        { overlap_seconds: 1.5 },
+        { overlap_seconds: '60' },
+        { overlap: 60 },
+      ]) {
         const res = await rotate(body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.match(JSON.stringify(res.json), /overlap/);
@@ -215,28 +222,32 @@ for (const engine of ENGINES) {
       assert.equal((await call('POST', `${gw.origin}/api/v1/admin/keys/${'0'.repeat(64)}/rotate`, admin, {})).status, 404);
     });
 
-    test('switchyard keys rotate: the new key once, the old one stops (or overlaps with --overlap)', { skip: engine.name === 'SQLite' ? false : 'the CLI on a fleet is covered by the API tests' }, async () => {
-      const k = await newKey('cli');
-      assert.equal((await complete(gw, k.key)).status, 200);
-      const r = runCli(gw.dir, 'keys', 'rotate', k.hash, '--json');
-      assert.equal(r.code, 0, r.err);
-      const out = JSON.parse(r.out);
-      assert.equal(out.hash, k.hash);
-      assert.equal(out.previous_key_expires_at, null);
-      await gw.seeCliChanges();
-      assert.equal((await complete(gw, k.key)).status, 401);
-      assert.equal((await complete(gw, out.key)).status, 200);
+    test(
+      'switchyard keys rotate: the new key once, the old one stops (or overlaps with --overlap)',
+      { skip: engine.name === 'SQLite' ? false : 'the CLI on a fleet is covered by the API tests' },
+      async () => {
+        const k = await newKey('cli');
+        assert.equal((await complete(gw, k.key)).status, 200);
+        const r = runCli(gw.dir, 'keys', 'rotate', k.hash, '--json');
+        assert.equal(r.code, 0, r.err);
+        const out = JSON.parse(r.out);
+        assert.equal(out.hash, k.hash);
+        assert.equal(out.previous_key_expires_at, null);
+        await gw.seeCliChanges();
+        assert.equal((await complete(gw, k.key)).status, 401);
+        assert.equal((await complete(gw, out.key)).status, 200);
 
-      const bad = runCli(gw.dir, 'keys', 'rotate', k.hash, '--overlap', '604801');
-      assert.notEqual(bad.code, 0);
-      assert.match(bad.err, /--overlap/);
-      const overlapped = runCli(gw.dir, 'keys', 'rotate', k.hash, '--overlap', '3600');
-      assert.equal(overlapped.code, 0, overlapped.err);
-      assert.match(overlapped.out, /the old secret works until /);
-      const fresh = /^ {4}(sk-sy-v1-\S+)$/m.exec(overlapped.out)![1]!;
-      await gw.seeCliChanges();
-      assert.equal((await complete(gw, out.key)).status, 200, 'the old secret within the overlap');
-      assert.equal((await complete(gw, fresh)).status, 200);
-    });
+        const bad = runCli(gw.dir, 'keys', 'rotate', k.hash, '--overlap', '604801');
+        assert.notEqual(bad.code, 0);
+        assert.match(bad.err, /--overlap/);
+        const overlapped = runCli(gw.dir, 'keys', 'rotate', k.hash, '--overlap', '3600');
+        assert.equal(overlapped.code, 0, overlapped.err);
+        assert.match(overlapped.out, /the old secret works until /);
+        const fresh = /^ {4}(sk-sy-v1-\S+)$/m.exec(overlapped.out)![1]!;
+        await gw.seeCliChanges();
+        assert.equal((await complete(gw, out.key)).status, 200, 'the old secret within the overlap');
+        assert.equal((await complete(gw, fresh)).status, 200);
+      },
+    );
   });
 }

@@ -22,13 +22,17 @@ function oldNode(): string | null {
 }
 
 const node = oldNode();
-test('Node flags given to the launcher reach the gateway it re-runs under Node 24', { skip: node === null && 'no Node 20–22.17 on PATH' }, () => {
-  // Each process that has the flag prints the marker once: the launcher and the gateway.
-  const flag = `--import=data:text/javascript,process.stderr.write("flag-seen%20"+process.versions.node.split(".")[0]+"\\n")`;
-  const r = spawnSync(node!, [flag, BIN, '--version'], { encoding: 'utf8', env: { ...process.env, SWITCHYARD_LAUNCHED: '' } });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^switchyard .*node 24\./);
-  const seen = r.stderr.match(/flag-seen \d+/g) ?? [];
-  assert.equal(seen.length, 2, r.stderr);
-  assert.ok(seen.includes('flag-seen 24'), `the gateway under Node 24 had the flag: ${r.stderr}`);
-});
+test(
+  'Node flags given to the launcher reach the gateway it re-runs under Node 24',
+  { skip: node === null && 'no Node 20–22.17 on PATH' },
+  () => {
+    // Each process that has the flag prints the marker once: the launcher and the gateway.
+    const flag = `--import=data:text/javascript,process.stderr.write("flag-seen%20"+process.versions.node.split(".")[0]+"\\n")`;
+    const r = spawnSync(node!, [flag, BIN, '--version'], { encoding: 'utf8', env: { ...process.env, SWITCHYARD_LAUNCHED: '' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^switchyard .*node 24\./);
+    const seen = r.stderr.match(/flag-seen \d+/g) ?? [];
+    assert.equal(seen.length, 2, r.stderr);
+    assert.ok(seen.includes('flag-seen 24'), `the gateway under Node 24 had the flag: ${r.stderr}`);
+  },
+);

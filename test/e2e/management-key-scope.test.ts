@@ -22,7 +22,7 @@ describe('what a management key may manage', () => {
   });
   after(() => gw.close());
 
-  test("another management key of the account, or the caller itself, is not found: not read, renamed, disabled, enabled or deleted", async () => {
+  test('another management key of the account, or the caller itself, is not found: not read, renamed, disabled, enabled or deleted', async () => {
     const keys = `${gw.origin}/api/v1/keys`;
     for (const hash of [sibling.hash, mgmt.hash]) {
       assert.equal((await call('GET', `${keys}/${hash}`, mgmt.key)).status, 404);
@@ -59,14 +59,22 @@ describe('what a management key may manage', () => {
     const audit = await call('GET', `${gw.origin}/api/v1/admin/audit?target=${hash}`, admin);
     assert.equal(audit.status, 200);
     const rows = [...audit.json.data].reverse();
-    assert.deepEqual(rows.map((r: any) => r.action), ['key.create', 'key.rename', 'key.disable', 'key.enable', 'key.limit', 'key.delete']);
+    assert.deepEqual(
+      rows.map((r: any) => r.action),
+      ['key.create', 'key.rename', 'key.disable', 'key.enable', 'key.limit', 'key.delete'],
+    );
     for (const r of rows) {
       assert.equal(r.actor.key_hash, mgmt.hash);
       assert.equal(r.actor.account_id, gw.accountId);
       assert.equal(r.details.account_id, gw.accountId);
     }
     assert.deepEqual(rows[0].details, {
-      account_id: gw.accountId, label: created.json.data.label, kind: 'api', limit: '2.5', limit_reset: 'daily', expires_at: null,
+      account_id: gw.accountId,
+      label: created.json.data.label,
+      kind: 'api',
+      limit: '2.5',
+      limit_reset: 'daily',
+      expires_at: null,
     });
     assert.equal(rows[1].details.name, 'ci-2');
     assert.deepEqual([rows[4].details.limit, rows[4].details.limit_reset], ['3', 'daily']);

@@ -36,7 +36,13 @@ describe('max_in_flight on one gateway (SQLite)', () => {
   let mgmt: string;
   before(async () => {
     emu = await startOpenAIChatEmulator();
-    gw = await startTestGateway({ yaml: emulatorConfig(emu.baseUrl), env: { LOCAL_KEY: 'upstream-key' }, tweak: (c) => { c.timeouts.disconnectGraceMs = 0; } });
+    gw = await startTestGateway({
+      yaml: emulatorConfig(emu.baseUrl),
+      env: { LOCAL_KEY: 'upstream-key' },
+      tweak: (c) => {
+        c.timeouts.disconnectGraceMs = 0;
+      },
+    });
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'manager', management: true })).key;
   });
   after(async () => {
@@ -44,7 +50,7 @@ describe('max_in_flight on one gateway (SQLite)', () => {
     await emu.close();
   });
 
-  test('the request past the cap is refused 429 with Retry-After, in each dialect\'s shape; the slots come back as requests end', async () => {
+  test("the request past the cap is refused 429 with Retry-After, in each dialect's shape; the slots come back as requests end", async () => {
     emu.reset();
     const k = await newKey(gw, mgmt, { max_in_flight: 2 });
     const g = gate();
@@ -59,7 +65,11 @@ describe('max_in_flight on one gateway (SQLite)', () => {
     assert.equal(refused.json.error.type, 'rate_limit_error');
     assert.equal(refused.json.error.code, 'rate_limited');
     assert.match(refused.json.error.message, /max_in_flight/);
-    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'acme/mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': k.key });
+    const messages = await postJson(
+      `${gw.baseUrl}/messages`,
+      { model: 'acme/mock-1', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': k.key },
+    );
     assert.equal(messages.status, 429);
     assert.equal(messages.json.error.type, 'rate_limit_error');
     assert.equal(messages.headers.get('retry-after'), '1');
@@ -96,8 +106,12 @@ describe('max_in_flight on one gateway (SQLite)', () => {
     const g = gate();
     emu.enqueue({ fault: 'held', until: g.until });
     const abort = new AbortController();
-    const left = fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { ...bearer(k.key), 'content-type': 'application/json' }, body: JSON.stringify(ask()), signal: abort.signal })
-      .catch(() => null);
+    const left = fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      body: JSON.stringify(ask()),
+      signal: abort.signal,
+    }).catch(() => null);
     await emu.whenRequests(1);
     abort.abort();
     await left;
@@ -129,7 +143,7 @@ describe('max_in_flight across a fleet (Postgres + Redis, two gateways)', { skip
     await stopPostgres();
   });
 
-  test('the cap counts the key\'s requests on every instance, exactly, and frees as they end', async () => {
+  test("the cap counts the key's requests on every instance, exactly, and frees as they end", async () => {
     const mgmt = (await a.services.accountService.createKey({ accountId: a.accountId, name: 'manager', management: true })).key;
     const k = await newKey(a, mgmt, { max_in_flight: 2, allowed_models: ['acme/*'] });
     const g = gate();

@@ -10,34 +10,51 @@ import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '..
 
 const CALL = (id: string) => ({ id, name: 'docs__weather', arguments: '{"city":"Rome"}' });
 
-describe('the MCP loop\'s bounds', () => {
+describe("the MCP loop's bounds", () => {
   let mcp: McpTestServer;
   let upstream: OpenAIChatEmulator;
   let gw: TestGateway;
   let guarded: TestGateway;
   let tight: TestGateway;
-  const chat = (g: TestGateway, body: Record<string, unknown>) => postJson(`${g.baseUrl}/chat/completions`, {
-    model: 'acme/mock-1', messages: [{ role: 'user', content: 'Weather?' }], mcp: { servers: [{ name: 'docs' }] }, ...body,
-  }, { authorization: `Bearer ${g.key}` });
+  const chat = (g: TestGateway, body: Record<string, unknown>) =>
+    postJson(
+      `${g.baseUrl}/chat/completions`,
+      {
+        model: 'acme/mock-1',
+        messages: [{ role: 'user', content: 'Weather?' }],
+        mcp: { servers: [{ name: 'docs' }] },
+        ...body,
+      },
+      { authorization: `Bearer ${g.key}` },
+    );
 
   before(async () => {
     mcp = await startMcpTestServer({ weather: { run: (a) => ({ text: `sunny in ${String(a.city)}` }) } });
     upstream = await startOpenAIChatEmulator();
     const closed = await freePort();
     gw = await startTestGateway({
-      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, max_tool_turns: 2 }
+      yaml: emulatorConfig(
+        upstream.baseUrl,
+        `mcp: { allow_private_addresses: true, max_tool_turns: 2 }
 mcp_servers:
   - { name: docs, url: "${mcp.url}" }
   - { name: down, url: "http://127.0.0.1:${closed}/mcp" }
-`),
+`,
+      ),
       env: { LOCAL_KEY: 'k' },
     });
     tight = await startTestGateway({
-      yaml: emulatorConfig(upstream.baseUrl, `mcp: { allow_private_addresses: true, total_timeout_ms: 1000 }\nmcp_servers: [{ name: docs, url: "${mcp.url}" }]\n`),
+      yaml: emulatorConfig(
+        upstream.baseUrl,
+        `mcp: { allow_private_addresses: true, total_timeout_ms: 1000 }\nmcp_servers: [{ name: docs, url: "${mcp.url}" }]\n`,
+      ),
       env: { LOCAL_KEY: 'k' },
     });
     // The defaults: private and loopback servers refused.
-    guarded = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl, `mcp_servers: [{ name: docs, url: "${mcp.url}" }]\n`), env: { LOCAL_KEY: 'k' } });
+    guarded = await startTestGateway({
+      yaml: emulatorConfig(upstream.baseUrl, `mcp_servers: [{ name: docs, url: "${mcp.url}" }]\n`),
+      env: { LOCAL_KEY: 'k' },
+    });
   });
   after(async () => {
     await gw.close();
@@ -58,7 +75,7 @@ mcp_servers:
     const choice = res.json.choices[0];
     assert.equal(choice.finish_reason, 'stop');
     assert.equal(choice.native_finish_reason, 'max_tool_turns');
-    assert.equal(choice.message.mcp_calls.length, 1, 'the second turn\'s call was not run');
+    assert.equal(choice.message.mcp_calls.length, 1, "the second turn's call was not run");
   });
 
   it('mcp.total_timeout_ms ends the loop with 408 timeout', async () => {
@@ -67,17 +84,25 @@ mcp_servers:
     const res = await chat(tight, {});
     assert.equal(res.status, 408, res.text);
     assert.equal(res.json.error.code, 'timeout');
-    assert.ok(Date.now() - started < 20_000, 'cut at the loop\'s bound, not the upstream\'s answer');
+    assert.ok(Date.now() - started < 20_000, "cut at the loop's bound, not the upstream's answer");
   });
 
-  it('the client\'s own tool called beside an MCP tool: both in the same answer, the loop ends', async () => {
+  it("the client's own tool called beside an MCP tool: both in the same answer, the loop ends", async () => {
     upstream.enqueue({ toolCalls: [CALL('c1'), { id: 'c_own', name: 'lookup', arguments: '{}' }] });
-    const res = await chat(gw, { tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }] });
+    const res = await chat(gw, {
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(upstream.requests.length, 1);
     const message = res.json.choices[0].message;
-    assert.deepEqual(message.tool_calls.map((c: any) => c.function.name), ['lookup']);
-    assert.deepEqual(message.mcp_calls.map((c: any) => [c.name, c.output]), [['weather', 'sunny in Rome']]);
+    assert.deepEqual(
+      message.tool_calls.map((c: any) => c.function.name),
+      ['lookup'],
+    );
+    assert.deepEqual(
+      message.mcp_calls.map((c: any) => [c.name, c.output]),
+      [['weather', 'sunny in Rome']],
+    );
     assert.equal(res.json.choices[0].finish_reason, 'tool_calls');
     // Both kinds were offered to the model.
     assert.deepEqual(upstream.requests[0]!.body.tools.map((t: any) => t.function.name).sort(), ['docs__weather', 'lookup']);
@@ -91,7 +116,7 @@ mcp_servers:
     assert.equal(upstream.requests.length, 0);
   });
 
-  it('a reload swaps the servers in (their tools listed anew); one that changes the MCP client\'s bounds is refused', async () => {
+  it("a reload swaps the servers in (their tools listed anew); one that changes the MCP client's bounds is refused", async () => {
     const config = gw.services.inForce.config;
     const renamed = { ...config, mcpServers: config.mcpServers.map((s) => (s.name === 'docs' ? { ...s, name: 'docs2' } : s)) };
     assert.equal(gw.services.inForce.reload(() => renamed).ok, true);

@@ -35,7 +35,11 @@ after(async () => {
 
 const ENGINES: Array<{ name: string; skip: string | false; options(): Promise<Partial<TestGatewayOptions>> }> = [
   { name: 'SQLite, holds in process', skip: false, options: async () => ({}) },
-  { name: 'SQLite, holds in Redis', skip: redisSkip, options: async () => ({ redis: { url: await redisUrl(), prefix: 'member-budget-sqlite' } }) },
+  {
+    name: 'SQLite, holds in Redis',
+    skip: redisSkip,
+    options: async () => ({ redis: { url: await redisUrl(), prefix: 'member-budget-sqlite' } }),
+  },
   {
     name: 'Postgres and Redis (a fleet instance)',
     skip: fleetSkip,
@@ -44,7 +48,10 @@ const ENGINES: Array<{ name: string; skip: string | false; options(): Promise<Pa
 ];
 
 const thresholdsOf = (events: Array<{ type: string; data: any }>, id: string) =>
-  events.filter((e) => e.type === 'budget.threshold' && e.data.scope === 'member' && e.data.id === id).map((e) => e.data.threshold).sort((a, b) => a - b);
+  events
+    .filter((e) => e.type === 'budget.threshold' && e.data.scope === 'member' && e.data.id === id)
+    .map((e) => e.data.threshold)
+    .sort((a, b) => a - b);
 
 /** A hooked upstream's next request held until `release()`; `arrived` resolves once it is there. */
 function holdNext(upstream: HookedUpstream): { arrived: Promise<void>; release: () => void } {
@@ -69,7 +76,13 @@ for (const engine of ENGINES) {
     before(async () => {
       upstream = await startHookedUpstream();
       const options = await engine.options();
-      gw = await startTestGateway({ yaml: emulatorConfig(upstream.baseUrl) + hooksYaml, credits: '20', now: () => now, ...options, env: { LOCAL_KEY: 'k', ...options.env } });
+      gw = await startTestGateway({
+        yaml: emulatorConfig(upstream.baseUrl) + hooksYaml,
+        credits: '20',
+        now: () => now,
+        ...options,
+        env: { LOCAL_KEY: 'k', ...options.env },
+      });
       admin = (await createAdminKey(gw)).key;
       owner = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'owner', management: true })).key;
     });
@@ -111,7 +124,7 @@ for (const engine of ENGINES) {
           return res;
         };
         assert.equal((await send(a)).status, 200);
-        assert.equal((await send(b)).status, 200, "another key of the member spends the same budget");
+        assert.equal((await send(b)).status, 200, 'another key of the member spends the same budget');
         // The third answer is held at the upstream: its hold takes what the budget has left.
         const hold = holdNext(upstream);
         const inFlight = complete(a);
@@ -132,7 +145,13 @@ for (const engine of ENGINES) {
         for (let i = 0; i < 3; i++) assert.equal((await send(a)).status, 402);
         const alert = receiver.events.find((e) => e.data.scope === 'member' && e.data.threshold === 100)!;
         assert.deepEqual(alert.data, {
-          scope: 'member', id: ann, account_id: gw.accountId, threshold: 100, amount: '420000', spent: '420000', window_start: '2026-01-01T00:00:00.000Z',
+          scope: 'member',
+          id: ann,
+          account_id: gw.accountId,
+          threshold: 100,
+          amount: '420000',
+          spent: '420000',
+          window_start: '2026-01-01T00:00:00.000Z',
         });
 
         // The admin API changes it too: null clears it.
@@ -147,7 +166,10 @@ for (const engine of ENGINES) {
     });
 
     test('a daily member budget is whole again at 00:00 UTC; the admin API adds a member with one', async () => {
-      const added = await call('POST', api(`/admin/accounts/${gw.accountId}/members`), admin, { email: 'dan@example.com', budget: { amount: BUDGET, reset: 'daily' } });
+      const added = await call('POST', api(`/admin/accounts/${gw.accountId}/members`), admin, {
+        email: 'dan@example.com',
+        budget: { amount: BUDGET, reset: 'daily' },
+      });
       assert.equal(added.status, 201, JSON.stringify(added.json));
       assert.deepEqual(added.json.data.budget, { amount: 0.00042, amount_usd: '0.00042', reset: 'daily' });
       const key = await memberKey(added.json.data.id, 'daily');
@@ -167,8 +189,12 @@ for (const engine of ENGINES) {
     test('bad member budgets are refused with 400 naming the field', async () => {
       const id = await addMember('eve@example.com');
       const cases: Array<[unknown, RegExp]> = [
-        [{ amount: '-1' }, /budget/], [{ amount: '1', reset: 'hourly' }, /budget/], [{ reset: 'daily' }, /budget/],
-        [{ amount: '1.0000000001' }, /budget/], [{ amount: '1', extra: 1 }, /budget/], ['10', /budget/],
+        [{ amount: '-1' }, /budget/],
+        [{ amount: '1', reset: 'hourly' }, /budget/],
+        [{ reset: 'daily' }, /budget/],
+        [{ amount: '1.0000000001' }, /budget/],
+        [{ amount: '1', extra: 1 }, /budget/],
+        ['10', /budget/],
       ];
       for (const [budget, field] of cases) {
         const res = await call('PATCH', api(`/members/${id}`), owner, { budget });
@@ -194,7 +220,20 @@ describe('a member budget through the CLI', () => {
 
   test('switchyard members add/update --budget / --budget-reset sets, changes and clears it', async () => {
     const admin = (await createAdminKey(gw)).key;
-    const added = runCli(gw.dir, 'members', 'add', '--account', gw.accountId, '--email', 'cli@example.com', '--budget', '5', '--budget-reset', 'weekly', '--json');
+    const added = runCli(
+      gw.dir,
+      'members',
+      'add',
+      '--account',
+      gw.accountId,
+      '--email',
+      'cli@example.com',
+      '--budget',
+      '5',
+      '--budget-reset',
+      'weekly',
+      '--json',
+    );
     assert.equal(added.code, 0, added.err);
     const member = JSON.parse(added.out) as { id: string; budget: unknown };
     assert.deepEqual(member.budget, { amount: 5, amount_usd: '5', reset: 'weekly' });
@@ -203,7 +242,10 @@ describe('a member budget through the CLI', () => {
     assert.deepEqual(JSON.parse(reset.out).budget, { amount: 5, amount_usd: '5', reset: 'daily' });
     const read = await call('GET', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/members/${member.id}`, admin);
     assert.deepEqual(read.json.data.budget, { amount: 5, amount_usd: '5', reset: 'daily' });
-    for (const [flag, value] of [['--budget', '-3'], ['--budget-reset', 'hourly']]) {
+    for (const [flag, value] of [
+      ['--budget', '-3'],
+      ['--budget-reset', 'hourly'],
+    ]) {
       const r = runCli(gw.dir, 'members', 'update', member.id, flag!, value!);
       assert.notEqual(r.code, 0, `${flag} ${value}`);
       assert.ok(r.err.includes(flag!), r.err);
@@ -223,13 +265,21 @@ describe('a member budget across a fleet: two instances on one Postgres and Redi
     const receiver = await startEventReceiver();
     try {
       const owner = (await a.services.accountService.createKey({ accountId: a.accountId, name: 'owner', management: true })).key;
-      assert.equal((await call('POST', `${a.origin}/api/v1/webhooks`, owner, { url: receiver.url, events: ['budget.threshold', 'key.created'] })).status, 201);
-      const added = await call('POST', `${a.origin}/api/v1/members`, owner, { email: 'fleet@example.com', budget: { amount: '0.00028', reset: 'daily' } });
+      assert.equal(
+        (await call('POST', `${a.origin}/api/v1/webhooks`, owner, { url: receiver.url, events: ['budget.threshold', 'key.created'] }))
+          .status,
+        201,
+      );
+      const added = await call('POST', `${a.origin}/api/v1/members`, owner, {
+        email: 'fleet@example.com',
+        budget: { amount: '0.00028', reset: 'daily' },
+      });
       assert.equal(added.status, 201, JSON.stringify(added.json));
       const memberId = added.json.data.id as string;
       const session = (await a.services.sessions.createForMember(memberId, 3_600_000)).token;
       const key = (await call('POST', `${a.origin}/api/v1/keys`, session, { name: 'k' })).json.key as string;
-      const complete = (gw: TestGateway, body: unknown = chat) => postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
+      const complete = (gw: TestGateway, body: unknown = chat) =>
+        postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}` });
       assert.equal((await complete(b)).status, 200, 'half the budget, spent through b');
       await b.flush();
       const hold = holdNext(upstream);

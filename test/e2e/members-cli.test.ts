@@ -21,7 +21,10 @@ test('members add, list, update and remove through the CLI', async () => {
   assert.equal(ann.role, 'admin');
   const bob = runCliJson(gw.dir, 'members', 'add', '--account', gw.accountId, '--email', 'bob@example.com');
   assert.equal(bob.role, 'member');
-  assert.deepEqual(runCliJson(gw.dir, 'members', 'list', '--account', gw.accountId).map((m: { email: string }) => m.email), ['ann@example.com', 'bob@example.com']);
+  assert.deepEqual(
+    runCliJson(gw.dir, 'members', 'list', '--account', gw.accountId).map((m: { email: string }) => m.email),
+    ['ann@example.com', 'bob@example.com'],
+  );
   assert.equal(runCliJson(gw.dir, 'members', 'update', bob.id, '--role', 'viewer').role, 'viewer');
   const refused = runCli(gw.dir, 'members', 'remove', bob.id);
   assert.notEqual(refused.code, 0);
@@ -29,7 +32,10 @@ test('members add, list, update and remove through the CLI', async () => {
   assert.equal(runCliJson(gw.dir, 'members', 'remove', bob.id, '--keys', 'reassign', '--to', ann.id).deleted, true);
   await gw.seeCliChanges();
   const seen = await call('GET', `${gw.origin}/api/v1/admin/accounts/${gw.accountId}/members`, admin);
-  assert.deepEqual(seen.json.data.map((m: { email: string; role: string }) => [m.email, m.role]), [['ann@example.com', 'admin']]);
+  assert.deepEqual(
+    seen.json.data.map((m: { email: string; role: string }) => [m.email, m.role]),
+    [['ann@example.com', 'admin']],
+  );
   const audit = await call('GET', `${gw.origin}/api/v1/admin/audit?action=member.remove`, admin);
   assert.equal(audit.json.data[0].actor.label, 'operator (CLI)');
   assert.equal(audit.json.data[0].details.keys, 'reassign');

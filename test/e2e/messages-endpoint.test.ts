@@ -53,7 +53,10 @@ function usageFirst(adapter: HttpProviderAdapter): HttpProviderAdapter {
   };
 }
 
-interface SseEvent { event: string; data: any }
+interface SseEvent {
+  event: string;
+  data: any;
+}
 
 /** Anthropic SSE: every event has an `event:` line and a data payload of the same type. */
 function events(text: string): SseEvent[] {
@@ -91,14 +94,26 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
 
   test('a plain request reaches the upstream translated, and the answer is an Anthropic Message', async () => {
     emu.enqueue({ text: 'Hi there', usage: { prompt_tokens: 12, completion_tokens: 3 } });
-    const res = await postJson(url, {
-      model: 'acme/mock-1', max_tokens: 256, system: 'Be brief.', temperature: 0.2, stop_sequences: ['END'],
-      metadata: { user_id: 'user-42' }, messages: user('Hello'),
-    }, auth);
+    const res = await postJson(
+      url,
+      {
+        model: 'acme/mock-1',
+        max_tokens: 256,
+        system: 'Be brief.',
+        temperature: 0.2,
+        stop_sequences: ['END'],
+        metadata: { user_id: 'user-42' },
+        messages: user('Hello'),
+      },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     const sent = emu.requests[0]!.body;
     assert.equal(sent.model, 'mock-model');
-    assert.deepEqual(sent.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }]);
+    assert.deepEqual(sent.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ]);
     assert.equal(sent.max_tokens, 256);
     assert.equal(sent.temperature, 0.2);
     assert.deepEqual(sent.stop, ['END']);
@@ -132,17 +147,32 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.equal(emu.requests[0]!.body.stream, true);
     const evs = events(res.text);
-    assert.deepEqual(evs.map((e) => e.event), [
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
-    ]);
+    assert.deepEqual(
+      evs.map((e) => e.event),
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
     const start = evs[0]!.data.message;
     assert.equal(start.id, res.headers.get('x-generation-id'));
     assert.equal(start.model, 'acme/mock-1');
     assert.equal(start.provider, 'local');
     assert.equal(start.stop_reason, null);
     assert.ok(start.usage.input_tokens > 0);
-    assert.equal(evs.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join(''), 'one two three');
+    assert.equal(
+      evs
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => e.data.delta.text)
+        .join(''),
+      'one two three',
+    );
     assert.deepEqual(evs[6]!.data.delta, { stop_reason: 'end_turn', stop_sequence: null });
     assert.equal(evs[6]!.data.usage.output_tokens, 3);
     assert.equal(evs[6]!.data.usage.input_tokens, 5);
@@ -166,13 +196,21 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
         assert.equal(res.status, 200, res.text);
         if (chatUpstream) {
           // The chat dialect's output is as before: usage in the last chunk only.
-          const chunks = res.text.split('\n\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+          const chunks = res.text
+            .split('\n\n')
+            .filter((l) => l.startsWith('data: {'))
+            .map((l) => JSON.parse(l.slice(6)));
           assert.equal(chunks.filter((c) => c.usage !== undefined).length, 1);
           assert.equal(chunks.at(-1).usage.prompt_tokens, 1234);
           continue;
         }
         const evs = events(res.text);
-        assert.deepEqual(evs[0]!.data.message.usage, { input_tokens: 234, cache_creation_input_tokens: 0, cache_read_input_tokens: 1000, output_tokens: 1 });
+        assert.deepEqual(evs[0]!.data.message.usage, {
+          input_tokens: 234,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 1000,
+          output_tokens: 1,
+        });
         const delta = evs.find((e) => e.event === 'message_delta')!.data.usage;
         assert.equal(delta.input_tokens, 234);
         assert.equal(delta.cache_read_input_tokens, 1000);
@@ -184,75 +222,153 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
   });
 
   test('a tool round trip: tool_use out, tool_result back in, translated both ways', async () => {
-    const tools = [{ name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const tools = [
+      {
+        name: 'get_weather',
+        description: 'Weather in a city',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ];
     emu.enqueue({ toolCalls: [{ id: 'call_abc', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
     const first = await postJson(url, { model: 'acme/mock-1', max_tokens: 256, tools, messages: user('Weather in Oslo?') }, auth);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(emu.requests[0]!.body.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: tools[0]!.input_schema } }]);
+    assert.deepEqual(emu.requests[0]!.body.tools, [
+      { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: tools[0]!.input_schema } },
+    ]);
     assert.equal(first.json.stop_reason, 'tool_use');
     assert.deepEqual(first.json.content, [{ type: 'tool_use', id: 'call_abc', name: 'get_weather', input: { city: 'Oslo' } }]);
 
     emu.enqueue({ text: 'It is 3°C in Oslo.' });
-    const second = await postJson(url, {
-      model: 'acme/mock-1', max_tokens: 256, tools,
-      messages: [
-        { role: 'user', content: 'Weather in Oslo?' },
-        { role: 'assistant', content: first.json.content },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_abc', content: '{"temp_c": 3}' }, { type: 'text', text: 'Thanks!' }] },
-      ],
-    }, auth);
+    const second = await postJson(
+      url,
+      {
+        model: 'acme/mock-1',
+        max_tokens: 256,
+        tools,
+        messages: [
+          { role: 'user', content: 'Weather in Oslo?' },
+          { role: 'assistant', content: first.json.content },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'call_abc', content: '{"temp_c": 3}' },
+              { type: 'text', text: 'Thanks!' },
+            ],
+          },
+        ],
+      },
+      auth,
+    );
     assert.equal(second.status, 200, second.text);
     assert.equal(second.json.content[0].text, 'It is 3°C in Oslo.');
     const upstream = emu.requests[1]!.body.messages;
-    assert.deepEqual(upstream[1], { role: 'assistant', content: '', tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
+    assert.deepEqual(upstream[1], {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+    });
     assert.deepEqual(upstream[2], { role: 'tool', tool_call_id: 'call_abc', content: '{"temp_c": 3}' });
     assert.deepEqual(upstream[3], { role: 'user', content: 'Thanks!' });
   });
 
   test('a streamed tool call: tool_use block with input_json_delta fragments that join into the arguments', async () => {
     emu.enqueue({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Rome"}' }] });
-    const res = await postJson(url, {
-      model: 'acme/mock-1', max_tokens: 64, stream: true, messages: user('weather?'),
-      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
-    }, auth);
+    const res = await postJson(
+      url,
+      {
+        model: 'acme/mock-1',
+        max_tokens: 64,
+        stream: true,
+        messages: user('weather?'),
+        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      },
+      auth,
+    );
     const evs = events(res.text);
     const start = evs.find((e) => e.event === 'content_block_start')!;
     assert.deepEqual(start.data.content_block, { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} });
-    const args = evs.filter((e) => e.data.delta?.type === 'input_json_delta').map((e) => e.data.delta.partial_json).join('');
+    const args = evs
+      .filter((e) => e.data.delta?.type === 'input_json_delta')
+      .map((e) => e.data.delta.partial_json)
+      .join('');
     assert.deepEqual(JSON.parse(args), { city: 'Rome' });
     assert.equal(evs.find((e) => e.event === 'message_delta')!.data.delta.stop_reason, 'tool_use');
   });
 
   test('upstream reasoning becomes thinking blocks before the text, streamed and not', async () => {
     emu.enqueue({ reasoning: 'First, think.', text: 'Answer.' });
-    const plain = await postJson(url, { model: 'acme/mock-1', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: user('q') }, auth);
-    assert.deepEqual(plain.json.content, [{ type: 'thinking', thinking: 'First, think.', signature: '' }, { type: 'text', text: 'Answer.' }]);
+    const plain = await postJson(
+      url,
+      { model: 'acme/mock-1', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: user('q') },
+      auth,
+    );
+    assert.deepEqual(plain.json.content, [
+      { type: 'thinking', thinking: 'First, think.', signature: '' },
+      { type: 'text', text: 'Answer.' },
+    ]);
 
     emu.enqueue({ reasoning: 'First, think.', text: 'Answer.' });
-    const streamed = await postJson(url, { model: 'acme/mock-1', max_tokens: 2048, stream: true, thinking: { type: 'adaptive' }, messages: user('q') }, auth);
+    const streamed = await postJson(
+      url,
+      { model: 'acme/mock-1', max_tokens: 2048, stream: true, thinking: { type: 'adaptive' }, messages: user('q') },
+      auth,
+    );
     const evs = events(streamed.text);
     const blocks = evs.filter((e) => e.event === 'content_block_start').map((e) => [e.data.index, e.data.content_block.type]);
-    assert.deepEqual(blocks, [[0, 'thinking'], [1, 'text']]);
-    assert.equal(evs.filter((e) => e.data.delta?.type === 'thinking_delta').map((e) => e.data.delta.thinking).join(''), 'First, think.');
+    assert.deepEqual(blocks, [
+      [0, 'thinking'],
+      [1, 'text'],
+    ]);
+    assert.equal(
+      evs
+        .filter((e) => e.data.delta?.type === 'thinking_delta')
+        .map((e) => e.data.delta.thinking)
+        .join(''),
+      'First, think.',
+    );
   });
 
   test('a role:"system" message mid-conversation reaches the upstream as a system message at its place', async () => {
     emu.enqueue({ text: 'ok' });
-    await postJson(url, {
-      model: 'acme/mock-1', max_tokens: 16,
-      messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'system', content: 'Be careful now.' }, { role: 'user', content: 'c' }],
-    }, auth);
-    assert.deepEqual(emu.requests[0]!.body.messages.map((m: any) => m.role), ['user', 'assistant', 'system', 'user']);
+    await postJson(
+      url,
+      {
+        model: 'acme/mock-1',
+        max_tokens: 16,
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'system', content: 'Be careful now.' },
+          { role: 'user', content: 'c' },
+        ],
+      },
+      auth,
+    );
+    assert.deepEqual(
+      emu.requests[0]!.body.messages.map((m: any) => m.role),
+      ['user', 'assistant', 'system', 'user'],
+    );
     assert.equal(emu.requests[0]!.body.messages[2].content, 'Be careful now.');
   });
 
   test('a base64 image reaches an OpenAI-format upstream as a data: URI', async () => {
     emu.enqueue({ text: 'A cat.' });
-    await postJson(url, {
-      model: 'acme/mock-1', max_tokens: 16,
-      messages: user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'What is it?' }]),
-    }, auth);
-    assert.deepEqual(emu.requests[0]!.body.messages[0].content[0], { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } });
+    await postJson(
+      url,
+      {
+        model: 'acme/mock-1',
+        max_tokens: 16,
+        messages: user([
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'text', text: 'What is it?' },
+        ]),
+      },
+      auth,
+    );
+    assert.deepEqual(emu.requests[0]!.body.messages[0].content[0], {
+      type: 'image_url',
+      image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' },
+    });
   });
 
   test('an upstream that ran out of tokens (length) is stop_reason max_tokens', async () => {
@@ -261,7 +377,7 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     assert.equal(res.json.stop_reason, 'max_tokens');
   });
 
-  test('an upstream 5xx is a 502 in the Anthropic envelope with the spec\'s record', async () => {
+  test("an upstream 5xx is a 502 in the Anthropic envelope with the spec's record", async () => {
     // The plan's only endpoint: tried, then retried twice, failing each time.
     for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'status', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
     const res = await postJson(url, { model: 'acme/mock-1', max_tokens: 16, messages: user('hi') }, auth);
@@ -291,7 +407,10 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     assert.equal(last.event, 'error');
     assert.equal(last.data.error.type, 'provider_error');
     assert.equal(evs.filter((e) => e.event === 'error').length, 1, 'one error event');
-    assert.equal(evs.some((e) => e.event === 'message_stop'), false);
+    assert.equal(
+      evs.some((e) => e.event === 'message_stop'),
+      false,
+    );
   });
 
   describe('authentication', () => {
@@ -324,7 +443,8 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     for (const version of ['2023-06-01', '2026-10-21']) {
       test(`anthropic-version ${version} with anthropic-beta flags is accepted`, async () => {
         const res = await postJson(url, body, {
-          'x-api-key': gw.key, 'anthropic-version': version,
+          'x-api-key': gw.key,
+          'anthropic-version': version,
           'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14,effort-2025-11-24',
         });
         assert.equal(res.status, 200, res.text);
@@ -370,10 +490,16 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
       assert.equal(short.status, 200, short.text);
       assert.deepEqual(Object.keys(short.json), ['input_tokens']);
       assert.ok(short.json.input_tokens > 0);
-      const long = await postJson(countUrl(), {
-        model: 'mock-1', system: 'You are a careful assistant.', messages: user('Hello '.repeat(200)),
-        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
-      }, auth);
+      const long = await postJson(
+        countUrl(),
+        {
+          model: 'mock-1',
+          system: 'You are a careful assistant.',
+          messages: user('Hello '.repeat(200)),
+          tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+        },
+        auth,
+      );
       assert.ok(long.json.input_tokens > short.json.input_tokens + 150, `${long.json.input_tokens} vs ${short.json.input_tokens}`);
       assert.equal(emu.requests.length, 0);
     });
@@ -386,7 +512,11 @@ describe('POST /v1/messages against an OpenAI-format upstream', () => {
     });
 
     test('is reachable under /v1/v1 too, validates like a message request, and needs a key', async () => {
-      const twice = await postJson(`${gw.origin}/v1/v1/messages/count_tokens?beta=true`, { model: 'acme/mock-1', messages: user('Hi') }, auth);
+      const twice = await postJson(
+        `${gw.origin}/v1/v1/messages/count_tokens?beta=true`,
+        { model: 'acme/mock-1', messages: user('Hi') },
+        auth,
+      );
       assert.equal(twice.status, 200);
       const unknown = await postJson(countUrl(), { model: 'nobody/nothing', messages: user('Hi') }, auth);
       assert.equal(unknown.status, 400);

@@ -53,8 +53,11 @@ models:
 
 /** The text of the answer's text deltas. */
 function answerText(text: string): string {
-  return text.split('\n\n').filter((b) => b.startsWith('event: content_block_delta'))
-    .map((b) => JSON.parse(b.split('\n')[1]!.slice(6)).delta.text ?? '').join('');
+  return text
+    .split('\n\n')
+    .filter((b) => b.startsWith('event: content_block_delta'))
+    .map((b) => JSON.parse(b.split('\n')[1]!.slice(6)).delta.text ?? '')
+    .join('');
 }
 
 /** Reads a streamed answer: `next(cond)` reads until the text so far meets `cond`; `rest()` reads to the end. */
@@ -89,7 +92,10 @@ function postStream(url: string, body: unknown, headers: Record<string, string>)
 
 /** Event names in order, `ping` included. */
 function eventNames(text: string): string[] {
-  return text.split('\n\n').filter((b) => b.length > 0).map((b) => b.split('\n')[0]!.replace('event: ', ''));
+  return text
+    .split('\n\n')
+    .filter((b) => b.length > 0)
+    .map((b) => b.split('\n')[0]!.replace('event: ', ''));
 }
 
 describe('messages keep-alive: ping while the upstream is slow', () => {
@@ -122,7 +128,11 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     emu.enqueue({ fault: 'held', until: upstream.until, then: { text: 'finally here' } });
     // The response (its headers) arrives while the upstream still holds its answer: the
     // headers came with the first ping.
-    const res = await postStream(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
+    const res = await postStream(
+      url,
+      { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     assert.ok(res.headers.get('x-generation-id'));
@@ -135,24 +145,40 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     assert.ok(firstAnswer >= 2, `at least two pings before the answer: ${names.join(', ')}`);
     assert.deepEqual(new Set(names.slice(0, firstAnswer)), new Set(['ping']));
     assert.ok(text.startsWith(PING));
-    assert.deepEqual(names.slice(firstAnswer), ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    assert.deepEqual(names.slice(firstAnswer), [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 
   test('pings do not commit the stream: a failure after them still fails over to the next endpoint', async () => {
     const upstream = gate();
-    emu.enqueue(
-      { fault: 'held', until: upstream.until, then: { status: 500, text: 'broken' } },
-      { text: 'from the second' },
+    emu.enqueue({ fault: 'held', until: upstream.until, then: { status: 500, text: 'broken' } }, { text: 'from the second' });
+    const res = await postStream(
+      url,
+      {
+        model: 'acme/slow',
+        max_tokens: 32,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+        provider: { order: ['first', 'second'] },
+      },
+      headers,
     );
-    const res = await postStream(url, {
-      model: 'acme/slow', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }], provider: { order: ['first', 'second'] },
-    }, headers);
     assert.equal(res.status, 200);
     const stream = streamReader(res);
     await stream.next((t) => pings(t) >= 1);
     upstream.open();
     const text = await stream.rest();
-    assert.deepEqual(emu.requests.map((r) => r.body.model), ['slow-a', 'slow-b']);
+    assert.deepEqual(
+      emu.requests.map((r) => r.body.model),
+      ['slow-a', 'slow-b'],
+    );
     const names = eventNames(text);
     assert.equal(names[0], 'ping');
     assert.equal(names.includes('error'), false, text);
@@ -164,7 +190,11 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     // The plan's only endpoint: tried, then retried twice, failing each time.
     const upstream = gate();
     for (let i = 0; i < 3; i++) emu.enqueue({ fault: 'held', until: upstream.until, then: { status: 500, text: 'broken' } });
-    const res = await postStream(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
+    const res = await postStream(
+      url,
+      { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
     assert.equal(res.status, 200);
     const stream = streamReader(res);
     await stream.next((t) => pings(t) >= 1);
@@ -184,13 +214,21 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     // The gateway's own /v1/messages route, with its 10 s interval.
     const messages = `${gw.baseUrl}/messages`;
     emu.enqueue({ text: 'quick' });
-    const ok = await postJson(messages, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
+    const ok = await postJson(
+      messages,
+      { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
     assert.equal(ok.status, 200);
     assert.equal(eventNames(ok.text).includes('ping'), false);
     assert.equal(answerText(ok.text), 'quick');
     // A failure the gateway does not retry (the provider refusing our credentials).
     emu.enqueue({ fault: 'status', status: 403 });
-    const failed = await postJson(messages, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
+    const failed = await postJson(
+      messages,
+      { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
     assert.equal(failed.status, 502);
     assert.equal(failed.json.type, 'error');
   });
@@ -199,9 +237,20 @@ describe('messages keep-alive: ping while the upstream is slow', () => {
     // Both requests wait on one held upstream; the messages stream's pings show that the
     // keep-alive interval passed twice before the upstream answers either.
     const upstream = gate();
-    emu.enqueue({ fault: 'held', until: upstream.until, then: { text: 'late' } }, { fault: 'held', until: upstream.until, then: { text: 'late too' } });
-    const chat = postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/alone', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
-    const clock = await postStream(url, { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] }, headers);
+    emu.enqueue(
+      { fault: 'held', until: upstream.until, then: { text: 'late' } },
+      { fault: 'held', until: upstream.until, then: { text: 'late too' } },
+    );
+    const chat = postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/alone', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
+    const clock = await postStream(
+      url,
+      { model: 'acme/alone', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      headers,
+    );
     const ticks = streamReader(clock);
     await ticks.next((t) => pings(t) >= 2 && emu.requests.length === 2);
     upstream.open();

@@ -10,13 +10,19 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 // upstream sent; the rest of the stream (message_start with the gateway's id and model,
 // message_delta with usage and cost, message_stop last) is unchanged.
 
-interface Event { event: string; data: string }
+interface Event {
+  event: string;
+  data: string;
+}
 
 function events(text: string): Event[] {
-  return text.split('\n\n').filter((b) => b.length > 0).map((b) => {
-    const lines = b.split('\n');
-    return { event: lines.find((l) => l.startsWith('event: '))!.slice(7), data: lines.find((l) => l.startsWith('data: '))!.slice(6) };
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.length > 0)
+    .map((b) => {
+      const lines = b.split('\n');
+      return { event: lines.find((l) => l.startsWith('event: '))!.slice(7), data: lines.find((l) => l.startsWith('data: '))!.slice(6) };
+    });
 }
 
 describe('the streamed messages fast lane', () => {
@@ -49,15 +55,30 @@ models:
     const pieces = ['Fast ', 'lane: ', 'café ', '☕ ', 'done.'];
     anth.enqueue({ text: pieces.join(''), usage: { input_tokens: 7, output_tokens: 5 } });
     const taken = fastLaneEventCount();
-    const res = await postJson(`${gw.origin}/v1/messages`, { model: 'acme/claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    const res = await postJson(
+      `${gw.origin}/v1/messages`,
+      { model: 'acme/claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(fastLaneEventCount() - taken, pieces.length, 'every text delta went through the fast lane');
     const evs = events(res.text);
     const deltas = evs.filter((e) => e.event === 'content_block_delta').map((e) => e.data);
-    assert.deepEqual(deltas, pieces.map((p) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(p)}}}`));
-    assert.deepEqual(evs.map((e) => e.event), [
-      'message_start', 'content_block_start', ...pieces.map(() => 'content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop',
-    ]);
+    assert.deepEqual(
+      deltas,
+      pieces.map((p) => `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(p)}}}`),
+    );
+    assert.deepEqual(
+      evs.map((e) => e.event),
+      [
+        'message_start',
+        'content_block_start',
+        ...pieces.map(() => 'content_block_delta'),
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
     const start = JSON.parse(evs[0]!.data).message;
     assert.equal(start.id, res.headers.get('x-generation-id'));
     assert.equal(start.model, 'acme/claude');
@@ -70,10 +91,17 @@ models:
     const text = 'Say "hi"\nthen \\ go';
     anth.enqueue({ text, chunks: 1 });
     const taken = fastLaneEventCount();
-    const res = await postJson(`${gw.origin}/v1/messages`, { model: 'acme/claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, auth);
+    const res = await postJson(
+      `${gw.origin}/v1/messages`,
+      { model: 'acme/claude', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(fastLaneEventCount() - taken, 0);
-    const got = events(res.text).filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta.text).join('');
+    const got = events(res.text)
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => JSON.parse(e.data).delta.text)
+      .join('');
     assert.equal(got, text);
   });
 });

@@ -14,7 +14,11 @@ const SECOND_MODEL = `  - id: acme/mock-2
         pricing: { prompt: "0.000001", completion: "0.000002" }
 `;
 
-const ask = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hello there' }], ...extra });
+const ask = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'hello there' }],
+  ...extra,
+});
 
 describe('GET /metrics', () => {
   let emu: OpenAIChatEmulator;
@@ -35,7 +39,11 @@ describe('GET /metrics', () => {
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, ask('acme/mock-1'), auth);
     assert.equal(ok.status, 200, ok.text);
     emu.enqueue({ text: 'streamed answer', usage: { prompt_tokens: 7, completion_tokens: 2 } });
-    const streamed = await postJson(`${gw.baseUrl}/chat/completions`, ask('acme/mock-1', { stream: true, stream_options: { include_usage: true } }), auth);
+    const streamed = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      ask('acme/mock-1', { stream: true, stream_options: { include_usage: true } }),
+      auth,
+    );
     assert.equal(streamed.status, 200, streamed.text);
     const m = await scrape(gw.origin);
     const labels = { route: 'chat', model: 'acme/mock-1', provider: 'local' };
@@ -95,7 +103,12 @@ describe('GET /metrics', () => {
     }
     const m = await scrape(gw.origin);
     const failed = m.filter((s) => s.name === 'switchyard_upstream_attempts_total' && s.labels.outcome !== 'ok');
-    assert.equal(failed.reduce((n, s) => n + s.value, 0) - sumOf(before, 'switchyard_upstream_attempts_total') + sumOf(before, 'switchyard_upstream_attempts_total', { outcome: 'ok' }), 5);
+    assert.equal(
+      failed.reduce((n, s) => n + s.value, 0) -
+        sumOf(before, 'switchyard_upstream_attempts_total') +
+        sumOf(before, 'switchyard_upstream_attempts_total', { outcome: 'ok' }),
+      5,
+    );
     const reason = failed[0]!.labels.outcome!;
     assert.equal(sumOf(m, 'switchyard_fallbacks_total', { reason }), 5);
     assert.equal(sumOf(m, 'switchyard_requests_total', { model: 'acme/mock-2', status_class: '2xx' }), 5);

@@ -15,12 +15,18 @@ function failingModeration(): Promise<{ server: Server; url: string; calls: numb
   state.server = createServer((req, res) => {
     state.calls++;
     req.resume();
-    req.on('end', () => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad: ${JSON.stringify(req.headers)}` } })));
+    req.on('end', () =>
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `bad: ${JSON.stringify(req.headers)}` } })),
+    );
   });
-  return new Promise((resolve) => state.server.listen(0, '127.0.0.1', () => {
-    state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/v1`;
-    resolve(state);
-  }));
+  return new Promise((resolve) =>
+    state.server.listen(0, '127.0.0.1', () => {
+      state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/v1`;
+      resolve(state);
+    }),
+  );
 }
 
 function yaml(extra: string): string {
@@ -90,7 +96,10 @@ describe('moderation limits', () => {
     assert.equal(refused.status, 502, refused.text);
     assert.equal(refused.json.error.code, 'provider_error');
     assert.equal(refused.json.error.metadata.provider_name, 'moderation');
-    assert.match(refused.json.error.message, /moderation service answered HTTP 500.*every endpoint that could serve this request is moderated/);
+    assert.match(
+      refused.json.error.message,
+      /moderation service answered HTTP 500.*every endpoint that could serve this request is moderated/,
+    );
     assert.equal(refused.text.includes(MOD_KEY), false);
     const served = await ask(failing, 'acme/mixed', 'hello');
     assert.equal(served.status, 200, served.text);

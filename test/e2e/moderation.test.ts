@@ -21,9 +21,11 @@ function moderationUpstream(): Promise<{ server: Server; url: string; seen: unkn
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'modr-1', results }));
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen });
+    }),
+  );
 }
 
 describe('moderation', () => {
@@ -69,7 +71,8 @@ moderation:
     up.server.close();
   });
 
-  const ask = (model: string, content: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = (model: string, content: string) =>
+    postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content }] }, { authorization: `Bearer ${gw.key}` });
 
   test('input flagged by a rule is refused with 403 content_filter_error and its metadata', async () => {
     const long = `${'padding '.repeat(30)}I want to hurt myself today ${'more '.repeat(30)}`;

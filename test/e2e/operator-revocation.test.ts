@@ -74,7 +74,7 @@ describe("an operator's revocation is final", () => {
     assert.equal(await ask(key), 401);
   });
 
-  test('the operator can lift a revocation; the key is then the account\'s to manage again', async () => {
+  test("the operator can lift a revocation; the key is then the account's to manage again", async () => {
     const created = await api('POST', '/keys', { name: 'pardoned' });
     const hash: string = created.json.data.hash;
     const { key } = created.json;

@@ -15,12 +15,16 @@ const REPORT_AS_TEXT = `<file name="report.pdf">\n${REPORT_TEXT}\n</file>`;
 
 const chatPdf = (data: Uint8Array, filename = 'report.pdf') => ({ type: 'file', file: { filename, file_data: pdfDataUri(data) } });
 const chatWith = (part: unknown, extra: Record<string, unknown> = {}) => ({
-  max_tokens: 20, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, part] }], ...extra,
+  max_tokens: 20,
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, part] }],
+  ...extra,
 });
 
 /** Every user content part the emulator received, flattened. */
 function userParts(body: any): any[] {
-  return body.messages.filter((m: any) => m.role === 'user').flatMap((m: any) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content));
+  return body.messages
+    .filter((m: any) => m.role === 'user')
+    .flatMap((m: any) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content));
 }
 
 describe('PDFs for every model', () => {
@@ -67,36 +71,69 @@ models:
       assert.equal(res.status, 200, res.text);
       assert.equal(noFiles.requests.length, 1);
       const parts = userParts(noFiles.requests[0]!.body);
-      assert.deepEqual(parts.map((p) => p.type), ['text', 'text']);
+      assert.deepEqual(
+        parts.map((p) => p.type),
+        ['text', 'text'],
+      );
       assert.equal(parts[1].text, REPORT_AS_TEXT);
     });
   }
 
   test('responses: an input_file PDF goes as its text', async () => {
     noFiles.reset();
-    const res = await postJson(`${gw.baseUrl}/responses`, {
-      model: 'acme/no-files',
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'summarize' }, { type: 'input_file', filename: 'report.pdf', file_data: pdfDataUri(REPORT) }] }],
-    }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/responses`,
+      {
+        model: 'acme/no-files',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'summarize' },
+              { type: 'input_file', filename: 'report.pdf', file_data: pdfDataUri(REPORT) },
+            ],
+          },
+        ],
+      },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(userParts(noFiles.requests[0]!.body)[1].text, REPORT_AS_TEXT);
   });
 
   test('messages: a base64 PDF document block goes as its text, its title the file name', async () => {
     noFiles.reset();
-    const res = await postJson(`${gw.origin}/v1/messages`, {
-      model: 'acme/no-files', max_tokens: 20,
-      messages: [{ role: 'user', content: [
-        { type: 'document', title: 'report.pdf', source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from(REPORT).toString('base64') } },
-        { type: 'text', text: 'summarize' },
-      ] }],
-    }, auth);
+    const res = await postJson(
+      `${gw.origin}/v1/messages`,
+      {
+        model: 'acme/no-files',
+        max_tokens: 20,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'document',
+                title: 'report.pdf',
+                source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from(REPORT).toString('base64') },
+              },
+              { type: 'text', text: 'summarize' },
+            ],
+          },
+        ],
+      },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(userParts(noFiles.requests[0]!.body)[0].text, REPORT_AS_TEXT);
   });
 
   test('the sim (which reads no PDF) answers from the text: it echoes the last user message', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', ...chatWith(chatPdf(REPORT)), max_tokens: 200 }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', ...chatWith(chatPdf(REPORT)), max_tokens: 200 },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.match(res.json.choices[0].message.content, /Revenue grew by 12 percent/);
   });
@@ -113,17 +150,28 @@ models:
   test('plugin engine pdf-text forces the text even where the endpoint reads PDFs', async () => {
     readsFiles.reset();
     const plugins = [{ id: 'file-parser', pdf: { engine: 'pdf-text' } }];
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/reads-files', ...chatWith(chatPdf(REPORT), { plugins }) }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/reads-files', ...chatWith(chatPdf(REPORT), { plugins }) },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     const parts = userParts(readsFiles.requests[0]!.body);
-    assert.deepEqual(parts.map((p) => p.type), ['text', 'text']);
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['text', 'text'],
+    );
     assert.equal(parts[1].text, REPORT_AS_TEXT);
   });
 
   test('plugin engine native forbids extraction: no endpoint reads PDFs, so 400 unsupported_content with nothing sent', async () => {
     noFiles.reset();
     const plugins = [{ id: 'file-parser', pdf: { engine: 'native' } }];
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(REPORT), { plugins }) }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/no-files', ...chatWith(chatPdf(REPORT), { plugins }) },
+      auth,
+    );
     assert.equal(res.status, 400, res.text);
     assert.equal(res.json.error.code, 'unsupported_content');
     assert.equal(noFiles.requests.length, 0);
@@ -131,7 +179,11 @@ models:
 
   test('an engine the gateway lacks (mistral-ocr) is a 400 naming the engines it has', async () => {
     const plugins = [{ id: 'web' }, { id: 'file-parser', pdf: { engine: 'mistral-ocr' } }];
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(REPORT), { plugins }) }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/no-files', ...chatWith(chatPdf(REPORT), { plugins }) },
+      auth,
+    );
     assert.equal(res.status, 400, res.text);
     assert.equal(res.json.error.code, 'invalid_parameter');
     assert.equal(res.json.error.param, 'plugins[1].pdf.engine');
@@ -141,15 +193,31 @@ models:
   test('a malformed PDF is a 400 unreadable_file, in the chat shape and in the messages shape', async () => {
     noFiles.reset();
     const broken = new TextEncoder().encode('%PDF-1.7\nthis is no PDF');
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(broken, 'broken.pdf')) }, auth);
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/no-files', ...chatWith(chatPdf(broken, 'broken.pdf')) },
+      auth,
+    );
     assert.equal(chat.status, 400, chat.text);
     assert.equal(chat.json.error.code, 'unreadable_file');
     assert.equal(chat.json.error.type, 'invalid_request_error');
     assert.match(chat.json.error.message, /"broken\.pdf"/);
-    const messages = await postJson(`${gw.origin}/v1/messages`, {
-      model: 'acme/no-files', max_tokens: 20,
-      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from(broken).toString('base64') } }] }],
-    }, auth);
+    const messages = await postJson(
+      `${gw.origin}/v1/messages`,
+      {
+        model: 'acme/no-files',
+        max_tokens: 20,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: Buffer.from(broken).toString('base64') } },
+            ],
+          },
+        ],
+      },
+      auth,
+    );
     assert.equal(messages.status, 400, messages.text);
     assert.equal(messages.json.type, 'error');
     assert.equal(messages.json.error.type, 'invalid_request_error');
@@ -157,14 +225,22 @@ models:
   });
 
   test('an encrypted PDF is a 400 unreadable_file saying so', async () => {
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(makePdf({ pages: ['x'], encrypted: true }))) }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/no-files', ...chatWith(chatPdf(makePdf({ pages: ['x'], encrypted: true }))) },
+      auth,
+    );
     assert.equal(res.status, 400, res.text);
     assert.equal(res.json.error.code, 'unreadable_file');
     assert.match(res.json.error.message, /encrypted/);
   });
 
   test('a PDF past pdf.max_pages or pdf.max_bytes is a 413 file_too_large', async () => {
-    const long = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(chatPdf(makePdf({ pages: ['1', '2', '3', '4'] }))) }, auth);
+    const long = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/no-files', ...chatWith(chatPdf(makePdf({ pages: ['1', '2', '3', '4'] }))) },
+      auth,
+    );
     assert.equal(long.status, 413, long.text);
     assert.equal(long.json.error.code, 'file_too_large');
     assert.match(long.json.error.message, /4 pages, more than the 3/);
@@ -184,7 +260,11 @@ models:
       const hastyAuth = { authorization: `Bearer ${hasty.key}` };
       // One page whose deflated content stream shows 1,000,000 lines: seconds of reading.
       const slow = makePdf({ pages: ['slow slow slow'], repeat: 1_000_000 });
-      const res = await postJson(`${hasty.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', ...chatWith(chatPdf(slow)) }, hastyAuth);
+      const res = await postJson(
+        `${hasty.baseUrl}/chat/completions`,
+        { model: 'switchyard/sim-fast', ...chatWith(chatPdf(slow)) },
+        hastyAuth,
+      );
       assert.equal(res.status, 413, res.text);
       assert.equal(res.json.error.code, 'file_too_large');
       assert.match(res.json.error.message, /longer than the 500 ms/);
@@ -200,7 +280,9 @@ models:
 
   test('a PDF is held and charged exactly as its text sent as text', async () => {
     // Many pages of text: the hold and the charge are far from what the file's bytes would give.
-    const pages = Array.from({ length: 3 }, (_, p) => Array.from({ length: 40 }, (_, l) => `page ${p + 1} line ${l + 1}: the quick brown fox jumps`).join('\n'));
+    const pages = Array.from({ length: 3 }, (_, p) =>
+      Array.from({ length: 40 }, (_, l) => `page ${p + 1} line ${l + 1}: the quick brown fox jumps`).join('\n'),
+    );
     const pdf = makePdf({ pages });
     const asText = `<file name="long.pdf">\n${pages.join('\n\n')}\n</file>`;
     const held: bigint[] = [];

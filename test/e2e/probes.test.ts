@@ -59,9 +59,13 @@ describe('probes', () => {
 
   test('GET /ready answers 503 naming the database while it refuses writes, and 200 again once it accepts them', async () => {
     await writes(false);
-    const refused = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, {
-      authorization: `Bearer ${gw.key}`,
-    });
+    const refused = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] },
+      {
+        authorization: `Bearer ${gw.key}`,
+      },
+    );
     assert.equal(refused.status, 503, refused.text);
     const down = await ready(gw);
     assert.equal(down.status, 503);

@@ -47,7 +47,8 @@ describe('rate limits of fallback models', () => {
   async function freshKey(): Promise<Record<string, string>> {
     return { authorization: `Bearer ${(await gw.services.accountService.createKey({ accountId: gw.accountId })).key}` };
   }
-  const chat = (body: Record<string, unknown>, auth: Record<string, string>) => postJson(`${gw.baseUrl}/chat/completions`, { messages: hi, ...body }, auth);
+  const chat = (body: Record<string, unknown>, auth: Record<string, string>) =>
+    postJson(`${gw.baseUrl}/chat/completions`, { messages: hi, ...body }, auth);
 
   test("a request served by a fallback counts against the fallback's own limit", async () => {
     const auth = await freshKey();
@@ -70,11 +71,14 @@ describe('rate limits of fallback models', () => {
     assert.equal(res.json.error.code, 'rate_limited');
     assert.equal(res.json.error.metadata.model, 'acme/b');
     assert.ok(Number(res.headers.get('retry-after')) >= 1);
-    assert.deepEqual(res.json.error.metadata.attempts.map((x: any) => [x.model, x.status]), [['acme/a', 500]]);
+    assert.deepEqual(
+      res.json.error.metadata.attempts.map((x: any) => [x.model, x.status]),
+      [['acme/a', 500]],
+    );
     assert.equal(b.requests.length, before, 'nothing was sent to acme/b');
   });
 
-  test("a primary model whose own limit is spent falls over to the fallback, which is counted", async () => {
+  test('a primary model whose own limit is spent falls over to the fallback, which is counted', async () => {
     const auth = await freshKey();
     assert.equal((await chat({ model: 'acme/a' }, auth)).status, 200);
     const aBefore = a.requests.length;

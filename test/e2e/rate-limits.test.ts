@@ -42,7 +42,11 @@ describe('tier rate limits', () => {
     assert.equal(limited.status, 429);
     await gw.flush();
     const counted = await gw.services.stores.refusals.list({ keyHash: record.hash }, null, 10);
-    assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['rate_limited', 1]], 'a refused request is counted (and leaves no generation record)');
+    assert.deepEqual(
+      counted.map((c) => [c.reason, c.count]),
+      [['rate_limited', 1]],
+      'a refused request is counted (and leaves no generation record)',
+    );
     assert.equal(limited.json.error.type, 'rate_limit_error');
     assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -69,7 +73,8 @@ describe('tier rate limits', () => {
     const keys = await Promise.all([1, 2, 3].map(async () => (await gw.services.accountService.createKey({ accountId: a.id })).key));
     const statuses: number[] = [];
     for (const key of keys) {
-      for (let i = 0; i < 2; i++) statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
+      for (let i = 0; i < 2; i++)
+        statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
   });
@@ -95,16 +100,27 @@ describe('tier rate limits', () => {
     const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const auth = { authorization: `Bearer ${key}` };
     // A restricted primary is skipped for an allowed fallback...
-    const skipped = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', models: ['switchyard/sim-fast'], messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const skipped = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', models: ['switchyard/sim-fast'], messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(skipped.status, 200, skipped.text);
     assert.equal(skipped.json.model, 'switchyard/sim-fast');
     // ...and a restricted fallback is never reached when the allowed primary fails.
-    const failed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', models: ['switchyard/sim-pro'], messages: [{ role: 'user', content: 'fail please [sim:error]' }] }, auth);
+    const failed = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', models: ['switchyard/sim-pro'], messages: [{ role: 'user', content: 'fail please [sim:error]' }] },
+      auth,
+    );
     assert.equal(failed.status, 502, failed.text);
     await gw.flush();
     const record = await generationRecord(gw.origin, key, failed.headers.get('x-generation-id')!);
     assert.ok(record.attempts.length >= 1);
-    assert.ok(record.attempts.every((x: any) => x.model === 'switchyard/sim-fast'), JSON.stringify(record.attempts));
+    assert.ok(
+      record.attempts.every((x: any) => x.model === 'switchyard/sim-fast'),
+      JSON.stringify(record.attempts),
+    );
   });
 
   test('an enterprise-style per-account override raises the limit for that account only', async () => {
@@ -112,7 +128,8 @@ describe('tier rate limits', () => {
     await gw.services.accountService.updateAccount(a.id, { limitsOverride: { requests_per_minute: 5, account_requests_per_minute: null } });
     const { key } = await gw.services.accountService.createKey({ accountId: a.id });
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await postJson(`${gw.baseUrl}/chat/completions`, ask(), { authorization: `Bearer ${key}` })).status);
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
     const status = await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } });
     assert.deepEqual(((await status.json()) as any).data.rate_limit, { requests: 5, interval: '1m' });

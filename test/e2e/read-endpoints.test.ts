@@ -11,7 +11,22 @@ describe('GET /v1/models and GET /v1/key', () => {
   });
   after(() => gw.close());
 
-  const MODEL_FIELDS = ['architecture', 'capabilities', 'context_length', 'created', 'description', 'id', 'kind', 'name', 'object', 'owned_by', 'pricing', 'provider', 'supported_parameters', 'top_provider'];
+  const MODEL_FIELDS = [
+    'architecture',
+    'capabilities',
+    'context_length',
+    'created',
+    'description',
+    'id',
+    'kind',
+    'name',
+    'object',
+    'owned_by',
+    'pricing',
+    'provider',
+    'supported_parameters',
+    'top_provider',
+  ];
 
   test('models: every field of the model record, prices as strings', async () => {
     for (const prefix of ['/v1', '/api/v1']) {
@@ -98,7 +113,11 @@ describe('GET /v1/models and GET /v1/key', () => {
     assert.equal(typeof data.created_at, 'string');
     assert.equal('balance' in data, false);
 
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-pro', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(chat.status, 200);
     await gw.flush();
     const detailed = await fetch(`${gw.origin}/api/v1/key?details=true`, { headers: auth });
@@ -116,7 +135,9 @@ describe('GET /v1/models and GET /v1/key', () => {
     const svc = gw.services.accountService;
     const org = await svc.createAccount({ name: 'Acme Inc', type: 'organization', creditsUsd: '1' });
     const { key } = await svc.createKey({ accountId: org.id });
-    const { data } = (await (await fetch(`${gw.baseUrl}/key?details=true`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: any };
+    const { data } = (await (await fetch(`${gw.baseUrl}/key?details=true`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: any;
+    };
     assert.equal(data.is_org_key, true);
     assert.equal(data.org_id, org.id);
     assert.equal(data.org_name, 'Acme Inc');

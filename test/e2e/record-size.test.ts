@@ -21,11 +21,23 @@ describe('bytes per generation record', () => {
     try {
       const size = () => {
         gw.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-        return Number((gw.db.prepare(`SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
-          (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`).get() as { s: number }).s);
+        return Number(
+          (
+            gw.db
+              .prepare(
+                `SELECT sum(pgsize) AS s FROM dbstat WHERE name IN
+          (SELECT name FROM sqlite_schema WHERE tbl_name IN ('generation_records', 'record_names'))`,
+              )
+              .get() as { s: number }
+          ).s,
+        );
       };
-      const ask = (i: number) => postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-pro', max_tokens: 30, user: `user-${i % 7}`,
-        messages: [{ role: 'user', content: `question ${i}` }] }, { authorization: `Bearer ${gw.key}`, 'x-title': 'Size Test App' });
+      const ask = (i: number) =>
+        postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { model: 'switchyard/sim-pro', max_tokens: 30, user: `user-${i % 7}`, messages: [{ role: 'user', content: `question ${i}` }] },
+          { authorization: `Bearer ${gw.key}`, 'x-title': 'Size Test App' },
+        );
       for (let i = 0; i < 40; i++) assert.equal((await ask(i)).status, 200); // the first pages of each b-tree
       await gw.flush();
       await gw.services.writer?.exec('PRAGMA wal_checkpoint(PASSIVE)');
@@ -45,7 +57,7 @@ describe('bytes per generation record', () => {
     }
   });
 
-  test('a busy gateway\'s mix of records, SQLite: at most 1,000 bytes each (the old layout: more)', () => {
+  test("a busy gateway's mix of records, SQLite: at most 1,000 bytes each (the old layout: more)", () => {
     const compact = sqliteSizePerRecord('compact', 5000, 1000);
     assert.ok(compact.record <= BOUND, `${compact.record.toFixed(0)} bytes per record`);
     const legacy = sqliteSizePerRecord('legacy', 5000, 1000);

@@ -24,11 +24,35 @@ const AGES = [1, 10, 40, 100, 500]; // days
 
 function record(id: string, accountId: string, keyHash: string, ageDays: number, n: number): SettlementRecord {
   return {
-    id, accountId, keyHash, model: 'switchyard/sim-pro', provider: 'sim', upstreamModel: 'sim-pro', upstreamId: `up-${id}`,
-    dialect: 'chat', streamed: false, cancelled: false, status: 'success', errorCode: null, finishReason: 'stop', nativeFinishReason: 'stop',
-    tokensPrompt: 5, tokensCompletion: 7, tokensCacheRead: 0, tokensCacheWrite: 0, tokensReasoning: 0, costNanos: 1_000n + BigInt(n),
-    costBreakdown: null, latencyMs: 12, firstTokenMs: 3, attempts: [], httpReferer: null, xTitle: null, endUser: null,
-    createdAt: new Date(NOW - ageDays * DAY - n * 1000).toISOString(), holdRowWritten: false,
+    id,
+    accountId,
+    keyHash,
+    model: 'switchyard/sim-pro',
+    provider: 'sim',
+    upstreamModel: 'sim-pro',
+    upstreamId: `up-${id}`,
+    dialect: 'chat',
+    streamed: false,
+    cancelled: false,
+    status: 'success',
+    errorCode: null,
+    finishReason: 'stop',
+    nativeFinishReason: 'stop',
+    tokensPrompt: 5,
+    tokensCompletion: 7,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    costNanos: 1_000n + BigInt(n),
+    costBreakdown: null,
+    latencyMs: 12,
+    firstTokenMs: 3,
+    attempts: [],
+    httpReferer: null,
+    xTitle: null,
+    endUser: null,
+    createdAt: new Date(NOW - ageDays * DAY - n * 1000).toISOString(),
+    holdRowWritten: false,
   };
 }
 
@@ -45,7 +69,12 @@ describe('records retention', () => {
     });
     admin = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'ops', admin: true })).key;
     mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
-    for (const [name, tier] of [['global', 'tier2'], ['enterprise', 'enterprise'], ['short', 'tier2'], ['long', 'enterprise']] as const) {
+    for (const [name, tier] of [
+      ['global', 'tier2'],
+      ['enterprise', 'enterprise'],
+      ['short', 'tier2'],
+      ['long', 'enterprise'],
+    ] as const) {
       const a = await gw.services.accountService.createAccount({ name, tier, creditsUsd: '5' });
       const k = await gw.services.accountService.createKey({ accountId: a.id, name: 'k' });
       accounts[name] = { id: a.id, keyHash: k.record.hash };
@@ -61,10 +90,16 @@ describe('records retention', () => {
   after(() => gw.close());
 
   const api = `/api/v1/admin`;
-  const ids = async (accountId: string) => (await allPages(`${gw.origin}${api}/generations?account=${accountId}&limit=200`, admin)).map((g) => g.id as string);
-  const rollups = () => gw.db.prepare(`SELECT (SELECT sum(requests) FROM usage_daily) AS daily, (SELECT sum(cost_nanos) FROM usage_daily) AS cost,
+  const ids = async (accountId: string) =>
+    (await allPages(`${gw.origin}${api}/generations?account=${accountId}&limit=200`, admin)).map((g) => g.id as string);
+  const rollups = () =>
+    gw.db
+      .prepare(
+        `SELECT (SELECT sum(requests) FROM usage_daily) AS daily, (SELECT sum(cost_nanos) FROM usage_daily) AS cost,
     (SELECT sum(requests) FROM usage_daily_global) AS global, (SELECT sum(requests) FROM usage_daily_keys) AS keys,
-    (SELECT sum(amount_nanos) FROM ledger) AS ledger, (SELECT sum(balance_nanos) FROM accounts) AS balances`).get();
+    (SELECT sum(amount_nanos) FROM ledger) AS ledger, (SELECT sum(balance_nanos) FROM accounts) AS balances`,
+      )
+      .get();
 
   test("an account's retention_days is set, shown and checked through the admin API", async () => {
     const set = await call('PATCH', `${gw.origin}${api}/accounts/${accounts.short!.id}`, admin, { retention_days: 7 });
@@ -78,8 +113,14 @@ describe('records retention', () => {
       assert.equal(r.json.error.code, 'invalid_parameter');
     }
     // null clears it (the tier's, else the global, then applies); set again for the pass below.
-    assert.equal((await call('PATCH', `${gw.origin}${api}/accounts/${accounts.short!.id}`, admin, { retention_days: null })).json.data.retention_days, null);
-    assert.equal((await call('PATCH', `${gw.origin}${api}/accounts/${accounts.short!.id}`, admin, { retention_days: 7 })).json.data.retention_days, 7);
+    assert.equal(
+      (await call('PATCH', `${gw.origin}${api}/accounts/${accounts.short!.id}`, admin, { retention_days: null })).json.data.retention_days,
+      null,
+    );
+    assert.equal(
+      (await call('PATCH', `${gw.origin}${api}/accounts/${accounts.short!.id}`, admin, { retention_days: 7 })).json.data.retention_days,
+      7,
+    );
   });
 
   test('the pruning is for admin keys only', async () => {
@@ -88,7 +129,7 @@ describe('records retention', () => {
     assert.equal((await call('POST', `${gw.origin}${api}/generations/prune`, gw.key)).status, 403);
   });
 
-  test('a pass deletes the records past each account\'s retention, in steps; ledger, balances and rollups stay', async () => {
+  test("a pass deletes the records past each account's retention, in steps; ledger, balances and rollups stay", async () => {
     const before = rollups();
     const r = await call('POST', `${gw.origin}${api}/generations/prune`, admin);
     assert.equal(r.status, 200, JSON.stringify(r.json));
@@ -96,7 +137,12 @@ describe('records retention', () => {
     assert.equal(r.json.data.deleted, 3 + 1500 + 1 + 4);
     assert.ok(r.json.data.steps >= 2, `several steps: ${JSON.stringify(r.json.data)}`);
     assert.deepEqual((await ids(accounts.global!.id)).sort(), ['gen-global-1', 'gen-global-10']);
-    assert.deepEqual((await ids(accounts.enterprise!.id)).sort(), ['gen-enterprise-1', 'gen-enterprise-10', 'gen-enterprise-100', 'gen-enterprise-40']);
+    assert.deepEqual((await ids(accounts.enterprise!.id)).sort(), [
+      'gen-enterprise-1',
+      'gen-enterprise-10',
+      'gen-enterprise-100',
+      'gen-enterprise-40',
+    ]);
     assert.deepEqual(await ids(accounts.short!.id), ['gen-short-1']);
     assert.equal((await ids(accounts.long!.id)).length, AGES.length);
     assert.deepEqual(rollups(), before, 'usage rollups, ledger and balances untouched');
@@ -110,13 +156,16 @@ describe('records retention', () => {
     assert.ok(audit.json.data.some((e: { action: string }) => e.action === 'generations.prune'));
   });
 
-  test('the CLI sets and clears an account\'s retention_days', async () => {
+  test("the CLI sets and clears an account's retention_days", async () => {
     const id = accounts.enterprise!.id;
     const set = runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', '12', '--json');
     assert.equal(set.code, 0, set.err);
     assert.equal(JSON.parse(set.out).retention_days, 12);
     assert.equal((await call('GET', `${gw.origin}${api}/accounts/${id}`, admin)).json.data.retention_days, 12);
-    assert.equal(JSON.parse(runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', 'none', '--json').out).retention_days, null);
+    assert.equal(
+      JSON.parse(runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', 'none', '--json').out).retention_days,
+      null,
+    );
     for (const bad of ['0', '36501', 'soon']) {
       const r = runCli(gw.dir, 'accounts', 'update', '--account', id, '--retention-days', bad);
       assert.notEqual(r.code, 0, bad);
@@ -126,7 +175,7 @@ describe('records retention', () => {
 });
 
 describe('records retention: config', () => {
-  test('records.retention_days and a tier\'s retention_days are checked at load', async () => {
+  test("records.retention_days and a tier's retention_days are checked at load", async () => {
     const { parseConfig } = await import('../../src/config/load-config.ts');
     assert.equal(parseConfig({ records: { retention_days: 90 } }, {}).records.retentionDays, 90);
     assert.equal(parseConfig({}, {}).records.retentionDays, null);
@@ -146,7 +195,10 @@ describe('records retention on Postgres', { skip: postgresUnavailable() ?? false
       await migratePostgres(pool);
       const ledger = new PostgresLedger(pool);
       const batch: SettlementRecord[] = [];
-      for (const [name, ages] of [['a', [1, 40, 100]], ['b', [1, 40, 100]]] as const) {
+      for (const [name, ages] of [
+        ['a', [1, 40, 100]],
+        ['b', [1, 40, 100]],
+      ] as const) {
         ages.forEach((age, i) => batch.push({ ...record(`gen-pg-${name}-${age}`, `acct_${name}`, `hash_${name}`, age, i), costNanos: 0n }));
       }
       for (let i = 0; i < 300; i++) batch.push({ ...record(`gen-pg-bulk-${i}`, 'acct_a', 'hash_a', 50, i), costNanos: 0n });
@@ -157,7 +209,10 @@ describe('records retention on Postgres', { skip: postgresUnavailable() ?? false
       const config = parseConfig({ records: { retention_days: 30 } }, {});
       const retention = new RecordsRetention({
         listAccounts: async () => [account('acct_a', null), account('acct_b', 60)],
-        step: (cutoffs, start, limit) => pruneStepPostgres(pool, cutoffs, start, limit), config: () => config, now: () => NOW, log: () => {},
+        step: (cutoffs, start, limit) => pruneStepPostgres(pool, cutoffs, start, limit),
+        config: () => config,
+        now: () => NOW,
+        log: () => {},
       });
       const r = await retention.runOnce();
       assert.equal(r.deleted, 2 + 300 + 1);

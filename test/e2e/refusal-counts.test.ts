@@ -27,7 +27,8 @@ describe('refusals are counted, not stored', () => {
   });
   after(() => gw.close());
 
-  const generationRows = async (keyHash: string): Promise<number> => (await gw.services.stores.generations.ids({ keyHash, limit: 100_000 })).length;
+  const generationRows = async (keyHash: string): Promise<number> =>
+    (await gw.services.stores.generations.ids({ keyHash, limit: 100_000 })).length;
 
   test('a free-tier key far beyond its rate limit: the generation table does not grow per refusal, the count per key and reason is exact', async () => {
     const a = await gw.services.accountService.createAccount({ name: 'free flood', tier: 'free', creditsUsd: '1' });
@@ -48,7 +49,11 @@ describe('refusals are counted, not stored', () => {
     const counts = await allPages(`${gw.baseUrl.replace('/v1', '/api/v1')}/admin/refusals?key=${record.hash}&limit=1`, admin);
     assert.ok(counts.every((c) => c.key_hash === record.hash && c.account_id === a.id && c.reason === 'rate_limited'));
     assert.ok(counts.length <= 2, `one row per minute: ${counts.length}`);
-    assert.equal(counts.reduce((n, c) => n + c.count, 0), refused, 'the refusals counted are the refusals answered');
+    assert.equal(
+      counts.reduce((n, c) => n + c.count, 0),
+      refused,
+      'the refusals counted are the refusals answered',
+    );
     // The account filter finds the same rows; another account's filter none of them.
     const ofAccount = await call('GET', `${gw.origin}/api/v1/admin/refusals?account=${a.id}`, admin);
     assert.equal(ofAccount.status, 200);
@@ -61,9 +66,15 @@ describe('refusals are counted, not stored', () => {
     const { key, record } = await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'typos' });
     const names = Array.from({ length: 40 }, (_, i) => `acme/no-such-model-zq${i}x`);
     const titles = names.map((_, i) => `title-zq${i}x`);
-    const answers = await Promise.all(names.map((m, i) => postJson(`${gw.baseUrl}/chat/completions`, ask(m), {
-      authorization: `Bearer ${key}`, 'x-title': titles[i]!, 'http-referer': `https://referer-zq${i}x.test`,
-    })));
+    const answers = await Promise.all(
+      names.map((m, i) =>
+        postJson(`${gw.baseUrl}/chat/completions`, ask(m), {
+          authorization: `Bearer ${key}`,
+          'x-title': titles[i]!,
+          'http-referer': `https://referer-zq${i}x.test`,
+        }),
+      ),
+    );
     assert.deepEqual([...new Set(answers.map((r) => r.status))], [400]);
     assert.equal(answers[0]!.json.error.code, 'model_not_found');
     await gw.flush();
@@ -71,13 +82,21 @@ describe('refusals are counted, not stored', () => {
     // Every text cell of every table: none holds a client's string.
     const db = gw.db;
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
-    assert.ok(tables.includes('refusal_counts') && tables.includes('generation_records') && tables.includes('record_names') && tables.includes('usage_daily'));
+    assert.ok(
+      tables.includes('refusal_counts') &&
+        tables.includes('generation_records') &&
+        tables.includes('record_names') &&
+        tables.includes('usage_daily'),
+    );
     for (const table of tables) {
       const text = JSON.stringify(db.prepare(`SELECT * FROM "${table}"`).all());
       assert.doesNotMatch(text, /zq\d+x/, `table ${table} holds a client's string`);
     }
     const counts = await call('GET', `${gw.origin}/api/v1/admin/refusals?key=${record.hash}`, admin);
-    assert.equal(counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0), names.length);
+    assert.equal(
+      counts.json.data.reduce((n: number, c: { count: number }) => n + c.count, 0),
+      names.length,
+    );
     assert.deepEqual([...new Set(counts.json.data.map((c: { reason: string }) => c.reason))], ['model_not_found']);
     // Metrics count them by reason (an error code, never the model's name).
     const metrics = await scrape(gw.origin);

@@ -39,7 +39,10 @@ describe('model calls refused from the key and the headers, before the body', ()
     await gw.flush();
     const admin = (await createAdminKey(gw)).key;
     const counts = await allPages(`${gw.origin}/api/v1/admin/refusals?key=${created.record.hash}`, admin);
-    assert.deepEqual(counts.map((c: any) => [c.reason, c.count]), [['insufficient_quota', 1]]);
+    assert.deepEqual(
+      counts.map((c: any) => [c.reason, c.count]),
+      [['insufficient_quota', 1]],
+    );
   });
 
   test("a body larger than the key's tier takes (free: 4 MiB): 413 before it is read", async () => {
@@ -54,7 +57,12 @@ describe('model calls refused from the key and the headers, before the body', ()
   test('a key its daily limit refused is refused again from the headers until the limit lifts', async () => {
     const key = await keyOf(gw, 'tiny', '10');
     const small = { model: 'switchyard/sim-fast', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] };
-    const send = () => fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(small) });
+    const send = () =>
+      fetch(`${gw.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(small),
+      });
     assert.equal((await send()).status, 200);
     assert.equal((await send()).status, 200);
     const third = await send();
@@ -77,7 +85,11 @@ describe('large bodies parse off the event loop', () => {
     const body = `{"model":"switchyard/sim-fast","messages":[${'{},'.repeat(5_000_000)}{}]}`;
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    const res = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body,
+    });
     delay.disable();
     assert.equal(res.status, 413);
     assert.match(((await res.json()) as any).error.message, /more than 100000 JSON values/);
@@ -88,10 +100,23 @@ describe('large bodies parse off the event loop', () => {
   test('a large body of few values (a 6 MB image) is parsed off the loop and served', async () => {
     const image = `data:image/png;base64,${'A'.repeat(6 * 1024 * 1024)}`;
     const body = JSON.stringify({
-      model: 'switchyard/sim-fast', max_tokens: 5,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: image } }] }],
+      model: 'switchyard/sim-fast',
+      max_tokens: 5,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: image } },
+          ],
+        },
+      ],
     });
-    const res = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body,
+    });
     const json: any = await res.json();
     assert.ok(res.status === 200 || json.error?.code !== 'invalid_json', JSON.stringify(json).slice(0, 300));
     assert.equal(res.status, 200, JSON.stringify(json).slice(0, 300));
@@ -99,7 +124,11 @@ describe('large bodies parse off the event loop', () => {
 
   test('a malformed large body is invalid_json, as a small one is', async () => {
     const body = `{"model":"switchyard/sim-fast","messages":[${'"x",'.repeat(90_000)}`;
-    const res = await fetch(`${gw.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as any).error.code, 'invalid_json');
   });

@@ -34,7 +34,11 @@ describe('a reload and the state that outlives it', () => {
   after(() => gw.close());
 
   test('endpoint health carries over a reload while the endpoint page shows the new price', async () => {
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/paid-sim', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/paid-sim', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(chat.status, 200, chat.text);
     // Health figures may lag a request by a fraction of a second.
     let before = await endpoints();

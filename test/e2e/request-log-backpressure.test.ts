@@ -18,10 +18,18 @@ test('a stdout nobody reads does not stall the gateway; the lines arrive once it
   s.child.stdout!.removeAllListeners('data');
   const origin = await listening(s);
   const key = await starterKey(s);
-  const body = JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'one line of log, please' }], max_tokens: 8 });
+  const body = JSON.stringify({
+    model: 'switchyard/sim-fast',
+    messages: [{ role: 'user', content: 'one line of log, please' }],
+    max_tokens: 8,
+  });
   const ids: string[] = [];
   for (let i = 0; i < REQUESTS; i++) {
-    const res = await fetch(`${origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(res.status, 200, await res.clone().text());
     ids.push(res.headers.get('x-generation-id')!);
     await res.arrayBuffer();

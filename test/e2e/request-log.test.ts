@@ -48,7 +48,11 @@ describe('request log', () => {
 
   test('writes one JSON line per request at info: ids, account, key label, app, model, provider, attempts, status, latency, TTFT, tokens, cost', async () => {
     emu.enqueue({ text: 'hello back', usage: { prompt_tokens: 10, completion_tokens: 4 } });
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] }, { ...auth, 'x-title': 'My App' });
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] },
+      { ...auth, 'x-title': 'My App' },
+    );
     assert.equal(r.status, 200, r.text);
     const line = log.requestLine(r.headers.get('x-generation-id')!);
     assert.equal(line.level, 30, 'info');
@@ -78,13 +82,20 @@ describe('request log', () => {
     let last = '';
     for (let i = 0; i < 5; i++) {
       emu.enqueue({ fault: 'status', status: 503 }, { text: 'from the fallback' });
-      const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', models: ['acme/mock-1', 'acme/mock-2'], messages: [{ role: 'user', content: 'hi' }] }, auth);
+      const r = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', models: ['acme/mock-1', 'acme/mock-2'], messages: [{ role: 'user', content: 'hi' }] },
+        auth,
+      );
       assert.equal(r.status, 200, r.text);
       last = r.headers.get('x-generation-id')!;
     }
     const line = log.requestLine(last);
     assert.equal(line.model, 'acme/mock-2');
-    assert.deepEqual(line.attempts.map((a: any) => a.status), [503, 200]);
+    assert.deepEqual(
+      line.attempts.map((a: any) => a.status),
+      [503, 200],
+    );
     assert.notEqual(line.attempts[0].error, null);
     const warns = log.lines.filter((l) => l.level === 40 && l.generation_id === last);
     assert.equal(warns.length, 1);
@@ -97,7 +108,11 @@ describe('request log', () => {
   });
 
   test('a refusal at admission is logged with its status and error code', async () => {
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(r.status, 400);
     const line = log.requestLine(r.headers.get('x-generation-id')!);
     assert.equal(line.status, 400);
@@ -131,7 +146,12 @@ describe('request log: no secret reaches it', () => {
       ['messages', (stream) => ({ model: 'acme/mock-1', stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] })],
       ['responses', (stream) => ({ model: 'acme/mock-1', stream, input: 'hi' })],
     ];
-    const faults = [null, { fault: 'echo-headers', status: 500 }, { fault: 'echo-headers', status: 401 }, { fault: 'echo-headers', status: 200 }] as const;
+    const faults = [
+      null,
+      { fault: 'echo-headers', status: 500 },
+      { fault: 'echo-headers', status: 401 },
+      { fault: 'echo-headers', status: 200 },
+    ] as const;
     for (const [path, body] of bodies) {
       for (const stream of [false, true]) {
         for (const fault of faults) {
@@ -146,7 +166,11 @@ describe('request log: no secret reaches it', () => {
       for (const fault of faults) {
         if (fault !== null) emu.enqueue(fault);
         const sep = method.includes('?') ? '&' : '?';
-        const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:${method}${sep}key=${gw.key}`, { contents: [{ role: 'user', parts: [{ text: `hi ${UPSTREAM_KEY}` }] }] }, { 'x-title': headers['x-title'] });
+        const r = await postJson(
+          `${gw.origin}/v1beta/models/acme/mock-1:${method}${sep}key=${gw.key}`,
+          { contents: [{ role: 'user', parts: [{ text: `hi ${UPSTREAM_KEY}` }] }] },
+          { 'x-title': headers['x-title'] },
+        );
         assert.ok(r.headers.get('x-generation-id') !== null, `gemini ${method} answered (${r.status})`);
       }
     }
@@ -155,7 +179,10 @@ describe('request log: no secret reaches it', () => {
     await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [] }, { authorization: `Bearer ${UPSTREAM_KEY}` });
     const text = log.text.join('');
     assert.ok(log.lines.filter((l) => l.msg === 'request').length >= 25, 'the requests were logged');
-    assert.ok(log.lines.some((l) => l.msg.startsWith('upstream attempt failed')), 'the upstream errors were logged');
+    assert.ok(
+      log.lines.some((l) => l.msg.startsWith('upstream attempt failed')),
+      'the upstream errors were logged',
+    );
     assert.ok(!text.includes(UPSTREAM_KEY), 'no upstream key');
     assert.ok(!text.includes(gw.key), 'no client key');
     assert.ok(!/Bearer\s+[A-Za-z0-9]/.test(text), 'no Authorization value');
@@ -171,7 +198,11 @@ describe('LOG_LEVEL', () => {
   after(() => gw.close());
 
   test('LOG_LEVEL=warn drops the info request lines but keeps errors', async () => {
-    const ok = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const ok = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(ok.status, 200);
     assert.equal(log.text.length, 0);
     gw.services.telemetry.log.error('an error line');

@@ -29,7 +29,8 @@ async function startRig(cache = CACHE, extra: Partial<TestGatewayOptions> = {}):
   return {
     gw,
     emu,
-    chat: (body, headers = {}, key = gw.key) => postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}`, ...headers }),
+    chat: (body, headers = {}, key = gw.key) =>
+      postJson(`${gw.baseUrl}/chat/completions`, body, { authorization: `Bearer ${key}`, ...headers }),
     async close() {
       await gw.close();
       await emu.close();
@@ -61,7 +62,9 @@ async function hitThenMiss(rig: Rig): Promise<void> {
   assert.ok(missRecord.costNanos > 0n);
   assert.equal(hitRecord.costNanos, (missRecord.costNanos * 25n * 2n + 100n) / 200n);
   assert.equal(hitRecord.costBreakdown?.cache_hit_discount !== undefined, true);
-  const lookup = await fetch(`${rig.gw.baseUrl}/generation?id=${second.headers.get('x-generation-id')}`, { headers: { authorization: `Bearer ${rig.gw.key}` } });
+  const lookup = await fetch(`${rig.gw.baseUrl}/generation?id=${second.headers.get('x-generation-id')}`, {
+    headers: { authorization: `Bearer ${rig.gw.key}` },
+  });
   assert.equal(((await lookup.json()) as any).data.cache_hit, true);
 }
 
@@ -123,7 +126,6 @@ describe('response cache, in process', () => {
       await rig.close();
     }
   });
-
 
   test('a second identical temperature-0 request is a hit: upstream called once, marked, charged a quarter', async () => {
     const rig = await startRig();
@@ -197,9 +199,19 @@ describe('response cache, in process', () => {
     const rig = await startRig();
     try {
       const client = new OpenAI({ baseURL: rig.gw.baseUrl, apiKey: rig.gw.key, maxRetries: 0 });
-      const plain = await client.chat.completions.create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Count to three.' }], temperature: 0 });
+      const plain = await client.chat.completions.create({
+        model: 'acme/mock-1',
+        messages: [{ role: 'user', content: 'Count to three.' }],
+        temperature: 0,
+      });
       const { data: stream, response } = await client.chat.completions
-        .create({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Count to three.' }], temperature: 0, stream: true, stream_options: { include_usage: true } })
+        .create({
+          model: 'acme/mock-1',
+          messages: [{ role: 'user', content: 'Count to three.' }],
+          temperature: 0,
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         .withResponse();
       assert.equal(response.headers.get('x-switchyard-cache'), 'HIT');
       let text = '';
@@ -219,20 +231,36 @@ describe('response cache, in process', () => {
     }
   });
 
-  test('a streamed hit on the messages endpoint replays Anthropic\'s events, from an answer first given to the chat endpoint', async () => {
+  test("a streamed hit on the messages endpoint replays Anthropic's events, from an answer first given to the chat endpoint", async () => {
     const rig = await startRig();
     try {
-      const chat = await rig.chat({ model: 'acme/mock-1', messages: [{ role: 'user', content: 'Name a colour.' }], temperature: 0, max_tokens: 50 });
+      const chat = await rig.chat({
+        model: 'acme/mock-1',
+        messages: [{ role: 'user', content: 'Name a colour.' }],
+        temperature: 0,
+        max_tokens: 50,
+      });
       assert.equal(chat.headers.get('x-switchyard-cache'), 'MISS');
-      const res = await postJson(`${rig.gw.baseUrl}/messages`, {
-        model: 'acme/mock-1', max_tokens: 50, temperature: 0, stream: true, messages: [{ role: 'user', content: 'Name a colour.' }],
-      }, { 'x-api-key': rig.gw.key, 'anthropic-version': '2023-06-01' });
+      const res = await postJson(
+        `${rig.gw.baseUrl}/messages`,
+        {
+          model: 'acme/mock-1',
+          max_tokens: 50,
+          temperature: 0,
+          stream: true,
+          messages: [{ role: 'user', content: 'Name a colour.' }],
+        },
+        { 'x-api-key': rig.gw.key, 'anthropic-version': '2023-06-01' },
+      );
       assert.equal(res.status, 200, res.text);
       // Both decode to the same canonical request (the key is the request's meaning, not its dialect).
       const events = sseData(res.text) as Array<{ type: string; delta?: { text?: string } }>;
       assert.equal(events[0]!.type, 'message_start');
       assert.equal(events.at(-1)!.type, 'message_stop');
-      const text = events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta?.text ?? '').join('');
+      const text = events
+        .filter((e) => e.type === 'content_block_delta')
+        .map((e) => e.delta?.text ?? '')
+        .join('');
       assert.equal(text, chat.json.choices[0].message.content);
       assert.equal(res.headers.get('x-switchyard-cache'), 'HIT');
       assert.equal(rig.emu.requests.length, 1);

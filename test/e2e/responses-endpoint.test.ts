@@ -5,7 +5,12 @@ import { emulatorConfig, postJson, sseData, startTestGateway, type TestGateway }
 
 type Event = { type: string; sequence_number: number; [k: string]: any };
 
-const WEATHER = { type: 'function', name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 describe('POST /v1/responses against an OpenAI-format upstream', () => {
   let emu: OpenAIChatEmulator;
@@ -31,7 +36,10 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.equal(res.status, 200, res.text);
     const sent = emu.requests[0]!.body;
     assert.equal(sent.model, 'mock-model');
-    assert.deepEqual(sent.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }]);
+    assert.deepEqual(sent.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Capital of France?' },
+    ]);
     assert.equal(sent.temperature, 0.2);
 
     const b = res.json;
@@ -42,7 +50,15 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.equal(b.status, 'completed');
     assert.equal(b.model, 'acme/mock-1');
     assert.equal(b.provider, 'local');
-    assert.deepEqual(b.output, [{ id: `msg_${b.id.slice(5)}_0`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Paris.', annotations: [] }] }]);
+    assert.deepEqual(b.output, [
+      {
+        id: `msg_${b.id.slice(5)}_0`,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Paris.', annotations: [] }],
+      },
+    ]);
     assert.deepEqual(b.metadata, { ticket: 'T-1' });
     assert.equal(b.instructions, 'Be brief.');
     assert.equal(b.temperature, 0.2);
@@ -57,7 +73,7 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.equal(b.usage.cost, 0.000018);
   });
 
-  test('the spec\'s own path, /api/v1/responses, serves plain and streamed answers', async () => {
+  test("the spec's own path, /api/v1/responses, serves plain and streamed answers", async () => {
     const url = `${gw.origin}/api/v1/responses`;
     emu.enqueue({ text: 'Paris.', usage: { prompt_tokens: 12, completion_tokens: 3 } });
     const plain = await postJson(url, { model: 'acme/mock-1', input: 'Capital of France?' }, auth);
@@ -76,10 +92,19 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
     assert.equal(emu.requests[1]!.body.stream, true);
     const events = sseData(streamed.text) as Event[];
-    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
     assert.equal(events[0]!.type, 'response.created');
     assert.equal(events.at(-1)!.type, 'response.completed');
-    assert.equal(events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join(''), 'The quick brown fox');
+    assert.equal(
+      events
+        .filter((e) => e.type === 'response.output_text.delta')
+        .map((e) => e.delta)
+        .join(''),
+      'The quick brown fox',
+    );
     const final = events.at(-1)!.response;
     assert.equal(final.id, `resp_${streamed.headers.get('x-generation-id')!.slice('gen-'.length)}`);
     assert.equal(final.output[0].content[0].text, 'The quick brown fox');
@@ -109,25 +134,43 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     assert.deepEqual(sent.messages, [
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Weather in Oslo?' },
-      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_abc', content: '{"temp_c":3}' },
     ]);
     // Hosted and namespace tools are dropped without an error; the function tool goes up in chat's shape.
-    assert.deepEqual(sent.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER.parameters } }]);
+    assert.deepEqual(sent.tools, [
+      { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER.parameters } },
+    ]);
     assert.equal(sent.tool_choice, 'auto');
     assert.equal(res.json.output[0].content[0].text, 'Oslo is at 3°C.');
   });
 
   test('function calls come back as function_call items with call_id, name and JSON-string arguments', async () => {
-    emu.enqueue({ text: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }, { id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' }] });
+    emu.enqueue({
+      text: 'Let me look.',
+      toolCalls: [
+        { id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        { id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' },
+      ],
+    });
     const res = await post({ input: 'Weather in Oslo and Rome?', tools: [WEATHER] });
     assert.equal(res.status, 200, res.text);
     const out = res.json.output;
-    assert.deepEqual(out.map((o: { type: string }) => o.type), ['message', 'function_call', 'function_call']);
-    assert.deepEqual(out.slice(1).map((o: Record<string, unknown>) => [o.call_id, o.name, o.arguments, o.status]), [
-      ['call_1', 'get_weather', '{"city":"Oslo"}', 'completed'],
-      ['call_2', 'get_weather', '{"city":"Rome"}', 'completed'],
-    ]);
+    assert.deepEqual(
+      out.map((o: { type: string }) => o.type),
+      ['message', 'function_call', 'function_call'],
+    );
+    assert.deepEqual(
+      out.slice(1).map((o: Record<string, unknown>) => [o.call_id, o.name, o.arguments, o.status]),
+      [
+        ['call_1', 'get_weather', '{"city":"Oslo"}', 'completed'],
+        ['call_2', 'get_weather', '{"city":"Rome"}', 'completed'],
+      ],
+    );
     assert.equal(res.json.status, 'completed');
   });
 
@@ -142,25 +185,43 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
   });
 
   test('a stream: event lines, sequence numbers from 0, item events in order, one response.completed at the end', async () => {
-    emu.enqueue({ reasoning: 'Think first.', text: 'The quick brown fox', chunks: 4, toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' }], usage: { prompt_tokens: 5, completion_tokens: 9 } });
+    emu.enqueue({
+      reasoning: 'Think first.',
+      text: 'The quick brown fox',
+      chunks: 4,
+      toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+      usage: { prompt_tokens: 5, completion_tokens: 9 },
+    });
     const res = await post({ input: 'go', stream: true, tools: [WEATHER] });
     assert.equal(res.status, 200, res.text);
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     for (const block of res.text.trim().split('\n\n')) assert.match(block, /^event: [a-z._]+\ndata: \{/);
     const events = sseData(res.text) as Event[];
-    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
     const types = events.map((e) => e.type);
     assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress']);
     assert.equal(types[types.length - 1], 'response.completed');
     assert.equal(types.filter((t) => t === 'response.completed').length, 1);
-    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
     assert.equal(text, 'The quick brown fox');
     assert.equal(events.find((e) => e.type === 'response.output_text.done')!.text, 'The quick brown fox');
     assert.equal(events.find((e) => e.type === 'response.function_call_arguments.done')!.arguments, '{"city":"Oslo"}');
     assert.equal(events.find((e) => e.type === 'response.reasoning_summary_text.done')!.text, 'Think first.');
     const final = events[events.length - 1]!.response;
-    assert.deepEqual(final.output.map((o: { type: string }) => o.type), ['reasoning', 'message', 'function_call']);
-    assert.deepEqual(final.output.map((_: unknown, i: number) => i), events.filter((e) => e.type === 'response.output_item.done').map((e) => e.output_index));
+    assert.deepEqual(
+      final.output.map((o: { type: string }) => o.type),
+      ['reasoning', 'message', 'function_call'],
+    );
+    assert.deepEqual(
+      final.output.map((_: unknown, i: number) => i),
+      events.filter((e) => e.type === 'response.output_item.done').map((e) => e.output_index),
+    );
     assert.equal(final.usage.input_tokens, 5);
     assert.equal(final.usage.output_tokens, 9);
   });
@@ -172,7 +233,10 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     const last = events[events.length - 1]!;
     assert.equal(last.type, 'response.incomplete');
     assert.deepEqual(last.response.incomplete_details, { reason: 'max_output_tokens' });
-    assert.equal(events.some((e) => e.type === 'response.completed'), false);
+    assert.equal(
+      events.some((e) => e.type === 'response.completed'),
+      false,
+    );
   });
 
   test('a failure after the stream started: an error event, then response.failed, and nothing else', async () => {
@@ -207,6 +271,9 @@ describe('POST /v1/responses against an OpenAI-format upstream', () => {
     emu.enqueue({ reasoning: 'secret thoughts', text: 'Answer.' });
     const res = await post({ input: 'q', reasoning: { effort: 'low', exclude: true } });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.json.output.map((o: { type: string }) => o.type), ['message']);
+    assert.deepEqual(
+      res.json.output.map((o: { type: string }) => o.type),
+      ['message'],
+    );
   });
 });

@@ -20,13 +20,38 @@ const CASES: Array<[string, unknown, string, string | null]> = [
   ['an unknown reasoning effort', { ...base, reasoning: { effort: 'extreme' } }, 'invalid_parameter', 'reasoning.effort'],
   ['metadata with a number value', { ...base, metadata: { n: 1 } }, 'invalid_parameter', 'metadata.n'],
   ['a bad role', { ...base, input: [{ role: 'robot', content: 'x' }] }, 'invalid_message', 'input[0].role'],
-  ['a bad content part', { ...base, input: [{ role: 'user', content: [{ type: 'video' }] }] }, 'invalid_message', 'input[0].content[0].type'],
-  ['a function call without call_id', { ...base, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, 'invalid_message', 'input[0].call_id'],
-  ['an uploaded file id', { ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'unsupported_content', 'input[0].content[0].file_id'],
+  [
+    'a bad content part',
+    { ...base, input: [{ role: 'user', content: [{ type: 'video' }] }] },
+    'invalid_message',
+    'input[0].content[0].type',
+  ],
+  [
+    'a function call without call_id',
+    { ...base, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] },
+    'invalid_message',
+    'input[0].call_id',
+  ],
+  [
+    'an uploaded file id',
+    { ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] },
+    'unsupported_content',
+    'input[0].content[0].file_id',
+  ],
   ['an invalid tool_choice', { ...base, tools: [FN], tool_choice: 'sometimes' }, 'invalid_parameter', 'tool_choice'],
-  ['a json_schema format without a name', { ...base, text: { format: { type: 'json_schema', schema: { type: 'object' } } } }, 'missing_parameter', 'text.format.name'],
+  [
+    'a json_schema format without a name',
+    { ...base, text: { format: { type: 'json_schema', schema: { type: 'object' } } } },
+    'missing_parameter',
+    'text.format.name',
+  ],
   ['top_k with reasoning', { ...base, top_k: 5, reasoning: { effort: 'high' } }, 'reasoning_conflict', 'top_k'],
-  ['a forced tool with reasoning', { ...base, tools: [FN], tool_choice: 'required', reasoning: { max_tokens: 2000 } }, 'reasoning_conflict', 'tool_choice'],
+  [
+    'a forced tool with reasoning',
+    { ...base, tools: [FN], tool_choice: 'required', reasoning: { max_tokens: 2000 } },
+    'reasoning_conflict',
+    'tool_choice',
+  ],
   ['an unknown model', { ...base, model: 'nobody/nothing' }, 'model_not_found', 'model'],
   // The endpoint is stateless.
   ['previous_response_id', { ...base, previous_response_id: 'resp_123' }, 'invalid_parameter', 'previous_response_id'],
@@ -73,14 +98,28 @@ describe('responses request validation over HTTP', () => {
   });
 
   test('unknown fields and fields that change nothing here are accepted', async () => {
-    const res = await postJson(`${gw.baseUrl}/responses`, {
-      ...base, frobnicate: { deep: true }, include: ['reasoning.encrypted_content'], client_metadata: { a: 'b' },
-      prompt_cache_retention: '24h', truncation: 'auto', service_tier: 'auto', reasoning: { summary: 'auto' },
-      tools: [FN, { type: 'web_search', external_web_access: false }, { type: 'namespace', name: 'ns', tools: [FN] }],
-    }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/responses`,
+      {
+        ...base,
+        frobnicate: { deep: true },
+        include: ['reasoning.encrypted_content'],
+        client_metadata: { a: 'b' },
+        prompt_cache_retention: '24h',
+        truncation: 'auto',
+        service_tier: 'auto',
+        reasoning: { summary: 'auto' },
+        tools: [FN, { type: 'web_search', external_web_access: false }, { type: 'namespace', name: 'ns', tools: [FN] }],
+      },
+      auth,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.object, 'response');
-    assert.deepEqual(res.json.tools.map((t: { name: string }) => t.name), ['f'], 'only the function tool was offered');
+    assert.deepEqual(
+      res.json.tools.map((t: { name: string }) => t.name),
+      ['f'],
+      'only the function tool was offered',
+    );
   });
 
   test('a missing or wrong key is 401 in the same error shape', async () => {
@@ -92,7 +131,7 @@ describe('responses request validation over HTTP', () => {
     assert.equal(wrong.status, 401);
   });
 
-  test('served under /api/v1/responses (the spec\'s path) and /v1/responses', async () => {
+  test("served under /api/v1/responses (the spec's path) and /v1/responses", async () => {
     for (const url of [`${gw.origin}/api/v1/responses`, `${gw.baseUrl}/responses`]) {
       const res = await postJson(url, base, auth);
       assert.equal(res.status, 200, `${url}: ${res.text}`);

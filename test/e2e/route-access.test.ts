@@ -36,7 +36,9 @@ async function announceHugeBody(origin: string, method: string, path: string, ex
       if (m === null) reject(new Error(`${method} ${path}: closed without an answer`));
       else resolve({ status: Number(m[1]), closedAfterMs: performance.now() - started });
     });
-    socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${new URL(origin).host}\r\nContent-Type: application/json\r\n${extra}Content-Length: ${ANNOUNCED}\r\n\r\n`);
+    socket.write(
+      `${method} ${path} HTTP/1.1\r\nHost: ${new URL(origin).host}\r\nContent-Type: application/json\r\n${extra}Content-Length: ${ANNOUNCED}\r\n\r\n`,
+    );
   });
 }
 
@@ -93,7 +95,11 @@ describe('every route refuses before reading the body', () => {
     // Each attempt from this address counts, whatever its answer (here: no body, a 400 or 401).
     let status = 0;
     for (let i = 0; i < 50 && status !== 429; i++) {
-      const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"key":"sk-sy-v1-wrong"}' });
+      const res = await fetch(`${gw.origin}/api/v1/dashboard/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"key":"sk-sy-v1-wrong"}',
+      });
       status = res.status;
     }
     assert.equal(status, 429);

@@ -38,7 +38,10 @@ describe('routing: the endpoints listing', () => {
     assert.equal(data.name, 'Multi');
     assert.equal(typeof data.created, 'number');
     assert.equal(data.architecture.modality, 'text->text');
-    assert.deepEqual(data.endpoints.map((e: any) => e.endpoint_id), ['cheap/multi-cheap', 'mid/multi-mid', 'dear/multi-dear']);
+    assert.deepEqual(
+      data.endpoints.map((e: any) => e.endpoint_id),
+      ['cheap/multi-cheap', 'mid/multi-mid', 'dear/multi-dear'],
+    );
     const dear = data.endpoints[2];
     assert.equal(dear.name, 'dear: Multi');
     assert.equal(dear.provider_name, 'dear');
@@ -59,7 +62,12 @@ describe('routing: the endpoints listing', () => {
 
   test('after traffic: uptime, latency and throughput percentiles, and status', async () => {
     for (let i = 0; i < 4; i++) {
-      rig.emus.mid.enqueue({ text: 'one two three four five six', chunks: 6, chunkDelayMs: 10, usage: { prompt_tokens: 5, completion_tokens: 6 } });
+      rig.emus.mid.enqueue({
+        text: 'one two three four five six',
+        chunks: 6,
+        chunkDelayMs: 10,
+        usage: { prompt_tokens: 5, completion_tokens: 6 },
+      });
       const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['mid'] }, stream: true });
       assert.equal(res.status, 200);
     }
@@ -87,10 +95,16 @@ describe('routing: the endpoints listing', () => {
     const breakers = rig.gw.services.breakers;
     for (const id of ['cheap/small-cheap', 'mid/small-mid']) for (let i = 0; i < 5; i++) breakers.onFailure(id);
     const endpoints = (await listing('/api/v1/models/acme/small/endpoints')).json.data.endpoints as any[];
-    assert.deepEqual(endpoints.map((e) => e.status), [-2, -2]);
+    assert.deepEqual(
+      endpoints.map((e) => e.status),
+      [-2, -2],
+    );
     const res = await rig.chat({ model: 'acme/small', messages: user('hi') });
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('retry-after'), '30');
-    assert.deepEqual(res.json.error.metadata.excluded.map((e: any) => e.reason), ['circuit open', 'circuit open']);
+    assert.deepEqual(
+      res.json.error.metadata.excluded.map((e: any) => e.reason),
+      ['circuit open', 'circuit open'],
+    );
   });
 });

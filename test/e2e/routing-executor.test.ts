@@ -21,7 +21,13 @@ import { startRoutingRig, type RoutingRig } from './routing-fixture.ts';
 // and the circuit breaker's whole cycle without waiting for its cool-down.
 
 function request(model: string, provider?: ProviderPreferences): CanonicalRequest {
-  const req: CanonicalRequest = { models: [{ model }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], sampling: {}, stream: false, extra: {} };
+  const req: CanonicalRequest = {
+    models: [{ model }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    sampling: {},
+    stream: false,
+    extra: {},
+  };
   if (provider !== undefined) req.provider = provider;
   return req;
 }
@@ -74,7 +80,10 @@ describe('routing: the executor', () => {
     assert.equal(result.error, null);
     assert.equal(result.served?.endpoint.id, 'dear/backup-dear');
     assert.deepEqual(sleeps, [2_000], 'never sooner than the upstream asked');
-    assert.deepEqual(result.attempts.map((a) => a.status), [429, 200]);
+    assert.deepEqual(
+      result.attempts.map((a) => a.status),
+      [429, 200],
+    );
   });
 
   test('a Retry-After longer than the gateway waits is returned, not waited for', async () => {
@@ -89,7 +98,11 @@ describe('routing: the executor', () => {
   test('a refused connection is retried with exponential backoff and jitter, then given up', async () => {
     const port = await closedPort();
     const [attempt] = planner.plan(request('acme/backup'));
-    const endpoint: Endpoint = { ...attempt!.endpoint, id: 'dead/backup', provider: { ...attempt!.endpoint.provider, id: 'dead', baseUrl: `http://127.0.0.1:${port}/v1` } };
+    const endpoint: Endpoint = {
+      ...attempt!.endpoint,
+      id: 'dead/backup',
+      provider: { ...attempt!.endpoint.provider, id: 'dead', baseUrl: `http://127.0.0.1:${port}/v1` },
+    };
     const result = await run(request('acme/backup'), [{ model: attempt!.model, endpoint }]);
     assert.equal(result.error?.code, 'provider_error');
     assert.equal(result.error?.metadata?.provider_name, 'dead');
@@ -105,7 +118,10 @@ describe('routing: the executor', () => {
     assert.equal(result.error, null);
     assert.equal(result.served?.endpoint.id, 'dear/backup-dear');
     assert.deepEqual(sleeps, [125], 'the first ceiling (250 ms), drawn at half');
-    assert.deepEqual(result.attempts.map((a) => a.status), [500, 200]);
+    assert.deepEqual(
+      result.attempts.map((a) => a.status),
+      [500, 200],
+    );
     assert.equal(rig.emus.dear.requests.length, 2);
   });
 
@@ -127,7 +143,11 @@ describe('routing: the executor', () => {
       const result = await run(request('acme/backup'), undefined, 300);
       assert.equal(result.error, null, what);
       assert.equal(result.served?.endpoint.id, 'dear/backup-dear', what);
-      assert.deepEqual(result.attempts.map((a) => a.status), [status, 200], what);
+      assert.deepEqual(
+        result.attempts.map((a) => a.status),
+        [status, 200],
+        what,
+      );
       assert.deepEqual(sleeps, [125], what);
     }
   });
@@ -139,10 +159,13 @@ describe('routing: the executor', () => {
     assert.equal(result.error?.metadata?.upstream_status, 503);
     assert.deepEqual(sleeps, [125, 250], 'exponential: ceilings 250 then 500 ms');
     assert.equal(rig.emus.dear.requests.length, 3);
-    assert.deepEqual((result.error?.metadata?.attempts as Array<{ status: number }>).map((a) => a.status), [503, 503]);
+    assert.deepEqual(
+      (result.error?.metadata?.attempts as Array<{ status: number }>).map((a) => a.status),
+      [503, 503],
+    );
   });
 
-  test('a request\'s retries count once toward its endpoint\'s health and circuit', async () => {
+  test("a request's retries count once toward its endpoint's health and circuit", async () => {
     // The breaker here opens after 3 consecutive failures, and 3 failures in 30 s demote.
     rig.emus.dear.enqueue({ fault: 'status', status: 503 }, { fault: 'status', status: 503 }, { fault: 'status', status: 503 });
     const result = await run(request('acme/backup'));
@@ -179,7 +202,10 @@ describe('routing: the executor', () => {
 
   test('a pause that would outlast the request deadline is not taken', async () => {
     const short = new AttemptExecutor({
-      adapters: rig.gw.services.adapters, client, health, breakers,
+      adapters: rig.gw.services.adapters,
+      client,
+      health,
+      breakers,
       retry: new RetryPolicy({ random: () => 0.5 }),
       requestTimeoutMs: 100,
       sleep: async (ms) => {

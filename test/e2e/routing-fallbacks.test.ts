@@ -33,7 +33,13 @@ describe('routing: fallbacks', () => {
     assert.equal(gen.provider_name, 'mid');
     assert.equal(gen.total_cost, 0.00022);
     const attempts = gen.attempts as Array<{ provider: string; status: number; errorCode: string | null }>;
-    assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 503, 'provider_error'], ['mid', 200, null]]);
+    assert.deepEqual(
+      attempts.map((a) => [a.provider, a.status, a.errorCode]),
+      [
+        ['cheap', 503, 'provider_error'],
+        ['mid', 200, null],
+      ],
+    );
   });
 
   test('models: endpoints of the first model, then the next model; the response names the model used', async () => {
@@ -133,7 +139,10 @@ describe('routing: fallbacks', () => {
     const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' }, stream: true });
     assert.equal(res.status, 200);
     const events = sseData(res.text) as any[];
-    assert.ok(events.some((e) => e !== '[DONE]' && typeof e.choices?.[0]?.delta?.content === 'string' && e.choices[0].delta.content.length > 0), 'content went out first');
+    assert.ok(
+      events.some((e) => e !== '[DONE]' && typeof e.choices?.[0]?.delta?.content === 'string' && e.choices[0].delta.content.length > 0),
+      'content went out first',
+    );
     assert.equal(events.at(-1).error.type, 'provider_error');
     assert.deepEqual(rig.received(), ['multi-cheap'], 'mid and dear were never asked');
   });
@@ -159,7 +168,10 @@ describe('routing: time limits', () => {
       assert.equal(res.json.provider, 'mid');
       await rig.gw.flush();
       const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, res.json.id)).attempts as Array<{ errorCode: string | null }>;
-      assert.deepEqual(attempts.map((a) => a.errorCode), ['timeout', null]);
+      assert.deepEqual(
+        attempts.map((a) => a.errorCode),
+        ['timeout', null],
+      );
     } finally {
       await rig.close();
     }
@@ -171,7 +183,10 @@ describe('routing: time limits', () => {
   async function stalled(opts: { stream: boolean; afterChunks?: number }): Promise<void> {
     const rig = await startRoutingRig({ attemptMs: 300, requestMs: 5_000 });
     try {
-      rig.emus.cheap.enqueue({ fault: 'stall-after-headers', ...(opts.afterChunks === undefined ? {} : { afterChunks: opts.afterChunks }) });
+      rig.emus.cheap.enqueue({
+        fault: 'stall-after-headers',
+        ...(opts.afterChunks === undefined ? {} : { afterChunks: opts.afterChunks }),
+      });
       rig.emus.mid.enqueue({ text: 'from mid', chunks: 2 });
       const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'price' }, stream: opts.stream });
       assert.equal(res.status, 200, res.text);
@@ -188,15 +203,26 @@ describe('routing: time limits', () => {
       assert.deepEqual(rig.received(), ['multi-cheap', 'multi-mid']);
       await rig.gw.flush();
       const id = opts.stream ? (sseData(res.text) as any[])[0].id : res.json.id;
-      const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, id)).attempts as Array<{ provider: string; status: number; errorCode: string | null }>;
-      assert.deepEqual(attempts.map((a) => [a.provider, a.status, a.errorCode]), [['cheap', 200, 'timeout'], ['mid', 200, null]]);
+      const attempts = (await generationRecord(rig.gw.origin, rig.gw.key, id)).attempts as Array<{
+        provider: string;
+        status: number;
+        errorCode: string | null;
+      }>;
+      assert.deepEqual(
+        attempts.map((a) => [a.provider, a.status, a.errorCode]),
+        [
+          ['cheap', 200, 'timeout'],
+          ['mid', 200, null],
+        ],
+      );
       await waitFor(() => rig.emus.cheap.closedEarly === 1, 'the stalled upstream request was closed');
     } finally {
       await rig.close();
     }
   }
 
-  test('a stream that stalls after its headers is given up at the attempt timeout and the next endpoint serves', () => stalled({ stream: true }));
+  test('a stream that stalls after its headers is given up at the attempt timeout and the next endpoint serves', () =>
+    stalled({ stream: true }));
 
   test('a stream that sends its role chunk and then stalls (no content) is given up too', () => stalled({ stream: true, afterChunks: 1 }));
 
@@ -223,8 +249,14 @@ describe('routing: time limits', () => {
       const chunks = (sseData(res.text) as any[]).filter((c) => c !== '[DONE]');
       assert.equal(chunks[0].provider, 'cheap');
       assert.equal(chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join(''), 'slow but steady');
-      assert.ok(chunks.every((c) => c.error === undefined), 'no in-stream error');
-      assert.deepEqual(rig.received().filter((m) => m !== 'multi-dear'), ['multi-cheap']);
+      assert.ok(
+        chunks.every((c) => c.error === undefined),
+        'no in-stream error',
+      );
+      assert.deepEqual(
+        rig.received().filter((m) => m !== 'multi-dear'),
+        ['multi-cheap'],
+      );
     } finally {
       await rig.close();
     }

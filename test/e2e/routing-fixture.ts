@@ -12,9 +12,11 @@ export type ProviderName = (typeof PROVIDERS)[number];
 function yaml(urls: Record<ProviderName, string>): string {
   return `sim: false
 providers:
-${PROVIDERS.map((p) => `  - id: ${p}
+${PROVIDERS.map(
+  (p) => `  - id: ${p}
     kind: openai
-    base_url: ${urls[p]}`).join('\n')}
+    base_url: ${urls[p]}`,
+).join('\n')}
 models:
   - id: acme/multi
     name: Multi
@@ -96,7 +98,10 @@ export async function startRoutingRig(timeouts: { attemptMs?: number; requestMs?
     auth,
     chat: (body) => postJson(`${gw.baseUrl}/chat/completions`, body, auth),
     received() {
-      return list.flatMap((e) => e.requests).sort((a, b) => a.seq - b.seq).map((r) => r.body.model as string);
+      return list
+        .flatMap((e) => e.requests)
+        .sort((a, b) => a.seq - b.seq)
+        .map((r) => r.body.model as string);
     },
     reset() {
       for (const e of list) e.reset();

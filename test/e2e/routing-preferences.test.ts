@@ -7,7 +7,9 @@ import { generationRecord } from '../support/public-api.ts';
 // $8 per million tokens (cheap: fp8, keeps data, no tools; mid: fp16, deny, zdr; dear:
 // fp16, deny, a request fee). Which upstream received the request tells who was chosen.
 
-const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+const tools = [
+  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+];
 
 describe('routing: provider preferences', () => {
   let rig: RoutingRig;
@@ -79,23 +81,41 @@ describe('routing: provider preferences', () => {
   });
 
   test('max_price in USD per million tokens (prompt, completion) and per request', async () => {
-    assert.deepEqual(await servedBy({ max_price: { prompt: 2, completion: 2 }, ignore: ['cheap'] }), ['multi-mid'], '$2 is within a $2 limit');
+    assert.deepEqual(
+      await servedBy({ max_price: { prompt: 2, completion: 2 }, ignore: ['cheap'] }),
+      ['multi-mid'],
+      '$2 is within a $2 limit',
+    );
     rig.reset();
     // Deterministic: order puts dear first, so only the filter keeps it from serving (a
     // draw between mid and dear would pick mid 80 % of the time even with no filter).
     for (const limit of [{ prompt: 2, completion: 2 }, { prompt: 2 }, { completion: 2 }]) {
-      assert.deepEqual(await servedBy({ max_price: limit, order: ['dear'], ignore: ['cheap'] }), ['multi-mid'], `dear ($4 + $4) is over ${JSON.stringify(limit)}`);
+      assert.deepEqual(
+        await servedBy({ max_price: limit, order: ['dear'], ignore: ['cheap'] }),
+        ['multi-mid'],
+        `dear ($4 + $4) is over ${JSON.stringify(limit)}`,
+      );
       rig.reset();
     }
-    const none = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['dear'], max_price: { prompt: 3, completion: 3 } } });
+    const none = await rig.chat({
+      model: 'acme/multi',
+      messages: user('hi'),
+      provider: { only: ['dear'], max_price: { prompt: 3, completion: 3 } },
+    });
     assert.equal(none.status, 503);
     assert.deepEqual(none.json.error.metadata.excluded.find((e: any) => e.provider === 'dear')?.reason, 'max_price');
     rig.reset();
     const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['dear'], max_price: { request: 0.0005 } } });
     assert.equal(res.status, 503);
-    assert.deepEqual(res.json.error.metadata.excluded.find((e: any) => e.provider === 'dear'), {
-      model: 'acme/multi', endpoint: 'dear/multi-dear', provider: 'dear', reason: 'max_price',
-    });
+    assert.deepEqual(
+      res.json.error.metadata.excluded.find((e: any) => e.provider === 'dear'),
+      {
+        model: 'acme/multi',
+        endpoint: 'dear/multi-dear',
+        provider: 'dear',
+        reason: 'max_price',
+      },
+    );
   });
 
   test('require_parameters leaves out endpoints that would drop a parameter', async () => {
@@ -120,13 +140,18 @@ describe('routing: provider preferences', () => {
   });
 
   test('no endpoint meets the preferences: 503 saying what excluded each', async () => {
-    const res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { only: ['cheap', 'dear'], data_collection: 'deny', quantizations: ['fp8'] } });
+    const res = await rig.chat({
+      model: 'acme/multi',
+      messages: user('hi'),
+      provider: { only: ['cheap', 'dear'], data_collection: 'deny', quantizations: ['fp8'] },
+    });
     assert.equal(res.status, 503);
     assert.equal(res.json.error.type, 'service_unavailable_error');
     assert.equal(res.json.error.code, 'no_provider_available');
-    assert.deepEqual(res.json.error.metadata.excluded.map((e: any) => `${e.provider}: ${e.reason}`), [
-      'cheap: data_collection', 'mid: not in only', 'dear: quantization',
-    ]);
+    assert.deepEqual(
+      res.json.error.metadata.excluded.map((e: any) => `${e.provider}: ${e.reason}`),
+      ['cheap: data_collection', 'mid: not in only', 'dear: quantization'],
+    );
     assert.deepEqual(rig.received(), []);
   });
 
@@ -144,7 +169,7 @@ describe('routing: provider preferences', () => {
     assert.deepEqual(rig.received(), []);
   });
 
-  test('billing uses the serving endpoint\'s price', async () => {
+  test("billing uses the serving endpoint's price", async () => {
     const before = (await rig.gw.services.stores.accounts.balance(rig.gw.accountId))!;
     rig.emus.dear.enqueue({ text: 'pricey', usage: { prompt_tokens: 1000, completion_tokens: 500 } });
     const res = await rig.chat({ model: 'acme/multi', messages: user('bill me'), provider: { order: ['dear'] } });
@@ -179,25 +204,28 @@ describe('routing: sorting by health figures', () => {
     }
   }
 
-  test(':nitro takes the highest throughput first', () => withRig(async (rig) => {
-    seed(rig);
-    const res = await rig.chat({ model: 'acme/multi:nitro', messages: user('hi') });
-    assert.equal(res.json.provider, 'dear');
-  }));
+  test(':nitro takes the highest throughput first', () =>
+    withRig(async (rig) => {
+      seed(rig);
+      const res = await rig.chat({ model: 'acme/multi:nitro', messages: user('hi') });
+      assert.equal(res.json.provider, 'dear');
+    }));
 
-  test('sort: throughput and latency', () => withRig(async (rig) => {
-    seed(rig);
-    let res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'latency' } });
-    assert.equal(res.json.provider, 'mid');
-    res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'throughput' } });
-    assert.equal(res.json.provider, 'dear');
-  }));
+  test('sort: throughput and latency', () =>
+    withRig(async (rig) => {
+      seed(rig);
+      let res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'latency' } });
+      assert.equal(res.json.provider, 'mid');
+      res = await rig.chat({ model: 'acme/multi', messages: user('hi'), provider: { sort: 'throughput' } });
+      assert.equal(res.json.provider, 'dear');
+    }));
 
-  test('an explicit sort wins over the variant', () => withRig(async (rig) => {
-    seed(rig);
-    const res = await rig.chat({ model: 'acme/multi:nitro', messages: user('hi'), provider: { sort: 'price' } });
-    assert.equal(res.json.provider, 'cheap');
-  }));
+  test('an explicit sort wins over the variant', () =>
+    withRig(async (rig) => {
+      seed(rig);
+      const res = await rig.chat({ model: 'acme/multi:nitro', messages: user('hi'), provider: { sort: 'price' } });
+      assert.equal(res.json.provider, 'cheap');
+    }));
 });
 
 describe('routing: the default weighted draw', () => {

@@ -19,8 +19,14 @@ import { gate, startOpenAIChatEmulator, type OpenAIChatEmulator } from '../emula
 // under load, without one failed request.
 
 const S = {
-  fileKey: 'sk-file-Q1w2E3r4T5y6', envKey: 'sk-env-U7i8O9p0A1s2', rotated: 'sk-rotated-D3f4G5h6J7k8',
-  metrics: 'metrics-Z9x8C7v6B5', dbUser: 'refuser_k1l2m3', dbPass: 'refpass-N4m5Q6w7', redisUser: 'refrd-E8r9T0y1', redisPass: 'refrdpass-U2i3O4p5',
+  fileKey: 'sk-file-Q1w2E3r4T5y6',
+  envKey: 'sk-env-U7i8O9p0A1s2',
+  rotated: 'sk-rotated-D3f4G5h6J7k8',
+  metrics: 'metrics-Z9x8C7v6B5',
+  dbUser: 'refuser_k1l2m3',
+  dbPass: 'refpass-N4m5Q6w7',
+  redisUser: 'refrd-E8r9T0y1',
+  redisPass: 'refrdpass-U2i3O4p5',
 };
 
 function keyOf(headers: Record<string, unknown>): string {
@@ -87,10 +93,17 @@ ${MODELS('single')}  - id: acme/pooled
     try {
       emu.reset();
       for (const model of ['acme/ref', 'acme/pooled']) {
-        const res = await postJson(`${gw.baseUrl}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+        const res = await postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { model, messages: [{ role: 'user', content: 'hi' }] },
+          { authorization: `Bearer ${gw.key}` },
+        );
         assert.equal(res.status, 200, res.text);
       }
-      assert.deepEqual(emu.requests.map((r) => keyOf(r.headers)), [S.fileKey, S.envKey]);
+      assert.deepEqual(
+        emu.requests.map((r) => keyOf(r.headers)),
+        [S.fileKey, S.envKey],
+      );
       // The metrics token from a file guards /metrics.
       assert.equal((await fetch(`${gw.origin}/metrics`)).status, 401);
       assert.equal((await fetch(`${gw.origin}/metrics`, { headers: { authorization: `Bearer ${S.metrics}` } })).status, 200);
@@ -105,7 +118,10 @@ ${MODELS('single')}  - id: acme/pooled
     const dir = tempDir('switchyard-secret-check');
     function check(provider: string, env: Record<string, string> = {}) {
       const path = join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
-      writeFileSync(path, `sim: false\nproviders:\n  - id: up\n    kind: openai\n    base_url: http://127.0.0.1:9/v1\n${provider}${MODELS('up')}`);
+      writeFileSync(
+        path,
+        `sim: false\nproviders:\n  - id: up\n    kind: openai\n    base_url: http://127.0.0.1:9/v1\n${provider}${MODELS('up')}`,
+      );
       const r = spawnSync(process.execPath, [BIN, 'config', 'check', '--config', path], {
         env: { ...process.env, SWITCHYARD_CONFIG: '', DATABASE_URL: '', SWITCHYARD_DATA_DIR: join(dir, 'data'), ...env },
         encoding: 'utf8',
@@ -118,7 +134,10 @@ ${MODELS('single')}  - id: acme/pooled
     test('an unset variable: the field and the variable named', () => {
       const r = check('    api_key: "env:SY_TEST_UNSET_KEY"\n');
       assert.equal(r.code, 1, r.out);
-      assert.match(r.out, /providers\[0\]\.api_key: the environment variable SY_TEST_UNSET_KEY \(from env:SY_TEST_UNSET_KEY\) is not set or empty/);
+      assert.match(
+        r.out,
+        /providers\[0\]\.api_key: the environment variable SY_TEST_UNSET_KEY \(from env:SY_TEST_UNSET_KEY\) is not set or empty/,
+      );
     });
 
     test('a missing file: the field and the path named', () => {
@@ -141,12 +160,15 @@ ${MODELS('single')}  - id: acme/pooled
     });
   });
 
-  test('commands that only open the database (init, accounts) run without the providers\' secrets', () => {
+  test("commands that only open the database (init, accounts) run without the providers' secrets", () => {
     const dir = tempDir('switchyard-secret-cli');
-    writeFileSync(join(dir, 'switchyard.yaml'), `sim: false
+    writeFileSync(
+      join(dir, 'switchyard.yaml'),
+      `sim: false
 providers:
   - { id: up, kind: openai, base_url: "http://127.0.0.1:9/v1", api_key: "env:SY_TEST_NOT_IN_THIS_SHELL" }
-${MODELS('up')}`);
+${MODELS('up')}`,
+    );
     const init = runCli(dir, 'init');
     assert.equal(init.code, 0, init.err);
     const list = runCli(dir, 'accounts', 'list', '--json');
@@ -204,70 +226,83 @@ providers:
     });
   });
 
-  test('a key file rotated and reloaded (SIGHUP) under load: no request fails, the upstream sees the new key after', { timeout: 90_000 }, async () => {
-    const dir = tempDir('switchyard-secret-reload');
-    const keyFile = join(dir, 'openai-key');
-    writeFileSync(keyFile, `${S.fileKey}\n`);
-    const config = join(dir, 'switchyard.yaml');
-    writeFileSync(config, `sim: false
+  test(
+    'a key file rotated and reloaded (SIGHUP) under load: no request fails, the upstream sees the new key after',
+    { timeout: 90_000 },
+    async () => {
+      const dir = tempDir('switchyard-secret-reload');
+      const keyFile = join(dir, 'openai-key');
+      writeFileSync(keyFile, `${S.fileKey}\n`);
+      const config = join(dir, 'switchyard.yaml');
+      writeFileSync(
+        config,
+        `sim: false
 providers:
   - { id: local, kind: openai, base_url: "${emu.baseUrl}", api_key: "file:${keyFile}" }
-${MODELS('local')}`);
-    const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config }), ['--port', '0']);
-    try {
-      const origin = await listening(s);
-      const key = await starterKey(s);
-      emu.reset();
-      const chat = () => fetch(`${origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'acme/ref', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
-      }).then(async (r) => ({ status: r.status, body: await r.text() }));
+${MODELS('local')}`,
+      );
+      const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config }), ['--port', '0']);
+      try {
+        const origin = await listening(s);
+        const key = await starterKey(s);
+        emu.reset();
+        const chat = () =>
+          fetch(`${origin}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'acme/ref', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+          }).then(async (r) => ({ status: r.status, body: await r.text() }));
 
-      // One request held at the upstream across the reload: it was sent with the old key and must finish.
-      const held = gate();
-      emu.enqueue({ fault: 'held', until: held.until });
-      const inFlight = chat();
-      while (emu.requests.length === 0) await new Promise((r) => setImmediate(r));
+        // One request held at the upstream across the reload: it was sent with the old key and must finish.
+        const held = gate();
+        emu.enqueue({ fault: 'held', until: held.until });
+        const inFlight = chat();
+        while (emu.requests.length === 0) await new Promise((r) => setImmediate(r));
 
-      // Load: four clients sending back to back until the new key has been seen a few times.
-      let newKeySeen = 0;
-      const statuses: Array<{ status: number; body: string }> = [];
-      const client = async (): Promise<void> => {
-        while (newKeySeen < 8) {
-          statuses.push(await chat());
-          newKeySeen = emu.requests.filter((r) => keyOf(r.headers) === S.rotated).length;
-        }
-      };
-      const load = Promise.all([client(), client(), client(), client()]);
-      // Once the load runs, the file is rotated and the gateway told to reload.
-      while (statuses.length < 4) await new Promise((r) => setImmediate(r));
-      writeFileSync(keyFile, `${S.rotated}\n`);
-      s.child.kill('SIGHUP');
-      await s.waitFor(/config reloaded: generation 2/);
-      held.open();
-      await load;
-      const first = await inFlight;
+        // Load: four clients sending back to back until the new key has been seen a few times.
+        let newKeySeen = 0;
+        const statuses: Array<{ status: number; body: string }> = [];
+        const client = async (): Promise<void> => {
+          while (newKeySeen < 8) {
+            statuses.push(await chat());
+            newKeySeen = emu.requests.filter((r) => keyOf(r.headers) === S.rotated).length;
+          }
+        };
+        const load = Promise.all([client(), client(), client(), client()]);
+        // Once the load runs, the file is rotated and the gateway told to reload.
+        while (statuses.length < 4) await new Promise((r) => setImmediate(r));
+        writeFileSync(keyFile, `${S.rotated}\n`);
+        s.child.kill('SIGHUP');
+        await s.waitFor(/config reloaded: generation 2/);
+        held.open();
+        await load;
+        const first = await inFlight;
 
-      assert.equal(first.status, 200, first.body);
-      const failed = statuses.filter((r) => r.status !== 200);
-      assert.deepEqual(failed, [], 'every request under load succeeded');
-      const keys = emu.requests.map((r) => keyOf(r.headers));
-      assert.equal(keys[0], S.fileKey, 'the held request went out with the key in force when it started');
-      assert.ok(keys.every((k) => k === S.fileKey || k === S.rotated), 'only the two keys were ever sent');
-      // A request sent once the load is over goes out with the new key.
-      assert.equal((await chat()).status, 200);
-      assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
+        assert.equal(first.status, 200, first.body);
+        const failed = statuses.filter((r) => r.status !== 200);
+        assert.deepEqual(failed, [], 'every request under load succeeded');
+        const keys = emu.requests.map((r) => keyOf(r.headers));
+        assert.equal(keys[0], S.fileKey, 'the held request went out with the key in force when it started');
+        assert.ok(
+          keys.every((k) => k === S.fileKey || k === S.rotated),
+          'only the two keys were ever sent',
+        );
+        // A request sent once the load is over goes out with the new key.
+        assert.equal((await chat()).status, 200);
+        assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
 
-      // The file gone, a reload is refused naming it, and the key in force stays.
-      rmSync(keyFile);
-      s.child.kill('SIGHUP');
-      await s.waitFor(/config reload refused: .*providers\[0\]\.api_key: the secret file .*openai-key \(from file:.*\) does not exist; the previous config \(generation 2\) stays in force/);
-      assert.equal((await chat()).status, 200);
-      assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
-      assert.equal(s.stderr.includes(S.rotated) || s.stderr.includes(S.fileKey), false, 'no key in the log');
-    } finally {
-      await stop(s);
-    }
-  });
+        // The file gone, a reload is refused naming it, and the key in force stays.
+        rmSync(keyFile);
+        s.child.kill('SIGHUP');
+        await s.waitFor(
+          /config reload refused: .*providers\[0\]\.api_key: the secret file .*openai-key \(from file:.*\) does not exist; the previous config \(generation 2\) stays in force/,
+        );
+        assert.equal((await chat()).status, 200);
+        assert.equal(keyOf(emu.requests.at(-1)!.headers), S.rotated);
+        assert.equal(s.stderr.includes(S.rotated) || s.stderr.includes(S.fileKey), false, 'no key in the log');
+      } finally {
+        await stop(s);
+      }
+    },
+  );
 });

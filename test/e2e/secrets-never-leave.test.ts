@@ -21,10 +21,10 @@ describe('upstream credentials never leave the gateway', () => {
   let gm: GeminiEmulator;
   let gw: TestGateway;
   before(async () => {
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
     oa = await startOpenAIChatEmulator();
     an = await startAnthropicEmulator();
     gm = await startGeminiEmulator({ apiKey: KEYS.google });
@@ -55,16 +55,23 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
   const emulators = () => ({ openai: oa, anthropic: an, gemini: gm }) as const;
   const ask = (dialect: string, model: string, stream: boolean) => {
     const auth = { authorization: `Bearer ${gw.key}` };
-    if (dialect === 'chat') return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
-    if (dialect === 'messages') return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'chat')
+      return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'messages')
+      return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
     if (dialect === 'gemini') {
       const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-      return postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': gw.key });
+      return postJson(
+        `${gw.origin}/v1beta/models/${model}:${method}`,
+        { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+        { 'x-goog-api-key': gw.key },
+      );
     }
     return postJson(`${gw.baseUrl}/responses`, { model, stream, input: 'hi' }, auth);
   };
   /** The provider's raw answer as the dialect carries it (Gemini's ErrorInfo metadata holds it as JSON text). */
-  const rawOf = (dialect: string, json: any): unknown => (dialect === 'gemini' ? json.error.details[0].metadata?.raw : json.error.metadata.raw);
+  const rawOf = (dialect: string, json: any): unknown =>
+    dialect === 'gemini' ? json.error.details[0].metadata?.raw : json.error.metadata.raw;
   const assertNoKey = (text: string, what: string) => {
     for (const key of Object.values(KEYS)) assert.equal(text.includes(key), false, `${what} leaks ${key}: ${text.slice(0, 600)}`);
   };
@@ -80,11 +87,15 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
             emu.enqueue({ fault: 'echo-headers', status }, { fault: 'echo-headers', status }, { fault: 'echo-headers', status });
             const res = await ask(dialect, `acme/${upstream}`, stream);
             // Each case fails on purpose: keep the endpoint's circuit closed for the next one.
-            for (const endpoint of gw.services.inForce.catalog.get(`acme/${upstream}`)!.endpoints) gw.services.breakers.onSuccess(endpoint.id);
+            for (const endpoint of gw.services.inForce.catalog.get(`acme/${upstream}`)!.endpoints)
+              gw.services.breakers.onSuccess(endpoint.id);
             const what = `${dialect}${stream ? ' streamed' : ''}`;
             assert.ok(emu.requests.length >= 1, what);
             const sent = JSON.stringify(emu.requests[0]!.headers);
-            assert.ok(Object.values(KEYS).some((k) => sent.includes(k)), 'the upstream was sent its key, so the echo holds it');
+            assert.ok(
+              Object.values(KEYS).some((k) => sent.includes(k)),
+              'the upstream was sent its key, so the echo holds it',
+            );
             assert.match(res.text, /provider_error|PROVIDER_ERROR/, `${what}: an error reached the client: ${res.text.slice(0, 300)}`);
             assertNoKey(res.text, what);
             if (!stream && (status === 401 || status === 403)) {
@@ -118,7 +129,12 @@ ${model('openai', 'up-openai')}${model('anthropic', 'up-anthropic')}${model('gem
   test('an adapter that throws a plain Error holding a key: the client does not see the key', async () => {
     const adapters = gw.services.adapters as Map<string, ProviderAdapter>;
     const real = adapters.get('openai')!;
-    adapters.set('openai', { ...real, decodeResponse: () => { throw new Error(`decoder bug near ${KEYS.openai}`); } } as ProviderAdapter);
+    adapters.set('openai', {
+      ...real,
+      decodeResponse: () => {
+        throw new Error(`decoder bug near ${KEYS.openai}`);
+      },
+    } as ProviderAdapter);
     try {
       oa.reset();
       for (const dialect of ['chat', 'messages', 'responses', 'gemini']) {

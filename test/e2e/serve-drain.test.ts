@@ -36,49 +36,64 @@ function openStream(origin: string, key: string, maxTokens: number): Promise<Res
   return fetch(`${origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'acme/paid-sim', stream: true, max_tokens: maxTokens, messages: [{ role: 'user', content: 'Tell me a long story.' }] }),
+    body: JSON.stringify({
+      model: 'acme/paid-sim',
+      stream: true,
+      max_tokens: maxTokens,
+      messages: [{ role: 'user', content: 'Tell me a long story.' }],
+    }),
   });
 }
 
 const npm = npmCommand();
-test('SIGTERM to `npm start` lets an open stream finish, records its charge, exits 0 and frees the port', { skip: npm === null && 'no npm' }, async () => {
-  const dir = tempDir('switchyard-drain');
-  // ~80 chunks 50 ms apart: the stream still runs when SIGTERM arrives.
-  const config = configFile(dir, 50);
-  const [command, ...pre] = npm!;
-  const s = run(command!, [...pre, 'start'], { cwd: REPO, env: serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config, PORT: '0' }) });
-  const origin = await listening(s);
-  const key = await starterKey(s);
-  const port = Number(new URL(origin).port);
-  const tree = [s.child.pid!, ...descendants(s.child.pid!)];
-  try {
-    const res = await openStream(origin, key, 80);
-    assert.equal(res.status, 200);
-    const stream = readSse(res.body!);
-    await stream.waitFor(/"content":"[^"]+"/);
-    s.child.kill('SIGTERM');
-    await s.waitFor(/SIGTERM: shutting down/);
-    const text = await stream.done;
-    const payloads = ssePayloads(text);
-    assert.equal(payloads.at(-1), '[DONE]', text.slice(-500));
-    const chunks = payloads.filter((p): p is any => p !== '[DONE]');
-    assert.ok(chunks.some((c) => c.choices[0]?.finish_reason === 'stop'), 'the final chunk came');
-    const usage = chunks.at(-1).usage;
-    assert.ok(usage.completion_tokens > 10, `a long stream: ${JSON.stringify(usage)}`);
-    const exit = await s.exited;
-    assert.deepEqual(exit, { code: 0, signal: null }, s.stderr);
-    assert.deepEqual(await untilGone(tree, port), [], s.stderr);
-    assert.match(s.stderr, /waiting up to 30000 ms for 1 request\(s\) in flight/);
+test(
+  'SIGTERM to `npm start` lets an open stream finish, records its charge, exits 0 and frees the port',
+  { skip: npm === null && 'no npm' },
+  async () => {
+    const dir = tempDir('switchyard-drain');
+    // ~80 chunks 50 ms apart: the stream still runs when SIGTERM arrives.
+    const config = configFile(dir, 50);
+    const [command, ...pre] = npm!;
+    const s = run(command!, [...pre, 'start'], {
+      cwd: REPO,
+      env: serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config, PORT: '0' }),
+    });
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    const port = Number(new URL(origin).port);
+    const tree = [s.child.pid!, ...descendants(s.child.pid!)];
+    try {
+      const res = await openStream(origin, key, 80);
+      assert.equal(res.status, 200);
+      const stream = readSse(res.body!);
+      await stream.waitFor(/"content":"[^"]+"/);
+      s.child.kill('SIGTERM');
+      await s.waitFor(/SIGTERM: shutting down/);
+      const text = await stream.done;
+      const payloads = ssePayloads(text);
+      assert.equal(payloads.at(-1), '[DONE]', text.slice(-500));
+      const chunks = payloads.filter((p): p is any => p !== '[DONE]');
+      assert.ok(
+        chunks.some((c) => c.choices[0]?.finish_reason === 'stop'),
+        'the final chunk came',
+      );
+      const usage = chunks.at(-1).usage;
+      assert.ok(usage.completion_tokens > 10, `a long stream: ${JSON.stringify(usage)}`);
+      const exit = await s.exited;
+      assert.deepEqual(exit, { code: 0, signal: null }, s.stderr);
+      assert.deepEqual(await untilGone(tree, port), [], s.stderr);
+      assert.match(s.stderr, /waiting up to 30000 ms for 1 request\(s\) in flight/);
 
-    // The charge is on disk: the key's usage, read by the CLI after the gateway exited.
-    const expectedNanos = BigInt(usage.prompt_tokens) * 1000n + BigInt(usage.completion_tokens) * 2000n;
-    const keys = runCliJson(dir, 'keys', 'list');
-    assert.equal(keys.length, 1);
-    assert.equal(toNanos(keys[0].usage_usd), expectedNanos);
-  } finally {
-    killLeft(tree);
-  }
-});
+      // The charge is on disk: the key's usage, read by the CLI after the gateway exited.
+      const expectedNanos = BigInt(usage.prompt_tokens) * 1000n + BigInt(usage.completion_tokens) * 2000n;
+      const keys = runCliJson(dir, 'keys', 'list');
+      assert.equal(keys.length, 1);
+      assert.equal(toNanos(keys[0].usage_usd), expectedNanos);
+    } finally {
+      killLeft(tree);
+    }
+  },
+);
 
 test('past timeouts.drain_ms a stream still running is cut, charged what it used, and the process exits 0', async () => {
   const dir = tempDir('switchyard-drain-cut');

@@ -6,7 +6,18 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createTestDatabase, postgresUnavailable, stopPostgres } from '../support/postgres-server.ts';
 import { redisUnavailable, startRedis } from '../support/redis-server.ts';
-import { BIN, listening, run, serve, serveEnv, starterKey, starterKeyFile, stop, tempDir, type ServeRun } from '../support/serve-process.ts';
+import {
+  BIN,
+  listening,
+  run,
+  serve,
+  serveEnv,
+  starterKey,
+  starterKeyFile,
+  stop,
+  tempDir,
+  type ServeRun,
+} from '../support/serve-process.ts';
 
 // The first start of `switchyard serve` on a fresh machine: a data folder that does not
 // exist yet, a port someone else holds, a database it cannot write.
@@ -58,26 +69,32 @@ describe('the first start', () => {
     assert.doesNotMatch(s.stderr, /sk-sy-v1-/);
   });
 
-  test('on a terminal: the key is printed there, and no file is written', { skip: spawnSync('script', ['--version']).status !== 0 && 'no script(1) to give the gateway a terminal' }, async () => {
-    const dataDir = join(fresh(), 'data');
-    // script(1) runs the gateway on a pseudo-terminal and copies what it writes to our pipe.
-    const command = `exec ${process.execPath} ${BIN} serve --port 0`;
-    const s = run('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], { env: serveEnv({ SWITCHYARD_DATA_DIR: dataDir }) });
-    let out = '';
-    s.child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
-    const seen = await new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const m = /^\s+(sk-sy-v1-\S+)\r?$/m.exec(out);
-        if (m !== null && /^Try: [^\n]*\n[^\n]*\n/m.test(out)) resolve(m[1]!);
-      };
-      s.child.stdout!.on('data', check);
-      void s.exited.then(() => reject(new Error(`exited before printing a key:\n${out}\n${s.stderr}`)));
-    });
-    const origin = /listening on (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
-    assert.equal(await keyWorks(origin, seen), 200);
-    assert.equal(existsSync(join(dataDir, 'first-start-key.txt')), false);
-    await stop(s);
-  });
+  test(
+    'on a terminal: the key is printed there, and no file is written',
+    { skip: spawnSync('script', ['--version']).status !== 0 && 'no script(1) to give the gateway a terminal' },
+    async () => {
+      const dataDir = join(fresh(), 'data');
+      // script(1) runs the gateway on a pseudo-terminal and copies what it writes to our pipe.
+      const command = `exec ${process.execPath} ${BIN} serve --port 0`;
+      const s = run('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+        env: serveEnv({ SWITCHYARD_DATA_DIR: dataDir }),
+      });
+      let out = '';
+      s.child.stdout!.on('data', (d: Buffer) => void (out += d.toString()));
+      const seen = await new Promise<string>((resolve, reject) => {
+        const check = () => {
+          const m = /^\s+(sk-sy-v1-\S+)\r?$/m.exec(out);
+          if (m !== null && /^Try: [^\n]*\n[^\n]*\n/m.test(out)) resolve(m[1]!);
+        };
+        s.child.stdout!.on('data', check);
+        void s.exited.then(() => reject(new Error(`exited before printing a key:\n${out}\n${s.stderr}`)));
+      });
+      const origin = /listening on (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
+      assert.equal(await keyWorks(origin, seen), 200);
+      assert.equal(existsSync(join(dataDir, 'first-start-key.txt')), false);
+      await stop(s);
+    },
+  );
 
   test('with database.path in the config file pointing into a missing folder: serves and prints a working key', async () => {
     const base = fresh();
@@ -120,7 +137,10 @@ describe('the first start on Postgres and Redis', { skip: postgresUnavailable() 
     const redis = await startRedis();
     try {
       const dataDir = join(fresh(), 'instance', 'data');
-      const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url }), ['--port', '0']);
+      const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url }), [
+        '--port',
+        '0',
+      ]);
       const origin = await listening(s);
       const file = await starterKeyFile(s);
       assert.equal(file, join(dataDir, 'first-start-key.txt'));
@@ -141,15 +161,17 @@ describe('the first start on Postgres and Redis', { skip: postgresUnavailable() 
 // bind it as they bind any other user, while it still reads the checkout.
 const asRoot = process.getuid?.() === 0;
 const setpriv = asRoot ? spawnSync('setpriv', ['--version']).status === 0 : false;
-const noWayToDropRoot = asRoot && !setpriv && 'running as root without setpriv (util-linux) to drop CAP_DAC_OVERRIDE, root would write a read-only file';
+const noWayToDropRoot =
+  asRoot && !setpriv && 'running as root without setpriv (util-linux) to drop CAP_DAC_OVERRIDE, root would write a read-only file';
 
 function serveWithoutDacOverride(env: NodeJS.ProcessEnv, args: string[]): ServeRun {
   if (!asRoot) return serve(env, args);
-  return run('setpriv', ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-all', process.execPath, BIN, 'serve', ...args], { env });
+  return run('setpriv', ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-all', process.execPath, BIN, 'serve', ...args], {
+    env,
+  });
 }
 
 describe('a database the gateway cannot write is refused before anything is served', { skip: noWayToDropRoot }, () => {
-
   function prepared(): { dir: string; env: NodeJS.ProcessEnv } {
     const dir = fresh();
     const env = serveEnv({ SWITCHYARD_DATA_DIR: dir });
@@ -178,6 +200,11 @@ describe('a database the gateway cannot write is refused before anything is serv
     const { dir, env } = prepared();
     chmodSync(dir, 0o500);
     const err = await refused(env);
-    assert.match(err, new RegExp(`error: cannot write the database ${join(dir, 'switchyard.db')}: its folder ${dir} is not writable \\(permission denied, EACCES\\)`));
+    assert.match(
+      err,
+      new RegExp(
+        `error: cannot write the database ${join(dir, 'switchyard.db')}: its folder ${dir} is not writable \\(permission denied, EACCES\\)`,
+      ),
+    );
   });
 });

@@ -21,7 +21,10 @@ async function firstGateway(): Promise<{ dir: string; s: ServeRun; origin: strin
 async function refused(second: ServeRun): Promise<void> {
   const outcome = await Promise.race([
     second.exited.then((e) => e.code),
-    second.waitFor(/listening on/).then(() => 'served' as const, () => 'exited' as const),
+    second.waitFor(/listening on/).then(
+      () => 'served' as const,
+      () => 'exited' as const,
+    ),
   ]);
   if (outcome === 'served') {
     await stop(second);
@@ -88,5 +91,8 @@ test('a gateway whose lease another process took over stops serving', async () =
   db.close();
   const exit = await first.s.exited;
   assert.equal(exit.code, 1, first.s.stderr);
-  assert.match(first.s.stderr, /another process took over the serve lease of this database; stopping, so that two gateways never serve one database: shutting down/);
+  assert.match(
+    first.s.stderr,
+    /another process took over the serve lease of this database; stopping, so that two gateways never serve one database: shutting down/,
+  );
 });

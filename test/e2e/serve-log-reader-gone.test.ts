@@ -39,7 +39,11 @@ function start(): ServeRun {
  */
 function load(origin: string, key: string, total: number): { reached: Promise<void>; stop: () => Promise<void> } {
   const agent = new Agent({ connections: CONNECTIONS });
-  const body = JSON.stringify({ model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'one line of log, please' }], max_tokens: 8 });
+  const body = JSON.stringify({
+    model: 'switchyard/sim-fast',
+    messages: [{ role: 'user', content: 'one line of log, please' }],
+    max_tokens: 8,
+  });
   let answered = 0;
   let stopping = false;
   let onReached!: () => void;
@@ -51,7 +55,12 @@ function load(origin: string, key: string, total: number): { reached: Promise<vo
   const worker = async (): Promise<void> => {
     while (!stopping) {
       try {
-        const res = await request(`${origin}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+        const res = await request(`${origin}/v1/chat/completions`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body,
+        });
         const text = await res.body.text();
         if (res.statusCode !== 200 && !stopping) throw new Error(`${res.statusCode} ${text}`);
       } catch (err) {
@@ -92,50 +101,61 @@ async function withGateway(body: (s: ServeRun) => Promise<void>): Promise<void> 
   }
 }
 
-test('SIGTERM stops a loaded gateway whose stdout and stderr readers are gone, within drain_ms', () => withGateway(async (s) => {
-  const origin = await listening(s);
-  const key = await starterKey(s);
-  const traffic = load(origin, key, LOAD_REQUESTS);
-  await traffic.reached;
-  // The reader goes, as a parent that exits at once after signalling would.
-  s.child.kill('SIGTERM');
-  s.child.stdout!.destroy();
-  s.child.stderr!.destroy();
-  const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
-  await traffic.stop();
-  assert.deepEqual(exit, { code: 0, signal: null }, `still running ${DRAIN_MS + MARGIN_MS} ms after SIGTERM (null), or crashed:\n${s.stderr.slice(-2000)}`);
-}));
+test('SIGTERM stops a loaded gateway whose stdout and stderr readers are gone, within drain_ms', () =>
+  withGateway(async (s) => {
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    const traffic = load(origin, key, LOAD_REQUESTS);
+    await traffic.reached;
+    // The reader goes, as a parent that exits at once after signalling would.
+    s.child.kill('SIGTERM');
+    s.child.stdout!.destroy();
+    s.child.stderr!.destroy();
+    const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
+    await traffic.stop();
+    assert.deepEqual(
+      exit,
+      { code: 0, signal: null },
+      `still running ${DRAIN_MS + MARGIN_MS} ms after SIGTERM (null), or crashed:\n${s.stderr.slice(-2000)}`,
+    );
+  }));
 
-test('SIGTERM stops a loaded gateway whose stdout reader never reads, and says how many lines it dropped', () => withGateway(async (s) => {
-  const origin = await listening(s);
-  const key = await starterKey(s);
-  const traffic = load(origin, key, LOAD_REQUESTS);
-  await traffic.reached;
-  s.child.kill('SIGTERM');
-  const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
-  await traffic.stop();
-  assert.deepEqual(exit, { code: 0, signal: null }, `still running ${DRAIN_MS + MARGIN_MS} ms after SIGTERM (null), or crashed:\n${s.stderr.slice(-2000)}`);
-  s.child.stdout!.destroy();
-  await s.closed;
-  // The lines the pipe could not take were dropped at the exit, and counted.
-  const dropped = /request log: (\d+) line\(s\) could not be written to stdout and were dropped\n/.exec(s.stderr);
-  assert.ok(dropped !== null && Number(dropped[1]) > 0, s.stderr.slice(-2000));
-}));
+test('SIGTERM stops a loaded gateway whose stdout reader never reads, and says how many lines it dropped', () =>
+  withGateway(async (s) => {
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    const traffic = load(origin, key, LOAD_REQUESTS);
+    await traffic.reached;
+    s.child.kill('SIGTERM');
+    const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
+    await traffic.stop();
+    assert.deepEqual(
+      exit,
+      { code: 0, signal: null },
+      `still running ${DRAIN_MS + MARGIN_MS} ms after SIGTERM (null), or crashed:\n${s.stderr.slice(-2000)}`,
+    );
+    s.child.stdout!.destroy();
+    await s.closed;
+    // The lines the pipe could not take were dropped at the exit, and counted.
+    const dropped = /request log: (\d+) line\(s\) could not be written to stdout and were dropped\n/.exec(s.stderr);
+    assert.ok(dropped !== null && Number(dropped[1]) > 0, s.stderr.slice(-2000));
+  }));
 
-test('a gateway whose stdout reader is gone keeps serving, counts the lines it drops, and stops cleanly', () => withGateway(async (s) => {
-  const origin = await listening(s);
-  const key = await starterKey(s);
-  s.child.stdout!.destroy();
-  // Enough lines that the first write after the reader went fails (EPIPE) and later ones are dropped.
-  const traffic = load(origin, key, 200);
-  await traffic.reached;
-  await traffic.stop();
-  const samples = await scrape(origin, { authorization: `Bearer ${key}` });
-  assert.ok(sumOf(samples, 'switchyard_log_lines_dropped_total', { stream: 'stdout' }) > 0, 'the dropped lines are counted');
-  assert.equal(sumOf(samples, 'switchyard_log_lines_dropped_total', { stream: 'stderr' }), 0);
-  s.child.kill('SIGTERM');
-  const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
-  assert.deepEqual(exit, { code: 0, signal: null }, s.stderr.slice(-2000));
-  await s.closed;
-  assert.match(s.stderr, /request log: \d+ line\(s\) could not be written to stdout and were dropped \(EPIPE\)/);
-}));
+test('a gateway whose stdout reader is gone keeps serving, counts the lines it drops, and stops cleanly', () =>
+  withGateway(async (s) => {
+    const origin = await listening(s);
+    const key = await starterKey(s);
+    s.child.stdout!.destroy();
+    // Enough lines that the first write after the reader went fails (EPIPE) and later ones are dropped.
+    const traffic = load(origin, key, 200);
+    await traffic.reached;
+    await traffic.stop();
+    const samples = await scrape(origin, { authorization: `Bearer ${key}` });
+    assert.ok(sumOf(samples, 'switchyard_log_lines_dropped_total', { stream: 'stdout' }) > 0, 'the dropped lines are counted');
+    assert.equal(sumOf(samples, 'switchyard_log_lines_dropped_total', { stream: 'stderr' }), 0);
+    s.child.kill('SIGTERM');
+    const exit = await exitWithin(s, DRAIN_MS + MARGIN_MS);
+    assert.deepEqual(exit, { code: 0, signal: null }, s.stderr.slice(-2000));
+    await s.closed;
+    assert.match(s.stderr, /request log: \d+ line\(s\) could not be written to stdout and were dropped \(EPIPE\)/);
+  }));

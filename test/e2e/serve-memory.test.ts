@@ -12,11 +12,22 @@ import { listening, run, serve, serveEnv, starterKey, stop, tempDir } from '../s
 // operators start it, its loaded packages recorded by a preloaded resolve hook.
 
 const HOOK = fileURLToPath(new URL('../support/loaded-packages-hook.mjs', import.meta.url));
-const LAZY = ['gpt-tokenizer', '@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', 'pino-pretty', 'pg', 'redis',
+const LAZY = [
+  'gpt-tokenizer',
+  '@opentelemetry/sdk-trace',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  'pino-pretty',
+  'pg',
+  'redis',
   // Bedrock's and Vertex's credentials and framing, for a gateway with neither provider.
-  '@aws-sdk/credential-providers', '@smithy/signature-v4', '@smithy/eventstream-codec', 'google-auth-library',
+  '@aws-sdk/credential-providers',
+  '@smithy/signature-v4',
+  '@smithy/eventstream-codec',
+  'google-auth-library',
   // pdf.js, on its own thread, for the first PDF whose text is needed (docs/pdf.md).
-  'unpdf'];
+  'unpdf',
+];
 
 test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client, no AWS or Google credentials library', async () => {
   const env = serveEnv({
@@ -37,13 +48,16 @@ test('an idle `switchyard serve` that answered a request has loaded no tokenizer
   assert.ok(line !== null, s.stderr);
   const loaded = JSON.parse(line[1]!) as string[];
   assert.ok(loaded.includes('fastify'), `the hook saw the gateway's packages: ${loaded.join(', ')}`);
-  assert.deepEqual(LAZY.filter((p) => loaded.includes(p)), []);
+  assert.deepEqual(
+    LAZY.filter((p) => loaded.includes(p)),
+    [],
+  );
 });
 
 // npm start (and the image) cache the sources with their types stripped and preload the hook
 // that serves them: no thread of the gateway loads Node's type stripper (amaro, ~15-20 MB of
 // WebAssembly per thread). The gateway is started with the start script's own Node flags.
-test('`switchyard serve` with npm start\'s flags loads no type stripper in any thread, and without the cache it still serves', async () => {
+test("`switchyard serve` with npm start's flags loads no type stripper in any thread, and without the cache it still serves", async () => {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const nodeFlags = /exec node ((?:--\S+(?: \.\/\S+\.mjs)? )+)bin\/switchyard\.mjs serve/.exec(pkg.scripts.start)?.[1]?.trim().split(' ');
@@ -77,7 +91,14 @@ test('`switchyard serve` with npm start\'s flags loads no type stripper in any t
   };
   const withCache = await threads(true);
   assert.ok(withCache.length >= 2, `the main thread and the writer thread reported: ${withCache.join(', ')}`);
-  assert.deepEqual(withCache.filter((t) => t.endsWith(':true')), [], `no thread loaded the type stripper: ${withCache.join(', ')}`);
+  assert.deepEqual(
+    withCache.filter((t) => t.endsWith(':true')),
+    [],
+    `no thread loaded the type stripper: ${withCache.join(', ')}`,
+  );
   const without = await threads(false);
-  assert.ok(without.some((t) => t.endsWith(':true')), `without the cache Node strips the sources itself: ${without.join(', ')}`);
+  assert.ok(
+    without.some((t) => t.endsWith(':true')),
+    `without the cache Node strips the sources itself: ${without.join(', ')}`,
+  );
 });

@@ -94,34 +94,45 @@ test('SIGHUP loads the config file again: a model added to it is served without 
   }
 });
 
-test('`switchyard reload` reports a config the gateway refuses, with its error; the previous config keeps serving', { timeout: 60_000 }, async () => {
-  const gw = await start(BASE(0, '0.000001'));
-  try {
-    // Valid YAML the CLI reads, but a provider the catalog cannot build: only the gateway finds out.
-    writeFileSync(gw.config, BASE(0, '0.000001', {
-      providers: '  - id: nowhere-local\n    base_url: http://127.0.0.1:9/v1\n',
-      models: '  - id: acme/broken\n    context_length: 8000\n    endpoints:\n      - provider: nowhere-local\n        pricing: { prompt: "1", completion: "1" }\n',
-    }));
-    const r = await reloadCli(gw);
-    assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.err, /config reload refused by the gateway \(pid \d+\): config error in .*switchyard\.yaml at providers\[1\]\.kind: required for a provider that is not built in/);
-    assert.match(r.err, /generation 1 stays in force/);
-    assert.match(gw.s.stderr, /config reload refused: .*kind.*; the previous config \(generation 1\) stays in force/);
-    assert.deepEqual((await modelIds(gw.origin)).includes('acme/paid-sim'), true);
-    const ready = await readyBody(gw.origin);
-    assert.equal(ready.config.generation, 1);
-    assert.equal(ready.config.last_reload.ok, false);
+test(
+  '`switchyard reload` reports a config the gateway refuses, with its error; the previous config keeps serving',
+  { timeout: 60_000 },
+  async () => {
+    const gw = await start(BASE(0, '0.000001'));
+    try {
+      // Valid YAML the CLI reads, but a provider the catalog cannot build: only the gateway finds out.
+      writeFileSync(
+        gw.config,
+        BASE(0, '0.000001', {
+          providers: '  - id: nowhere-local\n    base_url: http://127.0.0.1:9/v1\n',
+          models:
+            '  - id: acme/broken\n    context_length: 8000\n    endpoints:\n      - provider: nowhere-local\n        pricing: { prompt: "1", completion: "1" }\n',
+        }),
+      );
+      const r = await reloadCli(gw);
+      assert.equal(r.code, 1, r.out + r.err);
+      assert.match(
+        r.err,
+        /config reload refused by the gateway \(pid \d+\): config error in .*switchyard\.yaml at providers\[1\]\.kind: required for a provider that is not built in/,
+      );
+      assert.match(r.err, /generation 1 stays in force/);
+      assert.match(gw.s.stderr, /config reload refused: .*kind.*; the previous config \(generation 1\) stays in force/);
+      assert.deepEqual((await modelIds(gw.origin)).includes('acme/paid-sim'), true);
+      const ready = await readyBody(gw.origin);
+      assert.equal(ready.config.generation, 1);
+      assert.equal(ready.config.last_reload.ok, false);
 
-    // Fixed, the same command reports success.
-    writeFileSync(gw.config, BASE(0, '0.000001', { models: NEW_MODEL }));
-    const ok = await reloadCli(gw);
-    assert.equal(ok.code, 0, ok.err);
-    assert.match(ok.out, /config reloaded by the gateway \(pid \d+\): generation 2 in force/);
-    assert.ok((await modelIds(gw.origin)).includes('acme/added-later'));
-  } finally {
-    await stop(gw.s);
-  }
-});
+      // Fixed, the same command reports success.
+      writeFileSync(gw.config, BASE(0, '0.000001', { models: NEW_MODEL }));
+      const ok = await reloadCli(gw);
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(ok.out, /config reloaded by the gateway \(pid \d+\): generation 2 in force/);
+      assert.ok((await modelIds(gw.origin)).includes('acme/added-later'));
+    } finally {
+      await stop(gw.s);
+    }
+  },
+);
 
 test('a reload that changes a restart-only field (server.host) is refused, naming it, also in --json', { timeout: 60_000 }, async () => {
   const gw = await start(BASE(0, '0.000001'));
@@ -142,11 +153,14 @@ test('a reload that changes a restart-only field (server.host) is refused, namin
   }
 });
 
-test('a stream begun before a reload finishes on the price it started with; the next request pays the new one', { timeout: 60_000 }, async () => {
-  // The upstream holds the stream after its first chunks until the reload is done: the
-  // stream is still running when the new price comes in force, however slow the machine.
-  const emu = await startOpenAIChatEmulator();
-  const priced = (promptUsd: string): string => `sim: false
+test(
+  'a stream begun before a reload finishes on the price it started with; the next request pays the new one',
+  { timeout: 60_000 },
+  async () => {
+    // The upstream holds the stream after its first chunks until the reload is done: the
+    // stream is still running when the new price comes in force, however slow the machine.
+    const emu = await startOpenAIChatEmulator();
+    const priced = (promptUsd: string): string => `sim: false
 providers:
   - { id: local, kind: openai, base_url: "${emu.baseUrl}" }
 models:
@@ -157,38 +171,44 @@ models:
         model: mock-1
         pricing: { prompt: "${promptUsd}", completion: "0.000002" }
 `;
-  const gw = await start(priced('0.000001'));
-  try {
-    const held = gate();
-    emu.enqueue({ fault: 'held', until: held.until, afterChunks: 2, then: { text: 'once upon a time there was a gateway', chunks: 8 } });
-    const request = (stream: boolean) =>
-      fetch(`${gw.origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${gw.key}` },
-        body: JSON.stringify({ model: 'acme/paid-emu', stream, max_tokens: 64, messages: [{ role: 'user', content: 'Tell me a story.' }] }),
-      });
-    const res = await request(true);
-    const stream = readSse(res.body!);
-    await stream.waitFor(/"content":"[^"]+"/);
+    const gw = await start(priced('0.000001'));
+    try {
+      const held = gate();
+      emu.enqueue({ fault: 'held', until: held.until, afterChunks: 2, then: { text: 'once upon a time there was a gateway', chunks: 8 } });
+      const request = (stream: boolean) =>
+        fetch(`${gw.origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${gw.key}` },
+          body: JSON.stringify({
+            model: 'acme/paid-emu',
+            stream,
+            max_tokens: 64,
+            messages: [{ role: 'user', content: 'Tell me a story.' }],
+          }),
+        });
+      const res = await request(true);
+      const stream = readSse(res.body!);
+      await stream.waitFor(/"content":"[^"]+"/);
 
-    // Ten times the prompt price, reloaded while the stream is held mid-answer.
-    writeFileSync(gw.config, priced('0.00001'));
-    const r = await reloadCli(gw);
-    assert.equal(r.code, 0, r.err);
-    assert.ok(!stream.text.includes('[DONE]'), 'the reload came while the stream ran');
-    held.open();
+      // Ten times the prompt price, reloaded while the stream is held mid-answer.
+      writeFileSync(gw.config, priced('0.00001'));
+      const r = await reloadCli(gw);
+      assert.equal(r.code, 0, r.err);
+      assert.ok(!stream.text.includes('[DONE]'), 'the reload came while the stream ran');
+      held.open();
 
-    const chunks = ssePayloads(await stream.done).filter((p): p is any => p !== '[DONE]');
-    const oldUsage = chunks.at(-1).usage;
-    assert.equal(nanos(oldUsage.cost), BigInt(oldUsage.prompt_tokens) * 1000n + BigInt(oldUsage.completion_tokens) * 2000n);
+      const chunks = ssePayloads(await stream.done).filter((p): p is any => p !== '[DONE]');
+      const oldUsage = chunks.at(-1).usage;
+      assert.equal(nanos(oldUsage.cost), BigInt(oldUsage.prompt_tokens) * 1000n + BigInt(oldUsage.completion_tokens) * 2000n);
 
-    const after = (await (await request(false)).json()) as any;
-    assert.equal(nanos(after.usage.cost), BigInt(after.usage.prompt_tokens) * 10_000n + BigInt(after.usage.completion_tokens) * 2000n);
-  } finally {
-    await stop(gw.s);
-    await emu.close();
-  }
-});
+      const after = (await (await request(false)).json()) as any;
+      assert.equal(nanos(after.usage.cost), BigInt(after.usage.prompt_tokens) * 10_000n + BigInt(after.usage.completion_tokens) * 2000n);
+    } finally {
+      await stop(gw.s);
+      await emu.close();
+    }
+  },
+);
 
 /** A USD cost as the API reports it (a JSON number) → nano-USD. */
 function nanos(usd: number): bigint {

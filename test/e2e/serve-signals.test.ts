@@ -3,7 +3,19 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { BIN, descendants, killLeft, listening, REPO, run, serveEnv, starterKey, untilGone, type ServeRun, tempDir } from '../support/serve-process.ts';
+import {
+  BIN,
+  descendants,
+  killLeft,
+  listening,
+  REPO,
+  run,
+  serveEnv,
+  starterKey,
+  untilGone,
+  type ServeRun,
+  tempDir,
+} from '../support/serve-process.ts';
 
 // Stopping the gateway the way operators start it: `npm start` (npm, its shell, the
 // gateway) and the launcher re-running itself under the bundled Node 24. A signal to the
@@ -76,19 +88,23 @@ test('an `npm start` killed with SIGKILL takes its gateway with it', { skip: npm
 });
 
 const old = oldNode();
-test('SIGTERM to the launcher under an old Node reaches the gateway it re-spawned', { skip: old === null && 'no Node < 22.18 on PATH' }, async () => {
-  const s = run(old!, [BIN, 'serve', '--port', '0'], { env: serveEnv({ SWITCHYARD_DATA_DIR: missingDataDir() }) });
-  const { port, tree } = await started(s);
-  assert.equal(tree.length, 2, `the launcher and the gateway: ${tree.join(', ')}`);
-  try {
-    s.child.kill('SIGTERM');
-    assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
-    assert.deepEqual(await untilGone(tree, port), []);
-    assert.match(s.stderr, /SIGTERM: shutting down/);
-  } finally {
-    killLeft(tree);
-  }
-});
+test(
+  'SIGTERM to the launcher under an old Node reaches the gateway it re-spawned',
+  { skip: old === null && 'no Node < 22.18 on PATH' },
+  async () => {
+    const s = run(old!, [BIN, 'serve', '--port', '0'], { env: serveEnv({ SWITCHYARD_DATA_DIR: missingDataDir() }) });
+    const { port, tree } = await started(s);
+    assert.equal(tree.length, 2, `the launcher and the gateway: ${tree.join(', ')}`);
+    try {
+      s.child.kill('SIGTERM');
+      assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
+      assert.deepEqual(await untilGone(tree, port), []);
+      assert.match(s.stderr, /SIGTERM: shutting down/);
+    } finally {
+      killLeft(tree);
+    }
+  },
+);
 
 test('a launcher killed with SIGKILL takes its gateway with it', { skip: old === null && 'no Node < 22.18 on PATH' }, async () => {
   const s = run(old!, [BIN, 'serve', '--port', '0'], { env: serveEnv({ SWITCHYARD_DATA_DIR: missingDataDir() }) });

@@ -17,7 +17,9 @@ test('SIGTERM with settlements in flight: every one is written before the proces
   const dir = tempDir('switchyard-sigterm-settle');
   const config = join(dir, 'switchyard.yaml');
   // ~100 chunks 40 ms apart per stream, a 150 ms drain: every stream is still running when it is cut.
-  writeFileSync(config, `sim: true
+  writeFileSync(
+    config,
+    `sim: true
 providers:
   - id: sim
     options: { chunk_delay_ms: 40 }
@@ -29,22 +31,30 @@ models:
         model: sim-fast
         pricing: { prompt: "0.000001", completion: "0.000002" }
 timeouts: { drain_ms: 150 }
-`);
+`,
+  );
   const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config }), ['--port', '0']);
   try {
     const origin = await listening(s);
     const key = await starterKey(s);
-    const streams = await Promise.all(Array.from({ length: STREAMS }, async () => {
-      const res = await fetch(`${origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'acme/paid-sim', stream: true, max_tokens: 400, messages: [{ role: 'user', content: 'Tell me a long story.' }] }),
-      });
-      assert.equal(res.status, 200);
-      const stream = readSse(res.body!);
-      await stream.waitFor(/"content":"[^"]+"/);
-      return { id: res.headers.get('x-generation-id')!, stream };
-    }));
+    const streams = await Promise.all(
+      Array.from({ length: STREAMS }, async () => {
+        const res = await fetch(`${origin}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'acme/paid-sim',
+            stream: true,
+            max_tokens: 400,
+            messages: [{ role: 'user', content: 'Tell me a long story.' }],
+          }),
+        });
+        assert.equal(res.status, 200);
+        const stream = readSse(res.body!);
+        await stream.waitFor(/"content":"[^"]+"/);
+        return { id: res.headers.get('x-generation-id')!, stream };
+      }),
+    );
     s.child.kill('SIGTERM');
     for (const { stream } of streams) assert.doesNotMatch(await stream.done, /\[DONE\]/, 'cut by the drain timeout');
     assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
@@ -55,11 +65,13 @@ timeouts: { drain_ms: 150 }
     const db = new DatabaseSync(join(dir, 'switchyard.db'), { readOnly: true });
     try {
       for (const { id } of streams) {
-        const rec = db.prepare('SELECT cancelled, cost_nanos FROM generations WHERE id = ?').get(id) as { cancelled: number; cost_nanos: number } | undefined;
+        const rec = db.prepare('SELECT cancelled, cost_nanos FROM generations WHERE id = ?').get(id) as
+          { cancelled: number; cost_nanos: number } | undefined;
         assert.ok(rec !== undefined, `${id} has its record`);
         assert.equal(rec.cancelled, 1);
         assert.ok(rec.cost_nanos > 0, `${id} is charged what it used`);
-        const charge = db.prepare("SELECT -amount_nanos AS n FROM ledger WHERE kind = 'charge' AND generation_id = ?").get(id) as { n: number } | undefined;
+        const charge = db.prepare("SELECT -amount_nanos AS n FROM ledger WHERE kind = 'charge' AND generation_id = ?").get(id) as
+          { n: number } | undefined;
         assert.equal(charge?.n, rec.cost_nanos, `${id}'s charge is in the ledger`);
       }
       assert.equal((db.prepare('SELECT count(*) AS n FROM reservations').get() as { n: number }).n, 0, 'no hold row left');

@@ -16,7 +16,10 @@ import { readSse, ssePayloads } from '../support/sse-reader.ts';
 const FIXTURE = new URL('../support/cluster-serve-fixture.ts', import.meta.url).pathname;
 
 test('--workers 2 (and SWITCHYARD_WORKERS=2) on the embedded SQLite store is refused, saying how to scale; nothing is created', async () => {
-  for (const [args, extra] of [[['--workers', '2'], {}], [[], { SWITCHYARD_WORKERS: '2' }]] as const) {
+  for (const [args, extra] of [
+    [['--workers', '2'], {}],
+    [[], { SWITCHYARD_WORKERS: '2' }],
+  ] as const) {
     const dir = join(tempDir('switchyard-workers-sqlite'), 'data');
     const s = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, PORT: '0', ...extra }), [...args]);
     const exit = await s.exited;
@@ -80,12 +83,16 @@ function startCluster(setup: { dir: string; config: string; template: string }, 
 /** One request on a connection of its own: the primary hands each new connection to the next worker. */
 function post(origin: string, key: string, body: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${origin}/v1/chat/completions`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, text }));
-    });
+    const req = request(
+      `${origin}/v1/chat/completions`,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -98,7 +105,9 @@ async function scrapeOnce(origin: string): Promise<ReturnType<typeof parsePromet
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
       res.on('end', () => (res.statusCode === 200 ? resolve(parsePrometheus(text)) : reject(new Error(`${res.statusCode}: ${text}`))));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -127,7 +136,12 @@ function toNanos(usd: string): bigint {
   return BigInt(whole!) * 1_000_000_000n + BigInt(frac.padEnd(9, '0').slice(0, 9));
 }
 
-const ask = (stream: boolean, maxTokens = 8) => ({ model: 'acme/paid-sim', stream, max_tokens: maxTokens, messages: [{ role: 'user', content: 'Tell me a story.' }] });
+const ask = (stream: boolean, maxTokens = 8) => ({
+  model: 'acme/paid-sim',
+  stream,
+  max_tokens: maxTokens,
+  messages: [{ role: 'user', content: 'Tell me a story.' }],
+});
 
 test('two workers serve one port; /metrics from either answers for both; SIGTERM to the primary drains a stream, records its charge and every process exits 0', async () => {
   const setup = clusterSetup(50);
@@ -139,7 +153,7 @@ test('two workers serve one port; /metrics from either answers for both; SIGTERM
     const pids = workerPids(s);
     assert.equal(new Set(pids).size, 2, s.stderr);
     tree = [s.child.pid!, ...descendants(s.child.pid!)];
-    assert.deepEqual([...pids].sort(), descendants(s.child.pid!).sort(), 'the workers are the primary\'s children');
+    assert.deepEqual([...pids].sort(), descendants(s.child.pid!).sort(), "the workers are the primary's children");
 
     // Six requests on six connections: round-robin gives each worker three.
     for (let i = 0; i < 6; i++) {
@@ -167,7 +181,7 @@ test('two workers serve one port; /metrics from either answers for both; SIGTERM
     await s.waitFor(/SIGTERM: stopping 2 worker\(s\)/);
     const payloads = ssePayloads(await stream.done);
     assert.equal(payloads.at(-1), '[DONE]');
-    const usage = (payloads.filter((p): p is any => p !== '[DONE]').at(-1)).usage;
+    const usage = payloads.filter((p): p is any => p !== '[DONE]').at(-1).usage;
     assert.ok(usage.completion_tokens > 10, JSON.stringify(usage));
     assert.deepEqual(await s.exited, { code: 0, signal: null }, s.stderr);
     await s.closed;
@@ -221,19 +235,25 @@ test('a worker that dies is restarted on the same port; SIGHUP reaches every wor
 
 test('POST /admin/config/reload on one worker reloads every worker, as SIGHUP does', { timeout: 60_000 }, async () => {
   const setup = clusterSetup(0);
-  const admin = JSON.parse(runCli(join(setup.dir, 'template'), 'keys', 'create', '--account', adminAccount(setup), '--name', 'ops', '--admin', '--json').out).key as string;
+  const admin = JSON.parse(
+    runCli(join(setup.dir, 'template'), 'keys', 'create', '--account', adminAccount(setup), '--name', 'ops', '--admin', '--json').out,
+  ).key as string;
   const s = startCluster(setup);
   let tree: number[] = [];
   try {
     const port = Number((await s.waitFor(/2 workers serving on [\d.]+:(\d+)/))[1]);
     tree = [s.child.pid!, ...descendants(s.child.pid!)];
     const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`http://127.0.0.1:${port}/api/v1/admin/config/reload`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${admin}` } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = request(
+        `http://127.0.0.1:${port}/api/v1/admin/config/reload`,
+        { method: 'POST', agent: false, headers: { authorization: `Bearer ${admin}` } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -60,14 +60,20 @@ describe('settlement when the database refuses writes', () => {
     const refusedResponses = await postJson(`${gw.baseUrl}/responses`, { model: 'acme/mock-1', input: 'hello' }, auth);
     assert.equal(refusedResponses.status, 503);
     assert.equal(refusedResponses.json.error.code, 'storage_unavailable');
-    const refusedGemini = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hello' }] }] }, { 'x-goog-api-key': gw.key });
+    const refusedGemini = await postJson(
+      `${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`,
+      { contents: [{ parts: [{ text: 'hello' }] }] },
+      { 'x-goog-api-key': gw.key },
+    );
     assert.equal(refusedGemini.status, 503);
     assert.equal(refusedGemini.json.error.status, 'UNAVAILABLE');
     assert.equal(refusedGemini.json.error.details[0].reason, 'STORAGE_UNAVAILABLE');
     assert.equal(up.calls, callsBefore, 'no upstream call while charges cannot be written');
     // Other writes refused by the database are a retryable 503 too, not a 500.
     const patch = await fetch(`${gw.origin}/api/v1/keys/${worker.hash}`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${mgmt}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'renamed' }),
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${mgmt}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'renamed' }),
     });
     assert.equal(patch.status, 503);
     assert.equal(((await patch.json()) as { error: { code: string } }).error.code, 'storage_unavailable');
@@ -81,7 +87,11 @@ describe('settlement when the database refuses writes', () => {
     assert.equal(streamed.status, 200);
     const events = sseData(streamed.text);
     assert.equal(events.includes('[DONE]'), false, streamed.text);
-    assert.equal(events.some((e: any) => e?.usage !== undefined && e.usage !== null), false, 'no usage chunk delivered');
+    assert.equal(
+      events.some((e: any) => e?.usage !== undefined && e.usage !== null),
+      false,
+      'no usage chunk delivered',
+    );
     const last = events.at(-1) as { error?: { code: string } };
     assert.equal(last.error?.code, 'storage_unavailable', streamed.text);
     const streamedId = streamed.headers.get('x-generation-id');
@@ -95,12 +105,16 @@ describe('settlement when the database refuses writes', () => {
     assert.equal(gw.services.settlements.failing, false);
 
     // Every answer the upstream gave was charged once: 3 × the cost, through the public API.
-    const credits = await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_credits: number; total_usage: number } };
+    const credits = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as {
+      data: { total_credits: number; total_usage: number };
+    };
     assert.equal(credits.data.total_usage, Number(3n * COST_NANOS) / 1e9);
-    const key = await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json() as { data: { balance: number } };
+    const key = (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json()) as { data: { balance: number } };
     assert.equal(key.data.balance, 10 - Number(3n * COST_NANOS) / 1e9);
     for (const id of [failedId, streamedId]) {
-      const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; status: string; error_code: string } };
+      const rec = (await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json()) as {
+        data: { total_cost: number; status: string; error_code: string };
+      };
       assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9, `${id} was charged once writes recovered`);
       assert.equal(rec.data.status, 'error');
       assert.equal(rec.data.error_code, 'storage_unavailable', 'the record says the answer was not delivered');
@@ -123,18 +137,31 @@ describe('settlement when the database refuses writes', () => {
 
   test('a Gemini stream whose charge cannot be written ends in an {error} chunk, without the usage', async () => {
     up.onNextRequest = () => void writes(false);
-    const res = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hello' }] }] }, { 'x-goog-api-key': gw.key });
+    const res = await postJson(
+      `${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse`,
+      { contents: [{ parts: [{ text: 'hello' }] }] },
+      { 'x-goog-api-key': gw.key },
+    );
     assert.equal(res.status, 200);
     const chunks = sseData(res.text) as any[];
-    assert.ok(chunks.some((c) => c.candidates?.[0]?.content.parts[0].text?.length > 0), res.text);
-    assert.equal(chunks.some((c) => c.usageMetadata !== undefined), false, 'no usage delivered');
+    assert.ok(
+      chunks.some((c) => c.candidates?.[0]?.content.parts[0].text?.length > 0),
+      res.text,
+    );
+    assert.equal(
+      chunks.some((c) => c.usageMetadata !== undefined),
+      false,
+      'no usage delivered',
+    );
     assert.equal(chunks.at(-1).error?.details[0].reason, 'STORAGE_UNAVAILABLE', res.text);
     await writes(true);
     assert.equal(await gw.services.settlements.retry(), true, 'the queued charge is written once writes work');
   });
 
   test('disk full: the answer is refused on the messages endpoint, and its charge is written once space is back', async () => {
-    const usageBefore = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
+    const usageBefore = (
+      (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as { data: { total_usage: number } }
+    ).data.total_usage;
     const db = gw.db;
     db.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)');
     // On arrival at the upstream the database may not grow, every free page is taken, and
@@ -150,7 +177,8 @@ describe('settlement when the database refuses writes', () => {
         }
       };
       full(() => db.exec('INSERT INTO filler VALUES (randomblob(3000))'));
-      const filler = db.prepare(`INSERT INTO generation_records (id, created_ms, account_ref, key_ref, streamed, cancelled, cache_hit, is_error,
+      const filler =
+        db.prepare(`INSERT INTO generation_records (id, created_ms, account_ref, key_ref, streamed, cancelled, cache_hit, is_error,
           tokens_prompt, tokens_completion, tokens_cache_read, tokens_cache_write, tokens_reasoning, cost_nanos)
         VALUES (?, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)`);
       let n = 0;
@@ -173,11 +201,14 @@ describe('settlement when the database refuses writes', () => {
     await gw.services.writer!.exec('PRAGMA max_page_count = 1073741823');
     const ok = await postJson(`${gw.baseUrl}/messages`, chat, headers);
     assert.equal(ok.status, 200, ok.text);
-    const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string; user: string } };
+    const rec = (await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json()) as {
+      data: { total_cost: number; error_code: string; user: string };
+    };
     assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
     assert.equal(rec.data.error_code, 'storage_unavailable');
-    assert.equal(rec.data.user, 'user-7', 'the record written late is the request\'s own');
-    const usageAfter = (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json() as { data: { total_usage: number } }).data.total_usage;
+    assert.equal(rec.data.user, 'user-7', "the record written late is the request's own");
+    const usageAfter = ((await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as { data: { total_usage: number } })
+      .data.total_usage;
     assert.equal(Math.round((usageAfter - usageBefore) * 1e9), Number(2n * COST_NANOS), 'both answers charged, once each');
   });
 });

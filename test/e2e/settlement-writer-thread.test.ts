@@ -32,7 +32,12 @@ describe('the SQLite writer thread', () => {
   before(async () => {
     up = await startHookedUpstream();
     // A new thread only when a write asks for one, so the test decides when it runs again.
-    gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'k' }, credits: '10', writer: { restartMs: 600_000 } });
+    gw = await startTestGateway({
+      yaml: emulatorConfig(up.baseUrl),
+      env: { LOCAL_KEY: 'k' },
+      credits: '10',
+      writer: { restartMs: 600_000 },
+    });
     auth = { authorization: `Bearer ${gw.key}` };
   });
   after(async () => {
@@ -41,7 +46,11 @@ describe('the SQLite writer thread', () => {
   });
 
   const credits = async (): Promise<{ total_credits: number; total_usage: number }> =>
-    ((await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as { data: { total_credits: number; total_usage: number } }).data;
+    (
+      (await (await fetch(`${gw.origin}/api/v1/credits`, { headers: auth })).json()) as {
+        data: { total_credits: number; total_usage: number };
+      }
+    ).data;
 
   test('a settlement it committed is what the main thread reads right after the answer', async () => {
     const usageBefore = (await credits()).total_usage;
@@ -49,28 +58,32 @@ describe('the SQLite writer thread', () => {
       const res = await postJson(`${gw.baseUrl}/chat/completions`, { ...chat, stream }, auth);
       assert.equal(res.status, 200, res.text);
       const id = res.headers.get('x-generation-id');
-      const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; status: string } };
+      const rec = (await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json()) as {
+        data: { total_cost: number; status: string };
+      };
       assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9, `${stream ? 'streamed' : 'whole'} answer's record at once`);
       assert.equal(rec.data.status, 'success');
     }
     assert.equal(Math.round(((await credits()).total_usage - usageBefore) * 1e9), Number(2n * COST_NANOS));
   });
 
-  test('the start-up\'s compaction shrinks the thread\'s heap, and the thread commits after it', async () => {
+  test("the start-up's compaction shrinks the thread's heap, and the thread commits after it", async () => {
     const writer = gw.services.writer!;
     const before = await writer.heapStatistics();
     await gw.services.compactHeapAfterStart();
     const after = await writer.heapStatistics();
     assert.ok(after.total_heap_size < before.total_heap_size, `writer heap ${before.total_heap_size} → ${after.total_heap_size} bytes`);
-    assert.equal((globalThis as { gc?: unknown }).gc, undefined, 'no gc function left to the main thread\'s code');
+    assert.equal((globalThis as { gc?: unknown }).gc, undefined, "no gc function left to the main thread's code");
     const res = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(res.status, 200, res.text);
     const id = res.headers.get('x-generation-id');
-    const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number } };
+    const rec = (await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json()) as {
+      data: { total_cost: number };
+    };
     assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
   });
 
-  test('its own commits are not another process\'s changes; the CLI\'s are seen without a request asking', async () => {
+  test("its own commits are not another process's changes; the CLI's are seen without a request asking", async () => {
     // Whatever this process's main thread wrote before (the test's account and key) is seen first.
     await gw.seeCliChanges();
     let heard = 0;
@@ -106,7 +119,9 @@ describe('the SQLite writer thread', () => {
     const ok = await postJson(`${gw.baseUrl}/chat/completions`, chat, auth);
     assert.equal(ok.status, 200, ok.text);
 
-    const rec = await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json() as { data: { total_cost: number; error_code: string } };
+    const rec = (await (await fetch(`${gw.origin}/api/v1/generation?id=${id}`, { headers: auth })).json()) as {
+      data: { total_cost: number; error_code: string };
+    };
     assert.equal(rec.data.total_cost, Number(COST_NANOS) / 1e9);
     assert.equal(rec.data.error_code, 'storage_unavailable', 'the record says the answer was not delivered');
     const after = await credits();

@@ -35,14 +35,25 @@ describe('two models sharing one upstream model', () => {
     const byId = new Map(data.map((m) => [m.id, m]));
     assert.equal(byId.get('acme/mock-1')?.pricing.prompt, '0.000001');
     assert.equal(byId.get('acme/mock-premium')?.pricing.prompt, '0.00001');
-    assert.deepEqual(gw.services.inForce.catalog.warnings.filter((w) => w.includes('local/mock-model')), []);
+    assert.deepEqual(
+      gw.services.inForce.catalog.warnings.filter((w) => w.includes('local/mock-model')),
+      [],
+    );
   });
 
   test('each is charged its own price for the same upstream call', async () => {
     const usage = { prompt_tokens: 10, completion_tokens: 5 };
     emu.enqueue({ text: 'cheap', usage }, { text: 'dear', usage });
-    const cheap = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] }, auth);
-    const dear = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-premium', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const cheap = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
+    const dear = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-premium', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(cheap.status, 200);
     assert.equal(dear.status, 200);
     const sent = emu.requests.slice(-2).map((r) => r.body.model);
@@ -53,7 +64,8 @@ describe('two models sharing one upstream model', () => {
 
   test("traffic to one shows in the other's endpoint health, and a circuit opened through one closes the other", async () => {
     const listing = async (model: string) =>
-      ((await (await fetch(`${gw.baseUrl}/models/${model}/endpoints`, { headers: auth })).json()) as { data: { endpoints: any[] } }).data.endpoints;
+      ((await (await fetch(`${gw.baseUrl}/models/${model}/endpoints`, { headers: auth })).json()) as { data: { endpoints: any[] } }).data
+        .endpoints;
     const [premium] = await listing('acme/mock-premium');
     assert.equal(premium.endpoint_id, 'local/mock-model');
     assert.equal(premium.uptime_last_30m, 100, 'the requests of both models count for the one upstream');
@@ -62,12 +74,20 @@ describe('two models sharing one upstream model', () => {
     // of the endpoint that is not asked again, so each request is one attempt).
     for (let i = 0; i < 5; i++) {
       emu.enqueue({ fault: 'status', status: 401 });
-      const failed = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] }, auth);
+      const failed = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] },
+        auth,
+      );
       assert.notEqual(failed.status, 200);
     }
     assert.equal((await listing('acme/mock-1'))[0].status, -2);
     const before = emu.requests.length;
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-premium', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-premium', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(res.status, 503);
     assert.equal(emu.requests.length, before, 'nothing sent upstream');
     assert.equal((await listing('acme/mock-premium'))[0].status, -2);

@@ -38,7 +38,12 @@ describe('an over-long upstream SSE event', () => {
     await fine.close();
   });
 
-  const ask = (model: string) => postJson(`${gw.baseUrl}/chat/completions`, { model, stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+  const ask = (model: string) =>
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
 
   test('before the answer began: 502 provider_error naming the cap, the upstream connection dropped, a concurrent request served', async () => {
     huge.reset();

@@ -27,22 +27,29 @@ describe('the periodic sweep of stale credit holds', () => {
 
   test('a hold row left behind while the gateway runs is released by the sweep, charging nothing', { timeout: 30_000 }, async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
-    const balanceBefore = (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json() as { data: { balance: number } }).data.balance;
+    const balanceBefore = (
+      (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json()) as { data: { balance: number } }
+    ).data.balance;
     // Another connection leaves a hold whose request will never settle (expired a minute ago).
     const released = logged(/released 1 stale credit hold/);
     const other = new DatabaseSync(join(gw.dir, 'switchyard.db'));
     other.exec('PRAGMA busy_timeout = 5000');
     const past = new Date(Date.now() - 60_000).toISOString();
-    other.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+    other
+      .prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run('gen-left-behind', gw.accountId, gw.keyHash, 2_000_000_000, past, past);
     other.close();
 
     await released;
     assert.equal(gw.db.prepare('SELECT count(*) AS n FROM reservations').get()!.n, 0);
-    const record = await (await fetch(`${gw.origin}/api/v1/generation?id=gen-left-behind`, { headers: auth })).json() as { data: { error_code: string; total_cost: number } };
+    const record = (await (await fetch(`${gw.origin}/api/v1/generation?id=gen-left-behind`, { headers: auth })).json()) as {
+      data: { error_code: string; total_cost: number };
+    };
     assert.equal(record.data.error_code, 'interrupted');
     assert.equal(record.data.total_cost, 0);
-    const balanceAfter = (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json() as { data: { balance: number } }).data.balance;
+    const balanceAfter = (
+      (await (await fetch(`${gw.origin}/v1/key?details=true`, { headers: auth })).json()) as { data: { balance: number } }
+    ).data.balance;
     assert.equal(balanceAfter, balanceBefore, 'nothing is charged for a released hold');
   });
 });

@@ -19,17 +19,21 @@ const TURNS = 10;
 function yaml(emus: readonly OpenAIChatEmulator[]): string {
   return `sim: false
 providers:
-${ENDPOINTS.map((p, i) => `  - id: ${p}
+${ENDPOINTS.map(
+  (p, i) => `  - id: ${p}
     kind: openai
-    base_url: ${emus[i]!.baseUrl}`).join('\n')}
+    base_url: ${emus[i]!.baseUrl}`,
+).join('\n')}
 models:
   - id: acme/convo
     name: Convo
     context_length: 64000
     endpoints:
-${ENDPOINTS.map((p) => `      - provider: ${p}
+${ENDPOINTS.map(
+  (p) => `      - provider: ${p}
         model: convo-${p}
-        pricing: { prompt: "0.000002", completion: "0.000008", cache_read: "0.0000005" }`).join('\n')}
+        pricing: { prompt: "0.000002", completion: "0.000008", cache_read: "0.0000005" }`,
+).join('\n')}
 `;
 }
 
@@ -56,12 +60,20 @@ async function startRig(extra: Partial<TestGatewayOptions> = {}, seed = 7, more 
 const SYSTEM = `You are a patient tutor. ${'Explain each step of the reasoning with care and examples. '.repeat(20)}`;
 
 /** A conversation of TURNS turns; returns each turn's generation id and the provider that served it. */
-async function converse(rig: Rig, topic: string, extraBody: Record<string, unknown> = {}): Promise<Array<{ id: string; provider: string }>> {
+async function converse(
+  rig: Rig,
+  topic: string,
+  extraBody: Record<string, unknown> = {},
+): Promise<Array<{ id: string; provider: string }>> {
   const messages: Array<{ role: string; content: string }> = [{ role: 'system', content: SYSTEM }];
   const turns: Array<{ id: string; provider: string }> = [];
   for (let turn = 1; turn <= TURNS; turn++) {
     messages.push({ role: 'user', content: `${topic}: question ${turn}` });
-    const res = await postJson(`${rig.gw.baseUrl}/chat/completions`, { model: 'acme/convo', messages, ...extraBody }, { authorization: `Bearer ${rig.gw.key}` });
+    const res = await postJson(
+      `${rig.gw.baseUrl}/chat/completions`,
+      { model: 'acme/convo', messages, ...extraBody },
+      { authorization: `Bearer ${rig.gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     messages.push({ role: 'assistant', content: res.json.choices[0].message.content });
     turns.push({ id: res.headers.get('x-generation-id')!, provider: res.json.provider });
@@ -72,10 +84,16 @@ async function converse(rig: Rig, topic: string, extraBody: Record<string, unkno
 async function measure(rig: Rig): Promise<void> {
   const turns = await converse(rig, 'fractions');
   const first = turns[0]!.provider;
-  assert.deepEqual(turns.map((t) => t.provider), Array(TURNS).fill(first), 'every turn after the first goes where the first went');
+  assert.deepEqual(
+    turns.map((t) => t.provider),
+    Array(TURNS).fill(first),
+    'every turn after the first goes where the first went',
+  );
 
   await rig.gw.flush();
-  const pricing = rig.gw.services.inForce.catalog.resolve('acme/convo')!.model.endpoints.find((e) => e.provider.id === first)!.compiledPricing;
+  const pricing = rig.gw.services.inForce.catalog
+    .resolve('acme/convo')!
+    .model.endpoints.find((e) => e.provider.id === first)!.compiledPricing;
   const served = rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!;
   const upstreamAnswers = served.requests.length;
   assert.equal(upstreamAnswers, TURNS);
@@ -85,7 +103,10 @@ async function measure(rig: Rig): Promise<void> {
     assert.equal(record.provider, first);
     if (i > 0) assert.ok(record.tokensCacheRead > 0, `turn ${i + 1} read the cache`);
     billedCacheRead += record.tokensCacheRead;
-    const expected = computeCost({ input: record.tokensPrompt, cacheRead: record.tokensCacheRead, cacheWrite: 0, output: record.tokensCompletion, reasoning: 0 }, pricing);
+    const expected = computeCost(
+      { input: record.tokensPrompt, cacheRead: record.tokensCacheRead, cacheWrite: 0, output: record.tokensCompletion, reasoning: 0 },
+      pricing,
+    );
     assert.equal(record.costNanos, expected.totalNanos);
     assert.equal(record.costBreakdown?.cache_read, expected.breakdown.cache_read);
   }
@@ -101,8 +122,12 @@ const SMALL_STICKY = 'sticky: { max_entries: 40, account_share: 0.25 }\n';
  * still continues on its endpoint.
  */
 async function floodKeepsOthers(rig: Rig): Promise<string> {
-  const ask = (key: string, conversation: string, turn: number) => postJson(`${rig.gw.baseUrl}/chat/completions`,
-    { model: 'acme/convo', prompt_cache_key: conversation, messages: [{ role: 'user', content: `${conversation}: turn ${turn}` }] }, { authorization: `Bearer ${key}` });
+  const ask = (key: string, conversation: string, turn: number) =>
+    postJson(
+      `${rig.gw.baseUrl}/chat/completions`,
+      { model: 'acme/convo', prompt_cache_key: conversation, messages: [{ role: 'user', content: `${conversation}: turn ${turn}` }] },
+      { authorization: `Bearer ${key}` },
+    );
   const firstTurns = new Map<string, string>();
   for (let c = 0; c < 5; c++) {
     const res = await ask(rig.gw.key, `a-${c}`, 1);
@@ -136,69 +161,97 @@ describe('sticky routing, in process', () => {
     }
   });
 
-
-  test('a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed', { timeout: 60_000 }, async () => {
-    const rig = await startRig();
-    try {
-      await measure(rig);
-    } finally {
-      await rig.close();
-    }
-  });
-
-  test('without a cache in play the draw still spreads requests: stickiness is per conversation, not per model', { timeout: 60_000 }, async () => {
-    const rig = await startRig();
-    try {
-      const providers = new Set<string>();
-      for (let i = 0; i < 12; i++) {
-        const res = await postJson(`${rig.gw.baseUrl}/chat/completions`, { model: 'acme/convo', messages: [{ role: 'user', content: `lone question ${i}` }] }, { authorization: `Bearer ${rig.gw.key}` });
-        assert.equal(res.status, 200, res.text);
-        providers.add(res.json.provider);
+  test(
+    'a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed',
+    { timeout: 60_000 },
+    async () => {
+      const rig = await startRig();
+      try {
+        await measure(rig);
+      } finally {
+        await rig.close();
       }
-      assert.ok(providers.size > 1, `12 unrelated one-turn requests drawn over 3 endpoints: ${[...providers].join(', ')}`);
-    } finally {
-      await rig.close();
-    }
-  });
+    },
+  );
 
-  test('the sticky endpoint failing once: that turn fails over down the plan; the next goes back to the endpoint holding the cache',  { timeout: 60_000 }, async () => {
-    const rig = await startRig();
-    try {
-      const messages: Array<{ role: string; content: string }> = [{ role: 'system', content: SYSTEM }];
-      const served: string[] = [];
-      const turn = async (n: number): Promise<void> => {
-        messages.push({ role: 'user', content: `failover: question ${n}` });
-        const res = await postJson(`${rig.gw.baseUrl}/chat/completions`, { model: 'acme/convo', messages }, { authorization: `Bearer ${rig.gw.key}` });
-        assert.equal(res.status, 200, res.text);
-        messages.push({ role: 'assistant', content: res.json.choices[0].message.content });
-        served.push(res.json.provider);
-      };
-      await turn(1);
-      await turn(2);
-      const first = served[0]!;
-      rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!.enqueue({ fault: 'status', status: 500 });
-      await turn(3);
-      const moved = served[2]!;
-      assert.notEqual(moved, first, 'turn 3 failed over');
-      await turn(4);
-      await turn(5);
-      // The endpoint that stood in read no cache (it had none), so nothing new was remembered.
-      assert.deepEqual(served, [first, first, moved, first, first]);
-    } finally {
-      await rig.close();
-    }
-  });
+  test(
+    'without a cache in play the draw still spreads requests: stickiness is per conversation, not per model',
+    { timeout: 60_000 },
+    async () => {
+      const rig = await startRig();
+      try {
+        const providers = new Set<string>();
+        for (let i = 0; i < 12; i++) {
+          const res = await postJson(
+            `${rig.gw.baseUrl}/chat/completions`,
+            { model: 'acme/convo', messages: [{ role: 'user', content: `lone question ${i}` }] },
+            { authorization: `Bearer ${rig.gw.key}` },
+          );
+          assert.equal(res.status, 200, res.text);
+          providers.add(res.json.provider);
+        }
+        assert.ok(providers.size > 1, `12 unrelated one-turn requests drawn over 3 endpoints: ${[...providers].join(', ')}`);
+      } finally {
+        await rig.close();
+      }
+    },
+  );
+
+  test(
+    'the sticky endpoint failing once: that turn fails over down the plan; the next goes back to the endpoint holding the cache',
+    { timeout: 60_000 },
+    async () => {
+      const rig = await startRig();
+      try {
+        const messages: Array<{ role: string; content: string }> = [{ role: 'system', content: SYSTEM }];
+        const served: string[] = [];
+        const turn = async (n: number): Promise<void> => {
+          messages.push({ role: 'user', content: `failover: question ${n}` });
+          const res = await postJson(
+            `${rig.gw.baseUrl}/chat/completions`,
+            { model: 'acme/convo', messages },
+            { authorization: `Bearer ${rig.gw.key}` },
+          );
+          assert.equal(res.status, 200, res.text);
+          messages.push({ role: 'assistant', content: res.json.choices[0].message.content });
+          served.push(res.json.provider);
+        };
+        await turn(1);
+        await turn(2);
+        const first = served[0]!;
+        rig.emus[ENDPOINTS.indexOf(first as (typeof ENDPOINTS)[number])]!.enqueue({ fault: 'status', status: 500 });
+        await turn(3);
+        const moved = served[2]!;
+        assert.notEqual(moved, first, 'turn 3 failed over');
+        await turn(4);
+        await turn(5);
+        // The endpoint that stood in read no cache (it had none), so nothing new was remembered.
+        assert.deepEqual(served, [first, first, moved, first, first]);
+      } finally {
+        await rig.close();
+      }
+    },
+  );
 
   test('an explicit provider.order wins over stickiness', { timeout: 60_000 }, async () => {
     const rig = await startRig();
     try {
       const turns = await converse(rig, 'decimals');
       const other = ENDPOINTS.find((p) => p !== turns[0]!.provider)!;
-      const res = await postJson(`${rig.gw.baseUrl}/chat/completions`, {
-        model: 'acme/convo',
-        messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'decimals: question 1' }, { role: 'assistant', content: 'Hello from x' }, { role: 'user', content: 'again' }],
-        provider: { order: [other] },
-      }, { authorization: `Bearer ${rig.gw.key}` });
+      const res = await postJson(
+        `${rig.gw.baseUrl}/chat/completions`,
+        {
+          model: 'acme/convo',
+          messages: [
+            { role: 'system', content: SYSTEM },
+            { role: 'user', content: 'decimals: question 1' },
+            { role: 'assistant', content: 'Hello from x' },
+            { role: 'user', content: 'again' },
+          ],
+          provider: { order: [other] },
+        },
+        { authorization: `Bearer ${rig.gw.key}` },
+      );
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.provider, other);
     } finally {
@@ -218,24 +271,33 @@ describe('sticky routing, in Redis', { skip }, () => {
     await redis?.stop();
   });
 
-  test('a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed', { timeout: 60_000 }, async () => {
-    const prefix = `sticky-${process.pid}`;
-    const rig = await startRig({ redis: { url: redis.url, prefix } });
-    try {
-      await measure(rig);
-      const conn = new RedisConnection({ url: redis.url });
-      await conn.connect();
+  test(
+    'a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed',
+    { timeout: 60_000 },
+    async () => {
+      const prefix = `sticky-${process.pid}`;
+      const rig = await startRig({ redis: { url: redis.url, prefix } });
       try {
-        const keys = (await conn.send<string[]>(['KEYS', `${prefix}:st:*`])).filter((k) => !k.endsWith(':#lru'));
-        assert.ok(keys.length > 0, 'the sticky routes are in Redis');
-        for (const k of keys) assert.match(k, /^sticky-\d+:st:\{acct_[A-Za-z0-9_-]+\}:[0-9a-f]{16}:[0-9a-f]{64}$/, 'digests hash-tagged by their account, no prompt text');
+        await measure(rig);
+        const conn = new RedisConnection({ url: redis.url });
+        await conn.connect();
+        try {
+          const keys = (await conn.send<string[]>(['KEYS', `${prefix}:st:*`])).filter((k) => !k.endsWith(':#lru'));
+          assert.ok(keys.length > 0, 'the sticky routes are in Redis');
+          for (const k of keys)
+            assert.match(
+              k,
+              /^sticky-\d+:st:\{acct_[A-Za-z0-9_-]+\}:[0-9a-f]{16}:[0-9a-f]{64}$/,
+              'digests hash-tagged by their account, no prompt text',
+            );
+        } finally {
+          await conn.close();
+        }
       } finally {
-        await conn.close();
+        await rig.close();
       }
-    } finally {
-      await rig.close();
-    }
-  });
+    },
+  );
 });
 
 describe('sticky routing, in Redis, per account', { skip }, () => {
@@ -247,23 +309,27 @@ describe('sticky routing, in Redis, per account', { skip }, () => {
     await redis?.stop();
   });
 
-  test("one account's flood of conversations evicts only its own (sticky.account_share), and holds at most its share", { timeout: 60_000 }, async () => {
-    const prefix = `stickyf-${process.pid}`;
-    const rig = await startRig({ redis: { url: redis.url, prefix } }, 7, SMALL_STICKY);
-    try {
-      const flooder = await floodKeepsOthers(rig);
-      const conn = new RedisConnection({ url: redis.url });
-      await conn.connect();
+  test(
+    "one account's flood of conversations evicts only its own (sticky.account_share), and holds at most its share",
+    { timeout: 60_000 },
+    async () => {
+      const prefix = `stickyf-${process.pid}`;
+      const rig = await startRig({ redis: { url: redis.url, prefix } }, 7, SMALL_STICKY);
       try {
-        const mine = (await conn.send<string[]>(['KEYS', `${prefix}:st:{${flooder}}:*`])).filter((k) => !k.endsWith(':#lru'));
-        assert.equal(mine.length, 10, "the flooder's entries: its share, 10 of 40");
+        const flooder = await floodKeepsOthers(rig);
+        const conn = new RedisConnection({ url: redis.url });
+        await conn.connect();
+        try {
+          const mine = (await conn.send<string[]>(['KEYS', `${prefix}:st:{${flooder}}:*`])).filter((k) => !k.endsWith(':#lru'));
+          assert.equal(mine.length, 10, "the flooder's entries: its share, 10 of 40");
+        } finally {
+          await conn.close();
+        }
       } finally {
-        await conn.close();
+        await rig.close();
       }
-    } finally {
-      await rig.close();
-    }
-  });
+    },
+  );
 });
 
 const fleetSkip = redisUnavailable() ?? postgresUnavailable() ?? false;
@@ -278,13 +344,17 @@ describe('sticky routing, on a fleet instance (Postgres and Redis)', { skip: fle
     await stopPostgres();
   });
 
-  test('a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed, in Postgres', { timeout: 60_000 }, async () => {
-    const rig = await startRig({ env: { DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url } });
-    try {
-      assert.equal(rig.gw.services.stores.engine, 'postgres');
-      await measure(rig);
-    } finally {
-      await rig.close();
-    }
-  });
+  test(
+    'a 10-turn conversation over 3 equal endpoints stays on the first one, and its cache reads are billed, in Postgres',
+    { timeout: 60_000 },
+    async () => {
+      const rig = await startRig({ env: { DATABASE_URL: await createTestDatabase(), REDIS_URL: redis.url } });
+      try {
+        assert.equal(rig.gw.services.stores.engine, 'postgres');
+        await measure(rig);
+      } finally {
+        await rig.close();
+      }
+    },
+  );
 });

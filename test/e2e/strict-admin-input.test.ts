@@ -48,7 +48,12 @@ describe('strict admin and management input', () => {
     assert.equal(nested.json.error.param, 'limits.requests_per_mnute');
     assert.match(nested.json.error.message, /Did you mean "requests_per_minute"\?/);
 
-    const credits = await call('POST', api(`/admin/accounts/${gw.accountId}/credits`), admin, { kind: 'grant', amount: '1', reason: 'r', note: 'x' });
+    const credits = await call('POST', api(`/admin/accounts/${gw.accountId}/credits`), admin, {
+      kind: 'grant',
+      amount: '1',
+      reason: 'r',
+      note: 'x',
+    });
     assert.equal(credits.status, 400);
     assert.equal(credits.json.error.param, 'note');
 
@@ -98,7 +103,12 @@ describe('strict admin and management input', () => {
 
   test('an empty change is a 400, not a 200 with an empty audit row', async () => {
     const auditBefore = await audited();
-    for (const [path, key] of [[`/admin/accounts/${gw.accountId}`, admin], [`/admin/keys/${gw.keyHash}`, admin], [`/keys/${gw.keyHash}`, mgmt], ['/account', mgmt]] as const) {
+    for (const [path, key] of [
+      [`/admin/accounts/${gw.accountId}`, admin],
+      [`/admin/keys/${gw.keyHash}`, admin],
+      [`/keys/${gw.keyHash}`, mgmt],
+      ['/account', mgmt],
+    ] as const) {
       const res = await call('PATCH', api(path), key, {});
       assert.equal(res.status, 400, path);
       assert.equal(res.json.error.code, 'missing_parameter', path);
@@ -148,9 +158,17 @@ describe('strict admin and management input', () => {
 
   test('the model routes still pass every body to their dialect decoders', async () => {
     const auth = { authorization: `Bearer ${gw.key}` };
-    const chat = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }], x_unknown_extension: 1 }, auth);
+    const chat = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'switchyard/sim-fast', messages: [{ role: 'user', content: 'hi' }], x_unknown_extension: 1 },
+      auth,
+    );
     assert.notEqual(chat.json?.error?.message ?? '', 'Unknown field "x_unknown_extension".');
-    const messages = await postJson(`${gw.baseUrl}/messages`, { model: 'switchyard/sim-fast', max_tokens: 'many', messages: [] }, { 'x-api-key': gw.key });
+    const messages = await postJson(
+      `${gw.baseUrl}/messages`,
+      { model: 'switchyard/sim-fast', max_tokens: 'many', messages: [] },
+      { 'x-api-key': gw.key },
+    );
     assert.equal(messages.status, 400);
     assert.equal(messages.json.type, 'error', 'the Anthropic error shape');
   });

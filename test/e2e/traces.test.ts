@@ -37,7 +37,11 @@ describe('traces (OTLP/HTTP)', () => {
 
   test('a server span per request and a client span per upstream attempt, with GenAI attributes and W3C trace context sent upstream', async () => {
     emu.enqueue({ fault: 'status', status: 500 }, { text: 'hello', usage: { prompt_tokens: 12, completion_tokens: 3 } });
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', models: ['acme/mock-1', 'acme/mock-2'], messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', models: ['acme/mock-1', 'acme/mock-2'], messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(r.status, 200, r.text);
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(3);
@@ -62,7 +66,10 @@ describe('traces (OTLP/HTTP)', () => {
       assert.equal(c.attributes['gen_ai.operation.name'], 'chat');
       assert.equal(c.attributes['gen_ai.provider.name'], 'local');
     }
-    const [failed, served] = [clients.find((c) => c.attributes['gen_ai.request.model'] === 'mock-model')!, clients.find((c) => c.attributes['gen_ai.request.model'] === 'mock-model-2')!];
+    const [failed, served] = [
+      clients.find((c) => c.attributes['gen_ai.request.model'] === 'mock-model')!,
+      clients.find((c) => c.attributes['gen_ai.request.model'] === 'mock-model-2')!,
+    ];
     assert.equal(failed.attributes['error.type'], '500');
     assert.equal(failed.attributes['http.response.status_code'], 500);
     assert.equal(served.attributes['http.response.status_code'], 200);
@@ -77,7 +84,11 @@ describe('traces (OTLP/HTTP)', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parentId = '00f067aa0ba902b7';
     emu.enqueue({ text: 'traced' });
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] }, { ...auth, traceparent: `00-${traceId}-${parentId}-01` });
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', messages: [{ role: 'user', content: 'hi' }] },
+      { ...auth, traceparent: `00-${traceId}-${parentId}-01` },
+    );
     assert.equal(r.status, 200, r.text);
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(before + 2);
@@ -90,7 +101,9 @@ describe('traces (OTLP/HTTP)', () => {
   test("a Gemini request with its key in the query string: spans like chat's, and no key in any span", async () => {
     const before = receiver.spans.length;
     emu.enqueue({ text: 'gemini traced', usage: { prompt_tokens: 4, completion_tokens: 2 } });
-    const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse&key=${gw.key}`, { contents: [{ parts: [{ text: 'hi' }] }] });
+    const r = await postJson(`${gw.origin}/v1beta/models/acme/mock-1:streamGenerateContent?alt=sse&key=${gw.key}`, {
+      contents: [{ parts: [{ text: 'hi' }] }],
+    });
     assert.equal(r.status, 200, r.text);
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(before + 2);
@@ -106,7 +119,11 @@ describe('traces (OTLP/HTTP)', () => {
 
   test('a refused request gets a server span with error.type', async () => {
     const before = receiver.spans.length;
-    const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const r = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     assert.equal(r.status, 400);
     await gw.services.telemetry.tracing!.flush();
     await receiver.whenSpans(before + 1);

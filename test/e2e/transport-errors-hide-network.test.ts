@@ -26,11 +26,17 @@ describe('a transport error tells the client the provider and a reason, not the 
   const ask = (dialect: string, stream: boolean) => {
     const auth = { authorization: `Bearer ${gw.key}` };
     const model = 'acme/mock-1';
-    if (dialect === 'chat') return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
-    if (dialect === 'messages') return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'chat')
+      return postJson(`${gw.baseUrl}/chat/completions`, { model, stream, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    if (dialect === 'messages')
+      return postJson(`${gw.baseUrl}/messages`, { model, stream, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }, auth);
     if (dialect === 'gemini') {
       const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-      return postJson(`${gw.origin}/v1beta/models/${model}:${method}`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': gw.key });
+      return postJson(
+        `${gw.origin}/v1beta/models/${model}:${method}`,
+        { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+        { 'x-goog-api-key': gw.key },
+      );
     }
     return postJson(`${gw.baseUrl}/responses`, { model, stream, input: 'hi' }, auth);
   };
@@ -48,7 +54,8 @@ describe('a transport error tells the client the provider and a reason, not the 
         const error = res.json.error;
         assert.match(error.message, /\blocal\b.*connection refused/);
         // Google's shape carries the gateway's code and metadata in its ErrorInfo.
-        const { code, metadata } = dialect === 'gemini' ? { code: error.details[0].reason.toLowerCase(), metadata: error.details[0].metadata } : error;
+        const { code, metadata } =
+          dialect === 'gemini' ? { code: error.details[0].reason.toLowerCase(), metadata: error.details[0].metadata } : error;
         assert.equal(code, 'provider_error');
         assert.equal(metadata.provider_name, 'local');
         assert.equal(metadata.reason, 'connection refused');
@@ -57,7 +64,9 @@ describe('a transport error tells the client the provider and a reason, not the 
   }
 
   test("the operator's request log keeps the system error whole", () => {
-    const failed = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && l.error === 'provider_error');
+    const failed = logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request' && l.error === 'provider_error');
     assert.ok(failed.length >= 6, `${failed.length} failed requests logged`);
     for (const line of failed) assert.match(String(line.error_detail), new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
   });
@@ -77,7 +86,11 @@ describe('a connection cut while the answer streams: the in-stream error names t
 
   test('chat, streamed: "connection reset", no address', async () => {
     emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 2 });
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200);
     const last = (sseData(res.text) as any[]).at(-1);
     assert.equal(last.error.code, 'provider_error');

@@ -41,12 +41,21 @@ describe('options that cost extra upstream', () => {
     await Promise.all([oa.close(), or.close()]);
   });
 
-  async function withGateway(unpriced: { openai?: string; openrouter?: string }, run: (gw: TestGateway, chat: (body: Record<string, unknown>) => ReturnType<typeof postJson>) => Promise<void>): Promise<void> {
+  async function withGateway(
+    unpriced: { openai?: string; openrouter?: string },
+    run: (gw: TestGateway, chat: (body: Record<string, unknown>) => ReturnType<typeof postJson>) => Promise<void>,
+  ): Promise<void> {
     oa.reset();
     or.reset();
     const gw = await startTestGateway({ yaml: yaml(oa.baseUrl, or.baseUrl, unpriced) });
     try {
-      await run(gw, (body) => postJson(`${gw.baseUrl}/chat/completions`, { messages: [{ role: 'user', content: 'hi' }], ...body }, { authorization: `Bearer ${gw.key}` }));
+      await run(gw, (body) =>
+        postJson(
+          `${gw.baseUrl}/chat/completions`,
+          { messages: [{ role: 'user', content: 'hi' }], ...body },
+          { authorization: `Bearer ${gw.key}` },
+        ),
+      );
     } finally {
       await gw.close();
     }

@@ -7,7 +7,15 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 // Content one provider cannot take (audio to Anthropic) is refused for that endpoint before
 // anything is sent; another endpoint of the plan that can take it serves the request.
 
-const audioMessage = [{ role: 'user', content: [{ type: 'text', text: 'transcribe' }, { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }];
+const audioMessage = [
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'transcribe' },
+      { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+    ],
+  },
+];
 
 describe('content an endpoint cannot carry', () => {
   let anth: AnthropicEmulator;
@@ -43,7 +51,11 @@ models:
   for (const stream of [false, true]) {
     test(`with no other endpoint it is a 400 unsupported_content, ${stream ? 'streamed' : 'not streamed'}, and nothing is sent`, async () => {
       const before = anth.requests.length;
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/claude-only', stream, messages: audioMessage }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/claude-only', stream, messages: audioMessage },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, 'unsupported_content');
       assert.equal(anth.requests.length, before);
@@ -52,7 +64,11 @@ models:
 
   test('another endpoint that can carry it serves the request', async () => {
     // Either endpoint may be drawn first; whichever it is, the audio ends up at the OpenAI one.
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/either', messages: audioMessage }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/either', messages: audioMessage },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.provider, 'oai');
   });

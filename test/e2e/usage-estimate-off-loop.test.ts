@@ -26,11 +26,15 @@ after(async () => {
 
 const tokenizerLoadedHere = (): boolean => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('gpt-tokenizer'));
 
-test('answers without usage, streamed or not, are charged their o200k count without loading a tokenizer on the event loop\'s thread', async () => {
+test("answers without usage, streamed or not, are charged their o200k count without loading a tokenizer on the event loop's thread", async () => {
   const records = [];
   for (const stream of [false, true]) {
     emu.enqueue({ text: ANSWER, omitUsage: true });
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mock-1', stream, messages: [{ role: 'user', content: PROMPT }] }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mock-1', stream, messages: [{ role: 'user', content: PROMPT }] },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     await gw.flush();
     records.push((await gw.services.stores.generations.getRecord(res.headers.get('x-generation-id')!))!);

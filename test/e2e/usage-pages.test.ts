@@ -7,7 +7,6 @@ import { call, createAdminKey } from '../support/admin-client.ts';
 // client's string: its groups are as many as the titles sent), with the range's totals on
 // every page.
 
-
 const TITLES = 60;
 
 describe('usage aggregates are paged', () => {
@@ -20,8 +19,11 @@ describe('usage aggregates are paged', () => {
     manager = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
     // One app title per request, prompts of different lengths: groups of different costs.
     for (let i = 0; i < TITLES; i++) {
-      const r = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/paid-sim', messages: [{ role: 'user', content: 'word '.repeat(1 + (i % 7)) }] },
-        { authorization: `Bearer ${gw.key}`, 'x-title': `app-${String(i).padStart(2, '0')}` });
+      const r = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/paid-sim', messages: [{ role: 'user', content: 'word '.repeat(1 + (i % 7)) }] },
+        { authorization: `Bearer ${gw.key}`, 'x-title': `app-${String(i).padStart(2, '0')}` },
+      );
       assert.equal(r.status, 200, r.text);
     }
     await gw.flush();
@@ -44,17 +46,34 @@ describe('usage aggregates are paged', () => {
     return { rows, totals, pages };
   }
 
-  for (const [name, path, key] of [['GET /admin/usage', '/api/v1/admin/usage', () => admin], ['GET /usage', '/api/v1/usage', () => manager]] as const) {
+  for (const [name, path, key] of [
+    ['GET /admin/usage', '/api/v1/admin/usage', () => admin],
+    ['GET /usage', '/api/v1/usage', () => manager],
+  ] as const) {
     test(`${name}: by app in pages of 7, every title once, highest cost first, the same totals on every page`, async () => {
       const { rows, totals, pages } = await walk(`${path}?group_by=app&limit=7`, key());
       assert.equal(pages, Math.ceil(TITLES / 7));
-      assert.deepEqual(rows.map((r) => r.group).sort(), Array.from({ length: TITLES }, (_, i) => `app-${String(i).padStart(2, '0')}`));
+      assert.deepEqual(
+        rows.map((r) => r.group).sort(),
+        Array.from({ length: TITLES }, (_, i) => `app-${String(i).padStart(2, '0')}`),
+      );
       for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].cost >= rows[i].cost, `cost order at ${i}`);
-      assert.ok(totals.every((t) => JSON.stringify(t) === JSON.stringify(totals[0])), 'the totals are the range\'s, whatever the page');
+      assert.ok(
+        totals.every((t) => JSON.stringify(t) === JSON.stringify(totals[0])),
+        "the totals are the range's, whatever the page",
+      );
       const t = totals[0] as { requests: number; cost_usd: string };
-      assert.equal(t.requests, rows.reduce((n, r) => n + r.requests, 0));
-      const nanos = (usd: string): bigint => BigInt(usd.replace('.', '').replace(/^0+(?=\d)/, '')) * 10n ** BigInt(9 - (usd.split('.')[1]?.length ?? 0));
-      assert.equal(nanos(t.cost_usd), rows.reduce((n, r) => n + nanos(r.cost_usd), 0n), 'the pages\' costs add up to the total exactly');
+      assert.equal(
+        t.requests,
+        rows.reduce((n, r) => n + r.requests, 0),
+      );
+      const nanos = (usd: string): bigint =>
+        BigInt(usd.replace('.', '').replace(/^0+(?=\d)/, '')) * 10n ** BigInt(9 - (usd.split('.')[1]?.length ?? 0));
+      assert.equal(
+        nanos(t.cost_usd),
+        rows.reduce((n, r) => n + nanos(r.cost_usd), 0n),
+        "the pages' costs add up to the total exactly",
+      );
     });
   }
 

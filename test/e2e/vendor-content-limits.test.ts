@@ -60,7 +60,11 @@ models:
     const how = stream ? 'streamed' : 'not streamed';
     test(`an image to a text-only vendor is a 400 unsupported_content with nothing sent, ${how}`, async () => {
       const before = sent();
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/text-only', stream, messages: withPart(image) }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/text-only', stream, messages: withPart(image) },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, 'unsupported_content');
       assert.match(res.json.error.message, /DeepSeek/);
@@ -70,7 +74,11 @@ models:
     test(`a PDF kept native to a vendor without file parts is a 400 unsupported_content with nothing sent, ${how}`, async () => {
       const before = sent();
       const plugins = [{ id: 'file-parser', pdf: { engine: 'native' } }];
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', stream, plugins, messages: withPart(pdf) }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/no-files', stream, plugins, messages: withPart(pdf) },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json.error.code, 'unsupported_content');
       assert.equal(sent(), before);
@@ -80,7 +88,11 @@ models:
   test('the image goes to the endpoints that take it and never to the one that does not', async () => {
     const before = { ds: deepseek.requests.length, gq: groq.requests.length, oa: openai.requests.length };
     // Whichever endpoint is drawn first, DeepSeek receives nothing; Groq or OpenAI serves.
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mixed', messages: withPart(image) }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mixed', messages: withPart(image) },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     assert.ok(res.json.provider === 'gq' || res.json.provider === 'oa', res.json.provider);
     assert.equal(deepseek.requests.length, before.ds);
@@ -88,7 +100,11 @@ models:
 
   test('the PDF goes only to the endpoint that takes files', async () => {
     const before = { ds: deepseek.requests.length, gq: groq.requests.length, oa: openai.requests.length };
-    const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/mixed', messages: withPart(pdf) }, { authorization: `Bearer ${gw.key}` });
+    const res = await postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { model: 'acme/mixed', messages: withPart(pdf) },
+      { authorization: `Bearer ${gw.key}` },
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.provider, 'oa');
     assert.equal(deepseek.requests.length, before.ds);

@@ -92,11 +92,17 @@ models:
   test('Claude on Vertex, not streamed: rawPredict with the Vertex envelope; usage and the exact cost', async () => {
     claude.enqueue({ text: 'Paris.', usage: { input_tokens: 10, output_tokens: 3, cache_read_input_tokens: 100 } });
     const before = (await gw.services.stores.accounts.balance(gw.accountId))!;
-    const c = await client.chat.completions.create({ model: 'acme/claude-vertex', messages: [{ role: 'user', content: 'Capital of France?' }] });
+    const c = await client.chat.completions.create({
+      model: 'acme/claude-vertex',
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+    });
     assert.equal(c.choices[0]!.message.content, 'Paris.');
     assert.equal(c.usage!.prompt_tokens, 110);
     const r = claude.requests[0]!;
-    assert.equal(r.path, `/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/${encodeURIComponent('claude-sonnet-4-5@20250929')}:rawPredict`);
+    assert.equal(
+      r.path,
+      `/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/${encodeURIComponent('claude-sonnet-4-5@20250929')}:rawPredict`,
+    );
     assert.equal(r.body.anthropic_version, 'vertex-2023-10-16');
     assert.equal('model' in r.body, false);
     assert.equal(r.headers['x-api-key'], undefined);
@@ -108,7 +114,10 @@ models:
   test('Claude on Vertex, streamed: streamRawPredict, the text in pieces, usage last', async () => {
     claude.enqueue({ text: 'one two three', chunks: 3, usage: { input_tokens: 7, output_tokens: 3 } });
     const stream = await client.chat.completions.create({
-      model: 'acme/claude-vertex', messages: [{ role: 'user', content: 'Count.' }], stream: true, stream_options: { include_usage: true },
+      model: 'acme/claude-vertex',
+      messages: [{ role: 'user', content: 'Count.' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     let text = '';
     let pieces = 0;
@@ -133,19 +142,26 @@ models:
     const c = await client.chat.completions.create({ model: 'acme/gemini-vertex', messages: [{ role: 'user', content: 'Hi' }] });
     assert.equal(c.choices[0]!.message.content, 'Hello there.');
     assert.equal(c.usage!.prompt_tokens, 5);
-    const stream = await client.chat.completions.create({ model: 'acme/gemini-vertex', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'acme/gemini-vertex',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     assert.equal(text, 'Hello again.');
-    assert.deepEqual(gemini.requests.map((r) => r.path), [
-      '/v1/projects/my-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
-      '/v1/projects/my-project/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
-    ]);
+    assert.deepEqual(
+      gemini.requests.map((r) => r.path),
+      [
+        '/v1/projects/my-project/locations/global/publishers/google/models/gemini-2.5-flash:generateContent',
+        '/v1/projects/my-project/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+      ],
+    );
     assert.deepEqual(gemini.requests[0]!.body.contents, [{ role: 'user', parts: [{ text: 'Hi' }] }]);
     assert.equal(gemini.requests[0]!.headers['x-goog-api-key'], undefined);
   });
 
-  test('each Vertex flavour lists its publisher\'s parameters (Gemini on Vertex without the penalties Gemini 2.5 refuses)', async () => {
+  test("each Vertex flavour lists its publisher's parameters (Gemini on Vertex without the penalties Gemini 2.5 refuses)", async () => {
     const params = async (model: string): Promise<string[]> => {
       const res = await fetch(`${gw.origin}/api/v1/models/${model}/endpoints`, { headers: { authorization: `Bearer ${gw.key}` } });
       assert.equal(res.status, 200);
@@ -183,6 +199,6 @@ models:
     const sent = String(gemini.requests[0]!.headers.authorization).slice('Bearer '.length);
     assert.doesNotMatch(JSON.stringify(err.error), new RegExp(sent.slice(-20)));
     await gw.flush();
-    assert.equal((await gw.services.stores.accounts.balance(gw.accountId)), before);
+    assert.equal(await gw.services.stores.accounts.balance(gw.accountId), before);
   });
 });

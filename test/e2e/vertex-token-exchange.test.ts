@@ -29,13 +29,16 @@ describe('Vertex AI with an access token from a token endpoint', () => {
     gemini = await startGeminiEmulator({ vertexCredentials: { accessToken: ACCESS_TOKEN } });
     writeFileSync(join(dir, 'subject-token'), SUBJECT_TOKEN);
     const credentialsFile = join(dir, 'external-account.json');
-    writeFileSync(credentialsFile, JSON.stringify({
-      type: 'external_account',
-      audience: '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/provider',
-      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-      token_url: sts.tokenUrl,
-      credential_source: { file: join(dir, 'subject-token') },
-    }));
+    writeFileSync(
+      credentialsFile,
+      JSON.stringify({
+        type: 'external_account',
+        audience: '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/provider',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+        token_url: sts.tokenUrl,
+        credential_source: { file: join(dir, 'subject-token') },
+      }),
+    );
     gw = await startTestGateway({
       yaml: `sim: false
 providers:
@@ -70,8 +73,14 @@ models:
       const c = await client.chat.completions.create({ model: 'acme/gemini-vertex', messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(c.choices[0]!.message.content, text);
     }
-    assert.deepEqual(gemini.requests.map((r) => r.headers.authorization), [`Bearer ${ACCESS_TOKEN}`, `Bearer ${ACCESS_TOKEN}`]);
-    assert.equal(gemini.requests[0]!.path, '/v1/projects/my-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent');
+    assert.deepEqual(
+      gemini.requests.map((r) => r.headers.authorization),
+      [`Bearer ${ACCESS_TOKEN}`, `Bearer ${ACCESS_TOKEN}`],
+    );
+    assert.equal(
+      gemini.requests[0]!.path,
+      '/v1/projects/my-project/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
     assert.equal(sts.exchanges.length, 1, 'the access token is cached');
     assert.equal(sts.exchanges[0]!.subjectToken, SUBJECT_TOKEN);
     assert.match(sts.exchanges[0]!.scope ?? '', /https:\/\/www\.googleapis\.com\/auth\/cloud-platform/);

@@ -62,7 +62,7 @@ async function load(gw: TestGateway, total: number, parallel: number, afterEach:
 }
 
 describe('WAL checkpoints', () => {
-  describe('with the checkpointer\'s timer an hour away and no bound reached', () => {
+  describe("with the checkpointer's timer an hour away and no bound reached", () => {
     let gw: TestGateway;
     before(async () => {
       gw = await startTestGateway({ yaml: YAML, credits: '1000', writer: { checkpointMs: HOUR, walLimitBytes: 1024 ** 3 } });
@@ -136,7 +136,7 @@ describe('WAL checkpoints', () => {
     });
     after(async () => gw.close());
 
-    test('with no settlement, the serve lease\'s renewals (a commit each) start it now and then, and it copies them', async () => {
+    test("with no settlement, the serve lease's renewals (a commit each) start it now and then, and it copies them", async () => {
       const checkpointer = gw.services.writer!.walCheckpointer;
       const dbPath = gw.services.inForce.config.database.path;
       // No settlement on this gateway: only the renewals, one a second, every 3rd of which wakes it.
@@ -148,7 +148,7 @@ describe('WAL checkpoints', () => {
     });
   });
 
-  describe('with a 1 MiB bound and the checkpointer\'s timer an hour away', () => {
+  describe("with a 1 MiB bound and the checkpointer's timer an hour away", () => {
     const LIMIT = 1024 * 1024;
     // What the gateway may write while one checkpoint round runs (about 100 answers' WAL frames here).
     const MARGIN = 8 * 1024 * 1024;
@@ -158,7 +158,7 @@ describe('WAL checkpoints', () => {
     });
     after(async () => gw.close());
 
-    test('the -wal file never grows past the bound (plus a round\'s writes) under a sustained load', async () => {
+    test("the -wal file never grows past the bound (plus a round's writes) under a sustained load", async () => {
       const dbPath = gw.services.inForce.config.database.path;
       let changes = 0;
       gw.services.writer!.onExternalChange(() => changes++);

@@ -55,7 +55,11 @@ describe('web search for every model', () => {
   let gw: TestGateway;
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${gw.key}` });
   const chat = (body: Record<string, unknown>, key?: string): ReturnType<typeof postJson> =>
-    postJson(`${gw.baseUrl}/chat/completions`, { messages: [{ role: 'user', content: 'What is switchyard?' }], max_tokens: 50, ...body }, key === undefined ? auth() : { authorization: `Bearer ${key}` });
+    postJson(
+      `${gw.baseUrl}/chat/completions`,
+      { messages: [{ role: 'user', content: 'What is switchyard?' }], max_tokens: 50, ...body },
+      key === undefined ? auth() : { authorization: `Bearer ${key}` },
+    );
 
   before(async () => {
     emu = await startOpenAIChatEmulator();
@@ -97,15 +101,40 @@ describe('web search for every model', () => {
     assert.equal(body.plugins, undefined);
     const system = injected();
     assert.match(system.content, /^A web search was conducted on \d{4}-\d{2}-\d{2}\./);
-    assert.match(system.content, /\[1\] Switchyard gateway\nURL: https:\/\/example\.com\/switchyard\nSwitchyard is a self-hosted model gateway\./);
-    assert.match(system.content, /\[2\] Web search docs\nURL: https:\/\/docs\.example\.org\/search\nThe gateway runs web search/, 'HTML marks stripped');
+    assert.match(
+      system.content,
+      /\[1\] Switchyard gateway\nURL: https:\/\/example\.com\/switchyard\nSwitchyard is a self-hosted model gateway\./,
+    );
+    assert.match(
+      system.content,
+      /\[2\] Web search docs\nURL: https:\/\/docs\.example\.org\/search\nThe gateway runs web search/,
+      'HTML marks stripped',
+    );
 
     const message = res.json.choices[0].message;
     assert.equal(message.content, CITING);
     const start = CITING.indexOf('[example.com]');
     assert.deepEqual(message.annotations, [
-      { type: 'url_citation', url_citation: { url: 'https://example.com/switchyard', title: 'Switchyard gateway', content: 'Switchyard is a self-hosted model gateway.', start_index: start, end_index: CITING.length - 1 } },
-      { type: 'url_citation', url_citation: { url: 'https://docs.example.org/search', title: 'Web search docs', content: 'The gateway runs web search for every model.', start_index: 0, end_index: 0 } },
+      {
+        type: 'url_citation',
+        url_citation: {
+          url: 'https://example.com/switchyard',
+          title: 'Switchyard gateway',
+          content: 'Switchyard is a self-hosted model gateway.',
+          start_index: start,
+          end_index: CITING.length - 1,
+        },
+      },
+      {
+        type: 'url_citation',
+        url_citation: {
+          url: 'https://docs.example.org/search',
+          title: 'Web search docs',
+          content: 'The gateway runs web search for every model.',
+          start_index: 0,
+          end_index: 0,
+        },
+      },
     ]);
     assert.equal(CITING.slice(start, CITING.length - 1), '[example.com](https://example.com/switchyard)');
     assert.deepEqual(message.citations, ['https://example.com/switchyard', 'https://docs.example.org/search']);
@@ -147,7 +176,13 @@ describe('web search for every model', () => {
     injected();
     const part = res.json.output.find((i: any) => i.type === 'message').content[0];
     assert.equal(part.text, CITING);
-    assert.deepEqual(part.annotations[0], { type: 'url_citation', start_index: CITING.indexOf('[example.com]'), end_index: CITING.length - 1, url: 'https://example.com/switchyard', title: 'Switchyard gateway' });
+    assert.deepEqual(part.annotations[0], {
+      type: 'url_citation',
+      start_index: CITING.indexOf('[example.com]'),
+      end_index: CITING.length - 1,
+      url: 'https://example.com/switchyard',
+      title: 'Switchyard gateway',
+    });
     assert.deepEqual(res.json.usage.server_tool_use, { web_search_requests: 1 });
 
     const streamed = await postJson(`${gw.baseUrl}/responses`, { ...body, stream: true }, auth());
@@ -213,7 +248,11 @@ describe('web search for every model', () => {
     const other = await startTestGateway({ yaml: yaml(emu.baseUrl, down), env: { SEARCH_KEY: 'k' } });
     try {
       emu.reset();
-      const res = await postJson(`${other.baseUrl}/responses`, { model: 'acme/plain', input: 'hi', tools: [{ type: 'web_search_preview' }] }, { authorization: `Bearer ${other.key}` });
+      const res = await postJson(
+        `${other.baseUrl}/responses`,
+        { model: 'acme/plain', input: 'hi', tools: [{ type: 'web_search_preview' }] },
+        { authorization: `Bearer ${other.key}` },
+      );
       assert.equal(res.status, 502, res.text);
       assert.equal(res.json.error.code, 'search_failed');
       assert.equal(res.json.error.metadata.reason, 'connection refused');
@@ -229,7 +268,11 @@ describe('web search for every model', () => {
     const other = await startTestGateway({ yaml: yaml(emu.baseUrl, slow, 'searxng', '  timeout_ms: 300\n'), env: { SEARCH_KEY: 'k' } });
     try {
       emu.reset();
-      const res = await postJson(`${other.baseUrl}/chat/completions`, { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] }, { authorization: `Bearer ${other.key}` });
+      const res = await postJson(
+        `${other.baseUrl}/chat/completions`,
+        { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] },
+        { authorization: `Bearer ${other.key}` },
+      );
       assert.equal(res.status, 502, res.text);
       assert.equal(res.json.error.metadata.reason, 'timed out');
       assert.equal(slow.requests.length, 1);
@@ -243,10 +286,17 @@ describe('web search for every model', () => {
   test('the request deadline counts the search: past timeouts.request_ms it is a 408, nothing charged', async () => {
     const slow = await startFakeSearchBackend('searxng');
     slow.hang = true;
-    const other = await startTestGateway({ yaml: yaml(emu.baseUrl, slow, 'searxng', 'timeouts:\n  request_ms: 300\n'), env: { SEARCH_KEY: 'k' } });
+    const other = await startTestGateway({
+      yaml: yaml(emu.baseUrl, slow, 'searxng', 'timeouts:\n  request_ms: 300\n'),
+      env: { SEARCH_KEY: 'k' },
+    });
     try {
       emu.reset();
-      const res = await postJson(`${other.baseUrl}/chat/completions`, { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] }, { authorization: `Bearer ${other.key}` });
+      const res = await postJson(
+        `${other.baseUrl}/chat/completions`,
+        { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] },
+        { authorization: `Bearer ${other.key}` },
+      );
       assert.equal(res.status, 408, res.text);
       assert.equal(res.json.error.code, 'timeout');
       assert.equal(emu.requests.length, 0);
@@ -261,10 +311,16 @@ describe('web search for every model', () => {
   test("messages: Anthropic's web_search server tool is run by the gateway, counted in Anthropic's usage field", async () => {
     reset();
     emu.enqueue({ text: CITING, usage: USAGE });
-    const res = await postJson(`${gw.baseUrl}/messages`, {
-      model: 'acme/plain', max_tokens: 50, messages: [{ role: 'user', content: 'What is switchyard?' }],
-      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
-    }, { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' });
+    const res = await postJson(
+      `${gw.baseUrl}/messages`,
+      {
+        model: 'acme/plain',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'What is switchyard?' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
+      },
+      { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' },
+    );
     assert.equal(res.status, 200, res.text);
     injected();
     assert.equal(res.json.content[0].text, CITING);
@@ -274,9 +330,14 @@ describe('web search for every model', () => {
   test("Gemini's API: the googleSearch tool is run by the gateway", async () => {
     reset();
     emu.enqueue({ text: CITING, usage: USAGE });
-    const res = await postJson(`${gw.origin}/v1beta/models/acme/plain:generateContent`, {
-      contents: [{ role: 'user', parts: [{ text: 'What is switchyard?' }] }], tools: [{ googleSearch: {} }],
-    }, { 'x-goog-api-key': gw.key });
+    const res = await postJson(
+      `${gw.origin}/v1beta/models/acme/plain:generateContent`,
+      {
+        contents: [{ role: 'user', parts: [{ text: 'What is switchyard?' }] }],
+        tools: [{ googleSearch: {} }],
+      },
+      { 'x-goog-api-key': gw.key },
+    );
     assert.equal(res.status, 200, res.text);
     injected();
     assert.equal(search.requests.length, 1);
@@ -340,10 +401,21 @@ describe('each backend kind speaks its own wire format', () => {
       const gw = await startTestGateway({ yaml: yaml(emu.baseUrl, search, kind), env: { SEARCH_KEY: `${kind}-key` } });
       try {
         emu.reset();
-        const res = await postJson(`${gw.baseUrl}/chat/completions`, {
-          model: 'acme/plain', messages: [{ role: 'user', content: 'news about gateways' }],
-          search_parameters: { mode: 'on', max_search_results: 4, from_date: '2026-01-01', to_date: '2026-02-01', sources: [{ type: 'web', allowed_websites: ['example.com'] }] },
-        }, { authorization: `Bearer ${gw.key}` });
+        const res = await postJson(
+          `${gw.baseUrl}/chat/completions`,
+          {
+            model: 'acme/plain',
+            messages: [{ role: 'user', content: 'news about gateways' }],
+            search_parameters: {
+              mode: 'on',
+              max_search_results: 4,
+              from_date: '2026-01-01',
+              to_date: '2026-02-01',
+              sources: [{ type: 'web', allowed_websites: ['example.com'] }],
+            },
+          },
+          { authorization: `Bearer ${gw.key}` },
+        );
         assert.equal(res.status, 200, res.text);
         assert.equal(emu.requests[0]!.body.search_parameters, undefined);
         const system = (emu.requests[0]!.body.messages as Array<{ content: string }>)[0]!.content;
@@ -362,14 +434,24 @@ describe('each backend kind speaks its own wire format', () => {
           assert.equal(sent.method, 'POST');
           assert.equal(sent.url, '/search');
           assert.equal(sent.headers.authorization, 'Bearer tavily-key');
-          assert.deepEqual(sent.body, { query: 'news about gateways', max_results: 4, include_domains: ['example.com'], start_date: '2026-01-01', end_date: '2026-02-01' });
+          assert.deepEqual(sent.body, {
+            query: 'news about gateways',
+            max_results: 4,
+            include_domains: ['example.com'],
+            start_date: '2026-01-01',
+            end_date: '2026-02-01',
+          });
         } else {
           assert.equal(sent.method, 'POST');
           assert.equal(sent.url, '/search');
           assert.equal(sent.headers['x-api-key'], 'exa-key');
           assert.deepEqual(sent.body, {
-            query: 'news about gateways', numResults: 4, contents: { text: { maxCharacters: 1500 } },
-            includeDomains: ['example.com'], startPublishedDate: '2026-01-01', endPublishedDate: '2026-02-01',
+            query: 'news about gateways',
+            numResults: 4,
+            contents: { text: { maxCharacters: 1500 } },
+            includeDomains: ['example.com'],
+            startPublishedDate: '2026-01-01',
+            endPublishedDate: '2026-02-01',
           });
         }
       } finally {
@@ -381,9 +463,16 @@ describe('each backend kind speaks its own wire format', () => {
 
   test('a backend on a private address is refused unless the operator allows it', async () => {
     const search = await startFakeSearchBackend('searxng');
-    const gw = await startTestGateway({ yaml: yaml(emu.baseUrl, search).replace('  allow_private_addresses: true\n', ''), env: { SEARCH_KEY: 'k' } });
+    const gw = await startTestGateway({
+      yaml: yaml(emu.baseUrl, search).replace('  allow_private_addresses: true\n', ''),
+      env: { SEARCH_KEY: 'k' },
+    });
     try {
-      const res = await postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] }, { authorization: `Bearer ${gw.key}` });
+      const res = await postJson(
+        `${gw.baseUrl}/chat/completions`,
+        { model: 'acme/plain', messages: [{ role: 'user', content: 'hi' }], plugins: [{ id: 'web' }] },
+        { authorization: `Bearer ${gw.key}` },
+      );
       assert.equal(res.status, 502, res.text);
       assert.match(res.json.error.metadata.reason, /private or loopback address/);
       assert.equal(search.requests.length, 0);

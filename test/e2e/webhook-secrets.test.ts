@@ -49,16 +49,21 @@ async function startReceiver() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     got,
     until: (n: number) => new Promise<void>((resolve) => (got.length >= n ? resolve() : waiters.push({ n, resolve }))),
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 /** Every file of the data directory but the config and the key file: the database, its WAL and shared memory. */
 function databaseBytes(dir: string): Buffer {
-  return Buffer.concat(readdirSync(dir).filter((f) => f !== 'switchyard.yaml' && f !== 'webhook-secrets.key' && statSync(join(dir, f)).isFile()).map((f) => readFileSync(join(dir, f))));
+  return Buffer.concat(
+    readdirSync(dir)
+      .filter((f) => f !== 'switchyard.yaml' && f !== 'webhook-secrets.key' && statSync(join(dir, f)).isFile())
+      .map((f) => readFileSync(join(dir, f))),
+  );
 }
 
 const newSecret = () => `whsec_test_${randomBytes(24).toString('hex')}`;
@@ -82,7 +87,9 @@ describe('webhook secrets at rest on SQLite', () => {
       assert.equal(created.json.secret, secret, 'shown once, in the answer');
       const keyFile = join(dir, 'webhook-secrets.key');
       assert.equal(statSync(keyFile).mode & 0o777, 0o600);
-      const row = gw.db.prepare('SELECT secret, secret_key, secret_master_key_id FROM webhooks WHERE id = ?').get(created.json.data.id) as Record<string, string>;
+      const row = gw.db
+        .prepare('SELECT secret, secret_key, secret_master_key_id FROM webhooks WHERE id = ?')
+        .get(created.json.data.id) as Record<string, string>;
       assert.notEqual(row.secret, secret);
       assert.equal(row.secret_master_key_id, MasterKey.parse(readFileSync(keyFile, 'utf8'))!.id);
       assert.ok(!databaseBytes(dir).includes(secret), 'no byte of the secret in the database files');
@@ -90,7 +97,10 @@ describe('webhook secrets at rest on SQLite', () => {
 
       assert.equal((await call('POST', `${gw.origin}/api/v1/keys`, mgmt, { name: 'k1' })).status, 201);
       await receiver.until(1);
-      assert.ok(verifies(secret, receiver.got[0]!.headers['x-switchyard-signature'] as string, receiver.got[0]!.body), 'signed with the secret');
+      assert.ok(
+        verifies(secret, receiver.got[0]!.headers['x-switchyard-signature'] as string, receiver.got[0]!.body),
+        'signed with the secret',
+      );
       // Recorded as delivered before the gateway stops (else the next start sends it again: at least once).
       for (;;) {
         const d = await call('GET', `${gw.origin}/api/v1/webhooks/${created.json.data.id}/deliveries`, mgmt);
@@ -100,13 +110,17 @@ describe('webhook secrets at rest on SQLite', () => {
 
       // A webhook an older gateway stored in clear (before migration 24: no secret_key).
       const clear = newSecret();
-      gw.db.prepare(`INSERT INTO webhooks (id, account_id, url, events, secret, created_at) VALUES (?, ?, ?, '["key.created"]', ?, ?)`)
+      gw.db
+        .prepare(`INSERT INTO webhooks (id, account_id, url, events, secret, created_at) VALUES (?, ?, ?, '["key.created"]', ?, ?)`)
         .run('wh_old_clear', gw.accountId, receiver.url, clear, new Date().toISOString());
       await gw.close();
 
       const again = await startTestGateway({ yaml: HOOKS, dir });
       try {
-        const old = again.db.prepare('SELECT secret, secret_key FROM webhooks WHERE id = ?').get('wh_old_clear') as Record<string, string | null>;
+        const old = again.db.prepare('SELECT secret, secret_key FROM webhooks WHERE id = ?').get('wh_old_clear') as Record<
+          string,
+          string | null
+        >;
         assert.notEqual(old.secret, clear, 'sealed at start');
         assert.notEqual(old.secret_key, null);
         assert.equal((await call('POST', `${again.origin}/api/v1/keys`, mgmt, { name: 'k2' })).status, 201);
@@ -115,7 +129,11 @@ describe('webhook secrets at rest on SQLite', () => {
         assert.equal(byBody.length, 2, 'one delivery per webhook');
         assert.ok(byBody.every((r) => JSON.parse(r.body).data.key.name === 'k2'));
         assert.equal(byBody.filter((r) => verifies(secret, r.headers['x-switchyard-signature'] as string, r.body)).length, 1);
-        assert.equal(byBody.filter((r) => verifies(clear, r.headers['x-switchyard-signature'] as string, r.body)).length, 1, 'the once-clear secret still signs');
+        assert.equal(
+          byBody.filter((r) => verifies(clear, r.headers['x-switchyard-signature'] as string, r.body)).length,
+          1,
+          'the once-clear secret still signs',
+        );
       } finally {
         await again.close();
       }
@@ -141,7 +159,14 @@ describe('webhook secrets at rest on SQLite', () => {
       assert.throws(() => statSync(join(dir, 'webhook-secrets.key')));
       await gw.close();
 
-      const wrong = runCliWithEnv(dir, { BYOK_MASTER: randomBytes(32).toString('base64'), NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT');
+      const wrong = runCliWithEnv(
+        dir,
+        { BYOK_MASTER: randomBytes(32).toString('base64'), NEXT: NEW },
+        'byok',
+        'rotate-master-key',
+        '--new',
+        'env:NEXT',
+      );
       assert.equal(wrong.code, 1, wrong.out + wrong.err);
       assert.match(wrong.err, /webhook wh_\w+ .*does not open with the old master key/);
       const r = runCliWithEnv(dir, { BYOK_MASTER: OLD, NEXT: NEW }, 'byok', 'rotate-master-key', '--new', 'env:NEXT', '--json');
@@ -150,7 +175,10 @@ describe('webhook secrets at rest on SQLite', () => {
 
       const next = await startTestGateway({ yaml: WITH_MASTER, env: { BYOK_MASTER: NEW }, dir });
       try {
-        assert.equal((next.db.prepare('SELECT secret_master_key_id AS id FROM webhooks').get() as { id: string }).id, MasterKey.parse(NEW)!.id);
+        assert.equal(
+          (next.db.prepare('SELECT secret_master_key_id AS id FROM webhooks').get() as { id: string }).id,
+          MasterKey.parse(NEW)!.id,
+        );
         assert.equal((await call('POST', `${next.origin}/api/v1/keys`, mgmt, { name: 'after rotation' })).status, 201);
         await receiver.until(1);
         assert.ok(verifies(secret, receiver.got[0]!.headers['x-switchyard-signature'] as string, receiver.got[0]!.body));
@@ -175,19 +203,35 @@ describe('webhook secrets at rest on Postgres', { skip: postgresUnavailable() ??
     try {
       const mgmt = (await gw.services.accountService.createKey({ accountId: gw.accountId, name: 'mgmt', management: true })).key;
       const secret = newSecret();
-      const created = await call('POST', `${gw.origin}/api/v1/webhooks`, mgmt, { url: 'http://127.0.0.1:9/hook', events: ['key.created'], secret });
+      const created = await call('POST', `${gw.origin}/api/v1/webhooks`, mgmt, {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['key.created'],
+        secret,
+      });
       assert.equal(created.status, 201, JSON.stringify(created.json));
-      const rows = (await client.query('SELECT secret, secret_key FROM webhooks')).rows as Array<{ secret: string; secret_key: string | null }>;
+      const rows = (await client.query('SELECT secret, secret_key FROM webhooks')).rows as Array<{
+        secret: string;
+        secret_key: string | null;
+      }>;
       assert.equal(rows.length, 1);
       assert.ok(!rows[0]!.secret.includes(secret.slice(11)) && rows[0]!.secret_key !== null);
     } finally {
       await client.end();
       await gw.close();
     }
-    const bare = await startTestGateway({ yaml: HOOKS, env: { ...env, DATABASE_URL: await createTestDatabase() }, tweak: (c) => { c.byok = { ...c.byok, masterKey: null }; } });
+    const bare = await startTestGateway({
+      yaml: HOOKS,
+      env: { ...env, DATABASE_URL: await createTestDatabase() },
+      tweak: (c) => {
+        c.byok = { ...c.byok, masterKey: null };
+      },
+    });
     try {
       const mgmt = (await bare.services.accountService.createKey({ accountId: bare.accountId, name: 'mgmt', management: true })).key;
-      const refused = await call('POST', `${bare.origin}/api/v1/webhooks`, mgmt, { url: 'http://127.0.0.1:9/hook', events: ['key.created'] });
+      const refused = await call('POST', `${bare.origin}/api/v1/webhooks`, mgmt, {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['key.created'],
+      });
       assert.equal(refused.status, 503, JSON.stringify(refused.json));
       assert.equal(refused.json.error.code, 'webhook_secrets_not_configured');
       assert.match(refused.json.error.message, /byok\.master_key/);

@@ -13,7 +13,11 @@ import { parseVertexPath, vertexTokenRefusal, type VertexTestCredentials } from 
 export type { RecordedRequest } from './emulator-http.ts';
 
 /** A tool call; `arguments` is the JSON text, streamed as `input_json_delta` fragments. */
-export interface EmulatorToolCall { id?: string; name: string; arguments: string }
+export interface EmulatorToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
 
 export interface EmulatorUsage {
   input_tokens: number;
@@ -53,7 +57,10 @@ export interface AnswerStep {
   omitMessageStop?: boolean;
 }
 
-export interface EmulatorError { type: string; message: string }
+export interface EmulatorError {
+  type: string;
+  message: string;
+}
 
 /**
  * The emulators' faults; here a `status` answer's body defaults to Anthropic's envelope for
@@ -127,7 +134,8 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
     this.record({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     const path = (req.url ?? '').split('?')[0];
     const vertex = parseVertexPath(req.url ?? '');
-    const onVertex = vertex !== null && vertex.publisher === 'anthropic' && (vertex.method === 'rawPredict' || vertex.method === 'streamRawPredict');
+    const onVertex =
+      vertex !== null && vertex.publisher === 'anthropic' && (vertex.method === 'rawPredict' || vertex.method === 'streamRawPredict');
     if (req.method !== 'POST' || (path !== '/v1/messages' && !onVertex)) {
       this.sendError(res, 404, { type: 'not_found_error', message: `Not found: ${req.method} ${req.url}` });
       return;
@@ -151,7 +159,10 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
     if (this.validate) {
       const rejected = rejection(headers, body);
       if (rejected !== null) {
-        this.sendError(res, rejected.status, { type: rejected.status === 401 ? 'authentication_error' : 'invalid_request_error', message: rejected.message });
+        this.sendError(res, rejected.status, {
+          type: rejected.status === 401 ? 'authentication_error' : 'invalid_request_error',
+          message: rejected.message,
+        });
         return;
       }
     }
@@ -179,7 +190,10 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
         else this.sendBody(res, step.status, step.body, step.headers);
         return;
       case 'rate-limit':
-        this.sendError(res, 429, ERROR_TYPES[429]!, { 'retry-after': String(step.retryAfterSeconds), 'anthropic-ratelimit-requests-remaining': '0' });
+        this.sendError(res, 429, ERROR_TYPES[429]!, {
+          'retry-after': String(step.retryAfterSeconds),
+          'anthropic-ratelimit-requests-remaining': '0',
+        });
         return;
       case 'slow-first-byte':
         this.later(res, step.delayMs, () => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res));
@@ -191,7 +205,8 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
         return;
       }
       case 'malformed-json':
-        if (ex.stream) this.sendEvents(res, 200, [this.streamEvents({ text: '' }, ex)[0]!, 'event: content_block_start\ndata: {not json\n\n']);
+        if (ex.stream)
+          this.sendEvents(res, 200, [this.streamEvents({ text: '' }, ex)[0]!, 'event: content_block_start\ndata: {not json\n\n']);
         else this.sendBody(res, 200, '{"id":"msg_broken","type":"message","role":"assistant","content":[');
         return;
       case 'stream-error': {
@@ -207,7 +222,11 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
       case 'hang':
         return;
       case 'stall-after-headers':
-        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        this.stallAfterHeaders(
+          res,
+          ex.stream,
+          ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : [],
+        );
         return;
       case 'echo-headers': {
         const type = (ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!).type;
@@ -276,13 +295,26 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
   private streamEvents(step: AnswerStep, ex: Exchange): string[] {
     const id = `msg_emu_${++this.counter}`;
     const usage = usageOf(step, ex);
-    const events = [sse('message_start', {
-      type: 'message_start',
-      message: {
-        id, type: 'message', role: 'assistant', content: [], model: ex.model, stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, output_tokens: 1 },
-      },
-    })];
+    const events = [
+      sse('message_start', {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: ex.model,
+          stop_reason: null,
+          stop_sequence: null,
+          usage: {
+            input_tokens: usage.input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            output_tokens: 1,
+          },
+        },
+      }),
+    ];
     const blocks = blocksOf(step, this.counter);
     if (blocks.length === 0) events.push(PING);
     blocks.forEach((block, index) => {
@@ -311,25 +343,28 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
           start({ type: 'tool_use', id: block.id, name: block.name, input: {} });
           // Real streams open with an empty fragment.
           delta({ type: 'input_json_delta', partial_json: '' });
-          for (const piece of splitText(block.arguments, Math.min(3, block.arguments.length))) delta({ type: 'input_json_delta', partial_json: piece });
+          for (const piece of splitText(block.arguments, Math.min(3, block.arguments.length)))
+            delta({ type: 'input_json_delta', partial_json: piece });
           break;
         default:
           throw new Error(`unknown emulator block: ${JSON.stringify(block satisfies never)}`);
       }
       events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
     });
-    events.push(sse('message_delta', {
-      type: 'message_delta',
-      delta: { stop_reason: stopReasonOf(step), stop_sequence: step.stopSequence ?? null },
-      // Cumulative, restating the input side as newer API versions do.
-      usage: {
-        input_tokens: usage.input_tokens,
-        cache_creation_input_tokens: usage.cache_creation_input_tokens,
-        cache_read_input_tokens: usage.cache_read_input_tokens,
-        output_tokens: usage.output_tokens,
-        ...(usage.output_tokens_details === undefined ? {} : { output_tokens_details: usage.output_tokens_details }),
-      },
-    }));
+    events.push(
+      sse('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: stopReasonOf(step), stop_sequence: step.stopSequence ?? null },
+        // Cumulative, restating the input side as newer API versions do.
+        usage: {
+          input_tokens: usage.input_tokens,
+          cache_creation_input_tokens: usage.cache_creation_input_tokens,
+          cache_read_input_tokens: usage.cache_read_input_tokens,
+          output_tokens: usage.output_tokens,
+          ...(usage.output_tokens_details === undefined ? {} : { output_tokens_details: usage.output_tokens_details }),
+        },
+      }),
+    );
     events.push(sse('message_stop', { type: 'message_stop' }));
     return events;
   }
@@ -338,7 +373,7 @@ class Emulator extends EmulatorHttp<EmulatorStep> implements AnthropicEmulator {
 /** Vertex's Claude takes the version in the body, and refuses a `model` there. */
 function vertexEnvelopeRefusal(body: any): string | null {
   if (typeof body !== 'object' || body === null) return 'There was an error parsing the body of your request.';
-  if (body.anthropic_version !== 'vertex-2023-10-16') return 'anthropic_version: Input should be \'vertex-2023-10-16\'';
+  if (body.anthropic_version !== 'vertex-2023-10-16') return "anthropic_version: Input should be 'vertex-2023-10-16'";
   if ('model' in body) return 'model: Extra inputs are not permitted';
   return null;
 }
@@ -350,10 +385,14 @@ function sse(event: string, data: unknown): string {
 }
 
 /** The step's content blocks, tool ids filled in. */
-function blocksOf(step: AnswerStep, counter: number): Array<Exclude<EmulatorBlock, { type: 'tool_use' }> | { type: 'tool_use'; id: string; name: string; arguments: string }> {
+function blocksOf(
+  step: AnswerStep,
+  counter: number,
+): Array<Exclude<EmulatorBlock, { type: 'tool_use' }> | { type: 'tool_use'; id: string; name: string; arguments: string }> {
   const blocks: EmulatorBlock[] = step.blocks !== undefined ? [...step.blocks] : [];
   if (step.blocks === undefined) {
-    if (step.thinking !== undefined) blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.signature ?? signatureFor(step.thinking) });
+    if (step.thinking !== undefined)
+      blocks.push({ type: 'thinking', thinking: step.thinking, signature: step.signature ?? signatureFor(step.thinking) });
     if (step.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: step.redacted });
     if (step.text !== undefined && step.text.length > 0) blocks.push({ type: 'text', text: step.text });
     for (const call of step.toolCalls ?? []) blocks.push({ type: 'tool_use', ...call });

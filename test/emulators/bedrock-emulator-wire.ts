@@ -16,7 +16,11 @@ export const TEST_AWS_CREDENTIALS = {
   secretAccessKey: 'switchyard/test/secret/key/do-not-use',
 } as const;
 
-export interface BedrockEmulatorToolCall { id?: string; name: string; arguments: string }
+export interface BedrockEmulatorToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
 
 export interface BedrockEmulatorUsage {
   inputTokens: number;
@@ -53,7 +57,10 @@ const codec = new EventStreamCodec(
 /** One binary frame, padded as AWS pads its payloads (`p`), which readers must ignore. */
 export function encodeFrame(frame: Frame): Uint8Array {
   const typeHeader = frame.messageType === 'event' ? ':event-type' : ':exception-type';
-  const payload = frame.messageType === 'event' ? { ...frame.payload, p: 'abcdefghijklmnopqrstuvwxyzABCDEF'.slice(0, 1 + (frame.type.length % 31)) } : frame.payload;
+  const payload =
+    frame.messageType === 'event'
+      ? { ...frame.payload, p: 'abcdefghijklmnopqrstuvwxyzABCDEF'.slice(0, 1 + (frame.type.length % 31)) }
+      : frame.payload;
   return codec.encode({
     headers: {
       ':message-type': { type: 'string', value: frame.messageType },
@@ -76,15 +83,27 @@ export function encodeRawEventFrame(type: string, text: string): Uint8Array {
   });
 }
 
-interface Block { kind: 'reasoning' | 'text' | 'tool'; text: string; signature?: string; id?: string; name?: string }
+interface Block {
+  kind: 'reasoning' | 'text' | 'tool';
+  text: string;
+  signature?: string;
+  id?: string;
+  name?: string;
+}
 
 function blocksOf(step: BedrockAnswerStep, counter: number): Block[] {
   const blocks: Block[] = [];
   if (step.reasoning !== undefined) {
-    blocks.push({ kind: 'reasoning', text: step.reasoning, signature: step.signature ?? `EqQB${Buffer.from(`sig:${step.reasoning}`).toString('base64')}` });
+    blocks.push({
+      kind: 'reasoning',
+      text: step.reasoning,
+      signature: step.signature ?? `EqQB${Buffer.from(`sig:${step.reasoning}`).toString('base64')}`,
+    });
   }
   if (step.text !== undefined && step.text.length > 0) blocks.push({ kind: 'text', text: step.text });
-  (step.toolCalls ?? []).forEach((c, i) => blocks.push({ kind: 'tool', text: c.arguments, id: c.id ?? `tooluse_emu${counter}_${i}`, name: c.name }));
+  (step.toolCalls ?? []).forEach((c, i) =>
+    blocks.push({ kind: 'tool', text: c.arguments, id: c.id ?? `tooluse_emu${counter}_${i}`, name: c.name }),
+  );
   return blocks;
 }
 
@@ -94,8 +113,14 @@ function stopReasonOf(step: BedrockAnswerStep): string {
 
 function usageOf(step: BedrockAnswerStep, promptTokens: number): Record<string, number> {
   const u = step.usage;
-  const chars = (step.text?.length ?? 0) + (step.reasoning?.length ?? 0) + (step.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
-  const usage: Record<string, number> = { inputTokens: u?.inputTokens ?? promptTokens, outputTokens: u?.outputTokens ?? Math.max(1, Math.ceil(chars / 4)) };
+  const chars =
+    (step.text?.length ?? 0) +
+    (step.reasoning?.length ?? 0) +
+    (step.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  const usage: Record<string, number> = {
+    inputTokens: u?.inputTokens ?? promptTokens,
+    outputTokens: u?.outputTokens ?? Math.max(1, Math.ceil(chars / 4)),
+  };
   if (u?.cacheReadInputTokens !== undefined) usage.cacheReadInputTokens = u.cacheReadInputTokens;
   if (u?.cacheWriteInputTokens !== undefined) usage.cacheWriteInputTokens = u.cacheWriteInputTokens;
   usage.totalTokens = usage.inputTokens! + usage.outputTokens! + (usage.cacheReadInputTokens ?? 0) + (usage.cacheWriteInputTokens ?? 0);
@@ -114,7 +139,12 @@ export function converseAnswer(step: BedrockAnswerStep, promptTokens: number, co
         return { toolUse: { toolUseId: b.id, name: b.name, input: b.text.length === 0 ? {} : JSON.parse(b.text) } };
     }
   });
-  return { output: { message: { role: 'assistant', content } }, stopReason: stopReasonOf(step), usage: usageOf(step, promptTokens), metrics: { latencyMs: 42 } };
+  return {
+    output: { message: { role: 'assistant', content } },
+    stopReason: stopReasonOf(step),
+    usage: usageOf(step, promptTokens),
+    metrics: { latencyMs: 42 },
+  };
 }
 
 /** The ConverseStream frames, in the documented order: `metadata` after `messageStop`. */
@@ -126,7 +156,8 @@ export function converseStreamFrames(step: BedrockAnswerStep, promptTokens: numb
   blocksOf(step, counter).forEach((b, contentBlockIndex) => {
     switch (b.kind) {
       case 'reasoning':
-        for (const piece of splitText(b.text, step.chunks)) event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { text: piece } } });
+        for (const piece of splitText(b.text, step.chunks))
+          event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { text: piece } } });
         event('contentBlockDelta', { contentBlockIndex, delta: { reasoningContent: { signature: b.signature } } });
         break;
       case 'text':
@@ -134,7 +165,8 @@ export function converseStreamFrames(step: BedrockAnswerStep, promptTokens: numb
         break;
       case 'tool':
         event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: b.id, name: b.name } } });
-        for (const piece of splitText(b.text, Math.min(3, b.text.length))) event('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input: piece } } });
+        for (const piece of splitText(b.text, Math.min(3, b.text.length)))
+          event('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input: piece } } });
         break;
     }
     event('contentBlockStop', { contentBlockIndex });
@@ -147,7 +179,7 @@ export function converseStreamFrames(step: BedrockAnswerStep, promptTokens: numb
 /** Bedrock's error: `{message}` with the type in `x-amzn-errortype`. */
 export const ERROR_TYPES: Readonly<Record<number, { type: string; message: string }>> = {
   400: { type: 'ValidationException', message: 'Malformed input request, please reformat your input and try again.' },
-  403: { type: 'AccessDeniedException', message: 'You don\'t have access to the model with the specified model ID.' },
+  403: { type: 'AccessDeniedException', message: "You don't have access to the model with the specified model ID." },
   404: { type: 'ResourceNotFoundException', message: 'Could not resolve the foundation model from the provided model identifier.' },
   424: { type: 'ModelErrorException', message: 'The model returned an error.' },
   429: { type: 'ThrottlingException', message: 'Too many requests, please wait before trying again.' },
@@ -159,9 +191,17 @@ export const ERROR_TYPES: Readonly<Record<number, { type: string; message: strin
  * Why a request's SigV4 signature is refused (Bedrock's 403 type and message), or null when
  * it is valid: the signature is recomputed over the headers it says it signed.
  */
-export async function checkSignature(method: string, rawPath: string, headers: IncomingHttpHeaders, body: string): Promise<{ type: string; message: string } | null> {
+export async function checkSignature(
+  method: string,
+  rawPath: string,
+  headers: IncomingHttpHeaders,
+  body: string,
+): Promise<{ type: string; message: string } | null> {
   const auth = header(headers, 'authorization');
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
   if (m === null) return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const [, accessKeyId, , region, service, signedHeaders] = m;
   if (accessKeyId !== TEST_AWS_CREDENTIALS.accessKeyId) {
@@ -184,12 +224,18 @@ export async function checkSignature(method: string, rawPath: string, headers: I
     headers: signed,
     body,
   });
-  const signer = new SignatureV4({ service: service!, region: region!, credentials: TEST_AWS_CREDENTIALS, sha256: Hash.bind(null, 'sha256') });
+  const signer = new SignatureV4({
+    service: service!,
+    region: region!,
+    credentials: TEST_AWS_CREDENTIALS,
+    sha256: Hash.bind(null, 'sha256'),
+  });
   const expected = await signer.sign(request, { signingDate, signableHeaders: new Set(names) });
   if (expected.headers.authorization !== auth) {
     return {
       type: 'InvalidSignatureException',
-      message: 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     };
   }
   return null;

@@ -9,7 +9,14 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  checkSignature, converseAnswer, converseStreamFrames, encodeFrame, encodeRawEventFrame, ERROR_TYPES, type BedrockAnswerStep, type Frame,
+  checkSignature,
+  converseAnswer,
+  converseStreamFrames,
+  encodeFrame,
+  encodeRawEventFrame,
+  ERROR_TYPES,
+  type BedrockAnswerStep,
+  type Frame,
 } from './bedrock-emulator-wire.ts';
 import { bedrockInvokeEmbed } from './embedding-answers.ts';
 import { echoedHeaders, EmulatorHttp, type EmulatorFault, type RecordedRequest, type UpstreamEmulator } from './emulator-http.ts';
@@ -128,11 +135,23 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
       return;
     }
     const summary = (modelId: string, providerName: string) => ({
-      modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${modelId}`, modelId, modelName: modelId, providerName,
-      inputModalities: ['TEXT'], outputModalities: ['TEXT'], responseStreamingSupported: true,
-      customizationsSupported: [], inferenceTypesSupported: ['ON_DEMAND'], modelLifecycle: { status: 'ACTIVE' },
+      modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${modelId}`,
+      modelId,
+      modelName: modelId,
+      providerName,
+      inputModalities: ['TEXT'],
+      outputModalities: ['TEXT'],
+      responseStreamingSupported: true,
+      customizationsSupported: [],
+      inferenceTypesSupported: ['ON_DEMAND'],
+      modelLifecycle: { status: 'ACTIVE' },
     });
-    this.sendJson(res, 200, { modelSummaries: [summary('anthropic.claude-sonnet-4-5-20250929-v1:0', 'Anthropic'), summary('amazon.nova-lite-v1:0', 'Amazon')] }, { 'x-amzn-requestid': `req-emu-${++this.counter}` });
+    this.sendJson(
+      res,
+      200,
+      { modelSummaries: [summary('anthropic.claude-sonnet-4-5-20250929-v1:0', 'Anthropic'), summary('amazon.nova-lite-v1:0', 'Amazon')] },
+      { 'x-amzn-requestid': `req-emu-${++this.counter}` },
+    );
   }
 
   private play(step: BedrockEmulatorStep | undefined, ex: Exchange, res: ServerResponse): void {
@@ -159,7 +178,9 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
           return;
         }
         res.writeHead(200, EVENTSTREAM_HEADERS);
-        res.write(this.frames(answer, ex).slice(0, step.afterChunks).map(encodeFrame).reduce(concat, new Uint8Array()), () => this.cut(res));
+        res.write(this.frames(answer, ex).slice(0, step.afterChunks).map(encodeFrame).reduce(concat, new Uint8Array()), () =>
+          this.cut(res),
+        );
         return;
       }
       case 'malformed-json':
@@ -173,7 +194,10 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
           return;
         }
         const before = this.frames(hello, ex).slice(0, step.afterChunks ?? 1);
-        this.sendFrames(res, [...before.map(encodeFrame), encodeFrame({ messageType: 'exception', type: error.type, payload: { message: error.message } })]);
+        this.sendFrames(res, [
+          ...before.map(encodeFrame),
+          encodeFrame({ messageType: 'exception', type: error.type, payload: { message: error.message } }),
+        ]);
         return;
       }
       case 'hang':
@@ -185,9 +209,14 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
         return;
       case 'echo-headers': {
         const error = { message: echoedHeaders(ex.headers), received_headers: ex.headers };
-        if (step.status !== 200) this.sendBody(res, step.status, error, { 'x-amzn-errortype': (ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!).type });
+        if (step.status !== 200)
+          this.sendBody(res, step.status, error, { 'x-amzn-errortype': (ERROR_TYPES[step.status] ?? ERROR_TYPES[500]!).type });
         else if (!ex.stream) this.sendJson(res, 200, error);
-        else this.sendFrames(res, [...this.frames(hello, ex).slice(0, 2).map(encodeFrame), encodeFrame({ messageType: 'exception', type: 'internalServerException', payload: error })]);
+        else
+          this.sendFrames(res, [
+            ...this.frames(hello, ex).slice(0, 2).map(encodeFrame),
+            encodeFrame({ messageType: 'exception', type: 'internalServerException', payload: error }),
+          ]);
         return;
       }
       case 'oversized-event': {
@@ -207,7 +236,8 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
   }
 
   private respond(step: BedrockAnswerStep, ex: Exchange, res: ServerResponse): void {
-    if (!ex.stream) this.sendJson(res, 200, converseAnswer(step, ex.promptTokens, ++this.counter), { 'x-amzn-requestid': `req-emu-${this.counter}` });
+    if (!ex.stream)
+      this.sendJson(res, 200, converseAnswer(step, ex.promptTokens, ++this.counter), { 'x-amzn-requestid': `req-emu-${this.counter}` });
     else this.sendFrames(res, this.frames(step, ex).map(encodeFrame));
   }
 
@@ -222,7 +252,16 @@ class Emulator extends EmulatorHttp<BedrockEmulatorStep, RecordedBedrockRequest>
   }
 
   private sendError(res: ServerResponse, status: number, error: { type: string; message: string }, headers?: Record<string, string>): void {
-    this.sendJson(res, status, { message: error.message }, { 'x-amzn-errortype': `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': `req-emu-${++this.counter}`, ...headers });
+    this.sendJson(
+      res,
+      status,
+      { message: error.message },
+      {
+        'x-amzn-errortype': `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+        'x-amzn-requestid': `req-emu-${++this.counter}`,
+        ...headers,
+      },
+    );
   }
 }
 
@@ -233,10 +272,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 /** What the real API refuses, so tests of the gateway's side mean something. */
 function validate(body: any): string | null {
   if (typeof body !== 'object' || body === null) return 'Malformed input request: the body is not JSON.';
-  if ('model' in body || 'modelId' in body) return 'Malformed input request: extraneous key [model] is not permitted, please reformat your input and try again.';
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
-  const usesTools = body.messages.some((m: any) => Array.isArray(m?.content) && m.content.some((b: any) => b?.toolUse !== undefined || b?.toolResult !== undefined));
-  if (usesTools && body.toolConfig === undefined) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+  if ('model' in body || 'modelId' in body)
+    return 'Malformed input request: extraneous key [model] is not permitted, please reformat your input and try again.';
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  const usesTools = body.messages.some(
+    (m: any) => Array.isArray(m?.content) && m.content.some((b: any) => b?.toolUse !== undefined || b?.toolResult !== undefined),
+  );
+  if (usesTools && body.toolConfig === undefined)
+    return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
   const thinking = body.additionalModelRequestFields?.thinking;
   if (thinking !== undefined && !(thinking.budget_tokens < (body.inferenceConfig?.maxTokens ?? 0))) {
     return 'The model returned the following errors: `max_tokens` must be greater than `thinking.budget_tokens`.';

@@ -151,7 +151,8 @@ export abstract class EmulatorHttp<Step, Recorded extends RecordedRequest = Reco
   protected record(entry: Recorded): void {
     if (!this.recording) return;
     this.requests.push(entry);
-    if (this.arrivalWaiters.length > 0) this.arrivalWaiters = this.arrivalWaiters.filter((w) => (this.requests.length >= w.count ? (w.resolve(), false) : true));
+    if (this.arrivalWaiters.length > 0)
+      this.arrivalWaiters = this.arrivalWaiters.filter((w) => (this.requests.length >= w.count ? (w.resolve(), false) : true));
   }
 
   protected nextStep(): Step | undefined {
@@ -258,7 +259,13 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, contentType = JSON_TYPE, headers?: Record<string, string>): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  contentType = JSON_TYPE,
+  headers?: Record<string, string>,
+): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);

@@ -4,15 +4,22 @@
 import type { GeminiAnswerStep } from './gemini-emulator.ts';
 import { splitText } from './split-text.ts';
 
-const SIGNATURE_MISSING = 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance.';
+const SIGNATURE_MISSING =
+  'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance.';
 
 /** The answer as stream chunks, shaped like the recorded ones: incremental parts, running usage. */
-export function answerChunks(step: GeminiAnswerStep, model: string, promptTokens: number, responseId: string): Array<Record<string, unknown>> {
+export function answerChunks(
+  step: GeminiAnswerStep,
+  model: string,
+  promptTokens: number,
+  responseId: string,
+): Array<Record<string, unknown>> {
   const modelVersion = model;
   const u = step.usage ?? {};
   const prompt = u.promptTokenCount ?? promptTokens;
   const thoughtsTotal = u.thoughtsTokenCount ?? (step.thoughts !== undefined ? estimate(step.thoughts) : 0);
-  const candidatesTotal = u.candidatesTokenCount ?? Math.max(1, estimate(step.text ?? '') + estimate(JSON.stringify(step.functionCalls ?? [])));
+  const candidatesTotal =
+    u.candidatesTokenCount ?? Math.max(1, estimate(step.text ?? '') + estimate(JSON.stringify(step.functionCalls ?? [])));
   const usageAt = (candidates: number, thoughts: number): Record<string, unknown> => {
     const usage: Record<string, unknown> = { promptTokenCount: prompt };
     if (candidates > 0) usage.candidatesTokenCount = candidates;
@@ -38,11 +45,15 @@ export function answerChunks(step: GeminiAnswerStep, model: string, promptTokens
   const calls = step.functionCalls ?? [];
   if (calls.length > 0) {
     // Parallel calls arrive together, each whole; only the first is signed.
-    partsPerChunk.push(calls.map((c) => {
-      const part: Record<string, unknown> = { functionCall: c.id === undefined ? { name: c.name, args: c.args } : { name: c.name, args: c.args, id: c.id } };
-      if (c.thoughtSignature !== undefined) part.thoughtSignature = c.thoughtSignature;
-      return part;
-    }));
+    partsPerChunk.push(
+      calls.map((c) => {
+        const part: Record<string, unknown> = {
+          functionCall: c.id === undefined ? { name: c.name, args: c.args } : { name: c.name, args: c.args, id: c.id },
+        };
+        if (c.thoughtSignature !== undefined) part.thoughtSignature = c.thoughtSignature;
+        return part;
+      }),
+    );
   }
   const finish = step.finishReason === undefined ? 'STOP' : step.finishReason;
   if (step.trailingSignature !== undefined || partsPerChunk.length === 0) {
@@ -95,7 +106,13 @@ export function mergeChunks(chunks: ReadonlyArray<Record<string, any>>): Record<
     for (const part of candidate?.content?.parts ?? []) {
       const prev = parts[parts.length - 1];
       const isText = typeof part.text === 'string' && part.functionCall === undefined;
-      if (prev !== undefined && isText && typeof prev.text === 'string' && prev.thought === part.thought && prev.thoughtSignature === undefined) {
+      if (
+        prev !== undefined &&
+        isText &&
+        typeof prev.text === 'string' &&
+        prev.thought === part.thought &&
+        prev.thoughtSignature === undefined
+      ) {
         prev.text += part.text;
         if (part.thoughtSignature !== undefined) prev.thoughtSignature = part.thoughtSignature;
       } else {

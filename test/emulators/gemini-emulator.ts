@@ -95,7 +95,11 @@ export interface GeminiEmulator extends UpstreamEmulator<GeminiEmulatorStep, Rec
 const JSON_TYPE = 'application/json; charset=UTF-8';
 const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)(\?.*)?$/;
 const EMBED_ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):batchEmbedContents$/;
-const DEFAULT_ERROR = { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' };
+const DEFAULT_ERROR = {
+  code: 500,
+  message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  status: 'INTERNAL',
+};
 
 export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): Promise<GeminiEmulator> {
   const emulator = new Emulator(options);
@@ -138,7 +142,8 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
     }
     const vertex = parseVertexPath(path);
     if (this.answerEmbeddings(req, res, path, vertex, body)) return;
-    const route = vertex !== null && vertex.publisher === 'google' ? [path, 'v1', vertex.model, vertex.method, vertex.query] : ROUTE.exec(path);
+    const route =
+      vertex !== null && vertex.publisher === 'google' ? [path, 'v1', vertex.model, vertex.method, vertex.query] : ROUTE.exec(path);
     const model = route?.[2] ?? '';
     const stream = route?.[3] === 'streamGenerateContent';
     this.record({ method: req.method ?? '', path, model, stream, headers: req.headers, body });
@@ -159,7 +164,14 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       return;
     }
     if (vertex === null && this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) {
-      this.sendJson(res, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }] } });
+      this.sendJson(res, 400, {
+        error: {
+          code: 400,
+          message: 'API key not valid. Please pass a valid API key.',
+          status: 'INVALID_ARGUMENT',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+        },
+      });
       return;
     }
     const invalid = validateGeminiRequest(body, model);
@@ -183,7 +195,13 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
   }
 
   /** `batchEmbedContents`, and Vertex's `:predict` (embedding-answers.ts); false for any other path. */
-  private answerEmbeddings(req: IncomingMessage, res: ServerResponse, path: string, vertex: ReturnType<typeof parseVertexPath>, body: any): boolean {
+  private answerEmbeddings(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    vertex: ReturnType<typeof parseVertexPath>,
+    body: any,
+  ): boolean {
     const gemini = EMBED_ROUTE.exec(path);
     const predict = vertex !== null && vertex.publisher === 'google' && vertex.method === 'predict';
     if (gemini === null && !predict) return false;
@@ -191,7 +209,8 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
     this.record({ method: req.method ?? '', path, model, stream: false, headers: req.headers, body });
     const refused = predict ? vertexTokenRefusal(req.headers, this.vertexCredentials) : null;
     if (refused !== null) this.sendJson(res, 401, refused);
-    else if (!predict && this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey) this.sendError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+    else if (!predict && this.apiKey !== undefined && req.headers['x-goog-api-key'] !== this.apiKey)
+      this.sendError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
     else {
       const answer = predict ? vertexPredictEmbed(body, model) : geminiBatchEmbed(body, model);
       this.sendJson(res, answer.status, answer.json, answer.headers);
@@ -220,7 +239,10 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
             message: 'You exceeded your current quota, please check your plan and billing details.',
             status: 'RESOURCE_EXHAUSTED',
             details: [
-              { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
+              {
+                '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+                violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+              },
               { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${step.retryAfterSeconds}s` },
             ],
           },
@@ -252,18 +274,45 @@ class Emulator extends EmulatorHttp<GeminiEmulatorStep, RecordedGeminiRequest> i
       case 'hang':
         return;
       case 'stall-after-headers':
-        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.chunksOf({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0).map(frame) : []);
+        this.stallAfterHeaders(
+          res,
+          ex.stream,
+          ex.stream
+            ? this.chunksOf({ text: `Hello from ${ex.model}` }, ex)
+                .slice(0, step.afterChunks ?? 0)
+                .map(frame)
+            : [],
+        );
         return;
       case 'echo-headers': {
         const code = step.status === 200 ? 500 : step.status;
-        const error = { error: { code, message: echoedHeaders(ex.headers), status: code === 401 ? 'UNAUTHENTICATED' : code === 403 ? 'PERMISSION_DENIED' : 'INTERNAL', details: [{ received_headers: ex.headers }] } };
+        const error = {
+          error: {
+            code,
+            message: echoedHeaders(ex.headers),
+            status: code === 401 ? 'UNAUTHENTICATED' : code === 403 ? 'PERMISSION_DENIED' : 'INTERNAL',
+            details: [{ received_headers: ex.headers }],
+          },
+        };
         if (step.status !== 200) this.sendBody(res, step.status, error);
         else if (!ex.stream) this.sendJson(res, 200, error);
-        else this.sendEvents(res, 200, [...this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex).slice(0, 1).map(frame), frame(error)]);
+        else
+          this.sendEvents(res, 200, [
+            ...this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex)
+              .slice(0, 1)
+              .map(frame),
+            frame(error),
+          ]);
         return;
       }
       case 'oversized-event':
-        this.sendOversizedEvent(res, this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex).slice(0, step.afterChunks ?? 0).map(frame), step.chars);
+        this.sendOversizedEvent(
+          res,
+          this.chunksOf({ text: `Hello from ${ex.model}`, finishReason: null }, ex)
+            .slice(0, step.afterChunks ?? 0)
+            .map(frame),
+          step.chars,
+        );
         return;
       default:
         throw new Error(`unknown emulator fault: ${JSON.stringify(step satisfies never)}`);

@@ -25,11 +25,20 @@ export async function startGoogleStsEmulator(subjectToken: string, accessToken: 
       const form = new URLSearchParams(text);
       const exchange = { grantType: form.get('grant_type'), subjectToken: form.get('subject_token'), scope: form.get('scope') };
       exchanges.push(exchange);
-      if (req.url !== '/v1/token' || exchange.grantType !== 'urn:ietf:params:oauth:grant-type:token-exchange' || exchange.subjectToken !== subjectToken) {
+      if (
+        req.url !== '/v1/token' ||
+        exchange.grantType !== 'urn:ietf:params:oauth:grant-type:token-exchange' ||
+        exchange.subjectToken !== subjectToken
+      ) {
         sendJson(res, 400, { error: 'invalid_grant', error_description: 'The subject token is invalid.' });
         return;
       }
-      sendJson(res, 200, { access_token: accessToken, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 3600 });
+      sendJson(res, 200, {
+        access_token: accessToken,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        token_type: 'Bearer',
+        expires_in: 3600,
+      });
     });
   });
   const origin = await listenOnLoopback(server);

@@ -6,7 +6,12 @@
 
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
-  echoedHeaders, EmulatorHttp, SSE_HEADERS, type EmulatorFault, type RecordedRequest as EmulatorRequest, type UpstreamEmulator,
+  echoedHeaders,
+  EmulatorHttp,
+  SSE_HEADERS,
+  type EmulatorFault,
+  type RecordedRequest as EmulatorRequest,
+  type UpstreamEmulator,
 } from './emulator-http.ts';
 import { PromptPrefixCache } from './prompt-prefix-cache.ts';
 import { splitText } from './split-text.ts';
@@ -17,7 +22,11 @@ export interface RecordedRequest extends EmulatorRequest {
   seq: number;
 }
 
-export interface EmulatorToolCall { id?: string; name: string; arguments: string }
+export interface EmulatorToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
 
 /** Spoken output, as OpenAI's `audio` modality answers it. */
 export interface EmulatorAudio {
@@ -114,9 +123,11 @@ export interface OpenAIChatEmulatorOptions {
   promptCache?: boolean;
 }
 
-
 /** `baseUrl` is `http://127.0.0.1:<port>/v1`. */
-export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest> & { readonly promptCache: PromptPrefixCache | null; readonly refusedKeys: Set<string> };
+export type OpenAIChatEmulator = UpstreamEmulator<EmulatorStep, RecordedRequest> & {
+  readonly promptCache: PromptPrefixCache | null;
+  readonly refusedKeys: Set<string>;
+};
 
 const DONE = 'data: [DONE]\n\n';
 const ID_SLOT = '@@EMULATOR_ID@@';
@@ -170,20 +181,29 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     // A key the test marked refused: 401 on any route, as OpenAI answers a revoked key.
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (this.refusedKeys.has(bearer)) {
-      this.sendJson(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+      this.sendJson(res, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+      });
       return;
     }
     // The model list: the cheap authenticated call a key is checked with.
     if (req.method === 'GET' && req.url === '/v1/models') {
-      this.sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: this.created, owned_by: 'system' }] });
+      this.sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: 'gpt-4o-mini', object: 'model', created: this.created, owned_by: 'system' }],
+      });
       return;
     }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-      this.sendJson(res, 404, { error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      this.sendJson(res, 404, {
+        error: { message: `Unknown route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' },
+      });
       return;
     }
     if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
-      this.sendJson(res, 400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+      this.sendJson(res, 400, {
+        error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null },
+      });
       return;
     }
     const exchange: Exchange = {
@@ -199,7 +219,14 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     let step = this.nextStep();
     if (step === undefined && this.promptCache !== null) {
       const text = `Hello from ${exchange.model}`;
-      step = { text, usage: { prompt_tokens: exchange.promptTokens, completion_tokens: Math.ceil(text.length / 4), cached_tokens: this.promptCache.read(body.messages) } };
+      step = {
+        text,
+        usage: {
+          prompt_tokens: exchange.promptTokens,
+          completion_tokens: Math.ceil(text.length / 4),
+          cached_tokens: this.promptCache.read(body.messages),
+        },
+      };
     }
     if (step !== undefined && step.fault === undefined && step.holdUntilRequests !== undefined && this.arrived < step.holdUntilRequests) {
       this.waitingForArrivals.push({ step, ex: exchange, res, until: step.holdUntilRequests });
@@ -238,7 +265,12 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
         this.sendBody(res, step.status, step.body ?? { error: DEFAULT_ERROR }, step.headers);
         return;
       case 'rate-limit':
-        this.sendBody(res, 429, { error: { message: 'Rate limit reached for requests.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(step.retryAfterSeconds) });
+        this.sendBody(
+          res,
+          429,
+          { error: { message: 'Rate limit reached for requests.', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+          { 'retry-after': String(step.retryAfterSeconds) },
+        );
         return;
       case 'slow-first-byte':
         this.later(res, step.delayMs, () => this.respond(step.then ?? { text: `Hello from ${ex.model}` }, ex, res));
@@ -269,13 +301,27 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
         this.held(step, ex, res);
         return;
       case 'stall-after-headers':
-        this.stallAfterHeaders(res, ex.stream, ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : []);
+        this.stallAfterHeaders(
+          res,
+          ex.stream,
+          ex.stream ? this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, step.afterChunks ?? 0) : [],
+        );
         return;
       case 'echo-headers': {
-        const error = { message: echoedHeaders(ex.headers), type: 'invalid_request_error', param: null, code: 'echo', received_headers: ex.headers };
+        const error = {
+          message: echoedHeaders(ex.headers),
+          type: 'invalid_request_error',
+          param: null,
+          code: 'echo',
+          received_headers: ex.headers,
+        };
         if (step.status !== 200) this.sendBody(res, step.status, { error });
         else if (!ex.stream) this.sendJson(res, 200, { error });
-        else this.sendEvents(res, 200, [...this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, 2), `data: ${JSON.stringify({ error })}\n\n`]);
+        else
+          this.sendEvents(res, 200, [
+            ...this.streamEvents({ text: `Hello from ${ex.model}` }, ex).slice(0, 2),
+            `data: ${JSON.stringify({ error })}\n\n`,
+          ]);
         return;
       }
       case 'oversized-event':
@@ -292,7 +338,7 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     res.on('close', () => {
       open = false;
     });
-    const early = ex.stream ? step.afterChunks ?? 0 : 0;
+    const early = ex.stream ? (step.afterChunks ?? 0) : 0;
     if (early === 0) {
       void step.until.then(() => {
         if (open) this.respond(answer, ex, res);
@@ -353,7 +399,11 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
 
   /** The non-streamed body, shaped like the reference's recorded example. */
   private completion(step: AnswerStep, ex: Exchange, id = this.nextId()): Record<string, unknown> {
-    const toolCalls = step.toolCalls?.map((call, i) => ({ id: call.id ?? `call_emu_${this.counter}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    const toolCalls = step.toolCalls?.map((call, i) => ({
+      id: call.id ?? `call_emu_${this.counter}_${i}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
     const message: Record<string, unknown> = {
       role: 'assistant',
       content: step.text ?? (toolCalls !== undefined || step.audio !== undefined ? null : ''),
@@ -364,7 +414,12 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
     if (toolCalls !== undefined) message.tool_calls = toolCalls;
     if (step.audio !== undefined) {
       const a = step.audio;
-      message.audio = { id: a.id ?? `audio_emu_${this.counter}`, data: a.data, expires_at: a.expiresAt ?? this.created + 3600, transcript: a.transcript };
+      message.audio = {
+        id: a.id ?? `audio_emu_${this.counter}`,
+        data: a.data,
+        expires_at: a.expiresAt ?? this.created + 3600,
+        transcript: a.transcript,
+      };
     }
     if (step.images !== undefined) message.images = step.images.map((url) => ({ type: 'image_url', image_url: { url } }));
     return {
@@ -407,13 +462,15 @@ class Emulator extends EmulatorHttp<EmulatorStep, RecordedRequest> implements Op
       events.push(choice({ audio: { expires_at: a.expiresAt ?? this.created + 3600 } }, null));
     }
     const images = step.images ?? [];
-    for (let i = 0; i < images.length; i++) events.push(choice({ images: [{ type: 'image_url', image_url: { url: images[i] }, index: i }] }, null));
+    for (let i = 0; i < images.length; i++)
+      events.push(choice({ images: [{ type: 'image_url', image_url: { url: images[i] }, index: i }] }, null));
     const calls = step.toolCalls ?? [];
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!;
       const callId = call.id ?? `call_emu_${this.counter}_${i}`;
       events.push(choice({ tool_calls: [{ index: i, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }, null));
-      for (const piece of splitArguments(call.arguments)) events.push(choice({ tool_calls: [{ index: i, function: { arguments: piece } }] }, null));
+      for (const piece of splitArguments(call.arguments))
+        events.push(choice({ tool_calls: [{ index: i, function: { arguments: piece } }] }, null));
     }
     const finish = finishReasonOf(step);
     if (finish !== null) events.push(choice({}, finish));
@@ -432,7 +489,8 @@ function finishReasonOf(step: AnswerStep): string | null {
 function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
   const u = step.usage;
   const prompt = u?.prompt_tokens ?? ex.promptTokens;
-  const completion = u?.completion_tokens ?? (ex.count === null ? estimateCompletionTokens(step) : ex.count((step.reasoning ?? '') + (step.text ?? '')));
+  const completion =
+    u?.completion_tokens ?? (ex.count === null ? estimateCompletionTokens(step) : ex.count((step.reasoning ?? '') + (step.text ?? '')));
   const promptDetails: Record<string, number> = { cached_tokens: u?.cached_tokens ?? 0, audio_tokens: 0 };
   if (u?.cache_write_tokens !== undefined) promptDetails.cache_write_tokens = u.cache_write_tokens;
   const audioTokens = u?.audio_tokens ?? 0;
@@ -441,7 +499,12 @@ function usageOf(step: AnswerStep, ex: Exchange): Record<string, unknown> {
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: promptDetails,
-    completion_tokens_details: { reasoning_tokens: u?.reasoning_tokens ?? 0, audio_tokens: audioTokens, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: u?.reasoning_tokens ?? 0,
+      audio_tokens: audioTokens,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 

@@ -33,8 +33,16 @@ export function emulatorVector(input: string | number[], index: number): number[
 
 function embeddings(req: RecordedTaskRequest, res: ServerResponse): void {
   const body = req.json as { model?: string; input?: unknown } | null;
-  const inputs: (string | number[])[] = typeof body?.input === 'string' ? [body.input] : Array.isArray(body?.input) ? (typeof body.input[0] === 'number' ? [body.input as number[]] : body.input as (string | number[])[]) : [];
-  if (inputs.length === 0) return sendJson(res, 400, { error: { message: "'input' is required", type: 'invalid_request_error', param: 'input', code: null } });
+  const inputs: (string | number[])[] =
+    typeof body?.input === 'string'
+      ? [body.input]
+      : Array.isArray(body?.input)
+        ? typeof body.input[0] === 'number'
+          ? [body.input as number[]]
+          : (body.input as (string | number[])[])
+        : [];
+  if (inputs.length === 0)
+    return sendJson(res, 400, { error: { message: "'input' is required", type: 'invalid_request_error', param: 'input', code: null } });
   const tokens = inputs.reduce((n, x) => n + (typeof x === 'string' ? Math.max(1, Math.ceil(x.length / 4)) : x.length), 0);
   sendJson(res, 200, {
     object: 'list',

@@ -6,7 +6,7 @@ export type Counter = (text: string) => number;
 
 /** Tokens of a text in `encoding` (special-token text counted as plain text). */
 export async function loadCounter(encoding: 'o200k_base' | 'cl100k_base'): Promise<Counter> {
-  const enc = await import(`gpt-tokenizer/encoding/${encoding}`) as { countTokens: (text: string, o: object) => number };
+  const enc = (await import(`gpt-tokenizer/encoding/${encoding}`)) as { countTokens: (text: string, o: object) => number };
   const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
   return (text) => enc.countTokens(text, plain);
 }

@@ -21,9 +21,7 @@ export interface VertexRoute {
  * Whose tokens the emulator takes: a service account's self-signed JWTs (its email and
  * public key), or one OAuth access token (what a token endpoint handed out).
  */
-export type VertexTestCredentials =
-  | { clientEmail: string; /** PEM. */ publicKey: string }
-  | { accessToken: string };
+export type VertexTestCredentials = { clientEmail: string; /** PEM. */ publicKey: string } | { accessToken: string };
 
 const VERTEX_PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/([^/]+)\/models\/([^/:]+):([A-Za-z]+)(\?.*)?$/;
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -35,7 +33,10 @@ export function parseVertexPath(path: string): VertexRoute | null {
 }
 
 /** Vertex's 401 body when the bearer token is not one `credentials` signed (google.rpc shape), else null. */
-export function vertexTokenRefusal(headers: IncomingHttpHeaders, credentials: VertexTestCredentials | undefined): Record<string, unknown> | null {
+export function vertexTokenRefusal(
+  headers: IncomingHttpHeaders,
+  credentials: VertexTestCredentials | undefined,
+): Record<string, unknown> | null {
   const auth = headers.authorization ?? '';
   if (credentials !== undefined && auth.startsWith('Bearer ')) {
     const token = auth.slice(7);
@@ -44,7 +45,8 @@ export function vertexTokenRefusal(headers: IncomingHttpHeaders, credentials: Ve
   return {
     error: {
       code: 401,
-      message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      message:
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       status: 'UNAUTHENTICATED',
     },
   };
@@ -58,8 +60,14 @@ function validJwt(token: string, credentials: { clientEmail: string; publicKey: 
     const header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: string };
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { iss?: string; scope?: string; exp?: number };
     if (header.alg !== 'RS256') return false;
-    if (!verify('RSA-SHA256', Buffer.from(`${head}.${body}`), createPublicKey(credentials.publicKey), Buffer.from(signature, 'base64url'))) return false;
-    return claims.iss === credentials.clientEmail && (claims.scope ?? '').split(' ').includes(SCOPE) && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now();
+    if (!verify('RSA-SHA256', Buffer.from(`${head}.${body}`), createPublicKey(credentials.publicKey), Buffer.from(signature, 'base64url')))
+      return false;
+    return (
+      claims.iss === credentials.clientEmail &&
+      (claims.scope ?? '').split(' ').includes(SCOPE) &&
+      typeof claims.exp === 'number' &&
+      claims.exp * 1000 > Date.now()
+    );
   } catch {
     return false;
   }
@@ -67,7 +75,8 @@ function validJwt(token: string, credentials: { clientEmail: string; publicKey: 
 
 /** Where the emulators answer Google's OAuth token endpoint (a service account's `token_uri` pointed here). */
 export const TOKEN_PATH = '/token';
-const SHORT_LIVED = 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
+const SHORT_LIVED =
+  'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.';
 
 /**
  * Google's OAuth 2.0 token endpoint's answer to a JWT-bearer exchange (RFC 7523, as
@@ -76,10 +85,16 @@ const SHORT_LIVED = 'Invalid JWT: Token must be a short-lived token (60 minutes)
  * at most an hour long and in a reasonable timeframe; Google's `invalid_grant` refusals
  * otherwise. `audience` is this endpoint's URL.
  */
-export function tokenExchangeAnswer(form: string, audience: string, credentials: VertexTestCredentials | undefined, now = Date.now()): { status: number; json: Record<string, unknown> } {
+export function tokenExchangeAnswer(
+  form: string,
+  audience: string,
+  credentials: VertexTestCredentials | undefined,
+  now = Date.now(),
+): { status: number; json: Record<string, unknown> } {
   const params = new URLSearchParams(form);
   const refuse = (error: string, description: string) => ({ status: 400, json: { error, error_description: description } });
-  if (params.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return refuse('unsupported_grant_type', `Invalid grant_type: ${params.get('grant_type') ?? ''}`);
+  if (params.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+    return refuse('unsupported_grant_type', `Invalid grant_type: ${params.get('grant_type') ?? ''}`);
   const parts = (params.get('assertion') ?? '').split('.');
   if (parts.length !== 3) return refuse('invalid_request', 'Invalid JWT payload.');
   const [head, body, signature] = parts as [string, string, string];
@@ -91,13 +106,24 @@ export function tokenExchangeAnswer(form: string, audience: string, credentials:
   } catch {
     return refuse('invalid_request', 'Invalid JWT payload.');
   }
-  if (credentials === undefined || 'accessToken' in credentials || claims.iss !== credentials.clientEmail) return refuse('invalid_grant', 'Invalid grant: account not found');
-  if (header.alg !== 'RS256' || !verify('RSA-SHA256', Buffer.from(`${head}.${body}`), createPublicKey(credentials.publicKey), Buffer.from(signature, 'base64url'))) {
+  if (credentials === undefined || 'accessToken' in credentials || claims.iss !== credentials.clientEmail)
+    return refuse('invalid_grant', 'Invalid grant: account not found');
+  if (
+    header.alg !== 'RS256' ||
+    !verify('RSA-SHA256', Buffer.from(`${head}.${body}`), createPublicKey(credentials.publicKey), Buffer.from(signature, 'base64url'))
+  ) {
     return refuse('invalid_grant', 'Invalid JWT Signature.');
   }
   if (claims.aud !== audience) return refuse('invalid_grant', 'Invalid JWT: Failed audience check.');
   const nowS = Math.floor(now / 1000);
-  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || claims.exp - claims.iat > 3600 || claims.iat > nowS + 300 || claims.exp < nowS) return refuse('invalid_grant', SHORT_LIVED);
+  if (
+    typeof claims.iat !== 'number' ||
+    typeof claims.exp !== 'number' ||
+    claims.exp - claims.iat > 3600 ||
+    claims.iat > nowS + 300 ||
+    claims.exp < nowS
+  )
+    return refuse('invalid_grant', SHORT_LIVED);
   if (typeof claims.scope !== 'string' || claims.scope === '') return refuse('invalid_scope', 'Empty or missing scope not allowed.');
   return { status: 200, json: { access_token: `ya29.emulator-${claims.iss}-${claims.iat}`, expires_in: 3599, token_type: 'Bearer' } };
 }

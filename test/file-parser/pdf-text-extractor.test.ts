@@ -58,12 +58,14 @@ describe('PDF text extraction', () => {
   });
 
   test('text longer than the character bound is a 413 file_too_large', async () => {
-    const err = await refusal(extractor.extract(makePdf({ pages: [Array(4).fill('x'.repeat(50)).join('\n')] }), bounds({ maxChars: 100 }), '"wordy.pdf"'));
+    const err = await refusal(
+      extractor.extract(makePdf({ pages: [Array(4).fill('x'.repeat(50)).join('\n')] }), bounds({ maxChars: 100 }), '"wordy.pdf"'),
+    );
     assert.equal(err.code, 'file_too_large');
     assert.match(err.message, /100 characters/);
   });
 
-  test('the character and time bounds are for all of a request\'s PDFs together', async () => {
+  test("the character and time bounds are for all of a request's PDFs together", async () => {
     const b = bounds({ maxChars: 150 });
     const budget = fullBudget(b);
     const eighty = makePdf({ pages: [Array(2).fill('y'.repeat(40)).join('\n')] });
@@ -94,7 +96,9 @@ describe('PDF text extraction', () => {
     // 160 MB of blanks deflate to ~160 KB; this extractor's thread may hold 64 MB.
     const small = new PdfTextExtractor(64);
     try {
-      const err = await refusal(small.extract(makePdf({ pages: ['boom'], bomb: 160 * 1024 * 1024 }), bounds({ timeoutMs: 60_000 }), '"bomb.pdf"'));
+      const err = await refusal(
+        small.extract(makePdf({ pages: ['boom'], bomb: 160 * 1024 * 1024 }), bounds({ timeoutMs: 60_000 }), '"bomb.pdf"'),
+      );
       assert.equal(err.code, 'file_too_large');
       assert.match(err.message, /more memory than the gateway allows/);
       assert.equal((await small.extract(makePdf({ pages: ['calm again'] }), bounds(), '"ok.pdf"')).text, 'calm again');
@@ -103,14 +107,14 @@ describe('PDF text extraction', () => {
     }
   });
 
-  test('a PDF in flight when another one\'s timeout ends the thread is read once more and answered', async () => {
+  test("a PDF in flight when another one's timeout ends the thread is read once more and answered", async () => {
     const slow = makePdf({ pages: ['slow slow slow'], repeat: 300_000 });
     const [timedOut, read] = await Promise.allSettled([
       extractor.extract(slow, bounds({ timeoutMs: 150, maxChars: 100_000_000 }), '"slow.pdf"'),
       extractor.extract(makePdf({ pages: ['innocent bystander'] }), bounds(), '"ok.pdf"'),
     ]);
     assert.equal(timedOut.status, 'rejected');
-    assert.equal(((timedOut).reason as GatewayError).code, 'file_too_large');
+    assert.equal((timedOut.reason as GatewayError).code, 'file_too_large');
     assert.equal(read.status, 'fulfilled');
     assert.equal((read as PromiseFulfilledResult<{ text: string }>).value.text, 'innocent bystander');
   });

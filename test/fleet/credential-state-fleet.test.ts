@@ -55,8 +55,12 @@ ${model('removed')}${model('spent')}${model('cooled')}`;
     await stopPostgres();
   });
 
-  const ask = (i: number, id: string) => postJson(`${gateways[i]!.baseUrl}/chat/completions`, { model: `acme/${id}`, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
-    { authorization: `Bearer ${gateways[i]!.key}` });
+  const ask = (i: number, id: string) =>
+    postJson(
+      `${gateways[i]!.baseUrl}/chat/completions`,
+      { model: `acme/${id}`, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${gateways[i]!.key}` },
+    );
   const keysSeen = () => emu.requests.map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
   const credential = async (i: number, providerId: string, label: string) => {
     const res = await call('GET', `${gateways[i]!.baseUrl}/admin/health`, admins[i]!);
@@ -75,7 +79,11 @@ ${model('removed')}${model('spent')}${model('cooled')}`;
 
   test('a 401 on one gateway takes the credential out on the other too (its admin API says removed)', async () => {
     emu.reset();
-    emu.enqueue({ fault: 'status', status: 401, body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+    emu.enqueue({
+      fault: 'status',
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+    });
     const first = await ask(0, 'removed');
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(keysSeen(), [KEY_FIRST, KEY_SECOND], 'the same request went on with the other credential');
@@ -102,7 +110,12 @@ ${model('removed')}${model('spent')}${model('cooled')}`;
 
   test('a 429 with retry-after on one gateway: the other shows the credential cooling down, until the same time', async () => {
     emu.reset();
-    emu.enqueue({ fault: 'status', status: 429, headers: { 'retry-after': '120' }, body: { error: { message: 'Rate limit reached.', type: 'requests', param: null, code: 'rate_limit_exceeded' } } });
+    emu.enqueue({
+      fault: 'status',
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: { error: { message: 'Rate limit reached.', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    });
     assert.equal((await ask(0, 'cooled')).status, 200);
     assert.deepEqual(keysSeen(), [KEY_FIRST, KEY_SECOND]);
     await written('*{cooled}:first:cool');

@@ -49,14 +49,26 @@ describe('an instance SIGKILLed mid-answer in a fleet', { skip }, () => {
     const configDir = mkdtempSync(join(tmpdir(), 'switchyard-fleet-config-'));
     const config = join(configDir, 'switchyard.yaml');
     writeFileSync(config, CONFIG);
-    await pool.query(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ('acct_k', 'k', 'user', 'tier2', $1, $2)`, [String(BALANCE), NOW]);
+    await pool.query(
+      `INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ('acct_k', 'k', 'user', 'tier2', $1, $2)`,
+      [String(BALANCE), NOW],
+    );
     key = generateApiKey();
-    await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, 'acct_k', 'k', $2, $3)`, [hashApiKey(key), labelApiKey(key), NOW]);
-    instances = await Promise.all([0, 1].map(async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'switchyard-fleet-'));
-      const run = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config, DATABASE_URL: databaseUrl, REDIS_URL: redis.url }), ['--port', '0']);
-      return { run, origin: await listening(run), dir };
-    }));
+    await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ($1, 'acct_k', 'k', $2, $3)`, [
+      hashApiKey(key),
+      labelApiKey(key),
+      NOW,
+    ]);
+    instances = await Promise.all(
+      [0, 1].map(async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'switchyard-fleet-'));
+        const run = serve(
+          serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: config, DATABASE_URL: databaseUrl, REDIS_URL: redis.url }),
+          ['--port', '0'],
+        );
+        return { run, origin: await listening(run), dir };
+      }),
+    );
   });
   after(async () => {
     for (const i of instances) {
@@ -77,41 +89,66 @@ describe('an instance SIGKILLed mid-answer in a fleet', { skip }, () => {
     }
   }
 
-  test('its requests are recorded as interrupted once their holds expire, nothing charged, their holds released everywhere', { timeout: 60_000 }, async () => {
-    const [victim] = instances as [Instance, Instance];
-    const streams = Array.from({ length: 3 }, async () => {
-      try {
-        const res = await fetch(`${victim.origin}/v1/chat/completions`, {
-          method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'switchyard/sim-pro', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'tell me a story' }] }),
-        });
-        for await (const chunk of res.body!) void chunk;
-        return 'done';
-      } catch {
-        return 'cut';
-      }
-    });
-    // Killed once the three requests' hold rows are in Postgres (written by its settlement queue).
-    const held = await until(async () => (await pool.query(`SELECT id FROM reservations WHERE account_id = 'acct_k' ORDER BY id`)).rows.map((r) => r.id as string),
-      (ids) => ids.length === 3);
-    victim.run.child.kill('SIGKILL');
-    await victim.run.exited;
-    assert.deepEqual(await Promise.all(streams), ['cut', 'cut', 'cut']);
+  test(
+    'its requests are recorded as interrupted once their holds expire, nothing charged, their holds released everywhere',
+    { timeout: 60_000 },
+    async () => {
+      const [victim] = instances as [Instance, Instance];
+      const streams = Array.from({ length: 3 }, async () => {
+        try {
+          const res = await fetch(`${victim.origin}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              model: 'switchyard/sim-pro',
+              max_tokens: 200,
+              stream: true,
+              messages: [{ role: 'user', content: 'tell me a story' }],
+            }),
+          });
+          for await (const chunk of res.body!) void chunk;
+          return 'done';
+        } catch {
+          return 'cut';
+        }
+      });
+      // Killed once the three requests' hold rows are in Postgres (written by its settlement queue).
+      const held = await until(
+        async () =>
+          (await pool.query(`SELECT id FROM reservations WHERE account_id = 'acct_k' ORDER BY id`)).rows.map((r) => r.id as string),
+        (ids) => ids.length === 3,
+      );
+      victim.run.child.kill('SIGKILL');
+      await victim.run.exited;
+      assert.deepEqual(await Promise.all(streams), ['cut', 'cut', 'cut']);
 
-    const records = await until(async () => (await pool.query(`SELECT id, status, error_code, cost_nanos FROM generations WHERE id = ANY($1) ORDER BY id`, [held])).rows,
-      (rows) => rows.length === 3);
-    assert.deepEqual(records, held.map((id) => ({ id, status: 'error', error_code: 'interrupted', cost_nanos: '0' })));
-    assert.equal((await pool.query('SELECT count(*) AS n FROM reservations')).rows[0].n, '0', 'the rows are gone');
-    assert.equal((await pool.query(`SELECT count(*) AS n FROM ledger WHERE generation_id = ANY($1)`, [held])).rows[0].n, '0', 'nothing charged');
-    assert.equal(BigInt((await pool.query(`SELECT balance_nanos FROM accounts WHERE id = 'acct_k'`)).rows[0].balance_nanos), BALANCE);
-    // The Redis holds of the dead instance are released too (the same sweep reconciles them).
-    const conn = new RedisConnection({ url: redis.url });
-    await conn.connect();
-    try {
-      await until(async () => conn.send<Array<string | null>>(['HMGET', 'sy:ch:{acct_k}:account', 'held', 'settling']),
-        ([h, s]) => BigInt(h ?? '0') + BigInt(s ?? '0') === 0n);
-    } finally {
-      await conn.close();
-    }
-  });
+      const records = await until(
+        async () =>
+          (await pool.query(`SELECT id, status, error_code, cost_nanos FROM generations WHERE id = ANY($1) ORDER BY id`, [held])).rows,
+        (rows) => rows.length === 3,
+      );
+      assert.deepEqual(
+        records,
+        held.map((id) => ({ id, status: 'error', error_code: 'interrupted', cost_nanos: '0' })),
+      );
+      assert.equal((await pool.query('SELECT count(*) AS n FROM reservations')).rows[0].n, '0', 'the rows are gone');
+      assert.equal(
+        (await pool.query(`SELECT count(*) AS n FROM ledger WHERE generation_id = ANY($1)`, [held])).rows[0].n,
+        '0',
+        'nothing charged',
+      );
+      assert.equal(BigInt((await pool.query(`SELECT balance_nanos FROM accounts WHERE id = 'acct_k'`)).rows[0].balance_nanos), BALANCE);
+      // The Redis holds of the dead instance are released too (the same sweep reconciles them).
+      const conn = new RedisConnection({ url: redis.url });
+      await conn.connect();
+      try {
+        await until(
+          async () => conn.send<Array<string | null>>(['HMGET', 'sy:ch:{acct_k}:account', 'held', 'settling']),
+          ([h, s]) => BigInt(h ?? '0') + BigInt(s ?? '0') === 0n,
+        );
+      } finally {
+        await conn.close();
+      }
+    },
+  );
 });

@@ -56,19 +56,44 @@ let fleet: Fleet;
 
 async function startInstance(f: Pick<Fleet, 'databaseUrl' | 'redis' | 'config'>): Promise<Instance> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-fleet-'));
-  const run = serve(serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: f.config, DATABASE_URL: f.databaseUrl, REDIS_URL: f.redis.url }), ['--port', '0']);
+  const run = serve(
+    serveEnv({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: f.config, DATABASE_URL: f.databaseUrl, REDIS_URL: f.redis.url }),
+    ['--port', '0'],
+  );
   return { run, origin: await listening(run), dir };
 }
 
 /** An account with `balanceNanos` and one API key (and a management key), written straight to Postgres. */
-async function account(pool: pg.Pool, id: string, balanceNanos: bigint, tier = 'tier2'): Promise<{ key: string; hash: string; management: string }> {
-  await pool.query(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ($1, $1, 'user', $2, $3, $4)`, [id, tier, String(balanceNanos), NOW]);
-  await pool.query(`INSERT INTO ledger (account_id, kind, amount_nanos, note, created_at) VALUES ($1, 'credit', $2, 'test credits', $3)`, [id, String(balanceNanos), NOW]);
+async function account(
+  pool: pg.Pool,
+  id: string,
+  balanceNanos: bigint,
+  tier = 'tier2',
+): Promise<{ key: string; hash: string; management: string }> {
+  await pool.query(`INSERT INTO accounts (id, name, account_type, tier, balance_nanos, created_at) VALUES ($1, $1, 'user', $2, $3, $4)`, [
+    id,
+    tier,
+    String(balanceNanos),
+    NOW,
+  ]);
+  await pool.query(`INSERT INTO ledger (account_id, kind, amount_nanos, note, created_at) VALUES ($1, 'credit', $2, 'test credits', $3)`, [
+    id,
+    String(balanceNanos),
+    NOW,
+  ]);
   const key = generateApiKey();
   const management = generateApiKey();
-  for (const [raw, isManagement] of [[key, 0], [management, 1]] as const) {
-    await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, is_management, created_at) VALUES ($1, $2, 'k', $3, $4, $5)`,
-      [hashApiKey(raw), id, labelApiKey(raw), isManagement, NOW]);
+  for (const [raw, isManagement] of [
+    [key, 0],
+    [management, 1],
+  ] as const) {
+    await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, is_management, created_at) VALUES ($1, $2, 'k', $3, $4, $5)`, [
+      hashApiKey(raw),
+      id,
+      labelApiKey(raw),
+      isManagement,
+      NOW,
+    ]);
   }
   return { key, hash: hashApiKey(key), management };
 }
@@ -78,11 +103,21 @@ async function balance(pool: pg.Pool, id: string): Promise<bigint> {
 }
 
 async function charged(pool: pg.Pool, id: string): Promise<{ total: bigint; successes: number }> {
-  const r = (await pool.query(`SELECT coalesce(sum(cost_nanos), 0) AS c, count(*) FILTER (WHERE status = 'success') AS n FROM generations WHERE account_id = $1`, [id])).rows[0];
+  const r = (
+    await pool.query(
+      `SELECT coalesce(sum(cost_nanos), 0) AS c, count(*) FILTER (WHERE status = 'success') AS n FROM generations WHERE account_id = $1`,
+      [id],
+    )
+  ).rows[0];
   return { total: BigInt(r.c), successes: Number(r.n) };
 }
 
-const ask = (stream = false) => ({ model: 'switchyard/sim-pro', max_tokens: 200, messages: [{ role: 'user', content: 'tell me a story' }], stream });
+const ask = (stream = false) => ({
+  model: 'switchyard/sim-pro',
+  max_tokens: 200,
+  messages: [{ role: 'user', content: 'tell me a story' }],
+  stream,
+});
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const chat = (i: Instance, key: string, stream = false) => postJson(`${i.origin}/v1/chat/completions`, ask(stream), bearer(key));
 
@@ -101,7 +136,11 @@ function streamChat(i: Instance, key: string): { begun: Promise<void>; done: Pro
   const begun = new Promise<void>((resolve) => (begin = resolve));
   const done = (async () => {
     try {
-      const res = await fetch(`${i.origin}/v1/chat/completions`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(ask(true)) });
+      const res = await fetch(`${i.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify(ask(true)),
+      });
       let text = '';
       const decoder = new TextDecoder();
       for await (const chunk of res.body!) {
@@ -165,7 +204,10 @@ describe('a fleet of 3 gateway processes on one Postgres and one Redis', { skip 
     // What the balance affords: the worst-case holds of the requests in flight together
     // (5 here), plus what a settled answer gave back of its hold (its actual cost is below
     // it) to the requests admitted after it. Never more answers than the balance pays for.
-    const cheapest = BigInt((await fleet.pool.query(`SELECT min(cost_nanos) AS c FROM generations WHERE account_id = $1 AND status = 'success'`, ['acct_attack'])).rows[0].c);
+    const cheapest = BigInt(
+      (await fleet.pool.query(`SELECT min(cost_nanos) AS c FROM generations WHERE account_id = $1 AND status = 'success'`, ['acct_attack']))
+        .rows[0].c,
+    );
     assert.ok(ok >= 1 && BigInt(ok) * cheapest <= start, `${ok} answers at ${cheapest} nano-USD or more on a balance of ${start}`);
     assert.ok(ok < answers.length / 2, `${ok} of ${answers.length} served: the attack was mostly refused`);
   });
@@ -182,7 +224,9 @@ describe('a fleet of 3 gateway processes on one Postgres and one Redis', { skip 
     const [a, b] = fleet.instances as [Instance, Instance, Instance];
     assert.equal((await chat(b, key)).status, 200); // B has the key cached
     const revoked = await fetch(`${a.origin}/api/v1/keys/${hash}`, {
-      method: 'PATCH', headers: { ...bearer(management), 'content-type': 'application/json' }, body: JSON.stringify({ disabled: true }),
+      method: 'PATCH',
+      headers: { ...bearer(management), 'content-type': 'application/json' },
+      body: JSON.stringify({ disabled: true }),
     });
     assert.equal(revoked.status, 200);
     const at = performance.now();
@@ -192,7 +236,7 @@ describe('a fleet of 3 gateway processes on one Postgres and one Redis', { skip 
     assert.equal(status, 401, 'refused on B within 1 s of the revocation on A');
   });
 
-  test('SIGKILL of an instance mid-burst, then restart: every delivered answer is charged once, and the dead instance\'s holds stay held for reconciliation', async () => {
+  test("SIGKILL of an instance mid-burst, then restart: every delivered answer is charged once, and the dead instance's holds stay held for reconciliation", async () => {
     const { key } = await account(fleet.pool, 'acct_kill', 1_000_000_000n);
     const start = await balance(fleet.pool, 'acct_kill');
     const victim = fleet.instances[2]!;
@@ -203,7 +247,10 @@ describe('a fleet of 3 gateway processes on one Postgres and one Redis', { skip 
     await victim.run.exited;
     const answers = await Promise.all(burst.map((s) => s.done));
     const delivered = answers.filter((a) => a !== null && a.status === 200 && a.text.includes('[DONE]')).length;
-    assert.ok(answers.some((a) => a === null), 'some streams were cut by the kill');
+    assert.ok(
+      answers.some((a) => a === null),
+      'some streams were cut by the kill',
+    );
     fleet.instances[2] = await startInstance(fleet);
     const { total, successes } = await charged(fleet.pool, 'acct_kill');
     assert.ok(successes >= delivered, `${delivered} delivered, ${successes} charged`);

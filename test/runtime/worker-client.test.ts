@@ -10,17 +10,17 @@ describe('WorkerClient', () => {
   const client = new WorkerClient<EchoRequest, string>(new URL('../support/echo-thread.ts', import.meta.url));
   after(() => client.close());
 
-  test('answers calls by id, concurrently; a deadline shorter than the thread\'s start still holds (it runs from ready)', async () => {
-    const [a, b] = await Promise.all([
-      client.call({ op: 'echo', text: 'a' }, [], 400),
-      client.call({ op: 'echo', text: 'b' }),
-    ]);
+  test("answers calls by id, concurrently; a deadline shorter than the thread's start still holds (it runs from ready)", async () => {
+    const [a, b] = await Promise.all([client.call({ op: 'echo', text: 'a' }, [], 400), client.call({ op: 'echo', text: 'b' })]);
     assert.deepEqual([a, b], ['a', 'b']);
     assert.equal(client.started, 1);
   });
 
   test('what the handler throws rejects its call only', async () => {
-    await assert.rejects(client.call({ op: 'throw', text: 'boom' }), (err: unknown) => err instanceof ThreadFailure && err.message === 'boom');
+    await assert.rejects(
+      client.call({ op: 'throw', text: 'boom' }),
+      (err: unknown) => err instanceof ThreadFailure && err.message === 'boom',
+    );
     assert.equal(await client.call({ op: 'echo', text: 'still here' }), 'still here');
     assert.equal(client.started, 1);
   });
@@ -38,7 +38,10 @@ describe('WorkerClient', () => {
   });
 
   test('close rejects the calls in flight', async () => {
-    const pending = assert.rejects(client.call({ op: 'spin', ms: 2_000 }), (err: unknown) => err instanceof ThreadLost && err.reason === 'it was closed');
+    const pending = assert.rejects(
+      client.call({ op: 'spin', ms: 2_000 }),
+      (err: unknown) => err instanceof ThreadLost && err.reason === 'it was closed',
+    );
     await client.close();
     await pending;
   });

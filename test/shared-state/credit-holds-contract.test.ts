@@ -66,12 +66,15 @@ after(async () => {
 
 function subject(auth: AuthContext, db: Subject['db'], holds: CreditHolds, queue: SettlementQueue, forget: Subject['forget']): Subject {
   return {
-    holds, db, forget,
+    holds,
+    db,
+    forget,
     async reserve(id) {
       try {
         return await holds.reserve(id, auth, request(), plan(), PROMPT);
       } catch (err) {
-        if (err instanceof GatewayError) return err.metadata?.reason === undefined ? err.code : `${err.code}: ${String(err.metadata.reason)}`;
+        if (err instanceof GatewayError)
+          return err.metadata?.reason === undefined ? err.code : `${err.code}: ${String(err.metadata.reason)}`;
         throw err;
       }
     },
@@ -110,16 +113,25 @@ function inProcess(balance: bigint, limit: bigint | null): Subject {
 }
 
 /** FleetCreditHolds over Redis, its snapshots loaded from `loadFrom` (Stores.holds), its settlements written by `queue`. */
-async function onRedis(loadFrom: PostgresStores['holds'], queue: SettlementQueue, rows?: { write: (h: Parameters<SettlementQueue['pushHold']>[0]) => void; releaseStale: PostgresStores['holds']['releaseStale'] }): Promise<FleetCreditHolds> {
+async function onRedis(
+  loadFrom: PostgresStores['holds'],
+  queue: SettlementQueue,
+  rows?: { write: (h: Parameters<SettlementQueue['pushHold']>[0]) => void; releaseStale: PostgresStores['holds']['releaseStale'] },
+): Promise<FleetCreditHolds> {
   const connection = new RedisConnection({ url: redis!.url });
   await connection.connect();
   connections.push(connection);
   const shared = new RedisCreditHolds(connection, {
     loader: async (_accountId, keyHash, ids, days) => loadFrom.loadSpendState(keyHash, ids, days),
-    instanceId: 'i1', holdMs: 60_000, settleMs: 120_000, prefix: `chc${process.pid}-${++prefixes}`,
+    instanceId: 'i1',
+    holdMs: 60_000,
+    settleMs: 120_000,
+    prefix: `chc${process.pid}-${++prefixes}`,
   });
   return new FleetCreditHolds(shared, queue, {
-    accountOf: () => 'acct_1', publish: async () => {}, log: () => {},
+    accountOf: () => 'acct_1',
+    publish: async () => {},
+    log: () => {},
     ...(rows === undefined ? {} : { rows: { holdMs: 60_000, ...rows } }),
   });
 }
@@ -135,11 +147,30 @@ async function fleet(balance: bigint, limit: bigint | null): Promise<Subject> {
 async function fleetOnPostgres(balance: bigint, limit: bigint | null): Promise<Subject> {
   const stores = await openPostgresStores(await createTestDatabase(), { max: 3 });
   opened.push(stores);
-  const account = await stores.accounts.createAccount({ id: 'acct_1', name: 'a', accountType: 'user', tier: 'tier2', defaultModel: null, now: NOW });
+  const account = await stores.accounts.createAccount({
+    id: 'acct_1',
+    name: 'a',
+    accountType: 'user',
+    tier: 'tier2',
+    defaultModel: null,
+    now: NOW,
+  });
   if (balance > 0n) await stores.ledger.addEntry('acct_1', 'credit', balance, null, NOW);
-  const key = await stores.accounts.createKey({ hash: 'hash_1', accountId: 'acct_1', name: 'k', label: 'sk-sy-v1-x...y', limitNanos: limit, isManagement: false, expiresAt: null, now: NOW });
+  const key = await stores.accounts.createKey({
+    hash: 'hash_1',
+    accountId: 'acct_1',
+    name: 'k',
+    label: 'sk-sy-v1-x...y',
+    limitNanos: limit,
+    isManagement: false,
+    expiresAt: null,
+    now: NOW,
+  });
   const queue = new SettlementQueue(stores.settlements, { log: () => {}, firstRetryMs: 60_000 });
-  const holds = await onRedis(stores.holds, queue, { write: (h) => queue.pushHold(h), releaseStale: (b, n) => stores.holds.releaseStale(b, n) });
+  const holds = await onRedis(stores.holds, queue, {
+    write: (h) => queue.pushHold(h),
+    releaseStale: (b, n) => stores.holds.releaseStale(b, n),
+  });
   const db: Subject['db'] = {
     credit: async (amount) => {
       await stores.ledger.addEntry('acct_1', 'credit', amount, null, NOW);
@@ -151,7 +182,9 @@ async function fleetOnPostgres(balance: bigint, limit: bigint | null): Promise<S
       await stores.accounts.updateAccount('acct_1', { isActive: on });
     },
   };
-  return subject({ key, account: { ...account, balanceNanos: balance } }, db, holds, queue, (keyHash, accountId) => holds.forgetShared(keyHash, accountId));
+  return subject({ key, account: { ...account, balanceNanos: balance } }, db, holds, queue, (keyHash, accountId) =>
+    holds.forgetShared(keyHash, accountId),
+  );
 }
 
 type Open = (balance: bigint, limit: bigint | null) => Promise<Subject>;
@@ -187,19 +220,24 @@ contractCase('holds never together exceed the balance; what is held is reported 
   return results;
 });
 
-contractCase('finish charges the cost and frees the rest; the charge counts while settling and, once committed, moves the balance once', 3n * HOLD, null, async (s) => {
-  assert.equal(await s.reserve('g1'), HOLD);
-  const charge = await s.finish('g1', HOLD, HOLD / 2n);
-  assert.equal(charge, HOLD / 2n);
-  assert.equal(s.holds.outstanding, 0);
-  assert.equal(await s.holds.heldFor('acct_1'), HOLD / 2n, 'settling until committed');
-  await s.commit('g1', charge);
-  assert.equal(await s.holds.heldFor('acct_1'), 0n);
-  // 2.5 holds left: two fit, the third does not.
-  const after = [await s.reserve('g2'), await s.reserve('g3'), await s.reserve('g4')];
-  assert.deepEqual(after, [HOLD, HOLD, 'insufficient_quota: balance']);
-  return { charge, after };
-});
+contractCase(
+  'finish charges the cost and frees the rest; the charge counts while settling and, once committed, moves the balance once',
+  3n * HOLD,
+  null,
+  async (s) => {
+    assert.equal(await s.reserve('g1'), HOLD);
+    const charge = await s.finish('g1', HOLD, HOLD / 2n);
+    assert.equal(charge, HOLD / 2n);
+    assert.equal(s.holds.outstanding, 0);
+    assert.equal(await s.holds.heldFor('acct_1'), HOLD / 2n, 'settling until committed');
+    await s.commit('g1', charge);
+    assert.equal(await s.holds.heldFor('acct_1'), 0n);
+    // 2.5 holds left: two fit, the third does not.
+    const after = [await s.reserve('g2'), await s.reserve('g3'), await s.reserve('g4')];
+    assert.deepEqual(after, [HOLD, HOLD, 'insufficient_quota: balance']);
+    return { charge, after };
+  },
+);
 
 contractCase('a failed request (cost 0) is charged nothing and its hold is freed', HOLD, null, async (s) => {
   assert.equal(await s.reserve('g1'), HOLD);
@@ -209,26 +247,39 @@ contractCase('a failed request (cost 0) is charged nothing and its hold is freed
   assert.equal(await s.reserve('g2'), HOLD);
 });
 
-for (const [balance, limit] of [[5n * HOLD, null], [5n * HOLD, 3n * HOLD], [2n * HOLD + HOLD / 3n, null]] as const) {
-  contractCase(`the overshoot rule: an answer costing more than its hold is charged the same (balance ${balance / HOLD}×, limit ${limit === null ? 'none' : `${limit / HOLD}×`})`, balance, limit, async (s) => {
-    assert.equal(await s.reserve('g1'), HOLD);
-    assert.equal(await s.reserve('g2'), HOLD);
-    // Each charge counts as settling, so the later ones meet less room: the sequence is what must agree.
-    const steps = [];
-    for (const [i, cost] of [HOLD + 1n, 2n * HOLD, 10n * HOLD, 3n * HOLD].entries()) {
-      const held = await s.reserve(`o${i}`);
-      steps.push([held, typeof held === 'bigint' ? await s.finish(`o${i}`, held, cost) : null]);
-    }
-    const last = await s.finish('g1', HOLD, 10n * HOLD);
-    assert.ok(last <= 10n * HOLD && last >= HOLD, 'at least the hold, at most the cost');
-    steps.push([HOLD, last]);
-    return steps;
-  });
+for (const [balance, limit] of [
+  [5n * HOLD, null],
+  [5n * HOLD, 3n * HOLD],
+  [2n * HOLD + HOLD / 3n, null],
+] as const) {
+  contractCase(
+    `the overshoot rule: an answer costing more than its hold is charged the same (balance ${balance / HOLD}×, limit ${limit === null ? 'none' : `${limit / HOLD}×`})`,
+    balance,
+    limit,
+    async (s) => {
+      assert.equal(await s.reserve('g1'), HOLD);
+      assert.equal(await s.reserve('g2'), HOLD);
+      // Each charge counts as settling, so the later ones meet less room: the sequence is what must agree.
+      const steps = [];
+      for (const [i, cost] of [HOLD + 1n, 2n * HOLD, 10n * HOLD, 3n * HOLD].entries()) {
+        const held = await s.reserve(`o${i}`);
+        steps.push([held, typeof held === 'bigint' ? await s.finish(`o${i}`, held, cost) : null]);
+      }
+      const last = await s.finish('g1', HOLD, 10n * HOLD);
+      assert.ok(last <= 10n * HOLD && last >= HOLD, 'at least the hold, at most the cost');
+      steps.push([HOLD, last]);
+      return steps;
+    },
+  );
 }
 
 agree('the overshoot rule over a grid of costs: with another hold in flight, finish charges the same', async (open) => {
   const charges = [];
-  for (const [balance, limit] of [[5n * HOLD, null], [5n * HOLD, 3n * HOLD], [2n * HOLD + HOLD / 3n, null]] as const) {
+  for (const [balance, limit] of [
+    [5n * HOLD, null],
+    [5n * HOLD, 3n * HOLD],
+    [2n * HOLD + HOLD / 3n, null],
+  ] as const) {
     for (const cost of [0n, HOLD / 2n, HOLD, HOLD + 1n, 2n * HOLD, 3n * HOLD, 10n * HOLD]) {
       const s = await open(balance, limit);
       assert.equal(await s.reserve('g1'), HOLD);
@@ -241,27 +292,37 @@ agree('the overshoot rule over a grid of costs: with another hold in flight, fin
   return charges;
 });
 
-contractCase("a key's own limit refuses past it with reason key_limit, whatever the balance; usage counts against it once settled", 100n * HOLD, HOLD + HOLD / 2n, async (s) => {
-  const results = [await s.reserve('g1'), await s.reserve('g2')];
-  assert.deepEqual(results, [HOLD, 'insufficient_quota: key_limit']);
-  const charge = await s.finish('g1', HOLD, HOLD);
-  await s.commit('g1', charge);
-  results.push(await s.reserve('g2'));
-  assert.equal(results[2], 'insufficient_quota: key_limit', 'the limit left is half a hold');
-  return results;
-});
+contractCase(
+  "a key's own limit refuses past it with reason key_limit, whatever the balance; usage counts against it once settled",
+  100n * HOLD,
+  HOLD + HOLD / 2n,
+  async (s) => {
+    const results = [await s.reserve('g1'), await s.reserve('g2')];
+    assert.deepEqual(results, [HOLD, 'insufficient_quota: key_limit']);
+    const charge = await s.finish('g1', HOLD, HOLD);
+    await s.commit('g1', charge);
+    results.push(await s.reserve('g2'));
+    assert.equal(results[2], 'insufficient_quota: key_limit', 'the limit left is half a hold');
+    return results;
+  },
+);
 
-contractCase('changes made in the database count once forgotten; a revoked key or an inactive account is refused with 401', HOLD, null, async (s) => {
-  assert.equal(await s.reserve('g1'), HOLD);
-  assert.equal(await s.reserve('g2'), 'insufficient_quota: balance');
-  await s.db.credit(HOLD);
-  await s.forget('hash_1', 'acct_1');
-  assert.equal(await s.reserve('g2'), HOLD);
-  await s.db.setKeyActive(false);
-  await s.forget('hash_1', 'acct_1');
-  assert.equal(await s.reserve('g3'), 'authentication_required');
-  await s.db.setKeyActive(true);
-  await s.db.setAccountActive(false);
-  await s.forget(undefined, 'acct_1');
-  assert.equal(await s.reserve('g3'), 'authentication_required');
-});
+contractCase(
+  'changes made in the database count once forgotten; a revoked key or an inactive account is refused with 401',
+  HOLD,
+  null,
+  async (s) => {
+    assert.equal(await s.reserve('g1'), HOLD);
+    assert.equal(await s.reserve('g2'), 'insufficient_quota: balance');
+    await s.db.credit(HOLD);
+    await s.forget('hash_1', 'acct_1');
+    assert.equal(await s.reserve('g2'), HOLD);
+    await s.db.setKeyActive(false);
+    await s.forget('hash_1', 'acct_1');
+    assert.equal(await s.reserve('g3'), 'authentication_required');
+    await s.db.setKeyActive(true);
+    await s.db.setAccountActive(false);
+    await s.forget(undefined, 'acct_1');
+    assert.equal(await s.reserve('g3'), 'authentication_required');
+  },
+);

@@ -35,19 +35,26 @@ export interface Implementations<S> {
 /** Redis TTLs run in real time: short enough to wait for, long enough for a case's few commands. */
 const REDIS_SHORT_TTL_MS = 60;
 
-export function eachImplementation<S>(name: string, impls: Implementations<S>, suite: (it: (title: string, fn: (s: Subject<S>) => Promise<void>) => void) => void): void {
+export function eachImplementation<S>(
+  name: string,
+  impls: Implementations<S>,
+  suite: (it: (title: string, fn: (s: Subject<S>) => Promise<void>) => void) => void,
+): void {
   describe(`${name}: in process`, () => {
     // node:test's runner awaits what it() returns.
-    suite((title, fn) => void it(title, async () => {
-      const clock: Clock = { now: Date.UTC(2026, 0, 1) };
-      const stores = new Map<string, S>();
-      await fn({
-        store: (prefix = 'gw') => stores.get(prefix) ?? stores.set(prefix, impls.inProcess(clock)).get(prefix)!,
-        tick: (ms = 1) => void (clock.now += ms),
-        shortTtlMs: 1_000,
-        pastShortTtl: async () => void (clock.now += 1_001),
-      });
-    }));
+    suite(
+      (title, fn) =>
+        void it(title, async () => {
+          const clock: Clock = { now: Date.UTC(2026, 0, 1) };
+          const stores = new Map<string, S>();
+          await fn({
+            store: (prefix = 'gw') => stores.get(prefix) ?? stores.set(prefix, impls.inProcess(clock)).get(prefix)!,
+            tick: (ms = 1) => void (clock.now += ms),
+            shortTtlMs: 1_000,
+            pastShortTtl: async () => void (clock.now += 1_001),
+          });
+        }),
+    );
   });
 
   const skip = redisUnavailable() ?? false;
@@ -65,20 +72,23 @@ export function eachImplementation<S>(name: string, impls: Implementations<S>, s
       await redis?.stop();
     });
     // node:test's runner awaits what it() returns.
-    suite((title, fn) => void it(title, async () => {
-      const clock: Clock = { now: Date.UTC(2026, 0, 1) };
-      const run = `c${++cases}`;
-      await fn({
-        store: (prefix = 'gw') => impls.redis(connection, `${run}:${prefix}`, clock),
-        tick: (ms = 1) => void (clock.now += ms),
-        shortTtlMs: REDIS_SHORT_TTL_MS,
-        pastShortTtl: async () => {
-          // A marker written now with the same TTL expires after everything written before it.
-          const marker = `${run}:#marker`;
-          await connection.send(['SET', marker, '1', 'PX', String(REDIS_SHORT_TTL_MS)]);
-          while ((await connection.send<number>(['EXISTS', marker])) === 1) await delay(5);
-        },
-      });
-    }));
+    suite(
+      (title, fn) =>
+        void it(title, async () => {
+          const clock: Clock = { now: Date.UTC(2026, 0, 1) };
+          const run = `c${++cases}`;
+          await fn({
+            store: (prefix = 'gw') => impls.redis(connection, `${run}:${prefix}`, clock),
+            tick: (ms = 1) => void (clock.now += ms),
+            shortTtlMs: REDIS_SHORT_TTL_MS,
+            pastShortTtl: async () => {
+              // A marker written now with the same TTL expires after everything written before it.
+              const marker = `${run}:#marker`;
+              await connection.send(['SET', marker, '1', 'PX', String(REDIS_SHORT_TTL_MS)]);
+              while ((await connection.send<number>(['EXISTS', marker])) === 1) await delay(5);
+            },
+          });
+        }),
+    );
   });
 }

@@ -33,22 +33,37 @@ after(async () => {
 
 test('3 instances reserve, finish and settle into Postgres: the balance is spent exactly once and never overdrawn', { skip }, async () => {
   const balance = 10_000_000n;
-  await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ('acct_1', 'a', 'user', $1, $2)`, [String(balance), NOW]);
-  await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ('hash_1', 'acct_1', 'k', 'sk-sy-v1-x...y', $1)`, [NOW]);
+  await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ('acct_1', 'a', 'user', $1, $2)`, [
+    String(balance),
+    NOW,
+  ]);
+  await pool.query(
+    `INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES ('hash_1', 'acct_1', 'k', 'sk-sy-v1-x...y', $1)`,
+    [NOW],
+  );
   const ledger = new PostgresLedger(pool);
-  const instances = await Promise.all([0, 1, 2].map(async (i) => {
-    const conn = new RedisConnection({ url: redis.url });
-    await conn.connect();
-    connections.push(conn);
-    return new RedisCreditHolds(conn, {
-      loader: (_account, keyHash, ids, days) => ledger.spendState(keyHash, ids, days), instanceId: `i${i}`, holdMs: 60_000, settleMs: 60_000,
-    });
-  }));
+  const instances = await Promise.all(
+    [0, 1, 2].map(async (i) => {
+      const conn = new RedisConnection({ url: redis.url });
+      await conn.connect();
+      connections.push(conn);
+      return new RedisCreditHolds(conn, {
+        loader: (_account, keyHash, ids, days) => ledger.spendState(keyHash, ids, days),
+        instanceId: `i${i}`,
+        holdMs: 60_000,
+        settleMs: 60_000,
+      });
+    }),
+  );
   // 30 requests of a 1M worst case each against 10M: exactly 10 are held.
-  const reserved = await Promise.all(instances.flatMap((h, i) => Array.from({ length: 10 }, async (_, j) => {
-    const id = `g${i}-${j}`;
-    return { id, h, r: await h.reserve(id, 'acct_1', 'hash_1', 1_000_000n) };
-  })));
+  const reserved = await Promise.all(
+    instances.flatMap((h, i) =>
+      Array.from({ length: 10 }, async (_, j) => {
+        const id = `g${i}-${j}`;
+        return { id, h, r: await h.reserve(id, 'acct_1', 'hash_1', 1_000_000n) };
+      }),
+    ),
+  );
   const held = reserved.filter((x) => x.r.ok);
   assert.equal(held.length, 10);
   // Each costs 700k; each instance settles its own and announces the commit.
@@ -62,6 +77,10 @@ test('3 instances reserve, finish and settle into Postgres: the balance is spent
   assert.equal(BigInt(db), balance - 7_000_000n);
   assert.equal(await instances[0]!.heldFor('acct_1'), 0n);
   // What is left is exactly the database's balance, on every instance.
-  assert.deepEqual(await instances[1]!.reserve('over', 'acct_1', 'hash_1', 3_000_001n), { ok: false, reason: 'balance', availableNanos: 3_000_000n });
+  assert.deepEqual(await instances[1]!.reserve('over', 'acct_1', 'hash_1', 3_000_001n), {
+    ok: false,
+    reason: 'balance',
+    availableNanos: 3_000_000n,
+  });
   assert.deepEqual(await instances[2]!.reserve('exact', 'acct_1', 'hash_1', 3_000_000n), { ok: true, heldNanos: 3_000_000n });
 });

@@ -46,21 +46,33 @@ async function rig(limit: bigint, reset: KeyLimitReset, start: number): Promise<
   const pool = createPostgresPool({ url: await createTestDatabase(), max: 4 });
   pools.push(pool);
   await migratePostgres(pool);
-  await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ('acct_1', 'a', 'user', $1, $2)`, [String(1000n * M), NOW]);
-  await pool.query(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, created_at)
-    VALUES ('hash_1', 'acct_1', 'k', 'sk-sy-v1-x...y', $1, $2, $3)`, [String(limit), reset, NOW]);
+  await pool.query(`INSERT INTO accounts (id, name, account_type, balance_nanos, created_at) VALUES ('acct_1', 'a', 'user', $1, $2)`, [
+    String(1000n * M),
+    NOW,
+  ]);
+  await pool.query(
+    `INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, created_at)
+    VALUES ('hash_1', 'acct_1', 'k', 'sk-sy-v1-x...y', $1, $2, $3)`,
+    [String(limit), reset, NOW],
+  );
   const ledger = new PostgresLedger(pool);
   const clock = { now: start };
   const shared = `lr${++prefixes}`;
   return {
-    clock, ledger, pool,
+    clock,
+    ledger,
+    pool,
     async instance(prefix = shared) {
       const conn = new RedisConnection({ url: redis.url });
       await conn.connect();
       connections.push(conn);
       return new RedisCreditHolds(conn, {
         loader: (_a, keyHash, ids, days) => ledger.spendState(keyHash, ids, days),
-        instanceId: `i${connections.length}`, holdMs: 3_600_000, settleMs: 3_600_000, now: () => clock.now, prefix,
+        instanceId: `i${connections.length}`,
+        holdMs: 3_600_000,
+        settleMs: 3_600_000,
+        now: () => clock.now,
+        prefix,
       });
     },
   };
@@ -135,7 +147,13 @@ test('a request begun before midnight and settled after does not count in the ne
   // Only the request begun on Wednesday counts in Wednesday's limit.
   assert.deepEqual(await a.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));
   const days = (await r.pool.query(`SELECT day, cost_nanos FROM usage_daily_keys WHERE key_hash = 'hash_1' ORDER BY day`)).rows;
-  assert.deepEqual(days.map((d) => [d.day, BigInt(d.cost_nanos)]), [['2026-01-13', M], ['2026-01-14', M]]);
+  assert.deepEqual(
+    days.map((d) => [d.day, BigInt(d.cost_nanos)]),
+    [
+      ['2026-01-13', M],
+      ['2026-01-14', M],
+    ],
+  );
   // The database says the same: a snapshot read afresh finds the same room.
   await b.forget('acct_1', 'hash_1');
   assert.deepEqual(await b.reserve('probe', 'acct_1', 'hash_1', 2n * M + 1n), keyLimit(2n * M));

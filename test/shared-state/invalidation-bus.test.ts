@@ -21,7 +21,10 @@ async function redisBus(): Promise<{ bus: RedisInvalidationBus; conn: RedisConne
   const conn = new RedisConnection({ url: redis.url });
   await conn.connect();
   const bus = await RedisInvalidationBus.open(conn);
-  closers.push(() => conn.close(), () => bus.close());
+  closers.push(
+    () => conn.close(),
+    () => bus.close(),
+  );
   return { bus, conn };
 }
 
@@ -47,7 +50,11 @@ test('in process: a published change reaches the subscribers', async () => {
 test('over Redis: a change published through one connection is seen through another within 1 s', { skip }, async () => {
   const { bus: a } = await redisBus();
   const { bus: b } = await redisBus();
-  for (const message of [{ kind: 'key', keyHash: 'hash_1', accountId: 'acct_1' }, { kind: 'account', accountId: 'acct_2' }, { kind: 'all' }] as const) {
+  for (const message of [
+    { kind: 'key', keyHash: 'hash_1', accountId: 'acct_1' },
+    { kind: 'account', accountId: 'acct_2' },
+    { kind: 'all' },
+  ] as const) {
     const seenByB = next(b);
     const seenByA = next(a);
     await a.publish(message);
@@ -56,17 +63,21 @@ test('over Redis: a change published through one connection is seen through anot
   }
 });
 
-test('over Redis: after an outage the listeners are told to drop everything (messages may have been missed)', { skip, timeout: 20_000 }, async () => {
-  const { bus, conn } = await redisBus();
-  const dropAll = next(bus, 15_000);
-  await redis.stop();
-  await assert.rejects(bus.publish({ kind: 'all' }), { name: 'SharedStateUnavailable' });
-  const ready = readyAgain(conn.client);
-  await redis.restart();
-  assert.deepEqual(await dropAll, { kind: 'all' });
-  await ready;
-  // And it works as before.
-  const seen = next(bus);
-  await bus.publish({ kind: 'account', accountId: 'acct_3' });
-  assert.deepEqual(await seen, { kind: 'account', accountId: 'acct_3' });
-});
+test(
+  'over Redis: after an outage the listeners are told to drop everything (messages may have been missed)',
+  { skip, timeout: 20_000 },
+  async () => {
+    const { bus, conn } = await redisBus();
+    const dropAll = next(bus, 15_000);
+    await redis.stop();
+    await assert.rejects(bus.publish({ kind: 'all' }), { name: 'SharedStateUnavailable' });
+    const ready = readyAgain(conn.client);
+    await redis.restart();
+    assert.deepEqual(await dropAll, { kind: 'all' });
+    await ready;
+    // And it works as before.
+    const seen = next(bus);
+    await bus.publish({ kind: 'account', accountId: 'acct_3' });
+    assert.deepEqual(await seen, { kind: 'account', accountId: 'acct_3' });
+  },
+);

@@ -54,16 +54,28 @@ async function fleet(balance: bigint, limit: bigint | null, size: number, holdMs
   const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
   const loader = sqliteLoader(base);
   const prefix = `ch${++prefixes}`;
-  const instances = await Promise.all(Array.from({ length: size }, async (_, i) => new RedisCreditHolds(await connection(), {
-    loader, instanceId: `instance-${i}`, holdMs, settleMs: 120_000, now: () => clock.now, prefix,
-  })));
+  const instances = await Promise.all(
+    Array.from(
+      { length: size },
+      async (_, i) =>
+        new RedisCreditHolds(await connection(), {
+          loader,
+          instanceId: `instance-${i}`,
+          holdMs,
+          settleMs: 120_000,
+          now: () => clock.now,
+          prefix,
+        }),
+    ),
+  );
   return { base, clock, instances };
 }
 
 test('concurrent reserves from 3 instances never together hold more than the balance', { skip }, async () => {
   const { instances } = await fleet(10n * HOLD + HOLD / 2n, null, 3);
-  const results = await Promise.all(instances.flatMap((h, i) =>
-    Array.from({ length: 10 }, (_, j) => h.reserve(`g${i}-${j}`, 'acct_1', 'hash_1', HOLD))));
+  const results = await Promise.all(
+    instances.flatMap((h, i) => Array.from({ length: 10 }, (_, j) => h.reserve(`g${i}-${j}`, 'acct_1', 'hash_1', HOLD))),
+  );
   assert.equal(results.filter((r) => r.ok).length, 10);
   const refused = results.find((r) => !r.ok);
   assert.deepEqual(refused, { ok: false, reason: 'balance', availableNanos: HOLD / 2n });
@@ -72,20 +84,26 @@ test('concurrent reserves from 3 instances never together hold more than the bal
 
 test("concurrent reserves from 3 instances never together exceed the key's limit", { skip }, async () => {
   const { instances } = await fleet(100n * HOLD, 4n * HOLD, 3);
-  const results = await Promise.all(instances.flatMap((h, i) =>
-    Array.from({ length: 5 }, (_, j) => h.reserve(`g${i}-${j}`, 'acct_1', 'hash_1', HOLD))));
+  const results = await Promise.all(
+    instances.flatMap((h, i) => Array.from({ length: 5 }, (_, j) => h.reserve(`g${i}-${j}`, 'acct_1', 'hash_1', HOLD))),
+  );
   assert.equal(results.filter((r) => r.ok).length, 4);
   assert.ok(results.some((r) => !r.ok && r.reason === 'key_limit'));
 });
 
 test('a tighter worst case is tried when the first does not fit but something is left', { skip }, async () => {
-  const { instances: [h] } = await fleet(HOLD, null, 1);
+  const {
+    instances: [h],
+  } = await fleet(HOLD, null, 1);
   const r = await h!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD, () => HOLD / 2n);
   assert.deepEqual(r, { ok: true, heldNanos: HOLD / 2n });
 });
 
 test('settle then commit moves the balance once, also when a load reads the ledger in between', { skip }, async () => {
-  const { base, instances: [a, b] } = await fleet(10n * HOLD, null, 2);
+  const {
+    base,
+    instances: [a, b],
+  } = await fleet(10n * HOLD, null, 2);
   assert.equal((await a!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
   assert.equal((await a!.reserve('g2', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
   assert.equal(await a!.finish('g1', 'acct_1', 'hash_1', HOLD), HOLD);
@@ -107,7 +125,10 @@ test('settle then commit moves the balance once, also when a load reads the ledg
 });
 
 test("a dead instance's holds expire and reconciliation releases them", { skip }, async () => {
-  const { clock, instances: [dead, alive] } = await fleet(3n * HOLD, null, 2, 30_000);
+  const {
+    clock,
+    instances: [dead, alive],
+  } = await fleet(3n * HOLD, null, 2, 30_000);
   for (let i = 0; i < 3; i++) assert.equal((await dead!.reserve(`d${i}`, 'acct_1', 'hash_1', HOLD)).ok, true);
   // The dead instance never finishes them: nothing is left for the live one.
   assert.equal((await alive!.reserve('a1', 'acct_1', 'hash_1', HOLD)).ok, false);
@@ -122,7 +143,10 @@ test("a dead instance's holds expire and reconciliation releases them", { skip }
 });
 
 test('a revoked key and a deactivated account are refused on every instance once forgotten', { skip }, async () => {
-  const { base, instances: [a, b] } = await fleet(10n * HOLD, null, 2);
+  const {
+    base,
+    instances: [a, b],
+  } = await fleet(10n * HOLD, null, 2);
   assert.equal((await b!.reserve('g0', 'acct_1', 'hash_1', HOLD)).ok, true);
   base.accounts.setKeyActive('hash_1', false, 'operator');
   await a!.forget('acct_1', 'hash_1');
@@ -133,32 +157,46 @@ test('a revoked key and a deactivated account are refused on every instance once
 });
 
 test('credits granted are seen once forgotten', { skip }, async () => {
-  const { base, instances: [a, b] } = await fleet(HOLD, null, 2);
+  const {
+    base,
+    instances: [a, b],
+  } = await fleet(HOLD, null, 2);
   assert.equal((await b!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD)).ok, false);
   base.ledger.addEntry('acct_1', 'credit', HOLD, null, '2026-01-01T00:00:00.000Z');
   await a!.forget('acct_1');
   assert.equal((await b!.reserve('g1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
 });
 
-test("a member's budget counts every hold of the member's keys across instances; an entry from before member budgets is released as before", { skip }, async () => {
-  const { base, instances: [a, b] } = await fleet(10n * HOLD, null, 2);
-  const prefix = `ch${prefixes}`;
-  base.db.prepare(`INSERT INTO members (id, account_id, email, email_lower, name, role, budget_nanos, budget_reset, created_at)
-    VALUES ('mem_1', 'acct_1', 'm@example.com', 'm@example.com', 'm', 'member', ?, 'none', '2026-01-01T00:00:00Z')`).run(3n * HOLD);
-  base.db.prepare(`UPDATE api_keys SET member_id = 'mem_1' WHERE hash = 'hash_1'`).run();
-  assert.equal((await a!.reserve('m1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
-  assert.deepEqual(await b!.reserve('m2', 'acct_1', 'hash_1', 2n * HOLD), { ok: false, reason: 'member_budget', availableNanos: HOLD });
-  // A hold an instance of the previous version took: its entry names no member.
-  const conn = await connection();
-  const tag = `${prefix}:{acct_1}`;
-  await conn.send(['HSET', `${tag}:entries`, 'old1', `h|hash_1|${HOLD}|instance-old`]);
-  await conn.send(['HINCRBY', `${tag}:account`, 'held', String(HOLD)]);
-  await conn.send(['HINCRBY', `${tag}:account`, 'k:hash_1:held', String(HOLD)]);
-  assert.equal(await b!.heldFor('acct_1'), 3n * HOLD);
-  assert.equal(await a!.finish('old1', 'acct_1', 'hash_1', 0n), 0n);
-  assert.equal(await b!.heldFor('acct_1'), 2n * HOLD, 'released from the account, the key and no member');
-  assert.equal(await a!.finish('m1', 'acct_1', 'hash_1', 0n), 0n);
-  assert.equal(await b!.heldFor('acct_1'), 0n);
-  assert.equal((await b!.reserve('m3', 'acct_1', 'hash_1', 3n * HOLD)).ok, true, "the member's whole budget is free again");
-  assert.deepEqual(await a!.reserve('m4', 'acct_1', 'hash_1', 1n), { ok: false, reason: 'member_budget', availableNanos: 0n });
-});
+test(
+  "a member's budget counts every hold of the member's keys across instances; an entry from before member budgets is released as before",
+  { skip },
+  async () => {
+    const {
+      base,
+      instances: [a, b],
+    } = await fleet(10n * HOLD, null, 2);
+    const prefix = `ch${prefixes}`;
+    base.db
+      .prepare(
+        `INSERT INTO members (id, account_id, email, email_lower, name, role, budget_nanos, budget_reset, created_at)
+    VALUES ('mem_1', 'acct_1', 'm@example.com', 'm@example.com', 'm', 'member', ?, 'none', '2026-01-01T00:00:00Z')`,
+      )
+      .run(3n * HOLD);
+    base.db.prepare(`UPDATE api_keys SET member_id = 'mem_1' WHERE hash = 'hash_1'`).run();
+    assert.equal((await a!.reserve('m1', 'acct_1', 'hash_1', 2n * HOLD)).ok, true);
+    assert.deepEqual(await b!.reserve('m2', 'acct_1', 'hash_1', 2n * HOLD), { ok: false, reason: 'member_budget', availableNanos: HOLD });
+    // A hold an instance of the previous version took: its entry names no member.
+    const conn = await connection();
+    const tag = `${prefix}:{acct_1}`;
+    await conn.send(['HSET', `${tag}:entries`, 'old1', `h|hash_1|${HOLD}|instance-old`]);
+    await conn.send(['HINCRBY', `${tag}:account`, 'held', String(HOLD)]);
+    await conn.send(['HINCRBY', `${tag}:account`, 'k:hash_1:held', String(HOLD)]);
+    assert.equal(await b!.heldFor('acct_1'), 3n * HOLD);
+    assert.equal(await a!.finish('old1', 'acct_1', 'hash_1', 0n), 0n);
+    assert.equal(await b!.heldFor('acct_1'), 2n * HOLD, 'released from the account, the key and no member');
+    assert.equal(await a!.finish('m1', 'acct_1', 'hash_1', 0n), 0n);
+    assert.equal(await b!.heldFor('acct_1'), 0n);
+    assert.equal((await b!.reserve('m3', 'acct_1', 'hash_1', 3n * HOLD)).ok, true, "the member's whole budget is free again");
+    assert.deepEqual(await a!.reserve('m4', 'acct_1', 'hash_1', 1n), { ok: false, reason: 'member_budget', availableNanos: 0n });
+  },
+);

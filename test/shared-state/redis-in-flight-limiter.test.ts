@@ -34,7 +34,11 @@ after(async () => {
 
 test('3 instances taking leases of one key at once get exactly the cap; a release frees one slot', { skip }, async () => {
   const all = await Promise.all([0, 1, 2].map(() => instance(30_000, 'exact')));
-  const tries = all.flatMap(({ limiter }, i) => Array.from({ length: 10 }, (_, j) => limiter.acquire('hash_1', 'acct_1', 4, `gen-${i}-${j}`).then((ok) => (ok ? `gen-${i}-${j}` : null))));
+  const tries = all.flatMap(({ limiter }, i) =>
+    Array.from({ length: 10 }, (_, j) =>
+      limiter.acquire('hash_1', 'acct_1', 4, `gen-${i}-${j}`).then((ok) => (ok ? `gen-${i}-${j}` : null)),
+    ),
+  );
   const taken = (await Promise.all(tries)).filter((id): id is string => id !== null);
   assert.equal(taken.length, 4);
   assert.equal(await all[0]!.limiter.acquire('hash_2', 'acct_1', 1, 'other-key'), true, 'another key has its own slots');
@@ -44,7 +48,7 @@ test('3 instances taking leases of one key at once get exactly the cap; a releas
   assert.equal(await all[1]!.limiter.acquire('hash_1', 'acct_1', 4, 'late-2'), false);
 });
 
-test('held leases are renewed; a dead instance\'s leases expire within the lease time', { skip }, async () => {
+test("held leases are renewed; a dead instance's leases expire within the lease time", { skip }, async () => {
   const a = await instance(600, 'crash');
   const b = await instance(600, 'crash');
   assert.equal(await a.limiter.acquire('hash_1', 'acct_1', 1, 'gen-a'), true);
@@ -71,7 +75,7 @@ test('held leases are renewed; a dead instance\'s leases expire within the lease
     freed = await b.limiter.acquire('hash_1', 'acct_1', 1, 'gen-b');
     if (!freed) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  assert.ok(freed, 'the dead instance\'s lease expired');
+  assert.ok(freed, "the dead instance's lease expired");
 });
 
 test('in one process, a count per key', () => {

@@ -11,9 +11,16 @@ test('no URL and sqlite: URLs keep SQLite', () => {
 });
 
 test('Postgres with Redis is a fleet; the environment wins over the file', () => {
-  assert.deepEqual(selectBackends({ DATABASE_URL: PG, REDIS_URL: 'redis://r:6379' }), { kind: 'fleet', databaseUrl: PG, redisUrl: 'redis://r:6379' });
-  assert.deepEqual(selectBackends({ REDIS_URL: 'redis://env:1' }, { databaseUrl: PG, redisUrl: 'redis://file:2' }),
-    { kind: 'fleet', databaseUrl: PG, redisUrl: 'redis://env:1' });
+  assert.deepEqual(selectBackends({ DATABASE_URL: PG, REDIS_URL: 'redis://r:6379' }), {
+    kind: 'fleet',
+    databaseUrl: PG,
+    redisUrl: 'redis://r:6379',
+  });
+  assert.deepEqual(selectBackends({ REDIS_URL: 'redis://env:1' }, { databaseUrl: PG, redisUrl: 'redis://file:2' }), {
+    kind: 'fleet',
+    databaseUrl: PG,
+    redisUrl: 'redis://env:1',
+  });
 });
 
 test('Postgres without Redis is refused with a clear message that never shows the password', () => {

@@ -8,12 +8,44 @@ const T1 = '2026-01-02T00:00:00.000Z';
 
 async function seed(s: Stores): Promise<void> {
   // Ids whose byte order differs from a locale's order (case, '_' and '-'): pages must follow bytes.
-  for (const [id, name, at] of [['acct_B', 'Beta Org', T0], ['acct_a', 'alpha', T0], ['acct_-z', '50%_off', T1]] as const) {
+  for (const [id, name, at] of [
+    ['acct_B', 'Beta Org', T0],
+    ['acct_a', 'alpha', T0],
+    ['acct_-z', '50%_off', T1],
+  ] as const) {
     await s.accounts.createAccount({ id, name, accountType: 'user', tier: 'free', defaultModel: null, now: at });
   }
-  await s.accounts.createKey({ hash: 'h2', accountId: 'acct_a', name: 'two', label: 'sk-2', limitNanos: 5_000_000_000n, isManagement: false, expiresAt: null, now: T1 });
-  await s.accounts.createKey({ hash: 'h1', accountId: 'acct_a', name: 'one', label: 'sk-1', limitNanos: null, isManagement: true, expiresAt: T1, now: T0 });
-  await s.accounts.createKey({ hash: 'h3', accountId: 'acct_B', name: 'adm', label: 'sk-3', limitNanos: null, isManagement: false, isAdmin: true, expiresAt: null, now: T0 });
+  await s.accounts.createKey({
+    hash: 'h2',
+    accountId: 'acct_a',
+    name: 'two',
+    label: 'sk-2',
+    limitNanos: 5_000_000_000n,
+    isManagement: false,
+    expiresAt: null,
+    now: T1,
+  });
+  await s.accounts.createKey({
+    hash: 'h1',
+    accountId: 'acct_a',
+    name: 'one',
+    label: 'sk-1',
+    limitNanos: null,
+    isManagement: true,
+    expiresAt: T1,
+    now: T0,
+  });
+  await s.accounts.createKey({
+    hash: 'h3',
+    accountId: 'acct_B',
+    name: 'adm',
+    label: 'sk-3',
+    limitNanos: null,
+    isManagement: false,
+    isAdmin: true,
+    expiresAt: null,
+    now: T0,
+  });
 }
 
 contractCase('accounts: create, get, list in creation order, count, update with limits override', async (s) => {
@@ -45,8 +77,14 @@ contractCase('keys: create, lookup by hash, list, update, deactivate (operator m
   assert.equal((await s.accounts.getKey('h3'))?.isAdmin, true);
   assert.equal((await s.accounts.getKey('h2'))?.limitNanos, 5_000_000_000n);
   assert.equal(await s.accounts.getKey('missing'), undefined);
-  assert.deepEqual((await s.accounts.listKeys()).map((k) => k.hash), ['h1', 'h3', 'h2']);
-  assert.deepEqual((await s.accounts.listKeys('acct_a')).map((k) => k.hash), ['h1', 'h2']);
+  assert.deepEqual(
+    (await s.accounts.listKeys()).map((k) => k.hash),
+    ['h1', 'h3', 'h2'],
+  );
+  assert.deepEqual(
+    (await s.accounts.listKeys('acct_a')).map((k) => k.hash),
+    ['h1', 'h2'],
+  );
   const renamed = await s.accounts.updateKey('h2', { name: 'renamed', limitNanos: null }, T1);
   assert.equal(renamed?.name, 'renamed');
   assert.equal(renamed?.limitNanos, null);
@@ -57,7 +95,12 @@ contractCase('keys: create, lookup by hash, list, update, deactivate (operator m
   assert.equal(revoked?.isActive, false);
   assert.equal(revoked?.disabledBy, 'operator');
   assert.equal(await s.accounts.setKeyActive('nope', false, 'account'), false);
-  await s.accounts.touchKeys(new Map([['h1', T1], ['h3', T0]]));
+  await s.accounts.touchKeys(
+    new Map([
+      ['h1', T1],
+      ['h3', T0],
+    ]),
+  );
   await s.accounts.touchKeys(new Map([['h1', T0]])); // never backwards
   assert.equal((await s.accounts.getKey('h1'))?.lastUsed, T1);
   assert.equal(await s.accounts.deleteKey('h3'), true);
@@ -68,25 +111,46 @@ contractCase('keys: create, lookup by hash, list, update, deactivate (operator m
 contractCase('admin account search: id or part of the name (any case, wildcards literal), keyset pages in creation order', async (s) => {
   await seed(s);
   const all = await s.admin.accountIds(null, null, 10);
-  assert.deepEqual(all.map((r) => r.id), ['acct_B', 'acct_a', 'acct_-z']);
+  assert.deepEqual(
+    all.map((r) => r.id),
+    ['acct_B', 'acct_a', 'acct_-z'],
+  );
   const page2 = await s.admin.accountIds(null, { createdAt: all[0]!.createdAt, id: all[0]!.id }, 1);
-  assert.deepEqual(page2.map((r) => r.id), ['acct_a']);
-  assert.deepEqual((await s.admin.accountIds('BETA', null, 10)).map((r) => r.id), ['acct_B']);
-  assert.deepEqual((await s.admin.accountIds('acct_a', null, 10)).map((r) => r.id), ['acct_a']);
-  assert.deepEqual((await s.admin.accountIds('%_', null, 10)).map((r) => r.id), ['acct_-z']);
+  assert.deepEqual(
+    page2.map((r) => r.id),
+    ['acct_a'],
+  );
+  assert.deepEqual(
+    (await s.admin.accountIds('BETA', null, 10)).map((r) => r.id),
+    ['acct_B'],
+  );
+  assert.deepEqual(
+    (await s.admin.accountIds('acct_a', null, 10)).map((r) => r.id),
+    ['acct_a'],
+  );
+  assert.deepEqual(
+    (await s.admin.accountIds('%_', null, 10)).map((r) => r.id),
+    ['acct_-z'],
+  );
   assert.equal(await s.admin.rename('acct_a', 'Alpha Two'), true);
   assert.equal(await s.admin.rename('nope', 'x'), false);
-  assert.deepEqual((await s.admin.accountIds('two', null, 10)).map((r) => r.id), ['acct_a']);
+  assert.deepEqual(
+    (await s.admin.accountIds('two', null, 10)).map((r) => r.id),
+    ['acct_a'],
+  );
   return { all, page2 };
 });
 
 contractCase('transactions: all or nothing, and a nested one joins the open one', async (s) => {
   await seed(s);
-  await assert.rejects(s.transaction(async (tx) => {
-    await tx.admin.rename('acct_a', 'lost');
-    await tx.transaction(async (inner) => inner.ledger.addEntry('acct_a', 'credit', 5n, null, T1));
-    throw new Error('abandon');
-  }), /abandon/);
+  await assert.rejects(
+    s.transaction(async (tx) => {
+      await tx.admin.rename('acct_a', 'lost');
+      await tx.transaction(async (inner) => inner.ledger.addEntry('acct_a', 'credit', 5n, null, T1));
+      throw new Error('abandon');
+    }),
+    /abandon/,
+  );
   assert.equal((await s.accounts.getAccount('acct_a'))?.name, 'alpha');
   assert.equal(await s.accounts.balance('acct_a'), 0n);
   const balance = await s.transaction(async (tx) => {
@@ -108,13 +172,26 @@ contractCase('exclusive: a second check-then-create waits for the first to commi
     return true;
   };
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   let firstCounted!: () => void;
-  const firstHasCounted = new Promise<void>((r) => { firstCounted = r; });
+  const firstHasCounted = new Promise<void>((r) => {
+    firstCounted = r;
+  });
   let secondCounted = false;
   const first = s.exclusive('bootstrap-operator', (tx) => createIfNone(tx, 'acct_op1', firstCounted, gate));
   await firstHasCounted;
-  const second = s.exclusive('bootstrap-operator', (tx) => createIfNone(tx, 'acct_op2', () => { secondCounted = true; }, Promise.resolve()));
+  const second = s.exclusive('bootstrap-operator', (tx) =>
+    createIfNone(
+      tx,
+      'acct_op2',
+      () => {
+        secondCounted = true;
+      },
+      Promise.resolve(),
+    ),
+  );
   // The first goes on once the second has either counted too (no exclusion) or is waiting for the lock.
   if (s.engine === 'postgres') {
     const pool = (s as PostgresStores).pool;
@@ -135,7 +212,16 @@ contractCase('keys: counted per account, paged in creation order (keyset and off
   await seed(s);
   // Hashes whose byte order differs from a locale's order, created at the same instant.
   for (const hash of ['hB', 'ha', 'h_', 'h-']) {
-    await s.accounts.createKey({ hash, accountId: 'acct_a', name: hash, label: hash, limitNanos: null, isManagement: false, expiresAt: null, now: T1 });
+    await s.accounts.createKey({
+      hash,
+      accountId: 'acct_a',
+      name: hash,
+      label: hash,
+      limitNanos: null,
+      isManagement: false,
+      expiresAt: null,
+      now: T1,
+    });
   }
   await s.accounts.setKeyActive('ha', false, 'account');
   assert.equal(await s.accounts.countKeys('acct_a'), 6);

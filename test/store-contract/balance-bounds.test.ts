@@ -11,7 +11,10 @@ contractCase('ledger: an entry that would take a balance past its bound is refus
   await s.accounts.createAccount({ id: 'acct_1', name: 'one', accountType: 'user', tier: 'free', defaultModel: null, now: T });
   assert.equal(await s.ledger.addEntry('acct_1', 'credit', MAX_AMOUNT_NANOS, 'first', T), MAX_AMOUNT_NANOS);
   assert.equal(await s.ledger.addEntry('acct_1', 'credit', MAX_AMOUNT_NANOS, 'second', T), MAX_BALANCE_NANOS, 'up to the bound exactly');
-  const refused = await s.ledger.addEntry('acct_1', 'credit', 1n, 'one nano too many', T).then(() => null, (e: unknown) => e);
+  const refused = await s.ledger.addEntry('acct_1', 'credit', 1n, 'one nano too many', T).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(refused instanceof BalanceOutOfBounds, String(refused));
   assert.equal(refused.balanceNanos, MAX_BALANCE_NANOS);
   assert.match(refused.message, /\$2000000000\.000000001.*±\$2,000,000,000/);
@@ -34,13 +37,25 @@ contractCase('ledger: an entry that would take a balance past its bound is refus
 contractCase('transactions: a refusal thrown inside one passes unchanged, and nothing of it is written', async (s) => {
   await s.accounts.createAccount({ id: 'acct_1', name: 'one', accountType: 'user', tier: 'free', defaultModel: null, now: T });
   await s.ledger.addEntry('acct_1', 'credit', MAX_BALANCE_NANOS, 'full', T);
-  const bound = await s.transaction(async (tx) => {
-    await tx.accounts.updateAccount('acct_1', { tier: 'tier2' });
-    return tx.ledger.addEntry('acct_1', 'credit', 1n, 'over', T);
-  }).then(() => null, (e: unknown) => e);
+  const bound = await s
+    .transaction(async (tx) => {
+      await tx.accounts.updateAccount('acct_1', { tier: 'tier2' });
+      return tx.ledger.addEntry('acct_1', 'credit', 1n, 'over', T);
+    })
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.ok(bound instanceof BalanceOutOfBounds, `got ${String(bound)}`);
   class Refusal extends Error {}
-  const own = await s.transaction(async () => { throw new Refusal('no'); }).then(() => null, (e: unknown) => e);
+  const own = await s
+    .transaction(async () => {
+      throw new Refusal('no');
+    })
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.ok(own instanceof Refusal, `got ${String(own)}`);
   assert.equal((await s.accounts.getAccount('acct_1'))!.tier, 'free', 'rolled back');
   return { tier: (await s.accounts.getAccount('acct_1'))!.tier };

@@ -12,26 +12,62 @@ const T1 = '2026-03-01T00:10:00.000Z';
 const T2 = '2026-03-01T01:00:00.000Z';
 
 const member = (id: string, email: string, over: Partial<MemberRecord> = {}): MemberRecord => ({
-  id, accountId: 'acct_1', email, name: id, role: 'member', allowedModels: null, budget: null, createdAt: T0, updatedAt: null, ...over,
+  id,
+  accountId: 'acct_1',
+  email,
+  name: id,
+  role: 'member',
+  allowedModels: null,
+  budget: null,
+  createdAt: T0,
+  updatedAt: null,
+  ...over,
 });
 
 async function seed(s: Stores): Promise<void> {
   await s.accounts.createAccount({ id: 'acct_1', name: 'one', accountType: 'organization', tier: 'free', defaultModel: null, now: T0 });
   await s.accounts.createAccount({ id: 'acct_2', name: 'two', accountType: 'organization', tier: 'free', defaultModel: null, now: T0 });
-  await s.accounts.createKey({ hash: 'k1', accountId: 'acct_1', name: 'k1', label: 'k1', limitNanos: null, isManagement: false, expiresAt: null, now: T0 });
-  await s.accounts.createKey({ hash: 'k2', accountId: 'acct_1', name: 'k2', label: 'k2', limitNanos: null, isManagement: false, expiresAt: null, now: T0 });
+  await s.accounts.createKey({
+    hash: 'k1',
+    accountId: 'acct_1',
+    name: 'k1',
+    label: 'k1',
+    limitNanos: null,
+    isManagement: false,
+    expiresAt: null,
+    now: T0,
+  });
+  await s.accounts.createKey({
+    hash: 'k2',
+    accountId: 'acct_1',
+    name: 'k2',
+    label: 'k2',
+    limitNanos: null,
+    isManagement: false,
+    expiresAt: null,
+    now: T0,
+  });
 }
 
 contractCase('members: unique emails without case, budgets in nano-USD, keys moved, sessions ended, links used once', async (s) => {
   await seed(s);
-  await s.members.create(member('mem_a', 'Ann@Example.com', { role: 'admin', allowedModels: ['anthropic/*'], budget: { amountNanos: 12_500_000_000n, reset: 'monthly' } }));
+  await s.members.create(
+    member('mem_a', 'Ann@Example.com', {
+      role: 'admin',
+      allowedModels: ['anthropic/*'],
+      budget: { amountNanos: 12_500_000_000n, reset: 'monthly' },
+    }),
+  );
   await s.members.create(member('mem_b', 'bob@example.com'));
   await s.members.create(member('mem_c', 'ann@example.com', { accountId: 'acct_2' }));
   await assert.rejects(s.members.create(member('mem_d', 'ANN@example.com')), 'the same email twice in an account');
   const ann = await s.members.byEmail('acct_1', 'ann@EXAMPLE.com');
   assert.equal(ann?.id, 'mem_a');
   assert.deepEqual(ann?.budget, { amountNanos: 12_500_000_000n, reset: 'monthly' });
-  assert.deepEqual((await s.members.withEmail('ann@example.com')).map((m) => m.id), ['mem_a', 'mem_c']);
+  assert.deepEqual(
+    (await s.members.withEmail('ann@example.com')).map((m) => m.id),
+    ['mem_a', 'mem_c'],
+  );
   const updated = await s.members.update('mem_b', { role: 'viewer', budget: null, allowedModels: ['a/b'] }, T1);
   assert.equal(updated?.role, 'viewer');
   assert.equal(await s.members.countOwners('acct_1'), 0);

@@ -10,9 +10,17 @@ export async function readPostgresSchema(pool: pg.Pool): Promise<SchemaShape> {
   const shape: SchemaShape = {};
   const table = (name: string): TableShape =>
     (shape[name] ??= { columns: [], primaryKey: [], uniques: [], foreignKeys: [], checks: [], indexes: [], triggers: [] });
-  const columns = await pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string; column_default: string | null; is_identity: string }>(
+  const columns = await pool.query<{
+    table_name: string;
+    column_name: string;
+    data_type: string;
+    is_nullable: string;
+    column_default: string | null;
+    is_identity: string;
+  }>(
     `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity
-       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`);
+       FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+  );
   for (const c of columns.rows) {
     table(c.table_name).columns.push({
       name: c.column_name,
@@ -21,7 +29,16 @@ export async function readPostgresSchema(pool: pg.Pool): Promise<SchemaShape> {
       default: c.is_identity === 'YES' ? '<generated>' : c.column_default === null ? null : normalizeExpression(c.column_default),
     });
   }
-  const constraints = await pool.query<{ tbl: string; contype: string; cols: string[]; ref_table: string | null; ref_cols: string[]; upd: string; del: string; def: string }>(
+  const constraints = await pool.query<{
+    tbl: string;
+    contype: string;
+    cols: string[];
+    ref_table: string | null;
+    ref_cols: string[];
+    upd: string;
+    del: string;
+    def: string;
+  }>(
     `SELECT t.relname AS tbl, c.contype,
             array(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i) AS cols,
@@ -31,12 +48,20 @@ export async function readPostgresSchema(pool: pg.Pool): Promise<SchemaShape> {
             c.confupdtype AS upd, c.confdeltype AS del, pg_get_constraintdef(c.oid) AS def
        FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
        LEFT JOIN pg_class f ON f.oid = c.confrelid
-      WHERE n.nspname = 'public' AND c.contype IN ('p', 'u', 'f', 'c')`);
+      WHERE n.nspname = 'public' AND c.contype IN ('p', 'u', 'f', 'c')`,
+  );
   for (const c of constraints.rows) {
     const t = table(c.tbl);
     if (c.contype === 'p') t.primaryKey = c.cols;
     else if (c.contype === 'u') t.uniques.push(c.cols);
-    else if (c.contype === 'f') t.foreignKeys.push({ columns: c.cols, refTable: c.ref_table!, refColumns: c.ref_cols, onUpdate: ACTIONS[c.upd] ?? c.upd, onDelete: ACTIONS[c.del] ?? c.del });
+    else if (c.contype === 'f')
+      t.foreignKeys.push({
+        columns: c.cols,
+        refTable: c.ref_table!,
+        refColumns: c.ref_cols,
+        onUpdate: ACTIONS[c.upd] ?? c.upd,
+        onDelete: ACTIONS[c.del] ?? c.del,
+      });
     else t.checks.push(normalizeExpression(c.def.replace(/^CHECK\s*/i, '')));
   }
   const indexes = await pool.query<{ tbl: string; name: string; unique: boolean; cols: string[]; pred: string | null }>(
@@ -45,13 +70,20 @@ export async function readPostgresSchema(pool: pg.Pool): Promise<SchemaShape> {
             pg_get_expr(x.indpred, x.indrelid) AS pred
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
        JOIN pg_namespace n ON n.oid = t.relnamespace
-      WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u'))`);
+      WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype IN ('p', 'u'))`,
+  );
   for (const i of indexes.rows) {
-    table(i.tbl).indexes.push({ name: i.name, columns: i.cols, unique: i.unique, where: i.pred === null ? null : normalizeExpression(i.pred) });
+    table(i.tbl).indexes.push({
+      name: i.name,
+      columns: i.cols,
+      unique: i.unique,
+      where: i.pred === null ? null : normalizeExpression(i.pred),
+    });
   }
   const triggers = await pool.query<{ tbl: string; name: string }>(
     `SELECT c.relname AS tbl, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND NOT t.tgisinternal`);
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND NOT t.tgisinternal`,
+  );
   for (const t of triggers.rows) table(t.tbl).triggers.push(t.name);
   return shape;
 }

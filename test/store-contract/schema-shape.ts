@@ -61,8 +61,16 @@ export interface SchemaDifference {
 
 const SQLITE_TYPES: Record<string, string> = { INTEGER: 'int64', TEXT: 'text', REAL: 'real', BLOB: 'bytes' };
 const POSTGRES_TYPES: Record<string, string> = {
-  bigint: 'int64', integer: 'int32', smallint: 'int32', text: 'text', 'character varying': 'text',
-  'double precision': 'real', real: 'real', bytea: 'bytes', boolean: 'boolean', 'timestamp with time zone': 'timestamp',
+  bigint: 'int64',
+  integer: 'int32',
+  smallint: 'int32',
+  text: 'text',
+  'character varying': 'text',
+  'double precision': 'real',
+  real: 'real',
+  bytea: 'bytes',
+  boolean: 'boolean',
+  'timestamp with time zone': 'timestamp',
 };
 
 export function sqliteType(declared: string): string {
@@ -77,7 +85,14 @@ export function postgresType(dataType: string): string {
 function canonicalText(sql: string): string {
   return sql
     .split(/('(?:[^']|'')*')/)
-    .map((part, i) => (i % 2 === 1 ? part : part.toLowerCase().replace(/\s+/g, ' ').replace(/\s*([(),=])\s*/g, '$1')))
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .toLowerCase()
+            .replace(/\s+/g, ' ')
+            .replace(/\s*([(),=])\s*/g, '$1'),
+    )
     .join('')
     .trim();
 }
@@ -114,7 +129,8 @@ export function normalizeExpression(expr: string): string {
 
 const byName = <T extends { name: string }>(xs: T[]) => [...xs].sort((a, b) => a.name.localeCompare(b.name));
 const sortedLists = (xs: string[][]) => xs.map((x) => x.join(', ')).sort();
-const fkText = (f: ForeignKeyShape) => `(${f.columns.join(', ')}) → ${f.refTable}(${f.refColumns.join(', ')}) on update ${f.onUpdate} on delete ${f.onDelete}`;
+const fkText = (f: ForeignKeyShape) =>
+  `(${f.columns.join(', ')}) → ${f.refTable}(${f.refColumns.join(', ')}) on update ${f.onUpdate} on delete ${f.onDelete}`;
 const indexText = (i: IndexShape) => `${i.unique ? 'unique ' : ''}(${i.columns.join(', ')})${i.where === null ? '' : ` where ${i.where}`}`;
 
 /** Every difference between two schemas, SQLite's first; empty when they are equal. */
@@ -161,7 +177,10 @@ function tableDifferences(t: string, a: TableShape, b: TableShape): SchemaDiffer
   for (const name of [...new Set([...idxA.keys(), ...idxB.keys()])].sort()) {
     const [x, y] = [idxA.get(name), idxB.get(name)];
     if (x === undefined || y === undefined) {
-      out.push({ key: `${t}.index ${name}`, message: `table ${t}: index ${name} ${x ?? y} only in ${x === undefined ? 'Postgres' : 'SQLite'}` });
+      out.push({
+        key: `${t}.index ${name}`,
+        message: `table ${t}: index ${name} ${x ?? y} only in ${x === undefined ? 'Postgres' : 'SQLite'}`,
+      });
     } else {
       diff(`index ${name}`, `index ${name}`, x, y);
     }

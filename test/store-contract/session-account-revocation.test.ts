@@ -6,9 +6,23 @@ const T1 = '2026-03-01T11:00:00.000Z';
 const LATER = '2026-03-09T00:00:00.000Z';
 
 contractCase("sessions: revoking an account's ends the sessions of every key of it, and of no other account", async (s) => {
-  for (const id of ['acct_a', 'acct_b']) await s.accounts.createAccount({ id, name: id, accountType: 'user', tier: 'free', defaultModel: null, now: T0 });
-  for (const [hash, acct, management] of [['ka1', 'acct_a', true], ['ka2', 'acct_a', true], ['kb1', 'acct_b', true]] as const) {
-    await s.accounts.createKey({ hash, accountId: acct, name: hash, label: hash, limitNanos: null, isManagement: management, expiresAt: null, now: T0 });
+  for (const id of ['acct_a', 'acct_b'])
+    await s.accounts.createAccount({ id, name: id, accountType: 'user', tier: 'free', defaultModel: null, now: T0 });
+  for (const [hash, acct, management] of [
+    ['ka1', 'acct_a', true],
+    ['ka2', 'acct_a', true],
+    ['kb1', 'acct_b', true],
+  ] as const) {
+    await s.accounts.createKey({
+      hash,
+      accountId: acct,
+      name: hash,
+      label: hash,
+      limitNanos: null,
+      isManagement: management,
+      expiresAt: null,
+      now: T0,
+    });
   }
   await s.sessions.insert('a1', 'ka1', T0, LATER, T0, 20);
   await s.sessions.insert('a2', 'ka2', T0, LATER, T0, 20);

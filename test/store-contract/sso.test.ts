@@ -11,12 +11,22 @@ const T1 = '2026-03-01T00:10:00.000Z';
 const T2 = '2026-03-01T01:00:00.000Z';
 
 contractCase('sso: a sign-in state is taken once, never after its expiry; removed members remembered per account', async (s) => {
-  const row = (stateHash: string, expiresAt = T1) => ({ stateHash, nonce: `n-${stateHash}`, codeVerifier: `v-${stateHash}`, createdAt: T0, expiresAt });
+  const row = (stateHash: string, expiresAt = T1) => ({
+    stateHash,
+    nonce: `n-${stateHash}`,
+    codeVerifier: `v-${stateHash}`,
+    createdAt: T0,
+    expiresAt,
+  });
   await s.sso.insertLogin(row('a'), T0);
   await s.sso.insertLogin(row('b'), T0);
   await s.sso.insertLogin(row('old', T0), T0);
   const raced = await Promise.all([s.sso.takeLogin('a', T0), s.sso.takeLogin('a', T0)]);
-  assert.deepEqual(raced.filter((r) => r !== undefined), [{ nonce: 'n-a', codeVerifier: 'v-a' }], 'one of two racing callbacks has it');
+  assert.deepEqual(
+    raced.filter((r) => r !== undefined),
+    [{ nonce: 'n-a', codeVerifier: 'v-a' }],
+    'one of two racing callbacks has it',
+  );
   assert.equal(await s.sso.takeLogin('a', T0), undefined, 'taken once');
   assert.equal(await s.sso.takeLogin('b', T2), undefined, 'expired');
   assert.equal(await s.sso.takeLogin('nope', T0), undefined);

@@ -40,11 +40,23 @@ export async function allPages(url: string, key: string, between: () => Promise<
  * A key that has expired since it was made: written through the store, as the account
  * service (CLI, admin and key-management APIs) refuses to make a key already expired.
  */
-export async function createExpiredKey(gw: TestGateway, accountId: string, name: string, expiresAt: string): Promise<{ key: string; hash: string }> {
+export async function createExpiredKey(
+  gw: TestGateway,
+  accountId: string,
+  name: string,
+  expiresAt: string,
+): Promise<{ key: string; hash: string }> {
   const key = generateApiKey();
   const hash = hashApiKey(key);
   await gw.services.stores.accounts.createKey({
-    hash, accountId, name, label: labelApiKey(key), limitNanos: null, isManagement: false, expiresAt: new Date(expiresAt).toISOString(), now: new Date().toISOString(),
+    hash,
+    accountId,
+    name,
+    label: labelApiKey(key),
+    limitNanos: null,
+    isManagement: false,
+    expiresAt: new Date(expiresAt).toISOString(),
+    now: new Date().toISOString(),
   });
   return { key, hash };
 }

@@ -47,7 +47,10 @@ export function id3Tag(size: number): Buffer {
  * MPEG-1 Layer III at 128 kbit/s, 44.1 kHz, stereo (417-byte frames of 1,152 samples), or
  * MPEG-2 Layer III at 64 kbit/s, 24 kHz, mono (192-byte frames of 576 samples).
  */
-export function mp3Bytes(frames: number, opts: { mpeg2?: boolean; header?: 'xing' | 'vbri'; id3?: boolean; trailer?: boolean } = {}): Buffer {
+export function mp3Bytes(
+  frames: number,
+  opts: { mpeg2?: boolean; header?: 'xing' | 'vbri'; id3?: boolean; trailer?: boolean } = {},
+): Buffer {
   const head = opts.mpeg2 ? [0xff, 0xf3, 0x84, 0xc0] : [0xff, 0xfb, 0x90, 0x00];
   const length = opts.mpeg2 ? 192 : 417;
   const frame = (): Buffer => {
@@ -182,7 +185,16 @@ function soundTrak(t: { timescale: number; samples: number; delta: number }): Bu
 }
 
 /** An M4A: ftyp, moov/mvhd (version 0 or 1; or a fragmented file's mvex/mehd), mdat. */
-export function mp4Bytes(ms: number, opts: { version?: 0 | 1; fragmented?: boolean; noMoov?: boolean; mdatFirst?: boolean; soundTrack?: { timescale: number; samples: number; delta: number } } = {}): Buffer {
+export function mp4Bytes(
+  ms: number,
+  opts: {
+    version?: 0 | 1;
+    fragmented?: boolean;
+    noMoov?: boolean;
+    mdatFirst?: boolean;
+    soundTrack?: { timescale: number; samples: number; delta: number };
+  } = {},
+): Buffer {
   const timescale = 44100;
   const duration = BigInt(Math.round((timescale * ms) / 1000));
   const ftyp = box('ftyp', Buffer.from('M4A \0\0\0\0M4A isom', 'latin1'));
@@ -244,7 +256,10 @@ export function webmBytes(ms: number, opts: { live?: boolean; claimMs?: number }
   // A live file's blocks, with a Duration that may say otherwise (claimMs).
   const claim = Buffer.alloc(8);
   claim.writeDoubleBE(opts.claimMs ?? 0);
-  const info = ebml(0x1549a966, Buffer.concat([scale, ebml(0x4d80, Buffer.from('Chrome', 'latin1')), ...(opts.claimMs === undefined ? [] : [ebml(0x4489, claim)])]));
+  const info = ebml(
+    0x1549a966,
+    Buffer.concat([scale, ebml(0x4d80, Buffer.from('Chrome', 'latin1')), ...(opts.claimMs === undefined ? [] : [ebml(0x4489, claim)])]),
+  );
   const clusters: Buffer[] = [];
   // Blocks every 20 ms, the last one starting at ms − 20: clusters of 1 s.
   for (let clusterStart = 0; clusterStart < ms; clusterStart += 1000) {
@@ -258,5 +273,12 @@ export function webmBytes(ms: number, opts: { live?: boolean; claimMs?: number }
     }
     clusters.push(Buffer.concat([Buffer.from([0x1f, 0x43, 0xb6, 0x75]), UNKNOWN_SIZE, ...blocks]));
   }
-  return Buffer.concat([header, Buffer.from([0x18, 0x53, 0x80, 0x67]), UNKNOWN_SIZE, info, ebml(0x1654ae6b, Buffer.alloc(20)), ...clusters]);
+  return Buffer.concat([
+    header,
+    Buffer.from([0x18, 0x53, 0x80, 0x67]),
+    UNKNOWN_SIZE,
+    info,
+    ebml(0x1654ae6b, Buffer.alloc(20)),
+    ...clusters,
+  ]);
 }

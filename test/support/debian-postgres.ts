@@ -11,7 +11,9 @@ import { userInfo } from 'node:os';
 export function debianPostgresBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length === 0 ? null : join(root, versions[0]!, 'bin');
 }
 
@@ -27,10 +29,17 @@ export async function startDebianPostgres(bin: string, dir: string, port: number
   const ids = runAs();
   const pwfile = join(dir, 'pwfile');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o644 });
-  const init = spawnSync(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-U', user, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-sync'], ids);
+  const init = spawnSync(
+    join(bin, 'initdb'),
+    ['-D', join(dir, 'data'), '-U', user, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-sync'],
+    ids,
+  );
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr?.toString()}`);
-  const child = spawn(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off'],
-    { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    join(bin, 'postgres'),
+    ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off'],
+    { ...ids, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   // Never left running: an exiting test process takes it down (immediate shutdown).
   const kill = () => child.kill('SIGQUIT');
   process.on('exit', kill);

@@ -22,7 +22,12 @@ export interface Copy {
 /** The Dockerfile's stages, in order; continuation lines joined, comments and parser directives dropped. */
 export function parseDockerfile(text: string): Stage[] {
   const stages: Stage[] = [];
-  const lines = text.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n').replace(/\\\n/g, ' ').split('\n');
+  const lines = text
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n');
   for (const raw of lines) {
     const line = raw.trim();
     if (line === '') continue;
@@ -83,13 +88,27 @@ export function command(s: Stage): string[] {
  * re-includes. The last matching pattern decides, as in Docker.
  */
 export function ignoredBy(dockerignore: string): (path: string) => boolean {
-  const rules = dockerignore.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => {
-    const negate = l.startsWith('!');
-    const pattern = (negate ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
-    const re = pattern.split('/').map((part) => (part === '**' ? '(?:.*)' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))).join('/')
-      .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
-    return { negate, re: new RegExp(`^${re}$`) };
-  });
+  const rules = dockerignore
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const negate = l.startsWith('!');
+      const pattern = (negate ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
+      const re = pattern
+        .split('/')
+        .map((part) =>
+          part === '**'
+            ? '(?:.*)'
+            : part
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
+        .join('/')
+        .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
+      return { negate, re: new RegExp(`^${re}$`) };
+    });
   return (path) => {
     const parts = path.split('/');
     let ignored = false;

@@ -23,16 +23,19 @@ export function writeTestServiceAccount(dir: string, name = 'switchyard-test'): 
   });
   const clientEmail = `${name}@switchyard-test-project.iam.gserviceaccount.com`;
   const keyFile = join(dir, `${name}-service-account.json`);
-  writeFileSync(keyFile, JSON.stringify({
-    type: 'service_account',
-    project_id: 'switchyard-test-project',
-    private_key_id: `${name}-key-1`,
-    private_key: privateKey,
-    client_email: clientEmail,
-    client_id: '100000000000000000001',
-    auth_uri: 'https://accounts.google.com/o/oauth2/auth',
-    token_uri: 'https://oauth2.googleapis.com/token',
-    universe_domain: 'googleapis.com',
-  }));
+  writeFileSync(
+    keyFile,
+    JSON.stringify({
+      type: 'service_account',
+      project_id: 'switchyard-test-project',
+      private_key_id: `${name}-key-1`,
+      private_key: privateKey,
+      client_email: clientEmail,
+      client_id: '100000000000000000001',
+      auth_uri: 'https://accounts.google.com/o/oauth2/auth',
+      token_uri: 'https://oauth2.googleapis.com/token',
+      universe_domain: 'googleapis.com',
+    }),
+  );
   return { keyFile, clientEmail, publicKey };
 }

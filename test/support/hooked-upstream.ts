@@ -33,21 +33,24 @@ export async function startHookedUpstream(): Promise<HookedUpstream> {
       const base = { id: `chatcmpl-${state.calls}`, created: 1_700_000_000, model: body.model };
       if (body.stream !== true) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          ...base, object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'the paid answer' }, finish_reason: 'stop' }],
-          usage,
-        }));
+        res.end(
+          JSON.stringify({
+            ...base,
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'the paid answer' }, finish_reason: 'stop' }],
+            usage,
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (o: unknown): string => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...(o as object) })}\n\n`;
       res.end(
         chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'the paid ' }, finish_reason: null }] }) +
-        chunk({ choices: [{ index: 0, delta: { content: 'answer' }, finish_reason: null }] }) +
-        chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
-        chunk({ choices: [], usage }) +
-        'data: [DONE]\n\n',
+          chunk({ choices: [{ index: 0, delta: { content: 'answer' }, finish_reason: null }] }) +
+          chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+          chunk({ choices: [], usage }) +
+          'data: [DONE]\n\n',
       );
     }
   });

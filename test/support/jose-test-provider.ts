@@ -18,7 +18,12 @@ export interface JoseTestProvider {
   close(): Promise<void>;
 }
 
-interface Pending { clientId: string; nonce: string; challenge: string; redirectUri: string }
+interface Pending {
+  clientId: string;
+  nonce: string;
+  challenge: string;
+  redirectUri: string;
+}
 
 export async function startJoseProvider(client: { clientId: string; clientSecret: string }): Promise<JoseTestProvider> {
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -44,19 +49,29 @@ export async function startJoseProvider(client: { clientId: string; clientSecret
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', op.issuer);
-    const json = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/.well-known/openid-configuration') {
       return json(200, {
-        issuer: op.issuer, authorization_endpoint: `${op.issuer}/authorize`, token_endpoint: `${op.issuer}/token`, jwks_uri: `${op.issuer}/jwks`,
-        response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
-        code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['client_secret_basic'],
+        issuer: op.issuer,
+        authorization_endpoint: `${op.issuer}/authorize`,
+        token_endpoint: `${op.issuer}/token`,
+        jwks_uri: `${op.issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic'],
       });
     }
     if (url.pathname === '/jwks') return json(200, { keys: [jwk] });
     if (url.pathname === '/authorize') {
       const q = url.searchParams;
-      if (q.get('code_challenge_method') !== 'S256' || q.get('nonce') === null || q.get('state') === null) return json(400, { error: 'invalid_request' });
-      const [clientId, nonce, challenge, redirectUri, state] = ['client_id', 'nonce', 'code_challenge', 'redirect_uri', 'state'].map((k) => q.get(k) ?? '') as [string, string, string, string, string];
+      if (q.get('code_challenge_method') !== 'S256' || q.get('nonce') === null || q.get('state') === null)
+        return json(400, { error: 'invalid_request' });
+      const [clientId, nonce, challenge, redirectUri, state] = ['client_id', 'nonce', 'code_challenge', 'redirect_uri', 'state'].map(
+        (k) => q.get(k) ?? '',
+      ) as [string, string, string, string, string];
       const code = randomBytes(16).toString('hex');
       codes.set(code, { clientId, nonce, challenge, redirectUri });
       const back = new URL(redirectUri);
@@ -75,10 +90,19 @@ export async function startJoseProvider(client: { clientId: string; clientSecret
       const pending = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
-      if (pending === undefined || createHash('sha256').update(verifier).digest('base64url') !== pending.challenge || form.get('redirect_uri') !== pending.redirectUri) {
+      if (
+        pending === undefined ||
+        createHash('sha256').update(verifier).digest('base64url') !== pending.challenge ||
+        form.get('redirect_uri') !== pending.redirectUri
+      ) {
         return json(400, { error: 'invalid_grant' });
       }
-      return json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 300, id_token: await sign(pending) });
+      return json(200, {
+        access_token: randomBytes(16).toString('hex'),
+        token_type: 'Bearer',
+        expires_in: 300,
+        id_token: await sign(pending),
+      });
     }
     json(404, { error: 'not_found' });
   };
@@ -88,9 +112,10 @@ export async function startJoseProvider(client: { clientId: string; clientSecret
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   op.issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  op.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  op.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return op;
 }

@@ -33,12 +33,22 @@ export function makePdf(options: PdfOptions): Uint8Array {
   for (const text of options.pages) {
     const plain = options.repeat === undefined && options.bomb === undefined;
     const content = pageContent(text, options.repeat ?? 1);
-    const stream = plain ? content : deflateSync(options.bomb === undefined ? content : Buffer.concat([content, Buffer.alloc(options.bomb, 0x20)]));
+    const stream = plain
+      ? content
+      : deflateSync(options.bomb === undefined ? content : Buffer.concat([content, Buffer.alloc(options.bomb, 0x20)]));
     const filter = plain ? '' : ' /Filter /FlateDecode';
-    const contents = add(Buffer.concat([
-      Buffer.from(`<< /Length ${stream.length}${filter} >>\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream', 'latin1'),
-    ]));
-    kids.push(add(`<< /Type /Page /Parent ${pages} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${contents} 0 R >>`));
+    const contents = add(
+      Buffer.concat([
+        Buffer.from(`<< /Length ${stream.length}${filter} >>\nstream\n`, 'latin1'),
+        stream,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
+    kids.push(
+      add(
+        `<< /Type /Page /Parent ${pages} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${contents} 0 R >>`,
+      ),
+    );
   }
   objects[catalog - 1] = Buffer.from(`<< /Type /Catalog /Pages ${pages} 0 R >>`, 'latin1');
   objects[pages - 1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`, 'latin1');
@@ -56,13 +66,25 @@ export function makePdf(options: PdfOptions): Uint8Array {
     chunks.push(obj);
     offset += obj.length;
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
-  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${trailerExtra} >>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'));
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n`,
+    '0000000000 65535 f \n',
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('');
+  chunks.push(
+    Buffer.from(
+      `${xref}trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${trailerExtra} >>\nstartxref\n${offset}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return new Uint8Array(Buffer.concat(chunks));
 }
 
 function pageContent(text: string, repeat: number): Buffer {
-  const lines = text.split('\n').map((line) => `(${escapePdfString(line)}) Tj T*`).join(' ');
+  const lines = text
+    .split('\n')
+    .map((line) => `(${escapePdfString(line)}) Tj T*`)
+    .join(' ');
   const body = `${lines} `.repeat(repeat);
   return Buffer.from(`BT /F1 12 Tf 14 TL 72 720 Td ${body}ET`, 'latin1');
 }

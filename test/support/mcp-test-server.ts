@@ -8,7 +8,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 export interface TestTool {
   description?: string;
   inputSchema?: Record<string, unknown>;
-  run: (args: Record<string, unknown>, signal: AbortSignal) => Promise<{ text: string; isError?: boolean }> | { text: string; isError?: boolean };
+  run: (
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => Promise<{ text: string; isError?: boolean }> | { text: string; isError?: boolean };
 }
 
 export interface McpTestServer {
@@ -53,10 +56,11 @@ export async function startMcpTestServer(tools: Record<string, TestTool>): Promi
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  state.close = () => new Promise<void>((resolve) => {
-    http.closeAllConnections();
-    http.close(() => resolve());
-  });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    });
   return state;
 }
 
@@ -74,7 +78,7 @@ function mcpServer(tools: Record<string, TestTool>, state: McpTestServer, header
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
-    const args = (request.params.arguments ?? {});
+    const args = request.params.arguments ?? {};
     state.calls.push({ tool: name, args, headers });
     const tool = tools[name];
     if (tool === undefined) return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };

@@ -46,10 +46,16 @@ export async function startOidcProvider(users: Record<string, TestUser>, host = 
     issuer,
     async register(client) {
       const provider = new Provider(issuer, {
-        clients: [{
-          client_id: client.clientId, client_secret: client.clientSecret, redirect_uris: [client.redirectUri],
-          grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
-        }],
+        clients: [
+          {
+            client_id: client.clientId,
+            client_secret: client.clientSecret,
+            redirect_uris: [client.redirectUri],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_basic',
+          },
+        ],
         jwks: { keys: [jwk] },
         cookies: { keys: ['switchyard-test-cookie-key'] },
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
@@ -65,7 +71,13 @@ export async function startOidcProvider(users: Record<string, TestUser>, host = 
           return {
             accountId: id,
             async claims() {
-              return { sub: `sub-${id}`, email: user.email, email_verified: user.emailVerified ?? true, name: user.name ?? id, groups: user.groups ?? [] };
+              return {
+                sub: `sub-${id}`,
+                email: user.email,
+                email_verified: user.emailVerified ?? true,
+                name: user.name ?? id,
+                groups: user.groups ?? [],
+              };
             },
           };
         },
@@ -74,10 +86,11 @@ export async function startOidcProvider(users: Record<string, TestUser>, host = 
       provider.on('server_error', (_ctx, err) => assert.fail(`oidc-provider server_error: ${err.message}`));
       handler = provider.callback();
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -118,7 +131,9 @@ export async function signInAtProvider(authorizationUrl: string, login: string, 
   let body: string | undefined;
   for (let step = 0; step < 12; step++) {
     const res = await fetch(url, {
-      method, redirect: 'manual', body,
+      method,
+      redirect: 'manual',
+      body,
       headers: { cookie: jar.header(), ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
     });
     jar.take(res.headers);

@@ -109,11 +109,13 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
             const done = holdArmed;
             holdArmed = null;
             // Relayed by the listener above first; then Postgres is gone.
-            upstream.once('data', () => setImmediate(() => {
-              refusing = true;
-              for (const s of sockets) s.destroy();
-              done();
-            }));
+            upstream.once('data', () =>
+              setImmediate(() => {
+                refusing = true;
+                for (const s of sockets) s.destroy();
+                done();
+              }),
+            );
           }
           writesHolds = false;
           if (settlesRecords && armed !== null) {

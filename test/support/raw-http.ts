@@ -17,7 +17,13 @@ export interface EarlyAnswer {
  * as the answer arrives: what was written by then says whether the server answered
  * before reading the body.
  */
-export function postLargeBody(url: string, headers: Record<string, string>, head: string, total: number, opts: { chunked?: boolean } = {}): Promise<EarlyAnswer> {
+export function postLargeBody(
+  url: string,
+  headers: Record<string, string>,
+  head: string,
+  total: number,
+  opts: { chunked?: boolean } = {},
+): Promise<EarlyAnswer> {
   return new Promise((resolve, reject) => {
     const reqHeaders: Record<string, string> = { 'content-type': 'application/json', ...headers };
     if (opts.chunked !== true) reqHeaders['content-length'] = String(total);

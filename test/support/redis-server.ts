@@ -48,7 +48,9 @@ function installOnce(): void {
   }
   try {
     if (hasRedis()) return;
-    spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'ignore' });
+    spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], {
+      stdio: 'ignore',
+    });
   } finally {
     rmdirSync(LOCK);
   }

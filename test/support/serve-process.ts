@@ -29,7 +29,16 @@ export interface ServeRun {
 
 /** The environment of a gateway that must not see this machine's provider keys or config. */
 export function serveEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, SWITCHYARD_CONFIG: '', DATABASE_URL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', PORT: '', HOST: '', ...extra };
+  return {
+    ...process.env,
+    SWITCHYARD_CONFIG: '',
+    DATABASE_URL: '',
+    OPENAI_API_KEY: '',
+    ANTHROPIC_API_KEY: '',
+    PORT: '',
+    HOST: '',
+    ...extra,
+  };
 }
 
 export function run(command: string, args: string[], opts: SpawnOptions): ServeRun {
@@ -121,7 +130,11 @@ export function descendants(pid: number): number[] {
     } catch {
       continue;
     }
-    for (const c of children.split(' ').filter((x) => x !== '').map(Number)) out.push(c, ...descendants(c));
+    for (const c of children
+      .split(' ')
+      .filter((x) => x !== '')
+      .map(Number))
+      out.push(c, ...descendants(c));
   }
   return out;
 }

@@ -15,7 +15,10 @@ export function verifySignature(secret: string, header: string, rawBody: string,
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-export interface Received { headers: IncomingMessage['headers']; body: string }
+export interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 export interface WebhookReceiver {
   url: string;
@@ -43,9 +46,10 @@ export async function startWebhookReceiver(status: (n: number) => number = () =>
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     got,
     until: (n) => new Promise<void>((resolve) => (got.length >= n ? resolve() : waiters.push({ n, resolve }))),
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

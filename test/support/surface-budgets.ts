@@ -24,7 +24,10 @@ export async function assertBudgetsStopSurface(
   const lookup = await fetch(`${gw.baseUrl}/generation?id=${refused.generationId}`, { headers: { authorization: `Bearer ${brokeKey}` } });
   assert.equal(lookup.status, 404, 'a refusal leaves no generation record');
   const counted = await gw.services.stores.refusals.list({ keyHash: record.hash }, null, 10);
-  assert.deepEqual(counted.map((c) => [c.reason, c.count]), [['insufficient_quota', 1]]);
+  assert.deepEqual(
+    counted.map((c) => [c.reason, c.count]),
+    [['insufficient_quota', 1]],
+  );
 
   const { key } = await svc.createKey({ accountId: gw.accountId, limitUsd });
   let status = 200;
@@ -35,7 +38,9 @@ export async function assertBudgetsStopSurface(
   }
   assert.equal(status, 402, 'the key is stopped at its limit');
   assert.ok(served > 0, 'the key was served until its limit');
-  const own = await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json() as { data: { usage: number; limit: number } };
+  const own = (await (await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    data: { usage: number; limit: number };
+  };
   assert.equal(own.data.limit, Number(limitUsd));
   assert.ok(own.data.usage > 0 && own.data.usage <= own.data.limit, `usage ${own.data.usage} stays within the limit ${own.data.limit}`);
 }

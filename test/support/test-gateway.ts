@@ -106,20 +106,27 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     // A fleet seals webhooks' signing secrets with byok.master_key (it has no data directory
     // of its own for a local key; docs/security.md#webhook-secrets): a test fleet gets one
     // unless its config names its own.
-    if (c.byok.masterKey === null && (env.DATABASE_URL !== undefined || c.database.url !== undefined)) c.byok = { ...c.byok, masterKey: `env:${FLEET_MASTER_KEY_VAR}` };
+    if (c.byok.masterKey === null && (env.DATABASE_URL !== undefined || c.database.url !== undefined))
+      c.byok = { ...c.byok, masterKey: `env:${FLEET_MASTER_KEY_VAR}` };
     opts.tweak?.(c);
     return c;
   };
   const config = readConfig();
   let spend: Stores['holds'] | undefined;
-  const fleet = opts.redis === undefined ? undefined : await createFleetServices({ redisUrl: opts.redis.url }, {
-    loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
-    holdMs: config.timeouts.requestMs + config.timeouts.holdGraceMs,
-    ...(opts.now === undefined ? {} : { now: opts.now }),
-    log: opts.log ?? (() => {}),
-    prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
-    ...(opts.redis.instanceId === undefined ? {} : { instanceId: opts.redis.instanceId }),
-  });
+  const fleet =
+    opts.redis === undefined
+      ? undefined
+      : await createFleetServices(
+          { redisUrl: opts.redis.url },
+          {
+            loader: opts.redis.loader ?? (async (_account, keyHash, ids, days) => spend!.loadSpendState(keyHash, ids, days)),
+            holdMs: config.timeouts.requestMs + config.timeouts.holdGraceMs,
+            ...(opts.now === undefined ? {} : { now: opts.now }),
+            log: opts.log ?? (() => {}),
+            prefix: opts.redis.prefix ?? `sy-${process.pid}-${++redisGateways}`,
+            ...(opts.redis.instanceId === undefined ? {} : { instanceId: opts.redis.instanceId }),
+          },
+        );
   const services = await createServices(config, {
     env,
     log: opts.log ?? (() => {}),
@@ -187,7 +194,11 @@ models:
 ${extra}`;
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: any; text: string }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -207,7 +218,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 export function sseData(text: string): unknown[] {
   const out: unknown[] = [];
   for (const block of text.split('\n\n')) {
-    const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    const data = block
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
     if (data.length === 0) continue;
     out.push(data === '[DONE]' ? '[DONE]' : JSON.parse(data));
   }

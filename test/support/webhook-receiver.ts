@@ -19,10 +19,12 @@ export async function startEventReceiver() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     events,
     /** Resolves once `pred` holds for the events received. */
-    until: (pred: (e: typeof events) => boolean) => new Promise<void>((resolve) => (pred(events) ? resolve() : waiters.push({ ok: () => pred(events), resolve }))),
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    until: (pred: (e: typeof events) => boolean) =>
+      new Promise<void>((resolve) => (pred(events) ? resolve() : waiters.push({ ok: () => pred(events), resolve }))),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -9,5 +9,11 @@ export function useAccountNames(enabled: boolean): Map<string, string> {
 /** An account shown by its name, its id in the tooltip (the id itself until the names have loaded). */
 export function AccountName({ id, names }: { id: string; names: Map<string, string> }) {
   const name = names.get(id);
-  return name === undefined ? <code>{id}</code> : <span title={id} data-testid="account-name">{name}</span>;
+  return name === undefined ? (
+    <code>{id}</code>
+  ) : (
+    <span title={id} data-testid="account-name">
+      {name}
+    </span>
+  );
 }

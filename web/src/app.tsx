@@ -76,31 +76,74 @@ export function App() {
       .catch(() => setSession(null));
   }, []);
 
-  if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session === undefined)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
   if (session === null) {
-    return <SignIn emailSignIn={emailSignIn} sso={sso} onSignedIn={(s) => { setCsrfToken(s.csrf_token); setSession(s); navigate(''); }} />;
+    return (
+      <SignIn
+        emailSignIn={emailSignIn}
+        sso={sso}
+        onSignedIn={(s) => {
+          setCsrfToken(s.csrf_token);
+          setSession(s);
+          navigate('');
+        }}
+      />
+    );
   }
   const pages = session.kind === 'admin' ? ADMIN_PAGES : ACCOUNT_PAGES;
   // An unknown route is not any page: it says so (and links to the first), it does not show the first.
   const page = pages.find((p) => p.route === route);
   const signOut = async (): Promise<void> => {
-    try { await api('DELETE', '/dashboard/session'); } finally { setSession(null); navigate(''); }
+    try {
+      await api('DELETE', '/dashboard/session');
+    } finally {
+      setSession(null);
+      navigate('');
+    }
   };
   return (
     <div class="shell">
       <header class="top">
         <span class="brand">Switchyard</span>
-        <span class="who" data-testid="who">{session.kind === 'admin' ? 'Operator' : session.member != null ? `${session.member.email} · ${session.account.name} (${session.role})` : session.account.name}</span>
-        <button type="button" class="link" onClick={asyncHandler(signOut)}>Sign out</button>
+        <span class="who" data-testid="who">
+          {session.kind === 'admin'
+            ? 'Operator'
+            : session.member != null
+              ? `${session.member.email} · ${session.account.name} (${session.role})`
+              : session.account.name}
+        </span>
+        <button type="button" class="link" onClick={asyncHandler(signOut)}>
+          Sign out
+        </button>
       </header>
       <nav class="nav" aria-label="Pages">
         {pages.map((p) => (
-          <a href={href(p.route)} aria-current={p === page ? 'page' : undefined}
-            onClick={(e) => { e.preventDefault(); navigate(p.route); }}>{p.title}</a>
+          <a
+            href={href(p.route)}
+            aria-current={p === page ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate(p.route);
+            }}
+          >
+            {p.title}
+          </a>
         ))}
       </nav>
       <main class="main">
-        {page === undefined ? <NotFound route={route} home={pages[0]!.title} /> : <><h1>{page.title}</h1>{page.view(session)}</>}
+        {page === undefined ? (
+          <NotFound route={route} home={pages[0]!.title} />
+        ) : (
+          <>
+            <h1>{page.title}</h1>
+            {page.view(session)}
+          </>
+        )}
       </main>
     </div>
   );
@@ -110,8 +153,19 @@ function NotFound({ route, home }: { route: string; home: string }) {
   return (
     <section aria-label="Not found">
       <h1>Page not found</h1>
-      <p>There is no page <code>/dashboard/{route}</code>.{' '}
-        <a href={href('')} onClick={(e) => { e.preventDefault(); navigate(''); }}>Go to {home}</a>.</p>
+      <p>
+        There is no page <code>/dashboard/{route}</code>.{' '}
+        <a
+          href={href('')}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('');
+          }}
+        >
+          Go to {home}
+        </a>
+        .
+      </p>
     </section>
   );
 }

@@ -16,7 +16,10 @@ function roundDecimal(whole: string, frac: string, decimals: number): string {
   if (Number(padded[decimals]) >= 5) {
     let i = digits.length - 1;
     while (i >= 0) {
-      if (digits[i]! < 9) { digits[i]! += 1; break; }
+      if (digits[i]! < 9) {
+        digits[i]! += 1;
+        break;
+      }
       digits[i] = 0;
       i--;
     }
@@ -53,7 +56,14 @@ export function spend(text: string | null | undefined): string {
 export function time(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return d.toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 }
 
 /** A time in the browser's time zone, short: "Nov 24, 15:42" (the year when not this one). */

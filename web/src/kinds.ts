@@ -5,8 +5,13 @@ import { cost, perMillion } from './format.ts';
 // (`api_type`: chat, messages, responses, embeddings, images, speech, transcriptions).
 
 const KIND_OF_SURFACE: Record<string, string> = {
-  chat: 'chat', messages: 'chat', responses: 'chat',
-  embeddings: 'embedding', images: 'image', speech: 'speech', transcriptions: 'transcription',
+  chat: 'chat',
+  messages: 'chat',
+  responses: 'chat',
+  embeddings: 'embedding',
+  images: 'image',
+  speech: 'speech',
+  transcriptions: 'transcription',
 };
 
 /** The kind a record's surface serves; the surface itself when it is not one this dashboard knows. */

@@ -51,7 +51,7 @@ export function frameHeader(b: Buffer, at: number): FrameHeader | null {
   const bitrate = BITRATES[(version === 1 ? 0 : 3) + layer - 1]![bitrateIndex]! * 1000;
   const sampleRate = SAMPLE_RATES[version]![rateIndex]!;
   const padding = (b[at + 2]! >> 1) & 1;
-  const mono = (b[at + 3]! >> 6) === 3;
+  const mono = b[at + 3]! >> 6 === 3;
   let samples: number;
   let length: number;
   if (layer === 1) {
@@ -144,7 +144,8 @@ function resync(b: Buffer, from: number, probes: { left: number }): number {
   while (at >= 0 && at + 4 <= b.length) {
     if (--probes.left < 0) return -1;
     const h = frameHeader(b, at);
-    if (h !== null && h.length > 0 && at + h.length <= b.length && (at + h.length === b.length || frameHeader(b, at + h.length) !== null)) return at;
+    if (h !== null && h.length > 0 && at + h.length <= b.length && (at + h.length === b.length || frameHeader(b, at + h.length) !== null))
+      return at;
     at = b.indexOf(0xff, at + 1);
   }
   return -1;

@@ -48,14 +48,28 @@ export function readAudioDuration(b: Buffer): AudioDuration {
   const container = sniffAudioContainer(b);
   let durationMs: number | null = null;
   switch (container) {
-    case 'wav': durationMs = wavDurationMs(b); break;
-    case 'flac': durationMs = flacDurationMs(b); break;
-    case 'ogg': durationMs = oggDurationMs(b); break;
-    case 'mp4': durationMs = mp4DurationMs(b); break;
-    case 'webm': durationMs = webmDurationMs(b); break;
-    case 'mp3': durationMs = mp3DurationMs(b); break;
-    case null: break;
-    default: assertNever(container);
+    case 'wav':
+      durationMs = wavDurationMs(b);
+      break;
+    case 'flac':
+      durationMs = flacDurationMs(b);
+      break;
+    case 'ogg':
+      durationMs = oggDurationMs(b);
+      break;
+    case 'mp4':
+      durationMs = mp4DurationMs(b);
+      break;
+    case 'webm':
+      durationMs = webmDurationMs(b);
+      break;
+    case 'mp3':
+      durationMs = mp3DurationMs(b);
+      break;
+    case null:
+      break;
+    default:
+      assertNever(container);
   }
   if (durationMs !== null && (container === 'flac' || container === 'ogg' || (container === 'mp4' && isFragmentedMp4(b)))) {
     // Ogg carrying FLAC (its first packet "\x7fFLAC") is lossless: FLAC's rate.

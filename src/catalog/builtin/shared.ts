@@ -8,7 +8,12 @@ export function utc(date: string): number {
 
 /** Reasoning models at OpenAI (o-series, gpt-5) refuse sampling knobs and stop sequences. */
 export const OPENAI_REASONING_UNSUPPORTED = [
-  'temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'stop',
+  'temperature',
+  'top_p',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'stop',
 ] as const;
 
 /**

@@ -7,11 +7,12 @@ import { loadCliConfig } from '../load-cli-config.ts';
 import { emit } from '../output.ts';
 
 export function initCommand(program: Command): void {
-  examples(withCommonOptions(program.command('init')
-    .description('create the database where the config points (serve also creates it on its first start)')), [
-    'switchyard init',
-    'SWITCHYARD_DATA_DIR=/var/lib/switchyard switchyard init',
-  ]).action(async (o: CommonOptions) => {
+  examples(
+    withCommonOptions(
+      program.command('init').description('create the database where the config points (serve also creates it on its first start)'),
+    ),
+    ['switchyard init', 'SWITCHYARD_DATA_DIR=/var/lib/switchyard switchyard init'],
+  ).action(async (o: CommonOptions) => {
     const config = loadCliConfig(o, 'stores');
     if (config.database.url !== undefined) {
       // Postgres: opening runs the migrations (under the advisory lock).
@@ -23,6 +24,8 @@ export function initCommand(program: Command): void {
     const existed = existsSync(config.database.path);
     // Opening creates the file and brings its schema up to date.
     await (await openStores(config)).stores.close();
-    emit(o.json, { database: path, created: !existed }, () => (existed ? `database already at ${path}; schema up to date` : `created database at ${path}`));
+    emit(o.json, { database: path, created: !existed }, () =>
+      existed ? `database already at ${path}; schema up to date` : `created database at ${path}`,
+    );
   });
 }

@@ -1,11 +1,23 @@
 import type {
-  FilePart, ImagePart, ReasoningPart, RedactedReasoningPart, TextPart, ToolCallPart, ToolResultPart,
+  FilePart,
+  ImagePart,
+  ReasoningPart,
+  RedactedReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
 } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { describeType, isObject, type JsonObject } from '../shared/read-fields.ts';
 import {
-  blockError, blockPath, blockType, missingBlockField, readCacheControl, requireBlockString,
-  unexpectedBlock, type DecodeState,
+  blockError,
+  blockPath,
+  blockType,
+  missingBlockField,
+  readCacheControl,
+  requireBlockString,
+  unexpectedBlock,
+  type DecodeState,
 } from './messages-decode-state.ts';
 
 // The content blocks of a messages request, one decoder per block type. Each takes the
@@ -32,7 +44,11 @@ export function decodeImageBlock(block: JsonObject, state: DecodeState, i: numbe
       const mediaType = source.media_type;
       if (typeof mediaType !== 'string' || !IMAGE_MEDIA_TYPES.has(mediaType)) {
         if (mediaType === undefined || mediaType === null) throw missingBlockField(i, `${path}.media_type`);
-        throw blockError(i, `${path}.media_type`, `must be one of 'image/jpeg', 'image/png', 'image/gif', 'image/webp', got ${JSON.stringify(mediaType)}`);
+        throw blockError(
+          i,
+          `${path}.media_type`,
+          `must be one of 'image/jpeg', 'image/png', 'image/gif', 'image/webp', got ${JSON.stringify(mediaType)}`,
+        );
       }
       const data = source.data;
       if (typeof data !== 'string') {
@@ -77,7 +93,8 @@ export function decodeDocumentBlock(block: JsonObject, state: DecodeState, i: nu
   const source = block.source;
   const path = `${blockPath(i, j)}.source`;
   if (source === undefined || source === null) throw missingBlockField(i, path);
-  if (!isObject(source)) throw blockError(i, path, `expected an object {type: 'base64', media_type: 'application/pdf', data}, got ${describeType(source)}`);
+  if (!isObject(source))
+    throw blockError(i, path, `expected an object {type: 'base64', media_type: 'application/pdf', data}, got ${describeType(source)}`);
   let part: FilePart;
   switch (source.type) {
     case 'base64': {
@@ -120,7 +137,8 @@ export function decodeDocumentBlock(block: JsonObject, state: DecodeState, i: nu
   }
   const title = block.title;
   if (typeof title === 'string' && title !== '') part.filename = title;
-  else if (title !== undefined && title !== null && typeof title !== 'string') throw blockError(i, `${blockPath(i, j)}.title`, `expected a string, got ${describeType(title)}`);
+  else if (title !== undefined && title !== null && typeof title !== 'string')
+    throw blockError(i, `${blockPath(i, j)}.title`, `expected a string, got ${describeType(title)}`);
   readCacheControl(block, part, state, i, j);
   return part;
 }

@@ -1,12 +1,15 @@
-import type {
-  AssistantContentPart, Message, SystemMessage, TextPart, ToolResultPart, UserContentPart,
-} from '../../canonical/request.ts';
+import type { AssistantContentPart, Message, SystemMessage, TextPart, ToolResultPart, UserContentPart } from '../../canonical/request.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { invalidParameter } from '../../errors/gateway-error.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeDocumentBlock, decodeImageBlock, decodeRedactedThinkingBlock, decodeTextBlock, decodeThinkingBlock,
-  decodeToolResultBlock, decodeToolUseBlock,
+  decodeDocumentBlock,
+  decodeImageBlock,
+  decodeRedactedThinkingBlock,
+  decodeTextBlock,
+  decodeThinkingBlock,
+  decodeToolResultBlock,
+  decodeToolUseBlock,
 } from './decode-messages-blocks.ts';
 import { blockType, SYSTEM, unexpectedBlock, type DecodeState } from './messages-decode-state.ts';
 
@@ -71,7 +74,8 @@ function decodeMessage(m: unknown, i: number, out: Message[], state: DecodeState
     }
     return;
   }
-  if (!Array.isArray(content)) throw messageError(`messages[${i}].content`, `expected a string or an array of content blocks, got ${describeType(content)}`);
+  if (!Array.isArray(content))
+    throw messageError(`messages[${i}].content`, `expected a string or an array of content blocks, got ${describeType(content)}`);
   switch (role) {
     case 'user':
       decodeUserBlocks(content, i, out, state);

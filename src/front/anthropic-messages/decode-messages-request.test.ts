@@ -19,7 +19,9 @@ describe('decodeMessagesRequest: top-level fields', () => {
   });
 
   it('bare model names are passed on as written (the catalog resolves them)', () => {
-    assert.deepEqual(decodeMessagesRequest({ ...base, model: 'claude-sonnet-4-5-20250929' }).models, [{ model: 'claude-sonnet-4-5-20250929' }]);
+    assert.deepEqual(decodeMessagesRequest({ ...base, model: 'claude-sonnet-4-5-20250929' }).models, [
+      { model: 'claude-sonnet-4-5-20250929' },
+    ]);
   });
 
   it('max_tokens is required and at least 1; count_tokens does not need it', () => {
@@ -62,8 +64,15 @@ describe('decodeMessagesRequest: top-level fields', () => {
 
   it('stream, Anthropic-only fields and unknown fields', () => {
     const req = decodeMessagesRequest({
-      ...base, stream: true, service_tier: 'auto', container: null, context_management: { edits: [] }, cache_control: { type: 'ephemeral' },
-      inference_geo: 'us', speed: 'fast', frobnicate: true,
+      ...base,
+      stream: true,
+      service_tier: 'auto',
+      container: null,
+      context_management: { edits: [] },
+      cache_control: { type: 'ephemeral' },
+      inference_geo: 'us',
+      speed: 'fast',
+      frobnicate: true,
     });
     assert.equal(req.stream, true);
     assert.deepEqual(req.extra, {});
@@ -71,7 +80,10 @@ describe('decodeMessagesRequest: top-level fields', () => {
 
   it('the gateway routing fields work here too', () => {
     const req = decodeMessagesRequest({ ...base, models: ['openai/gpt-4.1'], provider: { only: ['anthropic'] } });
-    assert.deepEqual(req.models.map((m) => m.model), ['anthropic/claude-sonnet-4.5', 'openai/gpt-4.1']);
+    assert.deepEqual(
+      req.models.map((m) => m.model),
+      ['anthropic/claude-sonnet-4.5', 'openai/gpt-4.1'],
+    );
     assert.deepEqual(req.provider, { only: ['anthropic'] });
   });
 });
@@ -111,29 +123,46 @@ describe('decodeMessagesRequest: system and messages', () => {
         { role: 'user', content: [{ type: 'text', text: 'two' }] },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'system', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'system', 'user'],
+    );
     assert.deepEqual(req.messages[1], { role: 'system', content: [{ type: 'text', text: 'Reminder: be careful.' }] });
   });
 
   it('roles other than user, assistant and system are refused', () => {
-    assertRequestError(() => decodeMessagesRequest({ ...base, messages: [{ role: 'tool', content: 'x' }] }), 'invalid_message', 'messages[0].role');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, messages: [{ role: 'tool', content: 'x' }] }),
+      'invalid_message',
+      'messages[0].role',
+    );
     assertRequestError(() => decodeMessagesRequest({ ...base, messages: [{ content: 'x' }] }), 'invalid_message', 'messages[0].role');
     assertRequestError(() => decodeMessagesRequest({ ...base, messages: [{ role: 'user' }] }), 'invalid_message', 'messages[0].content');
-    assertRequestError(() => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content: 5 }] }), 'invalid_message', 'messages[0].content');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content: 5 }] }),
+      'invalid_message',
+      'messages[0].content',
+    );
     assertRequestError(() => decodeMessagesRequest({ ...base, messages: ['hi'] }), 'invalid_message', 'messages[0]');
   });
 
   it('images: base64 becomes a data: URI, url stays a URL, files and bad media types are refused', () => {
     const req = decodeMessagesRequest({
       ...base,
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }, cache_control: { type: 'ephemeral' } },
-          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-          { type: 'text', text: 'What are these?' },
-        ],
-      }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'image',
+              source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+              cache_control: { type: 'ephemeral' },
+            },
+            { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+            { type: 'text', text: 'What are these?' },
+          ],
+        },
+      ],
     });
     assert.deepEqual(req.messages[0]!.content, [
       { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', cacheControl: { type: 'ephemeral' } },
@@ -141,8 +170,16 @@ describe('decodeMessagesRequest: system and messages', () => {
       { type: 'text', text: 'What are these?' },
     ]);
     const image = (source: unknown) => ({ ...base, messages: [{ role: 'user', content: [{ type: 'image', source }] }] });
-    assertRequestError(() => decodeMessagesRequest(image({ type: 'base64', media_type: 'image/tiff', data: 'x' })), 'invalid_message', 'messages[0].content[0].source.media_type');
-    assertRequestError(() => decodeMessagesRequest(image({ type: 'base64', media_type: 'image/png' })), 'invalid_message', 'messages[0].content[0].source.data');
+    assertRequestError(
+      () => decodeMessagesRequest(image({ type: 'base64', media_type: 'image/tiff', data: 'x' })),
+      'invalid_message',
+      'messages[0].content[0].source.media_type',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(image({ type: 'base64', media_type: 'image/png' })),
+      'invalid_message',
+      'messages[0].content[0].source.data',
+    );
     assertRequestError(() => decodeMessagesRequest(image({ type: 'file', file_id: 'file_1' })), 'unsupported_content');
     assertRequestError(() => decodeMessagesRequest(image(undefined)), 'invalid_message', 'messages[0].content[0].source');
   });
@@ -177,7 +214,16 @@ describe('decodeMessagesRequest: system and messages', () => {
   it('a thinking block with an empty signature carries none (it came from a provider without signatures)', () => {
     const req = decodeMessagesRequest({
       ...base,
-      messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: '' }, { type: 'text', text: 'ok' }] }],
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hm', signature: '' },
+            { type: 'text', text: 'ok' },
+          ],
+        },
+      ],
     });
     assert.deepEqual(req.messages[1]!.content[0], { type: 'reasoning', text: 'hm' });
   });
@@ -185,7 +231,11 @@ describe('decodeMessagesRequest: system and messages', () => {
   it('an empty assistant string or text block carries nothing', () => {
     const req = decodeMessagesRequest({
       ...base,
-      messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: '' }, { role: 'assistant', content: [{ type: 'text', text: '' }] }],
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '' },
+        { role: 'assistant', content: [{ type: 'text', text: '' }] },
+      ],
     });
     assert.deepEqual(req.messages[1], { role: 'assistant', content: [] });
     assert.deepEqual(req.messages[2], { role: 'assistant', content: [] });
@@ -213,12 +263,21 @@ describe('decodeMessagesRequest: system and messages', () => {
         },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'user'],
+    );
     assert.deepEqual(req.messages[2], {
       role: 'tool',
       content: [
         { type: 'tool-result', toolCallId: 'toolu_1', content: '3°C', name: 'get_weather', cacheControl: { type: 'ephemeral' } },
-        { type: 'tool-result', toolCallId: 'toolu_2', content: [{ type: 'text', text: 'unavailable' }], name: 'get_weather', isError: true },
+        {
+          type: 'tool-result',
+          toolCallId: 'toolu_2',
+          content: [{ type: 'text', text: 'unavailable' }],
+          name: 'get_weather',
+          isError: true,
+        },
       ],
     });
     assert.deepEqual(req.messages[3], { role: 'user', content: [{ type: 'text', text: 'Here you go.' }] });
@@ -233,42 +292,116 @@ describe('decodeMessagesRequest: system and messages', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1' }] },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
     assert.deepEqual(req.messages[2]!.content, [{ type: 'tool-result', toolCallId: 't1', content: '', name: 'noop' }]);
   });
 
   it('unsupported content types get a clear unsupported_content; blocks in the wrong role are invalid', () => {
     const user = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: [block] }] });
-    const assistant = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [block] }] });
+    const assistant = (block: unknown) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [block] },
+      ],
+    });
     for (const type of ['search_result']) {
-      const err = assertRequestError(() => decodeMessagesRequest(user({ type, source: {} })), 'unsupported_content', 'messages[0].content[0].type');
+      const err = assertRequestError(
+        () => decodeMessagesRequest(user({ type, source: {} })),
+        'unsupported_content',
+        'messages[0].content[0].type',
+      );
       assert.match(err.message, new RegExp(type));
     }
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'server_tool_use', id: 'x', name: 'y', input: {} })), 'unsupported_content', 'messages[1].content[0].type');
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'server_tool_use', id: 'x', name: 'y', input: {} })),
+      'unsupported_content',
+      'messages[1].content[0].type',
+    );
     // An earlier answer's MCP calls, replayed by the assistant, are dropped (docs/tools.md); from the user they are refused.
     for (const type of ['mcp_tool_use', 'mcp_tool_result']) {
-      assert.deepEqual(decodeMessagesRequest(assistant({ type, id: 'x', name: 'y', input: {} })).messages[1], { role: 'assistant', content: [] });
-      assertRequestError(() => decodeMessagesRequest(user({ type, id: 'x', name: 'y', input: {} })), 'unsupported_content', 'messages[0].content[0].type');
+      assert.deepEqual(decodeMessagesRequest(assistant({ type, id: 'x', name: 'y', input: {} })).messages[1], {
+        role: 'assistant',
+        content: [],
+      });
+      assertRequestError(
+        () => decodeMessagesRequest(user({ type, id: 'x', name: 'y', input: {} })),
+        'unsupported_content',
+        'messages[0].content[0].type',
+      );
     }
-    assertRequestError(() => decodeMessagesRequest(user({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] })), 'unsupported_content', 'messages[0].content[0].content[0].type');
+    assertRequestError(
+      () => decodeMessagesRequest(user({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] })),
+      'unsupported_content',
+      'messages[0].content[0].content[0].type',
+    );
     assertRequestError(() => decodeMessagesRequest(user({ type: 'video' })), 'invalid_message', 'messages[0].content[0].type');
-    assertRequestError(() => decodeMessagesRequest(user({ type: 'tool_use', id: 'a', name: 'b', input: {} })), 'invalid_message', 'messages[0].content[0].type');
-    assertRequestError(() => decodeMessagesRequest(user({ type: 'thinking', thinking: 'x' })), 'invalid_message', 'messages[0].content[0].type');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'tool_result', tool_use_id: 'a' })), 'invalid_message', 'messages[1].content[0].type');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'image', source: {} })), 'invalid_message', 'messages[1].content[0].type');
+    assertRequestError(
+      () => decodeMessagesRequest(user({ type: 'tool_use', id: 'a', name: 'b', input: {} })),
+      'invalid_message',
+      'messages[0].content[0].type',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(user({ type: 'thinking', thinking: 'x' })),
+      'invalid_message',
+      'messages[0].content[0].type',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'tool_result', tool_use_id: 'a' })),
+      'invalid_message',
+      'messages[1].content[0].type',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'image', source: {} })),
+      'invalid_message',
+      'messages[1].content[0].type',
+    );
   });
 
   it('required block fields are named when missing or mistyped', () => {
     const user = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: [block] }] });
-    const assistant = (block: unknown) => ({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [block] }] });
+    const assistant = (block: unknown) => ({
+      ...base,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [block] },
+      ],
+    });
     assertRequestError(() => decodeMessagesRequest(user({ type: 'text' })), 'invalid_message', 'messages[0].content[0].text');
     assertRequestError(() => decodeMessagesRequest(user({ text: 'x' })), 'invalid_message', 'messages[0].content[0].type');
-    assertRequestError(() => decodeMessagesRequest(user({ type: 'tool_result', content: 'x' })), 'invalid_message', 'messages[0].content[0].tool_use_id');
-    assertRequestError(() => decodeMessagesRequest(user({ type: 'tool_result', tool_use_id: 't', is_error: 'yes' })), 'invalid_message', 'messages[0].content[0].is_error');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'tool_use', name: 'f', input: {} })), 'invalid_message', 'messages[1].content[0].id');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'tool_use', id: 'a', name: 'f', input: '{}' })), 'invalid_message', 'messages[1].content[0].input');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'thinking', signature: 's' })), 'invalid_message', 'messages[1].content[0].thinking');
-    assertRequestError(() => decodeMessagesRequest(assistant({ type: 'redacted_thinking' })), 'invalid_message', 'messages[1].content[0].data');
+    assertRequestError(
+      () => decodeMessagesRequest(user({ type: 'tool_result', content: 'x' })),
+      'invalid_message',
+      'messages[0].content[0].tool_use_id',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(user({ type: 'tool_result', tool_use_id: 't', is_error: 'yes' })),
+      'invalid_message',
+      'messages[0].content[0].is_error',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'tool_use', name: 'f', input: {} })),
+      'invalid_message',
+      'messages[1].content[0].id',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'tool_use', id: 'a', name: 'f', input: '{}' })),
+      'invalid_message',
+      'messages[1].content[0].input',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'thinking', signature: 's' })),
+      'invalid_message',
+      'messages[1].content[0].thinking',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest(assistant({ type: 'redacted_thinking' })),
+      'invalid_message',
+      'messages[1].content[0].data',
+    );
   });
 
   it('at most 4 cache_control blocks, counted over system, tools and messages together', () => {
@@ -277,18 +410,39 @@ describe('decodeMessagesRequest: system and messages', () => {
       ...base,
       system: [{ type: 'text', text: 's', cache_control: cc }],
       tools: [{ ...tool, cache_control: cc }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: cc }, { type: 'text', text: 'b', cache_control: cc }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a', cache_control: cc },
+            { type: 'text', text: 'b', cache_control: cc },
+          ],
+        },
+      ],
     };
     assert.doesNotThrow(() => decodeMessagesRequest(four));
-    const five = { ...four, messages: [{ role: 'user', content: [...four.messages[0]!.content, { type: 'text', text: 'c', cache_control: cc }] }] };
+    const five = {
+      ...four,
+      messages: [{ role: 'user', content: [...four.messages[0]!.content, { type: 'text', text: 'c', cache_control: cc }] }],
+    };
     assertRequestError(() => decodeMessagesRequest(five), 'too_many_cache_control_blocks', 'messages[0].content[2].cache_control');
     assertRequestError(
-      () => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'persistent' } }] }] }),
-      'invalid_message', 'messages[0].content[0].cache_control.type',
+      () =>
+        decodeMessagesRequest({
+          ...base,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'persistent' } }] }],
+        }),
+      'invalid_message',
+      'messages[0].content[0].cache_control.type',
     );
     assertRequestError(
-      () => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral', ttl: '2h' } }] }] }),
-      'invalid_message', 'messages[0].content[0].cache_control.ttl',
+      () =>
+        decodeMessagesRequest({
+          ...base,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'ephemeral', ttl: '2h' } }] }],
+        }),
+      'invalid_message',
+      'messages[0].content[0].cache_control.ttl',
     );
   });
 });
@@ -310,7 +464,10 @@ describe('decodeMessagesRequest: tools and tool_choice', () => {
 
   it('versioned server tools are dropped; no tools left means no tools', () => {
     const req = decodeMessagesRequest({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }, tool] });
-    assert.deepEqual(req.tools!.map((t) => t.name), ['get_weather']);
+    assert.deepEqual(
+      req.tools!.map((t) => t.name),
+      ['get_weather'],
+    );
     assert.equal('tools' in decodeMessagesRequest({ ...base, tools: [{ type: 'bash_20250124', name: 'bash' }] }), false);
   });
 
@@ -318,8 +475,16 @@ describe('decodeMessagesRequest: tools and tool_choice', () => {
     assertRequestError(() => decodeMessagesRequest({ ...base, tools: {} }), 'invalid_parameter', 'tools');
     assertRequestError(() => decodeMessagesRequest({ ...base, tools: [{ input_schema: {} }] }), 'missing_parameter', 'tools[0].name');
     assertRequestError(() => decodeMessagesRequest({ ...base, tools: [{ name: '' }] }), 'invalid_parameter', 'tools[0].name');
-    assertRequestError(() => decodeMessagesRequest({ ...base, tools: [{ name: 'f', input_schema: 'object' }] }), 'invalid_parameter', 'tools[0].input_schema');
-    assertRequestError(() => decodeMessagesRequest({ ...base, tools: [{ name: 'f', cache_control: { type: 'x' } }] }), 'invalid_parameter', 'tools[0].cache_control.type');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, tools: [{ name: 'f', input_schema: 'object' }] }),
+      'invalid_parameter',
+      'tools[0].input_schema',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, tools: [{ name: 'f', cache_control: { type: 'x' } }] }),
+      'invalid_parameter',
+      'tools[0].cache_control.type',
+    );
   });
 
   it('tool_choice: auto, any → required, tool → named, none; disable_parallel_tool_use ignored', () => {
@@ -336,11 +501,18 @@ describe('decodeMessagesRequest: tools and tool_choice', () => {
 
   it('a forced tool_choice needs the tool it forces: tool must name one of tools, any needs tools', () => {
     const decode = (extra: Record<string, unknown>) => decodeMessagesRequest({ ...base, ...extra });
-    assertRequestError(() => decode({ tools: [tool], tool_choice: { type: 'tool', name: 'get_time' } }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(
+      () => decode({ tools: [tool], tool_choice: { type: 'tool', name: 'get_time' } }),
+      'invalid_parameter',
+      'tool_choice',
+    );
     assert.throws(() => decode({ tools: [tool], tool_choice: { type: 'tool', name: 'get_time' } }), /"get_time", which is not in 'tools'/);
     assertRequestError(() => decode({ tool_choice: { type: 'tool', name: 'get_weather' } }), 'invalid_parameter', 'tool_choice');
     assertRequestError(() => decode({ tool_choice: { type: 'any' } }), 'invalid_parameter', 'tool_choice');
-    assert.throws(() => decode({ tools: [], tool_choice: { type: 'any' } }), /\{type: 'any'\} forces a tool call, but the request has no 'tools'/);
+    assert.throws(
+      () => decode({ tools: [], tool_choice: { type: 'any' } }),
+      /\{type: 'any'\} forces a tool call, but the request has no 'tools'/,
+    );
     // Not forcing needs no tools; forcing a server tool the gateway dropped falls back to auto.
     assert.deepEqual(decode({ tool_choice: { type: 'auto' } }).toolChoice, { type: 'auto' });
     assert.deepEqual(decode({ tool_choice: { type: 'none' } }).toolChoice, { type: 'none' });
@@ -357,7 +529,13 @@ describe('decodeMessagesRequest: thinking', () => {
   });
 
   it('the budget may exceed max_tokens (interleaved thinking with tools and tool_choice auto)', () => {
-    const req = decodeMessagesRequest({ ...base, max_tokens: 4096, tools: [tool], tool_choice: { type: 'auto' }, thinking: { type: 'enabled', budget_tokens: 20000 } });
+    const req = decodeMessagesRequest({
+      ...base,
+      max_tokens: 4096,
+      tools: [tool],
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'enabled', budget_tokens: 20000 },
+    });
     assert.deepEqual(req.reasoning, { enabled: true, maxTokens: 20000 });
   });
 
@@ -373,28 +551,62 @@ describe('decodeMessagesRequest: thinking', () => {
   });
 
   it('bad thinking objects are refused', () => {
-    assertRequestError(() => decodeMessagesRequest({ ...base, thinking: { type: 'enabled' } }), 'missing_parameter', 'thinking.budget_tokens');
-    assertRequestError(() => decodeMessagesRequest({ ...base, thinking: { type: 'enabled', budget_tokens: 0 } }), 'invalid_parameter', 'thinking.budget_tokens');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, thinking: { type: 'enabled' } }),
+      'missing_parameter',
+      'thinking.budget_tokens',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, thinking: { type: 'enabled', budget_tokens: 0 } }),
+      'invalid_parameter',
+      'thinking.budget_tokens',
+    );
     assertRequestError(() => decodeMessagesRequest({ ...base, thinking: { type: 'on' } }), 'invalid_parameter', 'thinking.type');
     assertRequestError(() => decodeMessagesRequest({ ...base, thinking: true }), 'invalid_parameter', 'thinking');
-    assertRequestError(() => decodeMessagesRequest({ ...base, thinking: { type: 'adaptive' }, output_config: { effort: 'extreme' } }), 'invalid_parameter', 'output_config.effort');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, thinking: { type: 'adaptive' }, output_config: { effort: 'extreme' } }),
+      'invalid_parameter',
+      'output_config.effort',
+    );
   });
 
   it('top_k and a forced tool_choice are refused while thinking is on, not otherwise', () => {
     const thinking = { type: 'enabled', budget_tokens: 2048 };
     assertRequestError(() => decodeMessagesRequest({ ...base, thinking, top_k: 5 }), 'reasoning_conflict', 'top_k');
     assertRequestError(() => decodeMessagesRequest({ ...base, thinking: { type: 'adaptive' }, top_k: 5 }), 'reasoning_conflict', 'top_k');
-    assertRequestError(() => decodeMessagesRequest({ ...base, thinking, tools: [tool], tool_choice: { type: 'any' } }), 'reasoning_conflict', 'tool_choice');
-    assertRequestError(() => decodeMessagesRequest({ ...base, thinking, tools: [tool], tool_choice: { type: 'tool', name: 'get_weather' } }), 'reasoning_conflict', 'tool_choice');
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, thinking, tools: [tool], tool_choice: { type: 'any' } }),
+      'reasoning_conflict',
+      'tool_choice',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, thinking, tools: [tool], tool_choice: { type: 'tool', name: 'get_weather' } }),
+      'reasoning_conflict',
+      'tool_choice',
+    );
     assert.doesNotThrow(() => decodeMessagesRequest({ ...base, thinking, tools: [tool], tool_choice: { type: 'none' } }));
-    assert.doesNotThrow(() => decodeMessagesRequest({ ...base, thinking: { type: 'disabled' }, top_k: 5, tools: [tool], tool_choice: { type: 'any' } }));
+    assert.doesNotThrow(() =>
+      decodeMessagesRequest({ ...base, thinking: { type: 'disabled' }, top_k: 5, tools: [tool], tool_choice: { type: 'any' } }),
+    );
   });
 
   it('output_config.format json_schema → structured output', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    assert.deepEqual(decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema', schema } } }).responseFormat, { type: 'json_schema', name: 'output', schema });
-    assertRequestError(() => decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema' } } }), 'missing_parameter', 'output_config.format.schema');
-    assertRequestError(() => decodeMessagesRequest({ ...base, output_config: { format: { type: 'xml' } } }), 'invalid_parameter', 'output_config.format.type');
+    assert.deepEqual(decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema', schema } } }).responseFormat, {
+      type: 'json_schema',
+      name: 'output',
+      schema,
+    });
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, output_config: { format: { type: 'json_schema' } } }),
+      'missing_parameter',
+      'output_config.format.schema',
+    );
+    assertRequestError(
+      () => decodeMessagesRequest({ ...base, output_config: { format: { type: 'xml' } } }),
+      'invalid_parameter',
+      'output_config.format.type',
+    );
   });
 });
 
@@ -402,7 +614,12 @@ describe('decodeMessagesRequest: document blocks', () => {
   const user = (...content: unknown[]) => decodeMessagesRequest({ ...base, messages: [{ role: 'user', content }] });
   it('a base64 PDF becomes a file part named by its title, and is counted; text and URL documents are not counted', () => {
     const req = user(
-      { type: 'document', title: 'r.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' }, cache_control: { type: 'ephemeral' } },
+      {
+        type: 'document',
+        title: 'r.pdf',
+        source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' },
+        cache_control: { type: 'ephemeral' },
+      },
       { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'hello' } },
       { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
     );
@@ -417,8 +634,20 @@ describe('decodeMessagesRequest: document blocks', () => {
 
   it('refuses a document without a source, of another media type, or from uploaded content', () => {
     assertRequestError(() => user({ type: 'document' }), 'invalid_message', 'messages[0].content[0].source');
-    assertRequestError(() => user({ type: 'document', source: { type: 'base64', media_type: 'image/png', data: 'x' } }), 'invalid_message', 'messages[0].content[0].source.media_type');
-    assertRequestError(() => user({ type: 'document', source: { type: 'content', content: [] } }), 'unsupported_content', 'messages[0].content[0].source.type');
-    assertRequestError(() => user({ type: 'document', source: { type: 'url', url: 'ftp://x' } }), 'invalid_message', 'messages[0].content[0].source.url');
+    assertRequestError(
+      () => user({ type: 'document', source: { type: 'base64', media_type: 'image/png', data: 'x' } }),
+      'invalid_message',
+      'messages[0].content[0].source.media_type',
+    );
+    assertRequestError(
+      () => user({ type: 'document', source: { type: 'content', content: [] } }),
+      'unsupported_content',
+      'messages[0].content[0].source.type',
+    );
+    assertRequestError(
+      () => user({ type: 'document', source: { type: 'url', url: 'ftp://x' } }),
+      'invalid_message',
+      'messages[0].content[0].source.url',
+    );
   });
 });

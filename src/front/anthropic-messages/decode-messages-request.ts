@@ -6,8 +6,16 @@ import { decodeModelList } from '../shared/decode-model-list.ts';
 import { decodeProviderPreferences } from '../shared/decode-provider-preferences.ts';
 import { decodeCoreSampling } from '../shared/decode-sampling.ts';
 import {
-  invalidType, invalidValue, isObject, missingParameter, readBoolean, readNumber, readObject,
-  readStringArray, type JsonObject, type NumberRange,
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  readBoolean,
+  readNumber,
+  readObject,
+  readStringArray,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 import { readEndUser } from '../shared/decode-client-strings.ts';
 import { decodeMessagesConversation } from './decode-messages-conversation.ts';
@@ -96,7 +104,9 @@ function decodeUserId(body: JsonObject): string | undefined {
 
 function checkThinkingConflicts(topK: number | undefined, toolChoice: string | undefined): void {
   if (topK !== undefined) {
-    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while thinking is enabled; remove it or disable thinking.", { param: 'top_k' });
+    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while thinking is enabled; remove it or disable thinking.", {
+      param: 'top_k',
+    });
   }
   if (toolChoice === 'required' || toolChoice === 'tool') {
     throw new GatewayError(

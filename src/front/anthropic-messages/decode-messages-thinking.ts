@@ -1,6 +1,13 @@
 import type { ReasoningConfig, ReasoningEffort, ResponseFormat } from '../../canonical/request.ts';
 import {
-  invalidType, invalidValue, isObject, missingParameter, readEnum, readNumber, type JsonObject, type NumberRange,
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  readEnum,
+  readNumber,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 
 // `thinking` and `output_config` of a messages request → the canonical reasoning config

@@ -73,9 +73,12 @@ export function decodeMessagesToolChoice(raw: unknown): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) throw invalidType('tool_choice', "an object {type: 'auto' | 'any' | 'tool' | 'none'}", raw);
   switch (raw.type) {
-    case 'auto': return { type: 'auto' };
-    case 'any': return { type: 'required' };
-    case 'none': return { type: 'none' };
+    case 'auto':
+      return { type: 'auto' };
+    case 'any':
+      return { type: 'required' };
+    case 'none':
+      return { type: 'none' };
     case 'tool': {
       const name = raw.name;
       if (typeof name !== 'string') {
@@ -88,6 +91,9 @@ export function decodeMessagesToolChoice(raw: unknown): ToolChoice | undefined {
     case null:
       throw missingParameter('tool_choice.type');
     default:
-      throw invalidValue('tool_choice.type', `${TOOL_CHOICE_RULE}, got ${typeof raw.type === 'string' ? JSON.stringify(raw.type) : describeType(raw.type)}`);
+      throw invalidValue(
+        'tool_choice.type',
+        `${TOOL_CHOICE_RULE}, got ${typeof raw.type === 'string' ? JSON.stringify(raw.type) : describeType(raw.type)}`,
+      );
   }
 }

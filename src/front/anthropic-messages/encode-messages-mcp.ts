@@ -24,5 +24,10 @@ export function mcpToolUseBlock(call: ServerToolCall): McpToolUseBlock {
 
 export function mcpToolResultBlock(call: ServerToolCall): McpToolResultBlock {
   const failed = call.status !== 'completed';
-  return { type: 'mcp_tool_result', tool_use_id: call.id, is_error: failed, content: [{ type: 'text', text: (failed ? call.error ?? call.output : call.output) ?? '' }] };
+  return {
+    type: 'mcp_tool_result',
+    tool_use_id: call.id,
+    is_error: failed,
+    content: [{ type: 'text', text: (failed ? (call.error ?? call.output) : call.output) ?? '' }],
+  };
 }

@@ -81,10 +81,20 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
     let usage: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number; output_tokens: number };
     if (primed !== null) {
       const known = encodeMessagesUsage(primed, 0);
-      usage = { input_tokens: known.input_tokens, cache_creation_input_tokens: known.cache_creation_input_tokens, cache_read_input_tokens: known.cache_read_input_tokens, output_tokens: OUTPUT_PLACEHOLDER };
+      usage = {
+        input_tokens: known.input_tokens,
+        cache_creation_input_tokens: known.cache_creation_input_tokens,
+        cache_read_input_tokens: known.cache_read_input_tokens,
+        output_tokens: OUTPUT_PLACEHOLDER,
+      };
     } else {
       this.inputEstimate = this.req === undefined ? 0 : admittedPromptTokens(this.req);
-      usage = { input_tokens: this.inputEstimate, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: OUTPUT_PLACEHOLDER };
+      usage = {
+        input_tokens: this.inputEstimate,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: OUTPUT_PLACEHOLDER,
+      };
     }
     const message = {
       id: this.meta.id,
@@ -115,17 +125,31 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
         // (an Anthropic upstream, asked for `display: 'omitted'` too, sends no text at all).
         if (part.text.length === 0 || this.meta.excludeReasoning) return '';
         const head = this.open === THINKING ? '' : this.openBlock(THINKING, '{"type":"thinking","thinking":"","signature":""}');
-        return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"thinking_delta","thinking":' + JSON.stringify(part.text) + '}' + END;
+        return (
+          head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"thinking_delta","thinking":' + JSON.stringify(part.text) + '}' + END
+        );
       }
       case 'reasoning-signature': {
         const head = this.open === THINKING ? '' : this.openBlock(THINKING, '{"type":"thinking","thinking":"","signature":""}');
-        return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"signature_delta","signature":' + JSON.stringify(part.signature) + '}' + END + this.closeBlock();
+        return (
+          head +
+          BLOCK_DELTA +
+          this.openIndex +
+          ',"delta":{"type":"signature_delta","signature":' +
+          JSON.stringify(part.signature) +
+          '}' +
+          END +
+          this.closeBlock()
+        );
       }
       case 'reasoning-redacted':
         return this.openBlock(NONE, '{"type":"redacted_thinking","data":' + JSON.stringify(part.data) + '}') + this.closeBlock();
       case 'tool-call-start': {
         if (this.toolBlocks.has(part.index)) return '';
-        const head = this.openBlock(TOOL, '{"type":"tool_use","id":' + JSON.stringify(part.id) + ',"name":' + JSON.stringify(part.name) + ',"input":{}}');
+        const head = this.openBlock(
+          TOOL,
+          '{"type":"tool_use","id":' + JSON.stringify(part.id) + ',"name":' + JSON.stringify(part.name) + ',"input":{}}',
+        );
         this.openTool = part.index;
         this.toolBlocks.set(part.index, this.openIndex);
         return head;
@@ -133,7 +157,9 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
       case 'tool-call-delta': {
         const index = this.toolBlocks.get(part.index);
         if (index === undefined || part.argumentsDelta.length === 0) return '';
-        return BLOCK_DELTA + index + ',"delta":{"type":"input_json_delta","partial_json":' + JSON.stringify(part.argumentsDelta) + '}' + END;
+        return (
+          BLOCK_DELTA + index + ',"delta":{"type":"input_json_delta","partial_json":' + JSON.stringify(part.argumentsDelta) + '}' + END
+        );
       }
       case 'tool-call-end':
         return this.open === TOOL && this.openTool === part.index ? this.closeBlock() : '';
@@ -156,7 +182,16 @@ export class MessagesStreamEncoder implements DialectStreamEncoder {
           // As Anthropic streams it: the block with an empty input, the input as one delta, the stop.
           const head = this.openBlock(NONE, JSON.stringify({ ...mcpToolUseBlock(call), input: {} }));
           const args = call.arguments.length === 0 ? '{}' : call.arguments;
-          return head + BLOCK_DELTA + this.openIndex + ',"delta":{"type":"input_json_delta","partial_json":' + JSON.stringify(args) + '}' + END + this.closeBlock();
+          return (
+            head +
+            BLOCK_DELTA +
+            this.openIndex +
+            ',"delta":{"type":"input_json_delta","partial_json":' +
+            JSON.stringify(args) +
+            '}' +
+            END +
+            this.closeBlock()
+          );
         }
         return this.openBlock(NONE, JSON.stringify(mcpToolResultBlock(call))) + this.closeBlock();
       }

@@ -6,7 +6,13 @@ import { assertNever } from '../../canonical/stream-part.ts';
 // unified twin); any other is mapped from the unified reason.
 
 const ANTHROPIC_STOP_REASONS: ReadonlySet<string> = new Set([
-  'end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded',
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
 ]);
 
 /**
@@ -37,5 +43,5 @@ export function mapMessagesStopReason(finish: FinishReason | null, hasToolCalls:
 
 /** The stop sequence that ended the answer, only when the stop reason says so. */
 export function stopSequenceOf(finish: FinishReason | null, stopReason: string): string | null {
-  return stopReason === 'stop_sequence' ? finish?.stopSequence ?? null : null;
+  return stopReason === 'stop_sequence' ? (finish?.stopSequence ?? null) : null;
 }

@@ -64,7 +64,12 @@ const CACHE_TTLS: ReadonlySet<string> = new Set(['5m', '1h']);
 
 /** Reads `cache_control` of a block into `out`, counting it against the request's limit. */
 export function readCacheControl(
-  block: JsonObject, out: { cacheControl?: CacheControl }, state: DecodeState, i: number, j: number, k = -1,
+  block: JsonObject,
+  out: { cacheControl?: CacheControl },
+  state: DecodeState,
+  i: number,
+  j: number,
+  k = -1,
 ): void {
   const raw = block.cache_control;
   if (raw === undefined || raw === null) return;
@@ -98,9 +103,19 @@ export function readCacheControl(
  * spec: not supported): a clear unsupported_content rather than "unknown type".
  */
 const UNSUPPORTED_BLOCKS: ReadonlySet<string> = new Set([
-  'document', 'search_result', 'server_tool_use', 'mcp_tool_use', 'mcp_tool_result', 'web_search_tool_result',
-  'web_fetch_tool_result', 'code_execution_tool_result', 'bash_code_execution_tool_result',
-  'text_editor_code_execution_tool_result', 'tool_search_tool_result', 'container_upload', 'tool_reference',
+  'document',
+  'search_result',
+  'server_tool_use',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'container_upload',
+  'tool_reference',
 ]);
 
 /** The error for a block type not allowed where it is: unsupported_content for known API types, else invalid_message. */

@@ -12,14 +12,19 @@ describe('messagesDialect', () => {
     assert.equal(readMessagesKey({}), undefined);
   });
 
-  it('renders errors in Anthropic\'s envelope with the spec\'s type, status, code and metadata', () => {
+  it("renders errors in Anthropic's envelope with the spec's type, status, code and metadata", () => {
     const out = messagesDialect.renderError(new GatewayError('rate_limited', 'Slow down.', { headers: { 'retry-after': '3' } }));
     assert.equal(out.status, 429);
     assert.deepEqual(out.headers, { 'retry-after': '3' });
     assert.deepEqual(out.body, { type: 'error', error: { type: 'rate_limit_error', message: 'Slow down.', code: 'rate_limited' } });
-    const provider = messagesDialect.renderError(new GatewayError('provider_error', 'boom', { metadata: { provider_name: 'p', raw: 'x' } }));
+    const provider = messagesDialect.renderError(
+      new GatewayError('provider_error', 'boom', { metadata: { provider_name: 'p', raw: 'x' } }),
+    );
     assert.equal(provider.status, 502);
-    assert.deepEqual(provider.body, { type: 'error', error: { type: 'provider_error', message: 'boom', code: 'provider_error', metadata: { provider_name: 'p', raw: 'x' } } });
+    assert.deepEqual(provider.body, {
+      type: 'error',
+      error: { type: 'provider_error', message: 'boom', code: 'provider_error', metadata: { provider_name: 'p', raw: 'x' } },
+    });
   });
 
   it('has an Anthropic ping as its keep-alive', () => {

@@ -1,6 +1,4 @@
-import type {
-  AssistantContentPart, Message, TextPart, ToolCallPart, ToolResultPart, UserContentPart,
-} from '../../canonical/request.ts';
+import type { AssistantContentPart, Message, TextPart, ToolCallPart, ToolResultPart, UserContentPart } from '../../canonical/request.ts';
 import { describeType, invalidType, invalidValue, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import { decodeInlineData, decodeUserMediaPart, partPath, unsupportedPart } from './decode-gemini-parts.ts';
 
@@ -129,7 +127,8 @@ function decodeModelParts(parts: readonly unknown[], i: number, ledger: CallLedg
     const part = partAt(parts, i, j);
     const signature = readSignature(part, i, j);
     if (typeof part.text === 'string') {
-      if (part.thought === true) out.push(signature === undefined ? { type: 'reasoning', text: part.text } : { type: 'reasoning', text: part.text, signature });
+      if (part.thought === true)
+        out.push(signature === undefined ? { type: 'reasoning', text: part.text } : { type: 'reasoning', text: part.text, signature });
       else if (part.text.length > 0) out.push({ type: 'text', text: part.text });
       continue;
     }
@@ -145,7 +144,10 @@ function decodeModelParts(parts: readonly unknown[], i: number, ledger: CallLedg
       continue;
     }
     if (part.functionResponse !== undefined && part.functionResponse !== null) {
-      throw messageError(partPath(i, j, '.functionResponse'), "a function response is the caller's: it belongs in a content of role 'user'");
+      throw messageError(
+        partPath(i, j, '.functionResponse'),
+        "a function response is the caller's: it belongs in a content of role 'user'",
+      );
     }
     // A signature alone (Gemini sometimes signs an empty part) carries nothing to replay elsewhere.
     if (signature !== undefined && Object.keys(part).length === 1) continue;
@@ -157,7 +159,8 @@ function decodeModelParts(parts: readonly unknown[], i: number, ledger: CallLedg
 function readSignature(part: JsonObject, i: number, j: number): string | undefined {
   const signature = part.thoughtSignature;
   if (signature === undefined || signature === null) return undefined;
-  if (typeof signature !== 'string') throw messageError(partPath(i, j, '.thoughtSignature'), `expected a string, got ${describeType(signature)}`);
+  if (typeof signature !== 'string')
+    throw messageError(partPath(i, j, '.thoughtSignature'), `expected a string, got ${describeType(signature)}`);
   return signature.length > 0 ? signature : undefined;
 }
 
@@ -180,7 +183,8 @@ function decodeFunctionCall(raw: unknown, i: number, j: number, signature: strin
   if (!isObject(raw)) throw messageError(path, `expected an object {name, args, id?}, got ${describeType(raw)}`);
   const name = readName(raw, path);
   const args = raw.args;
-  if (args !== undefined && args !== null && !isObject(args)) throw messageError(`${path}.args`, `expected an object, got ${describeType(args)}`);
+  if (args !== undefined && args !== null && !isObject(args))
+    throw messageError(`${path}.args`, `expected an object, got ${describeType(args)}`);
   const call: ToolCallPart = { type: 'tool-call', id: readId(raw, path) ?? `call_${i}_${j}`, name, arguments: JSON.stringify(args ?? {}) };
   if (signature !== undefined) call.signature = signature;
   return call;
@@ -191,7 +195,8 @@ function decodeFunctionResponse(raw: unknown, i: number, j: number, ledger: Call
   if (!isObject(raw)) throw messageError(path, `expected an object {name, response, id?}, got ${describeType(raw)}`);
   const name = readName(raw, path);
   const response = raw.response;
-  if (response !== undefined && response !== null && !isObject(response)) throw messageError(`${path}.response`, `expected an object, got ${describeType(response)}`);
+  if (response !== undefined && response !== null && !isObject(response))
+    throw messageError(`${path}.response`, `expected an object, got ${describeType(response)}`);
   const callId = ledger.answer(readId(raw, path), name) ?? `call_${i}_${j}`;
   const result: ToolResultPart = { type: 'tool-result', toolCallId: callId, name, content: resultText(response ?? {}) };
   if (isObject(response) && Object.keys(response).length === 1 && response.error !== undefined) result.isError = true;

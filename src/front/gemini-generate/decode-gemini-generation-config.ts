@@ -1,7 +1,15 @@
 import type { CanonicalRequest, ReasoningConfig, ReasoningEffort, ResponseFormat } from '../../canonical/request.ts';
 import {
-  invalidType, invalidValue, isObject, readBoolean, readEnum, readNumber, readObject, readStringArray,
-  type JsonObject, type NumberRange,
+  invalidType,
+  invalidValue,
+  isObject,
+  readBoolean,
+  readEnum,
+  readNumber,
+  readObject,
+  readStringArray,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 import { decodeGeminiSchema } from './decode-gemini-schema.ts';
 
@@ -54,7 +62,10 @@ export function decodeGenerationConfig(body: JsonObject, req: CanonicalRequest):
 
   const candidates = readNumber(config, 'candidateCount', CANDIDATES, PREFIX);
   if (candidates !== undefined && candidates !== 1) {
-    throw invalidValue(`${PREFIX}.candidateCount`, `the gateway answers with one candidate per request; send 1 (or leave it out), got ${candidates}`);
+    throw invalidValue(
+      `${PREFIX}.candidateCount`,
+      `the gateway answers with one candidate per request; send 1 (or leave it out), got ${candidates}`,
+    );
   }
   const maxTokens = readNumber(config, 'maxOutputTokens', MAX_TOKENS, PREFIX);
   if (maxTokens !== undefined) req.maxOutputTokens = maxTokens;
@@ -76,7 +87,8 @@ function readEnumList(config: JsonObject, key: string): string[] | undefined {
   const out: string[] = [];
   for (const [i, item] of list.entries()) {
     const value = item.toUpperCase();
-    if (!MODALITIES.has(value)) throw invalidValue(`${PREFIX}.${key}[${i}]`, `must be one of 'TEXT', 'IMAGE', 'AUDIO', got ${JSON.stringify(item)}`);
+    if (!MODALITIES.has(value))
+      throw invalidValue(`${PREFIX}.${key}[${i}]`, `must be one of 'TEXT', 'IMAGE', 'AUDIO', got ${JSON.stringify(item)}`);
     if (value !== 'MODALITY_UNSPECIFIED') out.push(value);
   }
   return out;
@@ -85,7 +97,10 @@ function readEnumList(config: JsonObject, key: string): string[] | undefined {
 function decodeResponseFormat(config: JsonObject): ResponseFormat | undefined {
   const mime = readEnum(config, 'responseMimeType', MIME_TYPES, PREFIX);
   if (mime === 'text/x.enum') {
-    throw invalidValue(`${PREFIX}.responseMimeType`, "'text/x.enum' is not carried to every provider; use 'application/json' with a schema whose type is an enum");
+    throw invalidValue(
+      `${PREFIX}.responseMimeType`,
+      "'text/x.enum' is not carried to every provider; use 'application/json' with a schema whose type is an enum",
+    );
   }
   const jsonSchema = config.responseJsonSchema ?? config._responseJsonSchema;
   const schema = config.responseSchema;

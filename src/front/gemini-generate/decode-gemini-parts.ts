@@ -11,9 +11,20 @@ import { describeType, isObject, messageError, missingField, type JsonObject } f
 
 /** `audio/<subtype>` → the canonical audio format (what OpenAI's `input_audio.format` names). */
 const AUDIO_FORMATS: Readonly<Record<string, string>> = {
-  'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3',
-  'audio/aac': 'aac', 'audio/ogg': 'ogg', 'audio/flac': 'flac', 'audio/x-flac': 'flac', 'audio/aiff': 'aiff', 'audio/pcm': 'pcm16',
-  'audio/webm': 'webm', 'audio/mp4': 'm4a', 'audio/m4a': 'm4a',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/wave': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/mp3': 'mp3',
+  'audio/aac': 'aac',
+  'audio/ogg': 'ogg',
+  'audio/flac': 'flac',
+  'audio/x-flac': 'flac',
+  'audio/aiff': 'aiff',
+  'audio/pcm': 'pcm16',
+  'audio/webm': 'webm',
+  'audio/mp4': 'm4a',
+  'audio/m4a': 'm4a',
 };
 
 export function partPath(i: number, j: number, rest = ''): string {
@@ -40,7 +51,8 @@ export function decodeFileData(raw: unknown, path: string): ImagePart | FilePart
   if (!isObject(raw)) throw messageError(path, `expected an object {mimeType, fileUri}, got ${describeType(raw)}`);
   const uri = requireString(raw, 'fileUri', path);
   const mime = raw.mimeType;
-  if (mime !== undefined && mime !== null && typeof mime !== 'string') throw messageError(`${path}.mimeType`, `expected a string, got ${describeType(mime)}`);
+  if (mime !== undefined && mime !== null && typeof mime !== 'string')
+    throw messageError(`${path}.mimeType`, `expected a string, got ${describeType(mime)}`);
   if (!uri.startsWith('https://') && !uri.startsWith('http://')) {
     throw new GatewayError(
       'unsupported_content',

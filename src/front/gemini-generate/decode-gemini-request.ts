@@ -34,7 +34,11 @@ export function decodeGeminiRequest(body: unknown, target: GeminiTarget, opts: G
   else if (raw.length === 0 && opts.allowEmptyContents !== true) throw invalidValue('contents', 'must contain at least 1 Content');
   const cached = body.cachedContent;
   if (cached !== undefined && cached !== null) {
-    throw new GatewayError('unsupported_content', "Unsupported 'cachedContent': a context cache lives inside Google's API, which the gateway cannot carry to every provider; send the contents instead.", { param: 'cachedContent' });
+    throw new GatewayError(
+      'unsupported_content',
+      "Unsupported 'cachedContent': a context cache lives inside Google's API, which the gateway cannot carry to every provider; send the contents instead.",
+      { param: 'cachedContent' },
+    );
   }
 
   const messages: Message[] = [];

@@ -27,7 +27,8 @@ export function decodeGeminiSchema(node: JsonObject): JsonObject {
       }
       out.properties = properties;
     } else if (key === 'items' && isObject(value)) out.items = decodeGeminiSchema(value);
-    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = (value as unknown[]).map((v) => (isObject(v) ? decodeGeminiSchema(v) : v));
+    else if (key === 'anyOf' && Array.isArray(value))
+      out.anyOf = (value as unknown[]).map((v) => (isObject(v) ? decodeGeminiSchema(v) : v));
     else out[key] = value;
   }
   if (node.nullable === true) {

@@ -1,6 +1,15 @@
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { checkToolChoice } from '../shared/check-tool-choice.ts';
-import { invalidType, invalidValue, isObject, listValues, missingParameter, readObject, readStringArray, type JsonObject } from '../shared/read-fields.ts';
+import {
+  invalidType,
+  invalidValue,
+  isObject,
+  listValues,
+  missingParameter,
+  readObject,
+  readStringArray,
+  type JsonObject,
+} from '../shared/read-fields.ts';
 import { decodeGeminiSchema } from './decode-gemini-schema.ts';
 
 // `tools` and `toolConfig` of a GenerateContentRequest.
@@ -44,7 +53,8 @@ export function decodeGeminiTools(body: JsonObject): DecodedTools {
         webSearch ||= tool.googleSearch !== undefined || tool.google_search !== undefined || tool.googleSearchRetrieval !== undefined;
         continue;
       }
-      if (!Array.isArray(declarations)) throw invalidType(`tools[${i}].functionDeclarations`, 'an array of function declarations', declarations);
+      if (!Array.isArray(declarations))
+        throw invalidType(`tools[${i}].functionDeclarations`, 'an array of function declarations', declarations);
       for (let j = 0; j < declarations.length; j++) out.push(decodeDeclaration(declarations[j], `tools[${i}].functionDeclarations[${j}]`));
     }
     if (out.length > 0) tools = out;
@@ -65,7 +75,8 @@ function decodeDeclaration(raw: unknown, path: string): ToolDefinition {
   const schema = raw.parameters;
   if (jsonSchema !== undefined && jsonSchema !== null) {
     if (!isObject(jsonSchema)) throw invalidType(`${path}.parametersJsonSchema`, 'a JSON Schema object', jsonSchema);
-    if (schema !== undefined && schema !== null) throw invalidValue(`${path}.parameters`, "give either 'parameters' or 'parametersJsonSchema', not both");
+    if (schema !== undefined && schema !== null)
+      throw invalidValue(`${path}.parameters`, "give either 'parameters' or 'parametersJsonSchema', not both");
     parameters = jsonSchema;
   } else if (schema !== undefined && schema !== null) {
     if (!isObject(schema)) throw invalidType(`${path}.parameters`, 'a Schema object', schema);
@@ -88,7 +99,8 @@ function decodeToolConfig(body: JsonObject, tools: ToolDefinition[] | undefined,
   if (calling === undefined) return undefined;
   const prefix = 'toolConfig.functionCallingConfig';
   const mode = calling.mode ?? 'AUTO';
-  if (typeof mode !== 'string' || !MODES.has(mode)) throw invalidValue(`${prefix}.mode`, `must be one of ${listValues(MODES)}, got ${JSON.stringify(mode)}`);
+  if (typeof mode !== 'string' || !MODES.has(mode))
+    throw invalidValue(`${prefix}.mode`, `must be one of ${listValues(MODES)}, got ${JSON.stringify(mode)}`);
   const allowed = readStringArray(calling, 'allowedFunctionNames', prefix);
   const rule = droppedBuiltIns ? { required: "mode 'ANY'", dropped: new Set<string>() } : { required: "mode 'ANY'" };
   let choice: ToolChoice;
@@ -101,7 +113,11 @@ function decodeToolConfig(body: JsonObject, tools: ToolDefinition[] | undefined,
       else {
         const declared = new Set(tools?.map((t) => t.name));
         for (const name of allowed) {
-          if (!declared.has(name)) throw invalidValue(`${prefix}.allowedFunctionNames`, `names the function ${JSON.stringify(name)}, which is not declared in 'tools'`);
+          if (!declared.has(name))
+            throw invalidValue(
+              `${prefix}.allowedFunctionNames`,
+              `names the function ${JSON.stringify(name)}, which is not declared in 'tools'`,
+            );
         }
         // Several allowed: only they are offered, and one must be called.
         const keep = new Set(allowed);

@@ -6,9 +6,23 @@ import { assertNever } from '../../canonical/stream-part.ts';
 // mapped from the unified reason. Gemini ends function calls with `STOP`.
 
 const GEMINI_FINISH_REASONS: ReadonlySet<string> = new Set([
-  'STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'LANGUAGE', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII',
-  'MALFORMED_FUNCTION_CALL', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION', 'IMAGE_OTHER', 'NO_IMAGE',
-  'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS',
+  'STOP',
+  'MAX_TOKENS',
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'OTHER',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'MALFORMED_FUNCTION_CALL',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+  'IMAGE_OTHER',
+  'NO_IMAGE',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
 ]);
 
 export function encodeGeminiFinishReason(finish: FinishReason | null): string {

@@ -8,7 +8,14 @@ import { GeminiStreamEncoder, type GeminiFraming } from './encode-gemini-stream.
 import { encodeGeminiResponse } from './encode-gemini-response.ts';
 import { renderGeminiError } from './render-gemini-error.ts';
 
-const meta: ResponseMeta = { id: 'gen-1-abc', created: 1700000000, model: 'acme/mock-1', provider: 'local', excludeReasoning: false, cost: 0.0001 };
+const meta: ResponseMeta = {
+  id: 'gen-1-abc',
+  created: 1700000000,
+  model: 'acme/mock-1',
+  provider: 'local',
+  excludeReasoning: false,
+  cost: 0.0001,
+};
 const req = (reasoning?: CanonicalRequest['reasoning']): CanonicalRequest => ({
   models: [{ model: 'acme/mock-1' }],
   messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
@@ -42,10 +49,13 @@ function run(framing: GeminiFraming, parts: StreamPart[], r = req({ enabled: tru
 
 function sseChunks(text: string): any[] {
   assert.ok(text.endsWith('\n\n'));
-  return text.slice(0, -2).split('\n\n').map((block) => {
-    assert.ok(block.startsWith('data: '), block);
-    return JSON.parse(block.slice(6));
-  });
+  return text
+    .slice(0, -2)
+    .split('\n\n')
+    .map((block) => {
+      assert.ok(block.startsWith('data: '), block);
+      return JSON.parse(block.slice(6));
+    });
 }
 
 describe('GeminiStreamEncoder', () => {
@@ -62,12 +72,22 @@ describe('GeminiStreamEncoder', () => {
     ]);
     const last = chunks.at(-1);
     assert.equal(last.candidates[0].finishReason, 'STOP');
-    assert.deepEqual(last.usageMetadata, { promptTokenCount: 10, candidatesTokenCount: 4, totalTokenCount: 17, cachedContentTokenCount: 4, thoughtsTokenCount: 3, cost: 0.0001 });
+    assert.deepEqual(last.usageMetadata, {
+      promptTokenCount: 10,
+      candidatesTokenCount: 4,
+      totalTokenCount: 17,
+      cachedContentTokenCount: 4,
+      thoughtsTokenCount: 3,
+      cost: 0.0001,
+    });
     for (const c of chunks) {
       assert.equal(c.modelVersion, 'acme/mock-1');
       assert.equal(c.responseId, 'gen-1-abc');
     }
-    assert.equal(chunks.slice(0, -1).some((c) => 'finishReason' in c.candidates[0]), false);
+    assert.equal(
+      chunks.slice(0, -1).some((c) => 'finishReason' in c.candidates[0]),
+      false,
+    );
   });
 
   it('the JSON array framing is one array of the same chunks', () => {
@@ -84,7 +104,12 @@ describe('GeminiStreamEncoder', () => {
   });
 
   it('calls still open at the end go in the last chunk; no usage → the estimate', () => {
-    const chunks = sseChunks(run('sse', [{ type: 'tool-call-start', index: 0, id: 'c', name: 'g' }, { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' }]));
+    const chunks = sseChunks(
+      run('sse', [
+        { type: 'tool-call-start', index: 0, id: 'c', name: 'g' },
+        { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      ]),
+    );
     assert.deepEqual(chunks.at(-1).candidates[0].content.parts, [{ functionCall: { id: 'c', name: 'g', args: {} } }]);
     assert.ok(chunks.at(-1).usageMetadata.promptTokenCount > 0);
   });
@@ -107,36 +132,46 @@ describe('GeminiStreamEncoder', () => {
 
 describe('encodeGeminiResponse', () => {
   it('one candidate: text, thoughts when asked, calls with ids and args, media; the finish mapped; usage; ids', () => {
-    const resp = encodeGeminiResponse({
-      content: [
-        { type: 'reasoning', text: 'plan', signature: 's' },
-        { type: 'text', text: 'Hi' },
-        { type: 'tool-call', id: 'c', name: 'f', arguments: '{"x":[1]}', signature: 'ts' },
-        { type: 'image-output', url: 'data:image/png;base64,QUJD' },
-        { type: 'redacted-reasoning', data: 'zzz' },
-      ],
-      finish: { unified: 'length', raw: 'length' },
-      usage: { input: 5, cacheRead: 0, cacheWrite: 0, output: 3, reasoning: 0 },
-    }, meta, req({ enabled: true }));
+    const resp = encodeGeminiResponse(
+      {
+        content: [
+          { type: 'reasoning', text: 'plan', signature: 's' },
+          { type: 'text', text: 'Hi' },
+          { type: 'tool-call', id: 'c', name: 'f', arguments: '{"x":[1]}', signature: 'ts' },
+          { type: 'image-output', url: 'data:image/png;base64,QUJD' },
+          { type: 'redacted-reasoning', data: 'zzz' },
+        ],
+        finish: { unified: 'length', raw: 'length' },
+        usage: { input: 5, cacheRead: 0, cacheWrite: 0, output: 3, reasoning: 0 },
+      },
+      meta,
+      req({ enabled: true }),
+    );
     assert.deepEqual(resp, {
-      candidates: [{
-        content: { role: 'model', parts: [
-          { text: 'plan', thought: true, thoughtSignature: 's' },
-          { text: 'Hi' },
-          { functionCall: { id: 'c', name: 'f', args: { x: [1] } }, thoughtSignature: 'ts' },
-          { inlineData: { mimeType: 'image/png', data: 'QUJD' } },
-        ] },
-        finishReason: 'MAX_TOKENS',
-        index: 0,
-      }],
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              { text: 'plan', thought: true, thoughtSignature: 's' },
+              { text: 'Hi' },
+              { functionCall: { id: 'c', name: 'f', args: { x: [1] } }, thoughtSignature: 'ts' },
+              { inlineData: { mimeType: 'image/png', data: 'QUJD' } },
+            ],
+          },
+          finishReason: 'MAX_TOKENS',
+          index: 0,
+        },
+      ],
       usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8, cost: 0.0001 },
       modelVersion: 'acme/mock-1',
       responseId: 'gen-1-abc',
     });
   });
 
-  it('finish reasons: a Gemini upstream\'s own kept, others mapped', () => {
-    const finish = (unified: any, raw: string | null) => encodeGeminiResponse({ content: [], finish: { unified, raw }, usage: null }, meta, req()).candidates[0]!.finishReason;
+  it("finish reasons: a Gemini upstream's own kept, others mapped", () => {
+    const finish = (unified: any, raw: string | null) =>
+      encodeGeminiResponse({ content: [], finish: { unified, raw }, usage: null }, meta, req()).candidates[0]!.finishReason;
     assert.equal(finish('content_filter', 'RECITATION'), 'RECITATION');
     assert.equal(finish('content_filter', 'content_filter'), 'SAFETY');
     assert.equal(finish('stop', 'end_turn'), 'STOP');
@@ -150,17 +185,48 @@ describe('renderGeminiError', () => {
     const limited = renderGeminiError(new GatewayError('rate_limited', 'slow down', { headers: { 'retry-after': '7' } }));
     assert.equal(limited.status, 429);
     assert.equal(limited.headers['retry-after'], '7');
-    assert.deepEqual(limited.body, { error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED', details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'switchyard' },
-      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
-    ] } });
-    const statuses = (['invalid_parameter', 'authentication_required', 'insufficient_quota', 'forbidden', 'not_found', 'model_not_found', 'timeout', 'provider_error', 'no_provider_available', 'internal_error'] as const)
-      .map((code) => { const r = renderGeminiError(new GatewayError(code, 'x', { metadata: { provider_name: 'p', raw: { a: 1 } } })); return [r.status, (r.body as any).error.status]; });
+    assert.deepEqual(limited.body, {
+      error: {
+        code: 429,
+        message: 'slow down',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'switchyard' },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+        ],
+      },
+    });
+    const statuses = (
+      [
+        'invalid_parameter',
+        'authentication_required',
+        'insufficient_quota',
+        'forbidden',
+        'not_found',
+        'model_not_found',
+        'timeout',
+        'provider_error',
+        'no_provider_available',
+        'internal_error',
+      ] as const
+    ).map((code) => {
+      const r = renderGeminiError(new GatewayError(code, 'x', { metadata: { provider_name: 'p', raw: { a: 1 } } }));
+      return [r.status, (r.body as any).error.status];
+    });
     assert.deepEqual(statuses, [
-      [400, 'INVALID_ARGUMENT'], [401, 'UNAUTHENTICATED'], [402, 'RESOURCE_EXHAUSTED'], [403, 'PERMISSION_DENIED'], [404, 'NOT_FOUND'],
-      [404, 'NOT_FOUND'], [408, 'DEADLINE_EXCEEDED'], [502, 'UNAVAILABLE'], [503, 'UNAVAILABLE'], [500, 'INTERNAL'],
+      [400, 'INVALID_ARGUMENT'],
+      [401, 'UNAUTHENTICATED'],
+      [402, 'RESOURCE_EXHAUSTED'],
+      [403, 'PERMISSION_DENIED'],
+      [404, 'NOT_FOUND'],
+      [404, 'NOT_FOUND'],
+      [408, 'DEADLINE_EXCEEDED'],
+      [502, 'UNAVAILABLE'],
+      [503, 'UNAVAILABLE'],
+      [500, 'INTERNAL'],
     ]);
-    const body = renderGeminiError(new GatewayError('provider_error', 'x', { metadata: { provider_name: 'p', raw: { a: 1 } } })).body as any;
+    const body = renderGeminiError(new GatewayError('provider_error', 'x', { metadata: { provider_name: 'p', raw: { a: 1 } } }))
+      .body as any;
     assert.deepEqual(body.error.details[0].metadata, { provider_name: 'p', raw: '{"a":1}' });
   });
 });

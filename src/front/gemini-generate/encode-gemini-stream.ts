@@ -65,7 +65,14 @@ export class GeminiStreamEncoder implements DialectStreamEncoder {
     switch (part.type) {
       case 'text-delta':
         if (part.text.length === 0) return '';
-        return this.frame(CANDIDATE_HEAD + '{"text":' + (part.plain === true ? '"' + part.text + '"' : JSON.stringify(part.text)) + '}' + CANDIDATE_TAIL + this.tail);
+        return this.frame(
+          CANDIDATE_HEAD +
+            '{"text":' +
+            (part.plain === true ? '"' + part.text + '"' : JSON.stringify(part.text)) +
+            '}' +
+            CANDIDATE_TAIL +
+            this.tail,
+        );
       case 'reasoning-delta': {
         if (!this.show || part.text.length === 0) return '';
         return this.parts([{ text: part.text, thought: true }]);

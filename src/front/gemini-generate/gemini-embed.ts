@@ -29,7 +29,8 @@ export function decodeGeminiBatchEmbed(body: unknown, model: string): CanonicalR
   if (requests === undefined || requests === null) throw missingParameter('requests');
   if (!Array.isArray(requests)) throw invalidType('requests', 'an array of embed requests', requests);
   if (requests.length === 0) throw invalidValue('requests', 'must not be empty');
-  if (requests.length > MAX_EMBEDDING_INPUTS) throw invalidValue('requests', `at most ${MAX_EMBEDDING_INPUTS} requests per batch, got ${requests.length}`);
+  if (requests.length > MAX_EMBEDDING_INPUTS)
+    throw invalidValue('requests', `at most ${MAX_EMBEDDING_INPUTS} requests per batch, got ${requests.length}`);
   let dimensions: number | undefined;
   const texts = requests.map((r: unknown, i) => {
     const at = `requests[${i}]`;
@@ -38,10 +39,12 @@ export function decodeGeminiBatchEmbed(body: unknown, model: string): CanonicalR
     if (named !== undefined && named !== null) {
       if (typeof named !== 'string') throw invalidType(`${at}.model`, 'a string', named);
       const bare = named.startsWith('models/') ? named.slice('models/'.length) : named;
-      if (bare !== model && decodeURIComponent(bare) !== model) throw invalidValue(`${at}.model`, `must be the path's model "models/${model}", got "${named}"`);
+      if (bare !== model && decodeURIComponent(bare) !== model)
+        throw invalidValue(`${at}.model`, `must be the path's model "models/${model}", got "${named}"`);
     }
     const d = dimensionsOf(r, at);
-    if (i > 0 && d !== dimensions) throw invalidValue(`${at}.outputDimensionality`, 'every request of a batch must ask for the same outputDimensionality');
+    if (i > 0 && d !== dimensions)
+      throw invalidValue(`${at}.outputDimensionality`, 'every request of a batch must ask for the same outputDimensionality');
     dimensions = d;
     return contentText(r, `${at}.content`);
   });
@@ -75,7 +78,8 @@ function dimensionsOf(obj: JsonObject, at: string | undefined): number | undefin
   const value = obj.outputDimensionality;
   if (value === undefined || value === null) return undefined;
   const param = at === undefined ? 'outputDimensionality' : `${at}.outputDimensionality`;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_536) throw invalidType(param, 'a positive integer', value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65_536)
+    throw invalidType(param, 'a positive integer', value);
   return value;
 }
 

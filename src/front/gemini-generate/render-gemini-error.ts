@@ -43,13 +43,20 @@ export function geminiStatus(err: GatewayError): number {
 
 export function geminiErrorBody(err: GatewayError): GeminiErrorBody {
   const code = geminiStatus(err);
-  const info: Record<string, unknown> = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code.toUpperCase(), domain: 'switchyard' };
+  const info: Record<string, unknown> = {
+    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+    reason: err.code.toUpperCase(),
+    domain: 'switchyard',
+  };
   const metadata = stringMetadata(err);
   if (metadata !== undefined) info.metadata = metadata;
   const details: Array<Record<string, unknown>> = [info];
   const retryAfter = err.headers?.['retry-after'] ?? err.headers?.['Retry-After'];
-  if (retryAfter !== undefined && /^\d+$/.test(retryAfter)) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` });
-  return { error: { code, message: err.message, status: STATUS_NAMES[code] ?? (code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'), details } };
+  if (retryAfter !== undefined && /^\d+$/.test(retryAfter))
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` });
+  return {
+    error: { code, message: err.message, status: STATUS_NAMES[code] ?? (code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'), details },
+  };
 }
 
 /**

@@ -17,7 +17,19 @@ const MAX_INSTRUCTIONS_CHARS = 4096;
 
 export const SPEECH_FORMATS: ReadonlySet<SpeechTask['responseFormat']> = new Set(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
 const STREAM_FORMATS: ReadonlySet<'audio' | 'sse'> = new Set(['audio', 'sse']);
-const KNOWN = new Set(['model', 'models', 'fallbacks', 'input', 'voice', 'response_format', 'speed', 'instructions', 'stream_format', 'user', 'provider']);
+const KNOWN = new Set([
+  'model',
+  'models',
+  'fallbacks',
+  'input',
+  'voice',
+  'response_format',
+  'speed',
+  'instructions',
+  'stream_format',
+  'user',
+  'provider',
+]);
 
 export function decodeSpeechRequest(body: unknown): CanonicalRequest {
   if (!isObject(body)) throw invalidType('body', 'a JSON object', body);
@@ -29,8 +41,14 @@ export function decodeSpeechRequest(body: unknown): CanonicalRequest {
   if (input === undefined || input === null) throw missingParameter('input');
   if (typeof input !== 'string') throw invalidType('input', 'a string', input);
   if (input.length === 0) throw invalidValue('input', 'must not be an empty string');
-  if (input.length > MAX_SPEECH_INPUT_CHARS) throw invalidValue('input', `at most ${MAX_SPEECH_INPUT_CHARS} characters, got ${input.length}`);
-  const task: SpeechTask = { kind: 'speech', input, voice: readVoice(body.voice), responseFormat: readEnum(body, 'response_format', SPEECH_FORMATS) ?? 'mp3' };
+  if (input.length > MAX_SPEECH_INPUT_CHARS)
+    throw invalidValue('input', `at most ${MAX_SPEECH_INPUT_CHARS} characters, got ${input.length}`);
+  const task: SpeechTask = {
+    kind: 'speech',
+    input,
+    voice: readVoice(body.voice),
+    responseFormat: readEnum(body, 'response_format', SPEECH_FORMATS) ?? 'mp3',
+  };
   const speed = readNumber(body, 'speed', { min: 0.25, max: 4 });
   if (speed !== undefined) task.speed = speed;
   const instructions = readString(body, 'instructions');
@@ -39,7 +57,8 @@ export function decodeSpeechRequest(body: unknown): CanonicalRequest {
     task.instructions = instructions;
   }
   // The answer is the audio file itself; OpenAI's SSE variant of it is not offered.
-  if (readEnum(body, 'stream_format', STREAM_FORMATS) === 'sse') throw invalidValue('stream_format', "only 'audio' is served (the answer is the audio file)");
+  if (readEnum(body, 'stream_format', STREAM_FORMATS) === 'sse')
+    throw invalidValue('stream_format', "only 'audio' is served (the answer is the audio file)");
   const req: CanonicalRequest = { models: decodeModelList(body), messages: [], sampling: {}, stream: false, extra: {}, task };
   const provider = decodeProviderPreferences(body, 'provider');
   if (provider !== undefined) req.provider = provider;
@@ -52,7 +71,7 @@ export function decodeSpeechRequest(body: unknown): CanonicalRequest {
 function readVoice(voice: unknown): string {
   if (voice === undefined || voice === null) throw missingParameter('voice');
   const name = isObject(voice) ? voice.id : voice;
-  if (typeof name !== 'string') throw invalidType('voice', "a voice name (a string) or {id: string}", voice);
+  if (typeof name !== 'string') throw invalidType('voice', 'a voice name (a string) or {id: string}', voice);
   if (name.length === 0 || name.length > MAX_VOICE_CHARS) throw invalidValue('voice', `a name of 1 to ${MAX_VOICE_CHARS} characters`);
   return name;
 }

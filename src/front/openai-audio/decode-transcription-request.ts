@@ -48,18 +48,29 @@ function isForm(body: unknown): body is AudioForm {
 
 function decodeAudioForm(body: unknown, operation: TranscriptionTask['operation']): CanonicalRequest {
   if (!isForm(body)) {
-    throw new GatewayError('invalid_parameter', 'This endpoint takes multipart/form-data with the audio in a `file` field (as the openai SDK sends it).', { param: 'body' });
+    throw new GatewayError(
+      'invalid_parameter',
+      'This endpoint takes multipart/form-data with the audio in a `file` field (as the openai SDK sends it).',
+      { param: 'body' },
+    );
   }
   const known = KNOWN[operation];
   for (const name of [...body.fields.keys(), ...body.files.keys()]) {
-    if (!known.has(name)) throw invalidValue(name, `unknown parameter for ${operation === 'transcribe' ? 'transcriptions' : 'translations'} (accepted: ${[...known].join(', ')})`);
+    if (!known.has(name))
+      throw invalidValue(
+        name,
+        `unknown parameter for ${operation === 'transcribe' ? 'transcriptions' : 'translations'} (accepted: ${[...known].join(', ')})`,
+      );
   }
   const file = readFile(body);
   const { container, durationMs } = readAudioDuration(file.data);
   if (durationMs === null) {
-    throw invalidValue('file', container === null
-      ? `not an audio file this gateway can measure (supported: ${AUDIO_CONTAINERS.join(', ')}; the duration bounds the charge)`
-      : `the ${container} file's header does not say how long the audio is (it is truncated or malformed)`);
+    throw invalidValue(
+      'file',
+      container === null
+        ? `not an audio file this gateway can measure (supported: ${AUDIO_CONTAINERS.join(', ')}; the duration bounds the charge)`
+        : `the ${container} file's header does not say how long the audio is (it is truncated or malformed)`,
+    );
   }
   if (!file.filename.includes('.')) file.filename = `${file.filename || 'audio'}.${container === 'mp4' ? 'm4a' : container}`;
   const responseFormat = readFormat(body);
@@ -71,7 +82,8 @@ function decodeAudioForm(body: unknown, operation: TranscriptionTask['operation'
   }
   const language = body.field('language');
   if (language !== undefined && language !== '') {
-    if (language.length > MAX_LANGUAGE_CHARS || !/^[A-Za-z-]+$/.test(language)) throw invalidValue('language', 'an ISO-639-1 language code such as "en"');
+    if (language.length > MAX_LANGUAGE_CHARS || !/^[A-Za-z-]+$/.test(language))
+      throw invalidValue('language', 'an ISO-639-1 language code such as "en"');
     task.language = language;
   }
   const temperature = body.field('temperature');
@@ -82,14 +94,23 @@ function decodeAudioForm(body: unknown, operation: TranscriptionTask['operation'
   }
   const granularities = [...(body.fields.get('timestamp_granularities[]') ?? []), ...(body.fields.get('timestamp_granularities') ?? [])];
   if (granularities.length > 0) {
-    for (const g of granularities) if (!GRANULARITIES.has(g)) throw invalidValue('timestamp_granularities[]', `'word' or 'segment', got '${g.slice(0, 32)}'`);
+    for (const g of granularities)
+      if (!GRANULARITIES.has(g)) throw invalidValue('timestamp_granularities[]', `'word' or 'segment', got '${g.slice(0, 32)}'`);
     if (responseFormat !== 'verbose_json') throw invalidValue('timestamp_granularities[]', "needs response_format 'verbose_json'");
     task.timestampGranularities = [...new Set(granularities)];
   }
   const stream = body.field('stream');
-  if (stream !== undefined && stream !== 'false') throw invalidValue('stream', 'streamed transcripts are not served (send false or leave it out)');
+  if (stream !== undefined && stream !== 'false')
+    throw invalidValue('stream', 'streamed transcripts are not served (send false or leave it out)');
   const models = body.fields.get('models');
-  const req: CanonicalRequest = { models: decodeModelList({ model: body.field('model'), models }), messages: [], sampling: {}, stream: false, extra: {}, task };
+  const req: CanonicalRequest = {
+    models: decodeModelList({ model: body.field('model'), models }),
+    messages: [],
+    sampling: {},
+    stream: false,
+    extra: {},
+    task,
+  };
   const provider = body.field('provider');
   if (provider !== undefined) {
     let parsed: unknown;
@@ -113,12 +134,17 @@ function readFile(form: AudioForm): TaskFile {
   const file = files[0];
   if (file === undefined || files.length > 1) throw invalidValue('file', 'exactly one file per request');
   if (file.data.length > MAX_AUDIO_FILE_BYTES) {
-    throw new GatewayError('request_too_large', `The audio file is larger than ${MAX_AUDIO_FILE_BYTES / (1024 * 1024)} MB (${file.data.length} bytes).`, { param: 'file' });
+    throw new GatewayError(
+      'request_too_large',
+      `The audio file is larger than ${MAX_AUDIO_FILE_BYTES / (1024 * 1024)} MB (${file.data.length} bytes).`,
+      { param: 'file' },
+    );
   }
   if (file.data.length === 0) throw invalidValue('file', 'the file is empty');
   if (file.filename.length > MAX_FILENAME_CHARS) throw invalidValue('file', `a file name of at most ${MAX_FILENAME_CHARS} characters`);
   // The claimed type goes upstream as the part's type; one that is not a plain media type is dropped.
-  const contentType = file.contentType.length <= 128 && /^[\w.+-]+\/[\w.+-]+$/.test(file.contentType) ? file.contentType : 'application/octet-stream';
+  const contentType =
+    file.contentType.length <= 128 && /^[\w.+-]+\/[\w.+-]+$/.test(file.contentType) ? file.contentType : 'application/octet-stream';
   return { ...file, contentType };
 }
 

@@ -51,9 +51,10 @@ export function encodeTranscriptionResponse(resp: CanonicalResponse, meta: Respo
 function usage(resp: CanonicalResponse, task: TranscriptionTask, meta: ResponseMeta): TranscriptUsage {
   // A provider that bills tokens reports output tokens; a per-second one reports none (the usage is the gateway's estimate).
   const u = resp.usage ?? null;
-  const out: TranscriptUsage = u !== null && u.output > 0
-    ? { type: 'tokens', input_tokens: u.input, output_tokens: u.output, total_tokens: u.input + u.output }
-    : { type: 'duration', seconds: Math.ceil((task.durationMs ?? 0) / 1000) };
+  const out: TranscriptUsage =
+    u !== null && u.output > 0
+      ? { type: 'tokens', input_tokens: u.input, output_tokens: u.output, total_tokens: u.input + u.output }
+      : { type: 'duration', seconds: Math.ceil((task.durationMs ?? 0) / 1000) };
   if (meta.cost !== undefined) out.cost = meta.cost;
   return out;
 }

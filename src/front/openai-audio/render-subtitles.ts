@@ -33,7 +33,8 @@ export function timedSegments(segments: readonly unknown[] | undefined): TimedTe
   const out: TimedText[] = [];
   for (const s of segments ?? []) {
     const seg = s as Partial<TimedText>;
-    if (typeof seg.start === 'number' && typeof seg.end === 'number' && typeof seg.text === 'string') out.push({ start: seg.start, end: seg.end, text: seg.text });
+    if (typeof seg.start === 'number' && typeof seg.end === 'number' && typeof seg.text === 'string')
+      out.push({ start: seg.start, end: seg.end, text: seg.text });
   }
   return out;
 }

@@ -1,6 +1,4 @@
-import type {
-  AudioPart, CacheControl, FilePart, ImagePart, TextPart, UserContentPart,
-} from '../../canonical/request.ts';
+import type { AudioPart, CacheControl, FilePart, ImagePart, TextPart, UserContentPart } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { dataUriMediaType, isHttpOrDataUrl, isInlinePdf } from '../../canonical/data-uri.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
@@ -119,7 +117,11 @@ export function decodeFilePart(part: JsonObject, i: number, j: number): FilePart
   if (url === undefined && data === undefined) {
     if (raw.file_id !== undefined && raw.file_id !== null) {
       const param = partPath(i, j, '.file.file_id');
-      throw new GatewayError('unsupported_content', `Unsupported '${param}': uploaded file ids cannot be carried to providers; send the file inline as 'file_data' or by 'url'.`, { param });
+      throw new GatewayError(
+        'unsupported_content',
+        `Unsupported '${param}': uploaded file ids cannot be carried to providers; send the file inline as 'file_data' or by 'url'.`,
+        { param },
+      );
     }
     throw messageError(partPath(i, j, '.file'), "needs the file inline ('file_data' or 'data') or a 'url'");
   }
@@ -142,12 +144,11 @@ export function decodeAudioPart(part: JsonObject, i: number, j: number): AudioPa
 }
 
 /** Reads `cache_control` of a part into `out`, counting it against the request's limit. */
-export function readCacheControl(
-  part: JsonObject, out: { cacheControl?: CacheControl }, i: number, j: number, state: ContentState,
-): void {
+export function readCacheControl(part: JsonObject, out: { cacheControl?: CacheControl }, i: number, j: number, state: ContentState): void {
   const raw = part.cache_control;
   if (raw === undefined || raw === null) return;
-  if (!isObject(raw)) throw messageError(partPath(i, j, '.cache_control'), `expected an object {type: 'ephemeral', ttl?}, got ${describeType(raw)}`);
+  if (!isObject(raw))
+    throw messageError(partPath(i, j, '.cache_control'), `expected an object {type: 'ephemeral', ttl?}, got ${describeType(raw)}`);
   if (raw.type !== 'ephemeral') {
     throw messageError(partPath(i, j, '.cache_control.type'), `must be 'ephemeral', got ${JSON.stringify(raw.type ?? null)}`);
   }

@@ -21,14 +21,34 @@ const user = (content: unknown) => ({ role: 'user', content });
 
 describe('decodeChatMessages: roles', () => {
   it('system and developer become system messages', () => {
-    assert.deepEqual(decodeOne({ role: 'system', content: 'Be brief.' }), { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] });
-    assert.deepEqual(decodeOne({ role: 'developer', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] }), {
-      role: 'system', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }],
+    assert.deepEqual(decodeOne({ role: 'system', content: 'Be brief.' }), {
+      role: 'system',
+      content: [{ type: 'text', text: 'Be brief.' }],
     });
+    assert.deepEqual(
+      decodeOne({
+        role: 'developer',
+        content: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+      }),
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+      },
+    );
   });
 
   it('user messages keep their name', () => {
-    assert.deepEqual(decodeOne({ role: 'user', content: 'hi', name: 'ann' }), { role: 'user', content: [{ type: 'text', text: 'hi' }], name: 'ann' });
+    assert.deepEqual(decodeOne({ role: 'user', content: 'hi', name: 'ann' }), {
+      role: 'user',
+      content: [{ type: 'text', text: 'hi' }],
+      name: 'ann',
+    });
   });
 
   it('assistant: reasoning, text, tool calls in order; arguments verbatim', () => {
@@ -58,25 +78,59 @@ describe('decodeChatMessages: roles', () => {
     assert.deepEqual(decodeOne({ role: 'assistant', content: null }), { role: 'assistant', content: [] });
     assert.deepEqual(decodeOne({ role: 'assistant' }), { role: 'assistant', content: [] });
     assert.deepEqual(decodeOne({ role: 'assistant', content: '' }), { role: 'assistant', content: [] });
-    assert.deepEqual(decodeOne({ role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'refusal', refusal: 'No.' }] }), {
-      role: 'assistant', content: [{ type: 'text', text: 'x' }], refusal: 'No.',
-    });
+    assert.deepEqual(
+      decodeOne({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'refusal', refusal: 'No.' },
+        ],
+      }),
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'x' }],
+        refusal: 'No.',
+      },
+    );
     assert.deepEqual(decodeOne({ role: 'assistant', content: null, refusal: 'No.' }), { role: 'assistant', content: [], refusal: 'No.' });
   });
 
   it('tool messages become a tool result', () => {
     assert.deepEqual(decodeOne({ role: 'tool', tool_call_id: 'call_1', content: '{"t": 20}' }), {
-      role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: '{"t": 20}' }],
-    });
-    assert.deepEqual(decodeOne({ role: 'tool', tool_call_id: 'c', name: 'f', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: PNG } }] }), {
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'c', name: 'f', content: [{ type: 'text', text: 'a' }, { type: 'image', url: PNG }] }],
+      content: [{ type: 'tool-result', toolCallId: 'call_1', content: '{"t": 20}' }],
     });
+    assert.deepEqual(
+      decodeOne({
+        role: 'tool',
+        tool_call_id: 'c',
+        name: 'f',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image_url', image_url: { url: PNG } },
+        ],
+      }),
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c',
+            name: 'f',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'image', url: PNG },
+            ],
+          },
+        ],
+      },
+    );
   });
 
   it('the deprecated function role becomes a tool result keyed by name', () => {
     assert.deepEqual(decodeOne({ role: 'function', name: 'lookup', content: 'ok' }), {
-      role: 'tool', content: [{ type: 'tool-result', toolCallId: 'lookup', name: 'lookup', content: 'ok' }],
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'lookup', name: 'lookup', content: 'ok' }],
     });
   });
 
@@ -88,9 +142,17 @@ describe('decodeChatMessages: roles', () => {
     rejects([{ role: 'user', content: 5 }], 'invalid_message', 'messages[0].content');
     rejects([{ role: 'user', content: 'x', name: 1 }], 'invalid_message', 'messages[0].name');
     rejects([{ role: 'system' }], 'invalid_message', 'messages[0].content');
-    rejects([{ role: 'system', content: [{ type: 'image_url', image_url: { url: PNG } }] }], 'invalid_message', 'messages[0].content[0].type');
+    rejects(
+      [{ role: 'system', content: [{ type: 'image_url', image_url: { url: PNG } }] }],
+      'invalid_message',
+      'messages[0].content[0].type',
+    );
     rejects([{ role: 'assistant', content: 5 }], 'invalid_message', 'messages[0].content');
-    rejects([{ role: 'assistant', content: [{ type: 'image_url', image_url: { url: PNG } }] }], 'invalid_message', 'messages[0].content[0].type');
+    rejects(
+      [{ role: 'assistant', content: [{ type: 'image_url', image_url: { url: PNG } }] }],
+      'invalid_message',
+      'messages[0].content[0].type',
+    );
     rejects([{ role: 'assistant', content: [{ type: 'refusal' }] }], 'invalid_message', 'messages[0].content[0].refusal');
     rejects([{ role: 'assistant', reasoning: {} }], 'invalid_message', 'messages[0].reasoning');
     rejects([{ role: 'assistant', refusal: 1 }], 'invalid_message', 'messages[0].refusal');
@@ -101,7 +163,11 @@ describe('decodeChatMessages: roles', () => {
     rejects([{ role: 'tool', content: 'x' }], 'invalid_message', 'messages[0].tool_call_id');
     rejects([{ role: 'tool', tool_call_id: 7, content: 'x' }], 'invalid_message', 'messages[0].tool_call_id');
     rejects([{ role: 'tool', tool_call_id: 'c' }], 'invalid_message', 'messages[0].content');
-    rejects([{ role: 'tool', tool_call_id: 'c', content: [{ type: 'file', file: { url: PDF } }] }], 'invalid_message', 'messages[0].content[0].type');
+    rejects(
+      [{ role: 'tool', tool_call_id: 'c', content: [{ type: 'file', file: { url: PDF } }] }],
+      'invalid_message',
+      'messages[0].content[0].type',
+    );
   });
 
   it('rejects bad assistant tool calls', () => {
@@ -109,25 +175,35 @@ describe('decodeChatMessages: roles', () => {
     rejects([{ role: 'assistant', tool_calls: {} }], 'invalid_message', 'messages[0].tool_calls');
     rejects(call('x'), 'invalid_message', 'messages[0].tool_calls[0]');
     rejects(call({ function: { name: 'f', arguments: '{}' } }), 'invalid_message', 'messages[0].tool_calls[0].id');
-    rejects(call({ id: 'c', type: 'custom', function: { name: 'f', arguments: '{}' } }), 'invalid_message', 'messages[0].tool_calls[0].type');
+    rejects(
+      call({ id: 'c', type: 'custom', function: { name: 'f', arguments: '{}' } }),
+      'invalid_message',
+      'messages[0].tool_calls[0].type',
+    );
     rejects(call({ id: 'c' }), 'invalid_message', 'messages[0].tool_calls[0].function');
     rejects(call({ id: 'c', function: { arguments: '{}' } }), 'invalid_message', 'messages[0].tool_calls[0].function.name');
     rejects(call({ id: 'c', function: { name: 'f' } }), 'invalid_message', 'messages[0].tool_calls[0].function.arguments');
-    rejects(call({ id: 'c', function: { name: 'f', arguments: { a: 1 } } }), 'invalid_message', 'messages[0].tool_calls[0].function.arguments');
+    rejects(
+      call({ id: 'c', function: { name: 'f', arguments: { a: 1 } } }),
+      'invalid_message',
+      'messages[0].tool_calls[0].function.arguments',
+    );
   });
 });
 
 describe('decodeChatMessages: content parts', () => {
   it('maps text, image_url, file and input_audio', () => {
-    const msg = decodeOne(user([
-      { type: 'text', text: 'Look:' },
-      { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'high' } },
-      { type: 'image_url', image_url: { url: PNG } },
-      { type: 'file', file: { filename: 'a.pdf', file_data: PDF } },
-      { type: 'file', file: { url: 'https://x.test/b.pdf', type: 'application/pdf' } },
-      { type: 'file', file: { data: 'JVBERi0x', type: 'application/pdf' } },
-      { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
-    ]));
+    const msg = decodeOne(
+      user([
+        { type: 'text', text: 'Look:' },
+        { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'high' } },
+        { type: 'image_url', image_url: { url: PNG } },
+        { type: 'file', file: { filename: 'a.pdf', file_data: PDF } },
+        { type: 'file', file: { url: 'https://x.test/b.pdf', type: 'application/pdf' } },
+        { type: 'file', file: { data: 'JVBERi0x', type: 'application/pdf' } },
+        { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
+      ]),
+    );
     assert.deepEqual(msg.content, [
       { type: 'text', text: 'Look:' },
       { type: 'image', url: 'https://x.test/a.png', detail: 'high' },
@@ -140,13 +216,24 @@ describe('decodeChatMessages: content parts', () => {
   });
 
   it('accepts an image_url given as a bare string', () => {
-    assert.deepEqual(decodeOne(user([{ type: 'image_url', image_url: 'http://x.test/a.png' }])).content, [{ type: 'image', url: 'http://x.test/a.png' }]);
+    assert.deepEqual(decodeOne(user([{ type: 'image_url', image_url: 'http://x.test/a.png' }])).content, [
+      { type: 'image', url: 'http://x.test/a.png' },
+    ]);
   });
 
   it('rejects unknown part types and malformed parts', () => {
     rejects([user(['text'])], 'invalid_message', 'messages[0].content[0]');
     rejects([user([{ text: 'x' }])], 'invalid_message', 'messages[0].content[0].type');
-    rejects([user([{ type: 'text', text: 'a' }, { type: 'video_url', video_url: {} }])], 'invalid_message', 'messages[0].content[1].type');
+    rejects(
+      [
+        user([
+          { type: 'text', text: 'a' },
+          { type: 'video_url', video_url: {} },
+        ]),
+      ],
+      'invalid_message',
+      'messages[0].content[1].type',
+    );
     rejects([user([{ type: 'input_text', text: 'x' }])], 'invalid_message', 'messages[0].content[0].type');
     rejects([user([{ type: 'text' }])], 'invalid_message', 'messages[0].content[0].text');
     rejects([user([{ type: 'text', text: 5 }])], 'invalid_message', 'messages[0].content[0].text');
@@ -155,10 +242,24 @@ describe('decodeChatMessages: content parts', () => {
   it('rejects bad image parts', () => {
     rejects([user([{ type: 'image_url' }])], 'invalid_message', 'messages[0].content[0].image_url');
     rejects([user([{ type: 'image_url', image_url: {} }])], 'invalid_message', 'messages[0].content[0].image_url.url');
-    rejects([user('x'), user([{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'ftp://x/a.png' } }])], 'invalid_message', 'messages[1].content[1].image_url.url');
+    rejects(
+      [
+        user('x'),
+        user([
+          { type: 'text', text: 'a' },
+          { type: 'image_url', image_url: { url: 'ftp://x/a.png' } },
+        ]),
+      ],
+      'invalid_message',
+      'messages[1].content[1].image_url.url',
+    );
     rejects([user([{ type: 'image_url', image_url: { url: 'a.png' } }])], 'invalid_message', 'messages[0].content[0].image_url.url');
     rejects([user([{ type: 'image_url', image_url: 'file:///etc/passwd' }])], 'invalid_message', 'messages[0].content[0].image_url');
-    rejects([user([{ type: 'image_url', image_url: { url: PNG, detail: 'max' } }])], 'invalid_message', 'messages[0].content[0].image_url.detail');
+    rejects(
+      [user([{ type: 'image_url', image_url: { url: PNG, detail: 'max' } }])],
+      'invalid_message',
+      'messages[0].content[0].image_url.detail',
+    );
   });
 
   it('rejects bad file and audio parts', () => {
@@ -168,7 +269,11 @@ describe('decodeChatMessages: content parts', () => {
     rejects([user([{ type: 'file', file: { url: 'gopher://x' } }])], 'invalid_message', 'messages[0].content[0].file.url');
     rejects([user([{ type: 'file', file: { data: 5 } }])], 'invalid_message', 'messages[0].content[0].file.data');
     rejects([user([{ type: 'input_audio' }])], 'invalid_message', 'messages[0].content[0].input_audio');
-    rejects([user([{ type: 'input_audio', input_audio: { format: 'wav' } }])], 'invalid_message', 'messages[0].content[0].input_audio.data');
+    rejects(
+      [user([{ type: 'input_audio', input_audio: { format: 'wav' } }])],
+      'invalid_message',
+      'messages[0].content[0].input_audio.data',
+    );
     rejects([user([{ type: 'input_audio', input_audio: { data: 'x' } }])], 'invalid_message', 'messages[0].content[0].input_audio.format');
   });
 });
@@ -193,7 +298,11 @@ describe('decodeChatMessages: cache_control', () => {
   it('allows 4 blocks and rejects the 5th, counting system parts', () => {
     const four = [{ role: 'system', content: [cached('s1'), cached('s2')] }, user([cached('u1'), cached('u2')])];
     decodeMessages(four);
-    rejects([...four, user([{ type: 'text', text: 'plain' }, cached('u3')])], 'too_many_cache_control_blocks', 'messages[2].content[1].cache_control');
+    rejects(
+      [...four, user([{ type: 'text', text: 'plain' }, cached('u3')])],
+      'too_many_cache_control_blocks',
+      'messages[2].content[1].cache_control',
+    );
   });
 
   it('requires type ephemeral and a known ttl', () => {

@@ -1,12 +1,28 @@
 import type {
-  AssistantAudioPart, AssistantContentPart, AssistantMessage, ImagePart, Message, SystemMessage, TextPart,
-  ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
+  AssistantAudioPart,
+  AssistantContentPart,
+  AssistantMessage,
+  ImagePart,
+  Message,
+  SystemMessage,
+  TextPart,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultPart,
+  UserContentPart,
+  UserMessage,
 } from '../../canonical/request.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeImagePart, decodeTextPart, decodeUserPart, partType, readCacheControl, requirePartString,
-  unknownPartType, type ContentState,
+  decodeImagePart,
+  decodeTextPart,
+  decodeUserPart,
+  partType,
+  readCacheControl,
+  requirePartString,
+  unknownPartType,
+  type ContentState,
 } from './decode-chat-content-parts.ts';
 
 // The `messages` array of a chat request → canonical messages. The caller has checked
@@ -25,15 +41,22 @@ function decodeMessage(m: unknown, i: number, state: ContentState): Message {
   if (!isObject(m)) throw messageError(`messages[${i}]`, `expected a message object, got ${describeType(m)}`);
   const role = m.role;
   switch (role) {
-    case 'user': return decodeUser(m, i, state);
-    case 'assistant': return decodeAssistant(m, i, state);
+    case 'user':
+      return decodeUser(m, i, state);
+    case 'assistant':
+      return decodeAssistant(m, i, state);
     case 'system':
-    case 'developer': return decodeSystem(m, i, state);
-    case 'tool': return decodeTool(m, i, state);
-    case 'function': return decodeFunction(m, i);
+    case 'developer':
+      return decodeSystem(m, i, state);
+    case 'tool':
+      return decodeTool(m, i, state);
+    case 'function':
+      return decodeFunction(m, i);
     case undefined:
-    case null: throw missingField(`messages[${i}].role`);
-    default: throw messageError(`messages[${i}].role`, `must be one of ${ROLES}, got ${JSON.stringify(role)}`);
+    case null:
+      throw missingField(`messages[${i}].role`);
+    default:
+      throw messageError(`messages[${i}].role`, `must be one of ${ROLES}, got ${JSON.stringify(role)}`);
   }
 }
 
@@ -172,7 +195,8 @@ function decodeToolCall(call: unknown, i: number, k: number): ToolCallPart {
   }
   const fn = call.function;
   if (fn === undefined || fn === null) throw missingField(`messages[${i}].tool_calls[${k}].function`);
-  if (!isObject(fn)) throw messageError(`messages[${i}].tool_calls[${k}].function`, `expected an object {name, arguments}, got ${describeType(fn)}`);
+  if (!isObject(fn))
+    throw messageError(`messages[${i}].tool_calls[${k}].function`, `expected an object {name, arguments}, got ${describeType(fn)}`);
   const name = fn.name;
   if (typeof name !== 'string') {
     if (name === undefined || name === null) throw missingField(`messages[${i}].tool_calls[${k}].function.name`);

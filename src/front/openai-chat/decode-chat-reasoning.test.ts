@@ -16,7 +16,10 @@ function rejects(extra: Record<string, unknown>, code: ErrorCode, param: string)
 describe('decodeChatRequest: reasoning', () => {
   it('maps the reasoning object', () => {
     assert.deepEqual(decode({ reasoning: { effort: 'high', max_tokens: 2048, enabled: true, exclude: true } }).reasoning, {
-      effort: 'high', maxTokens: 2048, enabled: true, exclude: true,
+      effort: 'high',
+      maxTokens: 2048,
+      enabled: true,
+      exclude: true,
     });
     assert.deepEqual(decode({ reasoning: {} }).reasoning, {});
     for (const effort of ['minimal', 'none', 'low', 'medium', 'xhigh']) {
@@ -42,17 +45,23 @@ describe('decodeChatRequest: reasoning', () => {
 
   it('maps thinking_config onto reasoning', () => {
     assert.deepEqual(decode({ thinking_config: { thinking_budget: 1024, include_thoughts: false } }).reasoning, {
-      maxTokens: 1024, exclude: true,
+      maxTokens: 1024,
+      exclude: true,
     });
     assert.deepEqual(decode({ thinking_config: { include_thoughts: true, thinking_level: 'HIGH' } }).reasoning, {
-      effort: 'high', exclude: false,
+      effort: 'high',
+      exclude: false,
     });
     assert.deepEqual(decode({ thinking_config: { thinking_budget: 0 } }).reasoning, { enabled: false });
     assert.deepEqual(decode({ thinking_config: { thinking_budget: -1 } }).reasoning, { enabled: true });
     // The reasoning object wins where both set a field.
-    assert.deepEqual(decode({ reasoning: { max_tokens: 500 }, thinking_config: { thinking_budget: 9000, thinking_level: 'low' } }).reasoning, {
-      maxTokens: 500, effort: 'low',
-    });
+    assert.deepEqual(
+      decode({ reasoning: { max_tokens: 500 }, thinking_config: { thinking_budget: 9000, thinking_level: 'low' } }).reasoning,
+      {
+        maxTokens: 500,
+        effort: 'low',
+      },
+    );
   });
 
   it('rejects bad thinking_config fields', () => {

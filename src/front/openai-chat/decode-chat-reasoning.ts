@@ -1,7 +1,14 @@
 import type { ReasoningConfig, ReasoningEffort } from '../../canonical/request.ts';
 import { decodeReasoning, REASONING_EFFORTS } from '../shared/decode-reasoning.ts';
 import {
-  invalidType, invalidValue, listValues, readBoolean, readEnum, readNumber, type JsonObject, type NumberRange,
+  invalidType,
+  invalidValue,
+  listValues,
+  readBoolean,
+  readEnum,
+  readNumber,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 
 // A chat request can ask for reasoning three ways: OpenRouter's `reasoning` object, the

@@ -104,13 +104,27 @@ describe('decodeChatRequest: numeric ranges', () => {
 
   it('maps sampling fields to their canonical names', () => {
     const req = decode({
-      temperature: 0.7, top_p: 0.9, top_k: 40, min_p: 0.05, top_a: 0.2,
-      frequency_penalty: 0.5, presence_penalty: -0.5, repetition_penalty: 1.1, seed: 7,
+      temperature: 0.7,
+      top_p: 0.9,
+      top_k: 40,
+      min_p: 0.05,
+      top_a: 0.2,
+      frequency_penalty: 0.5,
+      presence_penalty: -0.5,
+      repetition_penalty: 1.1,
+      seed: 7,
       logit_bias: { '50256': -100, '42': 5 },
     });
     assert.deepEqual(req.sampling, {
-      temperature: 0.7, topP: 0.9, topK: 40, minP: 0.05, topA: 0.2,
-      frequencyPenalty: 0.5, presencePenalty: -0.5, repetitionPenalty: 1.1, seed: 7,
+      temperature: 0.7,
+      topP: 0.9,
+      topK: 40,
+      minP: 0.05,
+      topA: 0.2,
+      frequencyPenalty: 0.5,
+      presencePenalty: -0.5,
+      repetitionPenalty: 1.1,
+      seed: 7,
       logitBias: { '50256': -100, '42': 5 },
     });
   });
@@ -208,14 +222,29 @@ describe('decodeChatRequest: provider preferences', () => {
   it('maps every field', () => {
     const req = decode({
       provider: {
-        order: ['openai', 'azure'], allow_fallbacks: false, require_parameters: true, data_collection: 'deny',
-        zdr: true, only: ['openai'], ignore: ['deepinfra'], quantizations: ['fp8'], sort: 'throughput',
-        max_price: { prompt: 1, completion: 2, request: 0, image: 0.5 }, unknown_key: 1,
+        order: ['openai', 'azure'],
+        allow_fallbacks: false,
+        require_parameters: true,
+        data_collection: 'deny',
+        zdr: true,
+        only: ['openai'],
+        ignore: ['deepinfra'],
+        quantizations: ['fp8'],
+        sort: 'throughput',
+        max_price: { prompt: 1, completion: 2, request: 0, image: 0.5 },
+        unknown_key: 1,
       },
     });
     assert.deepEqual(req.provider, {
-      order: ['openai', 'azure'], allowFallbacks: false, requireParameters: true, dataCollection: 'deny',
-      zdr: true, only: ['openai'], ignore: ['deepinfra'], quantizations: ['fp8'], sort: 'throughput',
+      order: ['openai', 'azure'],
+      allowFallbacks: false,
+      requireParameters: true,
+      dataCollection: 'deny',
+      zdr: true,
+      only: ['openai'],
+      ignore: ['deepinfra'],
+      quantizations: ['fp8'],
+      sort: 'throughput',
       maxPrice: { prompt: 1, completion: 2, request: 0, image: 0.5 },
     });
   });
@@ -241,9 +270,14 @@ describe('decodeChatRequest: provider-specific fields', () => {
   it('passes them through untouched in extra', () => {
     const fields = {
       search_parameters: { mode: 'auto', max_search_results: 5, sources: [{ type: 'web' }] },
-      safe_prompt: true, raw_mode: false, deferred: true, plugins: [{ id: 'file-parser', pdf: { engine: 'x' } }],
-      verbosity: 'low', service_tier: 'flex',
-      prediction: { type: 'content', content: 'x' }, web_search_options: { search_context_size: 'low' },
+      safe_prompt: true,
+      raw_mode: false,
+      deferred: true,
+      plugins: [{ id: 'file-parser', pdf: { engine: 'x' } }],
+      verbosity: 'low',
+      service_tier: 'flex',
+      prediction: { type: 'content', content: 'x' },
+      web_search_options: { search_context_size: 'low' },
       transforms: ['middle-out'],
     };
     const req = decode(fields);
@@ -263,11 +297,20 @@ describe('decodeChatRequest: provider-specific fields', () => {
 
 describe('decodeChatRequest: inline PDFs counted', () => {
   const PDF = 'data:application/pdf;base64,JVBERi0xLjQK';
-  const withParts = (...parts: unknown[]) => decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, ...parts] }] });
+  const withParts = (...parts: unknown[]) =>
+    decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, ...parts] }] });
   it('counts the PDFs sent inline (by media type, or by their %PDF- bytes without one) and nothing else', () => {
-    assert.equal(withParts({ type: 'file', file: { file_data: PDF } }, { type: 'file', file: { file_data: 'JVBERi0xLjcK', filename: 'b.pdf' } }).inlinePdfs, 2);
+    assert.equal(
+      withParts({ type: 'file', file: { file_data: PDF } }, { type: 'file', file: { file_data: 'JVBERi0xLjcK', filename: 'b.pdf' } })
+        .inlinePdfs,
+      2,
+    );
     assert.equal(withParts().inlinePdfs, undefined, 'absent without one: the pipeline looks no further');
     assert.equal(withParts({ type: 'file', file: { file_data: 'data:text/plain;base64,aGk=' } }).inlinePdfs, undefined);
-    assert.equal(withParts({ type: 'file', file: { url: 'https://example.com/a.pdf', type: 'application/pdf' } }).inlinePdfs, undefined, 'a PDF by URL is not read');
+    assert.equal(
+      withParts({ type: 'file', file: { url: 'https://example.com/a.pdf', type: 'application/pdf' } }).inlinePdfs,
+      undefined,
+      'a PDF by URL is not read',
+    );
   });
 });

@@ -8,8 +8,18 @@ import { checkReasoningConflicts, isReasoningEnabled } from '../shared/decode-re
 import { decodeSampling } from '../shared/decode-sampling.ts';
 import { decodeStop } from '../shared/decode-stop.ts';
 import {
-  invalidType, invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber,
-  readObject, readString, type JsonObject, type NumberRange,
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  pickFields,
+  readBoolean,
+  readEnumArray,
+  readNumber,
+  readObject,
+  readString,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 import { readEndUser, readMetadata } from '../shared/decode-client-strings.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
@@ -27,8 +37,16 @@ const MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
 
 /** Provider-specific fields, passed through untouched to providers that accept them. */
 const EXTRA_FIELDS = [
-  'search_parameters', 'safe_prompt', 'raw_mode', 'deferred', 'plugins', 'verbosity',
-  'service_tier', 'prediction', 'web_search_options', 'transforms',
+  'search_parameters',
+  'safe_prompt',
+  'raw_mode',
+  'deferred',
+  'plugins',
+  'verbosity',
+  'service_tier',
+  'prediction',
+  'web_search_options',
+  'transforms',
 ] as const;
 
 export function decodeChatRequest(body: unknown): CanonicalRequest {

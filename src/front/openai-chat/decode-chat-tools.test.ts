@@ -45,8 +45,16 @@ describe('decodeChatRequest: tools', () => {
     rejects({ tools: [WEATHER, { type: 'function', function: {} }] }, 'missing_parameter', 'tools[1].function.name');
     rejects({ tools: [{ type: 'function', function: { name: 3 } }] }, 'invalid_parameter', 'tools[0].function.name');
     rejects({ tools: [{ type: 'function', function: { name: '' } }] }, 'invalid_parameter', 'tools[0].function.name');
-    rejects({ tools: [{ type: 'function', function: { name: 'x', parameters: 'object' } }] }, 'invalid_parameter', 'tools[0].function.parameters');
-    rejects({ tools: [{ type: 'function', function: { name: 'x', description: 1 } }] }, 'invalid_parameter', 'tools[0].function.description');
+    rejects(
+      { tools: [{ type: 'function', function: { name: 'x', parameters: 'object' } }] },
+      'invalid_parameter',
+      'tools[0].function.parameters',
+    );
+    rejects(
+      { tools: [{ type: 'function', function: { name: 'x', description: 1 } }] },
+      'invalid_parameter',
+      'tools[0].function.description',
+    );
     rejects({ tools: [{ type: 'function', function: { name: 'x', strict: 'yes' } }] }, 'invalid_parameter', 'tools[0].function.strict');
   });
 });
@@ -56,10 +64,10 @@ describe('decodeChatRequest: tool_choice', () => {
     assert.deepEqual(decode({ tool_choice: 'auto' }).toolChoice, { type: 'auto' });
     assert.deepEqual(decode({ tool_choice: 'none' }).toolChoice, { type: 'none' });
     assert.deepEqual(decode({ tools: [WEATHER], tool_choice: 'required' }).toolChoice, { type: 'required' });
-    assert.deepEqual(
-      decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_weather' } } }).toolChoice,
-      { type: 'tool', name: 'get_weather' },
-    );
+    assert.deepEqual(decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_weather' } } }).toolChoice, {
+      type: 'tool',
+      name: 'get_weather',
+    });
     assert.equal(decode({}).toolChoice, undefined);
   });
 
@@ -78,8 +86,14 @@ describe('decodeChatRequest: tool_choice', () => {
     rejects({ tools: [], tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'invalid_parameter', 'tool_choice');
     rejects({ tool_choice: 'required' }, 'invalid_parameter', 'tool_choice');
     rejects({ tools: [], tool_choice: 'required' }, 'invalid_parameter', 'tool_choice');
-    assert.throws(() => decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } }), /'tool_choice'.*"get_time", which is not in 'tools'/);
-    assert.throws(() => decode({ tool_choice: 'required' }), /'tool_choice'.*'required' forces a tool call, but the request has no 'tools'/);
+    assert.throws(
+      () => decode({ tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } }),
+      /'tool_choice'.*"get_time", which is not in 'tools'/,
+    );
+    assert.throws(
+      () => decode({ tool_choice: 'required' }),
+      /'tool_choice'.*'required' forces a tool call, but the request has no 'tools'/,
+    );
     // Choosing not to force a tool needs no tools.
     assert.deepEqual(decode({ tool_choice: 'auto' }).toolChoice, { type: 'auto' });
     assert.deepEqual(decode({ tool_choice: 'none' }).toolChoice, { type: 'none' });
@@ -92,7 +106,8 @@ describe('decodeChatRequest: response_format', () => {
     assert.deepEqual(decode({ response_format: { type: 'json_object' } }).responseFormat, { type: 'json_object' });
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     assert.deepEqual(
-      decode({ response_format: { type: 'json_schema', json_schema: { name: 'out', schema, strict: true, description: 'd' } } }).responseFormat,
+      decode({ response_format: { type: 'json_schema', json_schema: { name: 'out', schema, strict: true, description: 'd' } } })
+        .responseFormat,
       { type: 'json_schema', name: 'out', schema, strict: true, description: 'd' },
     );
   });
@@ -103,10 +118,30 @@ describe('decodeChatRequest: response_format', () => {
     rejects({ response_format: { type: 'xml' } }, 'invalid_parameter', 'response_format.type');
     rejects({ response_format: { type: 'json_schema' } }, 'missing_parameter', 'response_format.json_schema');
     rejects({ response_format: { type: 'json_schema', json_schema: 'x' } }, 'invalid_parameter', 'response_format.json_schema');
-    rejects({ response_format: { type: 'json_schema', json_schema: { schema: {} } } }, 'missing_parameter', 'response_format.json_schema.name');
-    rejects({ response_format: { type: 'json_schema', json_schema: { name: 1, schema: {} } } }, 'invalid_parameter', 'response_format.json_schema.name');
-    rejects({ response_format: { type: 'json_schema', json_schema: { name: 'n' } } }, 'missing_parameter', 'response_format.json_schema.schema');
-    rejects({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema: [] } } }, 'invalid_parameter', 'response_format.json_schema.schema');
-    rejects({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema: {}, strict: 'y' } } }, 'invalid_parameter', 'response_format.json_schema.strict');
+    rejects(
+      { response_format: { type: 'json_schema', json_schema: { schema: {} } } },
+      'missing_parameter',
+      'response_format.json_schema.name',
+    );
+    rejects(
+      { response_format: { type: 'json_schema', json_schema: { name: 1, schema: {} } } },
+      'invalid_parameter',
+      'response_format.json_schema.name',
+    );
+    rejects(
+      { response_format: { type: 'json_schema', json_schema: { name: 'n' } } },
+      'missing_parameter',
+      'response_format.json_schema.schema',
+    );
+    rejects(
+      { response_format: { type: 'json_schema', json_schema: { name: 'n', schema: [] } } },
+      'invalid_parameter',
+      'response_format.json_schema.schema',
+    );
+    rejects(
+      { response_format: { type: 'json_schema', json_schema: { name: 'n', schema: {}, strict: 'y' } } },
+      'invalid_parameter',
+      'response_format.json_schema.strict',
+    );
   });
 });

@@ -1,7 +1,13 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { ToolChoiceRule } from '../shared/check-tool-choice.ts';
 import {
-  describeType, invalidType, invalidValue, isObject, missingParameter, readBoolean, readString,
+  describeType,
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  readBoolean,
+  readString,
   type JsonObject,
 } from '../shared/read-fields.ts';
 
@@ -60,10 +66,14 @@ export const CHAT_TOOL_CHOICE: ToolChoiceRule = { required: "'required'" };
 export function decodeChatToolChoice(raw: unknown): ToolChoice | undefined {
   switch (raw) {
     case undefined:
-    case null: return undefined;
-    case 'auto': return { type: 'auto' };
-    case 'none': return { type: 'none' };
-    case 'required': return { type: 'required' };
+    case null:
+      return undefined;
+    case 'auto':
+      return { type: 'auto' };
+    case 'none':
+      return { type: 'none' };
+    case 'required':
+      return { type: 'required' };
   }
   if (!isObject(raw)) {
     if (typeof raw === 'string') throw invalidValue('tool_choice', `${TOOL_CHOICE_RULE}, got ${JSON.stringify(raw)}`);
@@ -85,11 +95,15 @@ export function decodeChatResponseFormat(raw: unknown): ResponseFormat | undefin
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) throw invalidType('response_format', "an object {type: 'text' | 'json_object' | 'json_schema'}", raw);
   switch (raw.type) {
-    case 'text': return { type: 'text' };
-    case 'json_object': return { type: 'json_object' };
-    case 'json_schema': return decodeJsonSchema(raw);
+    case 'text':
+      return { type: 'text' };
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema':
+      return decodeJsonSchema(raw);
     case undefined:
-    case null: throw missingParameter('response_format.type');
+    case null:
+      throw missingParameter('response_format.type');
     default:
       throw invalidValue('response_format.type', `must be 'text', 'json_object' or 'json_schema', got ${JSON.stringify(raw.type)}`);
   }

@@ -4,14 +4,21 @@ import { encodeChatResponse, type ChatResponseMeta } from './encode-chat-respons
 import type { CanonicalResponse } from '../../canonical/response.ts';
 
 const META: ChatResponseMeta = {
-  id: 'gen-123', created: 1770000000, model: 'openai/gpt-4o', provider: 'openai', excludeReasoning: false,
+  id: 'gen-123',
+  created: 1770000000,
+  model: 'openai/gpt-4o',
+  provider: 'openai',
+  excludeReasoning: false,
 };
 const USAGE = { input: 100, cacheRead: 40, cacheWrite: 10, output: 50, reasoning: 20 };
 
 describe('encodeChatResponse', () => {
   it('encodes a text answer in the OpenAI wire shape', () => {
     const resp: CanonicalResponse = {
-      content: [{ type: 'text', text: 'Hello, ' }, { type: 'text', text: 'world' }],
+      content: [
+        { type: 'text', text: 'Hello, ' },
+        { type: 'text', text: 'world' },
+      ],
       finish: { unified: 'stop', raw: 'end_turn' },
       usage: USAGE,
     };
@@ -22,13 +29,15 @@ describe('encodeChatResponse', () => {
       model: 'openai/gpt-4o',
       provider: 'openai',
       system_fingerprint: null,
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: 'Hello, world', refusal: null },
-        logprobs: null,
-        finish_reason: 'stop',
-        native_finish_reason: 'end_turn',
-      }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hello, world', refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+          native_finish_reason: 'end_turn',
+        },
+      ],
       usage: {
         prompt_tokens: 100,
         completion_tokens: 50,
@@ -71,7 +80,10 @@ describe('encodeChatResponse', () => {
 
   it('omits reasoning when the client excluded it', () => {
     const resp: CanonicalResponse = {
-      content: [{ type: 'reasoning', text: 'secret' }, { type: 'text', text: 'ok' }],
+      content: [
+        { type: 'reasoning', text: 'secret' },
+        { type: 'text', text: 'ok' },
+      ],
       finish: { unified: 'stop', raw: null },
       usage: USAGE,
     };
@@ -91,7 +103,9 @@ describe('encodeChatResponse', () => {
   it('without usage or finish: zero counts, no flat fields, null finish reasons', () => {
     const out = encodeChatResponse({ content: [], finish: null, usage: null }, META);
     assert.deepEqual(out.usage, {
-      prompt_tokens: 0, completion_tokens: 0, total_tokens: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
       prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0 },
     });
@@ -103,7 +117,11 @@ describe('encodeChatResponse', () => {
 
 it('encodes the cited URLs of an answer as message.citations', () => {
   const citations = ['https://x.com/a/status/1'];
-  const resp: CanonicalResponse = { content: [{ type: 'text', text: 'News.' }], finish: { unified: 'stop', raw: 'stop', citations }, usage: USAGE };
+  const resp: CanonicalResponse = {
+    content: [{ type: 'text', text: 'News.' }],
+    finish: { unified: 'stop', raw: 'stop', citations },
+    usage: USAGE,
+  };
   assert.deepEqual(encodeChatResponse(resp, META).choices[0].message, { role: 'assistant', content: 'News.', refusal: null, citations });
   const none: CanonicalResponse = { ...resp, finish: { unified: 'stop', raw: 'stop' } };
   assert.equal('citations' in encodeChatResponse(none, META).choices[0].message, false);
@@ -134,7 +152,7 @@ describe('encodeChatResponse: generated audio and images', () => {
     assert.equal(out.usage.completion_tokens_details.audio_tokens, 33);
   });
 
-  it('gives audio without an id or expiry (not OpenAI\'s) as it is, and only the first of several', () => {
+  it("gives audio without an id or expiry (not OpenAI's) as it is, and only the first of several", () => {
     const resp: CanonicalResponse = {
       content: [
         { type: 'text', text: 'Listen:' },

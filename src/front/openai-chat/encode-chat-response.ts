@@ -62,13 +62,15 @@ export interface ChatCompletion {
   model: string;
   provider: string;
   system_fingerprint: null;
-  choices: [{
-    index: 0;
-    message: ChatCompletionMessage;
-    logprobs: null;
-    finish_reason: string | null;
-    native_finish_reason: string | null;
-  }];
+  choices: [
+    {
+      index: 0;
+      message: ChatCompletionMessage;
+      logprobs: null;
+      finish_reason: string | null;
+      native_finish_reason: string | null;
+    },
+  ];
   usage: ChatUsage;
 }
 
@@ -128,21 +130,24 @@ export function encodeChatResponse(resp: CanonicalResponse, meta: ChatResponseMe
     model: meta.model,
     provider: meta.provider,
     system_fingerprint: null,
-    choices: [{
-      index: 0,
-      message,
-      logprobs: null,
-      finish_reason: resp.finish?.unified ?? null,
-      native_finish_reason: resp.finish?.raw ?? null,
-    }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: resp.finish?.unified ?? null,
+        native_finish_reason: resp.finish?.raw ?? null,
+      },
+    ],
     usage: encodeChatUsage(resp.usage, meta.cost),
   };
 }
 
 function chatAudioOf(part: AssistantAudioPart): ChatAudio {
-  const audio: ChatAudio = part.id === undefined
-    ? { data: part.data, transcript: part.transcript }
-    : { id: part.id, data: part.data, transcript: part.transcript };
+  const audio: ChatAudio =
+    part.id === undefined
+      ? { data: part.data, transcript: part.transcript }
+      : { id: part.id, data: part.data, transcript: part.transcript };
   if (part.format !== undefined) audio.format = part.format;
   if (part.expiresAt !== undefined) audio.expires_at = part.expiresAt;
   return audio;

@@ -15,7 +15,8 @@ import { mcpCallItem } from '../shared/encode-mcp-call.ts';
 // or not the client sent `stream_options.include_usage`: OpenRouter behaves so, and the
 // official clients accept the extra chunk.
 
-const ROLE_CHOICES = '[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}\n\n';
+const ROLE_CHOICES =
+  '[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}\n\n';
 const DELTA_OPEN = '[{"index":0,"delta":{';
 const DELTA_CLOSE = '},"logprobs":null,"finish_reason":null,"native_finish_reason":null}]}\n\n';
 const DONE = 'data: [DONE]\n\n';
@@ -62,14 +63,32 @@ export class ChatStreamEncoder {
         if (this.toolIndex.has(part.index)) return '';
         const index = this.toolIndex.size;
         this.toolIndex.set(part.index, index);
-        return this.head + DELTA_OPEN + '"tool_calls":[{"index":' + index + ',"id":' + JSON.stringify(part.id) +
-          ',"type":"function","function":{"name":' + JSON.stringify(part.name) + ',"arguments":""}}]' + DELTA_CLOSE;
+        return (
+          this.head +
+          DELTA_OPEN +
+          '"tool_calls":[{"index":' +
+          index +
+          ',"id":' +
+          JSON.stringify(part.id) +
+          ',"type":"function","function":{"name":' +
+          JSON.stringify(part.name) +
+          ',"arguments":""}}]' +
+          DELTA_CLOSE
+        );
       }
       case 'tool-call-delta': {
         const index = this.toolIndex.get(part.index);
         if (index === undefined || part.argumentsDelta.length === 0) return '';
-        return this.head + DELTA_OPEN + '"tool_calls":[{"index":' + index + ',"function":{"arguments":' +
-          JSON.stringify(part.argumentsDelta) + '}}]' + DELTA_CLOSE;
+        return (
+          this.head +
+          DELTA_OPEN +
+          '"tool_calls":[{"index":' +
+          index +
+          ',"function":{"arguments":' +
+          JSON.stringify(part.argumentsDelta) +
+          '}}]' +
+          DELTA_CLOSE
+        );
       }
       case 'audio-delta': {
         // OpenAI's `delta.audio`: each chunk holds what this piece has (the id on the first).
@@ -84,15 +103,25 @@ export class ChatStreamEncoder {
       }
       case 'image-output':
         // OpenRouter's `delta.images`: each image whole, in a chunk of its own.
-        return this.head + DELTA_OPEN + '"images":[{"type":"image_url","image_url":{"url":' + JSON.stringify(part.url) + '}}]' + DELTA_CLOSE;
+        return (
+          this.head + DELTA_OPEN + '"images":[{"type":"image_url","image_url":{"url":' + JSON.stringify(part.url) + '}}]' + DELTA_CLOSE
+        );
       case 'finish': {
         // Citations arrive with the finish (xAI sends them last), so they ride in its delta.
         const citations = part.reason.citations;
         let delta = citations === undefined || citations.length === 0 ? '{}' : '{"citations":' + JSON.stringify(citations) + '}';
         // A web search the gateway ran: its annotations (or why it was skipped) in the same delta.
         if (part.reason.annotations !== undefined || part.reason.searchSkipped !== undefined) delta = searchDelta(part.reason);
-        return this.head + '[{"index":0,"delta":' + delta + ',"logprobs":null,"finish_reason":' + JSON.stringify(part.reason.unified) +
-          ',"native_finish_reason":' + JSON.stringify(part.reason.raw) + '}]}\n\n';
+        return (
+          this.head +
+          '[{"index":0,"delta":' +
+          delta +
+          ',"logprobs":null,"finish_reason":' +
+          JSON.stringify(part.reason.unified) +
+          ',"native_finish_reason":' +
+          JSON.stringify(part.reason.raw) +
+          '}]}\n\n'
+        );
       }
       case 'usage':
         this.usage = part.usage;

@@ -50,13 +50,21 @@ describe('openai client against the chat dialect', () => {
     let sent: unknown;
     const client = clientAnswering((body) => {
       sent = body;
-      return Response.json(encodeChatResponse({ content: [{ type: 'text', text: 'ok' }], finish: { unified: 'stop', raw: 'stop' }, usage: USAGE }, META));
+      return Response.json(
+        encodeChatResponse({ content: [{ type: 'text', text: 'ok' }], finish: { unified: 'stop', raw: 'stop' }, usage: USAGE }, META),
+      );
     });
     await client.chat.completions.create({
       model: 'openai/gpt-4o',
       messages: [
         { role: 'developer', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'low' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'low' } },
+          ],
+        },
         { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'c1', content: 'done' },
       ],
@@ -76,9 +84,18 @@ describe('openai client against the chat dialect', () => {
   });
 
   it('reads a non-streamed answer', async () => {
-    const client = clientAnswering(() => Response.json(encodeChatResponse({
-      content: [{ type: 'text', text: 'Hello' }], finish: { unified: 'stop', raw: 'stop' }, usage: USAGE,
-    }, { ...META, cost: 0.002 })));
+    const client = clientAnswering(() =>
+      Response.json(
+        encodeChatResponse(
+          {
+            content: [{ type: 'text', text: 'Hello' }],
+            finish: { unified: 'stop', raw: 'stop' },
+            usage: USAGE,
+          },
+          { ...META, cost: 0.002 },
+        ),
+      ),
+    );
     const res = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(res.choices[0]!.message.content, 'Hello');
     assert.equal(res.choices[0]!.finish_reason, 'stop');
@@ -91,10 +108,13 @@ describe('openai client against the chat dialect', () => {
     const final = await stream.finalChatCompletion();
     const message = final.choices[0]!.message;
     assert.equal(message.content, 'Let me check.');
-    assert.deepEqual(message.tool_calls?.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : null), [
-      ['call_a', 'weather', '{"city":"Paris"}'],
-      ['call_b', 'time', '{"tz":"CET"}'],
-    ]);
+    assert.deepEqual(
+      message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : null)),
+      [
+        ['call_a', 'weather', '{"city":"Paris"}'],
+        ['call_b', 'time', '{"tz":"CET"}'],
+      ],
+    );
     assert.equal(final.choices[0]!.finish_reason, 'tool_calls');
     assert.equal(final.usage?.prompt_tokens, 20);
   });
@@ -108,24 +128,26 @@ describe('openai client against the chat dialect', () => {
     }
     const rendered = renderChatError(err!);
     const client = clientAnswering(() => Response.json(rendered.body, { status: rendered.status, headers: rendered.headers }));
-    await assert.rejects(
-      client.chat.completions.create({ model: 'x/y', messages: [{ role: 'user', content: 'x' }] }),
-      (e: unknown) => {
-        assert.ok(e instanceof OpenAI.APIError);
-        assert.equal(e.status, 400);
-        assert.equal(e.code, 'invalid_parameter');
-        assert.equal(e.param, 'top_p');
-        assert.equal(e.type, 'invalid_request_error');
-        return true;
-      },
-    );
+    await assert.rejects(client.chat.completions.create({ model: 'x/y', messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
+      assert.ok(e instanceof OpenAI.APIError);
+      assert.equal(e.status, 400);
+      assert.equal(e.code, 'invalid_parameter');
+      assert.equal(e.param, 'top_p');
+      assert.equal(e.type, 'invalid_request_error');
+      return true;
+    });
   });
 
   it('surfaces a mid-stream error', async () => {
     const client = clientAnswering(() => sse(streamText(PARTS.slice(0, 2), new GatewayError('provider_error', 'Upstream reset'))));
     const stream = await client.chat.completions.create({ model: 'x/y', messages: [{ role: 'user', content: 'x' }], stream: true });
-    await assert.rejects(async () => {
-      for await (const _chunk of stream) { /* drain */ }
-    }, (e: unknown) => e instanceof OpenAI.APIError && e.message.includes('Upstream reset'));
+    await assert.rejects(
+      async () => {
+        for await (const _chunk of stream) {
+          /* drain */
+        }
+      },
+      (e: unknown) => e instanceof OpenAI.APIError && e.message.includes('Upstream reset'),
+    );
   });
 });

@@ -21,7 +21,11 @@ export function decodeEmbeddingsRequest(body: unknown): CanonicalRequest {
   for (const key of Object.keys(body)) {
     if (!KNOWN.has(key)) throw invalidValue(key, `unknown parameter for embeddings (accepted: ${[...KNOWN].join(', ')})`);
   }
-  const task: EmbeddingTask = { kind: 'embedding', input: decodeInput(body), encodingFormat: readEnum(body, 'encoding_format', FORMATS) ?? 'float' };
+  const task: EmbeddingTask = {
+    kind: 'embedding',
+    input: decodeInput(body),
+    encodingFormat: readEnum(body, 'encoding_format', FORMATS) ?? 'float',
+  };
   const dimensions = readNumber(body, 'dimensions', { min: 1, max: 65_536, integer: true });
   if (dimensions !== undefined) task.dimensions = dimensions;
   const req: CanonicalRequest = { models: decodeModelList(body), messages: [], sampling: {}, stream: false, extra: {}, task };
@@ -60,7 +64,8 @@ function decodeInput(body: JsonObject): string[] | number[][] {
 function tokens(list: unknown[], param: string): number[] {
   for (let i = 0; i < list.length; i++) {
     const t = list[i];
-    if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) throw invalidType(`${param}[${i}]`, 'a token id (a non-negative integer)', t);
+    if (typeof t !== 'number' || !Number.isInteger(t) || t < 0)
+      throw invalidType(`${param}[${i}]`, 'a token id (a non-negative integer)', t);
   }
   return list as number[];
 }

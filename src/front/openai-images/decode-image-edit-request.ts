@@ -13,8 +13,19 @@ import { readImageOptions } from './read-image-options.ts';
 export const MAX_EDIT_IMAGES = 16;
 
 const TEXT_FIELDS = new Set([
-  'model', 'prompt', 'n', 'size', 'quality', 'response_format', 'output_format', 'output_compression', 'background',
-  'input_fidelity', 'user', 'stream', 'partial_images',
+  'model',
+  'prompt',
+  'n',
+  'size',
+  'quality',
+  'response_format',
+  'output_format',
+  'output_compression',
+  'background',
+  'input_fidelity',
+  'user',
+  'stream',
+  'partial_images',
 ]);
 const FILE_FIELDS = new Set(['image', 'image[]', 'mask']);
 const NUMERIC = new Set(['n', 'output_compression', 'partial_images']);
@@ -26,7 +37,9 @@ interface UploadForm {
 }
 
 function isUploadForm(body: unknown): body is UploadForm {
-  return typeof body === 'object' && body !== null && (body as UploadForm).fields instanceof Map && (body as UploadForm).files instanceof Map;
+  return (
+    typeof body === 'object' && body !== null && (body as UploadForm).fields instanceof Map && (body as UploadForm).files instanceof Map
+  );
 }
 
 export function decodeImageEditRequest(body: unknown): CanonicalRequest {
@@ -35,7 +48,8 @@ export function decodeImageEditRequest(body: unknown): CanonicalRequest {
   }
   for (const name of body.fields.keys()) {
     if (FILE_FIELDS.has(name)) throw invalidType(name, 'a file', 'a string');
-    if (!TEXT_FIELDS.has(name)) throw invalidValue(name, `unknown parameter for image edits (accepted: ${[...TEXT_FIELDS, ...FILE_FIELDS].join(', ')})`);
+    if (!TEXT_FIELDS.has(name))
+      throw invalidValue(name, `unknown parameter for image edits (accepted: ${[...TEXT_FIELDS, ...FILE_FIELDS].join(', ')})`);
   }
   for (const name of body.files.keys()) {
     if (!FILE_FIELDS.has(name)) throw invalidValue(name, `unexpected file (files are image, image[] and mask)`);
@@ -46,8 +60,10 @@ export function decodeImageEditRequest(body: unknown): CanonicalRequest {
     if (value === undefined) continue;
     fields[name] = NUMERIC.has(name) && /^-?[0-9]+$/.test(value.trim()) ? Number(value.trim()) : value;
   }
-  if (fields.stream !== undefined && fields.stream !== 'false') throw invalidValue('stream', 'streamed image edits are not supported: omit stream or set it to false');
-  if (fields.partial_images !== undefined && fields.partial_images !== 0) throw invalidValue('partial_images', 'partial images need streaming, which is not supported');
+  if (fields.stream !== undefined && fields.stream !== 'false')
+    throw invalidValue('stream', 'streamed image edits are not supported: omit stream or set it to false');
+  if (fields.partial_images !== undefined && fields.partial_images !== 0)
+    throw invalidValue('partial_images', 'partial images need streaming, which is not supported');
   const task = readImageOptions(fields, 'edit');
   const images = [...(body.files.get('image') ?? []), ...(body.files.get('image[]') ?? [])];
   if (images.length === 0) throw missingParameter('image', 'is required: one or more image files to edit');

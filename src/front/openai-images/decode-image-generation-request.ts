@@ -10,8 +10,23 @@ import { readImageOptions } from './read-image-options.ts';
 // request with an image task. Like chat: `models`/`fallbacks`, `provider` preferences, `user`.
 
 const KNOWN = new Set([
-  'model', 'models', 'fallbacks', 'prompt', 'n', 'size', 'quality', 'response_format', 'output_format', 'output_compression',
-  'background', 'style', 'moderation', 'user', 'provider', 'stream', 'partial_images',
+  'model',
+  'models',
+  'fallbacks',
+  'prompt',
+  'n',
+  'size',
+  'quality',
+  'response_format',
+  'output_format',
+  'output_compression',
+  'background',
+  'style',
+  'moderation',
+  'user',
+  'provider',
+  'stream',
+  'partial_images',
 ]);
 
 export function decodeImageGenerationRequest(body: unknown): CanonicalRequest {
@@ -21,8 +36,10 @@ export function decodeImageGenerationRequest(body: unknown): CanonicalRequest {
     if (!KNOWN.has(key)) throw invalidValue(key, `unknown parameter for image generation (accepted: ${[...KNOWN].join(', ')})`);
   }
   // Streamed partial images are not served: the answer comes whole.
-  if (body.stream !== undefined && body.stream !== null && body.stream !== false) throw invalidValue('stream', 'streamed image generation is not supported: omit stream or set it to false');
-  if (body.partial_images !== undefined && body.partial_images !== null && body.partial_images !== 0) throw invalidValue('partial_images', 'partial images need streaming, which is not supported');
+  if (body.stream !== undefined && body.stream !== null && body.stream !== false)
+    throw invalidValue('stream', 'streamed image generation is not supported: omit stream or set it to false');
+  if (body.partial_images !== undefined && body.partial_images !== null && body.partial_images !== 0)
+    throw invalidValue('partial_images', 'partial images need streaming, which is not supported');
   const task = readImageOptions(body, 'generate');
   const req: CanonicalRequest = { models: decodeModelList(body), messages: [], sampling: {}, stream: false, extra: {}, task };
   const provider = decodeProviderPreferences(body, 'provider');

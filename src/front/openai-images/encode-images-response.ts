@@ -28,15 +28,21 @@ const CONTENT_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/j
  * The answer in OpenAI's shape: base64 images, or URLs on the gateway when the client asked
  * for `url` (or named none where the vendor's default is `url`: dall-e).
  */
-export function encodeImagesResponse(resp: CanonicalResponse, meta: ResponseMeta, req: CanonicalRequest, publish: ImagePublisher): ImagesAnswer {
+export function encodeImagesResponse(
+  resp: CanonicalResponse,
+  meta: ResponseMeta,
+  req: CanonicalRequest,
+  publish: ImagePublisher,
+): ImagesAnswer {
   const result = resp.task?.kind === 'image' ? resp.task : null;
   const task = req.task?.kind === 'image' ? req.task : null;
   const format = task?.responseFormat ?? result?.defaultFormat ?? 'b64_json';
   const outputFormat = result?.outputFormat ?? 'png';
   const data = (result?.images ?? []).map((image) => {
-    const item: ImagesAnswer['data'][number] = format === 'url'
-      ? { url: publish(Buffer.from(image.b64, 'base64'), CONTENT_TYPES[outputFormat] ?? 'application/octet-stream', meta) }
-      : { b64_json: image.b64 };
+    const item: ImagesAnswer['data'][number] =
+      format === 'url'
+        ? { url: publish(Buffer.from(image.b64, 'base64'), CONTENT_TYPES[outputFormat] ?? 'application/octet-stream', meta) }
+        : { b64_json: image.b64 };
     if (image.revisedPrompt !== undefined) item.revised_prompt = image.revisedPrompt;
     return item;
   });
@@ -63,4 +69,3 @@ export function encodeImagesResponse(resp: CanonicalResponse, meta: ResponseMeta
   if (meta.cost !== undefined) answer.usage.cost = meta.cost;
   return answer;
 }
-

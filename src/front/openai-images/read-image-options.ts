@@ -24,7 +24,8 @@ export function readImageOptions(body: JsonObject, operation: ImageTask['operati
   if (prompt === undefined || prompt === null) throw missingParameter('prompt');
   if (typeof prompt !== 'string') throw invalidType('prompt', 'a string', prompt);
   if (prompt.trim().length === 0) throw invalidValue('prompt', 'must not be empty');
-  if (prompt.length > MAX_IMAGE_PROMPT_CHARS) throw invalidValue('prompt', `at most ${MAX_IMAGE_PROMPT_CHARS} characters, got ${prompt.length}`);
+  if (prompt.length > MAX_IMAGE_PROMPT_CHARS)
+    throw invalidValue('prompt', `at most ${MAX_IMAGE_PROMPT_CHARS} characters, got ${prompt.length}`);
   const task: ImageTask = {
     kind: 'image',
     operation,
@@ -47,7 +48,8 @@ export function readImageOptions(body: JsonObject, operation: ImageTask['operati
   if (compression !== undefined) task.outputCompression = compression;
   const background = readEnum(body, 'background', BACKGROUNDS);
   if (background !== undefined) task.background = background;
-  if (background === 'transparent' && outputFormat === 'jpeg') throw invalidValue('background', 'a transparent background needs output_format png or webp');
+  if (background === 'transparent' && outputFormat === 'jpeg')
+    throw invalidValue('background', 'a transparent background needs output_format png or webp');
   const style = readEnum(body, 'style', STYLES);
   if (style !== undefined) task.style = style;
   const moderation = readEnum(body, 'moderation', MODERATIONS);

@@ -1,6 +1,4 @@
-import type {
-  AudioPart, FilePart, ImagePart, TextPart, UserContentPart,
-} from '../../canonical/request.ts';
+import type { AudioPart, FilePart, ImagePart, TextPart, UserContentPart } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { dataUriMediaType, isHttpOrDataUrl } from '../../canonical/data-uri.ts';
 import { describeType, isObject, messageError, missingField, type JsonObject } from '../shared/read-fields.ts';
@@ -52,7 +50,10 @@ export function partType(part: unknown, i: number, list: string, j: number): str
 }
 
 export function unknownPartType(type: string, i: number, list: string, j: number, allowed: string): GatewayError {
-  return messageError(partPath(i, list, j, '.type'), `unsupported content part type ${JSON.stringify(type)} here; expected one of ${allowed}`);
+  return messageError(
+    partPath(i, list, j, '.type'),
+    `unsupported content part type ${JSON.stringify(type)} here; expected one of ${allowed}`,
+  );
 }
 
 const USER_PART_TYPES = "'input_text', 'input_image', 'input_file', 'input_audio'";
@@ -118,7 +119,8 @@ function decodeFilePart(part: JsonObject, i: number, list: string, j: number): F
 function decodeAudioPart(part: JsonObject, i: number, j: number): AudioPart {
   const raw = part.input_audio;
   if (raw === undefined || raw === null) throw missingField(partPath(i, 'content', j, '.input_audio'));
-  if (!isObject(raw)) throw messageError(partPath(i, 'content', j, '.input_audio'), `expected an object {data, format}, got ${describeType(raw)}`);
+  if (!isObject(raw))
+    throw messageError(partPath(i, 'content', j, '.input_audio'), `expected an object {data, format}, got ${describeType(raw)}`);
   return {
     type: 'audio',
     data: requirePartText(raw, 'data', i, 'content', j, '.input_audio'),

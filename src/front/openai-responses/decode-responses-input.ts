@@ -1,14 +1,32 @@
 import { isInlinePdf } from '../../canonical/data-uri.ts';
 import type {
-  AssistantContentPart, AssistantMessage, ImagePart, Message, ReasoningEffort, ResponseFormat, SystemMessage,
-  TextPart, ToolCallPart, ToolMessage, ToolResultPart, UserContentPart, UserMessage,
+  AssistantContentPart,
+  AssistantMessage,
+  ImagePart,
+  Message,
+  ReasoningEffort,
+  ResponseFormat,
+  SystemMessage,
+  TextPart,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultPart,
+  UserContentPart,
+  UserMessage,
 } from '../../canonical/request.ts';
 import { GatewayError, invalidParameter } from '../../errors/gateway-error.ts';
 import { REASONING_EFFORTS } from '../shared/decode-reasoning.ts';
 import { describeType, isObject, messageError, missingField, readEnum, readObject, type JsonObject } from '../shared/read-fields.ts';
 import {
-  decodeImagePart, decodeTextPart, decodeUserPart, itemPath, partPath, partType, requireItemText,
-  requirePartText, unknownPartType,
+  decodeImagePart,
+  decodeTextPart,
+  decodeUserPart,
+  itemPath,
+  partPath,
+  partType,
+  requireItemText,
+  requirePartText,
+  unknownPartType,
 } from './decode-responses-content.ts';
 import { decodeResponsesFormat } from './decode-responses-tools.ts';
 import { reasoningFromItem } from './reasoning-encrypted-content.ts';
@@ -28,11 +46,27 @@ import { reasoningFromItem } from './reasoning-encrypted-content.ts';
 //   `item_reference` points at stored state, which a stateless endpoint does not have.
 
 const DROPPED_ITEMS: ReadonlySet<string> = new Set([
-  'web_search_call', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
-  'image_generation_call', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output',
-  'apply_patch_call', 'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request',
-  'mcp_approval_response', 'mcp_call', 'custom_tool_call', 'custom_tool_call_output', 'compaction',
-  'tool_search_call', 'tool_search_output',
+  'web_search_call',
+  'file_search_call',
+  'computer_call',
+  'computer_call_output',
+  'code_interpreter_call',
+  'image_generation_call',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'mcp_call',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'compaction',
+  'tool_search_call',
+  'tool_search_output',
 ]);
 
 const ITEM_TYPES = "'message', 'function_call', 'function_call_output', 'reasoning', 'configuration_update'";
@@ -78,8 +112,8 @@ class InputReader {
       case 'item_reference':
         throw invalidParameter(
           itemPath(i),
-          `Unsupported '${itemPath(i)}': item references point at stored responses, and this endpoint is stateless; `
-          + 'send the whole items instead (the AI SDK does with providerOptions.openai.store = false; replaying response.output items as they came works too).',
+          `Unsupported '${itemPath(i)}': item references point at stored responses, and this endpoint is stateless; ` +
+            'send the whole items instead (the AI SDK does with providerOptions.openai.store = false; replaying response.output items as they came works too).',
         );
     }
     if (typeof type !== 'string') throw messageError(itemPath(i, '.type'), `expected a string, got ${describeType(type)}`);
@@ -234,7 +268,8 @@ function readSystem(item: JsonObject, i: number): SystemMessage {
   for (let j = 0; j < content.length; j++) {
     const p: unknown = content[j];
     const type = partType(p, i, 'content', j);
-    if (type !== 'input_text' && type !== 'text') throw unknownPartType(type, i, 'content', j, "'input_text' (system and developer messages take text only)");
+    if (type !== 'input_text' && type !== 'text')
+      throw unknownPartType(type, i, 'content', j, "'input_text' (system and developer messages take text only)");
     parts[j] = decodeTextPart(p as JsonObject, i, 'content', j);
   }
   return { role: 'system', content: parts };
@@ -292,7 +327,8 @@ function pushText(content: AssistantContentPart[], text: string): void {
 function readFunctionCallPart(part: JsonObject, i: number, j: number): ToolCallPart {
   const fc = part.function_call;
   if (fc === undefined || fc === null) throw missingField(partPath(i, 'content', j, '.function_call'));
-  if (!isObject(fc)) throw messageError(partPath(i, 'content', j, '.function_call'), `expected an object {id, name, arguments}, got ${describeType(fc)}`);
+  if (!isObject(fc))
+    throw messageError(partPath(i, 'content', j, '.function_call'), `expected an object {id, name, arguments}, got ${describeType(fc)}`);
   return {
     type: 'tool-call',
     id: requirePartText(fc, 'id', i, 'content', j, '.function_call'),
@@ -305,7 +341,8 @@ function readToolOutput(item: JsonObject, i: number): string | Array<TextPart | 
   const output = item.output;
   if (typeof output === 'string') return output;
   if (output === undefined || output === null) throw missingField(itemPath(i, '.output'));
-  if (!Array.isArray(output)) throw messageError(itemPath(i, '.output'), `expected a string or an array of content parts, got ${describeType(output)}`);
+  if (!Array.isArray(output))
+    throw messageError(itemPath(i, '.output'), `expected a string or an array of content parts, got ${describeType(output)}`);
   const parts: Array<TextPart | ImagePart> = new Array<TextPart | ImagePart>(output.length);
   for (let j = 0; j < output.length; j++) {
     const p: unknown = output[j];
@@ -314,7 +351,11 @@ function readToolOutput(item: JsonObject, i: number): string | Array<TextPart | 
     else if (type === 'input_image') parts[j] = decodeImagePart(p as JsonObject, i, 'output', j);
     else if (type === 'input_file') {
       const param = partPath(i, 'output', j);
-      throw new GatewayError('unsupported_content', `Unsupported '${param}': files in a function call's output cannot be carried to providers; send the file in a user message.`, { param });
+      throw new GatewayError(
+        'unsupported_content',
+        `Unsupported '${param}': files in a function call's output cannot be carried to providers; send the file in a user message.`,
+        { param },
+      );
     } else throw unknownPartType(type, i, 'output', j, "'input_text', 'input_image'");
   }
   return parts;
@@ -324,7 +365,8 @@ function readToolOutput(item: JsonObject, i: number): string | Array<TextPart | 
 function readReasoningText(item: JsonObject, i: number, list: string, partTypeName: string): string | undefined {
   const raw = item[list];
   if (raw === undefined || raw === null) return undefined;
-  if (!Array.isArray(raw)) throw messageError(itemPath(i, `.${list}`), `expected an array of ${partTypeName} parts, got ${describeType(raw)}`);
+  if (!Array.isArray(raw))
+    throw messageError(itemPath(i, `.${list}`), `expected an array of ${partTypeName} parts, got ${describeType(raw)}`);
   if (raw.length === 0) return undefined;
   let text = '';
   for (let j = 0; j < raw.length; j++) {

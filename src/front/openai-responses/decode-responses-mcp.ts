@@ -10,7 +10,8 @@ export function decodeResponsesMcp(body: JsonObject): McpServerChoice[] | undefi
     tools.forEach((tool: unknown, i: number) => {
       if (!isObject(tool) || tool.type !== 'mcp') return;
       const choice = decodeResponsesMcpTool(tool, i);
-      if (out.some((c) => c.name === choice.name)) throw invalidValue(`tools[${i}].server_label`, `names the server "${choice.name}" twice`);
+      if (out.some((c) => c.name === choice.name))
+        throw invalidValue(`tools[${i}].server_label`, `names the server "${choice.name}" twice`);
       out.push(choice);
     });
   }

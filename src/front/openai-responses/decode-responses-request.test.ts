@@ -27,22 +27,27 @@ describe('decodeResponsesRequest: input', () => {
         { role: 'user', content: 'q2' },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['system', 'user', 'system', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['system', 'user', 'system', 'user'],
+    );
     assert.deepEqual(req.messages[2]!.content, [{ type: 'text', text: 'mid-conversation note' }]);
   });
 
   it('user parts: text, image (URL and data URI), inline file, audio', () => {
     const req = decode({
-      input: [{
-        role: 'user',
-        content: [
-          { type: 'input_text', text: 'look' },
-          { type: 'input_image', image_url: 'https://x.test/a.png', detail: 'high' },
-          { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
-          { type: 'input_file', file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' },
-          { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
-        ],
-      }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: 'https://x.test/a.png', detail: 'high' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+            { type: 'input_file', file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' },
+            { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
+          ],
+        },
+      ],
     });
     assert.deepEqual(req.messages[0]!.content, [
       { type: 'text', text: 'look' },
@@ -85,7 +90,7 @@ describe('decodeResponsesRequest: input', () => {
     ]);
   });
 
-  it('the spec\'s function_call content part inside an assistant message is a tool call too', () => {
+  it("the spec's function_call content part inside an assistant message is a tool call too", () => {
     const req = decode({
       input: [
         { role: 'user', content: 'go' },
@@ -102,8 +107,19 @@ describe('decodeResponsesRequest: input', () => {
       input: [
         { role: 'user', content: 'q' },
         { type: 'reasoning', summary: [], encrypted_content: 'redacted_thinking:OPAQUE' },
-        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'short' }], content: [{ type: 'reasoning_text', text: 'full thought' }], encrypted_content: 'S2' },
-        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'a' }, { type: 'summary_text', text: 'b' }] },
+        {
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text: 'short' }],
+          content: [{ type: 'reasoning_text', text: 'full thought' }],
+          encrypted_content: 'S2',
+        },
+        {
+          type: 'reasoning',
+          summary: [
+            { type: 'summary_text', text: 'a' },
+            { type: 'summary_text', text: 'b' },
+          ],
+        },
         { type: 'reasoning', summary: [], encrypted_content: null },
         { role: 'assistant', content: 'answer' },
       ],
@@ -128,7 +144,10 @@ describe('decodeResponsesRequest: input', () => {
         { role: 'user', content: 'again' },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'user'],
+    );
   });
 
   it('the last configuration_update in the input sets the format and the reasoning effort', () => {
@@ -144,10 +163,23 @@ describe('decodeResponsesRequest: input', () => {
         { role: 'user', content: 'q2' },
       ],
     });
-    assert.deepEqual(req.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      req.messages.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     assert.deepEqual(req.responseFormat, { type: 'json_schema', name: 'n', schema });
     assert.deepEqual(req.reasoning, { effort: 'low' });
-    assertRequestError(() => decode({ input: [{ role: 'user', content: 'q' }, { type: 'configuration_update', reasoning: { effort: 'max-ish' } }] }), 'invalid_parameter', 'input[1].reasoning.effort');
+    assertRequestError(
+      () =>
+        decode({
+          input: [
+            { role: 'user', content: 'q' },
+            { type: 'configuration_update', reasoning: { effort: 'max-ish' } },
+          ],
+        }),
+      'invalid_parameter',
+      'input[1].reasoning.effort',
+    );
   });
 
   it('input errors name the exact path', () => {
@@ -155,15 +187,43 @@ describe('decodeResponsesRequest: input', () => {
     assertRequestError(() => decode({ input: [] }), 'invalid_parameter', 'input');
     assertRequestError(() => decode({ input: 42 }), 'invalid_parameter', 'input');
     assertRequestError(() => decode({ input: [{ role: 'robot', content: 'x' }] }), 'invalid_message', 'input[0].role');
-    assertRequestError(() => decode({ input: [{ role: 'user', content: [{ type: 'video' }] }] }), 'invalid_message', 'input[0].content[0].type');
-    assertRequestError(() => decode({ input: [{ role: 'user', content: [{ type: 'input_text' }] }] }), 'invalid_message', 'input[0].content[0].text');
-    assertRequestError(() => decode({ input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }), 'invalid_message', 'input[0].call_id');
-    assertRequestError(() => decode({ input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: {} }] }), 'invalid_message', 'input[0].arguments');
+    assertRequestError(
+      () => decode({ input: [{ role: 'user', content: [{ type: 'video' }] }] }),
+      'invalid_message',
+      'input[0].content[0].type',
+    );
+    assertRequestError(
+      () => decode({ input: [{ role: 'user', content: [{ type: 'input_text' }] }] }),
+      'invalid_message',
+      'input[0].content[0].text',
+    );
+    assertRequestError(
+      () => decode({ input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }),
+      'invalid_message',
+      'input[0].call_id',
+    );
+    assertRequestError(
+      () => decode({ input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: {} }] }),
+      'invalid_message',
+      'input[0].arguments',
+    );
     assertRequestError(() => decode({ input: [{ type: 'function_call_output', call_id: 'c' }] }), 'invalid_message', 'input[0].output');
     assertRequestError(() => decode({ input: [{ type: 'teleport' }] }), 'invalid_message', 'input[0].type');
-    assertRequestError(() => decode({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x' }] }] }), 'invalid_message', 'input[0].content[0].image_url');
-    assertRequestError(() => decode({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }), 'unsupported_content', 'input[0].content[0].file_id');
-    assertRequestError(() => decode({ input: [{ role: 'developer', content: [{ type: 'input_image', image_url: 'https://x.test/a.png' }] }] }), 'invalid_message', 'input[0].content[0].type');
+    assertRequestError(
+      () => decode({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x' }] }] }),
+      'invalid_message',
+      'input[0].content[0].image_url',
+    );
+    assertRequestError(
+      () => decode({ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }),
+      'unsupported_content',
+      'input[0].content[0].file_id',
+    );
+    assertRequestError(
+      () => decode({ input: [{ role: 'developer', content: [{ type: 'input_image', image_url: 'https://x.test/a.png' }] }] }),
+      'invalid_message',
+      'input[0].content[0].type',
+    );
   });
 });
 
@@ -183,7 +243,17 @@ describe('decodeResponsesRequest: stateless', () => {
   });
 
   it('an item reference says how to avoid it: send whole items (the AI SDK: providerOptions.openai.store = false)', () => {
-    const err = assertRequestError(() => decode({ input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'rs_1' }] }), 'invalid_parameter', 'input[1]');
+    const err = assertRequestError(
+      () =>
+        decode({
+          input: [
+            { role: 'user', content: 'hi' },
+            { type: 'item_reference', id: 'rs_1' },
+          ],
+        }),
+      'invalid_parameter',
+      'input[1]',
+    );
     assert.match(err.message, /send the whole items/);
     assert.match(err.message, /providerOptions\.openai\.store = false/);
   });
@@ -224,27 +294,54 @@ describe('decodeResponsesRequest: tools and formats', () => {
   });
 
   it('a forced tool_choice needs the tool it forces: a named function in tools, required with tools', () => {
-    assertRequestError(() => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }), 'invalid_parameter', 'tool_choice');
-    assert.throws(() => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }), /"get_time", which is not in 'tools'/);
+    assertRequestError(
+      () => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }),
+      'invalid_parameter',
+      'tool_choice',
+    );
+    assert.throws(
+      () => decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_time' } }),
+      /"get_time", which is not in 'tools'/,
+    );
     assertRequestError(() => decode({ tool_choice: { type: 'function', name: 'get_weather' } }), 'invalid_parameter', 'tool_choice');
     assertRequestError(() => decode({ tool_choice: 'required' }), 'invalid_parameter', 'tool_choice');
     assertRequestError(() => decode({ tools: [], tool_choice: 'required' }), 'invalid_parameter', 'tool_choice');
-    assertRequestError(() => decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }), 'invalid_parameter', 'tool_choice');
+    assertRequestError(
+      () => decode({ tool_choice: { type: 'allowed_tools', mode: 'required', tools: [] } }),
+      'invalid_parameter',
+      'tool_choice',
+    );
     // Not forcing needs no tools; a tool the gateway dropped (a namespace's function, a custom tool) falls back to auto.
     assert.equal(decode({ tool_choice: 'auto' }).toolChoice, undefined);
-    const namespace = { type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }] };
+    const namespace = {
+      type: 'namespace',
+      name: 'multi_agent_v1',
+      tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }],
+    };
     assert.deepEqual(decode({ tools: [FN, namespace], tool_choice: { type: 'function', name: 'spawn' } }).toolChoice, { type: 'auto' });
-    assert.deepEqual(decode({ tools: [FN, { type: 'custom', name: 'apply_patch' }], tool_choice: { type: 'function', name: 'apply_patch' } }).toolChoice, { type: 'auto' });
+    assert.deepEqual(
+      decode({ tools: [FN, { type: 'custom', name: 'apply_patch' }], tool_choice: { type: 'function', name: 'apply_patch' } }).toolChoice,
+      { type: 'auto' },
+    );
   });
 
   it('tool_choice: modes, a named function, allowed_tools, and a hosted tool falling back to auto', () => {
     const other = { type: 'function', name: 'other', parameters: { type: 'object' } };
     assert.deepEqual(decode({ tools: [FN], tool_choice: 'none' }).toolChoice, { type: 'none' });
     assert.deepEqual(decode({ tools: [FN], tool_choice: 'required' }).toolChoice, { type: 'required' });
-    assert.deepEqual(decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_weather' } }).toolChoice, { type: 'tool', name: 'get_weather' });
+    assert.deepEqual(decode({ tools: [FN], tool_choice: { type: 'function', name: 'get_weather' } }).toolChoice, {
+      type: 'tool',
+      name: 'get_weather',
+    });
     assert.deepEqual(decode({ tools: [FN], tool_choice: { type: 'web_search' } }).toolChoice, { type: 'auto' });
-    const allowed = decode({ tools: [FN, other], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'other' }] } });
-    assert.deepEqual(allowed.tools!.map((t) => t.name), ['other']);
+    const allowed = decode({
+      tools: [FN, other],
+      tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'other' }] },
+    });
+    assert.deepEqual(
+      allowed.tools!.map((t) => t.name),
+      ['other'],
+    );
     assert.deepEqual(allowed.toolChoice, { type: 'required' });
     assertRequestError(() => decode({ tools: [FN], tool_choice: 'sometimes' }), 'invalid_parameter', 'tool_choice');
     assertRequestError(() => decode({ tools: [FN], tool_choice: { type: 'function' } }), 'missing_parameter', 'tool_choice.name');
@@ -255,12 +352,21 @@ describe('decodeResponsesRequest: tools and formats', () => {
 
   it('text.format is flat; response_format is accepted too; text.format wins', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    assert.deepEqual(decode({ text: { format: { type: 'json_schema', name: 'thing', schema, strict: true } } }).responseFormat,
-      { type: 'json_schema', name: 'thing', schema, strict: true });
+    assert.deepEqual(decode({ text: { format: { type: 'json_schema', name: 'thing', schema, strict: true } } }).responseFormat, {
+      type: 'json_schema',
+      name: 'thing',
+      schema,
+      strict: true,
+    });
     assert.deepEqual(decode({ response_format: { type: 'json_object' } }).responseFormat, { type: 'json_object' });
-    assert.deepEqual(decode({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).responseFormat,
-      { type: 'json_schema', name: 'n', schema });
-    assert.deepEqual(decode({ text: { format: { type: 'text' } }, response_format: { type: 'json_object' } }).responseFormat, { type: 'text' });
+    assert.deepEqual(decode({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).responseFormat, {
+      type: 'json_schema',
+      name: 'n',
+      schema,
+    });
+    assert.deepEqual(decode({ text: { format: { type: 'text' } }, response_format: { type: 'json_object' } }).responseFormat, {
+      type: 'text',
+    });
     assert.equal(decode({ text: { verbosity: 'low' } }).extra.verbosity, 'low');
     assertRequestError(() => decode({ text: { format: { type: 'json_schema', schema } } }), 'missing_parameter', 'text.format.name');
     assertRequestError(() => decode({ text: { format: { type: 'yaml' } } }), 'invalid_parameter', 'text.format.type');
@@ -270,10 +376,24 @@ describe('decodeResponsesRequest: tools and formats', () => {
 describe('decodeResponsesRequest: parameters', () => {
   it('sampling, limits, stops, routing and tracking fields map to the canonical request', () => {
     const req = decode({
-      temperature: 0.3, top_p: 0.9, top_k: 40, frequency_penalty: 0.5, presence_penalty: -0.5, seed: 7,
-      max_output_tokens: 300, stop: 'END', metadata: { run: '42' }, user: 'u1', prompt_cache_key: 'k',
-      provider: { order: ['a'], allow_fallbacks: false }, modalities: ['text'], mcp: { servers: [{ name: 's' }] },
-      include: ['reasoning.encrypted_content'], truncation: 'auto', service_tier: 'flex', client_metadata: { x: 1 },
+      temperature: 0.3,
+      top_p: 0.9,
+      top_k: 40,
+      frequency_penalty: 0.5,
+      presence_penalty: -0.5,
+      seed: 7,
+      max_output_tokens: 300,
+      stop: 'END',
+      metadata: { run: '42' },
+      user: 'u1',
+      prompt_cache_key: 'k',
+      provider: { order: ['a'], allow_fallbacks: false },
+      modalities: ['text'],
+      mcp: { servers: [{ name: 's' }] },
+      include: ['reasoning.encrypted_content'],
+      truncation: 'auto',
+      service_tier: 'flex',
+      client_metadata: { x: 1 },
       frobnicate: true,
     });
     assert.deepEqual(req.sampling, { temperature: 0.3, topP: 0.9, topK: 40, frequencyPenalty: 0.5, presencePenalty: -0.5, seed: 7 });
@@ -309,7 +429,11 @@ describe('decodeResponsesRequest: parameters', () => {
 
   it('with reasoning on, top_k and a forced tool choice are refused, as on the chat endpoint', () => {
     assertRequestError(() => decode({ reasoning: { effort: 'high' }, top_k: 5 }), 'reasoning_conflict', 'top_k');
-    assertRequestError(() => decode({ reasoning: { effort: 'high' }, tools: [FN], tool_choice: 'required' }), 'reasoning_conflict', 'tool_choice');
+    assertRequestError(
+      () => decode({ reasoning: { effort: 'high' }, tools: [FN], tool_choice: 'required' }),
+      'reasoning_conflict',
+      'tool_choice',
+    );
     assert.deepEqual(decode({ reasoning: { effort: 'none' }, top_k: 5 }).sampling, { topK: 5 });
   });
 
@@ -321,7 +445,9 @@ describe('decodeResponsesRequest: parameters', () => {
 describe('decodeResponsesRequest: inline PDFs counted', () => {
   it('counts input_file PDFs sent inline; absent without one', () => {
     const file = (file_data: string) => ({ type: 'input_file', filename: 'a.pdf', file_data });
-    const req = decode({ input: [{ role: 'user', content: [file('data:application/pdf;base64,JVBERi0xLjQK'), file('data:text/plain;base64,aGk=')] }] });
+    const req = decode({
+      input: [{ role: 'user', content: [file('data:application/pdf;base64,JVBERi0xLjQK'), file('data:text/plain;base64,aGk=')] }],
+    });
     assert.equal(req.inlinePdfs, 1);
     assert.equal(decode({}).inlinePdfs, undefined);
   });

@@ -8,12 +8,27 @@ import { checkReasoningConflicts, decodeReasoning, isReasoningEnabled } from '..
 import { decodeSampling } from '../shared/decode-sampling.ts';
 import { decodeStop } from '../shared/decode-stop.ts';
 import {
-  invalidValue, isObject, missingParameter, pickFields, readBoolean, readEnumArray, readNumber, readObject,
-  readString, readStringArray, type JsonObject, type NumberRange,
+  invalidValue,
+  isObject,
+  missingParameter,
+  pickFields,
+  readBoolean,
+  readEnumArray,
+  readNumber,
+  readObject,
+  readString,
+  readStringArray,
+  type JsonObject,
+  type NumberRange,
 } from '../shared/read-fields.ts';
 import { readEndUser, readMetadata } from '../shared/decode-client-strings.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
-import { decodeResponsesFormat, decodeResponsesToolChoice, decodeResponsesTools, responsesToolChoiceRule } from './decode-responses-tools.ts';
+import {
+  decodeResponsesFormat,
+  decodeResponsesToolChoice,
+  decodeResponsesTools,
+  responsesToolChoiceRule,
+} from './decode-responses-tools.ts';
 import { rememberEcho } from './responses-echo.ts';
 
 // The body of POST /v1/responses → CanonicalRequest, validated per the spec's responses
@@ -76,7 +91,10 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   const text = readObject(body, 'text');
   // A `configuration_update` in the input is later than the request's own settings; the
   // vendor's `text.format` wins over the spec's `response_format` when both are sent.
-  const format = decoded.update.format ?? decodeResponsesFormat(text?.format, 'text.format') ?? decodeResponsesFormat(body.response_format, 'response_format');
+  const format =
+    decoded.update.format ??
+    decodeResponsesFormat(text?.format, 'text.format') ??
+    decodeResponsesFormat(body.response_format, 'response_format');
   if (format !== undefined) req.responseFormat = format;
   const verbosity = text === undefined ? undefined : readString(text, 'verbosity', 'text');
   if (verbosity !== undefined) req.extra.verbosity = verbosity;
@@ -127,7 +145,7 @@ export function decodeResponsesRequest(body: unknown): CanonicalRequest {
   return req;
 }
 
-const STATELESS = 'this endpoint is stateless and keeps no responses or conversations; send the whole conversation in \'input\'';
+const STATELESS = "this endpoint is stateless and keeps no responses or conversations; send the whole conversation in 'input'";
 
 function rejectStoredState(body: JsonObject): void {
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
@@ -141,11 +159,17 @@ function rejectStoredState(body: JsonObject): void {
     throw invalidParameter('store', `Unsupported value for 'store': ${STATELESS}; set 'store' to false or leave it out.`);
   }
   if (readBoolean(body, 'background') === true) {
-    throw invalidParameter('background', `Unsupported value for 'background': a background response is polled for later, and ${STATELESS}.`);
+    throw invalidParameter(
+      'background',
+      `Unsupported value for 'background': a background response is polled for later, and ${STATELESS}.`,
+    );
   }
   // A stored prompt template lives on OpenAI's servers; ignoring it would answer a different request.
   if (isObject(body.prompt)) {
-    throw invalidParameter('prompt', "Unsupported parameter 'prompt': stored prompt templates are kept by OpenAI, not by this gateway; send the instructions in 'instructions' or 'input'.");
+    throw invalidParameter(
+      'prompt',
+      "Unsupported parameter 'prompt': stored prompt templates are kept by OpenAI, not by this gateway; send the instructions in 'instructions' or 'input'.",
+    );
   }
 }
 

@@ -1,7 +1,13 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { ToolChoiceRule } from '../shared/check-tool-choice.ts';
 import {
-  describeType, invalidType, invalidValue, isObject, missingParameter, readBoolean, readString,
+  describeType,
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  readBoolean,
+  readString,
   type JsonObject,
 } from '../shared/read-fields.ts';
 
@@ -89,10 +95,14 @@ const AUTO: DecodedToolChoice = { choice: { type: 'auto' } };
 export function decodeResponsesToolChoice(raw: unknown): DecodedToolChoice | undefined {
   switch (raw) {
     case undefined:
-    case null: return undefined;
-    case 'auto': return AUTO;
-    case 'none': return { choice: { type: 'none' } };
-    case 'required': return { choice: { type: 'required' } };
+    case null:
+      return undefined;
+    case 'auto':
+      return AUTO;
+    case 'none':
+      return { choice: { type: 'none' } };
+    case 'required':
+      return { choice: { type: 'required' } };
   }
   if (!isObject(raw)) {
     if (typeof raw === 'string') throw invalidValue('tool_choice', `${TOOL_CHOICE_RULE}, got ${JSON.stringify(raw)}`);
@@ -141,11 +151,15 @@ export function decodeResponsesFormat(raw: unknown, param: string): ResponseForm
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) throw invalidType(param, "an object {type: 'text' | 'json_object' | 'json_schema'}", raw);
   switch (raw.type) {
-    case 'text': return { type: 'text' };
-    case 'json_object': return { type: 'json_object' };
-    case 'json_schema': return decodeJsonSchema(raw, param);
+    case 'text':
+      return { type: 'text' };
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema':
+      return decodeJsonSchema(raw, param);
     case undefined:
-    case null: throw missingParameter(`${param}.type`);
+    case null:
+      throw missingParameter(`${param}.type`);
     default:
       throw invalidValue(`${param}.type`, `must be 'text', 'json_object' or 'json_schema', got ${JSON.stringify(raw.type)}`);
   }

@@ -7,8 +7,18 @@ import type { ResponseMeta } from '../front-dialect.ts';
 import { echoOf, type ResponsesEchoJson } from './responses-echo.ts';
 import { encodeResponsesUsage, type ResponsesUsage } from './encode-responses-usage.ts';
 import {
-  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, messageItem, reasoningItem, responsesAnnotationsOf,
-  redactedReasoningItem, responseIdTail, statusOf, type MessageItem, type OutputItem,
+  FINISHED_WITH_ERROR,
+  functionCallItem,
+  incompleteDetailsOf,
+  itemId,
+  messageItem,
+  reasoningItem,
+  responsesAnnotationsOf,
+  redactedReasoningItem,
+  responseIdTail,
+  statusOf,
+  type MessageItem,
+  type OutputItem,
   type ResponseStatus,
 } from './responses-output-items.ts';
 
@@ -40,9 +50,11 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
   let message: MessageItem | null = null;
   for (let i = 0; i <= resp.content.length; i++) {
     for (const entry of serverToolsBefore(resp, i)) {
-      output.push(entry.kind === 'list'
-        ? { ...mcpListToolsItem(entry.list), id: itemId('mcpl', tail, output.length) }
-        : { ...mcpCallItem(entry.call), id: itemId('mcp', tail, output.length) });
+      output.push(
+        entry.kind === 'list'
+          ? { ...mcpListToolsItem(entry.list), id: itemId('mcpl', tail, output.length) }
+          : { ...mcpCallItem(entry.call), id: itemId('mcp', tail, output.length) },
+      );
       message = null;
     }
     const part = resp.content[i];
@@ -91,13 +103,22 @@ export function encodeResponsesResponse(resp: CanonicalResponse, meta: ResponseM
   }
   // The item being written when an answer was cut is the incomplete one.
   const last = output[output.length - 1];
-  if (status !== 'completed' && last !== undefined && (last.type === 'message' || last.type === 'function_call')) last.status = 'incomplete';
+  if (status !== 'completed' && last !== undefined && (last.type === 'message' || last.type === 'function_call'))
+    last.status = 'incomplete';
   let error: ResponsesResponseHead['error'] = null;
   if (status === 'failed') {
     error = { code: FINISHED_WITH_ERROR.code, message: FINISHED_WITH_ERROR.message };
     output.push({ id: itemId('err', tail, output.length), type: 'error', code: error.code, message: error.message });
   }
-  return responseObject(meta, echoOf(req), status, error, incompleteDetailsOf(resp.finish), output, encodeResponsesUsage(resp.usage, meta.cost));
+  return responseObject(
+    meta,
+    echoOf(req),
+    status,
+    error,
+    incompleteDetailsOf(resp.finish),
+    output,
+    encodeResponsesUsage(resp.usage, meta.cost),
+  );
 }
 
 /** The Response object in the vendor's field order; the stream's lifecycle events hold the same. */

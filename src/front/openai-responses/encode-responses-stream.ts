@@ -10,8 +10,21 @@ import type { ServerToolCall, ServerToolList } from '../../canonical/server-tool
 import { mcpCallItem, mcpListToolsItem } from '../shared/encode-mcp-call.ts';
 import { encodeResponsesUsage } from './encode-responses-usage.ts';
 import {
-  FINISHED_WITH_ERROR, functionCallItem, incompleteDetailsOf, itemId, itemStatusFor, messageItem, reasoningItem, responsesAnnotationsOf,
-  redactedReasoningItem, responseIdTail, statusOf, type ItemStatus, type OutputItem, type ReasoningItem, type ResponseStatus,
+  FINISHED_WITH_ERROR,
+  functionCallItem,
+  incompleteDetailsOf,
+  itemId,
+  itemStatusFor,
+  messageItem,
+  reasoningItem,
+  responsesAnnotationsOf,
+  redactedReasoningItem,
+  responseIdTail,
+  statusOf,
+  type ItemStatus,
+  type OutputItem,
+  type ReasoningItem,
+  type ResponseStatus,
 } from './responses-output-items.ts';
 
 // Stream parts → Responses API events, as the SSE text to write:
@@ -88,8 +101,10 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
 
   start(): string {
     this.started = true;
-    return this.lifecycle('response.created', 'in_progress', 'null', 'null', '[]', 'null') +
-      this.lifecycle('response.in_progress', 'in_progress', 'null', 'null', '[]', 'null');
+    return (
+      this.lifecycle('response.created', 'in_progress', 'null', 'null', '[]', 'null') +
+      this.lifecycle('response.in_progress', 'in_progress', 'null', 'null', '[]', 'null')
+    );
   }
 
   push(part: StreamPart): string {
@@ -103,11 +118,17 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
         if (this.excludeReasoning) return '';
         if (this.reasoningIndex >= 0) return this.closeReasoning(part.signature);
         // A signature with no reasoning text before it (thinking shown as omitted).
-        return this.closeMessage('completed') + this.wholeReasoning(reasoningItem(this.newId('rs'), { type: 'reasoning', text: '', signature: part.signature }));
+        return (
+          this.closeMessage('completed') +
+          this.wholeReasoning(reasoningItem(this.newId('rs'), { type: 'reasoning', text: '', signature: part.signature }))
+        );
       case 'reasoning-redacted':
         if (this.excludeReasoning) return '';
-        return this.closeMessage('completed') + this.closeReasoning(undefined) +
-          this.wholeReasoning(redactedReasoningItem(this.newId('rs'), part.data));
+        return (
+          this.closeMessage('completed') +
+          this.closeReasoning(undefined) +
+          this.wholeReasoning(redactedReasoningItem(this.newId('rs'), part.data))
+        );
       case 'tool-call-start':
         return this.callStart(part.index, part.id, part.name);
       case 'tool-call-delta':
@@ -149,12 +170,17 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const status = statusOf(this.finish);
     let out = this.closeOpenItems(itemStatusFor(status));
     this.ended = true;
-    if (status === 'failed') return out + this.failed(FINISHED_WITH_ERROR.code, FINISHED_WITH_ERROR.message, null, 'provider_error', undefined);
+    if (status === 'failed')
+      return out + this.failed(FINISHED_WITH_ERROR.code, FINISHED_WITH_ERROR.message, null, 'provider_error', undefined);
     const usage = JSON.stringify(encodeResponsesUsage(this.usage, cost));
     const incomplete = incompleteDetailsOf(this.finish);
     out += this.lifecycle(
       status === 'completed' ? 'response.completed' : 'response.incomplete',
-      status, 'null', incomplete === null ? 'null' : JSON.stringify(incomplete), JSON.stringify(this.output), usage,
+      status,
+      'null',
+      incomplete === null ? 'null' : JSON.stringify(incomplete),
+      JSON.stringify(this.output),
+      usage,
     );
     return out;
   }
@@ -173,17 +199,25 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     if (metadata !== undefined) nested.metadata = metadata;
     // Both shapes: the flat one of the SDK's event type (the AI SDK parses it), and the
     // nested one OpenAI sends (openai-node prefers it).
-    const event = this.event('error', `,"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"param":${JSON.stringify(param)},"error":${JSON.stringify(nested)}`);
+    const event = this.event(
+      'error',
+      `,"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"param":${JSON.stringify(param)},"error":${JSON.stringify(nested)}`,
+    );
     this.output.push({ id: this.newId('err'), type: 'error', code, message });
     const usage = this.usage === null ? 'null' : JSON.stringify(encodeResponsesUsage(this.usage, undefined));
-    return event + this.lifecycle('response.failed', 'failed', JSON.stringify({ code, message }), 'null', JSON.stringify(this.output), usage);
+    return (
+      event + this.lifecycle('response.failed', 'failed', JSON.stringify({ code, message }), 'null', JSON.stringify(this.output), usage)
+    );
   }
 
   private textDelta(delta: string): string {
     let out = '';
     if (this.messageIndex < 0) out = this.closeReasoning(undefined) + this.openMessage();
     this.text += delta;
-    return out + this.event('response.output_text.delta', `${this.messageRoute},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`);
+    return (
+      out +
+      this.event('response.output_text.delta', `${this.messageRoute},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]`)
+    );
   }
 
   private openMessage(): string {
@@ -192,8 +226,16 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     this.messageIndex = index;
     this.messageRoute = `,"item_id":${JSON.stringify(this.messageId)},"output_index":${index}`;
     this.text = '';
-    return this.event('response.output_item.added', `,"output_index":${index},"item":{"id":${JSON.stringify(this.messageId)},"type":"message","status":"in_progress","role":"assistant","content":[]}`) +
-      this.event('response.content_part.added', `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`);
+    return (
+      this.event(
+        'response.output_item.added',
+        `,"output_index":${index},"item":{"id":${JSON.stringify(this.messageId)},"type":"message","status":"in_progress","role":"assistant","content":[]}`,
+      ) +
+      this.event(
+        'response.content_part.added',
+        `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`,
+      )
+    );
   }
 
   private closeMessage(status: ItemStatus): string {
@@ -205,10 +247,18 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     this.output[this.messageIndex] = item;
     let added = '';
     annotations.forEach((annotation, i) => {
-      added += this.event('response.output_text.annotation.added', `${this.messageRoute},"content_index":0,"annotation_index":${i},"annotation":${JSON.stringify(annotation)}`);
+      added += this.event(
+        'response.output_text.annotation.added',
+        `${this.messageRoute},"content_index":0,"annotation_index":${i},"annotation":${JSON.stringify(annotation)}`,
+      );
     });
-    const out = added + this.event('response.output_text.done', `${this.messageRoute},"content_index":0,"text":${text},"logprobs":[]`) +
-      this.event('response.content_part.done', `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":${text},"annotations":${JSON.stringify(annotations)}}`) +
+    const out =
+      added +
+      this.event('response.output_text.done', `${this.messageRoute},"content_index":0,"text":${text},"logprobs":[]`) +
+      this.event(
+        'response.content_part.done',
+        `${this.messageRoute},"content_index":0,"part":{"type":"output_text","text":${text},"annotations":${JSON.stringify(annotations)}}`,
+      ) +
       this.itemDone(this.messageIndex, item);
     this.messageIndex = -1;
     this.text = '';
@@ -219,7 +269,9 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     let out = '';
     if (this.reasoningIndex < 0) out = this.closeMessage('completed') + this.openReasoning();
     this.reasoningText += delta;
-    return out + this.event('response.reasoning_summary_text.delta', `${this.reasoningRoute},"summary_index":0,"delta":${JSON.stringify(delta)}`);
+    return (
+      out + this.event('response.reasoning_summary_text.delta', `${this.reasoningRoute},"summary_index":0,"delta":${JSON.stringify(delta)}`)
+    );
   }
 
   private openReasoning(): string {
@@ -228,21 +280,34 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     this.reasoningIndex = index;
     this.reasoningRoute = `,"item_id":${JSON.stringify(this.reasoningId)},"output_index":${index}`;
     this.reasoningText = '';
-    return this.event('response.output_item.added', `,"output_index":${index},"item":{"id":${JSON.stringify(this.reasoningId)},"type":"reasoning","summary":[],"encrypted_content":null}`) +
-      this.event('response.reasoning_summary_part.added', `${this.reasoningRoute},"summary_index":0,"part":{"type":"summary_text","text":""}`);
+    return (
+      this.event(
+        'response.output_item.added',
+        `,"output_index":${index},"item":{"id":${JSON.stringify(this.reasoningId)},"type":"reasoning","summary":[],"encrypted_content":null}`,
+      ) +
+      this.event(
+        'response.reasoning_summary_part.added',
+        `${this.reasoningRoute},"summary_index":0,"part":{"type":"summary_text","text":""}`,
+      )
+    );
   }
 
   /** Closes the open reasoning item; a signature, when given, becomes its `encrypted_content`. */
   private closeReasoning(signature: string | undefined): string {
     if (this.reasoningIndex < 0) return '';
     const text = JSON.stringify(this.reasoningText);
-    const part = signature === undefined
-      ? { type: 'reasoning' as const, text: this.reasoningText }
-      : { type: 'reasoning' as const, text: this.reasoningText, signature };
+    const part =
+      signature === undefined
+        ? { type: 'reasoning' as const, text: this.reasoningText }
+        : { type: 'reasoning' as const, text: this.reasoningText, signature };
     const item = reasoningItem(this.reasoningId, part);
     this.output[this.reasoningIndex] = item;
-    const out = this.event('response.reasoning_summary_text.done', `${this.reasoningRoute},"summary_index":0,"text":${text}`) +
-      this.event('response.reasoning_summary_part.done', `${this.reasoningRoute},"summary_index":0,"part":{"type":"summary_text","text":${text}}`) +
+    const out =
+      this.event('response.reasoning_summary_text.done', `${this.reasoningRoute},"summary_index":0,"text":${text}`) +
+      this.event(
+        'response.reasoning_summary_part.done',
+        `${this.reasoningRoute},"summary_index":0,"part":{"type":"summary_text","text":${text}}`,
+      ) +
       this.itemDone(this.reasoningIndex, item);
     this.reasoningIndex = -1;
     this.reasoningText = '';
@@ -253,8 +318,12 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   private wholeReasoning(item: ReasoningItem): string {
     const index = this.nextIndex - 1;
     this.output[index] = item;
-    return this.event('response.output_item.added', `,"output_index":${index},"item":{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[],"encrypted_content":null}`) +
-      this.itemDone(index, item);
+    return (
+      this.event(
+        'response.output_item.added',
+        `,"output_index":${index},"item":{"id":${JSON.stringify(item.id)},"type":"reasoning","summary":[],"encrypted_content":null}`,
+      ) + this.itemDone(index, item)
+    );
   }
 
   private callStart(index: number, callId: string, name: string): string {
@@ -262,9 +331,22 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const out = this.closeMessage('completed') + this.closeReasoning(undefined);
     const outputIndex = this.nextIndex;
     const id = this.newId('fc');
-    const call: OpenCall = { outputIndex, id, callId, name, args: '', route: `,"item_id":${JSON.stringify(id)},"output_index":${outputIndex}` };
+    const call: OpenCall = {
+      outputIndex,
+      id,
+      callId,
+      name,
+      args: '',
+      route: `,"item_id":${JSON.stringify(id)},"output_index":${outputIndex}`,
+    };
     this.calls.set(index, call);
-    return out + this.event('response.output_item.added', `,"output_index":${outputIndex},"item":{"id":${JSON.stringify(id)},"type":"function_call","status":"in_progress","arguments":"","call_id":${JSON.stringify(callId)},"name":${JSON.stringify(name)}}`);
+    return (
+      out +
+      this.event(
+        'response.output_item.added',
+        `,"output_index":${outputIndex},"item":{"id":${JSON.stringify(id)},"type":"function_call","status":"in_progress","arguments":"","call_id":${JSON.stringify(callId)},"name":${JSON.stringify(name)}}`,
+      )
+    );
   }
 
   private callDelta(index: number, delta: string): string {
@@ -277,8 +359,12 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   private closeCall(call: OpenCall, status: ItemStatus): string {
     const item = functionCallItem(call.id, status, { type: 'tool-call', id: call.callId, name: call.name, arguments: call.args });
     this.output[call.outputIndex] = item;
-    return this.event('response.function_call_arguments.done', `${call.route},"arguments":${JSON.stringify(call.args)},"name":${JSON.stringify(call.name)}`) +
-      this.itemDone(call.outputIndex, item);
+    return (
+      this.event(
+        'response.function_call_arguments.done',
+        `${call.route},"arguments":${JSON.stringify(call.args)},"name":${JSON.stringify(call.name)}`,
+      ) + this.itemDone(call.outputIndex, item)
+    );
   }
 
   /** An MCP server's tool list: added and done at once (OpenAI's `mcp_list_tools` events between). */
@@ -288,10 +374,13 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const item = { ...mcpListToolsItem(list), id: this.newId('mcpl') };
     this.output[index] = item;
     const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
-    return out + this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, tools: [] })}`) +
+    return (
+      out +
+      this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, tools: [] })}`) +
       this.event('response.mcp_list_tools.in_progress', route) +
       this.event('response.mcp_list_tools.completed', route) +
-      this.itemDone(index, item);
+      this.itemDone(index, item)
+    );
   }
 
   /** An MCP call the gateway starts: its item, in progress, with its arguments whole. */
@@ -302,10 +391,13 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     this.mcpCalls.set(call.id, index);
     this.output[index] = item;
     const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
-    return out + this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, arguments: '' })}`) +
+    return (
+      out +
+      this.event('response.output_item.added', `,"output_index":${index},"item":${JSON.stringify({ ...item, arguments: '' })}`) +
       this.event('response.mcp_call.in_progress', route) +
       this.event('response.mcp_call_arguments.delta', `${route},"delta":${JSON.stringify(call.arguments)}`) +
-      this.event('response.mcp_call_arguments.done', `${route},"arguments":${JSON.stringify(call.arguments)}`);
+      this.event('response.mcp_call_arguments.done', `${route},"arguments":${JSON.stringify(call.arguments)}`)
+    );
   }
 
   /** The MCP call ended: completed or failed, then its item whole. */
@@ -316,7 +408,10 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     const item = { ...mcpCallItem(call), id: (this.output[index] as { id: string }).id };
     this.output[index] = item;
     const route = `,"item_id":${JSON.stringify(item.id)},"output_index":${index}`;
-    return this.event(call.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', route) + this.itemDone(index, item);
+    return (
+      this.event(call.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', route) +
+      this.itemDone(index, item)
+    );
   }
 
   private closeOpenItems(status: ItemStatus): string {
@@ -329,7 +424,12 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
   /** A failed stream sends no more item events; what was open goes into the failed response as is. */
   private abandonOpenItems(): void {
     for (const call of this.calls.values()) {
-      this.output[call.outputIndex] = functionCallItem(call.id, 'incomplete', { type: 'tool-call', id: call.callId, name: call.name, arguments: call.args });
+      this.output[call.outputIndex] = functionCallItem(call.id, 'incomplete', {
+        type: 'tool-call',
+        id: call.callId,
+        name: call.name,
+        arguments: call.args,
+      });
     }
     this.calls.clear();
     if (this.reasoningIndex >= 0) {
@@ -351,8 +451,18 @@ export class ResponsesStreamEncoder implements DialectStreamEncoder {
     return itemId(prefix, this.tail, this.nextIndex++);
   }
 
-  private lifecycle(type: string, status: ResponseStatus | 'in_progress', error: string, incomplete: string, output: string, usage: string): string {
-    return this.event(type, `,"response":${this.head}"status":"${status}","error":${error},"incomplete_details":${incomplete},${this.modelFields}"output":${output},${this.echo},"usage":${usage}}`);
+  private lifecycle(
+    type: string,
+    status: ResponseStatus | 'in_progress',
+    error: string,
+    incomplete: string,
+    output: string,
+    usage: string,
+  ): string {
+    return this.event(
+      type,
+      `,"response":${this.head}"status":"${status}","error":${error},"incomplete_details":${incomplete},${this.modelFields}"output":${output},${this.echo},"usage":${usage}}`,
+    );
   }
 
   /** One SSE event: `body` is the payload's fields after `type` and `sequence_number`, with a leading comma. */

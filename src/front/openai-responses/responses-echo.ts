@@ -45,9 +45,20 @@ const echoes = new WeakMap<CanonicalRequest, ResponsesEchoJson>();
 
 /** What a response says when it answers a request this module never saw (unit tests). */
 const DEFAULT_ECHO = toJson({
-  instructions: null, maxOutputTokens: null, metadata: {}, parallelToolCalls: true, reasoningEffort: null,
-  reasoningSummary: null, temperature: null, format: undefined, verbosity: null, toolChoice: undefined,
-  tools: undefined, topP: null, truncation: 'disabled', user: null,
+  instructions: null,
+  maxOutputTokens: null,
+  metadata: {},
+  parallelToolCalls: true,
+  reasoningEffort: null,
+  reasoningSummary: null,
+  temperature: null,
+  format: undefined,
+  verbosity: null,
+  toolChoice: undefined,
+  tools: undefined,
+  topP: null,
+  truncation: 'disabled',
+  user: null,
 });
 
 export function rememberEcho(req: CanonicalRequest, echo: ResponsesEcho): void {

@@ -100,8 +100,10 @@ export function incompleteDetailsOf(finish: FinishReason | null): { reason: stri
   if (finish === null) return null;
   const unified = finish.unified;
   switch (unified) {
-    case 'length': return MAX_OUTPUT_TOKENS;
-    case 'content_filter': return CONTENT_FILTER;
+    case 'length':
+      return MAX_OUTPUT_TOKENS;
+    case 'content_filter':
+      return CONTENT_FILTER;
     case 'stop':
     case 'tool_calls':
     case 'error':
@@ -136,7 +138,13 @@ export function messageItem(id: string, status: ItemStatus, text: string, annota
 export function responsesAnnotationsOf(finish: FinishReason | null): ResponsesUrlCitation[] {
   const list: UrlCitation[] | undefined = finish?.annotations;
   if (list === undefined) return [];
-  return list.map(({ url_citation: c }) => ({ type: 'url_citation', start_index: c.start_index, end_index: c.end_index, url: c.url, title: c.title }));
+  return list.map(({ url_citation: c }) => ({
+    type: 'url_citation',
+    start_index: c.start_index,
+    end_index: c.end_index,
+    url: c.url,
+    title: c.title,
+  }));
 }
 
 export function functionCallItem(id: string, status: ItemStatus, call: ToolCallPart): FunctionCallItem {

@@ -20,7 +20,11 @@ export interface ToolChoiceRule {
 const AUTO: ToolChoice = { type: 'auto' };
 
 /** The choice to carry (the same one, or `auto` for a dropped tool); throws when it forces a tool the request does not have. */
-export function checkToolChoice(choice: ToolChoice | undefined, tools: readonly ToolDefinition[] | undefined, rule: ToolChoiceRule): ToolChoice | undefined {
+export function checkToolChoice(
+  choice: ToolChoice | undefined,
+  tools: readonly ToolDefinition[] | undefined,
+  rule: ToolChoiceRule,
+): ToolChoice | undefined {
   if (choice === undefined) return undefined;
   const hasTools = tools !== undefined && tools.length > 0;
   switch (choice.type) {
@@ -30,12 +34,19 @@ export function checkToolChoice(choice: ToolChoice | undefined, tools: readonly 
     case 'required':
       if (hasTools) return choice;
       if (rule.dropped !== undefined) return AUTO;
-      throw invalidValue('tool_choice', `${rule.required} forces a tool call, but the request has no 'tools'; send the tools, or use 'auto' or 'none'`);
+      throw invalidValue(
+        'tool_choice',
+        `${rule.required} forces a tool call, but the request has no 'tools'; send the tools, or use 'auto' or 'none'`,
+      );
     case 'tool': {
       const name = choice.name;
       if (hasTools && tools.some((t) => t.name === name)) return choice;
       if (rule.dropped?.has(name) === true) return AUTO;
-      if (!hasTools) throw invalidValue('tool_choice', `names the function ${JSON.stringify(name)}, but the request has no 'tools'; send it in 'tools', or use 'auto' or 'none'`);
+      if (!hasTools)
+        throw invalidValue(
+          'tool_choice',
+          `names the function ${JSON.stringify(name)}, but the request has no 'tools'; send it in 'tools', or use 'auto' or 'none'`,
+        );
       throw invalidValue('tool_choice', `names the function ${JSON.stringify(name)}, which is not in 'tools'`);
     }
   }

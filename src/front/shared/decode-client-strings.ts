@@ -1,6 +1,4 @@
-import {
-  MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS, MAX_METADATA_VALUE_CHARS, MAX_USER_CHARS,
-} from './input-limits.ts';
+import { MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS, MAX_METADATA_VALUE_CHARS, MAX_USER_CHARS } from './input-limits.ts';
 import { invalidValue, readString, readStringMap, type JsonObject } from './read-fields.ts';
 
 // Client strings the gateway keeps or forwards as they are, bounded at decode time: the
@@ -11,7 +9,10 @@ import { invalidValue, readString, readStringMap, type JsonObject } from './read
 export function readEndUser(obj: JsonObject, key: string, prefix?: string): string | undefined {
   const value = readString(obj, key, prefix);
   if (value !== undefined && value.length > MAX_USER_CHARS) {
-    throw invalidValue(prefix === undefined ? key : `${prefix}.${key}`, `must be at most ${MAX_USER_CHARS} characters, got ${value.length}`);
+    throw invalidValue(
+      prefix === undefined ? key : `${prefix}.${key}`,
+      `must be at most ${MAX_USER_CHARS} characters, got ${value.length}`,
+    );
   }
   return value;
 }
@@ -23,7 +24,8 @@ export function readMetadata(obj: JsonObject, key: string): Record<string, strin
   let pairs = 0;
   for (const [k, v] of Object.entries(map)) {
     if (++pairs > MAX_METADATA_PAIRS) throw invalidValue(key, `may hold at most ${MAX_METADATA_PAIRS} pairs`);
-    if (k.length > MAX_METADATA_KEY_CHARS) throw invalidValue(key, `keys must be at most ${MAX_METADATA_KEY_CHARS} characters, got one of ${k.length}`);
+    if (k.length > MAX_METADATA_KEY_CHARS)
+      throw invalidValue(key, `keys must be at most ${MAX_METADATA_KEY_CHARS} characters, got one of ${k.length}`);
     if (v.length > MAX_METADATA_VALUE_CHARS) {
       throw invalidValue(`${key}.${k}`, `must be at most ${MAX_METADATA_VALUE_CHARS} characters, got ${v.length}`);
     }

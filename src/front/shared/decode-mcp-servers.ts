@@ -1,5 +1,14 @@
 import type { McpServerChoice } from '../../canonical/server-tools.ts';
-import { invalidType, invalidValue, isObject, missingParameter, readBoolean, readString, readStringArray, type JsonObject } from './read-fields.ts';
+import {
+  invalidType,
+  invalidValue,
+  isObject,
+  missingParameter,
+  readBoolean,
+  readString,
+  readStringArray,
+  type JsonObject,
+} from './read-fields.ts';
 
 // The MCP servers a request names (docs/tools.md), in each dialect's form. Which names
 // exist and which the caller may use is decided at admission (server/mcp-loop/), not here.
@@ -37,7 +46,8 @@ export function decodeResponsesMcpTool(tool: JsonObject, i: number): McpServerCh
     choice.allowedTools = readStringArray(tool, 'allowed_tools', path) ?? [];
   } else if (isObject(allowed)) {
     // The filter form: {tool_names: [...]} (read_only is not known of a server's tools: refused).
-    if (allowed.read_only !== undefined) throw invalidValue(`${path}.allowed_tools.read_only`, 'is not supported by this gateway; list tool_names');
+    if (allowed.read_only !== undefined)
+      throw invalidValue(`${path}.allowed_tools.read_only`, 'is not supported by this gateway; list tool_names');
     const names = readStringArray(allowed, 'tool_names', `${path}.allowed_tools`);
     if (names !== undefined) choice.allowedTools = names;
   } else if (allowed !== undefined && allowed !== null) {
@@ -49,7 +59,10 @@ export function decodeResponsesMcpTool(tool: JsonObject, i: number): McpServerCh
     throw invalidValue(`${path}.require_approval`, "must be 'never': the gateway runs MCP tools without an approval round trip");
   }
   if (tool.headers !== undefined || tool.authorization !== undefined) {
-    throw invalidValue(`${path}.${tool.headers !== undefined ? 'headers' : 'authorization'}`, 'is not accepted: the gateway holds the credentials of its MCP servers');
+    throw invalidValue(
+      `${path}.${tool.headers !== undefined ? 'headers' : 'authorization'}`,
+      'is not accepted: the gateway holds the credentials of its MCP servers',
+    );
   }
   return choice;
 }
@@ -64,7 +77,8 @@ export function decodeMessagesMcpServers(body: JsonObject): McpServerChoice[] | 
     const path = `mcp_servers[${i}]`;
     if (!isObject(s)) throw invalidType(path, 'an object {type: "url", url, name}', s);
     if (s.type !== undefined && s.type !== 'url') throw invalidValue(`${path}.type`, "must be 'url'");
-    if (s.authorization_token !== undefined) throw invalidValue(`${path}.authorization_token`, 'is not accepted: the gateway holds the credentials of its MCP servers');
+    if (s.authorization_token !== undefined)
+      throw invalidValue(`${path}.authorization_token`, 'is not accepted: the gateway holds the credentials of its MCP servers');
     const choice: McpServerChoice = { name: requiredName(s, 'name', path), form: 'messages' };
     const url = readString(s, 'url', path);
     if (url !== undefined) choice.url = url;

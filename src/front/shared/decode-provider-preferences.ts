@@ -1,7 +1,14 @@
 import type { ProviderPreferences } from '../../canonical/request.ts';
 import {
-  fieldPath, invalidType, readBoolean, readEnum, readNumber, readObject, readStringArray,
-  type JsonObject, type NumberRange,
+  fieldPath,
+  invalidType,
+  readBoolean,
+  readEnum,
+  readNumber,
+  readObject,
+  readStringArray,
+  type JsonObject,
+  type NumberRange,
 } from './read-fields.ts';
 
 // The `provider` routing preferences object, the same in every dialect. Unknown keys are

@@ -6,9 +6,15 @@ import { invalidType, readBoolean, readEnum, readNumber, type JsonObject, type N
 // `{effort?, max_tokens?, enabled?, exclude?}`.
 
 /** Every effort some vendor accepts; the spec names low/medium/high. */
-export const REASONING_EFFORTS: ReadonlySet<ReasoningEffort> = new Set<ReasoningEffort>(
-  ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
-);
+export const REASONING_EFFORTS: ReadonlySet<ReasoningEffort> = new Set<ReasoningEffort>([
+  'none',
+  'minimal',
+  'low',
+  'medium',
+  'high',
+  'xhigh',
+  'max',
+]);
 const BUDGET: NumberRange = { min: 0, integer: true };
 
 export function decodeReasoning(obj: JsonObject, key: string): ReasoningConfig | undefined {
@@ -40,7 +46,9 @@ export function isReasoningEnabled(r: ReasoningConfig | undefined): boolean {
 /** Refuses what reasoning models reject, for a request whose reasoning is enabled. */
 export function checkReasoningConflicts(req: CanonicalRequest): void {
   if (req.sampling.topK !== undefined) {
-    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", { param: 'top_k' });
+    throw new GatewayError('reasoning_conflict', "'top_k' is not allowed while reasoning is enabled; remove it or disable reasoning.", {
+      param: 'top_k',
+    });
   }
   const choice = req.toolChoice;
   if (choice !== undefined && choice.type !== 'auto' && choice.type !== 'none') {

@@ -23,14 +23,22 @@ export interface McpListToolsItem {
 
 export function mcpCallItem(call: ServerToolCall): McpCallItem {
   return {
-    type: 'mcp_call', id: call.id, server_label: call.server, name: call.name, arguments: call.arguments,
-    output: call.output ?? null, error: call.error ?? null, status: call.status,
+    type: 'mcp_call',
+    id: call.id,
+    server_label: call.server,
+    name: call.name,
+    arguments: call.arguments,
+    output: call.output ?? null,
+    error: call.error ?? null,
+    status: call.status,
   };
 }
 
 export function mcpListToolsItem(list: ServerToolList): McpListToolsItem {
   return {
-    type: 'mcp_list_tools', id: list.id, server_label: list.server,
+    type: 'mcp_list_tools',
+    id: list.id,
+    server_label: list.server,
     tools: list.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, annotations: null })),
     error: null,
   };

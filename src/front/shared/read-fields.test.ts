@@ -1,8 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  readBoolean, readEnum, readNumber, readObject, readString, readStringArray, readStringMap, requireString,
-} from './read-fields.ts';
+import { readBoolean, readEnum, readNumber, readObject, readString, readStringArray, readStringMap, requireString } from './read-fields.ts';
 import { assertRequestError } from './assert-gateway-error.ts';
 
 describe('read-fields', () => {

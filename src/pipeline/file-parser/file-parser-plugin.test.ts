@@ -4,7 +4,13 @@ import type { CanonicalRequest } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { pdfEngineOf } from './file-parser-plugin.ts';
 
-const withPlugins = (plugins: unknown): CanonicalRequest => ({ models: [], messages: [], sampling: {}, stream: false, extra: plugins === undefined ? {} : { plugins } });
+const withPlugins = (plugins: unknown): CanonicalRequest => ({
+  models: [],
+  messages: [],
+  sampling: {},
+  stream: false,
+  extra: plugins === undefined ? {} : { plugins },
+});
 
 function refused(plugins: unknown): GatewayError {
   try {

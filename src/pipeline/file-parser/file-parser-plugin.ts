@@ -23,13 +23,18 @@ export function pdfEngineOf(req: CanonicalRequest): PdfEngine {
     const pdf = plugin.pdf;
     if (pdf === undefined || pdf === null) continue;
     const param = `plugins[${i}].pdf`;
-    if (typeof pdf !== 'object' || Array.isArray(pdf)) throw new GatewayError('invalid_parameter', `Invalid '${param}': expected an object {engine}.`, { param });
+    if (typeof pdf !== 'object' || Array.isArray(pdf))
+      throw new GatewayError('invalid_parameter', `Invalid '${param}': expected an object {engine}.`, { param });
     const value = (pdf as { engine?: unknown }).engine;
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || !ENGINES.has(value)) {
-      throw new GatewayError('invalid_parameter', `Invalid '${param}.engine': ${JSON.stringify(value)} is not an engine this gateway has; use 'pdf-text' (the gateway extracts the text) or 'native' (the model reads the file).`, {
-        param: `${param}.engine`,
-      });
+      throw new GatewayError(
+        'invalid_parameter',
+        `Invalid '${param}.engine': ${JSON.stringify(value)} is not an engine this gateway has; use 'pdf-text' (the gateway extracts the text) or 'native' (the model reads the file).`,
+        {
+          param: `${param}.engine`,
+        },
+      );
     }
     engine = value as PdfEngine;
   }

@@ -73,7 +73,10 @@ function decodePdfBytes(data: string, maxBytes: number, name: string): Uint8Arra
   const length = data.length - start;
   const decoded = Math.floor((length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
   if (decoded > maxBytes) {
-    throw new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: it is ${decoded} bytes, more than the ${maxBytes} the gateway reads.`);
+    throw new GatewayError(
+      'file_too_large',
+      `The PDF ${name} cannot be read as text: it is ${decoded} bytes, more than the ${maxBytes} the gateway reads.`,
+    );
   }
   // Characters that are not base64 are skipped; what is left must then read as a PDF.
   return Buffer.from(start === 0 ? data : data.slice(start), 'base64');

@@ -72,7 +72,10 @@ export class PdfTextExtractor {
       return { pages: reply.pages, text: reply.text };
     }
     if (reply.reason === 'chars') {
-      throw new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: the text of the request's PDFs is longer than the ${bounds.maxChars} characters the gateway extracts.`);
+      throw new GatewayError(
+        'file_too_large',
+        `The PDF ${name} cannot be read as text: the text of the request's PDFs is longer than the ${bounds.maxChars} characters the gateway extracts.`,
+      );
     }
     const code = reply.reason === 'pages' ? 'file_too_large' : 'unreadable_file';
     throw new GatewayError(code, `The PDF ${name} cannot be read as text: ${reply.detail}.`);
@@ -93,10 +96,16 @@ export class PdfTextExtractor {
 
 function refusal(err: unknown, name: string, bounds: PdfConfig): GatewayError {
   if (err instanceof ThreadTimeout) {
-    return new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: reading the request's PDFs took longer than the ${bounds.timeoutMs} ms the gateway allows.`);
+    return new GatewayError(
+      'file_too_large',
+      `The PDF ${name} cannot be read as text: reading the request's PDFs took longer than the ${bounds.timeoutMs} ms the gateway allows.`,
+    );
   }
   if (err instanceof ThreadLost && err.reason === OUT_OF_MEMORY) {
-    return new GatewayError('file_too_large', `The PDF ${name} cannot be read as text: reading it took more memory than the gateway allows.`);
+    return new GatewayError(
+      'file_too_large',
+      `The PDF ${name} cannot be read as text: reading it took more memory than the gateway allows.`,
+    );
   }
   return new GatewayError('unreadable_file', `The PDF ${name} cannot be read as text: the reader failed on it.`);
 }

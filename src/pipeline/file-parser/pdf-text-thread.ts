@@ -14,8 +14,7 @@ export interface PdfTextRequest {
 }
 
 export type PdfTextReply =
-  | { ok: true; pages: number; text: string }
-  | { ok: false; reason: 'encrypted' | 'malformed' | 'pages' | 'chars'; detail: string };
+  { ok: true; pages: number; text: string } | { ok: false; reason: 'encrypted' | 'malformed' | 'pages' | 'chars'; detail: string };
 
 interface TextItemLike {
   str?: string;
@@ -26,16 +25,24 @@ async function extract(m: PdfTextRequest): Promise<PdfTextReply> {
   let doc: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     doc = await getDocumentProxy(m.bytes, {
-      useSystemFonts: false, disableFontFace: true, verbosity: 0, stopAtErrors: false,
+      useSystemFonts: false,
+      disableFontFace: true,
+      verbosity: 0,
+      stopAtErrors: false,
     });
   } catch (err) {
     const name = (err as Error)?.name;
     if (name === 'PasswordException') return { ok: false, reason: 'encrypted', detail: 'it is encrypted with a password' };
-    return { ok: false, reason: 'malformed', detail: name === 'InvalidPDFException' ? 'it is not a valid PDF' : `it could not be read (${(err as Error)?.message ?? String(err)})` };
+    return {
+      ok: false,
+      reason: 'malformed',
+      detail: name === 'InvalidPDFException' ? 'it is not a valid PDF' : `it could not be read (${(err as Error)?.message ?? String(err)})`,
+    };
   }
   try {
     const pages = doc.numPages;
-    if (pages > m.maxPages) return { ok: false, reason: 'pages', detail: `it has ${pages} pages, more than the ${m.maxPages} the gateway reads` };
+    if (pages > m.maxPages)
+      return { ok: false, reason: 'pages', detail: `it has ${pages} pages, more than the ${m.maxPages} the gateway reads` };
     const texts: string[] = [];
     let chars = 0;
     for (let p = 1; p <= pages; p++) {
@@ -49,7 +56,8 @@ async function extract(m: PdfTextRequest): Promise<PdfTextReply> {
       page.cleanup();
       text = text.trim();
       chars += text.length;
-      if (chars > m.maxChars) return { ok: false, reason: 'chars', detail: `its text is longer than the ${m.maxChars} characters left to extract` };
+      if (chars > m.maxChars)
+        return { ok: false, reason: 'chars', detail: `its text is longer than the ${m.maxChars} characters left to extract` };
       if (text !== '') texts.push(text);
     }
     return { ok: true, pages, text: texts.join('\n\n') };

@@ -74,6 +74,10 @@ export class RedisResponseCacheStore implements ResponseCacheStore {
 
   async set(owner: string, key: string, value: string, ttlMs: number, maxOwnerBytes: number): Promise<void> {
     const base = this.base(owner);
-    await SET.run(this.connection, [base + key, `${base}#lru`, `${base}#sizes`], [value, String(ttlMs), String(this.now()), String(Number.isFinite(maxOwnerBytes) ? maxOwnerBytes : 2 ** 53), key, base]);
+    await SET.run(
+      this.connection,
+      [base + key, `${base}#lru`, `${base}#sizes`],
+      [value, String(ttlMs), String(this.now()), String(Number.isFinite(maxOwnerBytes) ? maxOwnerBytes : 2 ** 53), key, base],
+    );
   }
 }

@@ -7,7 +7,11 @@ import type { ExecutionResult, ExecutionSink } from '../../routing/execute-attem
  * dialect's encoder makes a stream or a whole answer of the parts. No upstream is called,
  * so there are no attempts to record. Waits for the client to take data (backpressure).
  */
-export async function replayCachedAnswer(attempt: PlannedAttempt, parts: readonly StreamPart[], sink: ExecutionSink): Promise<ExecutionResult> {
+export async function replayCachedAnswer(
+  attempt: PlannedAttempt,
+  parts: readonly StreamPart[],
+  sink: ExecutionSink,
+): Promise<ExecutionResult> {
   sink.beginAttempt(attempt);
   for (const part of parts) {
     sink.part(part);

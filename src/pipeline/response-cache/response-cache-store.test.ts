@@ -37,7 +37,7 @@ describe('InProcessResponseCacheStore', () => {
     assert.equal(await store.get('acct', 'a'), 'three');
   });
 
-  it("one account past its share evicts only its own entries", async () => {
+  it('one account past its share evicts only its own entries', async () => {
     const store = new InProcessResponseCacheStore({ maxTotalBytes: 100 });
     await store.set('a', 'mine', 'x'.repeat(10), 60_000, 20);
     for (let i = 0; i < 30; i++) await store.set('b', `flood${i}`, 'y'.repeat(10), 60_000, 20);

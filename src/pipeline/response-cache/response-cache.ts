@@ -75,7 +75,10 @@ export class ResponseCache {
     const text = JSON.stringify(entry);
     if (Buffer.byteLength(text) > this.config.maxEntryBytes) return;
     const maxOwnerBytes = Math.floor(this.config.maxTotalBytes * this.config.accountShare);
-    this.store.set(probe.owner, probe.key, text, probe.ttlMs, maxOwnerBytes).then(() => this.recovered(), (err: unknown) => this.failed(err));
+    this.store.set(probe.owner, probe.key, text, probe.ttlMs, maxOwnerBytes).then(
+      () => this.recovered(),
+      (err: unknown) => this.failed(err),
+    );
   }
 
   /** A hit's charge: the answer's cost times `cache.hit_price`, rounded half up; `cache_hit_discount` says what was not charged. */
@@ -103,7 +106,9 @@ export class ResponseCache {
   private failed(err: unknown): void {
     if (this.failing) return;
     this.failing = true;
-    this.log(`response cache unavailable (${err instanceof Error ? err.message : String(err)}): requests go upstream until it answers again`);
+    this.log(
+      `response cache unavailable (${err instanceof Error ? err.message : String(err)}): requests go upstream until it answers again`,
+    );
   }
 
   private recovered(): void {

@@ -30,7 +30,12 @@ export interface WebSearchOutcome {
   skipped?: string;
 }
 
-export function planWebSearch(req: CanonicalRequest, ask: WebSearchAsk, plan: readonly PlannedAttempt[], deps: WebSearchDeps): PlannedWebSearch | null {
+export function planWebSearch(
+  req: CanonicalRequest,
+  ask: WebSearchAsk,
+  plan: readonly PlannedAttempt[],
+  deps: WebSearchDeps,
+): PlannedWebSearch | null {
   if (ask.engine === 'native' || (ask.engine === 'auto' && isNativeOnPlan(req, plan, ask))) {
     passNative(req, ask);
     return null;
@@ -53,7 +58,13 @@ function isNativeOnPlan(req: CanonicalRequest, plan: readonly PlannedAttempt[], 
  * 502 `search_failed`, or, when the request said `on_error: "continue"`, no search (not
  * charged) and the reason in the answer. An abort (deadline, client gone) is rethrown.
  */
-export async function runWebSearch(planned: PlannedWebSearch, req: CanonicalRequest, deps: WebSearchDeps, signal: AbortSignal, now: number): Promise<WebSearchOutcome> {
+export async function runWebSearch(
+  planned: PlannedWebSearch,
+  req: CanonicalRequest,
+  deps: WebSearchDeps,
+  signal: AbortSignal,
+  now: number,
+): Promise<WebSearchOutcome> {
   if (planned.query === null) return { searches: 0, results: [], skipped: 'the conversation has no user text to search for' };
   const ask = planned.ask;
   const query: SearchQuery = { q: planned.query, maxResults: planned.maxResults };
@@ -68,9 +79,13 @@ export async function runWebSearch(planned: PlannedWebSearch, req: CanonicalRequ
     if (signal.aborted) throw abortedSearch(signal, deps.backend.kind);
     if (!(err instanceof SearchBackendError)) throw err;
     if (ask.continueOnError) return { searches: 0, results: [], skipped: `the web search failed (${err.reason})` };
-    throw new GatewayError('search_failed', `The web search failed (${deps.backend.kind}: ${err.reason}). Send "on_error": "continue" with the search options to be answered without search instead.`, {
-      metadata: { backend: deps.backend.kind, reason: err.reason },
-    });
+    throw new GatewayError(
+      'search_failed',
+      `The web search failed (${deps.backend.kind}: ${err.reason}). Send "on_error": "continue" with the search options to be answered without search instead.`,
+      {
+        metadata: { backend: deps.backend.kind, reason: err.reason },
+      },
+    );
   }
   injectResults(req, results, ask.searchPrompt, now);
   return { searches: 1, results };
@@ -78,6 +93,9 @@ export async function runWebSearch(planned: PlannedWebSearch, req: CanonicalRequ
 
 /** The request's deadline passed during the search (408, as an upstream that took too long), or its client left. */
 function abortedSearch(signal: AbortSignal, kind: string): GatewayError {
-  if (signal.reason instanceof RequestDeadlineError) return new GatewayError('timeout', 'The request exceeded its time limit (during its web search).');
-  return new GatewayError('search_failed', 'The web search was cancelled: the client left.', { metadata: { backend: kind, reason: 'cancelled' } });
+  if (signal.reason instanceof RequestDeadlineError)
+    return new GatewayError('timeout', 'The request exceeded its time limit (during its web search).');
+  return new GatewayError('search_failed', 'The web search was cancelled: the client left.', {
+    metadata: { backend: kind, reason: 'cancelled' },
+  });
 }

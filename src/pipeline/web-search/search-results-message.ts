@@ -49,7 +49,12 @@ export function clipResults(results: readonly SearchResult[], maxResults: number
 }
 
 /** Puts the results before the last user message (at the end when there is none). */
-export function injectResults(req: CanonicalRequest, results: readonly SearchResult[], searchPrompt: string | undefined, now: number): void {
+export function injectResults(
+  req: CanonicalRequest,
+  results: readonly SearchResult[],
+  searchPrompt: string | undefined,
+  now: number,
+): void {
   const date = new Date(now).toISOString().slice(0, 10);
   let text = (searchPrompt ?? DEFAULT_SEARCH_PROMPT).replaceAll('{date}', date);
   results.forEach((r, i) => {

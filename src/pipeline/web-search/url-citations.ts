@@ -11,7 +11,10 @@ const SNIPPET_CHARS = 500;
 export function urlCitations(text: string, results: readonly SearchResult[]): UrlCitation[] {
   return results.map((r) => {
     const [start, end] = locate(text, r.url);
-    return { type: 'url_citation', url_citation: { url: r.url, title: r.title, content: r.content.slice(0, SNIPPET_CHARS), start_index: start, end_index: end } };
+    return {
+      type: 'url_citation',
+      url_citation: { url: r.url, title: r.title, content: r.content.slice(0, SNIPPET_CHARS), start_index: start, end_index: end },
+    };
   });
 }
 

@@ -35,7 +35,13 @@ const CONTEXT_SIZE_RESULTS: Record<string, number> = { low: 3, medium: 5, high: 
 /** Cheap: whether the request may ask for web search at all (no allocation for a request that does not). */
 export function mayAskWebSearch(req: CanonicalRequest): boolean {
   const extra = req.extra;
-  if (extra.plugins !== undefined || extra.web_search_options !== undefined || extra.search_parameters !== undefined || req.webSearchTool === true) return true;
+  if (
+    extra.plugins !== undefined ||
+    extra.web_search_options !== undefined ||
+    extra.search_parameters !== undefined ||
+    req.webSearchTool === true
+  )
+    return true;
   for (const choice of req.models) if (choice.model.endsWith(ONLINE)) return true;
   return false;
 }
@@ -50,7 +56,8 @@ export function readWebSearchAsk(req: CanonicalRequest): WebSearchAsk | null {
     if (ask !== undefined) return ask;
   }
   if (extra.web_search_options !== undefined && extra.web_search_options !== null) return fromWebSearchOptions(extra.web_search_options);
-  if (req.models.some((c) => c.model.endsWith(ONLINE))) return { engine: 'auto', field: 'plugins', returnCitations: true, continueOnError: false };
+  if (req.models.some((c) => c.model.endsWith(ONLINE)))
+    return { engine: 'auto', field: 'plugins', returnCitations: true, continueOnError: false };
   if (req.webSearchTool === true) return { engine: 'gateway', field: null, returnCitations: true, continueOnError: false };
   return null;
 }
@@ -109,7 +116,12 @@ function fromSearchParameters(raw: unknown): WebSearchAsk | undefined {
     throw invalid(`${path}.mode`, `must be 'off', 'auto' or 'on', got ${JSON.stringify(mode)}`);
   }
   if (mode === 'off') return undefined;
-  const ask: WebSearchAsk = { engine: 'auto', field: 'search_parameters', returnCitations: s.return_citations !== false, continueOnError: readOnError(s, path) };
+  const ask: WebSearchAsk = {
+    engine: 'auto',
+    field: 'search_parameters',
+    returnCitations: s.return_citations !== false,
+    continueOnError: readOnError(s, path),
+  };
   const max = readInt(s, 'max_search_results', path);
   if (max !== undefined) ask.maxResults = max;
   const from = readDate(s, 'from_date', path);
@@ -155,14 +167,16 @@ function readOnError(o: Record<string, unknown>, path: string): boolean {
 function readInt(o: Record<string, unknown>, key: string, path: string): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_RESULTS) throw invalid(`${path}.${key}`, `must be an integer from 1 to ${MAX_RESULTS}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_RESULTS)
+    throw invalid(`${path}.${key}`, `must be an integer from 1 to ${MAX_RESULTS}`);
   return v;
 }
 
 function readDate(o: Record<string, unknown>, key: string, path: string): string | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(Date.parse(v))) throw invalid(`${path}.${key}`, 'must be an ISO 8601 date (YYYY-MM-DD)');
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(Date.parse(v)))
+    throw invalid(`${path}.${key}`, 'must be an ISO 8601 date (YYYY-MM-DD)');
   return v.slice(0, 10);
 }
 

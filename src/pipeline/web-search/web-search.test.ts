@@ -14,14 +14,43 @@ describe('web search asks', () => {
   it('reads each form; a request without one costs a few property reads', () => {
     assert.equal(mayAskWebSearch(req({})), false);
     assert.equal(readWebSearchAsk(req({})), null);
-    assert.deepEqual(readWebSearchAsk(req({ plugins: [{ id: 'file-parser' }, { id: 'web', max_results: 7, search_prompt: 'P {date}', engine: 'native' }] })), {
-      engine: 'native', field: 'plugins', returnCitations: true, continueOnError: false, maxResults: 7, searchPrompt: 'P {date}',
-    });
+    assert.deepEqual(
+      readWebSearchAsk(
+        req({ plugins: [{ id: 'file-parser' }, { id: 'web', max_results: 7, search_prompt: 'P {date}', engine: 'native' }] }),
+      ),
+      {
+        engine: 'native',
+        field: 'plugins',
+        returnCitations: true,
+        continueOnError: false,
+        maxResults: 7,
+        searchPrompt: 'P {date}',
+      },
+    );
     assert.equal(readWebSearchAsk(req({}, 'a/b:online'))!.field, 'plugins');
     assert.equal(readWebSearchAsk(req({ search_parameters: { mode: 'off' } })), null);
-    assert.deepEqual(readWebSearchAsk(req({ search_parameters: { max_search_results: 2, return_citations: false, on_error: 'continue', to_date: '2026-03-04T00:00:00Z', sources: [{ type: 'web', excluded_websites: ['x.com'] }] } })), {
-      engine: 'auto', field: 'search_parameters', returnCitations: false, continueOnError: true, maxResults: 2, toDate: '2026-03-04', excludeDomains: ['x.com'],
-    });
+    assert.deepEqual(
+      readWebSearchAsk(
+        req({
+          search_parameters: {
+            max_search_results: 2,
+            return_citations: false,
+            on_error: 'continue',
+            to_date: '2026-03-04T00:00:00Z',
+            sources: [{ type: 'web', excluded_websites: ['x.com'] }],
+          },
+        }),
+      ),
+      {
+        engine: 'auto',
+        field: 'search_parameters',
+        returnCitations: false,
+        continueOnError: true,
+        maxResults: 2,
+        toDate: '2026-03-04',
+        excludeDomains: ['x.com'],
+      },
+    );
     assert.equal(readWebSearchAsk(req({ web_search_options: { search_context_size: 'high' } }))!.maxResults, 10);
     const tool = req({});
     tool.webSearchTool = true;
@@ -35,7 +64,10 @@ describe('web search asks', () => {
       [{ plugins: [{ id: 'web', on_error: 'retry' }] }, 'plugins[0].on_error'],
       [{ search_parameters: { max_search_results: 1.5 } }, 'search_parameters.max_search_results'],
     ] as const) {
-      assert.throws(() => readWebSearchAsk(req(extra)), (e: unknown) => e instanceof GatewayError && e.param === param);
+      assert.throws(
+        () => readWebSearchAsk(req(extra)),
+        (e: unknown) => e instanceof GatewayError && e.param === param,
+      );
     }
   });
 
@@ -53,7 +85,10 @@ describe('search results in the prompt', () => {
     r.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
     assert.equal(searchQueryOf(r), 'what is new?');
     injectResults(r, [{ url: 'https://a.example/x', title: 'A', content: 'alpha' }], 'Results of {date}:', Date.UTC(2026, 0, 2));
-    assert.deepEqual(r.messages.map((m) => m.role), ['system', 'system', 'user', 'assistant']);
+    assert.deepEqual(
+      r.messages.map((m) => m.role),
+      ['system', 'system', 'user', 'assistant'],
+    );
     assert.deepEqual(r.messages[1]!.content, [{ type: 'text', text: 'Results of 2026-01-02:\n\n[1] A\nURL: https://a.example/x\nalpha' }]);
   });
 
@@ -63,7 +98,7 @@ describe('search results in the prompt', () => {
     const long = { url: 'https://a.example/' + 'p'.repeat(20), title: 'T'.repeat(1000), content: 'é'.repeat(5000) };
     const [clipped] = clipResults([long, { url: 'ftp://no', title: '', content: '' }], 5);
     const bytes = Buffer.byteLength(`[1] ${clipped!.title}\nURL: ${clipped!.url}\n${clipped!.content}\n\n`);
-    assert.ok(bytes <= resultsTokenBound(1, '') , `${bytes} bytes within the bound`);
+    assert.ok(bytes <= resultsTokenBound(1, ''), `${bytes} bytes within the bound`);
     assert.equal(clipResults([long, { url: 'ftp://no', title: '', content: '' }], 5).length, 1, 'not http(s): skipped');
   });
 });
@@ -76,7 +111,11 @@ describe('url citations', () => {
       { url: 'https://b.example/y', title: 'B', content: 'beta' },
       { url: 'https://c.example/z', title: 'C', content: 'gamma' },
     ]).map((a) => [a.url_citation.start_index, a.url_citation.end_index]);
-    assert.deepEqual(out, [[4, 36], [41, 60], [0, 0]]);
+    assert.deepEqual(out, [
+      [4, 36],
+      [41, 60],
+      [0, 0],
+    ]);
     assert.equal(text.slice(4, 36), '[a.example](https://a.example/x)');
     assert.equal(text.slice(41, 60), 'https://b.example/y');
   });

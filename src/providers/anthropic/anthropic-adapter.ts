@@ -11,8 +11,19 @@ import { decodeAnthropicError } from './decode-anthropic-error.ts';
  * `cache_control` breakpoints, which travel on the blocks), modalities and audio (no audio).
  */
 const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
-  'temperature', 'top_p', 'top_k', 'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'user',
+  'temperature',
+  'top_p',
+  'top_k',
+  'max_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
+  'include_reasoning',
+  'user',
 ]);
 
 /** Anthropic's native Messages API (`POST /v1/messages`). */

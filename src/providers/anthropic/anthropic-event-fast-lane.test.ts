@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { plainTextDeltaOf } from './anthropic-event-fast-lane.ts';
 
-const delta = (index: string, text: string): string => `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":"${text}"}}`;
+const delta = (index: string, text: string): string =>
+  `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":"${text}"}}`;
 
 test('a plain text delta is read by comparison, its block index with it', () => {
   const out = { index: -1 };

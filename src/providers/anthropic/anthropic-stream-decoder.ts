@@ -2,7 +2,12 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { truncateRaw, unusableAnswerError } from '../http/upstream-error.ts';
 import type { SseEvent } from '../sse/parse-sse.ts';
 import type { PartSink, StreamDecoder } from '../types.ts';
-import type { AnthropicContentBlockWire, AnthropicDeltaWire, AnthropicStreamEventWire, AnthropicUsageWire } from './anthropic-wire-types.ts';
+import type {
+  AnthropicContentBlockWire,
+  AnthropicDeltaWire,
+  AnthropicStreamEventWire,
+  AnthropicUsageWire,
+} from './anthropic-wire-types.ts';
 import { convertAnthropicUsage, mergeAnthropicUsage } from './convert-anthropic-usage.ts';
 import { anthropicEventError } from './decode-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
@@ -165,7 +170,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     if (state === undefined) return;
     switch (delta.type) {
       case 'text_delta':
-        if (state.kind === TEXT && typeof delta.text === 'string' && delta.text.length > 0) this.emit({ type: 'text-delta', text: delta.text });
+        if (state.kind === TEXT && typeof delta.text === 'string' && delta.text.length > 0)
+          this.emit({ type: 'text-delta', text: delta.text });
         return;
       case 'thinking_delta':
         if (state.kind === THINKING && typeof delta.thinking === 'string' && delta.thinking.length > 0) {

@@ -47,7 +47,8 @@ function emitBlock(block: AnthropicContentBlockWire, toolIndex: number, emit: Pa
       return false;
     case 'thinking':
       if (typeof block.thinking === 'string' && block.thinking.length > 0) emit({ type: 'reasoning-delta', text: block.thinking });
-      if (typeof block.signature === 'string' && block.signature.length > 0) emit({ type: 'reasoning-signature', signature: block.signature });
+      if (typeof block.signature === 'string' && block.signature.length > 0)
+        emit({ type: 'reasoning-signature', signature: block.signature });
       return false;
     case 'redacted_thinking':
       if (typeof block.data === 'string') emit({ type: 'reasoning-redacted', data: block.data });

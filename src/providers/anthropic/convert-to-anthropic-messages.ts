@@ -1,11 +1,24 @@
 import type {
-  AssistantMessage, CacheControl, FilePart, ImagePart, Message, TextPart, ToolResultPart, UserContentPart,
+  AssistantMessage,
+  CacheControl,
+  FilePart,
+  ImagePart,
+  Message,
+  TextPart,
+  ToolResultPart,
+  UserContentPart,
 } from '../../canonical/request.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type {
-  AnthropicBlock, AnthropicCacheControl, AnthropicDocumentBlock, AnthropicImageBlock, AnthropicMessage,
-  AnthropicTextBlock, AnthropicToolResultBlock, AnthropicUserBlock,
+  AnthropicBlock,
+  AnthropicCacheControl,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicMessage,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+  AnthropicUserBlock,
 } from './anthropic-wire-types.ts';
 
 // Canonical messages → Anthropic's top-level `system` plus alternating user/assistant turns.
@@ -155,7 +168,10 @@ function userBlock(part: UserContentPart): AnthropicUserBlock | null {
       return fileBlock(part);
     case 'audio':
       // Dropping it would answer a question the user did not ask.
-      throw new GatewayError('unsupported_content', 'Audio input is not supported by Anthropic models; send it to a model that takes audio.');
+      throw new GatewayError(
+        'unsupported_content',
+        'Audio input is not supported by Anthropic models; send it to a model that takes audio.',
+      );
     default:
       return assertNever(part);
   }
@@ -163,9 +179,10 @@ function userBlock(part: UserContentPart): AnthropicUserBlock | null {
 
 function imageBlock(part: ImagePart): AnthropicImageBlock {
   const inline = parseDataUri(part.url);
-  const block: AnthropicImageBlock = inline !== null
-    ? { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }
-    : { type: 'image', source: { type: 'url', url: part.url } };
+  const block: AnthropicImageBlock =
+    inline !== null
+      ? { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }
+      : { type: 'image', source: { type: 'url', url: part.url } };
   if (part.cacheControl !== undefined) block.cache_control = cacheControl(part.cacheControl);
   return block;
 }
@@ -186,7 +203,10 @@ function fileBlock(part: FilePart): AnthropicImageBlock | AnthropicDocumentBlock
     else if (mediaType?.startsWith('text/')) {
       block = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(data, 'base64').toString('utf8') } };
     } else {
-      throw new GatewayError('unsupported_content', `Anthropic models take PDF, plain-text and image files; this file's type is ${mediaType === undefined ? 'unknown' : `'${mediaType}'`}.`);
+      throw new GatewayError(
+        'unsupported_content',
+        `Anthropic models take PDF, plain-text and image files; this file's type is ${mediaType === undefined ? 'unknown' : `'${mediaType}'`}.`,
+      );
     }
   } else if (part.url !== undefined) {
     // Anthropic fetches URL documents itself and judges their type.

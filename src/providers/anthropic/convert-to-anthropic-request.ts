@@ -28,7 +28,8 @@ export function convertToAnthropicRequest(req: CanonicalRequest, endpoint: Endpo
   const operatorBeta = provider.headers?.['anthropic-beta'];
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
   if (usesInterleavedThinking(body)) {
-    headers['anthropic-beta'] = operatorBeta === undefined || operatorBeta === '' ? INTERLEAVED_THINKING_BETA : `${operatorBeta},${INTERLEAVED_THINKING_BETA}`;
+    headers['anthropic-beta'] =
+      operatorBeta === undefined || operatorBeta === '' ? INTERLEAVED_THINKING_BETA : `${operatorBeta},${INTERLEAVED_THINKING_BETA}`;
   }
   return { url: messagesUrl(provider.baseUrl), headers, body: JSON.stringify(body) };
 }
@@ -57,7 +58,8 @@ export function buildAnthropicBody(req: CanonicalRequest, endpoint: Endpoint): A
   // temperature or top_p but not both; temperature is the one clients mean.
   const s = req.sampling;
   if (!thinking && s.temperature !== undefined && accepts.has('temperature')) body.temperature = Math.min(s.temperature, MAX_TEMPERATURE);
-  if (s.topP !== undefined && accepts.has('top_p') && body.temperature === undefined && (!thinking || s.topP >= MIN_TOP_P_WITH_THINKING)) body.top_p = s.topP;
+  if (s.topP !== undefined && accepts.has('top_p') && body.temperature === undefined && (!thinking || s.topP >= MIN_TOP_P_WITH_THINKING))
+    body.top_p = s.topP;
   if (!thinking && s.topK !== undefined && accepts.has('top_k')) body.top_k = s.topK;
 
   if (req.stop !== undefined && accepts.has('stop')) {

@@ -13,7 +13,15 @@ import { signBedrockRequest } from './sign-bedrock-request.ts';
  * caches at `cachePoint` blocks, which the cache breakpoints become), audio.
  */
 const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
-  'temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'reasoning',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
   'include_reasoning',
 ]);
 

@@ -38,9 +38,13 @@ function familyOf(endpoint: Endpoint): Family | null {
 function family(endpoint: Endpoint): Family {
   const f = familyOf(endpoint);
   if (f === null) {
-    throw new GatewayError('provider_error', `Bedrock model "${endpoint.upstreamModel}" is not a known embedding model (Amazon Titan Text Embeddings or Cohere Embed).`, {
-      metadata: { provider_name: endpoint.provider.id },
-    });
+    throw new GatewayError(
+      'provider_error',
+      `Bedrock model "${endpoint.upstreamModel}" is not a known embedding model (Amazon Titan Text Embeddings or Cohere Embed).`,
+      {
+        metadata: { provider_name: endpoint.provider.id },
+      },
+    );
   }
   return f;
 }
@@ -53,7 +57,8 @@ export function encodeBedrockEmbeddings(_req: CanonicalRequest, task: EmbeddingT
     if (texts.length !== 1) throw new GatewayError('provider_error', 'Titan Text Embeddings takes one input per call.');
     body = { inputText: texts[0] };
     if (task.dimensions !== undefined) {
-      if (f === 'titan-v1' || !TITAN_V2_DIMENSIONS.includes(task.dimensions)) throw unsupportedDimensions(endpoint, f === 'titan-v1' ? 'none' : TITAN_V2_DIMENSIONS.join(', '));
+      if (f === 'titan-v1' || !TITAN_V2_DIMENSIONS.includes(task.dimensions))
+        throw unsupportedDimensions(endpoint, f === 'titan-v1' ? 'none' : TITAN_V2_DIMENSIONS.join(', '));
       body.dimensions = task.dimensions;
     }
     if (f === 'titan') body.normalize = true;
@@ -61,14 +66,19 @@ export function encodeBedrockEmbeddings(_req: CanonicalRequest, task: EmbeddingT
     const option = endpoint.provider.options?.embedding_task_type;
     body = { texts, input_type: typeof option === 'string' && option.length > 0 ? option.toLowerCase() : 'search_document' };
     if (task.dimensions !== undefined) {
-      if (f !== 'cohere-v4' || !COHERE_V4_DIMENSIONS.includes(task.dimensions)) throw unsupportedDimensions(endpoint, f === 'cohere' ? 'none' : COHERE_V4_DIMENSIONS.join(', '));
+      if (f !== 'cohere-v4' || !COHERE_V4_DIMENSIONS.includes(task.dimensions))
+        throw unsupportedDimensions(endpoint, f === 'cohere' ? 'none' : COHERE_V4_DIMENSIONS.join(', '));
       body.output_dimension = task.dimensions;
     }
   }
   const provider = endpoint.provider;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
-  return { url: `${provider.baseUrl.replace(/\/+$/, '')}/model/${encodeURIComponent(endpoint.upstreamModel)}/invoke`, headers, body: JSON.stringify(body) };
+  return {
+    url: `${provider.baseUrl.replace(/\/+$/, '')}/model/${encodeURIComponent(endpoint.upstreamModel)}/invoke`,
+    headers,
+    body: JSON.stringify(body),
+  };
 }
 
 interface BedrockEmbeddingAnswer {
@@ -91,9 +101,14 @@ export function decodeBedrockEmbeddings(
   if (f === 'titan' || f === 'titan-v1') list = [answer.embedding];
   else {
     const e = answer.embeddings;
-    list = Array.isArray(e) ? e : e !== null && typeof e === 'object' && Array.isArray((e as { float?: unknown }).float) ? (e as { float: unknown[] }).float : [];
+    list = Array.isArray(e)
+      ? e
+      : e !== null && typeof e === 'object' && Array.isArray((e as { float?: unknown }).float)
+        ? (e as { float: unknown[] }).float
+        : [];
   }
-  if (list.length !== task.input.length) return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${list.length}`));
+  if (list.length !== task.input.length)
+    return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${list.length}`));
   const vectors: number[][] = [];
   for (let i = 0; i < list.length; i++) {
     const vector = decodeVector(list[i]);
@@ -101,7 +116,9 @@ export function decodeBedrockEmbeddings(
     vectors.push(vector);
   }
   emit({ type: 'task-result', result: { kind: 'embedding', vectors } });
-  const tokens = inputTokens(headers['x-amzn-bedrock-input-token-count']) ?? (typeof answer.inputTextTokenCount === 'number' ? answer.inputTextTokenCount : null);
+  const tokens =
+    inputTokens(headers['x-amzn-bedrock-input-token-count']) ??
+    (typeof answer.inputTextTokenCount === 'number' ? answer.inputTextTokenCount : null);
   if (tokens !== null) emit({ type: 'usage', usage: taskUsage(tokens, 0) });
   emit({ type: 'finish', reason: { unified: 'stop', raw: null } });
 }

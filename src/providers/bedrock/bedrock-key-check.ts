@@ -22,7 +22,11 @@ export function foundationModelsUrl(provider: Pick<ProviderConfig, 'baseUrl'>): 
 }
 
 /** Null when the key authenticated; else why not. */
-export async function checkBedrockKey(provider: ProviderConfig, key: { apiKey?: string; awsKeyPair?: AwsKeyPair }, timeoutMs: number): Promise<CheckFailure | null> {
+export async function checkBedrockKey(
+  provider: ProviderConfig,
+  key: { apiKey?: string; awsKeyPair?: AwsKeyPair },
+  timeoutMs: number,
+): Promise<CheckFailure | null> {
   const url = foundationModelsUrl(provider);
   let headers: Record<string, string>;
   if (key.awsKeyPair !== undefined) {
@@ -41,16 +45,29 @@ export async function checkBedrockKey(provider: ProviderConfig, key: { apiKey?: 
         return null;
       case 'InvalidSignatureException':
       case 'SignatureDoesNotMatch':
-        return { reason: 'bad_signature', message: `provider "${provider.id}" refused the signature (${type}: the secret access key does not belong to this access key id)` };
+        return {
+          reason: 'bad_signature',
+          message: `provider "${provider.id}" refused the signature (${type}: the secret access key does not belong to this access key id)`,
+        };
       case 'UnrecognizedClientException':
       case 'InvalidClientTokenId':
         return { reason: 'unknown_key', message: `provider "${provider.id}" does not know the access key id (${type})` };
       case 'ExpiredTokenException':
       case 'ExpiredToken':
-        return { reason: 'expired', message: `provider "${provider.id}" says the credentials have expired (${type}: a session token's time is over)` };
+        return {
+          reason: 'expired',
+          message: `provider "${provider.id}" says the credentials have expired (${type}: a session token's time is over)`,
+        };
       default:
-        if (status === 401 || status === 403) return { reason: 'refused', message: `provider "${provider.id}" refused the key (HTTP ${status}${type === '' ? '' : ` ${type}`} on ListFoundationModels)` };
-        return { reason: 'upstream_error', message: `provider "${provider.id}" answered the check with HTTP ${status}${type === '' ? '' : ` ${type}`}` };
+        if (status === 401 || status === 403)
+          return {
+            reason: 'refused',
+            message: `provider "${provider.id}" refused the key (HTTP ${status}${type === '' ? '' : ` ${type}`} on ListFoundationModels)`,
+          };
+        return {
+          reason: 'upstream_error',
+          message: `provider "${provider.id}" answered the check with HTTP ${status}${type === '' ? '' : ` ${type}`}`,
+        };
     }
   });
 }

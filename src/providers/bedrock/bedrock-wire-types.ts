@@ -1,15 +1,25 @@
 // The Converse API's JSON (reference/wire-formats.md §5). Requests are typed exactly;
 // answers loosely (`unknown` fields), since they are read defensively.
 
-export interface ConverseCachePoint { cachePoint: { type: 'default' } }
+export interface ConverseCachePoint {
+  cachePoint: { type: 'default' };
+}
 
 export type ConverseImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 export type ConverseDocumentFormat = 'pdf' | 'txt' | 'csv' | 'html' | 'md' | 'doc' | 'docx' | 'xls' | 'xlsx';
 
-export interface ConverseImageBlock { image: { format: ConverseImageFormat; source: { bytes: string } } }
-export interface ConverseDocumentBlock { document: { format: ConverseDocumentFormat; name: string; source: { bytes: string } } }
-export interface ConverseTextBlock { text: string }
-export interface ConverseToolUseBlock { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
+export interface ConverseImageBlock {
+  image: { format: ConverseImageFormat; source: { bytes: string } };
+}
+export interface ConverseDocumentBlock {
+  document: { format: ConverseDocumentFormat; name: string; source: { bytes: string } };
+}
+export interface ConverseTextBlock {
+  text: string;
+}
+export interface ConverseToolUseBlock {
+  toolUse: { toolUseId: string; name: string; input: Record<string, unknown> };
+}
 export interface ConverseToolResultBlock {
   toolResult: { toolUseId: string; content: Array<ConverseTextBlock | ConverseImageBlock>; status?: 'success' | 'error' };
 }
@@ -18,8 +28,13 @@ export interface ConverseReasoningBlock {
 }
 
 export type ConverseContentBlock =
-  | ConverseTextBlock | ConverseImageBlock | ConverseDocumentBlock | ConverseToolUseBlock | ConverseToolResultBlock
-  | ConverseReasoningBlock | ConverseCachePoint;
+  | ConverseTextBlock
+  | ConverseImageBlock
+  | ConverseDocumentBlock
+  | ConverseToolUseBlock
+  | ConverseToolResultBlock
+  | ConverseReasoningBlock
+  | ConverseCachePoint;
 
 export interface ConverseMessage {
   role: 'user' | 'assistant';

@@ -114,7 +114,8 @@ export class ConverseStreamDecoder implements StreamDecoder {
     const reasoning = delta.reasoningContent;
     if (typeof reasoning === 'object' && reasoning !== null) {
       if (typeof reasoning.text === 'string' && reasoning.text.length > 0) this.emit({ type: 'reasoning-delta', text: reasoning.text });
-      if (typeof reasoning.signature === 'string' && reasoning.signature.length > 0) this.emit({ type: 'reasoning-signature', signature: reasoning.signature });
+      if (typeof reasoning.signature === 'string' && reasoning.signature.length > 0)
+        this.emit({ type: 'reasoning-signature', signature: reasoning.signature });
       if (typeof reasoning.redactedContent === 'string') this.emit({ type: 'reasoning-redacted', data: reasoning.redactedContent });
       return;
     }
@@ -138,7 +139,6 @@ export class ConverseStreamDecoder implements StreamDecoder {
     if (!block.sawArguments) this.emit({ type: 'tool-call-delta', index: block.index, argumentsDelta: '{}' });
     this.emit({ type: 'tool-call-end', index: block.index });
   }
-
 
   /** `messageStop`: the finish part; the usage follows in `metadata`. */
   private finish(): void {

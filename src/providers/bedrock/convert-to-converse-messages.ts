@@ -1,11 +1,19 @@
 import type { Message } from '../../canonical/request.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type {
-  AnthropicBlock, AnthropicCacheControl, AnthropicDocumentBlock, AnthropicImageBlock,
+  AnthropicBlock,
+  AnthropicCacheControl,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
 } from '../anthropic/anthropic-wire-types.ts';
 import { convertToAnthropicMessages } from '../anthropic/convert-to-anthropic-messages.ts';
 import type {
-  ConverseCachePoint, ConverseContentBlock, ConverseDocumentBlock, ConverseImageBlock, ConverseImageFormat, ConverseMessage,
+  ConverseCachePoint,
+  ConverseContentBlock,
+  ConverseDocumentBlock,
+  ConverseImageBlock,
+  ConverseImageFormat,
+  ConverseMessage,
   ConverseTextBlock,
 } from './bedrock-wire-types.ts';
 
@@ -25,13 +33,20 @@ export interface ConverseConversation {
 const CACHE_POINT: ConverseCachePoint = { cachePoint: { type: 'default' } };
 
 const IMAGE_FORMATS: Readonly<Record<string, ConverseImageFormat>> = {
-  'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp',
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/jpg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
 };
 
 export function convertToConverseMessages(messages: readonly Message[]): ConverseConversation {
   for (const m of messages) {
     if (m.role === 'user' && m.content.some((p) => p.type === 'audio')) {
-      throw new GatewayError('unsupported_content', 'Audio input is not supported by the Bedrock Converse API; send it to a model that takes audio.');
+      throw new GatewayError(
+        'unsupported_content',
+        'Audio input is not supported by the Bedrock Converse API; send it to a model that takes audio.',
+      );
     }
   }
   const conversation = convertToAnthropicMessages(messages);
@@ -61,9 +76,12 @@ function addBlock(content: ConverseContentBlock[], block: AnthropicBlock, names:
       pushWithCachePoint(content, { toolUse: { toolUseId: block.id, name: block.name, input: block.input } }, block.cache_control);
       return;
     case 'tool_result': {
-      const results = typeof block.content === 'string'
-        ? (block.content.length > 0 ? [{ text: block.content }] : [])
-        : block.content.map((b) => (b.type === 'text' ? { text: b.text } : imageBlock(b)));
+      const results =
+        typeof block.content === 'string'
+          ? block.content.length > 0
+            ? [{ text: block.content }]
+            : []
+          : block.content.map((b) => (b.type === 'text' ? { text: b.text } : imageBlock(b)));
       const result: ConverseContentBlock = { toolResult: { toolUseId: block.tool_use_id, content: results } };
       if (block.is_error !== undefined) result.toolResult.status = block.is_error ? 'error' : 'success';
       pushWithCachePoint(content, result, block.cache_control);
@@ -91,7 +109,10 @@ function imageBlock(block: AnthropicImageBlock): ConverseImageBlock {
   }
   const format = IMAGE_FORMATS[block.source.media_type];
   if (format === undefined) {
-    throw new GatewayError('unsupported_content', `Bedrock takes PNG, JPEG, GIF and WebP images; this image's type is '${block.source.media_type}'.`);
+    throw new GatewayError(
+      'unsupported_content',
+      `Bedrock takes PNG, JPEG, GIF and WebP images; this image's type is '${block.source.media_type}'.`,
+    );
   }
   return { image: { format, source: { bytes: block.source.data } } };
 }
@@ -102,7 +123,8 @@ function documentBlock(block: AnthropicDocumentBlock, names: DocumentNames): Con
     throw new GatewayError('unsupported_content', 'Bedrock takes documents inline only: send the file as data, not a URL.');
   }
   const name = names.next(block.title);
-  if (source.type === 'text') return { document: { format: 'txt', name, source: { bytes: Buffer.from(source.data, 'utf8').toString('base64') } } };
+  if (source.type === 'text')
+    return { document: { format: 'txt', name, source: { bytes: Buffer.from(source.data, 'utf8').toString('base64') } } };
   return { document: { format: 'pdf', name, source: { bytes: source.data } } };
 }
 
@@ -115,11 +137,16 @@ class DocumentNames {
   private readonly used = new Set<string>();
 
   next(title: string | undefined): string {
-    const base = (title ?? '').replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[^A-Za-z0-9\-()[\] ]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 180) || 'document';
+    const base =
+      (title ?? '')
+        .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+        .replace(/[^A-Za-z0-9\-()[\] ]/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .slice(0, 180) || 'document';
     let name = base;
     for (let i = 2; this.used.has(name); i++) name = `${base} (${i})`;
     this.used.add(name);
     return name;
   }
 }
-

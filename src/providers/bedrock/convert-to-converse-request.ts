@@ -21,7 +21,10 @@ export function isBedrockClaude(upstreamModel: string): boolean {
 export function convertToConverseRequest(req: CanonicalRequest, endpoint: Endpoint): UpstreamRequest {
   const provider = endpoint.provider;
   const body = buildConverseBody(req, endpoint);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: req.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
+  };
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
   const base = provider.baseUrl.replace(/\/+$/, '');
   const url = `${base}/model/${encodeURIComponent(endpoint.upstreamModel)}/${req.stream ? 'converse-stream' : 'converse'}`;
@@ -50,7 +53,8 @@ export function buildConverseBody(req: CanonicalRequest, endpoint: Endpoint): Co
   const maxTokens = plan?.maxTokens ?? requestedMax;
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   const s = req.sampling;
-  if (!thinking && s.temperature !== undefined && accepts.has('temperature')) inference.temperature = Math.min(s.temperature, MAX_TEMPERATURE);
+  if (!thinking && s.temperature !== undefined && accepts.has('temperature'))
+    inference.temperature = Math.min(s.temperature, MAX_TEMPERATURE);
   // Newer Claude models take temperature or top_p, not both; temperature is the one clients mean.
   const topPAllowed = !claude || (inference.temperature === undefined && (!thinking || (s.topP ?? 0) >= MIN_TOP_P_WITH_THINKING));
   if (s.topP !== undefined && accepts.has('top_p') && topPAllowed) inference.topP = s.topP;
@@ -116,7 +120,8 @@ function toolsOfHistory(messages: readonly ConverseMessage[]): ConverseTool[] | 
     for (const b of m.content) {
       if (!('toolUse' in b)) continue;
       tools ??= [];
-      if (!tools.some((t) => t.toolSpec.name === b.toolUse.name)) tools.push({ toolSpec: { name: b.toolUse.name, inputSchema: { json: { type: 'object' } } } });
+      if (!tools.some((t) => t.toolSpec.name === b.toolUse.name))
+        tools.push({ toolSpec: { name: b.toolUse.name, inputSchema: { json: { type: 'object' } } } });
     }
   }
   return tools;

@@ -24,8 +24,18 @@ interface AwsSigning {
  * them (test/e2e/serve-memory.test.ts).
  */
 const loadAwsSigning = loadOnFirstUse(async (): Promise<AwsSigning> => {
-  const [credentials, hash, http, sigv4] = await Promise.all([import('@aws-sdk/credential-providers'), import('@smithy/hash-node'), import('@smithy/protocol-http'), import('@smithy/signature-v4')]);
-  return { fromNodeProviderChain: credentials.fromNodeProviderChain, Hash: hash.Hash, HttpRequest: http.HttpRequest, SignatureV4: sigv4.SignatureV4 };
+  const [credentials, hash, http, sigv4] = await Promise.all([
+    import('@aws-sdk/credential-providers'),
+    import('@smithy/hash-node'),
+    import('@smithy/protocol-http'),
+    import('@smithy/signature-v4'),
+  ]);
+  return {
+    fromNodeProviderChain: credentials.fromNodeProviderChain,
+    Hash: hash.Hash,
+    HttpRequest: http.HttpRequest,
+    SignatureV4: sigv4.SignatureV4,
+  };
 });
 
 /** One signer per provider config: a reload builds new configs, and so fresh credentials. */
@@ -48,7 +58,13 @@ export async function signBedrockRequest(req: UpstreamRequest, endpoint: Endpoin
  * the control plane's `GET /foundation-models` that checks an account's key pair when it is
  * stored (bedrock-key-check.ts).
  */
-export async function signWithProvider(provider: ProviderConfig, method: 'GET' | 'POST', target: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Record<string, string>> {
+export async function signWithProvider(
+  provider: ProviderConfig,
+  method: 'GET' | 'POST',
+  target: string,
+  headers: Record<string, string>,
+  body?: string | Uint8Array,
+): Promise<Record<string, string>> {
   const { HttpRequest } = await loadAwsSigning();
   const url = new URL(target);
   const request = new HttpRequest({
@@ -68,16 +84,20 @@ export async function signWithProvider(provider: ProviderConfig, method: 'GET' |
 function signerFor(provider: ProviderConfig): Promise<SignatureV4> {
   let signer = signers.get(provider);
   if (signer === undefined) {
-    signer = loadAwsSigning().then(({ SignatureV4, Hash, fromNodeProviderChain }) => new SignatureV4({
-      service: 'bedrock',
-      region: provider.region ?? regionOfHost(provider.baseUrl),
-      // An account's own key pair (BYOK), else the AWS chain.
-      credentials: provider.awsKeyPair !== undefined
-        ? { ...provider.awsKeyPair }
-        : fromNodeProviderChain(provider.awsProfile === undefined ? {} : { profile: provider.awsProfile }),
-      // SHA-256 as the signer takes it (what the AWS SDK passes: Node's crypto behind smithy's Hash).
-      sha256: Hash.bind(null, 'sha256'),
-    }));
+    signer = loadAwsSigning().then(
+      ({ SignatureV4, Hash, fromNodeProviderChain }) =>
+        new SignatureV4({
+          service: 'bedrock',
+          region: provider.region ?? regionOfHost(provider.baseUrl),
+          // An account's own key pair (BYOK), else the AWS chain.
+          credentials:
+            provider.awsKeyPair !== undefined
+              ? { ...provider.awsKeyPair }
+              : fromNodeProviderChain(provider.awsProfile === undefined ? {} : { profile: provider.awsProfile }),
+          // SHA-256 as the signer takes it (what the AWS SDK passes: Node's crypto behind smithy's Hash).
+          sha256: Hash.bind(null, 'sha256'),
+        }),
+    );
     signer.catch(() => signers.delete(provider));
     signers.set(provider, signer);
   }

@@ -5,13 +5,18 @@ import type { SseEvent } from '../sse/parse-sse.ts';
 import { SseEventTooLargeError } from '../sse/parse-sse.ts';
 import { AwsEventStreamParser, EventStreamFrameError } from './parse-aws-eventstream.ts';
 
-const codec = new EventStreamCodec((b) => Buffer.from(b).toString('utf8'), (s) => Buffer.from(s, 'utf8'));
+const codec = new EventStreamCodec(
+  (b) => Buffer.from(b).toString('utf8'),
+  (s) => Buffer.from(s, 'utf8'),
+);
 
 function frame(messageType: string, typeHeader: string, type: string, payload: string): Buffer {
-  return Buffer.from(codec.encode({
-    headers: { ':message-type': { type: 'string', value: messageType }, [typeHeader]: { type: 'string', value: type } },
-    body: Buffer.from(payload, 'utf8'),
-  }));
+  return Buffer.from(
+    codec.encode({
+      headers: { ':message-type': { type: 'string', value: messageType }, [typeHeader]: { type: 'string', value: type } },
+      body: Buffer.from(payload, 'utf8'),
+    }),
+  );
 }
 
 function collect(): { events: SseEvent[]; parser: AwsEventStreamParser } {

@@ -73,7 +73,8 @@ export class AwsEventStreamParser {
 
   /** The body ended: bytes of an unfinished frame mean the stream was cut. */
   end(): void {
-    if (this.pendingBytes > 0) throw new EventStreamFrameError(`the event stream ended inside a frame (${this.pendingBytes} bytes left over)`);
+    if (this.pendingBytes > 0)
+      throw new EventStreamFrameError(`the event stream ended inside a frame (${this.pendingBytes} bytes left over)`);
   }
 
   private joined(): Buffer {

@@ -27,7 +27,8 @@ function modalityCount(details: unknown, modality: string): number {
   if (!Array.isArray(details)) return 0;
   let n = 0;
   for (const d of details) {
-    if (typeof d === 'object' && d !== null && (d as { modality?: unknown }).modality === modality) n += count((d as { tokenCount?: unknown }).tokenCount);
+    if (typeof d === 'object' && d !== null && (d as { modality?: unknown }).modality === modality)
+      n += count((d as { tokenCount?: unknown }).tokenCount);
   }
   return n;
 }

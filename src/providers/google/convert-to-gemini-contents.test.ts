@@ -21,7 +21,20 @@ describe('convertToGeminiContents: a tool round trip', () => {
         ],
       },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: signed, content: 'sunny' }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: plain, content: [{ type: 'text', text: 'rain' }, { type: 'image', url: 'https://x/y.png' }], isError: true }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: plain,
+            content: [
+              { type: 'text', text: 'rain' },
+              { type: 'image', url: 'https://x/y.png' },
+            ],
+            isError: true,
+          },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
     ]);
     assert.deepEqual(contents, [
@@ -49,15 +62,27 @@ describe('convertToGeminiContents: a tool round trip', () => {
     const { contents } = convertToGeminiContents([
       { role: 'assistant', content: [{ type: 'tool-call', id: 'toolu_1', name: 'a', arguments: '{}', signature: 'QUJD' }] },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_1', content: 'ok' }] },
-      { role: 'assistant', content: [{ type: 'tool-call', id: 'call_x', name: 'a', arguments: 'not json' }, { type: 'tool-call', id: 'call_y', name: 'b', arguments: '[1]' }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_x', content: 'ok' }, { type: 'tool-result', toolCallId: 'elsewhere', name: 'b', content: 'ok' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', id: 'call_x', name: 'a', arguments: 'not json' },
+          { type: 'tool-call', id: 'call_y', name: 'b', arguments: '[1]' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'call_x', content: 'ok' },
+          { type: 'tool-result', toolCallId: 'elsewhere', name: 'b', content: 'ok' },
+        ],
+      },
     ]);
     assert.deepEqual(contents[0]!.parts, [{ functionCall: { name: 'a', args: {} }, thoughtSignature: 'QUJD' }]);
     assert.deepEqual(contents[2]!.parts, [
       { functionCall: { name: 'a', args: {} }, thoughtSignature: SKIP_SIGNATURE },
       { functionCall: { name: 'b', args: {} } },
     ]);
-    assert.equal((contents[3]!.parts[1]!.functionResponse!).name, 'b', 'a result for an unseen call uses its own name');
+    assert.equal(contents[3]!.parts[1]!.functionResponse!.name, 'b', 'a result for an unseen call uses its own name');
   });
 
   it('leaves out assistant turns with nothing Gemini can take', () => {

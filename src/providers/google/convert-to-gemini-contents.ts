@@ -1,6 +1,4 @@
-import type {
-  AssistantMessage, AudioPart, FilePart, ImagePart, Message, ToolMessage, UserContentPart,
-} from '../../canonical/request.ts';
+import type { AssistantMessage, AudioPart, FilePart, ImagePart, Message, ToolMessage, UserContentPart } from '../../canonical/request.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { SKIP_SIGNATURE, signatureFromToolCallId } from './gemini-tool-call-id.ts';
@@ -87,7 +85,8 @@ function convertImage(part: ImagePart): GeminiPart {
 function convertFile(part: FilePart): GeminiPart {
   if (part.data !== undefined) {
     const inline = parseDataUri(part.data);
-    if (inline !== undefined) return { inlineData: part.mediaType === undefined ? inline : { mimeType: part.mediaType, data: inline.data } };
+    if (inline !== undefined)
+      return { inlineData: part.mediaType === undefined ? inline : { mimeType: part.mediaType, data: inline.data } };
     // A bare payload: the spec's files are PDFs unless the client says otherwise.
     return { inlineData: { mimeType: part.mediaType ?? 'application/pdf', data: part.data } };
   }
@@ -144,7 +143,10 @@ function convertToolResults(m: ToolMessage, callNames: ReadonlyMap<string, strin
   for (const result of m.content) {
     const name = callNames.get(result.toolCallId) ?? result.name;
     if (name === undefined) {
-      throw new GatewayError('invalid_message', `The tool result for "${result.toolCallId}" answers no tool call in the conversation and has no name; Gemini needs the function's name.`);
+      throw new GatewayError(
+        'invalid_message',
+        `The tool result for "${result.toolCallId}" answers no tool call in the conversation and has no name; Gemini needs the function's name.`,
+      );
     }
     // Google's documented keys: `output` for a result, `error` for a failure.
     const text = toolResultText(result.content);
@@ -182,8 +184,16 @@ function parseDataUri(uri: string): { mimeType: string; data: string } | undefin
 }
 
 const EXTENSION_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
-  heic: 'image/heic', heif: 'image/heif', pdf: 'application/pdf', wav: 'audio/wav', mp3: 'audio/mp3',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  wav: 'audio/wav',
+  mp3: 'audio/mp3',
   txt: 'text/plain',
 };
 

@@ -39,19 +39,40 @@ export function buildGeminiBody(req: CanonicalRequest, endpoint: Endpoint): Gemi
   const config: GeminiGenerationConfig = {};
   let used = false;
   const s = req.sampling;
-  if (s.temperature !== undefined && accepts.has('temperature')) { config.temperature = s.temperature; used = true; }
-  if (s.topP !== undefined && accepts.has('top_p')) { config.topP = s.topP; used = true; }
-  if (s.topK !== undefined && accepts.has('top_k')) { config.topK = s.topK; used = true; }
-  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) { config.frequencyPenalty = s.frequencyPenalty; used = true; }
-  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) { config.presencePenalty = s.presencePenalty; used = true; }
-  if (s.seed !== undefined && accepts.has('seed')) { config.seed = s.seed; used = true; }
+  if (s.temperature !== undefined && accepts.has('temperature')) {
+    config.temperature = s.temperature;
+    used = true;
+  }
+  if (s.topP !== undefined && accepts.has('top_p')) {
+    config.topP = s.topP;
+    used = true;
+  }
+  if (s.topK !== undefined && accepts.has('top_k')) {
+    config.topK = s.topK;
+    used = true;
+  }
+  if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) {
+    config.frequencyPenalty = s.frequencyPenalty;
+    used = true;
+  }
+  if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) {
+    config.presencePenalty = s.presencePenalty;
+    used = true;
+  }
+  if (s.seed !== undefined && accepts.has('seed')) {
+    config.seed = s.seed;
+    used = true;
+  }
   if (req.maxOutputTokens !== undefined && accepts.has('max_tokens')) {
     const limit = endpoint.maxOutputTokens;
     config.maxOutputTokens = limit !== undefined && req.maxOutputTokens > limit ? limit : req.maxOutputTokens;
     used = true;
   }
   // Gemini takes at most five; more are refused upstream (400) rather than silently cut here.
-  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) { config.stopSequences = req.stop; used = true; }
+  if (req.stop !== undefined && req.stop.length > 0 && accepts.has('stop')) {
+    config.stopSequences = req.stop;
+    used = true;
+  }
   const format = req.responseFormat;
   if (format !== undefined && format.type !== 'text' && accepts.has('response_format')) {
     config.responseMimeType = 'application/json';

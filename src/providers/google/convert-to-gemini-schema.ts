@@ -10,7 +10,12 @@ import type { GeminiSchema } from './gemini-wire-types.ts';
 type Json = Record<string, unknown>;
 
 const TYPES: Readonly<Record<string, GeminiSchema['type']>> = {
-  string: 'STRING', number: 'NUMBER', integer: 'INTEGER', boolean: 'BOOLEAN', array: 'ARRAY', object: 'OBJECT',
+  string: 'STRING',
+  number: 'NUMBER',
+  integer: 'INTEGER',
+  boolean: 'BOOLEAN',
+  array: 'ARRAY',
+  object: 'OBJECT',
 };
 
 const FORMATS: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -39,7 +44,10 @@ export function convertToGeminiSchema(schema: Json): GeminiSchema {
 /** True when an object schema declares no properties: Gemini refuses such `parameters`. */
 export function isEmptyObjectSchema(schema: Json): boolean {
   const props = schema.properties;
-  return (schema.type === undefined || schema.type === 'object') && (typeof props !== 'object' || props === null || Object.keys(props).length === 0);
+  return (
+    (schema.type === undefined || schema.type === 'object') &&
+    (typeof props !== 'object' || props === null || Object.keys(props).length === 0)
+  );
 }
 
 function convert(node: Json, root: Json, refDepth: number): GeminiSchema {
@@ -76,7 +84,8 @@ function convert(node: Json, root: Json, refDepth: number): GeminiSchema {
     out.properties = properties;
     out.type ??= 'OBJECT';
   }
-  if (Array.isArray(node.required) && node.required.length > 0) out.required = node.required.filter((r): r is string => typeof r === 'string');
+  if (Array.isArray(node.required) && node.required.length > 0)
+    out.required = node.required.filter((r): r is string => typeof r === 'string');
   if (isObject(node.items)) {
     out.items = convert(node.items, root, refDepth);
     out.type ??= 'ARRAY';

@@ -13,12 +13,24 @@ import type { GeminiThinkingConfig } from './gemini-wire-types.ts';
 type Level = NonNullable<GeminiThinkingConfig['thinkingLevel']>;
 
 const LEVELS: Readonly<Record<ReasoningEffort, Level>> = {
-  none: 'MINIMAL', minimal: 'MINIMAL', low: 'LOW', medium: 'MEDIUM', high: 'HIGH', xhigh: 'HIGH', max: 'HIGH',
+  none: 'MINIMAL',
+  minimal: 'MINIMAL',
+  low: 'LOW',
+  medium: 'MEDIUM',
+  high: 'HIGH',
+  xhigh: 'HIGH',
+  max: 'HIGH',
 };
 
 /** Budgets for 2.5 models; `high` and up is the model's maximum. */
 const BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
-  none: 0, minimal: 512, low: 1024, medium: 8192, high: Infinity, xhigh: Infinity, max: Infinity,
+  none: 0,
+  minimal: 512,
+  low: 1024,
+  medium: 8192,
+  high: Infinity,
+  xhigh: Infinity,
+  max: Infinity,
 };
 
 interface ModelThinking {
@@ -59,5 +71,7 @@ export function convertToGeminiThinkingConfig(reasoning: ReasoningConfig, upstre
     else config.thinkingBudget = Math.min(model.maxBudget, Math.max(model.minBudget, BUDGETS[reasoning.effort]));
   }
   if (reasoning.exclude !== true) config.includeThoughts = true;
-  return config.thinkingBudget === undefined && config.thinkingLevel === undefined && config.includeThoughts === undefined ? undefined : config;
+  return config.thinkingBudget === undefined && config.thinkingLevel === undefined && config.includeThoughts === undefined
+    ? undefined
+    : config;
 }

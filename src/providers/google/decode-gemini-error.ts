@@ -53,7 +53,7 @@ function errorObject(raw: unknown): GeminiErrorWire | undefined {
   // Some Google front ends wrap the error in a one-element array.
   const value: unknown = Array.isArray(raw) ? raw[0] : raw;
   const err = (value as { error?: unknown } | null)?.error;
-  return typeof err === 'object' && err !== null ? (err) : undefined;
+  return typeof err === 'object' && err !== null ? err : undefined;
 }
 
 /** `google.rpc.RetryInfo`'s `retryDelay` ("34.4s"), rounded up to whole seconds. */

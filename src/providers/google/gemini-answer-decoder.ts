@@ -98,7 +98,8 @@ export class GeminiAnswerDecoder {
     else if (complete) reason = { unified: this.toolCount > 0 ? 'tool_calls' : 'stop', raw: null };
     if (reason !== null) this.emit({ type: 'finish', reason });
     if (this.usage !== null) this.emit({ type: 'usage', usage: convertGeminiUsage(this.usage) });
-    if (reason === null) this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
+    if (reason === null)
+      this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
   }
 
   private part(part: GeminiPartWire): void {
@@ -142,7 +143,9 @@ export class GeminiAnswerDecoder {
     const signature = typeof rawSignature === 'string' && rawSignature.length > 0 ? rawSignature : undefined;
     const name = typeof call.name === 'string' ? call.name : '';
     const id = geminiToolCallId(this.idBase, index, signature);
-    this.emit(signature === undefined ? { type: 'tool-call-start', index, id, name } : { type: 'tool-call-start', index, id, name, signature });
+    this.emit(
+      signature === undefined ? { type: 'tool-call-start', index, id, name } : { type: 'tool-call-start', index, id, name, signature },
+    );
     const args = typeof call.args === 'object' && call.args !== null ? call.args : {};
     this.emit({ type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(args) });
     this.emit({ type: 'tool-call-end', index });

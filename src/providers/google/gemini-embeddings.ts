@@ -43,7 +43,9 @@ export function decodeGeminiEmbeddings(task: EmbeddingTask, body: Buffer, endpoi
   if (answer === null) return;
   const list = answer.embeddings;
   if (!Array.isArray(list) || list.length !== task.input.length) {
-    return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${Array.isArray(list) ? list.length : 'none'}`));
+    return emit(
+      malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${Array.isArray(list) ? list.length : 'none'}`),
+    );
   }
   const vectors: number[][] = [];
   for (let i = 0; i < list.length; i++) {

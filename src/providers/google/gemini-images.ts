@@ -32,8 +32,13 @@ export function encodeGeminiImages(_req: CanonicalRequest, task: ImageTask, endp
 /** The generateContent body of an image request (the Gemini API's and Vertex's alike); refuses what Gemini cannot do. */
 export function geminiImageBody(task: ImageTask, endpoint: Endpoint): Record<string, unknown> {
   if (task.n > 1) throw invalidParameter('n', `Invalid 'n' for ${endpoint.upstreamModel}: Gemini image models make one image a request.`);
-  if (task.mask !== undefined) throw invalidParameter('mask', `Invalid 'mask' for ${endpoint.upstreamModel}: Gemini edits take no mask (describe the change in the prompt).`);
-  if (task.background === 'transparent') throw invalidParameter('background', `Invalid 'background' for ${endpoint.upstreamModel}: Gemini makes no transparent images.`);
+  if (task.mask !== undefined)
+    throw invalidParameter(
+      'mask',
+      `Invalid 'mask' for ${endpoint.upstreamModel}: Gemini edits take no mask (describe the change in the prompt).`,
+    );
+  if (task.background === 'transparent')
+    throw invalidParameter('background', `Invalid 'background' for ${endpoint.upstreamModel}: Gemini makes no transparent images.`);
   const parts: Record<string, unknown>[] = [{ text: task.prompt }];
   for (const image of task.images ?? []) parts.push({ inlineData: { mimeType: image.contentType, data: image.data.toString('base64') } });
   const generationConfig: Record<string, unknown> = { responseModalities: ['IMAGE'] };
@@ -70,7 +75,13 @@ export function decodeGeminiImages(task: ImageTask, body: Buffer, endpoint: Endp
     const parts = Array.isArray(candidate?.content?.parts) ? (candidate.content.parts as GeminiPartWire[]) : [];
     for (const part of parts) {
       const data = part.inlineData;
-      if (data !== null && data !== undefined && typeof data.data === 'string' && typeof data.mimeType === 'string' && data.mimeType.startsWith('image/')) {
+      if (
+        data !== null &&
+        data !== undefined &&
+        typeof data.data === 'string' &&
+        typeof data.mimeType === 'string' &&
+        data.mimeType.startsWith('image/')
+      ) {
         images.push({ b64: data.data });
         mimeType = data.mimeType;
       } else if (typeof part.text === 'string' && part.thought !== true) {
@@ -80,13 +91,19 @@ export function decodeGeminiImages(task: ImageTask, body: Buffer, endpoint: Endp
   }
   if (images.length === 0) {
     const reason = answer.promptFeedback?.blockReason ?? candidates[0]?.finishReason;
-    return emit(malformedTaskAnswer(endpoint, `Gemini made no image${typeof reason === 'string' ? ` (${reason})` : ''}${text === undefined ? '' : `: ${text.slice(0, 200)}`}`));
+    return emit(
+      malformedTaskAnswer(
+        endpoint,
+        `Gemini made no image${typeof reason === 'string' ? ` (${reason})` : ''}${text === undefined ? '' : `: ${text.slice(0, 200)}`}`,
+      ),
+    );
   }
   // A model that drew more than asked (it may interleave several): the client asked, and was held, for n.
   if (images.length > task.n) images.length = task.n;
   // The model's words beside its image, when it says any, stand as the revised prompt.
   if (text !== undefined && images.length === 1) images[0]!.revisedPrompt = text;
   emit({ type: 'task-result', result: { kind: 'image', images, outputFormat: mimeType.slice(6) } });
-  if (answer.usageMetadata !== null && answer.usageMetadata !== undefined) emit({ type: 'usage', usage: convertGeminiUsage(answer.usageMetadata) });
+  if (answer.usageMetadata !== null && answer.usageMetadata !== undefined)
+    emit({ type: 'usage', usage: convertGeminiUsage(answer.usageMetadata) });
   emit({ type: 'finish', reason: { unified: 'stop', raw: null } });
 }

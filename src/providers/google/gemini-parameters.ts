@@ -26,7 +26,7 @@ export const GEMINI_RULES: ParameterTable = {
   reasoning: rename('generationConfig.thinkingConfig'),
   include_reasoning: rename('generationConfig.thinkingConfig.includeThoughts'),
   modalities: rename('generationConfig.responseModalities'),
-  audio: drop('OpenAI\'s voices and formats have no Gemini equivalent (Gemini speech models have voices of their own and answer in PCM)'),
+  audio: drop("OpenAI's voices and formats have no Gemini equivalent (Gemini speech models have voices of their own and answer in PCM)"),
   prompt_cache_key: drop('Gemini caches implicitly; explicit caches are named resources, not keys'),
   user: drop('no Gemini field'),
 };

@@ -28,7 +28,10 @@ export class GeminiStreamDecoder implements StreamDecoder {
       value = JSON.parse(event.data);
     } catch {
       this.failed = true;
-      this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream sent malformed JSON in the stream', truncateRaw(event.data)) });
+      this.emit({
+        type: 'error',
+        error: unusableAnswerError(this.endpoint, 'upstream sent malformed JSON in the stream', truncateRaw(event.data)),
+      });
       return;
     }
     this.answer.response(value);

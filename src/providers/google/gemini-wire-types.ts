@@ -2,10 +2,24 @@
 // (requests, camelCase REST JSON) and the loose shapes it reads (responses, stream chunks).
 // Reads are all optional: every field is checked before use (reference/wire-formats.md §4).
 
-export interface GeminiInlineData { mimeType: string; data: string }
-export interface GeminiFileData { mimeType?: string; fileUri: string }
-export interface GeminiFunctionCall { name: string; args: Record<string, unknown>; id?: string }
-export interface GeminiFunctionResponse { name: string; response: Record<string, unknown>; id?: string }
+export interface GeminiInlineData {
+  mimeType: string;
+  data: string;
+}
+export interface GeminiFileData {
+  mimeType?: string;
+  fileUri: string;
+}
+export interface GeminiFunctionCall {
+  name: string;
+  args: Record<string, unknown>;
+  id?: string;
+}
+export interface GeminiFunctionResponse {
+  name: string;
+  response: Record<string, unknown>;
+  id?: string;
+}
 
 /** Exactly one payload per part; `thoughtSignature` rides beside it. */
 export interface GeminiPart {
@@ -18,7 +32,10 @@ export interface GeminiPart {
   thoughtSignature?: string;
 }
 
-export interface GeminiContent { role: 'user' | 'model'; parts: GeminiPart[] }
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: GeminiPart[];
+}
 
 /** The OpenAPI-subset schema Gemini takes for `responseSchema` and function `parameters`. */
 export interface GeminiSchema {
@@ -42,7 +59,11 @@ export interface GeminiSchema {
   anyOf?: GeminiSchema[];
 }
 
-export interface GeminiFunctionDeclaration { name: string; description?: string; parameters?: GeminiSchema }
+export interface GeminiFunctionDeclaration {
+  name: string;
+  description?: string;
+  parameters?: GeminiSchema;
+}
 
 export interface GeminiToolConfig {
   functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] };

@@ -40,7 +40,12 @@ export type PartCall = (part: CanonicalRequest, attempt: UpstreamAttempt, signal
  * `task-result` with every vector in input order, one `usage` (the parts' sum, or none when a
  * part reported none: the gateway then counts the whole request), one `finish`. Never throws.
  */
-export async function callInParts(parts: CanonicalRequest[], callOne: PartCall, attempt: UpstreamAttempt, signal: AbortSignal): Promise<void> {
+export async function callInParts(
+  parts: CanonicalRequest[],
+  callOne: PartCall,
+  attempt: UpstreamAttempt,
+  signal: AbortSignal,
+): Promise<void> {
   const started = performance.now();
   const runs = parts.map(() => new PartAttempt());
   let next = 0;
@@ -59,7 +64,10 @@ export async function callInParts(parts: CanonicalRequest[], callOne: PartCall, 
   };
   await Promise.all(Array.from({ length: Math.min(PART_CONCURRENCY, parts.length) }, worker));
   const sent = runs.filter((r) => !r.notSent && r.status !== 0);
-  attempt.waitedMs = Math.min(performance.now() - started, runs.reduce((sum, r) => sum + r.waitedMs, 0));
+  attempt.waitedMs = Math.min(
+    performance.now() - started,
+    runs.reduce((sum, r) => sum + r.waitedMs, 0),
+  );
   const failure = failed as PartAttempt | null;
   if (failure !== null) {
     attempt.status = failure.status;

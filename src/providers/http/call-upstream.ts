@@ -10,7 +10,14 @@ import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
 import type { HttpProviderAdapter, PartSink, UpstreamRequest, UpstreamTaskRequest } from '../types.ts';
 import type { TaskRequest } from '../../canonical/task.ts';
 import type { TracedAttempt, UpstreamClient, UpstreamResponse } from './upstream-client.ts';
-import { attemptTimeoutError, connectError, credentialsError, oversizedEventError, providerFailure, readFailedError } from './upstream-error.ts';
+import {
+  attemptTimeoutError,
+  connectError,
+  credentialsError,
+  oversizedEventError,
+  providerFailure,
+  readFailedError,
+} from './upstream-error.ts';
 
 // Transport of one attempt to an HTTP upstream: the adapter encodes, undici carries, the
 // body is read (SSE framed, or JSON parsed whole, or an error body captured up to a cap),
@@ -73,7 +80,13 @@ export async function callUpstream(
   // More inputs than the vendor takes in one call: one call per part, joined (call-upstream-task.ts).
   const parts = splitForVendor(adapter, endpoint, req);
   if (parts !== null) {
-    return callInParts(parts, (part, partAttempt, partSignal) => callUpstream(client, adapter, endpoint, part, partAttempt, partSignal, timeoutMs, traced, credential), attempt, signal);
+    return callInParts(
+      parts,
+      (part, partAttempt, partSignal) =>
+        callUpstream(client, adapter, endpoint, part, partAttempt, partSignal, timeoutMs, traced, credential),
+      attempt,
+      signal,
+    );
   }
   let upstreamReq: UpstreamRequest | UpstreamTaskRequest;
   try {
@@ -94,13 +107,18 @@ export async function callUpstream(
     if (typeof signable.body !== 'string') {
       exchange.disarm();
       attempt.notSent = true;
-      attempt.fail(providerFailure(new GatewayError('provider_error', `Provider "${endpoint.provider.id}" cannot be sent a file upload.`), endpoint));
+      attempt.fail(
+        providerFailure(new GatewayError('provider_error', `Provider "${endpoint.provider.id}" cannot be sent a file upload.`), endpoint),
+      );
       return;
     }
     // Credentials that never come (a hung credential process or token endpoint) must not
     // hold the attempt past its deadline, nor past the client's leaving.
     const authorized = await Promise.race([
-      adapter.authorize(signable as UpstreamRequest, endpoint).then((r) => ({ r }), (err: unknown) => ({ err })),
+      adapter.authorize(signable as UpstreamRequest, endpoint).then(
+        (r) => ({ r }),
+        (err: unknown) => ({ err }),
+      ),
       exchange.interrupted(),
     ]);
     if (authorized === null) {
@@ -257,9 +275,11 @@ class Exchange {
     try {
       json = JSON.parse(text);
     } catch {
-      this.attempt.fail(new GatewayError('provider_error', 'The provider returned a body that is not valid JSON.', {
-        metadata: { provider_name: this.endpoint.provider.id, raw: text.slice(0, 2000) },
-      }));
+      this.attempt.fail(
+        new GatewayError('provider_error', 'The provider returned a body that is not valid JSON.', {
+          metadata: { provider_name: this.endpoint.provider.id, raw: text.slice(0, 2000) },
+        }),
+      );
       return;
     }
     this.adapter.decodeResponse(json, this.endpoint, this.attempt.emit);
@@ -274,7 +294,11 @@ class Exchange {
       this.bodyStarted = true;
       size += (chunk as Buffer).length;
       if (size > MAX_TASK_BODY) {
-        this.attempt.fail(new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, { metadata: { provider_name: this.endpoint.provider.id } }));
+        this.attempt.fail(
+          new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, {
+            metadata: { provider_name: this.endpoint.provider.id },
+          }),
+        );
         return;
       }
       chunks.push(chunk as Buffer);
@@ -293,7 +317,11 @@ class Exchange {
       const at = performance.now();
       size += (chunk as Buffer).length;
       if (size > MAX_TASK_BODY) {
-        attempt.fail(new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, { metadata: { provider_name: this.endpoint.provider.id } }));
+        attempt.fail(
+          new GatewayError('provider_error', `The provider's answer is larger than ${MAX_TASK_BODY} bytes.`, {
+            metadata: { provider_name: this.endpoint.provider.id },
+          }),
+        );
         return;
       }
       attempt.emit({ type: 'audio-delta', data: (chunk as Buffer).toString('base64'), format });
@@ -305,7 +333,11 @@ class Exchange {
     this.received(performance.now());
     if (attempt.error !== null) return;
     if (size === 0) {
-      attempt.fail(new GatewayError('provider_error', 'The provider returned an answer this gateway cannot read: the audio is empty.', { metadata: { provider_name: this.endpoint.provider.id } }));
+      attempt.fail(
+        new GatewayError('provider_error', 'The provider returned an answer this gateway cannot read: the audio is empty.', {
+          metadata: { provider_name: this.endpoint.provider.id },
+        }),
+      );
       return;
     }
     attempt.emit({ type: 'finish', reason: { unified: 'stop', raw: null } });

@@ -19,12 +19,17 @@ export type KeyCheck = { ok: true; credential: ProviderCredential } | { ok: fals
 /** The call's bound (the provider's own `timeout_ms` when shorter). */
 export const CHECK_TIMEOUT_MS = 10_000;
 
-export async function checkByokKey(provider: ProviderConfig, secret: string, timeoutMs = Math.min(CHECK_TIMEOUT_MS, provider.timeoutMs)): Promise<KeyCheck> {
+export async function checkByokKey(
+  provider: ProviderConfig,
+  secret: string,
+  timeoutMs = Math.min(CHECK_TIMEOUT_MS, provider.timeoutMs),
+): Promise<KeyCheck> {
   let credential: ProviderCredential;
   try {
     credential = readProviderCredential(provider, secret);
   } catch (err) {
-    if (err instanceof CredentialShapeError) return { ok: false, cause: 'shape', reason: `not a key provider "${provider.id}" (${provider.kind}) takes: ${err.message}` };
+    if (err instanceof CredentialShapeError)
+      return { ok: false, cause: 'shape', reason: `not a key provider "${provider.id}" (${provider.kind}) takes: ${err.message}` };
     throw err;
   }
   const failure = await callFor(provider, credential, timeoutMs);
@@ -33,12 +38,15 @@ export async function checkByokKey(provider: ProviderConfig, secret: string, tim
 
 function callFor(provider: ProviderConfig, credential: ProviderCredential, timeoutMs: number): Promise<CheckFailure | null> {
   if (provider.kind === 'bedrock') return checkBedrockKey(provider, credential, timeoutMs);
-  if (provider.kind === 'vertex') return credential.serviceAccount === undefined ? Promise.resolve(null) : checkVertexKey(provider, credential.serviceAccount, timeoutMs);
+  if (provider.kind === 'vertex')
+    return credential.serviceAccount === undefined ? Promise.resolve(null) : checkVertexKey(provider, credential.serviceAccount, timeoutMs);
   const probe = probeFor(provider, credential);
   if (probe === null) return Promise.resolve(null);
-  return fetchCheck(provider.id, probe.url, { headers: probe.headers }, timeoutMs, (status) => status === 401 || status === 403
-    ? { reason: 'refused', message: `provider "${provider.id}" refused the key (HTTP ${status} on its model list)` }
-    : { reason: 'upstream_error', message: `provider "${provider.id}" answered the check with HTTP ${status}` });
+  return fetchCheck(provider.id, probe.url, { headers: probe.headers }, timeoutMs, (status) =>
+    status === 401 || status === 403
+      ? { reason: 'refused', message: `provider "${provider.id}" refused the key (HTTP ${status} on its model list)` }
+      : { reason: 'upstream_error', message: `provider "${provider.id}" answered the check with HTTP ${status}` },
+  );
 }
 
 interface Probe {
@@ -56,10 +64,16 @@ function probeFor(provider: ProviderConfig, credential: ProviderCredential): Pro
       const profile = openAIProfileFor(provider);
       // Azure's deployments have no account-wide model list at this base: shape only.
       if (profile.route !== 'chat') return null;
-      return { url: `${base}/models`, headers: { ...extra, ...(profile.auth === 'api-key' ? { 'api-key': key } : { authorization: `Bearer ${key}` }) } };
+      return {
+        url: `${base}/models`,
+        headers: { ...extra, ...(profile.auth === 'api-key' ? { 'api-key': key } : { authorization: `Bearer ${key}` }) },
+      };
     }
     case 'anthropic':
-      return { url: `${base.endsWith('/v1') ? base : `${base}/v1`}/models?limit=1`, headers: { ...extra, 'x-api-key': key, 'anthropic-version': '2023-06-01' } };
+      return {
+        url: `${base.endsWith('/v1') ? base : `${base}/v1`}/models?limit=1`,
+        headers: { ...extra, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      };
     case 'google':
       return { url: `${base}/models?pageSize=1`, headers: { ...extra, 'x-goog-api-key': key } };
     default:

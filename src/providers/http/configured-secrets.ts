@@ -9,7 +9,12 @@ import { SecretScrubber } from './scrub-secrets.ts';
  */
 export function scrubberForConfig(config: GatewayConfig, catalog: Catalog): SecretScrubber {
   const secrets: string[] = [];
-  const addProvider = (p: { apiKey?: string | undefined; apiKeys?: Array<{ key: string }> | undefined; credentials?: { keys(): string[] } | undefined; headers?: Record<string, string> | undefined }): void => {
+  const addProvider = (p: {
+    apiKey?: string | undefined;
+    apiKeys?: Array<{ key: string }> | undefined;
+    credentials?: { keys(): string[] } | undefined;
+    headers?: Record<string, string> | undefined;
+  }): void => {
     if (p.apiKey !== undefined) secrets.push(p.apiKey);
     // Every key of a credential pool, whichever an attempt carries.
     for (const c of p.apiKeys ?? []) secrets.push(c.key);

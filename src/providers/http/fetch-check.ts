@@ -52,10 +52,17 @@ export async function fetchCheck(
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { method: req.method ?? 'GET', headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }), signal, redirect: 'manual' });
+    res = await fetch(url, {
+      method: req.method ?? 'GET',
+      headers: req.headers,
+      ...(req.body === undefined ? {} : { body: req.body }),
+      signal,
+      redirect: 'manual',
+    });
     text = await readBounded(res);
   } catch {
-    if (signal.aborted) return { reason: 'timeout', message: `provider "${providerId}" did not answer the check within ${formatSeconds(timeoutMs)}` };
+    if (signal.aborted)
+      return { reason: 'timeout', message: `provider "${providerId}" did not answer the check within ${formatSeconds(timeoutMs)}` };
     return { reason: 'unreachable', message: `provider "${providerId}" could not be reached for the check` };
   }
   if (res.status >= 200 && res.status < 300) return success?.(text) ?? null;

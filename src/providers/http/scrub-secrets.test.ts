@@ -27,13 +27,27 @@ describe('SecretScrubber', () => {
   });
 
   it('walks values: strings scrubbed, credential-named fields replaced whole', () => {
-    assert.deepEqual(s.value({ error: { message: 'configured-key-0001', n: 3, headers: { Authorization: 'Basic x', 'content-type': 'a/b' }, list: ['Bearer q'] } }), {
-      error: { message: '[REDACTED]', n: 3, headers: { Authorization: '[REDACTED]', 'content-type': 'a/b' }, list: ['Bearer [REDACTED]'] },
-    });
+    assert.deepEqual(
+      s.value({
+        error: { message: 'configured-key-0001', n: 3, headers: { Authorization: 'Basic x', 'content-type': 'a/b' }, list: ['Bearer q'] },
+      }),
+      {
+        error: {
+          message: '[REDACTED]',
+          n: 3,
+          headers: { Authorization: '[REDACTED]', 'content-type': 'a/b' },
+          list: ['Bearer [REDACTED]'],
+        },
+      },
+    );
   });
 
   it('scrubs an error and keeps everything else of it', () => {
-    const err = new GatewayError('provider_error', 'up said configured-key-0001', { metadata: { raw: 'x-api-key: configured-key-0001' }, headers: { 'retry-after': '3' }, retryable: false });
+    const err = new GatewayError('provider_error', 'up said configured-key-0001', {
+      metadata: { raw: 'x-api-key: configured-key-0001' },
+      headers: { 'retry-after': '3' },
+      retryable: false,
+    });
     const out = s.error(err);
     assert.equal(out.message, 'up said [REDACTED]');
     assert.deepEqual(out.metadata, { raw: 'x-api-key: [REDACTED]' });

@@ -77,7 +77,8 @@ export class SecretScrubber {
     if (Array.isArray(value)) return value.map((v) => this.value(v));
     if (typeof value !== 'object' || value === null) return value;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[this.text(k)] = CREDENTIAL_KEY.test(k) && v !== null && v !== undefined ? REDACTED : this.value(v);
+    for (const [k, v] of Object.entries(value))
+      out[this.text(k)] = CREDENTIAL_KEY.test(k) && v !== null && v !== undefined ? REDACTED : this.value(v);
     return out;
   }
 

@@ -56,13 +56,23 @@ export class UpstreamClient {
    * the attempt gets a client span (ended when its body closes) and the upstream a W3C
    * `traceparent` header.
    */
-  send(req: UpstreamRequest | UpstreamTaskRequest, signal: AbortSignal, headersTimeoutMs: number, attempt?: TracedAttempt): Promise<UpstreamResponse> {
+  send(
+    req: UpstreamRequest | UpstreamTaskRequest,
+    signal: AbortSignal,
+    headersTimeoutMs: number,
+    attempt?: TracedAttempt,
+  ): Promise<UpstreamResponse> {
     const trace = attempt === undefined || this.observer === null ? null : this.observer.attemptStarted(signal, attempt, req.headers);
     if (trace === null) return this.request(req.url, req.headers, req.body, signal, headersTimeoutMs);
     return this.sendTraced(req, trace, signal, headersTimeoutMs);
   }
 
-  private async sendTraced(req: UpstreamRequest | UpstreamTaskRequest, trace: UpstreamTrace, signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
+  private async sendTraced(
+    req: UpstreamRequest | UpstreamTaskRequest,
+    trace: UpstreamTrace,
+    signal: AbortSignal,
+    headersTimeoutMs: number,
+  ): Promise<UpstreamResponse> {
     let res: UpstreamResponse;
     try {
       res = await this.request(req.url, trace.headers, req.body, signal, headersTimeoutMs);
@@ -75,7 +85,13 @@ export class UpstreamClient {
     return res;
   }
 
-  private async request(url: string, headers: Record<string, string>, body: UpstreamTaskRequest['body'], signal: AbortSignal, headersTimeoutMs: number): Promise<UpstreamResponse> {
+  private async request(
+    url: string,
+    headers: Record<string, string>,
+    body: UpstreamTaskRequest['body'],
+    signal: AbortSignal,
+    headersTimeoutMs: number,
+  ): Promise<UpstreamResponse> {
     const res = await request(url, {
       method: 'POST',
       headers,

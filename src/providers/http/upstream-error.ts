@@ -32,7 +32,13 @@ export function truncateRaw(text: string): string {
  * them) is not kept; nor is the body of any answer `gatewaysOwn` (a bad key answered with
  * another status).
  */
-export function httpErrorMetadata(endpoint: Endpoint, status: number, raw: unknown, retryAfterSeconds: number | undefined, gatewaysOwn = false): Record<string, unknown> {
+export function httpErrorMetadata(
+  endpoint: Endpoint,
+  status: number,
+  raw: unknown,
+  retryAfterSeconds: number | undefined,
+  gatewaysOwn = false,
+): Record<string, unknown> {
   const metadata: Record<string, unknown> = { provider_name: endpoint.provider.id, upstream_status: status };
   if (!isAboutCredentials(status) && !gatewaysOwn) metadata.raw = raw;
   if (retryAfterSeconds !== undefined) metadata.retry_after_seconds = retryAfterSeconds;
@@ -74,9 +80,13 @@ export function unusableAnswerError(endpoint: Endpoint, message: string, raw: un
  * is the 200 it answered with, which the retry policy does not take for a transient failure).
  */
 export function oversizedEventError(endpoint: Endpoint, limit: number, status: number): GatewayError {
-  return new GatewayError('provider_error', `${endpoint.provider.name} sent a stream event larger than ${limit} characters; the answer was dropped.`, {
-    metadata: { provider_name: endpoint.provider.id, raw: null, upstream_status: status },
-  });
+  return new GatewayError(
+    'provider_error',
+    `${endpoint.provider.name} sent a stream event larger than ${limit} characters; the answer was dropped.`,
+    {
+      metadata: { provider_name: endpoint.provider.id, raw: null, upstream_status: status },
+    },
+  );
 }
 
 /** 401 and 403: the upstream judged the gateway's credentials. */
@@ -157,10 +167,14 @@ export function connectError(err: unknown, endpoint: Endpoint): GatewayError {
 /** The connection broke while the answer was being read. */
 export function readFailedError(err: unknown, endpoint: Endpoint): GatewayError {
   const reason = transportReason(err);
-  return new GatewayError('provider_error', `The connection to the provider ${endpoint.provider.id} failed while reading its answer: ${reason}.`, {
-    metadata: { provider_name: endpoint.provider.id, reason },
-    detail: errorText(err),
-  });
+  return new GatewayError(
+    'provider_error',
+    `The connection to the provider ${endpoint.provider.id} failed while reading its answer: ${reason}.`,
+    {
+      metadata: { provider_name: endpoint.provider.id, reason },
+      detail: errorText(err),
+    },
+  );
 }
 
 /**

@@ -19,14 +19,29 @@ export function emitOpenAIAudio(audio: OpenAIAudioWire | null | undefined, emit:
   if (typeof audio !== 'object' || audio === null) return;
   const part: AudioDeltaPart = { type: 'audio-delta' };
   let any = false;
-  if (typeof audio.id === 'string' && audio.id.length > 0) { part.id = audio.id; any = true; }
+  if (typeof audio.id === 'string' && audio.id.length > 0) {
+    part.id = audio.id;
+    any = true;
+  }
   if (typeof audio.data === 'string' && audio.data.length > 0) {
     const data = pieces === undefined ? audio.data : pieces.push(audio.data);
-    if (data.length > 0) { part.data = data; any = true; }
+    if (data.length > 0) {
+      part.data = data;
+      any = true;
+    }
   }
-  if (typeof audio.transcript === 'string' && audio.transcript.length > 0) { part.transcript = audio.transcript; any = true; }
-  if (typeof audio.format === 'string' && audio.format.length > 0) { part.format = audio.format; any = true; }
-  if (typeof audio.expires_at === 'number' && Number.isFinite(audio.expires_at)) { part.expiresAt = audio.expires_at; any = true; }
+  if (typeof audio.transcript === 'string' && audio.transcript.length > 0) {
+    part.transcript = audio.transcript;
+    any = true;
+  }
+  if (typeof audio.format === 'string' && audio.format.length > 0) {
+    part.format = audio.format;
+    any = true;
+  }
+  if (typeof audio.expires_at === 'number' && Number.isFinite(audio.expires_at)) {
+    part.expiresAt = audio.expires_at;
+    any = true;
+  }
   if (any) emit(part);
 }
 

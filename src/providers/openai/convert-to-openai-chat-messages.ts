@@ -1,12 +1,14 @@
-import type {
-  AssistantMessage, FilePart, Message, ToolResultPart, UserContentPart, UserMessage,
-} from '../../canonical/request.ts';
+import type { AssistantMessage, FilePart, Message, ToolResultPart, UserContentPart, UserMessage } from '../../canonical/request.ts';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { InputKind } from './profiles/openai-profile.ts';
 import type {
-  OpenAIChatAssistantMessage, OpenAIChatMessage, OpenAIChatToolCall, OpenAIChatUserMessage, OpenAIChatUserPart,
+  OpenAIChatAssistantMessage,
+  OpenAIChatMessage,
+  OpenAIChatToolCall,
+  OpenAIChatUserMessage,
+  OpenAIChatUserPart,
 } from './openai-chat-wire-types.ts';
 
 // cache_control hints are dropped throughout: OpenAI-style servers cache prompt prefixes on
@@ -45,7 +47,8 @@ export function convertToOpenAIChatMessages(messages: readonly Message[], input:
         break;
       case 'tool':
         // `isError` has no field on this wire; the result's own text has to say so.
-        for (const part of m.content) out.push({ role: 'tool', tool_call_id: upstreamToolCallId(part.toolCallId), content: toolResultText(part) });
+        for (const part of m.content)
+          out.push({ role: 'tool', tool_call_id: upstreamToolCallId(part.toolCallId), content: toolResultText(part) });
         break;
       default:
         assertNever(m);
@@ -87,9 +90,13 @@ function convertUserPart(part: UserContentPart, i: number): OpenAIChatUserPart {
 }
 
 function accept(part: OpenAIChatUserPart, input: InputSupport): OpenAIChatUserPart {
-  const kind: InputKind | null = part.type === 'image_url' ? 'image' : part.type === 'file' ? 'file' : part.type === 'input_audio' ? 'audio' : null;
+  const kind: InputKind | null =
+    part.type === 'image_url' ? 'image' : part.type === 'file' ? 'file' : part.type === 'input_audio' ? 'audio' : null;
   if (kind === null || input.kinds.has(kind)) return part;
-  throw new GatewayError('unsupported_content', `${input.vendor}'s chat API takes no ${KIND_NAMES[kind]} input; send it to a model whose provider takes it.`);
+  throw new GatewayError(
+    'unsupported_content',
+    `${input.vendor}'s chat API takes no ${KIND_NAMES[kind]} input; send it to a model whose provider takes it.`,
+  );
 }
 
 function convertFilePart(part: FilePart, i: number): OpenAIChatUserPart {
@@ -117,7 +124,11 @@ function convertAssistantMessage(m: AssistantMessage, audioReplay: boolean): Ope
         text += part.text;
         break;
       case 'tool-call':
-        (toolCalls ??= []).push({ id: upstreamToolCallId(part.id), type: 'function', function: { name: part.name, arguments: part.arguments } });
+        (toolCalls ??= []).push({
+          id: upstreamToolCallId(part.id),
+          type: 'function',
+          function: { name: part.name, arguments: part.arguments },
+        });
         break;
       case 'reasoning':
       case 'redacted-reasoning':

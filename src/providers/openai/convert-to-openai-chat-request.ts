@@ -1,4 +1,11 @@
-import type { CanonicalRequest, ReasoningConfig, RequestParameter, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type {
+  CanonicalRequest,
+  ReasoningConfig,
+  RequestParameter,
+  ResponseFormat,
+  ToolChoice,
+  ToolDefinition,
+} from '../../canonical/request.ts';
 import type { Endpoint } from '../../catalog/types.ts';
 import type { UpstreamRequest } from '../types.ts';
 import { bounded, fieldOf, type ParameterTable } from '../parameter-rules.ts';
@@ -7,9 +14,7 @@ import { schemaJson } from '../../canonical/schema-json.ts';
 import { convertToOpenAIChatMessages } from './convert-to-openai-chat-messages.ts';
 import { inputKindsFor, openAIProfileFor, type OpenAIProfile } from './openai-profiles.ts';
 import { openAIUpstreamHeaders, openAIUpstreamUrl } from './openai-upstream-address.ts';
-import type {
-  OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice,
-} from './openai-chat-wire-types.ts';
+import type { OpenAIChatRequestBody, OpenAIChatResponseFormat, OpenAIChatTool, OpenAIChatToolChoice } from './openai-chat-wire-types.ts';
 
 const STREAM_OPTIONS = { include_usage: true } as const;
 
@@ -80,7 +85,8 @@ export function buildOpenAIChatBody(req: CanonicalRequest, endpoint: Endpoint): 
   if (s.topA !== undefined && accepts.has('top_a')) setNumber(body, rules, 'top_a', s.topA);
   if (s.frequencyPenalty !== undefined && accepts.has('frequency_penalty')) setNumber(body, rules, 'frequency_penalty', s.frequencyPenalty);
   if (s.presencePenalty !== undefined && accepts.has('presence_penalty')) setNumber(body, rules, 'presence_penalty', s.presencePenalty);
-  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty')) setNumber(body, rules, 'repetition_penalty', s.repetitionPenalty);
+  if (s.repetitionPenalty !== undefined && accepts.has('repetition_penalty'))
+    setNumber(body, rules, 'repetition_penalty', s.repetitionPenalty);
   if (s.seed !== undefined && accepts.has('seed')) setNumber(body, rules, 'seed', s.seed);
   if (s.logitBias !== undefined && accepts.has('logit_bias')) body[fieldOf(rules, 'logit_bias')] = s.logitBias;
   if (req.maxOutputTokens !== undefined && accepts.has('max_tokens')) {
@@ -178,4 +184,3 @@ function convertResponseFormat(format: ResponseFormat, schemas: boolean): OpenAI
   if (format.description !== undefined) jsonSchema.description = format.description;
   return { type: 'json_schema', json_schema: jsonSchema };
 }
-

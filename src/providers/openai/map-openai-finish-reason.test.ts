@@ -5,7 +5,17 @@ import { convertOpenAIUsage } from './convert-openai-usage.ts';
 
 describe('mapOpenAIFinishReason', () => {
   it('maps the OpenAI values and common compatible ones, keeping raw', () => {
-    const cases = { stop: 'stop', length: 'length', tool_calls: 'tool_calls', content_filter: 'content_filter', function_call: 'tool_calls', max_tokens: 'length', eos: 'stop', error: 'error', whatever: 'stop' } as const;
+    const cases = {
+      stop: 'stop',
+      length: 'length',
+      tool_calls: 'tool_calls',
+      content_filter: 'content_filter',
+      function_call: 'tool_calls',
+      max_tokens: 'length',
+      eos: 'stop',
+      error: 'error',
+      whatever: 'stop',
+    } as const;
     for (const [raw, unified] of Object.entries(cases)) assert.deepEqual(mapOpenAIFinishReason(raw), { unified, raw });
   });
 
@@ -20,7 +30,9 @@ describe('mapOpenAIFinishReason', () => {
 describe('convertOpenAIUsage', () => {
   it('renames OpenAI usage without arithmetic and keeps raw', () => {
     const raw = {
-      prompt_tokens: 100, completion_tokens: 40, total_tokens: 140,
+      prompt_tokens: 100,
+      completion_tokens: 40,
+      total_tokens: 140,
       prompt_tokens_details: { cached_tokens: 60, audio_tokens: 5 },
       completion_tokens_details: { reasoning_tokens: 30, audio_tokens: 0 },
     };
@@ -28,7 +40,14 @@ describe('convertOpenAIUsage', () => {
   });
 
   it('tolerates missing and null details, and reads DeepSeek cache hits', () => {
-    assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 3, completion_tokens: 1, prompt_tokens_details: null }), { input: 3, cacheRead: 0, cacheWrite: 0, output: 1, reasoning: 0, raw: { prompt_tokens: 3, completion_tokens: 1, prompt_tokens_details: null } });
+    assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 3, completion_tokens: 1, prompt_tokens_details: null }), {
+      input: 3,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 1,
+      reasoning: 0,
+      raw: { prompt_tokens: 3, completion_tokens: 1, prompt_tokens_details: null },
+    });
     assert.equal(convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 8 }).cacheRead, 8);
   });
 });

@@ -93,7 +93,11 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     }
     if (!this.started) {
       this.started = true;
-      this.emit({ type: 'stream-start', id: typeof c.id === 'string' ? c.id : undefined, model: typeof c.model === 'string' ? c.model : undefined });
+      this.emit({
+        type: 'stream-start',
+        id: typeof c.id === 'string' ? c.id : undefined,
+        model: typeof c.model === 'string' ? c.model : undefined,
+      });
       this.head = learnChunkHead(data);
     }
     if (typeof c.usage === 'object' && c.usage !== null) this.usage = c.usage;
@@ -119,7 +123,8 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     this.flushFinish();
     this.flushUsage();
     this.closed = true;
-    if (!this.finished) this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
+    if (!this.finished)
+      this.emit({ type: 'error', error: unusableAnswerError(this.endpoint, 'upstream stream ended before completion', null) });
   }
 
   private onDelta(delta: OpenAIMessageWire): void {
@@ -131,7 +136,8 @@ export class OpenAIChatStreamDecoder implements StreamDecoder {
     } else if (Array.isArray(content)) {
       for (let i = 0; i < content.length; i++) {
         const part = content[i];
-        if (part?.type === 'text' && typeof part.text === 'string' && part.text.length > 0) this.emit({ type: 'text-delta', text: part.text });
+        if (part?.type === 'text' && typeof part.text === 'string' && part.text.length > 0)
+          this.emit({ type: 'text-delta', text: part.text });
         else if (part?.type === 'thinking') emitThinking(part.thinking, this.emit);
       }
     }

@@ -2,10 +2,22 @@
 // shapes it reads (responses, chunks). Reads are typed as optional and `unknown`-ish on
 // purpose: OpenAI-compatible servers differ, and every field is checked before use.
 
-export interface OpenAIChatTextPart { type: 'text'; text: string }
-export interface OpenAIChatImagePart { type: 'image_url'; image_url: { url: string; detail?: 'low' | 'high' | 'auto' } }
-export interface OpenAIChatAudioPart { type: 'input_audio'; input_audio: { data: string; format: string } }
-export interface OpenAIChatFilePart { type: 'file'; file: { file_data: string; filename: string } }
+export interface OpenAIChatTextPart {
+  type: 'text';
+  text: string;
+}
+export interface OpenAIChatImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'low' | 'high' | 'auto' };
+}
+export interface OpenAIChatAudioPart {
+  type: 'input_audio';
+  input_audio: { data: string; format: string };
+}
+export interface OpenAIChatFilePart {
+  type: 'file';
+  file: { file_data: string; filename: string };
+}
 export type OpenAIChatUserPart = OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart;
 
 export interface OpenAIChatToolCall {
@@ -14,8 +26,15 @@ export interface OpenAIChatToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface OpenAIChatSystemMessage { role: 'system'; content: string }
-export interface OpenAIChatUserMessage { role: 'user'; content: string | OpenAIChatUserPart[]; name?: string }
+export interface OpenAIChatSystemMessage {
+  role: 'system';
+  content: string;
+}
+export interface OpenAIChatUserMessage {
+  role: 'user';
+  content: string | OpenAIChatUserPart[];
+  name?: string;
+}
 export interface OpenAIChatAssistantMessage {
   role: 'assistant';
   content: string;
@@ -24,7 +43,11 @@ export interface OpenAIChatAssistantMessage {
   audio?: { id: string };
   name?: string;
 }
-export interface OpenAIChatToolMessage { role: 'tool'; tool_call_id: string; content: string }
+export interface OpenAIChatToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
 export type OpenAIChatMessage = OpenAIChatSystemMessage | OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage;
 
 export interface OpenAIChatTool {

@@ -33,7 +33,9 @@ export function decodeOpenAIEmbeddings(task: EmbeddingTask, body: Buffer, endpoi
   if (answer === null) return;
   const data = answer.data;
   if (!Array.isArray(data) || data.length !== task.input.length) {
-    return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`));
+    return emit(
+      malformedTaskAnswer(endpoint, `expected ${task.input.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`),
+    );
   }
   const vectors: number[][] = new Array<number[]>(data.length);
   for (let i = 0; i < data.length; i++) {

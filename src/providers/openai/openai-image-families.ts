@@ -19,16 +19,28 @@ interface FamilyRules {
 
 const RULES: Record<Exclude<ImageFamily, 'other'>, FamilyRules> = {
   'gpt-image': {
-    sizes: new Set(['auto', '1024x1024', '1536x1024', '1024x1536']), qualities: new Set(['auto', 'low', 'medium', 'high']),
-    maxN: 10, edits: true, gptImageOptions: true, style: false,
+    sizes: new Set(['auto', '1024x1024', '1536x1024', '1024x1536']),
+    qualities: new Set(['auto', 'low', 'medium', 'high']),
+    maxN: 10,
+    edits: true,
+    gptImageOptions: true,
+    style: false,
   },
   'dall-e-3': {
-    sizes: new Set(['1024x1024', '1792x1024', '1024x1792']), qualities: new Set(['auto', 'standard', 'hd']),
-    maxN: 1, edits: false, gptImageOptions: false, style: true,
+    sizes: new Set(['1024x1024', '1792x1024', '1024x1792']),
+    qualities: new Set(['auto', 'standard', 'hd']),
+    maxN: 1,
+    edits: false,
+    gptImageOptions: false,
+    style: true,
   },
   'dall-e-2': {
-    sizes: new Set(['256x256', '512x512', '1024x1024']), qualities: new Set(['auto', 'standard']),
-    maxN: 10, edits: true, gptImageOptions: false, style: false,
+    sizes: new Set(['256x256', '512x512', '1024x1024']),
+    qualities: new Set(['auto', 'standard']),
+    maxN: 10,
+    edits: true,
+    gptImageOptions: false,
+    style: false,
   },
 };
 
@@ -52,9 +64,16 @@ export function checkImageTask(task: ImageTask, family: ImageFamily, upstreamMod
   if (task.quality !== undefined && !rules.qualities.has(task.quality)) refuse('quality', `one of ${[...rules.qualities].join(', ')}`);
   if (!rules.style && task.style !== undefined) refuse('style', 'supported by dall-e-3 only');
   if (!rules.gptImageOptions) {
-    for (const [param, value] of [['output_format', task.outputFormat], ['output_compression', task.outputCompression], ['background', task.background], ['moderation', task.moderation], ['input_fidelity', task.inputFidelity]] as const) {
+    for (const [param, value] of [
+      ['output_format', task.outputFormat],
+      ['output_compression', task.outputCompression],
+      ['background', task.background],
+      ['moderation', task.moderation],
+      ['input_fidelity', task.inputFidelity],
+    ] as const) {
       if (value !== undefined) refuse(param, 'supported by the GPT image models only');
     }
   }
-  if (family === 'dall-e-2' && task.operation === 'edit' && (task.images?.length ?? 0) > 1) refuse('image', 'dall-e-2 edits one square PNG image');
+  if (family === 'dall-e-2' && task.operation === 'edit' && (task.images?.length ?? 0) > 1)
+    refuse('image', 'dall-e-2 edits one square PNG image');
 }

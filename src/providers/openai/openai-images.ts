@@ -17,7 +17,10 @@ export function encodeOpenAIImages(req: CanonicalRequest, task: ImageTask, endpo
   const profile = openAIProfileFor(endpoint.provider);
   const family = imageFamily(endpoint.upstreamModel);
   checkImageTask(task, family, endpoint.upstreamModel);
-  const fields: [string, string][] = [['model', endpoint.upstreamModel], ['prompt', task.prompt]];
+  const fields: [string, string][] = [
+    ['model', endpoint.upstreamModel],
+    ['prompt', task.prompt],
+  ];
   const add = (name: string, value: string | number | undefined): void => {
     if (value !== undefined) fields.push([name, String(value)]);
   };
@@ -85,7 +88,11 @@ export function decodeOpenAIImages(task: ImageTask, body: Buffer, endpoint: Endp
     if (typeof item.revised_prompt === 'string') image.revisedPrompt = item.revised_prompt;
     images.push(image);
   }
-  const result: ImageResult = { kind: 'image', images, outputFormat: typeof answer.output_format === 'string' ? answer.output_format : (task.outputFormat ?? 'png') };
+  const result: ImageResult = {
+    kind: 'image',
+    images,
+    outputFormat: typeof answer.output_format === 'string' ? answer.output_format : (task.outputFormat ?? 'png'),
+  };
   if (typeof answer.size === 'string') result.size = answer.size;
   if (typeof answer.quality === 'string') result.quality = answer.quality;
   if (typeof answer.background === 'string') result.background = answer.background;

@@ -15,7 +15,12 @@ import { SPEECH_CONTENT_TYPES } from '../tasks/speech-formats.ts';
 
 export function encodeOpenAISpeech(_req: CanonicalRequest, task: SpeechTask, endpoint: Endpoint): UpstreamTaskRequest {
   const profile = openAIProfileFor(endpoint.provider);
-  const body: Record<string, unknown> = { model: endpoint.upstreamModel, input: task.input, voice: task.voice, response_format: task.responseFormat };
+  const body: Record<string, unknown> = {
+    model: endpoint.upstreamModel,
+    input: task.input,
+    voice: task.voice,
+    response_format: task.responseFormat,
+  };
   if (task.speed !== undefined) body.speed = task.speed;
   if (task.instructions !== undefined) body.instructions = task.instructions;
   if (billsTokens(endpoint)) body.stream_format = 'sse';
@@ -37,7 +42,13 @@ export function isAudioAnswer(headers: Record<string, string | string[] | undefi
   return type.startsWith('audio/') || type.startsWith('application/octet-stream');
 }
 
-export function decodeOpenAISpeech(task: SpeechTask, body: Buffer, headers: Record<string, string | string[] | undefined>, endpoint: Endpoint, emit: PartSink): void {
+export function decodeOpenAISpeech(
+  task: SpeechTask,
+  body: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+  endpoint: Endpoint,
+  emit: PartSink,
+): void {
   const type = String(headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('text/event-stream')) return decodeSpeechEvents(task, body, endpoint, emit);
   if (type.startsWith('application/json') || body.length === 0) {
@@ -72,7 +83,10 @@ function decodeSpeechEvents(task: SpeechTask, body: Buffer, endpoint: Endpoint, 
     else if (event.type === 'speech.audio.done') usage = event.usage;
   }
   if (chunks.length === 0) return emit(malformedTaskAnswer(endpoint, 'the speech events carry no audio'));
-  emit({ type: 'task-result', result: { kind: 'speech', audio: Buffer.concat(chunks), contentType: SPEECH_CONTENT_TYPES[task.responseFormat] } });
+  emit({
+    type: 'task-result',
+    result: { kind: 'speech', audio: Buffer.concat(chunks), contentType: SPEECH_CONTENT_TYPES[task.responseFormat] },
+  });
   if (usage !== undefined && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number') {
     emit({ type: 'usage', usage: taskUsage(usage.input_tokens, usage.output_tokens, usage) });
   }

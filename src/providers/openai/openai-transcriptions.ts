@@ -49,7 +49,10 @@ export function decodeOpenAITranscription(task: TranscriptionTask, body: Buffer,
   const answer = parseTaskJson<TranscriptAnswer>(body, endpoint, emit);
   if (answer === null) return;
   if (typeof answer.text !== 'string') return emit(malformedTaskAnswer(endpoint, 'the transcript has no `text`'));
-  const result: { kind: 'transcription'; text: string; language?: string; duration?: number; segments?: unknown[]; words?: unknown[] } = { kind: 'transcription', text: answer.text };
+  const result: { kind: 'transcription'; text: string; language?: string; duration?: number; segments?: unknown[]; words?: unknown[] } = {
+    kind: 'transcription',
+    text: answer.text,
+  };
   if (typeof answer.language === 'string') result.language = answer.language;
   if (typeof answer.duration === 'number' && Number.isFinite(answer.duration)) result.duration = answer.duration;
   if (Array.isArray(answer.segments)) result.segments = answer.segments;

@@ -8,7 +8,16 @@ import type { Endpoint } from '../../catalog/types.ts';
 // out on purpose: the simulator ignores them.
 
 export function fingerprintSimRequest(req: CanonicalRequest, endpoint: Endpoint): Buffer {
-  const shaping = [req.messages, req.tools ?? null, req.toolChoice ?? null, req.parallelToolCalls ?? null, req.responseFormat ?? null, req.reasoning ?? null, req.maxOutputTokens ?? null, req.stop ?? null];
+  const shaping = [
+    req.messages,
+    req.tools ?? null,
+    req.toolChoice ?? null,
+    req.parallelToolCalls ?? null,
+    req.responseFormat ?? null,
+    req.reasoning ?? null,
+    req.maxOutputTokens ?? null,
+    req.stop ?? null,
+  ];
   return createHash('sha256').update(endpoint.upstreamModel).update('\0').update(JSON.stringify(shaping)).digest();
 }
 

@@ -34,9 +34,10 @@ export function generateSimReasoning(
   calls: readonly ToolDefinition[],
   responseFormat: ResponseFormat | undefined,
 ): string {
-  const count = config.maxTokens !== undefined
-    ? Math.min(MAX_SENTENCES, Math.max(1, Math.ceil(config.maxTokens / TOKENS_PER_SENTENCE)))
-    : SENTENCES_BY_EFFORT[config.effort ?? 'medium'];
+  const count =
+    config.maxTokens !== undefined
+      ? Math.min(MAX_SENTENCES, Math.max(1, Math.ceil(config.maxTokens / TOKENS_PER_SENTENCE)))
+      : SENTENCES_BY_EFFORT[config.effort ?? 'medium'];
   const sentences = [
     describeTurn(conversation),
     describePlan(conversation, calls, responseFormat),
@@ -64,7 +65,8 @@ function describePlan(conversation: SimConversation, calls: readonly ToolDefinit
     const names = calls.map((c) => c.name).join(' and ');
     return `The request calls for ${names}, so I will call ${calls.length === 1 ? 'it' : 'them'} with arguments that fit the schema.`;
   }
-  if (responseFormat?.type === 'json_schema') return 'The answer must be JSON that fits the requested schema, so I will build a value from it.';
+  if (responseFormat?.type === 'json_schema')
+    return 'The answer must be JSON that fits the requested schema, so I will build a value from it.';
   if (responseFormat?.type === 'json_object') return 'The answer must be a JSON object, so I will wrap the reply in one.';
   if (conversation.toolResults.length > 0) return 'A short account of the tool output will do.';
   return 'A short reply that repeats the message back will do.';

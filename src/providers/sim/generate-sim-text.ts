@@ -2,7 +2,8 @@ import type { ResponseFormat } from '../../canonical/request.ts';
 import { generateValueForSchema } from './generate-value-for-schema.ts';
 import type { SimConversation, SimToolResult } from './read-sim-conversation.ts';
 
-const SIMULATOR_NOTE = 'I am the switchyard simulator, a built-in stand-in for a real model, so this reply is canned and no upstream provider was called.';
+const SIMULATOR_NOTE =
+  'I am the switchyard simulator, a built-in stand-in for a real model, so this reply is canned and no upstream provider was called.';
 
 // One of these closes each reply, picked by the request's fingerprint: replies differ
 // between requests but never between runs of the same request.
@@ -14,8 +15,13 @@ const CLOSERS = [
 ];
 
 /** The answer text: a reply to the user or a summary of tool results, shaped by the response format. */
-export function generateSimText(conversation: SimConversation, responseFormat: ResponseFormat | undefined, fingerprint: Uint8Array): string {
-  const prose = conversation.toolResults.length > 0 ? summarizeToolResults(conversation.toolResults) : replyToUser(conversation, fingerprint);
+export function generateSimText(
+  conversation: SimConversation,
+  responseFormat: ResponseFormat | undefined,
+  fingerprint: Uint8Array,
+): string {
+  const prose =
+    conversation.toolResults.length > 0 ? summarizeToolResults(conversation.toolResults) : replyToUser(conversation, fingerprint);
   switch (responseFormat?.type) {
     case 'json_schema':
       return JSON.stringify(generateValueForSchema(responseFormat.schema));
@@ -40,7 +46,9 @@ function summarizeToolResults(results: readonly SimToolResult[]): string {
   const lines: string[] = [];
   for (const result of results) {
     const output = snippet(result.text, 200);
-    lines.push(result.isError ? `The tool ${result.name} reported an error: "${output}".` : `The tool ${result.name} returned: "${output}".`);
+    lines.push(
+      result.isError ? `The tool ${result.name} reported an error: "${output}".` : `The tool ${result.name} returned: "${output}".`,
+    );
   }
   lines.push('That is the whole result; I am the switchyard simulator, so I repeat tool output rather than interpret it.');
   return lines.join(' ');

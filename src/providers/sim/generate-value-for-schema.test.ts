@@ -23,7 +23,11 @@ test('every property is filled, required or not, and nested objects too', () => 
     type: 'object',
     properties: {
       city: { type: 'string' },
-      options: { type: 'object', properties: { unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['unit'] },
+      options: {
+        type: 'object',
+        properties: { unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+        required: ['unit'],
+      },
     },
     required: ['city'],
     additionalProperties: false,
@@ -73,13 +77,22 @@ test('arrays honour minItems, maxItems, uniqueItems and tuples', () => {
   assert.deepEqual(assertFits({ type: 'array', maxItems: 0 }), []);
   const tuple = assertFits({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false });
   assert.equal((tuple as unknown[]).length, 2);
-  assertFits({ type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' }, minItems: 2 } } }, minItems: 2 });
+  assertFits({
+    type: 'array',
+    items: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' }, minItems: 2 } } },
+    minItems: 2,
+  });
 });
 
 test('anyOf and oneOf take the first branch; allOf merges', () => {
   assert.equal(typeof assertFits({ anyOf: [{ type: 'string' }, { type: 'null' }] }), 'string');
   assert.equal(typeof assertFits({ oneOf: [{ type: 'integer', minimum: 3 }, { type: 'string' }] }), 'number');
-  const merged = assertFits({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } }, required: ['b'] }] });
+  const merged = assertFits({
+    allOf: [
+      { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      { properties: { b: { type: 'boolean' } }, required: ['b'] },
+    ],
+  });
   assert.deepEqual(Object.keys(merged as object).sort(), ['a', 'b']);
 });
 
@@ -88,7 +101,13 @@ test('$ref resolves into $defs and definitions of the same schema', () => {
     type: 'object',
     properties: { home: { $ref: '#/$defs/address' }, work: { $ref: '#/definitions/address' } },
     required: ['home', 'work'],
-    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, zip: { type: 'string', minLength: 5, maxLength: 5 } }, required: ['street', 'zip'] } },
+    $defs: {
+      address: {
+        type: 'object',
+        properties: { street: { type: 'string' }, zip: { type: 'string', minLength: 5, maxLength: 5 } },
+        required: ['street', 'zip'],
+      },
+    },
     definitions: { address: { type: 'object', properties: { country: { type: 'string', enum: ['FR', 'DE'] } }, required: ['country'] } },
   };
   const value = assertFits(schema) as { home: { zip: string }; work: { country: string } };
@@ -97,9 +116,17 @@ test('$ref resolves into $defs and definitions of the same schema', () => {
 });
 
 test('recursive schemas terminate', () => {
-  const schema = { $defs: { node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } } }, $ref: '#/$defs/node' };
+  const schema = {
+    $defs: {
+      node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } },
+    },
+    $ref: '#/$defs/node',
+  };
   assertFits(schema);
-  const required = { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } }, $ref: '#/$defs/node' };
+  const required = {
+    $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } },
+    $ref: '#/$defs/node',
+  };
   assert.equal(typeof generateValueForSchema(required), 'object');
 });
 
@@ -109,6 +136,13 @@ test('types are inferred from keywords when absent', () => {
 });
 
 test('the same schema always gives the same value', () => {
-  const schema = { type: 'object', properties: { when: { type: 'string', format: 'date-time' }, n: { type: 'number', minimum: 3 }, list: { type: 'array', items: { type: 'string' }, minItems: 2 } } };
+  const schema = {
+    type: 'object',
+    properties: {
+      when: { type: 'string', format: 'date-time' },
+      n: { type: 'number', minimum: 3 },
+      list: { type: 'array', items: { type: 'string' }, minItems: 2 },
+    },
+  };
   assert.deepEqual(generateValueForSchema(schema), generateValueForSchema(structuredClone(schema)));
 });

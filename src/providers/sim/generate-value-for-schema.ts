@@ -191,7 +191,8 @@ function pickType(schema: Schema): string | undefined {
   if (Array.isArray(type)) return (type.find((t) => t !== 'null') ?? type[0]) as string | undefined;
   if ('properties' in schema || 'required' in schema || 'additionalProperties' in schema || 'minProperties' in schema) return 'object';
   if ('items' in schema || 'prefixItems' in schema || 'minItems' in schema || 'maxItems' in schema) return 'array';
-  if ('minimum' in schema || 'maximum' in schema || 'exclusiveMinimum' in schema || 'exclusiveMaximum' in schema || 'multipleOf' in schema) return 'number';
+  if ('minimum' in schema || 'maximum' in schema || 'exclusiveMinimum' in schema || 'exclusiveMaximum' in schema || 'multipleOf' in schema)
+    return 'number';
   return undefined;
 }
 
@@ -210,7 +211,8 @@ function resolveRef(root: unknown, ref: string): unknown {
 function mergeSchemas(a: Schema, b: Schema): Schema {
   const merged: Schema = { ...a, ...b };
   if (isSchema(a.properties) && isSchema(b.properties)) merged.properties = { ...a.properties, ...b.properties };
-  if (Array.isArray(a.required) && Array.isArray(b.required)) merged.required = [...new Set([...(a.required as unknown[]), ...(b.required as unknown[])])];
+  if (Array.isArray(a.required) && Array.isArray(b.required))
+    merged.required = [...new Set([...(a.required as unknown[]), ...(b.required as unknown[])])];
   return merged;
 }
 
@@ -227,7 +229,11 @@ function nonNegative(value: unknown): number | undefined {
 }
 
 function humanize(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 function singular(name: string): string {

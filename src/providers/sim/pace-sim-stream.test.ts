@@ -59,7 +59,10 @@ test('first_chunk_delay_ms delays the first part after stream-start; the rest fo
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const run = paced({ first_chunk_delay_ms: 40 });
   await settle();
-  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
+  assert.deepEqual(
+    run.parts.map((p) => p.type),
+    ['stream-start'],
+  );
   t.mock.timers.tick(39);
   await settle();
   assert.equal(run.parts.length, 1, 'nothing before the delay is up');
@@ -72,10 +75,15 @@ test('abort stops the stream: nothing more is emitted and generate resolves', as
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const controller = new AbortController();
   const parts: StreamPart[] = [];
-  const done = simAdapter.generate(req, simEndpoint({ chunk_delay_ms: 5 }), (p) => {
-    parts.push(p);
-    if (parts.length === 4) controller.abort();
-  }, controller.signal);
+  const done = simAdapter.generate(
+    req,
+    simEndpoint({ chunk_delay_ms: 5 }),
+    (p) => {
+      parts.push(p);
+      if (parts.length === 4) controller.abort();
+    },
+    controller.signal,
+  );
   while (parts.length < 4) {
     t.mock.timers.tick(5);
     await settle();
@@ -92,19 +100,30 @@ test('abort during a long wait resolves at once, with no time passing', async (t
   const controller = new AbortController();
   const run = paced({ first_chunk_delay_ms: 10_000 }, controller.signal);
   await settle();
-  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
+  assert.deepEqual(
+    run.parts.map((p) => p.type),
+    ['stream-start'],
+  );
   controller.abort();
   await run.done;
-  assert.deepEqual(run.parts.map((p) => p.type), ['stream-start']);
+  assert.deepEqual(
+    run.parts.map((p) => p.type),
+    ['stream-start'],
+  );
 });
 
 test('abort also stops an unpaced stream, and an aborted signal emits nothing', async () => {
   const controller = new AbortController();
   const parts: StreamPart[] = [];
-  await simAdapter.generate(req, simEndpoint(), (p) => {
-    parts.push(p);
-    if (parts.length === 2) controller.abort();
-  }, controller.signal);
+  await simAdapter.generate(
+    req,
+    simEndpoint(),
+    (p) => {
+      parts.push(p);
+      if (parts.length === 2) controller.abort();
+    },
+    controller.signal,
+  );
   assert.equal(parts.length, 2);
   const none: StreamPart[] = [];
   await simAdapter.generate(req, simEndpoint(), (p) => none.push(p), AbortSignal.abort());

@@ -21,7 +21,13 @@ export interface SimToolResult {
 }
 
 export function readSimConversation(req: CanonicalRequest): SimConversation {
-  const conversation: SimConversation = { lastUserText: '', lastUserAttachments: 0, endsWithUser: false, toolResults: [], priorToolCalls: 0 };
+  const conversation: SimConversation = {
+    lastUserText: '',
+    lastUserAttachments: 0,
+    endsWithUser: false,
+    toolResults: [],
+    priorToolCalls: 0,
+  };
   const callNames = new Map<string, string>();
   for (const message of req.messages) {
     if (message.role !== 'assistant') continue;

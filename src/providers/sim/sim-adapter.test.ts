@@ -8,13 +8,30 @@ import { validateAgainstSchema } from './validate-against-schema.test-util.ts';
 test('identifies as a local adapter of kind sim that honours the chat parameters', () => {
   assert.equal(simAdapter.kind, 'sim');
   assert.equal(simAdapter.transport, 'local');
-  for (const p of ['temperature', 'top_p', 'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'seed'] as const) {
+  for (const p of [
+    'temperature',
+    'top_p',
+    'max_tokens',
+    'stop',
+    'tools',
+    'tool_choice',
+    'parallel_tool_calls',
+    'response_format',
+    'structured_outputs',
+    'reasoning',
+    'include_reasoning',
+    'seed',
+  ] as const) {
     assert.ok(simAdapter.supportedParameters.has(p), p);
   }
 });
 
 test('answers text that repeats the last user message and says it is the simulator', async () => {
-  const req = simRequest([userSays('An earlier question'), { role: 'assistant', content: [{ type: 'text', text: 'An earlier answer' }] }, userSays('What is the capital of France?')]);
+  const req = simRequest([
+    userSays('An earlier question'),
+    { role: 'assistant', content: [{ type: 'text', text: 'An earlier answer' }] },
+    userSays('What is the capital of France?'),
+  ]);
   const run = await runSim(req);
   assert.match(run.text, /^You said: "What is the capital of France\?"/);
   assert.match(run.text, /switchyard simulator/);
@@ -31,13 +48,22 @@ test('streams stream-start, word-sized text deltas, finish, then usage', async (
   const deltas = run.parts.filter((p) => p.type === 'text-delta');
   assert.ok(deltas.length > 10);
   for (const d of deltas) assert.ok(d.type === 'text-delta' && d.text.trim().split(/\s+/).length === 1, `chunk ${JSON.stringify(d)}`);
-  assert.deepEqual(run.parts.slice(-2).map((p) => p.type), ['finish', 'usage']);
+  assert.deepEqual(
+    run.parts.slice(-2).map((p) => p.type),
+    ['finish', 'usage'],
+  );
 });
 
 test('usage counts the prompt with the estimator and the output it produced', async () => {
   const req = simRequest([{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, userSays('Count my tokens, please.')]);
   const run = await runSim(req);
-  assert.deepEqual(run.response.usage, { input: estimateRequestTokens(req), cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(run.text), reasoning: 0 });
+  assert.deepEqual(run.response.usage, {
+    input: estimateRequestTokens(req),
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: estimateTextTokens(run.text),
+    reasoning: 0,
+  });
 });
 
 test('maxOutputTokens cuts the answer and finishes with length', async () => {
@@ -64,7 +90,9 @@ test('a stop sequence cuts the output where it first appears', async () => {
 });
 
 test('the token limit wins over a stop sequence it comes before', async () => {
-  const run = await runSim(simRequest([userSays('one two three four five six seven eight nine ten')], { stop: ['ten'], maxOutputTokens: 5 }));
+  const run = await runSim(
+    simRequest([userSays('one two three four five six seven eight nine ten')], { stop: ['ten'], maxOutputTokens: 5 }),
+  );
   assert.equal(run.response.finish?.unified, 'length');
 });
 
@@ -82,7 +110,9 @@ test('json_schema output parses and fits the schema', async () => {
     additionalProperties: false,
     $defs: { rating: { type: 'number', minimum: 0, maximum: 10 } },
   };
-  const run = await runSim(simRequest([userSays('Describe a film')], { responseFormat: { type: 'json_schema', name: 'film', schema, strict: true } }));
+  const run = await runSim(
+    simRequest([userSays('Describe a film')], { responseFormat: { type: 'json_schema', name: 'film', schema, strict: true } }),
+  );
   const value: unknown = JSON.parse(run.text);
   assert.deepEqual(validateAgainstSchema(value, schema), []);
   assert.equal(run.response.finish?.unified, 'stop');
@@ -109,7 +139,8 @@ test('reasoning comes first, then its signature, then the answer, and is counted
 });
 
 test('more effort or a bigger budget reasons longer; a budget caps it', async () => {
-  const tokens = async (reasoning: object): Promise<number> => (await runSim(simRequest([userSays('Think')], { reasoning }))).response.usage!.reasoning;
+  const tokens = async (reasoning: object): Promise<number> =>
+    (await runSim(simRequest([userSays('Think')], { reasoning }))).response.usage!.reasoning;
   assert.ok((await tokens({ effort: 'high' })) > (await tokens({ effort: 'low' })));
   assert.ok((await tokens({ maxTokens: 2000 })) > (await tokens({ maxTokens: 200 })));
   assert.ok((await tokens({ maxTokens: 20 })) <= 20);

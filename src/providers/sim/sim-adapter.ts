@@ -47,11 +47,27 @@ const HOOK_LENGTH = '[sim:length]';
  * the rest it honours. It produces no audio, so `modalities` and `audio` are not listed.
  */
 const SUPPORTED_PARAMETERS: ReadonlySet<RequestParameter> = new Set<RequestParameter>([
-  'temperature', 'top_p', 'top_k', 'min_p', 'top_a',
-  'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'seed', 'logit_bias',
-  'max_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls',
-  'response_format', 'structured_outputs', 'reasoning', 'include_reasoning',
-  'prompt_cache_key', 'user',
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'top_a',
+  'frequency_penalty',
+  'presence_penalty',
+  'repetition_penalty',
+  'seed',
+  'logit_bias',
+  'max_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
+  'include_reasoning',
+  'prompt_cache_key',
+  'user',
 ]);
 
 export const simAdapter: LocalProviderAdapter = {

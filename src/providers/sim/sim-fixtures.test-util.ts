@@ -43,7 +43,11 @@ export interface SimRun {
   text: string;
 }
 
-export async function runSim(req: CanonicalRequest, endpoint: Endpoint = simEndpoint(), signal: AbortSignal = new AbortController().signal): Promise<SimRun> {
+export async function runSim(
+  req: CanonicalRequest,
+  endpoint: Endpoint = simEndpoint(),
+  signal: AbortSignal = new AbortController().signal,
+): Promise<SimRun> {
   const parts: StreamPart[] = [];
   await simAdapter.generate(req, endpoint, (part) => parts.push(part), signal);
   const { response, error } = foldStreamParts(parts);

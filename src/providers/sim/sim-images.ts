@@ -13,7 +13,12 @@ export function simImages(task: ImageTask): StreamPart[] {
   const edited = task.images === undefined ? '' : task.images.map((f) => f.data.toString('base64')).join(',');
   const images = [];
   for (let i = 0; i < task.n; i++) images.push({ b64: simPng(simImageSeed(task.prompt, i, edited)).toString('base64') });
-  const result: ImageResult = { kind: 'image', images, outputFormat: 'png', size: task.size === undefined || task.size === 'auto' ? '1024x1024' : task.size };
+  const result: ImageResult = {
+    kind: 'image',
+    images,
+    outputFormat: 'png',
+    size: task.size === undefined || task.size === 'auto' ? '1024x1024' : task.size,
+  };
   if (task.quality !== undefined && task.quality !== 'auto') result.quality = task.quality;
   if (task.background !== undefined) result.background = task.background;
   return [

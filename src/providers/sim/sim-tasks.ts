@@ -40,7 +40,11 @@ export const SIM_EMBEDDING_MAX_NUMBERS = 1_048_576;
 function simEmbeddings(task: EmbeddingTask): StreamPart[] {
   const dims = task.dimensions ?? SIM_EMBEDDING_DIMENSIONS;
   if (dims * task.input.length > SIM_EMBEDDING_MAX_NUMBERS) {
-    const error = new GatewayError('invalid_parameter', `The sim draws at most ${SIM_EMBEDDING_MAX_NUMBERS} numbers a request (inputs × dimensions): ${task.input.length} × ${dims} is more. Send fewer inputs or dimensions.`, { param: 'dimensions' });
+    const error = new GatewayError(
+      'invalid_parameter',
+      `The sim draws at most ${SIM_EMBEDDING_MAX_NUMBERS} numbers a request (inputs × dimensions): ${task.input.length} × ${dims} is more. Send fewer inputs or dimensions.`,
+      { param: 'dimensions' },
+    );
     return [{ type: 'error', error }];
   }
   let tokens = 0;

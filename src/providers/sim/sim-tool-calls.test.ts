@@ -27,7 +27,10 @@ const email: ToolDefinition = {
       to: { type: 'array', items: { type: 'string', format: 'email' }, minItems: 2, uniqueItems: true },
       subject: { type: 'string', maxLength: 20 },
       priority: { anyOf: [{ $ref: '#/definitions/level' }, { type: 'null' }] },
-      meta: { type: 'object', properties: { sent: { type: 'string', format: 'date' }, retries: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.5 } } },
+      meta: {
+        type: 'object',
+        properties: { sent: { type: 'string', format: 'date' }, retries: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.5 } },
+      },
     },
     required: ['to', 'subject'],
     definitions: { level: { type: 'string', enum: ['low', 'high'] } },
@@ -67,8 +70,14 @@ test('arguments stream in a few fragments between start and end', async () => {
 
 test('tools named in the message are all called, in order of mention', async () => {
   const calls = await callsFor('First send_email, then get_weather.');
-  assert.deepEqual(calls.map((c) => c.name), ['send_email', 'get_weather']);
-  assert.deepEqual(calls.map((c) => c.id), ['call_sim_1', 'call_sim_2']);
+  assert.deepEqual(
+    calls.map((c) => c.name),
+    ['send_email', 'get_weather'],
+  );
+  assert.deepEqual(
+    calls.map((c) => c.id),
+    ['call_sim_1', 'call_sim_2'],
+  );
   for (const call of calls) {
     const tool = tools.find((t) => t.name === call.name)!;
     assert.deepEqual(validateAgainstSchema(JSON.parse(call.arguments), tool.parameters), []);
@@ -77,30 +86,51 @@ test('tools named in the message are all called, in order of mention', async () 
 
 test('parallelToolCalls false calls only the first tool named', async () => {
   const calls = await callsFor('First send_email, then get_weather.', { parallelToolCalls: false });
-  assert.deepEqual(calls.map((c) => c.name), ['send_email']);
+  assert.deepEqual(
+    calls.map((c) => c.name),
+    ['send_email'],
+  );
 });
 
 test('tool names match whole words only, in any case', async () => {
-  assert.deepEqual((await callsFor('GET_WEATHER please')).map((c) => c.name), ['get_weather']);
+  assert.deepEqual(
+    (await callsFor('GET_WEATHER please')).map((c) => c.name),
+    ['get_weather'],
+  );
   assert.deepEqual(await callsFor('my_get_weather_helper is unrelated'), []);
 });
 
 test('auto without a named tool: "tool" or "call" picks the first tool, else text', async () => {
-  assert.deepEqual((await callsFor('Can you call something for me?')).map((c) => c.name), ['get_weather']);
-  assert.deepEqual((await callsFor('Use a tool')).map((c) => c.name), ['get_weather']);
+  assert.deepEqual(
+    (await callsFor('Can you call something for me?')).map((c) => c.name),
+    ['get_weather'],
+  );
+  assert.deepEqual(
+    (await callsFor('Use a tool')).map((c) => c.name),
+    ['get_weather'],
+  );
   assert.deepEqual(await callsFor('Just chat with me'), []);
 });
 
 test('tool choice: none, required and a forced tool', async () => {
   assert.deepEqual(await callsFor('use get_weather', { toolChoice: { type: 'none' } }), []);
-  assert.deepEqual((await callsFor('Just chat with me', { toolChoice: { type: 'required' } })).map((c) => c.name), ['get_weather']);
-  assert.deepEqual((await callsFor('use get_weather', { toolChoice: { type: 'tool', name: 'send_email' } })).map((c) => c.name), ['send_email']);
+  assert.deepEqual(
+    (await callsFor('Just chat with me', { toolChoice: { type: 'required' } })).map((c) => c.name),
+    ['get_weather'],
+  );
+  assert.deepEqual(
+    (await callsFor('use get_weather', { toolChoice: { type: 'tool', name: 'send_email' } })).map((c) => c.name),
+    ['send_email'],
+  );
 });
 
 test('a tool result is answered in text that reports it', async () => {
   const messages: Message[] = [
     userSays('use get_weather for Lyon'),
-    { role: 'assistant', content: [{ type: 'tool-call', id: 'call_sim_1', name: 'get_weather', arguments: '{"location":"Lyon","unit":"celsius"}' }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', id: 'call_sim_1', name: 'get_weather', arguments: '{"location":"Lyon","unit":"celsius"}' }],
+    },
     { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_sim_1', content: '{"temperature": 21, "sky": "clear"}' }] },
   ];
   const run = await runSim(simRequest(messages, { tools, toolChoice: { type: 'required' } }));
@@ -142,5 +172,8 @@ test('a token limit reached inside the arguments truncates them and finishes wit
 
 test('reasoning before a tool call keeps its signature', async () => {
   const run = await runSim(simRequest([userSays('get_weather')], { tools, reasoning: { effort: 'low' } }));
-  assert.deepEqual(run.response.content.map((b) => b.type), ['reasoning', 'tool-call']);
+  assert.deepEqual(
+    run.response.content.map((b) => b.type),
+    ['reasoning', 'tool-call'],
+  );
 });

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { estimateTextTokens } from '../../canonical/estimate-tokens.ts';
 import { splitFragments, splitWords, takeWithinBudget, truncateToBudget } from './split-sim-chunks.ts';
 
-const samples = ['', '   ', 'one', ' lead and trail  ', 'You said: "hi".\n\nNext line', '{"a":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}', '😀'.repeat(20)];
+const samples = [
+  '',
+  '   ',
+  'one',
+  ' lead and trail  ',
+  'You said: "hi".\n\nNext line',
+  '{"a":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}',
+  '😀'.repeat(20),
+];
 
 test('word chunks rejoin to the text, and a prefix of chunks splits the same way again', () => {
   for (const text of samples) {

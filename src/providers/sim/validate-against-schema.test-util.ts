@@ -14,11 +14,14 @@ export function validateAgainstSchema(value: unknown, schema: unknown, root: unk
   if ('const' in s && JSON.stringify(s.const) !== JSON.stringify(value)) problems.push(`${path}: not the const`);
   if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) problems.push(`${path}: not in enum`);
   if (Array.isArray(s.allOf)) for (const b of s.allOf) problems.push(...validateAgainstSchema(value, b, root, path));
-  if (Array.isArray(s.anyOf) && !s.anyOf.some((b) => validateAgainstSchema(value, b, root, path).length === 0)) problems.push(`${path}: matches no anyOf branch`);
-  if (Array.isArray(s.oneOf) && s.oneOf.filter((b) => validateAgainstSchema(value, b, root, path).length === 0).length !== 1) problems.push(`${path}: does not match exactly one oneOf branch`);
+  if (Array.isArray(s.anyOf) && !s.anyOf.some((b) => validateAgainstSchema(value, b, root, path).length === 0))
+    problems.push(`${path}: matches no anyOf branch`);
+  if (Array.isArray(s.oneOf) && s.oneOf.filter((b) => validateAgainstSchema(value, b, root, path).length === 0).length !== 1)
+    problems.push(`${path}: does not match exactly one oneOf branch`);
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (!types.some((t) => hasType(value, t as string))) problems.push(`${path}: expected ${types.join('|')}, got ${JSON.stringify(value)}`);
+    if (!types.some((t) => hasType(value, t as string)))
+      problems.push(`${path}: expected ${types.join('|')}, got ${JSON.stringify(value)}`);
   }
   if (typeof value === 'string') problems.push(...checkString(value, s, path));
   if (typeof value === 'number') problems.push(...checkNumber(value, s, path));
@@ -49,8 +52,10 @@ function checkString(value: string, s: Schema, path: string): string[] {
 
 function checkNumber(value: number, s: Schema, path: string): string[] {
   const problems: string[] = [];
-  if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum)) problems.push(`${path}: below minimum`);
-  if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum)) problems.push(`${path}: above maximum`);
+  if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? value <= s.minimum : value < s.minimum))
+    problems.push(`${path}: below minimum`);
+  if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? value >= s.maximum : value > s.maximum))
+    problems.push(`${path}: above maximum`);
   if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) problems.push(`${path}: not above exclusiveMinimum`);
   if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) problems.push(`${path}: not below exclusiveMaximum`);
   if (typeof s.multipleOf === 'number') {
@@ -64,7 +69,8 @@ function checkArray(value: unknown[], s: Schema, root: unknown, path: string): s
   const problems: string[] = [];
   if (typeof s.minItems === 'number' && value.length < s.minItems) problems.push(`${path}: fewer than ${s.minItems} items`);
   if (typeof s.maxItems === 'number' && value.length > s.maxItems) problems.push(`${path}: more than ${s.maxItems} items`);
-  if (s.uniqueItems === true && new Set(value.map((v) => JSON.stringify(v))).size !== value.length) problems.push(`${path}: items not unique`);
+  if (s.uniqueItems === true && new Set(value.map((v) => JSON.stringify(v))).size !== value.length)
+    problems.push(`${path}: items not unique`);
   const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : [];
   value.forEach((item, i) => {
     const itemSchema = i < tuple.length ? tuple[i] : s.items;
@@ -82,26 +88,39 @@ function checkObject(value: Record<string, unknown>, s: Schema, root: unknown, p
     else if (s.additionalProperties === false) problems.push(`${path}: unexpected ${key}`);
     else problems.push(...validateAgainstSchema(item, s.additionalProperties, root, `${path}.${key}`));
   }
-  if (typeof s.minProperties === 'number' && Object.keys(value).length < s.minProperties) problems.push(`${path}: fewer than ${s.minProperties} properties`);
+  if (typeof s.minProperties === 'number' && Object.keys(value).length < s.minProperties)
+    problems.push(`${path}: fewer than ${s.minProperties} properties`);
   return problems;
 }
 
 function hasType(value: unknown, type: string): boolean {
   switch (type) {
-    case 'null': return value === null;
-    case 'boolean': return typeof value === 'boolean';
-    case 'integer': return Number.isInteger(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'string': return typeof value === 'string';
-    case 'array': return Array.isArray(value);
-    case 'object': return isObject(value);
-    default: return false;
+    case 'null':
+      return value === null;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isObject(value);
+    default:
+      return false;
   }
 }
 
 function resolve(root: unknown, ref: string): unknown {
   let node = root;
-  for (const key of ref.replace(/^#\/?/, '').split('/').filter((k) => k !== '')) node = (node as Record<string, unknown>)[key];
+  for (const key of ref
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((k) => k !== ''))
+    node = (node as Record<string, unknown>)[key];
   return node;
 }
 

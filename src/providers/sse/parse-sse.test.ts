@@ -10,7 +10,8 @@ function parse(chunks: string[]): SseEvent[] {
   return out;
 }
 
-const STREAM = 'event: message_start\ndata: {"a":1}\n\n: a comment\ndata: line one\ndata: line two\n\ndata:no-space\n\nevent: ping\ndata: {}\n\n';
+const STREAM =
+  'event: message_start\ndata: {"a":1}\n\n: a comment\ndata: line one\ndata: line two\n\ndata:no-space\n\nevent: ping\ndata: {}\n\n';
 const EXPECTED: SseEvent[] = [
   { event: 'message_start', data: '{"a":1}' },
   { event: null, data: 'line one\nline two' },
@@ -58,7 +59,10 @@ test('a long line arriving in many small chunks is delivered whole, and so are t
   const p = new SseParser((ev) => out.push(ev), { maxEventChars: 300_000 });
   for (const c of chunked(stream, 1000)) p.push(c);
   p.end();
-  assert.deepEqual(out, [{ event: null, data: big }, { event: null, data: 'after' }]);
+  assert.deepEqual(out, [
+    { event: null, data: big },
+    { event: null, data: 'after' },
+  ]);
 });
 
 test('an event longer than the cap throws SseEventTooLargeError while its line is still arriving', () => {
@@ -66,7 +70,10 @@ test('an event longer than the cap throws SseEventTooLargeError while its line i
   const p = new SseParser((ev) => events.push(ev), { maxEventChars: 1000 });
   p.push('data: small\n\n');
   p.push(`data: ${'y'.repeat(600)}`);
-  assert.throws(() => p.push('y'.repeat(600)), (err: unknown) => err instanceof SseEventTooLargeError && err.limit === 1000);
+  assert.throws(
+    () => p.push('y'.repeat(600)),
+    (err: unknown) => err instanceof SseEventTooLargeError && err.limit === 1000,
+  );
   assert.deepEqual(events, [{ event: null, data: 'small' }], 'the events before it were delivered');
 });
 

@@ -10,10 +10,14 @@ export function textInputs(task: EmbeddingTask, endpoint: Endpoint): string[] {
   const texts: string[] = [];
   for (const input of task.input) {
     if (typeof input !== 'string') {
-      throw new GatewayError('unsupported_content', `Provider "${endpoint.provider.id}" embeds text only; token arrays are taken by OpenAI-compatible providers.`, {
-        param: 'input',
-        metadata: { provider_name: endpoint.provider.id },
-      });
+      throw new GatewayError(
+        'unsupported_content',
+        `Provider "${endpoint.provider.id}" embeds text only; token arrays are taken by OpenAI-compatible providers.`,
+        {
+          param: 'input',
+          metadata: { provider_name: endpoint.provider.id },
+        },
+      );
     }
     texts.push(input);
   }
@@ -22,8 +26,12 @@ export function textInputs(task: EmbeddingTask, endpoint: Endpoint): string[] {
 
 /** A `dimensions` this endpoint cannot produce: refused before sending, naming what it takes. */
 export function unsupportedDimensions(endpoint: Endpoint, takes: string): GatewayError {
-  return new GatewayError('unsupported_content', `The model at provider "${endpoint.provider.id}" cannot produce the requested dimensions (it takes ${takes}).`, {
-    param: 'dimensions',
-    metadata: { provider_name: endpoint.provider.id },
-  });
+  return new GatewayError(
+    'unsupported_content',
+    `The model at provider "${endpoint.provider.id}" cannot produce the requested dimensions (it takes ${takes}).`,
+    {
+      param: 'dimensions',
+      metadata: { provider_name: endpoint.provider.id },
+    },
+  );
 }

@@ -21,7 +21,8 @@ export function convertToVertexAnthropicRequest(req: CanonicalRequest, endpoint:
   const operatorBeta = provider.headers?.['anthropic-beta'];
   if (provider.headers !== undefined) Object.assign(headers, provider.headers);
   if (usesInterleavedThinking(built)) {
-    headers['anthropic-beta'] = operatorBeta === undefined || operatorBeta === '' ? INTERLEAVED_THINKING_BETA : `${operatorBeta},${INTERLEAVED_THINKING_BETA}`;
+    headers['anthropic-beta'] =
+      operatorBeta === undefined || operatorBeta === '' ? INTERLEAVED_THINKING_BETA : `${operatorBeta},${INTERLEAVED_THINKING_BETA}`;
   }
   const method = req.stream ? 'streamRawPredict' : 'rawPredict';
   return { url: vertexModelUrl(endpoint, 'anthropic', method), headers, body: JSON.stringify(body) };

@@ -38,9 +38,13 @@ function authFor(provider: ProviderConfig): Promise<GoogleAuth> {
   if (auth === undefined) {
     auth = loadLibrary().then(({ GoogleAuth }) => {
       // An account's own service account (BYOK), else the operator's key file, else ADC.
-      const client = new GoogleAuth(provider.serviceAccount !== undefined
-        ? { scopes: SCOPE, credentials: provider.serviceAccount }
-        : provider.credentialsFile === undefined ? { scopes: SCOPE } : { scopes: SCOPE, keyFile: provider.credentialsFile });
+      const client = new GoogleAuth(
+        provider.serviceAccount !== undefined
+          ? { scopes: SCOPE, credentials: provider.serviceAccount }
+          : provider.credentialsFile === undefined
+            ? { scopes: SCOPE }
+            : { scopes: SCOPE, keyFile: provider.credentialsFile },
+      );
       // What google-gax sets for every Cloud client library: service accounts sign their own token.
       client.useJWTAccessWithScope = true;
       return client;

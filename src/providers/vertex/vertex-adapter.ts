@@ -41,7 +41,9 @@ export const vertexAdapter: HttpProviderAdapter = {
     return provider.profile === 'anthropic' ? anthropicAdapter.supportedParameters : VERTEX_GEMINI_PARAMETERS;
   },
   encodeRequest(req, endpoint) {
-    return endpoint.provider.profile === 'anthropic' ? convertToVertexAnthropicRequest(req, endpoint) : convertToVertexGeminiRequest(req, endpoint);
+    return endpoint.provider.profile === 'anthropic'
+      ? convertToVertexAnthropicRequest(req, endpoint)
+      : convertToVertexGeminiRequest(req, endpoint);
   },
   authorize: authorizeVertexRequest,
   decodeResponse(body, endpoint, emit) {

@@ -13,7 +13,6 @@ import { vertexModelUrl } from './vertex-urls.ts';
 // the token counts are summed into the usage. text-embedding models take up to 250
 // instances a call, gemini-embedding models one. The bearer token is added by `authorize`.
 
-
 export function encodeVertexEmbeddings(_req: CanonicalRequest, task: EmbeddingTask, endpoint: Endpoint): UpstreamTaskRequest {
   const taskType = embeddingTaskType(endpoint);
   const instances = textInputs(task, endpoint).map((content) => (taskType === undefined ? { content } : { content, task_type: taskType }));
@@ -33,7 +32,9 @@ export function decodeVertexEmbeddings(task: EmbeddingTask, body: Buffer, endpoi
   if (answer === null) return;
   const list = answer.predictions;
   if (!Array.isArray(list) || list.length !== task.input.length) {
-    return emit(malformedTaskAnswer(endpoint, `expected ${task.input.length} predictions, got ${Array.isArray(list) ? list.length : 'none'}`));
+    return emit(
+      malformedTaskAnswer(endpoint, `expected ${task.input.length} predictions, got ${Array.isArray(list) ? list.length : 'none'}`),
+    );
   }
   const vectors: number[][] = [];
   let tokens = 0;

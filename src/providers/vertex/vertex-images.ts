@@ -21,7 +21,8 @@ export function isImagen(endpoint: Endpoint): boolean {
 export function encodeVertexImages(_req: CanonicalRequest, task: ImageTask, endpoint: Endpoint): UpstreamTaskRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (endpoint.provider.headers !== undefined) Object.assign(headers, endpoint.provider.headers);
-  if (!isImagen(endpoint)) return { url: vertexModelUrl(endpoint, 'google', 'generateContent'), headers, body: JSON.stringify(geminiImageBody(task, endpoint)) };
+  if (!isImagen(endpoint))
+    return { url: vertexModelUrl(endpoint, 'google', 'generateContent'), headers, body: JSON.stringify(geminiImageBody(task, endpoint)) };
   const refuse = (param: string, rule: string): never => {
     throw invalidParameter(param, `Invalid '${param}' for ${endpoint.upstreamModel}: ${rule}.`);
   };
@@ -36,7 +37,11 @@ export function encodeVertexImages(_req: CanonicalRequest, task: ImageTask, endp
     if (task.outputCompression !== undefined && task.outputFormat === 'jpeg') outputOptions.compressionQuality = task.outputCompression;
     parameters.outputOptions = outputOptions;
   }
-  return { url: vertexModelUrl(endpoint, 'google', 'predict'), headers, body: JSON.stringify({ instances: [{ prompt: task.prompt }], parameters }) };
+  return {
+    url: vertexModelUrl(endpoint, 'google', 'predict'),
+    headers,
+    body: JSON.stringify({ instances: [{ prompt: task.prompt }], parameters }),
+  };
 }
 
 interface ImagenAnswer {
@@ -59,7 +64,12 @@ export function decodeVertexImages(task: ImageTask, body: Buffer, endpoint: Endp
     }
   }
   if (images.length === 0 || images.length > task.n) {
-    return emit(malformedTaskAnswer(endpoint, `Imagen answered ${images.length} images for ${task.n} asked${filtered === undefined ? '' : ` (filtered: ${filtered.slice(0, 200)})`}`));
+    return emit(
+      malformedTaskAnswer(
+        endpoint,
+        `Imagen answered ${images.length} images for ${task.n} asked${filtered === undefined ? '' : ` (filtered: ${filtered.slice(0, 200)})`}`,
+      ),
+    );
   }
   // Imagen reports no usage: it bills per image (image_output).
   emit({ type: 'task-result', result: { kind: 'image', images, outputFormat: mimeType.slice(6) } });

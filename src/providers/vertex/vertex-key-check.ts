@@ -16,11 +16,16 @@ import { fetchCheck, type CheckFailure } from '../http/fetch-check.ts';
 // an account chose.
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
-const GOOGLE_TOKEN_URIS = new Set(['https://oauth2.googleapis.com/token', 'https://www.googleapis.com/oauth2/v4/token', 'https://accounts.google.com/o/oauth2/token']);
+const GOOGLE_TOKEN_URIS = new Set([
+  'https://oauth2.googleapis.com/token',
+  'https://www.googleapis.com/oauth2/v4/token',
+  'https://accounts.google.com/o/oauth2/token',
+]);
 
 /** The token endpoint the exchange may call for this key, or a failure naming why not. */
 export function tokenUriFor(provider: Pick<ProviderConfig, 'id' | 'baseUrl'>, account: ServiceAccountKey): string | CheckFailure {
-  const given = typeof account.token_uri === 'string' && account.token_uri !== '' ? account.token_uri : 'https://oauth2.googleapis.com/token';
+  const given =
+    typeof account.token_uri === 'string' && account.token_uri !== '' ? account.token_uri : 'https://oauth2.googleapis.com/token';
   if (GOOGLE_TOKEN_URIS.has(given)) return given;
   let origin: string;
   try {
@@ -29,7 +34,10 @@ export function tokenUriFor(provider: Pick<ProviderConfig, 'id' | 'baseUrl'>, ac
     return { reason: 'shape', message: `not a key provider "${provider.id}" (vertex) takes: "token_uri" is not a URL` };
   }
   if (origin === new URL(provider.baseUrl).origin) return given;
-  return { reason: 'shape', message: `not a key provider "${provider.id}" (vertex) takes: "token_uri" is neither Google's token endpoint nor on the provider's base URL` };
+  return {
+    reason: 'shape',
+    message: `not a key provider "${provider.id}" (vertex) takes: "token_uri" is neither Google's token endpoint nor on the provider's base URL`,
+  };
 }
 
 /** The signed assertion for the exchange. */
@@ -42,15 +50,32 @@ export function serviceAccountAssertion(account: ServiceAccountKey, audience: st
 }
 
 /** Null when the exchange handed out a token; else why not. */
-export async function checkVertexKey(provider: ProviderConfig, account: ServiceAccountKey, timeoutMs: number, now: () => number = Date.now): Promise<CheckFailure | null> {
+export async function checkVertexKey(
+  provider: ProviderConfig,
+  account: ServiceAccountKey,
+  timeoutMs: number,
+  now: () => number = Date.now,
+): Promise<CheckFailure | null> {
   const tokenUri = tokenUriFor(provider, account);
   if (typeof tokenUri !== 'string') return tokenUri;
-  const body = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: serviceAccountAssertion(account, tokenUri, Math.floor(now() / 1000)) }).toString();
+  const body = new URLSearchParams({
+    grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    assertion: serviceAccountAssertion(account, tokenUri, Math.floor(now() / 1000)),
+  }).toString();
   const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-  return fetchCheck(provider.id, tokenUri, { method: 'POST', headers, body }, timeoutMs, (status, _res, text) => refusalOf(provider.id, status, text), (text) => {
-    const token = parseObject(text)?.access_token;
-    return typeof token === 'string' && token !== '' ? null : { reason: 'upstream_error', message: `provider "${provider.id}": the token endpoint answered without an access token` };
-  });
+  return fetchCheck(
+    provider.id,
+    tokenUri,
+    { method: 'POST', headers, body },
+    timeoutMs,
+    (status, _res, text) => refusalOf(provider.id, status, text),
+    (text) => {
+      const token = parseObject(text)?.access_token;
+      return typeof token === 'string' && token !== ''
+        ? null
+        : { reason: 'upstream_error', message: `provider "${provider.id}": the token endpoint answered without an access token` };
+    },
+  );
 }
 
 /** Google's OAuth refusal (`{error, error_description}`) as a named failure. */
@@ -60,10 +85,17 @@ function refusalOf(providerId: string, status: number, text: string): CheckFailu
   const description = typeof o?.error_description === 'string' ? o.error_description.slice(0, 200) : '';
   const said = error === '' ? `HTTP ${status}` : `${error}${description === '' ? '' : `: ${description}`}`;
   const at = `provider "${providerId}"'s token endpoint`;
-  if (/signature/i.test(description)) return { reason: 'bad_signature', message: `${at} refused the service account's signature (${said}: the key was deleted, or is not this account's)` };
-  if (/not found|does not exist|invalid_client/i.test(`${error} ${description}`)) return { reason: 'unknown_key', message: `${at} does not know the service account (${said})` };
-  if (/expired|timeframe|iat|exp\b/i.test(description)) return { reason: 'expired', message: `${at} refused the assertion's time (${said}: check the gateway's clock)` };
-  if (status === 400 || status === 401 || status === 403) return { reason: 'refused', message: `${at} refused the service account (${said})` };
+  if (/signature/i.test(description))
+    return {
+      reason: 'bad_signature',
+      message: `${at} refused the service account's signature (${said}: the key was deleted, or is not this account's)`,
+    };
+  if (/not found|does not exist|invalid_client/i.test(`${error} ${description}`))
+    return { reason: 'unknown_key', message: `${at} does not know the service account (${said})` };
+  if (/expired|timeframe|iat|exp\b/i.test(description))
+    return { reason: 'expired', message: `${at} refused the assertion's time (${said}: check the gateway's clock)` };
+  if (status === 400 || status === 401 || status === 403)
+    return { reason: 'refused', message: `${at} refused the service account (${said})` };
   return { reason: 'upstream_error', message: `${at} answered the check with ${said}` };
 }
 

@@ -27,7 +27,8 @@ export const vertexTaskCodec: TaskCodec = {
     }
   },
   // gemini-embedding-001 takes one input per call on Vertex; the text-embedding models 250.
-  maxInputs: (_task, endpoint) => embeddingInputLimit(endpoint, endpoint.upstreamModel.includes('gemini-embedding') ? 1 : VERTEX_MAX_INPUTS),
+  maxInputs: (_task, endpoint) =>
+    embeddingInputLimit(endpoint, endpoint.upstreamModel.includes('gemini-embedding') ? 1 : VERTEX_MAX_INPUTS),
   decode(task, body, _headers, endpoint, emit) {
     switch (task.kind) {
       case 'embedding':

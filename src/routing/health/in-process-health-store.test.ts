@@ -84,7 +84,12 @@ describe('InProcessHealthStore', () => {
     // 200 samples: all within the 256 the window keeps.
     const window = latencies;
     const tps = speeds;
-    for (const [name, p] of [['p50', 50], ['p75', 75], ['p90', 90], ['p99', 99]] as const) {
+    for (const [name, p] of [
+      ['p50', 50],
+      ['p75', 75],
+      ['p90', 90],
+      ['p99', 99],
+    ] as const) {
       const lat = h.latencyLast30m![name];
       assert.ok(window.filter((v) => v <= lat).length >= (p / 100) * window.length, `${name} latency: ${p} % at or below`);
       assert.ok(window.filter((v) => v < lat).length < (p / 100) * window.length, `${name} latency: the smallest such value`);

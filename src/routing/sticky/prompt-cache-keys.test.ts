@@ -3,9 +3,18 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { CanonicalRequest, Message } from '../../canonical/request.ts';
 import { estimateRequestTokens } from '../../canonical/estimate-tokens.ts';
-import { DEFAULT_CACHE_TTL_MS, LONG_CACHE_TTL_MS, mayUsePromptCache, MIN_CACHED_PROMPT_TOKENS, promptCacheKeys } from './prompt-cache-keys.ts';
+import {
+  DEFAULT_CACHE_TTL_MS,
+  LONG_CACHE_TTL_MS,
+  mayUsePromptCache,
+  MIN_CACHED_PROMPT_TOKENS,
+  promptCacheKeys,
+} from './prompt-cache-keys.ts';
 
-const text = (t: string, ttl?: string) => (ttl === undefined ? { type: 'text' as const, text: t } : { type: 'text' as const, text: t, cacheControl: { type: 'ephemeral' as const, ttl } });
+const text = (t: string, ttl?: string) =>
+  ttl === undefined
+    ? { type: 'text' as const, text: t }
+    : { type: 'text' as const, text: t, cacheControl: { type: 'ephemeral' as const, ttl } };
 const sys: Message = { role: 'system', content: [text('You are terse.')] };
 const u = (t: string): Message => ({ role: 'user', content: [text(t)] });
 const a = (t: string): Message => ({ role: 'assistant', content: [text(t)] });
@@ -15,7 +24,7 @@ function req(messages: Message[], extra: Partial<CanonicalRequest> = {}): Canoni
 }
 
 describe('promptCacheKeys', () => {
-  it('the key a turn is remembered under is among the next turn\'s lookups', () => {
+  it("the key a turn is remembered under is among the next turn's lookups", () => {
     const t1 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1')]));
     const t2 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), u('q2')]));
     const t3 = promptCacheKeys('acct', 'acme/m', req([sys, u('q1'), a('r1'), u('q2'), a('r2'), u('q3')]));
@@ -57,7 +66,7 @@ describe('promptCacheKeys', () => {
     assert.equal(t2.ttlMs, DEFAULT_CACHE_TTL_MS);
   });
 
-  it('keys are the SHA-256 of the prefix\'s JSON without any cacheControl member, markers or not (the fast path changes no key)', () => {
+  it("keys are the SHA-256 of the prefix's JSON without any cacheControl member, markers or not (the fast path changes no key)", () => {
     // The reference: every cacheControl member dropped by a replacer, at any depth.
     const drop = (k: string, v: unknown): unknown => (k === 'cacheControl' ? undefined : v);
     const expected = (tools: unknown[], messages: Message[]): string => {
@@ -66,18 +75,37 @@ describe('promptCacheKeys', () => {
       return h.digest('hex');
     };
     // A tool whose schema names a parameter "cacheControl", and a message quoting the word.
-    const tools = [{ name: 'set', parameters: { type: 'object', properties: { cacheControl: { type: 'string' } } }, cacheControl: { type: 'ephemeral' as const } }];
+    const tools = [
+      {
+        name: 'set',
+        parameters: { type: 'object', properties: { cacheControl: { type: 'string' } } },
+        cacheControl: { type: 'ephemeral' as const },
+      },
+    ];
     const quoting = u('"cacheControl" is a field name');
-    for (const messages of [[sys, u('plain')], [sys, { role: 'user', content: [text('marked', '5m')] } as Message], [sys, quoting]]) {
+    for (const messages of [
+      [sys, u('plain')],
+      [sys, { role: 'user', content: [text('marked', '5m')] } as Message],
+      [sys, quoting],
+    ]) {
       const keys = promptCacheKeys('acct', 'acme/m', req(messages, { tools }));
       assert.equal(keys.lookup[0], expected(tools, messages));
     }
     // Tools whose schemas name no cacheControl take the text built from each schema's one serialization: the same key.
     const plainTools = [
-      { name: 'read', description: 'Reads a "file"\n', parameters: { type: 'object', properties: { path: { type: 'string', description: 'ünïcode ✓' } }, required: ['path'] }, strict: true, cacheControl: { type: 'ephemeral' as const, ttl: '1h' as const } },
+      {
+        name: 'read',
+        description: 'Reads a "file"\n',
+        parameters: { type: 'object', properties: { path: { type: 'string', description: 'ünïcode ✓' } }, required: ['path'] },
+        strict: true,
+        cacheControl: { type: 'ephemeral' as const, ttl: '1h' as const },
+      },
       { name: 'none', description: undefined, parameters: {} },
     ];
-    assert.equal(promptCacheKeys('acct', 'acme/m', req([sys, u('q')], { tools: plainTools })).lookup[0], expected(plainTools, [sys, u('q')]));
+    assert.equal(
+      promptCacheKeys('acct', 'acme/m', req([sys, u('q')], { tools: plainTools })).lookup[0],
+      expected(plainTools, [sys, u('q')]),
+    );
     const noTools = promptCacheKeys('acct', 'acme/m', req([sys, u('q')]));
     assert.equal(noTools.lookup[0], expected([], [sys, u('q')]));
   });

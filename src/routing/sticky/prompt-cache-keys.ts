@@ -43,7 +43,13 @@ export function promptCacheKeys(accountId: string, modelId: string, req: Canonic
   const tag = scopeTag(scope);
   if (req.promptCacheKey !== undefined) {
     const key = sha256Once('sha256', `${scope}pck\n${req.promptCacheKey}`);
-    return { scope: tag, lookup: [key], store: key, cacheable: true, ttlMs: breakpoints(req).longTtl ? LONG_CACHE_TTL_MS : DEFAULT_CACHE_TTL_MS };
+    return {
+      scope: tag,
+      lookup: [key],
+      store: key,
+      cacheable: true,
+      ttlMs: breakpoints(req).longTtl ? LONG_CACHE_TTL_MS : DEFAULT_CACHE_TTL_MS,
+    };
   }
   const hash = createHash('sha256').update(`${scope}prefix\n`);
   hash.update(toolsText(req.tools ?? []));

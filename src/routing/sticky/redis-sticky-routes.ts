@@ -60,6 +60,10 @@ export class RedisStickyRoutes implements StickyRoutes {
   async remember(owner: string, scope: string, key: string, endpointId: string, ttlMs: number, maxOwnerEntries: number): Promise<void> {
     const base = this.base(owner);
     const member = `${scope}:${key}`;
-    await REMEMBER.run(this.connection, [base + member, `${base}#lru`], [endpointId, String(ttlMs), String(this.now()), String(Number.isFinite(maxOwnerEntries) ? maxOwnerEntries : 2 ** 31), member, base]);
+    await REMEMBER.run(
+      this.connection,
+      [base + member, `${base}#lru`],
+      [endpointId, String(ttlMs), String(this.now()), String(Number.isFinite(maxOwnerEntries) ? maxOwnerEntries : 2 ** 31), member, base],
+    );
   }
 }

@@ -15,15 +15,30 @@ import { AttemptPlanner } from '../plan-attempts.ts';
 function endpoint(providerId: string, params: RequestParameter[]): Endpoint {
   const pricing = { prompt: '0.000001', completion: '0.000001' };
   return {
-    id: `${providerId}/m`, modelId: 'acme/m', upstreamModel: 'm', pricing, compiledPricing: compilePricing(pricing, 'none'),
+    id: `${providerId}/m`,
+    modelId: 'acme/m',
+    upstreamModel: 'm',
+    pricing,
+    compiledPricing: compilePricing(pricing, 'none'),
     provider: { id: providerId, kind: 'openai', name: providerId, baseUrl: `http://${providerId}`, timeoutMs: 1000, cacheFamily: 'none' },
-    contextLength: 10_000, dataCollection: 'allow', zdr: false, supportedParameters: new Set(params),
+    contextLength: 10_000,
+    dataCollection: 'allow',
+    zdr: false,
+    supportedParameters: new Set(params),
   };
 }
 
 const ALL: RequestParameter[] = ['temperature', 'max_tokens', 'tools', 'tool_choice'];
 const m: ModelInfo = {
-  id: 'acme/m', kind: 'chat', name: 'm', author: 'acme', description: '', contextLength: 10_000, capabilities: ['text'], aliases: [], created: 0,
+  id: 'acme/m',
+  kind: 'chat',
+  name: 'm',
+  author: 'acme',
+  description: '',
+  contextLength: 10_000,
+  capabilities: ['text'],
+  aliases: [],
+  created: 0,
   endpoints: [endpoint('a', ALL), endpoint('b', ALL), endpoint('c', ['temperature'])],
 };
 const catalog = new Catalog([m], new Map());
@@ -36,7 +51,14 @@ function setup() {
 }
 
 function req(extra: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return { models: [{ model: 'acme/m' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], sampling: {}, stream: false, extra: {}, ...extra };
+  return {
+    models: [{ model: 'acme/m' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    sampling: {},
+    stream: false,
+    extra: {},
+    ...extra,
+  };
 }
 
 function plan(planner: AttemptPlanner, sticky: string | null, extra: Partial<CanonicalRequest> = {}): string[] {
@@ -88,8 +110,18 @@ describe('AttemptPlanner: sticky endpoint', () => {
     assert.deepEqual(drawn, plan(setup().planner, null), 'one draw, as plan makes it');
     const sticky = drawn[2]!;
     const stuck = draft.finish(sticky);
-    assert.deepEqual(stuck.map((a) => a.endpoint.id), [sticky, ...drawn.filter((id) => id !== sticky)]);
-    assert.deepEqual(stuck.map((a) => a.model.id), draft.finish(null).map((a) => a.model.id));
-    assert.deepEqual(draft.finish(null).map((a) => a.endpoint.id), drawn, 'finishing does not change the draft');
+    assert.deepEqual(
+      stuck.map((a) => a.endpoint.id),
+      [sticky, ...drawn.filter((id) => id !== sticky)],
+    );
+    assert.deepEqual(
+      stuck.map((a) => a.model.id),
+      draft.finish(null).map((a) => a.model.id),
+    );
+    assert.deepEqual(
+      draft.finish(null).map((a) => a.endpoint.id),
+      drawn,
+      'finishing does not change the draft',
+    );
   });
 });

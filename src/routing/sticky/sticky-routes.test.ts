@@ -42,7 +42,13 @@ describe('InProcessStickyRoutes per account', () => {
 });
 
 describe('StickyRouting', () => {
-  const req: CanonicalRequest = { models: [{ model: 'acme/m' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], sampling: {}, stream: false, extra: {} };
+  const req: CanonicalRequest = {
+    models: [{ model: 'acme/m' }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    sampling: {},
+    stream: false,
+    extra: {},
+  };
   const usage = { input: 10, cacheRead: 4, cacheWrite: 0, output: 1, reasoning: 0 };
 
   it('a store that fails: the lookup finds nothing, the write is dropped, the log says so once', async () => {

@@ -29,7 +29,11 @@ export class InProcessStickyRoutes implements StickyRoutes {
 
   constructor(opts: { maxEntries?: number; now?: () => number } = {}) {
     const maxEntries = opts.maxEntries ?? 100_000;
-    this.entries = new OwnerBoundedLru<string>({ maxTotal: maxEntries, maxPerOwner: maxEntries, ...(opts.now === undefined ? {} : { now: opts.now }) });
+    this.entries = new OwnerBoundedLru<string>({
+      maxTotal: maxEntries,
+      maxPerOwner: maxEntries,
+      ...(opts.now === undefined ? {} : { now: opts.now }),
+    });
   }
 
   get size(): number {

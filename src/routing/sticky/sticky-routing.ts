@@ -49,13 +49,18 @@ export class StickyRouting {
   remember(found: StickyLookup, servedEndpointId: string, usage: Usage | null): void {
     const usedCache = usage !== null && ((usage.cacheRead ?? 0) > 0 || (usage.cacheWrite ?? 0) > 0);
     if (!found.keys.cacheable && !usedCache) return;
-    this.routes.remember(found.owner, found.keys.scope, found.keys.store, servedEndpointId, found.keys.ttlMs, this.maxPerAccount).then(() => this.recovered(), (err: unknown) => this.failed(err));
+    this.routes.remember(found.owner, found.keys.scope, found.keys.store, servedEndpointId, found.keys.ttlMs, this.maxPerAccount).then(
+      () => this.recovered(),
+      (err: unknown) => this.failed(err),
+    );
   }
 
   private failed(err: unknown): void {
     if (this.failing) return;
     this.failing = true;
-    this.log(`sticky routing unavailable (${err instanceof Error ? err.message : String(err)}): routing by the normal draw until it answers again`);
+    this.log(
+      `sticky routing unavailable (${err instanceof Error ? err.message : String(err)}): routing by the normal draw until it answers again`,
+    );
   }
 
   private recovered(): void {

@@ -13,9 +13,7 @@ export interface ParseRequest {
   bytes: Uint8Array;
 }
 
-export type ParseReply =
-  | { value: unknown }
-  | { error: { code: GatewayError['code']; message: string; param?: string } };
+export type ParseReply = { value: unknown } | { error: { code: GatewayError['code']; message: string; param?: string } };
 
 serveThread<ParseRequest, ParseReply>((m) => {
   try {

@@ -32,7 +32,8 @@ export function scanJsonShape(bytes: Uint8Array): JsonShape {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
     if (inString) {
-      if (b === 0x5c) i++; // a backslash escapes the next byte
+      if (b === 0x5c)
+        i++; // a backslash escapes the next byte
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) {
       inString = true;

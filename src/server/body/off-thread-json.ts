@@ -22,15 +22,18 @@ export class OffThreadJson {
     // The body is the parser's alone: its memory moves to the thread when it owns it whole.
     const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer);
     const sent = owned ? bytes : new Uint8Array(bytes);
-    return this.thread.call({ bytes: sent }, [sent.buffer as ArrayBuffer]).then((m) => {
-      if ('value' in m) return m.value;
-      throw new GatewayError(m.error.code, m.error.message, m.error.param === undefined ? {} : { param: m.error.param });
-    }, (err: unknown) => {
-      if (err instanceof ThreadLost && err.reason.startsWith('it failed')) this.failed = true;
-      // A body whose parse was lost with the thread (its bytes moved there) is refused; a copied one is parsed here.
-      if (!owned) return parseHere(bytes);
-      throw new GatewayError('internal_error', 'The request body could not be parsed.');
-    });
+    return this.thread.call({ bytes: sent }, [sent.buffer as ArrayBuffer]).then(
+      (m) => {
+        if ('value' in m) return m.value;
+        throw new GatewayError(m.error.code, m.error.message, m.error.param === undefined ? {} : { param: m.error.param });
+      },
+      (err: unknown) => {
+        if (err instanceof ThreadLost && err.reason.startsWith('it failed')) this.failed = true;
+        // A body whose parse was lost with the thread (its bytes moved there) is refused; a copied one is parsed here.
+        if (!owned) return parseHere(bytes);
+        throw new GatewayError('internal_error', 'The request body could not be parsed.');
+      },
+    );
   }
 
   close(): Promise<void> {

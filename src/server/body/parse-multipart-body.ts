@@ -34,13 +34,19 @@ export class MultipartForm {
 
 /** Makes `scope` parse `multipart/form-data` bodies into a MultipartForm. */
 export function installMultipartParser(scope: FastifyInstance): void {
-  scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: { headers: Record<string, unknown> }, body: Buffer) => {
-    return parseMultipart(String(request.headers['content-type']), body);
-  });
+  scope.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer' },
+    async (request: { headers: Record<string, unknown> }, body: Buffer) => {
+      return parseMultipart(String(request.headers['content-type']), body);
+    },
+  );
 }
 
 function malformed(what: string): GatewayError {
-  return new GatewayError('invalid_parameter', `The body is not valid multipart/form-data (${what}; check the boundary and the parts).`, { param: 'body' });
+  return new GatewayError('invalid_parameter', `The body is not valid multipart/form-data (${what}; check the boundary and the parts).`, {
+    param: 'body',
+  });
 }
 
 export async function parseMultipart(contentType: string, body: Buffer): Promise<MultipartForm> {
@@ -72,7 +78,11 @@ export async function parseMultipart(contentType: string, body: Buffer): Promise
     if (disposition.filename === undefined) {
       push(fields, disposition.name, data.toString('utf8'));
     } else {
-      push(files, disposition.name, { filename: disposition.filename, contentType: headers.get('content-type') || 'application/octet-stream', data });
+      push(files, disposition.name, {
+        filename: disposition.filename,
+        contentType: headers.get('content-type') || 'application/octet-stream',
+        data,
+      });
     }
     at = dataEnd + next.length;
   }
@@ -113,7 +123,7 @@ function parseDisposition(value: string | undefined): { name: string; filename?:
   const name = params.get('name');
   if (name === undefined) return null;
   const star = params.get('filename*');
-  const filename = star !== undefined ? decodeExtended(star) ?? params.get('filename') : params.get('filename');
+  const filename = star !== undefined ? (decodeExtended(star) ?? params.get('filename')) : params.get('filename');
   return filename === undefined ? { name } : { name, filename };
 }
 

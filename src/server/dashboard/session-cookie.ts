@@ -20,7 +20,10 @@ export function sessionCookiePath(basePath: string): string {
 }
 
 /** httpOnly, SameSite=Strict; over https Secure and Path=/ (the `__Host-` rules), else the dashboard's path. */
-export function sessionCookieOptions(request: FastifyRequest, basePath: string): { path: string; httpOnly: true; sameSite: 'strict'; secure: boolean } {
+export function sessionCookieOptions(
+  request: FastifyRequest,
+  basePath: string,
+): { path: string; httpOnly: true; sameSite: 'strict'; secure: boolean } {
   const https = request.protocol === 'https';
   return { path: https ? '/' : sessionCookiePath(basePath), httpOnly: true, sameSite: 'strict', secure: https };
 }

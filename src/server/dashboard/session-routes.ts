@@ -48,58 +48,92 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRoutesD
     },
     note: 'takes a key in its body (at most 4 KiB); rate-limited per address before the body is read',
   });
-  app.post(SESSION_PATH, {
-    ...signIn,
-    schema: routeSchema({ summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)', tags,
-      body: bodySchema({ key: { type: 'string', maxLength: 256, description: 'A management or admin key (sk-sy-v1-...).' } }, { required: ['key'] }), response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie', answers: 'DashboardSession' }),
-  }, async (request, reply) => {
-    let auth: AuthContext;
-    try {
-      auth = await signInKey(deps, request.body);
-    } catch (err) {
-      // A wrong, unknown or unfit key counts against the address; a success never clears it.
-      if (err instanceof GatewayError && (err.code === 'authentication_required' || err.code === 'forbidden')) limiter.failed(request.ip);
-      throw err;
-    }
-    const session = await deps.sessions.create(auth.key.hash, SESSION_TTL_MS);
-    reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }));
-    reply.header('cache-control', 'no-store');
-    return sessionView(auth, session.token, session.expiresAt.toISOString(), deps.byok.enabled);
-  });
+  app.post(
+    SESSION_PATH,
+    {
+      ...signIn,
+      schema: routeSchema({
+        summary: 'Sign in to the dashboard: a management or admin key for a session cookie (rate-limited per address)',
+        tags,
+        body: bodySchema(
+          { key: { type: 'string', maxLength: 256, description: 'A management or admin key (sk-sy-v1-...).' } },
+          { required: ['key'] },
+        ),
+        response: '{kind, key_label, account: {id, name}, csrf_token, expires_at} and Set-Cookie',
+        answers: 'DashboardSession',
+      }),
+    },
+    async (request, reply) => {
+      let auth: AuthContext;
+      try {
+        auth = await signInKey(deps, request.body);
+      } catch (err) {
+        // A wrong, unknown or unfit key counts against the address; a success never clears it.
+        if (err instanceof GatewayError && (err.code === 'authentication_required' || err.code === 'forbidden')) limiter.failed(request.ip);
+        throw err;
+      }
+      const session = await deps.sessions.create(auth.key.hash, SESSION_TTL_MS);
+      reply.header(
+        'set-cookie',
+        app.serializeCookie(sessionCookieName(request), session.token, { ...cookieOptions(request), expires: session.expiresAt }),
+      );
+      reply.header('cache-control', 'no-store');
+      return sessionView(auth, session.token, session.expiresAt.toISOString(), deps.byok.enabled);
+    },
+  );
 
   // The cookie hook has put the session token in Authorization (after its CSRF check for DELETE).
   // Not signed in (no cookie, or a session that has ended) is an answer here, not an error.
-  app.get(SESSION_PATH, {
-    ...access('none', { note: 'reads the session cookie when present' }),
-    schema: routeSchema({ summary: 'The dashboard session of the cookie, with its CSRF token', tags, response: '{signed_in, kind, key_label, account, csrf_token}; signed out: {signed_in: false, email_sign_in, sso}', answers: 'DashboardSession' }),
-  }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const token = extractBearer(request.headers.authorization);
-    const oidc = deps.inForce.config.oidc;
-    const signedOut = {
-      signed_in: false, email_sign_in: deps.inForce.config.smtp !== null,
-      sso: oidc === null ? null : { name: oidc.name, url: `${basePath}${OIDC_START_PATH}` },
-    };
-    if (token === undefined || !isSessionToken(token)) return signedOut;
-    let auth: AuthContext;
-    try {
-      auth = await deps.auth.authenticate(token);
-    } catch (err) {
-      if (err instanceof GatewayError && err.code === 'authentication_required') return signedOut;
-      throw err;
-    }
-    return sessionView(auth, token, null, deps.byok.enabled);
-  });
+  app.get(
+    SESSION_PATH,
+    {
+      ...access('none', { note: 'reads the session cookie when present' }),
+      schema: routeSchema({
+        summary: 'The dashboard session of the cookie, with its CSRF token',
+        tags,
+        response: '{signed_in, kind, key_label, account, csrf_token}; signed out: {signed_in: false, email_sign_in, sso}',
+        answers: 'DashboardSession',
+      }),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const token = extractBearer(request.headers.authorization);
+      const oidc = deps.inForce.config.oidc;
+      const signedOut = {
+        signed_in: false,
+        email_sign_in: deps.inForce.config.smtp !== null,
+        sso: oidc === null ? null : { name: oidc.name, url: `${basePath}${OIDC_START_PATH}` },
+      };
+      if (token === undefined || !isSessionToken(token)) return signedOut;
+      let auth: AuthContext;
+      try {
+        auth = await deps.auth.authenticate(token);
+      } catch (err) {
+        if (err instanceof GatewayError && err.code === 'authentication_required') return signedOut;
+        throw err;
+      }
+      return sessionView(auth, token, null, deps.byok.enabled);
+    },
+  );
 
-  app.delete(SESSION_PATH, {
-    ...access('session'),
-    schema: routeSchema({ summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)', tags, response: '{signed_out: true}', answers: 'SignedOut' }),
-  }, async (request, reply) => {
-    const token = sessionTokenOf(request);
-    await deps.sessions.revoke(token);
-    reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), '', { ...cookieOptions(request), expires: new Date(0) }));
-    return { signed_out: true };
-  });
+  app.delete(
+    SESSION_PATH,
+    {
+      ...access('session'),
+      schema: routeSchema({
+        summary: 'Sign out: ends the session and clears its cookie (X-CSRF-Token required)',
+        tags,
+        response: '{signed_out: true}',
+        answers: 'SignedOut',
+      }),
+    },
+    async (request, reply) => {
+      const token = sessionTokenOf(request);
+      await deps.sessions.revoke(token);
+      reply.header('set-cookie', app.serializeCookie(sessionCookieName(request), '', { ...cookieOptions(request), expires: new Date(0) }));
+      return { signed_out: true };
+    },
+  );
 }
 
 /** The management or admin key a sign-in body names, authenticated. */
@@ -111,8 +145,11 @@ async function signInKey(deps: SessionRoutesDeps, body: unknown): Promise<AuthCo
   const auth = await deps.auth.authenticate(key.trim());
   if (!auth.key.isManagement && !auth.key.isAdmin) {
     // The next step, whoever pastes it: the operator (a newcomer with the first start's key) runs the command; anyone else asks them.
-    throw new GatewayError('forbidden', 'This is an API key: it calls models and cannot sign in. Sign in with a management key of its account ' +
-      `(or with an admin key). The operator makes one on the gateway's machine, printed once: ${deps.cli.command} keys create --account ${auth.account.id} --name dashboard --management`);
+    throw new GatewayError(
+      'forbidden',
+      'This is an API key: it calls models and cannot sign in. Sign in with a management key of its account ' +
+        `(or with an admin key). The operator makes one on the gateway's machine, printed once: ${deps.cli.command} keys create --account ${auth.account.id} --name dashboard --management`,
+    );
   }
   return auth;
 }

@@ -49,7 +49,14 @@ export class SessionStore {
     const created = Math.max(now, this.lastCreatedMs + 1);
     this.lastCreatedMs = created;
     const expiresAt = new Date(now + ttlMs);
-    await this.repo.insert(sha256(token), keyHash, new Date(created).toISOString(), expiresAt.toISOString(), new Date(now).toISOString(), MAX_SESSIONS_PER_KEY);
+    await this.repo.insert(
+      sha256(token),
+      keyHash,
+      new Date(created).toISOString(),
+      expiresAt.toISOString(),
+      new Date(now).toISOString(),
+      MAX_SESSIONS_PER_KEY,
+    );
     return { token, expiresAt };
   }
 
@@ -63,8 +70,15 @@ export class SessionStore {
     const created = Math.max(now, this.lastCreatedMs + 1);
     this.lastCreatedMs = created;
     const expiresAt = new Date(now + ttlMs);
-    await this.repo.insert(sha256(token), MEMBER_SESSION_PREFIX + memberId, new Date(created).toISOString(), expiresAt.toISOString(),
-      new Date(now).toISOString(), MAX_SESSIONS_PER_KEY, memberId);
+    await this.repo.insert(
+      sha256(token),
+      MEMBER_SESSION_PREFIX + memberId,
+      new Date(created).toISOString(),
+      expiresAt.toISOString(),
+      new Date(now).toISOString(),
+      MAX_SESSIONS_PER_KEY,
+      memberId,
+    );
     return { token, expiresAt };
   }
 

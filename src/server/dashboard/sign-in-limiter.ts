@@ -37,7 +37,9 @@ export class SignInLimiter {
     const w = this.windowOf(ip, now);
     if (w.failures >= this.maxFailures || w.attempts >= this.maxAttempts) {
       const seconds = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-      throw new GatewayError('rate_limited', `Too many sign-in attempts; try again in ${seconds} s.`, { headers: { 'retry-after': String(seconds) } });
+      throw new GatewayError('rate_limited', `Too many sign-in attempts; try again in ${seconds} s.`, {
+        headers: { 'retry-after': String(seconds) },
+      });
     }
     w.attempts += 1;
   }

@@ -13,7 +13,9 @@ export type SendSignInMail = (mail: SignInMail) => Promise<void>;
 
 export function smtpSender(smtp: SmtpConfig): SendSignInMail {
   const transport = nodemailer.createTransport({
-    host: smtp.host, port: smtp.port, secure: smtp.secure,
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
     ...(smtp.user === null ? {} : { auth: { user: smtp.user, pass: smtp.password ?? '' } }),
   });
   return async (mail) => {
@@ -22,7 +24,8 @@ export function smtpSender(smtp: SmtpConfig): SendSignInMail {
       from: smtp.from,
       to: mail.to,
       subject: 'Your Switchyard sign-in link',
-      text: `Sign in to the Switchyard dashboard (each link works once, for ${mail.minutes} minutes):\n\n${lines.join('\n')}\n\n` +
+      text:
+        `Sign in to the Switchyard dashboard (each link works once, for ${mail.minutes} minutes):\n\n${lines.join('\n')}\n\n` +
         'If you did not ask for this, ignore this mail.\n',
     });
   };

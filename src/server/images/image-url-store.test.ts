@@ -19,7 +19,7 @@ test('an image is served to its account only, until it expires', () => {
   assert.equal(store.size, 0, 'an expired image is dropped');
 });
 
-test('past its share an account\'s own oldest images go first; an image larger than the share is not kept', () => {
+test("past its share an account's own oldest images go first; an image larger than the share is not kept", () => {
   // A store of 40 KiB: an account's share is 10 KiB, four images of 1.5 KiB and their overhead.
   const store = new ImageUrlStore({ ttlMs: 60_000, maxBytes: 40 * O, now: () => 0 });
   const image = (): Buffer => Buffer.alloc(1536);
@@ -32,7 +32,7 @@ test('past its share an account\'s own oldest images go first; an image larger t
   assert.equal(store.size, 4 * (1536 + O), 'nothing was dropped for an image that cannot fit');
 });
 
-test('one account filling the store never drops another account\'s images', () => {
+test("one account filling the store never drops another account's images", () => {
   const store = new ImageUrlStore({ ttlMs: 60_000, maxBytes: 40 * O, now: () => 0 });
   const mine = store.put('victim', 'image/png', Buffer.alloc(100));
   for (let i = 0; i < 10_000; i++) store.put('flooder', 'image/png', Buffer.alloc(100));

@@ -28,7 +28,19 @@ const MAX_HEADERS = 20;
 const MAX_HEADER_VALUE_CHARS = 4096;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 /** Headers the MCP client itself sets: an account may not send its own. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'upgrade', 'te', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -42,58 +54,128 @@ export interface AccountMcpServerBody {
 
 /** The account's own servers as the MCP registry reaches them (mcp/mcp-registry.ts's `AccountServers`). */
 export function accountMcpServerSpecs(stores: Stores): AccountServers {
-  return async (accountId) => (await stores.mcpServers.list(accountId)).map((s) => ({ name: s.name, url: s.url, transport: 'auto', headers: s.headers, tools: s.tools }));
+  return async (accountId) =>
+    (await stores.mcpServers.list(accountId)).map((s) => ({
+      name: s.name,
+      url: s.url,
+      transport: 'auto',
+      headers: s.headers,
+      tools: s.tools,
+    }));
 }
 
 /** What the API answers for a server: its header names, never their values. */
 export function accountMcpServerView(s: AccountMcpServerRow): Record<string, unknown> {
-  return { id: s.id, account_id: s.accountId, name: s.name, url: s.url, header_names: Object.keys(s.headers), tools: s.tools, created_at: s.createdAt };
+  return {
+    id: s.id,
+    account_id: s.accountId,
+    name: s.name,
+    url: s.url,
+    header_names: Object.keys(s.headers),
+    tools: s.tools,
+    created_at: s.createdAt,
+  };
 }
 
 /** Body schema fields for POST (both APIs). */
 export const ACCOUNT_MCP_SERVER_FIELDS = {
-  name: { type: 'string', minLength: 1, maxLength: 32, description: 'What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>).' },
-  url: { type: 'string', minLength: 1, maxLength: 2048, description: "The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts." },
+  name: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 32,
+    description: 'What it is called: letters, digits, "_" and "-" (its tools are listed as <name>__<tool>).',
+  },
+  url: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 2048,
+    description: "The server's streamable HTTP (or HTTP+SSE) URL, on a host of the operator's mcp.allowed_hosts.",
+  },
   headers: {
-    type: 'object', maxProperties: MAX_HEADERS, additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_CHARS },
+    type: 'object',
+    maxProperties: MAX_HEADERS,
+    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_CHARS },
     description: 'Sent to the server with every request (e.g. its Authorization); stored, never answered back.',
   },
-  tools: { type: 'array', minItems: 1, maxItems: 256, uniqueItems: true, items: { type: 'string', maxLength: 128 }, description: 'Only these of its tools are exposed (absent: all).' },
+  tools: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 256,
+    uniqueItems: true,
+    items: { type: 'string', maxLength: 128 },
+    description: 'Only these of its tools are exposed (absent: all).',
+  },
 } as const;
 
 /** Adds a server to `accountId` on behalf of `actor` (audited); refuses what the checks above refuse. */
-export async function createAccountMcpServer(deps: AccountMcpServersDeps, actor: AuthContext, accountId: string, body: AccountMcpServerBody): Promise<AccountMcpServerRow> {
+export async function createAccountMcpServer(
+  deps: AccountMcpServersDeps,
+  actor: AuthContext,
+  accountId: string,
+  body: AccountMcpServerBody,
+): Promise<AccountMcpServerRow> {
   const name = checkName(deps, body.name);
   const url = await checkUrl(deps, body.url);
   const headers = checkHeaders(body.headers ?? {});
   const tools = body.tools === undefined ? null : checkTools(body.tools);
   const row: AccountMcpServerRow = {
-    id: `mcps_${randomBytes(12).toString('hex')}`, accountId, name, url: url.href, headers, tools, createdAt: new Date(deps.now()).toISOString(),
+    id: `mcps_${randomBytes(12).toString('hex')}`,
+    accountId,
+    name,
+    url: url.href,
+    headers,
+    tools,
+    createdAt: new Date(deps.now()).toISOString(),
   };
   await deps.stores.transaction(async (tx) => {
     const existing = await tx.mcpServers.list(accountId);
-    if (existing.some((s) => s.name === name)) throw new GatewayError('invalid_parameter', `"name": the account already has an MCP server "${name}"; remove it first.`, { param: 'name' });
-    if (existing.length >= MAX_ACCOUNT_MCP_SERVERS) throw new GatewayError('forbidden', `An account has at most ${MAX_ACCOUNT_MCP_SERVERS} MCP servers; remove one first.`);
+    if (existing.some((s) => s.name === name))
+      throw new GatewayError('invalid_parameter', `"name": the account already has an MCP server "${name}"; remove it first.`, {
+        param: 'name',
+      });
+    if (existing.length >= MAX_ACCOUNT_MCP_SERVERS)
+      throw new GatewayError('forbidden', `An account has at most ${MAX_ACCOUNT_MCP_SERVERS} MCP servers; remove one first.`);
     await tx.mcpServers.create(row);
-    await tx.audit.record(actorOf(actor), 'mcp_server.create', row.id, { account_id: accountId, name, url: row.url, header_names: Object.keys(headers), tools }, row.createdAt);
+    await tx.audit.record(
+      actorOf(actor),
+      'mcp_server.create',
+      row.id,
+      { account_id: accountId, name, url: row.url, header_names: Object.keys(headers), tools },
+      row.createdAt,
+    );
   });
   return row;
 }
 
 /** Removes the account's server `id` (audited); another account's or an unknown one is a 404. */
-export async function removeAccountMcpServer(deps: AccountMcpServersDeps, actor: AuthContext, accountId: string, id: string): Promise<void> {
+export async function removeAccountMcpServer(
+  deps: AccountMcpServersDeps,
+  actor: AuthContext,
+  accountId: string,
+  id: string,
+): Promise<void> {
   await deps.stores.transaction(async (tx) => {
     const row = await tx.mcpServers.get(id);
-    if (row === undefined || row.accountId !== accountId) throw new GatewayError('not_found', `No MCP server with id "${id}" in this account.`);
+    if (row === undefined || row.accountId !== accountId)
+      throw new GatewayError('not_found', `No MCP server with id "${id}" in this account.`);
     await tx.mcpServers.remove(id);
-    await tx.audit.record(actorOf(actor), 'mcp_server.delete', id, { account_id: accountId, name: row.name, url: row.url }, new Date(deps.now()).toISOString());
+    await tx.audit.record(
+      actorOf(actor),
+      'mcp_server.delete',
+      id,
+      { account_id: accountId, name: row.name, url: row.url },
+      new Date(deps.now()).toISOString(),
+    );
   });
 }
 
 function checkName(deps: AccountMcpServersDeps, name: string): string {
-  if (!MCP_SERVER_NAME.test(name)) throw new GatewayError('invalid_parameter', '"name": letters, digits, "_" and "-", at most 32 characters.', { param: 'name' });
+  if (!MCP_SERVER_NAME.test(name))
+    throw new GatewayError('invalid_parameter', '"name": letters, digits, "_" and "-", at most 32 characters.', { param: 'name' });
   if (deps.inForce.config.mcpServers.some((s) => s.name === name)) {
-    throw new GatewayError('invalid_parameter', `"name": "${name}" is the name of one of the operator's MCP servers; choose another.`, { param: 'name' });
+    throw new GatewayError('invalid_parameter', `"name": "${name}" is the name of one of the operator's MCP servers; choose another.`, {
+      param: 'name',
+    });
   }
   return name;
 }
@@ -105,13 +187,19 @@ async function checkUrl(deps: AccountMcpServersDeps, raw: string): Promise<URL> 
   } catch {
     throw new GatewayError('invalid_parameter', '"url" must be an absolute http:// or https:// URL.', { param: 'url' });
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatewayError('invalid_parameter', '"url" must be an http:// or https:// URL.', { param: 'url' });
-  if (url.username !== '' || url.password !== '') throw new GatewayError('invalid_parameter', '"url" must not carry credentials; put them in "headers".', { param: 'url' });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new GatewayError('invalid_parameter', '"url" must be an http:// or https:// URL.', { param: 'url' });
+  if (url.username !== '' || url.password !== '')
+    throw new GatewayError('invalid_parameter', '"url" must not carry credentials; put them in "headers".', { param: 'url' });
   const mcp = deps.inForce.config.mcp;
   if (!hostAllowed(mcp.allowedHosts, url.hostname)) {
-    throw new GatewayError('invalid_parameter', mcp.allowedHosts.length === 0
-      ? '"url": this gateway allows no account MCP servers (the operator lists the hosts they may be on in mcp.allowed_hosts).'
-      : `"url": ${url.hostname} is not a host the operator allows MCP servers on (mcp.allowed_hosts).`, { param: 'url' });
+    throw new GatewayError(
+      'invalid_parameter',
+      mcp.allowedHosts.length === 0
+        ? '"url": this gateway allows no account MCP servers (the operator lists the hosts they may be on in mcp.allowed_hosts).'
+        : `"url": ${url.hostname} is not a host the operator allows MCP servers on (mcp.allowed_hosts).`,
+      { param: 'url' },
+    );
   }
   if (mcp.allowPrivateAddresses) return url;
   let bad: string | null;
@@ -121,7 +209,11 @@ async function checkUrl(deps: AccountMcpServersDeps, raw: string): Promise<URL> 
     throw new GatewayError('invalid_parameter', `"url": the host ${url.hostname} does not resolve.`, { param: 'url' });
   }
   if (bad !== null) {
-    throw new GatewayError('invalid_parameter', `"url": ${url.hostname} is or resolves to ${bad}, a private, loopback or link-local address; MCP servers there are refused unless the operator sets mcp.allow_private_addresses: true.`, { param: 'url' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"url": ${url.hostname} is or resolves to ${bad}, a private, loopback or link-local address; MCP servers there are refused unless the operator sets mcp.allow_private_addresses: true.`,
+      { param: 'url' },
+    );
   }
   return url;
 }
@@ -129,16 +221,23 @@ async function checkUrl(deps: AccountMcpServersDeps, raw: string): Promise<URL> 
 function checkHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) throw new GatewayError('invalid_parameter', `"headers": "${name.slice(0, 64)}" is not a header name.`, { param: 'headers' });
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw new GatewayError('invalid_parameter', `"headers": ${name} is set by the gateway's MCP client.`, { param: 'headers' });
+    if (!HEADER_NAME.test(name))
+      throw new GatewayError('invalid_parameter', `"headers": "${name.slice(0, 64)}" is not a header name.`, { param: 'headers' });
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw new GatewayError('invalid_parameter', `"headers": ${name} is set by the gateway's MCP client.`, { param: 'headers' });
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new GatewayError('invalid_parameter', `"headers": the value of ${name} holds a control character.`, { param: 'headers' });
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+      throw new GatewayError('invalid_parameter', `"headers": the value of ${name} holds a control character.`, { param: 'headers' });
     out[name] = value;
   }
   return out;
 }
 
 function checkTools(tools: readonly string[]): string[] {
-  for (const t of tools) if (!TOOL_NAME.test(t)) throw new GatewayError('invalid_parameter', `"tools": "${t.slice(0, 128)}" is not a tool name (letters, digits, "_", "." and "-").`, { param: 'tools' });
+  for (const t of tools)
+    if (!TOOL_NAME.test(t))
+      throw new GatewayError('invalid_parameter', `"tools": "${t.slice(0, 128)}" is not a tool name (letters, digits, "_", "." and "-").`, {
+        param: 'tools',
+      });
   return [...tools];
 }

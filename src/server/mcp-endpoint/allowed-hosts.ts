@@ -5,7 +5,10 @@
 
 /** True when `hostname` (a URL's, IPv6 in brackets or not) is one of `allowed`. */
 export function hostAllowed(allowed: readonly string[], hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   for (const entry of allowed) {
     const e = entry.toLowerCase();
     if (e === '*' || e === host) return true;

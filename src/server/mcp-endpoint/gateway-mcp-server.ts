@@ -1,5 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import type { McpCallStatus } from '../../store/mcp-store.ts';
 import { exposedToolName, toolIndex, type GatewayToolSource } from './gateway-tool-source.ts';
@@ -28,10 +35,13 @@ export function gatewayMcpServer(
   record: (outcome: ToolCallOutcome) => Promise<void>,
   version: string,
 ): Server {
-  const server = new Server({ name: 'switchyard', version }, {
-    capabilities: { tools: {} },
-    instructions: 'Tools of the MCP servers this gateway key may use; each tool is named <server>__<tool>.',
-  });
+  const server = new Server(
+    { name: 'switchyard', version },
+    {
+      capabilities: { tools: {} },
+      instructions: 'Tools of the MCP servers this gateway key may use; each tool is named <server>__<tool>.',
+    },
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const { tools } = await source.listTools(auth, extra.signal);
@@ -47,8 +57,17 @@ export function gatewayMcpServer(
     const { tools } = await source.listTools(auth, extra.signal);
     const target = toolIndex(tools).get(name);
     if (target === undefined) {
-      await record({ server: null, tool: name, status: 'refused', durationMs: elapsed(), error: 'not a tool of an MCP server this key may use' });
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}": it is not a tool of an MCP server this key may use (tools/list names them).`);
+      await record({
+        server: null,
+        tool: name,
+        status: 'refused',
+        durationMs: elapsed(),
+        error: 'not a tool of an MCP server this key may use',
+      });
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${name}": it is not a tool of an MCP server this key may use (tools/list names them).`,
+      );
     }
     const serverName = target.server;
     const toolName = target.tool.name;
@@ -61,7 +80,13 @@ export function gatewayMcpServer(
       // A tool that fails is the model's to read (MCP: a tool error is a result with isError), not a protocol error.
       return { content: [{ type: 'text', text: `${exposedToolName(serverName, toolName)} failed: ${message}` }], isError: true };
     }
-    await record({ server: serverName, tool: toolName, status: result.isError === true ? 'tool_error' : 'ok', durationMs: elapsed(), error: null });
+    await record({
+      server: serverName,
+      tool: toolName,
+      status: result.isError === true ? 'tool_error' : 'ok',
+      durationMs: elapsed(),
+      error: null,
+    });
     return result;
   });
 

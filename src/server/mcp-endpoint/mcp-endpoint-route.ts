@@ -28,31 +28,60 @@ export const MCP_ENDPOINT_PATH = '/mcp';
 const NOTE = 'MCP streamable HTTP (stateless): the tools of every MCP server the key may use';
 const tags = ['mcp'];
 const POST_SCHEMA = routeSchema({
-  summary: 'MCP streamable HTTP (stateless): JSON-RPC messages (initialize, tools/list, tools/call) for the tools of every MCP server the key may use, named <server>__<tool>',
-  tags, docsOnly: true, response: 'A JSON-RPC answer (docs/mcp-endpoint.md).', answers: 'JsonRpcAnswer',
+  summary:
+    'MCP streamable HTTP (stateless): JSON-RPC messages (initialize, tools/list, tools/call) for the tools of every MCP server the key may use, named <server>__<tool>',
+  tags,
+  docsOnly: true,
+  response: 'A JSON-RPC answer (docs/mcp-endpoint.md).',
+  answers: 'JsonRpcAnswer',
 });
-const NOT_SERVED_SCHEMA = routeSchema({ summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405', tags, docsOnly: true, status: 405, response: 'A JSON-RPC error.', answers: 'JsonRpcAnswer' });
+const NOT_SERVED_SCHEMA = routeSchema({
+  summary: 'Not served: the endpoint is stateless (no stream to GET, no session to DELETE); 405',
+  tags,
+  docsOnly: true,
+  status: 405,
+  response: 'A JSON-RPC error.',
+  answers: 'JsonRpcAnswer',
+});
 
 export function registerMcpEndpoint(app: FastifyInstance, deps: McpEndpointRouteDeps, source: GatewayToolSource): void {
   const version = buildInfo().version;
-  app.post(MCP_ENDPOINT_PATH, { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }), schema: POST_SCHEMA }, async (request, reply) => {
-    const auth = requestAuth(request);
-    await serve(request, reply, deps, source, auth, version);
-    return reply;
-  });
+  app.post(
+    MCP_ENDPOINT_PATH,
+    { ...access('model-key', { maxBodyBytes: 'server', note: NOTE }), schema: POST_SCHEMA },
+    async (request, reply) => {
+      const auth = requestAuth(request);
+      await serve(request, reply, deps, source, auth, version);
+      return reply;
+    },
+  );
   // A stateless server offers no stream to GET and no session to DELETE (the MCP transport's 405).
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
-      method, url: MCP_ENDPOINT_PATH, ...access('model-key', { note: NOTE }), schema: NOT_SERVED_SCHEMA,
+      method,
+      url: MCP_ENDPOINT_PATH,
+      ...access('model-key', { note: NOTE }),
+      schema: NOT_SERVED_SCHEMA,
       handler: async (_request, reply) => {
         reply.code(405).header('allow', 'POST');
-        return { jsonrpc: '2.0', error: { code: -32000, message: `${method} is not served: this MCP endpoint is stateless; POST JSON-RPC messages to it.` }, id: null };
+        return {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: `${method} is not served: this MCP endpoint is stateless; POST JSON-RPC messages to it.` },
+          id: null,
+        };
       },
     });
   }
 }
 
-async function serve(request: FastifyRequest, reply: FastifyReply, deps: McpEndpointRouteDeps, source: GatewayToolSource, auth: AuthContext, version: string): Promise<void> {
+async function serve(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: McpEndpointRouteDeps,
+  source: GatewayToolSource,
+  auth: AuthContext,
+  version: string,
+): Promise<void> {
   const record = (outcome: ToolCallOutcome): Promise<void> => recordToolCall(deps, auth, 'endpoint', outcome);
   const server = gatewayMcpServer(source, auth, record, version);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -72,7 +101,10 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: McpEndp
     await transport.handleRequest(request.raw, reply.raw, request.body);
   } catch {
     // The transport answers what it can refuse itself; past that (the reply is ours, hijacked) nothing is left to say.
-    if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    if (!reply.raw.headersSent)
+      reply.raw
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
     else reply.raw.destroy();
   }
 }

@@ -23,8 +23,7 @@ export function registryToolSource(registry: () => McpRegistry): GatewayToolSour
         const server = servers[i]!.name;
         if (list.status === 'fulfilled') {
           for (const t of list.value) if (scope === null || scope.allowsTool(server, t.name)) tools.push({ server, tool: sdkTool(t) });
-        }
-        else failed.push({ server, error: list.reason instanceof Error ? list.reason.message : String(list.reason) });
+        } else failed.push({ server, error: list.reason instanceof Error ? list.reason.message : String(list.reason) });
       });
       return { tools, failed };
     },
@@ -32,7 +31,8 @@ export function registryToolSource(registry: () => McpRegistry): GatewayToolSour
       const mcp = registry();
       const spec = await mcp.resolve(auth.account.id, server);
       const scope = mcpScopeOf(auth);
-      if (spec === undefined || (scope !== null && !scope.allowsTool(spec.name, tool))) throw new Error(`the MCP server "${server}" is not one this key may use`);
+      if (spec === undefined || (scope !== null && !scope.allowsTool(spec.name, tool)))
+        throw new Error(`the MCP server "${server}" is not one this key may use`);
       const result = await mcp.callTool(spec, tool, args, signal);
       return { content: [{ type: 'text', text: result.text }], isError: result.isError };
     },

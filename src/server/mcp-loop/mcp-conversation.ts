@@ -23,7 +23,12 @@ export class McpLoop {
   turnRequest(): CanonicalRequest {
     this.turns++;
     const { mcp: _mcp, ...rest } = this.req;
-    const turn: CanonicalRequest = { ...rest, models: this.req.models.map((m) => ({ ...m })), messages: [...this.messages], extra: { ...this.req.extra } };
+    const turn: CanonicalRequest = {
+      ...rest,
+      models: this.req.models.map((m) => ({ ...m })),
+      messages: [...this.messages],
+      extra: { ...this.req.extra },
+    };
     const tools = [...(this.req.tools ?? []), ...this.set.tools];
     if (tools.length > 0) turn.tools = tools;
     // The last turn allowed may call no tool: its answer is the one returned.

@@ -42,7 +42,13 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * (streamed as it happens, or whole), with the calls in its dialect's form, under the first
  * turn's generation id. Calls of the client's own tools end the loop and go back to it.
  */
-export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDialect, request: FastifyRequest, reply: FastifyReply, req: CanonicalRequest): Promise<unknown> {
+export async function runMcpGeneration(
+  deps: McpGenerationDeps,
+  dialect: FrontDialect,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  req: CanonicalRequest,
+): Promise<unknown> {
   const auth = requestAuth(request);
   const pipeline = deps.inForce.pipeline;
   const registry = deps.inForce.mcp;
@@ -56,7 +62,9 @@ export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDi
     set = await resolveMcpTools(registry, req.mcp!, auth.account.id, req.tools, total.signal, mcpScopeOf(auth));
   } catch (err) {
     clearTimeout(totalTimer);
-    throw total.signal.aborted ? new GatewayError('timeout', `The MCP servers did not list their tools within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`) : err;
+    throw total.signal.aborted
+      ? new GatewayError('timeout', `The MCP servers did not list their tools within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`)
+      : err;
   }
   const info = requestInfo(request, dialect.name);
   const loop = new McpLoop(req, set, bounds.maxToolTurns);
@@ -97,7 +105,11 @@ export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDi
         }
       }
       pendingCalls = [];
-      const sink = new McpTurnSink(outer, (name) => set.bindings.has(name), { live, first: turn === 1, prelude: turn === 1 && live ? prelude : [] });
+      const sink = new McpTurnSink(outer, (name) => set.bindings.has(name), {
+        live,
+        first: turn === 1,
+        prelude: turn === 1 && live ? prelude : [],
+      });
       const abort = linkedAbort(client.controller.signal, total.signal);
       try {
         outcome = await pipeline.run(admitted, sink, abort.controller, client);
@@ -130,7 +142,10 @@ export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDi
       pendingCalls = ran.records;
       void recordLoopCalls(deps, auth, ran.records, admitted.generationId);
       if (total.signal.aborted) {
-        error = new GatewayError('timeout', `The request's MCP tool loop did not end within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`);
+        error = new GatewayError(
+          'timeout',
+          `The request's MCP tool loop did not end within ${bounds.totalTimeoutMs} ms (mcp.total_timeout_ms).`,
+        );
         break;
       }
       if (client.left) break;
@@ -162,7 +177,14 @@ export async function runMcpGeneration(deps: McpGenerationDeps, dialect: FrontDi
     error,
     cancelled: client.left,
   };
-  const whole: GenerationOutcome = { execution, usage: usage.total(), cost: costKnown ? { totalNanos: costNanos, breakdown: { prompt: '0', completion: '0', cache_read: '0', cache_write: '0', request: '0', image: '0' } } : null, served };
+  const whole: GenerationOutcome = {
+    execution,
+    usage: usage.total(),
+    cost: costKnown
+      ? { totalNanos: costNanos, breakdown: { prompt: '0', completion: '0', cache_read: '0', cache_write: '0', request: '0', image: '0' } }
+      : null,
+    served,
+  };
   if (live) {
     try {
       (outer as DialectSseSink).close(whole);

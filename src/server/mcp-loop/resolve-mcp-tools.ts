@@ -30,26 +30,39 @@ export interface McpToolSet {
  * is a 502 `mcp_server_unavailable` naming it.
  */
 export async function resolveMcpTools(
-  registry: McpRegistry, choices: readonly McpServerChoice[], accountId: string, clientTools: readonly ToolDefinition[] | undefined, signal: AbortSignal,
+  registry: McpRegistry,
+  choices: readonly McpServerChoice[],
+  accountId: string,
+  clientTools: readonly ToolDefinition[] | undefined,
+  signal: AbortSignal,
   scope: McpScope | null = null,
 ): Promise<McpToolSet> {
-  const servers = await Promise.all(choices.map(async (choice, i) => ({ choice, server: await checkedServer(registry, choice, i, accountId, scope) })));
-  const listed = await Promise.all(servers.map(async ({ choice, server }) => {
-    try {
-      const tools = await registry.listTools(server, signal);
-      const allowed = choice.allowedTools;
-      // The request's allowed_tools, and the tools the key and the account may have run (allowed_mcp_servers).
-      const scoped = scope === null ? tools : tools.filter((t) => scope.allowsTool(server.name, t.name));
-      return { server, tools: allowed === undefined ? scoped : scoped.filter((t) => allowed.includes(t.name)) };
-    } catch (err) {
-      if (err instanceof McpCallError) throw new GatewayError('mcp_server_unavailable', `The MCP server "${server.name}" could not list its tools: ${err.message}.`);
-      throw err;
-    }
-  }));
+  const servers = await Promise.all(
+    choices.map(async (choice, i) => ({ choice, server: await checkedServer(registry, choice, i, accountId, scope) })),
+  );
+  const listed = await Promise.all(
+    servers.map(async ({ choice, server }) => {
+      try {
+        const tools = await registry.listTools(server, signal);
+        const allowed = choice.allowedTools;
+        // The request's allowed_tools, and the tools the key and the account may have run (allowed_mcp_servers).
+        const scoped = scope === null ? tools : tools.filter((t) => scope.allowsTool(server.name, t.name));
+        return { server, tools: allowed === undefined ? scoped : scoped.filter((t) => allowed.includes(t.name)) };
+      } catch (err) {
+        if (err instanceof McpCallError)
+          throw new GatewayError('mcp_server_unavailable', `The MCP server "${server.name}" could not list its tools: ${err.message}.`);
+        throw err;
+      }
+    }),
+  );
   const taken = new Set((clientTools ?? []).map((t) => t.name));
   const set: McpToolSet = { tools: [], bindings: new Map(), lists: [] };
   for (const { server, tools } of listed) {
-    set.lists.push({ id: `mcpl_${server.name}`, server: server.name, tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
+    set.lists.push({
+      id: `mcpl_${server.name}`,
+      server: server.name,
+      tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    });
     for (const tool of tools) {
       const name = modelToolName(server.name, tool.name, taken);
       taken.add(name);
@@ -63,7 +76,13 @@ export async function resolveMcpTools(
   return set;
 }
 
-async function checkedServer(registry: McpRegistry, choice: McpServerChoice, i: number, accountId: string, scope: McpScope | null): Promise<McpServerSpec> {
+async function checkedServer(
+  registry: McpRegistry,
+  choice: McpServerChoice,
+  i: number,
+  accountId: string,
+  scope: McpScope | null,
+): Promise<McpServerSpec> {
   const param = choice.form === 'spec' ? `mcp.servers[${i}].name` : choice.form === 'messages' ? 'mcp_servers' : 'tools';
   // The operator's servers the account may use, and the account's own (McpRegistry.resolve).
   const server = await registry.resolve(accountId, choice.name);
@@ -72,10 +91,18 @@ async function checkedServer(registry: McpRegistry, choice: McpServerChoice, i: 
     throw new GatewayError('invalid_parameter', `Unknown MCP server "${choice.name}": it is not one this account may use.`, { param });
   }
   if (scope !== null && !scope.allowsServer(server.name)) {
-    throw new GatewayError('invalid_parameter', `The MCP server "${choice.name}" is not one this key may use (its allowed_mcp_servers, or its account's).`, { param });
+    throw new GatewayError(
+      'invalid_parameter',
+      `The MCP server "${choice.name}" is not one this key may use (its allowed_mcp_servers, or its account's).`,
+      { param },
+    );
   }
   if (choice.url !== undefined && !sameUrl(choice.url, server.url)) {
-    throw new GatewayError('invalid_parameter', `The URL given for the MCP server "${choice.name}" is not its registered URL: the gateway calls only the MCP servers it is configured with.`, { param });
+    throw new GatewayError(
+      'invalid_parameter',
+      `The URL given for the MCP server "${choice.name}" is not its registered URL: the gateway calls only the MCP servers it is configured with.`,
+      { param },
+    );
   }
   return server;
 }

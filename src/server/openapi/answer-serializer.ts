@@ -67,13 +67,22 @@ export function forSerializing(schema: unknown): unknown {
       out.anyOf = forSerializing(v);
       continue;
     }
-    out[k] = k === 'properties' || k === '$defs' || k === 'definitions'
-      ? Object.fromEntries(Object.entries(v as Schema).map(([name, sub]) => [name, forSerializing(sub)]))
-      : k === 'enum' || k === 'const' || k === 'examples' ? v : forSerializing(v);
+    out[k] =
+      k === 'properties' || k === '$defs' || k === 'definitions'
+        ? Object.fromEntries(Object.entries(v as Schema).map(([name, sub]) => [name, forSerializing(sub)]))
+        : k === 'enum' || k === 'const' || k === 'examples'
+          ? v
+          : forSerializing(v);
   }
   const types = ([] as unknown[]).concat(out.type ?? []);
   // A null is written as null, never coerced to "", 0 or false (as JSON.stringify did).
   if (types.length > 0 && !types.includes('null')) out.type = [...types, 'null'];
-  if (types.includes('object') && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = true;
+  if (
+    types.includes('object') &&
+    out.properties === undefined &&
+    out.additionalProperties === undefined &&
+    out.patternProperties === undefined
+  )
+    out.additionalProperties = true;
   return out;
 }

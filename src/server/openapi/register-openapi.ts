@@ -52,21 +52,30 @@ export function registerOpenApi(app: FastifyInstance): void {
     // The Anthropic paths under `<prefix>/v1` (/v1/v1/messages: an SDK appends /v1/messages to
     // a base address that already ends in /v1) are aliases of `<prefix>/messages...`: served,
     // and named in that operation's description, but not documented as paths of their own.
-    if (/\/v1\/v1\/messages|\/api\/v1\/v1\/messages/.test(route.url) && route.schema !== undefined) route.schema = { ...route.schema, hide: true };
+    if (/\/v1\/v1\/messages|\/api\/v1\/v1\/messages/.test(route.url) && route.schema !== undefined)
+      route.schema = { ...route.schema, hide: true };
     // Routes outside the API (the dashboard's pages and files) are hidden from the document.
-    if ((route.schema)?.hide === true) return;
+    if (route.schema?.hide === true) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'switchyard', version: '0.1.0', description: 'The gateway API: model calls, keys, credits, generation records, account reports, and the admin API (docs/admin-api.md).' },
+      info: {
+        title: 'switchyard',
+        version: '0.1.0',
+        description:
+          'The gateway API: model calls, keys, credits, generation records, account reports, and the admin API (docs/admin-api.md).',
+      },
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     hideUntagged: false,
     transform: documentRoute,
     // `$ref: 'Model#'` becomes `#/components/schemas/Model` (not def-N).
-    refResolver: { buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
   });
 }
 
@@ -77,7 +86,10 @@ export function registerOpenApi(app: FastifyInstance): void {
 function documentRoute({ schema, url, route }: { schema: object; url: string; route: RouteOptions }): { schema: object; url: string } {
   const named = nameWildcards({ schema, url });
   const method = [route.method].flat()[0]!;
-  const typed = (named.schema as { querystring?: unknown }).querystring === undefined ? {} : { querystring: documentedQuery((named.schema as { querystring?: unknown }).querystring) };
+  const typed =
+    (named.schema as { querystring?: unknown }).querystring === undefined
+      ? {}
+      : { querystring: documentedQuery((named.schema as { querystring?: unknown }).querystring) };
   const declared = { ...named.schema, ...typed, operationId: operationIdOf(method, named.url), security: securityOf(route.config?.access) };
   return { schema: declared, url: named.url };
 }
@@ -85,7 +97,11 @@ function documentRoute({ schema, url, route }: { schema: object; url: string; ro
 /** A trailing `*` (GET /v1/models/*: ids hold slashes) becomes the documented path parameter `{model_id}`. */
 function nameWildcards({ schema, url }: { schema: object; url: string }): { schema: object; url: string } {
   if (!url.endsWith('/*')) return { schema, url };
-  const params = { type: 'object', properties: { model_id: { type: 'string', description: 'A model id (author/slug, alias or bare name), its slash as is or as %2F.' } }, required: ['model_id'] };
+  const params = {
+    type: 'object',
+    properties: { model_id: { type: 'string', description: 'A model id (author/slug, alias or bare name), its slash as is or as %2F.' } },
+    required: ['model_id'],
+  };
   return { schema: { ...schema, params }, url: `${url.slice(0, -1)}:model_id` };
 }
 

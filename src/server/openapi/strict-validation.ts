@@ -70,7 +70,10 @@ export function schemaError(errors: readonly SchemaError[], part: string): Gatew
   const e = errors[0];
   const query = part === 'querystring';
   if (e === undefined) return new GatewayError('invalid_parameter', 'The request does not match the schema of this route.');
-  const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const at = (field?: string): string => shown([...path, ...(field === undefined ? [] : [field])].join('.'));
   const known = Object.keys(e.parentSchema?.properties ?? {});
   const takes = known.length === 0 ? 'no fields' : known.map((k) => `"${k}"`).join(', ');
@@ -83,33 +86,61 @@ export function schemaError(errors: readonly SchemaError[], part: string): Gatew
       const field = unknown ?? String(e.params.additionalProperty);
       const near = closestMatch(field, known);
       const where = path.length === 0 ? (query ? 'this route takes' : 'this call takes') : `"${at()}" takes`;
-      return new GatewayError('invalid_parameter', `Unknown ${what} "${at(field)}".${near === undefined ? '' : ` Did you mean "${near}"?`} (${where} ${takes}.)`, { param: at(field) });
+      return new GatewayError(
+        'invalid_parameter',
+        `Unknown ${what} "${at(field)}".${near === undefined ? '' : ` Did you mean "${near}"?`} (${where} ${takes}.)`,
+        { param: at(field) },
+      );
     }
     case 'required': {
       const field = String(e.params.missingProperty);
-      return new GatewayError('missing_parameter', `Missing required ${query ? 'query parameter' : 'parameter'}: "${at(field)}".`, { param: at(field) });
+      return new GatewayError('missing_parameter', `Missing required ${query ? 'query parameter' : 'parameter'}: "${at(field)}".`, {
+        param: at(field),
+      });
     }
     case 'minProperties':
-      return new GatewayError('missing_parameter', `Nothing to change: give at least one of ${takes}${path.length === 0 ? '' : ` in "${at()}"`}.`, { param: known[0] ?? at() });
+      return new GatewayError(
+        'missing_parameter',
+        `Nothing to change: give at least one of ${takes}${path.length === 0 ? '' : ` in "${at()}"`}.`,
+        { param: known[0] ?? at() },
+      );
     case 'type':
       if (path.length === 0 && !query) return new GatewayError('invalid_json', 'The request body must be a JSON object.');
       return new GatewayError('invalid_parameter', `"${at()}" must be ${typeName(e.params.type)}.`, { param: at() });
     case 'enum':
-      return new GatewayError('invalid_parameter', `"${at()}" must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`, { param: at() });
+      return new GatewayError(
+        'invalid_parameter',
+        `"${at()}" must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`,
+        { param: at() },
+      );
     case 'maxLength':
       return new GatewayError('invalid_parameter', `"${at()}" must be at most ${String(e.params.limit)} characters.`, { param: at() });
     case 'minLength':
       return new GatewayError('invalid_parameter', `"${at()}" must not be empty.`, { param: at() });
     case 'minimum':
     case 'maximum':
-      return new GatewayError('invalid_parameter', `"${at()}" must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(e.params.limit)}.`, { param: at() });
+      return new GatewayError(
+        'invalid_parameter',
+        `"${at()}" must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(e.params.limit)}.`,
+        { param: at() },
+      );
     default:
       return new GatewayError('invalid_parameter', `"${at()}" ${e.message ?? 'is not valid'}.`, { param: at() });
   }
 }
 
 function typeName(type: unknown): string {
-  const names: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean (true or false)', object: 'an object', array: 'an array', null: 'null' };
-  const list = String(type).split(',').map((t) => names[t] ?? t);
+  const names: Record<string, string> = {
+    string: 'a string',
+    number: 'a number',
+    integer: 'an integer',
+    boolean: 'a boolean (true or false)',
+    object: 'an object',
+    array: 'an array',
+    null: 'null',
+  };
+  const list = String(type)
+    .split(',')
+    .map((t) => names[t] ?? t);
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
 }

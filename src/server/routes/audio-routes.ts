@@ -10,10 +10,25 @@ import { registerGenerationRoute, type GenerationRouteDeps } from '../generation
  * the same admission, holds and settlement as chat (docs/audio.md).
  */
 export function registerAudioRoutes(app: FastifyInstance, deps: GenerationRouteDeps, prefixes: readonly string[]): void {
-  registerGenerationRoute(app, deps, speechDialect, prefixes.map((p) => `${p}/audio/speech`));
+  registerGenerationRoute(
+    app,
+    deps,
+    speechDialect,
+    prefixes.map((p) => `${p}/audio/speech`),
+  );
   app.register(async (scope) => {
     installMultipartParser(scope);
-    registerGenerationRoute(scope, deps, transcriptionsDialect, prefixes.map((p) => `${p}/audio/transcriptions`));
-    registerGenerationRoute(scope, deps, translationsDialect, prefixes.map((p) => `${p}/audio/translations`));
+    registerGenerationRoute(
+      scope,
+      deps,
+      transcriptionsDialect,
+      prefixes.map((p) => `${p}/audio/transcriptions`),
+    );
+    registerGenerationRoute(
+      scope,
+      deps,
+      translationsDialect,
+      prefixes.map((p) => `${p}/audio/translations`),
+    );
   });
 }

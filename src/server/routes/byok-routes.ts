@@ -24,30 +24,58 @@ export type ByokRoutesDeps = FindAccountDeps & {
 const MAX_KEY_CHARS = 16_384;
 const MAX_LABEL_CHARS = 100;
 
-const keyBody = bodySchema({
-  key: {
-    type: ['string', 'object'], minLength: 1, maxLength: MAX_KEY_CHARS,
-    description: "The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text).",
+const keyBody = bodySchema(
+  {
+    key: {
+      type: ['string', 'object'],
+      minLength: 1,
+      maxLength: MAX_KEY_CHARS,
+      description:
+        "The provider's key: an API key; for Bedrock an API key or {access_key_id, secret_access_key, session_token?}; for Vertex the service account's JSON key (object or text).",
+    },
+    mode: {
+      enum: ['prefer', 'only'],
+      description: '"prefer": this key first, the operator\'s credentials as fallback; "only": never the operator\'s.',
+    },
+    label: { type: ['string', 'null'], maxLength: MAX_LABEL_CHARS, description: 'A name for the key (shown in lists).' },
   },
-  mode: { enum: ['prefer', 'only'], description: '"prefer": this key first, the operator\'s credentials as fallback; "only": never the operator\'s.' },
-  label: { type: ['string', 'null'], maxLength: MAX_LABEL_CHARS, description: 'A name for the key (shown in lists).' },
-}, { required: ['key', 'mode'] });
+  { required: ['key', 'mode'] },
+);
 
 const providerParam = { provider: 'A provider id of the gateway (GET /providers lists them).' };
 
 function schemas(tags: string[], who: string, params: Record<string, string> = {}) {
   return {
-    list: routeSchema({ summary: `The account's own provider keys, never the keys (${who})`, tags, params, response: '{data: [byok key]}', answers: 'ByokKeyList' }),
-    put: routeSchema({
-      summary: `Store the account's own key for a provider, checked at the provider first (${who})`, tags, params: { ...params, ...providerParam },
-      body: keyBody, response: '{data: byok key}', answers: 'ByokKeyAnswer',
+    list: routeSchema({
+      summary: `The account's own provider keys, never the keys (${who})`,
+      tags,
+      params,
+      response: '{data: [byok key]}',
+      answers: 'ByokKeyList',
     }),
-    remove: routeSchema({ summary: `Remove the account's own key for a provider (${who})`, tags, params: { ...params, ...providerParam }, response: '{deleted: true, provider}', answers: 'ByokKeyDeleted' }),
+    put: routeSchema({
+      summary: `Store the account's own key for a provider, checked at the provider first (${who})`,
+      tags,
+      params: { ...params, ...providerParam },
+      body: keyBody,
+      response: '{data: byok key}',
+      answers: 'ByokKeyAnswer',
+    }),
+    remove: routeSchema({
+      summary: `Remove the account's own key for a provider (${who})`,
+      tags,
+      params: { ...params, ...providerParam },
+      response: '{deleted: true, provider}',
+      answers: 'ByokKeyDeleted',
+    }),
   };
 }
 
 export function registerByokRoutes(app: FastifyInstance, deps: ByokRoutesDeps, prefixes: readonly string[]): void {
-  const managed = access('management', { role: 'admin', denied: 'Bring-your-own-key is managed with a management key of the account (or its dashboard session).' }).config;
+  const managed = access('management', {
+    role: 'admin',
+    denied: 'Bring-your-own-key is managed with a management key of the account (or its dashboard session).',
+  }).config;
   const own = schemas(['byok'], 'management key');
   const admin = schemas(['admin: byok'], 'admin key', { id: 'The account id.' });
 
@@ -88,11 +116,22 @@ async function store(deps: ByokRoutesDeps, auth: AuthContext, accountId: string,
   const input = inputOf(objectBody(request.body));
   return deps.byok.set(accountId, provider, input, async (tx: Stores, view) => {
     // The audit names the provider, mode, label and last four: never the key.
-    await tx.audit.record(actorOf(auth), 'byok.set', accountId, { provider: view.provider, mode: view.mode, label: view.label, last_four: view.last_four }, new Date().toISOString());
+    await tx.audit.record(
+      actorOf(auth),
+      'byok.set',
+      accountId,
+      { provider: view.provider, mode: view.mode, label: view.label, last_four: view.last_four },
+      new Date().toISOString(),
+    );
   });
 }
 
-async function remove(deps: ByokRoutesDeps, auth: AuthContext, accountId: string, request: FastifyRequest): Promise<{ deleted: true; provider: string }> {
+async function remove(
+  deps: ByokRoutesDeps,
+  auth: AuthContext,
+  accountId: string,
+  request: FastifyRequest,
+): Promise<{ deleted: true; provider: string }> {
   const provider = paramOf(request, 'provider');
   const removed = await deps.byok.remove(accountId, provider, async (tx) => {
     await tx.audit.record(actorOf(auth), 'byok.remove', accountId, { provider }, new Date().toISOString());
@@ -105,19 +144,27 @@ function providerOf(deps: ByokRoutesDeps, id: string): ProviderConfig {
   const provider = deps.inForce.catalog.providers.get(id);
   if (provider === undefined || provider.kind === 'sim') {
     const known = [...deps.inForce.catalog.providers.values()].filter((p) => p.kind !== 'sim').map((p) => p.id);
-    throw new GatewayError('not_found', `No provider "${id}" takes an account's own key on this gateway${known.length === 0 ? '' : ` (providers: ${known.join(', ')})`}.`);
+    throw new GatewayError(
+      'not_found',
+      `No provider "${id}" takes an account's own key on this gateway${known.length === 0 ? '' : ` (providers: ${known.join(', ')})`}.`,
+    );
   }
   return provider;
 }
 
 function inputOf(body: Record<string, unknown>): ByokInput {
   const raw = body.key;
-  const key = typeof raw === 'string' ? raw : raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? JSON.stringify(raw) : undefined;
-  if (key === undefined || key.trim() === '') throw new GatewayError('missing_parameter', 'Missing required parameter: "key" (the provider\'s key).', { param: 'key' });
-  if (key.length > MAX_KEY_CHARS) throw new GatewayError('invalid_parameter', `"key" is longer than ${MAX_KEY_CHARS} characters.`, { param: 'key' });
+  const key =
+    typeof raw === 'string' ? raw : raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? JSON.stringify(raw) : undefined;
+  if (key === undefined || key.trim() === '')
+    throw new GatewayError('missing_parameter', 'Missing required parameter: "key" (the provider\'s key).', { param: 'key' });
+  if (key.length > MAX_KEY_CHARS)
+    throw new GatewayError('invalid_parameter', `"key" is longer than ${MAX_KEY_CHARS} characters.`, { param: 'key' });
   const mode = body.mode;
-  if (mode !== 'prefer' && mode !== 'only') throw new GatewayError('invalid_parameter', '"mode" must be "prefer" or "only".', { param: 'mode' });
+  if (mode !== 'prefer' && mode !== 'only')
+    throw new GatewayError('invalid_parameter', '"mode" must be "prefer" or "only".', { param: 'mode' });
   const label = body.label;
-  if (label !== undefined && label !== null && typeof label !== 'string') throw new GatewayError('invalid_parameter', '"label" must be a string.', { param: 'label' });
+  if (label !== undefined && label !== null && typeof label !== 'string')
+    throw new GatewayError('invalid_parameter', '"label" must be a string.', { param: 'label' });
   return { key, mode, label: typeof label === 'string' && label.trim() !== '' ? label.trim() : null };
 }

@@ -4,5 +4,10 @@ import { registerGenerationRoute, type GenerationRouteDeps } from '../generation
 
 /** POST /v1/chat/completions (and under every prefix). */
 export function registerChatCompletionsRoute(app: FastifyInstance, deps: GenerationRouteDeps, prefixes: readonly string[]): void {
-  registerGenerationRoute(app, deps, chatDialect, prefixes.map((p) => `${p}/chat/completions`));
+  registerGenerationRoute(
+    app,
+    deps,
+    chatDialect,
+    prefixes.map((p) => `${p}/chat/completions`),
+  );
 }

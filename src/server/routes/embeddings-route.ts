@@ -4,5 +4,10 @@ import { registerGenerationRoute, type GenerationRouteDeps } from '../generation
 
 /** POST /v1/embeddings (and under every prefix): the same admission, holds and settlement as chat. */
 export function registerEmbeddingsRoute(app: FastifyInstance, deps: GenerationRouteDeps, prefixes: readonly string[]): void {
-  registerGenerationRoute(app, deps, embeddingsDialect, prefixes.map((p) => `${p}/embeddings`));
+  registerGenerationRoute(
+    app,
+    deps,
+    embeddingsDialect,
+    prefixes.map((p) => `${p}/embeddings`),
+  );
 }

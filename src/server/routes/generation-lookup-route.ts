@@ -24,7 +24,8 @@ export function registerGenerationLookupRoute(app: FastifyInstance, deps: Genera
     app.get(`${prefix}/generation`, access('key'), async (request) => {
       const auth = requestAuth(request);
       const id = (request.query as { id?: string }).id;
-      if (id === undefined || id === '') throw new GatewayError('missing_parameter', 'Missing required query parameter: "id".', { param: 'id' });
+      if (id === undefined || id === '')
+        throw new GatewayError('missing_parameter', 'Missing required query parameter: "id".', { param: 'id' });
       const row = await deps.stores.generations.getRecord(id);
       if (row === undefined || row.accountId !== auth.account.id || !(await mayRead(deps, auth, row.keyHash))) {
         throw new GatewayError('not_found', `No generation "${id}" for this account.`);

@@ -38,7 +38,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthRoutesDep
 
   app.get('/ready', access('none'), async (_request, reply) => {
     const checks = readiness(deps);
-    const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([name]) => name);
+    const failing = Object.entries(checks)
+      .filter(([, c]) => !c.ok)
+      .map(([name]) => name);
     const info = buildInfo();
     const current = deps.inForce.current;
     const last = deps.inForce.lastReload;
@@ -77,6 +79,8 @@ function readiness(deps: HealthRoutesDeps): Record<string, Check> {
     redis: deps.fleet === null ? { ok: true, detail: 'not_configured' } : deps.fleet.redisCheck(),
     ...(deps.fleet === null ? {} : { postgres: deps.fleet.postgresCheck() }),
     catalog: models > 0 ? { ok: true, detail: `${models} models` } : { ok: false, detail: 'no model is served' },
-    draining: deps.inFlight.draining ? { ok: false, detail: `stopping: ${deps.inFlight.count} request(s) finishing` } : { ok: true, detail: 'no' },
+    draining: deps.inFlight.draining
+      ? { ok: false, detail: `stopping: ${deps.inFlight.count} request(s) finishing` }
+      : { ok: true, detail: 'no' },
   };
 }

@@ -26,7 +26,9 @@ export interface KeyRotationDeps {
 /** The body both routes take (strict: another field is a 400 naming it); no body at all is `{}`. */
 export const ROTATE_BODY = bodySchema({
   overlap_seconds: {
-    type: 'integer', minimum: 0, maximum: MAX_ROTATION_OVERLAP_SECONDS,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ROTATION_OVERLAP_SECONDS,
     description: `Seconds the old secret keeps working, 0 (default: it stops at once) to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days).`,
   },
 });
@@ -47,18 +49,38 @@ export interface Rotated {
  * secret of it here and, in a fleet, on every instance (after the commit), and sends the
  * account's `key.rotated` webhook event.
  */
-export async function rotateKey(deps: KeyRotationDeps, auth: AuthContext, key: KeyRecord, body: unknown, by: 'account' | 'operator'): Promise<Rotated> {
+export async function rotateKey(
+  deps: KeyRotationDeps,
+  auth: AuthContext,
+  key: KeyRecord,
+  body: unknown,
+  by: 'account' | 'operator',
+): Promise<Rotated> {
   const overlap = readOverlap(body);
   const rotated = await deps.stores.transaction(async (tx) => {
     const out = stillThere(await deps.accountService.within(tx).rotateKey(key.hash, overlap, new Date(deps.now())), `The key ${key.label}`);
-    await tx.audit.record(actorOf(auth), 'key.rotate', key.hash, {
-      account_id: key.accountId, label: key.label, by, overlap_seconds: overlap, previous_key_expires_at: out.previousUntil,
-    }, new Date().toISOString());
+    await tx.audit.record(
+      actorOf(auth),
+      'key.rotate',
+      key.hash,
+      {
+        account_id: key.accountId,
+        label: key.label,
+        by,
+        overlap_seconds: overlap,
+        previous_key_expires_at: out.previousUntil,
+      },
+      new Date().toISOString(),
+    );
     return out;
   });
   deps.auth.invalidate(key.hash);
   deps.reservations.forget(key.hash, key.accountId);
-  await deps.webhooks.emit(key.accountId, 'key.rotated', { ...keyEvent(rotated.record, by), overlap_seconds: overlap, previous_key_expires_at: rotated.previousUntil });
+  await deps.webhooks.emit(key.accountId, 'key.rotated', {
+    ...keyEvent(rotated.record, by),
+    overlap_seconds: overlap,
+    previous_key_expires_at: rotated.previousUntil,
+  });
   return rotated;
 }
 
@@ -68,7 +90,11 @@ function readOverlap(body: unknown): number {
   const v = (body as Record<string, unknown>).overlap_seconds;
   if (v === undefined) return 0;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_ROTATION_OVERLAP_SECONDS) {
-    throw new GatewayError('invalid_parameter', `"overlap_seconds" must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days).`, { param: 'overlap_seconds' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"overlap_seconds" must be a whole number of seconds from 0 to ${MAX_ROTATION_OVERLAP_SECONDS} (7 days).`,
+      { param: 'overlap_seconds' },
+    );
   }
   return v;
 }

@@ -47,27 +47,79 @@ const tags = ['keys'];
 const hashParams = { hash: 'The key hash.' };
 const LIMIT = FIELD.usdOrNull(`USD, 0 to ${MAX_AMOUNT_USD}, at most 9 decimals; null: no limit of its own`);
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's API keys (management key)", tags, query: { member: 'A member id (mem_...): only the keys this member holds.', offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' }, include_disabled: { type: 'boolean', description: 'false hides disabled keys.' }, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' }, cursor: 'The `next_cursor` of the previous page.' }, response: '{data: [key], next_cursor}', answers: 'AccountKeyPage' }),
-  create: routeSchema({
-    summary: 'Create an API key (management key); the key is in the answer, this once', tags, status: 201, response: '{data: key, key}', answers: 'AccountKeyCreated',
-    body: bodySchema({
-      name: FIELD.name, limit: LIMIT, limit_reset: FIELD.limitReset, expires_at: FIELD.expiresAt,
-      management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
-      ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
-    }, { required: ['name'] }),
+  list: routeSchema({
+    summary: "The account's API keys (management key)",
+    tags,
+    query: {
+      member: 'A member id (mem_...): only the keys this member holds.',
+      offset: { type: 'integer', minimum: 0, description: 'Skip this many keys.' },
+      include_disabled: { type: 'boolean', description: 'false hides disabled keys.' },
+      limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size, 1..100 (default 100).' },
+      cursor: 'The `next_cursor` of the previous page.',
+    },
+    response: '{data: [key], next_cursor}',
+    answers: 'AccountKeyPage',
   }),
-  one: routeSchema({ summary: 'One API key of the account (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer' }),
+  create: routeSchema({
+    summary: 'Create an API key (management key); the key is in the answer, this once',
+    tags,
+    status: 201,
+    response: '{data: key, key}',
+    answers: 'AccountKeyCreated',
+    body: bodySchema(
+      {
+        name: FIELD.name,
+        limit: LIMIT,
+        limit_reset: FIELD.limitReset,
+        expires_at: FIELD.expiresAt,
+        management: { type: 'boolean', description: 'Only false: management keys are made by the operator.' },
+        ...ALLOWLIST_FIELDS,
+        max_in_flight: MAX_IN_FLIGHT_FIELD,
+      },
+      { required: ['name'] },
+    ),
+  }),
+  one: routeSchema({
+    summary: 'One API key of the account (management key)',
+    tags,
+    params: hashParams,
+    response: '{data: key}',
+    answers: 'AccountKeyAnswer',
+  }),
   update: routeSchema({
-    summary: 'Rename, disable/enable, limit an API key, or change what it may reach (management key)', tags, params: hashParams, response: '{data: key}', answers: 'AccountKeyAnswer',
-    body: bodySchema({
-      name: FIELD.name, disabled: { type: 'boolean' }, limit: LIMIT, limit_reset: FIELD.limitReset, ...ALLOWLIST_FIELDS, max_in_flight: MAX_IN_FLIGHT_FIELD,
-    }, { atLeastOne: true }),
+    summary: 'Rename, disable/enable, limit an API key, or change what it may reach (management key)',
+    tags,
+    params: hashParams,
+    response: '{data: key}',
+    answers: 'AccountKeyAnswer',
+    body: bodySchema(
+      {
+        name: FIELD.name,
+        disabled: { type: 'boolean' },
+        limit: LIMIT,
+        limit_reset: FIELD.limitReset,
+        ...ALLOWLIST_FIELDS,
+        max_in_flight: MAX_IN_FLIGHT_FIELD,
+      },
+      { atLeastOne: true },
+    ),
   }),
   rotate: routeSchema({
-    summary: 'Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more',
-    tags, params: hashParams, response: '{data: key, key, previous_key_expires_at}', answers: 'AccountKeyRotated', body: ROTATE_BODY,
+    summary:
+      'Rotate an API key (management key): a new secret for the same key, in the answer this once; the old one works `overlap_seconds` more',
+    tags,
+    params: hashParams,
+    response: '{data: key, key, previous_key_expires_at}',
+    answers: 'AccountKeyRotated',
+    body: ROTATE_BODY,
   }),
-  remove: routeSchema({ summary: 'Delete an API key (management key)', tags, params: hashParams, response: '{deleted: true}', answers: 'Deleted' }),
+  remove: routeSchema({
+    summary: 'Delete an API key (management key)',
+    tags,
+    params: hashParams,
+    response: '{deleted: true}',
+    answers: 'Deleted',
+  }),
 };
 
 export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, prefixes: readonly string[]): void {
@@ -80,12 +132,17 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
   // found here, as keys of another account are not.
   const ownKey = async (auth: AuthContext, hash: string): Promise<KeyRecord> => {
     const key = await deps.stores.accounts.getKey(hash);
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
+    if (
+      key === undefined ||
+      key.accountId !== auth.account.id ||
+      key.isAdmin ||
+      key.isManagement ||
+      (ownKeysOnly(auth) && key.memberId !== auth.member?.id)
+    ) {
       throw new GatewayError('not_found', `No key with hash "${hash}".`);
     }
     return key;
   };
-
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/keys`, { config: managed, schema: SCHEMA.list }, async (request) => {
@@ -93,7 +150,11 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       const q = request.query as Record<string, string | undefined>;
       const { limit, offset, after } = keysPageQuery(q);
       const memberId = await accountMemberFilter(deps, auth, q);
-      if (memberId !== undefined) return { data: await Promise.all((await memberKeys(deps, memberId, q, offset, limit)).map((k) => keyView(deps, k))), next_cursor: null };
+      if (memberId !== undefined)
+        return {
+          data: await Promise.all((await memberKeys(deps, memberId, q, offset, limit)).map((k) => keyView(deps, k))),
+          next_cursor: null,
+        };
       const filter = { accountId: auth.account.id, apiKeysOnly: true, activeOnly: q.include_disabled === 'false' };
       const rows = await deps.stores.accounts.keysPage(filter, after, limit + 1, offset);
       const more = rows.length > limit;
@@ -111,10 +172,15 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       // As OpenRouter's provisioning keys, management keys are made outside this API: a
       // management key that could mint more would outlive its own revocation.
       if (body.management !== undefined && body.management !== false) {
-        throw new GatewayError('invalid_parameter', '"management": management keys are created by the gateway operator (`switchyard keys create --management`), not through this API, which creates API keys only.', { param: 'management' });
+        throw new GatewayError(
+          'invalid_parameter',
+          '"management": management keys are created by the gateway operator (`switchyard keys create --management`), not through this API, which creates API keys only.',
+          { param: 'management' },
+        );
       }
       const name = body.name;
-      if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'Missing required parameter: "name".', { param: 'name' });
+      if (typeof name !== 'string' || name.trim() === '')
+        throw new GatewayError('missing_parameter', 'Missing required parameter: "name".', { param: 'name' });
       checkName(name);
       const limitUsd = readLimit(body.limit);
       const limitReset = readLimitReset(body.limit_reset);
@@ -123,19 +189,33 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       const allowlist = applyAllowlist(null, readAllowlistChange(body));
       const maxInFlight = body.max_in_flight === undefined ? null : readMaxInFlight(body.max_in_flight);
       const created = await deps.stores.transaction(async (tx) => {
-        const out = await deps.accountService.within(tx).createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
+        const out = await deps.accountService
+          .within(tx)
+          .createKey({ accountId: auth.account.id, name, limitUsd, limitReset, expiresAt, allowlist, maxInFlight });
         // A member's key is theirs.
         const memberId = auth.member?.id ?? null;
         if (memberId !== null) {
           await tx.members.setKeyMember(out.record.hash, memberId);
           out.record = { ...out.record, memberId };
         }
-        await tx.audit.record(actorOf(auth), 'key.create', out.record.hash, {
-          account_id: auth.account.id, label: out.record.label, kind: 'api', limit: limitUsd, limit_reset: limitReset, expires_at: expiresAt,
-          ...(memberId === null ? {} : { member_id: memberId }),
-          // Only what was set: a key made without them is audited as before.
-          ...(allowlist === null ? {} : allowlistView(allowlist)), ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
-        }, new Date().toISOString());
+        await tx.audit.record(
+          actorOf(auth),
+          'key.create',
+          out.record.hash,
+          {
+            account_id: auth.account.id,
+            label: out.record.label,
+            kind: 'api',
+            limit: limitUsd,
+            limit_reset: limitReset,
+            expires_at: expiresAt,
+            ...(memberId === null ? {} : { member_id: memberId }),
+            // Only what was set: a key made without them is audited as before.
+            ...(allowlist === null ? {} : allowlistView(allowlist)),
+            ...(maxInFlight === null ? {} : { max_in_flight: maxInFlight }),
+          },
+          new Date().toISOString(),
+        );
         return out;
       });
       await deps.webhooks.emit(auth.account.id, 'key.created', keyEvent(created.record, 'account'));
@@ -154,15 +234,20 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       const body = objectBody(request.body);
       const patch: KeyPatch = {};
       if (body.name !== undefined) {
-        if (typeof body.name !== 'string' || body.name.trim() === '') throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
+        if (typeof body.name !== 'string' || body.name.trim() === '')
+          throw new GatewayError('invalid_parameter', '"name" must be a non-empty string.', { param: 'name' });
         checkName(body.name);
         patch.name = body.name;
       }
       if (body.disabled !== undefined) {
-        if (typeof body.disabled !== 'boolean') throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
+        if (typeof body.disabled !== 'boolean')
+          throw new GatewayError('invalid_parameter', '"disabled" must be a boolean.', { param: 'disabled' });
         patch.isActive = !body.disabled;
         if (patch.isActive && key.disabledBy === 'operator') {
-          throw new GatewayError('forbidden', 'This key was revoked by the gateway operator; it cannot be enabled again through the API. Ask the operator, or create a new key.');
+          throw new GatewayError(
+            'forbidden',
+            'This key was revoked by the gateway operator; it cannot be enabled again through the API. Ask the operator, or create a new key.',
+          );
         }
       }
       if ('limit' in body) {
@@ -186,7 +271,8 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       });
       deps.auth.invalidate(key.hash); // disabling takes effect at once
       deps.reservations.forget(key.hash);
-      if (patch.isActive === false && key.isActive) await deps.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
+      if (patch.isActive === false && key.isActive)
+        await deps.webhooks.emit(key.accountId, 'key.revoked', { ...keyEvent(key, 'account'), reason: 'disabled' });
       return { data: await keyView(deps, updated) };
     });
 
@@ -202,7 +288,13 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
       const key = await ownKey(auth, (request.params as { hash: string }).hash);
       await deps.stores.transaction(async (tx) => {
         await tx.accounts.deleteKey(key.hash);
-        await tx.audit.record(actorOf(auth), 'key.delete', key.hash, { account_id: key.accountId, label: key.label, name: key.name }, new Date().toISOString());
+        await tx.audit.record(
+          actorOf(auth),
+          'key.delete',
+          key.hash,
+          { account_id: key.accountId, label: key.label, name: key.name },
+          new Date().toISOString(),
+        );
       });
       deps.auth.invalidate(key.hash);
       deps.reservations.forget(key.hash);
@@ -219,7 +311,13 @@ export function registerKeysRoutes(app: FastifyInstance, deps: KeysRouteDeps, pr
 }
 
 /** A member's own API keys (few: one page, no cursor), as the list filters them. */
-async function memberKeys(deps: KeysRouteDeps, memberId: string, q: Record<string, string | undefined>, offset: number, limit: number): Promise<KeyRecord[]> {
+async function memberKeys(
+  deps: KeysRouteDeps,
+  memberId: string,
+  q: Record<string, string | undefined>,
+  offset: number,
+  limit: number,
+): Promise<KeyRecord[]> {
   const keys: KeyRecord[] = [];
   for (const hash of await deps.stores.members.keyHashes(memberId)) {
     const k = await deps.stores.accounts.getKey(hash);
@@ -238,7 +336,8 @@ function keysPageQuery(q: Record<string, string | undefined>): { limit: number; 
     const v = q[name];
     if (v === undefined || v === '') return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new GatewayError('invalid_parameter', `"${name}" must be an integer from ${min} to ${max}.`, { param: name });
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new GatewayError('invalid_parameter', `"${name}" must be an integer from ${min} to ${max}.`, { param: name });
     return n;
   };
   return { limit: int('limit', 1, KEYS_PAGE, KEYS_PAGE), offset: int('offset', 0, 1_000_000, 0), after: decodeCursor(q, isTimeIdCursor) };
@@ -267,7 +366,8 @@ export function accessAudit(key: KeyRecord, patch: { allowlist?: Allowlist | nul
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
 }
 
@@ -276,7 +376,11 @@ function readLimit(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '';
   if (text === '' || text.length > 64 || !/^\d+(\.\d{1,9})?$/.test(text) || usdToNanos(text) > MAX_KEY_LIMIT_NANOS) {
-    throw new GatewayError('invalid_parameter', `"limit" must be a USD amount from 0 to ${MAX_KEY_LIMIT_USD} with at most 9 decimals, or null.`, { param: 'limit' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"limit" must be a USD amount from 0 to ${MAX_KEY_LIMIT_USD} with at most 9 decimals, or null.`,
+      { param: 'limit' },
+    );
   }
   return text;
 }
@@ -284,12 +388,15 @@ function readLimit(value: unknown): string | null {
 /** `limit_reset`: "daily", "weekly", "monthly", or null (absent: null) — OpenRouter's values. */
 function readLimitReset(value: unknown): KeyLimitReset | null {
   if (value === undefined || value === null) return null;
-  if (!isKeyLimitReset(value)) throw new GatewayError('invalid_parameter', '"limit_reset" must be "daily", "weekly", "monthly" or null.', { param: 'limit_reset' });
+  if (!isKeyLimitReset(value))
+    throw new GatewayError('invalid_parameter', '"limit_reset" must be "daily", "weekly", "monthly" or null.', { param: 'limit_reset' });
   return value;
 }
 
 function noLimitToReset(): GatewayError {
-  return new GatewayError('invalid_parameter', '"limit_reset" needs a "limit": without a limit there is nothing to reset.', { param: 'limit_reset' });
+  return new GatewayError('invalid_parameter', '"limit_reset" needs a "limit": without a limit there is nothing to reset.', {
+    param: 'limit_reset',
+  });
 }
 
 function readExpiry(value: unknown): string | null {
@@ -297,15 +404,20 @@ function readExpiry(value: unknown): string | null {
   if (typeof value !== 'string' || value.length > 64 || Number.isNaN(Date.parse(value))) {
     throw new GatewayError('invalid_parameter', '"expires_at" must be an ISO 8601 date-time.', { param: 'expires_at' });
   }
-  if (Date.parse(value) <= Date.now()) throw new GatewayError('invalid_parameter', '"expires_at" must be in the future.', { param: 'expires_at' });
+  if (Date.parse(value) <= Date.now())
+    throw new GatewayError('invalid_parameter', '"expires_at" must be in the future.', { param: 'expires_at' });
   return value;
 }
 
 async function keyView(deps: KeysRouteDeps, k: KeyRecord): Promise<Record<string, unknown>> {
   const now = deps.now();
-  const since = async (days: number) => nanosToNumber((await deps.stores.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString())).costNanos);
+  const since = async (days: number) =>
+    nanosToNumber((await deps.stores.generations.keyUsageSince(k.hash, new Date(now - days * DAY_MS).toISOString())).costNanos);
   const [daily, weekly, monthly, remaining] = await Promise.all([
-    since(1), since(7), since(30), limitRemaining(k, now, (a, h, days) => deps.stores.keyUsage.costOnDays(a, h, days)),
+    since(1),
+    since(7),
+    since(30),
+    limitRemaining(k, now, (a, h, days) => deps.stores.keyUsage.costOnDays(a, h, days)),
   ]);
   return {
     hash: k.hash,

@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { access, requestAuth } from '../route-access.ts';
-import { ACCOUNT_MCP_SERVER_FIELDS, accountMcpServerView, createAccountMcpServer, removeAccountMcpServer, type AccountMcpServerBody, type AccountMcpServersDeps } from '../mcp-endpoint/account-mcp-servers.ts';
+import {
+  ACCOUNT_MCP_SERVER_FIELDS,
+  accountMcpServerView,
+  createAccountMcpServer,
+  removeAccountMcpServer,
+  type AccountMcpServerBody,
+  type AccountMcpServersDeps,
+} from '../mcp-endpoint/account-mcp-servers.ts';
 import { bodySchema, PAGE_QUERY, routeSchema } from './admin/route-schema.ts';
 import { MCP_CALL_STATUSES, mcpCallsPage } from './admin/mcp-routes.ts';
 import { queryOf } from './admin/admin-common.ts';
@@ -17,17 +24,39 @@ export type McpServersRouteDeps = AccountMcpServersDeps & {
 
 const tags = ['mcp servers'];
 const SCHEMA = {
-  list: routeSchema({ summary: "The account's own MCP servers (management key); header values are never shown", tags, response: '{data: [mcp_server]}', answers: 'AccountMcpServerList' }),
+  list: routeSchema({
+    summary: "The account's own MCP servers (management key); header values are never shown",
+    tags,
+    response: '{data: [mcp_server]}',
+    answers: 'AccountMcpServerList',
+  }),
   create: routeSchema({
-    summary: "Add an MCP server to the account (management key): a host of the operator's mcp.allowed_hosts", tags, status: 201, response: '{data: mcp_server}', answers: 'AccountMcpServerAnswer',
+    summary: "Add an MCP server to the account (management key): a host of the operator's mcp.allowed_hosts",
+    tags,
+    status: 201,
+    response: '{data: mcp_server}',
+    answers: 'AccountMcpServerAnswer',
     body: bodySchema({ ...ACCOUNT_MCP_SERVER_FIELDS }, { required: ['name', 'url'] }),
   }),
   calls: routeSchema({
-    summary: "The account's MCP tool calls (management key): server, tool, duration, status, key; never arguments; newest first", tags,
-    query: { key: 'Only this key (its hash).', server: 'Only this MCP server.', status: `Only this outcome: ${MCP_CALL_STATUSES.join(', ')}.`, ...PAGE_QUERY },
-    response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}', answers: 'McpCallPage',
+    summary: "The account's MCP tool calls (management key): server, tool, duration, status, key; never arguments; newest first",
+    tags,
+    query: {
+      key: 'Only this key (its hash).',
+      server: 'Only this MCP server.',
+      status: `Only this outcome: ${MCP_CALL_STATUSES.join(', ')}.`,
+      ...PAGE_QUERY,
+    },
+    response: '{data: [{id, at, account_id, key_hash, server, tool, via, status, duration_ms, error, generation_id}], next_cursor}',
+    answers: 'McpCallPage',
   }),
-  remove: routeSchema({ summary: "Remove one of the account's MCP servers (management key)", tags, params: { id: 'The server id (mcps_...).' }, response: '{deleted: true}', answers: 'Deleted' }),
+  remove: routeSchema({
+    summary: "Remove one of the account's MCP servers (management key)",
+    tags,
+    params: { id: 'The server id (mcps_...).' },
+    response: '{deleted: true}',
+    answers: 'Deleted',
+  }),
 };
 
 export function registerMcpServersRoutes(app: FastifyInstance, deps: McpServersRouteDeps, prefixes: readonly string[]): void {

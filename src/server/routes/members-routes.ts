@@ -29,16 +29,24 @@ const FIELDS = {
   email: { type: 'string', maxLength: 254, description: 'An email address (unique in the account, case-insensitive).' },
   name: { type: 'string', minLength: 1, maxLength: 256, description: 'Display name (default: the part of the email before @).' },
   role: { type: 'string', enum: [...MEMBER_ROLES], description: 'owner, admin, member (default) or viewer.' },
-  allowed_models: { type: ['array', 'null'], maxItems: MAX_ALLOWED_MODELS, items: { type: 'string' }, description: 'Model ids and globs (`anthropic/*`); null: the account\'s. Enforced by the allowlists.' },
+  allowed_models: {
+    type: ['array', 'null'],
+    maxItems: MAX_ALLOWED_MODELS,
+    items: { type: 'string' },
+    description: "Model ids and globs (`anthropic/*`); null: the account's. Enforced by the allowlists.",
+  },
   budget: {
-    type: ['object', 'null'], additionalProperties: false, required: ['amount'],
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['amount'],
     properties: { amount: { type: ['string', 'number'], description: 'USD.' }, reset: { type: 'string', enum: [...BUDGET_RESETS] } },
-    description: "{amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md).",
+    description:
+      "{amount, reset}; null: none. What the member's keys may spend together per UTC window (reset none: their whole usage), enforced before the upstream call beside the account's budget (docs/budgets.md).",
   },
 };
 const ID = { id: 'The member id (mem_...).' };
 const REMOVE_QUERY = {
-  keys: 'What becomes of the member\'s keys: disable or reassign (required).',
+  keys: "What becomes of the member's keys: disable or reassign (required).",
   to: 'With keys=reassign: the member (mem_...) who gets them.',
 };
 
@@ -46,27 +54,63 @@ type Params = Record<string, string>;
 const tags = ['members'];
 const adminTags = ['admin: members'];
 const SCHEMA = {
-  list: (t: string[], p?: Params) => routeSchema({ summary: "The account's members, oldest first", tags: t, ...(p === undefined ? {} : { params: p }), response: '{data: [member]}', answers: 'MemberList' }),
-  add: (t: string[], p?: Params) => routeSchema({
-    summary: 'Add (invite) a member; with SMTP configured, they can sign in by an emailed link', tags: t, ...(p === undefined ? {} : { params: p }), status: 201, response: '{data: member}', answers: 'MemberAnswer',
-    body: bodySchema(FIELDS, { required: ['email'] }),
-  }),
-  one: (t: string[], p: Params = {}) => routeSchema({ summary: 'One member', tags: t, params: { ...p, ...ID }, response: '{data: member}', answers: 'MemberAnswer' }),
-  update: (t: string[], p: Params = {}) => routeSchema({
-    summary: "Change a member's name, role, allowed models or budget", tags: t, params: { ...p, ...ID }, response: '{data: member}', answers: 'MemberAnswer',
-    body: bodySchema({ name: FIELDS.name, role: FIELDS.role, allowed_models: FIELDS.allowed_models, budget: FIELDS.budget }, { atLeastOne: true }),
-  }),
-  remove: (t: string[], p: Params = {}) => routeSchema({
-    summary: 'Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...)', tags: t, params: { ...p, ...ID },
-    query: REMOVE_QUERY, response: '{deleted: true, keys, to, key_hashes}', answers: 'MemberRemoved',
-  }),
+  list: (t: string[], p?: Params) =>
+    routeSchema({
+      summary: "The account's members, oldest first",
+      tags: t,
+      ...(p === undefined ? {} : { params: p }),
+      response: '{data: [member]}',
+      answers: 'MemberList',
+    }),
+  add: (t: string[], p?: Params) =>
+    routeSchema({
+      summary: 'Add (invite) a member; with SMTP configured, they can sign in by an emailed link',
+      tags: t,
+      ...(p === undefined ? {} : { params: p }),
+      status: 201,
+      response: '{data: member}',
+      answers: 'MemberAnswer',
+      body: bodySchema(FIELDS, { required: ['email'] }),
+    }),
+  one: (t: string[], p: Params = {}) =>
+    routeSchema({ summary: 'One member', tags: t, params: { ...p, ...ID }, response: '{data: member}', answers: 'MemberAnswer' }),
+  update: (t: string[], p: Params = {}) =>
+    routeSchema({
+      summary: "Change a member's name, role, allowed models or budget",
+      tags: t,
+      params: { ...p, ...ID },
+      response: '{data: member}',
+      answers: 'MemberAnswer',
+      body: bodySchema(
+        { name: FIELDS.name, role: FIELDS.role, allowed_models: FIELDS.allowed_models, budget: FIELDS.budget },
+        { atLeastOne: true },
+      ),
+    }),
+  remove: (t: string[], p: Params = {}) =>
+    routeSchema({
+      summary: 'Remove a member: their sessions end; their keys are disabled or reassigned (keys=disable|reassign&to=mem_...)',
+      tags: t,
+      params: { ...p, ...ID },
+      query: REMOVE_QUERY,
+      response: '{deleted: true, keys, to, key_hashes}',
+      answers: 'MemberRemoved',
+    }),
 };
 
 export function memberView(m: MemberRecord): Record<string, unknown> {
   return {
-    id: m.id, account_id: m.accountId, email: m.email, name: m.name, role: m.role, allowed_models: m.allowedModels,
-    budget: m.budget === null ? null : { amount: nanosToNumber(m.budget.amountNanos), amount_usd: formatNanos(m.budget.amountNanos), reset: m.budget.reset },
-    created_at: m.createdAt, updated_at: m.updatedAt,
+    id: m.id,
+    account_id: m.accountId,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    allowed_models: m.allowedModels,
+    budget:
+      m.budget === null
+        ? null
+        : { amount: nanosToNumber(m.budget.amountNanos), amount_usd: formatNanos(m.budget.amountNanos), reset: m.budget.reset },
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
   };
 }
 
@@ -77,11 +121,15 @@ function removedKeys(q: Record<string, string | undefined>): RemovedKeys {
     return { action: 'disable' };
   }
   if (q.keys === 'reassign') {
-    if (q.to === undefined || q.to === '') throw new GatewayError('missing_parameter', 'keys=reassign needs "to": the member (mem_...) who gets the keys.', { param: 'to' });
+    if (q.to === undefined || q.to === '')
+      throw new GatewayError('missing_parameter', 'keys=reassign needs "to": the member (mem_...) who gets the keys.', { param: 'to' });
     return { action: 'reassign', to: q.to };
   }
-  throw new GatewayError(q.keys === undefined ? 'missing_parameter' : 'invalid_parameter',
-    '"keys": say what becomes of the member\'s keys: keys=disable, or keys=reassign&to=<member id>.', { param: 'keys' });
+  throw new GatewayError(
+    q.keys === undefined ? 'missing_parameter' : 'invalid_parameter',
+    '"keys": say what becomes of the member\'s keys: keys=disable, or keys=reassign&to=<member id>.',
+    { param: 'keys' },
+  );
 }
 
 function removedView(out: { keys: string[]; action: RemovedKeys['action']; to: string | null }): Record<string, unknown> {
@@ -150,7 +198,8 @@ export function registerMemberRoutes(app: FastifyInstance, deps: MembersRoutesDe
   const base = `${prefix}/admin/accounts/:account/members`;
   const adminAccess = access('admin');
   const operator = (request: FastifyRequest): AuditActor => actorOf(requestAuth(request));
-  const account = async (request: FastifyRequest): Promise<string> => (await findAccount(deps, (request.params as { account: string }).account)).id;
+  const account = async (request: FastifyRequest): Promise<string> =>
+    (await findAccount(deps, (request.params as { account: string }).account)).id;
   const acct = { account: 'The account id.' };
 
   app.get(base, { ...adminAccess, schema: SCHEMA.list(adminTags, acct) }, async (request) => {

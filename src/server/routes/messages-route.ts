@@ -19,14 +19,20 @@ export type MessagesRouteDeps = GenerationRouteDeps & {
  */
 export function registerMessagesRoute(app: FastifyInstance, deps: MessagesRouteDeps, prefixes: readonly string[]): void {
   const bases = prefixes.flatMap((p) => [p, `${p}/v1`]);
-  registerGenerationRoute(app, deps, messagesDialect, bases.map((b) => `${b}/messages`));
+  registerGenerationRoute(
+    app,
+    deps,
+    messagesDialect,
+    bases.map((b) => `${b}/messages`),
+  );
 
   // Authenticated by the onRequest hook, from the headers, before the body is read.
   const countTokens = async (request: FastifyRequest, _reply: FastifyReply): Promise<unknown> => {
     const req = decodeCountTokensRequest(request.body);
     // The model must exist, as for a message; an absent one means the account default.
     const model = req.models[0]?.model;
-    if (model !== undefined && modelForKey(deps.inForce.catalog, model, keyAccess(requestAuth(request))) === undefined) throw unknownModel(model);
+    if (model !== undefined && modelForKey(deps.inForce.catalog, model, keyAccess(requestAuth(request))) === undefined)
+      throw unknownModel(model);
     return countMessageTokens(req);
   };
   const errorHandler = dialectErrorHandler(messagesDialect);

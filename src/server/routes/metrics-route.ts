@@ -23,11 +23,20 @@ export function registerMetricsRoute(app: FastifyInstance, deps: MetricsRouteDep
   const schema = {
     summary: 'Prometheus metrics of this gateway (docs/operations.md); a bearer token when metrics.token is set',
     tags: ['meta'],
-    response: { 200: { description: 'The Prometheus text exposition format', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
+    response: {
+      200: {
+        description: 'The Prometheus text exposition format',
+        content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+      },
+    },
   };
-  const declared = expected === null
-    ? access('none', { note: 'open: no `metrics.token` configured' })
-    : access('metrics-token', { readKey: (h) => bearer(h.authorization), checkToken: (presented) => timingSafeEqual(digest(presented ?? ''), expected) });
+  const declared =
+    expected === null
+      ? access('none', { note: 'open: no `metrics.token` configured' })
+      : access('metrics-token', {
+          readKey: (h) => bearer(h.authorization),
+          checkToken: (presented) => timingSafeEqual(digest(presented ?? ''), expected),
+        });
   app.get('/metrics', { ...declared, schema }, async (_request, reply) => {
     const text = await metrics.scrape();
     return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(text);

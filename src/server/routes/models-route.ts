@@ -44,10 +44,17 @@ const MAX_FILTERS_KEPT = 32;
 function filteredBody(catalog: Catalog, s: Serialized, wanted: string, access: ModelAccess | null = null): string {
   const kept = access === null ? s.filtered.get(wanted) : undefined;
   if (kept !== undefined) return kept;
-  const names = wanted.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+  const names = wanted
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== '');
   const unknown = names.filter((n) => !OUTPUT_MODALITIES.has(n));
   if (unknown.length > 0) {
-    throw new GatewayError('invalid_parameter', `Unknown output modality "${unknown[0]}": expected a comma-separated list of ${[...OUTPUT_MODALITIES].join(', ')}.`, { param: 'output_modalities' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `Unknown output modality "${unknown[0]}": expected a comma-separated list of ${[...OUTPUT_MODALITIES].join(', ')}.`,
+      { param: 'output_modalities' },
+    );
   }
   const all = names.includes('all');
   const parts: string[] = [];
@@ -88,10 +95,9 @@ export function registerModelsRoute(app: FastifyInstance, deps: ModelsRouteDeps,
   };
   // Public unless `server.public_models: false` (read at start: a reload does not change a route's access).
   const keyed = deps.inForce.config.server.publicModels === false;
-  const declared = keyed
-    ? access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' })
-    : access('none');
-  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(deps, request, readAnyApiKey, keyed ? requestAuth(request) : null);
+  const declared = keyed ? access('key', { readKey: readAnyApiKey, keyHeaders: 'bearer-or-x-api-key' }) : access('none');
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> =>
+    presentedAccess(deps, request, readAnyApiKey, keyed ? requestAuth(request) : null);
 
   for (const prefix of prefixes) {
     app.get(`${prefix}/models`, declared, async (request, reply) => {
@@ -113,7 +119,8 @@ export function registerModelsRoute(app: FastifyInstance, deps: ModelsRouteDeps,
       if (name === '') return allowed === null ? s.body : allowedBody(catalog, s, allowed); // `/v1/models/`: the list
       const model = modelForKey(catalog, name, allowed);
       const record = model === undefined ? undefined : s.records.get(model);
-      if (record === undefined) throw new GatewayError('not_found', `No model "${name}" in this gateway's catalog; GET /v1/models lists them.`, { param: 'model' });
+      if (record === undefined)
+        throw new GatewayError('not_found', `No model "${name}" in this gateway's catalog; GET /v1/models lists them.`, { param: 'model' });
       return record;
     });
   }

@@ -4,5 +4,10 @@ import { registerGenerationRoute, type GenerationRouteDeps } from '../generation
 
 /** POST /v1/responses (and under every prefix): the stateless Responses API. */
 export function registerResponsesRoute(app: FastifyInstance, deps: GenerationRouteDeps, prefixes: readonly string[]): void {
-  registerGenerationRoute(app, deps, responsesDialect, prefixes.map((p) => `${p}/responses`));
+  registerGenerationRoute(
+    app,
+    deps,
+    responsesDialect,
+    prefixes.map((p) => `${p}/responses`),
+  );
 }

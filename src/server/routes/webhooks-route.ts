@@ -32,20 +32,58 @@ const idParam = { id: 'The webhook id (wh_...).' };
 const SCHEMA = {
   list: routeSchema({ summary: "The account's webhooks (management key)", tags, response: '{data: [webhook]}', answers: 'WebhookList' }),
   create: routeSchema({
-    summary: 'Register a webhook (management key); the secret is in the answer, this once', tags, status: 201, response: '{data: webhook, secret}', answers: 'WebhookCreated',
-    body: bodySchema({
-      url: { type: 'string', minLength: 1, maxLength: MAX_URL_CHARS, description: 'An https:// or http:// URL the deliveries are POSTed to.' },
-      events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] }, description: `Events to deliver: ${WEBHOOK_EVENTS.join(', ')}.` },
-      secret: { type: 'string', minLength: 16, maxLength: 256, description: 'The signing secret (16 to 256 characters); absent: one is made.' },
-    }, { required: ['url', 'events'] }),
+    summary: 'Register a webhook (management key); the secret is in the answer, this once',
+    tags,
+    status: 201,
+    response: '{data: webhook, secret}',
+    answers: 'WebhookCreated',
+    body: bodySchema(
+      {
+        url: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_URL_CHARS,
+          description: 'An https:// or http:// URL the deliveries are POSTed to.',
+        },
+        events: {
+          type: 'array',
+          minItems: 1,
+          maxItems: WEBHOOK_EVENTS.length,
+          uniqueItems: true,
+          items: { enum: [...WEBHOOK_EVENTS] },
+          description: `Events to deliver: ${WEBHOOK_EVENTS.join(', ')}.`,
+        },
+        secret: {
+          type: 'string',
+          minLength: 16,
+          maxLength: 256,
+          description: 'The signing secret (16 to 256 characters); absent: one is made.',
+        },
+      },
+      { required: ['url', 'events'] },
+    ),
   }),
-  remove: routeSchema({ summary: 'Remove a webhook and its delivery log (management key)', tags, params: idParam, response: '{deleted: true}', answers: 'Deleted' }),
+  remove: routeSchema({
+    summary: 'Remove a webhook and its delivery log (management key)',
+    tags,
+    params: idParam,
+    response: '{deleted: true}',
+    answers: 'Deleted',
+  }),
   deliveries: routeSchema({
-    summary: "A webhook's deliveries, newest first, with each attempt (management key)", tags, params: idParam,
-    query: { limit: 'At most this many, 1..100 (default 50).' }, response: '{data: [delivery]}', answers: 'WebhookDeliveries',
+    summary: "A webhook's deliveries, newest first, with each attempt (management key)",
+    tags,
+    params: idParam,
+    query: { limit: 'At most this many, 1..100 (default 50).' },
+    response: '{data: [delivery]}',
+    answers: 'WebhookDeliveries',
   }),
   replay: routeSchema({
-    summary: "Send a delivery's event again, as a new delivery (management key)", tags, status: 202, response: '{data: delivery}', answers: 'WebhookDeliveryAnswer',
+    summary: "Send a delivery's event again, as a new delivery (management key)",
+    tags,
+    status: 202,
+    response: '{data: delivery}',
+    answers: 'WebhookDeliveryAnswer',
     params: { id: 'The webhook id (wh_...).', delivery: 'The delivery id (whd_...).' },
   }),
 };
@@ -54,11 +92,22 @@ function webhookView(w: WebhookRow): Record<string, unknown> {
   return { id: w.id, url: w.url, events: w.events, created_at: w.createdAt };
 }
 
-function deliveryView(d: DeliveryRow, attempts: Array<{ attempt: number; at: string; status: number | null; error: string | null; durationMs: number }>): Record<string, unknown> {
+function deliveryView(
+  d: DeliveryRow,
+  attempts: Array<{ attempt: number; at: string; status: number | null; error: string | null; durationMs: number }>,
+): Record<string, unknown> {
   return {
-    id: d.id, webhook_id: d.webhookId, event_id: d.eventId, type: d.type, status: d.status, attempts: d.attempts,
-    last_status: d.lastStatus, last_error: d.lastError, next_attempt_at: d.status === 'pending' ? d.nextAttemptAt : null,
-    created_at: d.createdAt, delivered_at: d.deliveredAt,
+    id: d.id,
+    webhook_id: d.webhookId,
+    event_id: d.eventId,
+    type: d.type,
+    status: d.status,
+    attempts: d.attempts,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    next_attempt_at: d.status === 'pending' ? d.nextAttemptAt : null,
+    created_at: d.createdAt,
+    delivered_at: d.deliveredAt,
     attempt_log: attempts.map((a) => ({ attempt: a.attempt, at: a.at, status: a.status, error: a.error, duration_ms: a.durationMs })),
   };
 }
@@ -88,10 +137,23 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhooksRouteD
       const secret = body.secret ?? `whsec_${randomBytes(32).toString('base64url')}`;
       const id = newId('wh');
       // Sealed before it is stored: the database never holds it in clear (webhook-secrets.ts).
-      const hook: WebhookRow = { id, accountId: auth.account.id, url: url.href, events: body.events, ...deps.webhookSecrets.seal(id, auth.account.id, secret), createdAt: new Date().toISOString() };
+      const hook: WebhookRow = {
+        id,
+        accountId: auth.account.id,
+        url: url.href,
+        events: body.events,
+        ...deps.webhookSecrets.seal(id, auth.account.id, secret),
+        createdAt: new Date().toISOString(),
+      };
       await deps.stores.transaction(async (tx) => {
         await tx.webhooks.create(hook);
-        await tx.audit.record(actorOf(auth), 'webhook.create', hook.id, { account_id: hook.accountId, url: hook.url, events: hook.events }, hook.createdAt);
+        await tx.audit.record(
+          actorOf(auth),
+          'webhook.create',
+          hook.id,
+          { account_id: hook.accountId, url: hook.url, events: hook.events },
+          hook.createdAt,
+        );
       });
       reply.code(201);
       return { data: webhookView(hook), secret };
@@ -102,7 +164,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhooksRouteD
       const hook = await ownHook(auth, (request.params as { id: string }).id);
       await deps.stores.transaction(async (tx) => {
         await tx.webhooks.remove(hook.id);
-        await tx.audit.record(actorOf(auth), 'webhook.delete', hook.id, { account_id: hook.accountId, url: hook.url }, new Date().toISOString());
+        await tx.audit.record(
+          actorOf(auth),
+          'webhook.delete',
+          hook.id,
+          { account_id: hook.accountId, url: hook.url },
+          new Date().toISOString(),
+        );
       });
       return { deleted: true };
     });
@@ -120,7 +188,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhooksRouteD
       const params = request.params as { id: string; delivery: string };
       const hook = await ownHook(auth, params.id);
       const d = await deps.stores.webhooks.delivery(params.delivery);
-      if (d === undefined || d.webhookId !== hook.id) throw new GatewayError('not_found', `No delivery with id "${params.delivery}" for this webhook.`);
+      if (d === undefined || d.webhookId !== hook.id)
+        throw new GatewayError('not_found', `No delivery with id "${params.delivery}" for this webhook.`);
       const replayed = await deps.webhooks.replay(d);
       reply.code(202);
       return { data: deliveryView(replayed, []) };
@@ -131,7 +200,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhooksRouteD
 function readLimit(v: string | undefined): number {
   if (v === undefined) return 50;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < 1 || n > 100) throw new GatewayError('invalid_parameter', '"limit" must be an integer from 1 to 100.', { param: 'limit' });
+  if (!/^\d+$/.test(v) || n < 1 || n > 100)
+    throw new GatewayError('invalid_parameter', '"limit" must be an integer from 1 to 100.', { param: 'limit' });
   return n;
 }
 
@@ -143,8 +213,10 @@ async function checkUrl(raw: string, allowPrivate: boolean): Promise<URL> {
   } catch {
     throw new GatewayError('invalid_parameter', '"url" must be an absolute http:// or https:// URL.', { param: 'url' });
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new GatewayError('invalid_parameter', '"url" must be an http:// or https:// URL.', { param: 'url' });
-  if (url.username !== '' || url.password !== '') throw new GatewayError('invalid_parameter', '"url" must not carry credentials; sign with the secret instead.', { param: 'url' });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new GatewayError('invalid_parameter', '"url" must be an http:// or https:// URL.', { param: 'url' });
+  if (url.username !== '' || url.password !== '')
+    throw new GatewayError('invalid_parameter', '"url" must not carry credentials; sign with the secret instead.', { param: 'url' });
   if (allowPrivate) return url;
   let bad: string | null;
   try {
@@ -153,7 +225,11 @@ async function checkUrl(raw: string, allowPrivate: boolean): Promise<URL> {
     throw new GatewayError('invalid_parameter', `"url": the host ${url.hostname} does not resolve.`, { param: 'url' });
   }
   if (bad !== null) {
-    throw new GatewayError('invalid_parameter', `"url": ${url.hostname} is or resolves to ${bad}, a private, loopback or link-local address; webhooks are not delivered there unless the operator sets webhooks.allow_private_addresses: true.`, { param: 'url' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `"url": ${url.hostname} is or resolves to ${bad}, a private, loopback or link-local address; webhooks are not delivered there unless the operator sets webhooks.allow_private_addresses: true.`,
+      { param: 'url' },
+    );
   }
   return url;
 }

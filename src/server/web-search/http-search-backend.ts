@@ -22,7 +22,8 @@ export class HttpSearchBackend implements SearchBackend {
     this.kind = config.kind;
     this.config = config;
     this.agent = new Agent({
-      headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs,
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
       connect: { timeout: config.timeoutMs, ...(config.allowPrivateAddresses ? {} : { lookup: guardedLookup }) },
     });
   }
@@ -38,9 +39,11 @@ export class HttpSearchBackend implements SearchBackend {
     let status: number;
     try {
       const res = await request(url, {
-        method: wire.method, headers: { 'user-agent': 'switchyard-web-search', ...wire.headers },
+        method: wire.method,
+        headers: { 'user-agent': 'switchyard-web-search', ...wire.headers },
         ...(wire.body === undefined ? {} : { body: wire.body }),
-        dispatcher: this.agent, signal: AbortSignal.any([signal, AbortSignal.timeout(c.timeoutMs)]),
+        dispatcher: this.agent,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(c.timeoutMs)]),
       });
       status = res.statusCode;
       if (status < 200 || status >= 300) {
@@ -83,7 +86,13 @@ function reasonOf(err: unknown): string {
   const e = err as Error & { code?: string; cause?: Error & { code?: string } };
   const code = e.cause?.code ?? e.code;
   if (code === 'EPRIVATEADDRESS') return privateAddress().reason;
-  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timed out';
+  if (
+    e.name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return 'timed out';
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'DNS lookup failed';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';

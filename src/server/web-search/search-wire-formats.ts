@@ -28,12 +28,20 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
   switch (kind) {
     case 'searxng': {
       const params = new URLSearchParams({ q: q.q, format: 'json', pageno: '1' });
-      return { method: 'GET', path: `/search?${params.toString()}`, headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) } };
+      return {
+        method: 'GET',
+        path: `/search?${params.toString()}`,
+        headers: { accept: 'application/json', ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+      };
     }
     case 'brave': {
       const params = new URLSearchParams({ q: q.q, count: String(Math.min(q.maxResults, BRAVE_MAX)) });
       if (q.fromDate !== undefined) params.set('freshness', `${q.fromDate}to${q.toDate ?? new Date().toISOString().slice(0, 10)}`);
-      return { method: 'GET', path: `/res/v1/web/search?${params.toString()}`, headers: { accept: 'application/json', 'x-subscription-token': key ?? '' } };
+      return {
+        method: 'GET',
+        path: `/res/v1/web/search?${params.toString()}`,
+        headers: { accept: 'application/json', 'x-subscription-token': key ?? '' },
+      };
     }
     case 'tavily': {
       const body: Record<string, unknown> = { query: q.q, max_results: Math.min(q.maxResults, TAVILY_MAX) };
@@ -41,7 +49,12 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
       if (q.excludeDomains !== undefined) body.exclude_domains = q.excludeDomains;
       if (q.fromDate !== undefined) body.start_date = q.fromDate;
       if (q.toDate !== undefined) body.end_date = q.toDate;
-      return { method: 'POST', path: '/search', headers: { 'content-type': 'application/json', authorization: `Bearer ${key ?? ''}` }, body: JSON.stringify(body) };
+      return {
+        method: 'POST',
+        path: '/search',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key ?? ''}` },
+        body: JSON.stringify(body),
+      };
     }
     case 'exa': {
       const body: Record<string, unknown> = { query: q.q, numResults: q.maxResults, contents: { text: { maxCharacters: EXA_TEXT_CHARS } } };
@@ -49,7 +62,12 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
       if (q.excludeDomains !== undefined) body.excludeDomains = q.excludeDomains;
       if (q.fromDate !== undefined) body.startPublishedDate = q.fromDate;
       if (q.toDate !== undefined) body.endPublishedDate = q.toDate;
-      return { method: 'POST', path: '/search', headers: { 'content-type': 'application/json', 'x-api-key': key ?? '' }, body: JSON.stringify(body) };
+      return {
+        method: 'POST',
+        path: '/search',
+        headers: { 'content-type': 'application/json', 'x-api-key': key ?? '' },
+        body: JSON.stringify(body),
+      };
     }
   }
 }
@@ -58,14 +76,14 @@ export function wireRequest(kind: SearchKind, q: SearchQuery, key: string | unde
 export function readResults(kind: SearchKind, answer: unknown): SearchResult[] | null {
   if (answer === null || typeof answer !== 'object') return null;
   const a = answer as Record<string, unknown>;
-  const list = kind === 'brave' ? (a.web as Record<string, unknown> | undefined)?.results ?? [] : a.results;
+  const list = kind === 'brave' ? ((a.web as Record<string, unknown> | undefined)?.results ?? []) : a.results;
   if (!Array.isArray(list)) return null;
   const text = kind === 'brave' ? 'description' : kind === 'exa' ? 'text' : 'content';
   const out: SearchResult[] = [];
   for (const item of list as Array<Record<string, unknown> | null>) {
     if (item === null || typeof item !== 'object' || typeof item.url !== 'string') continue;
     const title = typeof item.title === 'string' ? item.title : item.url;
-    const content = typeof item[text] === 'string' ? (item[text]) : '';
+    const content = typeof item[text] === 'string' ? item[text] : '';
     out.push({ url: item.url, title: stripTags(title), content: stripTags(content) });
   }
   return out;

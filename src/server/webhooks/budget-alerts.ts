@@ -38,14 +38,24 @@ export class BudgetAlerts {
       const mark = `${budget.scope}|${budget.id}|${windowStart}|${threshold}`;
       if (this.seen.has(mark)) continue;
       const mine = await this.deps.stores.budgetAlerts.claim({
-        scope: budget.scope, subjectId: budget.id, windowStart, threshold, accountId: budget.accountId, createdAt: new Date(now).toISOString(),
+        scope: budget.scope,
+        subjectId: budget.id,
+        windowStart,
+        threshold,
+        accountId: budget.accountId,
+        createdAt: new Date(now).toISOString(),
       });
       if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
       this.seen.add(mark);
       if (!mine) continue; // another instance (or an earlier run) sent it
       await this.deps.webhooks.emit(budget.accountId, 'budget.threshold', {
-        scope: budget.scope, id: budget.id, account_id: budget.accountId, threshold,
-        amount: String(budget.amountNanos), spent: String(spentNanos), window_start: windowStart === '' ? null : windowStart,
+        scope: budget.scope,
+        id: budget.id,
+        account_id: budget.accountId,
+        threshold,
+        amount: String(budget.amountNanos),
+        spent: String(spentNanos),
+        window_start: windowStart === '' ? null : windowStart,
       });
     }
   }

@@ -40,21 +40,35 @@ export function installSpendEvents(app: FastifyInstance, deps: SpendEventsDeps):
     return true;
   };
 
-  const check = async (accountId: string, keyHash: string, hasLimit: boolean, hasBudget: boolean, memberId: string | null, refused: boolean): Promise<void> => {
+  const check = async (
+    accountId: string,
+    keyHash: string,
+    hasLimit: boolean,
+    hasBudget: boolean,
+    memberId: string | null,
+    refused: boolean,
+  ): Promise<void> => {
     const now = deps.now();
     if (memberId !== null && due(`m:${memberId}`, now, refused)) await checkMember(accountId, memberId, now);
     if (hasLimit && due(`k:${keyHash}`, now, refused)) {
       const key = await deps.stores.accounts.getKey(keyHash);
       if (key !== undefined && key.limitNanos !== null) {
         const used = await limitUsageNanos(key, now, (a, h, days) => deps.stores.keyUsage.costOnDays(a, h, days));
-        await alerts.check({ scope: 'key', id: key.hash, accountId, amountNanos: key.limitNanos, reset: key.limitReset, alertThresholds: null }, used, now);
+        await alerts.check(
+          { scope: 'key', id: key.hash, accountId, amountNanos: key.limitNanos, reset: key.limitReset, alertThresholds: null },
+          used,
+          now,
+        );
         const period = key.limitReset === null ? 'all' : String(periodStart(key.limitReset, now));
         const mark = `${key.hash}:${key.limitNanos}:${period}`;
         if (used >= key.limitNanos && !limitFired.has(mark)) {
           if (limitFired.size >= MAX_REMEMBERED) limitFired.clear();
           limitFired.add(mark);
           await deps.webhooks.emit(accountId, 'key.limit_reached', {
-            ...keyEvent(key, 'account'), limit: String(key.limitNanos), used: String(used), limit_reset: key.limitReset,
+            ...keyEvent(key, 'account'),
+            limit: String(key.limitNanos),
+            used: String(used),
+            limit_reset: key.limitReset,
           });
         }
       }
@@ -67,15 +81,34 @@ export function installSpendEvents(app: FastifyInstance, deps: SpendEventsDeps):
     const budget = account.budget;
     if (budget !== null) {
       const spent = await deps.stores.budgetAlerts.accountCost(accountId, budget.reset === null ? null : periodDays(budget.reset, now));
-      await alerts.check({ scope: 'account', id: accountId, accountId, amountNanos: budget.amountNanos, reset: budget.reset, alertThresholds: budget.alertThresholds }, spent, now);
+      await alerts.check(
+        {
+          scope: 'account',
+          id: accountId,
+          accountId,
+          amountNanos: budget.amountNanos,
+          reset: budget.reset,
+          alertThresholds: budget.alertThresholds,
+        },
+        spent,
+        now,
+      );
     }
     if (threshold === null) return;
     const below = account.balanceNanos < usdToNanos(threshold);
     if (below && !lowBalance.has(accountId)) {
       if (lowBalance.size >= MAX_REMEMBERED) lowBalance.clear();
       lowBalance.add(accountId);
-      const mine = await deps.stores.budgetAlerts.claim({ scope: 'balance', subjectId: accountId, windowStart: '', threshold: 0, accountId, createdAt: new Date(now).toISOString() });
-      if (mine) await deps.webhooks.emit(accountId, 'balance.low', { account_id: accountId, balance: String(account.balanceNanos), threshold });
+      const mine = await deps.stores.budgetAlerts.claim({
+        scope: 'balance',
+        subjectId: accountId,
+        windowStart: '',
+        threshold: 0,
+        accountId,
+        createdAt: new Date(now).toISOString(),
+      });
+      if (mine)
+        await deps.webhooks.emit(accountId, 'balance.low', { account_id: accountId, balance: String(account.balanceNanos), threshold });
     } else if (!below && lowBalance.delete(accountId)) {
       await deps.stores.budgetAlerts.rearm('balance', accountId);
     }
@@ -87,7 +120,11 @@ export function installSpendEvents(app: FastifyInstance, deps: SpendEventsDeps):
     if (member === undefined || member.budget === null || member.accountId !== accountId) return;
     const reset = memberBudgetReset(member.budget.reset);
     const spent = await deps.stores.budgetAlerts.memberCost(member.id, reset === null ? null : periodDays(reset, now));
-    await alerts.check({ scope: 'member', id: member.id, accountId, amountNanos: member.budget.amountNanos, reset, alertThresholds: null }, spent, now);
+    await alerts.check(
+      { scope: 'member', id: member.id, accountId, amountNanos: member.budget.amountNanos, reset, alertThresholds: null },
+      spent,
+      now,
+    );
   };
 
   // A callback hook: every request passes here, and none waits for it.
@@ -110,6 +147,8 @@ export function installSpendEvents(app: FastifyInstance, deps: SpendEventsDeps):
     const refused = reply.statusCode === 402 || reply.statusCode === 403;
     const member = auth.member ?? null;
     const memberId = member !== null && member.budget !== null ? member.id : null;
-    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, memberId, refused).catch((err: unknown) => deps.webhooks.log(`webhooks: spend events: ${(err as Error).message}`));
+    void check(auth.account.id, auth.key.hash, auth.key.limitNanos !== null, auth.account.budget !== null, memberId, refused).catch(
+      (err: unknown) => deps.webhooks.log(`webhooks: spend events: ${(err as Error).message}`),
+    );
   }
 }

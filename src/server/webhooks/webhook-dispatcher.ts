@@ -87,8 +87,19 @@ export class WebhookDispatcher {
 
   private async enqueue(d: Pick<DeliveryRow, 'webhookId' | 'accountId' | 'eventId' | 'type' | 'body'>, at: string): Promise<DeliveryRow> {
     const row: DeliveryRow = {
-      id: newId('whd'), webhookId: d.webhookId, accountId: d.accountId, eventId: d.eventId, type: d.type, body: d.body,
-      status: 'pending', attempts: 0, nextAttemptAt: at, lastStatus: null, lastError: null, createdAt: at, deliveredAt: null,
+      id: newId('whd'),
+      webhookId: d.webhookId,
+      accountId: d.accountId,
+      eventId: d.eventId,
+      type: d.type,
+      body: d.body,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: at,
+      lastStatus: null,
+      lastError: null,
+      createdAt: at,
+      deliveredAt: null,
     };
     // In the stores' transaction queue: on SQLite a bare write could join another call's open transaction (and go with its rollback).
     await this.o.stores.transaction((tx) => tx.webhooks.enqueue(row));
@@ -122,7 +133,8 @@ export class WebhookDispatcher {
         const lease = new Date(now + this.o.config().timeoutMs + LEASE_SLACK_MS).toISOString();
         for (const d of due) {
           if (!(await this.o.stores.transaction((tx) => tx.webhooks.claim(d.id, d.nextAttemptAt!, lease)))) continue;
-          const p = this.attempt(d).catch((err: unknown) => this.o.log(`webhooks: delivery ${d.id}: ${(err as Error).message}`))
+          const p = this.attempt(d)
+            .catch((err: unknown) => this.o.log(`webhooks: delivery ${d.id}: ${(err as Error).message}`))
             .finally(() => {
               this.inFlight.delete(p);
               this.schedule(0);
@@ -144,7 +156,8 @@ export class WebhookDispatcher {
       void this.agent?.close();
       this.agentKey = key;
       this.agent = new Agent({
-        headersTimeout: c.timeoutMs, bodyTimeout: c.timeoutMs,
+        headersTimeout: c.timeoutMs,
+        bodyTimeout: c.timeoutMs,
         connect: { timeout: c.timeoutMs, ...(c.allowPrivateAddresses ? {} : { lookup: guardedLookup }) },
       });
     }
@@ -166,9 +179,12 @@ export class WebhookDispatcher {
       if (this.o.secrets === undefined) throw new Error('no key to open the signing secret with');
       const secret = this.o.secrets.open(hook);
       const res = await request(url, {
-        method: 'POST', dispatcher: this.dispatcher(c), signal: AbortSignal.timeout(c.timeoutMs),
+        method: 'POST',
+        dispatcher: this.dispatcher(c),
+        signal: AbortSignal.timeout(c.timeoutMs),
         headers: {
-          'content-type': 'application/json', 'user-agent': 'switchyard-webhooks',
+          'content-type': 'application/json',
+          'user-agent': 'switchyard-webhooks',
           [SIGNATURE_HEADER]: signatureHeader(secret, d.body, Math.floor(this.o.now() / 1000)),
         },
         body: d.body,
@@ -185,14 +201,16 @@ export class WebhookDispatcher {
     const ok = error === null;
     const giveUp = !ok && attempt >= c.maxAttempts;
     const delay = Math.min(c.retryBaseMs * 2 ** (attempt - 1), MAX_DELAY_MS);
-    await this.o.stores.transaction((tx) => tx.webhooks.recordAttempt(
-      { deliveryId: d.id, attempt, at: new Date(started).toISOString(), status, error, durationMs: ended - started },
-      {
-        status: ok ? 'delivered' : giveUp ? 'failed' : 'pending',
-        nextAttemptAt: ok || giveUp ? null : new Date(ended + delay).toISOString(),
-        deliveredAt: ok ? new Date(ended).toISOString() : null,
-      },
-    ));
+    await this.o.stores.transaction((tx) =>
+      tx.webhooks.recordAttempt(
+        { deliveryId: d.id, attempt, at: new Date(started).toISOString(), status, error, durationMs: ended - started },
+        {
+          status: ok ? 'delivered' : giveUp ? 'failed' : 'pending',
+          nextAttemptAt: ok || giveUp ? null : new Date(ended + delay).toISOString(),
+          deliveredAt: ok ? new Date(ended).toISOString() : null,
+        },
+      ),
+    );
     if (!ok) this.o.log(`webhooks: delivery ${d.id} (${d.type}) attempt ${attempt} failed: ${error}${giveUp ? '; given up' : ''}`);
   }
 }

@@ -1,7 +1,17 @@
 import type { KeyRecord } from '../../store/account-records.ts';
 
 // The events an account's webhooks may subscribe to (docs/webhooks.md).
-export const WEBHOOK_EVENTS = ['key.created', 'key.revoked', 'key.rotated', 'key.limit_reached', 'balance.low', 'budget.threshold', 'member.added', 'member.removed', 'byok.key_failed'] as const;
+export const WEBHOOK_EVENTS = [
+  'key.created',
+  'key.revoked',
+  'key.rotated',
+  'key.limit_reached',
+  'balance.low',
+  'budget.threshold',
+  'member.added',
+  'member.removed',
+  'byok.key_failed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export function isWebhookEvent(v: unknown): v is WebhookEventType {

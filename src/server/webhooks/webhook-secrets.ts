@@ -28,8 +28,10 @@ export class WebhookSecrets {
   /** `secret` sealed for webhook `id` of `accountId`; 503 webhook_secrets_not_configured without a key. */
   seal(id: string, accountId: string, secret: string): StoredWebhookSecret {
     if (this.key === null) {
-      throw new GatewayError('webhook_secrets_not_configured',
-        'Webhooks are off: the gateway has no key to seal their signing secrets with (a fleet on Postgres needs byok.master_key). Ask the gateway operator.');
+      throw new GatewayError(
+        'webhook_secrets_not_configured',
+        'Webhooks are off: the gateway has no key to seal their signing secrets with (a fleet on Postgres needs byok.master_key). Ask the gateway operator.',
+      );
     }
     const sealed = encryptSecret(this.key, secret, accountId, bindingOf(id));
     return { secret: sealed.ciphertext, secretKey: sealed.wrappedKey, secretMasterKeyId: sealed.masterKeyId };
@@ -39,8 +41,14 @@ export class WebhookSecrets {
   open(hook: WebhookRow): string {
     if (hook.secretKey === null) return hook.secret; // not sealed yet: sealed at the next start
     const key = this.keyById(hook.secretMasterKeyId);
-    if (key === undefined) throw new Error(`the webhook's secret is sealed by key ${hook.secretMasterKeyId ?? '?'}, which this gateway does not have`);
-    return decryptSecret(key, { wrappedKey: hook.secretKey, ciphertext: hook.secret, masterKeyId: key.id }, hook.accountId, bindingOf(hook.id));
+    if (key === undefined)
+      throw new Error(`the webhook's secret is sealed by key ${hook.secretMasterKeyId ?? '?'}, which this gateway does not have`);
+    return decryptSecret(
+      key,
+      { wrappedKey: hook.secretKey, ciphertext: hook.secret, masterKeyId: key.id },
+      hook.accountId,
+      bindingOf(hook.id),
+    );
   }
 
   /**
@@ -54,7 +62,8 @@ export class WebhookSecrets {
     for (const hook of await stores.webhooks.all()) {
       let next: StoredWebhookSecret;
       if (hook.secretKey === null) next = this.seal(hook.id, hook.accountId, hook.secret);
-      else if (hook.secretMasterKeyId !== this.key.id && this.keyById(hook.secretMasterKeyId) !== undefined) next = this.rewrapped(hook, this.key);
+      else if (hook.secretMasterKeyId !== this.key.id && this.keyById(hook.secretMasterKeyId) !== undefined)
+        next = this.rewrapped(hook, this.key);
       else continue;
       if (await stores.webhooks.reseal(hook.id, hook, next)) changed++;
     }
@@ -64,8 +73,15 @@ export class WebhookSecrets {
   /** The row's data key sealed by `next` instead (master-key rotation); the secret's own seal is unchanged. */
   rewrapped(hook: WebhookRow, next: MasterKey): StoredWebhookSecret {
     const key = this.keyById(hook.secretMasterKeyId);
-    if (hook.secretKey === null || key === undefined) throw new Error(`webhook ${hook.id}: its secret is not sealed by a key this gateway has`);
-    const sealed = rewrap(key, next, { wrappedKey: hook.secretKey, ciphertext: hook.secret, masterKeyId: key.id }, hook.accountId, bindingOf(hook.id));
+    if (hook.secretKey === null || key === undefined)
+      throw new Error(`webhook ${hook.id}: its secret is not sealed by a key this gateway has`);
+    const sealed = rewrap(
+      key,
+      next,
+      { wrappedKey: hook.secretKey, ciphertext: hook.secret, masterKeyId: key.id },
+      hook.accountId,
+      bindingOf(hook.id),
+    );
     return { secret: sealed.ciphertext, secretKey: sealed.wrappedKey, secretMasterKeyId: sealed.masterKeyId };
   }
 
@@ -90,9 +106,12 @@ export async function rotateWebhookSecrets(tx: Stores, from: WebhookSecrets, nex
     try {
       sealed = hook.secretKey === null ? sealer.seal(hook.id, hook.accountId, hook.secret) : from.rewrapped(hook, next);
     } catch {
-      throw new RotationRefused(`the signing secret of webhook ${hook.id} (account ${hook.accountId}) does not open with the old master key (sealed by ${hook.secretMasterKeyId ?? '?'}); nothing was changed`);
+      throw new RotationRefused(
+        `the signing secret of webhook ${hook.id} (account ${hook.accountId}) does not open with the old master key (sealed by ${hook.secretMasterKeyId ?? '?'}); nothing was changed`,
+      );
     }
-    if (!(await tx.webhooks.reseal(hook.id, hook, sealed))) throw new RotationRefused(`webhook ${hook.id} changed during the rotation; nothing was changed, run it again`);
+    if (!(await tx.webhooks.reseal(hook.id, hook, sealed)))
+      throw new RotationRefused(`webhook ${hook.id} changed during the rotation; nothing was changed, run it again`);
     changed++;
   }
   return changed;

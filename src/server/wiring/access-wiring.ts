@@ -13,7 +13,11 @@ export interface AccessGroup {
   sessions: SessionStore;
 }
 
-export function wireAccess(accounts: AccountRepository, stores: Pick<Stores, 'sessions' | 'members'>, now: (() => number) | undefined): AccessGroup {
+export function wireAccess(
+  accounts: AccountRepository,
+  stores: Pick<Stores, 'sessions' | 'members'>,
+  now: (() => number) | undefined,
+): AccessGroup {
   const sessions = new SessionStore(stores.sessions);
   const auth = new Authenticator(accounts, {
     sessions: { isSessionToken, keyHashOf: (t) => sessions.keyHashOf(t) },

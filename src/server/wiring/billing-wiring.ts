@@ -27,9 +27,12 @@ export function wireCreditHolds(
     if (engine.holdStore === null) throw new Error('credit holds: SQLite without Redis has an in-process hold store');
     return new CreditReservations(engine.holdStore, settlements, { holdMs, ...(now === undefined ? {} : { now }) });
   }
-  return fleet.creditHolds(settlements, async (keyHash) => (await accounts.getKey(keyHash))?.accountId,
+  return fleet.creditHolds(
+    settlements,
+    async (keyHash) => (await accounts.getKey(keyHash))?.accountId,
     // On Postgres, hold rows too: the requests of an instance that died are recorded as interrupted.
-    engine.releaseStaleRows === null ? undefined : { holdMs, write: (h) => settlements.pushHold(h), releaseStale: engine.releaseStaleRows });
+    engine.releaseStaleRows === null ? undefined : { holdMs, write: (h) => settlements.pushHold(h), releaseStale: engine.releaseStaleRows },
+  );
 }
 
 /**
@@ -37,7 +40,13 @@ export function wireCreditHolds(
  * start-up), then sweeps stale holds every `everyMs` (a fleet: every instance reconciles the
  * holds of instances that died, each step atomic). Returns the sweep's stop.
  */
-export function startHoldSweep(reservations: CreditHolds, settlements: SettlementQueue, inProcess: boolean, everyMs: number, log: Log): () => void {
+export function startHoldSweep(
+  reservations: CreditHolds,
+  settlements: SettlementQueue,
+  inProcess: boolean,
+  everyMs: number,
+  log: Log,
+): () => void {
   if (inProcess) {
     const released = reservations.releaseStale(true) as number;
     if (released > 0) log(`released ${released} credit hold(s) left by requests interrupted at the last shutdown`);

@@ -15,7 +15,13 @@ import type { Log } from './service-options.ts';
 // What accounts govern and the operator keeps: webhooks, members, how long records are kept.
 
 /** Accounts' webhooks: emit() queues an event; start() begins the delivery loop off the request path. */
-export function wireWebhooks(stores: Stores, config: () => GatewayConfig, now: () => number, log: Log, secrets: WebhookSecrets): WebhookDispatcher {
+export function wireWebhooks(
+  stores: Stores,
+  config: () => GatewayConfig,
+  now: () => number,
+  log: Log,
+  secrets: WebhookSecrets,
+): WebhookDispatcher {
   return new WebhookDispatcher({ stores, config: () => config().webhooks, now, log, secrets });
 }
 
@@ -24,12 +30,19 @@ export function wireWebhooks(stores: Stores, config: () => GatewayConfig, now: (
  * master key, else (SQLite) a key file in the data directory. Secrets still in clear (before
  * migration 24) are sealed here, before the first delivery.
  */
-export async function wireWebhookSecrets(master: MasterKey | null, config: GatewayConfig, stores: Stores, log: Log): Promise<WebhookSecrets> {
+export async function wireWebhookSecrets(
+  master: MasterKey | null,
+  config: GatewayConfig,
+  stores: Stores,
+  log: Log,
+): Promise<WebhookSecrets> {
   const secrets = webhookSecretsFor(master, stores.engine === 'sqlite' ? config.database.path : null);
   const resealed = await secrets.sealAtRest(stores);
   if (resealed > 0) log(`sealed ${resealed} webhook signing secret(s) at rest`);
   if (secrets.key === null && (await stores.webhooks.all()).some((w) => w.secretKey === null)) {
-    log('webhooks: signing secrets are in clear in the database and no key seals them: set byok.master_key (docs/security.md#webhook-secrets)');
+    log(
+      'webhooks: signing secrets are in clear in the database and no key seals them: set byok.master_key (docs/security.md#webhook-secrets)',
+    );
   }
   return secrets;
 }
@@ -42,7 +55,12 @@ export function startGovernanceRetention(stores: Stores, config: () => GatewayCo
 }
 
 /** Accounts' members; a change drops the auth cache at once here, on the other instances of a fleet when the bus's message arrives. */
-export function wireMembers(stores: Stores, auth: Authenticator, accountService: AccountService, webhooks: WebhookDispatcher): MemberService {
+export function wireMembers(
+  stores: Stores,
+  auth: Authenticator,
+  accountService: AccountService,
+  webhooks: WebhookDispatcher,
+): MemberService {
   return new MemberService(stores, {
     changed: (accountId) => {
       auth.invalidate();
@@ -57,7 +75,13 @@ export function wireMembers(stores: Stores, auth: Authenticator, accountService:
 }
 
 /** Deletes generation records past their retention, every `records.prune_interval_minutes` (started here) and on demand. */
-export function startRetention(stores: Pick<Stores, 'accounts'>, engine: Pick<EngineParts, 'pruneStep'>, config: () => GatewayConfig, now: () => number, log: Log): RecordsRetention {
+export function startRetention(
+  stores: Pick<Stores, 'accounts'>,
+  engine: Pick<EngineParts, 'pruneStep'>,
+  config: () => GatewayConfig,
+  now: () => number,
+  log: Log,
+): RecordsRetention {
   const retention = new RecordsRetention({ listAccounts: () => stores.accounts.listAccounts(), step: engine.pruneStep, config, now, log });
   retention.start(config().records.pruneIntervalMs);
   return retention;

@@ -89,7 +89,14 @@ export function wireInForce(
       for (const t of built.tierList) tiers.set(t.id, t);
       targets.accountService.bounds.maxKeys = next.accounts.maxKeys;
       scrubInProcessLogs(built.scrubber);
-      result = { ok: true, attempt: attempts, generation: built.generation, at, models: built.catalog.models.length, warnings: built.catalogWarnings };
+      result = {
+        ok: true,
+        attempt: attempts,
+        generation: built.generation,
+        at,
+        models: built.catalog.models.length,
+        warnings: built.catalogWarnings,
+      };
     } catch (err) {
       // A config error may quote the file: scrubbed with what is known of its secrets.
       result = { ok: false, attempt: attempts, generation: current.generation, at, error: current.scrubber.text((err as Error).message) };

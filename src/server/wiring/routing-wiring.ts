@@ -38,7 +38,11 @@ export function wireRouting(config: GatewayConfig, fleet: FleetServices | null, 
     health: new InProcessHealthStore(),
     limiter: fleet?.limiter ?? new InProcessRateLimiter(),
     inFlight: fleet?.inFlight ?? new InProcessInFlightLimiter(),
-    sticky: new StickyRouting(fleet?.sticky ?? new InProcessStickyRoutes({ maxEntries: config.sticky.maxEntries }), log, maxEntriesPerAccount(config.sticky)),
+    sticky: new StickyRouting(
+      fleet?.sticky ?? new InProcessStickyRoutes({ maxEntries: config.sticky.maxEntries }),
+      log,
+      maxEntriesPerAccount(config.sticky),
+    ),
     responseCacheStore: fleet?.responseCache ?? new InProcessResponseCacheStore({ maxTotalBytes: config.cache.maxTotalBytes }),
     ...(fleet === null ? {} : { credentialUse: fleet.credentialUse }),
   };

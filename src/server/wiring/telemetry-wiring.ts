@@ -29,12 +29,12 @@ export function wireTelemetry(
   const destination = opts.logDestination ?? logSink ?? undefined;
   const metrics = config.metrics.enabled
     ? new GatewayMetrics({
-      endpoints: () => catalog().models.flatMap((m) => m.endpoints.map((e) => e.id)),
-      circuitState: (id) => breakers.state(id),
-      settlementQueueDepth: () => settlements.queued,
-      settlementFailing: () => settlements.failing,
-      logLinesDropped: () => ({ stdout: logSink?.dropped ?? 0, stderr: opts.operatorLogSink?.dropped ?? 0 }),
-    })
+        endpoints: () => catalog().models.flatMap((m) => m.endpoints.map((e) => e.id)),
+        circuitState: (id) => breakers.state(id),
+        settlementQueueDepth: () => settlements.queued,
+        settlementFailing: () => settlements.failing,
+        logLinesDropped: () => ({ stdout: logSink?.dropped ?? 0, stderr: opts.operatorLogSink?.dropped ?? 0 }),
+      })
     : null;
   const url = tracesEndpoint(opts.env);
   const telemetry = new Telemetry({

@@ -52,7 +52,10 @@ export class RedisConnection {
    * Redis is not there yet, returns anyway (calls fail with SharedStateUnavailable until it is).
    */
   async connect(): Promise<void> {
-    const ready = this.client.connect().then(() => true, () => false);
+    const ready = this.client.connect().then(
+      () => true,
+      () => false,
+    );
     const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.opts.connectTimeoutMs ?? 1000).unref());
     await Promise.race([ready, timeout]);
   }
@@ -77,7 +80,10 @@ export class RedisConnection {
       // Given up on after this turn's I/O is read (setImmediate runs after the poll phase): a
       // reply that arrived while the event loop was busy past the timeout (a long GC, a
       // starved CPU) is not an outage.
-      timer = setTimeout(() => setImmediate(reject, new SharedStateUnavailable('redis', `no reply within ${this.commandTimeoutMs} ms`)), this.commandTimeoutMs);
+      timer = setTimeout(
+        () => setImmediate(reject, new SharedStateUnavailable('redis', `no reply within ${this.commandTimeoutMs} ms`)),
+        this.commandTimeoutMs,
+      );
     });
     try {
       return await Promise.race([this.client.sendCommand<T>(args), timedOut]);

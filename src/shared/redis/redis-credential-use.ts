@@ -103,10 +103,18 @@ export class RedisCredentialUse implements SharedCredentialUse {
   async claim(poolId: string, candidates: readonly CredentialCandidate[], now: number): Promise<CredentialClaim> {
     if (candidates.length === 0) return { label: null, marks: [] };
     const keys = candidates.flatMap((c) => [
-      this.key(poolId, c.label, 'req'), this.key(poolId, c.label, 'tok'), this.key(poolId, c.label, 'cool'), this.key(poolId, c.label, 'spent'),
+      this.key(poolId, c.label, 'req'),
+      this.key(poolId, c.label, 'tok'),
+      this.key(poolId, c.label, 'cool'),
+      this.key(poolId, c.label, 'spent'),
       this.outKey(poolId, c.label, c.fingerprint),
     ]);
-    const args = [String(now), String(WINDOW_MS), `${now}:${randomUUID()}`, ...candidates.flatMap((c) => [String(c.rpm ?? -1), String(c.tpm ?? -1)])];
+    const args = [
+      String(now),
+      String(WINDOW_MS),
+      `${now}:${randomUUID()}`,
+      ...candidates.flatMap((c) => [String(c.rpm ?? -1), String(c.tpm ?? -1)]),
+    ];
     const reply = await CLAIM.run<Array<number | string>>(this.conn, keys, args);
     const index = Number(reply[0]);
     const marks: CredentialMark[] = [];

@@ -26,7 +26,11 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
         try {
           await client.query(m.sql);
           if (m.version === AUDIT_CHAIN_MIGRATION) await sealPostgresAuditChain(client);
-          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+            m.version,
+            m.name,
+            new Date().toISOString(),
+          ]);
           await client.query('COMMIT');
         } catch (err) {
           await client.query('ROLLBACK');

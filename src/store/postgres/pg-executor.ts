@@ -71,7 +71,10 @@ export class PgExecutor {
       client.release();
       return out;
     } catch (err) {
-      const rolledBack = await client.query('ROLLBACK').then(() => true, () => false);
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
       // A broken connection is not put back; one that only ran a failing statement is.
       client.release(!rolledBack);
       throw inFn ? err : postgresUnavailable(err);

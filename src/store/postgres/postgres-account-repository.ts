@@ -1,4 +1,20 @@
-import { allowlistColumn, budgetColumns, toAccount, toKey, type AccountPatch, type KeyPatch, type NewKey, type AccountRecord, type AccountRow, type AccountType, type KeyCursor, type KeyDisabler, type KeyPageFilter, type KeyRecord, type KeyRow } from '../account-records.ts';
+import {
+  allowlistColumn,
+  budgetColumns,
+  toAccount,
+  toKey,
+  type AccountPatch,
+  type KeyPatch,
+  type NewKey,
+  type AccountRecord,
+  type AccountRow,
+  type AccountType,
+  type KeyCursor,
+  type KeyDisabler,
+  type KeyPageFilter,
+  type KeyRecord,
+  type KeyRow,
+} from '../account-records.ts';
 import type { AccountRepository } from '../store-contract.ts';
 import { KEY_BY_SECRET_SQL, keyBySecret, ROTATE_KEY_SQL, type KeyBySecret, type KeyRotation } from '../account-records.ts';
 import type { PgExecutor } from './pg-executor.ts';
@@ -48,7 +64,14 @@ export class PostgresAccountRepository implements AccountRepository {
     this.pg = pg;
   }
 
-  async createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): Promise<AccountRecord> {
+  async createAccount(input: {
+    id: string;
+    name: string;
+    accountType: AccountType;
+    tier: string;
+    defaultModel: string | null;
+    now: string;
+  }): Promise<AccountRecord> {
     await this.pg.query(SQL.insertAccount, [input.id, input.name, input.accountType, input.tier, input.defaultModel, input.now]);
     return (await this.getAccount(input.id))!;
   }
@@ -72,13 +95,19 @@ export class PostgresAccountRepository implements AccountRepository {
 
   async updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined> {
     await this.pg.atomically(async (tx) => {
-      await tx.query(SQL.updateAccount, [patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive, id]);
+      await tx.query(SQL.updateAccount, [
+        patch.tier ?? null,
+        patch.defaultModel ?? null,
+        patch.isActive === undefined ? null : patch.isActive,
+        id,
+      ]);
       if (patch.limitsOverride !== undefined) {
         await tx.query(SQL.setLimitsOverride, [patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id]);
       }
       if (patch.retentionDays !== undefined) await tx.query(SQL.setRetention, [patch.retentionDays, id]);
       if (patch.allowlist !== undefined) await tx.query(SQL.setAccountAllowlist, [allowlistColumn(patch.allowlist), id]);
-      if (patch.guardrails !== undefined) await tx.query(SQL.setGuardrails, [patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id]);
+      if (patch.guardrails !== undefined)
+        await tx.query(SQL.setGuardrails, [patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id]);
       if (patch.budget !== undefined) await tx.query(SQL.setBudget, [...budgetColumns(patch.budget), id]);
     });
     return this.getAccount(id);
@@ -101,9 +130,21 @@ export class PostgresAccountRepository implements AccountRepository {
   }
 
   async createKey(input: NewKey): Promise<KeyRecord> {
-    await this.pg.query(SQL.insertKey, [input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement, input.isAdmin === true, input.isPlayground === true, input.expiresAt, input.now,
-      allowlistColumn(input.allowlist ?? null), input.maxInFlight ?? null]);
+    await this.pg.query(SQL.insertKey, [
+      input.hash,
+      input.accountId,
+      input.name,
+      input.label,
+      input.limitNanos,
+      input.limitReset ?? null,
+      input.isManagement,
+      input.isAdmin === true,
+      input.isPlayground === true,
+      input.expiresAt,
+      input.now,
+      allowlistColumn(input.allowlist ?? null),
+      input.maxInFlight ?? null,
+    ]);
     return (await this.getKey(input.hash))!;
   }
 
@@ -126,7 +167,8 @@ export class PostgresAccountRepository implements AccountRepository {
   }
 
   async listKeys(accountId?: string): Promise<KeyRecord[]> {
-    const res = accountId === undefined ? await this.pg.query<KeyRow>(SQL.listKeys) : await this.pg.query<KeyRow>(SQL.listKeysOf, [accountId]);
+    const res =
+      accountId === undefined ? await this.pg.query<KeyRow>(SQL.listKeys) : await this.pg.query<KeyRow>(SQL.listKeysOf, [accountId]);
     return res.rows.map(toKey);
   }
 
@@ -135,8 +177,15 @@ export class PostgresAccountRepository implements AccountRepository {
   }
 
   async keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset = 0): Promise<KeyRecord[]> {
-    const res = await this.pg.query<KeyRow>(SQL.keysPage, [filter.accountId ?? null, filter.apiKeysOnly === true ? 1 : 0, filter.activeOnly === true ? 1 : 0,
-      after?.[0] ?? null, after?.[1] ?? null, limit, offset]);
+    const res = await this.pg.query<KeyRow>(SQL.keysPage, [
+      filter.accountId ?? null,
+      filter.apiKeysOnly === true ? 1 : 0,
+      filter.activeOnly === true ? 1 : 0,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      limit,
+      offset,
+    ]);
     return res.rows.map(toKey);
   }
 

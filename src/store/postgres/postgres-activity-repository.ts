@@ -1,4 +1,13 @@
-import { AFTER_CURSOR, FILTER_COLUMNS, filterClause, LIST_COLUMNS, NEWEST_FIRST, type ActivityCursor, type ActivityFilter, type ActivityRow } from '../activity-records.ts';
+import {
+  AFTER_CURSOR,
+  FILTER_COLUMNS,
+  filterClause,
+  LIST_COLUMNS,
+  NEWEST_FIRST,
+  type ActivityCursor,
+  type ActivityFilter,
+  type ActivityRow,
+} from '../activity-records.ts';
 import type { ActivityRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 

@@ -20,9 +20,21 @@ export class PostgresAdminRepository implements AdminRepository {
     this.pg = pg;
   }
 
-  async accountIds(search: string | null, after: { createdAt: string; id: string } | null, limit: number): Promise<Array<{ id: string; createdAt: string }>> {
+  async accountIds(
+    search: string | null,
+    after: { createdAt: string; id: string } | null,
+    limit: number,
+  ): Promise<Array<{ id: string; createdAt: string }>> {
     const pattern = search === null ? null : search.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = (await this.pg.query<{ id: string; created_at: string }>(SQL.accountIds, [pattern, after?.createdAt ?? null, after?.id ?? null, limit, search])).rows;
+    const rows = (
+      await this.pg.query<{ id: string; created_at: string }>(SQL.accountIds, [
+        pattern,
+        after?.createdAt ?? null,
+        after?.id ?? null,
+        limit,
+        search,
+      ])
+    ).rows;
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
 

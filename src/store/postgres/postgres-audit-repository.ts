@@ -26,19 +26,38 @@ export class PostgresAuditRepository implements AuditRepository {
     this.pg = pg;
   }
 
-  async record(actor: AuditActor, action: string, target: string | null, details: Record<string, unknown> | null, at: string): Promise<void> {
+  async record(
+    actor: AuditActor,
+    action: string,
+    target: string | null,
+    details: Record<string, unknown> | null,
+    at: string,
+  ): Promise<void> {
     await this.pg.atomically(async (tx) => {
       await tx.query(SQL.lock, [AUDIT_LOCK]);
       const prev = (await tx.query<{ entry_hash: string | null }>(SQL.last)).rows[0]?.entry_hash ?? GENESIS_HASH;
       const json = details === null ? null : JSON.stringify(details);
-      const id = Number((await tx.query<{ id: bigint }>(SQL.insert, [at, actor.keyHash, actor.label, actor.accountId, action, target, json])).rows[0]!.id);
-      const fields = { id, at, actor_key_hash: actor.keyHash, actor_label: actor.label, actor_account_id: actor.accountId, action, target, details: json };
+      const id = Number(
+        (await tx.query<{ id: bigint }>(SQL.insert, [at, actor.keyHash, actor.label, actor.accountId, action, target, json])).rows[0]!.id,
+      );
+      const fields = {
+        id,
+        at,
+        actor_key_hash: actor.keyHash,
+        actor_label: actor.label,
+        actor_account_id: actor.accountId,
+        action,
+        target,
+        details: json,
+      };
       await tx.query(SQL.seal, [prev, entryHash(fields, prev), id]);
     });
   }
 
   async list(filter: { action?: string; target?: string }, beforeId: number | null, limit: number): Promise<AuditEntry[]> {
-    return (await this.pg.query<AuditRow>(SQL.list, [beforeId, filter.action ?? null, filter.target ?? null, limit])).rows.map(toAuditEntry);
+    return (await this.pg.query<AuditRow>(SQL.list, [beforeId, filter.action ?? null, filter.target ?? null, limit])).rows.map(
+      toAuditEntry,
+    );
   }
 
   /** Walks the whole chain in pages; the first broken entry, or null. */

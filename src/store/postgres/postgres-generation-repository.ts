@@ -29,8 +29,15 @@ export class PostgresGenerationRepository implements GenerationRepository {
   }
 
   async ids(f: GenerationFilter): Promise<string[]> {
-    const res = await this.pg.query<{ id: string }>(SQL.ids, [f.accountId ?? null, f.keyHash ?? null, f.model ?? null, f.status ?? null,
-      msOrNull(f.since), msOrNull(f.until), f.limit]);
+    const res = await this.pg.query<{ id: string }>(SQL.ids, [
+      f.accountId ?? null,
+      f.keyHash ?? null,
+      f.model ?? null,
+      f.status ?? null,
+      msOrNull(f.since),
+      msOrNull(f.until),
+      f.limit,
+    ]);
     return res.rows.map((r) => r.id);
   }
 

@@ -20,7 +20,11 @@ export class PostgresKeyUsageRepository implements KeyUsageRepository {
     return sum;
   }
 
-  async perDay(accountId: string, keyHash: string, days: readonly string[]): Promise<Array<{ day: string; costNanos: bigint; requests: number }>> {
+  async perDay(
+    accountId: string,
+    keyHash: string,
+    days: readonly string[],
+  ): Promise<Array<{ day: string; costNanos: bigint; requests: number }>> {
     if (days.length === 0) return [];
     const rows = (await this.pg.query<{ day: string; cost_nanos: bigint; requests: bigint }>(SQL, [accountId, keyHash, [...days]])).rows;
     return rows.map((r) => ({ day: r.day, costNanos: BigInt(r.cost_nanos), requests: Number(r.requests) }));

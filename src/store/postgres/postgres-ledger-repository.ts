@@ -7,7 +7,8 @@ import type { PostgresLedger } from './postgres-ledger.ts';
 
 const SQL = {
   // An operator's entry moves the balance only within its bounds, checked in the same statement.
-  moveBalance: 'UPDATE accounts SET balance_nanos = balance_nanos + $1 WHERE id = $2 AND balance_nanos + $1 BETWEEN $3 AND $4 RETURNING balance_nanos',
+  moveBalance:
+    'UPDATE accounts SET balance_nanos = balance_nanos + $1 WHERE id = $2 AND balance_nanos + $1 BETWEEN $3 AND $4 RETURNING balance_nanos',
   balance: 'SELECT balance_nanos FROM accounts WHERE id = $1',
   insertEntry: `INSERT INTO ledger (account_id, key_hash, kind, amount_nanos, generation_id, note, created_at)
     VALUES ($1, NULL, $2, $3, NULL, $4, $5)`,
@@ -28,7 +29,12 @@ export class PostgresLedgerRepository implements LedgerRepository {
   async addEntry(accountId: string, kind: 'credit' | 'adjustment', amountNanos: bigint, note: string | null, now: string): Promise<bigint> {
     if (kind === 'credit' && amountNanos <= 0n) throw new Error('credits added must be a positive amount');
     return this.pg.atomically(async (tx) => {
-      const moved = await tx.query<{ balance_nanos: bigint }>(SQL.moveBalance, [amountNanos, accountId, -MAX_BALANCE_NANOS, MAX_BALANCE_NANOS]);
+      const moved = await tx.query<{ balance_nanos: bigint }>(SQL.moveBalance, [
+        amountNanos,
+        accountId,
+        -MAX_BALANCE_NANOS,
+        MAX_BALANCE_NANOS,
+      ]);
       if (moved.rowCount === 0) {
         const row = (await tx.query<{ balance_nanos: bigint }>(SQL.balance, [accountId])).rows[0];
         if (row === undefined) throw new Error(`no account ${accountId}`);

@@ -60,26 +60,47 @@ export class PostgresLedger {
    */
   async spendState(keyHash: string, settlingIds: readonly string[], periodDays: PeriodDays): Promise<LoadedSpendState | undefined> {
     return this.transaction('REPEATABLE READ', async (c) => {
-      const row = (await c.query(SQL.spend, [keyHash])).rows[0] as {
-        account_id: string; balance_nanos: string; account_active: string; usage_nanos: string; limit_nanos: string | null;
-        limit_reset: KeyLimitReset | null; key_active: string; expires_at: string | null;
-        budget_nanos: string | null; budget_reset: KeyLimitReset | null;
-        member_id: string | null; member_budget_nanos: string | null; member_budget_reset: string | null;
-      } | undefined;
+      const row = (await c.query(SQL.spend, [keyHash])).rows[0] as
+        | {
+            account_id: string;
+            balance_nanos: string;
+            account_active: string;
+            usage_nanos: string;
+            limit_nanos: string | null;
+            limit_reset: KeyLimitReset | null;
+            key_active: string;
+            expires_at: string | null;
+            budget_nanos: string | null;
+            budget_reset: KeyLimitReset | null;
+            member_id: string | null;
+            member_budget_nanos: string | null;
+            member_budget_reset: string | null;
+          }
+        | undefined;
       if (row === undefined) return undefined;
       const reset = row.limit_reset;
-      const limitUsage = reset === null
-        ? row.usage_nanos
-        : (await c.query<{ cost: string }>(SQL.periodUsage, [row.account_id, keyHash, [...periodDays(reset)]])).rows[0]!.cost;
-      const budgetUsage = row.budget_nanos === null ? '0' : row.budget_reset === null
-        ? (await c.query<{ cost: string }>(SQL.accountUsage, [row.account_id])).rows[0]!.cost
-        : (await c.query<{ cost: string }>(SQL.accountPeriodUsage, [row.account_id, [...periodDays(row.budget_reset)]])).rows[0]!.cost;
+      const limitUsage =
+        reset === null
+          ? row.usage_nanos
+          : (await c.query<{ cost: string }>(SQL.periodUsage, [row.account_id, keyHash, [...periodDays(reset)]])).rows[0]!.cost;
+      const budgetUsage =
+        row.budget_nanos === null
+          ? '0'
+          : row.budget_reset === null
+            ? (await c.query<{ cost: string }>(SQL.accountUsage, [row.account_id])).rows[0]!.cost
+            : (await c.query<{ cost: string }>(SQL.accountPeriodUsage, [row.account_id, [...periodDays(row.budget_reset)]])).rows[0]!.cost;
       const memberBudget = row.member_id === null || row.member_budget_nanos === null ? null : BigInt(row.member_budget_nanos);
       const memberReset = memberBudgetReset(row.member_budget_reset);
-      const memberUsage = memberBudget === null || row.member_id === null ? '0' : memberReset === null
-        ? (await c.query<{ cost: string }>(SQL.memberUsage, [row.member_id])).rows[0]!.cost
-        : (await c.query<{ cost: string }>(SQL.memberPeriodUsage, [row.member_id, [...periodDays(memberReset)]])).rows[0]!.cost;
-      const charged = settlingIds.length === 0 ? [] : (await c.query<{ generation_id: string }>(SQL.charged, [settlingIds])).rows.map((r) => r.generation_id);
+      const memberUsage =
+        memberBudget === null || row.member_id === null
+          ? '0'
+          : memberReset === null
+            ? (await c.query<{ cost: string }>(SQL.memberUsage, [row.member_id])).rows[0]!.cost
+            : (await c.query<{ cost: string }>(SQL.memberPeriodUsage, [row.member_id, [...periodDays(memberReset)]])).rows[0]!.cost;
+      const charged =
+        settlingIds.length === 0
+          ? []
+          : (await c.query<{ generation_id: string }>(SQL.charged, [settlingIds])).rows.map((r) => r.generation_id);
       return {
         balanceNanos: BigInt(row.balance_nanos),
         accountActive: row.account_active === '1',

@@ -342,7 +342,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 14,
-    name: 'allowlists on accounts and keys, a key\'s cap on concurrent requests, accounts\' guardrails',
+    name: "allowlists on accounts and keys, a key's cap on concurrent requests, accounts' guardrails",
     sql: `
       -- What a key may reach (catalog/model-access.ts): JSON {models?, providers?, maxPrice?}; NULL: no list.
       ALTER TABLE accounts ADD COLUMN allowlist TEXT;
@@ -414,7 +414,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 18,
-    name: 'MCP tool loop: a turn\'s parent generation and the MCP calls it was given',
+    name: "MCP tool loop: a turn's parent generation and the MCP calls it was given",
     sql: `
       -- As SQLite's migration 18: the parent generation of a later MCP turn, and its MCP calls (JSON).
       ALTER TABLE generation_records ADD COLUMN parent_id TEXT;

@@ -23,7 +23,9 @@ export class PostgresRecordNames {
     try {
       // Sorted, so that two instances adding the same names lock them in the same order.
       await this.pool.query('INSERT INTO record_names (name) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING', [list]);
-      const rows = (await this.pool.query<{ id: number; name: string }>('SELECT id, name FROM record_names WHERE name = ANY($1::text[])', [list])).rows;
+      const rows = (
+        await this.pool.query<{ id: number; name: string }>('SELECT id, name FROM record_names WHERE name = ANY($1::text[])', [list])
+      ).rows;
       for (const r of rows) this.ids.set(r.name, Number(r.id));
     } catch (err) {
       throw postgresUnavailable(err);

@@ -1,5 +1,12 @@
 import type pg from 'pg';
-import { RefusalPruneClock, toRefusalCount, type RefusalCount, type RefusalCountRow, type RefusalCursor, type RefusalFilter } from '../refusal-records.ts';
+import {
+  RefusalPruneClock,
+  toRefusalCount,
+  type RefusalCount,
+  type RefusalCountRow,
+  type RefusalCursor,
+  type RefusalFilter,
+} from '../refusal-records.ts';
 import type { RefusalRepository } from '../store-contract.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
@@ -34,7 +41,13 @@ export class PostgresRefusalCounts {
     await c.query({
       name: 'settle-refusals',
       text: UPSERT,
-      values: [rows.map((r) => r.keyHash), rows.map((r) => r.minute), rows.map((r) => r.reason), rows.map((r) => r.accountId), rows.map((r) => String(r.count))],
+      values: [
+        rows.map((r) => r.keyHash),
+        rows.map((r) => r.minute),
+        rows.map((r) => r.reason),
+        rows.map((r) => r.accountId),
+        rows.map((r) => String(r.count)),
+      ],
     });
     const before = this.clock.due(counts);
     if (before !== null) await c.query(PRUNE, [before]);
@@ -50,8 +63,18 @@ export class PostgresRefusalRepository implements RefusalRepository {
   }
 
   async list(filter: RefusalFilter, after: RefusalCursor | null, limit: number): Promise<RefusalCount[]> {
-    const rows = (await this.pg.query<RefusalCountRow>(LIST, [filter.accountId ?? null, filter.keyHash ?? null, filter.from ?? null, filter.to ?? null,
-      after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit])).rows;
+    const rows = (
+      await this.pg.query<RefusalCountRow>(LIST, [
+        filter.accountId ?? null,
+        filter.keyHash ?? null,
+        filter.from ?? null,
+        filter.to ?? null,
+        after?.[0] ?? null,
+        after?.[1] ?? null,
+        after?.[2] ?? null,
+        limit,
+      ])
+    ).rows;
     return rows.map(toRefusalCount);
   }
 }

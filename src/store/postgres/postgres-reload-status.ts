@@ -38,11 +38,19 @@ export class PostgresReloadStatus implements ReloadStatusRepository {
   async read(): Promise<ReloadStatus | null> {
     let row: { pid: bigint; attempt: bigint; generation: bigint; ok: bigint; error: string | null; at: string } | undefined;
     try {
-      row = (await this.pg.query<NonNullable<typeof row>>('SELECT pid, attempt, generation, ok, error, at FROM serve_reload WHERE id = 1')).rows[0];
+      row = (await this.pg.query<NonNullable<typeof row>>('SELECT pid, attempt, generation, ok, error, at FROM serve_reload WHERE id = 1'))
+        .rows[0];
     } catch {
       return null;
     }
     if (row === undefined) return null;
-    return { pid: Number(row.pid), attempt: Number(row.attempt), generation: Number(row.generation), ok: row.ok === 1n, error: row.error, at: row.at };
+    return {
+      pid: Number(row.pid),
+      attempt: Number(row.attempt),
+      generation: Number(row.generation),
+      ok: row.ok === 1n,
+      error: row.error,
+      at: row.at,
+    };
   }
 }

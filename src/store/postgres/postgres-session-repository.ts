@@ -23,7 +23,15 @@ export class PostgresSessionRepository implements SessionRepository {
     this.pg = pg;
   }
 
-  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number, memberId: string | null = null): Promise<void> {
+  async insert(
+    idHash: string,
+    keyHash: string,
+    createdAt: string,
+    expiresAt: string,
+    purgeBefore: string,
+    keepPerKey: number,
+    memberId: string | null = null,
+  ): Promise<void> {
     await this.pg.atomically(async (tx) => {
       await tx.query(SQL.purge, [purgeBefore]);
       await tx.query(SQL.insert, [idHash, keyHash, createdAt, expiresAt, memberId]);
@@ -32,8 +40,12 @@ export class PostgresSessionRepository implements SessionRepository {
   }
 
   async find(idHash: string): Promise<SessionRow | undefined> {
-    const row = (await this.pg.query<{ key_hash: string; expires_at: string; revoked_at: string | null; member_id: string | null }>(SQL.find, [idHash])).rows[0];
-    return row === undefined ? undefined : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at, memberId: row.member_id };
+    const row = (
+      await this.pg.query<{ key_hash: string; expires_at: string; revoked_at: string | null; member_id: string | null }>(SQL.find, [idHash])
+    ).rows[0];
+    return row === undefined
+      ? undefined
+      : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at, memberId: row.member_id };
   }
 
   async revoke(idHash: string, at: string): Promise<void> {

@@ -16,8 +16,18 @@ import { addToRollup, coarseRollups, globalRollupParams, keysRollupParams, rollu
 // actually wrote (RETURNING), so nothing is counted twice. An `interrupted` record the
 // stale-hold sweep left is replaced by the real settlement, which is then charged.
 
-const FIGURES = ['requests', 'errors', 'tokens_prompt', 'tokens_completion', 'tokens_cache_read', 'tokens_cache_write',
-  'tokens_reasoning', 'cost_nanos', 'latency_ms_sum', 'latency_count'];
+const FIGURES = [
+  'requests',
+  'errors',
+  'tokens_prompt',
+  'tokens_completion',
+  'tokens_cache_read',
+  'tokens_cache_write',
+  'tokens_reasoning',
+  'cost_nanos',
+  'latency_ms_sum',
+  'latency_count',
+];
 
 /** `unnest($from::t1[], $from+1::t2[], …)`: one array parameter per column. */
 const unnest = (types: readonly string[], from: number) => `unnest(${types.map((t, i) => `$${i + from}::${t}[]`).join(', ')})`;
@@ -39,8 +49,13 @@ const WRITE_RECORDS = `WITH held AS (
     DELETE FROM reservations WHERE id = ANY($7::text[])
   ), written AS (
     INSERT INTO generation_records (${STORED_COLUMNS.join(', ')})
-    SELECT * FROM ${unnest(STORED_COLUMNS.map((c) => COLUMN_TYPES[c]), 8)}
-    ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+    SELECT * FROM ${unnest(
+      STORED_COLUMNS.map((c) => COLUMN_TYPES[c]),
+      8,
+    )}
+    ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1)
+      .map((c) => `${c} = EXCLUDED.${c}`)
+      .join(', ')}
     WHERE generation_records.error_code_ref = (SELECT id FROM record_names WHERE name = 'interrupted')
     RETURNING id, cost_nanos
   ), charged AS (
@@ -94,21 +109,40 @@ function columns(rows: ReadonlyArray<readonly Cell[]>, width: number): Array<Arr
 /** A named statement: parsed once per connection, then only bound and run. */
 const named = (name: string, text: string, values: unknown[]): pg.QueryConfig => ({ name, text, values });
 
-const byText = <T>(key: (r: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
-
+const byText =
+  <T>(key: (r: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /**
  * Writes one batch on `c`, inside the caller's transaction: at most six statements (the
  * records with their holds and charges; three rollup tables; balances; key usage).
  */
-export async function settleBatch(c: pg.PoolClient, holds: readonly HoldRecord[], batch: readonly SettlementRecord[], ref: NameRef): Promise<void> {
+export async function settleBatch(
+  c: pg.PoolClient,
+  holds: readonly HoldRecord[],
+  batch: readonly SettlementRecord[],
+  ref: NameRef,
+): Promise<void> {
   const settling = new Set(batch.map((r) => r.id));
   // A hold settled in this very batch needs no row (the queue never sends one; kept exact if it did).
-  const holdRows = holds.filter((h) => !settling.has(h.id)).map((h): Cell[] => [h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt]);
-  const result = await c.query<{ id: string }>(named('settle-records', WRITE_RECORDS, [
-    ...columns(holdRows, 6), [...settling], ...columns(batch.map((r) => storedValues(r, ref)), STORED_COLUMNS.length),
-    ...columns(batch.map((r) => [r.id, r.accountId, r.keyHash, r.createdAt]), 4),
-  ]));
+  const holdRows = holds
+    .filter((h) => !settling.has(h.id))
+    .map((h): Cell[] => [h.id, h.accountId, h.keyHash, h.amountNanos, h.createdAt, h.expiresAt]);
+  const result = await c.query<{ id: string }>(
+    named('settle-records', WRITE_RECORDS, [
+      ...columns(holdRows, 6),
+      [...settling],
+      ...columns(
+        batch.map((r) => storedValues(r, ref)),
+        STORED_COLUMNS.length,
+      ),
+      ...columns(
+        batch.map((r) => [r.id, r.accountId, r.keyHash, r.createdAt]),
+        4,
+      ),
+    ]),
+  );
   const written = new Set(result.rows.map((r) => r.id));
   if (written.size === 0) return;
 
@@ -130,12 +164,42 @@ export async function settleBatch(c: pg.PoolClient, holds: readonly HoldRecord[]
   const fine = [...rollups.values()].map(rollupParams).sort(byText((p) => p.slice(0, 6).join('\u0000')));
   await c.query(named('settle-rollup', ROLLUP, columns(fine, 16)));
   const coarse = coarseRollups(rollups.values());
-  await c.query(named('settle-global-rollup', GLOBAL_ROLLUP, columns(coarse.global.map(globalRollupParams).sort(byText((p) => p.slice(0, 4).join('\u0000'))), 14)));
-  await c.query(named('settle-keys-rollup', KEYS_ROLLUP, columns(coarse.keys.map(keysRollupParams).sort(byText((p) => p.slice(0, 3).join('\u0000'))), 13)));
+  await c.query(
+    named(
+      'settle-global-rollup',
+      GLOBAL_ROLLUP,
+      columns(coarse.global.map(globalRollupParams).sort(byText((p) => p.slice(0, 4).join('\u0000'))), 14),
+    ),
+  );
+  await c.query(
+    named(
+      'settle-keys-rollup',
+      KEYS_ROLLUP,
+      columns(coarse.keys.map(keysRollupParams).sort(byText((p) => p.slice(0, 3).join('\u0000'))), 13),
+    ),
+  );
   if (byAccount.size > 0) {
     const accounts = [...byAccount].sort(byText(([id]) => id));
-    await c.query(named('settle-balances', MOVE_BALANCES, columns(accounts.map(([id, cost]) => [id, -cost]), 2)));
+    await c.query(
+      named(
+        'settle-balances',
+        MOVE_BALANCES,
+        columns(
+          accounts.map(([id, cost]) => [id, -cost]),
+          2,
+        ),
+      ),
+    );
   }
   const keys = [...byKey].sort(byText(([hash]) => hash));
-  await c.query(named('settle-key-usage', KEY_USAGE, columns(keys.map(([hash, k]) => [hash, k.cost, k.at]), 3)));
+  await c.query(
+    named(
+      'settle-key-usage',
+      KEY_USAGE,
+      columns(
+        keys.map(([hash, k]) => [hash, k.cost, k.at]),
+        3,
+      ),
+    ),
+  );
 }

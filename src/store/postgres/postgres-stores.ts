@@ -82,10 +82,11 @@ export function postgresStoresOn(pool: pg.Pool): PostgresStores {
       // Outside a transaction: a new one on a client of the pool; inside: the same one.
       transaction: (fn) => exec.atomically((tx) => fn(tx === exec ? stores : on(tx))),
       // A transaction-scoped advisory lock: released by its commit or rollback.
-      exclusive: (lock, fn) => exec.atomically(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`switchyard:${lock}`]);
-        return fn(tx === exec ? stores : on(tx));
-      }),
+      exclusive: (lock, fn) =>
+        exec.atomically(async (tx) => {
+          await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`switchyard:${lock}`]);
+          return fn(tx === exec ? stores : on(tx));
+        }),
       async close() {
         await pool.end();
       },

@@ -1,7 +1,18 @@
 import type { UsageRepository } from '../store-contract.ts';
 import type { UsageGrouping, UsageRange, UsageRow } from '../usage-records.ts';
 import { msOrNull } from '../generation-records.ts';
-import { cursorParams, figures, GROUP_COLUMN, MEMBER_KEYS, SUMS, type Row, type UsageFigures, type UsageGroup, type UsageGroupRow, type UsagePage } from '../usage-records.ts';
+import {
+  cursorParams,
+  figures,
+  GROUP_COLUMN,
+  MEMBER_KEYS,
+  SUMS,
+  type Row,
+  type UsageFigures,
+  type UsageGroup,
+  type UsageGroupRow,
+  type UsagePage,
+} from '../usage-records.ts';
 import type { PgExecutor } from './pg-executor.ts';
 
 // usage-store.ts (the daily rollups) and usage-query.ts (one account's records) for
@@ -20,7 +31,14 @@ export class PostgresUsageRepository implements UsageRepository {
     this.pg = pg;
   }
 
-  async aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }, memberId?: string): Promise<UsageGroupRow[]> {
+  async aggregate(
+    accountId: string | null,
+    group: UsageGroup,
+    fromDay: string,
+    toDay: string,
+    page: UsagePage = { after: null, limit: -1 },
+    memberId?: string,
+  ): Promise<UsageGroupRow[]> {
     const col = GROUP_COLUMN[group];
     const order = group === 'day' ? `${col} COLLATE "C"` : `cost_nanos DESC, ${col} COLLATE "C"`;
     const scoped = accountId !== null;
@@ -37,11 +55,19 @@ export class PostgresUsageRepository implements UsageRepository {
   }
 
   async totals(accountId: string | null, fromDay: string, toDay: string, memberId?: string): Promise<UsageFigures> {
-    const res = accountId !== null && memberId !== undefined
-      ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3 AND ${MEMBER_KEYS.replace('?', '$4')}`, [accountId, fromDay, toDay, memberId])
-      : accountId !== null
-      ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3`, [accountId, fromDay, toDay])
-      : await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN $1 AND $2`, [fromDay, toDay]);
+    const res =
+      accountId !== null && memberId !== undefined
+        ? await this.pg.query<Row>(
+            `SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3 AND ${MEMBER_KEYS.replace('?', '$4')}`,
+            [accountId, fromDay, toDay, memberId],
+          )
+        : accountId !== null
+          ? await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2 AND $3`, [
+              accountId,
+              fromDay,
+              toDay,
+            ])
+          : await this.pg.query<Row>(`SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN $1 AND $2`, [fromDay, toDay]);
     return figures(res.rows[0]!);
   }
 
@@ -54,7 +80,8 @@ export class PostgresUsageRepository implements UsageRepository {
       FROM generations
       WHERE account_ref = (SELECT id FROM record_names WHERE name = $1) AND ($2::bigint IS NULL OR created_ms >= $2) AND ($3::bigint IS NULL OR created_ms < $3)
       GROUP BY ${expr} ORDER BY ${order}`;
-    const rows = (await this.pg.query<Record<string, bigint | string>>(sql, [accountId, msOrNull(range.since), msOrNull(range.until)])).rows;
+    const rows = (await this.pg.query<Record<string, bigint | string>>(sql, [accountId, msOrNull(range.since), msOrNull(range.until)]))
+      .rows;
     return rows.map((r) => ({
       group: String(r.grp),
       requests: Number(r.requests),

@@ -1,6 +1,27 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
-import { type AccountType, type AccountRecord, type AccountPatch, type KeyPatch, type NewKey, type KeyRecord, type KeyDisabler, type KeyBySecret, type KeyRotation, keyBySecret, ROTATE_KEY_SQL, KEY_BY_SECRET_SQL, type KeyPageFilter, type KeyCursor, type AccountRow, type KeyRow, toAccount, toKey, allowlistColumn, budgetColumns } from '../account-records.ts';
+import {
+  type AccountType,
+  type AccountRecord,
+  type AccountPatch,
+  type KeyPatch,
+  type NewKey,
+  type KeyRecord,
+  type KeyDisabler,
+  type KeyBySecret,
+  type KeyRotation,
+  keyBySecret,
+  ROTATE_KEY_SQL,
+  KEY_BY_SECRET_SQL,
+  type KeyPageFilter,
+  type KeyCursor,
+  type AccountRow,
+  type KeyRow,
+  toAccount,
+  toKey,
+  allowlistColumn,
+  budgetColumns,
+} from '../account-records.ts';
 
 function bigints(stmt: StatementSync): StatementSync {
   stmt.setReadBigInts(true);
@@ -34,16 +55,19 @@ export class AccountStore {
       setKeyLimit: db.prepare('UPDATE api_keys SET limit_nanos = ?, updated_at = ? WHERE hash = ?'),
       setKeyLimitReset: db.prepare('UPDATE api_keys SET limit_reset = ?, updated_at = ? WHERE hash = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE hash = ?'),
-      insertKey: db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at,
+      insertKey:
+        db.prepare(`INSERT INTO api_keys (hash, account_id, name, label, limit_nanos, limit_reset, is_active, is_management, is_admin, is_playground, expires_at, created_at,
         allowlist, max_in_flight) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`),
       getKey: bigints(db.prepare('SELECT * FROM api_keys WHERE hash = ?')),
       listKeys: bigints(db.prepare('SELECT * FROM api_keys ORDER BY created_at, hash')),
       listKeysOf: bigints(db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, hash')),
       countKeys: db.prepare('SELECT count(*) AS n FROM api_keys WHERE account_id = ?'),
-      keysPage: bigints(db.prepare(`SELECT * FROM api_keys WHERE (?1 IS NULL OR account_id = ?1)
+      keysPage: bigints(
+        db.prepare(`SELECT * FROM api_keys WHERE (?1 IS NULL OR account_id = ?1)
         AND (?2 = 0 OR (is_management = 0 AND is_admin = 0)) AND (?3 = 0 OR is_active = 1)
         AND (?4 IS NULL OR created_at > ?4 OR (created_at = ?4 AND hash > ?5))
-        ORDER BY created_at, hash LIMIT ?6 OFFSET ?7`)),
+        ORDER BY created_at, hash LIMIT ?6 OFFSET ?7`),
+      ),
       // Enabling clears who disabled it; disabling keeps an operator's mark over an account's.
       setKeyActive: db.prepare(`UPDATE api_keys SET is_active = ?1,
         disabled_by = CASE WHEN ?1 = 1 THEN NULL WHEN ?2 = 'operator' THEN 'operator' ELSE coalesce(disabled_by, ?2) END WHERE hash = ?3`),
@@ -58,7 +82,14 @@ export class AccountStore {
     return transaction(this.db, fn);
   }
 
-  createAccount(input: { id: string; name: string; accountType: AccountType; tier: string; defaultModel: string | null; now: string }): AccountRecord {
+  createAccount(input: {
+    id: string;
+    name: string;
+    accountType: AccountType;
+    tier: string;
+    defaultModel: string | null;
+    now: string;
+  }): AccountRecord {
     this.stmts.insertAccount.run(input.id, input.name, input.accountType, input.tier, input.defaultModel, input.now);
     return this.getAccount(input.id)!;
   }
@@ -84,13 +115,19 @@ export class AccountStore {
 
   updateAccount(id: string, patch: AccountPatch): AccountRecord | undefined {
     transaction(this.db, () => {
-      this.stmts.updateAccount.run(patch.tier ?? null, patch.defaultModel ?? null, patch.isActive === undefined ? null : patch.isActive ? 1 : 0, id);
+      this.stmts.updateAccount.run(
+        patch.tier ?? null,
+        patch.defaultModel ?? null,
+        patch.isActive === undefined ? null : patch.isActive ? 1 : 0,
+        id,
+      );
       if (patch.limitsOverride !== undefined) {
         this.stmts.setLimitsOverride.run(patch.limitsOverride === null ? null : JSON.stringify(patch.limitsOverride), id);
       }
       if (patch.retentionDays !== undefined) this.stmts.setRetention.run(patch.retentionDays, id);
       if (patch.allowlist !== undefined) this.stmts.setAccountAllowlist.run(allowlistColumn(patch.allowlist), id);
-      if (patch.guardrails !== undefined) this.stmts.setGuardrails.run(patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id);
+      if (patch.guardrails !== undefined)
+        this.stmts.setGuardrails.run(patch.guardrails === null ? null : JSON.stringify(patch.guardrails), id);
       if (patch.budget !== undefined) this.stmts.setBudget.run(...budgetColumns(patch.budget), id);
     });
     return this.getAccount(id);
@@ -117,9 +154,21 @@ export class AccountStore {
   }
 
   createKey(input: NewKey): KeyRecord {
-    this.stmts.insertKey.run(input.hash, input.accountId, input.name, input.label, input.limitNanos, input.limitReset ?? null,
-      input.isManagement ? 1 : 0, input.isAdmin === true ? 1 : 0, input.isPlayground === true ? 1 : 0, input.expiresAt, input.now,
-      allowlistColumn(input.allowlist ?? null), input.maxInFlight ?? null);
+    this.stmts.insertKey.run(
+      input.hash,
+      input.accountId,
+      input.name,
+      input.label,
+      input.limitNanos,
+      input.limitReset ?? null,
+      input.isManagement ? 1 : 0,
+      input.isAdmin === true ? 1 : 0,
+      input.isPlayground === true ? 1 : 0,
+      input.expiresAt,
+      input.now,
+      allowlistColumn(input.allowlist ?? null),
+      input.maxInFlight ?? null,
+    );
     return this.getKey(input.hash)!;
   }
 
@@ -138,8 +187,15 @@ export class AccountStore {
   }
 
   keysPage(filter: KeyPageFilter, after: KeyCursor | null, limit: number, offset = 0): KeyRecord[] {
-    const rows = this.stmts.keysPage.all(filter.accountId ?? null, filter.apiKeysOnly === true ? 1 : 0, filter.activeOnly === true ? 1 : 0,
-      after?.[0] ?? null, after?.[1] ?? null, limit, offset);
+    const rows = this.stmts.keysPage.all(
+      filter.accountId ?? null,
+      filter.apiKeysOnly === true ? 1 : 0,
+      filter.activeOnly === true ? 1 : 0,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      limit,
+      offset,
+    );
     return (rows as unknown as KeyRow[]).map(toKey);
   }
 

@@ -1,5 +1,14 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type ActivityFilter, type ActivityCursor, type ActivityRow, LIST_COLUMNS, FILTER_COLUMNS, filterClause, AFTER_CURSOR, NEWEST_FIRST } from '../activity-records.ts';
+import {
+  type ActivityFilter,
+  type ActivityCursor,
+  type ActivityRow,
+  LIST_COLUMNS,
+  FILTER_COLUMNS,
+  filterClause,
+  AFTER_CURSOR,
+  NEWEST_FIRST,
+} from '../activity-records.ts';
 
 // The generation list (the admin API's generations, an account's activity): filters and
 // keyset pagination, newest first. Read through the `generations` view, filtered and ordered

@@ -21,9 +21,16 @@ export class AdminStore {
   }
 
   /** Account ids (with their creation time, the cursor) in creation order, after the cursor. The id matches as given; the name's search escapes LIKE's wildcards. */
-  accountIds(search: string | null, after: { createdAt: string; id: string } | null, limit: number): Array<{ id: string; createdAt: string }> {
+  accountIds(
+    search: string | null,
+    after: { createdAt: string; id: string } | null,
+    limit: number,
+  ): Array<{ id: string; createdAt: string }> {
     const pattern = search === null ? null : search.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = this.stmts.accountIds.all(pattern, after?.createdAt ?? null, after?.id ?? null, limit, search) as Array<{ id: string; created_at: string }>;
+    const rows = this.stmts.accountIds.all(pattern, after?.createdAt ?? null, after?.id ?? null, limit, search) as Array<{
+      id: string;
+      created_at: string;
+    }>;
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
 
@@ -37,4 +44,3 @@ export class AdminStore {
     return rows.map(toLedgerEntry);
   }
 }
-

@@ -29,7 +29,16 @@ export class AuditStore {
       const prev = (this.stmts.last.get() as { entry_hash: string | null } | undefined)?.entry_hash ?? GENESIS_HASH;
       const json = details === null ? null : JSON.stringify(details);
       const id = Number(this.stmts.insert.run(at, actor.keyHash, actor.label, actor.accountId, action, target, json).lastInsertRowid);
-      const fields = { id, at, actor_key_hash: actor.keyHash, actor_label: actor.label, actor_account_id: actor.accountId, action, target, details: json };
+      const fields = {
+        id,
+        at,
+        actor_key_hash: actor.keyHash,
+        actor_label: actor.label,
+        actor_account_id: actor.accountId,
+        action,
+        target,
+        details: json,
+      };
       this.stmts.seal.run(prev, entryHash(fields, prev), id);
     });
   }

@@ -15,8 +15,15 @@ export class GenerationQuery {
   }
 
   ids(f: GenerationFilter): string[] {
-    const rows = this.stmt.all(f.accountId ?? null, f.keyHash ?? null, f.model ?? null, f.status ?? null, msOrNull(f.since), msOrNull(f.until), f.limit);
+    const rows = this.stmt.all(
+      f.accountId ?? null,
+      f.keyHash ?? null,
+      f.model ?? null,
+      f.status ?? null,
+      msOrNull(f.since),
+      msOrNull(f.until),
+      f.limit,
+    );
     return (rows as Array<{ id: string }>).map((r) => r.id);
   }
 }
-

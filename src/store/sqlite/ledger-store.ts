@@ -6,8 +6,15 @@ import { RecordNames } from './record-names.ts';
 import { RefusalCountWriter } from './refusal-counts.ts';
 import type { RefusalCount } from '../refusal-records.ts';
 import {
-  addToRollup, coarseRollups, GLOBAL_ROLLUP_UPSERT_SQL, globalRollupParams, KEYS_ROLLUP_UPSERT_SQL, keysRollupParams,
-  ROLLUP_UPSERT_SQL, rollupParams, type RollupRow,
+  addToRollup,
+  coarseRollups,
+  GLOBAL_ROLLUP_UPSERT_SQL,
+  globalRollupParams,
+  KEYS_ROLLUP_UPSERT_SQL,
+  keysRollupParams,
+  ROLLUP_UPSERT_SQL,
+  rollupParams,
+  type RollupRow,
 } from '../usage-rollup.ts';
 import type { SettlementRecord, HoldRecord } from '../ledger-records.ts';
 
@@ -26,11 +33,16 @@ export class LedgerStore {
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       moveBalance: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ?'),
       // An operator's entry moves the balance only within its bounds, checked in the same statement.
-      moveBalanceWithin: db.prepare('UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ? AND balance_nanos + ? BETWEEN ? AND ?'),
+      moveBalanceWithin: db.prepare(
+        'UPDATE accounts SET balance_nanos = balance_nanos + ? WHERE id = ? AND balance_nanos + ? BETWEEN ? AND ?',
+      ),
       keyUsage: db.prepare(`UPDATE api_keys SET usage_nanos = usage_nanos + ?,
         last_used = CASE WHEN last_used IS NULL OR last_used < ? THEN ? ELSE last_used END WHERE hash = ?`),
-      insertHold: db.prepare('INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      insertHoldAgain: db.prepare(`INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+      insertHold: db.prepare(
+        'INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      insertHoldAgain:
+        db.prepare(`INSERT INTO reservations (id, account_id, key_hash, amount_nanos, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO NOTHING`),
       alreadySettled: db.prepare(`SELECT 1 AS settled FROM generation_records g WHERE id = ?
         AND NOT EXISTS (SELECT 1 FROM record_names n WHERE n.id = g.error_code_ref AND n.name = 'interrupted')`),
@@ -42,7 +54,9 @@ export class LedgerStore {
       // 'interrupted' record the stale-hold sweep left for its request: it takes its place.
       insertGeneration: db.prepare(`INSERT INTO generation_records (${STORED_COLUMNS.join(', ')})
         VALUES (${STORED_COLUMNS.map(() => '?').join(', ')})
-        ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}
+        ON CONFLICT (id) DO UPDATE SET ${STORED_COLUMNS.slice(1)
+          .map((c) => `${c} = excluded.${c}`)
+          .join(', ')}
         WHERE generation_records.error_code_ref = (SELECT id FROM record_names WHERE name = 'interrupted')`),
       upsertRollup: db.prepare(ROLLUP_UPSERT_SQL),
       upsertGlobalRollup: db.prepare(GLOBAL_ROLLUP_UPSERT_SQL),

@@ -359,7 +359,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 14,
-    name: 'allowlists on accounts and keys, a key\'s cap on concurrent requests, accounts\' guardrails',
+    name: "allowlists on accounts and keys, a key's cap on concurrent requests, accounts' guardrails",
     sql: `
       -- What a key may reach (catalog/model-access.ts): JSON {models?, providers?, maxPrice?}; NULL: no list.
       ALTER TABLE accounts ADD COLUMN allowlist TEXT;
@@ -431,7 +431,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 18,
-    name: 'MCP tool loop: a turn\'s parent generation and the MCP calls it was given',
+    name: "MCP tool loop: a turn's parent generation and the MCP calls it was given",
     sql: `
       -- A later model turn of a request that runs MCP tools (docs/tools.md) names the first
       -- turn's generation, and lists the MCP calls whose results it was given (JSON:

@@ -32,10 +32,12 @@ export class RecordNames {
     }
     if (missing === null) return;
     missing = [...new Set(missing)].sort(); // in the order Postgres adds them (postgres-record-names.ts): the same ids
-    const found = transaction(this.db, () => missing.map((n) => {
-      this.stmts.add.run(n);
-      return [n, Number((this.stmts.get.get(n) as { id: number }).id)] as const;
-    }));
+    const found = transaction(this.db, () =>
+      missing.map((n) => {
+        this.stmts.add.run(n);
+        return [n, Number((this.stmts.get.get(n) as { id: number }).id)] as const;
+      }),
+    );
     const into = this.db.isTransaction ? this.uncommitted : this.ids;
     for (const [n, id] of found) into.set(n, id);
   }

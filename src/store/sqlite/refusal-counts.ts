@@ -1,5 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type RefusalCount, type RefusalFilter, type RefusalCursor, type RefusalCountRow, toRefusalCount, RefusalPruneClock } from '../refusal-records.ts';
+import {
+  type RefusalCount,
+  type RefusalFilter,
+  type RefusalCursor,
+  type RefusalCountRow,
+  toRefusalCount,
+  RefusalPruneClock,
+} from '../refusal-records.ts';
 
 // The refusal counts on SQLite: the upserts of a settlement batch and the admin API's
 // reading (what is counted, and for how long: ../refusal-records.ts).
@@ -38,9 +45,16 @@ export class RefusalCountQuery {
   }
 
   list(filter: RefusalFilter, after: RefusalCursor | null, limit: number): RefusalCount[] {
-    const rows = this.stmt.all(filter.accountId ?? null, filter.keyHash ?? null, filter.from ?? null, filter.to ?? null,
-      after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit) as unknown as RefusalCountRow[];
+    const rows = this.stmt.all(
+      filter.accountId ?? null,
+      filter.keyHash ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      after?.[2] ?? null,
+      limit,
+    ) as unknown as RefusalCountRow[];
     return rows.map(toRefusalCount);
   }
 }
-

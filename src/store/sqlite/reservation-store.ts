@@ -2,7 +2,14 @@ import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from './open-database.ts';
 import type { KeyLimitReset } from '../account-records.ts';
 import { KeyPeriodUsage } from './key-period-usage.ts';
-import { memberBudgetReset, type InProcessHoldData, type SpendState, type LoadedSpendState, type PeriodDays, type StaleReservation } from '../spend-state.ts';
+import {
+  memberBudgetReset,
+  type InProcessHoldData,
+  type SpendState,
+  type LoadedSpendState,
+  type PeriodDays,
+  type StaleReservation,
+} from '../spend-state.ts';
 
 interface SpendRow {
   account_id: string;
@@ -108,9 +115,18 @@ export class ReservationStore implements InProcessHoldData {
         ...state,
         limitReset: reset,
         limitUsageNanos: reset === null ? r.usage_nanos : this.periodUsage.costOnDays(r.account_id, keyHash, periodDays(reset)),
-        budgetUsageNanos: r.budget_nanos === null ? 0n : this.accountCostOnDays(r.account_id, r.budget_reset === null ? null : periodDays(r.budget_reset)),
-        memberBudgetUsageNanos: state.memberId === null || state.memberId === undefined || state.memberBudgetNanos === null || state.memberBudgetNanos === undefined ? 0n
-          : this.memberCostOnDays(state.memberId, state.memberBudgetReset === null || state.memberBudgetReset === undefined ? null : periodDays(state.memberBudgetReset)),
+        budgetUsageNanos:
+          r.budget_nanos === null ? 0n : this.accountCostOnDays(r.account_id, r.budget_reset === null ? null : periodDays(r.budget_reset)),
+        memberBudgetUsageNanos:
+          state.memberId === null ||
+          state.memberId === undefined ||
+          state.memberBudgetNanos === null ||
+          state.memberBudgetNanos === undefined
+            ? 0n
+            : this.memberCostOnDays(
+                state.memberId,
+                state.memberBudgetReset === null || state.memberBudgetReset === undefined ? null : periodDays(state.memberBudgetReset),
+              ),
         committedIds: settlingIds.filter((id) => this.stmts.charged.get(id) !== undefined),
       };
     } finally {
@@ -127,7 +143,10 @@ export class ReservationStore implements InProcessHoldData {
   releaseStale(beforeIso: string | null, nowIso: string): StaleReservation[] {
     return transaction(this.db, () => {
       const rows = (beforeIso === null ? this.stmts.all.all() : this.stmts.staleBefore.all(beforeIso)) as Array<{
-        id: string; account_id: string; key_hash: string; amount_nanos: bigint;
+        id: string;
+        account_id: string;
+        key_hash: string;
+        amount_nanos: bigint;
       }>;
       for (const r of rows) {
         this.stmts.remove.run(r.id);

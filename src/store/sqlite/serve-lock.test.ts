@@ -23,12 +23,15 @@ test('a second holder on the same database is refused while the first lease is l
   const c = clock();
   const first = ServeLock.acquire(openDatabase(path), path, { now: c.now, ttlMs: 5_000 });
   c.advance(4_999);
-  assert.throws(() => ServeLock.acquire(openDatabase(path), path, { now: c.now }), (err: unknown) => {
-    assert.ok(err instanceof ServeLeaseHeld);
-    assert.match(err.message, new RegExp(`another switchyard gateway \\(pid ${process.pid} on .+\\) is serving`));
-    assert.equal(err.holder.expiresAt, 1_005_000);
-    return true;
-  });
+  assert.throws(
+    () => ServeLock.acquire(openDatabase(path), path, { now: c.now }),
+    (err: unknown) => {
+      assert.ok(err instanceof ServeLeaseHeld);
+      assert.match(err.message, new RegExp(`another switchyard gateway \\(pid ${process.pid} on .+\\) is serving`));
+      assert.equal(err.holder.expiresAt, 1_005_000);
+      return true;
+    },
+  );
   first.release();
 });
 
@@ -116,9 +119,12 @@ test('a database that cannot be written is refused when the lease is taken, nami
   const path = dbPath();
   openDatabase(path).close();
   const readOnly = new DatabaseSync(path, { readOnly: true });
-  assert.throws(() => ServeLock.acquire(readOnly, path), (err: unknown) => {
-    assert.ok(!(err instanceof ServeLeaseHeld));
-    assert.match((err as Error).message, new RegExp(`^cannot write the database ${path}: .*readonly`));
-    return true;
-  });
+  assert.throws(
+    () => ServeLock.acquire(readOnly, path),
+    (err: unknown) => {
+      assert.ok(!(err instanceof ServeLeaseHeld));
+      assert.match((err as Error).message, new RegExp(`^cannot write the database ${path}: .*readonly`));
+      return true;
+    },
+  );
 });

@@ -98,7 +98,8 @@ export class ServeLock {
     db.exec('BEGIN IMMEDIATE');
     try {
       db.exec(CREATE);
-      const row = db.prepare('SELECT holder, pid, host, acquired_at, expires_at FROM serve_lease WHERE id = 1').get() as LeaseRow | undefined;
+      const row = db.prepare('SELECT holder, pid, host, acquired_at, expires_at FROM serve_lease WHERE id = 1').get() as
+        LeaseRow | undefined;
       if (row !== undefined && row.expires_at > now) {
         throw new ServeLeaseHeld(databasePath, { pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at });
       }

@@ -24,7 +24,15 @@ export class SqliteSessionRepository implements SessionRepository {
     };
   }
 
-  async insert(idHash: string, keyHash: string, createdAt: string, expiresAt: string, purgeBefore: string, keepPerKey: number, memberId: string | null = null): Promise<void> {
+  async insert(
+    idHash: string,
+    keyHash: string,
+    createdAt: string,
+    expiresAt: string,
+    purgeBefore: string,
+    keepPerKey: number,
+    memberId: string | null = null,
+  ): Promise<void> {
     transaction(this.db, () => {
       this.stmts.purge.run(purgeBefore);
       this.stmts.insert.run(idHash, keyHash, createdAt, expiresAt, memberId);
@@ -33,8 +41,11 @@ export class SqliteSessionRepository implements SessionRepository {
   }
 
   async find(idHash: string): Promise<SessionRow | undefined> {
-    const row = this.stmts.find.get(idHash) as { key_hash: string; expires_at: string; revoked_at: string | null; member_id: string | null } | undefined;
-    return row === undefined ? undefined : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at, memberId: row.member_id };
+    const row = this.stmts.find.get(idHash) as
+      { key_hash: string; expires_at: string; revoked_at: string | null; member_id: string | null } | undefined;
+    return row === undefined
+      ? undefined
+      : { keyHash: row.key_hash, expiresAt: row.expires_at, revokedAt: row.revoked_at, memberId: row.member_id };
   }
 
   async revoke(idHash: string, at: string): Promise<void> {

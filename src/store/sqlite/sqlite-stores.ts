@@ -77,8 +77,16 @@ export function openSqliteStores(config: { database: { path: string } } | { db: 
       byAccount: async (...a) => usageQuery.byAccount(...a),
     },
     keyUsage: { costOnDays: async (...a) => keyUsage.costOnDays(...a), perDay: async (...a) => keyUsage.perDay(...a) },
-    admin: { accountIds: async (...a) => admin.accountIds(...a), rename: async (...a) => admin.rename(...a), ledger: async (...a) => admin.ledger(...a) },
-    audit: { record: async (...a) => audit.record(...a), list: async (...a) => audit.list(...a), verify: async () => verifySqliteAuditChain(db) },
+    admin: {
+      accountIds: async (...a) => admin.accountIds(...a),
+      rename: async (...a) => admin.rename(...a),
+      ledger: async (...a) => admin.ledger(...a),
+    },
+    audit: {
+      record: async (...a) => audit.record(...a),
+      list: async (...a) => audit.list(...a),
+      verify: async () => verifySqliteAuditChain(db),
+    },
     refusals: { list: async (...a) => refusals.list(...a) },
     sessions: new SqliteSessionRepository(db),
     reloadStatus: { write: async (s) => writeReloadStatus(db, s), read: async () => readReloadStatus(db) },

@@ -25,18 +25,61 @@ test('migration 4 rolls the existing generation records up into the daily usage 
   insert.run('g5', 'k2', null, null, 'error', 'interrupted', 0, 0, 0, 0, null, null, '2026-03-02T01:00:00.000Z');
   migrate(db);
 
-  const rows = db.prepare(`SELECT day, key_hash, model, provider, app_title, requests, errors, tokens_prompt, tokens_completion,
-    tokens_reasoning, cost_nanos, latency_ms_sum, latency_count FROM usage_daily ORDER BY day, key_hash`).all();
-  assert.deepEqual(rows.map((r) => ({ ...r })), [
-    { day: '2026-03-01', key_hash: 'k1', model: 'm/a', provider: 'p', app_title: 'App', requests: 3, errors: 1, tokens_prompt: 30,
-      tokens_completion: 12, tokens_reasoning: 1, cost_nanos: 350, latency_ms_sum: 800, latency_count: 2 },
-    { day: '2026-03-02', key_hash: 'k2', model: '', provider: '', app_title: '', requests: 1, errors: 1, tokens_prompt: 0,
-      tokens_completion: 0, tokens_reasoning: 0, cost_nanos: 0, latency_ms_sum: 0, latency_count: 0 },
-  ]);
+  const rows = db
+    .prepare(
+      `SELECT day, key_hash, model, provider, app_title, requests, errors, tokens_prompt, tokens_completion,
+    tokens_reasoning, cost_nanos, latency_ms_sum, latency_count FROM usage_daily ORDER BY day, key_hash`,
+    )
+    .all();
+  assert.deepEqual(
+    rows.map((r) => ({ ...r })),
+    [
+      {
+        day: '2026-03-01',
+        key_hash: 'k1',
+        model: 'm/a',
+        provider: 'p',
+        app_title: 'App',
+        requests: 3,
+        errors: 1,
+        tokens_prompt: 30,
+        tokens_completion: 12,
+        tokens_reasoning: 1,
+        cost_nanos: 350,
+        latency_ms_sum: 800,
+        latency_count: 2,
+      },
+      {
+        day: '2026-03-02',
+        key_hash: 'k2',
+        model: '',
+        provider: '',
+        app_title: '',
+        requests: 1,
+        errors: 1,
+        tokens_prompt: 0,
+        tokens_completion: 0,
+        tokens_reasoning: 0,
+        cost_nanos: 0,
+        latency_ms_sum: 0,
+        latency_count: 0,
+      },
+    ],
+  );
   const global = db.prepare('SELECT day, requests, cost_nanos FROM usage_daily_global ORDER BY day').all();
-  assert.deepEqual(global.map((r) => ({ ...r })), [{ day: '2026-03-01', requests: 3, cost_nanos: 350 }, { day: '2026-03-02', requests: 1, cost_nanos: 0 }]);
+  assert.deepEqual(
+    global.map((r) => ({ ...r })),
+    [
+      { day: '2026-03-01', requests: 3, cost_nanos: 350 },
+      { day: '2026-03-02', requests: 1, cost_nanos: 0 },
+    ],
+  );
   const keys = db.prepare('SELECT day, account_id, key_hash, requests FROM usage_daily_keys ORDER BY day').all();
-  assert.deepEqual(keys.map((r) => ({ ...r })), [
-    { day: '2026-03-01', account_id: 'a1', key_hash: 'k1', requests: 3 }, { day: '2026-03-02', account_id: 'a1', key_hash: 'k2', requests: 1 },
-  ]);
+  assert.deepEqual(
+    keys.map((r) => ({ ...r })),
+    [
+      { day: '2026-03-01', account_id: 'a1', key_hash: 'k1', requests: 3 },
+      { day: '2026-03-02', account_id: 'a1', key_hash: 'k2', requests: 1 },
+    ],
+  );
 });

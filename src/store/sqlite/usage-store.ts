@@ -1,5 +1,16 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { type UsageGroup, GROUP_COLUMN, type UsageFigures, type UsageGroupRow, type UsagePage, cursorParams, SUMS, MEMBER_KEYS, type Row, figures } from '../usage-records.ts';
+import {
+  type UsageGroup,
+  GROUP_COLUMN,
+  type UsageFigures,
+  type UsageGroupRow,
+  type UsagePage,
+  cursorParams,
+  SUMS,
+  MEMBER_KEYS,
+  type Row,
+  figures,
+} from '../usage-records.ts';
 
 // Usage aggregates, read from the daily rollups only, never from the raw generation rows.
 // Scope: one account (usage_daily, keyed by account first), or all (null): the coarser
@@ -19,7 +30,14 @@ export class UsageStore {
    * `page`: the groups after its cursor, at most its limit (keyset: the sums are made for
    * each page, and a group whose cost moves between pages may move across them).
    */
-  aggregate(accountId: string | null, group: UsageGroup, fromDay: string, toDay: string, page: UsagePage = { after: null, limit: -1 }, memberId?: string): UsageGroupRow[] {
+  aggregate(
+    accountId: string | null,
+    group: UsageGroup,
+    fromDay: string,
+    toDay: string,
+    page: UsagePage = { after: null, limit: -1 },
+    memberId?: string,
+  ): UsageGroupRow[] {
     const stmt = this.statement(accountId !== null, group, memberId !== undefined);
     const [afterGroup, afterCost, afterCostGroup] = cursorParams(page.after);
     const params = [accountId, fromDay, toDay, afterGroup, afterCost, afterCostGroup, page.limit];
@@ -33,13 +51,21 @@ export class UsageStore {
     const key = `totals:${accountId !== null}:${member}`;
     let stmt = this.grouped.get(key);
     if (stmt === undefined) {
-      stmt = this.db.prepare(accountId !== null
-        ? `SELECT ${SUMS} FROM usage_daily WHERE account_id = ? AND day BETWEEN ? AND ?${member ? ` AND ${MEMBER_KEYS}` : ''}`
-        : `SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN ? AND ?`);
+      stmt = this.db.prepare(
+        accountId !== null
+          ? `SELECT ${SUMS} FROM usage_daily WHERE account_id = ? AND day BETWEEN ? AND ?${member ? ` AND ${MEMBER_KEYS}` : ''}`
+          : `SELECT ${SUMS} FROM usage_daily_global WHERE day BETWEEN ? AND ?`,
+      );
       stmt.setReadBigInts(true);
       this.grouped.set(key, stmt);
     }
-    const row = (accountId === null ? stmt.get(fromDay, toDay) : member ? stmt.get(accountId, fromDay, toDay, memberId) : stmt.get(accountId, fromDay, toDay)) as Row;
+    const row = (
+      accountId === null
+        ? stmt.get(fromDay, toDay)
+        : member
+          ? stmt.get(accountId, fromDay, toDay, memberId)
+          : stmt.get(accountId, fromDay, toDay)
+    ) as Row;
     return figures(row);
   }
 

@@ -37,7 +37,10 @@ export function checkAnthropicBody({ caseId, received }: RequestCheck): void {
       return;
     }
     case 'parallel-tool-calls':
-      assert.deepEqual(body.tools.map((t: any) => t.name), ['get_weather', 'get_time']);
+      assert.deepEqual(
+        body.tools.map((t: any) => t.name),
+        ['get_weather', 'get_time'],
+      );
       return;
     case 'structured-output':
       assert.deepEqual(body.output_config, { format: { type: 'json_schema', schema: WEATHER_SCHEMA } });

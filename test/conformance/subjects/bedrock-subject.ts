@@ -33,7 +33,10 @@ function checkBedrockRequest({ caseId, received }: RequestCheck): void {
       return;
     }
     case 'parallel-tool-calls':
-      assert.deepEqual(body.toolConfig.tools.map((t: any) => t.toolSpec.name), ['get_weather', 'get_time']);
+      assert.deepEqual(
+        body.toolConfig.tools.map((t: any) => t.toolSpec.name),
+        ['get_weather', 'get_time'],
+      );
       return;
     case 'structured-output':
       assert.deepEqual(JSON.parse(body.outputConfig.textFormat.structure.jsonSchema.schema), WEATHER_SCHEMA);
@@ -74,6 +77,6 @@ export const BEDROCK_SUBJECT: ConformanceSubject = {
   reportsReasoningTokens: false,
   skips: {
     'audio-input': 'the Converse API takes no audio input',
-    'error-rate-limited': 'Bedrock\'s ThrottlingException gives no retry delay (no Retry-After); it is still a retryable provider error',
+    'error-rate-limited': "Bedrock's ThrottlingException gives no retry delay (no Retry-After); it is still a retryable provider error",
   },
 };

@@ -26,23 +26,35 @@ export function checkOpenAIRequest(profile: OpenAIProfile, upstreamModel: string
       assert.equal(sent.tool_calls.length, 1);
       assert.equal(sent.tool_calls[0].function.name, 'get_weather');
       assert.equal(sent.tool_calls[0].function.arguments, call.content[0]!.arguments);
-      assert.ok(sent.tool_calls[0].id.length <= 40, 'ids fit OpenAI\'s limit');
+      assert.ok(sent.tool_calls[0].id.length <= 40, "ids fit OpenAI's limit");
       assert.deepEqual(body.messages[2], { role: 'tool', tool_call_id: sent.tool_calls[0].id, content: '{"temp_c":21,"sky":"sunny"}' });
-      assert.deepEqual(body.tools.map((t: any) => t.function.name), ['get_weather']);
+      assert.deepEqual(
+        body.tools.map((t: any) => t.function.name),
+        ['get_weather'],
+      );
       return;
     }
     case 'parallel-tool-calls':
-      assert.deepEqual(body.tools.map((t: any) => t.type === 'function' && t.function.name), ['get_weather', 'get_time']);
+      assert.deepEqual(
+        body.tools.map((t: any) => t.type === 'function' && t.function.name),
+        ['get_weather', 'get_time'],
+      );
       return;
     case 'structured-output':
       // The schema itself must reach the vendor: the answer fits it only if the vendor enforces it.
-      assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA, strict: true } });
+      assert.deepEqual(body.response_format, {
+        type: 'json_schema',
+        json_schema: { name: 'weather', schema: WEATHER_SCHEMA, strict: true },
+      });
       return;
     case 'image-input':
       assert.deepEqual(body.messages[0].content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } });
       return;
     case 'pdf-input':
-      assert.deepEqual(body.messages[0].content[1], { type: 'file', file: { file_data: `data:application/pdf;base64,${PDF_BASE64}`, filename: 'report.pdf' } });
+      assert.deepEqual(body.messages[0].content[1], {
+        type: 'file',
+        file: { file_data: `data:application/pdf;base64,${PDF_BASE64}`, filename: 'report.pdf' },
+      });
       return;
     case 'audio-input':
       assert.deepEqual(body.messages[0].content[1], { type: 'input_audio', input_audio: { data: WAV_BASE64, format: 'wav' } });

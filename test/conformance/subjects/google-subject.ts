@@ -30,17 +30,31 @@ export function checkGeminiBody({ caseId, received, signature }: RequestCheck): 
       assert.match(received.path, /:streamGenerateContent\?alt=sse$/);
       return;
     case 'tool-call-round-trip':
-      assert.deepEqual(body.contents[1], { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
-      assert.deepEqual(body.contents[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '{"temp_c":21,"sky":"sunny"}' } } }] });
-      assert.deepEqual(body.tools[0].functionDeclarations.map((d: any) => d.name), ['get_weather']);
+      assert.deepEqual(body.contents[1], {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }],
+      });
+      assert.deepEqual(body.contents[2], {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'get_weather', response: { output: '{"temp_c":21,"sky":"sunny"}' } } }],
+      });
+      assert.deepEqual(
+        body.tools[0].functionDeclarations.map((d: any) => d.name),
+        ['get_weather'],
+      );
       return;
     case 'parallel-tool-calls':
-      assert.deepEqual(body.tools[0].functionDeclarations.map((d: any) => d.name), ['get_weather', 'get_time']);
+      assert.deepEqual(
+        body.tools[0].functionDeclarations.map((d: any) => d.name),
+        ['get_weather', 'get_time'],
+      );
       return;
     case 'structured-output':
       assert.equal(body.generationConfig.responseMimeType, 'application/json');
       assert.deepEqual(body.generationConfig.responseSchema, {
-        type: 'OBJECT', properties: { city: { type: 'STRING' }, temp_c: { type: 'NUMBER' } }, required: ['city', 'temp_c'],
+        type: 'OBJECT',
+        properties: { city: { type: 'STRING' }, temp_c: { type: 'NUMBER' } },
+        required: ['city', 'temp_c'],
       });
       return;
     case 'image-input':

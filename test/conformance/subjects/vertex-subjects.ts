@@ -30,7 +30,10 @@ function serviceAccount(name: string): { keyFile: string; create: () => TestServ
 }
 
 function checkVertexPath(received: RecordedUpstreamRequest, publisher: string, model: string, method: string): void {
-  assert.equal(received.path, `/v1/projects/${PROJECT}/locations/${REGION}/publishers/${publisher}/models/${encodeURIComponent(model)}:${method}`);
+  assert.equal(
+    received.path,
+    `/v1/projects/${PROJECT}/locations/${REGION}/publishers/${publisher}/models/${encodeURIComponent(model)}:${method}`,
+  );
   assert.match(String(received.headers.authorization), /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
   assert.equal(received.headers['x-goog-api-key'], undefined);
   assert.equal(received.headers['x-api-key'], undefined);
@@ -62,8 +65,15 @@ export const VERTEX_GEMINI_SUBJECT: ConformanceSubject = {
   provider: 'vertex',
   adapter: vertexAdapter,
   config: {
-    id: 'vertex', kind: 'vertex', name: 'Vertex AI', timeoutMs: 10_000, cacheFamily: 'none', profile: 'google',
-    project: PROJECT, region: REGION, credentialsFile: GEMINI_ACCOUNT.keyFile,
+    id: 'vertex',
+    kind: 'vertex',
+    name: 'Vertex AI',
+    timeoutMs: 10_000,
+    cacheFamily: 'none',
+    profile: 'google',
+    project: PROJECT,
+    region: REGION,
+    credentialsFile: GEMINI_ACCOUNT.keyFile,
   },
   upstreamModel: GEMINI_MODEL,
   async startUpstream(): Promise<Upstream> {
@@ -84,8 +94,15 @@ export const VERTEX_ANTHROPIC_SUBJECT: ConformanceSubject = {
   provider: 'vertex',
   adapter: vertexAdapter,
   config: {
-    id: 'vertex-claude', kind: 'vertex', name: 'Vertex AI (Claude)', timeoutMs: 10_000, cacheFamily: 'cache_control', profile: 'anthropic',
-    project: PROJECT, region: REGION, credentialsFile: CLAUDE_ACCOUNT.keyFile,
+    id: 'vertex-claude',
+    kind: 'vertex',
+    name: 'Vertex AI (Claude)',
+    timeoutMs: 10_000,
+    cacheFamily: 'cache_control',
+    profile: 'anthropic',
+    project: PROJECT,
+    region: REGION,
+    credentialsFile: CLAUDE_ACCOUNT.keyFile,
   },
   upstreamModel: CLAUDE_MODEL,
   async startUpstream(): Promise<Upstream> {

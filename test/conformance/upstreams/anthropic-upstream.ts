@@ -1,4 +1,9 @@
-import { startAnthropicEmulator, type AnswerStep, type AnthropicEmulatorOptions, type EmulatorStep } from '../../emulators/anthropic-messages-emulator.ts';
+import {
+  startAnthropicEmulator,
+  type AnswerStep,
+  type AnthropicEmulatorOptions,
+  type EmulatorStep,
+} from '../../emulators/anthropic-messages-emulator.ts';
 import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { emulatorUpstream } from './emulator-upstream.ts';
 
@@ -7,7 +12,10 @@ import { emulatorUpstream } from './emulator-upstream.ts';
 // cache reads (Anthropic's convention).
 
 const STOP: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = {
-  stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'refusal',
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
 };
 
 export async function startAnthropicUpstream(options: AnthropicEmulatorOptions = {}): Promise<Upstream> {

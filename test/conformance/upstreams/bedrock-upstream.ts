@@ -1,4 +1,9 @@
-import { startBedrockEmulator, TEST_AWS_CREDENTIALS, type BedrockAnswerStep, type BedrockEmulatorStep } from '../../emulators/bedrock-emulator.ts';
+import {
+  startBedrockEmulator,
+  TEST_AWS_CREDENTIALS,
+  type BedrockAnswerStep,
+  type BedrockEmulatorStep,
+} from '../../emulators/bedrock-emulator.ts';
 import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { emulatorUpstream } from './emulator-upstream.ts';
 
@@ -8,7 +13,10 @@ import { emulatorUpstream } from './emulator-upstream.ts';
 // test process's own).
 
 const STOP: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = {
-  stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'content_filtered',
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'content_filtered',
 };
 
 export async function startBedrockUpstream(): Promise<Upstream> {
@@ -37,7 +45,12 @@ function answerStep(answer: ScriptedAnswer): BedrockAnswerStep {
 function faultStep(fault: ScriptedFault): BedrockEmulatorStep {
   switch (fault.fault) {
     case 'rejected':
-      return { fault: 'status', status: 400, body: { message: fault.message }, headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' } };
+      return {
+        fault: 'status',
+        status: 400,
+        body: { message: fault.message },
+        headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+      };
     case 'rate-limited':
       return { fault: 'rate-limit', retryAfterSeconds: fault.retryAfterSeconds };
     case 'server-error':

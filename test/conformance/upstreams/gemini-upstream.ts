@@ -1,4 +1,9 @@
-import { startGeminiEmulator, type GeminiAnswerStep, type GeminiEmulatorOptions, type GeminiEmulatorStep } from '../../emulators/gemini-emulator.ts';
+import {
+  startGeminiEmulator,
+  type GeminiAnswerStep,
+  type GeminiEmulatorOptions,
+  type GeminiEmulatorStep,
+} from '../../emulators/gemini-emulator.ts';
 import type { ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { emulatorUpstream } from './emulator-upstream.ts';
 
@@ -6,7 +11,10 @@ import { emulatorUpstream } from './emulator-upstream.ts';
 // calls (the first one signed), Gemini's finish reasons and usage arithmetic.
 
 const FINISH: Readonly<Record<NonNullable<ScriptedAnswer['finish']>, string>> = {
-  stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY',
+  stop: 'STOP',
+  tool_calls: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
 };
 
 export async function startGeminiUpstream(options: GeminiEmulatorOptions): Promise<Upstream> {
@@ -20,7 +28,10 @@ function answerStep(answer: ScriptedAnswer): GeminiAnswerStep {
   if (answer.reasoning !== undefined) step.thoughts = answer.reasoning;
   if (answer.toolCalls !== undefined) {
     step.functionCalls = answer.toolCalls.map((c) => {
-      const call: { name: string; args: Record<string, unknown>; thoughtSignature?: string } = { name: c.name, args: JSON.parse(c.arguments) as Record<string, unknown> };
+      const call: { name: string; args: Record<string, unknown>; thoughtSignature?: string } = {
+        name: c.name,
+        args: JSON.parse(c.arguments) as Record<string, unknown>,
+      };
       if (c.signature !== undefined) call.thoughtSignature = c.signature;
       return call;
     });
@@ -45,7 +56,11 @@ function faultStep(fault: ScriptedFault): GeminiEmulatorStep {
     case 'rate-limited':
       return { fault: 'rate-limit', retryAfterSeconds: fault.retryAfterSeconds };
     case 'server-error':
-      return { fault: 'status', status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } };
+      return {
+        fault: 'status',
+        status: 503,
+        body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },
+      };
     case 'mid-stream':
       return { fault: 'stream-error', afterChunks: 1 };
     default:

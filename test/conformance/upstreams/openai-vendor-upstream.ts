@@ -14,15 +14,35 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { closeServer, listenOnLoopback, parseBody, readBody, sendJson } from '../../emulators/emulator-http.ts';
-import { startOpenAIChatEmulator, type AnswerStep, type EmulatorStep, type OpenAIChatEmulator } from '../../emulators/openai-chat-emulator.ts';
+import {
+  startOpenAIChatEmulator,
+  type AnswerStep,
+  type EmulatorStep,
+  type OpenAIChatEmulator,
+} from '../../emulators/openai-chat-emulator.ts';
 import type { RecordedUpstreamRequest, ScriptedAnswer, ScriptedFault, Upstream } from '../conformance-types.ts';
 import { contentRefusal, NO_CACHED_TOKENS, withoutCachedTokens } from './vendor-limits.ts';
 
 /** Mistral's documented chat request fields; anything else is refused. */
 const MISTRAL_FIELDS = new Set([
-  'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop', 'random_seed', 'response_format',
-  'tools', 'tool_choice', 'presence_penalty', 'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls',
-  'safe_prompt', 'prompt_mode',
+  'model',
+  'messages',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'stream',
+  'stop',
+  'random_seed',
+  'response_format',
+  'tools',
+  'tool_choice',
+  'presence_penalty',
+  'frequency_penalty',
+  'n',
+  'prediction',
+  'parallel_tool_calls',
+  'safe_prompt',
+  'prompt_mode',
 ]);
 
 const REASONING_IN_REASONING = new Set(['groq', 'openrouter', 'ollama']);
@@ -125,7 +145,9 @@ class VendorProxy implements Upstream {
     // Mistral reports streaming usage unasked; the emulator needs asking.
     const forward = this.vendor === 'mistral' && body.stream === true ? { ...body, stream_options: { include_usage: true } } : body;
     const upstream = await request(`${this.emulator.baseUrl}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forward),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(forward),
     });
     const answer = await upstream.body.text();
     const contentType = String(upstream.headers['content-type'] ?? 'application/json');
@@ -146,17 +168,32 @@ class VendorProxy implements Upstream {
         return { status: 404, body: { error: { code: '404', message: 'Resource not found' } } };
       }
       if (req.headers['api-key'] !== this.apiKey || req.headers.authorization !== undefined) {
-        return { status: 401, body: { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' } } };
+        return {
+          status: 401,
+          body: { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' } },
+        };
       }
     } else {
       if (path !== '/v1/chat/completions') return { status: 404, body: { error: { message: `Unknown route ${path}` } } };
       const expected = this.apiKey === undefined ? undefined : `Bearer ${this.apiKey}`;
-      if (req.headers.authorization !== expected) return { status: 401, body: { error: { message: 'Invalid API key', type: 'invalid_request_error' } } };
+      if (req.headers.authorization !== expected)
+        return { status: 401, body: { error: { message: 'Invalid API key', type: 'invalid_request_error' } } };
     }
     if (this.vendor === 'mistral' && typeof body === 'object' && body !== null) {
       for (const key of Object.keys(body)) {
         if (!MISTRAL_FIELDS.has(key)) {
-          return { status: 422, body: { object: 'error', message: { detail: [{ type: 'extra_forbidden', loc: ['body', key], msg: 'Extra inputs are not permitted', input: body[key] }] }, type: 'invalid_request_error', param: null, code: null } };
+          return {
+            status: 422,
+            body: {
+              object: 'error',
+              message: {
+                detail: [{ type: 'extra_forbidden', loc: ['body', key], msg: 'Extra inputs are not permitted', input: body[key] }],
+              },
+              type: 'invalid_request_error',
+              param: null,
+              code: null,
+            },
+          };
         }
       }
     }
@@ -209,7 +246,11 @@ function thinkingPart(text: string): Record<string, unknown> {
 function faultStep(fault: ScriptedFault): EmulatorStep {
   switch (fault.fault) {
     case 'rejected':
-      return { fault: 'status', status: 400, body: { error: { message: fault.message, type: 'invalid_request_error', param: null, code: null } } };
+      return {
+        fault: 'status',
+        status: 400,
+        body: { error: { message: fault.message, type: 'invalid_request_error', param: null, code: null } },
+      };
     case 'rate-limited':
       return { fault: 'rate-limit', retryAfterSeconds: fault.retryAfterSeconds };
     case 'server-error':

@@ -52,7 +52,17 @@ export function inputKinds(vendor: string, path: string): ReadonlySet<InputKind>
 /** The vendor's refusal of content or a response format it cannot take, or null. */
 export function contentRefusal(vendor: string, path: string, body: any): Refusal | null {
   if (NO_JSON_SCHEMA.has(vendor) && body?.response_format?.type === 'json_schema') {
-    return { status: 400, body: { error: { message: 'This response_format type is unavailable now', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } } };
+    return {
+      status: 400,
+      body: {
+        error: {
+          message: 'This response_format type is unavailable now',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_request_error',
+        },
+      },
+    };
   }
   const kinds = inputKinds(vendor, path);
   const messages: unknown[] = Array.isArray(body?.messages) ? body.messages : [];
@@ -72,20 +82,74 @@ export function contentRefusal(vendor: string, path: string, body: any): Refusal
 function refusal(vendor: string, type: string, m: number, p: number): Refusal {
   switch (vendor) {
     case 'azure':
-      return { status: 400, body: { error: { message: `Invalid value: '${type}'. Supported values are: 'text' and 'image_url'.`, type: 'invalid_request_error', param: `messages[${m}].content[${p}].type`, code: 'invalid_value' } } };
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `Invalid value: '${type}'. Supported values are: 'text' and 'image_url'.`,
+            type: 'invalid_request_error',
+            param: `messages[${m}].content[${p}].type`,
+            code: 'invalid_value',
+          },
+        },
+      };
     case 'mistral':
       return {
         status: 422,
-        body: { object: 'error', message: { detail: [{ type: 'union_tag_invalid', loc: ['body', 'messages', m, 'user', 'content', p], msg: `Input tag '${type}' found using 'type' does not match any of the expected tags`, input: type }] }, type: 'invalid_request_error', param: null, code: null },
+        body: {
+          object: 'error',
+          message: {
+            detail: [
+              {
+                type: 'union_tag_invalid',
+                loc: ['body', 'messages', m, 'user', 'content', p],
+                msg: `Input tag '${type}' found using 'type' does not match any of the expected tags`,
+                input: type,
+              },
+            ],
+          },
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
       };
     case 'xai':
-      return { status: 422, body: { code: 'Client specified an invalid argument', error: `Failed to deserialize the JSON body into the target type: messages[${m}]: unknown variant \`${type}\`` } };
+      return {
+        status: 422,
+        body: {
+          code: 'Client specified an invalid argument',
+          error: `Failed to deserialize the JSON body into the target type: messages[${m}]: unknown variant \`${type}\``,
+        },
+      };
     case 'deepseek':
-      return { status: 400, body: { error: { message: `Failed to deserialize the JSON body into the target type: messages[${m}]: unknown variant \`${type}\`, expected \`text\``, type: 'invalid_request_error', param: null, code: 'invalid_request_error' } } };
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `Failed to deserialize the JSON body into the target type: messages[${m}]: unknown variant \`${type}\`, expected \`text\``,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_request_error',
+          },
+        },
+      };
     case 'vllm':
-      return { status: 400, body: { object: 'error', message: `Unknown part type: ${type}`, type: 'BadRequestError', param: null, code: 400 } };
+      return {
+        status: 400,
+        body: { object: 'error', message: `Unknown part type: ${type}`, type: 'BadRequestError', param: null, code: 400 },
+      };
     default:
-      return { status: 400, body: { error: { message: `messages.${m}.content.${p}.type: '${type}' is not supported`, type: 'invalid_request_error', param: `messages.${m}.content.${p}.type`, code: null } } };
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `messages.${m}.content.${p}.type: '${type}' is not supported`,
+            type: 'invalid_request_error',
+            param: `messages.${m}.content.${p}.type`,
+            code: null,
+          },
+        },
+      };
   }
 }
 

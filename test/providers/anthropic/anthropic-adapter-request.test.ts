@@ -34,7 +34,11 @@ describe('anthropic adapter over HTTP: requests', () => {
     assert.equal(r.headers.authorization, undefined);
     assert.equal(r.headers['anthropic-beta'], undefined);
     assert.match(String(r.headers['content-type']), /^application\/json/);
-    assert.deepEqual(body, { model: 'claude-test', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+    assert.deepEqual(body, {
+      model: 'claude-test',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    });
   });
 
   it('takes max_tokens from the request, else from the endpoint', async () => {
@@ -43,12 +47,18 @@ describe('anthropic adapter over HTTP: requests', () => {
   });
 
   it('accepts a base URL that already ends in /v1 and adds operator headers', async () => {
-    await sent(anthropicRequest(), h.endpoint({ baseUrl: `${h.emu.baseUrl}/v1/`, apiKey: '', headers: { authorization: 'Bearer proxy-token' } }));
+    await sent(
+      anthropicRequest(),
+      h.endpoint({ baseUrl: `${h.emu.baseUrl}/v1/`, apiKey: '', headers: { authorization: 'Bearer proxy-token' } }),
+    );
     const r = h.emu.requests[0]!;
     assert.equal(r.path, '/v1/messages');
     assert.equal(r.headers['x-api-key'], undefined);
     assert.equal(r.headers.authorization, 'Bearer proxy-token');
-    assert.equal(anthropicAdapter.encodeRequest(anthropicRequest(), anthropicEndpoint({ baseUrl: 'https://api.anthropic.com' })).url, 'https://api.anthropic.com/v1/messages');
+    assert.equal(
+      anthropicAdapter.encodeRequest(anthropicRequest(), anthropicEndpoint({ baseUrl: 'https://api.anthropic.com' })).url,
+      'https://api.anthropic.com/v1/messages',
+    );
   });
 
   it('streams with stream: true and nothing else added', async () => {
@@ -60,7 +70,13 @@ describe('anthropic adapter over HTTP: requests', () => {
   it('hoists leading system messages with their cache_control, keeps a later one in place, merges roles', async () => {
     const messages: Message[] = [
       { role: 'system', content: [{ type: 'text', text: 'You are terse.', cacheControl: { type: 'ephemeral', ttl: '1h' } }] },
-      { role: 'system', content: [{ type: 'text', text: 'Answer in French.' }, { type: 'text', text: '' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Answer in French.' },
+          { type: 'text', text: '' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
       { role: 'user', content: [{ type: 'text', text: 'Anyone there?', cacheControl: { type: 'ephemeral' } }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Oui.' }] },
@@ -73,9 +89,21 @@ describe('anthropic adapter over HTTP: requests', () => {
       { type: 'text', text: 'Answer in French.' },
     ]);
     assert.deepEqual(body.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'Hello' }, { type: 'text', text: 'Anyone there?', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Hello' },
+          { type: 'text', text: 'Anyone there?', cache_control: { type: 'ephemeral' } },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'Oui.' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Now switch to English.' }, { type: 'text', text: 'Why?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Now switch to English.' },
+          { type: 'text', text: 'Why?' },
+        ],
+      },
     ]);
   });
 
@@ -94,13 +122,18 @@ describe('anthropic adapter over HTTP: requests', () => {
       { role: 'user', content: [{ type: 'text', text: 'And be quick.' }] },
       {
         role: 'tool',
-        content: [{
-          type: 'tool-result',
-          toolCallId: 'functions.get_weather:1',
-          content: [{ type: 'text', text: 'rain' }, { type: 'image', url: 'data:image/png;base64,iVBORw0K' }],
-          isError: true,
-          cacheControl: { type: 'ephemeral', ttl: '5m' },
-        }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'functions.get_weather:1',
+            content: [
+              { type: 'text', text: 'rain' },
+              { type: 'image', url: 'data:image/png;base64,iVBORw0K' },
+            ],
+            isError: true,
+            cacheControl: { type: 'ephemeral', ttl: '5m' },
+          },
+        ],
       },
     ];
     const body = await sent(anthropicRequest({ messages, tools: [WEATHER_TOOL] }));
@@ -121,7 +154,10 @@ describe('anthropic adapter over HTTP: requests', () => {
           {
             type: 'tool_result',
             tool_use_id: 'functions_get_weather_1',
-            content: [{ type: 'text', text: 'rain' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } }],
+            content: [
+              { type: 'text', text: 'rain' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } },
+            ],
             is_error: true,
             cache_control: { type: 'ephemeral', ttl: '5m' },
           },
@@ -134,8 +170,20 @@ describe('anthropic adapter over HTTP: requests', () => {
   it('declares the tools a replayed conversation used when the request gives none, and forbids calling them', async () => {
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
-      { role: 'assistant', content: [{ type: 'tool-call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }, { type: 'tool-call', id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: '3C' }, { type: 'tool-result', toolCallId: 'call_2', content: '20C' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          { type: 'tool-call', id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'call_1', content: '3C' },
+          { type: 'tool-result', toolCallId: 'call_2', content: '20C' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Summarize.' }] },
     ];
     const body = await sent(anthropicRequest({ messages }));
@@ -174,24 +222,34 @@ describe('anthropic adapter over HTTP: requests', () => {
       { role: 'user', content: [{ type: 'text', text: 'b' }] },
     ];
     const body = await sent(anthropicRequest({ messages }));
-    assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+    assert.deepEqual(body.messages, [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ]);
   });
 
   it('maps images and files to image and document blocks', async () => {
-    const messages: Message[] = [{
-      role: 'user',
-      content: [
-        { type: 'image', url: 'data:image/jpeg;base64,/9j/4AAQ', cacheControl: { type: 'ephemeral' } },
-        { type: 'image', url: 'https://example.com/cat.png', detail: 'low' },
-        { type: 'file', data: 'JVBERi0xLjQ=', mediaType: 'application/pdf', filename: 'report.pdf' },
-        { type: 'file', data: 'data:application/pdf;base64,JVBERi0xLjU=' },
-        { type: 'file', data: 'JVBERi0xLjY=' },
-        { type: 'file', data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=' },
-        { type: 'file', url: 'https://example.com/paper.pdf', mediaType: 'application/pdf' },
-        { type: 'file', data: 'R0lGODlh', mediaType: 'image/gif' },
-        { type: 'text', text: 'Summarize.' },
-      ],
-    }];
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', url: 'data:image/jpeg;base64,/9j/4AAQ', cacheControl: { type: 'ephemeral' } },
+          { type: 'image', url: 'https://example.com/cat.png', detail: 'low' },
+          { type: 'file', data: 'JVBERi0xLjQ=', mediaType: 'application/pdf', filename: 'report.pdf' },
+          { type: 'file', data: 'data:application/pdf;base64,JVBERi0xLjU=' },
+          { type: 'file', data: 'JVBERi0xLjY=' },
+          { type: 'file', data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=' },
+          { type: 'file', url: 'https://example.com/paper.pdf', mediaType: 'application/pdf' },
+          { type: 'file', data: 'R0lGODlh', mediaType: 'image/gif' },
+          { type: 'text', text: 'Summarize.' },
+        ],
+      },
+    ];
     const body = await sent(anthropicRequest({ messages }));
     assert.deepEqual(body.messages[0].content, [
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' }, cache_control: { type: 'ephemeral' } },
@@ -209,30 +267,41 @@ describe('anthropic adapter over HTTP: requests', () => {
   it('refuses audio and files Anthropic cannot read with unsupported_content, before any request', () => {
     const cases: Message[] = [
       { role: 'user', content: [{ type: 'audio', data: 'UklGR', format: 'wav' }] },
-      { role: 'user', content: [{ type: 'file', data: 'UEsDBBQ', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }] },
+      {
+        role: 'user',
+        content: [{ type: 'file', data: 'UEsDBBQ', mediaType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],
+      },
     ];
     for (const m of cases) {
-      assert.throws(() => anthropicAdapter.encodeRequest(anthropicRequest({ messages: [m] }), anthropicEndpoint()), (err: unknown) => {
-        assert.ok(err instanceof GatewayError);
-        assert.equal(err.code, 'unsupported_content');
-        assert.equal(err.status, 400);
-        return true;
-      });
+      assert.throws(
+        () => anthropicAdapter.encodeRequest(anthropicRequest({ messages: [m] }), anthropicEndpoint()),
+        (err: unknown) => {
+          assert.ok(err instanceof GatewayError);
+          assert.equal(err.code, 'unsupported_content');
+          assert.equal(err.status, 400);
+          return true;
+        },
+      );
     }
   });
 
   it('maps sampling, stops, user and tools; drops what the Messages API has no field for', async () => {
-    const body = await sent(anthropicRequest({
-      sampling: { temperature: 0.3, topK: 40, frequencyPenalty: 0.5, presencePenalty: 0.1, seed: 7, logitBias: { '1': 2 }, minP: 0.1 },
-      stop: ['END', '  ', '\n'],
-      user: 'user-123',
-      tools: [{ ...WEATHER_TOOL, strict: true, cacheControl: { type: 'ephemeral', ttl: '1h' } }, { name: 'now', parameters: {} }],
-      toolChoice: { type: 'required' },
-      parallelToolCalls: false,
-      promptCacheKey: 'pck',
-      modalities: ['text'],
-      extra: { service_tier: 'flex' },
-    }));
+    const body = await sent(
+      anthropicRequest({
+        sampling: { temperature: 0.3, topK: 40, frequencyPenalty: 0.5, presencePenalty: 0.1, seed: 7, logitBias: { '1': 2 }, minP: 0.1 },
+        stop: ['END', '  ', '\n'],
+        user: 'user-123',
+        tools: [
+          { ...WEATHER_TOOL, strict: true, cacheControl: { type: 'ephemeral', ttl: '1h' } },
+          { name: 'now', parameters: {} },
+        ],
+        toolChoice: { type: 'required' },
+        parallelToolCalls: false,
+        promptCacheKey: 'pck',
+        modalities: ['text'],
+        extra: { service_tier: 'flex' },
+      }),
+    );
     assert.deepEqual(body, {
       model: 'claude-test',
       max_tokens: 4096,
@@ -241,7 +310,13 @@ describe('anthropic adapter over HTTP: requests', () => {
       top_k: 40,
       stop_sequences: ['END'],
       tools: [
-        { name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_TOOL.parameters, strict: true, cache_control: { type: 'ephemeral', ttl: '1h' } },
+        {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          input_schema: WEATHER_TOOL.parameters,
+          strict: true,
+          cache_control: { type: 'ephemeral', ttl: '1h' },
+        },
         { name: 'now', input_schema: { type: 'object' } },
       ],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
@@ -249,7 +324,7 @@ describe('anthropic adapter over HTTP: requests', () => {
     });
   });
 
-  it('clamps temperature to Anthropic\'s range, and sends temperature rather than both it and top_p', async () => {
+  it("clamps temperature to Anthropic's range, and sends temperature rather than both it and top_p", async () => {
     assert.equal((await sent(anthropicRequest({ sampling: { temperature: 1.7 } }))).temperature, 1);
     const both = await sent(anthropicRequest({ sampling: { temperature: 0.5, topP: 0.9 } }));
     assert.equal(both.temperature, 0.5);
@@ -261,7 +336,10 @@ describe('anthropic adapter over HTTP: requests', () => {
     const choices = [
       [{ type: 'auto' }, { type: 'auto' }],
       [{ type: 'none' }, { type: 'none' }],
-      [{ type: 'tool', name: 'get_weather' }, { type: 'tool', name: 'get_weather' }],
+      [
+        { type: 'tool', name: 'get_weather' },
+        { type: 'tool', name: 'get_weather' },
+      ],
     ] as const;
     for (const [choice, wire] of choices) {
       assert.deepEqual((await sent(anthropicRequest({ tools: [WEATHER_TOOL], toolChoice: choice }))).tool_choice, wire);
@@ -271,9 +349,19 @@ describe('anthropic adapter over HTTP: requests', () => {
     assert.equal('tools' in noTools, false);
   });
 
-  it('honours the endpoint\'s parameter set', async () => {
+  it("honours the endpoint's parameter set", async () => {
     const narrow = h.endpoint({}, { supportedParameters: new Set(['max_tokens', 'tools']) });
-    const body = await sent(anthropicRequest({ sampling: { temperature: 0.2 }, stop: ['x'], user: 'u', reasoning: { effort: 'high' }, tools: [WEATHER_TOOL], toolChoice: { type: 'required' } }), narrow);
+    const body = await sent(
+      anthropicRequest({
+        sampling: { temperature: 0.2 },
+        stop: ['x'],
+        user: 'u',
+        reasoning: { effort: 'high' },
+        tools: [WEATHER_TOOL],
+        toolChoice: { type: 'required' },
+      }),
+      narrow,
+    );
     assert.deepEqual(Object.keys(body).sort(), ['max_tokens', 'messages', 'model', 'tools']);
   });
 
@@ -283,10 +371,15 @@ describe('anthropic adapter over HTTP: requests', () => {
     assert.deepEqual(withSchema.output_config, { format: { type: 'json_schema', schema } });
     assert.equal('system' in withSchema, false);
 
-    const jsonObject = await sent(anthropicRequest({
-      messages: [{ role: 'system', content: [{ type: 'text', text: 'Be helpful.', cacheControl: { type: 'ephemeral' } }] }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
-      responseFormat: { type: 'json_object' },
-    }));
+    const jsonObject = await sent(
+      anthropicRequest({
+        messages: [
+          { role: 'system', content: [{ type: 'text', text: 'Be helpful.', cacheControl: { type: 'ephemeral' } }] },
+          { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        ],
+        responseFormat: { type: 'json_object' },
+      }),
+    );
     assert.deepEqual(jsonObject.system, [
       { type: 'text', text: 'Be helpful.', cache_control: { type: 'ephemeral' } },
       { type: 'text', text: JSON_OBJECT_INSTRUCTION },
@@ -297,7 +390,11 @@ describe('anthropic adapter over HTTP: requests', () => {
 
 describe('anthropic adapter over HTTP: thinking', () => {
   it('turns an effort into a budget below max_tokens', async () => {
-    const cases = [['low', 1024], ['medium', 8192], ['high', 24_576]] as const;
+    const cases = [
+      ['low', 1024],
+      ['medium', 8192],
+      ['high', 24_576],
+    ] as const;
     for (const [effort, budget] of cases) {
       const body = await sent(anthropicRequest({ reasoning: { effort } }), h.endpoint({}, { maxOutputTokens: 64_000 }));
       assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: budget }, effort);
@@ -317,7 +414,10 @@ describe('anthropic adapter over HTTP: thinking', () => {
     assert.equal(small.max_tokens, 5000);
 
     // Within the model's maximum output: the budget gives way.
-    const capped = await sent(anthropicRequest({ reasoning: { maxTokens: 60_000 }, maxOutputTokens: 32_000 }), h.endpoint({}, { maxOutputTokens: 64_000 }));
+    const capped = await sent(
+      anthropicRequest({ reasoning: { maxTokens: 60_000 }, maxOutputTokens: 32_000 }),
+      h.endpoint({}, { maxOutputTokens: 64_000 }),
+    );
     assert.equal(capped.max_tokens, 64_000);
     assert.equal(capped.thinking.budget_tokens, 60_000);
     const squeezed = await sent(anthropicRequest({ reasoning: { maxTokens: 70_000 } }), h.endpoint({}, { maxOutputTokens: 64_000 }));
@@ -336,18 +436,26 @@ describe('anthropic adapter over HTTP: thinking', () => {
   });
 
   it('sends no thinking when reasoning is off, disabled or absent', async () => {
-    for (const reasoning of [undefined, { enabled: false }, { effort: 'none' as const }, { maxTokens: 0 }, { enabled: false, effort: 'high' as const }]) {
+    for (const reasoning of [
+      undefined,
+      { enabled: false },
+      { effort: 'none' as const },
+      { maxTokens: 0 },
+      { enabled: false, effort: 'high' as const },
+    ]) {
       assert.equal('thinking' in (await sent(anthropicRequest({ reasoning }))), false, JSON.stringify(reasoning));
     }
   });
 
   it('drops temperature, top_k, low top_p and forced tool choices under thinking', async () => {
-    const body = await sent(anthropicRequest({
-      reasoning: { effort: 'low' },
-      sampling: { temperature: 0.2, topK: 5, topP: 0.5 },
-      tools: [WEATHER_TOOL],
-      toolChoice: { type: 'tool', name: 'get_weather' },
-    }));
+    const body = await sent(
+      anthropicRequest({
+        reasoning: { effort: 'low' },
+        sampling: { temperature: 0.2, topK: 5, topP: 0.5 },
+        tools: [WEATHER_TOOL],
+        toolChoice: { type: 'tool', name: 'get_weather' },
+      }),
+    );
     assert.ok(body.thinking !== undefined);
     for (const key of ['temperature', 'top_k', 'top_p']) assert.equal(key in body, false, key);
     assert.deepEqual(body.tool_choice, { type: 'auto' });
@@ -360,13 +468,19 @@ describe('anthropic adapter over HTTP: thinking', () => {
       return h.emu.requests.at(-1)!.headers['anthropic-beta'];
     };
     assert.equal(await beta({ reasoning: { effort: 'low' }, tools: [WEATHER_TOOL] }), 'interleaved-thinking-2025-05-14');
-    assert.equal(await beta({ reasoning: { effort: 'low' }, tools: [WEATHER_TOOL], toolChoice: { type: 'auto' } }), 'interleaved-thinking-2025-05-14');
+    assert.equal(
+      await beta({ reasoning: { effort: 'low' }, tools: [WEATHER_TOOL], toolChoice: { type: 'auto' } }),
+      'interleaved-thinking-2025-05-14',
+    );
     assert.equal(await beta({ reasoning: { effort: 'low' }, tools: [WEATHER_TOOL], toolChoice: { type: 'none' } }), undefined);
     assert.equal(await beta({ reasoning: { effort: 'low' } }), undefined);
     assert.equal(await beta({ tools: [WEATHER_TOOL] }), undefined);
     // An operator's own betas are kept beside it.
     assert.equal(
-      await beta({ reasoning: { effort: 'low' }, tools: [WEATHER_TOOL] }, h.endpoint({ headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })),
+      await beta(
+        { reasoning: { effort: 'low' }, tools: [WEATHER_TOOL] },
+        h.endpoint({ headers: { 'anthropic-beta': 'context-1m-2025-08-07' } }),
+      ),
       'context-1m-2025-08-07,interleaved-thinking-2025-05-14',
     );
   });
@@ -385,7 +499,13 @@ describe('anthropic adapter over HTTP: thinking', () => {
     ];
     const fromOpenAI = await sent(anthropicRequest({ messages: loop(null), tools: [WEATHER_TOOL], reasoning: { effort: 'low' } }));
     assert.equal('thinking' in fromOpenAI, false);
-    const fromAnthropic = await sent(anthropicRequest({ messages: loop({ type: 'reasoning', text: 'Oslo.', signature: 'EqQBx' }), tools: [WEATHER_TOOL], reasoning: { effort: 'low' } }));
+    const fromAnthropic = await sent(
+      anthropicRequest({
+        messages: loop({ type: 'reasoning', text: 'Oslo.', signature: 'EqQBx' }),
+        tools: [WEATHER_TOOL],
+        reasoning: { effort: 'low' },
+      }),
+    );
     assert.deepEqual(fromAnthropic.thinking, { type: 'enabled', budget_tokens: 1024 });
   });
 });

@@ -18,7 +18,10 @@ describe('anthropic adapter over HTTP: answers', () => {
     h.emu.enqueue({ text: 'Hello there.', usage: { input_tokens: 9, output_tokens: 3 } });
     const ex = await h.run(anthropicRequest());
     assert.equal(ex.status, 200);
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
     const start = ex.parts[0]!;
     assert.ok(start.type === 'stream-start' && start.id?.startsWith('msg_') && start.model === 'claude-test');
     assert.equal(textOf(ex.parts), 'Hello there.');
@@ -34,21 +37,36 @@ describe('anthropic adapter over HTTP: answers', () => {
   it('decodes streaming text delta by delta', async () => {
     h.emu.enqueue({ text: 'One two three four', chunks: 4 });
     const ex = await h.run(anthropicRequest({ stream: true }));
-    assert.deepEqual(partsOfType(ex.parts, 'text-delta').map((p) => p.text), ['One t', 'wo t', 'hree ', 'four']);
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      partsOfType(ex.parts, 'text-delta').map((p) => p.text),
+      ['One t', 'wo t', 'hree ', 'four'],
+    );
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'finish', 'usage'],
+    );
   });
 
   it('decodes thinking with its signature and redacted thinking, in order, streamed and not', async () => {
     for (const stream of [false, true]) {
-      h.emu.enqueue({ thinking: 'Two cities, two calls.', signature: 'EqQBCkgIARABGAIiQL', redacted: 'EmwKAhgBEgy3vaRedacted', text: 'Answer.' });
+      h.emu.enqueue({
+        thinking: 'Two cities, two calls.',
+        signature: 'EqQBCkgIARABGAIiQL',
+        redacted: 'EmwKAhgBEgy3vaRedacted',
+        text: 'Answer.',
+      });
       const ex = await h.run(anthropicRequest({ stream, reasoning: { effort: 'low' } }));
       const { response, error } = foldStreamParts(ex.parts);
       assert.equal(error, null);
-      assert.deepEqual(response.content, [
-        { type: 'reasoning', text: 'Two cities, two calls.', signature: 'EqQBCkgIARABGAIiQL' },
-        { type: 'redacted-reasoning', data: 'EmwKAhgBEgy3vaRedacted' },
-        { type: 'text', text: 'Answer.' },
-      ], `stream=${stream}`);
+      assert.deepEqual(
+        response.content,
+        [
+          { type: 'reasoning', text: 'Two cities, two calls.', signature: 'EqQBCkgIARABGAIiQL' },
+          { type: 'redacted-reasoning', data: 'EmwKAhgBEgy3vaRedacted' },
+          { type: 'text', text: 'Answer.' },
+        ],
+        `stream=${stream}`,
+      );
       // One signature part, after the block's text.
       const sigAt = ex.parts.findIndex((p) => p.type === 'reasoning-signature');
       assert.equal(partsOfType(ex.parts, 'reasoning-signature').length, 1);
@@ -68,7 +86,11 @@ describe('anthropic adapter over HTTP: answers', () => {
       assert.deepEqual(response.finish, { unified: 'tool_calls', raw: 'tool_use' });
     }
     // The empty first fragment real streams send is not passed on.
-    assert.ok(partsOfType((await (h.emu.enqueue({ toolCalls: [call] }), h.run(anthropicRequest({ stream: true })))).parts, 'tool-call-delta').every((p) => p.argumentsDelta.length > 0));
+    assert.ok(
+      partsOfType((await (h.emu.enqueue({ toolCalls: [call] }), h.run(anthropicRequest({ stream: true })))).parts, 'tool-call-delta').every(
+        (p) => p.argumentsDelta.length > 0,
+      ),
+    );
   });
 
   it('decodes text and parallel tool calls, numbering calls by appearance', async () => {
@@ -79,7 +101,13 @@ describe('anthropic adapter over HTTP: answers', () => {
     for (const stream of [false, true]) {
       h.emu.enqueue({ thinking: 'Both.', text: 'Let me check.', toolCalls: calls });
       const ex = await h.run(anthropicRequest({ stream, tools: [WEATHER_TOOL] }));
-      assert.deepEqual(partsOfType(ex.parts, 'tool-call-start').map((p) => [p.index, p.id]), [[0, 'toolu_1'], [1, 'toolu_2']]);
+      assert.deepEqual(
+        partsOfType(ex.parts, 'tool-call-start').map((p) => [p.index, p.id]),
+        [
+          [0, 'toolu_1'],
+          [1, 'toolu_2'],
+        ],
+      );
       const { response } = foldStreamParts(ex.parts);
       assert.deepEqual(response.content.slice(1), [
         { type: 'text', text: 'Let me check.' },
@@ -101,13 +129,26 @@ describe('anthropic adapter over HTTP: answers', () => {
 
   it('normalizes usage: input_tokens excludes cache reads and writes, output includes thinking', async () => {
     for (const stream of [false, true]) {
-      h.emu.enqueue({ text: 'ok', usage: { input_tokens: 50, cache_read_input_tokens: 800, cache_creation_input_tokens: 150, output_tokens: 120, thinking_tokens: 100 } });
+      h.emu.enqueue({
+        text: 'ok',
+        usage: {
+          input_tokens: 50,
+          cache_read_input_tokens: 800,
+          cache_creation_input_tokens: 150,
+          output_tokens: 120,
+          thinking_tokens: 100,
+        },
+      });
       const ex = await h.run(anthropicRequest({ stream }));
       const usages = partsOfType(ex.parts, 'usage');
       assert.equal(usages.length, 1, 'one usage part, after the finish');
       assert.equal(ex.parts.at(-1)!.type, 'usage');
       const usage = usages[0]!.usage;
-      assert.deepEqual({ ...usage, raw: undefined }, { input: 1000, cacheRead: 800, cacheWrite: 150, output: 120, reasoning: 100, raw: undefined }, `stream=${stream}`);
+      assert.deepEqual(
+        { ...usage, raw: undefined },
+        { input: 1000, cacheRead: 800, cacheWrite: 150, output: 120, reasoning: 100, raw: undefined },
+        `stream=${stream}`,
+      );
       assert.equal((usage.raw as { input_tokens: number }).input_tokens, 50);
     }
   });
@@ -138,20 +179,31 @@ describe('anthropic adapter over HTTP: answers', () => {
 
   it('folds a streamed and a non-streamed answer to the same response', async () => {
     const step = {
-      thinking: 'Hmm.', redacted: 'abc', text: 'Two calls:',
-      toolCalls: [{ id: 'toolu_a', name: 'a', arguments: '{"x":1}' }, { id: 'toolu_b', name: 'b', arguments: '{}' }],
+      thinking: 'Hmm.',
+      redacted: 'abc',
+      text: 'Two calls:',
+      toolCalls: [
+        { id: 'toolu_a', name: 'a', arguments: '{"x":1}' },
+        { id: 'toolu_b', name: 'b', arguments: '{}' },
+      ],
       usage: { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 2 },
     };
     h.emu.enqueue(step, step);
     const plain = foldStreamParts((await h.run(anthropicRequest())).parts).response;
     const streamed = foldStreamParts((await h.run(anthropicRequest({ stream: true }))).parts).response;
-    assert.deepEqual({ ...streamed, id: undefined, usage: { ...streamed.usage, raw: undefined } }, { ...plain, id: undefined, usage: { ...plain.usage, raw: undefined } });
+    assert.deepEqual(
+      { ...streamed, id: undefined, usage: { ...streamed.usage, raw: undefined } },
+      { ...plain, id: undefined, usage: { ...plain.usage, raw: undefined } },
+    );
   });
 
   it('finishes a stream that ends after message_delta without message_stop', async () => {
     h.emu.enqueue({ text: 'fine', omitMessageStop: true });
     const ex = await h.run(anthropicRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
   });
 });
 
@@ -187,7 +239,7 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
     assert.equal(ex.error!.metadata?.retry_after_seconds, 7);
   });
 
-  it('turns 401 and 403 into retryable provider_errors that do not repeat the upstream\'s words', async () => {
+  it("turns 401 and 403 into retryable provider_errors that do not repeat the upstream's words", async () => {
     for (const status of [401, 403]) {
       h.emu.enqueue({ fault: 'status', status });
       const err = (await h.run(anthropicRequest())).error!;
@@ -199,7 +251,11 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
 
   it('turns 400, 404 and 413 into upstream_rejected_request with the upstream message', async () => {
     for (const status of [400, 404, 413]) {
-      h.emu.enqueue({ fault: 'status', status, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } } });
+      h.emu.enqueue({
+        fault: 'status',
+        status,
+        body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+      });
       const err = (await h.run(anthropicRequest())).error!;
       assert.equal(err.code, 'upstream_rejected_request');
       assert.equal(err.status, 400);
@@ -216,7 +272,10 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
   it('turns a malformed JSON body into an error part (non-stream)', async () => {
     h.emu.enqueue({ fault: 'malformed-json' });
     const ex = await h.run(anthropicRequest());
-    assert.deepEqual(ex.parts.map((p) => p.type), ['error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['error'],
+    );
     const err = partsOfType(ex.parts, 'error')[0]!.error;
     assert.equal(err.code, 'provider_error');
     assert.match(String(err.metadata?.raw), /^\{"id":"msg_broken"/);
@@ -225,14 +284,20 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
   it('turns a malformed data line into one error part and ignores the rest (stream)', async () => {
     h.emu.enqueue({ fault: 'malformed-json' });
     const ex = await h.run(anthropicRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'error'],
+    );
     assert.equal(partsOfType(ex.parts, 'error')[0]!.error.metadata?.raw, '{not json');
   });
 
   it('turns an `event: error` mid-stream into an error part after the content received', async () => {
     h.emu.enqueue({ fault: 'stream-error', afterChunks: 4 });
     const ex = await h.run(anthropicRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'error'],
+    );
     const err = partsOfType(ex.parts, 'error')[0]!.error;
     assert.equal(err.code, 'provider_error');
     assert.equal(err.retryable, true, 'overloaded');
@@ -249,7 +314,10 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
   it('turns an error envelope in a 200 body into an error part (non-stream)', async () => {
     h.emu.enqueue({ fault: 'stream-error' });
     const ex = await h.run(anthropicRequest());
-    assert.deepEqual(ex.parts.map((p) => p.type), ['error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['error'],
+    );
     assert.equal(partsOfType(ex.parts, 'error')[0]!.error.retryable, true);
   });
 
@@ -257,16 +325,26 @@ describe('anthropic adapter over HTTP: errors and faults', () => {
     h.emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 4 });
     const ex = await h.run(anthropicRequest({ stream: true }));
     assert.ok(ex.transportError !== null, 'the socket was reset');
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'error'],
+    );
     const err = partsOfType(ex.parts, 'error')[0]!.error;
     assert.equal(err.code, 'provider_error');
     assert.match(err.message, /ended before completion/);
   });
 
   it('closes an open tool call before the error when a tool stream is cut', async () => {
-    h.emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 4, then: { toolCalls: [{ id: 'toolu_c', name: 'a', arguments: '{"long":"arguments here"}' }] } });
+    h.emu.enqueue({
+      fault: 'reset-mid-stream',
+      afterChunks: 4,
+      then: { toolCalls: [{ id: 'toolu_c', name: 'a', arguments: '{"long":"arguments here"}' }] },
+    });
     const ex = await h.run(anthropicRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error'],
+    );
   });
 
   it('waits out a slow first byte', async () => {

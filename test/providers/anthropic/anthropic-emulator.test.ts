@@ -12,8 +12,16 @@ import { anthropicRequest, useAnthropicEmulator, waitFor } from './anthropic-tes
 
 const h = useAnthropicEmulator();
 
-async function post(body: unknown, headers: Record<string, string> = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }): Promise<{ status: number; json: any }> {
-  const res = await request(`${h.emu.baseUrl}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), dispatcher: h.agent });
+async function post(
+  body: unknown,
+  headers: Record<string, string> = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+): Promise<{ status: number; json: any }> {
+  const res = await request(`${h.emu.baseUrl}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    dispatcher: h.agent,
+  });
   return { status: res.statusCode, json: await res.body.json() };
 }
 
@@ -30,35 +38,64 @@ describe('the anthropic emulator', () => {
     assert.equal(h.emu.requests[0]!.headers['x-api-key'], 'sk-ant-x');
     assert.equal(h.emu.requests[0]!.headers['anthropic-version'], '2023-06-01');
 
-    h.emu.enqueue({ thinking: 'Plan.', signature: 'EqQBsig', redacted: 'EmwK', text: 'Calling.', toolCalls: [{ id: 'toolu_1', name: 'f', arguments: '{"k":"v"}' }] });
-    const final = await client.messages.stream({ model: 'claude-x', max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled', budget_tokens: 1024 } }).finalMessage();
-    assert.deepEqual(final.content.map((b) => b.type), ['thinking', 'redacted_thinking', 'text', 'tool_use']);
+    h.emu.enqueue({
+      thinking: 'Plan.',
+      signature: 'EqQBsig',
+      redacted: 'EmwK',
+      text: 'Calling.',
+      toolCalls: [{ id: 'toolu_1', name: 'f', arguments: '{"k":"v"}' }],
+    });
+    const final = await client.messages
+      .stream({
+        model: 'claude-x',
+        max_tokens: 4096,
+        messages: [{ role: 'user', content: 'hi' }],
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+      })
+      .finalMessage();
+    assert.deepEqual(
+      final.content.map((b) => b.type),
+      ['thinking', 'redacted_thinking', 'text', 'tool_use'],
+    );
     assert.deepEqual(final.content[0], { type: 'thinking', thinking: 'Plan.', signature: 'EqQBsig' });
     assert.deepEqual(final.content[1], { type: 'redacted_thinking', data: 'EmwK' });
     assert.deepEqual(final.content[3], { type: 'tool_use', id: 'toolu_1', name: 'f', input: { k: 'v' } });
     assert.equal(final.stop_reason, 'tool_use');
 
     h.emu.enqueue({ fault: 'status', status: 529 });
-    await assert.rejects(client.messages.create({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
-      assert.ok(err instanceof Anthropic0x.APIError);
-      assert.equal(err.status, 529);
-      assert.equal((err.error as { error: { type: string } }).error.type, 'overloaded_error');
-      return true;
-    });
+    await assert.rejects(
+      client.messages.create({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      (err: unknown) => {
+        assert.ok(err instanceof Anthropic0x.APIError);
+        assert.equal(err.status, 529);
+        assert.equal((err.error as { error: { type: string } }).error.type, 'overloaded_error');
+        return true;
+      },
+    );
 
     h.emu.enqueue({ fault: 'stream-error', afterChunks: 3 });
-    const stream = await client.messages.create({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true });
-    await assert.rejects(async () => {
-      for await (const _ of stream) {
-        // drain
-      }
-    }, (err: unknown) => err instanceof Anthropic0x.APIError && /Overloaded/.test(err.message));
+    const stream = await client.messages.create({
+      model: 'claude-x',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    await assert.rejects(
+      async () => {
+        for await (const _ of stream) {
+          // drain
+        }
+      },
+      (err: unknown) => err instanceof Anthropic0x.APIError && /Overloaded/.test(err.message),
+    );
   });
 
   it('speaks the wire the current SDK reads (Bearer, 2026-10-21)', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-y', baseURL: h.emu.baseUrl, maxRetries: 0 });
     h.emu.enqueue({ text: 'streamed words here', chunks: 3, usage: { input_tokens: 5, output_tokens: 3 } });
-    const final = await client.messages.stream({ model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+    const final = await client.messages
+      .stream({ model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage();
     assert.deepEqual(final.content, [{ type: 'text', text: 'streamed words here' }]);
     assert.equal(final.usage.output_tokens, 3);
     assert.equal(h.emu.requests[0]!.headers.authorization, 'Bearer sk-ant-y');
@@ -71,13 +108,52 @@ describe('the anthropic emulator', () => {
       [{ model: 'm', max_tokens: 10, messages: USER }, { 'x-api-key': 'k' }, 400, /anthropic-version/],
       [{ model: 'm', messages: USER }, undefined, 400, /max_tokens/],
       [{ model: 'm', max_tokens: 10, messages: [] }, undefined, 400, /at least one message/],
-      [{ model: 'm', max_tokens: 2000, messages: USER, thinking: { type: 'enabled', budget_tokens: 2000 } }, undefined, 400, /greater than `thinking.budget_tokens`/],
+      [
+        { model: 'm', max_tokens: 2000, messages: USER, thinking: { type: 'enabled', budget_tokens: 2000 } },
+        undefined,
+        400,
+        /greater than `thinking.budget_tokens`/,
+      ],
       [{ model: 'm', max_tokens: 2000, messages: USER, thinking: { type: 'enabled', budget_tokens: 512 } }, undefined, 400, /1024/],
-      [{ model: 'm', max_tokens: 4000, messages: USER, thinking: { type: 'enabled', budget_tokens: 1024 }, temperature: 0.5 }, undefined, 400, /temperature/],
-      [{ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] }, undefined, 400, /corresponding `tool_use`/],
+      [
+        { model: 'm', max_tokens: 4000, messages: USER, thinking: { type: 'enabled', budget_tokens: 1024 }, temperature: 0.5 },
+        undefined,
+        400,
+        /temperature/,
+      ],
+      [
+        {
+          model: 'm',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }],
+        },
+        undefined,
+        400,
+        /corresponding `tool_use`/,
+      ],
       [{ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, undefined, 400, /non-empty/],
-      [{ model: 'm', max_tokens: 10, messages: [...USER, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }] }, undefined, 400, /must define tools/],
-      [{ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `t${n}`, cache_control: { type: 'ephemeral' } })) }] }, undefined, 400, /maximum of 4/],
+      [
+        {
+          model: 'm',
+          max_tokens: 10,
+          messages: [...USER, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }],
+        },
+        undefined,
+        400,
+        /must define tools/,
+      ],
+      [
+        {
+          model: 'm',
+          max_tokens: 10,
+          messages: [
+            { role: 'user', content: [1, 2, 3, 4, 5].map((n) => ({ type: 'text', text: `t${n}`, cache_control: { type: 'ephemeral' } })) },
+          ],
+        },
+        undefined,
+        400,
+        /maximum of 4/,
+      ],
     ];
     for (const [body, headers, status, message] of cases) {
       const res = await post(body, headers);

@@ -11,7 +11,11 @@ import { anthropicRequest, useAnthropicEmulator } from './anthropic-test-helpers
 
 const h = useAnthropicEmulator();
 
-const TOOL = { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, cacheControl: { type: 'ephemeral' as const, ttl: '1h' } };
+const TOOL = {
+  name: 'lookup',
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+  cacheControl: { type: 'ephemeral' as const, ttl: '1h' },
+};
 
 // Signatures and redacted data are opaque base64 with `+`, `/` and `=`: any re-encoding shows.
 const ANSWER: EmulatorBlock[] = [
@@ -46,7 +50,10 @@ describe('anthropic round trip: decode → fold → encode', () => {
       const next: Message[] = [
         ...first,
         { role: 'assistant', content: response.content },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_01XyZ', content: 'found', cacheControl: { type: 'ephemeral' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'toolu_01XyZ', content: 'found', cacheControl: { type: 'ephemeral' } }],
+        },
       ];
       await h.run(anthropicRequest({ stream, messages: next, tools: [TOOL], reasoning: { maxTokens: 2048 } }));
       const sent = h.emu.requests[1]!;
@@ -54,8 +61,14 @@ describe('anthropic round trip: decode → fold → encode', () => {
       const body = sent.body;
       assert.equal(JSON.stringify(body.messages[1]), JSON.stringify({ role: 'assistant', content: REPLAY }));
       assert.deepEqual(body.system, [{ type: 'text', text: 'Long system prompt.', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
-      assert.deepEqual(body.messages[0], { role: 'user', content: [{ type: 'text', text: 'Look up café.', cache_control: { type: 'ephemeral' } }] });
-      assert.deepEqual(body.messages[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01XyZ', content: 'found', cache_control: { type: 'ephemeral' } }] });
+      assert.deepEqual(body.messages[0], {
+        role: 'user',
+        content: [{ type: 'text', text: 'Look up café.', cache_control: { type: 'ephemeral' } }],
+      });
+      assert.deepEqual(body.messages[2], {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_01XyZ', content: 'found', cache_control: { type: 'ephemeral' } }],
+      });
       assert.deepEqual(body.tools[0].cache_control, { type: 'ephemeral', ttl: '1h' });
       assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048 });
     });
@@ -64,10 +77,12 @@ describe('anthropic round trip: decode → fold → encode', () => {
       const first: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Look up café.' }] }];
       const hidden = { maxTokens: 2048, exclude: true };
       // What Anthropic answers with display: 'omitted': the thinking text empty, the signature whole.
-      h.emu.enqueue({ blocks: [
-        { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
-        { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', arguments: '{"q":"café"}' },
-      ] });
+      h.emu.enqueue({
+        blocks: [
+          { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
+          { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', arguments: '{"q":"café"}' },
+        ],
+      });
       const answer = await h.run(anthropicRequest({ stream, messages: first, tools: [TOOL], reasoning: hidden }));
       assert.deepEqual(h.emu.requests[0]!.body.thinking, { type: 'enabled', budget_tokens: 2048, display: 'omitted' });
       const { response, error } = foldStreamParts(answer.parts);
@@ -81,10 +96,16 @@ describe('anthropic round trip: decode → fold → encode', () => {
       ];
       await h.run(anthropicRequest({ stream, messages: next, tools: [TOOL], reasoning: hidden }));
       const body = h.emu.requests[1]!.body;
-      assert.equal(JSON.stringify(body.messages[1]), JSON.stringify({ role: 'assistant', content: [
-        { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
-        { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', input: { q: 'café' } },
-      ] }));
+      assert.equal(
+        JSON.stringify(body.messages[1]),
+        JSON.stringify({
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: '', signature: 'EqQBomitted/sig+==' },
+            { type: 'tool_use', id: 'toolu_01XyZ', name: 'lookup', input: { q: 'café' } },
+          ],
+        }),
+      );
       assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 2048, display: 'omitted' });
     });
   }

@@ -22,13 +22,18 @@ function decode(events: Array<Event | string>, opts: { end?: boolean; named?: bo
   return parts;
 }
 
-const messageStart = (usage: object = { input_tokens: 10, output_tokens: 1 }): Event =>
-  ({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude-x', stop_reason: null, usage } });
+const messageStart = (usage: object = { input_tokens: 10, output_tokens: 1 }): Event => ({
+  type: 'message_start',
+  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude-x', stop_reason: null, usage },
+});
 const blockStart = (index: number, block: object): Event => ({ type: 'content_block_start', index, content_block: block });
 const delta = (index: number, d: object): Event => ({ type: 'content_block_delta', index, delta: d });
 const blockStop = (index: number): Event => ({ type: 'content_block_stop', index });
-const messageDelta = (stop: string | null, usage: object = { output_tokens: 5 }): Event =>
-  ({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage });
+const messageDelta = (stop: string | null, usage: object = { output_tokens: 5 }): Event => ({
+  type: 'message_delta',
+  delta: { stop_reason: stop, stop_sequence: null },
+  usage,
+});
 const messageStop: Event = { type: 'message_stop' };
 
 describe('AnthropicStreamDecoder', () => {
@@ -45,12 +50,28 @@ describe('AnthropicStreamDecoder', () => {
       messageDelta('end_turn'),
       messageStop,
     ]);
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
   });
 
-  it('dispatches on the data\'s type when a proxy drops the event names', () => {
-    const parts = decode([messageStart(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'hi' }), blockStop(0), messageDelta('end_turn'), messageStop], { named: false });
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+  it("dispatches on the data's type when a proxy drops the event names", () => {
+    const parts = decode(
+      [
+        messageStart(),
+        blockStart(0, { type: 'text', text: '' }),
+        delta(0, { type: 'text_delta', text: 'hi' }),
+        blockStop(0),
+        messageDelta('end_turn'),
+        messageStop,
+      ],
+      { named: false },
+    );
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
   });
 
   it('keeps a signature or tool input sent whole in the start event', () => {
@@ -82,7 +103,10 @@ describe('AnthropicStreamDecoder', () => {
       messageDelta('end_turn'),
       messageStop,
     ]);
-    assert.deepEqual(foldStreamParts(parts).response.content, [{ type: 'reasoning', text: '', signature: 'EqQBonly' }, { type: 'text', text: 'ok' }]);
+    assert.deepEqual(foldStreamParts(parts).response.content, [
+      { type: 'reasoning', text: '', signature: 'EqQBonly' },
+      { type: 'text', text: 'ok' },
+    ]);
   });
 
   it('keeps two thinking blocks apart, each with its signature (interleaved thinking)', () => {
@@ -123,7 +147,10 @@ describe('AnthropicStreamDecoder', () => {
       messageDelta('end_turn'),
       messageStop,
     ]);
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
   });
 
   it('merges cumulative usage: input from message_start, counts from the last message_delta', () => {
@@ -138,12 +165,22 @@ describe('AnthropicStreamDecoder', () => {
     ]);
     const usage = parts.at(-1)!;
     assert.ok(usage.type === 'usage');
-    assert.deepEqual({ ...usage.usage, raw: undefined }, { input: 120, cacheRead: 100, cacheWrite: 0, output: 9, reasoning: 4, raw: undefined });
+    assert.deepEqual(
+      { ...usage.usage, raw: undefined },
+      { input: 120, cacheRead: 100, cacheWrite: 0, output: 9, reasoning: 4, raw: undefined },
+    );
   });
 
   it('emits an error, after closing open tool calls, when the stream ends before any stop reason', () => {
-    const parts = decode([messageStart(), blockStart(0, { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }), delta(0, { type: 'input_json_delta', partial_json: '{"a"' })]);
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error']);
+    const parts = decode([
+      messageStart(),
+      blockStart(0, { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }),
+      delta(0, { type: 'input_json_delta', partial_json: '{"a"' }),
+    ]);
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error'],
+    );
     const err = parts.at(-1)!;
     assert.ok(err.type === 'error');
     assert.equal(err.error.code, 'provider_error');
@@ -151,15 +188,27 @@ describe('AnthropicStreamDecoder', () => {
   });
 
   it('emits nothing but the error for an empty stream', () => {
-    assert.deepEqual(decode([]).map((p) => p.type), ['error']);
+    assert.deepEqual(
+      decode([]).map((p) => p.type),
+      ['error'],
+    );
   });
 
   it('ignores everything after message_stop or after an error', () => {
     const afterStop = decode([messageStart(), messageDelta('end_turn'), messageStop, blockStart(0, { type: 'text', text: 'late' })]);
-    assert.deepEqual(afterStop.map((p) => p.type), ['stream-start', 'finish', 'usage']);
+    assert.deepEqual(
+      afterStop.map((p) => p.type),
+      ['stream-start', 'finish', 'usage'],
+    );
     const afterError = decode(['{bad', messageStart(), messageStop]);
-    assert.deepEqual(afterError.map((p) => p.type), ['error']);
-    assert.deepEqual(decode(['42']).map((p) => p.type), ['error']);
+    assert.deepEqual(
+      afterError.map((p) => p.type),
+      ['error'],
+    );
+    assert.deepEqual(
+      decode(['42']).map((p) => p.type),
+      ['error'],
+    );
   });
 
   it('treats `event: error` as an error even when the data has no type', () => {
@@ -168,7 +217,10 @@ describe('AnthropicStreamDecoder', () => {
     decoder.onEvent({ event: 'message_start', data: JSON.stringify(messageStart()) });
     decoder.onEvent({ event: 'error', data: '{"error":{"type":"api_error","message":"Internal server error"}}' });
     decoder.end();
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'error']);
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'error'],
+    );
     const err = parts[1]!;
     assert.ok(err.type === 'error');
     assert.equal(err.error.message, 'Anthropic returned HTTP 500: Internal server error');
@@ -197,10 +249,14 @@ describe('AnthropicStreamDecoder', () => {
       for (let i = 0; i < wire.length; i += size) parser.push(wire.slice(i, i + size));
       parser.end();
       decoder.end();
-      assert.deepEqual(foldStreamParts(parts).response.content, [
-        { type: 'reasoning', text: 'héllo ✓', signature: 'EqQB==' },
-        { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{"q":"€"}' },
-      ], `size ${size}`);
+      assert.deepEqual(
+        foldStreamParts(parts).response.content,
+        [
+          { type: 'reasoning', text: 'héllo ✓', signature: 'EqQB==' },
+          { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{"q":"€"}' },
+        ],
+        `size ${size}`,
+      );
     }
   });
 });

@@ -13,7 +13,12 @@ import { startBedrockEmulator, TEST_AWS_CREDENTIALS, type BedrockEmulator } from
 const ERRORTYPE = 'x-amzn-errortype';
 
 function typed(status: number, type: string, message: string) {
-  return { fault: 'status' as const, status, body: { message }, headers: { [ERRORTYPE]: `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` } };
+  return {
+    fault: 'status' as const,
+    status,
+    body: { message },
+    headers: { [ERRORTYPE]: `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+  };
 }
 
 describe('bedrock adapter through the executor', () => {
@@ -36,7 +41,13 @@ describe('bedrock adapter through the executor', () => {
     { name: 'ThrottlingException', status: 429, type: 'ThrottlingException', code: 'provider_error', retryable: true },
     { name: 'ModelNotReadyException', status: 429, type: 'ModelNotReadyException', code: 'provider_error', retryable: true },
     { name: 'ServiceUnavailableException', status: 503, type: 'ServiceUnavailableException', code: 'provider_error', retryable: true },
-    { name: 'ServiceQuotaExceededException (a 400 about the account, not the request)', status: 400, type: 'ServiceQuotaExceededException', code: 'provider_error', retryable: true },
+    {
+      name: 'ServiceQuotaExceededException (a 400 about the account, not the request)',
+      status: 400,
+      type: 'ServiceQuotaExceededException',
+      code: 'provider_error',
+      retryable: true,
+    },
     { name: 'ValidationException', status: 400, type: 'ValidationException', code: 'upstream_rejected_request', retryable: false },
     { name: 'AccessDeniedException', status: 403, type: 'AccessDeniedException', code: 'provider_error', retryable: true },
   ];
@@ -56,7 +67,11 @@ describe('bedrock adapter through the executor', () => {
   }
 
   it('an exception frame in the stream ends it with a retryable error after what arrived', async () => {
-    emu.enqueue({ fault: 'stream-error', afterChunks: 2, error: { type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' } });
+    emu.enqueue({
+      fault: 'stream-error',
+      afterChunks: 2,
+      error: { type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' },
+    });
     const result = await harness.run(canonicalRequest({ stream: true }));
     assert.ok(result.parts.some((p) => p.type === 'text-delta'));
     assert.equal(result.error?.code, 'provider_error');
@@ -79,7 +94,10 @@ describe('bedrock adapter through the executor', () => {
   });
 
   it('with an api_key (a Bedrock API key) the request carries it as a bearer token, unsigned', async () => {
-    const keyed = new ExecutorHarness({ ...BEDROCK_SUBJECT, config: { ...BEDROCK_SUBJECT.config, apiKey: 'bedrock-api-key-test' } }, emu.baseUrl);
+    const keyed = new ExecutorHarness(
+      { ...BEDROCK_SUBJECT, config: { ...BEDROCK_SUBJECT.config, apiKey: 'bedrock-api-key-test' } },
+      emu.baseUrl,
+    );
     try {
       const result = await keyed.run(canonicalRequest({ messages: [user('Hi')] }));
       assert.equal(result.error, null);
@@ -92,7 +110,16 @@ describe('bedrock adapter through the executor', () => {
 
   it('no AWS credentials anywhere: a retryable provider error saying so, and nothing sent', async () => {
     const saved = { ...process.env };
-    for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI']) delete process.env[k];
+    for (const k of [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+      'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    ])
+      delete process.env[k];
     process.env.AWS_SHARED_CREDENTIALS_FILE = '/nonexistent/switchyard/credentials';
     process.env.AWS_CONFIG_FILE = '/nonexistent/switchyard/config';
     process.env.AWS_EC2_METADATA_DISABLED = 'true';

@@ -49,9 +49,13 @@ describe('bedrock request shapes', () => {
     const result = await claude.run(request);
     assert.equal(result.error, null, result.error?.message);
     const body = emu.requests[0]!.body;
-    assert.deepEqual(body.messages[1].content[0], { reasoningContent: { reasoningText: { text: 'I should call get_weather.', signature: 'sig-abc' } } });
+    assert.deepEqual(body.messages[1].content[0], {
+      reasoningContent: { reasoningText: { text: 'I should call get_weather.', signature: 'sig-abc' } },
+    });
     assert.deepEqual(body.messages[1].content[1], { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } });
-    assert.deepEqual(body.messages[2].content[0], { toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'sunny' }], status: 'success' } });
+    assert.deepEqual(body.messages[2].content[0], {
+      toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'sunny' }], status: 'success' },
+    });
     assert.deepEqual(body.additionalModelRequestFields.thinking, { type: 'enabled', budget_tokens: 1024 });
     assert.deepEqual(body.additionalModelRequestFields.anthropic_beta, ['interleaved-thinking-2025-05-14']);
     assert.ok(body.inferenceConfig.maxTokens > 1024);
@@ -59,15 +63,19 @@ describe('bedrock request shapes', () => {
   });
 
   it('a history of tool calls with the tools no longer offered: declared again, bare, so Bedrock takes it', async () => {
-    const result = await claude.run(canonicalRequest({
-      messages: [
-        user('Weather in Paris?'),
-        { role: 'assistant', content: [{ type: 'tool-call', id: 'tooluse_2', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'tooluse_2', content: 'sunny' }] },
-      ],
-    }));
+    const result = await claude.run(
+      canonicalRequest({
+        messages: [
+          user('Weather in Paris?'),
+          { role: 'assistant', content: [{ type: 'tool-call', id: 'tooluse_2', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'tooluse_2', content: 'sunny' }] },
+        ],
+      }),
+    );
     assert.equal(result.error, null, result.error?.message);
-    assert.deepEqual(emu.requests[0]!.body.toolConfig, { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] });
+    assert.deepEqual(emu.requests[0]!.body.toolConfig, {
+      tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }],
+    });
   });
 
   it('a model that is not Claude: no thinking fields, no invented maxTokens, top_p kept beside temperature', async () => {

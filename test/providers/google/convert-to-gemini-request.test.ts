@@ -7,7 +7,11 @@ import { buildGeminiBody, convertToGeminiRequest } from '../../../src/providers/
 import { GEMINI_RULES } from '../../../src/providers/google/gemini-parameters.ts';
 import { geminiEndpoint, testRequest } from './google-test-helpers.ts';
 
-const WEATHER = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 function body(overrides: Parameters<typeof testRequest>[0] = {}, model?: string) {
   return buildGeminiBody(testRequest(overrides), geminiEndpoint({}, model));
@@ -25,7 +29,10 @@ function at(value: unknown, path: string): unknown {
 
 describe('convertToGeminiRequest', () => {
   it('builds the URL for both methods, with x-goog-api-key and provider headers', () => {
-    const ep = geminiEndpoint({ baseUrl: 'https://generativelanguage.googleapis.com/v1beta/', apiKey: 'k', headers: { 'x-team': 'a' } }, 'models/gemini-2.5-pro');
+    const ep = geminiEndpoint(
+      { baseUrl: 'https://generativelanguage.googleapis.com/v1beta/', apiKey: 'k', headers: { 'x-team': 'a' } },
+      'models/gemini-2.5-pro',
+    );
     const plain = convertToGeminiRequest(testRequest(), ep);
     assert.equal(plain.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent');
     assert.deepEqual(plain.headers, { 'content-type': 'application/json', 'x-goog-api-key': 'k', 'x-team': 'a' });
@@ -38,10 +45,17 @@ describe('convertToGeminiRequest', () => {
   it('follows its parameter table: every parameter it keeps lands where the table says', () => {
     const req = testRequest({
       sampling: { temperature: 0.3, topP: 0.8, topK: 40, frequencyPenalty: 0.1, presencePenalty: 0.2, seed: 9 },
-      maxOutputTokens: 100, stop: ['END'], tools: [WEATHER], toolChoice: { type: 'auto' },
+      maxOutputTokens: 100,
+      stop: ['END'],
+      tools: [WEATHER],
+      toolChoice: { type: 'auto' },
       responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object', properties: { a: { type: 'string' } } } },
-      reasoning: { effort: 'low' }, user: 'u', promptCacheKey: 'k', parallelToolCalls: false,
-      modalities: ['text', 'image'], audio: { voice: 'alloy', format: 'wav' },
+      reasoning: { effort: 'low' },
+      user: 'u',
+      promptCacheKey: 'k',
+      parallelToolCalls: false,
+      modalities: ['text', 'image'],
+      audio: { voice: 'alloy', format: 'wav' },
     });
     const sent = buildGeminiBody(req, geminiEndpoint());
     for (const name of ALL_PARAMETERS) {
@@ -54,8 +68,19 @@ describe('convertToGeminiRequest', () => {
   });
 
   it('maps sampling into generationConfig and bounds the output by the endpoint', () => {
-    const sent = body({ sampling: { temperature: 0.3, topP: 0.8, topK: 40, seed: 9, minP: 0.1, logitBias: { '1': 2 } }, maxOutputTokens: 1_000_000, stop: ['a', 'b'] });
-    assert.deepEqual(sent.generationConfig, { temperature: 0.3, topP: 0.8, topK: 40, seed: 9, maxOutputTokens: 65_536, stopSequences: ['a', 'b'] });
+    const sent = body({
+      sampling: { temperature: 0.3, topP: 0.8, topK: 40, seed: 9, minP: 0.1, logitBias: { '1': 2 } },
+      maxOutputTokens: 1_000_000,
+      stop: ['a', 'b'],
+    });
+    assert.deepEqual(sent.generationConfig, {
+      temperature: 0.3,
+      topP: 0.8,
+      topK: 40,
+      seed: 9,
+      maxOutputTokens: 65_536,
+      stopSequences: ['a', 'b'],
+    });
   });
 
   it('drops what the endpoint does not take (penalties on Gemini 2.5)', () => {
@@ -64,11 +89,13 @@ describe('convertToGeminiRequest', () => {
     assert.deepEqual(sent.generationConfig, { temperature: 1 });
   });
 
-  it('asks for JSON by MIME type, with the schema converted to Gemini\'s subset', () => {
+  it("asks for JSON by MIME type, with the schema converted to Gemini's subset", () => {
     assert.deepEqual(body({ responseFormat: { type: 'json_object' } }).generationConfig, { responseMimeType: 'application/json' });
     assert.equal(body({ responseFormat: { type: 'text' } }).generationConfig, undefined);
     const schema = {
-      $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      additionalProperties: false,
       properties: {
         name: { type: 'string', description: 'Who' },
         age: { type: ['integer', 'null'], minimum: 0 },
@@ -99,20 +126,29 @@ describe('convertToGeminiRequest', () => {
   it('declares tools as functionDeclarations and maps tool_choice to toolConfig', () => {
     const noArgs = { name: 'now', parameters: { type: 'object', properties: {} } };
     const sent = body({ tools: [WEATHER, noArgs], toolChoice: { type: 'tool', name: 'get_weather' } });
-    assert.deepEqual(sent.tools, [{
-      functionDeclarations: [
-        { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } },
-        { name: 'now' },
-      ],
-    }]);
+    assert.deepEqual(sent.tools, [
+      {
+        functionDeclarations: [
+          {
+            name: 'get_weather',
+            description: 'Weather for a city',
+            parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+          },
+          { name: 'now' },
+        ],
+      },
+    ]);
     assert.deepEqual(sent.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
-    const modes = (['auto', 'none', 'required'] as const).map((type) => body({ tools: [WEATHER], toolChoice: { type } }).toolConfig?.functionCallingConfig.mode);
+    const modes = (['auto', 'none', 'required'] as const).map(
+      (type) => body({ tools: [WEATHER], toolChoice: { type } }).toolConfig?.functionCallingConfig.mode,
+    );
     assert.deepEqual(modes, ['AUTO', 'NONE', 'ANY']);
     assert.equal(body({ toolChoice: { type: 'none' } }).toolConfig, undefined, 'no tools, no toolConfig');
   });
 
   it('sends a thinking budget or a level, never both, and asks for thoughts unless excluded', () => {
-    const thinking = (reasoning: ReasoningConfig, model = 'gemini-2.5-flash') => body({ reasoning }, model).generationConfig?.thinkingConfig;
+    const thinking = (reasoning: ReasoningConfig, model = 'gemini-2.5-flash') =>
+      body({ reasoning }, model).generationConfig?.thinkingConfig;
     assert.deepEqual(thinking({ maxTokens: 2048 }), { thinkingBudget: 2048, includeThoughts: true });
     assert.deepEqual(thinking({ maxTokens: 99_999, effort: 'low' }), { thinkingBudget: 24_576, includeThoughts: true });
     assert.deepEqual(thinking({ effort: 'medium' }), { thinkingBudget: 8192, includeThoughts: true });
@@ -125,7 +161,10 @@ describe('convertToGeminiRequest', () => {
     assert.deepEqual(thinking({ effort: 'xhigh' }, 'gemini-3-flash-preview'), { thinkingLevel: 'HIGH', includeThoughts: true });
     assert.deepEqual(thinking({ enabled: false }, 'gemini-3-flash-preview'), { thinkingLevel: 'MINIMAL' });
     assert.deepEqual(thinking({ enabled: false }, 'gemini-3.1-pro-preview'), { thinkingLevel: 'LOW' }, 'Gemini 3 Pro refuses MINIMAL');
-    assert.deepEqual(thinking({ maxTokens: 4000, effort: 'high' }, 'gemini-3-pro-preview'), { thinkingBudget: 4000, includeThoughts: true });
+    assert.deepEqual(thinking({ maxTokens: 4000, effort: 'high' }, 'gemini-3-pro-preview'), {
+      thinkingBudget: 4000,
+      includeThoughts: true,
+    });
     assert.equal(thinking({ exclude: true }), undefined);
   });
 
@@ -149,22 +188,27 @@ describe('convertToGeminiRequest', () => {
       ],
     });
     assert.deepEqual(sent.systemInstruction, { parts: [{ text: 'Be brief.' }, { text: 'Later note.' }] });
-    assert.deepEqual(sent.contents, [{
-      role: 'user',
-      parts: [
-        { text: 'Look' },
-        { inlineData: { mimeType: 'image/png', data: 'iVBORw0' } },
-        { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg?size=2' } },
-        { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0' } },
-        { inlineData: { mimeType: 'application/pdf', data: 'JVBERi1' } },
-        { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/doc.pdf' } },
-        { inlineData: { mimeType: 'audio/wav', data: 'UklGR' } },
-      ],
-    }]);
+    assert.deepEqual(sent.contents, [
+      {
+        role: 'user',
+        parts: [
+          { text: 'Look' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0' } },
+          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg?size=2' } },
+          { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0' } },
+          { inlineData: { mimeType: 'application/pdf', data: 'JVBERi1' } },
+          { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/doc.pdf' } },
+          { inlineData: { mimeType: 'audio/wav', data: 'UklGR' } },
+        ],
+      },
+    ]);
   });
 
   it('refuses a tool result whose call and name are unknown', () => {
     const req = testRequest({ messages: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'nope', content: 'x' }] }] });
-    assert.throws(() => buildGeminiBody(req, geminiEndpoint()), (err: unknown) => err instanceof GatewayError && err.code === 'invalid_message');
+    assert.throws(
+      () => buildGeminiBody(req, geminiEndpoint()),
+      (err: unknown) => err instanceof GatewayError && err.code === 'invalid_message',
+    );
   });
 });

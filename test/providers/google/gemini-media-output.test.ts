@@ -32,10 +32,19 @@ const IMAGE_ANSWER: GeminiFixture = {
   chunks: [
     chunk([{ inlineData: { mimeType: 'image/gif', data: DRAFT }, thought: true }], { promptTokenCount: 10, totalTokenCount: 10 }),
     chunk([{ text: 'A red dot, ' }], { promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 }),
-    chunk([{ text: 'as asked.' }, { inlineData: { mimeType: 'image/png', data: PNG } }], {
-      promptTokenCount: 10, candidatesTokenCount: 1296, totalTokenCount: 1306,
-      candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: 6 }, { modality: 'IMAGE', tokenCount: 1290 }],
-    }, 'STOP'),
+    chunk(
+      [{ text: 'as asked.' }, { inlineData: { mimeType: 'image/png', data: PNG } }],
+      {
+        promptTokenCount: 10,
+        candidatesTokenCount: 1296,
+        totalTokenCount: 1306,
+        candidatesTokensDetails: [
+          { modality: 'TEXT', tokenCount: 6 },
+          { modality: 'IMAGE', tokenCount: 1290 },
+        ],
+      },
+      'STOP',
+    ),
   ],
 };
 
@@ -44,10 +53,20 @@ const PCM_A = Buffer.from([1, 0, 2, 0, 3]);
 const PCM_B = Buffer.from([0, 4, 0, 5, 0, 6]);
 const SPEECH_ANSWER: GeminiFixture = {
   chunks: [
-    chunk([{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: PCM_A.toString('base64') } }], { promptTokenCount: 8, totalTokenCount: 8 }),
-    chunk([{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: PCM_B.toString('base64') } }], {
-      promptTokenCount: 8, candidatesTokenCount: 25, totalTokenCount: 33, candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: 25 }],
-    }, 'STOP'),
+    chunk([{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: PCM_A.toString('base64') } }], {
+      promptTokenCount: 8,
+      totalTokenCount: 8,
+    }),
+    chunk(
+      [{ inlineData: { mimeType: 'audio/L16;codec=pcm;rate=24000', data: PCM_B.toString('base64') } }],
+      {
+        promptTokenCount: 8,
+        candidatesTokenCount: 25,
+        totalTokenCount: 33,
+        candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: 25 }],
+      },
+      'STOP',
+    ),
   ],
 };
 
@@ -77,14 +96,24 @@ describe('google adapter: generated audio', () => {
     // Re-cut so that the pieces join as text (as clients join them): whole groups, the
     // leftover bytes last, before the finish.
     const pieces = partsOfType(streamed.parts, 'audio-delta');
-    assert.deepEqual(pieces.map((p) => p.format), ['pcm16', 'pcm16', 'pcm16']);
+    assert.deepEqual(
+      pieces.map((p) => p.format),
+      ['pcm16', 'pcm16', 'pcm16'],
+    );
     assert.deepEqual(Buffer.from(pieces.map((p) => p.data).join(''), 'base64'), Buffer.concat([PCM_A, PCM_B]));
-    assert.equal(streamed.parts.findIndex((p) => p.type === 'finish'), streamed.parts.indexOf(pieces[2]!) + 1);
+    assert.equal(
+      streamed.parts.findIndex((p) => p.type === 'finish'),
+      streamed.parts.indexOf(pieces[2]!) + 1,
+    );
     const a = foldStreamParts(plain.parts).response;
     assert.equal(a.content.length, 1);
     const audio = a.content[0]!;
     assert.ok(audio.type === 'audio-output');
-    assert.deepEqual(Buffer.from(audio.data, 'base64'), Buffer.concat([PCM_A, PCM_B]), 'one valid payload despite the padding between pieces');
+    assert.deepEqual(
+      Buffer.from(audio.data, 'base64'),
+      Buffer.concat([PCM_A, PCM_B]),
+      'one valid payload despite the padding between pieces',
+    );
     assert.deepEqual({ ...audio, data: undefined }, { type: 'audio-output', data: undefined, transcript: '', format: 'pcm16' });
     assert.deepEqual(comparable(foldStreamParts(streamed.parts).response), comparable(a));
     assert.equal(a.usage?.audioOutput, 25);
@@ -104,12 +133,18 @@ describe('google adapter: generated media in the history', () => {
   it('sends an image back inline in the model turn, and audio as its transcript', () => {
     const { contents } = convertToGeminiContents([
       { role: 'user', content: [{ type: 'text', text: 'Draw a dot, then say so' }] },
-      { role: 'assistant', content: [
-        { type: 'image-output', url: `data:image/png;base64,${PNG}` },
-        { type: 'audio-output', data: 'AAAA', transcript: 'Here is a dot.', format: 'pcm16' },
-      ] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'image-output', url: `data:image/png;base64,${PNG}` },
+          { type: 'audio-output', data: 'AAAA', transcript: 'Here is a dot.', format: 'pcm16' },
+        ],
+      },
       { role: 'user', content: [{ type: 'text', text: 'Make it blue' }] },
     ]);
-    assert.deepEqual(contents[1], { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }, { text: 'Here is a dot.' }] });
+    assert.deepEqual(contents[1], {
+      role: 'model',
+      parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }, { text: 'Here is a dot.' }],
+    });
   });
 });

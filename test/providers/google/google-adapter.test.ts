@@ -13,7 +13,11 @@ import { partsOfType, testRequest, textOf, useGeminiEmulator } from './google-te
 
 const h = useGeminiEmulator();
 
-const WEATHER = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 /** The answer with ids and raw usage left out, to compare a streamed and a plain one. */
 function comparable(r: CanonicalResponse): unknown {
@@ -47,8 +51,14 @@ describe('google adapter over HTTP: answers', () => {
     h.emu.enqueue(step, step);
     const plain = await h.run(testRequest());
     const streamed = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(plain.parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
-    assert.deepEqual(partsOfType(streamed.parts, 'text-delta').map((p) => p.text), ['One ', 'two ', 'three ', 'four']);
+    assert.deepEqual(
+      plain.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
+    assert.deepEqual(
+      partsOfType(streamed.parts, 'text-delta').map((p) => p.text),
+      ['One ', 'two ', 'three ', 'four'],
+    );
     assert.deepEqual(streamed.parts.filter((p) => p.type === 'usage').length, 1, 'running usage becomes one part');
     const a = foldStreamParts(plain.parts).response;
     assert.deepEqual(comparable(a), comparable(foldStreamParts(streamed.parts).response));
@@ -62,10 +72,14 @@ describe('google adapter over HTTP: answers', () => {
     for (const stream of [false, true]) {
       h.emu.enqueue({ replay: fixture });
       const { response } = foldStreamParts((await h.run(testRequest({ stream, reasoning: { effort: 'low' } }))).parts);
-      assert.deepEqual(response.content, [
-        { type: 'reasoning', text: '**Counting letters**\n\nI need to count the r\'s in strawberry.' },
-        { type: 'text', text: 'There are **3** "r"s in strawberry.' },
-      ], `stream=${stream}`);
+      assert.deepEqual(
+        response.content,
+        [
+          { type: 'reasoning', text: "**Counting letters**\n\nI need to count the r's in strawberry." },
+          { type: 'text', text: 'There are **3** "r"s in strawberry.' },
+        ],
+        `stream=${stream}`,
+      );
       assert.equal(response.usage?.output, 13 + 256);
       assert.equal(response.usage?.reasoning, 256);
     }
@@ -75,7 +89,10 @@ describe('google adapter over HTTP: answers', () => {
   it('normalizes usage: cached and tool-use prompt tokens, thoughts as output (recorded shape)', async () => {
     h.emu.enqueue({ replay: loadGeminiFixture('gemini-2.5-complete-usage') });
     const usage = partsOfType((await h.run(testRequest())).parts, 'usage')[0]!.usage;
-    assert.deepEqual({ ...usage, raw: undefined }, { input: 19 + 63, cacheRead: 3, cacheWrite: 0, output: 4 + 56, reasoning: 56, raw: undefined });
+    assert.deepEqual(
+      { ...usage, raw: undefined },
+      { input: 19 + 63, cacheRead: 3, cacheWrite: 0, output: 4 + 56, reasoning: 56, raw: undefined },
+    );
     assert.equal((usage.raw as { totalTokenCount: number }).totalTokenCount, usage.input + usage.output);
   });
 
@@ -103,8 +120,14 @@ describe('google adapter over HTTP: answers', () => {
       assert.equal(second.status, 200, 'the emulator refuses a Gemini 3 history without the signature');
       assert.equal(textOf(second.parts), 'Sunny in Paris.');
       const replayed = h.emu.requests[1]!.body.contents;
-      assert.deepEqual(replayed[1], { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }] });
-      assert.deepEqual(replayed[2], { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '{"temp":21}' } } }] });
+      assert.deepEqual(replayed[1], {
+        role: 'model',
+        parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }],
+      });
+      assert.deepEqual(replayed[2], {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'get_weather', response: { output: '{"temp":21}' } } }],
+      });
     }
   });
 
@@ -124,7 +147,13 @@ describe('google adapter over HTTP: answers', () => {
       h.emu.enqueue({ replay: loadGeminiFixture('gemini-3-parallel-tool-calls') });
       const { response } = foldStreamParts((await h.run(testRequest({ stream, tools: [WEATHER] }))).parts);
       const calls = response.content.filter((c) => c.type === 'tool-call');
-      assert.deepEqual(calls.map((c) => c.type === 'tool-call' && [c.arguments, c.signature !== undefined]), [['{"city":"Paris"}', true], ['{"city":"Tokyo"}', false]]);
+      assert.deepEqual(
+        calls.map((c) => c.type === 'tool-call' && [c.arguments, c.signature !== undefined]),
+        [
+          ['{"city":"Paris"}', true],
+          ['{"city":"Tokyo"}', false],
+        ],
+      );
       assert.notEqual(calls[0]!.type === 'tool-call' && calls[0]!.id, calls[1]!.type === 'tool-call' && calls[1]!.id);
       assert.equal(response.finish?.unified, 'tool_calls');
     }
@@ -144,7 +173,13 @@ describe('google adapter over HTTP: answers', () => {
       assert.deepEqual(blocked.response.finish, { unified: 'content_filter', raw: 'PROHIBITED_CONTENT' });
       assert.deepEqual(blocked.response.content, []);
     }
-    for (const [raw, unified] of [['SAFETY', 'content_filter'], ['RECITATION', 'content_filter'], ['MAX_TOKENS', 'length'], ['MALFORMED_FUNCTION_CALL', 'error'], ['OTHER', 'stop']] as const) {
+    for (const [raw, unified] of [
+      ['SAFETY', 'content_filter'],
+      ['RECITATION', 'content_filter'],
+      ['MAX_TOKENS', 'length'],
+      ['MALFORMED_FUNCTION_CALL', 'error'],
+      ['OTHER', 'stop'],
+    ] as const) {
       h.emu.enqueue({ text: 'cut', finishReason: raw });
       assert.deepEqual(partsOfType((await h.run(testRequest({ stream: true }))).parts, 'finish')[0]!.reason, { unified, raw });
     }
@@ -152,7 +187,9 @@ describe('google adapter over HTTP: answers', () => {
 
   it('frames its stream with \\r\\n\\r\\n and no terminator, like Gemini', async () => {
     const res = await request(`${h.emu.baseUrl}/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gm-test' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'a b' }] }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gm-test' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'a b' }] }] }),
     });
     const text = await res.body.text();
     assert.match(text, /^data: \{.*\}\r\n\r\ndata: \{.*"finishReason":"STOP".*\}\r\n\r\n$/s);
@@ -160,8 +197,12 @@ describe('google adapter over HTTP: answers', () => {
 });
 
 describe('google adapter over HTTP: errors', () => {
-  it('turns INVALID_ARGUMENT into upstream_rejected_request with Gemini\'s message', async () => {
-    h.emu.enqueue({ fault: 'status', status: 400, body: { error: { code: 400, message: 'Penalty is not enabled for models/gemini-2.5-flash', status: 'INVALID_ARGUMENT' } } });
+  it("turns INVALID_ARGUMENT into upstream_rejected_request with Gemini's message", async () => {
+    h.emu.enqueue({
+      fault: 'status',
+      status: 400,
+      body: { error: { code: 400, message: 'Penalty is not enabled for models/gemini-2.5-flash', status: 'INVALID_ARGUMENT' } },
+    });
     const ex = await h.run(testRequest({ sampling: { presencePenalty: 1 } }));
     assert.equal(ex.status, 400);
     assert.equal(ex.error!.code, 'upstream_rejected_request');
@@ -183,7 +224,11 @@ describe('google adapter over HTTP: errors', () => {
   });
 
   it('turns a 5xx into a retryable provider_error', async () => {
-    h.emu.enqueue({ fault: 'status', status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } });
+    h.emu.enqueue({
+      fault: 'status',
+      status: 503,
+      body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },
+    });
     const ex = await h.run(testRequest());
     assert.equal(ex.error!.code, 'provider_error');
     assert.equal(ex.error!.retryable, true);
@@ -191,9 +236,16 @@ describe('google adapter over HTTP: errors', () => {
   });
 
   it('turns an error chunk in the stream into an error part after what arrived', async () => {
-    h.emu.enqueue({ fault: 'stream-error', afterChunks: 1, error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } });
+    h.emu.enqueue({
+      fault: 'stream-error',
+      afterChunks: 1,
+      error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' },
+    });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'error'],
+    );
     assert.match(partsOfType(ex.parts, 'error')[0]!.error.message, /Internal error encountered/);
   });
 
@@ -208,7 +260,10 @@ describe('google adapter over HTTP: errors', () => {
   it('ends a stream cut before its finish with an error part', async () => {
     h.emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 2 });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'text-delta', 'usage', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'text-delta', 'usage', 'error'],
+    );
     assert.match(partsOfType(ex.parts, 'error')[0]!.error.message, /ended before completion/);
   });
 });

@@ -24,8 +24,13 @@ describe('convertOpenAIChatResponse', () => {
   });
 
   it('accepts the body as text too', () => {
-    const parts = decode('{"id":"x","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}');
-    assert.deepEqual(parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish']);
+    const parts = decode(
+      '{"id":"x","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}',
+    );
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish'],
+    );
   });
 
   it('maps a legacy function_call to a tool call, and infers a missing finish reason', () => {

@@ -9,16 +9,22 @@ import { testEndpoint, testRequest } from './openai-test-helpers.ts';
 
 describe('convertToOpenAIChatRequest', () => {
   it('builds url and headers', () => {
-    const up = convertToOpenAIChatRequest(testRequest(), testEndpoint({ baseUrl: 'https://api.example.com/v1//', apiKey: 'k', headers: { 'api-key': 'azure' } }));
+    const up = convertToOpenAIChatRequest(
+      testRequest(),
+      testEndpoint({ baseUrl: 'https://api.example.com/v1//', apiKey: 'k', headers: { 'api-key': 'azure' } }),
+    );
     assert.equal(up.url, 'https://api.example.com/v1/chat/completions');
     assert.deepEqual(up.headers, { 'content-type': 'application/json', authorization: 'Bearer k', 'api-key': 'azure' });
     assert.equal(JSON.parse(up.body).model, 'gpt-test');
   });
 
-  it('the body with tools is the object\'s JSON, each schema\'s text the request\'s one serialization of it', () => {
+  it("the body with tools is the object's JSON, each schema's text the request's one serialization of it", () => {
     const parameters = { type: 'object', properties: { q: { type: 'string', description: 'ünï "quoted"\n' } }, required: ['q'] };
     const req = testRequest({
-      tools: [{ name: 'search', description: 'Searches "things"', parameters, strict: true }, { name: 'bare', parameters: {} }],
+      tools: [
+        { name: 'search', description: 'Searches "things"', parameters, strict: true },
+        { name: 'bare', parameters: {} },
+      ],
       toolChoice: { type: 'auto' },
       stream: true,
     });
@@ -33,51 +39,84 @@ describe('convertToOpenAIChatRequest', () => {
   });
 
   it('maps every user part kind', () => {
-    const body = buildOpenAIChatBody(testRequest({
-      messages: [{
+    const body = buildOpenAIChatBody(
+      testRequest({
+        messages: [
+          {
+            role: 'user',
+            name: 'ann',
+            content: [
+              { type: 'text', text: 'look', cacheControl: { type: 'ephemeral' } },
+              { type: 'image', url: 'https://x/cat.png', detail: 'low' },
+              { type: 'image', url: 'data:image/png;base64,AAAA' },
+              { type: 'audio', data: 'UklGR', format: 'wav' },
+              { type: 'file', data: 'JVBERi0', mediaType: 'application/pdf', filename: 'a.pdf' },
+              { type: 'file', data: 'data:text/plain;base64,aGk=' },
+              { type: 'file', data: 'JVBERi0', mediaType: 'application/pdf' },
+              { type: 'file', url: 'https://x/dog.jpg', mediaType: 'image/jpeg' },
+            ],
+          },
+        ],
+      }),
+      testEndpoint(),
+    );
+    assert.deepEqual(body.messages, [
+      {
         role: 'user',
         name: 'ann',
         content: [
-          { type: 'text', text: 'look', cacheControl: { type: 'ephemeral' } },
-          { type: 'image', url: 'https://x/cat.png', detail: 'low' },
-          { type: 'image', url: 'data:image/png;base64,AAAA' },
-          { type: 'audio', data: 'UklGR', format: 'wav' },
-          { type: 'file', data: 'JVBERi0', mediaType: 'application/pdf', filename: 'a.pdf' },
-          { type: 'file', data: 'data:text/plain;base64,aGk=' },
-          { type: 'file', data: 'JVBERi0', mediaType: 'application/pdf' },
-          { type: 'file', url: 'https://x/dog.jpg', mediaType: 'image/jpeg' },
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'https://x/cat.png', detail: 'low' } },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } },
+          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0', filename: 'a.pdf' } },
+          { type: 'file', file: { file_data: 'data:text/plain;base64,aGk=', filename: 'file-5' } },
+          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0', filename: 'file-6.pdf' } },
+          { type: 'image_url', image_url: { url: 'https://x/dog.jpg' } },
         ],
-      }],
-    }), testEndpoint());
-    assert.deepEqual(body.messages, [{
-      role: 'user',
-      name: 'ann',
-      content: [
-        { type: 'text', text: 'look' },
-        { type: 'image_url', image_url: { url: 'https://x/cat.png', detail: 'low' } },
-        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
-        { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } },
-        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0', filename: 'a.pdf' } },
-        { type: 'file', file: { file_data: 'data:text/plain;base64,aGk=', filename: 'file-5' } },
-        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0', filename: 'file-6.pdf' } },
-        { type: 'image_url', image_url: { url: 'https://x/dog.jpg' } },
-      ],
-    }]);
+      },
+    ]);
   });
 
   it('refuses a file given only by a non-image URL', () => {
-    const req = testRequest({ messages: [{ role: 'user', content: [{ type: 'file', url: 'https://x/a.pdf', mediaType: 'application/pdf' }] }] });
-    assert.throws(() => buildOpenAIChatBody(req, testEndpoint()), (err: unknown) => err instanceof GatewayError && err.code === 'unsupported_content');
+    const req = testRequest({
+      messages: [{ role: 'user', content: [{ type: 'file', url: 'https://x/a.pdf', mediaType: 'application/pdf' }] }],
+    });
+    assert.throws(
+      () => buildOpenAIChatBody(req, testEndpoint()),
+      (err: unknown) => err instanceof GatewayError && err.code === 'unsupported_content',
+    );
   });
 
   it('joins system blocks, sends empty assistant text beside tool calls, drops reasoning', () => {
-    const body = buildOpenAIChatBody(testRequest({
-      messages: [
-        { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
-        { role: 'assistant', content: [{ type: 'redacted-reasoning', data: 'xx' }, { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' }] },
-        { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] },
-      ],
-    }), testEndpoint());
+    const body = buildOpenAIChatBody(
+      testRequest({
+        messages: [
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'redacted-reasoning', data: 'xx' },
+              { type: 'tool-call', id: 'c', name: 'f', arguments: '{}' },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'x' },
+              { type: 'text', text: 'y' },
+            ],
+          },
+        ],
+      }),
+      testEndpoint(),
+    );
     assert.deepEqual(body.messages, [
       { role: 'system', content: 'a\nb' },
       { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
@@ -89,13 +128,25 @@ describe('convertToOpenAIChatRequest', () => {
     for (const type of ['auto', 'none', 'required'] as const) {
       assert.equal(buildOpenAIChatBody(testRequest({ toolChoice: { type } }), testEndpoint()).tool_choice, type);
     }
-    assert.deepEqual(buildOpenAIChatBody(testRequest({ responseFormat: { type: 'text' } }), testEndpoint()).response_format, { type: 'text' });
+    assert.deepEqual(buildOpenAIChatBody(testRequest({ responseFormat: { type: 'text' } }), testEndpoint()).response_format, {
+      type: 'text',
+    });
   });
 
   it('passes through only the extras the profile lists, never store', () => {
-    const extra = { verbosity: 'high', service_tier: 'flex', prediction: { type: 'content', content: 'x' }, web_search_options: {}, store: true, reasoning: { effort: 'x' } };
+    const extra = {
+      verbosity: 'high',
+      service_tier: 'flex',
+      prediction: { type: 'content', content: 'x' },
+      web_search_options: {},
+      store: true,
+      reasoning: { effort: 'x' },
+    };
     // service_tier flex and web search cost extra: forwarded because the operator enabled them.
-    const openai = buildOpenAIChatBody(testRequest({ extra }), testEndpoint({ profile: 'openai', unpricedOptions: new Set(['service_tier', 'web_search_options']) }));
+    const openai = buildOpenAIChatBody(
+      testRequest({ extra }),
+      testEndpoint({ profile: 'openai', unpricedOptions: new Set(['service_tier', 'web_search_options']) }),
+    );
     assert.equal(openai.verbosity, 'high');
     assert.equal(openai.service_tier, 'flex');
     assert.deepEqual(openai.prediction, { type: 'content', content: 'x' });
@@ -107,9 +158,16 @@ describe('convertToOpenAIChatRequest', () => {
   });
 
   it('sends modalities, audio and the reasoning effort; drops a token budget and empty lists', () => {
-    const body = buildOpenAIChatBody(testRequest({
-      modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, reasoning: { maxTokens: 500 }, stop: [], tools: [],
-    }), testEndpoint({ profile: 'openai' }));
+    const body = buildOpenAIChatBody(
+      testRequest({
+        modalities: ['text', 'audio'],
+        audio: { voice: 'alloy', format: 'wav' },
+        reasoning: { maxTokens: 500 },
+        stop: [],
+        tools: [],
+      }),
+      testEndpoint({ profile: 'openai' }),
+    );
     assert.deepEqual(body.modalities, ['text', 'audio']);
     assert.deepEqual(body.audio, { voice: 'alloy', format: 'wav' });
     assert.equal('reasoning_effort' in body, false);
@@ -125,7 +183,20 @@ describe('convertToOpenAIChatRequest', () => {
   });
 
   it('advertises every parameter some profile carries', () => {
-    for (const p of ['temperature', 'top_p', 'top_k', 'min_p', 'repetition_penalty', 'tools', 'tool_choice', 'response_format', 'max_tokens', 'stop', 'seed', 'reasoning'] as const) {
+    for (const p of [
+      'temperature',
+      'top_p',
+      'top_k',
+      'min_p',
+      'repetition_penalty',
+      'tools',
+      'tool_choice',
+      'response_format',
+      'max_tokens',
+      'stop',
+      'seed',
+      'reasoning',
+    ] as const) {
       assert.ok(openaiAdapter.supportedParameters.has(p), p);
     }
     // Only OpenRouter forwards top_a; the adapter as a whole can carry it, a generic server cannot.

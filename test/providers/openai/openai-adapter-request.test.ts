@@ -54,8 +54,16 @@ describe('openai adapter over HTTP: requests', () => {
   it('maps sampling, tools, tool choice and the rest; drops what OpenAI does not take', async () => {
     const req = testRequest({
       sampling: {
-        temperature: 0.2, topP: 0.9, topK: 40, minP: 0.05, topA: 0.1, frequencyPenalty: 0.5,
-        presencePenalty: -0.5, repetitionPenalty: 1.1, seed: 7, logitBias: { '50256': -100 },
+        temperature: 0.2,
+        topP: 0.9,
+        topK: 40,
+        minP: 0.05,
+        topA: 0.1,
+        frequencyPenalty: 0.5,
+        presencePenalty: -0.5,
+        repetitionPenalty: 1.1,
+        seed: 7,
+        logitBias: { '50256': -100 },
       },
       stop: ['END'],
       tools: [{ ...WEATHER_TOOL, strict: true }],
@@ -77,7 +85,12 @@ describe('openai adapter over HTTP: requests', () => {
       seed: 7,
       logit_bias: { '50256': -100 },
       stop: ['END'],
-      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_TOOL.parameters, strict: true } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_TOOL.parameters, strict: true },
+        },
+      ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
       reasoning_effort: 'low',
@@ -127,7 +140,15 @@ describe('openai adapter over HTTP: requests', () => {
           role: 'tool',
           content: [
             { type: 'tool-result', toolCallId: 'call_1', content: 'sunny' },
-            { type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'rain' }, { type: 'image', url: 'https://x/y.png' }, { type: 'text', text: '12C' }] },
+            {
+              type: 'tool-result',
+              toolCallId: 'call_2',
+              content: [
+                { type: 'text', text: 'rain' },
+                { type: 'image', url: 'https://x/y.png' },
+                { type: 'text', text: '12C' },
+              ],
+            },
           ],
         },
       ],

@@ -19,7 +19,10 @@ describe('openai adapter over HTTP: answers', () => {
     h.emu.enqueue({ text: 'Hello there.', usage: { prompt_tokens: 9, completion_tokens: 3 } });
     const ex = await h.run(testRequest());
     assert.equal(ex.status, 200);
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
     const start = ex.parts[0]!;
     assert.ok(start.type === 'stream-start' && start.id?.startsWith('chatcmpl-') && start.model === 'gpt-test');
     assert.equal(textOf(ex.parts), 'Hello there.');
@@ -39,7 +42,10 @@ describe('openai adapter over HTTP: answers', () => {
     const deltas = partsOfType(ex.parts, 'text-delta').map((p) => p.text);
     assert.equal(deltas.length, 4);
     assert.equal(deltas.join(''), 'One two three four');
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'text-delta', 'text-delta', 'text-delta', 'finish', 'usage'],
+    );
   });
 
   it('decodes a single tool call, non-stream and streamed', async () => {
@@ -81,10 +87,22 @@ describe('openai adapter over HTTP: answers', () => {
   it('decodes reasoning from reasoning_content and from reasoning', async () => {
     for (const reasoningField of ['reasoning_content', 'reasoning'] as const) {
       for (const stream of [false, true]) {
-        h.emu.enqueue({ reasoning: 'Think first.', reasoningField, text: 'Answer.', usage: { prompt_tokens: 5, completion_tokens: 20, reasoning_tokens: 12 } });
+        h.emu.enqueue({
+          reasoning: 'Think first.',
+          reasoningField,
+          text: 'Answer.',
+          usage: { prompt_tokens: 5, completion_tokens: 20, reasoning_tokens: 12 },
+        });
         const ex = await h.run(testRequest({ stream }));
         const { response } = foldStreamParts(ex.parts);
-        assert.deepEqual(response.content, [{ type: 'reasoning', text: 'Think first.' }, { type: 'text', text: 'Answer.' }], `${reasoningField} stream=${stream}`);
+        assert.deepEqual(
+          response.content,
+          [
+            { type: 'reasoning', text: 'Think first.' },
+            { type: 'text', text: 'Answer.' },
+          ],
+          `${reasoningField} stream=${stream}`,
+        );
         assert.equal(response.usage?.reasoning, 12);
       }
     }
@@ -92,7 +110,10 @@ describe('openai adapter over HTTP: answers', () => {
 
   it('normalizes usage: prompt_tokens already includes cached tokens', async () => {
     for (const stream of [false, true]) {
-      h.emu.enqueue({ text: 'ok', usage: { prompt_tokens: 1000, completion_tokens: 50, cached_tokens: 800, cache_write_tokens: 100, reasoning_tokens: 10 } });
+      h.emu.enqueue({
+        text: 'ok',
+        usage: { prompt_tokens: 1000, completion_tokens: 50, cached_tokens: 800, cache_write_tokens: 100, reasoning_tokens: 10 },
+      });
       const ex = await h.run(testRequest({ stream }));
       const usage = partsOfType(ex.parts, 'usage')[0]!.usage;
       assert.equal(usage.input, 1000);
@@ -122,17 +143,31 @@ describe('openai adapter over HTTP: answers', () => {
   });
 
   it('folds a streamed and a non-streamed answer to the same response', async () => {
-    const step = { reasoning: 'Hmm.', text: 'Two calls:', toolCalls: [{ id: 'c1', name: 'a', arguments: '{"x":1}' }, { id: 'c2', name: 'b', arguments: '{}' }], usage: { prompt_tokens: 3, completion_tokens: 4 } };
+    const step = {
+      reasoning: 'Hmm.',
+      text: 'Two calls:',
+      toolCalls: [
+        { id: 'c1', name: 'a', arguments: '{"x":1}' },
+        { id: 'c2', name: 'b', arguments: '{}' },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 4 },
+    };
     h.emu.enqueue(step, step);
     const plain = foldStreamParts((await h.run(testRequest())).parts).response;
     const streamed = foldStreamParts((await h.run(testRequest({ stream: true }))).parts).response;
-    assert.deepEqual({ ...streamed, id: undefined, usage: { ...streamed.usage, raw: undefined } }, { ...plain, id: undefined, usage: { ...plain.usage, raw: undefined } });
+    assert.deepEqual(
+      { ...streamed, id: undefined, usage: { ...streamed.usage, raw: undefined } },
+      { ...plain, id: undefined, usage: { ...plain.usage, raw: undefined } },
+    );
   });
 
   it('tolerates a stream that ends after the finish chunk without [DONE]', async () => {
     h.emu.enqueue({ text: 'fine', omitDone: true });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'finish', 'usage'],
+    );
   });
 });
 
@@ -161,7 +196,11 @@ describe('openai adapter over HTTP: errors and faults', () => {
   });
 
   it('turns a 400 into upstream_rejected_request with the upstream message', async () => {
-    h.emu.enqueue({ fault: 'status', status: 400, body: { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: null } } });
+    h.emu.enqueue({
+      fault: 'status',
+      status: 400,
+      body: { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: null } },
+    });
     const ex = await h.run(testRequest());
     const err = ex.error!;
     assert.equal(err.code, 'upstream_rejected_request');
@@ -189,7 +228,10 @@ describe('openai adapter over HTTP: errors and faults', () => {
   it('turns a malformed JSON data line into one error part and ignores the rest (stream)', async () => {
     h.emu.enqueue({ fault: 'malformed-json' });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'error'],
+    );
     const err = partsOfType(ex.parts, 'error')[0]!.error;
     assert.equal(err.code, 'provider_error');
     assert.equal(err.metadata?.raw, '{not json');
@@ -198,7 +240,10 @@ describe('openai adapter over HTTP: errors and faults', () => {
   it('turns an error object in the stream into an error part with the upstream message', async () => {
     h.emu.enqueue({ fault: 'stream-error', afterChunks: 2, error: { message: 'The model overloaded', type: 'server_error', code: null } });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'text-delta', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'text-delta', 'error'],
+    );
     const err = partsOfType(ex.parts, 'error')[0]!.error;
     assert.match(err.message, /The model overloaded/);
     assert.deepEqual(err.metadata?.raw, { error: { message: 'The model overloaded', type: 'server_error', code: null } });
@@ -208,7 +253,10 @@ describe('openai adapter over HTTP: errors and faults', () => {
   it('turns an error object in a 200 body into an error part (non-stream)', async () => {
     h.emu.enqueue({ fault: 'stream-error', error: { message: 'nope', type: 'server_error' } });
     const ex = await h.run(testRequest());
-    assert.deepEqual(ex.parts.map((p) => p.type), ['error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['error'],
+    );
     assert.match(partsOfType(ex.parts, 'error')[0]!.error.message, /nope/);
   });
 
@@ -224,9 +272,16 @@ describe('openai adapter over HTTP: errors and faults', () => {
   });
 
   it('closes open tool calls before the error when a tool stream is cut', async () => {
-    h.emu.enqueue({ fault: 'reset-mid-stream', afterChunks: 3, then: { toolCalls: [{ id: 'c1', name: 'a', arguments: '{"long":"arguments here"}' }] } });
+    h.emu.enqueue({
+      fault: 'reset-mid-stream',
+      afterChunks: 3,
+      then: { toolCalls: [{ id: 'c1', name: 'a', arguments: '{"long":"arguments here"}' }] },
+    });
     const ex = await h.run(testRequest({ stream: true }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'error'],
+    );
   });
 
   it('waits out a slow first byte', async () => {

@@ -45,16 +45,26 @@ describe('the emulator', () => {
     assert.equal(completion.usage?.prompt_tokens_details?.cached_tokens, 1);
 
     h.emu.enqueue({ text: 'a b', toolCalls: [{ id: 'call_1', name: 'f', arguments: '{"k":"v"}' }] });
-    const stream = client.chat.completions.stream({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-x',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream_options: { include_usage: true },
+    });
     const final = await stream.finalChatCompletion();
     const message = final.choices[0]!.message;
     assert.equal(message.content, 'a b');
-    assert.deepEqual(message.tool_calls?.map((c) => c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : []), [['call_1', 'f', '{"k":"v"}']]);
+    assert.deepEqual(
+      message.tool_calls?.map((c) => (c.type === 'function' ? [c.id, c.function.name, c.function.arguments] : [])),
+      [['call_1', 'f', '{"k":"v"}']],
+    );
     assert.equal(final.choices[0]!.finish_reason, 'tool_calls');
     assert.ok(final.usage !== undefined && final.usage !== null);
 
     h.emu.enqueue({ fault: 'rate-limit', retryAfterSeconds: 1 });
-    await assert.rejects(client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] }), (err: InstanceType<typeof OpenAI.APIError>) => err.status === 429);
+    await assert.rejects(
+      client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] }),
+      (err: InstanceType<typeof OpenAI.APIError>) => err.status === 429,
+    );
     // Recorded as the SDK sent it.
     assert.equal(h.emu.requests.at(-2)!.body.stream, true);
   });

@@ -27,9 +27,16 @@ describe('openai adapter: generated audio', () => {
   it('decodes message.audio into one audio part, with its audio tokens', async () => {
     h.emu.enqueue(step);
     const ex = await h.run(testRequest({ modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }));
-    assert.deepEqual(ex.parts.map((p) => p.type), ['stream-start', 'audio-delta', 'finish', 'usage']);
+    assert.deepEqual(
+      ex.parts.map((p) => p.type),
+      ['stream-start', 'audio-delta', 'finish', 'usage'],
+    );
     assert.deepEqual(partsOfType(ex.parts, 'audio-delta')[0], {
-      type: 'audio-delta', id: 'audio_abc', data: AUDIO, transcript: 'Hello there, friend.', expiresAt: 1_800_000_000,
+      type: 'audio-delta',
+      id: 'audio_abc',
+      data: AUDIO,
+      transcript: 'Hello there, friend.',
+      expiresAt: 1_800_000_000,
     });
     const { response } = foldStreamParts(ex.parts);
     assert.deepEqual(response.content, [
@@ -53,15 +60,25 @@ describe('openai adapter: generated audio', () => {
 });
 
 describe('openai adapter: generated images (OpenRouter)', () => {
-  const step = { text: 'Here is your picture.', images: [PNG, 'https://example.com/cat.png'], usage: { prompt_tokens: 9, completion_tokens: 1300 } };
+  const step = {
+    text: 'Here is your picture.',
+    images: [PNG, 'https://example.com/cat.png'],
+    usage: { prompt_tokens: 9, completion_tokens: 1300 },
+  };
   const openrouter = () => h.endpoint({ profile: 'openrouter' });
 
   it('decodes message.images and delta.images to image parts, streamed and not alike', async () => {
     h.emu.enqueue(step, step);
     const plain = await h.run(testRequest({ modalities: ['image', 'text'] }), openrouter());
     const streamed = await h.run(testRequest({ modalities: ['image', 'text'], stream: true }), openrouter());
-    assert.deepEqual(partsOfType(plain.parts, 'image-output').map((p) => p.url), [PNG, 'https://example.com/cat.png']);
-    assert.deepEqual(partsOfType(streamed.parts, 'image-output').map((p) => p.url), [PNG, 'https://example.com/cat.png']);
+    assert.deepEqual(
+      partsOfType(plain.parts, 'image-output').map((p) => p.url),
+      [PNG, 'https://example.com/cat.png'],
+    );
+    assert.deepEqual(
+      partsOfType(streamed.parts, 'image-output').map((p) => p.url),
+      [PNG, 'https://example.com/cat.png'],
+    );
     const a = foldStreamParts(plain.parts).response;
     assert.deepEqual(a.content, [
       { type: 'text', text: 'Here is your picture.' },
@@ -74,22 +91,48 @@ describe('openai adapter: generated images (OpenRouter)', () => {
   });
 
   it('skips image entries without a url', async () => {
-    h.emu.enqueue({ fault: 'status', status: 200, body: {
-      id: 'x', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '', images: [null, { type: 'image_url' }, { type: 'image_url', image_url: { url: PNG } }] } }],
-    } });
+    h.emu.enqueue({
+      fault: 'status',
+      status: 200,
+      body: {
+        id: 'x',
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'stop',
+            message: {
+              role: 'assistant',
+              content: '',
+              images: [null, { type: 'image_url' }, { type: 'image_url', image_url: { url: PNG } }],
+            },
+          },
+        ],
+      },
+    });
     const ex = await h.run(testRequest(), openrouter());
-    assert.deepEqual(partsOfType(ex.parts, 'image-output').map((p) => p.url), [PNG]);
+    assert.deepEqual(
+      partsOfType(ex.parts, 'image-output').map((p) => p.url),
+      [PNG],
+    );
   });
 });
 
 describe('openai adapter: generated audio and images in the history', () => {
-  const history = (audio: { id?: string; transcript: string }) => testRequest({
-    messages: [
-      { role: 'user', content: [{ type: 'text', text: 'Say hi' }] },
-      { role: 'assistant', content: [{ type: 'audio-output', data: AUDIO, format: 'wav', ...audio }, { type: 'image-output', url: PNG }] },
-      { role: 'user', content: [{ type: 'text', text: 'Again' }] },
-    ],
-  });
+  const history = (audio: { id?: string; transcript: string }) =>
+    testRequest({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Say hi' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'audio-output', data: AUDIO, format: 'wav', ...audio },
+            { type: 'image-output', url: PNG },
+          ],
+        },
+        { role: 'user', content: [{ type: 'text', text: 'Again' }] },
+      ],
+    });
 
   it('replays OpenAI audio by its id, and other audio as its transcript; images are left out', () => {
     const byId = buildOpenAIChatBody(history({ id: 'audio_abc', transcript: 'Hi!' }), testEndpoint());

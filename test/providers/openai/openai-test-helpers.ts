@@ -60,7 +60,12 @@ export interface Exchange {
 }
 
 /** Encode, send with undici, decode: a non-streamed or streamed exchange depending on `req.stream`. */
-export async function runExchange(adapter: HttpProviderAdapter, req: CanonicalRequest, endpoint: Endpoint, dispatcher: Agent): Promise<Exchange> {
+export async function runExchange(
+  adapter: HttpProviderAdapter,
+  req: CanonicalRequest,
+  endpoint: Endpoint,
+  dispatcher: Agent,
+): Promise<Exchange> {
   const upstream = adapter.encodeRequest(req, endpoint);
   const res = await request(upstream.url, { method: 'POST', headers: upstream.headers, body: upstream.body, dispatcher });
   const out: Exchange = { status: res.statusCode, headers: res.headers, parts: [], error: null, transportError: null };
@@ -106,7 +111,9 @@ export function partsOfType<T extends StreamPart['type']>(parts: StreamPart[], t
 }
 
 export function textOf(parts: StreamPart[]): string {
-  return partsOfType(parts, 'text-delta').map((p) => p.text).join('');
+  return partsOfType(parts, 'text-delta')
+    .map((p) => p.text)
+    .join('');
 }
 
 export interface EmulatorHarness {

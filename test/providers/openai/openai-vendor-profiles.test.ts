@@ -33,8 +33,24 @@ describe('vendor profiles: the mapping is data', () => {
 
   it('never sends a dropped parameter', () => {
     const req = {
-      sampling: { temperature: 0.5, topP: 0.9, topK: 5, minP: 0.1, topA: 0.2, frequencyPenalty: 0.1, presencePenalty: 0.1, repetitionPenalty: 1.1, seed: 3, logitBias: { '1': 1 } },
-      maxOutputTokens: 10, stop: ['x'], user: 'u', promptCacheKey: 'k', modalities: ['text'], audio: { voice: 'a' },
+      sampling: {
+        temperature: 0.5,
+        topP: 0.9,
+        topK: 5,
+        minP: 0.1,
+        topA: 0.2,
+        frequencyPenalty: 0.1,
+        presencePenalty: 0.1,
+        repetitionPenalty: 1.1,
+        seed: 3,
+        logitBias: { '1': 1 },
+      },
+      maxOutputTokens: 10,
+      stop: ['x'],
+      user: 'u',
+      promptCacheKey: 'k',
+      modalities: ['text'],
+      audio: { voice: 'a' },
       reasoning: { effort: 'high' as const },
     };
     for (const profile of OPENAI_PROFILES.values()) {
@@ -77,24 +93,37 @@ describe('vendor profiles: each vendor', () => {
   });
 
   it('groq: reasoning_effort plus include_reasoning, false when the reasoning is excluded', () => {
-    assert.deepEqual(pick(body('groq', { reasoning: { effort: 'low' } }), 'reasoning_effort', 'include_reasoning'), { reasoning_effort: 'low', include_reasoning: true });
-    assert.deepEqual(pick(body('groq', { reasoning: { effort: 'high', exclude: true } }), 'reasoning_effort', 'include_reasoning'), { reasoning_effort: 'high', include_reasoning: false });
+    assert.deepEqual(pick(body('groq', { reasoning: { effort: 'low' } }), 'reasoning_effort', 'include_reasoning'), {
+      reasoning_effort: 'low',
+      include_reasoning: true,
+    });
+    assert.deepEqual(pick(body('groq', { reasoning: { effort: 'high', exclude: true } }), 'reasoning_effort', 'include_reasoning'), {
+      reasoning_effort: 'high',
+      include_reasoning: false,
+    });
     assert.equal('logit_bias' in body('groq', { sampling: { logitBias: { '1': 2 } } }), false);
   });
 
   it('deepseek: a JSON schema goes as JSON mode; no seed', () => {
-    const sent = body('deepseek', { responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' } }, sampling: { seed: 1 } });
+    const sent = body('deepseek', {
+      responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' } },
+      sampling: { seed: 1 },
+    });
     assert.deepEqual(sent.response_format, { type: 'json_object' });
     assert.equal('seed' in sent, false);
   });
 
-  it('openrouter: a reasoning object (budget over effort), extras passed, the gateway\'s provider preferences not', () => {
-    const sent = body('openrouter', {
-      reasoning: { effort: 'high', maxTokens: 2000, exclude: true },
-      sampling: { topA: 0.3 },
-      provider: { order: ['openai'] },
-      extra: { plugins: [{ id: 'web' }], transforms: ['middle-out'], provider: { order: ['x'] } },
-    }, { unpricedOptions: new Set(['plugins']) });
+  it("openrouter: a reasoning object (budget over effort), extras passed, the gateway's provider preferences not", () => {
+    const sent = body(
+      'openrouter',
+      {
+        reasoning: { effort: 'high', maxTokens: 2000, exclude: true },
+        sampling: { topA: 0.3 },
+        provider: { order: ['openai'] },
+        extra: { plugins: [{ id: 'web' }], transforms: ['middle-out'], provider: { order: ['x'] } },
+      },
+      { unpricedOptions: new Set(['plugins']) },
+    );
     assert.deepEqual(sent.reasoning, { max_tokens: 2000, exclude: true });
     assert.equal('reasoning_effort' in sent, false);
     assert.equal(sent.top_a, 0.3);
@@ -105,10 +134,16 @@ describe('vendor profiles: each vendor', () => {
   });
 
   it('azure: deployment URL with api-version, api-key header instead of Bearer', () => {
-    const up = convertToOpenAIChatRequest(testRequest(), testEndpoint({ profile: 'azure', baseUrl: 'https://acme.openai.azure.com/', apiKey: 'az-key' }, 'gpt-4o prod'));
+    const up = convertToOpenAIChatRequest(
+      testRequest(),
+      testEndpoint({ profile: 'azure', baseUrl: 'https://acme.openai.azure.com/', apiKey: 'az-key' }, 'gpt-4o prod'),
+    );
     assert.equal(up.url, 'https://acme.openai.azure.com/openai/deployments/gpt-4o%20prod/chat/completions?api-version=2024-10-21');
     assert.deepEqual(up.headers, { 'content-type': 'application/json', 'api-key': 'az-key' });
-    const preview = convertToOpenAIChatRequest(testRequest(), testEndpoint({ profile: 'azure', baseUrl: 'https://a.example', options: { api_version: '2025-04-01-preview' } }, 'd'));
+    const preview = convertToOpenAIChatRequest(
+      testRequest(),
+      testEndpoint({ profile: 'azure', baseUrl: 'https://a.example', options: { api_version: '2025-04-01-preview' } }, 'd'),
+    );
     assert.equal(preview.url, 'https://a.example/openai/deployments/d/chat/completions?api-version=2025-04-01-preview');
     assert.equal(JSON.parse(up.body).max_completion_tokens, undefined);
     assert.equal(body('azure', { maxOutputTokens: 9 }).max_completion_tokens, 9);
@@ -145,14 +180,25 @@ describe('vendor quirks in answers', () => {
   it('carries xAI citations on the finish, streamed (last chunk, after the finish) and not', () => {
     const citations = ['https://x.com/a/status/1', 'https://example.com/b'];
     const plain: StreamPart[] = [];
-    convertOpenAIChatResponse({ id: 'r', model: 'grok', choices: [{ index: 0, message: { role: 'assistant', content: 'News.' }, finish_reason: 'stop' }], citations, usage: { prompt_tokens: 1, completion_tokens: 1 } }, testEndpoint({ profile: 'xai' }), (p) => plain.push(p));
+    convertOpenAIChatResponse(
+      {
+        id: 'r',
+        model: 'grok',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'News.' }, finish_reason: 'stop' }],
+        citations,
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      },
+      testEndpoint({ profile: 'xai' }),
+      (p) => plain.push(p),
+    );
     const streamed: StreamPart[] = [];
     const decoder = new OpenAIChatStreamDecoder(testEndpoint({ profile: 'xai' }), (p) => streamed.push(p));
     for (const chunk of [
       { id: 'r', model: 'grok', choices: [{ index: 0, delta: { role: 'assistant', content: 'News.' }, finish_reason: null }] },
       { id: 'r', model: 'grok', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
       { id: 'r', model: 'grok', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 }, citations },
-    ]) decoder.onEvent({ event: null, data: JSON.stringify(chunk) });
+    ])
+      decoder.onEvent({ event: null, data: JSON.stringify(chunk) });
     decoder.onEvent({ event: null, data: '[DONE]' });
     decoder.end();
     for (const parts of [plain, streamed]) {
@@ -161,10 +207,20 @@ describe('vendor quirks in answers', () => {
   });
 
   it('reads Mistral thinking parts as reasoning, streamed and not', () => {
-    const content = [{ type: 'thinking', thinking: [{ type: 'text', text: 'Let me see.' }] }, { type: 'text', text: '42' }];
+    const content = [
+      { type: 'thinking', thinking: [{ type: 'text', text: 'Let me see.' }] },
+      { type: 'text', text: '42' },
+    ];
     const plain: StreamPart[] = [];
-    convertOpenAIChatResponse({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }, testEndpoint({ profile: 'mistral' }), (p) => plain.push(p));
-    assert.deepEqual(foldStreamParts(plain).response.content, [{ type: 'reasoning', text: 'Let me see.' }, { type: 'text', text: '42' }]);
+    convertOpenAIChatResponse(
+      { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] },
+      testEndpoint({ profile: 'mistral' }),
+      (p) => plain.push(p),
+    );
+    assert.deepEqual(foldStreamParts(plain).response.content, [
+      { type: 'reasoning', text: 'Let me see.' },
+      { type: 'text', text: '42' },
+    ]);
   });
 });
 

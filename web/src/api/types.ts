@@ -34,6 +34,11 @@ export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookEvent = operations['postApiV1Webhooks']['requestBody']['content']['application/json']['events'][number];
 
 /** A list answer: `{data: [T]}` and, for paged lists, `next_cursor`. */
-export interface List<T> { data: T[]; next_cursor?: string | null }
+export interface List<T> {
+  data: T[];
+  next_cursor?: string | null;
+}
 /** A one-object answer: `{data: T}`. */
-export interface One<T> { data: T }
+export interface One<T> {
+  data: T;
+}

@@ -17,11 +17,16 @@ const joined = (list: string[] | null): string => (list ?? []).join(', ');
 const sameList = (a: string[] | null, b: string[] | null): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** "all models", or the list; "no budget", or "$100.00 per month". */
-export function accountAccessText(a: Pick<Account, 'allowed_models' | 'allowed_providers' | 'budget'>): { models: string; providers: string; budget: string } {
+export function accountAccessText(a: Pick<Account, 'allowed_models' | 'allowed_providers' | 'budget'>): {
+  models: string;
+  providers: string;
+  budget: string;
+} {
   return {
     models: a.allowed_models === null ? 'all models' : a.allowed_models.length === 0 ? 'no models' : a.allowed_models.join(', '),
     providers: a.allowed_providers === null ? 'all providers' : a.allowed_providers.join(', ') || 'none',
-    budget: a.budget === null ? 'no budget' : `${usd(a.budget.amount_usd)} ${a.budget.reset === null ? 'in all' : RESET_LABEL[a.budget.reset]}`,
+    budget:
+      a.budget === null ? 'no budget' : `${usd(a.budget.amount_usd)} ${a.budget.reset === null ? 'in all' : RESET_LABEL[a.budget.reset]}`,
   };
 }
 
@@ -45,7 +50,10 @@ export function EditAccountAccess({ account, onSaved }: { account: Account; onSa
     else if (a !== '' && (account.budget === null || a !== account.budget.amount_usd || r !== account.budget.reset)) {
       body.budget = { amount: a, reset: r, alert_thresholds: account.budget?.alert_thresholds ?? null };
     }
-    if (Object.keys(body).length === 0) { setMessage({ ok: true, text: 'Nothing changed.' }); return; }
+    if (Object.keys(body).length === 0) {
+      setMessage({ ok: true, text: 'Nothing changed.' });
+      return;
+    }
     try {
       await api('PATCH', `/admin/accounts/${account.id}`, body);
       setMessage({ ok: true, text: 'Saved.' });
@@ -58,7 +66,12 @@ export function EditAccountAccess({ account, onSaved }: { account: Account; onSa
     <form class="form-row" onSubmit={asyncHandler(save)} aria-label="Access and budget of the account">
       <div class="wide">
         <label for="acct-access-models">Allowed models (ids or globs; blank: all)</label>
-        <input id="acct-access-models" placeholder="anthropic/*, openai/gpt-4.1" value={models} onInput={(e) => setModels((e.target as HTMLInputElement).value)} />
+        <input
+          id="acct-access-models"
+          placeholder="anthropic/*, openai/gpt-4.1"
+          value={models}
+          onInput={(e) => setModels((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div>
         <label for="acct-access-providers">Allowed providers (blank: all)</label>
@@ -70,7 +83,12 @@ export function EditAccountAccess({ account, onSaved }: { account: Account; onSa
       </div>
       <div>
         <label for="acct-budget-reset">Budget resets</label>
-        <select id="acct-budget-reset" value={reset} disabled={amount.trim() === ''} onChange={(e) => setReset((e.target as HTMLSelectElement).value)}>
+        <select
+          id="acct-budget-reset"
+          value={reset}
+          disabled={amount.trim() === ''}
+          onChange={(e) => setReset((e.target as HTMLSelectElement).value)}
+        >
           <option value="">never (the whole usage)</option>
           <option value="daily">daily (00:00 UTC)</option>
           <option value="weekly">weekly (Monday, UTC)</option>
@@ -78,7 +96,11 @@ export function EditAccountAccess({ account, onSaved }: { account: Account; onSa
         </select>
       </div>
       <button type="submit">Save access and budget</button>
-      {message === null ? null : <p role={message.ok ? 'status' : 'alert'} class={message.ok ? 'ok' : 'error'}>{message.text}</p>}
+      {message === null ? null : (
+        <p role={message.ok ? 'status' : 'alert'} class={message.ok ? 'ok' : 'error'}>
+          {message.text}
+        </p>
+      )}
     </form>
   );
 }

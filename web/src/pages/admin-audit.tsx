@@ -14,20 +14,42 @@ export function AdminAudit() {
   const names = useAccountNames(true);
   return (
     <Loadable loading={audit.loading} error={audit.error} empty={(audit.data?.data.length ?? 0) === 0}>
-      <Table label="Audit log" rows={audit.data?.data ?? []} pageSize={100} rowKey={(e) => String(e.id)} columns={[
-        { key: 'at', label: 'Time', render: (e) => <span class="nowrap">{time(e.at)}</span>, sort: (e) => e.at },
-        { key: 'what', label: 'What happened', render: (e) => (
-          <div data-testid="audit-sentence">
-            <AuditSentence e={e} names={names} />
-            {e.details == null ? null : (
-              <details class="raw"><summary>Details</summary><code class="wrap">{JSON.stringify(e.details)}</code></details>
-            )}
-          </div>
-        ), sort: (e) => e.action },
-      ]} />
+      <Table
+        label="Audit log"
+        rows={audit.data?.data ?? []}
+        pageSize={100}
+        rowKey={(e) => String(e.id)}
+        columns={[
+          { key: 'at', label: 'Time', render: (e) => <span class="nowrap">{time(e.at)}</span>, sort: (e) => e.at },
+          {
+            key: 'what',
+            label: 'What happened',
+            render: (e) => (
+              <div data-testid="audit-sentence">
+                <AuditSentence e={e} names={names} />
+                {e.details == null ? null : (
+                  <details class="raw">
+                    <summary>Details</summary>
+                    <code class="wrap">{JSON.stringify(e.details)}</code>
+                  </details>
+                )}
+              </div>
+            ),
+            sort: (e) => e.action,
+          },
+        ]}
+      />
       <div class="pager">
-        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
-        <button type="button" disabled={audit.data?.next_cursor == null} onClick={() => setCursors([...cursors, audit.data?.next_cursor ?? null])}>Older</button>
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+        <button
+          type="button"
+          disabled={audit.data?.next_cursor == null}
+          onClick={() => setCursors([...cursors, audit.data?.next_cursor ?? null])}
+        >
+          Older
+        </button>
       </div>
     </Loadable>
   );

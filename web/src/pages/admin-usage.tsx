@@ -15,7 +15,14 @@ type Figures = UsageRow;
 type GroupBy = 'account' | 'model' | 'provider' | 'key';
 const GROUP_LABEL: Record<GroupBy, string> = { account: 'Account', model: 'Model', provider: 'Provider', key: 'Key' };
 
-interface Row { group: string; requests: number; spend: bigint; week: bigint; before: bigint; change: bigint }
+interface Row {
+  group: string;
+  requests: number;
+  spend: bigint;
+  week: bigint;
+  before: bigint;
+  change: bigint;
+}
 
 /** "+$1.20", "-$0.30", "$0.00". */
 function signed(nanos: bigint): string {
@@ -32,7 +39,8 @@ export function AdminUsage() {
   const accountNames = useAccountNames(true);
   const keys = useAllPages<{ hash: string; name: string }>(groupBy === 'key' ? '/admin/keys?limit=200' : null);
   const keyNames = new Map((keys.data?.data ?? []).map((k) => [k.hash, k.name]));
-  const nameOf = (g: string): string => (groupBy === 'account' ? accountNames.get(g) : groupBy === 'key' ? keyNames.get(g) : undefined) ?? g;
+  const nameOf = (g: string): string =>
+    (groupBy === 'account' ? accountNames.get(g) : groupBy === 'key' ? keyNames.get(g) : undefined) ?? g;
 
   const dayLabels = useMemo(() => Array.from({ length: 30 }, (_, i) => dayAgo(29 - i)), [days.data]);
   const series = useMemo(() => {
@@ -54,12 +62,20 @@ export function AdminUsage() {
       return { group, requests: f.requests, spend: nanosOf(f.cost_usd), week: thisWeek, before, change: thisWeek - before };
     });
   }, [month.data, week.data, prior.data]);
-  const movers = [...rows].filter((r) => r.change !== 0n)
-    .sort((a, b) => { const x = a.change < 0n ? -a.change : a.change; const y = b.change < 0n ? -b.change : b.change; return x > y ? -1 : x < y ? 1 : 0; })
+  const movers = [...rows]
+    .filter((r) => r.change !== 0n)
+    .sort((a, b) => {
+      const x = a.change < 0n ? -a.change : a.change;
+      const y = b.change < 0n ? -b.change : b.change;
+      return x > y ? -1 : x < y ? 1 : 0;
+    })
     .slice(0, 5);
   const loading = month.loading || week.loading || prior.loading;
   const error = month.error ?? week.error ?? prior.error;
-  const cmp = (get: (r: Row) => bigint) => (r: Row): string => decimalOf(get(r) + 10n ** 18n).padStart(30, '0');
+  const cmp =
+    (get: (r: Row) => bigint) =>
+    (r: Row): string =>
+      decimalOf(get(r) + 10n ** 18n).padStart(30, '0');
 
   return (
     <>
@@ -77,28 +93,57 @@ export function AdminUsage() {
         <div>
           <label for="u-group">Group by</label>
           <select id="u-group" value={groupBy} onChange={(e) => setGroupBy((e.target as HTMLSelectElement).value as GroupBy)}>
-            {(Object.keys(GROUP_LABEL) as GroupBy[]).map((g) => <option value={g}>{GROUP_LABEL[g].toLowerCase()}</option>)}
+            {(Object.keys(GROUP_LABEL) as GroupBy[]).map((g) => (
+              <option value={g}>{GROUP_LABEL[g].toLowerCase()}</option>
+            ))}
           </select>
         </div>
       </form>
       <Loadable loading={loading} error={error} empty={rows.length === 0}>
         <h2>Top movers, last 7 days against the 7 before</h2>
-        {movers.length === 0 ? <p class="empty">No change.</p> : (
-          <Table label="Top movers" rows={movers} rowKey={(r) => r.group} columns={[
-            { key: 'group', label: GROUP_LABEL[groupBy], render: (r) => <span data-testid="mover-name">{nameOf(r.group)}</span> },
-            { key: 'change', label: 'Change', render: (r) => <span data-testid="mover-change">{signed(r.change)}</span>, numeric: true },
-            { key: 'week', label: 'Last 7 days', render: (r) => spend(decimalOf(r.week)), numeric: true },
-            { key: 'before', label: 'The 7 before', render: (r) => spend(decimalOf(r.before)), numeric: true },
-          ]} />
+        {movers.length === 0 ? (
+          <p class="empty">No change.</p>
+        ) : (
+          <Table
+            label="Top movers"
+            rows={movers}
+            rowKey={(r) => r.group}
+            columns={[
+              { key: 'group', label: GROUP_LABEL[groupBy], render: (r) => <span data-testid="mover-name">{nameOf(r.group)}</span> },
+              { key: 'change', label: 'Change', render: (r) => <span data-testid="mover-change">{signed(r.change)}</span>, numeric: true },
+              { key: 'week', label: 'Last 7 days', render: (r) => spend(decimalOf(r.week)), numeric: true },
+              { key: 'before', label: 'The 7 before', render: (r) => spend(decimalOf(r.before)), numeric: true },
+            ]}
+          />
         )}
         <h2>By {GROUP_LABEL[groupBy].toLowerCase()}, 30 days</h2>
-        <Table label={`Usage by ${groupBy}`} rows={rows} rowKey={(r) => r.group} columns={[
-          { key: 'group', label: GROUP_LABEL[groupBy], render: (r) => <span data-testid="usage-name" title={r.group}>{nameOf(r.group)}</span>, sort: (r) => nameOf(r.group) },
-          { key: 'requests', label: 'Requests', render: (r) => int(r.requests), sort: (r) => r.requests, numeric: true },
-          { key: 'spend', label: 'Spend', render: (r) => <span data-testid="usage-spend">{spend(decimalOf(r.spend))}</span>, sort: cmp((r) => r.spend), numeric: true },
-          { key: 'week', label: 'Last 7 days', render: (r) => spend(decimalOf(r.week)), sort: cmp((r) => r.week), numeric: true },
-          { key: 'change', label: 'Change', render: (r) => signed(r.change), sort: cmp((r) => r.change), numeric: true },
-        ]} />
+        <Table
+          label={`Usage by ${groupBy}`}
+          rows={rows}
+          rowKey={(r) => r.group}
+          columns={[
+            {
+              key: 'group',
+              label: GROUP_LABEL[groupBy],
+              render: (r) => (
+                <span data-testid="usage-name" title={r.group}>
+                  {nameOf(r.group)}
+                </span>
+              ),
+              sort: (r) => nameOf(r.group),
+            },
+            { key: 'requests', label: 'Requests', render: (r) => int(r.requests), sort: (r) => r.requests, numeric: true },
+            {
+              key: 'spend',
+              label: 'Spend',
+              render: (r) => <span data-testid="usage-spend">{spend(decimalOf(r.spend))}</span>,
+              sort: cmp((r) => r.spend),
+              numeric: true,
+            },
+            { key: 'week', label: 'Last 7 days', render: (r) => spend(decimalOf(r.week)), sort: cmp((r) => r.week), numeric: true },
+            { key: 'change', label: 'Change', render: (r) => signed(r.change), sort: cmp((r) => r.change), numeric: true },
+          ]}
+        />
       </Loadable>
     </>
   );

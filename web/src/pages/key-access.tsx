@@ -15,7 +15,9 @@ export interface KeyAccess {
 
 /** "all models", or "anthropic/* · providers: bedrock · ≤ $3/M prompt · 4 at once". */
 export function accessText(k: KeyAccess): string {
-  const parts: string[] = [k.allowed_models === null ? 'all models' : k.allowed_models.length === 0 ? 'no models' : k.allowed_models.join(', ')];
+  const parts: string[] = [
+    k.allowed_models === null ? 'all models' : k.allowed_models.length === 0 ? 'no models' : k.allowed_models.join(', '),
+  ];
   if (k.allowed_providers !== null) parts.push(`providers: ${k.allowed_providers.join(', ') || 'none'}`);
   if (k.max_price?.prompt !== undefined) parts.push(`≤ $${k.max_price.prompt}/M prompt`);
   if (k.max_price?.completion !== undefined) parts.push(`≤ $${k.max_price.completion}/M completion`);
@@ -25,13 +27,24 @@ export function accessText(k: KeyAccess): string {
 
 /** Comma-separated text → a list, or null (no list) when empty. */
 export function listOf(text: string): string[] | null {
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return items.length === 0 ? null : items;
 }
 
 /** Edits a key's allowed models and providers and its max in flight (PATCH through `save`). */
-export function EditAccess({ name, access, save, onClose }: {
-  name: string; access: KeyAccess; save: (body: Record<string, unknown>) => Promise<unknown>; onClose: () => void;
+export function EditAccess({
+  name,
+  access,
+  save,
+  onClose,
+}: {
+  name: string;
+  access: KeyAccess;
+  save: (body: Record<string, unknown>) => Promise<unknown>;
+  onClose: () => void;
 }) {
   const [models, setModels] = useState((access.allowed_models ?? []).join(', '));
   const [providers, setProviders] = useState((access.allowed_providers ?? []).join(', '));
@@ -41,7 +54,11 @@ export function EditAccess({ name, access, save, onClose }: {
     e.preventDefault();
     setError('');
     try {
-      await save({ allowed_models: listOf(models), allowed_providers: listOf(providers), max_in_flight: inFlight === '' ? null : Number(inFlight) });
+      await save({
+        allowed_models: listOf(models),
+        allowed_providers: listOf(providers),
+        max_in_flight: inFlight === '' ? null : Number(inFlight),
+      });
       onClose();
     } catch (err) {
       setError(errorText(err));
@@ -49,10 +66,17 @@ export function EditAccess({ name, access, save, onClose }: {
   };
   return (
     <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Access of ${name}`}>
-      <p class="hint" style="flex-basis: 100%; margin: 0">What <strong>{name}</strong> may reach (empty: no list of its own; the account's applies)</p>
+      <p class="hint" style="flex-basis: 100%; margin: 0">
+        What <strong>{name}</strong> may reach (empty: no list of its own; the account's applies)
+      </p>
       <div>
         <label for="access-models">Allowed models (ids or globs, comma-separated)</label>
-        <input id="access-models" placeholder="anthropic/*, openai/gpt-4.1" value={models} onInput={(e) => setModels((e.target as HTMLInputElement).value)} />
+        <input
+          id="access-models"
+          placeholder="anthropic/*, openai/gpt-4.1"
+          value={models}
+          onInput={(e) => setModels((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div>
         <label for="access-providers">Allowed providers (comma-separated)</label>
@@ -60,11 +84,24 @@ export function EditAccess({ name, access, save, onClose }: {
       </div>
       <div>
         <label for="access-in-flight">Max requests at once</label>
-        <input id="access-in-flight" type="number" min="1" step="1" value={inFlight} onInput={(e) => setInFlight((e.target as HTMLInputElement).value)} />
+        <input
+          id="access-in-flight"
+          type="number"
+          min="1"
+          step="1"
+          value={inFlight}
+          onInput={(e) => setInFlight((e.target as HTMLInputElement).value)}
+        />
       </div>
       <button type="submit">Save access</button>
-      <button type="button" onClick={onClose}>Cancel</button>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      <button type="button" onClick={onClose}>
+        Cancel
+      </button>
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

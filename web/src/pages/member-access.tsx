@@ -15,13 +15,20 @@ const RESET_TEXT: Record<BudgetReset, string> = { daily: 'per day', weekly: 'per
 
 /** "all models · no budget", or "anthropic/* · $20.00 per month". */
 export function memberAccessText(m: Member): string {
-  const models = m.allowed_models === null ? "the account's models" : m.allowed_models.length === 0 ? 'no models' : m.allowed_models.join(', ');
+  const models =
+    m.allowed_models === null ? "the account's models" : m.allowed_models.length === 0 ? 'no models' : m.allowed_models.join(', ');
   const budget = m.budget === null ? 'no budget' : `budget ${usd(m.budget.amount_usd)} ${RESET_TEXT[m.budget.reset]}`;
   return `${models} · ${budget}`;
 }
 
-export function EditMemberAccess({ member, save, onClose }: {
-  member: Member; save: (body: Record<string, unknown>) => Promise<unknown>; onClose: () => void;
+export function EditMemberAccess({
+  member,
+  save,
+  onClose,
+}: {
+  member: Member;
+  save: (body: Record<string, unknown>) => Promise<unknown>;
+  onClose: () => void;
 }) {
   const [models, setModels] = useState((member.allowed_models ?? []).join(', '));
   const [amount, setAmount] = useState(member.budget?.amount_usd ?? '');
@@ -39,10 +46,17 @@ export function EditMemberAccess({ member, save, onClose }: {
   };
   return (
     <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label={`Access of ${member.email}`}>
-      <p class="hint" style="flex-basis: 100%; margin: 0">What <strong>{member.email}</strong>'s keys may reach and spend (blank: the account's models, no budget of their own)</p>
+      <p class="hint" style="flex-basis: 100%; margin: 0">
+        What <strong>{member.email}</strong>'s keys may reach and spend (blank: the account's models, no budget of their own)
+      </p>
       <div class="wide">
         <label for="member-access-models">Allowed models (ids or globs, comma-separated)</label>
-        <input id="member-access-models" placeholder="anthropic/*, openai/gpt-4.1" value={models} onInput={(e) => setModels((e.target as HTMLInputElement).value)} />
+        <input
+          id="member-access-models"
+          placeholder="anthropic/*, openai/gpt-4.1"
+          value={models}
+          onInput={(e) => setModels((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div>
         <label for="member-budget">Budget (USD)</label>
@@ -50,7 +64,12 @@ export function EditMemberAccess({ member, save, onClose }: {
       </div>
       <div>
         <label for="member-budget-reset">Budget resets</label>
-        <select id="member-budget-reset" value={reset} disabled={amount.trim() === ''} onChange={(e) => setReset((e.target as HTMLSelectElement).value as BudgetReset)}>
+        <select
+          id="member-budget-reset"
+          value={reset}
+          disabled={amount.trim() === ''}
+          onChange={(e) => setReset((e.target as HTMLSelectElement).value as BudgetReset)}
+        >
           <option value="daily">daily</option>
           <option value="weekly">weekly</option>
           <option value="monthly">monthly</option>
@@ -58,8 +77,14 @@ export function EditMemberAccess({ member, save, onClose }: {
         </select>
       </div>
       <button type="submit">Save access</button>
-      <button type="button" onClick={onClose}>Cancel</button>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      <button type="button" onClick={onClose}>
+        Cancel
+      </button>
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

@@ -23,39 +23,104 @@ export function Members() {
   const list = members.data?.data ?? [];
   const act = async (fn: () => Promise<unknown>): Promise<void> => {
     setError('');
-    try { await fn(); } catch (err) { setError(errorText(err)); }
+    try {
+      await fn();
+    } catch (err) {
+      setError(errorText(err));
+    }
     members.reload();
   };
   return (
     <>
       <Invite onAdded={() => members.reload()} />
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {removing !== null && (
-        <RemoveMember member={removing} others={list.filter((m) => m.id !== removing.id)}
-          onDone={() => { setRemoving(null); members.reload(); }} />
+        <RemoveMember
+          member={removing}
+          others={list.filter((m) => m.id !== removing.id)}
+          onDone={() => {
+            setRemoving(null);
+            members.reload();
+          }}
+        />
       )}
       {editing !== null && (
-        <EditMemberAccess key={editing.id} member={editing} onClose={() => { setEditing(null); members.reload(); }}
-          save={(body) => api('PATCH', `/members/${editing.id}`, body)} />
+        <EditMemberAccess
+          key={editing.id}
+          member={editing}
+          onClose={() => {
+            setEditing(null);
+            members.reload();
+          }}
+          save={(body) => api('PATCH', `/members/${editing.id}`, body)}
+        />
       )}
       <Loadable loading={members.loading && members.data === undefined} error={members.error} empty={list.length === 0}>
-        <Table label="Members" rows={list} rowKey={(m) => m.id} columns={[
-          { key: 'name', label: 'Member', sort: (m) => m.name, render: (m) => <>{m.name}<br /><span class="hint">{m.email}</span></> },
-          { key: 'role', label: 'Role', sort: (m) => m.role, render: (m) => (
-            <select aria-label={`Role of ${m.email}`} value={m.role}
-              onChange={asyncHandler((e: Event) => act(() => api('PATCH', `/members/${m.id}`, { role: (e.target as HTMLSelectElement).value })))}>
-              {ROLES.map((r) => <option value={r}>{r}</option>)}
-            </select>
-          ) },
-          { key: 'access', label: 'Access', render: (m) => <span class="wrap-list" data-testid="member-access">{memberAccessText(m)}</span> },
-          { key: 'added', label: 'Added', sort: (m) => m.created_at, render: (m) => shortTime(m.created_at) },
-          { key: 'actions', label: 'Actions', render: (m) => (
-            <span class="actions">
-              <button type="button" aria-label={`Edit the access of ${m.email}`} onClick={() => setEditing(m)}>Access</button>
-              <button type="button" class="danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>Remove</button>
-            </span>
-          ) },
-        ]} />
+        <Table
+          label="Members"
+          rows={list}
+          rowKey={(m) => m.id}
+          columns={[
+            {
+              key: 'name',
+              label: 'Member',
+              sort: (m) => m.name,
+              render: (m) => (
+                <>
+                  {m.name}
+                  <br />
+                  <span class="hint">{m.email}</span>
+                </>
+              ),
+            },
+            {
+              key: 'role',
+              label: 'Role',
+              sort: (m) => m.role,
+              render: (m) => (
+                <select
+                  aria-label={`Role of ${m.email}`}
+                  value={m.role}
+                  onChange={asyncHandler((e: Event) =>
+                    act(() => api('PATCH', `/members/${m.id}`, { role: (e.target as HTMLSelectElement).value })),
+                  )}
+                >
+                  {ROLES.map((r) => (
+                    <option value={r}>{r}</option>
+                  ))}
+                </select>
+              ),
+            },
+            {
+              key: 'access',
+              label: 'Access',
+              render: (m) => (
+                <span class="wrap-list" data-testid="member-access">
+                  {memberAccessText(m)}
+                </span>
+              ),
+            },
+            { key: 'added', label: 'Added', sort: (m) => m.created_at, render: (m) => shortTime(m.created_at) },
+            {
+              key: 'actions',
+              label: 'Actions',
+              render: (m) => (
+                <span class="actions">
+                  <button type="button" aria-label={`Edit the access of ${m.email}`} onClick={() => setEditing(m)}>
+                    Access
+                  </button>
+                  <button type="button" class="danger" aria-label={`Remove ${m.email}`} onClick={() => setRemoving(m)}>
+                    Remove
+                  </button>
+                </span>
+              ),
+            },
+          ]}
+        />
       </Loadable>
     </>
   );
@@ -71,7 +136,9 @@ function Invite({ onAdded }: { onAdded: () => void }) {
     setError('');
     try {
       await api('POST', '/members', { email, role, ...(name === '' ? {} : { name }) });
-      setEmail(''); setName(''); setRole('member');
+      setEmail('');
+      setName('');
+      setRole('member');
       onAdded();
     } catch (err) {
       setError(errorText(err));
@@ -90,11 +157,17 @@ function Invite({ onAdded }: { onAdded: () => void }) {
       <div>
         <label for="member-role">Role</label>
         <select id="member-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value as Role)}>
-          {ROLES.map((r) => <option value={r}>{r}</option>)}
+          {ROLES.map((r) => (
+            <option value={r}>{r}</option>
+          ))}
         </select>
       </div>
       <button type="submit">Invite</button>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }
@@ -116,19 +189,46 @@ function RemoveMember({ member, others, onDone }: { member: Member; others: Memb
   };
   return (
     <form class="card" aria-label={`Remove ${member.email}`} onSubmit={asyncHandler(submit)}>
-      <p>Remove <strong>{member.email}</strong>? Their dashboard sessions end at once. Their keys:</p>
-      <label><input type="radio" name="keys" value="disable" checked={choice === 'disable'} onChange={() => setChoice('disable')} /> disable them</label>
+      <p>
+        Remove <strong>{member.email}</strong>? Their dashboard sessions end at once. Their keys:
+      </p>
       <label>
-        <input type="radio" name="keys" value="reassign" checked={choice === 'reassign'} disabled={others.length === 0} onChange={() => setChoice('reassign')} /> give them to{' '}
-        <select aria-label="Give the keys to" value={to} disabled={choice !== 'reassign'} onChange={(e) => setTo((e.target as HTMLSelectElement).value)}>
-          {others.map((m) => <option value={m.id}>{m.email}</option>)}
+        <input type="radio" name="keys" value="disable" checked={choice === 'disable'} onChange={() => setChoice('disable')} /> disable them
+      </label>
+      <label>
+        <input
+          type="radio"
+          name="keys"
+          value="reassign"
+          checked={choice === 'reassign'}
+          disabled={others.length === 0}
+          onChange={() => setChoice('reassign')}
+        />{' '}
+        give them to{' '}
+        <select
+          aria-label="Give the keys to"
+          value={to}
+          disabled={choice !== 'reassign'}
+          onChange={(e) => setTo((e.target as HTMLSelectElement).value)}
+        >
+          {others.map((m) => (
+            <option value={m.id}>{m.email}</option>
+          ))}
         </select>
       </label>
       <div class="actions">
-        <button type="submit" class="danger">Remove member</button>
-        <button type="button" onClick={onDone}>Cancel</button>
+        <button type="submit" class="danger">
+          Remove member
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
       </div>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

@@ -59,11 +59,22 @@ function TopTable({ usage, label }: { usage: ReturnType<typeof useApi<Usage>>; l
   const rows = [...(usage.data?.data ?? [])].sort((a, b) => b.requests - a.requests).slice(0, 10);
   return (
     <Loadable loading={usage.loading} error={usage.error} empty={rows.length === 0}>
-      <Table label={label} rows={rows} rowKey={(r) => r.group ?? '(none)'} columns={[
-        { key: 'group', label: 'Name', render: (r) => r.group ?? '(none)', sort: (r) => r.group ?? '' },
-        { key: 'requests', label: 'Requests', render: (r) => int(r.requests), sort: (r) => r.requests, numeric: true },
-        { key: 'cost', label: 'Spend', render: (r) => <span data-testid="top-spend">{spend(r.cost_usd)}</span>, sort: (r) => r.cost, numeric: true },
-      ]} />
+      <Table
+        label={label}
+        rows={rows}
+        rowKey={(r) => r.group ?? '(none)'}
+        columns={[
+          { key: 'group', label: 'Name', render: (r) => r.group ?? '(none)', sort: (r) => r.group ?? '' },
+          { key: 'requests', label: 'Requests', render: (r) => int(r.requests), sort: (r) => r.requests, numeric: true },
+          {
+            key: 'cost',
+            label: 'Spend',
+            render: (r) => <span data-testid="top-spend">{spend(r.cost_usd)}</span>,
+            sort: (r) => r.cost,
+            numeric: true,
+          },
+        ]}
+      />
     </Loadable>
   );
 }

@@ -13,8 +13,15 @@ import { asyncHandler } from '../async-handler.ts';
 
 export const PLAYGROUND_KEY = 'dashboard playground';
 
-interface Message { role: 'user' | 'assistant'; content: string }
-interface PlaygroundKey { key: string; expiresAt: number; limit: string | null }
+interface Message {
+  role: 'user' | 'assistant';
+  content: string;
+}
+interface PlaygroundKey {
+  key: string;
+  expiresAt: number;
+  limit: string | null;
+}
 
 /** A new key of the playground's own (the server removes its expired ones). */
 async function playgroundKey(): Promise<PlaygroundKey> {
@@ -53,12 +60,19 @@ export function Playground() {
     setMessages([...history, { role: 'assistant', content: '' }]);
     setInput('');
     try {
-      const payload = JSON.stringify({ model, messages: history, stream: true, temperature: Number(temperature), max_tokens: Number(maxTokens) });
-      const call = async (k: PlaygroundKey) => fetch(`${BASE}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}`, 'x-title': 'Switchyard playground' },
-        body: payload,
+      const payload = JSON.stringify({
+        model,
+        messages: history,
+        stream: true,
+        temperature: Number(temperature),
+        max_tokens: Number(maxTokens),
       });
+      const call = async (k: PlaygroundKey) =>
+        fetch(`${BASE}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}`, 'x-title': 'Switchyard playground' },
+          body: payload,
+        });
       let res = await call(await currentKey(key));
       // The key ended meanwhile (it expired, or the account deleted it): once more with a new one.
       if (res.status === 401) {
@@ -66,7 +80,7 @@ export function Playground() {
         res = await call(await currentKey(key));
       }
       if (!res.ok || res.body === null) {
-        const body = await res.json().catch(() => null) as { error?: { message?: string } } | null;
+        const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
         throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
       }
       let text = '';
@@ -87,22 +101,64 @@ export function Playground() {
         <div>
           <label for="pg-model">Model</label>
           <select id="pg-model" value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
-            {chatModels.map((m) => <option value={m.id}>{m.id}</option>)}
+            {chatModels.map((m) => (
+              <option value={m.id}>{m.id}</option>
+            ))}
           </select>
         </div>
-        <div><label for="pg-temp">Temperature</label><input id="pg-temp" type="number" min="0" max="2" step="0.1" value={temperature} onInput={(e) => setTemperature((e.target as HTMLInputElement).value)} /></div>
-        <div><label for="pg-max">Max tokens</label><input id="pg-max" type="number" min="1" step="1" value={maxTokens} onInput={(e) => setMaxTokens((e.target as HTMLInputElement).value)} /></div>
-        <button type="button" onClick={() => setMessages([])} disabled={busy}>Clear</button>
+        <div>
+          <label for="pg-temp">Temperature</label>
+          <input
+            id="pg-temp"
+            type="number"
+            min="0"
+            max="2"
+            step="0.1"
+            value={temperature}
+            onInput={(e) => setTemperature((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div>
+          <label for="pg-max">Max tokens</label>
+          <input
+            id="pg-max"
+            type="number"
+            min="1"
+            step="1"
+            value={maxTokens}
+            onInput={(e) => setMaxTokens((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="button" onClick={() => setMessages([])} disabled={busy}>
+          Clear
+        </button>
       </form>
       <ol class="chat" aria-label="Conversation" aria-live="polite">
-        {messages.map((m) => <li class={`msg ${m.role}`} data-testid={`msg-${m.role}`}><strong>{m.role === 'user' ? 'You' : model}</strong><p>{m.content}</p></li>)}
+        {messages.map((m) => (
+          <li class={`msg ${m.role}`} data-testid={`msg-${m.role}`}>
+            <strong>{m.role === 'user' ? 'You' : model}</strong>
+            <p>{m.content}</p>
+          </li>
+        ))}
       </ol>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <form class="card form-row" onSubmit={asyncHandler(send)} aria-label="Message">
-        <div><label for="pg-input">Message</label><input id="pg-input" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} /></div>
-        <button type="submit" disabled={busy}>{busy ? 'Streaming…' : 'Send'}</button>
+        <div>
+          <label for="pg-input">Message</label>
+          <input id="pg-input" value={input} onInput={(e) => setInput((e.target as HTMLInputElement).value)} />
+        </div>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Streaming…' : 'Send'}
+        </button>
       </form>
-      <p class="hint">Requests are charged to the account and appear in Activity, made with the playground's own short-lived key “{PLAYGROUND_KEY}”{key.current?.limit == null ? '' : ` (at most $${key.current.limit})`}.</p>
+      <p class="hint">
+        Requests are charged to the account and appear in Activity, made with the playground's own short-lived key “{PLAYGROUND_KEY}”
+        {key.current?.limit == null ? '' : ` (at most $${key.current.limit})`}.
+      </p>
     </Loadable>
   );
 }

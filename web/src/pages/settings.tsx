@@ -44,23 +44,43 @@ export function Settings({ session }: { session: Session }) {
         <div>
           <label for="acct-model">Default model (used when a request names none)</label>
           <select id="acct-model" value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
-            <option value="" disabled={account.data?.data.default_model != null}>none</option>
-            {(models.data?.data ?? []).map((m) => <option value={m.id}>{m.id}</option>)}
+            <option value="" disabled={account.data?.data.default_model != null}>
+              none
+            </option>
+            {(models.data?.data ?? []).map((m) => (
+              <option value={m.id}>{m.id}</option>
+            ))}
           </select>
         </div>
         <button type="submit">Save</button>
-        {message !== null && <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p>}
+        {message !== null && (
+          <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+            {message.text}
+          </p>
+        )}
       </form>
       <dl class="card facts">
-        <dt>Account id</dt><dd><code>{session.account.id}</code></dd>
-        <dt>Tier</dt><dd>{account.data?.data.tier}</dd>
-        <dt>Balance</dt><dd>{usd(account.data?.data.balance_usd)}</dd>
+        <dt>Account id</dt>
+        <dd>
+          <code>{session.account.id}</code>
+        </dd>
+        <dt>Tier</dt>
+        <dd>{account.data?.data.tier}</dd>
+        <dt>Balance</dt>
+        <dd>{usd(account.data?.data.balance_usd)}</dd>
         {account.data === undefined ? null : <AccessFacts account={account.data.data} />}
-        <dt>Signed in with</dt><dd><code>{session.key_label}</code> (management key)</dd>
+        <dt>Signed in with</dt>
+        <dd>
+          <code>{session.key_label}</code> (management key)
+        </dd>
       </dl>
-      {session.byok_enabled === true
-        ? <ByokSettings />
-        : <p class="card hint">Bring-your-own-key is off on this gateway (its operator sets <code>byok.master_key</code>).</p>}
+      {session.byok_enabled === true ? (
+        <ByokSettings />
+      ) : (
+        <p class="card hint">
+          Bring-your-own-key is off on this gateway (its operator sets <code>byok.master_key</code>).
+        </p>
+      )}
     </Loadable>
   );
 }
@@ -70,9 +90,14 @@ function AccessFacts({ account }: { account: Account }) {
   const t = accountAccessText(account);
   return (
     <>
-      <dt>Allowed models</dt><dd data-testid="account-allowed-models">{t.models} <span class="hint">(set by the operator; a key's own list only narrows it)</span></dd>
-      <dt>Allowed providers</dt><dd>{t.providers}</dd>
-      <dt>Budget</dt><dd data-testid="account-budget">{t.budget}</dd>
+      <dt>Allowed models</dt>
+      <dd data-testid="account-allowed-models">
+        {t.models} <span class="hint">(set by the operator; a key's own list only narrows it)</span>
+      </dd>
+      <dt>Allowed providers</dt>
+      <dd>{t.providers}</dd>
+      <dt>Budget</dt>
+      <dd data-testid="account-budget">{t.budget}</dd>
     </>
   );
 }

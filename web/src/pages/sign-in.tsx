@@ -12,9 +12,20 @@ function linkToken(): string | null {
 }
 
 /** Single sign-on, when the gateway has `oidc:`: the provider's name and where its sign-in starts. */
-export interface SingleSignOn { name: string; url: string }
+export interface SingleSignOn {
+  name: string;
+  url: string;
+}
 
-export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Session) => void; emailSignIn: boolean; sso: SingleSignOn | null }) {
+export function SignIn({
+  onSignedIn,
+  emailSignIn,
+  sso,
+}: {
+  onSignedIn: (s: Session) => void;
+  emailSignIn: boolean;
+  sso: SingleSignOn | null;
+}) {
   const [key, setKey] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -60,22 +71,38 @@ export function SignIn({ onSignedIn, emailSignIn, sso }: { onSignedIn: (s: Sessi
         <section class="card" aria-label="Single sign-on">
           <h1>Switchyard</h1>
           <p>Members: sign in through your organization's identity provider.</p>
-          <a class="button sso" href={sso.url}>Sign in with {sso.name}</a>
+          <a class="button sso" href={sso.url}>
+            Sign in with {sso.name}
+          </a>
         </section>
       )}
       <form onSubmit={asyncHandler(submit)} class="card">
         {sso === null && <h1>Switchyard</h1>}
         <p>Sign in with a management key (your account) or an admin key (the operator).</p>
         <label for="key">Key</label>
-        <input id="key" name="key" type="password" autocomplete="off" placeholder="sk-sy-v1-…" required
-          value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
-        {error !== '' && <p class="error sign-in-error" role="alert">{error}</p>}
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <input
+          id="key"
+          name="key"
+          type="password"
+          autocomplete="off"
+          placeholder="sk-sy-v1-…"
+          required
+          value={key}
+          onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+        />
+        {error !== '' && (
+          <p class="error sign-in-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
         <p class="hint">
-          The API key the first start made calls models; it does not sign in here. The gateway's first start also
-          printed the command that makes a management key; on the gateway's machine, in its folder:{' '}
-          <code>npx switchyard keys create --account &lt;id&gt; --name dashboard --management</code>{' '}
-          (<code>npx switchyard accounts list</code> shows the ids).
+          The API key the first start made calls models; it does not sign in here. The gateway's first start also printed the command that
+          makes a management key; on the gateway's machine, in its folder:{' '}
+          <code>npx switchyard keys create --account &lt;id&gt; --name dashboard --management</code> (
+          <code>npx switchyard accounts list</code> shows the ids).
         </p>
       </form>
       {emailSignIn && (

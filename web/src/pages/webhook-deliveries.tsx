@@ -15,11 +15,20 @@ const POLL_MS = 2000;
 
 function statusBadge(d: WebhookDelivery) {
   const cls = d.status === 'delivered' ? 'badge on' : d.status === 'failed' ? 'badge off' : 'badge kind';
-  return <span class={cls} data-testid="delivery-status">{d.status}</span>;
+  return (
+    <span class={cls} data-testid="delivery-status">
+      {d.status}
+    </span>
+  );
 }
 
 function attemptText(a: WebhookDelivery['attempt_log'][number]): string {
-  const outcome = a.status === null ? (a.error ?? 'no answer') : a.error === null || a.error === `HTTP ${a.status}` ? `HTTP ${a.status}` : `HTTP ${a.status} (${a.error})`;
+  const outcome =
+    a.status === null
+      ? (a.error ?? 'no answer')
+      : a.error === null || a.error === `HTTP ${a.status}`
+        ? `HTTP ${a.status}`
+        : `HTTP ${a.status} (${a.error})`;
   return `#${a.attempt} ${outcome} · ${shortTime(a.at)} · ${ms(a.duration_ms)}`;
 }
 
@@ -46,27 +55,81 @@ export function Deliveries({ hook, onClose }: { hook: Webhook; onClose: () => vo
   };
   return (
     <section class="card deliveries" aria-label={`Deliveries to ${hook.url}`}>
-      <h2>Deliveries to <code class="wrap">{hook.url}</code></h2>
+      <h2>
+        Deliveries to <code class="wrap">{hook.url}</code>
+      </h2>
       <p class="actions">
-        <button type="button" onClick={reload}>Refresh</button>
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </p>
-      {message !== null && <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>{message.text}</p>}
+      {message !== null && (
+        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
       <Loadable loading={loading && deliveries.data === undefined} error={deliveries.error} empty={rows.length === 0}>
-        <Table label="Deliveries" rows={rows} rowKey={(d) => d.id} columns={[
-          { key: 'event', label: 'Event', render: (d) => <>{d.type}<br /><span class="hint">{d.id}</span></> },
-          { key: 'status', label: 'Status', sort: (d) => d.status, render: (d) => (
-            <>{statusBadge(d)}{d.next_attempt_at === null ? null : <><br /><span class="hint">next try {shortTime(d.next_attempt_at)}</span></>}</>
-          ) },
-          { key: 'attempts', label: 'Attempts', render: (d) => (
-            d.attempt_log.length === 0 ? <span class="hint">none yet</span>
-              : <ul class="attempts">{d.attempt_log.map((a) => <li>{attemptText(a)}</li>)}</ul>
-          ) },
-          { key: 'created', label: 'Created', sort: (d) => d.created_at, render: (d) => shortTime(d.created_at) },
-          { key: 'actions', label: 'Actions', render: (d) => (
-            <button type="button" aria-label={`Replay ${d.type} ${d.id}`} onClick={() => void replay(d)}>Replay</button>
-          ) },
-        ]} />
+        <Table
+          label="Deliveries"
+          rows={rows}
+          rowKey={(d) => d.id}
+          columns={[
+            {
+              key: 'event',
+              label: 'Event',
+              render: (d) => (
+                <>
+                  {d.type}
+                  <br />
+                  <span class="hint">{d.id}</span>
+                </>
+              ),
+            },
+            {
+              key: 'status',
+              label: 'Status',
+              sort: (d) => d.status,
+              render: (d) => (
+                <>
+                  {statusBadge(d)}
+                  {d.next_attempt_at === null ? null : (
+                    <>
+                      <br />
+                      <span class="hint">next try {shortTime(d.next_attempt_at)}</span>
+                    </>
+                  )}
+                </>
+              ),
+            },
+            {
+              key: 'attempts',
+              label: 'Attempts',
+              render: (d) =>
+                d.attempt_log.length === 0 ? (
+                  <span class="hint">none yet</span>
+                ) : (
+                  <ul class="attempts">
+                    {d.attempt_log.map((a) => (
+                      <li>{attemptText(a)}</li>
+                    ))}
+                  </ul>
+                ),
+            },
+            { key: 'created', label: 'Created', sort: (d) => d.created_at, render: (d) => shortTime(d.created_at) },
+            {
+              key: 'actions',
+              label: 'Actions',
+              render: (d) => (
+                <button type="button" aria-label={`Replay ${d.type} ${d.id}`} onClick={() => void replay(d)}>
+                  Replay
+                </button>
+              ),
+            },
+          ]}
+        />
       </Loadable>
     </section>
   );

@@ -37,27 +37,54 @@ export function Webhooks() {
     try {
       await api('DELETE', `/webhooks/${w.id}`);
       if (open?.id === w.id) setOpen(null);
-    } catch (err) { setError(errorText(err)); }
+    } catch (err) {
+      setError(errorText(err));
+    }
     hooks.reload();
   };
   return (
     <>
-      <p class="hint">Each event is a signed JSON <code>POST</code> (header <code>X-Switchyard-Signature</code>), retried with backoff; see docs/webhooks.md to check the signature.</p>
-      <AddWebhook onCreated={(c) => { setCreated(c); hooks.reload(); }} />
+      <p class="hint">
+        Each event is a signed JSON <code>POST</code> (header <code>X-Switchyard-Signature</code>), retried with backoff; see
+        docs/webhooks.md to check the signature.
+      </p>
+      <AddWebhook
+        onCreated={(c) => {
+          setCreated(c);
+          hooks.reload();
+        }}
+      />
       {created !== null && <SecretNotice created={created} onDone={() => setCreated(null)} />}
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <Loadable loading={hooks.loading && hooks.data === undefined} error={hooks.error} empty={(hooks.data?.data.length ?? 0) === 0}>
-        <Table label="Webhooks" rows={hooks.data?.data ?? []} rowKey={(w) => w.id} columns={[
-          { key: 'url', label: 'URL', sort: (w) => w.url, render: (w) => <code class="wrap">{w.url}</code> },
-          { key: 'events', label: 'Events', render: (w) => <span class="wrap-list">{w.events.join(', ')}</span> },
-          { key: 'created', label: 'Added', sort: (w) => w.created_at, render: (w) => shortTime(w.created_at) },
-          { key: 'actions', label: 'Actions', render: (w) => (
-            <span class="actions">
-              <button type="button" aria-label={`Deliveries to ${w.url}`} aria-pressed={open?.id === w.id} onClick={() => setOpen(w)}>Deliveries</button>
-              <button type="button" class="danger" aria-label={`Remove the webhook to ${w.url}`} onClick={() => void remove(w)}>Remove</button>
-            </span>
-          ) },
-        ]} />
+        <Table
+          label="Webhooks"
+          rows={hooks.data?.data ?? []}
+          rowKey={(w) => w.id}
+          columns={[
+            { key: 'url', label: 'URL', sort: (w) => w.url, render: (w) => <code class="wrap">{w.url}</code> },
+            { key: 'events', label: 'Events', render: (w) => <span class="wrap-list">{w.events.join(', ')}</span> },
+            { key: 'created', label: 'Added', sort: (w) => w.created_at, render: (w) => shortTime(w.created_at) },
+            {
+              key: 'actions',
+              label: 'Actions',
+              render: (w) => (
+                <span class="actions">
+                  <button type="button" aria-label={`Deliveries to ${w.url}`} aria-pressed={open?.id === w.id} onClick={() => setOpen(w)}>
+                    Deliveries
+                  </button>
+                  <button type="button" class="danger" aria-label={`Remove the webhook to ${w.url}`} onClick={() => void remove(w)}>
+                    Remove
+                  </button>
+                </span>
+              ),
+            },
+          ]}
+        />
       </Loadable>
       {open !== null && <Deliveries key={open.id} hook={open} onClose={() => setOpen(null)} />}
     </>
@@ -73,10 +100,14 @@ function AddWebhook({ onCreated }: { onCreated: (c: WebhookCreated) => void }) {
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setError('');
-    if (events.length === 0) { setError('Pick at least one event.'); return; }
+    if (events.length === 0) {
+      setError('Pick at least one event.');
+      return;
+    }
     try {
       const made = await api<WebhookCreated>('POST', '/webhooks', { url: url.trim(), events, ...(secret === '' ? {} : { secret }) });
-      setUrl(''); setSecret('');
+      setUrl('');
+      setSecret('');
       onCreated(made);
     } catch (err) {
       setError(errorText(err));
@@ -86,22 +117,43 @@ function AddWebhook({ onCreated }: { onCreated: (c: WebhookCreated) => void }) {
     <form class="card form-row" onSubmit={asyncHandler(submit)} aria-label="Add a webhook">
       <div>
         <label for="webhook-url">URL</label>
-        <input id="webhook-url" type="url" required placeholder="https://hooks.example.com/switchyard" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+        <input
+          id="webhook-url"
+          type="url"
+          required
+          placeholder="https://hooks.example.com/switchyard"
+          value={url}
+          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div>
         <label for="webhook-secret">Signing secret (optional)</label>
-        <input id="webhook-secret" type="password" autoComplete="off" placeholder="16+ characters; blank: one is made" minLength={16} maxLength={256} value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
+        <input
+          id="webhook-secret"
+          type="password"
+          autoComplete="off"
+          placeholder="16+ characters; blank: one is made"
+          minLength={16}
+          maxLength={256}
+          value={secret}
+          onInput={(e) => setSecret((e.target as HTMLInputElement).value)}
+        />
       </div>
       <fieldset class="events">
         <legend>Events</legend>
         {(Object.keys(EVENTS) as WebhookEvent[]).map((ev) => (
           <label title={EVENTS[ev]}>
-            <input type="checkbox" checked={events.includes(ev)} onChange={(e) => toggle(ev, (e.target as HTMLInputElement).checked)} /> {ev}
+            <input type="checkbox" checked={events.includes(ev)} onChange={(e) => toggle(ev, (e.target as HTMLInputElement).checked)} />{' '}
+            {ev}
           </label>
         ))}
       </fieldset>
       <button type="submit">Add webhook</button>
-      {error !== '' && <p class="error" role="alert">{error}</p>}
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }
@@ -110,10 +162,17 @@ function AddWebhook({ onCreated }: { onCreated: (c: WebhookCreated) => void }) {
 function SecretNotice({ created, onDone }: { created: WebhookCreated; onDone: () => void }) {
   return (
     <div class="notice" role="status" data-testid="webhook-secret">
-      <p>Webhook to <strong>{created.data.url}</strong> added. Its signing secret, to check each delivery's signature — copy it now: it is not shown again.</p>
-      <code class="secret" data-testid="webhook-secret-value">{created.secret}</code>
+      <p>
+        Webhook to <strong>{created.data.url}</strong> added. Its signing secret, to check each delivery's signature — copy it now: it is
+        not shown again.
+      </p>
+      <code class="secret" data-testid="webhook-secret-value">
+        {created.secret}
+      </code>
       <CopyButton text={created.secret} />
-      <button type="button" class="link" onClick={onDone}>Done</button>
+      <button type="button" class="link" onClick={onDone}>
+        Done
+      </button>
     </div>
   );
 }

@@ -58,7 +58,10 @@ export type OpenAIProfileInput = Omit<OpenAIProfile, 'supported' | 'passThrough'
 export function defineProfile(input: OpenAIProfileInput): OpenAIProfile {
   const { previewInput, ...rest } = input;
   const profile: OpenAIProfile = {
-    ...rest, supported: supportedParameters(input.rules), passThrough: new Set(input.passThrough ?? []), input: new Set(input.input),
+    ...rest,
+    supported: supportedParameters(input.rules),
+    passThrough: new Set(input.passThrough ?? []),
+    input: new Set(input.input),
     tasks: new Set(input.tasks),
   };
   return previewInput === undefined ? profile : { ...profile, previewInput: new Set(previewInput) };

@@ -123,7 +123,8 @@ export function dayRange(q: Query, now = Date.now()): { from: string; to: string
   const to = readDay(q.to, 'to') ?? today;
   const from = readDay(q.from, 'from') ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10);
   if (from > to) throw new GatewayError('invalid_parameter', '"from" must not be after "to".', { param: 'from' });
-  if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw new GatewayError('invalid_parameter', 'A range spans at most 366 days.', { param: 'from' });
+  if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
+    throw new GatewayError('invalid_parameter', 'A range spans at most 366 days.', { param: 'from' });
   return { from, to };
 }
 
@@ -163,7 +164,8 @@ export function figuresView(f: UsageFigures): Record<string, unknown> {
 }
 
 export function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new GatewayError('invalid_json', 'The request body must be a JSON object.');
   return body as Record<string, unknown>;
 }
 
@@ -178,7 +180,8 @@ export function usdText(body: Record<string, unknown>, name: string): string | u
 export function optionalString(body: Record<string, unknown>, name: string): string | undefined {
   const v = body[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v.trim() === '') throw new GatewayError('invalid_parameter', `"${name}" must be a non-empty string.`, { param: name });
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new GatewayError('invalid_parameter', `"${name}" must be a non-empty string.`, { param: name });
   return v.trim();
 }
 
@@ -187,7 +190,11 @@ export function defaultModelOf(deps: AdminCommonDeps, name: string): string {
   const id = catalogModelId(deps.inForce.catalog, name);
   if (id !== undefined) return id;
   const near = nearestModelId(deps.inForce.catalog, name);
-  throw new GatewayError('model_not_found', `"default_model": no model "${name}" is served by this gateway.${near === undefined ? '' : ` Did you mean "${near}"?`} (GET /models lists them.)`, { param: 'default_model' });
+  throw new GatewayError(
+    'model_not_found',
+    `"default_model": no model "${name}" is served by this gateway.${near === undefined ? '' : ` Did you mean "${near}"?`} (GET /models lists them.)`,
+    { param: 'default_model' },
+  );
 }
 
 /** A `name` to rename to: a non-empty string of at most MAX_NAME_CHARS characters (account-input.ts), or undefined when absent. */

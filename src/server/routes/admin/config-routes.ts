@@ -26,33 +26,62 @@ export interface ConfigRoutesDeps {
  * swapped in for new requests, or refused with the reason while the one in force stays.
  */
 export function registerAdminConfigRoute(app: FastifyInstance, deps: ConfigRoutesDeps, prefix: string): void {
-  app.get(`${prefix}/admin/config`, { ...access('admin'),
-    schema: routeSchema({ summary: 'The running configuration, every secret masked', tags: ['admin: config'], response: '{data: config, file, yaml, generation, loaded_at, last_reload}', answers: 'RunningConfig' }),
-  }, async (request) => {
-    await requireAdmin(request);
-    const config = deps.inForce.config;
-    const mask = (v: unknown): unknown => JSON.parse(deps.inForce.scrubber.text(JSON.stringify(redactConfig(v)))) as unknown;
-    const source = config.source;
-    return {
-      data: mask(config),
-      file: source?.file ?? null,
-      yaml: source?.tree === undefined ? null : stringify(mask(source.tree), { lineWidth: 0 }),
-      generation: deps.inForce.current.generation,
-      loaded_at: deps.inForce.current.loadedAt,
-      last_reload: reloadView(deps.inForce.lastReload),
-    };
-  });
+  app.get(
+    `${prefix}/admin/config`,
+    {
+      ...access('admin'),
+      schema: routeSchema({
+        summary: 'The running configuration, every secret masked',
+        tags: ['admin: config'],
+        response: '{data: config, file, yaml, generation, loaded_at, last_reload}',
+        answers: 'RunningConfig',
+      }),
+    },
+    async (request) => {
+      await requireAdmin(request);
+      const config = deps.inForce.config;
+      const mask = (v: unknown): unknown => JSON.parse(deps.inForce.scrubber.text(JSON.stringify(redactConfig(v)))) as unknown;
+      const source = config.source;
+      return {
+        data: mask(config),
+        file: source?.file ?? null,
+        yaml: source?.tree === undefined ? null : stringify(mask(source.tree), { lineWidth: 0 }),
+        generation: deps.inForce.current.generation,
+        loaded_at: deps.inForce.current.loadedAt,
+        last_reload: reloadView(deps.inForce.lastReload),
+      };
+    },
+  );
 
-  app.post(`${prefix}/admin/config/reload`, { ...access('admin'),
-    schema: routeSchema({ summary: 'Reload the configuration file, as SIGHUP does', tags: ['admin: config'], response: '{data: {ok, generation, at, models?, warnings?, error?}}', answers: 'ConfigReloadAnswer' }),
-  }, async (request) => {
-    const auth = await requireAdmin(request);
-    const result = deps.inForce.reloadAgain();
-    if (result === null) throw new GatewayError('not_found', 'No configuration file behind this gateway (it runs on the defaults): there is nothing to reload.');
-    await deps.stores.audit.record(actorOf(auth), 'config.reload', null,
-      result.ok ? { ok: true, generation: result.generation } : { ok: false, error: redactUrls(result.error) }, result.at);
-    return { data: reloadView(result) };
-  });
+  app.post(
+    `${prefix}/admin/config/reload`,
+    {
+      ...access('admin'),
+      schema: routeSchema({
+        summary: 'Reload the configuration file, as SIGHUP does',
+        tags: ['admin: config'],
+        response: '{data: {ok, generation, at, models?, warnings?, error?}}',
+        answers: 'ConfigReloadAnswer',
+      }),
+    },
+    async (request) => {
+      const auth = await requireAdmin(request);
+      const result = deps.inForce.reloadAgain();
+      if (result === null)
+        throw new GatewayError(
+          'not_found',
+          'No configuration file behind this gateway (it runs on the defaults): there is nothing to reload.',
+        );
+      await deps.stores.audit.record(
+        actorOf(auth),
+        'config.reload',
+        null,
+        result.ok ? { ok: true, generation: result.generation } : { ok: false, error: redactUrls(result.error) },
+        result.at,
+      );
+      return { data: reloadView(result) };
+    },
+  );
 }
 
 function reloadView(r: ReloadResult | null): Record<string, unknown> | null {

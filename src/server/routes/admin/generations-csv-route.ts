@@ -14,7 +14,6 @@ import { routeSchema } from './route-schema.ts';
 /** What generations-csv-route.ts uses of the services (handed out by build-app.ts). */
 export type GenerationsCsvRouteDeps = MemberFilterDeps & {
   stores: Pick<Stores, 'activity'>;
-
 };
 
 // The generation list as CSV, the whole filtered range: GET /activity.csv (the caller's
@@ -27,46 +26,91 @@ export const MAX_CSV_ROWS = 100_000;
 const PAGE = 1000;
 
 export const COLUMNS: Array<[string, (r: ActivityRow) => string | number | bigint | null]> = [
-  ['created_at', (r) => r.created_at], ['id', (r) => r.id], ['account_id', (r) => r.account_id], ['key_hash', (r) => r.key_hash],
-  ['app_title', (r) => r.x_title], ['model', (r) => r.model], ['provider', (r) => r.provider], ['status', (r) => r.status],
-  ['error_code', (r) => r.error_code], ['streamed', (r) => (r.streamed === 1n ? 'true' : 'false')],
-  ['tokens_prompt', (r) => r.tokens_prompt], ['tokens_completion', (r) => r.tokens_completion],
-  ['tokens_cache_read', (r) => r.tokens_cache_read], ['tokens_cache_write', (r) => r.tokens_cache_write],
-  ['tokens_reasoning', (r) => r.tokens_reasoning], ['cost_usd', (r) => formatNanos(r.cost_nanos)],
-  ['latency_ms', (r) => r.latency_ms], ['time_to_first_token_ms', (r) => r.first_token_ms], ['attempts', (r) => r.attempt_count],
+  ['created_at', (r) => r.created_at],
+  ['id', (r) => r.id],
+  ['account_id', (r) => r.account_id],
+  ['key_hash', (r) => r.key_hash],
+  ['app_title', (r) => r.x_title],
+  ['model', (r) => r.model],
+  ['provider', (r) => r.provider],
+  ['status', (r) => r.status],
+  ['error_code', (r) => r.error_code],
+  ['streamed', (r) => (r.streamed === 1n ? 'true' : 'false')],
+  ['tokens_prompt', (r) => r.tokens_prompt],
+  ['tokens_completion', (r) => r.tokens_completion],
+  ['tokens_cache_read', (r) => r.tokens_cache_read],
+  ['tokens_cache_write', (r) => r.tokens_cache_write],
+  ['tokens_reasoning', (r) => r.tokens_reasoning],
+  ['cost_usd', (r) => formatNanos(r.cost_nanos)],
+  ['latency_ms', (r) => r.latency_ms],
+  ['time_to_first_token_ms', (r) => r.first_token_ms],
+  ['attempts', (r) => r.attempt_count],
 ];
 
-const schema = (summary: string, extra: Record<string, string>): FastifySchema => routeSchema({
-  summary,
-  tags: [extra.account === undefined ? 'account reports' : 'admin: generations'],
-  query: { ...extra, ...FILTER_QUERY, max_rows: { type: 'integer', minimum: 1, maximum: MAX_CSV_ROWS, description: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).` } },
-  response: 'text/csv: a header line, then one line per generation record, newest first',
-  produces: { 'text/csv': { type: 'string' } },
-});
+const schema = (summary: string, extra: Record<string, string>): FastifySchema =>
+  routeSchema({
+    summary,
+    tags: [extra.account === undefined ? 'account reports' : 'admin: generations'],
+    query: {
+      ...extra,
+      ...FILTER_QUERY,
+      max_rows: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_CSV_ROWS,
+        description: `At most this many rows, 1..${MAX_CSV_ROWS} (default ${MAX_CSV_ROWS}).`,
+      },
+    },
+    response: 'text/csv: a header line, then one line per generation record, newest first',
+    produces: { 'text/csv': { type: 'string' } },
+  });
 
 export function registerGenerationsCsvRoutes(app: FastifyInstance, deps: GenerationsCsvRouteDeps, prefix: string): void {
   const { stores } = deps;
-  app.get(`${prefix}/admin/generations.csv`, { ...access('admin'),
-    schema: schema('Generation records as CSV (text/csv, streamed), the whole filtered range', { account: 'An account id.' }),
-  }, async (request, reply) => {
-    await requireAdmin(request);
-    const q = queryOf(request);
-    const member = await adminMemberFilter(deps, q);
-    return csv(reply, stores, {
-      ...filterOf(q), ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
-      ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
-    }, q, 'generations');
-  });
+  app.get(
+    `${prefix}/admin/generations.csv`,
+    {
+      ...access('admin'),
+      schema: schema('Generation records as CSV (text/csv, streamed), the whole filtered range', { account: 'An account id.' }),
+    },
+    async (request, reply) => {
+      await requireAdmin(request);
+      const q = queryOf(request);
+      const member = await adminMemberFilter(deps, q);
+      return csv(
+        reply,
+        stores,
+        {
+          ...filterOf(q),
+          ...(q.account === undefined || q.account === '' ? {} : { accountId: q.account }),
+          ...(member === undefined ? {} : { accountId: member.accountId, memberId: member.id }),
+        },
+        q,
+        'generations',
+      );
+    },
+  );
 
-  app.get(`${prefix}/activity.csv`, { ...access('management', { role: 'viewer' }),
-    schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
-  }, async (request, reply) => {
-    const auth = await requireManager(request);
-    const q = queryOf(request);
-    await checkReportKey(deps, auth, q.key);
-    const memberId = await accountMemberFilter(deps, auth, q);
-    return csv(reply, stores, { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) }, q, 'activity');
-  });
+  app.get(
+    `${prefix}/activity.csv`,
+    {
+      ...access('management', { role: 'viewer' }),
+      schema: schema("The caller's account generation records as CSV (management key), the whole filtered range", {}),
+    },
+    async (request, reply) => {
+      const auth = await requireManager(request);
+      const q = queryOf(request);
+      await checkReportKey(deps, auth, q.key);
+      const memberId = await accountMemberFilter(deps, auth, q);
+      return csv(
+        reply,
+        stores,
+        { ...filterOf(q), accountId: auth.account.id, ...(memberId === undefined ? {} : { memberId }) },
+        q,
+        'activity',
+      );
+    },
+  );
 }
 
 function maxRows(q: Query): number {

@@ -21,19 +21,34 @@ const DAY_MS = 86_400_000;
  * /admin/keys/:hash/usage (an admin key). Every day of the range is listed, zero or not.
  */
 export function registerKeyUsageRoutes(app: FastifyInstance, deps: KeyUsageRoutesDeps, prefix: string): void {
-  const doc = (tags: string[]) => routeSchema({
-    summary: "A key's requests and spend per UTC day", tags, params: { hash: 'The key hash.' }, query: RANGE_QUERY,
-    response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}', answers: 'KeyUsage',
-  });
+  const doc = (tags: string[]) =>
+    routeSchema({
+      summary: "A key's requests and spend per UTC day",
+      tags,
+      params: { hash: 'The key hash.' },
+      query: RANGE_QUERY,
+      response: '{data: [{day, requests, cost, cost_usd}], totals: {requests, cost, cost_usd}, from, to}',
+      answers: 'KeyUsage',
+    });
 
-  app.get(`${prefix}/keys/:hash/usage`, { ...access('management', { role: 'viewer' }), schema: doc(['account reports']) }, async (request) => {
-    const auth = await requireManager(request);
-    const key = await deps.stores.accounts.getKey(paramOf(request, 'hash'));
-    if (key === undefined || key.accountId !== auth.account.id || key.isAdmin || key.isManagement || (ownKeysOnly(auth) && key.memberId !== auth.member?.id)) {
-      throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
-    }
-    return perDay(deps, key, queryOf(request));
-  });
+  app.get(
+    `${prefix}/keys/:hash/usage`,
+    { ...access('management', { role: 'viewer' }), schema: doc(['account reports']) },
+    async (request) => {
+      const auth = await requireManager(request);
+      const key = await deps.stores.accounts.getKey(paramOf(request, 'hash'));
+      if (
+        key === undefined ||
+        key.accountId !== auth.account.id ||
+        key.isAdmin ||
+        key.isManagement ||
+        (ownKeysOnly(auth) && key.memberId !== auth.member?.id)
+      ) {
+        throw new GatewayError('not_found', `No key with hash "${paramsOf(request).hash}".`);
+      }
+      return perDay(deps, key, queryOf(request));
+    },
+  );
 
   app.get(`${prefix}/admin/keys/:hash/usage`, { ...access('admin'), schema: doc(['admin: keys']) }, async (request) => {
     await requireAdmin(request);

@@ -21,7 +21,8 @@ export async function accountMemberFilter(deps: MemberFilterDeps, auth: AuthCont
   const asked = q.member === undefined || q.member === '' ? undefined : q.member;
   if (ownKeysOnly(auth)) {
     const own = auth.member?.id;
-    if (own === undefined || (asked !== undefined && asked !== own)) throw new GatewayError('forbidden', 'A member sees their own usage and activity only.');
+    if (own === undefined || (asked !== undefined && asked !== own))
+      throw new GatewayError('forbidden', 'A member sees their own usage and activity only.');
     return own;
   }
   if (asked === undefined) return undefined;

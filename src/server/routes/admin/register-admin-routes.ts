@@ -16,22 +16,21 @@ import { registerUsageRoutes, type UsageRoutesDeps } from './usage-routes.ts';
 import { registerMemberRoutes, type MembersRoutesDeps } from '../members-routes.ts';
 
 /** What the admin API and the account reports use: the union of what each of their modules declares. */
-export type AdminRoutesDeps =
-  & AccountsRoutesDeps
-  & AccountSettingsRoutesDeps
-  & ConfigRoutesDeps
-  & AdminKeysRoutesDeps
-  & KeyUsageRoutesDeps
-  & AuditRoutesDeps
-  & CreditsRoutesDeps
-  & GenerationsRoutesDeps
-  & GenerationsCsvRouteDeps
-  & GenerationsExportRouteDeps
-  & AdminHealthRoutesDeps
-  & RefusalsRoutesDeps
-  & McpRoutesDeps
-  & UsageRoutesDeps
-  & MembersRoutesDeps;
+export type AdminRoutesDeps = AccountsRoutesDeps &
+  AccountSettingsRoutesDeps &
+  ConfigRoutesDeps &
+  AdminKeysRoutesDeps &
+  KeyUsageRoutesDeps &
+  AuditRoutesDeps &
+  CreditsRoutesDeps &
+  GenerationsRoutesDeps &
+  GenerationsCsvRouteDeps &
+  GenerationsExportRouteDeps &
+  AdminHealthRoutesDeps &
+  RefusalsRoutesDeps &
+  McpRoutesDeps &
+  UsageRoutesDeps &
+  MembersRoutesDeps;
 
 /** The admin API (/admin/..., admin keys) and the account reports (/usage, /activity, /ledger, management keys), under every prefix. */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRoutesDeps, prefixes: readonly string[]): void {

@@ -1,7 +1,12 @@
 import type { FastifySchema } from 'fastify';
 import { MAX_DATE_CHARS, MAX_NAME_CHARS } from '../../../billing/account-input.ts';
 import {
-  MAX_ALLOWLIST_ENTRIES, MAX_IN_FLIGHT, MAX_PATTERN_CHARS, MCP_SERVER_PATTERN, MODEL_PATTERN, PROVIDER_PATTERN,
+  MAX_ALLOWLIST_ENTRIES,
+  MAX_IN_FLIGHT,
+  MAX_PATTERN_CHARS,
+  MCP_SERVER_PATTERN,
+  MODEL_PATTERN,
+  PROVIDER_PATTERN,
 } from '../../../billing/allowlist-input.ts';
 import { GUARDRAIL_NAME_PATTERN, MAX_GUARDRAIL_PATTERN_CHARS, MAX_GUARDRAILS } from '../../../billing/guardrail-input.ts';
 import { GUARDRAIL_DETECTORS } from '../../../catalog/guardrail-rule.ts';
@@ -47,10 +52,15 @@ export function routeSchema(d: RouteDoc): FastifySchema {
     summary: d.summary,
     tags: d.tags,
     response: {
-      [d.status ?? 200]: d.produces !== undefined
-        ? { description: d.response, content: Object.fromEntries(Object.entries(d.produces).map(([type, schema]) => [type, { schema }])) }
-        : d.answers === undefined ? { description: d.response, type: 'object', additionalProperties: true } : { description: d.response, $ref: `${d.answers}#` },
-      ...Object.fromEntries(Object.entries(d.alsoAnswers ?? {}).map(([status, a]) => [status, { description: a.description, $ref: `${a.answers}#` }])),
+      [d.status ?? 200]:
+        d.produces !== undefined
+          ? { description: d.response, content: Object.fromEntries(Object.entries(d.produces).map(([type, schema]) => [type, { schema }])) }
+          : d.answers === undefined
+            ? { description: d.response, type: 'object', additionalProperties: true }
+            : { description: d.response, $ref: `${d.answers}#` },
+      ...Object.fromEntries(
+        Object.entries(d.alsoAnswers ?? {}).map(([status, a]) => [status, { description: a.description, $ref: `${a.answers}#` }]),
+      ),
       default: { description: 'An error (docs/errors.md).', $ref: `${d.errors ?? 'Error'}#` },
     },
   };
@@ -58,7 +68,8 @@ export function routeSchema(d: RouteDoc): FastifySchema {
   if (d.query !== undefined || strict) schema.querystring = properties(d.query ?? {}, [], strict);
   if (d.params !== undefined) schema.params = properties(d.params, Object.keys(d.params), false);
   if (d.body !== undefined) {
-    if (strict && d.body.additionalProperties !== false) throw new Error(`${d.summary}: a strict body schema lists its fields (bodySchema)`);
+    if (strict && d.body.additionalProperties !== false)
+      throw new Error(`${d.summary}: a strict body schema lists its fields (bodySchema)`);
     schema.body = d.body;
   }
   return strict ? markStrict(schema as FastifySchema) : schema;
@@ -77,7 +88,10 @@ function properties(fields: Record<string, string | TypedQueryParam>, required: 
  * A JSON object body taking exactly these fields. `atLeastOne`: a change (PATCH) must name
  * at least one of them — an empty one would change nothing (and audit nothing).
  */
-export function bodySchema(fields: Record<string, Record<string, unknown>>, opts: { required?: string[]; atLeastOne?: boolean } = {}): Record<string, unknown> {
+export function bodySchema(
+  fields: Record<string, Record<string, unknown>>,
+  opts: { required?: string[]; atLeastOne?: boolean } = {},
+): Record<string, unknown> {
   return {
     type: 'object',
     properties: fields,
@@ -94,7 +108,10 @@ export const FIELD = {
   /** USD decimal text (a JSON number is taken too, as its shortest decimal text), at most 9 decimals. */
   usd: (description: string) => ({ type: ['string', 'number'], maxLength: 64, description }),
   usdOrNull: (description: string) => ({ type: ['string', 'number', 'null'], maxLength: 64, description }),
-  limitReset: { enum: ['daily', 'weekly', 'monthly', null], description: 'The limit caps the usage of each UTC day, week (from Monday) or month; null: the whole usage.' },
+  limitReset: {
+    enum: ['daily', 'weekly', 'monthly', null],
+    description: 'The limit caps the usage of each UTC day, week (from Monday) or month; null: the whole usage.',
+  },
   expiresAt: { type: ['string', 'null'], maxLength: MAX_DATE_CHARS, description: 'ISO 8601 date-time, in the future; null: never.' },
 } as const;
 
@@ -103,41 +120,60 @@ const PRICE = { type: ['string', 'number'], maxLength: 40, description: 'USD per
 /** The allowlist fields (docs/governance.md#allowlists): accounts and keys take the first three, keys also `max_in_flight`. */
 export const ALLOWLIST_FIELDS = {
   allowed_models: {
-    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MODEL_PATTERN },
-    description: 'Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels\' lists.',
+    type: ['array', 'null'],
+    maxItems: MAX_ALLOWLIST_ENTRIES,
+    items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MODEL_PATTERN },
+    description: "Model ids and globs (`anthropic/*`) this may use; null: no list. Intersected with the other levels' lists.",
   },
   allowed_providers: {
-    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: PROVIDER_PATTERN },
+    type: ['array', 'null'],
+    maxItems: MAX_ALLOWLIST_ENTRIES,
+    items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: PROVIDER_PATTERN },
     description: 'Provider ids whose endpoints this may use; null: no list.',
   },
   max_price: {
-    type: ['object', 'null'], additionalProperties: false, properties: { prompt: PRICE, completion: PRICE },
-    description: 'The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none.',
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: { prompt: PRICE, completion: PRICE },
+    description:
+      'The highest prompt and completion prices of an endpoint this may use, USD per million tokens (as `provider.max_price`); null: none.',
   },
   allowed_mcp_servers: {
-    type: ['array', 'null'], maxItems: MAX_ALLOWLIST_ENTRIES, items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MCP_SERVER_PATTERN },
-    description: 'MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels\' lists.',
+    type: ['array', 'null'],
+    maxItems: MAX_ALLOWLIST_ENTRIES,
+    items: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, pattern: MCP_SERVER_PATTERN },
+    description:
+      "MCP servers whose tools the gateway may run for this (`server`, or `server/tool` for one tool); null: no list. Intersected with the other levels' lists.",
   },
 } as const;
 
 /** An account's guardrails (docs/governance.md#guardrails). */
 export const GUARDRAILS_FIELD = {
-  type: ['array', 'null'], maxItems: MAX_GUARDRAILS,
+  type: ['array', 'null'],
+  maxItems: MAX_GUARDRAILS,
   items: {
-    type: 'object', additionalProperties: false, required: ['detector', 'action'],
+    type: 'object',
+    additionalProperties: false,
+    required: ['detector', 'action'],
     properties: {
       detector: { enum: [...GUARDRAIL_DETECTORS] },
       action: { enum: ['block', 'redact'] },
       pattern: { type: 'string', minLength: 1, maxLength: MAX_GUARDRAIL_PATTERN_CHARS, description: 'RE2, for detector "pattern".' },
-      name: { type: 'string', pattern: GUARDRAIL_NAME_PATTERN, description: 'Names the rule in reasons and metrics, and its placeholder; required for a pattern.' },
+      name: {
+        type: 'string',
+        pattern: GUARDRAIL_NAME_PATTERN,
+        description: 'Names the rule in reasons and metrics, and its placeholder; required for a pattern.',
+      },
     },
   },
   description: 'Rules applied to every text the model will read: block (403) or redact (a typed placeholder such as [EMAIL]); null: none.',
 } as const;
 
 export const MAX_IN_FLIGHT_FIELD = {
-  type: ['integer', 'null'], minimum: 1, maximum: MAX_IN_FLIGHT,
-  description: "Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap.",
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_IN_FLIGHT,
+  description: 'Requests of the key in flight at once (the next is refused 429 with Retry-After, across a fleet); null: no cap.',
 } as const;
 
 export const PAGE_QUERY = {

@@ -22,12 +22,14 @@ export async function usageByKind(
   const byModel = await stores.usage.aggregate(accountId, 'model', from, to, undefined, memberId);
   const byKind = new Map<string | null, UsageGroupRow>();
   for (const row of byModel) {
-    const kind = row.group === null ? null : catalog.get(row.group)?.kind ?? null;
+    const kind = row.group === null ? null : (catalog.get(row.group)?.kind ?? null);
     const sum = byKind.get(kind);
     if (sum === undefined) byKind.set(kind, { ...row, group: kind });
     else add(sum, row);
   }
-  const rows = [...byKind.values()].sort((a, b) => (a.costNanos === b.costNanos ? (a.group ?? '').localeCompare(b.group ?? '') : a.costNanos > b.costNanos ? -1 : 1));
+  const rows = [...byKind.values()].sort((a, b) =>
+    a.costNanos === b.costNanos ? (a.group ?? '').localeCompare(b.group ?? '') : a.costNanos > b.costNanos ? -1 : 1,
+  );
   const start = after === null || after.length !== 2 ? 0 : firstAfter(rows, BigInt(after[0]), after[1]);
   return rows.slice(start, start + limit);
 }

@@ -1,5 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { decodeGeminiBatchEmbed, decodeGeminiEmbedContent, geminiBatchEmbedDialect, geminiEmbedContentDialect } from '../../../front/gemini-generate/gemini-embed.ts';
+import {
+  decodeGeminiBatchEmbed,
+  decodeGeminiEmbedContent,
+  geminiBatchEmbedDialect,
+  geminiEmbedContentDialect,
+} from '../../../front/gemini-generate/gemini-embed.ts';
 import { runGeneration, type GenerationRouteDeps } from '../../generation-route.ts';
 import type { GeminiMethod } from './gemini-method.ts';
 

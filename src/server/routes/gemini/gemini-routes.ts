@@ -17,10 +17,11 @@ import type { InForce } from '../../wiring/in-force.ts';
 import type { Telemetry } from '../../../observability/telemetry.ts';
 
 /** What gemini-routes.ts uses of the services (handed out by build-app.ts). */
-export type GeminiRoutesDeps = GenerationRouteDeps & KeyModelsDeps & {
-  inForce: Pick<InForce, 'catalog' | 'config'>;
-  telemetry: Telemetry;
-};
+export type GeminiRoutesDeps = GenerationRouteDeps &
+  KeyModelsDeps & {
+    inForce: Pick<InForce, 'catalog' | 'config'>;
+    telemetry: Telemetry;
+  };
 
 // Gemini's own API (docs/gemini-api.md), for every model of the catalog:
 //   POST /v1beta/models/{model}:{method}   the methods below (gemini-method.ts reads the path);
@@ -52,41 +53,55 @@ export function registerGeminiRoutes(app: FastifyInstance, deps: GeminiRoutesDep
     note: '`:generateContent`, `:streamGenerateContent`, `:countTokens`, `:embedContent`, `:batchEmbedContents`; key also from `x-goog-api-key` or `?key=`',
   });
   const options = { errorHandler, schema: GEMINI_METHOD_SCHEMA, ...declared, ...overheadClock(deps.telemetry) };
-  for (const prefix of METHOD_PREFIXES) app.post(`${prefix}/models/*`, options, async (request, reply) => {
-    const { model, method } = geminiTarget(request);
-    const handler = METHODS.get(method);
-    if (handler === undefined) {
-      const shown = method.length > 64 ? `${method.slice(0, 64)}...` : method;
-      const served = [...METHODS.keys()].map((m) => `:${m}`).join(', ');
-      throw new GatewayError('not_found', method === ''
-        ? `POST ${prefix}/models/{model} needs a method after the model: ${served}.`
-        : `No method "${shown}" on ${prefix}/models; this gateway serves ${served}.`);
-    }
-    if (model.length === 0) throw new GatewayError('not_found', `POST ${prefix}/models/{model}:${method} needs a model.`);
-    return handler.handle(deps, request, reply, model);
-  });
+  for (const prefix of METHOD_PREFIXES)
+    app.post(`${prefix}/models/*`, options, async (request, reply) => {
+      const { model, method } = geminiTarget(request);
+      const handler = METHODS.get(method);
+      if (handler === undefined) {
+        const shown = method.length > 64 ? `${method.slice(0, 64)}...` : method;
+        const served = [...METHODS.keys()].map((m) => `:${m}`).join(', ');
+        throw new GatewayError(
+          'not_found',
+          method === ''
+            ? `POST ${prefix}/models/{model} needs a method after the model: ${served}.`
+            : `No method "${shown}" on ${prefix}/models; this gateway serves ${served}.`,
+        );
+      }
+      if (model.length === 0) throw new GatewayError('not_found', `POST ${prefix}/models/{model}:${method} needs a model.`);
+      return handler.handle(deps, request, reply, model);
+    });
 
   // The model list: public unless `server.public_models: false`, as GET /v1/models.
   const keyed = deps.inForce.config.server.publicModels === false;
-  const listAccess = keyed
-    ? access('key', { readKey: readGeminiKey, keyHeaders: 'google' })
-    : access('none');
+  const listAccess = keyed ? access('key', { readKey: readGeminiKey, keyHeaders: 'google' }) : access('none');
   const list = { errorHandler, ...listAccess };
   // A valid key with an allowlist sees only what it may use (key-models.ts).
-  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> => presentedAccess(deps, request, readGeminiKey, keyed ? requestAuth(request) : null);
-  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) => listModels(deps.inForce.catalog, request.query as Record<string, unknown>, await accessOf(request)));
+  const accessOf = (request: FastifyRequest): Promise<ModelAccess | null> =>
+    presentedAccess(deps, request, readGeminiKey, keyed ? requestAuth(request) : null);
+  app.get(`${GEMINI_PREFIX}/models`, { ...list, schema: GEMINI_LIST_SCHEMA }, async (request) =>
+    listModels(deps.inForce.catalog, request.query as Record<string, unknown>, await accessOf(request)),
+  );
   app.get(`${GEMINI_PREFIX}/models/*`, { ...list, schema: GEMINI_MODEL_SCHEMA }, async (request) => {
     const { model } = geminiTarget(request);
     const allowed = await accessOf(request);
     if (model === '') return listModels(deps.inForce.catalog, request.query as Record<string, unknown>, allowed);
     const found = modelForKey(deps.inForce.catalog, model, allowed);
-    if (found === undefined) throw new GatewayError('not_found', `models/${model} is not found in this gateway's catalog; GET ${GEMINI_PREFIX}/models lists them.`, { param: 'model' });
+    if (found === undefined)
+      throw new GatewayError(
+        'not_found',
+        `models/${model} is not found in this gateway's catalog; GET ${GEMINI_PREFIX}/models lists them.`,
+        { param: 'model' },
+      );
     return encodeGeminiModel(found);
   });
 }
 
 /** A page of the catalog: `pageSize` (default 50, at most 1000) models from `pageToken` (an offset this list handed out). */
-function listModels(catalog: Catalog, query: Record<string, unknown>, allowed: ModelAccess | null): { models: unknown[]; nextPageToken?: string } {
+function listModels(
+  catalog: Catalog,
+  query: Record<string, unknown>,
+  allowed: ModelAccess | null,
+): { models: unknown[]; nextPageToken?: string } {
   const size = pageNumber(query.pageSize, 'pageSize', DEFAULT_PAGE_SIZE);
   const from = pageNumber(query.pageToken, 'pageToken', 0);
   const models = modelsForKey(catalog, allowed);

@@ -27,11 +27,6 @@ export interface CheckpointStats {
   maxWalBytes: number;
 }
 
-export type ToCheckpointer =
-  | { op: 'now'; id?: number }
-  | { op: 'stats'; id: number }
-  | { op: 'close'; id: number };
+export type ToCheckpointer = { op: 'now'; id?: number } | { op: 'stats'; id: number } | { op: 'close'; id: number };
 
-export type FromCheckpointer =
-  | { op: 'done'; id: number }
-  | { op: 'stats'; id: number; stats: CheckpointStats };
+export type FromCheckpointer = { op: 'done'; id: number } | { op: 'stats'; id: number; stats: CheckpointStats };

@@ -44,7 +44,11 @@ const restart: StatementSync = db.prepare('PRAGMA wal_checkpoint(RESTART)');
 const stats: CheckpointStats = { passive: 0, restart: 0, restartBusy: 0, failed: 0, maxWalBytes: 0 };
 const post = (m: FromCheckpointer): void => port.postMessage(m);
 
-interface Outcome { busy: number; log: number; checkpointed: number }
+interface Outcome {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
 
 function walBytes(): number {
   try {

@@ -99,7 +99,10 @@ export class WalCheckpointer {
       for (const [id, w] of this.waiters) w({ op: 'done', id });
       this.waiters.clear();
       this.notBefore = code === 0 ? 0 : Date.now() + RESTART_AFTER_MS;
-      if (code !== 0 && !this.closing) this.log(`the WAL checkpointer thread stopped (exit code ${code}); the first settlement after ${RESTART_AFTER_MS} ms starts a new one`);
+      if (code !== 0 && !this.closing)
+        this.log(
+          `the WAL checkpointer thread stopped (exit code ${code}); the first settlement after ${RESTART_AFTER_MS} ms starts a new one`,
+        );
       for (const l of this.exitListeners) l(code);
     });
   }

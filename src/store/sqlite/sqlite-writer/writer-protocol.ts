@@ -24,7 +24,14 @@ export interface LeaseTerms {
 }
 
 export type ToWriter =
-  | { op: 'settle'; id: number; holds: readonly HoldRecord[]; batch: readonly SettlementRecord[]; refusals: readonly RefusalCount[]; replay: boolean }
+  | {
+      op: 'settle';
+      id: number;
+      holds: readonly HoldRecord[];
+      batch: readonly SettlementRecord[];
+      refusals: readonly RefusalCount[];
+      replay: boolean;
+    }
   | { op: 'exec'; id: number; sql: string }
   | { op: 'prune'; id: number; cutoffs: readonly PruneCutoff[]; start: number; limit: number }
   | { op: 'check-changes'; id: number }
