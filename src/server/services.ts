@@ -112,7 +112,14 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
   const opened = await openStores(config, opts.env);
   const { stores } = opened;
   // Log lines go through the scrubber of the generation in force (and the process's: scrub-secrets.ts).
-  const log = (m: string): void => (opts.log === undefined ? logSafely(m) : opts.log(inForce.scrubber.text(m)));
+  // Built below, once the stores, holds and webhooks it needs exist; a line logged before
+  // then (webhook secrets sealed at start) goes out with the process's own scrubbing.
+  let inForce: InForce;
+  const log = (m: string): void => {
+    const built = inForce as InForce | undefined;
+    if (opts.log === undefined) logSafely(m);
+    else opts.log(built === undefined ? m : built.scrubber.text(m));
+  };
   const now = opts.now ?? Date.now;
   const configInForce = (): GatewayConfig => inForce.config;
   // A credit hold may outlive its request's deadline by a grace before it counts as stale.
@@ -165,7 +172,6 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     ...(opts.random === undefined ? {} : { random: opts.random }),
     ...(opts.now === undefined ? {} : { now: opts.now }),
   };
-  let inForce: InForce;
   try {
     inForce = wireInForce(config, shared, firstCatalog, opened, opts);
   } catch (err) {
