@@ -1,6 +1,6 @@
 import type { Migration } from '../sqlite/migrations.ts';
 
-// Migration 26 (Postgres; ../guardrail-hits-migration.ts is SQLite's): the guardrail rules
+// Migration 26 (Postgres; ../sqlite/guardrail-hits-migration.ts is SQLite's): the guardrail rules
 // that fired on a generation, with the generations view recreated to show them.
 
 export const GUARDRAIL_HITS_POSTGRES: Migration = {

@@ -1,6 +1,6 @@
 import type { Migration } from './migrations.ts';
 
-// Migration 26 (SQLite; postgres/guardrail-hits-migration.ts is Postgres's): the guardrail
+// Migration 26 (SQLite; ../postgres/guardrail-hits-migration.ts is Postgres's): the guardrail
 // rules that fired on a generation (docs/governance.md#guardrails), with the generations
 // view recreated to show them (generation-row.ts says how a column is added).
 
