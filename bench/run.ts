@@ -17,7 +17,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { issueRows, NOT_MEASURED, renderMarkdown, renderText } from './lib/issue-table.ts';
+import { AFTER_LOAD_SECONDS, issueRows, NOT_MEASURED, renderMarkdown, renderText } from './lib/issue-table.ts';
 import { latencyAtOneConnection } from './lib/latency.ts';
 import { readLoopDelay, resetLoopDelay, type LoopDelay } from './lib/loop-delay.ts';
 import { checkTarget, chunkTiming, openStreamsMemory, warmUp } from './lib/measure.ts';
@@ -291,11 +291,12 @@ async function main(): Promise<void> {
     }
   }
   for (const t of everyTarget) targets[t.name]!.afterLoadRssMb = rssMb(t.pid);
+  const loadEnded = Date.now();
   for (const [name, d] of await loopDelays(everyTarget)) targets[name]!.loopDelay.saturation = d;
   idleLoopDelay.saturation = (await loopDelays([idleProbe.target])).get(NAMES.idle)!;
   await stopChild(idleProbe.child);
   if (cpuOf !== null) for (const pid of [process.pid, ...children.map((c) => c.pid)]) setAffinity(pid, `0-${nCpu - 1}`);
-  await sleep(2000);
+  await sleep(Math.max(0, loadEnded + AFTER_LOAD_SECONDS * 1000 - Date.now()));
   for (const t of everyTarget) targets[t.name]!.idleAfterLoadRssMb = rssMb(t.pid);
   await stopChild(telemetryOff.child);
 

@@ -5,15 +5,23 @@
 // (at least 10,000 in a full run: enough for p99.9 and to catch stalls that come every
 // few seconds). The serving process's CPU over its own slices gives CPU per request.
 
+import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { summarize, type LatencySummary } from './percentiles.ts';
+import { correctedForOmission, summarize, type LatencySummary } from './percentiles.ts';
 import { cpuSeconds } from './processes.ts';
 import { chatBody } from './scenarios.ts';
 import type { Target } from './targets.ts';
 import { PATH } from './throughput.ts';
 
 export interface OneConnectionStats {
+  /** Per request, as timed. */
   latency: LatencySummary;
+  /**
+   * Corrected for coordinated omission as wrk corrects it (percentiles.ts), with the
+   * target's own time per request as the interval: what a client sending at a steady rate
+   * would have felt. Absent in results written before it existed.
+   */
+  corrected?: LatencySummary;
   errors: number;
   /** CPU of the serving process per request, µs (for direct: the upstream's own). */
   serverCpuUs: number;
@@ -37,6 +45,8 @@ export async function latencyAtOneConnection(
   const samples = targets.map(() => [] as number[]);
   const errors = targets.map(() => 0);
   const cpu = targets.map(() => 0);
+  /** Wall time of each target's slices, ms: the run's time per request is the correction's interval. */
+  const wall = targets.map(() => 0);
   const bodies = targets.map((t) => chatBody(t.model, o.stream));
   const once = async (i: number): Promise<number> => {
     const t0 = process.hrtime.bigint();
@@ -61,11 +71,13 @@ export async function latencyAtOneConnection(
       for (let i = 0; i < targets.length; i++) {
         if (failing(i)) continue;
         const c0 = cpuSeconds(targets[i]!.pid);
+        const w0 = performance.now();
         for (let k = 0; k < perSlice && !failing(i); k++) {
           const ms = await once(i);
           if (ms >= 0) samples[i]!.push(ms);
           else errors[i]!++;
         }
+        wall[i]! += performance.now() - w0;
         cpu[i]! += cpuSeconds(targets[i]!.pid) - c0;
       }
     }
@@ -77,6 +89,7 @@ export async function latencyAtOneConnection(
       t.name,
       {
         latency: summarize(samples[i]!),
+        corrected: summarize(correctedForOmission(samples[i]!, wall[i]! / Math.max(1, samples[i]!.length + errors[i]!))),
         errors: errors[i]!,
         serverCpuUs: (cpu[i]! / Math.max(1, samples[i]!.length + errors[i]!)) * 1e6,
       },

@@ -1,7 +1,7 @@
 // The detail behind the issue's table: every phase's figures per target, as aligned text
 // or as markdown tables (`--markdown`).
 
-import { NOT_MEASURED } from './issue-table.ts';
+import { AFTER_LOAD_SECONDS, NOT_MEASURED } from './issue-table.ts';
 import { PACE_MS, PACE_WORDS } from './scenarios.ts';
 import type { BenchResults, Measured } from './results.ts';
 import { NAMES } from './targets.ts';
@@ -76,11 +76,26 @@ export function detailReport(r: BenchResults, format: Format): string {
     out.push(heading(`Latency at 1 connection, ${label} (sequential, send → last byte; ms)`));
     out.push(
       table(
-        ['', 'p50', 'p90', 'p99', 'p99.9', 'max', 'mean', 'samples', 'errors', 'server CPU µs/req', 'p50 over direct', 'p99 over proxy'],
+        [
+          '',
+          'p50',
+          'p90',
+          'p99',
+          'p99.9',
+          'max',
+          'mean',
+          'samples',
+          'errors',
+          'server CPU µs/req',
+          'p50 over direct',
+          'p99 over proxy',
+          'corrected p99 / p99.9',
+        ],
         main.map((n) => {
           const s = r.targets[n]!.oneConnection[mode];
-          if (!s.ok) return [n, failed(n, s.reason), '', '', '', '', '', '', '', '', '', ''];
+          if (!s.ok) return [n, failed(n, s.reason), '', '', '', '', '', '', '', '', '', '', ''];
           const l = s.value.latency;
+          const c = s.value.corrected;
           return [
             n,
             ms(l.p50),
@@ -94,6 +109,7 @@ export function detailReport(r: BenchResults, format: Format): string {
             s.value.serverCpuUs.toFixed(0),
             d?.ok && n !== NAMES.direct ? signed(l.p50 - d.value.latency.p50) : '',
             p?.ok && n !== NAMES.direct && n !== NAMES.proxy ? signed(l.p99 - p.value.latency.p99) : '',
+            c === undefined ? '' : `${ms(c.p99)} / ${ms(c.p999)}`,
           ];
         }),
       ),
@@ -202,7 +218,7 @@ export function detailReport(r: BenchResults, format: Format): string {
   const stepHead = Array.from({ length: stepCount }, (_, k) => [`streams open, step ${k + 1}: RSS`, 'MB/1000']).flat();
   out.push(
     table(
-      ['', 'idle after start', 'after the load', 'idle after load', 'before streams', ...stepHead],
+      ['', 'idle after start', 'at the end of the load', `${AFTER_LOAD_SECONDS} s after the load`, 'before streams', ...stepHead],
       names.map((n) => {
         const t = r.targets[n]!;
         return [

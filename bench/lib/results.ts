@@ -20,7 +20,7 @@ export interface TargetResults {
   idleRssMb: number;
   /** RSS at the end of the saturation phases, under load's aftermath (MB). */
   afterLoadRssMb: number | null;
-  /** RSS two seconds later, idle again (informative: V8 keeps the heap it grew). */
+  /** RSS 10 s after the load's end, idle since (issue 29: ≤ 150 MB within 10 s; issue-table.ts AFTER_LOAD_SECONDS). */
   idleAfterLoadRssMb: number | null;
   oneConnection: ModeResults<OneConnectionStats>;
   saturation: ModeResults<ThroughputStats>;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { issueRows, renderMarkdown, renderText, type IssueRow } from '../../bench/lib/issue-table.ts';
 import type { Measured } from '../../bench/lib/results.ts';
-import { results } from './sample-results.ts';
+import { latencySamples, ok, oneConnectionStats, results } from './sample-results.ts';
 
 const row = (rows: IssueRow[], figure: string): IssueRow => {
   const r = rows.find((x) => x.figure.startsWith(figure));
@@ -13,7 +13,7 @@ const row = (rows: IssueRow[], figure: string): IssueRow => {
   return r;
 };
 
-test("throughput on one core is the proxy's CPU per response over the target's, judged against 75 %", () => {
+test("throughput on one core is the proxy's CPU per response over the target's, judged against 50 %", () => {
   const rows = issueRows(results());
   const tp = row(rows, 'throughput on one core (64 conn.), non-streamed');
   assert.equal(tp.cells['bare proxy'], '100 % (50 µs)');
@@ -23,23 +23,44 @@ test("throughput on one core is the proxy's CPU per response over the target's, 
   assert.equal(row(rows, '  best measured rate, non-streamed').cells.switchyard, '15,000 (79 %)');
 });
 
-test('added latency is over direct, the p50 goal over direct and the p99 goal over the proxy', () => {
+test('added latency is over direct; the p50 goal over direct, the corrected p99 over the proxy, the p99.9 per request', () => {
   const rows = issueRows(results());
   const p50 = row(rows, 'added p50 at 1 connection (');
   assert.equal(p50.cells.direct!.startsWith('0 ('), true);
-  assert.equal(p50.met, false, 'switchyard adds ~0.2 ms over direct: more than 0.15');
+  assert.equal(p50.met, false, 'switchyard adds ~0.35 ms over direct: more than 0.30');
   const p99 = row(rows, 'added p99 at 1 connection (');
   assert.equal(p99.cells.switchyard, '+1.300');
-  assert.equal(p99.met, true, "p99 0.3 ms over the proxy's: within 0.5");
-  assert.match(p99.goal, /switchyard: \+0\.300/);
-  for (const q of ['p90', 'p99.9', 'max']) assert.equal(row(rows, `added ${q} at 1 connection (`).met, null);
-  assert.equal(row(rows, 'added p99 at 64 connections').met, true);
+  for (const q of ['p90', 'p99', 'p99.9', 'max']) assert.equal(row(rows, `added ${q} at 1 connection (`).met, null);
+  const corrected = row(rows, 'added p99 at 1 connection, corrected for coordinated omission');
+  assert.equal(corrected.met, true, "a 1.8 ms tail on 2 % of requests stays within 1 ms of the proxy's 1.5 ms tail");
+  const p999 = row(rows, 'p99.9 at 1 connection, per request');
+  assert.equal(p999.cells.switchyard, '1.800');
+  assert.equal(p999.met, true);
+  for (const q of ['p50', 'p99']) assert.equal(row(rows, `added ${q} at 64 connections`).met, null, 'no goal at 64 connections');
 });
 
-test('memory goals: idle ≤ 80 MB met, after the load ≤ 150 MB missed', () => {
+test('rare long stalls: per-request p99 unmoved, the corrected p99 and the p99.9 missed', () => {
+  const r = results();
+  // One request in 500 stalls 30 ms: 0.2 % of requests, so the per-request p99 is the body's.
+  r.targets.switchyard!.oneConnection.nonStreamed = ok(oneConnectionStats(latencySamples(4, 0.45, 30, 500), 125));
+  const rows = issueRows(r);
+  const num = (cell: string | undefined): number => Number((cell ?? '').replace('−', '-'));
+  assert.ok(num(row(rows, 'added p99 at 1 connection (').cells.switchyard) < 0.5, 'per request, p99 is the body');
+  const corrected = row(rows, 'added p99 at 1 connection, corrected for coordinated omission');
+  // Each 30 ms stall at a ~0.5 ms interval stands for ~60 requests held back: 20 stalls become ~1,200 samples, > 1 % of them.
+  assert.ok(num(corrected.cells.switchyard) > 10, corrected.cells.switchyard);
+  assert.equal(corrected.met, false);
+  assert.match(corrected.goal, /≤ the bare proxy's \+ 1 ms \(switchyard: \+\d+\.\d{3}\)/);
+  assert.equal(row(rows, 'p99.9 at 1 connection, per request').met, false, 'p99.9 is a 30 ms stall: over 5 ms');
+});
+
+test('memory goals: idle ≤ 100 MB met, 10 s after the load ≤ 150 MB missed', () => {
   const rows = issueRows(results());
-  assert.deepEqual([row(rows, 'RSS idle').met, row(rows, 'RSS after the load').met], [true, false]);
-  assert.equal(row(rows, 'RSS after the load').cells.switchyard, '160');
+  assert.deepEqual(
+    [row(rows, 'RSS idle').met, row(rows, 'RSS 10 s after the load').met, row(rows, 'RSS at the end').met],
+    [true, false, null],
+  );
+  assert.equal(row(rows, 'RSS 10 s after the load').cells.switchyard, '160');
 });
 
 test('a target that failed a mode shows "fails" with the HTTP status, and is not counted', () => {
@@ -90,10 +111,10 @@ test("markdown: the issue's columns, one line per row, the verdict in bold", () 
   for (const line of lines) assert.equal(line.split(/(?<!\\)\|/).length, 8, line);
   assert.match(
     lines.find((l) => l.startsWith('| throughput on one core (64 conn.), non-streamed'))!,
-    /\| ≥ 75 % of the bare proxy: \*\*met\*\* \|$/,
+    /\| ≥ 50 % of the bare proxy: \*\*met\*\* \|$/,
   );
   assert.match(
-    lines.find((l) => l.startsWith('| RSS after the load'))!,
+    lines.find((l) => l.startsWith('| RSS 10 s after the load'))!,
     /\*\*missed\*\*/,
   );
 });

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { added, percentile, summarize } from '../../bench/lib/percentiles.ts';
+import { added, correctedForOmission, percentile, summarize } from '../../bench/lib/percentiles.ts';
 import { seededRandom } from '../../src/canonical/seeded-random.test-util.ts';
 
 function shuffled(values: number[], seed: number): number[] {
@@ -62,4 +62,22 @@ test('added() is the difference figure by figure', () => {
   const a = summarize([1, 2, 3, 4, 10]);
   const b = summarize([0.5, 1, 1.5, 2, 2.5]);
   assert.deepEqual(added(a, b), { p50: 1.5, p90: 7.5, p99: 7.5, p999: 7.5, max: 7.5 });
+});
+
+test('coordinated omission is corrected as wrk corrects it: a stall of L adds L − I, L − 2·I, … while above I', () => {
+  assert.deepEqual(correctedForOmission([1, 1, 1, 10], 1), [1, 1, 1, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+  assert.deepEqual(correctedForOmission([1, 10], 2), [1, 10, 8, 6, 4]);
+  assert.deepEqual(correctedForOmission([1, 3.9], 2), [1, 3.9], 'under twice the interval: no request was held back');
+  assert.deepEqual(correctedForOmission([5, 6], 0), [5, 6], 'no interval: nothing to correct');
+});
+
+test('at one connection a rare stall moves the corrected p99 and not the per-request one', () => {
+  // 10,000 requests of 1 ms, one in 1,000 stalling 35 ms (0.1 %): per request p99 = 1 ms.
+  const samples = Array.from({ length: 10_000 }, (_, i) => (i % 1000 === 0 ? 35 : 1));
+  const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+  assert.equal(summarize(samples).p99, 1);
+  const corrected = correctedForOmission(samples, mean);
+  // Each stall stands for ~33 requests held back: 10 stalls add ~330 samples between 1 and 34 ms.
+  assert.ok(corrected.length - samples.length > 300 && corrected.length - samples.length < 340, String(corrected.length));
+  assert.ok(summarize(corrected).p99 > 20, String(summarize(corrected).p99));
 });
