@@ -15,7 +15,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { rssMb } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
@@ -123,14 +123,25 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
   await Promise.all(Array.from({ length: connections }, worker));
 }
 
+// Another checkout's gateway runs with that checkout's flags and environment: its own type-stripped
+// sources' hook (this checkout's serves only this checkout's sources; the other's would load Node's
+// type stripper, ~20-40 MB more, and measure that instead).
+const root = process.env.PROBE_ROOT;
+const flagsOf: { gatewayNodeFlags: () => string[]; gatewayEnv: () => Record<string, string> } =
+  root === undefined
+    ? { gatewayNodeFlags, gatewayEnv }
+    : ((await import(pathToFileURL(join(root, 'bench', 'lib', 'switchyard-config.ts')).href)) as typeof flagsOf);
+
+const gatewayBench = root === undefined ? BENCH : join(root, 'bench');
+
 const upstream = await start('upstream-server.ts', [], []);
 const allocProfile = process.env.PROBE_ALLOC_PROFILE;
 // The gateway as npm start runs it (its Node flags and the type-stripped sources' hook first, so the preloads below are served by it too).
 const gwArgs = [
-  ...gatewayNodeFlags(),
+  ...flagsOf.gatewayNodeFlags(),
   '--import',
-  join(BENCH, 'gc-observer.ts'),
-  ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []),
+  join(gatewayBench, 'gc-observer.ts'),
+  ...(allocProfile ? ['--import', join(gatewayBench, 'allocation-sampler.ts')] : []),
   ...extraArgs,
   ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : []),
 ];
@@ -140,10 +151,9 @@ const probeEnv = Object.fromEntries(
     .filter((kv) => kv.includes('='))
     .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
-const gatewayScript =
-  process.env.PROBE_ROOT === undefined ? 'gateway-server.ts' : join(process.env.PROBE_ROOT, 'bench', 'gateway-server.ts');
+const gatewayScript = root === undefined ? 'gateway-server.ts' : join(root, 'bench', 'gateway-server.ts');
 const gateway = await start(gatewayScript, [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, {
-  ...gatewayEnv(),
+  ...flagsOf.gatewayEnv(),
   ...probeEnv,
   ...(allocProfile ? { ALLOC_PROFILE: allocProfile } : {}),
 });
