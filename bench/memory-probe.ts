@@ -15,11 +15,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { rssMb } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayLaunch } from './lib/switchyard-config.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const requests = Number(process.env.PROBE_REQUESTS ?? 20000);
@@ -123,25 +123,18 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
   await Promise.all(Array.from({ length: connections }, worker));
 }
 
-// Another checkout's gateway runs with that checkout's flags and environment: its own type-stripped
-// sources' hook (this checkout's serves only this checkout's sources; the other's would load Node's
-// type stripper, ~20-40 MB more, and measure that instead).
+// Another checkout's gateway with that checkout's own flags, environment and preloads (gatewayLaunch).
 const root = process.env.PROBE_ROOT;
-const flagsOf: { gatewayNodeFlags: () => string[]; gatewayEnv: () => Record<string, string> } =
-  root === undefined
-    ? { gatewayNodeFlags, gatewayEnv }
-    : ((await import(pathToFileURL(join(root, 'bench', 'lib', 'switchyard-config.ts')).href)) as typeof flagsOf);
-
-const gatewayBench = root === undefined ? BENCH : join(root, 'bench');
+const launch = await gatewayLaunch(root);
 
 const upstream = await start('upstream-server.ts', [], []);
 const allocProfile = process.env.PROBE_ALLOC_PROFILE;
 // The gateway as npm start runs it (its Node flags and the type-stripped sources' hook first, so the preloads below are served by it too).
 const gwArgs = [
-  ...flagsOf.gatewayNodeFlags(),
+  ...launch.flags,
   '--import',
-  join(gatewayBench, 'gc-observer.ts'),
-  ...(allocProfile ? ['--import', join(gatewayBench, 'allocation-sampler.ts')] : []),
+  join(launch.bench, 'gc-observer.ts'),
+  ...(allocProfile ? ['--import', join(launch.bench, 'allocation-sampler.ts')] : []),
   ...extraArgs,
   ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : []),
 ];
@@ -153,7 +146,7 @@ const probeEnv = Object.fromEntries(
 );
 const gatewayScript = root === undefined ? 'gateway-server.ts' : join(root, 'bench', 'gateway-server.ts');
 const gateway = await start(gatewayScript, [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, {
-  ...flagsOf.gatewayEnv(),
+  ...launch.env,
   ...probeEnv,
   ...(allocProfile ? { ALLOC_PROFILE: allocProfile } : {}),
 });
