@@ -15,7 +15,7 @@ import { perRequest, readStoreCounts, startFleetEngines, type FleetEngines } fro
 import { checkTarget, warmUp } from './lib/measure.ts';
 import { cpuSecondsOf, hasTaskset, killAll, rssMb, setAffinity, startChild, stopChild } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayLaunch } from './lib/switchyard-config.ts';
 import type { Target } from './lib/targets.ts';
 import { saturate, throughputSlice, throughputStats, type ThroughputSlice } from './lib/throughput.ts';
 
@@ -52,11 +52,13 @@ try {
   );
   const upstream = await startChild<{ port: number }>('upstream', join(BENCH, 'upstream-server.ts'), []);
   const upstreamUrl = `http://127.0.0.1:${upstream.info.port}/v1`;
+  // Each checkout's gateway with its own flags and environment (gatewayLaunch: its own type-stripped sources' hook).
+  const launches = await Promise.all(roots.map((root) => gatewayLaunch(root)));
   const children = await Promise.all(
     roots.map((root, i) =>
       startChild<{ port: number; key: string }>(`gateway ${i}`, join(root, 'bench', 'gateway-server.ts'), [upstreamUrl], {
-        nodeArgs: [...gatewayNodeFlags(), ...(extraFlags[i] ?? [])],
-        env: { ...gatewayEnv(), ...(fleetEnvs[i] ?? {}) },
+        nodeArgs: [...launches[i]!.flags, ...(extraFlags[i] ?? [])],
+        env: { ...launches[i]!.env, ...(fleetEnvs[i] ?? {}) },
       }),
     ),
   );

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { rssMb } from './lib/processes.ts';
 import { GATEWAY_MODEL } from './lib/scenarios.ts';
-import { gatewayEnv, gatewayNodeFlags } from './lib/switchyard-config.ts';
+import { gatewayLaunch } from './lib/switchyard-config.ts';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const requests = Number(process.env.PROBE_REQUESTS ?? 20000);
@@ -123,14 +123,18 @@ async function load(pool: Pool, key: string, stream: boolean): Promise<void> {
   await Promise.all(Array.from({ length: connections }, worker));
 }
 
+// Another checkout's gateway with that checkout's own flags, environment and preloads (gatewayLaunch).
+const root = process.env.PROBE_ROOT;
+const launch = await gatewayLaunch(root);
+
 const upstream = await start('upstream-server.ts', [], []);
 const allocProfile = process.env.PROBE_ALLOC_PROFILE;
 // The gateway as npm start runs it (its Node flags and the type-stripped sources' hook first, so the preloads below are served by it too).
 const gwArgs = [
-  ...gatewayNodeFlags(),
+  ...launch.flags,
   '--import',
-  join(BENCH, 'gc-observer.ts'),
-  ...(allocProfile ? ['--import', join(BENCH, 'allocation-sampler.ts')] : []),
+  join(launch.bench, 'gc-observer.ts'),
+  ...(allocProfile ? ['--import', join(launch.bench, 'allocation-sampler.ts')] : []),
   ...extraArgs,
   ...(snapshot ? ['--heapsnapshot-signal=SIGUSR1'] : []),
 ];
@@ -140,10 +144,9 @@ const probeEnv = Object.fromEntries(
     .filter((kv) => kv.includes('='))
     .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
-const gatewayScript =
-  process.env.PROBE_ROOT === undefined ? 'gateway-server.ts' : join(process.env.PROBE_ROOT, 'bench', 'gateway-server.ts');
+const gatewayScript = root === undefined ? 'gateway-server.ts' : join(root, 'bench', 'gateway-server.ts');
 const gateway = await start(gatewayScript, [`http://127.0.0.1:${upstream.info.port as number}/v1`], gwArgs, {
-  ...gatewayEnv(),
+  ...launch.env,
   ...probeEnv,
   ...(allocProfile ? { ALLOC_PROFILE: allocProfile } : {}),
 });

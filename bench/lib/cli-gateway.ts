@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../../test/support/free-port.ts';
-import { BENCH_TIER, gatewayNodeFlags, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './switchyard-config.ts';
+import { BENCH_TIER, gatewayEnv, gatewayNodeFlags, switchyardConfig, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './switchyard-config.ts';
 import { track } from './processes.ts';
 import { GATEWAY_MODEL } from './scenarios.ts';
 import type { Target } from './targets.ts';
@@ -43,7 +43,8 @@ export async function startCliGateway(
   const port = await freePort();
   const config = join(dir, 'switchyard.yaml');
   writeFileSync(config, switchyardConfig({ upstreamBaseUrl, port }));
-  const env = { ...process.env, SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: 'info', ...o.env };
+  // npm start's environment too (its glibc malloc settings), as the in-process gateway gets (targets.ts).
+  const env = { ...process.env, ...gatewayEnv(), SWITCHYARD_DATA_DIR: dir, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY, LOG_LEVEL: 'info', ...o.env };
   const cli = async <T>(...args: string[]): Promise<T> => {
     try {
       const { stdout } = await run(process.execPath, [CLI, ...args, '--config', config, '--json'], { cwd: ROOT, env });

@@ -47,6 +47,29 @@ export function gatewayEnv(): Record<string, string> {
   );
 }
 
+/** How one checkout's gateway is launched: its Node flags, environment and bench folder (for its preloads). */
+export interface GatewayLaunch {
+  flags: string[];
+  env: Record<string, string>;
+  bench: string;
+}
+
+/**
+ * The launch of this checkout's gateway, or of another's (`root`, e.g. a `git archive` of the
+ * commit before a change) with that checkout's own flags, environment and preloads: a
+ * type-stripped sources' hook serves only its own checkout's files, so another checkout's
+ * gateway (or a preload from this one) under this one's hook would load Node's type stripper
+ * (~20-40 MB more, in every thread) and measure that too.
+ */
+export async function gatewayLaunch(root?: string): Promise<GatewayLaunch> {
+  if (root === undefined) return { flags: gatewayNodeFlags(), env: gatewayEnv(), bench: fileURLToPath(new URL('../', import.meta.url)) };
+  const other = (await import(pathToFileURL(join(root, 'bench', 'lib', 'switchyard-config.ts')).href)) as {
+    gatewayNodeFlags: () => string[];
+    gatewayEnv?: () => Record<string, string>;
+  };
+  return { flags: other.gatewayNodeFlags(), env: other.gatewayEnv?.() ?? {}, bench: join(root, 'bench') };
+}
+
 export const UPSTREAM_KEY_ENV = 'LOCAL_KEY';
 export const UPSTREAM_KEY = 'upstream-secret';
 /** The tier the benchmark's account is on. */

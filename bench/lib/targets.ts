@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from './processes.ts';
 import { GATEWAY_MODEL, UPSTREAM_MODEL } from './scenarios.ts';
-import { gatewayEnv, gatewayNodeFlags, UPSTREAM_KEY } from './switchyard-config.ts';
+import { gatewayLaunch, UPSTREAM_KEY } from './switchyard-config.ts';
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = ['--import', join(BENCH, 'loop-delay-preload.ts')];
@@ -106,12 +106,14 @@ export async function startSwitchyard(
 ): Promise<{ child: Child<{ port: number; key: string }>; target: Target }> {
   const name = opts.name ?? NAMES.switchyard;
   // `root`: another checkout's gateway (e.g. a `git archive` of the commit before a change).
-  const script = opts.root === undefined ? join(BENCH, 'gateway-server.ts') : join(opts.root, 'bench', 'gateway-server.ts');
+  // Its own flags, environment and preload (gatewayLaunch: another checkout's under this one's hook would load the type stripper).
+  const launch = await gatewayLaunch(opts.root);
+  const script = join(launch.bench, 'gateway-server.ts');
   const child = await startChild<{ port: number; key: string }>(name, script, [`${upstreamOrigin}/v1`], {
     // Started as `npm start` starts it (its young-generation flag), so its memory and pauses are what operators see.
-    nodeArgs: [...gatewayNodeFlags(), ...PRELOAD, ...(opts.nodeArgs ?? [])],
+    nodeArgs: [...launch.flags, '--import', join(launch.bench, 'loop-delay-preload.ts'), ...(opts.nodeArgs ?? [])],
     ipc: true,
-    env: { ...gatewayEnv(), BENCH_TELEMETRY: opts.telemetry ?? 'on' },
+    env: { ...launch.env, BENCH_TELEMETRY: opts.telemetry ?? 'on' },
   });
   return {
     child,

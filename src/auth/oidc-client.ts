@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { OidcConfig } from '../config/parse-oidc.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
@@ -7,6 +7,17 @@ import { GatewayError } from '../errors/gateway-error.ts';
 // nonce, and the ID token's checks — its signature against the provider's JWKS
 // (enableNonRepudiationChecks: without it an ID token from the token endpoint is trusted on
 // TLS alone), `iss`, `aud`, `azp`, `exp`, `iat` and `nonce`. Nothing here reads a JWT by hand.
+// openid-client (with jose and oauth4webapi) is loaded by the first sign-in, not at start
+// (docs/operations.md, "Memory and GC").
+
+let loading: Promise<typeof Oidc> | null = null;
+function openidClient(): Promise<typeof Oidc> {
+  loading ??= import('openid-client').catch((err: unknown) => {
+    loading = null;
+    throw err;
+  });
+  return loading;
+}
 
 /** What a sign-in keeps between its start and the callback (server side, sso-store.ts). */
 export interface OidcChecks {
@@ -24,9 +35,9 @@ const PROVIDER_TIMEOUT_S = 10;
  * discovery that failed is tried again by the next sign-in.
  */
 export class OidcClient {
-  private cached: { key: string; config: Promise<oidc.Configuration> } | null = null;
+  private cached: { key: string; config: Promise<Oidc.Configuration> } | null = null;
 
-  private configuration(cfg: OidcConfig): Promise<oidc.Configuration> {
+  private configuration(oidc: typeof Oidc, cfg: OidcConfig): Promise<Oidc.Configuration> {
     const key = JSON.stringify([cfg.issuer, cfg.clientId, cfg.clientSecret]);
     if (this.cached?.key === key) return this.cached.config;
     const insecure = new URL(cfg.issuer).protocol === 'http:'; // a loopback issuer only (parse-oidc.ts)
@@ -46,7 +57,8 @@ export class OidcClient {
 
   /** A new sign-in: where to send the browser, and the checks to keep for its callback. */
   async begin(cfg: OidcConfig, redirectUri: string): Promise<{ url: URL; checks: OidcChecks }> {
-    const config = await this.configuration(cfg);
+    const oidc = await openidClient();
+    const config = await this.configuration(oidc, cfg);
     const checks: OidcChecks = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
@@ -66,7 +78,8 @@ export class OidcClient {
    * naming why; a provider that cannot be reached, a 502.
    */
   async finish(cfg: OidcConfig, redirectUri: string, query: URLSearchParams, checks: OidcChecks): Promise<Record<string, unknown>> {
-    const config = await this.configuration(cfg);
+    const oidc = await openidClient();
+    const config = await this.configuration(oidc, cfg);
     const current = new URL(redirectUri);
     current.search = query.toString();
     try {
@@ -80,12 +93,12 @@ export class OidcClient {
       if (claims === undefined) throw new GatewayError('authentication_required', 'The provider answered without an ID token.');
       return claims;
     } catch (err) {
-      throw refusal(err);
+      throw refusal(oidc, err);
     }
   }
 }
 
-function refusal(err: unknown): GatewayError {
+function refusal(oidc: typeof Oidc, err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof oidc.AuthorizationResponseError) {
     return new GatewayError('authentication_required', `The provider refused the sign-in: ${described(err.error, err.error_description)}.`);

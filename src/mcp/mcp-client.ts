@@ -1,9 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { PrivateAddressError } from '../net/ssrf-guard.ts';
 import { guardedFetch, McpAnswerTooLarge, type GuardedFetch } from './guarded-fetch.ts';
+import { mcpSdk, type McpSdk } from './mcp-sdk.ts';
 import { toolResultText, toolsOf } from './mcp-result.ts';
 import { McpCallError, type McpServerSpec, type McpTool, type McpToolResult } from './mcp-types.ts';
 
@@ -33,7 +32,8 @@ interface Session {
  * session, opened with MCP's `initialize` and closed after: a failure, a stall or an answer
  * past the byte bound then ends that exchange alone, never a neighbour's. Every exchange is
  * bounded by `callTimeoutMs` and each answer by `maxResultBytes`; connections go through the
- * SSRF guard. Only the server's own configured headers are sent.
+ * SSRF guard. Only the server's own configured headers are sent. The SDK itself is loaded by
+ * the first exchange (mcp-sdk.ts).
  */
 export class McpClient {
   private readonly opts: McpClientOptions;
@@ -96,11 +96,13 @@ export class McpClient {
     if (signal !== undefined) signals.push(signal);
     const bounded = AbortSignal.any(signals);
     let session: Session | null = null;
+    let sdk: McpSdk | null = null;
     try {
-      session = await this.openSession(server, sessionKey(server), broken, bounded);
+      sdk = await mcpSdk();
+      session = await this.openSession(sdk, server, sessionKey(server), broken, bounded);
       return await op(session.client, { signal: bounded, timeout });
     } catch (err) {
-      throw explain(server, err, broken.signal, deadline, timeout);
+      throw explain(sdk, server, err, broken.signal, deadline, timeout);
     } finally {
       if (session !== null) {
         this.open.delete(session.client);
@@ -109,20 +111,27 @@ export class McpClient {
     }
   }
 
-  private async openSession(server: McpServerSpec, key: string, broken: AbortController, signal: AbortSignal): Promise<Session> {
+  private async openSession(
+    sdk: McpSdk,
+    server: McpServerSpec,
+    key: string,
+    broken: AbortController,
+    signal: AbortSignal,
+  ): Promise<Session> {
     const useSse = server.transport === 'sse' || this.sseOnly.has(key);
     try {
-      return await this.connect(server, useSse, broken, signal);
+      return await this.connect(sdk, server, useSse, broken, signal);
     } catch (err) {
       // `auto`: a server that refuses streamable HTTP's POST (404, 405, 400) may speak the older HTTP+SSE.
-      if (useSse || server.transport !== 'auto' || !(err instanceof StreamableHTTPError) || !refusesPost(err.code)) throw err;
-      const session = await this.connect(server, true, broken, signal);
+      if (useSse || server.transport !== 'auto' || !(err instanceof sdk.StreamableHTTPError) || !refusesPost(err.code)) throw err;
+      const session = await this.connect(sdk, server, true, broken, signal);
       this.sseOnly.add(key);
       return session;
     }
   }
 
-  private async connect(server: McpServerSpec, sse: boolean, broken: AbortController, signal: AbortSignal): Promise<Session> {
+  private async connect(sdk: McpSdk, server: McpServerSpec, sse: boolean, broken: AbortController, signal: AbortSignal): Promise<Session> {
+    const { Client, SSEClientTransport, StreamableHTTPClientTransport } = sdk;
     const fetch = this.http.fetchFor((err) => broken.abort(err));
     const url = new URL(server.url);
     const requestInit = { headers: { ...server.headers } };
@@ -164,6 +173,7 @@ function sessionKey(server: McpServerSpec): string {
 
 /** A failure as a reason and a message that names no header and no secret. */
 function explain(
+  sdk: McpSdk | null,
   server: McpServerSpec,
   err: unknown,
   broken: AbortSignal | undefined,
@@ -184,7 +194,7 @@ function explain(
   if (deadline.aborted || /timed? ?out/i.test(String((err as Error)?.message))) {
     return new McpCallError(name, 'timeout', `the MCP server "${name}" did not answer within ${timeoutMs} ms (mcp.call_timeout_ms)`);
   }
-  if (err instanceof StreamableHTTPError)
+  if (sdk !== null && err instanceof sdk.StreamableHTTPError)
     return new McpCallError(name, 'unreachable', `the MCP server "${name}" answered HTTP ${err.code ?? 'error'}`);
   const code = (findCode(err) ?? '').toString();
   if (code !== '') return new McpCallError(name, 'unreachable', `the MCP server "${name}" could not be reached (${code})`);

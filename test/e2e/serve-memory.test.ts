@@ -8,7 +8,8 @@ import { listening, run, serve, serveEnv, starterKey, stop, tempDir } from '../s
 
 // Memory (docs/benchmarks.md): a gateway serving without tracing, on a stdout that is not
 // a terminal, loads neither the OpenTelemetry SDK nor pino-pretty, and no BPE tokenizer
-// until a request needs one (~110 MB of RSS for both encodings). `switchyard serve` as
+// until a request needs one (~110 MB of RSS for both encodings); nor what only a feature in
+// use needs (the MCP SDK, nodemailer, openid-client: docs/operations.md, "Memory and GC"). `switchyard serve` as
 // operators start it, its loaded packages recorded by a preloaded resolve hook.
 
 const HOOK = fileURLToPath(new URL('../support/loaded-packages-hook.mjs', import.meta.url));
@@ -27,9 +28,15 @@ const LAZY = [
   'google-auth-library',
   // pdf.js, on its own thread, for the first PDF whose text is needed (docs/pdf.md).
   'unpdf',
+  // The MCP SDK (~10 MB of heap: the first /mcp request or MCP tool call loads it), the
+  // sign-in mailer (~5 MB: the first mailed link) and the SSO client (the first SSO sign-in).
+  '@modelcontextprotocol/sdk',
+  'zod',
+  'nodemailer',
+  'openid-client',
 ];
 
-test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client, no AWS or Google credentials library', async () => {
+test('an idle `switchyard serve` that answered a request has loaded no tokenizer, no tracing SDK, no pretty printer, no Postgres or Redis client, no AWS or Google credentials library, no MCP SDK, mailer or OpenID client', async () => {
   const env = serveEnv({
     SWITCHYARD_DATA_DIR: tempDir('switchyard-memory'),
     PORT: '0',

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthContext } from '../../auth/authenticate.ts';
 import { buildInfo } from '../../config/build-info.ts';
 import { resumeIdleTimeout } from '../connection-guards.ts';
 import { access, requestAuth } from '../route-access.ts';
-import { gatewayMcpServer, type ToolCallOutcome } from './gateway-mcp-server.ts';
+import type { ToolCallOutcome } from './gateway-mcp-server.ts';
 import type { GatewayToolSource } from './gateway-tool-source.ts';
 import { recordToolCall, type RecordToolCallDeps } from './record-tool-call.ts';
 import { routeSchema } from '../routes/admin/route-schema.ts';
@@ -22,6 +21,8 @@ export type McpEndpointRouteDeps = RecordToolCallDeps & {
 // (Claude Code, Codex, …) configures the gateway once instead of each server. The key is
 // a gateway API key (Authorization: Bearer), checked from the headers before the body is
 // read (route-access.ts). Answers are JSON (no SSE): a tool call is one request, one answer.
+// The MCP SDK (~10 MB of heap with its zod schemas) is loaded by the first request to /mcp,
+// not at start (docs/operations.md, "Memory and GC").
 
 export const MCP_ENDPOINT_PATH = '/mcp';
 
@@ -83,6 +84,10 @@ async function serve(
   version: string,
 ): Promise<void> {
   const record = (outcome: ToolCallOutcome): Promise<void> => recordToolCall(deps, auth, 'endpoint', outcome);
+  const [{ StreamableHTTPServerTransport }, { gatewayMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./gateway-mcp-server.ts'),
+  ]);
   const server = gatewayMcpServer(source, auth, record, version);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.hijack();
