@@ -13,7 +13,10 @@ import { Moderator } from './moderator.ts';
 function counting(source: string): { pattern: ModerationPattern; reads: string[] } {
   const real = compileModerationPattern(source);
   const reads: string[] = [];
-  const regex = { matcher: (text: string) => (reads.push(text), real.regex.matcher(text)) } as unknown as ModerationPattern['regex'];
+  const regex = {
+    matcher: (text: string) => (reads.push(text), real.regex.matcher(text)),
+    test: (text: string) => (reads.push(text), real.regex.test(text)),
+  } as unknown as ModerationPattern['regex'];
   return { pattern: { source, regex }, reads };
 }
 
