@@ -31,6 +31,9 @@ const CREDENTIALS = RE2JS.compile(
 
 /** Every match of `re` in `text` that `keep` accepts (default: every one). */
 export function spansOf(re: RE2JS, text: string, keep?: (match: string) => boolean): Span[] {
+  // Most texts hold no match: RE2's DFA says so ~10× faster than a Matcher's search (the same
+  // answer: moderation-pattern.test.ts), and only a text it matches is searched for its spans.
+  if (!re.test(text)) return [];
   const out: Span[] = [];
   const m = re.matcher(text);
   while (m.find()) {
