@@ -61,4 +61,13 @@ describe('moderation: clear long texts remembered', () => {
     assert.ok(memo.has(a!) && memo.has(c!) && !memo.has(b!));
     assert.equal(memo.key('s', 'short'), null);
   });
+
+  it('a text that is not well-formed UTF-16 has no key: its UTF-8 bytes would be those of the text with U+FFFD', () => {
+    const memo = new ClearTextMemo();
+    const text = 'x'.repeat(MEMO_MIN_CHARS);
+    assert.equal(memo.key('s', `${text}\ud800`), null);
+    assert.equal(memo.key('s', `\udc00${text}`), null);
+    assert.notEqual(memo.key('s', `${text}\ufffd`), null);
+    assert.notEqual(memo.key('s', `${text}\u{1F600}`), null); // a well-formed pair
+  });
 });
