@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RE2JS } from 're2js';
 import { seededRandom } from '../canonical/seeded-random.test-util.ts';
-import { detect, ibanValid, luhn, spansOf, type Span } from './guardrail-detectors.ts';
+import { detect, ibanValid, luhn, screenedSpans, type Span } from './guardrail-detectors.ts';
 
 test('Luhn and mod-97 tell real card numbers and IBANs from look-alikes', () => {
   assert.equal(luhn('4111 1111 1111 1111'), true);
@@ -25,9 +25,9 @@ test('each detector finds its shapes, and not ordinary text', () => {
   }
 });
 
-// spansOf asks RE2's DFA first whether a text holds any match, and searches with a Matcher
-// only when it does: the spans must be exactly the Matcher's own, text by text.
-test('spansOf finds exactly the spans a Matcher finds, on 2,000 seeded texts with and without matches', () => {
+// The built-in detectors ask RE2's DFA first whether a text holds any match (screenedSpans),
+// and search with a Matcher only when it does: the spans must be exactly the Matcher's own.
+test('screenedSpans finds exactly the spans a Matcher finds, on 2,000 seeded texts with and without matches', () => {
   const reference = (re: RE2JS, text: string): Span[] => {
     const out: Span[] = [];
     const m = re.matcher(text);
@@ -62,6 +62,7 @@ test('spansOf finds exactly the spans a Matcher finds, on 2,000 seeded texts wit
     const length = Math.floor(rnd() * 10);
     // Most texts of a request hold no match: draw from the plain pieces more often.
     for (let i = 0; i < length; i++) text += pieces[rnd() < 0.7 ? 6 + Math.floor(rnd() * 6) : Math.floor(rnd() * pieces.length)]!;
-    for (const re of patterns) assert.deepEqual(spansOf(re, text), reference(re, text), `${re.toString()} on ${JSON.stringify(text)}`);
+    for (const re of patterns)
+      assert.deepEqual(screenedSpans(re, text), reference(re, text), `${re.toString()} on ${JSON.stringify(text)}`);
   }
 });
