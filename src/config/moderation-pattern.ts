@@ -31,6 +31,16 @@ export function findPattern(pattern: ModerationPattern, text: string): number {
 }
 
 /**
+ * Does `pattern` match anywhere in `text`? The same answer as `findPattern(...) >= 0`, found
+ * without a Matcher and without asking where: re2js then runs its DFA, ~10× faster than the
+ * matcher's search (moderation reads every text of every request: issue 29, the tool-heavy
+ * request, where the matcher's setup alone was ~3 µs for each of ~30 short texts).
+ */
+export function matchesPattern(pattern: ModerationPattern, text: string): boolean {
+  return pattern.regex.test(text);
+}
+
+/**
  * Every pattern as one alternation (each in its own group, so inline flags stay scoped),
  * compiled once: a text it does not match matches none of them, so a clear text is read
  * once instead of once per pattern. Null when there is nothing to combine or RE2 refuses

@@ -13,7 +13,10 @@ import { Moderator } from './moderator.ts';
 function counting(source: string): { pattern: ModerationPattern; reads: string[] } {
   const real = compileModerationPattern(source);
   const reads: string[] = [];
-  const regex = { matcher: (text: string) => (reads.push(text), real.regex.matcher(text)) } as unknown as ModerationPattern['regex'];
+  const regex = {
+    matcher: (text: string) => (reads.push(text), real.regex.matcher(text)),
+    test: (text: string) => (reads.push(text), real.regex.test(text)),
+  } as unknown as ModerationPattern['regex'];
   return { pattern: { source, regex }, reads };
 }
 
@@ -57,5 +60,14 @@ describe('moderation: clear long texts remembered', () => {
     assert.equal(memo.size, 2);
     assert.ok(memo.has(a!) && memo.has(c!) && !memo.has(b!));
     assert.equal(memo.key('s', 'short'), null);
+  });
+
+  it('a text that is not well-formed UTF-16 has no key: its UTF-8 bytes would be those of the text with U+FFFD', () => {
+    const memo = new ClearTextMemo();
+    const text = 'x'.repeat(MEMO_MIN_CHARS);
+    assert.equal(memo.key('s', `${text}\ud800`), null);
+    assert.equal(memo.key('s', `\udc00${text}`), null);
+    assert.notEqual(memo.key('s', `${text}\ufffd`), null);
+    assert.notEqual(memo.key('s', `${text}\u{1F600}`), null); // a well-formed pair
   });
 });

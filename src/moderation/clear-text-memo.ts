@@ -22,9 +22,15 @@ export class ClearTextMemo {
     this.maxEntries = maxEntries;
   }
 
-  /** The memo's key for `text` read for `scope`, or null when the text is too short to remember. */
+  /**
+   * The memo's key for `text` read for `scope`, or null when the text is too short to remember
+   * or not well-formed UTF-16. The hash reads the text's UTF-8 bytes, and UTF-8 has no lone
+   * surrogates: one is written as U+FFFD, so such a text would share its key with the text that
+   * has U+FFFD in its place, which a rule may flag where it found the other clear. (A
+   * one-byte string holds no surrogate: V8 answers isWellFormed for it without reading it.)
+   */
   key(scope: string, text: string): string | null {
-    return text.length < MEMO_MIN_CHARS ? null : hash('sha256', `${scope}\n${text}`, 'base64');
+    return text.length < MEMO_MIN_CHARS || !text.isWellFormed() ? null : hash('sha256', `${scope}\n${text}`, 'base64');
   }
 
   /** Was this key found clear (and still remembered)? A hit becomes the most recently used. */

@@ -42,18 +42,30 @@ export function spansOf(re: RE2JS, text: string, keep?: (match: string) => boole
   return out;
 }
 
+/**
+ * `spansOf`, with RE2's DFA asked first whether the text holds any match (`test()`: ~10×
+ * faster than a Matcher's search, the same answer), so a text without one, most of them, is
+ * not searched. For the built-in detectors only: each compiled pattern keeps a lazy DFA of
+ * up to 8 MB (re2js's budget), which five module-wide patterns can afford; an account's own
+ * patterns (up to 64 per account, compiled per stored rule list) keep the Matcher alone, whose
+ * memory goes with each search.
+ */
+export function screenedSpans(re: RE2JS, text: string, keep?: (match: string) => boolean): Span[] {
+  return re.test(text) ? spansOf(re, text, keep) : [];
+}
+
 export function detect(name: DetectorName, text: string): Span[] {
   switch (name) {
     case 'email':
-      return spansOf(EMAIL, text);
+      return screenedSpans(EMAIL, text);
     case 'phone':
-      return spansOf(PHONE, text);
+      return screenedSpans(PHONE, text);
     case 'payment_card':
-      return spansOf(CARD, text, luhn);
+      return screenedSpans(CARD, text, luhn);
     case 'iban':
-      return spansOf(IBAN, text, ibanValid);
+      return screenedSpans(IBAN, text, ibanValid);
     case 'credentials':
-      return spansOf(CREDENTIALS, text);
+      return screenedSpans(CREDENTIALS, text);
   }
 }
 

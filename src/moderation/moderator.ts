@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamClient } from '../providers/http/upstream-client.ts';
 import { moderatedTexts } from './moderated-texts.ts';
 import { ClearTextMemo } from './clear-text-memo.ts';
-import { combineModerationPatterns, findPattern, type ModerationPattern } from '../config/moderation-pattern.ts';
+import { combineModerationPatterns, findPattern, matchesPattern, type ModerationPattern } from '../config/moderation-pattern.ts';
 
 export interface ModerationRule {
   /** The reason reported when it matches (e.g. `violence`). */
@@ -105,7 +105,7 @@ export class Moderator {
     if (key !== null && this.memo.has(key)) return true;
     const screen = this.screen;
     const clear =
-      screen !== null ? findPattern(screen, text) < 0 : this.rules.every((r) => r.patterns.every((p) => findPattern(p, text) < 0));
+      screen !== null ? !matchesPattern(screen, text) : this.rules.every((r) => r.patterns.every((p) => !matchesPattern(p, text)));
     if (clear && key !== null) this.memo.remember(key);
     return clear;
   }
