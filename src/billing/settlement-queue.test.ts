@@ -314,3 +314,53 @@ test('refusals are counted per key, minute and reason into the next batch, no ro
   ]);
   assert.equal(queue.failing, false);
 });
+
+function journalQueueOn(ledger: FakeLedger, holdJournalMs: number): SettlementQueue {
+  return new SettlementQueue(ledger, { log: () => {}, firstRetryMs: 1, maxRetryMs: 4, holdJournalMs });
+}
+
+/** Resolves once the ledger was asked to write `n` batches (polled on the event loop's turns, no fixed delay). */
+async function writes(ledger: FakeLedger, n: number): Promise<void> {
+  while (ledger.calls.length < n) await new Promise((resolve) => setImmediate(resolve));
+}
+
+test('the journal: a hold row is not waited for, rides with the next settlement batch, else goes when its interval ends', async () => {
+  const ledger = new FakeLedger();
+  const queue = journalQueueOn(ledger, 500);
+  queue.pushHold(hold('h1'));
+  assert.equal(queue.holdWritten('h1'), null, 'the admission has nothing to wait for');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(ledger.calls, [], 'a hold row alone does not wake the writer');
+  // A settlement's batch carries every queued hold row.
+  await queue.push(settlement('a', 1n));
+  assert.deepEqual(ledger.calls, [{ holds: ['h1'], records: ['a'] }]);
+  // With no batch to ride, the journal's one timer writes it.
+  queue.pushHold(hold('h2'));
+  queue.pushHold(hold('h3'));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(ledger.calls.length, 1, 'not at once');
+  await writes(ledger, 2);
+  assert.deepEqual(ledger.calls[1], { holds: ['h2', 'h3'], records: [] }, 'both rows in one write');
+  await queue.close();
+});
+
+test('the journal: hold rows whose write failed are retried with the settlements; new rows do not keep the gateway failing', async () => {
+  const ledger = new FakeLedger();
+  const queue = journalQueueOn(ledger, 60_000);
+  queue.pushHold(hold('h1'));
+  ledger.failWith = readonlyError();
+  const failed = await queue.push(settlement('a', 1n, true));
+  assert.equal(failed.committed, false);
+  // h1 rode with the refused batch: kept and retried, with h2 queued meanwhile.
+  queue.pushHold(hold('h2'));
+  assert.equal(await queue.retry(), false);
+  assert.equal(queue.failing, true);
+  ledger.failWith = null;
+  assert.equal(await queue.retry(), true, 'the queued settlement and the row written: serving again');
+  assert.deepEqual(ledger.calls, [{ holds: ['h1', 'h2'], records: ['a'] }]);
+  // A row queued after recovery waits for its interval; the queue is not failing meanwhile.
+  queue.pushHold(hold('h3'));
+  assert.equal(queue.failing, false);
+  await queue.close();
+  assert.deepEqual(ledger.calls.at(-1), { holds: ['h3'], records: [] }, 'close writes what the journal still holds');
+});

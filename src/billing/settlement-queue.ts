@@ -12,6 +12,13 @@ export interface SettlementQueueOptions {
   /** First retry delay after a failed write; doubles up to `maxRetryMs`. */
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /**
+   * The in-flight journal (docs/billing.md, "Reserve, then settle"): 0 (the default) makes a
+   * hold row a write of its own that the admission waits for (`holdWritten`); N > 0 lets
+   * hold rows ride with the next batch the queue writes anyway, or go at the latest N ms
+   * after the first of them was queued (one timer for the queue), and nobody waits for them.
+   */
+  holdJournalMs?: number;
 }
 
 interface Queued {
@@ -55,7 +62,8 @@ export function storageUnavailable(): GatewayError {
  * last bytes wait for it. `push` resolves with `{committed: true}` once the settlement is
  * committed; the route writes the answer's last bytes only then, so an answer a client
  * received whole always has its charge on disk. A hold settled before its row was written
- * is never written at all.
+ * is never written at all. With the in-flight journal (`holdJournalMs` > 0) hold rows alone
+ * start no batch: they ride with the next one, or go when the journal's one timer fires.
  *
  * When the database refuses writes (read-only, disk full, I/O error, the writer thread
  * died, a fleet's Postgres unreachable), nothing is lost: the records stay queued in memory and are retried (on a timer
@@ -88,6 +96,16 @@ export class SettlementQueue {
     this.retryTimer = null;
     void this.flush();
   };
+  private readonly holdJournalMs: number;
+  /** The journal's timer: armed by the first hold row queued, cleared when a batch takes them. */
+  private journalTimer: NodeJS.Timeout | null = null;
+  /** The queued hold rows must go now (their interval ran out, or their write failed and is retried). */
+  private holdsDue = false;
+  private readonly journalBound = () => {
+    this.journalTimer = null;
+    this.holdsDue = true;
+    void this.flush();
+  };
 
   constructor(ledger: SettlementWriter, opts: SettlementQueueOptions) {
     this.ledger = ledger;
@@ -95,6 +113,7 @@ export class SettlementQueue {
     this.firstRetryMs = opts.firstRetryMs ?? 100;
     this.maxRetryMs = opts.maxRetryMs ?? 5000;
     this.retryDelayMs = this.firstRetryMs;
+    this.holdJournalMs = opts.holdJournalMs ?? 0;
   }
 
   /** True while records wait because the database refused to write them. */
@@ -127,14 +146,22 @@ export class SettlementQueue {
   }
 
   /**
-   * Queues a hold row for the next batch. `holdWritten(id)` says when it is committed: the
-   * pipeline sends nothing upstream before, so every request an upstream may bill has a
-   * durable row, which a restart after a crash records as interrupted.
+   * Queues a hold row for the next batch. Strict (`holdJournalMs` 0): `holdWritten(id)` says
+   * when it is committed, the pipeline sends nothing upstream before, so every request an
+   * upstream may bill has a durable row, which a restart after a crash records as
+   * interrupted. With the journal, the row waits for the next batch written anyway (a
+   * settlement's), at the latest `holdJournalMs`; a request settled before never writes it.
    */
   pushHold(hold: HoldRecord): void {
     this.holds.set(hold.id, hold);
-    this.holdWaiters.set(hold.id, Promise.withResolvers<SettlementResult>());
-    this.schedule();
+    if (this.holdJournalMs === 0) {
+      this.holdWaiters.set(hold.id, Promise.withResolvers<SettlementResult>());
+      this.schedule();
+    } else if (this.holdsDue) this.schedule();
+    else if (this.journalTimer === null) {
+      this.journalTimer = setTimeout(this.journalBound, this.holdJournalMs);
+      this.journalTimer.unref();
+    }
   }
 
   /**
@@ -151,9 +178,10 @@ export class SettlementQueue {
    * Resolves once the hold row `id` is committed (`{committed: true}`), or its write failed
    * (`{committed: false}`: then `forgetHold` it and refuse the request). Ask it right after
    * `pushHold` (in the same turn of the event loop): the answer is kept until the batch ends.
+   * Null when there is nothing to wait for: no row queued, or the journal defers it.
    */
-  holdWritten(id: string): Promise<SettlementResult> {
-    return this.holdWaiters.get(id)?.promise ?? Promise.resolve({ committed: true });
+  holdWritten(id: string): Promise<SettlementResult> | null {
+    return this.holdWaiters.get(id)?.promise ?? null;
   }
 
   /** A hold whose row could not be written, for a request refused: it is not written later. */
@@ -180,9 +208,12 @@ export class SettlementQueue {
 
   /** Writes what is queued, and stops retrying. */
   async close(): Promise<void> {
+    this.holdsDue = true;
     await this.flush();
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.journalTimer !== null) clearTimeout(this.journalTimer);
+    this.journalTimer = null;
     if (this.pending.length > 0)
       this.log(`${this.pending.length} settlement(s) could not be written before shutdown: their charges are lost`);
   }
@@ -198,7 +229,7 @@ export class SettlementQueue {
         this.inFlight = null;
         // Queued after the last batch was taken but before this point (a waiter's continuation
         // that settles or holds again): not left waiting for a push or a retry that may not come.
-        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && (this.holds.size > 0 || this.refusals.size > 0)))
+        if (this.pending.some((q) => q.notify !== null) || (this.failure === null && (this.holdsToWrite() || this.refusals.size > 0)))
           this.schedule();
       });
     }
@@ -211,7 +242,7 @@ export class SettlementQueue {
    * so that their requests learn of it now rather than at the next retry).
    */
   private async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.holds.size > 0 || this.refusals.size > 0) {
+    while (this.pending.length > 0 || this.holdsToWrite() || this.refusals.size > 0) {
       if (!(await this.writeBatch()) && !this.pending.some((q) => q.notify !== null)) return;
     }
   }
@@ -222,6 +253,10 @@ export class SettlementQueue {
     const queued = this.pending;
     const refusals = [...this.refusals.values()];
     this.holds = new Map();
+    // Every queued hold row rides with this batch: the journal's interval starts again with the next one.
+    this.holdsDue = false;
+    if (this.journalTimer !== null) clearTimeout(this.journalTimer);
+    this.journalTimer = null;
     this.pending = [];
     this.refusals = new Map();
     const written: Queued[] = [];
@@ -326,6 +361,8 @@ export class SettlementQueue {
     for (const h of holds) if (!settled.has(h.id)) next.set(h.id, h);
     for (const [id, h] of this.holds) next.set(id, h);
     this.holds = next;
+    // Rows whose write failed are retried with the settlements, not left for the journal's next interval.
+    if (next.size > 0) this.holdsDue = true;
   }
 
   /** Counts the database refused go back, added to any counted meanwhile. */
@@ -346,7 +383,8 @@ export class SettlementQueue {
       }
       return;
     }
-    if (this.failure !== null && this.pending.length === 0 && this.holds.size === 0 && this.refusals.size === 0) {
+    // Hold rows queued since the last batch and not yet due never failed: they do not keep the refusal on.
+    if (this.failure !== null && this.pending.length === 0 && !this.holdsToWrite() && this.refusals.size === 0) {
       this.failure = null;
       this.retryDelayMs = this.firstRetryMs;
       if (this.retryTimer !== null) clearTimeout(this.retryTimer);
@@ -362,6 +400,11 @@ export class SettlementQueue {
     } catch (e) {
       return e;
     }
+  }
+
+  /** Hold rows that must go in a batch of their own if nothing else is written: all of them, unless the journal defers them. */
+  private holdsToWrite(): boolean {
+    return this.holds.size > 0 && (this.holdJournalMs === 0 || this.holdsDue);
   }
 
   private schedule(): void {

@@ -74,7 +74,7 @@ describe('loadConfig', () => {
       },
       database: { path: './data/switchyard.db' },
       redis: {},
-      timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000, drainMs: 30000, holdGraceMs: 60000 },
+      timeouts: { attemptMs: 60000, requestMs: 300000, disconnectGraceMs: 10000, drainMs: 30000, holdGraceMs: 60000, holdJournalMs: 100 },
       bootstrap: { credits: '10' },
       accounts: { maxKeys: 1000 },
       sim: 'auto',
@@ -330,14 +330,21 @@ moderation:
     const path = writeConfig(`
 server: { host: 0.0.0.0, port: 9000 }
 database: { path: /var/lib/switchyard/db.sqlite }
-timeouts: { attempt_ms: 1000, request_ms: 5000, disconnect_grace_ms: 250, drain_ms: 1500, hold_grace_ms: 400 }
+timeouts: { attempt_ms: 1000, request_ms: 5000, disconnect_grace_ms: 250, drain_ms: 1500, hold_grace_ms: 400, hold_journal_ms: 0 }
 bootstrap: { credits: "25.5" }
 sim: true
 `);
     const config = loadConfig({ path, env: {} });
     assert.deepEqual([config.server.host, config.server.port], ['0.0.0.0', 9000]);
     assert.deepEqual(config.database, { path: '/var/lib/switchyard/db.sqlite' });
-    assert.deepEqual(config.timeouts, { attemptMs: 1000, requestMs: 5000, disconnectGraceMs: 250, drainMs: 1500, holdGraceMs: 400 });
+    assert.deepEqual(config.timeouts, {
+      attemptMs: 1000,
+      requestMs: 5000,
+      disconnectGraceMs: 250,
+      drainMs: 1500,
+      holdGraceMs: 400,
+      holdJournalMs: 0,
+    });
     assert.deepEqual(config.bootstrap, { credits: '25.5' });
     assert.equal(config.sim, true);
   });

@@ -49,6 +49,8 @@ export const CONFIG_DEFAULTS = {
   disconnectGraceMs: 10_000,
   drainMs: 30_000,
   holdGraceMs: 60_000,
+  /** How long a request's hold row may wait for a batch before it is written (docs/billing.md); 0: before the upstream call. */
+  holdJournalMs: 100,
   credits: '10',
   sim: 'auto',
   /** Keys an account may hold (docs/configuration.md): past it, creating one is refused (403 key_limit_reached). */
@@ -135,7 +137,14 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
   const server = section(root, 'server', [...SERVER_KEYS, 'public_models']);
   const database = section(root, 'database', ['path', 'url', 'password']);
   const redis = section(root, 'redis', ['url', 'password', 'command_timeout_ms', 'in_flight_lease_ms']);
-  const timeouts = section(root, 'timeouts', ['attempt_ms', 'request_ms', 'disconnect_grace_ms', 'drain_ms', 'hold_grace_ms']);
+  const timeouts = section(root, 'timeouts', [
+    'attempt_ms',
+    'request_ms',
+    'disconnect_grace_ms',
+    'drain_ms',
+    'hold_grace_ms',
+    'hold_journal_ms',
+  ]);
   const bootstrap = section(root, 'bootstrap', ['credits']);
   const accounts = section(root, 'accounts', ['max_keys']);
   const metrics = section(root, 'metrics', ['enabled', 'token', 'overhead_header']);
@@ -160,6 +169,7 @@ function parseTree(resolved: unknown, env: Env, overrides: NonNullable<LoadConfi
       disconnectGraceMs: optInt(timeouts, 'disconnect_grace_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.disconnectGraceMs,
       drainMs: optInt(timeouts, 'drain_ms', 'timeouts', 0) ?? CONFIG_DEFAULTS.drainMs,
       holdGraceMs: optInt(timeouts, 'hold_grace_ms', 'timeouts', 1) ?? CONFIG_DEFAULTS.holdGraceMs,
+      holdJournalMs: optInt(timeouts, 'hold_journal_ms', 'timeouts', 0, 10_000) ?? CONFIG_DEFAULTS.holdJournalMs,
     },
     bootstrap: {
       credits:

@@ -41,7 +41,15 @@ export interface GatewayConfig {
   /** disconnectGraceMs: how long a stream whose client left is still read for its usage (0: cancelled at once). */
   /** drainMs: on SIGTERM/SIGINT, how long in-flight requests and streams may run on before they are cut. */
   /** holdGraceMs: how long a credit hold may outlive its request's deadline before it counts as abandoned (its process died) and is released. */
-  timeouts: { attemptMs: number; requestMs: number; disconnectGraceMs: number; drainMs: number; holdGraceMs: number };
+  /** holdJournalMs: how long a request's hold row may wait to ride with a settlement batch (0: written before the upstream call). */
+  timeouts: {
+    attemptMs: number;
+    requestMs: number;
+    disconnectGraceMs: number;
+    drainMs: number;
+    holdGraceMs: number;
+    holdJournalMs: number;
+  };
   /** USD credited to the operator account created on first start, as decimal text. */
   bootstrap: { credits: string };
   /** `accounts:` — bounds per account: `maxKeys`, the keys an account may hold (any kind, disabled ones included). */

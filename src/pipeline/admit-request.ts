@@ -22,7 +22,8 @@ import { planWebSearch } from './web-search/gateway-web-search.ts';
  * default model, inline PDFs read, the account's guardrails (403; a redaction rewrites the
  * prompt), the plan within the key's allowlist (400 `model_not_found`), the rate limits
  * (429) with the sticky lookup beside them, the key's `max_in_flight` (429), the credit hold
- * (402; BYOK plans at their fee) and its durable row, the response-cache probe. Nothing goes
+ * (402; BYOK plans at their fee) and its durable row (unless the in-flight journal defers
+ * it: docs/billing.md), the response-cache probe. Nothing goes
  * upstream before all of it passed. Every answer from here on names its generation
  * (X-Generation-Id), refusals included; a refusal leaves no generation record, only a count
  * per key, reason and minute (store/refusal-counts.ts), and its record goes to telemetry.
@@ -67,7 +68,8 @@ export async function admitRequest(
     const webSearch = searchAsk === null || deps.webSearch === undefined ? null : planWebSearch(req, searchAsk, stuck, deps.webSearch);
     const byok = deps.byok?.enabled === true ? await deps.byok.forAccount(account.id) : null;
     const { plan, heldNanos } = await holdCredits(deps.reservations, generationId, auth, req, stuck, byok);
-    // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
+    // Strict (timeouts.hold_journal_ms 0): nothing goes upstream before the hold's row is on
+    // disk (asked now, awaited beside the cache probe). With the journal, nothing to wait for.
     const holdRow = heldNanos !== 0n && deps.reservations.holdRows ? deps.settlements.holdWritten(generationId) : null;
     // Search results change: an answer built on them is not cached.
     const cache = webSearch !== null ? null : ((await deps.responseCache?.probe(account.id, req, info.cache)) ?? null);

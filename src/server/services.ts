@@ -132,7 +132,7 @@ export async function createServices(config: GatewayConfig, opts: ServiceOptions
     throw err;
   }
   const { lock, writer, fleet } = engine;
-  const settlements = wireSettlements(engine, log);
+  const settlements = wireSettlements(engine, log, config.timeouts.holdJournalMs);
   const breakers = new CircuitBreakers();
   const telemetry = wireTelemetry(
     config,

@@ -12,7 +12,9 @@ import { emulatorConfig } from '../support/test-gateway.ts';
 
 // The gateway killed with SIGKILL in the middle of a burst: every answer a client received
 // whole has its charge on disk, and at restart the holds of interrupted requests are
-// released, leaving the ledger and the balance in agreement.
+// released, leaving the ledger and the balance in agreement. The strict promise
+// (`timeouts.hold_journal_ms: 0`): every request at the upstream has its hold row; the
+// default in-flight journal's promise is billing-hold-journal.test.ts's.
 
 const BIN = new URL('../../bin/switchyard.mjs', import.meta.url).pathname;
 
@@ -23,7 +25,7 @@ describe('crash safety of the ledger', () => {
   before(async () => {
     emu = await startOpenAIChatEmulator();
     dir = mkdtempSync(join(tmpdir(), 'switchyard-crash-'));
-    writeFileSync(join(dir, 'config.yaml'), emulatorConfig(emu.baseUrl));
+    writeFileSync(join(dir, 'config.yaml'), emulatorConfig(emu.baseUrl, 'timeouts: { hold_journal_ms: 0 }\n'));
     env = { ...(process.env as Record<string, string>), SWITCHYARD_DATA_DIR: dir, SWITCHYARD_CONFIG: join(dir, 'config.yaml') };
   });
   after(async () => {

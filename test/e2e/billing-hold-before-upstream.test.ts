@@ -7,7 +7,8 @@ import { emulatorConfig, postJson, startTestGateway, type TestGateway } from '..
 // so that a crash at any moment leaves a row for every request an upstream may bill (the
 // restart records each as interrupted: billing-crash.test.ts). Before, hold rows went in
 // the next group commit while the upstream call went out at once: under load a SIGKILL
-// found requests at the upstream without a row.
+// found requests at the upstream without a row. That is the strict promise,
+// `timeouts.hold_journal_ms: 0`; the default in-flight journal is billing-hold-journal.test.ts.
 
 const chat = { model: 'acme/mock-1', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] };
 
@@ -17,7 +18,11 @@ describe('the hold row before the upstream call', () => {
   let auth: Record<string, string>;
   before(async () => {
     up = await startHookedUpstream();
-    gw = await startTestGateway({ yaml: emulatorConfig(up.baseUrl), env: { LOCAL_KEY: 'k' }, credits: '10' });
+    gw = await startTestGateway({
+      yaml: emulatorConfig(up.baseUrl, 'timeouts: { hold_journal_ms: 0 }\n'),
+      env: { LOCAL_KEY: 'k' },
+      credits: '10',
+    });
     auth = { authorization: `Bearer ${gw.key}` };
   });
   after(async () => {

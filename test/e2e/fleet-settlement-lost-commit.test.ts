@@ -11,7 +11,9 @@ import { postJson, startTestGateway, type TestGateway } from '../support/test-ga
 // that cuts connections at chosen moments (test/support/pg-proxy.ts): a settlement batch
 // whose COMMIT went through but whose answer was lost, and Postgres unreachable while a
 // batch is written. Every answer's charge is in the ledger exactly once, and the gateway
-// serves again by itself.
+// serves again by itself. The strict hold promise (`timeouts.hold_journal_ms: 0`): each
+// request's hold row commits before its upstream call, which the last two tests rely on (a
+// hold row's own commit as the moment Postgres goes; a hold row that cannot be written).
 
 const skip = postgresUnavailable() ?? redisUnavailable() ?? false;
 
@@ -25,7 +27,11 @@ describe('a fleet gateway whose connection to Postgres is cut around a settlemen
     redis = await startRedis();
     const databaseUrl = await createTestDatabase();
     proxy = await startPgProxy(databaseUrl);
-    gw = await startTestGateway({ env: { DATABASE_URL: proxy.url, REDIS_URL: redis.url }, log: (m) => logs.push(m) });
+    gw = await startTestGateway({
+      env: { DATABASE_URL: proxy.url, REDIS_URL: redis.url },
+      log: (m) => logs.push(m),
+      tweak: (c) => (c.timeouts.holdJournalMs = 0),
+    });
     db = createPostgresPool({ url: databaseUrl, max: 2 });
   });
   after(async () => {

@@ -293,8 +293,8 @@ models:
       noFiles.enqueue({ fault: 'slow-first-byte', delayMs: 200, then: { text: 'ok' } });
       const pending = postJson(`${gw.baseUrl}/chat/completions`, { model: 'acme/no-files', ...chatWith(part) }, auth);
       await noFiles.whenRequests(1);
-      const row = gw.db.prepare('SELECT amount_nanos AS a FROM reservations').get() as { a: number | bigint };
-      held.push(BigInt(row.a));
+      // The credit hold as taken at admission (its row may not be written yet: the in-flight journal).
+      held.push(await gw.services.reservations.heldFor(gw.accountId));
       const res = await pending;
       assert.equal(res.status, 200, res.text);
       prompts.push(res.json.usage.prompt_tokens);

@@ -9,9 +9,13 @@ import type { Log } from './service-options.ts';
 // the credit holds (in this process over SQLite, or in Redis shared by a fleet), with the
 // sweep of holds whose requests died.
 
-/** The queue writes its batches where the engine says (the SQLite writer thread, or Postgres). */
-export function wireSettlements(engine: Pick<EngineParts, 'settleOn'>, log: Log): SettlementQueue {
-  return new SettlementQueue(engine.settleOn, { log });
+/**
+ * The queue writes its batches where the engine says (the SQLite writer thread, or Postgres).
+ * `holdJournalMs` (timeouts.hold_journal_ms): how long hold rows may wait for a batch, on
+ * either engine (0: each admission waits for its own row's commit).
+ */
+export function wireSettlements(engine: Pick<EngineParts, 'settleOn'>, log: Log, holdJournalMs: number): SettlementQueue {
+  return new SettlementQueue(engine.settleOn, { log, holdJournalMs });
 }
 
 /** Credit holds: in this process (SQLite), or in Redis shared by a fleet. A hold may outlive its request by `holdMs`. */
