@@ -20,10 +20,12 @@ const HOUR = 3_600_000;
 const chat = { model: 'acme/paid-sim', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] };
 /**
  * WAL bytes a request may add at one connection: its hold row's transaction and its settlement's
- * (~17 pages, one leaf of each b-tree they touch), plus the serve lease's renewals. On 4,096-byte
+ * (~17 pages, one leaf of each b-tree they touch); the serve lease's renewals are set apart. On 4,096-byte
  * pages with the ledger's generation index it was ~71 KB (17.3 frames of 4,120 bytes).
  */
 const WAL_BYTES_PER_REQUEST = 48_000;
+/** What one renewal of the serve lease (an UPDATE of one row, every second) may add to the WAL (as test/e2e/wal-checkpointer.test.ts). */
+const RENEWAL_FRAMES = 4;
 
 /** The WAL's frame count, from the WAL index in the -shm file (its header's mxFrame, at byte 16). */
 function walFrames(dbPath: string): number {
@@ -81,11 +83,15 @@ describe('the settlement’s pages', () => {
       await oneAtATime(gw, 5); // every table has its first pages
       await gw.flush();
       const before = walFrames(dbPath);
+      const t0 = performance.now();
       const n = 40;
       await oneAtATime(gw, n);
       await gw.flush();
-      const perRequest = ((walFrames(dbPath) - before) * (2048 + 24)) / n;
-      assert.ok(perRequest < WAL_BYTES_PER_REQUEST, `${Math.round(perRequest)} WAL bytes a request`);
+      // The serve lease's renewals (one a second, on the same writer) are not the requests': a loaded machine may take several seconds.
+      const renewals = Math.ceil((performance.now() - t0) / 1000) + 1;
+      const frames = walFrames(dbPath) - before - renewals * RENEWAL_FRAMES;
+      const perRequest = (frames * (2048 + 24)) / n;
+      assert.ok(perRequest < WAL_BYTES_PER_REQUEST, `${Math.round(perRequest)} WAL bytes a request (${renewals} renewals allowed for)`);
       await assertChargedOnce(gw);
     });
   });
