@@ -87,36 +87,39 @@ async function seed(s: Stores): Promise<void> {
   assert.equal(again, 'skipped');
 }
 
-contractCase('ledger: entries move the balance, totals agree, settle charges once (a repeat is skipped), pages newest first', async (s) => {
-  await seed(s);
-  assert.equal(await s.accounts.balance('acct_1'), 10_000_000n - 1_000n - 2_500n);
-  assert.equal(await s.accounts.balance('acct_2'), 5_000n - 700n);
-  assert.deepEqual(await s.ledger.totals('acct_1'), { creditsNanos: 10_000_000n, usageNanos: 3_500n });
-  assert.equal(await s.ledger.addEntry('acct_1', 'adjustment', -500n, 'refund reversal', DAY2), 10_000_000n - 4_000n);
-  await assert.rejects(s.ledger.addEntry('acct_1', 'credit', 0n, null, DAY2), /positive/);
-  await assert.rejects(s.ledger.addEntry('nope', 'credit', 1n, null, DAY2), /no account nope/);
-  assert.equal((await s.accounts.getKey('k1'))?.usageNanos, 1_000n);
-  assert.equal((await s.accounts.getKey('k2'))?.lastUsed, DAY2);
-  const page1 = await s.admin.ledger('acct_1', null, 2);
-  assert.deepEqual(
-    page1.map((e) => [e.kind, e.amountNanos, e.generationId]),
-    [
-      ['adjustment', -500n, null],
-      ['charge', -2_500n, 'g2'],
-    ],
-  );
-  const page2 = await s.admin.ledger('acct_1', page1[1]!.id, 10);
-  assert.deepEqual(
-    page2.map((e) => [e.kind, e.amountNanos, e.note]),
-    [
-      ['charge', -1_000n, null],
-      ['credit', 10_000_000n, 'grant'],
-    ],
-  );
-  // Row ids are cursors, not compared: Postgres's sequence skips the numbers of a rolled-back batch.
-  const noId = (entries: typeof page1) => entries.map(({ id: _, ...e }) => e);
-  return { page1: noId(page1), page2: noId(page2), totals: await s.ledger.totals('acct_1') };
-});
+contractCase(
+  'ledger: entries move the balance, totals agree, settle charges once (a repeat is skipped, on both engines), pages newest first',
+  async (s) => {
+    await seed(s);
+    assert.equal(await s.accounts.balance('acct_1'), 10_000_000n - 1_000n - 2_500n);
+    assert.equal(await s.accounts.balance('acct_2'), 5_000n - 700n);
+    assert.deepEqual(await s.ledger.totals('acct_1'), { creditsNanos: 10_000_000n, usageNanos: 3_500n });
+    assert.equal(await s.ledger.addEntry('acct_1', 'adjustment', -500n, 'refund reversal', DAY2), 10_000_000n - 4_000n);
+    await assert.rejects(s.ledger.addEntry('acct_1', 'credit', 0n, null, DAY2), /positive/);
+    await assert.rejects(s.ledger.addEntry('nope', 'credit', 1n, null, DAY2), /no account nope/);
+    assert.equal((await s.accounts.getKey('k1'))?.usageNanos, 1_000n);
+    assert.equal((await s.accounts.getKey('k2'))?.lastUsed, DAY2);
+    const page1 = await s.admin.ledger('acct_1', null, 2);
+    assert.deepEqual(
+      page1.map((e) => [e.kind, e.amountNanos, e.generationId]),
+      [
+        ['adjustment', -500n, null],
+        ['charge', -2_500n, 'g2'],
+      ],
+    );
+    const page2 = await s.admin.ledger('acct_1', page1[1]!.id, 10);
+    assert.deepEqual(
+      page2.map((e) => [e.kind, e.amountNanos, e.note]),
+      [
+        ['charge', -1_000n, null],
+        ['credit', 10_000_000n, 'grant'],
+      ],
+    );
+    // Row ids are cursors, not compared: Postgres's sequence skips the numbers of a rolled-back batch.
+    const noId = (entries: typeof page1) => entries.map(({ id: _, ...e }) => e);
+    return { page1: noId(page1), page2: noId(page2), totals: await s.ledger.totals('acct_1') };
+  },
+);
 
 contractCase("generation records: read back whole after settle, ids by filter newest first, a key's window", async (s) => {
   await seed(s);
