@@ -121,10 +121,14 @@ test('a charge the database rejects for its own sake stops counting as in flight
   const s = setup(10n * HOLD);
   reserve(s, 'dup');
   assert.equal(await settle(s, 'dup', HOLD / 2n), true);
-  // A second settlement under the same generation id: the ledger's unique index refuses it.
+  // A record the database refuses by a constraint of its own (a trigger stands for one; a
+  // settlement under a generation id already settled is skipped, not refused: ledger-store.ts).
+  s.db.exec(
+    `CREATE TRIGGER refuse_dup2 BEFORE INSERT ON generation_records WHEN NEW.id = 'dup2' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+  );
   reserve(s, 'dup2');
   s.reservations.settling('acct_1', 'hash_1', HOLD, HOLD / 2n);
-  const done = s.queue.push(settlement('dup', HOLD / 2n, false));
+  const done = s.queue.push(settlement('dup2', HOLD / 2n, false));
   await s.queue.flush();
   assert.equal((await done).committed, false);
   assert.equal(s.queue.failing, false, 'not a storage failure: the gateway keeps serving');

@@ -214,10 +214,11 @@ test('storage failures are told from record failures by the SQLite result code o
   db.exec('PRAGMA max_page_count = 1000000');
   ledger.settle([], [big]);
   ledger.settle([], [settlement('y', 1n)]);
+  db.exec(`CREATE TRIGGER refuse_w BEFORE INSERT ON ledger WHEN NEW.generation_id = 'w' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
   assert.throws(
-    () => ledger.settle([], [settlement('y', 1n)]),
+    () => ledger.settle([], [settlement('w', 1n)]),
     (e) => !isStorageFailure(e),
-    "a duplicate record is the record's fault",
+    "a record a constraint refuses is the record's fault",
   );
   assert.equal(isStorageFailure(new Error('plain')), false);
   const refusal = storageUnavailable();

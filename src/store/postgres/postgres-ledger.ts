@@ -24,7 +24,8 @@ const SQL = {
   memberPeriodUsage: `SELECT coalesce(sum(u.cost_nanos), 0)::text AS cost FROM api_keys k
     JOIN usage_daily_keys u ON u.account_id = k.account_id AND u.key_hash = k.hash AND u.day = ANY($2::text[]) WHERE k.member_id = $1`,
   memberUsage: 'SELECT coalesce(sum(usage_nanos), 0)::text AS cost FROM api_keys WHERE member_id = $1',
-  charged: 'SELECT generation_id FROM ledger WHERE generation_id = ANY($1::text[])',
+  // Charged: the generation record written with a cost (its charge is written with it: postgres-settlement.ts).
+  charged: 'SELECT id AS generation_id FROM generation_records WHERE id = ANY($1::text[]) AND cost_nanos <> 0',
 };
 
 /**

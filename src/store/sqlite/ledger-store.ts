@@ -120,6 +120,11 @@ export class LedgerStore {
           s.removeHold.run(r.id);
           if (s.alreadySettled.get(r.id) !== undefined) continue;
         } else if (r.holdRowWritten) s.removeHold.run(r.id);
+        // A record already settled (changes 0) is neither charged nor counted twice: the
+        // generation record's unique id is what keeps one charge per generation (migration 27).
+        const written = s.insertGeneration.run(...storedValues(r, ref));
+        if (Number(written.changes) === 0) continue;
+        addToRollup(rollups, r);
         if (r.costNanos !== 0n) {
           s.insertEntry.run(r.accountId, r.keyHash, 'charge', -r.costNanos, r.id, null, r.createdAt);
           byAccount.set(r.accountId, (byAccount.get(r.accountId) ?? 0n) + r.costNanos);
@@ -130,9 +135,6 @@ export class LedgerStore {
           k.cost += r.costNanos;
           if (r.createdAt > k.at) k.at = r.createdAt;
         }
-        const written = s.insertGeneration.run(...storedValues(r, ref));
-        // A record already settled (changes 0) is not counted twice.
-        if (Number(written.changes) > 0) addToRollup(rollups, r);
       }
       for (const row of rollups.values()) s.upsertRollup.run(...rollupParams(row));
       const coarse = coarseRollups(rollups.values());

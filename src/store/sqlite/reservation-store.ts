@@ -56,7 +56,9 @@ export class ReservationStore implements InProcessHoldData {
       count: db.prepare('SELECT count(*) AS n FROM reservations'),
       accountDay: db.prepare('SELECT coalesce(sum(cost_nanos), 0) AS cost FROM usage_daily_keys WHERE day = ? AND account_id = ?'),
       accountTotal: db.prepare('SELECT coalesce(sum(usage_nanos), 0) AS cost FROM api_keys WHERE account_id = ?'),
-      charged: db.prepare('SELECT 1 AS x FROM ledger WHERE generation_id = ? LIMIT 1'),
+      // Charged: its generation record written with a cost (the charge is written with it, in
+      // the same transaction; an 'interrupted' record costs nothing). Through the record's unique id.
+      charged: db.prepare('SELECT 1 AS x FROM generation_records WHERE id = ? AND cost_nanos <> 0'),
       // A member's spend: every key they hold (api_keys_member), per day of the window.
       memberDay: db.prepare(`SELECT coalesce(sum(u.cost_nanos), 0) AS cost FROM api_keys k
         JOIN usage_daily_keys u ON u.day = ? AND u.account_id = k.account_id AND u.key_hash = k.hash WHERE k.member_id = ?`),
