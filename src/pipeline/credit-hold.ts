@@ -16,18 +16,19 @@ export interface Held {
 /**
  * The request's credit hold: the plan's worst case, held atomically (402 when the account
  * or key has no room). With the account's own provider keys (`byok`), the plan becomes
- * theirs first (byokHold).
+ * theirs first (byokHold). An in-process hold is answered at once, without a promise.
  */
-export async function holdCredits(
+export function holdCredits(
   holds: CreditHolds,
   id: string,
   auth: AuthContext,
   req: CanonicalRequest,
   plan: PlannedAttempt[],
   byok: AccountByok | null,
-): Promise<Held> {
-  if (byok === null) return { plan, heldNanos: await holds.reserve(id, auth, req, plan, new PromptBound(req)) };
-  return byokHold(holds, id, auth, req, plan, byok);
+): Held | Promise<Held> {
+  if (byok !== null) return byokHold(holds, id, auth, req, plan, byok);
+  const held = holds.reserve(id, auth, req, plan, new PromptBound(req));
+  return typeof held === 'bigint' ? { plan, heldNanos: held } : held.then((heldNanos) => ({ plan, heldNanos }));
 }
 
 /**

@@ -44,7 +44,9 @@ export async function runGeneration(
   }
   const { execution } = run;
   const served = execution.served;
-  const priced = await priceGeneration(deps, admitted, run, tracking);
+  // Priced at once with the upstream's usage: awaited only when estimated (no microtask turn otherwise).
+  const pricing = priceGeneration(deps, admitted, run, tracking);
+  const priced = pricing instanceof Promise ? await pricing : pricing;
   const answered = served !== null && execution.error === null && !execution.cancelled;
   // A response-cache hit called no upstream: it says nothing of where a prompt cache is.
   if (answered && admitted.sticky !== null && hit === null) deps.sticky?.remember(admitted.sticky, served.endpoint.id, priced.usage);

@@ -186,26 +186,29 @@ class Exchange {
 
   disarm(): void {
     clearTimeout(this.deadline);
-    this.signal.removeEventListener('abort', this.onAbort);
+    // Only an attempt that waited for credentials listens (no listener, nor its removal, per request otherwise).
+    if (this.onAbort !== null) this.signal.removeEventListener('abort', this.onAbort);
   }
 
   /** Resolves with null once the deadline failed the attempt or the request was aborted (never otherwise). */
   interrupted(): Promise<null> {
     if (this.signal.aborted || this.attempt.error !== null) return Promise.resolve(null);
     return new Promise((resolve) => {
-      this.interrupt = () => resolve(null);
-      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      const interrupt = (): void => resolve(null);
+      this.interrupt = interrupt;
+      this.onAbort = interrupt;
+      this.signal.addEventListener('abort', interrupt, { once: true });
     });
   }
 
-  private interrupt: () => void = () => {};
-  private readonly onAbort = (): void => this.interrupt();
+  private interrupt: (() => void) | null = null;
+  private onAbort: (() => void) | null = null;
 
   private onDeadline(timeoutMs: number): void {
     const attempt = this.attempt;
     if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
     attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
-    this.interrupt();
+    this.interrupt?.();
     if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
   }
 
@@ -220,7 +223,8 @@ class Exchange {
       if (res.status >= 400) await this.readError(res);
       else if (task !== undefined) await this.readTask(res, task);
       else if (streamed) await this.readStream(res);
-      else await this.readWhole(res);
+      // The whole body, then decoded: one promise (the body's), not a function's layer around it (issue 29).
+      else this.decodeWhole(await readAllText(res.body, () => (this.bodyStarted = true)));
     } catch (err) {
       this.failRead(err);
     } finally {
@@ -265,10 +269,8 @@ class Exchange {
     }
   }
 
-  private async readWhole(res: UpstreamResponse): Promise<void> {
-    const text = await readAllText(res.body, () => {
-      this.bodyStarted = true;
-    });
+  /** A non-streamed answer's whole body (its first byte set `bodyStarted`), decoded into parts. */
+  private decodeWhole(text: string): void {
     this.received(performance.now());
     if (this.attempt.error !== null) return;
     let json: unknown;

@@ -33,10 +33,11 @@ export function readAllText(body: Readable, onFirstChunk: () => void = () => {})
       body.off('error', onError);
       body.off('close', onClose);
     };
+    // \`on\`, not \`once\`: each handler removes all four first, and \`once\` would wrap each in a closure of its own.
     body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
   });
 }
 
