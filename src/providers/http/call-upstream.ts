@@ -3,7 +3,7 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import type { PickedCredential } from '../../catalog/credential-pool.ts';
-import { readAllText } from './read-all-text.ts';
+import { prematureClose, readAllText } from './read-all-text.ts';
 import { swapCredential } from './swap-credential.ts';
 import { callInParts, splitForVendor } from './call-upstream-task.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
@@ -241,7 +241,16 @@ class Exchange {
     this.attempt.fail(this.adapter.decodeError(res.status, text, res.headers, this.endpoint));
   }
 
-  private async readStream(res: UpstreamResponse): Promise<void> {
+  /**
+   * A stream's events as they arrive, read with the body's `readable` event rather than an
+   * async iterator (whose set-up, end-of-stream watcher and promise per read cost ~2 KB a
+   * streamed answer, issue 29). Like the iterator, each read takes everything buffered, so
+   * the events of one upstream read go to the client in one write; reading stops while the
+   * client is not taking data (the body buffers, then undici stops reading the socket), and
+   * once the attempt failed (read() destroys the body). Rejects as the iterator would: the
+   * parser's or the decoder's error, the body's error, or its close before its end.
+   */
+  private readStream(res: UpstreamResponse): Promise<void> {
     const attempt = this.attempt;
     const decoder = this.adapter.createStreamDecoder(this.endpoint, attempt.emit);
     const binary = this.adapter.streamFraming === 'aws-eventstream';
@@ -250,23 +259,61 @@ class Exchange {
       : new SseParser((ev) => decoder.onEvent(ev));
     const body = res.body;
     if (!binary) body.setEncoding('utf8');
-    for await (const chunk of body) {
-      if (this.waiting) {
-        // Until the answer begins, each chunk's arrival may end the wait (one clock read each).
-        const at = performance.now();
-        parser.push(chunk as never);
-        if (attempt.answerBegun) this.received(at);
-      } else {
-        parser.push(chunk as never);
-      }
-      if (attempt.error !== null) break;
-      const drain = attempt.waitForDrain();
-      if (drain !== null) await drain;
-    }
-    if (attempt.error === null) {
-      parser.end();
-      decoder.end();
-    }
+    // Destroyed before it was read (an abort between the headers and here): its events are past.
+    if (body.destroyed) return Promise.reject(body.errored ?? prematureClose());
+    return new Promise((resolve, reject) => {
+      let waitingForClient = false;
+      const done = (err?: Error): void => {
+        body.off('readable', onReadable);
+        body.off('end', onEnd);
+        body.off('error', done);
+        body.off('close', onClose);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const onReadable = (): void => {
+        try {
+          let chunk: string | Buffer | null;
+          while (!waitingForClient && (chunk = body.read() as string | Buffer | null) !== null) {
+            if (this.waiting) {
+              // Until the answer begins, each read may end the wait (one clock read each).
+              const at = performance.now();
+              parser.push(chunk as never);
+              if (attempt.answerBegun) this.received(at);
+            } else {
+              parser.push(chunk as never);
+            }
+            if (attempt.error !== null) return done();
+            const drain = attempt.waitForDrain();
+            if (drain !== null) {
+              waitingForClient = true;
+              drain.then(() => {
+                waitingForClient = false;
+                onReadable();
+              }, done);
+            }
+          }
+        } catch (err) {
+          done(err as Error);
+        }
+      };
+      const onEnd = (): void => {
+        try {
+          if (attempt.error === null) {
+            parser.end();
+            decoder.end();
+          }
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
+      };
+      const onClose = (): void => done(prematureClose());
+      body.on('readable', onReadable);
+      body.on('end', onEnd);
+      body.on('error', done);
+      body.on('close', onClose);
+    });
   }
 
   /** A non-streamed answer's whole body (its first byte set `bodyStarted`), decoded into parts. */

@@ -41,6 +41,7 @@ export function readAllText(body: Readable, onFirstChunk: () => void = () => {})
   });
 }
 
-function prematureClose(): Error {
+/** The error a stream's async iterator throws when the stream closes before its end. */
+export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
