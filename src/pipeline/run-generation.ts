@@ -1,4 +1,5 @@
 import { storageUnavailable } from '../billing/settlement-queue.ts';
+import { armDeadline, Deadline, disarmDeadline } from '../runtime/deadlines.ts';
 import { RequestDeadlineError, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { executePlan, type PlanRun } from './execute-plan.ts';
 import type { AdmittedRequest, ClientPresence, GenerationOutcome, PipelineParts } from './pipeline-types.ts';
@@ -22,7 +23,8 @@ export async function runGeneration(
   abort: AbortController,
   client?: ClientPresence,
 ): Promise<GenerationOutcome> {
-  const timer = setTimeout(abortAtDeadline, deps.timeouts.requestMs, abort);
+  const deadline = new RequestDeadline(abort);
+  armDeadline(deadline, deps.timeouts.requestMs);
   const signal = abort.signal;
   // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
   const span = deps.telemetry.requestStarted(
@@ -40,7 +42,7 @@ export async function runGeneration(
   try {
     run = await executePlan(deps, admitted, tracking, signal, client);
   } finally {
-    clearTimeout(timer);
+    disarmDeadline(deadline, deps.timeouts.requestMs);
   }
   const { execution } = run;
   const served = execution.served;
@@ -57,6 +59,16 @@ export async function runGeneration(
   return { execution, usage: priced.usage, cost, served };
 }
 
-function abortAtDeadline(abort: AbortController): void {
-  abort.abort(new RequestDeadlineError());
+/** The request's time limit (timeouts.request_ms): past it, the request is aborted (408). */
+class RequestDeadline extends Deadline {
+  private readonly abort: AbortController;
+
+  constructor(abort: AbortController) {
+    super();
+    this.abort = abort;
+  }
+
+  protected expire(): void {
+    this.abort.abort(new RequestDeadlineError());
+  }
 }

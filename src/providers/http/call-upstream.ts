@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import type { PickedCredential } from '../../catalog/credential-pool.ts';
 import { prematureClose, readAllText } from './read-all-text.ts';
+import { armDeadline, Deadline, disarmDeadline } from '../../runtime/deadlines.ts';
 import { swapCredential } from './swap-credential.ts';
 import { callInParts, splitForVendor } from './call-upstream-task.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
@@ -154,8 +155,8 @@ function encodeTask(adapter: HttpProviderAdapter, req: CanonicalRequest, task: T
   return codec.encode(req, task, endpoint);
 }
 
-/** One request in flight: its answer deadline and the reading of its body. */
-class Exchange {
+/** One request in flight: its answer deadline (on the shared timer of its duration) and the reading of its body. */
+class Exchange extends Deadline {
   res: UpstreamResponse | null = null;
   /** When the request was handed to the HTTP client (`performance.now()`). */
   sentAt = 0;
@@ -163,18 +164,20 @@ class Exchange {
   private waiting = true;
   /** A non-streamed body's first byte arrived: the answer has begun. */
   private bodyStarted = false;
-  private readonly deadline: NodeJS.Timeout;
+  private readonly timeoutMs: number;
   private readonly adapter: HttpProviderAdapter;
   private readonly endpoint: Endpoint;
   private readonly attempt: UpstreamAttempt;
   private readonly signal: AbortSignal;
 
   constructor(adapter: HttpProviderAdapter, endpoint: Endpoint, attempt: UpstreamAttempt, signal: AbortSignal, timeoutMs: number) {
+    super();
     this.adapter = adapter;
     this.endpoint = endpoint;
     this.attempt = attempt;
     this.signal = signal;
-    this.deadline = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    this.timeoutMs = timeoutMs;
+    armDeadline(this, timeoutMs);
   }
 
   /** The wait on the upstream ended at `at` (the first call counts). */
@@ -185,7 +188,7 @@ class Exchange {
   }
 
   disarm(): void {
-    clearTimeout(this.deadline);
+    disarmDeadline(this, this.timeoutMs);
     // Only an attempt that waited for credentials listens (no listener, nor its removal, per request otherwise).
     if (this.onAbort !== null) this.signal.removeEventListener('abort', this.onAbort);
   }
@@ -204,10 +207,10 @@ class Exchange {
   private interrupt: (() => void) | null = null;
   private onAbort: (() => void) | null = null;
 
-  private onDeadline(timeoutMs: number): void {
+  protected expire(): void {
     const attempt = this.attempt;
     if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
-    attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
+    attempt.fail(attemptTimeoutError(this.endpoint, this.timeoutMs));
     this.interrupt?.();
     if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
   }
