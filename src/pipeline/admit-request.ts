@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { GuardrailHitRecord } from '../store/generation-records.ts';
 import { applyGuardrails } from './apply-guardrails.ts';
-import { holdCredits, holdDurable } from './credit-hold.ts';
+import { holdCredits, holdNotWritten } from './credit-hold.ts';
 import { newGenerationId } from './generation-id.ts';
 import { buildGenerationRecord } from './generation-record.ts';
 import { acquireLease, releaseLease } from './in-flight-lease.ts';
@@ -77,7 +77,8 @@ export async function admitRequest(
     // Search results change: an answer built on them is not cached.
     const cache =
       webSearch !== null || deps.responseCache === undefined ? null : await deps.responseCache.probe(account.id, req, info.cache);
-    if (holdRow !== null) await holdDurable(holdRow, deps.settlements, deps.reservations, generationId, auth, heldNanos);
+    if (holdRow !== null && !(await holdRow).committed)
+      await holdNotWritten(deps.settlements, deps.reservations, generationId, auth, heldNanos);
     if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
     return {
       generationId,
