@@ -75,8 +75,8 @@ export async function admitRequest(
     // Nothing goes upstream before the hold's row is on disk (asked now, awaited beside the cache probe).
     const holdRow = heldNanos !== 0n && deps.reservations.holdRows ? deps.settlements.holdWritten(generationId) : null;
     // Search results change: an answer built on them is not cached.
-    const cache =
-      webSearch !== null || deps.responseCache === undefined ? null : await deps.responseCache.probe(account.id, req, info.cache);
+    const probing = webSearch !== null || deps.responseCache === undefined ? null : deps.responseCache.probe(account.id, req, info.cache);
+    const cache = probing === null ? null : await probing;
     if (holdRow !== null && !(await holdRow).committed)
       await holdNotWritten(deps.settlements, deps.reservations, generationId, auth, heldNanos);
     if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
