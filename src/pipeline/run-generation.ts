@@ -23,8 +23,9 @@ export async function runGeneration(
   abort: AbortController,
   client?: ClientPresence,
 ): Promise<GenerationOutcome> {
+  const requestMs = deps.timeouts.requestMs;
   const deadline = new RequestDeadline(abort);
-  armDeadline(deadline, deps.timeouts.requestMs);
+  armDeadline(deadline, requestMs);
   const signal = abort.signal;
   // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
   const span = deps.telemetry.requestStarted(
@@ -42,7 +43,7 @@ export async function runGeneration(
   try {
     run = await executePlan(deps, admitted, tracking, signal, client);
   } finally {
-    disarmDeadline(deadline, deps.timeouts.requestMs);
+    disarmDeadline(deadline, requestMs);
   }
   const { execution } = run;
   const served = execution.served;
