@@ -15,7 +15,8 @@ import { appendBase64 } from './join-base64-pieces.ts';
 export class StreamFolder {
   readonly response: CanonicalResponse = { content: [], finish: null, usage: null };
   error: GatewayError | null = null;
-  private readonly toolCalls = new Map<number, ToolCallPart>();
+  /** Tool calls by index, made at the first one (most answers have none: no Map per answer). */
+  private toolCalls: Map<number, ToolCallPart> | null = null;
   private last: TextPart | ReasoningPart | null = null;
   private audio: AssistantAudioPart | null = null;
 
@@ -57,13 +58,13 @@ export class StreamFolder {
       case 'tool-call-start': {
         const call: ToolCallPart = { type: 'tool-call', id: part.id, name: part.name, arguments: '' };
         if (part.signature !== undefined) call.signature = part.signature;
-        this.toolCalls.set(part.index, call);
+        (this.toolCalls ??= new Map()).set(part.index, call);
         r.content.push(call);
         this.last = null;
         return;
       }
       case 'tool-call-delta': {
-        const call = this.toolCalls.get(part.index);
+        const call = this.toolCalls?.get(part.index);
         if (call) call.arguments += part.argumentsDelta;
         return;
       }

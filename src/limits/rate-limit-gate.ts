@@ -88,12 +88,12 @@ export class RateLimitGate {
    * has other models, the request is admitted on the others (the primary is then skipped);
    * otherwise the refusal is a 429.
    */
-  async admit(
+  admit(
     subject: RateLimitSubject,
     plan: readonly PlannedAttempt[],
     nowMs: number,
     clock: () => number = Date.now,
-  ): Promise<{ headers: Record<string, string>; models: ModelRateLimits }> {
+  ): Admission | Promise<Admission> {
     const tier = effectiveLimits(this.tierOf(subject.tier), subject.limitsOverride);
     const requestRules: RateRule[] = [];
     if (tier.requestsPerDay !== null)
@@ -102,9 +102,24 @@ export class RateLimitGate {
       requestRules.push({ bucket: `a:${subject.accountId}`, kind: 'rolling', limit: tier.accountRequestsPerMinute, periodMs: MINUTE });
     }
     const models = new ModelRateLimits(this.limiter, subject, tier, nowMs, clock);
+    const modelRule = models.rule(plan[0]!.model.id);
+    const decision = this.limiter.admit([modelRule, ...requestRules], nowMs, subject.accountId);
+    // The in-process limiter answers at once: no promise, no microtask turn (issue 29).
+    if (decision instanceof Promise) return decision.then((d) => this.decided(d, subject, plan, nowMs, models, modelRule, requestRules));
+    return this.decided(decision, subject, plan, nowMs, models, modelRule, requestRules);
+  }
+
+  /** The admission once the limiter decided on the primary model's rule and the request rules. */
+  private decided(
+    decision: RateDecision,
+    subject: RateLimitSubject,
+    plan: readonly PlannedAttempt[],
+    nowMs: number,
+    models: ModelRateLimits,
+    modelRule: RateRule,
+    requestRules: RateRule[],
+  ): Admission | Promise<Admission> {
     const primary = plan[0]!.model.id;
-    const modelRule = models.rule(primary);
-    const decision = await this.limiter.admit([modelRule, ...requestRules], nowMs, subject.accountId);
     if (decision.allowed) {
       models.settle(primary, null);
       return { headers: rateLimitHeaders(decision), models };
@@ -118,13 +133,24 @@ export class RateLimitGate {
     // Only the primary's own limit is spent: the fallbacks may serve.
     models.settle(primary, refusal);
     if (requestRules.length === 0) return { headers: rateLimitHeaders(decision), models };
-    const rest = await this.limiter.admit(requestRules, nowMs, subject.accountId);
+    const rest = this.limiter.admit(requestRules, nowMs, subject.accountId);
+    if (rest instanceof Promise) return rest.then((r) => this.restDecided(r, nowMs, models));
+    return this.restDecided(rest, nowMs, models);
+  }
+
+  private restDecided(rest: RateDecision, nowMs: number, models: ModelRateLimits): Admission {
     if (!rest.allowed) {
       this.remember(rest, nowMs);
       throw rateLimited(rest);
     }
     return { headers: rateLimitHeaders(rest), models };
   }
+}
+
+/** What admission to the rate limits gives the request: its X-RateLimit-* headers and its per-model limits. */
+export interface Admission {
+  headers: Record<string, string>;
+  models: ModelRateLimits;
 }
 
 /**
@@ -137,14 +163,21 @@ export class ModelRateLimits {
   private readonly limiter: RateLimiter;
   private readonly subject: RateLimitSubject;
   private readonly tier: TierLimits;
-  private readonly now: () => number;
+  private readonly admittedAtMs: number;
+  private readonly clock: () => number;
   private readonly results = new Map<string, GatewayError | null>();
 
-  constructor(limiter: RateLimiter, subject: RateLimitSubject, tier: TierLimits, admittedAtMs: number, now: () => number) {
+  constructor(limiter: RateLimiter, subject: RateLimitSubject, tier: TierLimits, admittedAtMs: number, clock: () => number) {
     this.limiter = limiter;
     this.subject = subject;
     this.tier = tier;
-    this.now = () => Math.max(admittedAtMs, now());
+    this.admittedAtMs = admittedAtMs;
+    this.clock = clock;
+  }
+
+  /** The clock, never before the admission. */
+  private now(): number {
+    return Math.max(this.admittedAtMs, this.clock());
   }
 
   rule(modelId: string): RateRule {

@@ -207,8 +207,9 @@ export class Telemetry implements UpstreamObserver {
       status: a.status,
       error: a.errorCode,
       ms: a.ms,
-      // A pooled credential's label (never its key).
-      ...(a.credential === undefined ? {} : { credential: a.credential }),
+      // A pooled credential's label (never its key). Left out when undefined (JSON.stringify), like
+      // the optional fields below: a literal without spreads is built from its shape (issue 29).
+      credential: a.credential,
     }));
     for (let i = 0; i < attempts.length; i++) {
       const a = attempts[i]!;
@@ -238,7 +239,7 @@ export class Telemetry implements UpstreamObserver {
       error: error?.code ?? null,
       error_message: error === null ? null : s.text(error.message),
       // The operator's own: what the client's message leaves out (a transport error's address).
-      ...(error?.detail === undefined ? {} : { error_detail: s.text(error.detail) }),
+      error_detail: error?.detail === undefined ? undefined : s.text(error.detail),
       attempts,
       latency_ms: r.latencyMs,
       ttft_ms: r.firstTokenMs,
@@ -253,7 +254,7 @@ export class Telemetry implements UpstreamObserver {
       finish_reason: r.finishReason,
       cancelled: r.cancelled,
       // The account's guardrail rules that fired (a block's refusal included): names and actions, never the text.
-      ...(r.guardrails == null || r.guardrails.length === 0 ? {} : { guardrails: r.guardrails.map((h) => `${h.name}:${h.action}`) }),
+      guardrails: r.guardrails == null || r.guardrails.length === 0 ? undefined : r.guardrails.map((h) => `${h.name}:${h.action}`),
     };
     const error50 = error?.code === 'storage_unavailable' || error?.code === 'internal_error';
     // The line as pino writes it (numeric level, epoch ms, the fields, then `msg`; `base: null`),

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { SharedStateUnavailable, sharedStateUnavailable } from '../shared/shared-state-unavailable.ts';
 import type { GuardrailHitRecord } from '../store/generation-records.ts';
 import { applyGuardrails } from './apply-guardrails.ts';
-import { holdCredits, holdDurable } from './credit-hold.ts';
+import { holdCredits, holdNotWritten } from './credit-hold.ts';
 import { newGenerationId } from './generation-id.ts';
 import { buildGenerationRecord } from './generation-record.ts';
 import { acquireLease, releaseLease } from './in-flight-lease.ts';
@@ -56,24 +56,31 @@ export async function admitRequest(
     // two): the limits depend on the plan's models, which stickiness does not change.
     const draft = deps.planner.draft(req, promptTokens, access);
     const drawn = deps.rateLimits.allowedAttempts(subject, draft.finish(null));
+    // Steps that answer at once on one node (in-process limits, no sticky lookup, no lease,
+    // an in-process hold) are not awaited: each await is a promise and a microtask turn (issue 29).
     const lookup = stickyLookup(deps.sticky, deps.catalog, account.id, req, promptTokens, draft.stickyApplies);
     // Refused by the limits below, the lookup is not awaited: its failure must not go unhandled.
-    lookup.catch(() => {});
-    const limits = await deps.rateLimits.admit(subject, drawn, startedAt, deps.now);
+    lookup?.catch(() => {});
+    const admission = deps.rateLimits.admit(subject, drawn, startedAt, deps.now);
+    const limits = admission instanceof Promise ? await admission : admission;
     Object.assign(responseHeaders, limits.headers);
-    const sticky = await lookup;
+    const sticky = lookup === null ? null : await lookup;
     const stuck = sticky?.endpointId == null ? drawn : deps.rateLimits.allowedAttempts(subject, draft.finish(sticky.endpointId));
-    leased = await acquireLease(deps.inFlight, auth, generationId);
+    const lease = acquireLease(deps.inFlight, auth, generationId);
+    leased = typeof lease === 'boolean' ? lease : await lease;
     // Decided on the plan (does every endpoint search natively?), held with the rest.
     const webSearch = searchAsk === null || deps.webSearch === undefined ? null : planWebSearch(req, searchAsk, stuck, deps.webSearch);
     const byok = deps.byok?.enabled === true ? await deps.byok.forAccount(account.id) : null;
-    const { plan, heldNanos } = await holdCredits(deps.reservations, generationId, auth, req, stuck, byok);
+    const held = holdCredits(deps.reservations, generationId, auth, req, stuck, byok);
+    const { plan, heldNanos } = held instanceof Promise ? await held : held;
     // Strict (timeouts.hold_journal_ms 0): nothing goes upstream before the hold's row is on
     // disk (asked now, awaited beside the cache probe). With the journal, nothing to wait for.
     const holdRow = heldNanos !== 0n && deps.reservations.holdRows ? deps.settlements.holdWritten(generationId) : null;
     // Search results change: an answer built on them is not cached.
-    const cache = webSearch !== null ? null : ((await deps.responseCache?.probe(account.id, req, info.cache)) ?? null);
-    if (holdRow !== null) await holdDurable(holdRow, deps.settlements, deps.reservations, generationId, auth, heldNanos);
+    const probing = webSearch !== null || deps.responseCache === undefined ? null : deps.responseCache.probe(account.id, req, info.cache);
+    const cache = probing === null ? null : await probing;
+    if (holdRow !== null && !(await holdRow).committed)
+      await holdNotWritten(deps.settlements, deps.reservations, generationId, auth, heldNanos);
     if (cache !== null) responseHeaders['x-switchyard-cache'] = cache.hit === null ? 'MISS' : 'HIT';
     return {
       generationId,

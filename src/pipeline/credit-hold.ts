@@ -3,7 +3,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import { PromptBound } from '../canonical/prompt-token-bound.ts';
 import type { PlannedAttempt } from '../catalog/types.ts';
 import type { CreditHolds } from '../billing/credit-holds.ts';
-import { storageUnavailable, type SettlementQueue, type SettlementResult } from '../billing/settlement-queue.ts';
+import { storageUnavailable, type SettlementQueue } from '../billing/settlement-queue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { byokPlan, type AccountByok } from '../routing/byok-plan.ts';
 
@@ -16,18 +16,19 @@ export interface Held {
 /**
  * The request's credit hold: the plan's worst case, held atomically (402 when the account
  * or key has no room). With the account's own provider keys (`byok`), the plan becomes
- * theirs first (byokHold).
+ * theirs first (byokHold). An in-process hold is answered at once, without a promise.
  */
-export async function holdCredits(
+export function holdCredits(
   holds: CreditHolds,
   id: string,
   auth: AuthContext,
   req: CanonicalRequest,
   plan: PlannedAttempt[],
   byok: AccountByok | null,
-): Promise<Held> {
-  if (byok === null) return { plan, heldNanos: await holds.reserve(id, auth, req, plan, new PromptBound(req)) };
-  return byokHold(holds, id, auth, req, plan, byok);
+): Held | Promise<Held> {
+  if (byok !== null) return byokHold(holds, id, auth, req, plan, byok);
+  const held = holds.reserve(id, auth, req, plan, new PromptBound(req));
+  return typeof held === 'bigint' ? { plan, heldNanos: held } : held.then((heldNanos) => ({ plan, heldNanos }));
 }
 
 /**
@@ -74,21 +75,19 @@ async function holdByok(holds: CreditHolds, id: string, auth: AuthContext, req: 
 }
 
 /**
- * Waits for the request's hold row to commit (group commit: one transaction for every
- * request admitted meanwhile). So every request an upstream may bill has a durable row,
- * and a crash (SIGKILL, power loss) leaves it to be recorded as interrupted at the next
- * start. A row that could not be written refuses the request (503, nothing sent), its
- * hold released.
+ * The request's hold row could not be written (the caller awaited its commit: group commit,
+ * one transaction for every request admitted meanwhile, so that every request an upstream may
+ * bill has a durable row and a crash leaves it to be recorded as interrupted at the next
+ * start): the hold is released and the request refused (503, nothing sent). The caller awaits
+ * the row itself, so a committed row costs no function's promise around it (issue 29).
  */
-export async function holdDurable(
-  written: Promise<SettlementResult>,
+export async function holdNotWritten(
   settlements: SettlementQueue,
   holds: CreditHolds,
   id: string,
   auth: AuthContext,
   heldNanos: bigint,
-): Promise<void> {
-  if ((await written).committed) return;
+): Promise<never> {
   settlements.forgetHold(id);
   await holds.finish(id, auth.account.id, auth.key.hash, heldNanos, 0n);
   throw storageUnavailable();

@@ -30,7 +30,7 @@ export async function executePlan(
   signal: AbortSignal,
   client?: ClientPresence,
 ): Promise<PlanRun> {
-  let execution: ExecutionResult = { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
+  let execution: ExecutionResult | null = null;
   // The account's own keys are secrets too: an upstream's error that repeats one is scrubbed.
   const byok = admitted.byok ?? null;
   const scrubber = byok === null ? deps.scrubber : deps.scrubber.with(new SecretScrubber(byok.secrets));
@@ -60,6 +60,8 @@ export async function executePlan(
           );
   } catch (thrown) {
     const err = thrown instanceof SharedStateUnavailable ? sharedStateUnavailable(thrown) : thrown;
+    // Made only when nothing ran (not one result object per request to throw away).
+    execution ??= { served: null, attempts: [], error: null, cancelled: false, firstTokenMs: null, upstreamWaitMs: 0 };
     execution.error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'Internal server error');
     if (!(err instanceof GatewayError)) logSafely(`internal error: ${(err as Error | undefined)?.stack ?? String(err)}`);
   }

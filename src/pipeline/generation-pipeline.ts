@@ -62,8 +62,18 @@ export class GenerationPipeline {
   }
 
   /** Runs and settles an admitted request (run-generation.ts); its `max_in_flight` lease is given back before it resolves. */
-  async run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
+  run(admitted: AdmittedRequest, sink: ExecutionSink, abort: AbortController, client?: ClientPresence): Promise<GenerationOutcome> {
+    // Most keys have no lease: the run's own promise, not one more layer around it (issue 29).
     if (!admitted.leased) return runGeneration(this.parts, admitted, sink, abort, client);
+    return this.runLeased(admitted, sink, abort, client);
+  }
+
+  private async runLeased(
+    admitted: AdmittedRequest,
+    sink: ExecutionSink,
+    abort: AbortController,
+    client?: ClientPresence,
+  ): Promise<GenerationOutcome> {
     try {
       return await runGeneration(this.parts, admitted, sink, abort, client);
     } finally {

@@ -7,9 +7,14 @@ import { logSafely } from '../providers/http/scrub-secrets.ts';
  * give back with releaseLease), false when the key has no cap; throws the 429 when the key
  * is at its cap.
  */
-export async function acquireLease(limiter: InFlightLimiter | undefined, auth: AuthContext, generationId: string): Promise<boolean> {
+export function acquireLease(limiter: InFlightLimiter | undefined, auth: AuthContext, generationId: string): boolean | Promise<boolean> {
   const max = auth.key.maxInFlight;
+  // No cap (most keys): answered at once, without a promise.
   if (max == null || limiter === undefined) return false;
+  return leaseWithin(limiter, auth, generationId, max);
+}
+
+async function leaseWithin(limiter: InFlightLimiter, auth: AuthContext, generationId: string, max: number): Promise<boolean> {
   if (!(await limiter.acquire(auth.key.hash, auth.account.id, max, generationId))) throw inFlightRefusal(max);
   return true;
 }

@@ -17,22 +17,29 @@ export interface Priced {
  * The usage the answer is charged for (the upstream's, else estimated from what it produced,
  * and sent to a client still there), and its exact cost at the serving endpoint's prices: a
  * response-cache hit at the cache's price, a web search that ran at the operator's price
- * whatever became of the answer.
+ * whatever became of the answer. With the upstream's usage (the common case) priced at once,
+ * without a promise; an estimate is awaited.
  */
-export async function priceGeneration(
+export function priceGeneration(
   deps: PipelineParts,
   admitted: AdmittedRequest,
   run: PlanRun,
   tracking: TrackingSink,
-): Promise<Priced> {
+): Priced | Promise<Priced> {
+  const { execution } = run;
+  const served = execution.served;
+  const usage = tracking.usage;
+  if (usage !== null || served === null) return price(deps, admitted, run, tracking, usage);
+  return estimateUsage(admitted.req, served, tracking).then((estimated) => {
+    // The answer reports the tokens it is charged for, like any upstream usage.
+    if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage: estimated });
+    return price(deps, admitted, run, tracking, estimated);
+  });
+}
+
+function price(deps: PipelineParts, admitted: AdmittedRequest, run: PlanRun, tracking: TrackingSink, usage: Usage | null): Priced {
   const { execution, searched } = run;
   const served = execution.served;
-  let usage = tracking.usage;
-  if (usage === null && served !== null) {
-    usage = await estimateUsage(admitted.req, served, tracking);
-    // The answer reports the tokens it is charged for, like any upstream usage.
-    if (!execution.cancelled) tracking.inner.part({ type: 'usage', usage });
-  }
   if (usage !== null && usage.images === undefined) usage.images = countInputImages(admitted.req);
   if (usage !== null && admitted.req.task !== undefined) addTaskUnits(usage, admitted.req.task, tracking.taskResult);
   let cost = served !== null && usage !== null ? computeCost(usage, served.endpoint.compiledPricing) : null;

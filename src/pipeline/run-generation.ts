@@ -1,4 +1,5 @@
 import { storageUnavailable } from '../billing/settlement-queue.ts';
+import { armDeadline, Deadline, disarmDeadline } from '../runtime/deadlines.ts';
 import { RequestDeadlineError, type ExecutionSink } from '../routing/execute-attempts.ts';
 import { executePlan, type PlanRun } from './execute-plan.ts';
 import type { AdmittedRequest, ClientPresence, GenerationOutcome, PipelineParts } from './pipeline-types.ts';
@@ -22,7 +23,9 @@ export async function runGeneration(
   abort: AbortController,
   client?: ClientPresence,
 ): Promise<GenerationOutcome> {
-  const timer = setTimeout(abortAtDeadline, deps.timeouts.requestMs, abort);
+  const requestMs = deps.timeouts.requestMs;
+  const deadline = new RequestDeadline(abort);
+  armDeadline(deadline, requestMs);
   const signal = abort.signal;
   // The catalog's id of the model asked for (an alias or `:variant` resolved), not the client's text.
   const span = deps.telemetry.requestStarted(
@@ -40,11 +43,13 @@ export async function runGeneration(
   try {
     run = await executePlan(deps, admitted, tracking, signal, client);
   } finally {
-    clearTimeout(timer);
+    disarmDeadline(deadline, requestMs);
   }
   const { execution } = run;
   const served = execution.served;
-  const priced = await priceGeneration(deps, admitted, run, tracking);
+  // Priced at once with the upstream's usage: awaited only when estimated (no microtask turn otherwise).
+  const pricing = priceGeneration(deps, admitted, run, tracking);
+  const priced = pricing instanceof Promise ? await pricing : pricing;
   const answered = served !== null && execution.error === null && !execution.cancelled;
   // A response-cache hit called no upstream: it says nothing of where a prompt cache is.
   if (answered && admitted.sticky !== null && hit === null) deps.sticky?.remember(admitted.sticky, served.endpoint.id, priced.usage);
@@ -55,6 +60,16 @@ export async function runGeneration(
   return { execution, usage: priced.usage, cost, served };
 }
 
-function abortAtDeadline(abort: AbortController): void {
-  abort.abort(new RequestDeadlineError());
+/** The request's time limit (timeouts.request_ms): past it, the request is aborted (408). */
+class RequestDeadline extends Deadline {
+  private readonly abort: AbortController;
+
+  constructor(abort: AbortController) {
+    super();
+    this.abort = abort;
+  }
+
+  protected expire(): void {
+    this.abort.abort(new RequestDeadlineError());
+  }
 }

@@ -30,7 +30,9 @@ export async function settleGeneration(
 ): Promise<Settled> {
   const { auth, heldNanos } = admitted;
   let cost = priced.cost;
-  const charged = await deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);
+  const finished = deps.reservations.finish(admitted.generationId, auth.account.id, auth.key.hash, heldNanos, cost?.totalNanos ?? 0n);
+  // An in-process hold is released at once: awaited only when it is a promise (a fleet's Redis).
+  const charged = typeof finished === 'bigint' ? finished : await finished;
   if (cost !== null) cost = writeOff(cost, charged);
   const subject = {
     id: admitted.generationId,

@@ -6,16 +6,17 @@ import type { StickyLookup, StickyRouting } from '../routing/sticky/sticky-routi
 /**
  * The endpoint remembered for this conversation's prompt cache, keyed by the primary model.
  * `find` false (no model of this request's plan has a choice of endpoints left, or each
- * has an explicit order): the keys only, so that the turn is still remembered.
+ * has an explicit order): the keys only, so that the turn is still remembered. Null at once
+ * (no promise) when there is nothing to look up.
  */
-export async function stickyLookup(
+export function stickyLookup(
   sticky: StickyRouting | undefined,
   catalog: Catalog,
   accountId: string,
   req: CanonicalRequest,
   promptTokens: number,
   find: boolean,
-): Promise<StickyLookup | null> {
+): Promise<StickyLookup> | null {
   // Task requests (embeddings, images, audio) have no prompt cache to stick to.
   if (sticky === undefined || req.task !== undefined) return null;
   // Too short for any provider to cache, and not asking for caching: nothing to find or remember.

@@ -133,7 +133,9 @@ export class AttemptExecutor {
       }
       let refused: GatewayError | null;
       try {
-        refused = gate === undefined ? null : await gate.enter(attempt.model);
+        // The in-process limiter answers at once: awaited only when it is a promise (issue 29).
+        const entered = gate === undefined ? null : gate.enter(attempt.model);
+        refused = entered instanceof Promise ? await entered : entered;
       } catch (err) {
         this.breakers.release(endpointId); // the shared limiter could not decide: nothing is sent
         throw err;
@@ -166,7 +168,8 @@ export class AttemptExecutor {
       const t0 = this.now();
       if (!sink.committed) sink.beginAttempt(attempt);
       const run = new AttemptRun(sink, this.now);
-      await this.runAttempt(attempt, req, run, signal, attemptTimeoutMs, credential);
+      const running = this.runAttempt(attempt, req, run, signal, attemptTimeoutMs, credential);
+      if (running !== undefined) await running;
       const t1 = this.now();
       result.upstreamWaitMs += run.waitedMs;
       recordAttempt(result, attempt, run, signal, started, t0, t1, credential);
@@ -251,14 +254,15 @@ export class AttemptExecutor {
     return true;
   }
 
-  private async runAttempt(
+  /** Runs one attempt into `run`; the upstream call's own promise (no layer around it), undefined when nothing could run. */
+  private runAttempt(
     attempt: PlannedAttempt,
     req: CanonicalRequest,
     run: AttemptRun,
     signal: AbortSignal,
     attemptTimeoutMs: number,
     credential?: PickedCredential,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const adapter = this.adapters.get(attempt.endpoint.provider.kind);
     if (adapter === undefined) {
       run.fail(
@@ -266,16 +270,25 @@ export class AttemptExecutor {
           metadata: { provider_name: attempt.endpoint.provider.id, raw: null },
         }),
       );
-    } else if (adapter.transport === 'local') {
-      const start = this.now();
-      await runLocal(adapter, attempt, req, run, signal);
-      // A local provider stands for an upstream: its run is the wait (a stream's, until its first content).
-      run.waitedMs = (req.stream && run.firstContentAt >= 0 ? run.firstContentAt : this.now()) - start;
-    } else {
-      const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
-      const traced = credential === undefined ? attempt : { ...attempt, credential: credential.label };
-      await callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, traced, credential);
+      return undefined;
     }
+    if (adapter.transport === 'local') return this.runLocalAttempt(adapter, attempt, req, run, signal);
+    const timeoutMs = Math.min(attemptTimeoutMs, attempt.endpoint.provider.timeoutMs);
+    const traced = credential === undefined ? attempt : { ...attempt, credential: credential.label };
+    return callUpstream(this.client, adapter, attempt.endpoint, req, run, signal, timeoutMs, traced, credential);
+  }
+
+  private async runLocalAttempt(
+    adapter: LocalProviderAdapter,
+    attempt: PlannedAttempt,
+    req: CanonicalRequest,
+    run: AttemptRun,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const start = this.now();
+    await runLocal(adapter, attempt, req, run, signal);
+    // A local provider stands for an upstream: its run is the wait (a stream's, until its first content).
+    run.waitedMs = (req.stream && run.firstContentAt >= 0 ? run.firstContentAt : this.now()) - start;
   }
 
   /** The request's signal fired during an attempt: the deadline (408) or the client leaving. */

@@ -52,11 +52,18 @@ export class ResponseCache {
     this.log = log;
   }
 
-  /** Null when the request is not eligible; else its key, and the answer when there is one. */
-  async probe(accountId: string, req: CanonicalRequest, directive: CacheDirective | undefined): Promise<CacheProbe | null> {
+  /**
+   * Null when the request is not eligible, at once (no promise: most requests, issue 29);
+   * else its key, and the answer when there is one.
+   */
+  probe(accountId: string, req: CanonicalRequest, directive: CacheDirective | undefined): Promise<CacheProbe> | null {
     // Task answers (embeddings, images, audio) are not cached: the key covers conversations only.
     if (!this.config.enabled || directive?.mode === 'off' || req.task !== undefined) return null;
     if (directive?.mode !== 'on' && req.sampling.temperature !== 0) return null;
+    return this.lookup(accountId, req, directive);
+  }
+
+  private async lookup(accountId: string, req: CanonicalRequest, directive: CacheDirective | undefined): Promise<CacheProbe> {
     const ttlSeconds = Math.min(this.config.ttlSeconds, directive?.ttlSeconds ?? Infinity);
     const key = requestKey(accountId, req);
     let text: string | null = null;

@@ -3,7 +3,8 @@ import type { Endpoint } from '../../catalog/types.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { AwsEventStreamParser } from '../eventstream/parse-aws-eventstream.ts';
 import type { PickedCredential } from '../../catalog/credential-pool.ts';
-import { readAllText } from './read-all-text.ts';
+import { prematureClose, readAllText } from './read-all-text.ts';
+import { armDeadline, Deadline, disarmDeadline } from '../../runtime/deadlines.ts';
 import { swapCredential } from './swap-credential.ts';
 import { callInParts, splitForVendor } from './call-upstream-task.ts';
 import { SseEventTooLargeError, SseParser } from '../sse/parse-sse.ts';
@@ -154,8 +155,8 @@ function encodeTask(adapter: HttpProviderAdapter, req: CanonicalRequest, task: T
   return codec.encode(req, task, endpoint);
 }
 
-/** One request in flight: its answer deadline and the reading of its body. */
-class Exchange {
+/** One request in flight: its answer deadline (on the shared timer of its duration) and the reading of its body. */
+class Exchange extends Deadline {
   res: UpstreamResponse | null = null;
   /** When the request was handed to the HTTP client (`performance.now()`). */
   sentAt = 0;
@@ -163,18 +164,20 @@ class Exchange {
   private waiting = true;
   /** A non-streamed body's first byte arrived: the answer has begun. */
   private bodyStarted = false;
-  private readonly deadline: NodeJS.Timeout;
+  private readonly timeoutMs: number;
   private readonly adapter: HttpProviderAdapter;
   private readonly endpoint: Endpoint;
   private readonly attempt: UpstreamAttempt;
   private readonly signal: AbortSignal;
 
   constructor(adapter: HttpProviderAdapter, endpoint: Endpoint, attempt: UpstreamAttempt, signal: AbortSignal, timeoutMs: number) {
+    super();
     this.adapter = adapter;
     this.endpoint = endpoint;
     this.attempt = attempt;
     this.signal = signal;
-    this.deadline = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    this.timeoutMs = timeoutMs;
+    armDeadline(this, timeoutMs);
   }
 
   /** The wait on the upstream ended at `at` (the first call counts). */
@@ -185,27 +188,30 @@ class Exchange {
   }
 
   disarm(): void {
-    clearTimeout(this.deadline);
-    this.signal.removeEventListener('abort', this.onAbort);
+    disarmDeadline(this, this.timeoutMs);
+    // Only an attempt that waited for credentials listens (no listener, nor its removal, per request otherwise).
+    if (this.onAbort !== null) this.signal.removeEventListener('abort', this.onAbort);
   }
 
   /** Resolves with null once the deadline failed the attempt or the request was aborted (never otherwise). */
   interrupted(): Promise<null> {
     if (this.signal.aborted || this.attempt.error !== null) return Promise.resolve(null);
     return new Promise((resolve) => {
-      this.interrupt = () => resolve(null);
-      this.signal.addEventListener('abort', this.onAbort, { once: true });
+      const interrupt = (): void => resolve(null);
+      this.interrupt = interrupt;
+      this.onAbort = interrupt;
+      this.signal.addEventListener('abort', interrupt, { once: true });
     });
   }
 
-  private interrupt: () => void = () => {};
-  private readonly onAbort = (): void => this.interrupt();
+  private interrupt: (() => void) | null = null;
+  private onAbort: (() => void) | null = null;
 
-  private onDeadline(timeoutMs: number): void {
+  protected expire(): void {
     const attempt = this.attempt;
     if (this.bodyStarted || attempt.answerBegun || attempt.error !== null) return;
-    attempt.fail(attemptTimeoutError(this.endpoint, timeoutMs));
-    this.interrupt();
+    attempt.fail(attemptTimeoutError(this.endpoint, this.timeoutMs));
+    this.interrupt?.();
     if (this.res !== null && !this.res.body.destroyed) this.res.body.destroy();
   }
 
@@ -220,7 +226,8 @@ class Exchange {
       if (res.status >= 400) await this.readError(res);
       else if (task !== undefined) await this.readTask(res, task);
       else if (streamed) await this.readStream(res);
-      else await this.readWhole(res);
+      // The whole body, then decoded: one promise (the body's), not a function's layer around it (issue 29).
+      else this.decodeWhole(await readAllText(res.body, () => (this.bodyStarted = true)));
     } catch (err) {
       this.failRead(err);
     } finally {
@@ -237,7 +244,16 @@ class Exchange {
     this.attempt.fail(this.adapter.decodeError(res.status, text, res.headers, this.endpoint));
   }
 
-  private async readStream(res: UpstreamResponse): Promise<void> {
+  /**
+   * A stream's events as they arrive, read with the body's `readable` event rather than an
+   * async iterator (whose set-up, end-of-stream watcher and promise per read cost ~2 KB a
+   * streamed answer, issue 29). Like the iterator, each read takes everything buffered, so
+   * the events of one upstream read go to the client in one write; reading stops while the
+   * client is not taking data (the body buffers, then undici stops reading the socket), and
+   * once the attempt failed (read() destroys the body). Rejects as the iterator would: the
+   * parser's or the decoder's error, the body's error, or its close before its end.
+   */
+  private readStream(res: UpstreamResponse): Promise<void> {
     const attempt = this.attempt;
     const decoder = this.adapter.createStreamDecoder(this.endpoint, attempt.emit);
     const binary = this.adapter.streamFraming === 'aws-eventstream';
@@ -246,29 +262,65 @@ class Exchange {
       : new SseParser((ev) => decoder.onEvent(ev));
     const body = res.body;
     if (!binary) body.setEncoding('utf8');
-    for await (const chunk of body) {
-      if (this.waiting) {
-        // Until the answer begins, each chunk's arrival may end the wait (one clock read each).
-        const at = performance.now();
-        parser.push(chunk as never);
-        if (attempt.answerBegun) this.received(at);
-      } else {
-        parser.push(chunk as never);
-      }
-      if (attempt.error !== null) break;
-      const drain = attempt.waitForDrain();
-      if (drain !== null) await drain;
-    }
-    if (attempt.error === null) {
-      parser.end();
-      decoder.end();
-    }
+    // Destroyed before it was read (an abort between the headers and here): its events are past.
+    if (body.destroyed) return Promise.reject(body.errored ?? prematureClose());
+    return new Promise((resolve, reject) => {
+      let waitingForClient = false;
+      const done = (err?: Error): void => {
+        body.off('readable', onReadable);
+        body.off('end', onEnd);
+        body.off('error', done);
+        body.off('close', onClose);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const onReadable = (): void => {
+        try {
+          let chunk: string | Buffer | null;
+          while (!waitingForClient && (chunk = body.read() as string | Buffer | null) !== null) {
+            if (this.waiting) {
+              // Until the answer begins, each read may end the wait (one clock read each).
+              const at = performance.now();
+              parser.push(chunk as never);
+              if (attempt.answerBegun) this.received(at);
+            } else {
+              parser.push(chunk as never);
+            }
+            if (attempt.error !== null) return done();
+            const drain = attempt.waitForDrain();
+            if (drain !== null) {
+              waitingForClient = true;
+              drain.then(() => {
+                waitingForClient = false;
+                onReadable();
+              }, done);
+            }
+          }
+        } catch (err) {
+          done(err as Error);
+        }
+      };
+      const onEnd = (): void => {
+        try {
+          if (attempt.error === null) {
+            parser.end();
+            decoder.end();
+          }
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
+      };
+      const onClose = (): void => done(prematureClose());
+      body.on('readable', onReadable);
+      body.on('end', onEnd);
+      body.on('error', done);
+      body.on('close', onClose);
+    });
   }
 
-  private async readWhole(res: UpstreamResponse): Promise<void> {
-    const text = await readAllText(res.body, () => {
-      this.bodyStarted = true;
-    });
+  /** A non-streamed answer's whole body (its first byte set `bodyStarted`), decoded into parts. */
+  private decodeWhole(text: string): void {
     this.received(performance.now());
     if (this.attempt.error !== null) return;
     let json: unknown;

@@ -33,13 +33,15 @@ export function readAllText(body: Readable, onFirstChunk: () => void = () => {})
       body.off('error', onError);
       body.off('close', onClose);
     };
+    // \`on\`, not \`once\`: each handler removes all four first, and \`once\` would wrap each in a closure of its own.
     body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
   });
 }
 
-function prematureClose(): Error {
+/** The error a stream's async iterator throws when the stream closes before its end. */
+export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
