@@ -15,6 +15,7 @@ import { CircuitBreakers } from './circuit-breaker.ts';
 import type { HealthStore } from './health/health-store.ts';
 import { InProcessHealthStore } from './health/in-process-health-store.ts';
 import { observeAttempt } from './observe-attempt.ts';
+import { PlanCursor } from './plan-cursor.ts';
 import { settleCredential } from './settle-credential.ts';
 import type { PickedCredential } from '../catalog/credential-pool.ts';
 import { retriesSameEndpoint, RetryPolicy } from './retry-policy.ts';
@@ -344,48 +345,6 @@ async function runLocal(
     run.status = 200;
   } catch (err) {
     run.fail(providerFailure(err, attempt.endpoint));
-  }
-}
-
-/** Where the executor is in the plan, and how often it has retried the current endpoint. */
-class PlanCursor {
-  private readonly plan: readonly PlannedAttempt[];
-  private i = 0;
-  retries = 0;
-  /** Labels of the pooled credentials already tried at the current endpoint. */
-  readonly tried = new Set<string>();
-
-  constructor(plan: readonly PlannedAttempt[]) {
-    this.plan = plan;
-  }
-
-  get done(): boolean {
-    return this.i < 0 || this.i >= this.plan.length;
-  }
-
-  get current(): PlannedAttempt {
-    return this.plan[this.i]!;
-  }
-
-  /** The plan's last endpoint: the one a transient failure retries (retry-policy.ts). */
-  get isLast(): boolean {
-    return this.i === this.plan.length - 1;
-  }
-
-  nextEndpoint(): void {
-    this.i++;
-    this.retries = 0;
-    this.tried.clear();
-  }
-
-  /** On to the first attempt for another model; done when there is none. */
-  nextModel(): void {
-    const model = this.plan[this.i]!.model;
-    let k = this.i + 1;
-    while (k < this.plan.length && this.plan[k]!.model === model) k++;
-    this.i = k;
-    this.retries = 0;
-    this.tried.clear();
   }
 }
 
